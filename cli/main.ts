@@ -1,0 +1,43 @@
+// The command line: the only place that reads flags and the environment.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { contractSummary } from './contract-summary.ts';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export function buildProgram(): Command {
+  const program = new Command('las-conformance')
+    .description('Conformance kit for the Learning and Assessment Service API v3')
+    .version(packageJson.version)
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('contract')
+    .description('print a summary of the contract: operations and requirements by level')
+    .action(() => {
+      process.stdout.write(contractSummary());
+    });
+
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+      return;
+    }
+    process.stderr.write(`las-conformance: ${(error as Error).message}\n`);
+    process.exitCode = EXIT_USAGE;
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,240 @@
+// Checks over one whole exchange (request and response together), shared by the suite and the
+// proxy. Each check is a small pure function with a declared scope; an empty list means it holds.
+import type { Contract, Operation } from './contract.ts';
+import { headerValue, readCredentials } from './credentials.ts';
+import { resolvePointer } from './resolve.ts';
+import { parseJson, parseQuery, queryString } from './validate.ts';
+import type { Finding, HttpRequest, HttpResponse } from './types.ts';
+import { isDeepStrictEqual } from 'node:util';
+
+export interface Exchange {
+  operation: Operation | null;
+  request: HttpRequest;
+  response: HttpResponse;
+  /** What validateRequest found, so checks need not validate again. */
+  requestFindings: Finding[];
+}
+
+export interface ExchangeCheck {
+  name: string;
+  appliesTo(exchange: Exchange): boolean;
+  run(contract: Contract, exchange: Exchange): Finding[];
+}
+
+type Json = Record<string, unknown>;
+
+const is2xx = (status: number) => status >= 200 && status < 300;
+const isRequestProblem = (f: Finding) => f.location === 'request' && f.level === 'MUST';
+
+function jsonBody(text: string | undefined): Json | undefined {
+  if (!text) return undefined;
+  const parsed = parseJson(text);
+  return parsed.ok && parsed.value !== null && typeof parsed.value === 'object' && !Array.isArray(parsed.value) ? (parsed.value as Json) : undefined;
+}
+
+function errorObjects(response: HttpResponse): Json[] {
+  const errors = jsonBody(response.bodyText)?.errors;
+  return Array.isArray(errors) ? errors.filter((e): e is Json => e !== null && typeof e === 'object') : [];
+}
+
+const unauthenticatedAnswered2xx: ExchangeCheck = {
+  name: 'unauthenticatedAnswered2xx',
+  appliesTo: (x) => x.operation !== null && is2xx(x.response.status),
+  run(contract, x) {
+    if (readCredentials(x.request.headers, contract.legacyHeader).kind !== 'none') return [];
+    return [contract.finding('EXCH-UNAUTHENTICATED-2XX', 'exchange', { message: `a request without credentials was answered ${x.response.status}`, expected: '401', actual: String(x.response.status) })];
+  },
+};
+
+const invalidAnswered2xx: ExchangeCheck = {
+  name: 'invalidAnswered2xx',
+  appliesTo: (x) => x.operation !== null && is2xx(x.response.status),
+  run(contract, x) {
+    const problems = x.requestFindings.filter((f) => isRequestProblem(f) && f.requirement !== 'AUTH-CREDENTIALS-PRESENT');
+    if (problems.length === 0) return [];
+    const first = problems[0];
+    return [contract.finding('EXCH-INVALID-2XX', 'exchange', { pointer: first.pointer, message: `a request the contract rejects (${first.requirement}: ${first.message}) was answered ${x.response.status}`, expected: '4xx', actual: String(x.response.status) })];
+  },
+};
+
+const serverErrorOnBadInput: ExchangeCheck = {
+  name: 'serverErrorOnBadInput',
+  appliesTo: (x) => x.response.status >= 500,
+  run(contract, x) {
+    if (!x.requestFindings.some(isRequestProblem)) return [];
+    return [contract.finding('ERR-NO-5XX', 'exchange', { message: `an invalid request was answered ${x.response.status}; it must be answered 4xx`, expected: '4xx', actual: String(x.response.status) })];
+  },
+};
+
+const errorStatusMatches: ExchangeCheck = {
+  name: 'errorStatusMatches',
+  appliesTo: (x) => x.response.status >= 400,
+  run(contract, x) {
+    const expected = String(x.response.status);
+    return errorObjects(x.response).flatMap((error, index) =>
+      typeof error.status === 'string' && error.status !== expected
+        ? [contract.finding('ERR-STATUS-STRING', 'response', { pointer: `/errors/${index}/status`, message: `/errors/${index}/status must be "${expected}", the HTTP status, got "${error.status}"`, expected, actual: error.status })]
+        : [],
+    );
+  },
+};
+
+const wwwAuthenticateOn401: ExchangeCheck = {
+  name: 'wwwAuthenticateOn401',
+  appliesTo: (x) => x.response.status === 401,
+  run(contract, x) {
+    if (headerValue(x.response.headers, 'www-authenticate')) return [];
+    return [contract.finding('AUTH-WWW-AUTHENTICATE', 'response', { pointer: 'WWW-Authenticate', message: 'a 401 response should carry a WWW-Authenticate header', expected: 'WWW-Authenticate: Bearer ...', actual: 'absent' })];
+  },
+};
+
+/** A pointer names a value of the request document, or a missing member of an object that is there. */
+function pointerResolves(document: unknown, pointer: string): boolean {
+  const attempt = (p: string) => {
+    try {
+      resolvePointer(document, p);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (attempt(pointer)) return true;
+  const parent = pointer.slice(0, pointer.lastIndexOf('/'));
+  if (!pointer.startsWith('/') || !attempt(parent)) return false;
+  const container = resolvePointer(document, parent);
+  return container !== null && typeof container === 'object' && !Array.isArray(container);
+}
+
+const errorSourcePointerResolves: ExchangeCheck = {
+  name: 'errorSourcePointerResolves',
+  appliesTo: (x) => x.response.status >= 400 && x.response.status < 500 && (x.request.bodyText ?? '') !== '',
+  run(contract, x) {
+    const parsed = parseJson(x.request.bodyText ?? '');
+    return errorObjects(x.response).flatMap((error, index) => {
+      const pointer = (error.source as Json | undefined)?.pointer;
+      if (typeof pointer !== 'string') return [];
+      if (parsed.ok && (pointer === '' || pointerResolves(parsed.value, pointer))) return [];
+      return [contract.finding('ERR-SOURCE-POINTER', 'response', { pointer: `/errors/${index}/source/pointer`, message: `source.pointer "${pointer}" does not resolve in the request document`, expected: 'a pointer into the request document', actual: pointer })];
+    });
+  },
+};
+
+const errorSourceParameterNamed: ExchangeCheck = {
+  name: 'errorSourceParameterNamed',
+  appliesTo: (x) => x.response.status === 400,
+  run(contract, x) {
+    const flagged = x.requestFindings.filter((f) => f.location === 'request' && f.pointer !== '' && !f.pointer.startsWith('/') && f.requirement !== 'AUTH-CREDENTIALS-PRESENT' && f.requirement !== 'AUTH-401-MALFORMED');
+    if (flagged.length === 0) return [];
+    const named = errorObjects(x.response).map((e) => (e.source as Json | undefined)?.parameter).filter((p): p is string => typeof p === 'string');
+    const wanted = flagged.map((f) => f.pointer);
+    if (named.some((p) => wanted.some((w) => w === p || w.startsWith(p + '[')))) return [];
+    return [contract.finding('ERR-SOURCE-PARAMETER', 'response', { pointer: '/errors', message: `no error names the query parameter at fault in source.parameter (expected ${wanted.join(' or ')})`, expected: wanted.join(' or '), actual: named.length ? named.join(', ') : 'none' })];
+  },
+};
+
+interface PageRequest {
+  limit?: number;
+  offset?: number;
+}
+
+function requestedPage(x: Exchange): PageRequest {
+  const page = parseQuery(x.operation!, queryString(x.request.path)).page as Json | undefined;
+  if (!page || typeof page !== 'object') return {};
+  const number = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
+  return { limit: number(page.limit), offset: number(page.offset) };
+}
+
+const listPageArithmetic: ExchangeCheck = {
+  name: 'listPageArithmetic',
+  appliesTo: (x) => x.operation?.operationId === 'listNotificationGroups' && x.response.status === 200,
+  run(contract, x) {
+    const body = jsonBody(x.response.bodyText);
+    if (!body || !Array.isArray(body.data)) return [];
+    const requested = requestedPage(x);
+    const length = body.data.length;
+    const meta = body.meta as Record<string, number> | undefined;
+    const findings: Finding[] = [];
+    const fail = (id: string, pointer: string, message: string, expected: unknown, actual: unknown) =>
+      findings.push(contract.finding(id, 'response', { pointer, message, expected: String(expected), actual: String(actual) }));
+    if (!meta || !['total', 'pages', 'page', 'offset', 'limit'].every((k) => Number.isInteger(meta[k]))) {
+      if (requested.limit !== undefined && length > requested.limit) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items, more than page[limit]=${requested.limit}`, `≤ ${requested.limit}`, length);
+      return findings;
+    }
+    const effectiveLimit = requested.limit === undefined ? meta.limit : Math.min(requested.limit, meta.limit);
+    if (requested.offset !== undefined && meta.offset !== requested.offset) fail('NG-META-OFFSET-ECHO', '/meta/offset', `meta.offset is ${meta.offset}, the request asked for offset ${requested.offset}`, requested.offset, meta.offset);
+    if (requested.limit !== undefined && meta.limit > requested.limit) fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `meta.limit is ${meta.limit}, above the requested ${requested.limit}`, `≤ ${requested.limit}`, meta.limit);
+    if (meta.limit >= 1) {
+      const pages = Math.ceil(meta.total / meta.limit);
+      if (!(meta.pages === pages || (meta.total === 0 && (meta.pages === 0 || meta.pages === 1)))) fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages}, ceil(total ${meta.total} / limit ${meta.limit}) is ${pages}`, pages, meta.pages);
+    }
+    if (effectiveLimit >= 1) {
+      const offset = requested.offset ?? meta.offset;
+      const expectedLength = Math.min(effectiveLimit, Math.max(0, meta.total - offset));
+      if (length !== expectedLength) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${effectiveLimit} it should hold ${expectedLength}`, expectedLength, length);
+      const page = Math.floor(offset / effectiveLimit) + 1;
+      if (meta.page !== page) fail('NG-META-PAGE-NUMBER', '/meta/page', `meta.page is ${meta.page}, floor(offset ${offset} / limit ${effectiveLimit}) + 1 is ${page}`, page, meta.page);
+    }
+    findings.push(...deprecatedMetaFindings(contract, meta));
+    return findings;
+  },
+};
+
+function deprecatedMetaFindings(contract: Contract, meta: Record<string, number>): Finding[] {
+  const findings: Finding[] = [];
+  const properties = (contract.schemas.ListMeta.properties ?? {}) as Record<string, Json>;
+  const present = Object.keys(properties).filter((name) => properties[name].deprecated === true && name in meta);
+  if (present.length > 0) findings.push(contract.finding('NG-META-DEPRECATED-PRESENT', 'response', { pointer: '/meta', message: `deprecated meta members sent: ${present.join(', ')}`, actual: present.join(', ') }));
+  for (const name of present) {
+    const replacement = properties[name]['x-replaced-by'];
+    if (typeof replacement === 'string' && meta[name] !== meta[replacement]) {
+      findings.push(contract.finding('NG-META-DEPRECATED-AGREE', 'response', { pointer: `/meta/${name}`, message: `meta.${name} is ${meta[name]} but meta.${replacement} is ${meta[replacement]}`, expected: String(meta[replacement]), actual: String(meta[name]) }));
+    }
+  }
+  return findings;
+}
+
+const echoRequirement: Record<string, string> = { createAttributeConfig: 'AC-ATTRIBUTES-ECHO', createHighlight: 'HL-ATTRIBUTES-ECHO' };
+
+const createdResourceEchoes: ExchangeCheck = {
+  name: 'createdResourceEchoes',
+  appliesTo: (x) => x.operation?.operationId !== undefined && x.operation.operationId in echoRequirement && x.response.status === 201,
+  run(contract, x) {
+    const sent = jsonBody(x.request.bodyText)?.data as Json | undefined;
+    const created = jsonBody(x.response.bodyText)?.data as Json | undefined;
+    if (!sent || !created || typeof created !== 'object') return [];
+    const findings: Finding[] = [];
+    const sentAttributes = (sent.attributes ?? {}) as Json;
+    const createdAttributes = (created.attributes ?? {}) as Json;
+    for (const [name, value] of Object.entries(sentAttributes)) {
+      if (name === 'inUse' || isDeepStrictEqual(createdAttributes[name], value)) continue;
+      findings.push(contract.finding(echoRequirement[x.operation!.operationId], 'response', { pointer: `/data/attributes/${name}`, message: `attribute ${name} was sent as ${JSON.stringify(value)} but came back as ${JSON.stringify(createdAttributes[name]) ?? 'nothing'}`, expected: JSON.stringify(value), actual: JSON.stringify(createdAttributes[name]) ?? 'absent' }));
+    }
+    if (x.operation!.operationId === 'createHighlight' && sent.relationships !== undefined && !isDeepStrictEqual(created.relationships, sent.relationships)) {
+      findings.push(contract.finding('HL-RESPONSE-RELATIONSHIPS', 'response', { pointer: '/data/relationships', message: 'relationships of the created Highlight differ from those sent', expected: JSON.stringify(sent.relationships), actual: JSON.stringify(created.relationships) ?? 'absent' }));
+    }
+    return findings;
+  },
+};
+
+const acceptedWithoutBody: ExchangeCheck = {
+  name: 'acceptedWithoutBody',
+  appliesTo: (x) => x.response.status === 202 && x.operation !== null,
+  run: (contract) => [contract.finding('CREATE-202-ACCEPTED', 'response', { message: 'answered 202 Accepted; the body of 202 is not shown, so body checks were skipped' })],
+};
+
+export const exchangeChecks: ExchangeCheck[] = [
+  unauthenticatedAnswered2xx,
+  invalidAnswered2xx,
+  serverErrorOnBadInput,
+  errorStatusMatches,
+  wwwAuthenticateOn401,
+  errorSourcePointerResolves,
+  errorSourceParameterNamed,
+  listPageArithmetic,
+  createdResourceEchoes,
+  acceptedWithoutBody,
+];
+
+export function checkExchange(contract: Contract, exchange: Exchange): Finding[] {
+  return exchangeChecks.filter((check) => check.appliesTo(exchange)).flatMap((check) => check.run(contract, exchange));
+}

@@ -1,0 +1,116 @@
+// Enumerates, from the schemas, every typed member of a request body with its JSON type, so
+// type-mismatch cases are generated rather than hand-written: a new schema member brings its
+// own cases.
+import type { Operation } from './contract.ts';
+import { escapeToken, unescapeToken } from './resolve.ts';
+
+export type JsonType = 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
+export const JSON_TYPES: JsonType[] = ['string', 'number', 'boolean', 'null', 'object', 'array'];
+
+/** One sample value of each JSON type, used as the wrong value in a mismatch case. */
+export const SAMPLE_OF_TYPE: Record<JsonType, unknown> = {
+  string: 'not-of-this-type',
+  number: 12.5,
+  boolean: true,
+  null: null,
+  object: { unexpected: 'member' },
+  array: ['unexpected'],
+};
+
+export interface BodyMember {
+  /** RFC 6901 pointer; array items are addressed at index 0. */
+  pointer: string;
+  /** The JSON types the schema allows here (integer counts as number). */
+  types: JsonType[];
+  required: boolean;
+  const?: unknown;
+  enum?: unknown[];
+  /** Values the specification shows for an enumerated member whose full set is not shown. */
+  valuesSeen?: unknown[];
+}
+
+type Schema = Record<string, unknown>;
+
+export function bodyMembers(operation: Operation): BodyMember[] {
+  if (!operation.requestBody) return [];
+  const members: BodyMember[] = [];
+  collect(operation.requestBody, '', true, members);
+  return members.filter((m) => m.pointer !== '');
+}
+
+function collect(schema: Schema, pointer: string, required: boolean, out: BodyMember[]): void {
+  const merged = mergeAllOf(schema);
+  const types = typesOf(merged);
+  if (types.length > 0) {
+    out.push({
+      pointer,
+      types,
+      required,
+      ...(merged.const !== undefined ? { const: merged.const } : {}),
+      ...(Array.isArray(merged.enum) ? { enum: merged.enum } : {}),
+      ...(Array.isArray(merged['x-values-seen']) ? { valuesSeen: merged['x-values-seen'] as unknown[] } : {}),
+    });
+  }
+  const requiredNames = new Set((merged.required ?? []) as string[]);
+  for (const [name, member] of Object.entries((merged.properties ?? {}) as Record<string, Schema>)) {
+    if (typeof member !== 'object') continue;
+    collect(member, `${pointer}/${escapeToken(name)}`, requiredNames.has(name), out);
+  }
+  if (merged.type === 'array' && merged.items && typeof merged.items === 'object') {
+    collect(merged.items as Schema, `${pointer}/0`, false, out);
+  }
+}
+
+function mergeAllOf(schema: Schema): Schema {
+  const parts = (schema.allOf ?? []) as Schema[];
+  if (parts.length === 0) return schema;
+  const merged: Schema = { ...schema, properties: { ...(schema.properties as Schema) }, required: [...((schema.required ?? []) as string[])] };
+  for (const part of parts.map(mergeAllOf)) {
+    Object.assign(merged.properties as Schema, part.properties);
+    (merged.required as string[]).push(...((part.required ?? []) as string[]));
+    merged.type ??= part.type;
+  }
+  return merged;
+}
+
+function typesOf(schema: Schema): JsonType[] {
+  if (schema.const !== undefined) return [jsonTypeOfValue(schema.const)];
+  const declared = schema.type;
+  const list = Array.isArray(declared) ? declared : declared === undefined ? [] : [declared];
+  return [...new Set(list.map((t) => (t === 'integer' ? 'number' : t) as JsonType))];
+}
+
+export function jsonTypeOfValue(value: unknown): JsonType {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value as JsonType;
+}
+
+/** The JSON types a member does not allow. */
+export function wrongTypes(member: BodyMember): JsonType[] {
+  return JSON_TYPES.filter((t) => !member.types.includes(t));
+}
+
+/** A deep copy of `document` with the member at `pointer` set to `value`, parents created. */
+export function withValueAt(document: unknown, pointer: string, value: unknown): unknown {
+  const copy = structuredClone(document) as Record<string, unknown>;
+  const tokens = pointer.split('/').slice(1).map(unescapeToken);
+  let node: Record<string, unknown> = copy;
+  tokens.slice(0, -1).forEach((token, index) => {
+    const next = node[token];
+    if (next === null || typeof next !== 'object') node[token] = /^\d+$/.test(tokens[index + 1]) ? [] : {};
+    node = node[token] as Record<string, unknown>;
+  });
+  node[tokens[tokens.length - 1]] = value;
+  return copy;
+}
+
+/** A deep copy of `document` without the member at `pointer`. */
+export function withoutValueAt(document: unknown, pointer: string): unknown {
+  const copy = structuredClone(document) as Record<string, unknown>;
+  const tokens = pointer.split('/').slice(1).map(unescapeToken);
+  let node: Record<string, unknown> | undefined = copy;
+  for (const token of tokens.slice(0, -1)) node = node?.[token] as Record<string, unknown> | undefined;
+  if (node && typeof node === 'object') delete node[tokens[tokens.length - 1]];
+  return copy;
+}

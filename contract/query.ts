@@ -1,0 +1,116 @@
+// Query strings in the bracket convention the kit uses for deepObject parameters (PROFILE 4):
+// `filter[type]=portal`, `page[limit]=10&page[offset]=0`, `include=a,b`. Values are coerced to
+// the JSON type their schema asks for only when they really are of it, so `page[limit]=abc`
+// stays the string "abc" and fails validation as a string rather than disappearing.
+
+export interface QueryPair {
+  name: string;
+  member?: string;
+  value: string;
+}
+
+export interface QueryParameter {
+  name: string;
+  style?: string;
+  schema: Record<string, unknown>;
+}
+
+const bracketKey = /^([^[\]]+)\[([^[\]]*)\]$/;
+const numberText = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+export function decodeComponent(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+/** Splits a raw query string (with or without the leading `?`) into decoded pairs. */
+export function parseQueryPairs(raw: string): QueryPair[] {
+  const pairs: QueryPair[] = [];
+  for (const part of raw.replace(/^\?/, '').split('&')) {
+    if (part === '') continue;
+    const equals = part.indexOf('=');
+    const key = decodeComponent(equals < 0 ? part : part.slice(0, equals));
+    const value = equals < 0 ? '' : decodeComponent(part.slice(equals + 1));
+    const bracket = bracketKey.exec(key);
+    pairs.push(bracket ? { name: bracket[1], member: bracket[2], value } : { name: key, value });
+  }
+  return pairs;
+}
+
+/**
+ * Builds the query object the operation's parameters describe. A deepObject parameter becomes
+ * an object of its members (a repeated member becomes an array, a bare `filter=x` stays a
+ * string so its wrong shape is visible); a form array is split on commas. Parameters the
+ * operation does not declare are kept as strings.
+ */
+export function buildQuery(pairs: QueryPair[], parameters: QueryParameter[]): Record<string, unknown> {
+  const query: Record<string, unknown> = {};
+  const declared = new Map(parameters.map((p) => [p.name, p]));
+  for (const pair of pairs) {
+    const parameter = declared.get(pair.name);
+    if (!parameter) {
+      const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
+      query[key] = appendValue(query[key], pair.value);
+    } else if (parameter.style === 'deepObject') {
+      query[pair.name] = addDeepObjectPair(query[pair.name], pair);
+    } else {
+      query[pair.name] = addFormPair(query[pair.name], pair, parameter.schema);
+    }
+  }
+  for (const parameter of parameters) {
+    if (parameter.name in query) query[parameter.name] = coerce(query[parameter.name], parameter.schema);
+  }
+  return query;
+}
+
+function appendValue(existing: unknown, value: string): unknown {
+  if (existing === undefined) return value;
+  return Array.isArray(existing) ? [...existing, value] : [existing, value];
+}
+
+function addDeepObjectPair(existing: unknown, pair: QueryPair): unknown {
+  if (pair.member === undefined) return existing === undefined ? pair.value : appendValue(existing, pair.value);
+  if (existing !== undefined && (typeof existing !== 'object' || Array.isArray(existing))) return existing;
+  const object = (existing ?? {}) as Record<string, unknown>;
+  object[pair.member] = appendValue(object[pair.member], pair.value);
+  return object;
+}
+
+function addFormPair(existing: unknown, pair: QueryPair, schema: Record<string, unknown>): unknown {
+  if (pair.member !== undefined) return { ...(existing as object), [pair.member]: pair.value };
+  if (schema.type !== 'array') return appendValue(existing, pair.value);
+  const items = pair.value === '' ? [] : pair.value.split(',');
+  return Array.isArray(existing) ? [...existing, ...items] : items;
+}
+
+/** Turns strings into the number, integer or boolean the schema asks for, when they are one. */
+export function coerce(value: unknown, schema: Record<string, unknown> | undefined): unknown {
+  if (!schema) return value;
+  const type = schema.type;
+  if (typeof value === 'string') {
+    if ((type === 'number' || type === 'integer') && numberText.test(value.trim())) return Number(value);
+    if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+    return value;
+  }
+  if (Array.isArray(value)) {
+    const items = schema.items as Record<string, unknown> | undefined;
+    return type === 'array' ? value.map((v) => coerce(v, items)) : value;
+  }
+  if (value !== null && typeof value === 'object') {
+    const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    const out: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value)) out[key] = coerce(member, properties[key]);
+    return out;
+  }
+  return value;
+}
+
+/** Names a query location in bracket form: ['page', 'limit'] → `page[limit]`. */
+export function parameterName(tokens: string[]): string {
+  if (tokens.length === 0) return '';
+  return tokens[0] + tokens.slice(1).map((t) => `[${t}]`).join('');
+}

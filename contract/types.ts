@@ -1,0 +1,54 @@
+// The shapes every part of the kit shares: levels, requirements, findings and exchanges.
+
+export type Level = 'MUST' | 'SHOULD' | 'INFO';
+export type Location = 'request' | 'response' | 'exchange';
+
+export interface SchemaFindingRoute {
+  operation?: string;
+  location?: 'request' | 'response';
+  status?: string;
+  keyword?: string;
+  pointer?: string;
+}
+
+export interface Requirement {
+  id: string;
+  level: Level;
+  section: string;
+  text: string;
+  schemaFindings?: SchemaFindingRoute[];
+}
+
+/** One finding shape everywhere: suite, proxy, reference server tests and reports. */
+export interface Finding {
+  requirement: string;
+  level: Level;
+  location: Location;
+  /** RFC 6901 pointer into the body, or a query parameter name such as `page[limit]`. */
+  pointer: string;
+  message: string;
+  expected?: string;
+  actual?: string;
+}
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface HttpRequest {
+  method: string;
+  /** Path with or without the query string; the base path is stripped by the router. */
+  path: string;
+  headers: Headers;
+  /** Raw body text, when there is one. */
+  bodyText?: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  bodyText?: string;
+}
+
+export interface ValidateOptions {
+  /** When false, messages describe values by JSON type only (for logs of production traffic). */
+  includeValues?: boolean;
+}

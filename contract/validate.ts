@@ -1,0 +1,189 @@
+// Validation of one request or one response against the contract, returning findings.
+import type { Contract, Operation } from './contract.ts';
+import { MEDIA_TYPE, querySchema } from './contract.ts';
+import { headerValue, readCredentials } from './credentials.ts';
+import { problemsFromErrors, type SchemaProblem } from './messages.ts';
+import { buildQuery, parseQueryPairs } from './query.ts';
+import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
+
+type Schema = Record<string, unknown>;
+const GENERIC = 'generic';
+
+/** The operation a method and concrete path address, or null outside the specified three. */
+export function route(contract: Contract, method: string, path: string, basePath = contract.basePath): Operation | null {
+  const relative = relativePath(path, basePath);
+  if (relative === null) return null;
+  const upper = method.toUpperCase();
+  return contract.operations.find((o) => o.method === upper && templateMatches(o.pathTemplate, relative)) ?? null;
+}
+
+/** The path below the base path, without query or trailing slash; null when outside it. */
+export function relativePath(path: string, basePath: string): string | null {
+  const bare = path.split('?')[0].split('#')[0];
+  const base = basePath.replace(/\/+$/, '');
+  if (base !== '' && bare !== base && !bare.startsWith(base + '/')) return null;
+  const rest = bare.slice(base.length).replace(/\/+$/, '');
+  return rest === '' ? '/' : rest;
+}
+
+function templateMatches(template: string, path: string): boolean {
+  const pattern = template.split('/').map((segment) => (/^\{.+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment))).join('/');
+  return new RegExp(`^${pattern}$`).test(path);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export function queryString(path: string): string {
+  const index = path.indexOf('?');
+  return index < 0 ? '' : path.slice(index + 1).split('#')[0];
+}
+
+/** The operation's query, parsed and coerced per its parameter schemas. */
+export function parseQuery(operation: Operation, rawQuery: string): Record<string, unknown> {
+  return buildQuery(parseQueryPairs(rawQuery), operation.parameters);
+}
+
+export function mediaTypeEssence(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+export function validateRequest(contract: Contract, operation: Operation, request: HttpRequest, options: ValidateOptions = {}): Finding[] {
+  const includeValues = options.includeValues ?? true;
+  const findings: Finding[] = [...credentialFindings(contract, request)];
+  if (operation.parameters.length > 0) {
+    const query = parseQuery(operation, queryString(request.path));
+    const validate = contract.validator(querySchema(operation));
+    if (!validate(query)) {
+      const problems = problemsFromErrors(validate.errors ?? [], true, includeValues);
+      findings.push(...routeProblems(contract, operation.operationId, 'request', undefined, problems));
+    }
+  }
+  if (operation.requestBody) findings.push(...requestBodyFindings(contract, operation.operationId, operation.requestBody, request, includeValues));
+  return findings;
+}
+
+function credentialFindings(contract: Contract, request: HttpRequest): Finding[] {
+  const reading = readCredentials(request.headers, contract.legacyHeader);
+  if (reading.kind === 'none') {
+    return [contract.finding('AUTH-CREDENTIALS-PRESENT', 'request', {
+      pointer: 'Authorization',
+      message: `no credentials: expected Authorization: Bearer r:<session token> or p:<personal access token>, or ${contract.legacyHeader}`,
+      expected: 'credentials in one of the three schemes',
+      actual: 'none',
+    })];
+  }
+  if (reading.kind === 'malformed') {
+    return [contract.finding('AUTH-401-MALFORMED', 'request', { pointer: 'Authorization', message: `malformed credentials: ${reading.reason}`, expected: 'Bearer r:<token> or Bearer p:<token>', actual: 'malformed' })];
+  }
+  return [];
+}
+
+function requestBodyFindings(contract: Contract, operationId: string, schema: Schema, request: HttpRequest, includeValues: boolean): Finding[] {
+  const findings: Finding[] = [];
+  const text = request.bodyText ?? '';
+  if (text !== '') {
+    const type = mediaTypeEssence(headerValue(request.headers, 'content-type'));
+    if (type !== MEDIA_TYPE) {
+      findings.push(contract.finding('MEDIA-TYPE-REQUEST', 'request', { message: `request Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' }));
+    }
+  }
+  findings.push(...documentFindings(contract, operationId, 'request', undefined, schema, text, includeValues));
+  return findings;
+}
+
+/** Parses a body and validates it; an absent or malformed body is itself a finding. */
+function documentFindings(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, schema: Schema, text: string, includeValues: boolean): Finding[] {
+  if (text.trim() === '') {
+    return routeProblems(contract, operationId, location, status, [{ keyword: 'required', pointer: '', message: `the ${location} body is required`, expected: 'a JSON:API document' }]);
+  }
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    return routeProblems(contract, operationId, location, status, [{ keyword: 'json', pointer: '', message: `the ${location} body is not well-formed JSON (${parsed.error})`, expected: 'JSON', actual: 'malformed JSON' }]);
+  }
+  const validate = contract.validator(schema);
+  if (validate(parsed.value)) return [];
+  return routeProblems(contract, operationId, location, status, problemsFromErrors(validate.errors ?? [], false, includeValues));
+}
+
+function routeProblems(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, problems: SchemaProblem[]): Finding[] {
+  return problems.map((problem) => {
+    const requirement = contract.requirementFor({ operation: operationId, location, status, keyword: problem.keyword, pointer: problem.pointer });
+    return { requirement: requirement.id, level: requirement.level, location, pointer: problem.pointer, message: problem.message, expected: problem.expected, actual: problem.actual };
+  });
+}
+
+export function validateResponse(contract: Contract, operation: Operation, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
+  const includeValues = options.includeValues ?? true;
+  const findings: Finding[] = [];
+  if (!operation.responseBodies.has(response.status)) {
+    findings.push(contract.finding('EXCH-STATUS-LISTED', 'response', {
+      message: `status ${response.status} is not listed for ${operation.operationId} (listed: ${operation.statuses.join(', ')})`,
+      expected: operation.statuses.join(', '),
+      actual: String(response.status),
+    }));
+  }
+  findings.push(...responseMediaTypeFindings(contract, response));
+  const schema = operation.responseBodies.get(response.status);
+  if (schema) {
+    const bodyFindings = documentFindings(contract, operation.operationId, 'response', response.status, schema, response.bodyText ?? '', includeValues);
+    findings.push(...bodyFindings);
+    if (bodyFindings.length === 0 && response.status < 300) findings.push(...objectIdFindings(contract, response.bodyText ?? ''));
+  }
+  return findings;
+}
+
+function responseMediaTypeFindings(contract: Contract, response: HttpResponse): Finding[] {
+  if ((response.bodyText ?? '') === '') return [];
+  const type = mediaTypeEssence(headerValue(response.headers, 'content-type'));
+  if (type === MEDIA_TYPE) return [];
+  return [contract.finding('MEDIA-TYPE-RESPONSE', 'response', { message: `response Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' })];
+}
+
+/** SHOULD: resource ids hold a 24-hex-digit ObjectId (the pattern lives in the ObjectId schema). */
+function objectIdFindings(contract: Contract, text: string): Finding[] {
+  const pattern = new RegExp(String(contract.schemas.ObjectId['x-recommended-pattern']));
+  const parsed = parseJson(text);
+  if (!parsed.ok) return [];
+  const data = (parsed.value as { data?: unknown }).data;
+  const resources = Array.isArray(data) ? data.map((r, i) => [`/data/${i}/id`, r] as const) : [['/data/id', data] as const];
+  const findings: Finding[] = [];
+  for (const [pointer, resource] of resources) {
+    const id = (resource as { id?: unknown } | null)?.id;
+    if (typeof id === 'string' && !pattern.test(id)) {
+      findings.push(contract.finding('RES-ID-OBJECTID', 'response', { pointer, message: `${pointer} should be a 24-hex-digit ObjectId, got ${JSON.stringify(id).slice(0, 40)}`, expected: pattern.source, actual: id.slice(0, 40) }));
+    }
+  }
+  return findings;
+}
+
+/** Generic JSON:API rules for a request outside the three operations: media type and envelope. */
+export function validateGenericRequest(contract: Contract, request: HttpRequest, options: ValidateOptions = {}): Finding[] {
+  const text = request.bodyText ?? '';
+  if (text.trim() === '') return [];
+  const findings: Finding[] = [];
+  const type = mediaTypeEssence(headerValue(request.headers, 'content-type'));
+  if (type !== MEDIA_TYPE) findings.push(contract.finding('MEDIA-TYPE-REQUEST', 'request', { message: `request Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' }));
+  else findings.push(...documentFindings(contract, GENERIC, 'request', undefined, contract.schemas.JsonApiDocument, text, options.includeValues ?? true));
+  return findings;
+}
+
+/** Generic JSON:API rules for a response outside the three operations. */
+export function validateGenericResponse(contract: Contract, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
+  const text = response.bodyText ?? '';
+  if (text.trim() === '') return [];
+  const findings = responseMediaTypeFindings(contract, response);
+  if (findings.length > 0) return findings;
+  const schema = response.status >= 400 ? contract.schemas.ErrorDocument : contract.schemas.JsonApiDocument;
+  findings.push(...documentFindings(contract, GENERIC, 'response', response.status, schema, text, options.includeValues ?? true));
+  return findings;
+}
