@@ -42,7 +42,7 @@ const unauthenticatedAnswered2xx: ExchangeCheck = {
   appliesTo: (x) => x.operation !== null && is2xx(x.response.status),
   run(contract, x) {
     if (readCredentials(x.request.headers, contract.legacyHeader).kind !== 'none') return [];
-    return [contract.finding('EXCH-UNAUTHENTICATED-2XX', 'exchange', { message: `a request without credentials was answered ${x.response.status}`, expected: '401', actual: String(x.response.status) })];
+    return [contract.finding('AUTH-401-NO-CREDENTIALS', 'exchange', { message: `a request without credentials was answered ${x.response.status}`, expected: '401', actual: String(x.response.status) })];
   },
 };
 
@@ -50,10 +50,12 @@ const invalidAnswered2xx: ExchangeCheck = {
   name: 'invalidAnswered2xx',
   appliesTo: (x) => x.operation !== null && is2xx(x.response.status),
   run(contract, x) {
+    // Each broken requirement once: the exchange shows the server accepted what it must refuse.
     const problems = x.requestFindings.filter((f) => isRequestProblem(f) && f.requirement !== 'AUTH-CREDENTIALS-PRESENT');
-    if (problems.length === 0) return [];
-    const first = problems[0];
-    return [contract.finding('EXCH-INVALID-2XX', 'exchange', { pointer: first.pointer, message: `a request the contract rejects (${first.requirement}: ${first.message}) was answered ${x.response.status}`, expected: '4xx', actual: String(x.response.status) })];
+    const firstPerRequirement = problems.filter((f, i) => problems.findIndex((g) => g.requirement === f.requirement) === i);
+    return firstPerRequirement.map((problem) =>
+      contract.finding(problem.requirement, 'exchange', { pointer: problem.pointer, message: `a request the contract rejects (${problem.message}) was answered ${x.response.status}`, expected: '4xx', actual: String(x.response.status) }),
+    );
   },
 };
 
