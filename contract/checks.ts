@@ -3,7 +3,7 @@
 import type { Contract, Operation } from './contract.ts';
 import { headerValue, readCredentials } from './credentials.ts';
 import { resolvePointer } from './resolve.ts';
-import { parseJson, parseQuery, queryString } from './validate.ts';
+import { parsedBody, parseQuery, queryString } from './validate.ts';
 import type { Finding, HttpRequest, HttpResponse } from './types.ts';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -26,14 +26,14 @@ type Json = Record<string, unknown>;
 const is2xx = (status: number) => status >= 200 && status < 300;
 const isRequestProblem = (f: Finding) => f.location === 'request' && f.level === 'MUST';
 
-function jsonBody(text: string | undefined): Json | undefined {
-  if (!text) return undefined;
-  const parsed = parseJson(text);
+function jsonBody(message: HttpRequest | HttpResponse): Json | undefined {
+  if (!message.bodyText) return undefined;
+  const parsed = parsedBody(message);
   return parsed.ok && parsed.value !== null && typeof parsed.value === 'object' && !Array.isArray(parsed.value) ? (parsed.value as Json) : undefined;
 }
 
 function errorObjects(response: HttpResponse): Json[] {
-  const errors = jsonBody(response.bodyText)?.errors;
+  const errors = jsonBody(response)?.errors;
   return Array.isArray(errors) ? errors.filter((e): e is Json => e !== null && typeof e === 'object') : [];
 }
 
@@ -111,7 +111,7 @@ const errorSourcePointerResolves: ExchangeCheck = {
   name: 'errorSourcePointerResolves',
   appliesTo: (x) => x.response.status >= 400 && x.response.status < 500 && (x.request.bodyText ?? '') !== '',
   run(contract, x) {
-    const parsed = parseJson(x.request.bodyText ?? '');
+    const parsed = parsedBody(x.request);
     return errorObjects(x.response).flatMap((error, index) => {
       const pointer = (error.source as Json | undefined)?.pointer;
       if (typeof pointer !== 'string') return [];
@@ -150,7 +150,7 @@ const listPageArithmetic: ExchangeCheck = {
   name: 'listPageArithmetic',
   appliesTo: (x) => x.operation?.operationId === 'listNotificationGroups' && x.response.status === 200,
   run(contract, x) {
-    const body = jsonBody(x.response.bodyText);
+    const body = jsonBody(x.response);
     if (!body || !Array.isArray(body.data)) return [];
     const requested = requestedPage(x);
     const length = body.data.length;
@@ -201,8 +201,8 @@ const createdResourceEchoes: ExchangeCheck = {
   name: 'createdResourceEchoes',
   appliesTo: (x) => x.operation?.operationId !== undefined && x.operation.operationId in echoRequirement && x.response.status === 201,
   run(contract, x) {
-    const sent = jsonBody(x.request.bodyText)?.data as Json | undefined;
-    const created = jsonBody(x.response.bodyText)?.data as Json | undefined;
+    const sent = jsonBody(x.request)?.data as Json | undefined;
+    const created = jsonBody(x.response)?.data as Json | undefined;
     if (!sent || !created || typeof created !== 'object') return [];
     const findings: Finding[] = [];
     const sentAttributes = (sent.attributes ?? {}) as Json;

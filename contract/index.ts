@@ -1,7 +1,7 @@
 // The contract module: everything the kit knows about the API, read from schemas/.
 export { Contract, loadContract, createAjv, querySchema, MEDIA_TYPE, SCHEMA_DIR } from './contract.ts';
 export type { Operation } from './contract.ts';
-export { route, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson } from './validate.ts';
+export { route, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody } from './validate.ts';
 export { checkExchange, exchangeChecks } from './checks.ts';
 export type { Exchange, ExchangeCheck } from './checks.ts';
 export { readCredentials, headerValue, DEFAULT_LEGACY_HEADER } from './credentials.ts';

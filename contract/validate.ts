@@ -49,12 +49,26 @@ export function mediaTypeEssence(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
-export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+export type JsonParse = { ok: true; value: unknown } | { ok: false; error: string };
+
+export function parseJson(text: string): JsonParse {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
+}
+
+const parsedBodies = new WeakMap<HttpRequest | HttpResponse, JsonParse>();
+
+/** The message's body parsed once, however many validators and checks read it. */
+export function parsedBody(message: HttpRequest | HttpResponse): JsonParse {
+  let parsed = parsedBodies.get(message);
+  if (!parsed) {
+    parsed = parseJson(message.bodyText ?? '');
+    parsedBodies.set(message, parsed);
+  }
+  return parsed;
 }
 
 export function validateRequest(contract: Contract, operation: Operation, request: HttpRequest, options: ValidateOptions = {}): Finding[] {
@@ -90,23 +104,22 @@ function credentialFindings(contract: Contract, request: HttpRequest): Finding[]
 
 function requestBodyFindings(contract: Contract, operationId: string, schema: Schema, request: HttpRequest, includeValues: boolean): Finding[] {
   const findings: Finding[] = [];
-  const text = request.bodyText ?? '';
-  if (text !== '') {
+  if ((request.bodyText ?? '') !== '') {
     const type = mediaTypeEssence(headerValue(request.headers, 'content-type'));
     if (type !== MEDIA_TYPE) {
       findings.push(contract.finding('MEDIA-TYPE-REQUEST', 'request', { message: `request Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' }));
     }
   }
-  findings.push(...documentFindings(contract, operationId, 'request', undefined, schema, text, includeValues));
+  findings.push(...documentFindings(contract, operationId, 'request', undefined, schema, request, includeValues));
   return findings;
 }
 
 /** Parses a body and validates it; an absent or malformed body is itself a finding. */
-function documentFindings(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, schema: Schema, text: string, includeValues: boolean): Finding[] {
-  if (text.trim() === '') {
+function documentFindings(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, schema: Schema, message: HttpRequest | HttpResponse, includeValues: boolean): Finding[] {
+  if ((message.bodyText ?? '').trim() === '') {
     return routeProblems(contract, operationId, location, status, [{ keyword: 'required', pointer: '', message: `the ${location} body is required`, expected: 'a JSON:API document' }]);
   }
-  const parsed = parseJson(text);
+  const parsed = parsedBody(message);
   if (!parsed.ok) {
     return routeProblems(contract, operationId, location, status, [{ keyword: 'json', pointer: '', message: `the ${location} body is not well-formed JSON (${parsed.error})`, expected: 'JSON', actual: 'malformed JSON' }]);
   }
@@ -135,9 +148,9 @@ export function validateResponse(contract: Contract, operation: Operation, respo
   findings.push(...responseMediaTypeFindings(contract, response));
   const schema = operation.responseBodies.get(response.status);
   if (schema) {
-    const bodyFindings = documentFindings(contract, operation.operationId, 'response', response.status, schema, response.bodyText ?? '', includeValues);
+    const bodyFindings = documentFindings(contract, operation.operationId, 'response', response.status, schema, response, includeValues);
     findings.push(...bodyFindings);
-    if (bodyFindings.length === 0 && response.status < 300) findings.push(...objectIdFindings(contract, response.bodyText ?? ''));
+    if (bodyFindings.length === 0 && response.status < 300) findings.push(...objectIdFindings(contract, response));
   }
   return findings;
 }
@@ -149,10 +162,21 @@ function responseMediaTypeFindings(contract: Contract, response: HttpResponse): 
   return [contract.finding('MEDIA-TYPE-RESPONSE', 'response', { message: `response Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' })];
 }
 
+const objectIdPatterns = new WeakMap<Contract, RegExp>();
+
+function objectIdPattern(contract: Contract): RegExp {
+  let pattern = objectIdPatterns.get(contract);
+  if (!pattern) {
+    pattern = new RegExp(String(contract.schemas.ObjectId['x-recommended-pattern']));
+    objectIdPatterns.set(contract, pattern);
+  }
+  return pattern;
+}
+
 /** SHOULD: resource ids hold a 24-hex-digit ObjectId (the pattern lives in the ObjectId schema). */
-function objectIdFindings(contract: Contract, text: string): Finding[] {
-  const pattern = new RegExp(String(contract.schemas.ObjectId['x-recommended-pattern']));
-  const parsed = parseJson(text);
+function objectIdFindings(contract: Contract, response: HttpResponse): Finding[] {
+  const pattern = objectIdPattern(contract);
+  const parsed = parsedBody(response);
   if (!parsed.ok) return [];
   const data = (parsed.value as { data?: unknown }).data;
   const resources = Array.isArray(data) ? data.map((r, i) => [`/data/${i}/id`, r] as const) : [['/data/id', data] as const];
@@ -173,7 +197,7 @@ export function validateGenericRequest(contract: Contract, request: HttpRequest,
   const findings: Finding[] = [];
   const type = mediaTypeEssence(headerValue(request.headers, 'content-type'));
   if (type !== MEDIA_TYPE) findings.push(contract.finding('MEDIA-TYPE-REQUEST', 'request', { message: `request Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' }));
-  else findings.push(...documentFindings(contract, GENERIC, 'request', undefined, contract.schemas.JsonApiDocument, text, options.includeValues ?? true));
+  else findings.push(...documentFindings(contract, GENERIC, 'request', undefined, contract.schemas.JsonApiDocument, request, options.includeValues ?? true));
   return findings;
 }
 
@@ -184,6 +208,6 @@ export function validateGenericResponse(contract: Contract, response: HttpRespon
   const findings = responseMediaTypeFindings(contract, response);
   if (findings.length > 0) return findings;
   const schema = response.status >= 400 ? contract.schemas.ErrorDocument : contract.schemas.JsonApiDocument;
-  findings.push(...documentFindings(contract, GENERIC, 'response', response.status, schema, text, options.includeValues ?? true));
+  findings.push(...documentFindings(contract, GENERIC, 'response', response.status, schema, response, options.includeValues ?? true));
   return findings;
 }
