@@ -4,7 +4,7 @@ import type { Contract, Operation } from './contract.ts';
 import { headerValue, readCredentials } from './credentials.ts';
 import { resolvePointer } from './resolve.ts';
 import { parsedBody, parseQuery, queryString } from './validate.ts';
-import type { Finding, HttpRequest, HttpResponse } from './types.ts';
+import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
 import { isDeepStrictEqual } from 'node:util';
 
 export interface Exchange {
@@ -18,7 +18,7 @@ export interface Exchange {
 export interface ExchangeCheck {
   name: string;
   appliesTo(exchange: Exchange): boolean;
-  run(contract: Contract, exchange: Exchange): Finding[];
+  run(contract: Contract, exchange: Exchange, options: ValidateOptions): Finding[];
 }
 
 type Json = Record<string, unknown>;
@@ -200,7 +200,7 @@ const echoRequirement: Record<string, string> = { createAttributeConfig: 'AC-ATT
 const createdResourceEchoes: ExchangeCheck = {
   name: 'createdResourceEchoes',
   appliesTo: (x) => x.operation?.operationId !== undefined && x.operation.operationId in echoRequirement && x.response.status === 201,
-  run(contract, x) {
+  run(contract, x, options) {
     const sent = jsonBody(x.request)?.data as Json | undefined;
     const created = jsonBody(x.response)?.data as Json | undefined;
     if (!sent || !created || typeof created !== 'object') return [];
@@ -209,7 +209,10 @@ const createdResourceEchoes: ExchangeCheck = {
     const createdAttributes = (created.attributes ?? {}) as Json;
     for (const [name, value] of Object.entries(sentAttributes)) {
       if (name === 'inUse' || isDeepStrictEqual(createdAttributes[name], value)) continue;
-      findings.push(contract.finding(echoRequirement[x.operation!.operationId], 'response', { pointer: `/data/attributes/${name}`, message: `attribute ${name} was sent as ${JSON.stringify(value)} but came back as ${JSON.stringify(createdAttributes[name]) ?? 'nothing'}`, expected: JSON.stringify(value), actual: JSON.stringify(createdAttributes[name]) ?? 'absent' }));
+      const message = options.includeValues === false
+        ? `attribute ${name} did not come back as it was sent`
+        : `attribute ${name} was sent as ${JSON.stringify(value)} but came back as ${JSON.stringify(createdAttributes[name]) ?? 'nothing'}`;
+      findings.push(contract.finding(echoRequirement[x.operation!.operationId], 'response', { pointer: `/data/attributes/${name}`, message, expected: JSON.stringify(value), actual: JSON.stringify(createdAttributes[name]) ?? 'absent' }));
     }
     if (x.operation!.operationId === 'createHighlight' && sent.relationships !== undefined && !isDeepStrictEqual(created.relationships, sent.relationships)) {
       findings.push(contract.finding('HL-RESPONSE-RELATIONSHIPS', 'response', { pointer: '/data/relationships', message: 'relationships of the created Highlight differ from those sent', expected: JSON.stringify(sent.relationships), actual: JSON.stringify(created.relationships) ?? 'absent' }));
@@ -237,6 +240,7 @@ export const exchangeChecks: ExchangeCheck[] = [
   acceptedWithoutBody,
 ];
 
-export function checkExchange(contract: Contract, exchange: Exchange): Finding[] {
-  return exchangeChecks.filter((check) => check.appliesTo(exchange)).flatMap((check) => check.run(contract, exchange));
+/** Runs every check that applies; `includeValues: false` keeps body values out of messages. */
+export function checkExchange(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Finding[] {
+  return exchangeChecks.filter((check) => check.appliesTo(exchange)).flatMap((check) => check.run(contract, exchange, options));
 }

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadContract, route, validateRequest } from './index.ts';
 
@@ -29,8 +30,30 @@ describe('loadContract', () => {
     expect(findings).toEqual([expect.objectContaining({ requirement: 'NG-PAGE-LIMIT-MIN', level: 'MUST', pointer: 'page[limit]', message: 'page[limit] must be a number ≥ 1, got 0' })]);
   });
 
-  it('has a route for every schema violation and ids that are unique', () => {
+  it('has requirement ids that are unique', () => {
     const ids = loadContract().requirements.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('the requirement catalogue', () => {
+  const contract = loadContract();
+
+  it('gives every requirement a level, a section of the specification and a sentence', () => {
+    const incomplete = contract.requirements.filter((r) => !['MUST', 'SHOULD', 'INFO'].includes(r.level) || !/^[1-9]\d*(\.[1-9]\d*)?$/.test(r.section) || r.text.trim() === '');
+    expect(incomplete.map((r) => r.id)).toEqual([]);
+  });
+
+  it('routes schema violations only from real operations', () => {
+    const operations = ['generic', ...contract.operations.map((o) => o.operationId)];
+    expect(contract.schemaFindingRoutes.filter((r) => r.operation !== undefined && !operations.includes(r.operation)).map((r) => r.requirement.id)).toEqual([]);
+  });
+
+  it('holds every requirement id the contract module cites', () => {
+    const sourceDir = new URL('./', import.meta.url);
+    const sources = readdirSync(sourceDir).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'));
+    const cited = new Set(sources.flatMap((name) => [...readFileSync(new URL(name, sourceDir), 'utf8').matchAll(/['"`]([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)['"`]/g)].map((m) => m[1])));
+    expect(cited.size, 'ids found in contract/*.ts').toBeGreaterThan(10);
+    expect([...cited].filter((id) => !contract.requirements.some((r) => r.id === id))).toEqual([]);
   });
 });

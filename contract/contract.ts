@@ -29,10 +29,20 @@ export interface Operation {
   responseBodies: Map<number, Schema | null>;
 }
 
-interface CompiledRoute extends SchemaFindingRoute {
+/** A schemaFindings entry of the catalogue, compiled, with the requirement it routes to. */
+export interface CompiledRoute extends SchemaFindingRoute {
   requirement: Requirement;
   statusPattern?: RegExp;
   pointerPattern?: RegExp;
+}
+
+/** Where a schema violation was found: what the catalogue's routes match on. */
+export interface SchemaViolation {
+  operation: string;
+  location: 'request' | 'response';
+  status?: number;
+  keyword: string;
+  pointer: string;
 }
 
 export interface SchemaCompiler {
@@ -60,7 +70,8 @@ export class Contract {
   readonly namedOperations: Record<string, string[]>;
   readonly legacyHeader: string;
   private readonly requirementsById: Map<string, Requirement>;
-  private readonly routes: CompiledRoute[];
+  /** Every schemaFindings route of the catalogue, in file order. */
+  readonly schemaFindingRoutes: readonly CompiledRoute[];
   private readonly validators = new Map<Schema, ValidateFunction>();
   private readonly ajv = createAjv();
 
@@ -75,7 +86,7 @@ export class Contract {
     this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<string, string[]>;
     this.requirements = (parseYaml(requirementsText) as { requirements: Requirement[] }).requirements;
     this.requirementsById = new Map(this.requirements.map((r) => [r.id, r]));
-    this.routes = this.requirements.flatMap((requirement) =>
+    this.schemaFindingRoutes = this.requirements.flatMap((requirement) =>
       (requirement.schemaFindings ?? []).map((route) => ({
         ...route,
         requirement,
@@ -120,14 +131,19 @@ export class Contract {
   }
 
   /** The requirement a schema violation breaks, per the catalogue's schemaFindings routes. */
-  requirementFor(context: { operation: string; location: 'request' | 'response'; status?: number; keyword: string; pointer: string }): Requirement {
-    for (const route of this.routes) {
+  requirementFor(context: SchemaViolation): Requirement {
+    return this.routeFor(context).requirement;
+  }
+
+  /** The first schemaFindings route, in catalogue order, that matches a schema violation. */
+  routeFor(context: SchemaViolation): CompiledRoute {
+    for (const route of this.schemaFindingRoutes) {
       if (route.operation && route.operation !== context.operation) continue;
       if (route.location && route.location !== context.location) continue;
       if (route.keyword && route.keyword !== context.keyword) continue;
       if (route.statusPattern && (context.status === undefined || !route.statusPattern.test(String(context.status)))) continue;
       if (route.pointerPattern && !route.pointerPattern.test(context.pointer)) continue;
-      return route.requirement;
+      return route;
     }
     throw new Error(`no requirement routes ${context.location} ${context.keyword} at "${context.pointer}" of ${context.operation}`);
   }

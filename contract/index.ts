@@ -1,12 +1,12 @@
 // The contract module: everything the kit knows about the API, read from schemas/.
 export { Contract, loadContract, createAjv, querySchema, MEDIA_TYPE, SCHEMA_DIR } from './contract.ts';
-export type { Operation } from './contract.ts';
+export type { Operation, CompiledRoute, SchemaViolation } from './contract.ts';
 export { route, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody } from './validate.ts';
 export { checkExchange, exchangeChecks } from './checks.ts';
 export type { Exchange, ExchangeCheck } from './checks.ts';
 export { readCredentials, headerValue, DEFAULT_LEGACY_HEADER } from './credentials.ts';
 export type { CredentialReading, Scheme } from './credentials.ts';
-export { bodyMembers, wrongTypes, withValueAt, withoutValueAt, SAMPLE_OF_TYPE, JSON_TYPES, jsonTypeOfValue } from './members.ts';
+export { bodyMembers, schemaMembers, wrongTypes, withValueAt, withoutValueAt, SAMPLE_OF_TYPE, JSON_TYPES, jsonTypeOfValue } from './members.ts';
 export type { BodyMember, JsonType } from './members.ts';
 export { parseQueryPairs, buildQuery, coerce, parameterName, decodeComponent } from './query.ts';
 export { problemsFromErrors, showValue, jsonTypeOf } from './messages.ts';

@@ -33,9 +33,14 @@ type Schema = Record<string, unknown>;
 
 export function bodyMembers(operation: Operation): BodyMember[] {
   if (!operation.requestBody) return [];
+  return schemaMembers(operation.requestBody).filter((m) => m.pointer !== '');
+}
+
+/** Every typed member of any resolved schema, the root itself (pointer "") first. */
+export function schemaMembers(schema: Schema): BodyMember[] {
   const members: BodyMember[] = [];
-  collect(operation.requestBody, '', true, members);
-  return members.filter((m) => m.pointer !== '');
+  collect(schema, '', true, members);
+  return members;
 }
 
 function collect(schema: Schema, pointer: string, required: boolean, out: BodyMember[]): void {

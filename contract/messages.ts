@@ -17,7 +17,7 @@ type Schema = Record<string, unknown>;
 export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, includeValues: boolean): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   const seen = new Set<string>();
-  for (const error of withoutBranchNoise(errors)) {
+  for (const error of withoutSameMemberEchoes(withoutBranchNoise(errors))) {
     const problem = describeError(error, inQuery, includeValues);
     const key = `${problem.pointer}\u0000${problem.message}`;
     if (seen.has(key)) continue;
@@ -27,12 +27,52 @@ export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, incl
   return problems;
 }
 
-/** oneOf/anyOf/not report every failing branch; the person wants the one sentence about the member. */
+const combinators = new Set(['oneOf', 'anyOf', 'not']);
+
+/**
+ * oneOf/anyOf/not report every failing branch; the person wants one sentence about the member.
+ * When the value's JSON type picks exactly one branch (an identifier object among null, object
+ * and array), that branch's own errors say what is wrong inside it; otherwise the combinator's
+ * summary ("null, an object or an array") does.
+ */
 function withoutBranchNoise(errors: ErrorObject[]): ErrorObject[] {
-  const branchPaths = errors
-    .filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf' || e.keyword === 'not')
-    .map((e) => e.schemaPath + '/');
-  return errors.filter((e) => !branchPaths.some((p) => e.schemaPath.startsWith(p)));
+  let kept = errors;
+  for (const error of errors.filter((e) => combinators.has(e.keyword))) {
+    const prefix = error.schemaPath + '/';
+    const branch = error.keyword === 'not' ? -1 : branchOfType((error.parentSchema as Schema | undefined)?.[error.keyword], error.data);
+    const keep = branch < 0 ? undefined : `${prefix}${branch}/`;
+    kept = kept.filter((e) => (e === error ? keep === undefined : !e.schemaPath.startsWith(prefix) || (keep !== undefined && e.schemaPath.startsWith(keep))));
+  }
+  return kept;
+}
+
+/** The index of the only branch whose declared type admits the value, or -1. */
+function branchOfType(branches: unknown, value: unknown): number {
+  if (!Array.isArray(branches)) return -1;
+  const matching = branches.flatMap((branch: Schema, index) => (admitsType(branch.type, value) ? [index] : []));
+  return matching.length === 1 ? matching[0] : -1;
+}
+
+function admitsType(type: unknown, value: unknown): boolean {
+  if (type === undefined) return true;
+  const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  const types = Array.isArray(type) ? type : [type];
+  return types.some((t) => t === actual || (t === 'integer' && Number.isInteger(value)));
+}
+
+/**
+ * Several keywords failing on one member say one thing: an allowed-values error already tells
+ * the type, and a combinator over a value of the wrong type adds nothing to the type error.
+ */
+function withoutSameMemberEchoes(errors: ErrorObject[]): ErrorObject[] {
+  const byPath = (keywords: string[]) => new Set(errors.filter((e) => keywords.includes(e.keyword)).map((e) => e.instancePath));
+  const withValues = byPath(['enum', 'const']);
+  const withType = byPath(['type']);
+  return errors.filter((e) => {
+    if (e.keyword === 'type') return !withValues.has(e.instancePath);
+    if (combinators.has(e.keyword)) return !withType.has(e.instancePath);
+    return true;
+  });
 }
 
 function describeError(error: ErrorObject, inQuery: boolean, includeValues: boolean): SchemaProblem {
@@ -89,7 +129,7 @@ function expectation(error: ErrorObject, schema: Schema): string {
     case 'anyOf':
       return branchSummary(schema[error.keyword] as Schema[]);
     case 'not':
-      return 'a document with data or errors, not both';
+      return exclusion(schema.not as Schema);
     case 'pattern':
       return `a string matching ${params.pattern}`;
     default:
@@ -98,13 +138,21 @@ function expectation(error: ErrorObject, schema: Schema): string {
 }
 
 function branchSummary(branches: Schema[]): string {
-  const names = branches.map((b) => {
-    if (b.required && !b.type) return `an object with ${(b.required as string[]).join(' and ')}`;
-    if (b.type === 'null') return 'null';
-    if (b.type === 'array') return 'an array';
-    return withArticle(String(b.type ?? 'value'));
-  });
-  return [...new Set(names)].join(' or ');
+  const required = branches.map((b) => (b.required && !b.type ? (b.required as string[]) : null));
+  if (required.every((r) => r !== null)) return `an object with ${list(required.flat(), 'or')}`;
+  const names = branches.map((b) => (b.type === undefined ? 'a value' : withArticle(String(b.type))));
+  return list([...new Set(names)], 'or');
+}
+
+/** `not: {required: [data, errors]}` reads "an object with data or errors, not both". */
+function exclusion(schema: Schema | undefined): string {
+  const required = (schema?.required ?? []) as string[];
+  if (required.length < 2) return 'a value the schema does not exclude';
+  return `an object with ${list(required, 'or')}, not ${required.length === 2 ? 'both' : 'all'}`;
+}
+
+function list(items: string[], conjunction: string): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
 }
 
 function withArticle(type: string): string {
@@ -115,13 +163,19 @@ function withArticle(type: string): string {
 
 export function jsonTypeOf(value: unknown): string {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
+  if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : 'an array';
   if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a number';
   return withArticle(typeof value);
 }
 
 export function showValue(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    // JSON.parse reads nesting of any depth, JSON.stringify recurses: a deep value overflows it.
+    return jsonTypeOf(value);
+  }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

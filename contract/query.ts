@@ -67,14 +67,15 @@ export function buildQuery(pairs: QueryPair[], parameters: QueryParameter[]): Re
   return query;
 }
 
-function appendValue(existing: unknown, value: string): unknown {
+function appendValue(existing: unknown, value: unknown): unknown {
   if (existing === undefined) return value;
   return Array.isArray(existing) ? [...existing, value] : [existing, value];
 }
 
 function addDeepObjectPair(existing: unknown, pair: QueryPair): unknown {
   if (pair.member === undefined) return existing === undefined ? pair.value : appendValue(existing, pair.value);
-  if (existing !== undefined && (typeof existing !== 'object' || Array.isArray(existing))) return existing;
+  // Once the parameter has the wrong shape, later members are kept beside it rather than dropped.
+  if (existing !== undefined && (typeof existing !== 'object' || Array.isArray(existing))) return appendValue(existing, { [pair.member]: pair.value });
   const object = (existing ?? {}) as Record<string, unknown>;
   object[pair.member] = appendValue(object[pair.member], pair.value);
   return object;

@@ -29,34 +29,40 @@ export function inlineRefs<T>(document: T): T {
   const resolved = new Map<string, Json>();
   const inProgress = new Set<string>();
 
-  function resolveRef(ref: string): Json {
-    if (!ref.startsWith('#')) throw new Error(`only local $refs are supported, got ${ref}`);
-    if (resolved.has(ref)) return resolved.get(ref);
-    if (inProgress.has(ref)) throw new Error(`recursive $ref ${ref} cannot be inlined`);
-    inProgress.add(ref);
-    const value = walk(resolvePointer(document, ref));
-    inProgress.delete(ref);
-    resolved.set(ref, value);
+  // Every node is walked once, by its pointer, so a component reached through a $ref and the
+  // component itself (components.schemas.X) are the same object.
+  function walkAt(pointer: string, node: Json): Json {
+    if (node === null || typeof node !== 'object') return node;
+    if (resolved.has(pointer)) return resolved.get(pointer);
+    if (inProgress.has(pointer)) throw new Error(`recursive $ref ${pointer} cannot be inlined`);
+    inProgress.add(pointer);
+    const value = walk(pointer, node);
+    inProgress.delete(pointer);
+    resolved.set(pointer, value);
     return value;
   }
 
-  function walk(node: Json): Json {
-    if (Array.isArray(node)) return node.map(walk);
-    if (node === null || typeof node !== 'object') return node;
+  function resolveRef(ref: string): Json {
+    if (!ref.startsWith('#')) throw new Error(`only local $refs are supported, got ${ref}`);
+    return walkAt(ref, resolvePointer(document, ref));
+  }
+
+  function walk(pointer: string, node: Json): Json {
+    if (Array.isArray(node)) return node.map((item, index) => walkAt(`${pointer}/${index}`, item));
     const { $ref, ...rest } = node as Record<string, Json>;
     if (typeof $ref === 'string') {
       const target = resolveRef($ref);
       if (Object.keys(rest).length === 0) return target;
-      return { ...(target as object), ...walkMembers(rest) };
+      return { ...(target as object), ...walkMembers(pointer, rest) };
     }
-    return walkMembers(rest);
+    return walkMembers(pointer, rest);
   }
 
-  function walkMembers(node: Record<string, Json>): Record<string, Json> {
+  function walkMembers(pointer: string, node: Record<string, Json>): Record<string, Json> {
     const out: Record<string, Json> = {};
-    for (const [key, value] of Object.entries(node)) out[key] = walk(value);
+    for (const [key, value] of Object.entries(node)) out[key] = walkAt(`${pointer}/${escapeToken(key)}`, value);
     return out;
   }
 
-  return walk(document) as T;
+  return walkAt('#', document) as T;
 }

@@ -17,6 +17,8 @@ export interface Requirement {
   section: string;
   text: string;
   schemaFindings?: SchemaFindingRoute[];
+  /** The parts of the kit that can judge it; both when absent (requirements.yaml). */
+  checkedBy?: ('suite' | 'proxy')[];
 }
 
 /** One finding shape everywhere: suite, proxy, reference server tests and reports. */
@@ -51,4 +53,6 @@ export interface HttpResponse {
 export interface ValidateOptions {
   /** When false, messages describe values by JSON type only (for logs of production traffic). */
   includeValues?: boolean;
+  /** The message had a body the caller did not keep (too large to buffer): its media type is judged, its content is not. */
+  bodyOmitted?: boolean;
 }

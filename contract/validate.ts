@@ -26,9 +26,17 @@ export function relativePath(path: string, basePath: string): string | null {
   return rest === '' ? '/' : rest;
 }
 
+const templatePatterns = new Map<string, RegExp>();
+
+/** Compiled once per template: routing runs on every proxied request. */
 function templateMatches(template: string, path: string): boolean {
-  const pattern = template.split('/').map((segment) => (/^\{.+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment))).join('/');
-  return new RegExp(`^${pattern}$`).test(path);
+  let pattern = templatePatterns.get(template);
+  if (!pattern) {
+    const source = template.split('/').map((segment) => (/^\{.+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment))).join('/');
+    pattern = new RegExp(`^${source}$`);
+    templatePatterns.set(template, pattern);
+  }
+  return pattern.test(path);
 }
 
 function escapeRegExp(text: string): string {
@@ -59,15 +67,20 @@ export function parseJson(text: string): JsonParse {
   }
 }
 
-const parsedBodies = new WeakMap<HttpRequest | HttpResponse, JsonParse>();
+// The last few bodies parsed: validateRequest, validateResponse and the exchange checks of one
+// exchange read the same two messages in turn. A short list rather than a WeakMap: ephemeron
+// entries keep every parsed body alive into old-generation collection, which cost more than the
+// parse they saved (bench/contract.bench.ts).
+const RECENT_PARSES = 4;
+const recentParses: { message: HttpRequest | HttpResponse; text: string; parsed: JsonParse }[] = [];
 
 /** The message's body parsed once, however many validators and checks read it. */
 export function parsedBody(message: HttpRequest | HttpResponse): JsonParse {
-  let parsed = parsedBodies.get(message);
-  if (!parsed) {
-    parsed = parseJson(message.bodyText ?? '');
-    parsedBodies.set(message, parsed);
-  }
+  const text = message.bodyText ?? '';
+  for (const entry of recentParses) if (entry.message === message && entry.text === text) return entry.parsed;
+  const parsed = parseJson(text);
+  recentParses.unshift({ message, text, parsed });
+  if (recentParses.length > RECENT_PARSES) recentParses.pop();
   return parsed;
 }
 
@@ -82,7 +95,7 @@ export function validateRequest(contract: Contract, operation: Operation, reques
       findings.push(...routeProblems(contract, operation.operationId, 'request', undefined, problems));
     }
   }
-  if (operation.requestBody) findings.push(...requestBodyFindings(contract, operation.operationId, operation.requestBody, request, includeValues));
+  if (operation.requestBody) findings.push(...requestBodyFindings(contract, operation.operationId, operation.requestBody, request, includeValues, options.bodyOmitted === true));
   return findings;
 }
 
@@ -102,15 +115,15 @@ function credentialFindings(contract: Contract, request: HttpRequest): Finding[]
   return [];
 }
 
-function requestBodyFindings(contract: Contract, operationId: string, schema: Schema, request: HttpRequest, includeValues: boolean): Finding[] {
+function requestBodyFindings(contract: Contract, operationId: string, schema: Schema, request: HttpRequest, includeValues: boolean, bodyOmitted: boolean): Finding[] {
   const findings: Finding[] = [];
-  if ((request.bodyText ?? '') !== '') {
+  if ((request.bodyText ?? '') !== '' || bodyOmitted) {
     const type = mediaTypeEssence(headerValue(request.headers, 'content-type'));
     if (type !== MEDIA_TYPE) {
       findings.push(contract.finding('MEDIA-TYPE-REQUEST', 'request', { message: `request Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' }));
     }
   }
-  findings.push(...documentFindings(contract, operationId, 'request', undefined, schema, request, includeValues));
+  if (!bodyOmitted) findings.push(...documentFindings(contract, operationId, 'request', undefined, schema, request, includeValues));
   return findings;
 }
 
@@ -121,7 +134,7 @@ function documentFindings(contract: Contract, operationId: string, location: 're
   }
   const parsed = parsedBody(message);
   if (!parsed.ok) {
-    return routeProblems(contract, operationId, location, status, [{ keyword: 'json', pointer: '', message: `the ${location} body is not well-formed JSON (${parsed.error})`, expected: 'JSON', actual: 'malformed JSON' }]);
+    return routeProblems(contract, operationId, location, status, [{ keyword: 'json', pointer: '', message: `the ${location} body is not well-formed JSON${includeValues ? ` (${parsed.error})` : ''}`, expected: 'JSON', actual: 'malformed JSON' }]);
   }
   const validate = contract.validator(schema);
   if (validate(parsed.value)) return [];
@@ -145,18 +158,18 @@ export function validateResponse(contract: Contract, operation: Operation, respo
       actual: String(response.status),
     }));
   }
-  findings.push(...responseMediaTypeFindings(contract, response));
+  findings.push(...responseMediaTypeFindings(contract, response, options.bodyOmitted === true));
   const schema = operation.responseBodies.get(response.status);
-  if (schema) {
+  if (schema && !options.bodyOmitted) {
     const bodyFindings = documentFindings(contract, operation.operationId, 'response', response.status, schema, response, includeValues);
     findings.push(...bodyFindings);
-    if (bodyFindings.length === 0 && response.status < 300) findings.push(...objectIdFindings(contract, response));
+    if (bodyFindings.length === 0 && response.status < 300) findings.push(...objectIdFindings(contract, response, includeValues));
   }
   return findings;
 }
 
-function responseMediaTypeFindings(contract: Contract, response: HttpResponse): Finding[] {
-  if ((response.bodyText ?? '') === '') return [];
+function responseMediaTypeFindings(contract: Contract, response: HttpResponse, bodyOmitted: boolean): Finding[] {
+  if ((response.bodyText ?? '') === '' && !bodyOmitted) return [];
   const type = mediaTypeEssence(headerValue(response.headers, 'content-type'));
   if (type === MEDIA_TYPE) return [];
   return [contract.finding('MEDIA-TYPE-RESPONSE', 'response', { message: `response Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' })];
@@ -174,17 +187,20 @@ function objectIdPattern(contract: Contract): RegExp {
 }
 
 /** SHOULD: resource ids hold a 24-hex-digit ObjectId (the pattern lives in the ObjectId schema). */
-function objectIdFindings(contract: Contract, response: HttpResponse): Finding[] {
+function objectIdFindings(contract: Contract, response: HttpResponse, includeValues: boolean): Finding[] {
   const pattern = objectIdPattern(contract);
   const parsed = parsedBody(response);
   if (!parsed.ok) return [];
   const data = (parsed.value as { data?: unknown }).data;
-  const resources = Array.isArray(data) ? data.map((r, i) => [`/data/${i}/id`, r] as const) : [['/data/id', data] as const];
+  const resources = Array.isArray(data) ? data : [data];
   const findings: Finding[] = [];
-  for (const [pointer, resource] of resources) {
-    const id = (resource as { id?: unknown } | null)?.id;
+  for (let index = 0; index < resources.length; index++) {
+    const id = (resources[index] as { id?: unknown } | null)?.id;
     if (typeof id === 'string' && !pattern.test(id)) {
-      findings.push(contract.finding('RES-ID-OBJECTID', 'response', { pointer, message: `${pointer} should be a 24-hex-digit ObjectId, got ${JSON.stringify(id).slice(0, 40)}`, expected: pattern.source, actual: id.slice(0, 40) }));
+      // The pointer is built only for an id that fails: this loop runs over every listed item.
+      const pointer = Array.isArray(data) ? `/data/${index}/id` : '/data/id';
+      const got = includeValues ? JSON.stringify(id).slice(0, 40) : `a string of ${id.length} characters`;
+      findings.push(contract.finding('RES-ID-OBJECTID', 'response', { pointer, message: `${pointer} should be a 24-hex-digit ObjectId, got ${got}`, expected: pattern.source, actual: includeValues ? id.slice(0, 40) : got }));
     }
   }
   return findings;
@@ -193,20 +209,20 @@ function objectIdFindings(contract: Contract, response: HttpResponse): Finding[]
 /** Generic JSON:API rules for a request outside the three operations: media type and envelope. */
 export function validateGenericRequest(contract: Contract, request: HttpRequest, options: ValidateOptions = {}): Finding[] {
   const text = request.bodyText ?? '';
-  if (text.trim() === '') return [];
+  if (text.trim() === '' && !options.bodyOmitted) return [];
   const findings: Finding[] = [];
   const type = mediaTypeEssence(headerValue(request.headers, 'content-type'));
   if (type !== MEDIA_TYPE) findings.push(contract.finding('MEDIA-TYPE-REQUEST', 'request', { message: `request Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' }));
-  else findings.push(...documentFindings(contract, GENERIC, 'request', undefined, contract.schemas.JsonApiDocument, request, options.includeValues ?? true));
+  else if (!options.bodyOmitted) findings.push(...documentFindings(contract, GENERIC, 'request', undefined, contract.schemas.JsonApiDocument, request, options.includeValues ?? true));
   return findings;
 }
 
 /** Generic JSON:API rules for a response outside the three operations. */
 export function validateGenericResponse(contract: Contract, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
   const text = response.bodyText ?? '';
-  if (text.trim() === '') return [];
-  const findings = responseMediaTypeFindings(contract, response);
-  if (findings.length > 0) return findings;
+  if (text.trim() === '' && !options.bodyOmitted) return [];
+  const findings = responseMediaTypeFindings(contract, response, options.bodyOmitted === true);
+  if (findings.length > 0 || options.bodyOmitted) return findings;
   const schema = response.status >= 400 ? contract.schemas.ErrorDocument : contract.schemas.JsonApiDocument;
   findings.push(...documentFindings(contract, GENERIC, 'response', response.status, schema, response, options.includeValues ?? true));
   return findings;

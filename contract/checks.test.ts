@@ -1,0 +1,161 @@
+// Each exchange check has cases that make it fire and cases where it holds; the request
+// findings come from validateRequest, as the proxy and the suite produce them.
+import { describe, expect, it } from 'vitest';
+import { checkExchange, exchangeChecks, loadContract, MEDIA_TYPE, validateGenericRequest, validateRequest, type Exchange, type Headers } from './index.ts';
+
+const contract = loadContract();
+const credentials = { authorization: 'Bearer p:token' };
+const jsonApi = { 'content-type': MEDIA_TYPE };
+const userId = '60a7c0f2e4b0c83d2f9a1b23';
+
+function exchange(operationId: string | null, method: string, path: string, requestHeaders: Headers, requestBody: unknown, status: number, responseBody?: unknown, responseHeaders: Headers = jsonApi): Exchange {
+  const operation = operationId === null ? null : contract.operation(operationId);
+  const request = { method, path, headers: requestHeaders, bodyText: requestBody === undefined ? undefined : typeof requestBody === 'string' ? requestBody : JSON.stringify(requestBody) };
+  const response = { status, headers: responseHeaders, bodyText: responseBody === undefined ? undefined : JSON.stringify(responseBody) };
+  const requestFindings = operation ? validateRequest(contract, operation, request) : validateGenericRequest(contract, request);
+  return { operation, request, response, requestFindings };
+}
+
+const listing = (query: string, status: number, body?: unknown, headers: Headers = credentials) =>
+  exchange('listNotificationGroups', 'GET', `/v3/notification-groups?${query}`, headers, undefined, status, body);
+const configCreation = (attributes: unknown, status: number, body?: unknown) =>
+  exchange('createAttributeConfig', 'POST', '/v3/attribute-configs', { ...credentials, ...jsonApi }, { data: { type: 'AttributeConfig', attributes } }, status, body);
+const highlightCreation = (data: Record<string, unknown>, status: number, body?: unknown, headers: Headers = { ...credentials, ...jsonApi }) =>
+  exchange('createHighlight', 'POST', '/v3/highlights', headers, { data: { type: 'Highlight', ...data } }, status, body);
+const rawHighlightCreation = (bodyText: string, status: number, body?: unknown) =>
+  exchange('createHighlight', 'POST', '/v3/highlights', { ...credentials, ...jsonApi }, bodyText, status, body);
+
+const groups = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => ({
+    id: (from + i).toString(16).padStart(24, '0'),
+    type: 'NotificationGroup',
+    attributes: { groupId: 'Exams', label: `Group ${from + i}`, defaultValue: false, description: 'Exams' },
+  }));
+const page = (data: unknown[], meta?: Record<string, number>) => ({ data, ...(meta ? { meta } : {}) });
+const errors = (...objects: Record<string, unknown>[]) => ({ errors: objects });
+const owner = (id: string) => ({ owner: { data: { id, type: 'User' } } });
+const created = (type: string, id: string, rest: Record<string, unknown>) => ({ data: { id, type, ...rest } });
+const configId = '62c3d4e5f6a7b8c9d0e1f2a3';
+const highlightId = '63d4e5f6a7b8c9d0e1f2a3b4';
+
+interface CheckCase {
+  check: string;
+  description: string;
+  exchange: Exchange;
+  /** What the check reports; empty when it holds. */
+  findings: { requirement: string; pointer: string }[];
+}
+
+const cases: CheckCase[] = [
+  { check: 'unauthenticatedAnswered2xx', description: 'no credentials answered 200', exchange: listing('filter[type]=user', 200, page([]), {}), findings: [{ requirement: 'AUTH-401-NO-CREDENTIALS', pointer: '' }] },
+  { check: 'unauthenticatedAnswered2xx', description: 'credentials answered 200', exchange: listing('filter[type]=user', 200, page([])), findings: [] },
+  { check: 'unauthenticatedAnswered2xx', description: 'no credentials answered 401', exchange: listing('filter[type]=user', 401, errors({ status: '401' }), {}), findings: [] },
+  { check: 'unauthenticatedAnswered2xx', description: 'no credentials outside the three operations (which are public is not shown)', exchange: exchange(null, 'GET', '/v3/portal-stores', {}, undefined, 200, { data: [] }), findings: [] },
+
+  { check: 'invalidAnswered2xx', description: 'a filter outside portal and user answered 200', exchange: listing('filter[type]=group', 200, page([])), findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }] },
+  { check: 'invalidAnswered2xx', description: 'an owner of another type answered 201', exchange: highlightCreation({ relationships: { owner: { data: { id: userId, type: 'Admin' } } } }, 201, created('Highlight', highlightId, {})), findings: [{ requirement: 'HL-OWNER-TYPE', pointer: '/data/relationships/owner/data/type' }] },
+  { check: 'invalidAnswered2xx', description: 'two type mismatches answered 201 count once', exchange: configCreation({ label: 1, required: 'yes' }, 201, created('AttributeConfig', configId, { attributes: { inUse: false } })), findings: [{ requirement: 'AC-TYPE-MISMATCH', pointer: '/data/attributes/label' }] },
+  { check: 'invalidAnswered2xx', description: 'a valid request answered 200', exchange: listing('filter[type]=portal&page[limit]=2&page[offset]=0', 200, page([])), findings: [] },
+  { check: 'invalidAnswered2xx', description: 'an invalid request answered 400', exchange: listing('filter[type]=group', 400, errors({ status: '400' })), findings: [] },
+  { check: 'invalidAnswered2xx', description: 'missing credentials alone (reported by unauthenticatedAnswered2xx)', exchange: listing('filter[type]=user', 200, page([]), {}), findings: [] },
+
+  { check: 'serverErrorOnBadInput', description: 'malformed JSON answered 500', exchange: rawHighlightCreation('{"data":', 500), findings: [{ requirement: 'ERR-NO-5XX', pointer: '' }] },
+  { check: 'serverErrorOnBadInput', description: 'a missing filter answered 503', exchange: listing('', 503), findings: [{ requirement: 'ERR-NO-5XX', pointer: '' }] },
+  { check: 'serverErrorOnBadInput', description: 'a valid request answered 500', exchange: listing('filter[type]=user', 500), findings: [] },
+  { check: 'serverErrorOnBadInput', description: 'an invalid request answered 400', exchange: rawHighlightCreation('{"data":', 400, errors({ status: '400' })), findings: [] },
+
+  { check: 'errorStatusMatches', description: 'a 403 whose error says 400', exchange: listing('filter[type]=user', 403, errors({ status: '403' }, { status: '400' })), findings: [{ requirement: 'ERR-STATUS-STRING', pointer: '/errors/1/status' }] },
+  { check: 'errorStatusMatches', description: 'a 403 whose error says 403', exchange: listing('filter[type]=user', 403, errors({ status: '403' })), findings: [] },
+  { check: 'errorStatusMatches', description: 'an error without status', exchange: listing('filter[type]=user', 403, errors({ title: 'Forbidden' })), findings: [] },
+  { check: 'errorStatusMatches', description: 'a numeric status (a schema finding, not this check)', exchange: listing('filter[type]=user', 403, errors({ status: 403 })), findings: [] },
+
+  { check: 'wwwAuthenticateOn401', description: 'a 401 without WWW-Authenticate', exchange: listing('filter[type]=user', 401, errors({ status: '401' })), findings: [{ requirement: 'AUTH-WWW-AUTHENTICATE', pointer: 'WWW-Authenticate' }] },
+  {
+    check: 'wwwAuthenticateOn401',
+    description: 'a 401 with WWW-Authenticate',
+    exchange: exchange('listNotificationGroups', 'GET', '/v3/notification-groups?filter[type]=user', credentials, undefined, 401, errors({ status: '401' }), { ...jsonApi, 'WWW-Authenticate': 'Bearer realm="v3"' }),
+    findings: [],
+  },
+
+  { check: 'errorSourcePointerResolves', description: 'a pointer into a string', exchange: highlightCreation({ attributes: { color: 'red' } }, 400, errors({ source: { pointer: '/data/attributes/color/0' } })), findings: [{ requirement: 'ERR-SOURCE-POINTER', pointer: '/errors/0/source/pointer' }] },
+  { check: 'errorSourcePointerResolves', description: 'a pointer without its leading slash', exchange: highlightCreation({}, 409, errors({}, { source: { pointer: 'data/type' } })), findings: [{ requirement: 'ERR-SOURCE-POINTER', pointer: '/errors/1/source/pointer' }] },
+  { check: 'errorSourcePointerResolves', description: 'a pointer under a member that is not there', exchange: highlightCreation({}, 400, errors({ source: { pointer: '/data/relationships/owner/data/type' } })), findings: [{ requirement: 'ERR-SOURCE-POINTER', pointer: '/errors/0/source/pointer' }] },
+  { check: 'errorSourcePointerResolves', description: 'a pointer to a member that is there', exchange: highlightCreation({ attributes: { color: 7 } }, 400, errors({ source: { pointer: '/data/attributes/color' } })), findings: [] },
+  { check: 'errorSourcePointerResolves', description: 'a pointer to a missing member of an object that is there', exchange: configCreation(undefined, 400, errors({ source: { pointer: '/data/attributes' } })), findings: [] },
+  { check: 'errorSourcePointerResolves', description: 'the empty pointer, the whole document', exchange: rawHighlightCreation('[]', 400, errors({ source: { pointer: '' } })), findings: [] },
+
+  { check: 'errorSourceParameterNamed', description: 'a query error without source.parameter', exchange: listing('filter[type]=group', 400, errors({ status: '400', title: 'Bad filter' })), findings: [{ requirement: 'ERR-SOURCE-PARAMETER', pointer: '/errors' }] },
+  { check: 'errorSourceParameterNamed', description: 'another parameter named', exchange: listing('filter[type]=group', 400, errors({ source: { parameter: 'page[limit]' } })), findings: [{ requirement: 'ERR-SOURCE-PARAMETER', pointer: '/errors' }] },
+  { check: 'errorSourceParameterNamed', description: 'the member named', exchange: listing('filter[type]=group', 400, errors({ source: { parameter: 'filter[type]' } })), findings: [] },
+  { check: 'errorSourceParameterNamed', description: 'the parameter named', exchange: listing('page[limit]=0&page[offset]=0&filter[type]=user', 400, errors({ source: { parameter: 'page' } })), findings: [] },
+  { check: 'errorSourceParameterNamed', description: 'a body error, not a query error', exchange: highlightCreation({ attributes: { color: 7 } }, 400, errors({ source: { pointer: '/data/attributes/color' } })), findings: [] },
+
+  { check: 'listPageArithmetic', description: 'a consistent middle page', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=10', 200, page(groups(10, 10), { total: 25, pages: 3, page: 2, offset: 10, limit: 10 })), findings: [] },
+  { check: 'listPageArithmetic', description: 'a consistent last page', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=20', 200, page(groups(5, 20), { total: 25, pages: 3, page: 3, offset: 20, limit: 10 })), findings: [] },
+  { check: 'listPageArithmetic', description: 'an empty result reporting 0 pages', exchange: listing('filter[type]=user', 200, page([], { total: 0, pages: 0, page: 1, offset: 0, limit: 20 })), findings: [] },
+  { check: 'listPageArithmetic', description: 'an empty result reporting 1 page', exchange: listing('filter[type]=user', 200, page([], { total: 0, pages: 1, page: 1, offset: 0, limit: 20 })), findings: [] },
+  { check: 'listPageArithmetic', description: 'a server cap below the requested limit, reported in meta.limit', exchange: listing('filter[type]=user&page[limit]=500&page[offset]=0', 200, page(groups(100), { total: 250, pages: 3, page: 1, offset: 0, limit: 100 })), findings: [] },
+  { check: 'listPageArithmetic', description: 'no meta and no more items than the limit', exchange: listing('filter[type]=user&page[limit]=3&page[offset]=0', 200, page(groups(3))), findings: [] },
+  { check: 'listPageArithmetic', description: 'no meta and more items than the limit', exchange: listing('filter[type]=user&page[limit]=2&page[offset]=0', 200, page(groups(3))), findings: [{ requirement: 'NG-PAGE-LENGTH', pointer: '/data' }] },
+  { check: 'listPageArithmetic', description: 'a full page where the last holds 5', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=20', 200, page(groups(10, 20), { total: 25, pages: 3, page: 3, offset: 20, limit: 10 })), findings: [{ requirement: 'NG-PAGE-LENGTH', pointer: '/data' }] },
+  { check: 'listPageArithmetic', description: 'meta.offset other than requested', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=10', 200, page(groups(10, 10), { total: 25, pages: 3, page: 2, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-OFFSET-ECHO', pointer: '/meta/offset' }] },
+  { check: 'listPageArithmetic', description: 'meta.limit above the requested limit', exchange: listing('filter[type]=user&page[limit]=5&page[offset]=0', 200, page(groups(5), { total: 25, pages: 3, page: 1, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }] },
+  { check: 'listPageArithmetic', description: 'meta.pages rounded down', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(10), { total: 25, pages: 2, page: 1, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-PAGES', pointer: '/meta/pages' }] },
+  { check: 'listPageArithmetic', description: 'meta.page counted from 0', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=20', 200, page(groups(5, 20), { total: 25, pages: 3, page: 2, offset: 20, limit: 10 })), findings: [{ requirement: 'NG-META-PAGE-NUMBER', pointer: '/meta/page' }] },
+  {
+    check: 'listPageArithmetic',
+    description: 'deprecated members that agree',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(10), { total: 25, pages: 3, page: 1, offset: 0, limit: 10, totalCount: 25, totalPages: 3, currentPage: 1, resultCount: 10 })),
+    findings: [{ requirement: 'NG-META-DEPRECATED-PRESENT', pointer: '/meta' }],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'a deprecated member that disagrees with its replacement',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(10), { total: 25, pages: 3, page: 1, offset: 0, limit: 10, totalCount: 10 })),
+    findings: [{ requirement: 'NG-META-DEPRECATED-PRESENT', pointer: '/meta' }, { requirement: 'NG-META-DEPRECATED-AGREE', pointer: '/meta/totalCount' }],
+  },
+
+  { check: 'createdResourceEchoes', description: 'AttributeConfig attributes echoed, inUse added', exchange: configCreation({ label: 'Consent', target: 'User' }, 201, created('AttributeConfig', configId, { attributes: { label: 'Consent', target: 'User', inUse: false } })), findings: [] },
+  { check: 'createdResourceEchoes', description: 'an AttributeConfig label changed', exchange: configCreation({ label: 'Consent' }, 201, created('AttributeConfig', configId, { attributes: { label: 'consent', inUse: false } })), findings: [{ requirement: 'AC-ATTRIBUTES-ECHO', pointer: '/data/attributes/label' }] },
+  { check: 'createdResourceEchoes', description: 'a Highlight color dropped', exchange: highlightCreation({ attributes: { color: 'yellow' } }, 201, created('Highlight', highlightId, { attributes: {} })), findings: [{ requirement: 'HL-ATTRIBUTES-ECHO', pointer: '/data/attributes/color' }] },
+  { check: 'createdResourceEchoes', description: 'a Highlight owner replaced', exchange: highlightCreation({ relationships: owner(userId) }, 201, created('Highlight', highlightId, { relationships: owner('60a7c0f2e4b0c83d2f9a1b99') })), findings: [{ requirement: 'HL-RESPONSE-RELATIONSHIPS', pointer: '/data/relationships' }] },
+  { check: 'createdResourceEchoes', description: 'a Highlight with attributes and owner echoed', exchange: highlightCreation({ attributes: { color: 'yellow' }, relationships: owner(userId) }, 201, created('Highlight', highlightId, { attributes: { color: 'yellow' }, relationships: owner(userId) })), findings: [] },
+
+  { check: 'acceptedWithoutBody', description: 'a create answered 202', exchange: highlightCreation({}, 202), findings: [{ requirement: 'CREATE-202-ACCEPTED', pointer: '' }] },
+  { check: 'acceptedWithoutBody', description: 'a create answered 201', exchange: highlightCreation({}, 201, created('Highlight', highlightId, {})), findings: [] },
+];
+
+function runCheck(name: string, x: Exchange) {
+  const check = exchangeChecks.find((c) => c.name === name);
+  if (!check) throw new Error(`no exchange check named ${name}`);
+  return check.appliesTo(x) ? check.run(contract, x, {}) : [];
+}
+
+describe('exchange checks', () => {
+  for (const c of cases) {
+    it(`${c.check}: ${c.description}`, () => {
+      expect(runCheck(c.check, c.exchange).map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(c.findings);
+    });
+  }
+
+  for (const check of exchangeChecks) {
+    it(`${check.name} has a case where it fires and one where it holds`, () => {
+      const own = cases.filter((c) => c.check === check.name);
+      expect(own.some((c) => c.findings.length > 0), 'a firing case').toBe(true);
+      expect(own.some((c) => c.findings.length === 0), 'a holding case').toBe(true);
+    });
+  }
+
+  it('report at the exchange location what the request and response show together', () => {
+    const x = listing('filter[type]=group', 200, page([]), {});
+    expect(checkExchange(contract, x).map(({ requirement, location }) => ({ requirement, location }))).toEqual([
+      { requirement: 'AUTH-401-NO-CREDENTIALS', location: 'exchange' },
+      { requirement: 'NG-FILTER-REQUIRED', location: 'exchange' },
+    ]);
+  });
+
+  it('keep sent values out of echo messages when asked', () => {
+    const x = configCreation({ label: 'Consent' }, 201, created('AttributeConfig', configId, { attributes: { label: 'Other', inUse: true } }));
+    expect(checkExchange(contract, x, { includeValues: false }).map((f) => f.message)).toEqual(['attribute label did not come back as it was sent']);
+  });
+});

@@ -1,0 +1,122 @@
+// Routing of schema violations to requirements: exact routes for traffic the schema cases do not
+// cover (queries, malformed and empty bodies, generic traffic), and a check that every
+// schemaFindings route of the catalogue is reached and every violation has one.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadContract, MEDIA_TYPE, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type CompiledRoute, type Finding } from './index.ts';
+import { allCases, documentUses, readCaseFiles } from './schema-cases.ts';
+
+const contract = loadContract();
+const list = contract.operation('listNotificationGroups');
+const createAttributeConfig = contract.operation('createAttributeConfig');
+const createHighlight = contract.operation('createHighlight');
+const credentials = { authorization: 'Bearer r:token' };
+const jsonApi = { 'content-type': MEDIA_TYPE };
+
+const listQuery = (query: string) => () => validateRequest(contract, list, { method: 'GET', path: `/v3/notification-groups?${query}`, headers: credentials });
+
+interface TrafficCase {
+  description: string;
+  validate: () => Finding[];
+  expected: { requirement: string; pointer: string }[];
+}
+
+const traffic: TrafficCase[] = [
+  { description: 'a list request without filter', validate: listQuery('page[limit]=1&page[offset]=0'), expected: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }] },
+  { description: 'a list request with half a page', validate: listQuery('filter[type]=user&page[limit]=1'), expected: [{ requirement: 'NG-PAGE-BOTH-MEMBERS', pointer: 'page[offset]' }] },
+  { description: 'a list request with page[limit]=0', validate: listQuery('filter[type]=user&page[limit]=0&page[offset]=0'), expected: [{ requirement: 'NG-PAGE-LIMIT-MIN', pointer: 'page[limit]' }] },
+  { description: 'a list request with page[offset]=-1', validate: listQuery('filter[type]=user&page[limit]=1&page[offset]=-1'), expected: [{ requirement: 'NG-PAGE-OFFSET-MIN', pointer: 'page[offset]' }] },
+  { description: 'a list request with page[offset]=abc', validate: listQuery('filter[type]=user&page[limit]=1&page[offset]=abc'), expected: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page[offset]' }] },
+  { description: 'a list request with include as an object', validate: listQuery('filter[type]=user&include[a]=b'), expected: [{ requirement: 'NG-INCLUDE-SHAPE', pointer: 'include' }] },
+  {
+    description: 'a create request whose body is not JSON',
+    validate: () => validateRequest(contract, createAttributeConfig, { method: 'POST', path: '/v3/attribute-configs', headers: { ...credentials, ...jsonApi }, bodyText: '{"data": {' }),
+    expected: [{ requirement: 'REQ-MALFORMED-JSON', pointer: '' }],
+  },
+  {
+    description: 'a create request without a body',
+    validate: () => validateRequest(contract, createHighlight, { method: 'POST', path: '/v3/highlights', headers: credentials }),
+    expected: [{ requirement: 'HL-DATA-REQUIRED', pointer: '' }],
+  },
+  {
+    description: 'a request outside the three operations whose body is not JSON',
+    validate: () => validateGenericRequest(contract, { method: 'POST', path: '/v3/quizzes', headers: { ...credentials, ...jsonApi }, bodyText: 'data=1' }),
+    expected: [{ requirement: 'REQ-MALFORMED-JSON', pointer: '' }],
+  },
+  {
+    description: 'a list response whose body is not JSON',
+    validate: () => validateResponse(contract, list, { status: 200, headers: jsonApi, bodyText: '<html></html>' }),
+    expected: [{ requirement: 'NG-RESPONSE-SHAPE', pointer: '' }],
+  },
+  {
+    description: 'a 201 without a body',
+    validate: () => validateResponse(contract, createAttributeConfig, { status: 201, headers: jsonApi, bodyText: '' }),
+    expected: [{ requirement: 'AC-RESPONSE-SHAPE', pointer: '' }],
+  },
+  {
+    description: 'a 401 whose body is not JSON',
+    validate: () => validateResponse(contract, createHighlight, { status: 401, headers: jsonApi, bodyText: 'Unauthorized' }),
+    expected: [{ requirement: 'ERR-ENVELOPE', pointer: '' }],
+  },
+  {
+    description: 'a 409 without errors',
+    validate: () => validateResponse(contract, createHighlight, { status: 409, headers: jsonApi, bodyText: '{"meta":{}}' }),
+    expected: [{ requirement: 'ERR-ENVELOPE-404-409', pointer: '/errors' }],
+  },
+  {
+    description: 'a 422 outside the three operations without errors',
+    validate: () => validateGenericResponse(contract, { status: 422, headers: jsonApi, bodyText: '{"meta":{}}' }),
+    expected: [{ requirement: 'GEN-ENVELOPE', pointer: '/errors' }],
+  },
+  {
+    description: 'a 403 outside the three operations with a numeric error title',
+    validate: () => validateGenericResponse(contract, { status: 403, headers: jsonApi, bodyText: '{"errors":[{"title":403}]}' }),
+    expected: [{ requirement: 'ERR-OBJECT-MEMBERS', pointer: '/errors/0/title' }],
+  },
+];
+
+describe('validation routes each violation to its requirement', () => {
+  for (const c of traffic) {
+    it(c.description, () => {
+      expect(c.validate().map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(c.expected);
+    });
+  }
+
+  it('refuses to guess when no route matches a violation', () => {
+    const violation = { operation: 'unspecifiedOperation', location: 'request' as const, keyword: 'type', pointer: '/data' };
+    expect(() => contract.routeFor(violation)).toThrow('no requirement routes request type at "/data" of unspecifiedOperation');
+  });
+});
+
+describe('the schemaFindings routes of requirements.yaml', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** Every case this file and schemas/cases/ hold, validated however the contract would meet it. */
+  function runCorpus(): string[] {
+    const unrouted: string[] = [];
+    const attempt = (description: string, validate: () => unknown) => {
+      try {
+        validate();
+      } catch (error) {
+        unrouted.push(`${description}: ${(error as Error).message}`);
+      }
+    };
+    for (const c of traffic) attempt(c.description, c.validate);
+    for (const [name, file] of readCaseFiles()) {
+      const uses = documentUses(contract, file.schema);
+      for (const c of allCases(contract, file)) for (const use of uses) attempt(`${name} ${c.description} as ${use.name}`, () => use.validate(contract, c.data));
+    }
+    return unrouted;
+  }
+
+  const label = (route: CompiledRoute) => `${route.requirement.id} ${JSON.stringify({ operation: route.operation, location: route.location, status: route.status, keyword: route.keyword, pointer: route.pointer })}`;
+
+  it('are each reached by a case, and every schema violation has one', () => {
+    const routeFor = vi.spyOn(contract, 'routeFor');
+    const unrouted = runCorpus();
+    const reached = new Set(routeFor.mock.results.filter((r) => r.type === 'return').map((r) => r.value as CompiledRoute));
+    expect(unrouted, 'violations no route matches').toEqual([]);
+    expect(contract.schemaFindingRoutes.filter((route) => !reached.has(route)).map(label), 'routes no case reaches').toEqual([]);
+  });
+});

@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+
+const openapiText = readFileSync(new URL('openapi.yaml', import.meta.url), 'utf8');
+
+describe('schemas/openapi.yaml', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(openapiText);
+    expect(result.errors ?? [], 'OpenAPI 3.1 schema errors').toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('is refused by the same validator when a response lacks its description', async () => {
+    // Proves the check above can fail: a required member of the Response Object removed.
+    const broken = openapiText.replace(/^( {10})description: OK\n/m, '');
+    expect(broken).not.toBe(openapiText);
+    const result = await new Validator().validate(broken);
+    expect(result.valid).toBe(false);
+  });
+});
