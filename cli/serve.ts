@@ -1,0 +1,135 @@
+// `las-conformance serve`: flags and environment to startReferenceServer, signals to close().
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { pino, type Level } from 'pino';
+import { loadContract } from '../contract/index.ts';
+import {
+  DEFAULT_CREDENTIALS,
+  DEFAULT_PAGE_LIMIT,
+  FAULTS,
+  InvalidServerOptionError,
+  MAX_PAGE_LIMIT,
+  REFERENCE_FIXTURES,
+  SEED_SIZES,
+  startReferenceServer,
+  UnknownFaultError,
+  type StartedReferenceServer,
+} from '../server/index.ts';
+
+export const DEFAULT_SERVE_PORT = 4010;
+
+interface ServeFlags {
+  host: string;
+  port: number;
+  fault: string[];
+  listFaults?: boolean;
+  sessionToken?: string;
+  pat?: string;
+  forbiddenToken?: string;
+  legacyHeader?: string;
+  logLevel: Level | 'silent';
+}
+
+function port(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || number > 65535) throw new InvalidArgumentError('expected a whole number from 0 to 65535.');
+  return number;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the reference server: the three specified operations done right, with faults to switch on')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 = any free port)', port, DEFAULT_SERVE_PORT)
+    .option('--fault <name>', 'switch a fault on (repeatable; see --list-faults); default $LAS_FAULTS, comma-separated', collect, [])
+    .option('--list-faults', 'print the faults that can be switched on, and exit')
+    .addOption(new Option('--session-token <token>', `session token (default ${DEFAULT_CREDENTIALS.sessionToken})`).env('LAS_SESSION_TOKEN'))
+    .addOption(new Option('--pat <token>', `personal access token (default ${DEFAULT_CREDENTIALS.pat})`).env('LAS_PAT'))
+    .addOption(new Option('--forbidden-token <token>', `authenticated but not permitted: answered 403 (default ${DEFAULT_CREDENTIALS.forbiddenToken})`).env('LAS_FORBIDDEN_TOKEN'))
+    .addOption(new Option('--legacy-header <name>', `legacy session header (default ${loadContract().legacyHeader})`).env('LAS_LEGACY_HEADER'))
+    .addOption(new Option('--log-level <level>', 'level of the JSON request log on stderr').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
+    .action(async (flags: ServeFlags) => {
+      if (flags.listFaults) {
+        process.stdout.write(faultList());
+        return;
+      }
+      await runServe(flags);
+    });
+}
+
+/** Faults from --fault, else from LAS_FAULTS: flags win over the environment. */
+function faultNames(flags: ServeFlags): string[] {
+  if (flags.fault.length > 0) return flags.fault;
+  return (process.env.LAS_FAULTS ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+}
+
+async function runServe(flags: ServeFlags): Promise<void> {
+  const logger = pino({ level: flags.logLevel, base: undefined }, pino.destination(2));
+  const faults = faultNames(flags);
+  let server: StartedReferenceServer;
+  try {
+    server = await startReferenceServer({
+      host: flags.host,
+      port: flags.port,
+      faults,
+      sessionToken: flags.sessionToken,
+      pat: flags.pat,
+      forbiddenToken: flags.forbiddenToken,
+      legacyHeader: flags.legacyHeader,
+      logger,
+    });
+  } catch (error) {
+    // main() turns a thrown error into one line on stderr and the usage exit code, 2.
+    if (error instanceof UnknownFaultError || error instanceof InvalidServerOptionError) throw error;
+    throw new Error(`cannot listen on ${flags.host}:${flags.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  process.stdout.write(`${server.baseUrl}\n${startBanner(server.baseUrl, flags, faults)}`);
+  logger.info({ baseUrl: server.baseUrl, faults }, 'reference server listening');
+
+  const stop = async () => {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    await server.close();
+    logger.info('reference server closed');
+    process.exitCode = 0;
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+/** A token the user supplied is never printed; the defaults are public test values. */
+function shown(supplied: string | undefined, fallback: string, what: string): string {
+  return supplied === undefined ? fallback : `<${what} supplied, not shown>`;
+}
+
+function startBanner(baseUrl: string, flags: ServeFlags, faults: string[]): string {
+  const contract = loadContract();
+  const session = shown(flags.sessionToken, DEFAULT_CREDENTIALS.sessionToken, 'session token');
+  const seed = Object.entries(SEED_SIZES).map(([type, size]) => `${size} ${type}`).join(' and ');
+  return [
+    `las-conformance reference server: ${(contract.document.info as { title: string }).title} ${contract.version}`,
+    `  GET  ${baseUrl}/notification-groups?filter[type]=portal`,
+    `  POST ${baseUrl}/attribute-configs`,
+    `  POST ${baseUrl}/highlights`,
+    'credentials (any one):',
+    `  Authorization: Bearer r:${session}`,
+    `  Authorization: Bearer p:${shown(flags.pat, DEFAULT_CREDENTIALS.pat, 'personal access token')}`,
+    `  ${flags.legacyHeader ?? contract.legacyHeader}: ${session}`,
+    `  forbidden (403 in any scheme): ${shown(flags.forbiddenToken, DEFAULT_CREDENTIALS.forbiddenToken, 'forbidden token')}`,
+    `records that exist: owner User ${REFERENCE_FIXTURES.ownerUserId}, collection item ${REFERENCE_FIXTURES.collectionItemId}`,
+    `seed: ${seed} NotificationGroups; pages of ${DEFAULT_PAGE_LIMIT} by default, at most ${MAX_PAGE_LIMIT}`,
+    `faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
+    'request log: JSON lines on stderr; Ctrl-C stops',
+    '',
+  ].join('\n');
+}
+
+function faultList(): string {
+  const width = Math.max(...FAULTS.map((f) => f.name.length));
+  const requirementWidth = Math.max(...FAULTS.map((f) => f.requirement.length));
+  return FAULTS.map((f) => `${f.name.padEnd(width)}  ${f.requirement.padEnd(requirementWidth)}  ${f.description}`).join('\n') + '\n';
+}

@@ -1,0 +1,211 @@
+// The reference server's documented choices where the specification is open, and the order in
+// which it answers: credentials → route → method → size → media type → validation.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import {
+  DEFAULT_CREDENTIALS,
+  DEFAULT_PAGE_LIMIT,
+  MAX_PAGE_LIMIT,
+  REFERENCE_FIXTURES,
+  SEED_SIZES,
+  startReferenceServer,
+  type StartedReferenceServer,
+} from './index.ts';
+import { fullAttributeConfig, fullHighlight } from './profile-rules.ts';
+import { judgeExchange, send, type Exchanged, type Probe } from './test-support.ts';
+
+const JSON_API = 'application/vnd.api+json';
+const SESSION = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` };
+const SESSION_JSON_API = { ...SESSION, 'content-type': JSON_API };
+const OBJECT_ID = /^[0-9a-f]{24}$/;
+
+type Json = Record<string, any>;
+
+const list = (query: string): Probe => ({ method: 'GET', path: `/notification-groups${query}`, headers: SESSION });
+const create = (path: string, document: unknown, headers: Record<string, string> = SESSION_JSON_API): Probe => ({ method: 'POST', path, headers, body: JSON.stringify(document) });
+
+describe('the reference server', () => {
+  let server: StartedReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer();
+  });
+  afterAll(() => server.close());
+  const exchange = (probe: Probe) => send(server.baseUrl, probe);
+  const body = (exchanged: Exchanged) => exchanged.json as Json;
+
+  describe('answers in the order credentials → route → method → size → media type → validation', () => {
+    const oversized = 'x'.repeat(1024 * 1024 + 1);
+    const cases: Array<{ title: string; probe: Probe; status: number; code: string }> = [
+      { title: 'no credentials on an unknown path', probe: { method: 'GET', path: '/no-such-thing' }, status: 401, code: 'AUTH-401-NO-CREDENTIALS' },
+      { title: 'no credentials with a method not served', probe: { method: 'DELETE', path: '/highlights' }, status: 401, code: 'AUTH-401-NO-CREDENTIALS' },
+      { title: 'no credentials with an oversized body', probe: { method: 'POST', path: '/highlights', headers: { 'content-type': JSON_API }, body: oversized }, status: 401, code: 'AUTH-401-NO-CREDENTIALS' },
+      { title: 'no credentials with another media type', probe: { method: 'POST', path: '/highlights', headers: { 'content-type': 'text/plain' }, body: '{}' }, status: 401, code: 'AUTH-401-NO-CREDENTIALS' },
+      { title: 'the forbidden credential on an unknown path', probe: { method: 'GET', path: '/no-such-thing', headers: { authorization: `Bearer r:${DEFAULT_CREDENTIALS.forbiddenToken}` } }, status: 403, code: 'AUTH-403-FORBIDDEN' },
+      { title: 'an unknown path', probe: { method: 'GET', path: '/no-such-thing', headers: SESSION }, status: 404, code: 'not-found' },
+      { title: 'a path outside the base path', probe: { method: 'GET', path: '/../notification-groups', headers: SESSION }, status: 404, code: 'not-found' },
+      { title: 'a method not served, with an oversized body', probe: { method: 'PUT', path: '/highlights', headers: SESSION_JSON_API, body: oversized }, status: 405, code: 'method-not-allowed' },
+      { title: 'an oversized body of another media type', probe: { method: 'POST', path: '/highlights', headers: { ...SESSION, 'content-type': 'text/plain' }, body: oversized }, status: 413, code: 'body-too-large' },
+      { title: 'another media type with a malformed body', probe: { method: 'POST', path: '/highlights', headers: { ...SESSION, 'content-type': 'text/plain' }, body: '{"data":' }, status: 415, code: 'unsupported-media-type' },
+      { title: 'a body without Content-Type', probe: { method: 'POST', path: '/attribute-configs', headers: SESSION, body: JSON.stringify(fullAttributeConfig()) }, status: 415, code: 'unsupported-media-type' },
+      { title: 'application/json', probe: create('/attribute-configs', fullAttributeConfig(), { ...SESSION, 'content-type': 'application/json' }), status: 415, code: 'unsupported-media-type' },
+    ];
+    for (const c of cases) {
+      it(`${c.title}: ${c.status} ${c.code}`, async () => {
+        const exchanged = await exchange(c.probe);
+        expect(exchanged.response.status).toBe(c.status);
+        expect(exchanged.response.headers['content-type']).toBe(JSON_API);
+        expect(body(exchanged).errors[0]).toMatchObject({ status: String(c.status), code: c.code });
+      });
+    }
+
+    it('names the allowed methods on 405 and challenges on 401', async () => {
+      const wrongMethod = await exchange({ method: 'DELETE', path: '/notification-groups', headers: SESSION });
+      expect(wrongMethod.response.headers.allow).toBe('GET, HEAD');
+      const unauthenticated = await exchange({ method: 'GET', path: '/notification-groups' });
+      expect(unauthenticated.response.headers['www-authenticate']).toBe('Bearer realm="v3"');
+    });
+
+    it('closes the connection after 413, having read no further', async () => {
+      const exchanged = await exchange({ method: 'POST', path: '/highlights', headers: SESSION_JSON_API, body: oversized });
+      expect(exchanged.response.status).toBe(413);
+      expect(exchanged.response.headers.connection).toBe('close');
+    });
+
+    it('serves HEAD like GET without a body', async () => {
+      const exchanged = await exchange({ method: 'HEAD', path: '/notification-groups?filter[type]=portal', headers: SESSION });
+      expect(exchanged.response.status).toBe(200);
+      expect(exchanged.response.bodyText).toBe('');
+      expect(Number(exchanged.response.headers['content-length'])).toBeGreaterThan(0);
+    });
+  });
+
+  describe('serves the seed', () => {
+    const contract = loadContract();
+    const attributeValues = (name: string): string[] => {
+      const schema = (contract.schemas.NotificationGroupAttributes.properties as Json)[name];
+      return schema.enum ?? schema.items.enum;
+    };
+
+    for (const [filterType, size] of Object.entries(SEED_SIZES)) {
+      it(`${size} ${filterType} NotificationGroups using every groupId and recipientType, with ObjectId ids`, async () => {
+        const page = body(await exchange(list(`?filter[type]=${filterType}&page[limit]=${MAX_PAGE_LIMIT}&page[offset]=0`)));
+        expect(page.meta.total).toBe(size);
+        expect(page.data).toHaveLength(size);
+        expect(new Set(page.data.map((item: Json) => item.attributes.groupId))).toEqual(new Set(attributeValues('groupId')));
+        expect(new Set(page.data.flatMap((item: Json) => item.attributes.recipientType ?? []))).toEqual(new Set(attributeValues('recipientType')));
+        for (const item of page.data) expect(item.id).toMatch(OBJECT_ID);
+      });
+    }
+
+    it('has different sizes per filter type, and the same items on every server', async () => {
+      expect(new Set(Object.values(SEED_SIZES)).size).toBe(Object.keys(SEED_SIZES).length);
+      const other = await startReferenceServer();
+      try {
+        const here = await exchange(list('?filter[type]=user'));
+        const there = await send(other.baseUrl, list('?filter[type]=user'));
+        expect(there.response.bodyText).toBe(here.response.bodyText);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
+  describe('lists pages per its documented choices', () => {
+    const cases: Array<{ title: string; query: string; meta: Json; length: number }> = [
+      { title: `no page: limit ${DEFAULT_PAGE_LIMIT}, offset 0`, query: '?filter[type]=portal', meta: { limit: DEFAULT_PAGE_LIMIT, offset: 0, page: 1, pages: 3, total: 27 }, length: DEFAULT_PAGE_LIMIT },
+      { title: `a limit above ${MAX_PAGE_LIMIT} is capped and reported`, query: '?filter[type]=portal&page[limit]=500&page[offset]=0', meta: { limit: MAX_PAGE_LIMIT, pages: 1 }, length: 27 },
+      { title: 'the last, partial page', query: '?filter[type]=portal&page[limit]=10&page[offset]=20', meta: { page: 3, offset: 20 }, length: 7 },
+      { title: 'an offset between page boundaries', query: '?filter[type]=user&page[limit]=5&page[offset]=7', meta: { page: 2, offset: 7, pages: 3 }, length: 5 },
+      { title: 'an offset past the end', query: '?filter[type]=user&page[limit]=5&page[offset]=50', meta: { page: 11, offset: 50, total: 13 }, length: 0 },
+    ];
+    for (const c of cases) {
+      it(c.title, async () => {
+        const page = body(await exchange(list(c.query)));
+        expect(page.meta).toMatchObject(c.meta);
+        expect(page.data).toHaveLength(c.length);
+      });
+    }
+
+    it('keeps the deprecated meta members equal to their replacements, and resultCount to the page length', async () => {
+      const { meta, data } = body(await exchange(list('?filter[type]=portal&page[limit]=4&page[offset]=24')));
+      expect(meta).toMatchObject({ totalCount: meta.total, totalPages: meta.pages, currentPage: meta.page, resultCount: data.length, totalWithoutFilters: 40 });
+    });
+
+    it('accepts any include name and omits included', async () => {
+      const exchanged = await exchange(list('?filter[type]=portal&include=owner,anything'));
+      expect(exchanged.response.status).toBe(200);
+      expect(body(exchanged)).not.toHaveProperty('included');
+    });
+
+    const wholeNumbers = [
+      { query: '&page[limit]=2.5&page[offset]=0', code: 'NG-PAGE-FRACTIONAL', parameter: 'page[limit]' },
+      { query: '&page[limit]=10&page[offset]=0.5', code: 'NG-PAGE-FRACTIONAL', parameter: 'page[offset]' },
+      { query: '&page[limit]=10&page[offset]=1e400', code: 'NG-PAGE-NOT-A-NUMBER', parameter: 'page[offset]' },
+    ];
+    for (const c of wholeNumbers) {
+      it(`answers a page member that is not a whole number 400 naming it: ${c.query}`, async () => {
+        const exchanged = await exchange(list(`?filter[type]=portal${c.query}`));
+        expect(exchanged.response.status).toBe(400);
+        expect(body(exchanged).errors[0]).toMatchObject({ code: c.code, source: { parameter: c.parameter } });
+        expect(judgeExchange(exchanged)).toEqual([]);
+      });
+    }
+  });
+
+  describe('creates resources per its documented choices', () => {
+    it('answers 201 with a new ObjectId, the attributes as sent plus inUse false, and the relationships as sent', async () => {
+      const document = fullAttributeConfig();
+      (document.data as Json).relationships = { group: { data: null } };
+      const created = body(await exchange(create('/attribute-configs', document))).data;
+      expect(created.id).toMatch(OBJECT_ID);
+      expect(created).toEqual({ id: created.id, type: 'AttributeConfig', attributes: { ...(document.data as Json).attributes, inUse: false }, relationships: { group: { data: null } } });
+    });
+
+    it('ignores an inUse sent by the client', async () => {
+      const document = fullAttributeConfig();
+      (document.data as Json).attributes.inUse = 'yes';
+      const exchanged = await exchange(create('/attribute-configs', document));
+      expect(exchanged.response.status).toBe(201);
+      expect(body(exchanged).data.attributes.inUse).toBe(false);
+    });
+
+    it('keeps created AttributeConfigs: a customId used before is a 409 conflict pointing at it', async () => {
+      const document = fullAttributeConfig();
+      expect((await exchange(create('/attribute-configs', document))).response.status).toBe(201);
+      const again = await exchange(create('/attribute-configs', document));
+      expect(again.response.status).toBe(409);
+      expect(body(again).errors[0]).toMatchObject({ status: '409', code: 'duplicate-custom-id', source: { pointer: '/data/attributes/customId' } });
+      expect(judgeExchange(again)).toEqual([]);
+    });
+
+    const unknownRecords: Array<{ title: string; pointer: string; value: string }> = [
+      { title: 'an owner that is not a known User', pointer: '/data/relationships/owner/data/id', value: 'ffffffffffffffffffffffff' },
+      { title: 'a collectionItemId that is not a known item', pointer: '/data/attributes/collectionItemId', value: 'ffffffffffffffffffffffff' },
+    ];
+    for (const c of unknownRecords) {
+      it(`answers a Highlight with ${c.title} 404, pointing at it`, async () => {
+        const document = fullHighlight();
+        const [, , ...path] = c.pointer.split('/');
+        path.slice(0, -1).reduce((node: Json, key) => node[key], document.data as Json)[path[path.length - 1]] = c.value;
+        const exchanged = await exchange(create('/highlights', document));
+        expect(exchanged.response.status).toBe(404);
+        expect(body(exchanged).errors[0]).toMatchObject({ status: '404', code: 'record-not-found', source: { pointer: c.pointer } });
+        expect(judgeExchange(exchanged)).toEqual([]);
+      });
+    }
+
+    it('uses the fixtures as the records that exist', async () => {
+      const created = body(await exchange(create('/highlights', fullHighlight()))).data;
+      expect(created.attributes.collectionItemId).toBe(REFERENCE_FIXTURES.collectionItemId);
+      expect(created.relationships.owner.data.id).toBe(REFERENCE_FIXTURES.ownerUserId);
+    });
+
+    it('answers a data.type of another resource 409, and 400 when something else is wrong too', async () => {
+      const conflict = await exchange(create('/highlights', { data: { type: 'AttributeConfig' } }));
+      expect(conflict.response.status).toBe(409);
+      const invalid = await exchange(create('/highlights', { data: { type: 'AttributeConfig', attributes: { color: 5 } } }));
+      expect(invalid.response.status).toBe(400);
+      expect(body(invalid).errors.map((e: Json) => e.source.pointer).sort()).toEqual(['/data/attributes/color', '/data/type']);
+    });
+  });
+});

@@ -1,0 +1,30 @@
+// The reference server's documented choices where the specification leaves a value open
+// (PROFILE 4 and 5), and the public test values it starts with.
+
+/** Public test credentials: the reference server is a test target, never a real service. */
+export const DEFAULT_CREDENTIALS = {
+  sessionToken: 'reference-session-token',
+  pat: 'reference-personal-access-token',
+  forbiddenToken: 'reference-forbidden-token',
+} as const satisfies Record<string, string>;
+
+/** Records that exist, for Create Highlight's owner and collection item (PROFILE 5). */
+export const REFERENCE_FIXTURES = {
+  ownerUserId: '6553f100c0ffee0000000001',
+  collectionItemId: '6553f100c0ffee0000000002',
+} as const satisfies Record<string, string>;
+
+/** NotificationGroups seeded per `filter[type]` value: different sizes make pagination real. */
+export const SEED_SIZES: Readonly<Record<string, number>> = { portal: 27, user: 13 };
+
+/** Page size without `page` (the default page size is not shown, section 8). */
+export const DEFAULT_PAGE_LIMIT = 10;
+
+/** The largest page served; a larger `page[limit]` is capped and `meta.limit` reports the cap. */
+export const MAX_PAGE_LIMIT = 100;
+
+/** Request bodies above this are answered 413. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Request documents nested deeper than this are answered 400 before they are validated or echoed. */
+export const MAX_NESTING_DEPTH = 64;

@@ -1,0 +1,519 @@
+// The fault catalogue: each fault breaks one MUST requirement of schemas/requirements.yaml, as
+// data (name, requirement, what changes, how to see it) plus small hooks at the pipeline's named
+// points (types.ts). Where a fault cannot help tripping another check, its description says so.
+import { loadContract, unescapeToken, type Finding, type Scheme } from '../contract/index.ts';
+import { knownTokens } from './credentials.ts';
+import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES } from './defaults.ts';
+import { isErrorDocument, unauthorizedReply } from './problems.ts';
+import type { CredentialContext, CredentialVerdict, Creation, FaultHooks, Reply, RequestContext, StageName, Tokens } from './types.ts';
+
+export interface FaultTrigger {
+  method: string;
+  /** Relative to the base URL, e.g. `/notification-groups?filter[type]=portal`. */
+  path: string;
+  /** Credentials appear as the placeholders `{sessionToken}`, `{pat}` and `{forbiddenToken}`. */
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface FaultDefinition {
+  /** kebab-case, e.g. `meta-total-not-integer`. */
+  name: string;
+  /** The MUST requirement it breaks. */
+  requirement: string;
+  /** What changes, in one sentence. */
+  description: string;
+  /**
+   * True when one exchange, judged by the contract alone (validateRequest, validateResponse and
+   * checkExchange, knowing no tokens and no other page), reports `requirement` for `trigger`.
+   */
+  detectableInOneExchange: boolean;
+  trigger?: FaultTrigger;
+}
+
+interface Fault extends FaultDefinition {
+  hooks: FaultHooks;
+}
+
+export class UnknownFaultError extends Error {
+  constructor(readonly unknown: string[], readonly valid: string[]) {
+    super(`unknown fault${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; valid faults: ${valid.join(', ')}`);
+    this.name = 'UnknownFaultError';
+  }
+}
+
+// --- Triggers -------------------------------------------------------------------------------
+
+const JSON_API = 'application/vnd.api+json';
+const SESSION = { Authorization: 'Bearer r:{sessionToken}' };
+const SESSION_JSON_API = { ...SESSION, 'Content-Type': JSON_API };
+const LIST = '/notification-groups?filter[type]=portal';
+
+const attributeConfigBody = (data: Record<string, unknown> = {}) =>
+  JSON.stringify({ data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Receives the newsletter' }, ...data } });
+const highlightBody = (data: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    data: {
+      type: 'Highlight',
+      attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: 'yellow', range: '0-24', summary: 'Key definition' },
+      relationships: { owner: { data: { type: 'User', id: REFERENCE_FIXTURES.ownerUserId } } },
+      ...data,
+    },
+  });
+
+const listTrigger = (query: string, headers: Record<string, string> = SESSION): FaultTrigger => ({ method: 'GET', path: `${LIST}${query}`, headers });
+const createTrigger = (path: string, body: string, headers: Record<string, string> = SESSION_JSON_API): FaultTrigger => ({ method: 'POST', path, headers, body });
+
+/** Replaces the credential placeholders of a trigger with the server's tokens. */
+export function expandTrigger(trigger: FaultTrigger, tokens: Tokens): Required<FaultTrigger> {
+  const fill = (text: string) => text.replace(/\{(sessionToken|pat|forbiddenToken)\}/g, (_, name: keyof Tokens) => tokens[name]);
+  const headers = Object.fromEntries(Object.entries(trigger.headers ?? {}).map(([name, value]) => [name, fill(value)]));
+  return { method: trigger.method, path: trigger.path, headers, body: trigger.body === undefined ? '' : fill(trigger.body) };
+}
+
+// --- Hook helpers ---------------------------------------------------------------------------
+
+const permitted = (scheme: Scheme): CredentialVerdict => ({ outcome: 'permitted', scheme });
+
+function rejectScheme(scheme: Scheme): FaultHooks['credentials'] {
+  return (verdict) => (verdict.outcome === 'permitted' && verdict.scheme === scheme ? { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN', detail: 'the credential is not known' } : verdict);
+}
+
+function permitWhen(applies: (verdict: CredentialVerdict, context: CredentialContext) => boolean): FaultHooks['credentials'] {
+  return (verdict, context) => (applies(verdict, context) ? permitted(context.reading.kind === 'credential' ? context.reading.scheme : 'session') : verdict);
+}
+
+/**
+ * Lets credentials the server refuses through, but only for a request that then succeeds: one
+ * that fails gets the 401 it would have had, so 401-before-400 (AUTH-401-BEFORE-400) still holds.
+ */
+function permitWhenServed(applies: (verdict: CredentialVerdict, context: CredentialContext) => boolean): FaultHooks {
+  return {
+    credentials: permitWhen(applies),
+    reply: (reply, context) => {
+      const own = context.serverVerdict;
+      if (own?.outcome !== 'unauthenticated' || context.verdict?.outcome !== 'permitted' || reply.status < 300) return reply;
+      return unauthorizedReply(own.code, own.detail);
+    },
+  };
+}
+
+function overlook(requirement: string, applies: (finding: Finding, context: RequestContext) => boolean = () => true): FaultHooks['findings'] {
+  return (findings, context) => findings.filter((f) => f.requirement !== requirement || !applies(f, context));
+}
+
+function queryMember(context: RequestContext, parameter: string, member: string): unknown {
+  const value = context.query[parameter];
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[member] : undefined;
+}
+
+/** Changes the `data` of a successful creation by one operation. */
+function changeCreated(operationId: string, change: (data: Record<string, unknown>, context: RequestContext) => Record<string, unknown>): FaultHooks['created'] {
+  return (creation, context) => {
+    if (context.operation?.operationId !== operationId || !creation.document.data) return creation;
+    return { ...creation, document: { ...creation.document, data: change(creation.document.data, context) } };
+  };
+}
+
+function createdStatus(operationId: string, status: number): FaultHooks['created'] {
+  return (creation, context) => (context.operation?.operationId === operationId && creation.status === 201 ? { ...creation, status } : creation);
+}
+
+/** Changes every error object of every error reply. */
+function changeErrors(change: (error: Record<string, unknown>) => unknown): FaultHooks['reply'] {
+  return (reply) => (isErrorDocument(reply.document) ? { ...reply, document: { errors: reply.document.errors.map(change) } } : reply);
+}
+
+/** A reply with another status, its error objects' status strings following it. */
+function withStatus(reply: Reply, status: number): Reply {
+  const document = isErrorDocument(reply.document) ? { errors: reply.document.errors.map((e) => ({ ...e, status: String(status) })) } : reply.document;
+  return { ...reply, status, document };
+}
+
+function withoutMember(record: Record<string, unknown>, name: string): Record<string, unknown> {
+  const { [name]: _removed, ...rest } = record;
+  return rest;
+}
+
+const credentialsLast = (order: StageName[]): StageName[] => [...order.filter((s) => s !== 'credentials' && s !== 'handle'), 'credentials', 'handle'];
+
+// --- The catalogue --------------------------------------------------------------------------
+
+const CATALOGUE: Fault[] = [
+  // Credentials (section 5; PROFILE 2)
+  {
+    name: 'session-token-rejected',
+    requirement: 'AUTH-SESSION-ACCEPTED',
+    description: 'The valid session token sent as `Authorization: Bearer r:<token>` is answered 401 (a suite that sends its other cases with the session token sees those fail too).',
+    detectableInOneExchange: false,
+    hooks: { credentials: rejectScheme('session') },
+  },
+  {
+    name: 'pat-rejected',
+    requirement: 'AUTH-PAT-ACCEPTED',
+    description: 'The valid personal access token sent as `Authorization: Bearer p:<token>` is answered 401.',
+    detectableInOneExchange: false,
+    hooks: { credentials: rejectScheme('pat') },
+  },
+  {
+    name: 'legacy-header-rejected',
+    requirement: 'AUTH-LEGACY-ACCEPTED',
+    description: 'The valid session token sent in the legacy session header is answered 401.',
+    detectableInOneExchange: false,
+    hooks: { credentials: rejectScheme('legacy') },
+  },
+  {
+    name: 'no-credentials-accepted',
+    requirement: 'AUTH-401-NO-CREDENTIALS',
+    description: 'A request without credentials that would succeed is served as if it carried the session token (one that would fail is still answered 401).',
+    detectableInOneExchange: true,
+    trigger: listTrigger('', {}),
+    hooks: permitWhenServed((_, c) => c.reading.kind === 'none'),
+  },
+  {
+    name: 'unknown-token-accepted',
+    requirement: 'AUTH-401-UNKNOWN-TOKEN',
+    description: 'A well-formed token the server does not know is accepted, in every scheme, for a request that would succeed (one that would fail is still 401, and a known token under the wrong prefix is still 401).',
+    detectableInOneExchange: false,
+    hooks: permitWhenServed((_, c) => c.reading.kind === 'credential' && !knownTokens(c.tokens).has(c.reading.token)),
+  },
+  {
+    name: 'malformed-authorization-accepted',
+    requirement: 'AUTH-401-MALFORMED',
+    description: 'A malformed Authorization value that contains the session token (no `Bearer`, no `r:`/`p:` prefix, an unknown prefix) is accepted for a request that would succeed (one that would fail is still 401).',
+    detectableInOneExchange: true,
+    trigger: listTrigger('', { Authorization: 'Bearer {sessionToken}' }),
+    hooks: permitWhenServed((_, c) => c.reading.kind === 'malformed' && c.authorization !== undefined && c.authorization.includes(c.tokens.sessionToken)),
+  },
+  {
+    name: 'wrong-prefix-accepted',
+    requirement: 'AUTH-401-WRONG-PREFIX',
+    description: 'The session token is accepted under `p:` and the personal access token under `r:`, for a request that would succeed (one that would fail is still 401).',
+    detectableInOneExchange: false,
+    hooks: permitWhenServed((v) => v.outcome === 'unauthenticated' && v.code === 'AUTH-401-WRONG-PREFIX'),
+  },
+  {
+    name: 'forbidden-token-permitted',
+    requirement: 'AUTH-403-FORBIDDEN',
+    description: 'The forbidden credential is served like a permitted one instead of being answered 403.',
+    detectableInOneExchange: false,
+    hooks: { credentials: permitWhen((v) => v.outcome === 'forbidden') },
+  },
+  {
+    name: 'validation-before-credentials',
+    requirement: 'AUTH-401-BEFORE-400',
+    description: 'Request validation runs before the credential check, so an unauthenticated invalid request is answered 400 (and one to an unknown path 404, one with another media type 415).',
+    detectableInOneExchange: false,
+    hooks: { stageOrder: credentialsLast },
+  },
+
+  // List NotificationGroups: filter and page bounds (section 4.1; PROFILE 4)
+  {
+    name: 'filter-not-required',
+    requirement: 'NG-FILTER-REQUIRED',
+    description: 'A list request without `filter[type]` is answered 200 with the NotificationGroups of every type (an empty or unknown value is still 400).',
+    detectableInOneExchange: true,
+    trigger: { method: 'GET', path: '/notification-groups', headers: SESSION },
+    hooks: { findings: overlook('NG-FILTER-REQUIRED', (_, c) => c.query.filter === undefined) },
+  },
+  {
+    name: 'user-filter-rejected',
+    requirement: 'NG-FILTER-ACCEPTED',
+    description: '`filter[type]=user` is answered 400 as if only `portal` were allowed.',
+    detectableInOneExchange: false,
+    hooks: {
+      findings: (findings, context) =>
+        queryMember(context, 'filter', 'type') !== 'user'
+          ? findings
+          : [...findings, loadContract().finding('NG-FILTER-REQUIRED', 'request', { pointer: 'filter[type]', message: 'filter[type] must be "portal", got "user"', expected: '"portal"', actual: '"user"' })],
+    },
+  },
+  {
+    name: 'page-member-alone-accepted',
+    requirement: 'NG-PAGE-BOTH-MEMBERS',
+    description: '`page[limit]` without `page[offset]` (or the reverse) is accepted, the missing member taking its default.',
+    detectableInOneExchange: true,
+    trigger: listTrigger('&page[limit]=5'),
+    hooks: { findings: overlook('NG-PAGE-BOTH-MEMBERS') },
+  },
+  {
+    name: 'page-limit-below-one-accepted',
+    requirement: 'NG-PAGE-LIMIT-MIN',
+    description: '`page[limit]` below 1 is accepted and answered with an empty page (`meta.limit` echoes it, `meta.pages` is 0, `meta.page` 1).',
+    detectableInOneExchange: true,
+    trigger: listTrigger('&page[limit]=0&page[offset]=0'),
+    hooks: {
+      findings: overlook('NG-PAGE-LIMIT-MIN'),
+      pageWindow: (window, page) => (page.limit < 1 ? { start: window.start, length: 0 } : window),
+      listMeta: (meta, page) => (page.limit < 1 ? { ...meta, pages: 0, page: 1 } : meta),
+    },
+  },
+  {
+    name: 'page-offset-negative-accepted',
+    requirement: 'NG-PAGE-OFFSET-MIN',
+    description: 'A negative `page[offset]` is accepted and read as 0 for the items (`meta.offset` still echoes it).',
+    detectableInOneExchange: true,
+    trigger: listTrigger('&page[limit]=10&page[offset]=-1'),
+    hooks: { findings: overlook('NG-PAGE-OFFSET-MIN'), pageWindow: (window) => ({ start: Math.max(0, window.start), length: window.length }) },
+  },
+  {
+    name: 'page-not-a-number-accepted',
+    requirement: 'NG-PAGE-NOT-A-NUMBER',
+    description: 'A `page` member that is not a number is accepted and replaced by its default.',
+    detectableInOneExchange: true,
+    trigger: listTrigger('&page[limit]=ten&page[offset]=0'),
+    hooks: { findings: overlook('NG-PAGE-NOT-A-NUMBER') },
+  },
+
+  // List NotificationGroups: meta and its arithmetic
+  {
+    name: 'meta-total-not-integer',
+    requirement: 'NG-META-INTEGERS',
+    description: '`meta.total` (and `meta.totalCount`, which mirrors it) is sent as a string, e.g. "27".',
+    detectableInOneExchange: true,
+    trigger: listTrigger(''),
+    hooks: { listMeta: (meta) => ({ ...meta, total: String(meta.total) }) },
+  },
+  {
+    name: 'meta-offset-not-echoed',
+    requirement: 'NG-META-OFFSET-ECHO',
+    description: '`meta.offset` is always 0, whatever `page[offset]` asked for.',
+    detectableInOneExchange: true,
+    trigger: listTrigger('&page[limit]=10&page[offset]=10'),
+    hooks: { listMeta: (meta) => ({ ...meta, offset: 0 }) },
+  },
+  {
+    name: 'meta-pages-rounded-down',
+    requirement: 'NG-META-PAGES',
+    description: '`meta.pages` (and `meta.totalPages`) is floor(total / limit) instead of ceil(total / limit).',
+    detectableInOneExchange: true,
+    trigger: listTrigger('&page[limit]=10&page[offset]=0'),
+    hooks: { listMeta: (meta, page) => ({ ...meta, pages: Math.floor(page.total / page.limit) }) },
+  },
+  {
+    name: 'meta-total-inconsistent',
+    requirement: 'NG-META-TOTAL',
+    description: "`meta.total` is one too high on every page but the last (`meta.pages` follows it), so it differs between pages; a walk that counts items against the first page's total also sees one item fewer.",
+    detectableInOneExchange: false,
+    hooks: {
+      listMeta: (meta, page) => (page.offset + page.limit < page.total ? { ...meta, total: page.total + 1, pages: Math.ceil((page.total + 1) / page.limit) } : meta),
+    },
+  },
+  {
+    name: 'page-past-end-not-empty',
+    requirement: 'NG-PAGE-LENGTH',
+    description: 'A `page[offset]` at or beyond `meta.total` returns the last item instead of an empty `data` array (pages in range are right, so a walk that stops at the last page is unaffected).',
+    detectableInOneExchange: true,
+    trigger: listTrigger('&page[limit]=10&page[offset]=100'),
+    hooks: { pageWindow: (window, page) => (page.offset >= page.total && page.total > 0 ? { start: page.total - 1, length: 1 } : window) },
+  },
+
+  // List NotificationGroups: walking the pages
+  {
+    name: 'offset-ignored',
+    requirement: 'NG-PAGE-WALK',
+    description: "Every page starts at the first item whatever `page[offset]` says; each page's length and meta still follow the request.",
+    detectableInOneExchange: false,
+    hooks: { pageWindow: (window) => ({ start: 0, length: window.length }) },
+  },
+  {
+    name: 'limit-ignored-in-page-start',
+    requirement: 'NG-PAGE-WALK',
+    description: `A page starts at \`page[offset]\` rounded down to a multiple of the default page size (${DEFAULT_PAGE_LIMIT}), as if \`page[limit]\` played no part in placing it; lengths and meta follow the request, so a walk with a limit that is not a multiple of ${DEFAULT_PAGE_LIMIT} repeats items.`,
+    detectableInOneExchange: false,
+    hooks: { pageWindow: (window, page) => ({ start: Math.floor(page.offset / DEFAULT_PAGE_LIMIT) * DEFAULT_PAGE_LIMIT, length: window.length }) },
+  },
+  {
+    name: 'page-overlaps-previous',
+    requirement: 'NG-PAGE-WALK',
+    description: 'Every page after the first starts one item early, so the last item of a page comes again first on the next and the final item is never reached; lengths and meta stay right.',
+    detectableInOneExchange: false,
+    hooks: { pageWindow: (window, page) => (page.offset > 0 ? { start: window.start - 1, length: window.length } : window) },
+  },
+
+  // List NotificationGroups: the document and its items (section 2.2)
+  {
+    name: 'group-id-outside-enum',
+    requirement: 'NG-ITEM-SHAPE',
+    description: "Every NotificationGroup's `groupId` is sent in lower case (e.g. \"exams\"), outside the allowed values.",
+    detectableInOneExchange: true,
+    trigger: listTrigger(''),
+    hooks: { seedItem: (item) => ({ ...item, attributes: { ...item.attributes, groupId: String(item.attributes.groupId).toLowerCase() } }) },
+  },
+  {
+    name: 'default-value-as-string',
+    requirement: 'NG-ITEM-SHAPE',
+    description: 'Every NotificationGroup\'s `defaultValue` is sent as the string "true" or "false" instead of a boolean.',
+    detectableInOneExchange: true,
+    trigger: listTrigger(''),
+    hooks: { seedItem: (item) => ({ ...item, attributes: { ...item.attributes, defaultValue: String(item.attributes.defaultValue) } }) },
+  },
+  {
+    name: 'included-not-an-array',
+    requirement: 'NG-RESPONSE-SHAPE',
+    description: 'When `include` names something, `included` is sent as an object keyed by those names instead of an array.',
+    detectableInOneExchange: true,
+    trigger: listTrigger('&include=owner'),
+    hooks: { included: (included, names) => (names.length > 0 ? Object.fromEntries(names.map((name) => [name, []])) : included) },
+  },
+
+  // Error documents and media type (sections 4, 7; PROFILE 3)
+  {
+    name: 'error-status-number',
+    requirement: 'ERR-STATUS-STRING',
+    description: "Every error object's `status` is a number (e.g. 401) instead of a string.",
+    detectableInOneExchange: true,
+    trigger: listTrigger('', {}),
+    hooks: { reply: changeErrors((error) => ({ ...error, status: Number(error.status) })) },
+  },
+  {
+    name: 'errors-not-an-array',
+    requirement: 'ERR-ENVELOPE',
+    description: 'Error responses carry `errors` as one error object instead of an array (so a 400 for a query parameter names no `source.parameter` either, and 404 and 409 bodies break the envelope SHOULD).',
+    detectableInOneExchange: true,
+    trigger: listTrigger('', {}),
+    hooks: { reply: (reply) => (isErrorDocument(reply.document) ? { ...reply, document: { errors: reply.document.errors[0] } } : reply) },
+  },
+  {
+    name: 'error-title-not-a-string',
+    requirement: 'ERR-OBJECT-MEMBERS',
+    description: "Every error object's `title` is an object (`{\"en\": \"...\"}`) instead of a string (on 404 and 409, whose body shape is not shown, that breaks the envelope SHOULD instead).",
+    detectableInOneExchange: true,
+    trigger: listTrigger('', {}),
+    hooks: { reply: changeErrors((error) => ({ ...error, title: { en: error.title } })) },
+  },
+  {
+    name: 'response-media-type-json',
+    requirement: 'MEDIA-TYPE-RESPONSE',
+    description: 'Every response is sent with `Content-Type: application/json`.',
+    detectableInOneExchange: true,
+    trigger: listTrigger(''),
+    hooks: { reply: (reply) => ({ ...reply, contentType: 'application/json' }) },
+  },
+  {
+    name: 'unsupported-media-type-500',
+    requirement: 'ERR-NO-5XX',
+    description: 'A request body sent with a media type other than `application/vnd.api+json` is answered 500 instead of 415 (a status the operation does not list, a SHOULD).',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/attribute-configs', attributeConfigBody(), { ...SESSION, 'Content-Type': 'application/json' }),
+    hooks: { reply: (reply) => (reply.status === 415 ? withStatus(reply, 500) : reply) },
+  },
+  {
+    name: 'malformed-json-answered-422',
+    requirement: 'REQ-MALFORMED-JSON',
+    description: 'A request body that is not well-formed JSON is answered 422 instead of 400 (a status the operation does not list, a SHOULD).',
+    detectableInOneExchange: false,
+    hooks: { reply: (reply, context) => (reply.status === 400 && context.findings.some((f) => f.requirement === 'REQ-MALFORMED-JSON') ? withStatus(reply, 422) : reply) },
+  },
+
+  // Create AttributeConfig and Create Highlight (sections 2.3, 2.4, 4.2, 4.3; PROFILE 5)
+  {
+    name: 'attribute-config-created-200',
+    requirement: 'AC-CREATE-201',
+    description: 'A valid AttributeConfig is answered 200 with the created document instead of 201 (a status the operation does not list, a SHOULD).',
+    detectableInOneExchange: false,
+    hooks: { created: createdStatus('createAttributeConfig', 200) },
+  },
+  {
+    name: 'highlight-created-200',
+    requirement: 'HL-CREATE-201',
+    description: 'A valid Highlight is answered 200 with the created document instead of 201 (a status the operation does not list, a SHOULD).',
+    detectableInOneExchange: false,
+    hooks: { created: createdStatus('createHighlight', 200) },
+  },
+  {
+    name: 'in-use-missing',
+    requirement: 'AC-RESPONSE-INUSE',
+    description: 'The created AttributeConfig has no `attributes.inUse`.',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/attribute-configs', attributeConfigBody()),
+    hooks: { created: changeCreated('createAttributeConfig', (data) => ({ ...data, attributes: withoutMember(data.attributes as Record<string, unknown>, 'inUse') })) },
+  },
+  {
+    name: 'created-id-not-a-string',
+    requirement: 'RES-ID-STRING',
+    description: "The created AttributeConfig's `id` is a number instead of a string.",
+    detectableInOneExchange: true,
+    trigger: createTrigger('/attribute-configs', attributeConfigBody()),
+    hooks: { created: changeCreated('createAttributeConfig', (data) => ({ ...data, id: Number.parseInt(String(data.id).slice(-6), 16) })) },
+  },
+  {
+    name: 'created-type-misspelled',
+    requirement: 'AC-RESPONSE-SHAPE',
+    description: "The created AttributeConfig's `type` is sent as \"attributeConfig\".",
+    detectableInOneExchange: true,
+    trigger: createTrigger('/attribute-configs', attributeConfigBody()),
+    hooks: { created: changeCreated('createAttributeConfig', (data) => ({ ...data, type: 'attributeConfig' })) },
+  },
+  {
+    name: 'relationships-dropped',
+    requirement: 'HL-RESPONSE-RELATIONSHIPS',
+    description: 'The created Highlight is sent without the relationships of the request.',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/highlights', highlightBody()),
+    hooks: { created: changeCreated('createHighlight', (data) => withoutMember(data, 'relationships')) },
+  },
+  {
+    name: 'attribute-config-wrong-type-accepted',
+    requirement: 'AC-DATA-TYPE',
+    description: 'A `data.type` other than AttributeConfig is accepted and created as an AttributeConfig.',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/attribute-configs', attributeConfigBody({ type: 'Highlight' })),
+    hooks: { findings: overlook('AC-DATA-TYPE') },
+  },
+  {
+    name: 'highlight-wrong-type-accepted',
+    requirement: 'HL-DATA-TYPE',
+    description: 'A `data.type` other than Highlight is accepted and created as a Highlight.',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/highlights', highlightBody({ type: 'AttributeConfig' })),
+    hooks: { findings: overlook('HL-DATA-TYPE') },
+  },
+  {
+    name: 'attribute-type-mismatch-accepted',
+    requirement: 'AC-TYPE-MISMATCH',
+    description: 'An AttributeConfig attribute of the wrong JSON type is accepted with 201 and left out of the created resource (so its echo, a SHOULD, differs too).',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/attribute-configs', attributeConfigBody({ attributes: { target: 'User', type: 'boolean', required: 'yes' } })),
+    hooks: {
+      findings: overlook('AC-TYPE-MISMATCH', (f) => f.pointer.startsWith('/data/attributes/')),
+      created: changeCreated('createAttributeConfig', (data, context) => ({ ...data, attributes: withoutOverlooked(data.attributes as Record<string, unknown>, context) })),
+    },
+  },
+  {
+    name: 'attributes-required-not-enforced',
+    requirement: 'AC-ATTRIBUTES-REQUIRED',
+    description: 'An AttributeConfig without `data.attributes` is created with `inUse` as its only attribute.',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/attribute-configs', JSON.stringify({ data: { type: 'AttributeConfig' } })),
+    hooks: { findings: overlook('AC-ATTRIBUTES-REQUIRED') },
+  },
+  {
+    name: 'owner-type-not-checked',
+    requirement: 'HL-OWNER-TYPE',
+    description: 'A Highlight whose owner is not of type User is accepted with 202 Accepted (a User owner still gets 201).',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/highlights', highlightBody({ relationships: { owner: { data: { type: 'Group', id: REFERENCE_FIXTURES.ownerUserId } } } })),
+    hooks: {
+      findings: overlook('HL-OWNER-TYPE'),
+      created: (creation: Creation, context) => (context.overlooked.some((f) => f.requirement === 'HL-OWNER-TYPE') ? { status: 202, document: { meta: { accepted: true } } } : creation),
+    },
+  },
+];
+
+/** The attributes left after removing those named by overlooked findings (`/data/attributes/<name>/...`). */
+function withoutOverlooked(attributes: Record<string, unknown>, context: RequestContext): Record<string, unknown> {
+  const names = new Set(context.overlooked.map((f) => unescapeToken(f.pointer.split('/')[3] ?? '')));
+  return Object.fromEntries(Object.entries(attributes).filter(([name]) => !names.has(name)));
+}
+
+export const FAULTS: FaultDefinition[] = CATALOGUE.map(({ hooks: _hooks, ...definition }) => definition);
+
+export const FAULT_NAMES: string[] = CATALOGUE.map((f) => f.name);
+
+/** The hooks of the named faults, in the order given; an unknown name throws UnknownFaultError. */
+export function faultHooks(names: readonly string[]): FaultHooks[] {
+  const unknown = names.filter((name) => !FAULT_NAMES.includes(name));
+  if (unknown.length > 0) throw new UnknownFaultError(unknown, FAULT_NAMES);
+  return names.map((name) => CATALOGUE.find((f) => f.name === name)!.hooks);
+}

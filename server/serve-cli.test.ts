@@ -1,0 +1,131 @@
+// `las-conformance serve` run as a person or a script would: spawned, read, asked, signalled.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CREDENTIALS, FAULTS, startReferenceServer } from './index.ts';
+
+const BIN = fileURLToPath(new URL('../bin/las-conformance.js', import.meta.url));
+const BASE_URL = /^http:\/\/127\.0\.0\.1:\d+\/v3$/;
+const LIST = '/notification-groups?filter[type]=portal';
+
+interface Run {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: 'pipe', env: { ...process.env, LAS_FAULTS: '', ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+}
+
+/** The first stdout line, or how the process ended before printing one. */
+async function firstLine(started: Run): Promise<string> {
+  const exited = started.exit.then((code) => `exited with ${code}`);
+  for (;;) {
+    const text = started.stdout();
+    if (text.includes('\n')) return text.split('\n')[0];
+    const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20))]);
+    if (typeof outcome === 'string') return outcome;
+  }
+}
+
+async function get(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${baseUrl}${path}`, { headers });
+  return { status: response.status, json: await response.json() };
+}
+
+/** Starts the command, hands its base URL to `use`, then stops it with `signal` and returns the exit code. */
+async function serving(args: string[], env: Record<string, string>, use: (baseUrl: string, started: Run) => Promise<void>, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  const started = run(args, env);
+  try {
+    const baseUrl = await firstLine(started);
+    expect(baseUrl, started.stderr()).toMatch(BASE_URL);
+    await use(baseUrl, started);
+  } finally {
+    started.child.kill(signal);
+  }
+  return started.exit;
+}
+
+const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` };
+
+describe('las-conformance serve', () => {
+  it('prints its base URL first, answers, logs JSON lines on stderr without tokens, and exits 0 on SIGTERM', async () => {
+    let stderr = () => '';
+    const code = await serving(['--port', '0'], {}, async (baseUrl, started) => {
+      stderr = started.stderr;
+      expect((await get(baseUrl, LIST, session)).status).toBe(200);
+      expect((await get(baseUrl, LIST, {})).status).toBe(401);
+      expect(started.stdout()).toContain(`Authorization: Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`);
+    });
+    expect(code).toBe(0);
+    const records = stderr().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records.filter((r) => r.msg === 'request').map((r) => r.status)).toEqual([200, 401]);
+    expect(records.at(-1)?.msg).toBe('reference server closed');
+  });
+
+  it('exits 0 on SIGINT', async () => {
+    expect(await serving(['--port', '0'], {}, async () => undefined, 'SIGINT')).toBe(0);
+  });
+
+  it('switches faults on from --fault, repeatable', async () => {
+    await serving(['--port', '0', '--fault', 'meta-total-not-integer', '--fault', 'meta-offset-not-echoed'], {}, async (baseUrl, started) => {
+      const { json } = await get(baseUrl, `${LIST}&page[limit]=5&page[offset]=5`, session);
+      expect(json.meta).toMatchObject({ total: '27', offset: 0 });
+      expect(started.stdout()).toContain('faults: meta-total-not-integer, meta-offset-not-echoed');
+    });
+  });
+
+  it('reads LAS_FAULTS and the token variables, flags winning over them, and never prints a supplied token', async () => {
+    const env = { LAS_FAULTS: 'no-such-fault', LAS_SESSION_TOKEN: 'session-from-env', LAS_PAT: 'pat-from-env', LAS_LEGACY_HEADER: 'X-Other-Session' };
+    await serving(['--port', '0', '--fault', 'meta-total-not-integer', '--session-token', 'session-from-flag'], env, async (baseUrl, started) => {
+      expect((await get(baseUrl, LIST, { authorization: 'Bearer r:session-from-flag' })).json.meta.total).toBe('27');
+      expect((await get(baseUrl, LIST, { authorization: 'Bearer r:session-from-env' })).status).toBe(401);
+      expect((await get(baseUrl, LIST, { authorization: 'Bearer p:pat-from-env' })).status).toBe(200);
+      expect((await get(baseUrl, LIST, { 'x-other-session': 'session-from-flag' })).status).toBe(200);
+      for (const token of ['session-from-flag', 'session-from-env', 'pat-from-env']) expect(started.stdout() + started.stderr()).not.toContain(token);
+      expect(started.stdout()).toContain('<session token supplied, not shown>');
+    });
+  });
+
+  it('lists the faults and exits 0', async () => {
+    const listed = run(['--list-faults']);
+    expect(await listed.exit).toBe(0);
+    const lines = listed.stdout().trim().split('\n');
+    expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(FAULTS.map((f) => f.name));
+  });
+
+  const usageErrors: Array<{ title: string; args: string[]; env: Record<string, string>; message: RegExp }> = [
+    { title: 'an unknown --fault', args: ['--fault', 'no-such-fault'], env: {}, message: /^las-conformance: unknown fault "no-such-fault"; valid faults: session-token-rejected, .*owner-type-not-checked$/ },
+    { title: 'an unknown fault in LAS_FAULTS', args: [], env: { LAS_FAULTS: 'offset-ignored, nope' }, message: /^las-conformance: unknown fault "nope"; valid faults: / },
+    { title: 'an empty token', args: ['--pat', ''], env: {}, message: /^las-conformance: pat must be a non-empty token/ },
+    { title: 'a port that is not a number', args: ['--port', 'abc'], env: {}, message: /expected a whole number from 0 to 65535/ },
+  ];
+  for (const c of usageErrors) {
+    it(`exits 2 with one clear line for ${c.title}`, async () => {
+      const failed = run(['--port', '0', ...c.args], c.env);
+      expect(await failed.exit).toBe(2);
+      expect(failed.stdout()).toBe('');
+      expect(failed.stderr().split('\n')[0]).toMatch(c.message);
+      expect(failed.stderr()).not.toMatch(/\n\s+at /);
+    });
+  }
+
+  it('exits 2 when the port is taken', async () => {
+    const occupant = await startReferenceServer();
+    try {
+      const failed = run(['--port', String(occupant.port)]);
+      expect(await failed.exit).toBe(2);
+      expect(failed.stderr()).toMatch(/^las-conformance: cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE/);
+    } finally {
+      await occupant.close();
+    }
+  });
+});

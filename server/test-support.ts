@@ -1,0 +1,138 @@
+// What the reference server's tests share: sending one request, and judging one exchange by the
+// contract alone, the way the proxy would.
+import { connect } from 'node:net';
+import { request as undiciRequest, type Dispatcher } from 'undici';
+import {
+  checkExchange,
+  loadContract,
+  route,
+  validateGenericResponse,
+  validateRequest,
+  validateResponse,
+  type Finding,
+  type HttpRequest,
+  type HttpResponse,
+} from '../contract/index.ts';
+
+export interface Probe {
+  method: string;
+  /** Relative to the base URL, e.g. `/notification-groups?filter[type]=portal`. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+export interface Exchanged {
+  request: HttpRequest;
+  response: HttpResponse;
+  /** The response body parsed, or undefined when it is not JSON. */
+  json: unknown;
+}
+
+/**
+ * Statuses this server answers for conditions the specification leaves open (413, 415); the
+ * operations do not list them, so EXCH-STATUS-LISTED is not held against them.
+ */
+export const DOCUMENTED_EXTRA_STATUSES = new Set([413, 415]);
+
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]])));
+}
+
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sends one probe to `baseUrl` (e.g. http://127.0.0.1:4010/v3), over `dispatcher` when given. */
+export async function send(baseUrl: string, probe: Probe, dispatcher?: Dispatcher): Promise<Exchanged> {
+  const url = new URL(baseUrl);
+  const path = `${url.pathname}${probe.path}`;
+  const response = dispatcher
+    ? await dispatcher.request({ origin: url.origin, path, method: probe.method as Dispatcher.HttpMethod, headers: probe.headers, body: probe.body })
+    : await undiciRequest(`${url.origin}${path}`, { method: probe.method as Dispatcher.HttpMethod, headers: probe.headers, body: probe.body });
+  const bodyText = await response.body.text();
+  const bodyString = probe.body === undefined ? '' : probe.body.toString();
+  return {
+    request: { method: probe.method, path, headers: probe.headers ?? {}, bodyText: bodyString },
+    response: { status: response.statusCode, headers: flatHeaders(response.headers), bodyText },
+    json: parsedOrUndefined(bodyText),
+  };
+}
+
+/**
+ * What the contract alone says about the server in one exchange: response and exchange findings
+ * at MUST and SHOULD (request findings are the probe's own doing), and any 5xx as ERR-NO-5XX.
+ */
+export function judgeExchange(exchanged: Exchanged): Finding[] {
+  const contract = loadContract();
+  const { request, response } = exchanged;
+  const operation = route(contract, request.method, request.path);
+  const findings = operation
+    ? [...validateResponse(contract, operation, response), ...checkExchange(contract, { operation, request, response, requestFindings: validateRequest(contract, operation, request) })]
+    : validateGenericResponse(contract, response);
+  if (response.status >= 500) {
+    findings.push(contract.finding('ERR-NO-5XX', 'exchange', { message: `${request.method} ${request.path} was answered ${response.status}`, expected: 'not 5xx', actual: String(response.status) }));
+  }
+  return findings.filter(
+    (f) => f.level !== 'INFO' && f.location !== 'request' && !(f.requirement === 'EXCH-STATUS-LISTED' && DOCUMENTED_EXTRA_STATUSES.has(response.status)),
+  );
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  bodyText: string;
+}
+
+function parseRawResponse(buffer: Buffer): RawResponse | undefined {
+  let text = buffer.toString('latin1');
+  // Interim 1xx responses come before the final one (RFC 9110 15.2).
+  while (/^HTTP\/1\.1 1\d\d /.test(text) && text.includes('\r\n\r\n')) text = text.slice(text.indexOf('\r\n\r\n') + 4);
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const body = Buffer.from(text.slice(end + 4), 'latin1');
+  const length = Number(headers['content-length'] ?? NaN);
+  if (Number.isFinite(length) && body.length < length) return undefined;
+  return { status: Number(statusLine.split(' ')[1]), headers, bodyText: body.subarray(0, Number.isFinite(length) ? length : body.length).toString('utf8') };
+}
+
+/**
+ * Writes raw bytes to the server and reads one response, for requests no HTTP client would send.
+ * `parts` are written one after another; with `hangUp` the client closes after writing them.
+ */
+export function rawExchange(port: number, parts: Array<string | Buffer>, options: { hangUp?: boolean } = {}): Promise<RawResponse | undefined> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('no response within 5 s'));
+    }, 5000);
+    const finish = (response: RawResponse | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(response);
+    };
+    socket.on('connect', () => {
+      for (const part of parts) socket.write(part);
+      if (options.hangUp) finish(undefined);
+    });
+    socket.on('data', (chunk) => {
+      chunks.push(chunk);
+      const response = parseRawResponse(Buffer.concat(chunks));
+      if (response) finish(response);
+    });
+    socket.on('error', () => finish(parseRawResponse(Buffer.concat(chunks))));
+    socket.on('close', () => finish(parseRawResponse(Buffer.concat(chunks))));
+  });
+}

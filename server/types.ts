@@ -1,0 +1,128 @@
+// The shapes the reference server's request pipeline passes between its stages, and the hook
+// points a fault may attach to. A fault is data plus hooks at these named points; the pipeline
+// itself never asks which fault is on.
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { CredentialReading, Finding, Operation, Scheme } from '../contract/index.ts';
+
+/** The stages of the pipeline, in the order they run on an unfaulted server. */
+export const STAGE_ORDER = ['credentials', 'route', 'method', 'size', 'mediaType', 'validate', 'handle'] as const;
+export type StageName = (typeof STAGE_ORDER)[number];
+
+export interface Tokens {
+  sessionToken: string;
+  pat: string;
+  forbiddenToken: string;
+}
+
+export type CredentialVerdict =
+  | { outcome: 'permitted'; scheme: Scheme }
+  | { outcome: 'forbidden'; scheme: Scheme }
+  /** `code` is the requirement id the 401 enforces. */
+  | { outcome: 'unauthenticated'; code: string; detail: string };
+
+export interface CredentialContext {
+  reading: CredentialReading;
+  /** The raw Authorization value, when there is one. */
+  authorization: string | undefined;
+  tokens: Tokens;
+}
+
+/** One error object's content before it is written: a finding or a server condition. */
+export interface Problem {
+  code: string;
+  title: string;
+  detail: string;
+  pointer?: string;
+  parameter?: string;
+}
+
+/** A reply before it is written: a document to serialize, or JSON already serialized. */
+export interface Reply {
+  status: number;
+  contentType: string;
+  headers?: Record<string, string>;
+  document?: unknown;
+  json?: string | Buffer;
+}
+
+export interface RequestContext {
+  readonly request: IncomingMessage;
+  readonly method: string;
+  /** Origin-form request target: path and query as sent. */
+  readonly target: string;
+  readonly headers: IncomingHttpHeaders;
+  operation?: Operation;
+  bodyText: string;
+  /** The parsed request body, once validation has parsed it. */
+  document?: unknown;
+  /** The parsed and coerced query of the operation. */
+  query: Record<string, unknown>;
+  /** The request findings the server acted on. */
+  findings: Finding[];
+  /** Findings a fault told the server to overlook. */
+  overlooked: Finding[];
+  /** The server's own verdict on the credentials, and the one it acted on (after fault hooks). */
+  serverVerdict?: CredentialVerdict;
+  verdict?: CredentialVerdict;
+}
+
+/** Where a page's items come from: `start` into the filtered list, `length` items. */
+export interface PageWindow {
+  start: number;
+  length: number;
+}
+
+/** What a list request asked for, with the effective limit and the filtered list's size. */
+export interface PageRequest {
+  offset: number;
+  limit: number;
+  total: number;
+}
+
+export interface NotificationGroupResource {
+  id: string;
+  type: string;
+  attributes: {
+    groupId: string;
+    label: string;
+    defaultValue: boolean;
+    description: string;
+    recipientType?: string[];
+  };
+  relationships: Record<string, never>;
+}
+
+/** A NotificationGroup as a seed hook sees it: loose, so a fault can give a member the wrong type. */
+export interface SeedItem {
+  id: unknown;
+  type: unknown;
+  attributes: Record<string, unknown>;
+  relationships: unknown;
+}
+
+export interface Creation {
+  status: number;
+  document: { data?: Record<string, unknown>; meta?: Record<string, unknown> };
+}
+
+/** The named points of the pipeline a fault may attach to. Each transforms what it is given. */
+export interface FaultHooks {
+  /** Pipeline: the order of the stages. */
+  stageOrder?(order: StageName[]): StageName[];
+  /** Stage credentials: the verdict on the request's credentials. */
+  credentials?(verdict: CredentialVerdict, context: CredentialContext): CredentialVerdict;
+  /** Stage validate: the request findings the server acts on. */
+  findings?(findings: Finding[], context: RequestContext): Finding[];
+  /** Seed: each NotificationGroup as the server sends it (applied once, when the server is built). */
+  seedItem?(item: SeedItem): SeedItem;
+  /** List: the items a page holds. */
+  pageWindow?(window: PageWindow, page: PageRequest): PageWindow;
+  /** List: `meta` before the deprecated members are derived from it. */
+  listMeta?(meta: Record<string, unknown>, page: PageRequest): Record<string, unknown>;
+  /** List: the `included` member for the requested include names (undefined: omitted). */
+  included?(included: unknown, names: string[]): unknown;
+  /** Create: the status and document of a successful creation. */
+  created?(creation: Creation, context: RequestContext): Creation;
+  /** Every reply, just before it is written. */
+  reply?(reply: Reply, context: RequestContext): Reply;
+}
