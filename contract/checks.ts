@@ -6,6 +6,7 @@ import { resolvePointer } from './resolve.ts';
 import { parsedBody, parseQuery, queryString } from './validate.ts';
 import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
 import { isDeepStrictEqual } from 'node:util';
+import { showValue } from './messages.ts';
 
 export interface Exchange {
   operation: Operation | null;
@@ -207,15 +208,17 @@ const createdResourceEchoes: ExchangeCheck = {
     const findings: Finding[] = [];
     const sentAttributes = (sent.attributes ?? {}) as Json;
     const createdAttributes = (created.attributes ?? {}) as Json;
+    const values = options.includeValues !== false;
+    const shown = (value: unknown) => (values ? showValue(value) : undefined);
     for (const [name, value] of Object.entries(sentAttributes)) {
-      if (name === 'inUse' || isDeepStrictEqual(createdAttributes[name], value)) continue;
-      const message = options.includeValues === false
-        ? `attribute ${name} did not come back as it was sent`
-        : `attribute ${name} was sent as ${JSON.stringify(value)} but came back as ${JSON.stringify(createdAttributes[name]) ?? 'nothing'}`;
-      findings.push(contract.finding(echoRequirement[x.operation!.operationId], 'response', { pointer: `/data/attributes/${name}`, message, expected: JSON.stringify(value), actual: JSON.stringify(createdAttributes[name]) ?? 'absent' }));
+      if (name === 'inUse' || sameJson(createdAttributes[name], value)) continue;
+      const message = values
+        ? `attribute ${name} was sent as ${showValue(value)} but came back as ${showValue(createdAttributes[name])}`
+        : `attribute ${name} did not come back as it was sent`;
+      findings.push(contract.finding(echoRequirement[x.operation!.operationId], 'response', { pointer: `/data/attributes/${name}`, message, expected: shown(value), actual: shown(createdAttributes[name]) }));
     }
-    if (x.operation!.operationId === 'createHighlight' && sent.relationships !== undefined && !isDeepStrictEqual(created.relationships, sent.relationships)) {
-      findings.push(contract.finding('HL-RESPONSE-RELATIONSHIPS', 'response', { pointer: '/data/relationships', message: 'relationships of the created Highlight differ from those sent', expected: JSON.stringify(sent.relationships), actual: JSON.stringify(created.relationships) ?? 'absent' }));
+    if (x.operation!.operationId === 'createHighlight' && sent.relationships !== undefined && !sameJson(created.relationships, sent.relationships)) {
+      findings.push(contract.finding('HL-RESPONSE-RELATIONSHIPS', 'response', { pointer: '/data/relationships', message: 'relationships of the created Highlight differ from those sent', expected: shown(sent.relationships), actual: shown(created.relationships) }));
     }
     return findings;
   },
@@ -241,6 +244,15 @@ export const exchangeChecks: ExchangeCheck[] = [
 ];
 
 /** Runs every check that applies; `includeValues: false` keeps body values out of messages. */
+/** Deep equality that survives pathologically deep documents (a stack overflow counts as unequal). */
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return isDeepStrictEqual(a, b);
+  } catch {
+    return false;
+  }
+}
+
 export function checkExchange(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Finding[] {
   return exchangeChecks.filter((check) => check.appliesTo(exchange)).flatMap((check) => check.run(contract, exchange, options));
 }

@@ -68,6 +68,8 @@ export class Contract {
   readonly requirements: Requirement[];
   readonly operations: Operation[];
   readonly namedOperations: Record<string, string[]>;
+  /** Statuses any operation may answer for conditions the spec leaves open (x-generic-statuses). */
+  readonly genericStatuses: Set<number>;
   readonly legacyHeader: string;
   private readonly requirementsById: Map<string, Requirement>;
   /** Every schemaFindings route of the catalogue, in file order. */
@@ -83,6 +85,7 @@ export class Contract {
     this.schemas = (components.schemas ?? {}) as Record<string, Schema>;
     const legacy = ((components.securitySchemes ?? {}) as Record<string, Schema>).LegacySessionAuth;
     this.legacyHeader = String(legacy?.name ?? 'X-Svc-Session-Token');
+    this.genericStatuses = new Set(((raw['x-generic-statuses'] as Schema | undefined)?.statuses ?? []) as number[]);
     this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<string, string[]>;
     this.requirements = (parseYaml(requirementsText) as { requirements: Requirement[] }).requirements;
     this.requirementsById = new Map(this.requirements.map((r) => [r.id, r]));

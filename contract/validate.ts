@@ -153,7 +153,7 @@ function routeProblems(contract: Contract, operationId: string, location: 'reque
 export function validateResponse(contract: Contract, operation: Operation, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
   const includeValues = options.includeValues ?? true;
   const findings: Finding[] = [];
-  if (!operation.responseBodies.has(response.status)) {
+  if (!operation.responseBodies.has(response.status) && !contract.genericStatuses.has(response.status)) {
     findings.push(contract.finding('EXCH-STATUS-LISTED', 'response', {
       message: `status ${response.status} is not listed for ${operation.operationId} (listed: ${operation.statuses.join(', ')})`,
       expected: operation.statuses.join(', '),
