@@ -1,0 +1,256 @@
+// `npm run bench proxy`: the validating proxy against plain pass-through proxies, interleaved in
+// one run. autocannon (16 connections) asks for a 10-item and a 100-item list, directly and
+// through each contender, 10 s each, in rounds that cycle through the contenders so that any
+// other load on the machine falls on all of them alike. Ratios are against the plain http-proxy
+// pass-through measured in the same run. Every server runs in its own child process, so the CPU
+// each proxy spends per exchange is its own (process.cpuUsage deltas, read over IPC around each
+// run). BENCH_SECONDS shortens the runs for a quick look (default 10).
+import { fork, type ChildProcess } from 'node:child_process';
+import { Agent as HttpAgent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { HOP_BY_HOP_HEADERS, startValidatingProxy } from '../proxy/index.ts';
+
+const CONNECTIONS = 16;
+const LIST_SIZES = [10, 100];
+const ROUNDS = 5;
+const UPSTREAM_CONNECTIONS = 64;
+
+type ContenderKind = 'upstream' | 'http-proxy' | 'undici' | 'validating-core' | 'validating';
+
+interface Target {
+  name: string;
+  kind: ContenderKind | 'direct';
+  description: string;
+}
+
+const targets: Target[] = [
+  { name: 'direct', kind: 'direct', description: 'straight to the upstream' },
+  { name: 'http-proxy', kind: 'http-proxy', description: 'plain http-proxy 1.18 pass-through, keep-alive agent (the baseline)' },
+  { name: 'undici', kind: 'undici', description: 'plain undici Pool.stream pass-through' },
+  { name: 'validating core', kind: 'validating-core', description: 'the validating proxy with --sample 0: forwarding core only' },
+  { name: 'validating', kind: 'validating', description: 'the validating proxy, report mode, every exchange validated' },
+];
+
+// --- The contenders, each run in a child process ----------------------------------------------
+
+/** A valid NotificationGroup list of exactly `size` items (the reference server seeds fewer than 100). */
+function listDocument(size: number): string {
+  const groupIds = ['AssignmentAdmin', 'Assignments', 'Exams', 'ExamResults', 'ExamAdmin', 'Products', 'SpacedLearning', 'Flags', 'System'];
+  const data = Array.from({ length: size }, (_, i) => ({
+    id: (0x6553f100c0ffee0000000000n + BigInt(i)).toString(16).padStart(24, '0'),
+    type: 'NotificationGroup',
+    attributes: { groupId: groupIds[i % groupIds.length], label: `Group ${i}`, defaultValue: i % 2 === 0, description: `Notifications about topic ${i}`, recipientType: ['portal', 'admin'] },
+    relationships: {},
+  }));
+  return JSON.stringify({ data, meta: { total: size, pages: 1, page: 1, offset: 0, limit: size } });
+}
+
+function startStaticUpstream(): ReturnType<typeof createServer> {
+  const bodies = new Map(LIST_SIZES.map((size) => [String(size), Buffer.from(listDocument(size))]));
+  return createServer((req, res) => {
+    const limit = /page\[limit\]=(\d+)/.exec(decodeURIComponent(req.url ?? ''))?.[1] ?? '10';
+    const body = bodies.get(limit) ?? bodies.get('10')!;
+    res.writeHead(200, { 'content-type': 'application/vnd.api+json', 'content-length': body.length });
+    res.end(body);
+  });
+}
+
+function startHttpProxy(upstream: string): ReturnType<typeof createServer> {
+  const require = createRequire(import.meta.url);
+  const httpProxy = require('http-proxy') as { createProxyServer(options: object): { web(req: IncomingMessage, res: ServerResponse, options?: object, callback?: (error: Error) => void): void } };
+  const proxy = httpProxy.createProxyServer({ target: upstream, agent: new HttpAgent({ keepAlive: true, maxSockets: UPSTREAM_CONNECTIONS }) });
+  return createServer((req, res) => proxy.web(req, res, {}, () => res.writeHead(502).end()));
+}
+
+function startUndiciPassThrough(upstream: string): ReturnType<typeof createServer> {
+  const pool = new Pool(upstream, { connections: UPSTREAM_CONNECTIONS });
+  const hopByHop = new Set([...HOP_BY_HOP_HEADERS, 'host']);
+  return createServer((req, res) => {
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !hopByHop.has(name)));
+    pool.stream(
+      { path: req.url ?? '/', method: 'GET', headers, opaque: res },
+      ({ statusCode, headers: upstreamHeaders, opaque }) => {
+        const response = opaque as ServerResponse;
+        response.writeHead(statusCode, Object.fromEntries(Object.entries(upstreamHeaders).filter(([name]) => !hopByHop.has(name))));
+        return response;
+      },
+      (error) => {
+        if (error && !res.headersSent) res.writeHead(502).end();
+      },
+    );
+  });
+}
+
+async function runContender(kind: ContenderKind, upstream: string): Promise<void> {
+  let url: string;
+  if (kind === 'validating' || kind === 'validating-core') {
+    const proxy = await startValidatingProxy({ upstream: `${upstream}/v3`, sample: kind === 'validating' ? 1 : 0, violations: null, upstreamConnections: UPSTREAM_CONNECTIONS });
+    url = proxy.proxyUrl;
+  } else {
+    const server = kind === 'upstream' ? startStaticUpstream() : kind === 'http-proxy' ? startHttpProxy(upstream) : startUndiciPassThrough(upstream);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  process.on('message', (message) => {
+    if (message === 'cpu') process.send!(process.cpuUsage());
+  });
+  process.send!({ url });
+}
+
+// --- The measurement, in the bench process ----------------------------------------------------
+
+interface Contender {
+  child: ChildProcess;
+  url: string;
+}
+
+function spawnContender(kind: ContenderKind, upstream = ''): Promise<Contender> {
+  const child = fork(fileURLToPath(import.meta.url), ['--contender', kind, upstream], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve({ child, url: (message as { url: string }).url }));
+    child.once('exit', (code) => reject(new Error(`contender ${kind} exited with ${code}`)));
+  });
+}
+
+function cpuMicros(contender: Contender): Promise<number> {
+  return new Promise((resolve) => {
+    contender.child.once('message', (usage) => resolve((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system));
+    contender.child.send('cpu');
+  });
+}
+
+interface AutocannonResult {
+  /** Seconds the run lasted. */
+  duration: number;
+  requests: { average: number; total: number };
+  latency: { p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+interface Measurement {
+  list: number;
+  target: Target;
+  requestsPerSecond: number;
+  p99: number;
+  cpuPerExchange: number | null;
+  failures: number;
+}
+
+async function measure(url: string, seconds: number): Promise<AutocannonResult> {
+  return autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { authorization: 'Bearer r:bench-session-token' } });
+}
+
+function listPath(size: number): string {
+  return `/v3/notification-groups?filter[type]=portal&page[limit]=${size}&page[offset]=0`;
+}
+
+function ratio(value: number, baseline: number): string {
+  return `${(value / baseline).toFixed(2)}×`;
+}
+
+function report(measurements: Measurement[]): void {
+  const rows = [['list', 'target', 'req/s', 'p99 ms (median of rounds)', 'vs http-proxy', 'p99 Δ ms', 'CPU µs/exchange', 'failed']];
+  for (const m of measurements) {
+    const baseline = measurements.find((b) => b.list === m.list && b.target.kind === 'http-proxy')!;
+    rows.push([
+      `${m.list} items`,
+      m.target.name,
+      m.requestsPerSecond.toFixed(0),
+      m.p99.toFixed(2),
+      ratio(m.requestsPerSecond, baseline.requestsPerSecond),
+      (m.p99 - baseline.p99).toFixed(2),
+      m.cpuPerExchange === null ? '-' : m.cpuPerExchange.toFixed(1),
+      String(m.failures),
+    ]);
+  }
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  for (const row of rows) process.stdout.write(`${row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ')}\n`);
+  process.stdout.write('\nGoals (validating proxy against the http-proxy pass-through, same run):\n');
+  const goals = [
+    { list: 10, minimum: 1.0 },
+    { list: 100, minimum: 0.8 },
+  ];
+  for (const goal of goals) {
+    const validating = measurements.find((m) => m.list === goal.list && m.target.kind === 'validating')!;
+    const baseline = measurements.find((m) => m.list === goal.list && m.target.kind === 'http-proxy')!;
+    const throughput = validating.requestsPerSecond / baseline.requestsPerSecond;
+    const p99Delta = validating.p99 - baseline.p99;
+    process.stdout.write(
+      `  ${goal.list} items: ${throughput.toFixed(2)}× requests/s (goal ≥ ${goal.minimum.toFixed(1)}×: ${throughput >= goal.minimum ? 'met' : 'NOT met'}); ` +
+        `p99 ${p99Delta >= 0 ? '+' : ''}${p99Delta.toFixed(2)} ms (goal within 1 ms: ${p99Delta <= 1 ? 'met' : 'NOT met'}); ` +
+        `CPU per exchange ${ratio(validating.cpuPerExchange!, baseline.cpuPerExchange!)} of http-proxy's\n`,
+    );
+  }
+}
+
+interface Tally {
+  requests: number;
+  seconds: number;
+  cpuMicros: number;
+  p99s: number[];
+  failures: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+export default async function proxyBench(): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const slice = Math.max(1, Math.round(seconds / ROUNDS));
+  const upstream = await spawnContender('upstream');
+  const proxies = new Map<ContenderKind, Contender>();
+  try {
+    for (const target of targets) if (target.kind !== 'direct') proxies.set(target.kind, await spawnContender(target.kind, upstream.url));
+    process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per target and list in ${ROUNDS} interleaved rounds of ${slice} s, after a ${slice} s warm-up each; upstream: a static server in its own process.\n`);
+    for (const target of targets) process.stdout.write(`  ${target.name.padEnd(16)} ${target.description}\n`);
+    process.stdout.write('\n');
+    const measurements: Measurement[] = [];
+    for (const list of LIST_SIZES) {
+      const contenderOf = (target: Target) => (target.kind === 'direct' ? upstream : proxies.get(target.kind)!);
+      const tallies = new Map<Target, Tally>(targets.map((target) => [target, { requests: 0, seconds: 0, cpuMicros: 0, p99s: [], failures: 0 }]));
+      for (const target of targets) await measure(`${contenderOf(target).url}${listPath(list)}`, slice);
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (const target of targets) {
+          const contender = contenderOf(target);
+          const tally = tallies.get(target)!;
+          const cpuBefore = target.kind === 'direct' ? 0 : await cpuMicros(contender);
+          const result = await measure(`${contender.url}${listPath(list)}`, slice);
+          const cpuAfter = target.kind === 'direct' ? 0 : await cpuMicros(contender);
+          tally.requests += result.requests.total;
+          tally.seconds += result.duration;
+          tally.cpuMicros += cpuAfter - cpuBefore;
+          tally.p99s.push(result.latency.p99);
+          tally.failures += result.non2xx + result.errors + result.timeouts;
+        }
+      }
+      for (const [target, tally] of tallies) {
+        measurements.push({
+          list,
+          target,
+          requestsPerSecond: tally.requests / tally.seconds,
+          p99: median(tally.p99s),
+          cpuPerExchange: target.kind === 'direct' ? null : tally.cpuMicros / Math.max(1, tally.requests),
+          failures: tally.failures,
+        });
+      }
+    }
+    report(measurements);
+  } finally {
+    for (const contender of [upstream, ...proxies.values()]) contender.child.kill();
+  }
+}
+
+const contenderAt = process.argv.indexOf('--contender');
+if (contenderAt >= 0) await runContender(process.argv[contenderAt + 1] as ContenderKind, process.argv[contenderAt + 2]);

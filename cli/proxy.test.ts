@@ -1,0 +1,149 @@
+// The `proxy` and `report` subcommands, run as an operator would: spawned, read, signalled.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { send, startUpstream, type TestServer } from '../proxy/test-support.ts';
+
+const BIN = fileURLToPath(new URL('../bin/las-conformance.js', import.meta.url));
+const banner = /^las-conformance proxy: serving (http:\/\/\S+\/v3) \(upstream \S+\), admin (http:\/\/\S+), mode (report|enforce)$/;
+
+interface Run {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function run(args: string[]): Run {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+}
+
+async function firstLine(read: () => string, exit: Promise<number | null>): Promise<string> {
+  const exited = exit.then((code) => `exited with ${code}`);
+  for (;;) {
+    const text = read();
+    if (text.includes('\n')) return text.split('\n')[0];
+    const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20))]);
+    if (typeof outcome === 'string') return outcome;
+  }
+}
+
+let upstream: TestServer;
+let directory: string;
+let slowArrived: () => void = () => undefined;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    req.resume();
+    const slow = req.url?.includes('slow') === true;
+    if (slow) slowArrived();
+    const delay = slow ? 300 : 0;
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/vnd.api+json' });
+      res.end('{"data":[]}');
+    }, delay);
+  });
+  directory = mkdtempSync(join(tmpdir(), 'las-proxy-cli-'));
+});
+
+afterAll(async () => {
+  await upstream?.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describe('las-conformance proxy', () => {
+  test('prints the addresses first, logs violations to the file, drains and exits 0 on SIGTERM', async () => {
+    const violations = join(directory, 'violations.ndjson');
+    const proxy = run(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--violations', violations, '--log-level', 'warn']);
+    const line = await firstLine(proxy.stdout, proxy.exit);
+    const match = banner.exec(line);
+    expect(match, line).not.toBeNull();
+    const [, baseUrl, adminUrl] = match!;
+    expect((await send(`${adminUrl}/healthz`)).status).toBe(200);
+
+    const invalid = await send(`${baseUrl}/notification-groups?filter[type]=nobody`, { headers: { authorization: 'Bearer r:cli-token' } });
+    expect(invalid.status).toBe(200);
+    // SIGTERM while an exchange is in flight (the upstream holds it 300 ms): it still completes.
+    const arrived = new Promise<void>((resolve) => (slowArrived = resolve));
+    const inFlight = send(`${baseUrl}/notification-groups?filter[type]=portal&slow`, { headers: { authorization: 'Bearer r:cli-token' } });
+    await arrived;
+    proxy.child.kill('SIGTERM');
+    expect((await inFlight).status).toBe(200);
+    expect(await proxy.exit).toBe(0);
+
+    const rules = readFileSync(violations, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { rule: string; direction: string }));
+    expect(rules.map((r) => `${r.direction} ${r.rule}`)).toEqual(['request NG-FILTER-REQUIRED', 'exchange NG-FILTER-REQUIRED']);
+    expect(proxy.stderr()).not.toContain('cli-token');
+  });
+
+  test('with violations on stdout, names the addresses on stderr instead', async () => {
+    const proxy = run(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--log-level', 'silent']);
+    const line = await firstLine(proxy.stderr, proxy.exit);
+    const [, baseUrl] = banner.exec(line) ?? [];
+    expect(baseUrl, line).toBeDefined();
+    await send(`${baseUrl}/notification-groups`, { headers: { authorization: 'Bearer r:cli-token' } });
+    const lineOut = await firstLine(proxy.stdout, proxy.exit);
+    expect(JSON.parse(lineOut)).toEqual(expect.objectContaining({ rule: 'NG-FILTER-REQUIRED', direction: 'request', pointer: 'filter[type]' }));
+    proxy.child.kill('SIGINT');
+    expect(await proxy.exit).toBe(0);
+  });
+
+  const usageErrors: { name: string; args: string[]; says: RegExp }[] = [
+    { name: 'no --upstream', args: ['proxy'], says: /required option '--upstream <url>'/ },
+    { name: 'an upstream that is not a URL', args: ['proxy', '--upstream', 'staging'], says: /expected a URL/ },
+    { name: 'a sample rate above 1', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--sample', '2'], says: /expected a number from 0 to 1/ },
+    { name: 'an unknown mode', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--mode', 'audit'], says: /Allowed choices are report, enforce/ },
+    { name: 'a violations file in a missing directory', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--violations', '/nonexistent-dir/v.ndjson'], says: /^las-conformance: cannot open the violations file .*: ENOENT$/m },
+  ];
+  for (const c of usageErrors) {
+    test(`exits 2 on ${c.name}, with a one-line reason and no stack trace`, async () => {
+      const proxy = run(c.args);
+      expect(await proxy.exit).toBe(2);
+      expect(proxy.stderr()).toMatch(c.says);
+      expect(proxy.stderr()).not.toMatch(/\n\s+at /);
+    });
+  }
+});
+
+test('exits 2 when its port is taken', async () => {
+  const proxy = run(['proxy', '--upstream', `${upstream.url}/v3`, '--port', String(upstream.port), '--admin-port', '0']);
+  expect(await proxy.exit).toBe(2);
+  expect(proxy.stderr()).toMatch(/^las-conformance: cannot listen on 127\.0\.0\.1: .*EADDRINUSE/m);
+});
+
+describe('las-conformance report', () => {
+  const record = { time: '2026-01-01T10:00:00.000Z', requestId: 'r1', method: 'GET', path: '/v3/notification-groups', operationId: 'listNotificationGroups', direction: 'request', status: 400, pointer: 'filter[type]', message: 'filter[type] is required' };
+
+  test('prints Markdown and exits 1 when the log holds a MUST finding', async () => {
+    const file = join(directory, 'must.ndjson');
+    writeFileSync(file, `${JSON.stringify({ ...record, rule: 'NG-FILTER-REQUIRED', level: 'MUST' })}\nnot json\n`);
+    const report = run(['report', file]);
+    expect(await report.exit).toBe(1);
+    expect(report.stdout()).toContain('| MUST | NG-FILTER-REQUIRED | 4.1 | 1 |');
+    expect(report.stdout()).toContain('1 malformed line skipped (line 2).');
+  });
+
+  test('writes HTML with --html and exits 0 without MUST findings', async () => {
+    const file = join(directory, 'should.ndjson');
+    const html = join(directory, 'report.html');
+    writeFileSync(file, `${JSON.stringify({ ...record, rule: 'RES-ID-OBJECTID', level: 'SHOULD' })}\n`);
+    const report = run(['report', file, '--html', html]);
+    expect(await report.exit).toBe(0);
+    expect(readFileSync(html, 'utf8')).toContain('<td>RES-ID-OBJECTID</td>');
+  });
+
+  test('exits 2 on a log it cannot read', async () => {
+    const report = run(['report', join(directory, 'missing.ndjson')]);
+    expect(await report.exit).toBe(2);
+    expect(report.stderr()).toMatch(/^las-conformance: cannot read .*missing\.ndjson: ENOENT\n$/);
+  });
+});

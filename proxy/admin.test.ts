@@ -1,0 +1,61 @@
+// The admin port: liveness, readiness, Prometheus metrics with bounded labels, the dashboard page.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startValidatingProxy, type StartedProxy } from './proxy.ts';
+import { send, startUpstream, type TestServer } from './test-support.ts';
+
+let upstream: TestServer;
+let proxy: StartedProxy;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/vnd.api+json' });
+    res.end('{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":true,"description":"d"}}]}');
+  });
+  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: 64 });
+  await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:t' } });
+  await send(`${proxy.baseUrl}/notification-groups?filter[type]=nobody`, { headers: { authorization: 'Bearer r:t' } });
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await upstream?.close();
+});
+
+describe('admin endpoints', () => {
+  const statuses: { path: string; status: number; contentType: RegExp }[] = [
+    { path: '/healthz', status: 200, contentType: /^application\/json/ },
+    { path: '/readyz', status: 200, contentType: /^application\/json/ },
+    { path: '/metrics', status: 200, contentType: /^text\/plain/ },
+    { path: '/', status: 200, contentType: /^text\/html/ },
+    { path: '/summary.json', status: 200, contentType: /^application\/json/ },
+    { path: '/nothing-here', status: 404, contentType: /^application\/json/ },
+  ];
+  for (const c of statuses) {
+    test(`GET ${c.path} → ${c.status}`, async () => {
+      const response = await send(`${proxy.adminUrl}${c.path}`);
+      expect(response.status).toBe(c.status);
+      expect(response.headers['content-type']).toMatch(c.contentType);
+    });
+  }
+
+  test('metrics count exchanges by operation and status, findings by rule, direction and level, and skipped bodies', async () => {
+    await proxy.proxy.settled();
+    expect((await send(`${proxy.adminUrl}/metrics`)).body.toString()).toMatch(/las_proxy_exchanges_total\{operation="listNotificationGroups",status="200"\} 2/);
+    const text = (await send(`${proxy.adminUrl}/metrics`)).body.toString();
+    expect(text).toMatch(/las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="request",level="MUST"\} 1/);
+    expect(text).toMatch(/las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="exchange",level="MUST"\} 1/);
+    expect(text).toMatch(/las_proxy_bodies_not_validated_total\{direction="response"\} 2/);
+    expect(text).toMatch(/las_proxy_validation_duration_seconds_count 2/);
+    expect(text).toMatch(/# TYPE las_proxy_upstream_errors_total counter/);
+  });
+
+  test('two proxies in one process keep separate registries', async () => {
+    const other = await startValidatingProxy({ upstream: `${upstream.url}/v3` });
+    try {
+      expect((await send(`${other.adminUrl}/metrics`)).body.toString()).not.toMatch(/las_proxy_exchanges_total\{/);
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -1,0 +1,181 @@
+// Report mode changes no byte of a response: each case is answered by a deterministic upstream,
+// fetched once directly and once through the proxy, and the end-to-end hashes must match.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startValidatingProxy, type StartedProxy } from './proxy.ts';
+import { exchangeHash, Recorder, send, startUpstream, type RawRequest, type TestServer } from './test-support.ts';
+
+const MAX_BODY = 4096;
+const MEDIA_TYPE = 'application/vnd.api+json';
+const listDocument = JSON.stringify({ data: [{ id: '5f1d7c2e9b1e8a0012345678', type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exam news' } }] });
+const badListDocument = JSON.stringify({ data: [{ id: '5f1d7c2e9b1e8a0012345678', type: 'NotificationGroup', attributes: { groupId: 'NotAGroup', label: 'x', defaultValue: true, description: 'y' } }] });
+const largeBinary = randomBytes(64 * 1024);
+const largeJson = JSON.stringify({ data: Array.from({ length: 400 }, (_, i) => ({ id: i.toString(16).padStart(24, '0'), type: 'NotificationGroup', attributes: { groupId: 'Exams', label: `label ${i}`, defaultValue: false, description: 'a description long enough to grow the body' } })) });
+
+type Respond = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
+
+interface ByteCase {
+  name: string;
+  path: string;
+  request?: RawRequest;
+  respond: Respond;
+}
+
+function fixed(status: number, headers: Record<string, string | string[]>, body: Buffer | string): Respond {
+  return (_req, res) => {
+    res.writeHead(status, headers);
+    res.end(body);
+  };
+}
+
+function chunked(status: number, headers: Record<string, string>, body: Buffer, pieces: number): Respond {
+  return (_req, res) => {
+    res.writeHead(status, headers);
+    const size = Math.ceil(body.length / pieces);
+    for (let offset = 0; offset < body.length; offset += size) res.write(body.subarray(offset, offset + size));
+    res.end();
+  };
+}
+
+const byteCases: ByteCase[] = [
+  { name: 'a list document with content-length', path: '/notification-groups?filter[type]=portal', respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(listDocument)) }, listDocument) },
+  { name: 'a chunked list document', path: '/notification-groups?filter[type]=user', respond: chunked(200, { 'Content-Type': MEDIA_TYPE }, Buffer.from(largeJson), 7) },
+  { name: 'a gzip body with content-length', path: '/notification-groups?filter[type]=portal', respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'gzip', 'Content-Length': String(gzipSync(listDocument).length) }, gzipSync(listDocument)) },
+  { name: 'a chunked gzip body', path: '/notification-groups?filter[type]=portal', respond: chunked(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'gzip' }, gzipSync(largeJson), 5) },
+  { name: 'a deflate body', path: '/notification-groups?filter[type]=portal', respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'deflate' }, deflateSync(listDocument)) },
+  { name: 'a brotli body', path: '/notification-groups?filter[type]=portal', respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'br' }, brotliCompressSync(listDocument)) },
+  { name: 'a binary body above --max-body, chunked', path: '/files/1', respond: chunked(200, { 'Content-Type': 'application/octet-stream' }, largeBinary, 9) },
+  { name: 'a JSON body above --max-body with content-length', path: '/notification-groups?filter[type]=portal', respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(largeJson)) }, largeJson) },
+  { name: '204 without a body', path: '/marketing-consent/1', request: { method: 'DELETE', headers: { authorization: 'Bearer r:abc' } }, respond: fixed(204, { 'X-Trace': 'one' }, '') },
+  { name: 'HEAD with a content-length', path: '/notification-groups?filter[type]=portal', request: { method: 'HEAD' }, respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': '1234' }, '') },
+  { name: 'repeated headers, mixed case and a custom reason phrase', path: '/users', respond: (_req, res) => {
+    res.statusMessage = 'Quite Fine';
+    res.writeHead(200, [['Set-Cookie', 'a=1'], ['set-cookie', 'b=2'], ['X-MiXeD-CaSe', 'v'], ['Content-Type', MEDIA_TYPE]].flat());
+    res.end('{"data":[]}');
+  } },
+  { name: 'a 404 in plain text', path: '/nowhere', respond: fixed(404, { 'Content-Type': 'text/plain; charset=utf-8' }, 'not here\n') },
+  { name: 'an echoed request body', path: '/highlights', request: { method: 'POST', headers: { 'content-type': MEDIA_TYPE, authorization: 'Bearer p:abc' }, body: '{"data":{"type":"Highlight"}}' }, respond: (req, res, body) => {
+    res.writeHead(201, { 'Content-Type': MEDIA_TYPE, 'X-Seen-Length': String(body.length) });
+    res.end(body);
+  } },
+  { name: 'an echoed request body above --max-body', path: '/uploads', request: { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: largeBinary }, respond: (req, res, body) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'X-Seen-Length': String(body.length) });
+    res.end(body);
+  } },
+];
+
+let upstream: TestServer;
+let proxy: StartedProxy;
+const violations = new Recorder();
+const responders = new Map<string, Respond>();
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    res.sendDate = false;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => responders.get(String(req.headers['x-case']))!(req, res, Buffer.concat(chunks)));
+  });
+  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: MAX_BODY, violations });
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await upstream?.close();
+});
+
+describe('report mode relays every response byte for byte', () => {
+  for (const c of byteCases) {
+    test(c.name, async () => {
+      responders.set(c.name, c.respond);
+      const request = { ...c.request, headers: { ...c.request?.headers, 'x-case': c.name } };
+      const direct = await send(`${upstream.url}/v3${c.path}`, request);
+      const proxied = await send(`${proxy.baseUrl}${c.path}`, request);
+      expect(proxied.status).toBe(direct.status);
+      expect(proxied.body.length).toBe(direct.body.length);
+      expect(exchangeHash(proxied)).toBe(exchangeHash(direct));
+    });
+  }
+});
+
+describe('the validation tap', () => {
+  const encodings: { name: string; headers: Record<string, string>; encode: (text: string) => Buffer }[] = [
+    { name: 'identity', headers: {}, encode: (text) => Buffer.from(text) },
+    { name: 'gzip', headers: { 'Content-Encoding': 'gzip' }, encode: (text) => gzipSync(text) },
+    { name: 'deflate', headers: { 'Content-Encoding': 'deflate' }, encode: (text) => deflateSync(text) },
+    { name: 'br', headers: { 'Content-Encoding': 'br' }, encode: (text) => brotliCompressSync(text) },
+  ];
+  for (const encoding of encodings) {
+    test(`decodes a ${encoding.name} body for validation only`, async () => {
+      const name = `tap ${encoding.name}`;
+      responders.set(name, fixed(200, { 'Content-Type': MEDIA_TYPE, ...encoding.headers }, encoding.encode(badListDocument)));
+      const requestId = `tap-${encoding.name}`;
+      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { 'x-case': name, 'x-request-id': requestId, authorization: 'Bearer r:abc' } });
+      await proxy.proxy.settled();
+      expect(violations.lines().filter((l) => l.requestId === requestId).map((l) => `${l.rule} ${l.direction} ${l.pointer}`)).toEqual(['NG-ITEM-SHAPE response /data/0/attributes/groupId']);
+    });
+  }
+
+  test('reports a body above --max-body as not validated, once, at INFO', async () => {
+    const name = 'tap too large';
+    responders.set(name, fixed(200, { 'Content-Type': MEDIA_TYPE }, largeJson));
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { 'x-case': name, 'x-request-id': 'tap-large', authorization: 'Bearer r:abc' } });
+    await proxy.proxy.settled();
+    expect(violations.lines().filter((l) => l.requestId === 'tap-large').map((l) => [l.rule, l.level, l.direction, l.message])).toEqual([
+      ['PROXY-BODY-NOT-VALIDATED', 'INFO', 'response', `response body not validated: body larger than ${MAX_BODY} bytes`],
+    ]);
+  });
+
+  test('forwards X-Request-Id, generating one when the client sent none', async () => {
+    const seen: (string | undefined)[] = [];
+    const name = 'request id';
+    responders.set(name, (req, res) => {
+      seen.push(req.headers['x-request-id'] as string | undefined);
+      res.writeHead(204).end();
+    });
+    await send(`${proxy.baseUrl}/things`, { headers: { 'x-case': name, 'x-request-id': 'given-id' } });
+    await send(`${proxy.baseUrl}/things`, { headers: { 'x-case': name } });
+    expect(seen[0]).toBe('given-id');
+    expect(seen[1]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test('drops hop-by-hop headers and those Connection names, in both directions', async () => {
+    let upstreamSaw: IncomingMessage['headers'] = {};
+    const name = 'hop by hop';
+    responders.set(name, (req, res) => {
+      upstreamSaw = req.headers;
+      res.writeHead(200, { Connection: 'X-Hop', 'X-Hop': 'drop me', 'X-Keep': 'keep me', 'Content-Length': '0' });
+      res.end();
+    });
+    const proxied = await send(`${proxy.baseUrl}/things`, { headers: { 'x-case': name, connection: 'X-Client-Hop', 'x-client-hop': 'drop', 'proxy-authorization': 'Basic c2VjcmV0', 'x-client-keep': 'keep' } });
+    expect(upstreamSaw['x-client-hop']).toBeUndefined();
+    expect(upstreamSaw['proxy-authorization']).toBeUndefined();
+    expect(upstreamSaw['x-client-keep']).toBe('keep');
+    expect(proxied.headers['x-hop']).toBeUndefined();
+    expect(proxied.headers['x-keep']).toBe('keep me');
+  });
+});
+
+describe('an upstream with a path prefix', () => {
+  test('gets the prefix before the /v3 root, and the proxy still routes the operation', async () => {
+    const paths: string[] = [];
+    const prefixed = await startUpstream((req, res) => {
+      paths.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': MEDIA_TYPE });
+      res.end(badListDocument);
+    });
+    const log = new Recorder();
+    const prefixedProxy = await startValidatingProxy({ upstream: `${prefixed.url}/api/v3/`, violations: log });
+    try {
+      await send(`${prefixedProxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:abc' } });
+      expect(paths).toEqual(['/api/v3/notification-groups?filter[type]=portal']);
+      await prefixedProxy.proxy.settled();
+      expect(log.lines().map((l) => `${l.operationId} ${l.rule}`)).toEqual(['listNotificationGroups NG-ITEM-SHAPE']);
+    } finally {
+      await prefixedProxy.close();
+      await prefixed.close();
+    }
+  });
+});

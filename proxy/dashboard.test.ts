@@ -1,0 +1,46 @@
+// The dashboard in a real browser (Debian's Chromium): it shows counts at a glance, and a finding
+// produced by proxied traffic appears on the open page without a reload.
+import { chromium, type Browser } from '@playwright/test';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startValidatingProxy, type StartedProxy } from './proxy.ts';
+import { send, startUpstream, type TestServer } from './test-support.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+
+let upstream: TestServer;
+let proxy: StartedProxy;
+let browser: Browser;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    req.resume();
+    res.writeHead(400, { 'content-type': 'application/vnd.api+json' });
+    res.end('{"errors":[{"status":"400","title":"Bad Request","source":{"parameter":"filter[type]"}}]}');
+  });
+  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3` });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await proxy?.close();
+  await upstream?.close();
+});
+
+test('a finding from proxied traffic appears on the open dashboard', async () => {
+  const page = await browser.newPage();
+  await page.goto(proxy.adminUrl);
+  await expect.poll(() => page.locator('#connection').textContent()).toBe('live');
+  expect(await page.locator('#latest tbody').textContent()).toContain('no findings yet');
+
+  await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`, { headers: { authorization: 'Bearer r:dashboard-token' } });
+
+  const row = page.locator('#latest tbody tr', { hasText: 'NG-FILTER-REQUIRED' });
+  await row.waitFor();
+  expect(await row.textContent()).toContain('GET /v3/notification-groups?filter[type]=everyone');
+  expect(await page.locator('#rules tbody tr', { hasText: 'NG-FILTER-REQUIRED' }).locator('td.number').textContent()).toBe('1');
+  expect(await page.locator('#operations tbody tr', { hasText: 'listNotificationGroups' }).locator('td.number').first().textContent()).toBe('1');
+  expect(await page.locator('#count-MUST').textContent()).toBe('1');
+  await page.close();
+});

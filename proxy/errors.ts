@@ -1,0 +1,63 @@
+// The answers the proxy gives itself, all JSON:API error documents (section 7): a request the
+// contract rejects (enforce mode), a response the contract rejects (enforce mode), and an
+// upstream that failed. The proxy's own codes are stable and live in this one table; a
+// contract finding's code is its requirement id.
+import { MEDIA_TYPE } from '../contract/index.ts';
+import type { Finding } from '../contract/index.ts';
+
+export type UpstreamFailure = 'unreachable' | 'reset' | 'invalid' | 'timeout';
+
+interface ProxyError {
+  status: number;
+  code: string;
+  title: string;
+}
+
+export const UPSTREAM_ERRORS: Record<UpstreamFailure, ProxyError> = {
+  unreachable: { status: 502, code: 'PROXY-UPSTREAM-UNREACHABLE', title: 'The upstream service could not be reached' },
+  reset: { status: 502, code: 'PROXY-UPSTREAM-RESET', title: 'The upstream service closed the connection before answering' },
+  invalid: { status: 502, code: 'PROXY-UPSTREAM-INVALID', title: 'The upstream service sent a response that is not valid HTTP' },
+  timeout: { status: 504, code: 'PROXY-UPSTREAM-TIMEOUT', title: 'The upstream service did not answer in time' },
+};
+
+export interface ErrorObject {
+  status: string;
+  code: string;
+  title: string;
+  detail?: string;
+  source?: { pointer?: string; parameter?: string };
+}
+
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string | number>;
+  body: string;
+}
+
+function answer(status: number, errors: ErrorObject[]): ErrorAnswer {
+  const body = JSON.stringify({ errors });
+  return { status, headers: { 'content-type': MEDIA_TYPE, 'content-length': Buffer.byteLength(body) }, body };
+}
+
+/** 502/504 for an upstream that failed; `requestId` lets an operator find the exchange in the log. */
+export function upstreamErrorAnswer(failure: UpstreamFailure, requestId: string): ErrorAnswer {
+  const error = UPSTREAM_ERRORS[failure];
+  return answer(error.status, [{ status: String(error.status), code: error.code, title: error.title, detail: `request ${requestId}` }]);
+}
+
+/** 400 in enforce mode: each finding of the request as an error object, its rule as the code. */
+export function rejectedRequestAnswer(findings: Finding[]): ErrorAnswer {
+  return answer(400, findings.map((finding) => ({ status: '400', code: finding.requirement, title: 'The request breaks the contract', detail: finding.message, ...errorSource(finding) })));
+}
+
+/** 502 in enforce mode: the upstream's response broke the contract; each finding names how. */
+export function rejectedResponseAnswer(findings: Finding[]): ErrorAnswer {
+  return answer(502, findings.map((finding) => ({ status: '502', code: finding.requirement, title: 'The upstream response breaks the contract', detail: finding.message })));
+}
+
+/** A body pointer becomes `source.pointer`; any other place a request finding names is a query parameter. */
+function errorSource(finding: Finding): Pick<ErrorObject, 'source'> {
+  if (finding.pointer.startsWith('/')) return { source: { pointer: finding.pointer } };
+  if (finding.pointer !== '') return { source: { parameter: finding.pointer } };
+  return {};
+}

@@ -1,0 +1,73 @@
+// Which headers a proxy forwards. Hop-by-hop headers belong to one connection, not to the
+// message (RFC 9110 section 7.6.1), so they are dropped in both directions, together with any
+// header the Connection header names. Everything else passes unchanged, in its order and case.
+
+/** Hop-by-hop headers, lower case: never forwarded. */
+export const HOP_BY_HOP_HEADERS: readonly string[] = [
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
+
+/**
+ * Request headers the proxy sets itself rather than forwards: the upstream's own Host, and
+ * Expect, which Node's server already answered with 100 Continue.
+ */
+export const REQUEST_HEADERS_NOT_FORWARDED: readonly string[] = ['host', 'expect'];
+
+const hopByHop = new Set(HOP_BY_HOP_HEADERS);
+const requestOnly = new Set([...HOP_BY_HOP_HEADERS, ...REQUEST_HEADERS_NOT_FORWARDED]);
+
+type RawHeader = string | Buffer;
+
+/** The end-to-end headers of a flat raw list `[name, value, name, value, ...]`, as strings. */
+export function endToEndHeaders(raw: readonly RawHeader[], dropped: ReadonlySet<string> = hopByHop): string[] {
+  const named = connectionTokens(raw);
+  const kept: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toString('latin1');
+    const lower = name.toLowerCase();
+    if (dropped.has(lower) || named?.has(lower)) continue;
+    kept.push(name, raw[i + 1].toString('latin1'));
+  }
+  return kept;
+}
+
+/** The end-to-end headers of a request, without the ones the proxy sets itself. */
+export function forwardedRequestHeaders(raw: readonly string[]): string[] {
+  return endToEndHeaders(raw, requestOnly);
+}
+
+/** Header names listed in Connection (`Connection: close, X-Foo`), lower case; null when absent. */
+function connectionTokens(raw: readonly RawHeader[]): Set<string> | null {
+  let tokens: Set<string> | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length !== 10 || raw[i].toString('latin1').toLowerCase() !== 'connection') continue;
+    tokens ??= new Set();
+    for (const token of raw[i + 1].toString('latin1').split(',')) tokens.add(token.trim().toLowerCase());
+  }
+  return tokens;
+}
+
+/** The value of a header in a flat raw list (first occurrence, case-insensitive). */
+export function rawHeaderValue(raw: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === name.length && raw[i].toLowerCase() === name) return raw[i + 1];
+  return undefined;
+}
+
+/** A flat raw list as a headers object (lower-case names, repeated headers joined as arrays). */
+export function headersObject(raw: readonly string[]): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    const existing = headers[name];
+    headers[name] = existing === undefined ? raw[i + 1] : Array.isArray(existing) ? [...existing, raw[i + 1]] : [existing, raw[i + 1]];
+  }
+  return headers;
+}

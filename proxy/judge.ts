@@ -1,0 +1,110 @@
+// Judging one exchange with the contract module: route it, validate the request and the
+// response, run the exchange checks (PROFILE section 6). Pure: no I/O, no clocks, no state
+// beyond what the caller passes in.
+import { checkExchange, headerValue, relativePath, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from '../contract/index.ts';
+import type { Contract, Finding, Headers, HttpRequest, HttpResponse, Location, Operation, ValidateOptions } from '../contract/index.ts';
+import { decodeBody } from './body.ts';
+import { headersObject } from './headers.ts';
+
+/** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
+export type BodyEvidence = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string };
+
+export const NO_BODY: BodyEvidence = { kind: 'none' };
+
+export interface JudgeOptions {
+  /** Body values in messages (`--log-values`); off by default for production traffic. */
+  includeValues: boolean;
+  /** The largest body judged, raw or decoded. */
+  maxBody: number;
+}
+
+/** Everything judging an exchange needs, as plain data. */
+export interface ExchangeEvidence {
+  method: string;
+  /** Path and query as the client sent them. */
+  path: string;
+  requestHeaders: Headers;
+  requestBody: BodyEvidence;
+  /** The upstream's status; null when there is no complete response to judge. */
+  status: number | null;
+  /** The response's end-to-end headers as a flat raw list `[name, value, ...]`. */
+  responseHeaders: string[];
+  responseBody: BodyEvidence;
+}
+
+export interface RequestVerdict {
+  /** False for paths outside the contract's `/v3` root: those are forwarded, never judged. */
+  inApi: boolean;
+  operation: Operation | null;
+  request: HttpRequest;
+  findings: Finding[];
+}
+
+export const UNSPECIFIED_OPERATION = 'GEN-UNSPECIFIED-OPERATION';
+
+export function operationLabel(verdict: Pick<RequestVerdict, 'inApi' | 'operation'>): string {
+  if (!verdict.inApi) return 'outside-api';
+  return verdict.operation?.operationId ?? 'unspecified';
+}
+
+/** Where an exchange belongs: under the `/v3` root or not, and which operation if any. */
+export function locate(contract: Contract, method: string, path: string): Pick<RequestVerdict, 'inApi' | 'operation'> {
+  const inApi = relativePath(path, contract.basePath) !== null;
+  return { inApi, operation: inApi ? route(contract, method, path) : null };
+}
+
+/** Traffic to an unspecified operation, by method and first path segment: `GET /v3/users`. */
+export function unspecifiedOperationKey(contract: Contract, method: string, path: string): string {
+  const relative = relativePath(path, contract.basePath) ?? '/';
+  const end = relative.indexOf('/', 1);
+  return `${method} ${contract.basePath}${end < 0 ? relative : relative.slice(0, end)}`;
+}
+
+export function judgeRequest(contract: Contract, method: string, path: string, headers: Headers, body: BodyEvidence, options: JudgeOptions): RequestVerdict {
+  const { inApi, operation } = locate(contract, method, path);
+  const text = bodyText(body, headers, options.maxBody);
+  const request: HttpRequest = { method, path, headers, bodyText: text.bodyText };
+  if (!inApi) return { inApi, operation, request, findings: [] };
+  const validateOptions: ValidateOptions = { includeValues: options.includeValues, bodyOmitted: text.omitted !== undefined };
+  const findings = omittedFindings(contract, 'request', text.omitted);
+  if (operation) {
+    findings.push(...validateRequest(contract, operation, request, validateOptions));
+  } else {
+    findings.push(...validateGenericRequest(contract, request, validateOptions));
+    const key = unspecifiedOperationKey(contract, method, path);
+    findings.push(contract.finding(UNSPECIFIED_OPERATION, 'request', { message: `traffic to ${key}, which the specification names at most without method, path or payload; judged by the generic JSON:API rules only` }));
+  }
+  return { inApi, operation, request, findings };
+}
+
+/** Findings of the response and of the whole exchange, given the request's verdict. */
+export function judgeResponse(contract: Contract, verdict: RequestVerdict, status: number, headers: Headers, body: BodyEvidence, options: JudgeOptions): Finding[] {
+  if (!verdict.inApi) return [];
+  const text = bodyText(body, headers, options.maxBody);
+  const response: HttpResponse = { status, headers, bodyText: text.bodyText };
+  const validateOptions: ValidateOptions = { includeValues: options.includeValues, bodyOmitted: text.omitted !== undefined };
+  const findings = omittedFindings(contract, 'response', text.omitted);
+  findings.push(...(verdict.operation ? validateResponse(contract, verdict.operation, response, validateOptions) : validateGenericResponse(contract, response, validateOptions)));
+  findings.push(...checkExchange(contract, { operation: verdict.operation, request: verdict.request, response, requestFindings: verdict.findings }, validateOptions));
+  return findings;
+}
+
+/** Every finding of one exchange: the request's, then (when there is a response) the rest. */
+export function judgeExchange(contract: Contract, evidence: ExchangeEvidence, options: JudgeOptions): Finding[] {
+  const verdict = judgeRequest(contract, evidence.method, evidence.path, evidence.requestHeaders, evidence.requestBody, options);
+  if (evidence.status === null) return verdict.findings;
+  return [...verdict.findings, ...judgeResponse(contract, verdict, evidence.status, headersObject(evidence.responseHeaders), evidence.responseBody, options)];
+}
+
+function bodyText(body: BodyEvidence, headers: Headers, maxBody: number): { bodyText?: string; omitted?: string } {
+  if (body.kind === 'none') return {};
+  if (body.kind === 'omitted') return { omitted: body.reason };
+  const raw = Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
+  const decoded = decodeBody(raw, headerValue(headers, 'content-encoding'), maxBody);
+  return decoded.ok ? { bodyText: decoded.text } : { omitted: decoded.reason };
+}
+
+function omittedFindings(contract: Contract, location: Location, reason: string | undefined): Finding[] {
+  if (reason === undefined) return [];
+  return [contract.finding('PROXY-BODY-NOT-VALIDATED', location, { message: `${location} body not validated: ${reason}` })];
+}

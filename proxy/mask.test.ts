@@ -1,0 +1,21 @@
+import { describe, expect, test } from 'vitest';
+import { maskCredentialQuery } from './mask.ts';
+
+const cases: { path: string; masked: string }[] = [
+  { path: '/v3/notification-groups', masked: '/v3/notification-groups' },
+  { path: '/v3/x?filter[type]=portal', masked: '/v3/x?filter[type]=portal' },
+  { path: '/v3/x?token=abc', masked: '/v3/x?token=***' },
+  { path: '/v3/x?Access_Token=abc&page[limit]=1', masked: '/v3/x?Access_Token=***&page[limit]=1' },
+  { path: '/v3/x?API_KEY=abc', masked: '/v3/x?API_KEY=***' },
+  { path: '/v3/x?sessionId=abc', masked: '/v3/x?sessionId=***' },
+  { path: '/v3/x?user[password]=abc', masked: '/v3/x?user[password]=***' },
+  { path: '/v3/x?client_secret=abc', masked: '/v3/x?client_secret=***' },
+  { path: '/v3/x?authorization=abc', masked: '/v3/x?authorization=***' },
+  { path: '/v3/x?%74oken=abc', masked: '/v3/x?%74oken=***' },
+  { path: '/v3/x?a=1&key=2&b=3', masked: '/v3/x?a=1&key=***&b=3' },
+  { path: '/v3/x?token', masked: '/v3/x?token' },
+];
+
+describe('maskCredentialQuery', () => {
+  for (const c of cases) test(`${c.path} → ${c.masked}`, () => expect(maskCredentialQuery(c.path)).toBe(c.masked));
+});

@@ -1,0 +1,99 @@
+// The options that change what the proxy judges and says: --sample, --log-values and the
+// Las-Violations header (report mode: only what is known before the response starts).
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startValidatingProxy, VIOLATIONS_HEADER_MAX_LENGTH, violationsHeaderValue, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
+import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
+import type { Finding } from '../contract/index.ts';
+
+const brokenList = '{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":"yes","description":"d"}}]}';
+
+let upstream: TestServer;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/vnd.api+json' });
+    res.end(brokenList);
+  });
+});
+
+afterAll(async () => {
+  await upstream?.close();
+});
+
+async function withProxy(options: Partial<ValidatingProxyOptions>, use: (proxy: StartedProxy, violations: Recorder) => Promise<void>): Promise<void> {
+  const violations = new Recorder();
+  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations, ...options });
+  try {
+    await use(proxy, violations);
+  } finally {
+    await proxy.close();
+  }
+}
+
+const listPath = '/notification-groups?filter[type]=everyone';
+const session = { authorization: 'Bearer r:options-token' };
+
+describe('--sample', () => {
+  const rates = [
+    { sample: 1, judged: 8 },
+    { sample: 0.5, judged: 4 },
+    { sample: 0.25, judged: 2 },
+    { sample: 0, judged: 0 },
+  ];
+  for (const c of rates) {
+    test(`${c.sample} judges ${c.judged} of 8 exchanges and counts all 8`, async () => {
+      await withProxy({ sample: c.sample }, async (proxy, violations) => {
+        for (let i = 0; i < 8; i += 1) await send(`${proxy.baseUrl}${listPath}`, { headers: { ...session, 'x-request-id': `sample-${i}` } });
+        await proxy.proxy.settled();
+        expect(new Set(violations.lines().map((l) => l.requestId)).size).toBe(c.judged);
+        const exchanges = (await proxy.proxy.metrics.exchanges.get()).values.reduce((sum, v) => sum + v.value, 0);
+        expect(exchanges).toBe(8);
+      });
+    });
+  }
+});
+
+describe('--log-values', () => {
+  const cases = [
+    { logValues: false, request: 'filter[type] must be one of "portal", "user", got a string', response: '/data/0/attributes/defaultValue must be a boolean, got a string' },
+    { logValues: true, request: 'filter[type] must be one of "portal", "user", got "everyone"', response: '/data/0/attributes/defaultValue must be a boolean, got "yes"' },
+  ];
+  for (const c of cases) {
+    test(`${c.logValues ? 'puts' : 'keeps'} body and query values ${c.logValues ? 'in' : 'out of'} messages`, async () => {
+      await withProxy({ logValues: c.logValues }, async (proxy, violations) => {
+        await send(`${proxy.baseUrl}${listPath}`, { headers: session });
+        await proxy.proxy.settled();
+        const messages = violations.lines().map((l) => `${l.direction} ${l.message}`);
+        expect(messages).toContain(`request ${c.request}`);
+        expect(messages).toContain(`response ${c.response}`);
+      });
+    });
+  }
+});
+
+describe('Las-Violations', () => {
+  test('is off by default', async () => {
+    await withProxy({}, async (proxy) => {
+      expect((await send(`${proxy.baseUrl}${listPath}`, { headers: session })).headers['las-violations']).toBeUndefined();
+    });
+  });
+
+  test('in report mode lists the request findings only: the response is relayed before it is judged', async () => {
+    await withProxy({ violationsHeader: true }, async (proxy, violations) => {
+      const response = await send(`${proxy.baseUrl}${listPath}`, { headers: session });
+      expect(response.headers['las-violations']).toBe('NG-FILTER-REQUIRED');
+      await proxy.proxy.settled();
+      expect(violations.lines().map((l) => l.rule)).toContain('NG-ITEM-SHAPE');
+    });
+  });
+
+  test('lists the most severe rules first and stays within its size', () => {
+    const finding = (requirement: string, level: Finding['level']): Finding => ({ requirement, level, location: 'request', pointer: '', message: '' });
+    expect(violationsHeaderValue([finding('B-INFO', 'INFO'), finding('A-MUST', 'MUST'), finding('A-MUST', 'MUST'), finding('C-SHOULD', 'SHOULD')])).toBe('A-MUST, C-SHOULD, B-INFO');
+    const many = Array.from({ length: 100 }, (_, i) => finding(`RULE-NUMBER-${i}`, 'MUST'));
+    const value = violationsHeaderValue(many)!;
+    expect(value.length).toBeLessThanOrEqual(VIOLATIONS_HEADER_MAX_LENGTH);
+    expect(value).toMatch(/, \+\d+$/);
+  });
+});

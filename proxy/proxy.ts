@@ -1,0 +1,647 @@
+// The validating reverse proxy (issue 5; PROFILE section 6). Forwarding runs on undici (a
+// keep-alive pool to the upstream, raw headers, back-pressure both ways). In report mode every
+// response reaches the client as the upstream sent it and is judged after it completed; in
+// enforce mode the proxy judges before it answers and refuses what breaks the contract.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Readable, type Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
+import { Pool, type Dispatcher } from 'undici';
+import { loadContract, readCredentials } from '../contract/index.ts';
+import type { Contract, Finding } from '../contract/index.ts';
+import { createAdminServer } from './admin.ts';
+import { BodyTap } from './body.ts';
+import { DashboardFeed } from './dashboard.ts';
+import { rejectedRequestAnswer, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
+import { endToEndHeaders, forwardedRequestHeaders, headersObject } from './headers.ts';
+import { judgeExchange, judgeRequest, judgeResponse, locate, NO_BODY, operationLabel, UNSPECIFIED_OPERATION, unspecifiedOperationKey, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
+import { maskCredentialQuery } from './mask.ts';
+import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
+import { ViolationsLog, violationRecords } from './violations.ts';
+
+export type ProxyMode = 'report' | 'enforce';
+
+export interface ValidatingProxyOptions {
+  /** Base URL of the service, normally ending in the `/v3` root; a path before it is kept. */
+  upstream: string;
+  mode?: ProxyMode;
+  /** Largest body (bytes) buffered for validation; larger ones pass through unvalidated. */
+  maxBody?: number;
+  /** How long (ms) the upstream may take to send headers, or between two body chunks. */
+  upstreamTimeout?: number;
+  /** Fraction of exchanges judged in report mode (enforce mode judges all). */
+  sample?: number;
+  /** Body values in finding messages; off by default so production data stays out of logs. */
+  logValues?: boolean;
+  /** Adds `Las-Violations` (the rule ids known before the response starts) to answers. */
+  violationsHeader?: boolean;
+  /** Where the NDJSON violations go; null keeps none (metrics and dashboard still count). */
+  violations?: Writable | null;
+  logger?: Logger;
+  contract?: Contract;
+  /** How long (ms) close() waits for exchanges in flight before cutting them. */
+  drainTimeout?: number;
+  /** Most connections opened to the upstream. */
+  upstreamConnections?: number;
+}
+
+export interface ListenOptions {
+  port?: number;
+  adminPort?: number;
+  host?: string;
+}
+
+export interface ProxyAddresses {
+  /** Origin of the proxy; the API is served under its `/v3` root. */
+  proxyUrl: string;
+  /** The proxy's base URL, to give clients in place of the upstream's. */
+  baseUrl: string;
+  adminUrl: string;
+}
+
+export const PROXY_DEFAULTS = {
+  mode: 'report' as ProxyMode,
+  maxBody: 1024 * 1024,
+  upstreamTimeout: 30_000,
+  sample: 1,
+  drainTimeout: 10_000,
+  upstreamConnections: 128,
+};
+
+export const VIOLATIONS_HEADER = 'Las-Violations';
+export const VIOLATIONS_HEADER_MAX_LENGTH = 512;
+
+/** One client exchange as the proxy saw it; what the deferred judging and the log read. */
+class ProxiedExchange {
+  readonly requestId: string;
+  readonly requestIdGiven: boolean;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  requestBody: BodyEvidence = NO_BODY;
+  verdict: RequestVerdict | null = null;
+  location: Pick<RequestVerdict, 'inApi' | 'operation'> | null = null;
+  /** The upstream's status; null when the upstream never answered. */
+  status: number | null = null;
+  /** The status the client received when it is not the upstream's (the proxy answered itself). */
+  proxyStatus: number | null = null;
+  responseHeaders: string[] = [];
+  responseTap: BodyTap | null = null;
+  responseComplete = false;
+  /** Findings already known (enforce mode judges before answering), and the time judging took. */
+  findings: Finding[] | null = null;
+  judgeSeconds = 0;
+  clientGone = false;
+  completedAt = 0;
+  abortUpstream: ((error?: Error) => void) | null = null;
+
+  constructor(req: IncomingMessage, readonly sampled: boolean) {
+    const given = req.headers['x-request-id'];
+    this.requestIdGiven = typeof given === 'string' && given !== '';
+    this.requestId = this.requestIdGiven ? (given as string) : randomUUID();
+    this.method = req.method ?? 'GET';
+    this.path = originForm(req.url ?? '/');
+    this.headers = req.headers;
+  }
+}
+
+export class ValidatingProxy {
+  readonly contract: Contract;
+  readonly metrics: ProxyMetrics;
+  readonly feed: DashboardFeed;
+  readonly server: Server;
+  readonly adminServer: Server;
+  readonly mode: ProxyMode;
+  readonly maxBody: number;
+  private readonly upstream: URL;
+  private readonly upstreamPrefix: string;
+  private readonly upstreamTimeout: number;
+  private readonly sample: number;
+  private readonly violationsHeader: boolean;
+  private readonly drainTimeout: number;
+  private readonly judgeOptions: JudgeOptions;
+  private readonly pool: Pool;
+  private readonly violations: ViolationsLog;
+  private readonly logger: Logger;
+  private queue: ProxiedExchange[] = [];
+  private drainScheduled = false;
+  private sampleCredit = 0;
+  private inFlight = 0;
+  private closing = false;
+  private idle: (() => void) | null = null;
+  private closed: Promise<void> | null = null;
+  private readonly unspecifiedSeen = new Set<string>();
+
+  constructor(options: ValidatingProxyOptions) {
+    this.upstream = new URL(options.upstream);
+    if (this.upstream.protocol !== 'http:' && this.upstream.protocol !== 'https:') throw new Error(`upstream must be an http or https URL, got ${this.upstream.protocol}`);
+    this.contract = options.contract ?? loadContract();
+    this.upstreamPrefix = upstreamPathPrefix(this.upstream, this.contract.basePath);
+    this.mode = options.mode ?? PROXY_DEFAULTS.mode;
+    this.maxBody = options.maxBody ?? PROXY_DEFAULTS.maxBody;
+    this.upstreamTimeout = options.upstreamTimeout ?? PROXY_DEFAULTS.upstreamTimeout;
+    this.sample = options.sample ?? PROXY_DEFAULTS.sample;
+    this.violationsHeader = options.violationsHeader ?? false;
+    this.drainTimeout = options.drainTimeout ?? PROXY_DEFAULTS.drainTimeout;
+    this.logger = options.logger ?? pino({ level: 'silent' });
+    this.judgeOptions = { includeValues: options.logValues ?? false, maxBody: this.maxBody };
+    this.violations = new ViolationsLog(options.violations ?? null);
+    this.metrics = createProxyMetrics();
+    this.feed = new DashboardFeed(this.contract, { upstream: upstreamDisplay(this.upstream), mode: this.mode });
+    this.pool = new Pool(this.upstream.origin, {
+      connections: options.upstreamConnections ?? PROXY_DEFAULTS.upstreamConnections,
+      pipelining: 1,
+      connect: { timeout: this.upstreamTimeout },
+    });
+    this.server = createServer(this.handleRequest);
+    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing });
+  }
+
+  async listen(options: ListenOptions = {}): Promise<ProxyAddresses> {
+    const host = options.host ?? '127.0.0.1';
+    const proxyUrl = await listenOn(this.server, options.port ?? 0, host);
+    let adminUrl: string;
+    try {
+      adminUrl = await listenOn(this.adminServer, options.adminPort ?? 0, host);
+    } catch (error) {
+      this.server.close();
+      throw error;
+    }
+    const addresses = { proxyUrl, baseUrl: `${proxyUrl}${this.contract.basePath}`, adminUrl };
+    this.logger.info({ ...addresses, upstream: upstreamDisplay(this.upstream), mode: this.mode }, 'validating proxy listening');
+    return addresses;
+  }
+
+  /** Resolves once every exchange completed so far has been judged and its findings written. */
+  async settled(): Promise<void> {
+    do await new Promise((resolve) => setImmediate(resolve));
+    while (this.queue.length > 0 || this.drainScheduled);
+    this.violations.flush();
+  }
+
+  /** Stops accepting, lets exchanges in flight finish (bounded), judges and logs what is left. */
+  close(): Promise<void> {
+    this.closed ??= this.shutDown();
+    return this.closed;
+  }
+
+  private async shutDown(): Promise<void> {
+    this.closing = true;
+    const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    await this.drained();
+    this.server.closeAllConnections();
+    await serverClosed;
+    this.drain();
+    this.violations.flush();
+    await Promise.race([this.pool.close(), delay(this.drainTimeout)]);
+    await this.pool.destroy().catch(() => undefined);
+    this.feed.close();
+    const adminClosed = new Promise<void>((resolve) => this.adminServer.close(() => resolve()));
+    this.adminServer.closeAllConnections();
+    await adminClosed;
+    this.logger.info('validating proxy closed');
+  }
+
+  private drained(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(finish, this.drainTimeout);
+      function finish() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.idle = finish;
+    });
+  }
+
+  private readonly handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    this.inFlight += 1;
+    // The upstream's Date passes through; the proxy adds none of its own.
+    res.sendDate = false;
+    const exchange = new ProxiedExchange(req, this.nextSampled());
+    res.on('close', () => this.clientClosed(exchange, res));
+    if (!hasBody(req)) return this.admit(exchange, req, res, null);
+    if (!exchange.sampled) return this.admit(exchange, req, res, req);
+    readBodyUpTo(req, this.maxBody).then(
+      (read) => {
+        if (read.complete) {
+          const raw = Buffer.concat(read.chunks, read.size);
+          exchange.requestBody = { kind: 'captured', raw };
+          this.admit(exchange, req, res, raw);
+        } else {
+          exchange.requestBody = { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes` };
+          this.admit(exchange, req, res, Readable.from(replay(read.chunks, req)));
+        }
+      },
+      () => res.destroy(),
+    );
+  };
+
+  /** Enforce mode judges the request first and answers 400 itself when it breaks the contract. */
+  private admit(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse, body: Buffer | Readable | null): void {
+    if (this.mode === 'enforce') {
+      const verdict = this.requestVerdict(exchange);
+      const breaking = verdict.findings.filter((f) => f.level === 'MUST');
+      // Section 5 and PROFILE 2: a request without well-formed credentials must get 401 from the
+      // service, before any 400; the proxy forwards it rather than answer 400 in its place.
+      if (breaking.length > 0 && readCredentials(exchange.headers, this.contract.legacyHeader).kind === 'credential') {
+        req.resume();
+        exchange.findings = verdict.findings;
+        this.answer(exchange, res, rejectedRequestAnswer(breaking), verdict.findings);
+        return this.settle(exchange);
+      }
+    }
+    const headers = forwardedRequestHeaders(req.rawHeaders);
+    if (!exchange.requestIdGiven) headers.push('x-request-id', exchange.requestId);
+    const options: Dispatcher.DispatchOptions = {
+      path: this.upstreamPrefix + exchange.path,
+      method: exchange.method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      headersTimeout: this.upstreamTimeout,
+      bodyTimeout: this.upstreamTimeout,
+    };
+    this.pool.dispatch(options, new UpstreamRelay(this, exchange, res));
+  }
+
+  requestVerdict(exchange: ProxiedExchange): RequestVerdict {
+    if (!exchange.verdict) {
+      const started = performance.now();
+      exchange.verdict = judgeRequest(this.contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, this.judgeOptions);
+      exchange.judgeSeconds += (performance.now() - started) / 1000;
+    }
+    return exchange.verdict;
+  }
+
+  /** Writes the upstream's status line and headers; false when they cannot be relayed. */
+  startResponse(exchange: ProxiedExchange, res: ServerResponse, statusText: string, extra: Finding[] = []): boolean {
+    if (res.destroyed) return false;
+    const headers = exchange.responseHeaders;
+    if (this.violationsHeader && exchange.sampled) {
+      const value = violationsHeaderValue([...this.requestVerdict(exchange).findings, ...extra]);
+      if (value !== null) headers.push(VIOLATIONS_HEADER, value);
+    }
+    try {
+      res.writeHead(exchange.status ?? 502, statusText, headers);
+      return true;
+    } catch (error) {
+      // Node refuses a status line or header the upstream sent: answer 502 and drop the upstream.
+      this.upstreamFailed(exchange, res, error as Error, 'invalid');
+      exchange.abortUpstream?.(error as Error);
+      return false;
+    }
+  }
+
+  /** Enforce mode: the whole response is here; judge it, then relay it or refuse it with 502. */
+  finishBuffered(exchange: ProxiedExchange, res: ServerResponse, statusText: string, body: Buffer): void {
+    const verdict = this.requestVerdict(exchange);
+    const started = performance.now();
+    const responseFindings = judgeResponse(this.contract, verdict, exchange.status!, headersObject(exchange.responseHeaders), body.length > 0 ? { kind: 'captured', raw: body } : NO_BODY, this.judgeOptions);
+    exchange.judgeSeconds += (performance.now() - started) / 1000;
+    exchange.findings = [...verdict.findings, ...responseFindings];
+    const breaking = responseFindings.filter((f) => f.level === 'MUST');
+    if (breaking.length > 0) {
+      this.answer(exchange, res, rejectedResponseAnswer(breaking), exchange.findings);
+      return;
+    }
+    if (this.startResponse(exchange, res, statusText, responseFindings)) res.end(body);
+  }
+
+  upstreamFailed(exchange: ProxiedExchange, res: ServerResponse, error: Error, failure: UpstreamFailure = classifyUpstreamError(error)): void {
+    if (exchange.clientGone || exchange.proxyStatus !== null) return;
+    this.metrics.upstreamErrors.inc({ kind: failure });
+    this.logger.warn({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path), failure, code: (error as NodeJS.ErrnoException).code }, 'upstream failed');
+    if (!res.headersSent) {
+      exchange.status = null;
+      this.answer(exchange, res, upstreamErrorAnswer(failure, exchange.requestId), []);
+    } else {
+      // The status line is gone already: the only honest signal left is a cut connection.
+      res.destroy();
+    }
+  }
+
+  private answer(exchange: ProxiedExchange, res: ServerResponse, answer: ErrorAnswer, findings: Finding[]): void {
+    exchange.proxyStatus = answer.status;
+    if (res.destroyed) return;
+    const headers: Record<string, string | number> = { ...answer.headers };
+    if (this.violationsHeader) {
+      const value = violationsHeaderValue(findings);
+      if (value !== null) headers[VIOLATIONS_HEADER] = value;
+    }
+    res.writeHead(answer.status, headers);
+    res.end(answer.body);
+  }
+
+  /** An exchange is over (answered, failed or cut): judge and log it off the response path. */
+  settle(exchange: ProxiedExchange): void {
+    if (exchange.completedAt !== 0) return;
+    exchange.completedAt = Date.now();
+    this.queue.push(exchange);
+    if (!this.drainScheduled) {
+      this.drainScheduled = true;
+      setImmediate(this.drain);
+    }
+  }
+
+  private readonly drain = (): void => {
+    this.drainScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    for (const exchange of batch) this.record(exchange);
+  };
+
+  /** Counts the exchange and judges it, unless enforce mode already did. */
+  private record(exchange: ProxiedExchange): void {
+    exchange.location = exchange.verdict ?? locate(this.contract, exchange.method, exchange.path);
+    const operation = operationLabel(exchange.location);
+    this.metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
+    this.feed.recordExchange(operation);
+    // An exchange the client abandoned may hold half a request: it is counted, not judged.
+    if (!exchange.sampled || exchange.clientGone) return;
+    if (exchange.findings) return this.publish(exchange, exchange.findings, exchange.judgeSeconds);
+    const started = performance.now();
+    const findings = judgeExchange(this.contract, this.evidenceOf(exchange), this.judgeOptions);
+    this.publish(exchange, findings, (performance.now() - started) / 1000);
+  }
+
+  private evidenceOf(exchange: ProxiedExchange): ExchangeEvidence {
+    const tap = exchange.responseTap;
+    const judgeResponseToo = exchange.status !== null && exchange.responseComplete;
+    const responseBody: BodyEvidence = !judgeResponseToo || !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes` } : { kind: 'captured', raw: tap.bytes() };
+    return {
+      method: exchange.method,
+      path: exchange.path,
+      requestHeaders: exchange.headers,
+      requestBody: exchange.requestBody,
+      status: judgeResponseToo ? exchange.status : null,
+      responseHeaders: exchange.responseHeaders,
+      responseBody,
+    };
+  }
+
+  /** Logs, counts and shows the findings of one judged exchange. */
+  private publish(exchange: ProxiedExchange, judged: Finding[], seconds: number): void {
+    this.metrics.validationSeconds.observe(seconds);
+    const findings = judged.filter((f) => f.requirement !== UNSPECIFIED_OPERATION || this.firstSighting(unspecifiedOperationKey(this.contract, exchange.method, exchange.path)));
+    if (findings.length === 0) return;
+    const records = violationRecords(
+      {
+        time: new Date(exchange.completedAt).toISOString(),
+        requestId: exchange.requestId,
+        method: exchange.method,
+        path: maskCredentialQuery(exchange.path),
+        operationId: exchange.location?.operation?.operationId ?? null,
+        status: exchange.status ?? exchange.proxyStatus,
+      },
+      findings,
+    );
+    for (const finding of findings) {
+      this.metrics.findings.inc({ rule: finding.requirement, direction: finding.location, level: finding.level });
+      if (finding.requirement === 'PROXY-BODY-NOT-VALIDATED') this.metrics.bodiesNotValidated.inc({ direction: finding.location });
+    }
+    this.violations.append(records);
+    this.feed.recordFindings(operationLabel(exchange.location!), records);
+  }
+
+  private clientClosed(exchange: ProxiedExchange, res: ServerResponse): void {
+    if (!res.writableFinished) {
+      exchange.clientGone = true;
+      exchange.abortUpstream?.(new Error('client closed the connection'));
+      this.settle(exchange);
+    }
+    this.inFlight -= 1;
+    if (this.inFlight === 0 && this.idle) this.idle();
+  }
+
+  private nextSampled(): boolean {
+    if (this.mode === 'enforce' || this.sample >= 1) return true;
+    this.sampleCredit += this.sample;
+    if (this.sampleCredit < 1) return false;
+    this.sampleCredit -= 1;
+    return true;
+  }
+
+  private firstSighting(key: string): boolean {
+    if (this.unspecifiedSeen.has(key) || this.unspecifiedSeen.size >= 1000) return false;
+    this.unspecifiedSeen.add(key);
+    return true;
+  }
+}
+
+/**
+ * The undici handler of one exchange: relays the upstream's status, headers and bytes as they
+ * come (report mode), or holds them until judged (enforce mode, up to --max-body).
+ */
+class UpstreamRelay implements Dispatcher.DispatchHandler {
+  private holding: boolean;
+  private held: Buffer[] = [];
+  private heldSize = 0;
+  private statusText = '';
+  private resume: () => void = () => undefined;
+
+  constructor(private readonly proxy: ValidatingProxy, private readonly exchange: ProxiedExchange, private readonly res: ServerResponse) {
+    this.holding = proxy.mode === 'enforce';
+  }
+
+  onConnect(abort: (error?: Error) => void): void {
+    if (this.exchange.clientGone) abort(new Error('client closed the connection'));
+    else this.exchange.abortUpstream = abort;
+  }
+
+  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
+    if (status < 200) return true;
+    this.exchange.status = status;
+    this.exchange.responseHeaders = endToEndHeaders(rawHeaders);
+    if (this.exchange.sampled) this.exchange.responseTap = new BodyTap(this.proxy.maxBody);
+    this.statusText = statusText;
+    this.resume = resume;
+    if (this.holding) return true;
+    return this.proxy.startResponse(this.exchange, this.res, statusText);
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.exchange.responseTap?.add(chunk);
+    if (!this.holding) return this.write(chunk);
+    this.held.push(chunk);
+    this.heldSize += chunk.length;
+    if (this.heldSize <= this.proxy.maxBody) return true;
+    // Too large to judge before answering: relay what is held and stream the rest.
+    this.holding = false;
+    if (!this.proxy.startResponse(this.exchange, this.res, this.statusText)) return false;
+    const held = this.held;
+    this.held = [];
+    for (const part of held.slice(0, -1)) this.res.write(part);
+    return this.write(held[held.length - 1]);
+  }
+
+  onComplete(): void {
+    this.exchange.responseComplete = true;
+    if (this.holding) this.proxy.finishBuffered(this.exchange, this.res, this.statusText, Buffer.concat(this.held, this.heldSize));
+    else this.res.end();
+    this.proxy.settle(this.exchange);
+  }
+
+  onError(error: Error): void {
+    this.proxy.upstreamFailed(this.exchange, this.res, error);
+    this.proxy.settle(this.exchange);
+  }
+
+  private write(chunk: Buffer): boolean {
+    if (this.res.write(chunk)) return true;
+    this.res.once('drain', this.resume);
+    return false;
+  }
+}
+
+/** Creates a proxy, unstarted: `listen()` starts the proxy and admin servers, `close()` stops both. */
+export function createValidatingProxy(options: ValidatingProxyOptions): ValidatingProxy {
+  return new ValidatingProxy(options);
+}
+
+export interface StartedProxy extends ProxyAddresses {
+  proxy: ValidatingProxy;
+  close(): Promise<void>;
+}
+
+/** Creates and starts a proxy (port 0 picks free ports). */
+export async function startValidatingProxy(options: ValidatingProxyOptions & ListenOptions): Promise<StartedProxy> {
+  const proxy = createValidatingProxy(options);
+  const addresses = await proxy.listen(options);
+  return { ...addresses, proxy, close: () => proxy.close() };
+}
+
+/** Upstream error codes (undici's and the system's) by the failure they mean; anything else is a reset. */
+export const UPSTREAM_FAILURE_CODES: Record<string, UpstreamFailure> = {
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  ETIMEDOUT: 'timeout',
+  ECONNREFUSED: 'unreachable',
+  ENOTFOUND: 'unreachable',
+  EHOSTUNREACH: 'unreachable',
+  ENETUNREACH: 'unreachable',
+  EAI_AGAIN: 'unreachable',
+  UND_ERR_HEADERS_OVERFLOW: 'invalid',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'invalid',
+  ERR_INVALID_CHAR: 'invalid',
+  ERR_HTTP_INVALID_HEADER_VALUE: 'invalid',
+};
+
+export function classifyUpstreamError(error: Error): UpstreamFailure {
+  const code = String((error as NodeJS.ErrnoException).code ?? '');
+  // llhttp's parse errors carry an HPE_ code, or none at all when the reply is not HTTP/1.x.
+  if (error.name === 'HTTPParserError' || code.startsWith('HPE_')) return 'invalid';
+  return UPSTREAM_FAILURE_CODES[code] ?? 'reset';
+}
+
+/** `Las-Violations`: the rule ids, most severe first, cut to a bounded length with a count of the rest. */
+export function violationsHeaderValue(findings: readonly Finding[]): string | null {
+  const order = { MUST: 0, SHOULD: 1, INFO: 2 };
+  const rules = [...new Set([...findings].sort((a, b) => order[a.level] - order[b.level]).map((f) => f.requirement))];
+  if (rules.length === 0) return null;
+  const shown: string[] = [];
+  let length = 0;
+  for (const rule of rules) {
+    if (length + rule.length + 2 > VIOLATIONS_HEADER_MAX_LENGTH - 8) break;
+    shown.push(rule);
+    length += rule.length + 2;
+  }
+  const rest = rules.length - shown.length;
+  return rest > 0 ? `${shown.join(', ')}, +${rest}` : shown.join(', ');
+}
+
+/** The path before the contract's root in the upstream URL: `http://h/api/v3` → `/api`. */
+export function upstreamPathPrefix(upstream: URL, basePath: string): string {
+  const path = upstream.pathname.replace(/\/+$/, '');
+  return path.endsWith(basePath) ? path.slice(0, path.length - basePath.length) : path;
+}
+
+/** The upstream as it may be shown: never its user information. */
+export function upstreamDisplay(upstream: URL): string {
+  return `${upstream.origin}${upstream.pathname.replace(/\/+$/, '')}`;
+}
+
+function originForm(url: string): string {
+  if (url.startsWith('/')) return url;
+  try {
+    const absolute = new URL(url);
+    return absolute.pathname + absolute.search;
+  } catch {
+    return '/';
+  }
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+interface BodyRead {
+  chunks: Buffer[];
+  size: number;
+  complete: boolean;
+}
+
+/** Reads a request body while it fits the limit; past it, stops and hands back what it read. */
+function readBodyUpTo(req: IncomingMessage, limit: number): Promise<BodyRead> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size <= limit) return;
+      cleanup();
+      req.pause();
+      resolve({ chunks, size, complete: false });
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve({ chunks, size, complete: true });
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = () => {
+      if (req.complete) return;
+      cleanup();
+      reject(new Error('client closed before sending the whole body'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+async function* replay(head: Buffer[], rest: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  yield* head;
+  yield* rest;
+}
+
+function listenOn(server: Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      const address = server.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve(`http://${shownHost}:${address.port}`);
+    });
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

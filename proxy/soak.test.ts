@@ -1,0 +1,107 @@
+// A bounded soak: 20,000 exchanges at 32 connections through the proxy in report mode, every
+// one validated. No exchange is lost, no byte altered, and the heap does not grow with traffic.
+import { Agent } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startValidatingProxy, type StartedProxy } from './proxy.ts';
+import { exchangeHash, send, startUpstream, type TestServer } from './test-support.ts';
+
+const EXCHANGES = 20_000;
+const WARM_UP = 2_000;
+const CONNECTIONS = 32;
+/** Generous: the heap after the soak may exceed the heap after warm-up by this much, not more. */
+const HEAP_GROWTH_LIMIT = 16 * 1024 * 1024;
+
+const items = Array.from({ length: 10 }, (_, i) => ({ id: i.toString(16).padStart(24, 'a'), type: 'NotificationGroup', attributes: { groupId: 'Exams', label: `Label ${i}`, defaultValue: i % 2 === 0, description: 'Exam notifications' } }));
+const plain = JSON.stringify({ data: items, meta: { total: 10, pages: 1, page: 1, offset: 0, limit: 10 } });
+const gzipped = gzipSync(plain);
+
+const paths = ['/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0', '/notification-groups?filter[type]=user&page[limit]=10&page[offset]=0&gzip'];
+
+let upstream: TestServer;
+let proxy: StartedProxy;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    res.sendDate = false;
+    if (req.url?.endsWith('&gzip')) {
+      res.writeHead(200, { 'Content-Type': 'application/vnd.api+json', 'Content-Encoding': 'gzip' });
+      res.write(gzipped.subarray(0, 40));
+      res.end(gzipped.subarray(40));
+    } else {
+      res.writeHead(200, { 'Content-Type': 'application/vnd.api+json', 'Content-Length': String(Buffer.byteLength(plain)) });
+      res.end(plain);
+    }
+  });
+  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null });
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await upstream?.close();
+});
+
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+async function run(count: number, agent: Agent, expected: string[]): Promise<{ answered: number; altered: number }> {
+  let next = 0;
+  let answered = 0;
+  let altered = 0;
+  async function worker(): Promise<void> {
+    while (next < count) {
+      const index = next++;
+      const response = await send(`${proxy.baseUrl}${paths[index % 2]}`, { agent, headers: { authorization: 'Bearer r:soak-token' } });
+      answered += 1;
+      if (exchangeHash(response) !== expected[index % 2]) altered += 1;
+    }
+  }
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  return { answered, altered };
+}
+
+async function exchangesCounted(): Promise<number> {
+  const metric = await proxy.proxy.metrics.exchanges.get();
+  return metric.values.reduce((sum, v) => sum + v.value, 0);
+}
+
+async function exchangesJudged(): Promise<number> {
+  const metric = await proxy.proxy.metrics.validationSeconds.get();
+  return metric.values.find((v) => v.metricName === 'las_proxy_validation_duration_seconds_count')?.value ?? 0;
+}
+
+async function findingsCounted(): Promise<number> {
+  const metric = await proxy.proxy.metrics.findings.get();
+  return metric.values.reduce((sum, v) => sum + v.value, 0);
+}
+
+test(`${EXCHANGES} exchanges at ${CONNECTIONS} connections: none lost, none altered, heap flat`, async () => {
+  const expected = await Promise.all(paths.map(async (path) => exchangeHash(await send(`${upstream.url}/v3${path}`))));
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  try {
+    const warmUp = await run(WARM_UP, agent, expected);
+    await proxy.proxy.settled();
+    expect(await exchangesCounted()).toBe(WARM_UP);
+    collectGarbage();
+    const heapAfterWarmUp = process.memoryUsage().heapUsed;
+
+    const soak = await run(EXCHANGES, agent, expected);
+    await proxy.proxy.settled();
+    expect(await exchangesCounted()).toBe(WARM_UP + EXCHANGES);
+    collectGarbage();
+    const heapAfterSoak = process.memoryUsage().heapUsed;
+
+    expect({ ...warmUp, total: WARM_UP }).toEqual({ answered: WARM_UP, altered: 0, total: WARM_UP });
+    expect({ ...soak, total: EXCHANGES }).toEqual({ answered: EXCHANGES, altered: 0, total: EXCHANGES });
+    // Every exchange was judged and the traffic is valid: no finding at all.
+    expect(await exchangesJudged()).toBe(WARM_UP + EXCHANGES);
+    expect(await findingsCounted()).toBe(0);
+    expect(heapAfterSoak - heapAfterWarmUp).toBeLessThan(HEAP_GROWTH_LIMIT);
+  } finally {
+    agent.destroy();
+  }
+});

@@ -1,0 +1,108 @@
+// Helpers the proxy's tests share: tiny upstreams, a raw HTTP client that keeps every byte,
+// exchange hashes, and a stream that records what the proxy wrote.
+import { createHash } from 'node:crypto';
+import { Agent, createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { HOP_BY_HOP_HEADERS } from './headers.ts';
+
+export interface TestServer {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** An upstream on 127.0.0.1 and a free port, closed (connections included) by `close()`. */
+export async function startUpstream(listener: RequestListener): Promise<TestServer> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  statusMessage: string;
+  /** Header names and values as received, in order: `[name, value, name, value, ...]`. */
+  rawHeaders: string[];
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+export interface RawRequest {
+  method?: string;
+  headers?: OutgoingHttpHeaders;
+  body?: string | Buffer;
+  agent?: Agent;
+}
+
+/** Sends one request with Node's own client (not the proxy's) and keeps the body's bytes undecoded. */
+export function send(url: string, options: RawRequest = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', rawHeaders: res.rawHeaders, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const hopByHop = new Set(HOP_BY_HOP_HEADERS);
+
+/** The end-to-end part of a response: status, headers but hop-by-hop (minus any `ignored`), body. */
+export function endToEnd(response: RawResponse, ignored: readonly string[] = []): string {
+  const skip = new Set([...hopByHop, ...ignored]);
+  const headers: string[] = [];
+  for (let i = 0; i < response.rawHeaders.length; i += 2) {
+    if (!skip.has(response.rawHeaders[i].toLowerCase())) headers.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+  }
+  return `${response.status} ${response.statusMessage}\n${headers.join('\n')}\n\n${response.body.toString('base64')}`;
+}
+
+/** sha256 of the end-to-end part of a response. */
+export function exchangeHash(response: RawResponse, ignored: readonly string[] = []): string {
+  return createHash('sha256').update(endToEnd(response, ignored)).digest('hex');
+}
+
+/** A writable that keeps everything written to it. */
+export class Recorder extends Writable {
+  private readonly chunks: Buffer[] = [];
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    this.chunks.push(Buffer.from(chunk));
+    callback();
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+
+  /** Every NDJSON line written so far, parsed. */
+  lines<T = Record<string, unknown>>(): T[] {
+    return this.text().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as T);
+  }
+}
+
+/** Polls until `check` returns a value other than undefined (bounded; throws with `what` on timeout). */
+export async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

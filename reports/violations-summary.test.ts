@@ -1,0 +1,104 @@
+import { describe, expect, test } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import type { ViolationRecord } from '../proxy/violations.ts';
+import { parseRecord, renderViolationsHtml, renderViolationsMarkdown, summarizeViolations } from './violations-summary.ts';
+
+const contract = loadContract();
+
+function record(fields: Partial<ViolationRecord>): ViolationRecord {
+  return {
+    time: '2026-01-01T10:00:00.000Z',
+    requestId: 'r1',
+    method: 'GET',
+    path: '/v3/notification-groups?filter[type]=nobody',
+    operationId: 'listNotificationGroups',
+    direction: 'request',
+    status: 400,
+    rule: 'NG-FILTER-REQUIRED',
+    level: 'MUST',
+    pointer: 'filter[type]',
+    message: 'filter[type] must be one of "portal", "user", got a string',
+    ...fields,
+  };
+}
+
+const log = [
+  JSON.stringify(record({ time: '2026-01-01T10:00:02.000Z', requestId: 'r2' })),
+  JSON.stringify(record({})),
+  '',
+  'this is not JSON',
+  JSON.stringify(record({ time: '2026-01-01T10:00:05.000Z', requestId: 'r3', direction: 'response', rule: 'RES-ID-OBJECTID', level: 'SHOULD', pointer: '/data/0/id', message: 'id <script>alert(1)</script> | odd', status: 200 })),
+  '[1, 2]',
+  JSON.stringify({ ...record({}), level: 'FATAL' }),
+  JSON.stringify({ time: '2026-01-01T10:00:00.000Z' }),
+  JSON.stringify(record({ time: '2026-01-01T10:00:09.000Z', requestId: 'r4', operationId: null, path: '/v3/users', direction: 'request', rule: 'GEN-UNSPECIFIED-OPERATION', level: 'INFO', pointer: '', message: 'traffic to GET /v3/users' })),
+].join('\n');
+
+describe('summarizeViolations', () => {
+  const summary = summarizeViolations(contract, 'proxy.ndjson', log);
+
+  test('counts findings, exchanges and levels, and the span of the log', () => {
+    expect({ findings: summary.findings, exchanges: summary.exchanges, byLevel: summary.byLevel, firstSeen: summary.firstSeen, lastSeen: summary.lastSeen }).toEqual({
+      findings: 4,
+      exchanges: 4,
+      byLevel: { MUST: 2, SHOULD: 1, INFO: 1 },
+      firstSeen: '2026-01-01T10:00:00.000Z',
+      lastSeen: '2026-01-01T10:00:09.000Z',
+    });
+  });
+
+  test('counts malformed lines and names them, without stopping', () => {
+    expect(summary.malformed).toEqual({ count: 4, lineNumbers: [4, 6, 7, 8] });
+  });
+
+  test('groups by rule, with level and section from the catalogue, first and last seen, and an example', () => {
+    expect(summary.rules.map((r) => [r.rule, r.level, r.section, r.count, r.firstSeen, r.lastSeen, r.example.requestId])).toEqual([
+      ['NG-FILTER-REQUIRED', 'MUST', '4.1', 2, '2026-01-01T10:00:00.000Z', '2026-01-01T10:00:02.000Z', 'r2'],
+      ['RES-ID-OBJECTID', 'SHOULD', '2.1', 1, '2026-01-01T10:00:05.000Z', '2026-01-01T10:00:05.000Z', 'r3'],
+      ['GEN-UNSPECIFIED-OPERATION', 'INFO', '4.4', 1, '2026-01-01T10:00:09.000Z', '2026-01-01T10:00:09.000Z', 'r4'],
+    ]);
+  });
+
+  test('groups by operation and direction', () => {
+    expect(summary.operations.map((o) => [o.operation, o.direction, o.count])).toEqual([
+      ['(unspecified)', 'request', 1],
+      ['listNotificationGroups', 'request', 2],
+      ['listNotificationGroups', 'response', 1],
+    ]);
+  });
+});
+
+describe('rendering', () => {
+  const summary = summarizeViolations(contract, 'proxy.ndjson', log);
+
+  test('Markdown has a row per rule and per operation and direction, with cells escaped', () => {
+    const markdown = renderViolationsMarkdown(summary);
+    expect(markdown).toContain('| MUST | NG-FILTER-REQUIRED | 4.1 | 2 | 2026-01-01T10:00:00.000Z | 2026-01-01T10:00:02.000Z | GET /v3/notification-groups?filter[type]=nobody → 400: filter[type] must be one of "portal", "user", got a string (at filter[type]) |');
+    expect(markdown).toContain('| listNotificationGroups | response | 1 |');
+    expect(markdown).toContain('id <script>alert(1)</script> \\| odd');
+    expect(markdown).toContain('4 malformed lines skipped (lines 4, 6, 7, 8).');
+  });
+
+  test('HTML escapes everything that came from the log', () => {
+    const html = renderViolationsHtml(summary);
+    expect(html).not.toContain('<script>alert(1)</script>');
+    expect(html).toContain('id &lt;script&gt;alert(1)&lt;/script&gt; | odd');
+    expect(html).toContain('<td>NG-FILTER-REQUIRED</td>');
+  });
+
+  test('an empty log renders as having no findings', () => {
+    expect(renderViolationsMarkdown(summarizeViolations(contract, 'empty.ndjson', ''))).toContain('0 findings in 0 exchanges.');
+  });
+});
+
+describe('parseRecord', () => {
+  const cases: { name: string; line: string; valid: boolean }[] = [
+    { name: 'a full record', line: JSON.stringify(record({})), valid: true },
+    { name: 'a record with null status and operation', line: JSON.stringify(record({ status: null, operationId: null })), valid: true },
+    { name: 'a string status', line: JSON.stringify({ ...record({}), status: '400' }), valid: false },
+    { name: 'an unknown direction', line: JSON.stringify({ ...record({}), direction: 'sideways' }), valid: false },
+    { name: 'an unparseable time', line: JSON.stringify({ ...record({}), time: 'yesterday' }), valid: false },
+    { name: 'null', line: 'null', valid: false },
+  ];
+  for (const c of cases) test(`${c.name} is ${c.valid ? '' : 'not '}a record`, () => expect(parseRecord(c.line) !== null).toBe(c.valid));
+});

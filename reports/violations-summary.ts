@@ -1,0 +1,228 @@
+// Summarizes a violations log (the proxy's NDJSON) for `las-conformance report`: by rule (with
+// level and spec section from the catalogue), by operation and direction, first and last seen,
+// one example each. It renders findings the proxy recorded; it never judges traffic again.
+import type { Contract, Level, Location } from '../contract/index.ts';
+import { VIOLATION_KEYS, type ViolationRecord } from '../proxy/violations.ts';
+
+const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
+const DIRECTIONS: readonly Location[] = ['request', 'response', 'exchange'];
+const MALFORMED_LINES_LISTED = 10;
+
+export interface Seen {
+  count: number;
+  firstSeen: string;
+  lastSeen: string;
+  example: ViolationRecord;
+}
+
+export interface RuleSummary extends Seen {
+  rule: string;
+  level: Level;
+  /** Spec section from the catalogue; empty for a rule the catalogue does not know. */
+  section: string;
+  text: string;
+}
+
+export interface OperationSummary extends Seen {
+  operation: string;
+  direction: Location;
+}
+
+export interface ViolationsSummary {
+  source: string;
+  lines: number;
+  findings: number;
+  exchanges: number;
+  byLevel: Record<Level, number>;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  malformed: { count: number; lineNumbers: number[] };
+  rules: RuleSummary[];
+  operations: OperationSummary[];
+}
+
+/** Reads a log line by line (logs can be large), then hands out the summary. */
+export class ViolationsSummarizer {
+  private lineCount = 0;
+  private readonly requestIds = new Set<string>();
+  private readonly byLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
+  private readonly rules = new Map<string, RuleSummary>();
+  private readonly operations = new Map<string, OperationSummary>();
+  private readonly malformed = { count: 0, lineNumbers: [] as number[] };
+  private findings = 0;
+  private firstSeen: string | null = null;
+  private lastSeen: string | null = null;
+
+  constructor(private readonly contract: Contract, private readonly source: string) {}
+
+  add(line: string): void {
+    this.lineCount += 1;
+    if (line.trim() === '') return;
+    const record = parseRecord(line);
+    if (!record) {
+      this.malformed.count += 1;
+      if (this.malformed.lineNumbers.length < MALFORMED_LINES_LISTED) this.malformed.lineNumbers.push(this.lineCount);
+      return;
+    }
+    this.findings += 1;
+    this.byLevel[record.level] += 1;
+    this.requestIds.add(record.requestId);
+    if (this.firstSeen === null || record.time < this.firstSeen) this.firstSeen = record.time;
+    if (this.lastSeen === null || record.time > this.lastSeen) this.lastSeen = record.time;
+    seen(this.rules, record.rule, record, () => {
+      const requirement = this.contract.requirements.find((r) => r.id === record.rule);
+      return { rule: record.rule, level: record.level, section: requirement?.section ?? '', text: requirement?.text ?? 'not in the requirement catalogue' };
+    });
+    const operation = record.operationId ?? '(unspecified)';
+    seen(this.operations, `${operation} ${record.direction}`, record, () => ({ operation, direction: record.direction }));
+  }
+
+  summary(): ViolationsSummary {
+    const levelOrder = (level: Level) => LEVELS.indexOf(level);
+    return {
+      source: this.source,
+      lines: this.lineCount,
+      findings: this.findings,
+      exchanges: this.requestIds.size,
+      byLevel: { ...this.byLevel },
+      firstSeen: this.firstSeen,
+      lastSeen: this.lastSeen,
+      malformed: { count: this.malformed.count, lineNumbers: [...this.malformed.lineNumbers] },
+      rules: [...this.rules.values()].sort((a, b) => levelOrder(a.level) - levelOrder(b.level) || b.count - a.count || a.rule.localeCompare(b.rule)),
+      operations: [...this.operations.values()].sort((a, b) => a.operation.localeCompare(b.operation) || DIRECTIONS.indexOf(a.direction) - DIRECTIONS.indexOf(b.direction)),
+    };
+  }
+}
+
+export function summarizeViolations(contract: Contract, source: string, text: string): ViolationsSummary {
+  const summarizer = new ViolationsSummarizer(contract, source);
+  for (const line of text.split('\n')) summarizer.add(line);
+  return summarizer.summary();
+}
+
+function seen<T extends Seen>(table: Map<string, T>, key: string, record: ViolationRecord, create: () => Omit<T, keyof Seen>): void {
+  const entry = table.get(key);
+  if (!entry) {
+    table.set(key, { ...create(), count: 1, firstSeen: record.time, lastSeen: record.time, example: record } as T);
+    return;
+  }
+  entry.count += 1;
+  if (record.time < entry.firstSeen) entry.firstSeen = record.time;
+  if (record.time > entry.lastSeen) entry.lastSeen = record.time;
+}
+
+const fieldChecks: Record<keyof ViolationRecord, (value: unknown) => boolean> = {
+  time: (v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)),
+  requestId: (v) => typeof v === 'string',
+  method: (v) => typeof v === 'string' && v !== '',
+  path: (v) => typeof v === 'string',
+  operationId: (v) => v === null || typeof v === 'string',
+  direction: (v) => DIRECTIONS.includes(v as Location),
+  status: (v) => v === null || Number.isInteger(v),
+  rule: (v) => typeof v === 'string' && v !== '',
+  level: (v) => LEVELS.includes(v as Level),
+  pointer: (v) => typeof v === 'string',
+  message: (v) => typeof v === 'string',
+};
+
+/** A line that is a violation record, or null: not JSON, not an object, or a key missing or mistyped. */
+export function parseRecord(line: string): ViolationRecord | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const record = value as Record<string, unknown>;
+  return VIOLATION_KEYS.every((key) => fieldChecks[key](record[key])) ? (record as unknown as ViolationRecord) : null;
+}
+
+function exampleText(record: ViolationRecord): string {
+  return `${record.method} ${record.path} → ${record.status ?? 'no response'}: ${record.message}${record.pointer ? ` (at ${record.pointer})` : ''}`;
+}
+
+function headline(summary: ViolationsSummary): string[] {
+  const span = summary.firstSeen ? `, first seen ${summary.firstSeen}, last seen ${summary.lastSeen}` : '';
+  const levels = LEVELS.map((level) => `${level} ${summary.byLevel[level]}`).join(' · ');
+  const malformed = summary.malformed.count === 0
+    ? 'No malformed lines.'
+    : `${summary.malformed.count} malformed line${summary.malformed.count === 1 ? '' : 's'} skipped (line${summary.malformed.lineNumbers.length === 1 ? '' : 's'} ${summary.malformed.lineNumbers.join(', ')}${summary.malformed.count > summary.malformed.lineNumbers.length ? ', ...' : ''}).`;
+  return [`${summary.findings} findings in ${summary.exchanges} exchanges${span}.`, `${levels}.`, malformed];
+}
+
+function markdownCell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+function markdownTable(header: string[], rows: string[][]): string[] {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.map(markdownCell).join(' | ')} |`)];
+}
+
+export function renderViolationsMarkdown(summary: ViolationsSummary): string {
+  const lines = [`# Violations report: ${summary.source}`, '', ...headline(summary), ''];
+  lines.push('## By rule', '');
+  lines.push(...(summary.rules.length === 0 ? ['No findings.'] : markdownTable(
+    ['Level', 'Rule', 'Section', 'Count', 'First seen', 'Last seen', 'Example'],
+    summary.rules.map((r) => [r.level, r.rule, r.section || '?', String(r.count), r.firstSeen, r.lastSeen, exampleText(r.example)]),
+  )));
+  lines.push('', '## By operation and direction', '');
+  lines.push(...(summary.operations.length === 0 ? ['No findings.'] : markdownTable(
+    ['Operation', 'Direction', 'Count', 'First seen', 'Last seen', 'Example'],
+    summary.operations.map((o) => [o.operation, o.direction, String(o.count), o.firstSeen, o.lastSeen, `${o.example.rule}: ${exampleText(o.example)}`]),
+  )));
+  if (summary.rules.length > 0) {
+    lines.push('', '## Rules', '');
+    for (const r of summary.rules) lines.push(`- **${r.rule}** (${r.level}, section ${r.section || '?'}): ${markdownCell(r.text)}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+function htmlTable(header: string[], rows: string[][]): string {
+  const head = header.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
+  const body = rows.map((row) => `<tr>${row.map((cell) => `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`).join('\n');
+  return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
+
+export function renderViolationsHtml(summary: ViolationsSummary): string {
+  const rules = summary.rules.length === 0 ? '<p>No findings.</p>' : htmlTable(
+    ['Level', 'Rule', 'Section', 'Count', 'First seen', 'Last seen', 'Example'],
+    summary.rules.map((r) => [r.level, r.rule, r.section || '?', String(r.count), r.firstSeen, r.lastSeen, exampleText(r.example)]),
+  );
+  const operations = summary.operations.length === 0 ? '<p>No findings.</p>' : htmlTable(
+    ['Operation', 'Direction', 'Count', 'First seen', 'Last seen', 'Example'],
+    summary.operations.map((o) => [o.operation, o.direction, String(o.count), o.firstSeen, o.lastSeen, `${o.example.rule}: ${exampleText(o.example)}`]),
+  );
+  const definitions = summary.rules.map((r) => `<dt>${escapeHtml(r.rule)} <span class="level">${r.level}</span>, section ${escapeHtml(r.section || '?')}</dt><dd>${escapeHtml(r.text)}</dd>`).join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Violations report: ${escapeHtml(summary.source)}</title>
+<style>
+  body { font: 15px/1.45 system-ui, sans-serif; margin: 24px; color: #101828; }
+  table { border-collapse: collapse; margin: 8px 0 24px; }
+  th, td { border-bottom: 1px solid #eaecf0; padding: 4px 12px 4px 0; text-align: left; vertical-align: top; }
+  th { color: #667085; font-weight: 500; }
+  .level { font-weight: 600; }
+</style>
+</head>
+<body>
+<h1>Violations report: ${escapeHtml(summary.source)}</h1>
+${headline(summary).map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
+<h2>By rule</h2>
+${rules}
+<h2>By operation and direction</h2>
+${operations}
+<h2>Rules</h2>
+<dl>
+${definitions}
+</dl>
+</body>
+</html>
+`;
+}
