@@ -2,6 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { contractSummary } from './contract-summary.ts';
+import { registerProxyCommand } from './proxy.ts';
+import { registerReportCommand } from './report.ts';
+import { registerRunCommand } from './run.ts';
+import { registerServeCommand } from './serve.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -22,6 +26,11 @@ export function buildProgram(): Command {
     .action(() => {
       process.stdout.write(contractSummary());
     });
+
+  registerProxyCommand(program);
+  registerReportCommand(program);
+  registerRunCommand(program);
+  registerServeCommand(program);
 
   return program;
 }

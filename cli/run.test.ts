@@ -1,0 +1,64 @@
+// `las-conformance run` refuses bad input with one line and exit code 2, before anything runs,
+// and never echoes a token.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../suites/test-support.ts';
+
+const TOKEN = 'cli-test-session-token-91ad';
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'las-run-cli-'));
+  writeFileSync(join(dir, 'typo.yaml'), 'baseUrl: http://127.0.0.1:9/v3\ncredentials:\n  sessionTokn: x\n');
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface UsageCase {
+  title: string;
+  args: () => string[];
+  env?: Record<string, string>;
+  stderr: RegExp;
+}
+
+const withTokens = ['--session-token', TOKEN, '--pat', 'cli-test-pat-0b7e'];
+
+const usageCases: UsageCase[] = [
+  { title: 'a target file that does not exist', args: () => ['--target', join(dir, 'missing.yaml')], stderr: /^las-conformance: target file .*missing\.yaml cannot be read \(ENOENT\)$/ },
+  { title: 'a target file with an unknown key', args: () => ['--target', join(dir, 'typo.yaml')], stderr: /^las-conformance: target file .*typo\.yaml: unknown key "credentials\.sessionTokn"$/ },
+  { title: 'a base URL without tokens', args: () => ['--base-url', 'http://127.0.0.1:9/v3'], stderr: /^las-conformance: no session token: give --session-token, LAS_SESSION_TOKEN or credentials\.sessionToken in the target file$/ },
+  { title: 'a base URL that is not http', args: () => ['--base-url', 'ftp://127.0.0.1/v3', ...withTokens], stderr: /^las-conformance: the base URL must be http or https, got ftp$/ },
+  { title: 'a token without a base URL', args: () => [], env: { LAS_SESSION_TOKEN: TOKEN }, stderr: /^las-conformance: --session-token given without a target base URL; give --base-url \(or LAS_BASE_URL\), or leave them out to test the embedded reference server$/ },
+  { title: 'a fault with a base URL', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--fault', 'pat-rejected'], stderr: /^las-conformance: --fault applies to the embedded reference server only/ },
+  { title: 'an unknown fault', args: () => ['--fault', 'no-such-fault'], stderr: /^las-conformance: unknown fault no-such-fault; known faults: session-token-rejected, / },
+  { title: 'a request timeout that is not a number', args: () => ['--request-timeout', 'soon'], stderr: /^las-conformance: --request-timeout must be a number, got "soon"$/ },
+  { title: 'a target that does not answer', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--report-dir', join(dir, 'unreachable')], stderr: /^las-conformance: target http:\/\/127\.0\.0\.1:9\/v3 is unreachable: connect ECONNREFUSED 127\.0\.0\.1:9$/ },
+  { title: 'a --grep no case matches', args: () => ['--grep', 'NO-SUCH-REQUIREMENT', '--report-dir', join(dir, 'grep')], stderr: /^las-conformance: no case matches --grep "NO-SUCH-REQUIREMENT"/ },
+];
+
+describe('las-conformance run, usage errors', () => {
+  for (const c of usageCases) {
+    it(`refuses ${c.title}: exit 2, one line, no token`, async () => {
+      const result = await runCli(['run', ...c.args()], c.env);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stderr.trimEnd()).toMatch(c.stderr);
+      expect(result.stdout + result.stderr).not.toContain(TOKEN);
+    }, 60_000);
+  }
+
+  const parseErrors: { title: string; args: string[]; stderr: RegExp }[] = [
+    { title: 'a worker count of 0', args: ['--workers', '0'], stderr: /^error: option '--workers <n>' argument '0' is invalid\. expected a whole number of at least 1\.$/ },
+    { title: 'an unknown level', args: ['--level', 'may'], stderr: /^error: option '--level <level>' argument 'may' is invalid\. Allowed choices are must, should\.$/ },
+  ];
+  for (const c of parseErrors) {
+    it(`refuses ${c.title}: exit 2, the error first, no stack trace`, async () => {
+      const result = await runCli(['run', ...c.args]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.split('\n')[0]).toMatch(c.stderr);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+  }
+});

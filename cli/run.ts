@@ -1,0 +1,130 @@
+// `las-conformance run`: the conformance suite against a target, or against the embedded
+// reference server when none is given. Reads the target from --target FILE, then the LAS_*
+// variables, then flags (later wins); exit 0 when no MUST requirement failed (with --level should,
+// no SHOULD either), 1 when one did, 2 for a usage error or an unreachable target.
+import { resolve } from 'node:path';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import pino, { type Logger } from 'pino';
+import { loadContract } from '../contract/index.ts';
+import { FAULT_NAMES } from '../server/index.ts';
+import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
+import { probeTarget, runSuite } from '../suites/runner.ts';
+import { DEFAULT_REPORT_DIR, type FailLevel } from '../suites/settings.ts';
+import { mergeSettings, numberSetting, readTargetFile, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
+
+export interface RunFlags {
+  baseUrl?: string;
+  target?: string;
+  sessionToken?: string;
+  pat?: string;
+  forbiddenToken?: string;
+  legacyHeader?: string;
+  ownerUserId?: string;
+  collectionItemId?: string;
+  requestTimeout?: string;
+  maxBodyMib?: string;
+  reportDir: string;
+  grep?: string;
+  workers?: number;
+  level: FailLevel;
+  fault: string[];
+}
+
+function positiveWholeNumber(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || number < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
+  return number;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run the conformance suite against a target (none given: the embedded reference server) and write its reports')
+    .option('--base-url <url>', 'target base URL including the version root, e.g. https://staging.example.com/v3 (LAS_BASE_URL)')
+    .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it')
+    .option('--session-token <token>', 'valid session token (LAS_SESSION_TOKEN; prefer the variable)')
+    .option('--pat <token>', 'valid personal access token (LAS_PAT; prefer the variable)')
+    .option('--forbidden-token <token>', 'authenticated but not permitted token; without it the 403 cases are not run (LAS_FORBIDDEN_TOKEN)')
+    .option('--legacy-header <name>', 'name of the legacy session header (LAS_LEGACY_HEADER; default X-Svc-Session-Token)')
+    .option('--owner-user-id <id>', 'an existing User id, owner of created Highlights (LAS_OWNER_USER_ID)')
+    .option('--collection-item-id <id>', 'an existing collection item id (LAS_COLLECTION_ITEM_ID)')
+    .option('--request-timeout <ms>', 'how long one request may take (LAS_REQUEST_TIMEOUT_MS; default 10000)')
+    .option('--max-body-mib <n>', 'the largest answer the kit reads, in MiB (LAS_MAX_BODY_MIB; default 8)')
+    .option('--report-dir <dir>', 'where the reports go', DEFAULT_REPORT_DIR)
+    .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401')
+    .option('--workers <n>', 'parallel Playwright workers (default: one per core)', positiveWholeNumber)
+    .addOption(new Option('--level <level>', 'what fails the run: must, or should for MUST and SHOULD').choices(['must', 'should']).default('must'))
+    .option('--fault <name>', `embedded reference server only, repeatable: switch on a fault (${FAULT_NAMES.length} known, e.g. ${FAULT_NAMES[0]})`, collect, [])
+    .action(async (flags: RunFlags) => {
+      process.exitCode = await runCommand(flags, process.env);
+    });
+}
+
+function flagSettings(flags: RunFlags): TargetSettings {
+  return {
+    baseUrl: flags.baseUrl,
+    sessionToken: flags.sessionToken,
+    pat: flags.pat,
+    forbiddenToken: flags.forbiddenToken,
+    legacyHeader: flags.legacyHeader,
+    ownerUserId: flags.ownerUserId,
+    collectionItemId: flags.collectionItemId,
+    requestTimeoutMs: flags.requestTimeout === undefined ? undefined : numberSetting(flags.requestTimeout, '--request-timeout'),
+    maxBodyMiB: flags.maxBodyMib === undefined ? undefined : numberSetting(flags.maxBodyMib, '--max-body-mib'),
+  };
+}
+
+/** The merged settings, checked for contradictions before anything starts. */
+export function runSettings(flags: RunFlags, env: Record<string, string | undefined>): TargetSettings {
+  const settings = mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), flagSettings(flags));
+  const unknown = flags.fault.filter((name) => !FAULT_NAMES.includes(name));
+  if (unknown.length > 0) throw new TargetError(`unknown fault ${unknown.join(', ')}; known faults: ${FAULT_NAMES.join(', ')}`);
+  if (settings.baseUrl !== undefined && flags.fault.length > 0) throw new TargetError('--fault applies to the embedded reference server only; leave out the target base URL to use it');
+  const stray = settings.baseUrl === undefined ? targetOnlySettingsGiven(settings) : [];
+  if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given without a target base URL; give --base-url (or LAS_BASE_URL), or leave them out to test the embedded reference server`);
+  return settings;
+}
+
+function runLogger(reportDir: string): Logger {
+  // Tokens are never handed to the logger; the redaction guards against that changing.
+  return pino(
+    { base: { command: 'run' }, redact: { paths: ['*.sessionToken', '*.pat', '*.forbiddenToken', 'sessionToken', 'pat', 'forbiddenToken'], censor: '[redacted]' } },
+    pino.destination({ dest: resolve(reportDir, 'run.log'), mkdir: true, sync: true }),
+  );
+}
+
+function describeTarget(target: Target, embedded: boolean, faults: string[]) {
+  return { baseUrl: target.baseUrl, embedded, faults, legacyHeader: target.legacyHeader, forbiddenTokenGiven: target.credentials.forbiddenToken !== undefined, fixtures: Object.keys(target.fixtures), limits: target.limits };
+}
+
+export async function runCommand(flags: RunFlags, env: Record<string, string | undefined>): Promise<number> {
+  const settings = runSettings(flags, env);
+  const reportDir = resolve(flags.reportDir);
+  const log = runLogger(reportDir);
+  let embedded: EmbeddedTarget | undefined;
+  try {
+    if (settings.baseUrl === undefined) {
+      embedded = await startEmbeddedTarget(flags.fault);
+      process.stdout.write(`Embedded reference server at ${embedded.settings.baseUrl}${flags.fault.length ? ` with fault ${flags.fault.join(', ')}` : ''}\n`);
+    }
+    const target = resolveTarget(mergeSettings(settings, embedded?.settings ?? {}), loadContract().legacyHeader);
+    log.info({ target: describeTarget(target, embedded !== undefined, flags.fault) }, 'target');
+    const probeStatus = await probeTarget(target);
+    log.info({ status: probeStatus }, 'probe answered');
+    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep: flags.grep, baseEnvironment: env, output: 'inherit' });
+    log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, reason: outcome.record?.verdictReason }, 'suite finished');
+    if (!outcome.record) throw new Error(`the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
+    if (outcome.record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their requirement ids, e.g. AUTH-401-MALFORMED`);
+    return outcome.record.verdict === 'passed' ? 0 : 1;
+  } catch (error) {
+    log.error({ error: (error as Error).message }, 'run failed');
+    throw error;
+  } finally {
+    log.flush();
+    await embedded?.close();
+  }
+}

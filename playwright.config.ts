@@ -1,0 +1,40 @@
+// The conformance suite as a Playwright project: `las-conformance run` drives it, and
+// `npx playwright test` runs the same suite with the same environment (LAS_BASE_URL,
+// LAS_SESSION_TOKEN, LAS_PAT, ...; none set: the embedded reference server). API testing only:
+// no browser is started, traces and screenshots are off so no request headers are kept.
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { defineConfig, type ReporterDescription } from '@playwright/test';
+import { runLayout } from './suites/settings.ts';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+const layout = runLayout(process.env, root);
+
+const reporters: ReporterDescription[] = [
+  // First, so every reporter after it sees results with the tokens replaced.
+  ['./reports/secret-scrubber.ts'],
+  // Second: fails the cases whose findings block, before anything renders them.
+  ['./reports/case-verdict.ts'],
+  ['./reports/progress-reporter.ts'],
+  ['html', { outputFolder: join(layout.reportDir, 'html'), open: 'never' }],
+  ['junit', { outputFile: join(layout.reportDir, 'junit.xml'), embedAnnotationsAsProperties: true, stripANSIControlSequences: true }],
+  ['./reports/conformance-reporter.ts', { outputDir: layout.reportDir }],
+];
+// Sharded runs: each shard writes a blob; `npx playwright merge-reports --config playwright.config.ts DIR` renders them all.
+if (layout.blobReport) reporters.push(['blob', { outputDir: join(layout.reportDir, 'blob') }]);
+
+export default defineConfig({
+  testDir: './suites',
+  testMatch: '**/*.spec.ts',
+  outputDir: join(layout.reportDir, 'artifacts'),
+  fullyParallel: true,
+  forbidOnly: true,
+  retries: 0,
+  workers: layout.workers,
+  timeout: layout.testTimeoutMs,
+  globalTimeout: layout.runTimeoutMs,
+  globalSetup: layout.embedded ? './suites/global-setup.ts' : undefined,
+  metadata: { failLevel: layout.failLevel },
+  reporter: reporters,
+  use: { trace: 'off', screenshot: 'off', video: 'off' },
+});

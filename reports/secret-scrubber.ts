@@ -1,0 +1,75 @@
+// A Playwright reporter listed first in the configuration: it replaces every token in the test
+// results (errors, steps, attachments, annotations, output) before the reporters after it (HTML,
+// JUnit, blob, conformance) read them. Playwright puts request headers into the call log of a
+// failed API call, so without it a token could reach a report through a step error.
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
+import { environmentSecrets, scrubber, type Scrub } from '../suites/secrets.ts';
+
+type Attachment = TestResult['attachments'][number];
+
+const TEXTUAL = /^(text\/|application\/(json|xml|.*\+json|.*\+xml))/;
+
+export function scrubError(error: TestError | undefined, scrub: Scrub): void {
+  if (!error) return;
+  if (error.message !== undefined) error.message = scrub(error.message);
+  if (error.stack !== undefined) error.stack = scrub(error.stack);
+  if (error.value !== undefined) error.value = scrub(error.value);
+  if (error.snippet !== undefined) error.snippet = scrub(error.snippet);
+  scrubError(error.cause, scrub);
+}
+
+export function scrubStep(step: TestStep, scrub: Scrub): void {
+  step.title = scrub(step.title);
+  scrubError(step.error, scrub);
+  for (const attachment of step.attachments ?? []) scrubAttachment(attachment, scrub);
+  for (const child of step.steps) scrubStep(child, scrub);
+}
+
+export function scrubAttachment(attachment: Attachment, scrub: Scrub): void {
+  attachment.name = scrub(attachment.name);
+  if (!TEXTUAL.test(attachment.contentType)) return;
+  if (attachment.body) attachment.body = Buffer.from(scrub(attachment.body.toString('utf8')));
+  if (attachment.path) {
+    const text = readFileSync(attachment.path, 'utf8');
+    const scrubbed = scrub(text);
+    if (scrubbed !== text) writeFileSync(attachment.path, scrubbed);
+  }
+}
+
+export function scrubResult(test: TestCase, result: TestResult, scrub: Scrub): void {
+  for (const error of result.errors) scrubError(error, scrub);
+  scrubError(result.error, scrub);
+  for (const step of result.steps) scrubStep(step, scrub);
+  for (const attachment of result.attachments) scrubAttachment(attachment, scrub);
+  for (const annotation of [...result.annotations, ...test.annotations]) {
+    if (annotation.description !== undefined) annotation.description = scrub(annotation.description);
+  }
+  result.stdout = result.stdout.map((chunk) => scrub(chunk.toString()));
+  result.stderr = result.stderr.map((chunk) => scrub(chunk.toString()));
+}
+
+export default class SecretScrubber implements Reporter {
+  private scrub(): Scrub {
+    // Read when needed: the global setup of an embedded run sets the tokens after reporters are built.
+    return scrubber(environmentSecrets(process.env));
+  }
+
+  printsToStdio(): boolean {
+    return false;
+  }
+
+  onStepEnd(_test: TestCase, _result: TestResult, step: TestStep): void {
+    scrubStep(step, this.scrub());
+  }
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    scrubResult(test, result, this.scrub());
+  }
+
+  onError(error: TestError): void {
+    scrubError(error, this.scrub());
+  }
+
+  onEnd(_result: FullResult): void {}
+}

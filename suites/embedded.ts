@@ -1,0 +1,18 @@
+// The embedded target: the reference server started in this process on 127.0.0.1, port 0, with
+// its public test credentials and fixtures. The run command uses it when no target is given, and
+// so does `npx playwright test` through the global setup.
+import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer } from '../server/index.ts';
+import type { TargetSettings } from '../targets/target.ts';
+
+export interface EmbeddedTarget {
+  settings: TargetSettings;
+  close(): Promise<void>;
+}
+
+export async function startEmbeddedTarget(faults: string[] = []): Promise<EmbeddedTarget> {
+  const server = await startReferenceServer({ host: '127.0.0.1', port: 0, faults });
+  return {
+    settings: { baseUrl: server.baseUrl, ...DEFAULT_CREDENTIALS, ...REFERENCE_FIXTURES },
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,74 @@
+// The suite's Playwright fixtures: per worker, the target (from the environment the run command
+// or a person set) and one request context through the body guard; per test, a ConformanceCase
+// that records findings and decides the verdict. Cases declare their requirements once, as
+// annotations whose level and section come from the catalogue.
+import { test as base, type TestDetailsAnnotation } from '@playwright/test';
+import { loadContract, type Contract } from '../contract/index.ts';
+import type { Target } from '../targets/target.ts';
+import { ConformanceCase, REQUIREMENT_ANNOTATION, VERDICT_BY_REPORTER } from './case.ts';
+import { openTargetClient, type TargetClient } from './client.ts';
+import { credentialSecrets, scrubber, type Scrub } from './secrets.ts';
+import { suiteSettings, type FailLevel } from './settings.ts';
+
+export interface SuiteContext {
+  contract: Contract;
+  target: Target;
+  failLevel: FailLevel;
+  scrub: Scrub;
+  client: TargetClient;
+}
+
+export const test = base.extend<{ conformance: ConformanceCase }, { suite: SuiteContext }>({
+  suite: [
+    async ({ playwright }, use) => {
+      const { target, failLevel } = suiteSettings(process.env);
+      const scrub = scrubber(credentialSecrets(target.credentials));
+      const client = await openTargetClient(playwright.request, target, scrub);
+      await use({ contract: loadContract(), target, failLevel, scrub, client });
+      await client.close();
+    },
+    { scope: 'worker' },
+  ],
+  conformance: async ({ suite }, use, testInfo) => {
+    const requirements = testInfo.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
+    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: process.env[VERDICT_BY_REPORTER] !== '1' });
+    await use(conformance);
+    conformance.finish(testInfo);
+  },
+});
+
+export interface CaseDefinition {
+  /** What the case sends and expects, e.g. `listNotificationGroups without credentials → 401`. */
+  title: string;
+  /** The requirements the case's own expectations answer to; the first leads its title. */
+  requirements: string[];
+  /** Further requirements the contract checks on its exchanges, which this case is meant to exercise. */
+  covers?: string[];
+}
+
+/** The test title: requirement ids first, so `--grep AUTH-401` selects by requirement. */
+export function caseTitle(definition: CaseDefinition): string {
+  return `${definition.requirements.join(' ')} · ${definition.title}`;
+}
+
+/** One annotation triple per requirement: id, level and section, read from the catalogue. */
+export function caseAnnotations(definition: CaseDefinition): TestDetailsAnnotation[] {
+  const contract = loadContract();
+  const ids = [...new Set([...definition.requirements, ...(definition.covers ?? [])])];
+  return ids.flatMap((id) => {
+    const requirement = contract.requirement(id);
+    return [
+      { type: REQUIREMENT_ANNOTATION, description: id },
+      { type: 'level', description: requirement.level },
+      { type: 'section', description: requirement.section },
+    ];
+  });
+}
+
+/**
+ * The title and details of a conformance case, for `test(...caseHeader(c), async ({ conformance }) => ...)`:
+ * the test is declared in the spec file, so reports point at the case's own line.
+ */
+export function caseHeader(definition: CaseDefinition): [title: string, details: { annotation: TestDetailsAnnotation[] }] {
+  return [caseTitle(definition), { annotation: caseAnnotations(definition) }];
+}

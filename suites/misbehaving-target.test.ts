@@ -1,0 +1,122 @@
+// The whole run against a target that misbehaves in every way the suite must survive: it answers
+// HTML, resets connections, hangs, and streams an endless body. The run ends, exit code 1, every
+// misbehaviour a failed case with a sentence saying what happened, and no token anywhere.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAjv } from '../contract/index.ts';
+import type { ConformanceRecord, RequirementRecord } from '../reports/record.ts';
+import { NO_FORBIDDEN_TOKEN } from './operations.ts';
+import { leaksOf, reportFiles, runCli, type CliResult } from './test-support.ts';
+
+// No forbidden credential: the 403 cases must be reported as not run, never as passed.
+const TOKENS = { LAS_SESSION_TOKEN: 'misbehaving-session-7f3a9c', LAS_PAT: 'misbehaving-pat-52be1d' };
+
+type Behaviour = (request: IncomingMessage, response: ServerResponse) => void;
+
+const html: Behaviour = (_request, response) => {
+  response.writeHead(200, { 'content-type': 'text/html' });
+  response.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+};
+const reset: Behaviour = (request) => request.socket.destroy();
+const hang: Behaviour = () => undefined;
+const endless: Behaviour = (_request, response) => {
+  response.writeHead(200, { 'content-type': 'application/vnd.api+json' });
+  const chunk = Buffer.alloc(64 * 1024, ' ');
+  const pump = () => {
+    while (!response.destroyed && response.write(chunk));
+  };
+  response.on('drain', pump);
+  pump();
+};
+const unauthorized: Behaviour = (_request, response) => {
+  response.writeHead(401, { 'content-type': 'application/vnd.api+json', 'www-authenticate': 'Bearer' });
+  response.end('{"errors":[{"status":"401"}]}');
+};
+
+/** What the target does, by request: the probe (no query) gets a proper 401. */
+function behaviourFor(request: IncomingMessage): Behaviour {
+  const url = request.url ?? '';
+  if (request.method === 'POST' && url.startsWith('/v3/attribute-configs')) return endless;
+  if (request.method === 'POST' && url.startsWith('/v3/highlights')) return hang;
+  if (url.includes('filter[type]=portal')) return html;
+  if (url.includes('filter[type]=user')) return reset;
+  return unauthorized;
+}
+
+let server: Server;
+let reportDir: string;
+let result: CliResult;
+let record: ConformanceRecord;
+
+const requirement = (id: string): RequirementRecord => record.requirements.find((r) => r.id === id)!;
+const messages = (id: string) => requirement(id).evidence.map((e) => e.message);
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    request.resume();
+    behaviourFor(request)(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  reportDir = mkdtempSync(join(tmpdir(), 'las-misbehaving-'));
+  result = await runCli(
+    ['run', '--base-url', `http://127.0.0.1:${port}/v3`, '--grep', 'AUTH-SESSION-ACCEPTED|NG-FILTER-ACCEPTED|AUTH-403-FORBIDDEN', '--request-timeout', '1000', '--max-body-mib', '1', '--workers', '2', '--report-dir', reportDir],
+    TOKENS,
+  );
+  record = JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as ConformanceRecord;
+}, 180_000);
+
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  rmSync(reportDir, { recursive: true, force: true });
+});
+
+describe('a run against a misbehaving target', () => {
+  it('ends with exit code 1 and a verdict, every selected case having run', () => {
+    expect(result.code).toBe(1);
+    expect(record.runStatus).toBe('failed');
+    expect(record.cases).toEqual({ total: 8, passed: 0, failed: 5, notRun: 3 });
+    expect(result.stdout).toMatch(/^Verdict: FAILED: /m);
+  });
+
+  it('reports the 403 cases as not run, with the reason, when no forbidden credential is configured', () => {
+    expect(requirement('AUTH-403-FORBIDDEN')).toMatchObject({ verdict: 'not-run', reason: NO_FORBIDDEN_TOKEN, cases: 0 });
+  });
+
+  it('reports an HTML answer as a media type and document failure', () => {
+    expect(messages('MEDIA-TYPE-RESPONSE')).toContain('response Content-Type must be application/vnd.api+json, got text/html');
+    expect(requirement('NG-RESPONSE-SHAPE').verdict).toBe('failed');
+  });
+
+  it('reports a reset connection, a hang and an endless body each in one sentence', () => {
+    expect(messages('NG-FILTER-ACCEPTED')).toContainEqual(expect.stringMatching(/^no answer: the connection was closed before a complete answer arrived/));
+    expect(messages('AUTH-SESSION-ACCEPTED')).toEqual(
+      expect.arrayContaining([
+        'no answer: no complete answer within 1000 ms (the request timeout; raise it with --request-timeout)',
+        'no answer: the answer is larger than 1 MiB, the most the kit reads (raise it with --max-body-mib)',
+      ]),
+    );
+  });
+
+  it('gives each failure its exchange and a curl line with the tokens as variables', () => {
+    const hung = requirement('AUTH-SESSION-ACCEPTED').evidence.find((e) => e.path === '/highlights')!;
+    expect(hung).toMatchObject({ method: 'POST', curl: expect.stringContaining('-H "authorization: Bearer r:$LAS_SESSION_TOKEN"') });
+    expect(hung).not.toHaveProperty('status');
+  });
+
+  it('writes a conformance.json that matches reports/conformance.schema.json, evidence without a status included', () => {
+    const validate = createAjv().compile(JSON.parse(readFileSync(new URL('../reports/conformance.schema.json', import.meta.url), 'utf8')) as object);
+    expect(validate(record), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('leaks no token into any report file, archive member or the console', () => {
+    const files = reportFiles(reportDir);
+    expect(files.map((f) => f.path)).toEqual(expect.arrayContaining([join(reportDir, 'junit.xml'), join(reportDir, 'html', 'index.html')]));
+    expect(leaksOf(Object.values(TOKENS), files, result.stdout + result.stderr)).toEqual([]);
+  });
+});

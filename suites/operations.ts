@@ -1,0 +1,77 @@
+// What the cases need to know about each of the three operations, read from the contract: the
+// statuses that mean success, an input a permitted caller gets served, an input that must be
+// rejected, and the filter values of the list.
+import { randomUUID } from 'node:crypto';
+import { loadContract, MEDIA_TYPE, validateRequest, type Operation } from '../contract/index.ts';
+import type { Fixtures } from '../targets/target.ts';
+import { completeDocument } from './documents.ts';
+
+export interface OperationInput {
+  query?: string;
+  document?: unknown;
+}
+
+/** Why the 403 cases are not run when the target names no forbidden credential (PROFILE 2). */
+export const NO_FORBIDDEN_TOKEN = 'no forbidden credential configured (--forbidden-token or LAS_FORBIDDEN_TOKEN)';
+
+export const contract = loadContract();
+export const operations = contract.operations;
+export const listOperation = contract.operations.find((o) => o.method === 'GET')!;
+export const createOperations = contract.operations.filter((o) => o.requestBody !== undefined);
+
+/** A fresh tag for free strings, so documents never collide (e.g. on a unique customId). */
+export function uniqueTag(): string {
+  return randomUUID();
+}
+
+/** The 2xx statuses the operation lists: 200 for the list, 201 or 202 for a creation. */
+export function successStatuses(operation: Operation): number[] {
+  return operation.statuses.filter((status) => status >= 200 && status < 300);
+}
+
+/** The values `filter[type]` takes (section 4.1). */
+export function filterValues(operation: Operation = listOperation): string[] {
+  const filter = operation.parameters.find((p) => p.name === 'filter')?.schema as { properties?: { type?: { enum?: string[] } } } | undefined;
+  return filter?.properties?.type?.enum ?? [];
+}
+
+/** An input a permitted caller must be served for: the first filter value, or a complete document. */
+export function validInput(operation: Operation, fixtures: Fixtures): OperationInput {
+  if (operation.requestBody === undefined) return { query: `filter[type]=${filterValues(operation)[0]}` };
+  return { document: completeDocument(operation, fixtures, uniqueTag()) };
+}
+
+/** An input the operation must reject with 400: no filter, or a body without `data`. */
+export function invalidInput(operation: Operation): OperationInput {
+  return operation.requestBody === undefined ? {} : { document: {} };
+}
+
+/**
+ * The MUST requirements the contract says an input breaks, credentials aside: what a case that
+ * sends it answers to. Deriving them keeps the cases from restating the catalogue's routes; an
+ * input the contract accepts is a mistake in the suite and stops collection.
+ */
+export function brokenRequirements(operation: Operation, input: OperationInput & { bodyText?: string }): string[] {
+  const bodyText = input.bodyText ?? (input.document === undefined ? undefined : JSON.stringify(input.document));
+  const findings = validateRequest(contract, operation, {
+    method: operation.method,
+    path: `${contract.basePath}${operation.pathTemplate}${input.query === undefined ? '' : `?${input.query}`}`,
+    headers: { authorization: 'Bearer r:token', ...(bodyText === undefined ? {} : { 'content-type': MEDIA_TYPE }) },
+    bodyText,
+  });
+  const ids = [...new Set(findings.filter((f) => f.level === 'MUST').map((f) => f.requirement))];
+  if (ids.length === 0) throw new Error(`the contract accepts this input to ${operation.operationId}, so no case can expect it rejected: ${JSON.stringify(input)}`);
+  return ids;
+}
+
+/** A resource type other than `type`, from the create operations (for wrong `type` members). */
+export function otherResourceType(type: unknown): string {
+  const other = createOperations.map((o) => o.resourceType).find((t) => t !== undefined && t !== type);
+  if (!other) throw new Error(`no resource type other than ${String(type)} in the contract`);
+  return other;
+}
+
+/** A wrong primary `data.type` may be answered 409 as JSON:API has it (PROFILE 5); every other rejection is 400. */
+export function rejectionStatuses(pointer: string): number[] {
+  return pointer === '/data/type' ? [400, 409] : [400];
+}

@@ -1,0 +1,65 @@
+// What the suite's processes (Playwright config, workers, reporters) learn from the environment
+// the run command, or a person running `npx playwright test`, gives them. Reading the variables
+// happens at those entry points; these functions only interpret what they are handed.
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
+import { loadContract } from '../contract/index.ts';
+import { resolveTarget, settingsFromEnvironment, TARGET_ENVIRONMENT, type Target } from '../targets/target.ts';
+
+type Environment = Record<string, string | undefined>;
+
+/** Which requirement levels fail a case and the run: MUST only, or MUST and SHOULD (`--level should`). */
+export type FailLevel = 'must' | 'should';
+
+export const RUN_ENVIRONMENT = {
+  failLevel: 'LAS_FAIL_LEVEL',
+  reportDir: 'LAS_REPORT_DIR',
+  blobReport: 'LAS_BLOB_REPORT',
+} as const;
+
+export const DEFAULT_REPORT_DIR = 'reports/latest';
+
+export interface SuiteSettings {
+  target: Target;
+  failLevel: FailLevel;
+}
+
+export interface RunLayout {
+  reportDir: string;
+  failLevel: FailLevel;
+  /** Also write a blob report, for merging shards with `npx playwright merge-reports`. */
+  blobReport: boolean;
+  /** True when no target is configured: the global setup starts the embedded reference server. */
+  embedded: boolean;
+  workers: number;
+  testTimeoutMs: number;
+  runTimeoutMs: number;
+}
+
+export function failLevelOf(env: Environment): FailLevel {
+  const value = (env[RUN_ENVIRONMENT.failLevel] ?? 'must').toLowerCase();
+  if (value !== 'must' && value !== 'should') throw new Error(`${RUN_ENVIRONMENT.failLevel} must be "must" or "should", got "${value}"`);
+  return value;
+}
+
+/** The settings a worker runs its cases with. */
+export function suiteSettings(env: Environment): SuiteSettings {
+  return { target: resolveTarget(settingsFromEnvironment(env), loadContract().legacyHeader), failLevel: failLevelOf(env) };
+}
+
+/** The shape of a run, for playwright.config.ts. */
+export function runLayout(env: Environment, root: string): RunLayout {
+  const target = settingsFromEnvironment(env);
+  const requestTimeoutMs = target.requestTimeoutMs ?? 10_000;
+  return {
+    reportDir: resolve(root, env[RUN_ENVIRONMENT.reportDir] || DEFAULT_REPORT_DIR),
+    failLevel: failLevelOf(env),
+    blobReport: ['1', 'true', 'yes'].includes((env[RUN_ENVIRONMENT.blobReport] ?? '').toLowerCase()),
+    embedded: env[TARGET_ENVIRONMENT.baseUrl] === undefined || env[TARGET_ENVIRONMENT.baseUrl] === '',
+    workers: cpus().length,
+    // A case's requests each end within the request timeout; the case gets room for several, a
+    // page walk for many. The run as a whole is bounded too, whatever the target does.
+    testTimeoutMs: Math.max(60_000, requestTimeoutMs * 4),
+    runTimeoutMs: Math.max(20 * 60_000, requestTimeoutMs * 60),
+  };
+}

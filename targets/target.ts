@@ -1,0 +1,251 @@
+// The target of a conformance run: base URL, credentials, fixtures and limits, merged from a
+// YAML file, environment variables and flags (later sources win) and checked before anything is
+// sent. Errors are one line a person can act on and never contain a token.
+import { readFileSync } from 'node:fs';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { createAjv } from '../contract/index.ts';
+
+/** One source's view of the target: every key optional, flat. */
+export interface TargetSettings {
+  baseUrl?: string;
+  legacyHeader?: string;
+  sessionToken?: string;
+  pat?: string;
+  forbiddenToken?: string;
+  ownerUserId?: string;
+  collectionItemId?: string;
+  requestTimeoutMs?: number;
+  maxBodyMiB?: number;
+}
+
+export interface Credentials {
+  sessionToken: string;
+  pat: string;
+  /** Authenticated but not permitted; without it the 403 cases are not run. */
+  forbiddenToken?: string;
+}
+
+export interface Fixtures {
+  ownerUserId?: string;
+  collectionItemId?: string;
+}
+
+export interface Limits {
+  requestTimeoutMs: number;
+  maxBodyBytes: number;
+}
+
+export interface Target {
+  /** Without a trailing slash, e.g. `https://staging.example.com/v3`. */
+  baseUrl: string;
+  legacyHeader: string;
+  credentials: Credentials;
+  fixtures: Fixtures;
+  limits: Limits;
+}
+
+/** A configuration problem: the CLI prints its message as one line and exits 2. */
+export class TargetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TargetError';
+  }
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_BODY_MIB = 8;
+const MIB = 1024 * 1024;
+
+/** The environment variables of each setting: the run command passes the resolved target to the suite through these. */
+export const TARGET_ENVIRONMENT = {
+  baseUrl: 'LAS_BASE_URL',
+  sessionToken: 'LAS_SESSION_TOKEN',
+  pat: 'LAS_PAT',
+  forbiddenToken: 'LAS_FORBIDDEN_TOKEN',
+  legacyHeader: 'LAS_LEGACY_HEADER',
+  ownerUserId: 'LAS_OWNER_USER_ID',
+  collectionItemId: 'LAS_COLLECTION_ITEM_ID',
+  requestTimeoutMs: 'LAS_REQUEST_TIMEOUT_MS',
+  maxBodyMiB: 'LAS_MAX_BODY_MIB',
+} as const satisfies Record<keyof TargetSettings, string>;
+
+/** How each setting is named to a person: flag, variable, file key. */
+const SETTING_SOURCES: Record<keyof TargetSettings, string> = {
+  baseUrl: '--base-url, LAS_BASE_URL or baseUrl in the target file',
+  sessionToken: '--session-token, LAS_SESSION_TOKEN or credentials.sessionToken in the target file',
+  pat: '--pat, LAS_PAT or credentials.pat in the target file',
+  forbiddenToken: '--forbidden-token, LAS_FORBIDDEN_TOKEN or credentials.forbiddenToken',
+  legacyHeader: '--legacy-header, LAS_LEGACY_HEADER or legacyHeader',
+  ownerUserId: '--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId',
+  collectionItemId: '--collection-item-id, LAS_COLLECTION_ITEM_ID or fixtures.collectionItemId',
+  requestTimeoutMs: '--request-timeout, LAS_REQUEST_TIMEOUT_MS or limits.requestTimeoutMs',
+  maxBodyMiB: '--max-body-mib, LAS_MAX_BODY_MIB or limits.maxBodyMiB',
+};
+
+const TOKEN_NAMES = { sessionToken: 'session token', pat: 'personal access token', forbiddenToken: 'forbidden token' } as const;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const RESERVED_HEADERS = ['authorization', 'content-type', 'content-length', 'host'];
+
+let fileValidator: ValidateFunction | undefined;
+
+function targetFileValidator(): ValidateFunction {
+  fileValidator ??= createAjv().compile(JSON.parse(readFileSync(new URL('target.schema.json', import.meta.url), 'utf8')) as object);
+  return fileValidator;
+}
+
+/** Reads and checks a YAML target file (schema: targets/target.schema.json). */
+export function readTargetFile(path: string): TargetSettings {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new TargetError(`target file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return parseTargetFile(text, path);
+}
+
+export function parseTargetFile(text: string, source: string): TargetSettings {
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    throw new TargetError(`target file ${source} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (document === null || document === undefined) throw new TargetError(`target file ${source} is empty`);
+  const validate = targetFileValidator();
+  if (!validate(document)) throw new TargetError(`target file ${source}: ${(validate.errors ?? []).map(describeFileError).join('; ')}`);
+  const file = document as {
+    baseUrl?: string;
+    legacyHeader?: string;
+    credentials?: Pick<TargetSettings, 'sessionToken' | 'pat' | 'forbiddenToken'>;
+    fixtures?: Pick<TargetSettings, 'ownerUserId' | 'collectionItemId'>;
+    limits?: Pick<TargetSettings, 'requestTimeoutMs' | 'maxBodyMiB'>;
+  };
+  return withoutUndefined({ baseUrl: file.baseUrl, legacyHeader: file.legacyHeader, ...file.credentials, ...file.fixtures, ...file.limits });
+}
+
+function describeFileError(error: ErrorObject): string {
+  const where = error.instancePath === '' ? '' : error.instancePath.slice(1).replace(/\//g, '.');
+  if (error.keyword === 'additionalProperties') {
+    const key = (error.params as { additionalProperty: string }).additionalProperty;
+    return `unknown key "${where ? `${where}.` : ''}${key}"`;
+  }
+  return `${where || 'the file'} ${error.message ?? 'is invalid'}`;
+}
+
+/** The settings the environment gives (variables named in TARGET_ENVIRONMENT); empty values count as unset. */
+export function settingsFromEnvironment(env: Record<string, string | undefined>): TargetSettings {
+  const settings: TargetSettings = {};
+  for (const [key, variable] of Object.entries(TARGET_ENVIRONMENT) as [keyof TargetSettings, string][]) {
+    const value = env[variable];
+    if (value === undefined || value === '') continue;
+    if (key === 'requestTimeoutMs' || key === 'maxBodyMiB') settings[key] = numberSetting(value, variable);
+    else settings[key] = value;
+  }
+  return settings;
+}
+
+/** A number given as text by a flag or a variable; `name` says where it came from. */
+export function numberSetting(text: string, name: string): number {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !Number.isFinite(value)) throw new TargetError(`${name} must be a number, got "${text}"`);
+  return value;
+}
+
+/** Later layers win, key by key; undefined never overrides. */
+export function mergeSettings(...layers: TargetSettings[]): TargetSettings {
+  return Object.assign({}, ...layers.map(withoutUndefined)) as TargetSettings;
+}
+
+function withoutUndefined<T extends object>(object: T): T {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T;
+}
+
+/** The names of settings that only make sense with a target base URL. */
+export function targetOnlySettingsGiven(settings: TargetSettings): string[] {
+  const keys: (keyof TargetSettings)[] = ['sessionToken', 'pat', 'forbiddenToken', 'ownerUserId', 'collectionItemId'];
+  return keys.filter((key) => settings[key] !== undefined).map((key) => SETTING_SOURCES[key].split(',')[0]);
+}
+
+/** Checks merged settings and fills defaults; throws TargetError with one actionable line. */
+export function resolveTarget(settings: TargetSettings, defaultLegacyHeader: string): Target {
+  const baseUrl = checkedBaseUrl(settings.baseUrl);
+  const credentials = checkedCredentials(settings);
+  const legacyHeader = checkedLegacyHeader(settings.legacyHeader ?? defaultLegacyHeader);
+  return {
+    baseUrl,
+    legacyHeader,
+    credentials,
+    fixtures: withoutUndefined({ ownerUserId: settings.ownerUserId, collectionItemId: settings.collectionItemId }),
+    limits: checkedLimits(settings),
+  };
+}
+
+function checkedBaseUrl(text: string | undefined): string {
+  if (text === undefined) throw new TargetError(`no target base URL: give ${SETTING_SOURCES.baseUrl}`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new TargetError(`the base URL "${text}" is not an absolute URL (expected e.g. https://staging.example.com/v3)`);
+  }
+  // Never echo a URL that carries credentials: the message would leak them.
+  if (url.username !== '' || url.password !== '') throw new TargetError('the base URL must not carry credentials; give tokens with --session-token and --pat or their variables');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TargetError(`the base URL must be http or https, got ${url.protocol.replace(/:$/, '')}`);
+  if (url.search !== '' || url.hash !== '') throw new TargetError(`the base URL must not have a query or fragment, got "${text}"`);
+  return url.href.replace(/\/+$/, '');
+}
+
+function checkedCredentials(settings: TargetSettings): Credentials {
+  const names = Object.keys(TOKEN_NAMES) as (keyof typeof TOKEN_NAMES)[];
+  for (const name of ['sessionToken', 'pat'] as const) {
+    if (settings[name] === undefined) throw new TargetError(`no ${TOKEN_NAMES[name]}: give ${SETTING_SOURCES[name]}`);
+  }
+  for (const name of names) {
+    const token = settings[name];
+    // A token with spaces or commas cannot be read back from a header (PROFILE 2).
+    if (token !== undefined && /[\s,]/.test(token)) throw new TargetError(`the ${TOKEN_NAMES[name]} contains whitespace or a comma, so it cannot be sent in a header`);
+  }
+  for (const [i, a] of names.entries()) {
+    for (const b of names.slice(i + 1)) {
+      if (settings[a] !== undefined && settings[a] === settings[b]) {
+        throw new TargetError(`the ${TOKEN_NAMES[a]} and the ${TOKEN_NAMES[b]} are the same value; the credential cases need distinct tokens`);
+      }
+    }
+  }
+  return withoutUndefined({ sessionToken: settings.sessionToken!, pat: settings.pat!, forbiddenToken: settings.forbiddenToken });
+}
+
+function checkedLegacyHeader(name: string): string {
+  if (!HEADER_NAME.test(name)) throw new TargetError(`the legacy header name "${name}" is not a valid HTTP header name`);
+  if (RESERVED_HEADERS.includes(name.toLowerCase())) throw new TargetError(`the legacy header cannot be ${name}: the kit sends that header itself`);
+  return name;
+}
+
+function checkedLimits(settings: TargetSettings): Limits {
+  const requestTimeoutMs = settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const maxBodyMiB = settings.maxBodyMiB ?? DEFAULT_MAX_BODY_MIB;
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 100 || requestTimeoutMs > 600_000) {
+    throw new TargetError(`the request timeout must be a whole number of milliseconds from 100 to 600000, got ${requestTimeoutMs}`);
+  }
+  if (!(maxBodyMiB > 0 && maxBodyMiB <= 1024)) throw new TargetError(`the body size cap must be more than 0 and at most 1024 MiB, got ${maxBodyMiB}`);
+  return { requestTimeoutMs, maxBodyBytes: Math.round(maxBodyMiB * MIB) };
+}
+
+/** The environment variables that carry a resolved target to the suite's processes. */
+export function targetEnvironment(target: Target): Record<string, string> {
+  const settings: TargetSettings = {
+    baseUrl: target.baseUrl,
+    legacyHeader: target.legacyHeader,
+    ...target.credentials,
+    ...target.fixtures,
+    requestTimeoutMs: target.limits.requestTimeoutMs,
+    maxBodyMiB: target.limits.maxBodyBytes / MIB,
+  };
+  const env: Record<string, string> = {};
+  for (const [key, variable] of Object.entries(TARGET_ENVIRONMENT) as [keyof TargetSettings, string][]) {
+    if (settings[key] !== undefined) env[variable] = String(settings[key]);
+  }
+  return env;
+}
