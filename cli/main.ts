@@ -2,14 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { contractSummary } from './contract-summary.ts';
+import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import { registerProxyCommand } from './proxy.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 import { registerServeCommand } from './serve.ts';
 
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 

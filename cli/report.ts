@@ -1,5 +1,6 @@
 // `las-conformance report FILE.ndjson`: a violations log summarized, as Markdown on stdout or
 // as an HTML file. Exit status 1 when the log holds a MUST finding, as for any failed check.
+import { EXIT_FAILED } from './exit-codes.ts';
 import { createReadStream, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
@@ -24,8 +25,7 @@ export function registerReportCommand(program: Command): void {
       } else {
         process.stdout.write(renderViolationsMarkdown(summary));
       }
-      // 1 is the kit's "conformance failure" status (EXIT_FAILED in main.ts).
-      if (summary.byLevel.MUST > 0) process.exitCode = 1;
+      if (summary.byLevel.MUST > 0) process.exitCode = EXIT_FAILED;
     });
 }
 

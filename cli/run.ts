@@ -2,6 +2,7 @@
 // reference server when none is given. Reads the target from --target FILE, then the LAS_*
 // variables, then flags (later wins); exit 0 when no MUST requirement failed (with --level should,
 // no SHOULD either), 1 when one did, 2 for a usage error or an unreachable target.
+import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
@@ -119,7 +120,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, reason: outcome.record?.verdictReason }, 'suite finished');
     if (!outcome.record) throw new Error(`the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
     if (outcome.record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their requirement ids, e.g. AUTH-401-MALFORMED`);
-    return outcome.record.verdict === 'passed' ? 0 : 1;
+    return outcome.record.verdict === 'passed' ? EXIT_OK : EXIT_FAILED;
   } catch (error) {
     log.error({ error: (error as Error).message }, 'run failed');
     throw error;
