@@ -5,13 +5,12 @@
 // pass-through measured in the same run. Every server runs in its own child process, so the CPU
 // each proxy spends per exchange is its own (process.cpuUsage deltas, read over IPC around each
 // run). BENCH_SECONDS shortens the runs for a quick look (default 10).
-import { fork, type ChildProcess } from 'node:child_process';
 import { Agent as HttpAgent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { HOP_BY_HOP_HEADERS, startValidatingProxy } from '../proxy/index.ts';
+import { cpuMicros, serveIfContender, spawnContender, type Contender } from './contenders.ts';
 
 const CONNECTIONS = 16;
 const LIST_SIZES = [10, 100];
@@ -84,43 +83,18 @@ function startUndiciPassThrough(upstream: string): ReturnType<typeof createServe
   });
 }
 
-async function runContender(kind: ContenderKind, upstream: string): Promise<void> {
-  let url: string;
+/** Starts the contender of `kind` in this process; resolves with its URL. */
+async function startContender(kind: ContenderKind, upstream: string): Promise<string> {
   if (kind === 'validating' || kind === 'validating-core') {
     const proxy = await startValidatingProxy({ upstream: `${upstream}/v3`, sample: kind === 'validating' ? 1 : 0, violations: null, upstreamConnections: UPSTREAM_CONNECTIONS });
-    url = proxy.proxyUrl;
-  } else {
-    const server = kind === 'upstream' ? startStaticUpstream() : kind === 'http-proxy' ? startHttpProxy(upstream) : startUndiciPassThrough(upstream);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return proxy.proxyUrl;
   }
-  process.on('message', (message) => {
-    if (message === 'cpu') process.send!(process.cpuUsage());
-  });
-  process.send!({ url });
+  const server = kind === 'upstream' ? startStaticUpstream() : kind === 'http-proxy' ? startHttpProxy(upstream) : startUndiciPassThrough(upstream);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 // --- The measurement, in the bench process ----------------------------------------------------
-
-interface Contender {
-  child: ChildProcess;
-  url: string;
-}
-
-function spawnContender(kind: ContenderKind, upstream = ''): Promise<Contender> {
-  const child = fork(fileURLToPath(import.meta.url), ['--contender', kind, upstream], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message) => resolve({ child, url: (message as { url: string }).url }));
-    child.once('exit', (code) => reject(new Error(`contender ${kind} exited with ${code}`)));
-  });
-}
-
-function cpuMicros(contender: Contender): Promise<number> {
-  return new Promise((resolve) => {
-    contender.child.once('message', (usage) => resolve((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system));
-    contender.child.send('cpu');
-  });
-}
 
 interface AutocannonResult {
   /** Seconds the run lasted. */
@@ -209,10 +183,10 @@ function median(values: number[]): number {
 export default async function proxyBench(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const slice = Math.max(1, Math.round(seconds / ROUNDS));
-  const upstream = await spawnContender('upstream');
+  const upstream = await spawnContender(import.meta.url, 'upstream');
   const proxies = new Map<ContenderKind, Contender>();
   try {
-    for (const target of targets) if (target.kind !== 'direct') proxies.set(target.kind, await spawnContender(target.kind, upstream.url));
+    for (const target of targets) if (target.kind !== 'direct') proxies.set(target.kind, await spawnContender(import.meta.url, target.kind, upstream.url));
     process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per target and list in ${ROUNDS} interleaved rounds of ${slice} s, after a ${slice} s warm-up each; upstream: a static server in its own process.\n`);
     for (const target of targets) process.stdout.write(`  ${target.name.padEnd(16)} ${target.description}\n`);
     process.stdout.write('\n');
@@ -252,5 +226,4 @@ export default async function proxyBench(): Promise<void> {
   }
 }
 
-const contenderAt = process.argv.indexOf('--contender');
-if (contenderAt >= 0) await runContender(process.argv[contenderAt + 1] as ContenderKind, process.argv[contenderAt + 2]);
+await serveIfContender((kind, upstream) => startContender(kind as ContenderKind, upstream));

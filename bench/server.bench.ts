@@ -4,12 +4,11 @@
 // own child process, so the CPU per request (process.cpuUsage deltas over IPC) is its own. The
 // ratios show what validation, credentials and page building cost on the hot path.
 // BENCH_SECONDS shortens the runs for a quick look (default 10).
-import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { DEFAULT_CREDENTIALS, startReferenceServer } from '../server/index.ts';
+import { cpuMicros, serveIfContender, spawnContender } from './contenders.ts';
 
 const CONNECTIONS = 16;
 const JSON_API = 'application/vnd.api+json';
@@ -50,32 +49,9 @@ function startStaticServer(canned: Record<string, Canned>): Promise<string> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v3`)));
 }
 
-async function runContender(kind: ContenderKind, cannedJson: string | undefined): Promise<void> {
-  const url = kind === 'reference' ? (await startReferenceServer()).baseUrl : await startStaticServer(JSON.parse(cannedJson ?? '{}') as Record<string, Canned>);
-  process.on('message', (message) => {
-    if (message === 'cpu') process.send!(process.cpuUsage());
-  });
-  process.send!({ url });
-}
-
-interface Contender {
-  child: ChildProcess;
-  url: string;
-}
-
-function spawnContender(kind: ContenderKind, canned?: Record<string, Canned>): Promise<Contender> {
-  const child = fork(fileURLToPath(import.meta.url), ['--contender', kind, JSON.stringify(canned ?? {})], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message) => resolve({ child, url: (message as { url: string }).url }));
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-  });
-}
-
-function cpuMicros(contender: Contender): Promise<number> {
-  return new Promise((resolve) => {
-    contender.child.once('message', (usage) => resolve((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system));
-    contender.child.send('cpu');
-  });
+/** Starts the contender of `kind` in this process (the static one replays `cannedJson`); resolves with its base URL. */
+async function startContender(kind: ContenderKind, cannedJson: string | undefined): Promise<string> {
+  return kind === 'reference' ? (await startReferenceServer()).baseUrl : startStaticServer(JSON.parse(cannedJson || '{}') as Record<string, Canned>);
 }
 
 // --- Measuring ---------------------------------------------------------------------------------------
@@ -113,8 +89,8 @@ async function cannedAnswers(baseUrl: string): Promise<Record<string, Canned>> {
 export default async function serverBench(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const warmUpSeconds = Math.min(2, seconds);
-  const reference = await spawnContender('reference');
-  const baseline = await spawnContender('static', await cannedAnswers(reference.url));
+  const reference = await spawnContender(import.meta.url, 'reference');
+  const baseline = await spawnContender(import.meta.url, 'static', JSON.stringify(await cannedAnswers(reference.url)));
   try {
     process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per run after a ${warmUpSeconds} s warm-up; baseline: a static server replaying the reference server's bytes.\n\n`);
     process.stdout.write(`${'workload'.padEnd(26)} ${'static req/s'.padStart(12)} ${'reference req/s'.padStart(16)} ${'ratio'.padStart(6)} ${'p99 ms'.padStart(7)} ${'cpu µs/req static → reference'.padStart(30)} failures\n`);
@@ -140,5 +116,4 @@ export default async function serverBench(): Promise<void> {
   }
 }
 
-const contenderAt = process.argv.indexOf('--contender');
-if (contenderAt >= 0) await runContender(process.argv[contenderAt + 1] as ContenderKind, process.argv[contenderAt + 2]);
+await serveIfContender((kind, cannedJson) => startContender(kind as ContenderKind, cannedJson));

@@ -1,41 +1,12 @@
 // The `proxy` and `report` subcommands, run as an operator would: spawned, read, signalled.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { send, startUpstream, type TestServer } from '../proxy/test-support.ts';
+import { firstLine, spawnCli } from './test-support.ts';
 
-const BIN = fileURLToPath(new URL('../bin/las-conformance.js', import.meta.url));
 const banner = /^las-conformance proxy: serving (http:\/\/\S+\/v3) \(upstream \S+\), admin (http:\/\/\S+), mode (report|enforce)$/;
-
-interface Run {
-  child: ChildProcessWithoutNullStreams;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-function run(args: string[]): Run {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
-}
-
-async function firstLine(read: () => string, exit: Promise<number | null>): Promise<string> {
-  const exited = exit.then((code) => `exited with ${code}`);
-  for (;;) {
-    const text = read();
-    if (text.includes('\n')) return text.split('\n')[0];
-    const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20))]);
-    if (typeof outcome === 'string') return outcome;
-  }
-}
 
 let upstream: TestServer;
 let directory: string;
@@ -63,8 +34,8 @@ afterAll(async () => {
 describe('las-conformance proxy', () => {
   test('prints the addresses first, logs violations to the file, drains and exits 0 on SIGTERM', async () => {
     const violations = join(directory, 'violations.ndjson');
-    const proxy = run(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--violations', violations, '--log-level', 'warn']);
-    const line = await firstLine(proxy.stdout, proxy.exit);
+    const proxy = spawnCli(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--violations', violations, '--log-level', 'warn']);
+    const line = await firstLine(proxy);
     const match = banner.exec(line);
     expect(match, line).not.toBeNull();
     const [, baseUrl, adminUrl] = match!;
@@ -86,12 +57,12 @@ describe('las-conformance proxy', () => {
   });
 
   test('with violations on stdout, names the addresses on stderr instead', async () => {
-    const proxy = run(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--log-level', 'silent']);
-    const line = await firstLine(proxy.stderr, proxy.exit);
+    const proxy = spawnCli(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--log-level', 'silent']);
+    const line = await firstLine(proxy, 'stderr');
     const [, baseUrl] = banner.exec(line) ?? [];
     expect(baseUrl, line).toBeDefined();
     await send(`${baseUrl}/notification-groups`, { headers: { authorization: 'Bearer r:cli-token' } });
-    const lineOut = await firstLine(proxy.stdout, proxy.exit);
+    const lineOut = await firstLine(proxy);
     expect(JSON.parse(lineOut)).toEqual(expect.objectContaining({ rule: 'NG-FILTER-REQUIRED', direction: 'request', pointer: 'filter[type]' }));
     proxy.child.kill('SIGINT');
     expect(await proxy.exit).toBe(0);
@@ -106,7 +77,7 @@ describe('las-conformance proxy', () => {
   ];
   for (const c of usageErrors) {
     test(`exits 2 on ${c.name}, with a one-line reason and no stack trace`, async () => {
-      const proxy = run(c.args);
+      const proxy = spawnCli(c.args);
       expect(await proxy.exit).toBe(2);
       expect(proxy.stderr()).toMatch(c.says);
       expect(proxy.stderr()).not.toMatch(/\n\s+at /);
@@ -115,7 +86,7 @@ describe('las-conformance proxy', () => {
 });
 
 test('exits 2 when its port is taken', async () => {
-  const proxy = run(['proxy', '--upstream', `${upstream.url}/v3`, '--port', String(upstream.port), '--admin-port', '0']);
+  const proxy = spawnCli(['proxy', '--upstream', `${upstream.url}/v3`, '--port', String(upstream.port), '--admin-port', '0']);
   expect(await proxy.exit).toBe(2);
   expect(proxy.stderr()).toMatch(/^las-conformance: cannot listen on 127\.0\.0\.1: .*EADDRINUSE/m);
 });
@@ -126,7 +97,7 @@ describe('las-conformance report', () => {
   test('prints Markdown and exits 1 when the log holds a MUST finding', async () => {
     const file = join(directory, 'must.ndjson');
     writeFileSync(file, `${JSON.stringify({ ...record, rule: 'NG-FILTER-REQUIRED', level: 'MUST' })}\nnot json\n`);
-    const report = run(['report', file]);
+    const report = spawnCli(['report', file]);
     expect(await report.exit).toBe(1);
     expect(report.stdout()).toContain('| MUST | NG-FILTER-REQUIRED | 4.1 | 1 |');
     expect(report.stdout()).toContain('1 malformed line skipped (line 2).');
@@ -136,13 +107,13 @@ describe('las-conformance report', () => {
     const file = join(directory, 'should.ndjson');
     const html = join(directory, 'report.html');
     writeFileSync(file, `${JSON.stringify({ ...record, rule: 'RES-ID-OBJECTID', level: 'SHOULD' })}\n`);
-    const report = run(['report', file, '--html', html]);
+    const report = spawnCli(['report', file, '--html', html]);
     expect(await report.exit).toBe(0);
     expect(readFileSync(html, 'utf8')).toContain('<td>RES-ID-OBJECTID</td>');
   });
 
   test('exits 2 on a log it cannot read', async () => {
-    const report = run(['report', join(directory, 'missing.ndjson')]);
+    const report = spawnCli(['report', join(directory, 'missing.ndjson')]);
     expect(await report.exit).toBe(2);
     expect(report.stderr()).toMatch(/^las-conformance: cannot read .*missing\.ndjson: ENOENT\n$/);
   });

@@ -52,7 +52,7 @@ export function registerProxyCommand(program: Command): void {
     .option('--port <port>', 'proxy port (0 = any free port)', integer(0, 65535), 8080)
     .option('--admin-port <port>', 'admin port: /healthz, /readyz, /metrics, dashboard at / (0 = any free port)', integer(0, 65535), 9090)
     .addOption(new Option('--mode <mode>', 'report: relay everything and log; enforce: refuse what breaks the contract').choices(['report', 'enforce']).default(PROXY_DEFAULTS.mode))
-    .option('--violations <file>', 'NDJSON violations log (appended), - for stdout', '-')
+    .option('--violations <file>', 'NDJSON violations log (appended), - for stdout; INFO observations are logged once per rule, operation and direction, metrics count all', '-')
     .option('--max-body <bytes>', 'largest body buffered for validation; larger ones pass unvalidated', integer(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
     .option('--upstream-timeout <ms>', 'how long the upstream may take to answer, or between body chunks', integer(1, 2 ** 31 - 1), PROXY_DEFAULTS.upstreamTimeout)
     .option('--sample <rate>', 'fraction of exchanges validated in report mode', fraction, PROXY_DEFAULTS.sample)

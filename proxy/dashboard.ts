@@ -53,7 +53,8 @@ export class DashboardFeed {
     this.schedulePush();
   }
 
-  recordFindings(operation: string, records: readonly ViolationRecord[]): void {
+  /** Counts every record; lists only `shown` among the latest findings (INFO ones are shown once). */
+  recordFindings(operation: string, records: readonly ViolationRecord[], shown: readonly ViolationRecord[]): void {
     if (records.length === 0) return;
     const counts = this.operationCount(operation);
     for (const record of records) {
@@ -61,7 +62,7 @@ export class DashboardFeed {
       counts.findings[record.direction] += 1;
       this.ruleCount(record).count += 1;
     }
-    this.latest = [...records.slice(-LATEST_KEPT).reverse(), ...this.latest].slice(0, LATEST_KEPT);
+    this.latest = [...shown.slice(-LATEST_KEPT).reverse(), ...this.latest].slice(0, LATEST_KEPT);
     this.schedulePush();
   }
 

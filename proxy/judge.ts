@@ -5,6 +5,7 @@ import { checkExchange, headerValue, relativePath, route, validateGenericRequest
 import type { Contract, Finding, Headers, HttpRequest, HttpResponse, Location, Operation, ValidateOptions } from '../contract/index.ts';
 import { decodeBody } from './body.ts';
 import { headersObject } from './headers.ts';
+import type { ViolationRecord } from './violations.ts';
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
 export type BodyEvidence = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string };
@@ -58,6 +59,17 @@ export function unspecifiedOperationKey(contract: Contract, method: string, path
   const relative = relativePath(path, contract.basePath) ?? '/';
   const end = relative.indexOf('/', 1);
   return `${method} ${contract.basePath}${end < 0 ? relative : relative.slice(0, end)}`;
+}
+
+/**
+ * The key under which a finding is logged and shown once only, or null when every occurrence is:
+ * traffic to an unspecified operation once per method and first path segment, any other INFO
+ * observation once per rule, operation and direction. MUST and SHOULD findings have no key.
+ */
+export function onceOnlyKey(contract: Contract, record: Pick<ViolationRecord, 'rule' | 'level' | 'operationId' | 'direction' | 'method' | 'path'>): string | null {
+  if (record.rule === UNSPECIFIED_OPERATION) return `${record.rule} ${unspecifiedOperationKey(contract, record.method, record.path)}`;
+  if (record.level !== 'INFO') return null;
+  return `${record.rule} ${record.operationId ?? 'unspecified'} ${record.direction}`;
 }
 
 export function judgeRequest(contract: Contract, method: string, path: string, headers: Headers, body: BodyEvidence, options: JudgeOptions): RequestVerdict {

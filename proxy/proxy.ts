@@ -16,7 +16,7 @@ import { BodyTap } from './body.ts';
 import { DashboardFeed } from './dashboard.ts';
 import { rejectedRequestAnswer, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
 import { endToEndHeaders, forwardedRequestHeaders, headersObject } from './headers.ts';
-import { judgeExchange, judgeRequest, judgeResponse, locate, NO_BODY, operationLabel, UNSPECIFIED_OPERATION, unspecifiedOperationKey, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
+import { judgeExchange, judgeRequest, judgeResponse, locate, NO_BODY, onceOnlyKey, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
 import { maskCredentialQuery } from './mask.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
 import { ViolationsLog, violationRecords } from './violations.ts';
@@ -72,6 +72,8 @@ export const PROXY_DEFAULTS = {
 
 export const VIOLATIONS_HEADER = 'Las-Violations';
 export const VIOLATIONS_HEADER_MAX_LENGTH = 512;
+/** Most once-only keys remembered; past it, a new INFO observation is counted but not logged. */
+const ONCE_ONLY_KEYS_KEPT = 1000;
 
 /** One client exchange as the proxy saw it; what the deferred judging and the log read. */
 class ProxiedExchange {
@@ -132,7 +134,8 @@ export class ValidatingProxy {
   private closing = false;
   private idle: (() => void) | null = null;
   private closed: Promise<void> | null = null;
-  private readonly unspecifiedSeen = new Set<string>();
+  /** The once-only keys (see onceOnlyKey) of the findings logged so far. */
+  private readonly onceOnlySeen = new Set<string>();
 
   constructor(options: ValidatingProxyOptions) {
     this.upstream = new URL(options.upstream);
@@ -382,10 +385,9 @@ export class ValidatingProxy {
     };
   }
 
-  /** Logs, counts and shows the findings of one judged exchange. */
-  private publish(exchange: ProxiedExchange, judged: Finding[], seconds: number): void {
+  /** Counts every finding of one judged exchange; logs and lists each among the latest, an INFO one only the first time. */
+  private publish(exchange: ProxiedExchange, findings: Finding[], seconds: number): void {
     this.metrics.validationSeconds.observe(seconds);
-    const findings = judged.filter((f) => f.requirement !== UNSPECIFIED_OPERATION || this.firstSighting(unspecifiedOperationKey(this.contract, exchange.method, exchange.path)));
     if (findings.length === 0) return;
     const records = violationRecords(
       {
@@ -402,8 +404,10 @@ export class ValidatingProxy {
       this.metrics.findings.inc({ rule: finding.requirement, direction: finding.location, level: finding.level });
       if (finding.requirement === 'PROXY-BODY-NOT-VALIDATED') this.metrics.bodiesNotValidated.inc({ direction: finding.location });
     }
-    this.violations.append(records);
-    this.feed.recordFindings(operationLabel(exchange.location!), records);
+    // An observation repeated on every exchange would flood the log; its count stays true.
+    const noticed = records.filter((record) => this.firstSighting(onceOnlyKey(this.contract, record)));
+    this.violations.append(noticed);
+    this.feed.recordFindings(operationLabel(exchange.location!), records, noticed);
   }
 
   private clientClosed(exchange: ProxiedExchange, res: ServerResponse): void {
@@ -424,9 +428,11 @@ export class ValidatingProxy {
     return true;
   }
 
-  private firstSighting(key: string): boolean {
-    if (this.unspecifiedSeen.has(key) || this.unspecifiedSeen.size >= 1000) return false;
-    this.unspecifiedSeen.add(key);
+  /** True for a finding logged every time (no key) and for the first sighting of a key; bounded memory. */
+  private firstSighting(key: string | null): boolean {
+    if (key === null) return true;
+    if (this.onceOnlySeen.has(key) || this.onceOnlySeen.size >= ONCE_ONLY_KEYS_KEPT) return false;
+    this.onceOnlySeen.add(key);
     return true;
   }
 }

@@ -1,39 +1,14 @@
 // `las-conformance serve` run as a person or a script would: spawned, read, asked, signalled.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { firstLine, spawnCli, type CliProcess } from '../cli/test-support.ts';
 import { DEFAULT_CREDENTIALS, FAULTS, startReferenceServer } from './index.ts';
 
-const BIN = fileURLToPath(new URL('../bin/las-conformance.js', import.meta.url));
 const BASE_URL = /^http:\/\/127\.0\.0\.1:\d+\/v3$/;
 const LIST = '/notification-groups?filter[type]=portal';
 
-interface Run {
-  child: ChildProcessWithoutNullStreams;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: 'pipe', env: { ...process.env, LAS_FAULTS: '', ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
-}
-
-/** The first stdout line, or how the process ended before printing one. */
-async function firstLine(started: Run): Promise<string> {
-  const exited = started.exit.then((code) => `exited with ${code}`);
-  for (;;) {
-    const text = started.stdout();
-    if (text.includes('\n')) return text.split('\n')[0];
-    const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20))]);
-    if (typeof outcome === 'string') return outcome;
-  }
+/** `las-conformance serve ARGS`, with no fault switched on from this process's environment. */
+function run(args: string[], env: Record<string, string> = {}): CliProcess {
+  return spawnCli(['serve', ...args], { ...process.env, LAS_FAULTS: '', ...env });
 }
 
 async function get(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; json: any }> {
@@ -42,7 +17,7 @@ async function get(baseUrl: string, path: string, headers: Record<string, string
 }
 
 /** Starts the command, hands its base URL to `use`, then stops it with `signal` and returns the exit code. */
-async function serving(args: string[], env: Record<string, string>, use: (baseUrl: string, started: Run) => Promise<void>, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+async function serving(args: string[], env: Record<string, string>, use: (baseUrl: string, started: CliProcess) => Promise<void>, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
   const started = run(args, env);
   try {
     const baseUrl = await firstLine(started);

@@ -1,12 +1,11 @@
 // Helpers for the tests that run the whole kit: the CLI as a child process, and every byte a run
 // leaves under its report directory (the HTML report's embedded archive and blob archives opened
 // up), so a test can search them for tokens.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
+import { spawnCli } from '../cli/test-support.ts';
 import { TARGET_ENVIRONMENT } from '../targets/target.ts';
-import { ROOT } from './runner.ts';
 import { RUN_ENVIRONMENT } from './settings.ts';
 
 export interface CliResult {
@@ -15,8 +14,6 @@ export interface CliResult {
   stderr: string;
 }
 
-const BIN = join(ROOT, 'bin', 'las-conformance.js');
-
 /** The environment of the test process without any LAS_* setting, plus `env`. */
 export function hermeticEnvironment(env: Record<string, string> = {}): Record<string, string> {
   const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), ...Object.values(RUN_ENVIRONMENT)]);
@@ -24,17 +21,11 @@ export function hermeticEnvironment(env: Record<string, string> = {}): Record<st
   return { ...base, ...env };
 }
 
-/** Runs `las-conformance ARGS` to completion. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: hermeticEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs `las-conformance ARGS` to completion, in a hermetic environment plus `env`. */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const cli = spawnCli(args, hermeticEnvironment(env));
+  const code = await cli.exit;
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }
 
 export interface ReportFile {

@@ -1,0 +1,44 @@
+// The servers a bench measures ("contenders") each run in a child process of their own, forked
+// from the bench file itself with `--contender KIND ARGUMENT`, so the CPU each one spends is its
+// own: the bench reads process.cpuUsage over IPC before and after a run.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface Contender {
+  child: ChildProcess;
+  url: string;
+}
+
+const CONTENDER_FLAG = '--contender';
+const CPU_REQUEST = 'cpu';
+
+/** Forks the bench file at `moduleUrl` as a contender of `kind`; resolves with the URL it serves. */
+export function spawnContender(moduleUrl: string, kind: string, argument = ''): Promise<Contender> {
+  const child = fork(fileURLToPath(moduleUrl), [CONTENDER_FLAG, kind, argument], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve({ child, url: (message as { url: string }).url }));
+    child.once('exit', (code) => reject(new Error(`contender ${kind} exited with ${code}`)));
+  });
+}
+
+/** CPU time (user + system, µs) the contender's process has spent so far. */
+export function cpuMicros(contender: Contender): Promise<number> {
+  return new Promise((resolve) => {
+    contender.child.once('message', (usage) => resolve((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system));
+    contender.child.send(CPU_REQUEST);
+  });
+}
+
+/**
+ * In a process forked by spawnContender: starts the contender its arguments name, hands its URL
+ * to the bench and answers CPU readings from then on. In the bench's own process: does nothing.
+ */
+export async function serveIfContender(start: (kind: string, argument: string) => Promise<string>): Promise<void> {
+  const at = process.argv.indexOf(CONTENDER_FLAG);
+  if (at < 0) return;
+  const url = await start(process.argv[at + 1], process.argv[at + 2]);
+  process.on('message', (message) => {
+    if (message === CPU_REQUEST) process.send!(process.cpuUsage());
+  });
+  process.send!({ url });
+}

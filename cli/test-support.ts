@@ -1,0 +1,42 @@
+// The command line as the tests run it: `las-conformance ARGS` in a child process, as an operator
+// or a script would, its output kept as it comes.
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/las-conformance.js', import.meta.url));
+
+export interface CliProcess {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  /** Everything written to stdout so far. */
+  stdout: () => string;
+  stderr: () => string;
+  /** The exit code (null when a signal ended the process), once its output is all read. */
+  exit: Promise<number | null>;
+}
+
+/** Starts `las-conformance ARGS` in the repository root; `env` is its whole environment (default: this process's). */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = process.env): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exit = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve(code));
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+}
+
+/** The first line the process wrote to `stream`, or how it ended before writing one. */
+export async function firstLine(cli: CliProcess, stream: 'stdout' | 'stderr' = 'stdout'): Promise<string> {
+  const exited = cli.exit.then((code) => `exited with ${code}`);
+  for (;;) {
+    const text = cli[stream]();
+    if (text.includes('\n')) return text.split('\n')[0];
+    const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20))]);
+    if (typeof outcome === 'string') return outcome;
+  }
+}
