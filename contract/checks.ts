@@ -2,7 +2,7 @@
 // proxy. Each check is a small pure function with a declared scope; an empty list means it holds.
 import type { Contract, Operation } from './contract.ts';
 import { headerValue, readCredentials } from './credentials.ts';
-import { resolvePointer } from './resolve.ts';
+import { hasValueAt, resolvePointer } from './resolve.ts';
 import { parsedBody, parseQuery, queryString } from './validate.ts';
 import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
 import { isDeepStrictEqual } from 'node:util';
@@ -93,17 +93,9 @@ const wwwAuthenticateOn401: ExchangeCheck = {
 
 /** A pointer names a value of the request document, or a missing member of an object that is there. */
 function pointerResolves(document: unknown, pointer: string): boolean {
-  const attempt = (p: string) => {
-    try {
-      resolvePointer(document, p);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (attempt(pointer)) return true;
+  if (hasValueAt(document, pointer)) return true;
   const parent = pointer.slice(0, pointer.lastIndexOf('/'));
-  if (!pointer.startsWith('/') || !attempt(parent)) return false;
+  if (!pointer.startsWith('/') || !hasValueAt(document, parent)) return false;
   const container = resolvePointer(document, parent);
   return container !== null && typeof container === 'object' && !Array.isArray(container);
 }
@@ -147,6 +139,8 @@ function requestedPage(x: Exchange): PageRequest {
   return { limit: number(page.limit), offset: number(page.offset) };
 }
 
+const PAGE_META = ['total', 'pages', 'page', 'offset', 'limit'];
+
 const listPageArithmetic: ExchangeCheck = {
   name: 'listPageArithmetic',
   appliesTo: (x) => x.operation?.operationId === 'listNotificationGroups' && x.response.status === 200,
@@ -159,7 +153,7 @@ const listPageArithmetic: ExchangeCheck = {
     const findings: Finding[] = [];
     const fail = (id: string, pointer: string, message: string, expected: unknown, actual: unknown) =>
       findings.push(contract.finding(id, 'response', { pointer, message, expected: String(expected), actual: String(actual) }));
-    if (!meta || !['total', 'pages', 'page', 'offset', 'limit'].every((k) => Number.isInteger(meta[k]))) {
+    if (!meta || !PAGE_META.every((k) => Number.isInteger(meta[k]))) {
       if (requested.limit !== undefined && length > requested.limit) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items, more than page[limit]=${requested.limit}`, `≤ ${requested.limit}`, length);
       return findings;
     }
@@ -182,14 +176,33 @@ const listPageArithmetic: ExchangeCheck = {
   },
 };
 
+interface DeprecatedMember {
+  name: string;
+  replacement?: string;
+}
+
+const deprecatedMetaMembers = new WeakMap<Contract, DeprecatedMember[]>();
+
+/** The deprecated members of ListMeta and what replaces each, read from the schema once per contract. */
+function deprecatedMembers(contract: Contract): DeprecatedMember[] {
+  let members = deprecatedMetaMembers.get(contract);
+  if (!members) {
+    const properties = (contract.schemas.ListMeta.properties ?? {}) as Record<string, Json>;
+    members = Object.entries(properties)
+      .filter(([, schema]) => schema.deprecated === true)
+      .map(([name, schema]) => ({ name, replacement: typeof schema['x-replaced-by'] === 'string' ? schema['x-replaced-by'] : undefined }));
+    deprecatedMetaMembers.set(contract, members);
+  }
+  return members;
+}
+
 function deprecatedMetaFindings(contract: Contract, meta: Record<string, number>): Finding[] {
   const findings: Finding[] = [];
-  const properties = (contract.schemas.ListMeta.properties ?? {}) as Record<string, Json>;
-  const present = Object.keys(properties).filter((name) => properties[name].deprecated === true && name in meta);
-  if (present.length > 0) findings.push(contract.finding('NG-META-DEPRECATED-PRESENT', 'response', { pointer: '/meta', message: `deprecated meta members sent: ${present.join(', ')}`, actual: present.join(', ') }));
-  for (const name of present) {
-    const replacement = properties[name]['x-replaced-by'];
-    if (typeof replacement === 'string' && meta[name] !== meta[replacement]) {
+  const present = deprecatedMembers(contract).filter(({ name }) => name in meta);
+  const names = present.map(({ name }) => name).join(', ');
+  if (present.length > 0) findings.push(contract.finding('NG-META-DEPRECATED-PRESENT', 'response', { pointer: '/meta', message: `deprecated meta members sent: ${names}`, actual: names }));
+  for (const { name, replacement } of present) {
+    if (replacement !== undefined && meta[name] !== meta[replacement]) {
       findings.push(contract.finding('NG-META-DEPRECATED-AGREE', 'response', { pointer: `/meta/${name}`, message: `meta.${name} is ${meta[name]} but meta.${replacement} is ${meta[replacement]}`, expected: String(meta[replacement]), actual: String(meta[name]) }));
     }
   }
@@ -243,7 +256,6 @@ export const exchangeChecks: ExchangeCheck[] = [
   acceptedWithoutBody,
 ];
 
-/** Runs every check that applies; `includeValues: false` keeps body values out of messages. */
 /** Deep equality that survives pathologically deep documents (a stack overflow counts as unequal). */
 function sameJson(a: unknown, b: unknown): boolean {
   try {
@@ -253,6 +265,7 @@ function sameJson(a: unknown, b: unknown): boolean {
   }
 }
 
+/** Runs every check that applies; `includeValues: false` keeps body values out of messages. */
 export function checkExchange(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Finding[] {
   return exchangeChecks.filter((check) => check.appliesTo(exchange)).flatMap((check) => check.run(contract, exchange, options));
 }

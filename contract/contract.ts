@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { inlineRefs } from './resolve.ts';
-import type { Finding, Level, Location, Requirement, SchemaFindingRoute } from './types.ts';
+import type { Finding, Location, Requirement, SchemaFindingRoute } from './types.ts';
 import type { QueryParameter } from './query.ts';
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
@@ -149,10 +149,6 @@ export class Contract {
       return route;
     }
     throw new Error(`no requirement routes ${context.location} ${context.keyword} at "${context.pointer}" of ${context.operation}`);
-  }
-
-  levelOf(id: string): Level {
-    return this.requirement(id).level;
   }
 
   private compileAll(): void {

@@ -49,7 +49,7 @@ export function parseQueryPairs(raw: string): QueryPair[] {
  */
 export function buildQuery(pairs: QueryPair[], parameters: QueryParameter[]): Record<string, unknown> {
   const query: Record<string, unknown> = {};
-  const declared = new Map(parameters.map((p) => [p.name, p]));
+  const declared = parametersByName(parameters);
   for (const pair of pairs) {
     const parameter = declared.get(pair.name);
     if (!parameter) {
@@ -65,6 +65,18 @@ export function buildQuery(pairs: QueryPair[], parameters: QueryParameter[]): Re
     if (parameter.name in query) query[parameter.name] = coerce(query[parameter.name], parameter.schema);
   }
   return query;
+}
+
+const declaredParameters = new WeakMap<QueryParameter[], Map<string, QueryParameter>>();
+
+/** Built once per parameter list: an operation's parameters are read on every request. */
+function parametersByName(parameters: QueryParameter[]): Map<string, QueryParameter> {
+  let byName = declaredParameters.get(parameters);
+  if (!byName) {
+    byName = new Map(parameters.map((p) => [p.name, p]));
+    declaredParameters.set(parameters, byName);
+  }
+  return byName;
 }
 
 function appendValue(existing: unknown, value: unknown): unknown {

@@ -17,6 +17,16 @@ export function resolvePointer(root: Json, pointer: string): Json {
   return node;
 }
 
+/** Whether a pointer names a value of the document. */
+export function hasValueAt(document: Json, pointer: string): boolean {
+  try {
+    resolvePointer(document, pointer);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function unescapeToken(token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }

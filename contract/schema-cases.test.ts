@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { loadContract, problemsFromErrors, schemaMembers } from './index.ts';
-import { allCases, CASE_FILE_SCHEMA, completeExample, documentUses, hasValueAt, readCaseFiles, type CaseFile, type SchemaCase } from './schema-cases.ts';
+import { hasValueAt } from './resolve.ts';
+import { allCases, CASE_FILE_SCHEMA, completeExample, documentUses, readCaseFiles, type CaseFile, type SchemaCase } from './schema-cases.ts';
 
 const contract = loadContract();
 const caseFiles = readCaseFiles();

@@ -6,7 +6,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { MEDIA_TYPE, type Contract, type Operation } from './contract.ts';
 import { schemaMembers, SAMPLE_OF_TYPE, withoutValueAt, withValueAt, wrongTypes, type BodyMember } from './members.ts';
-import { resolvePointer } from './resolve.ts';
 import { validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from './validate.ts';
 import type { Finding } from './types.ts';
 
@@ -78,16 +77,6 @@ function outsideOf(values: unknown[]): string {
   let candidate = 'SomethingElse';
   while (values.includes(candidate)) candidate += 'Else';
   return candidate;
-}
-
-/** Whether a pointer names a value of the document. */
-export function hasValueAt(document: unknown, pointer: string): boolean {
-  try {
-    resolvePointer(document, pointer);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** One place a component is the whole body of a message the contract validates. */

@@ -68,6 +68,26 @@ const traffic: TrafficCase[] = [
     expected: [{ requirement: 'GEN-ENVELOPE', pointer: '/errors' }],
   },
   {
+    description: 'a request outside the three operations sent as application/json',
+    validate: () => validateGenericRequest(contract, { method: 'POST', path: '/v3/quizzes', headers: { ...credentials, 'content-type': 'application/json' }, bodyText: '{"data":null}' }),
+    expected: [{ requirement: 'MEDIA-TYPE-REQUEST', pointer: '' }],
+  },
+  {
+    description: 'a response outside the three operations sent as text/html',
+    validate: () => validateGenericResponse(contract, { status: 200, headers: { 'content-type': 'text/html' }, bodyText: '<html></html>' }),
+    expected: [{ requirement: 'MEDIA-TYPE-RESPONSE', pointer: '' }],
+  },
+  {
+    description: 'a create request whose body was not kept: its media type only',
+    validate: () => validateRequest(contract, createHighlight, { method: 'POST', path: '/v3/highlights', headers: credentials }, { bodyOmitted: true }),
+    expected: [{ requirement: 'MEDIA-TYPE-REQUEST', pointer: '' }],
+  },
+  {
+    description: 'a list response whose body was not kept: its media type only',
+    validate: () => validateResponse(contract, list, { status: 200, headers: jsonApi, bodyText: '' }, { bodyOmitted: true }),
+    expected: [],
+  },
+  {
     description: 'a 403 outside the three operations with a numeric error title',
     validate: () => validateGenericResponse(contract, { status: 403, headers: jsonApi, bodyText: '{"errors":[{"title":403}]}' }),
     expected: [{ requirement: 'ERR-OBJECT-MEMBERS', pointer: '/errors/0/title' }],

@@ -4,7 +4,7 @@ import { MEDIA_TYPE, querySchema } from './contract.ts';
 import { headerValue, readCredentials } from './credentials.ts';
 import { problemsFromErrors, type SchemaProblem } from './messages.ts';
 import { buildQuery, parseQueryPairs } from './query.ts';
-import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
+import type { Finding, Headers, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
 
 type Schema = Record<string, unknown>;
 const GENERIC = 'generic';
@@ -71,8 +71,6 @@ export function parseJson(text: string): JsonParse {
 // exchange read the same two messages in turn. A short list rather than a WeakMap: ephemeron
 // entries keep every parsed body alive into old-generation collection, which cost more than the
 // parse they saved (bench/contract.bench.ts).
-// A short list of the latest messages rather than a WeakMap: the bench showed WeakMap entries for
-// short-lived messages cost more garbage-collection time than the repeated parse they saved.
 const RECENT_PARSES = 4;
 const recentParses: { message: HttpRequest | HttpResponse; text: string; parsed: JsonParse }[] = [];
 
@@ -119,12 +117,7 @@ function credentialFindings(contract: Contract, request: HttpRequest): Finding[]
 
 function requestBodyFindings(contract: Contract, operationId: string, schema: Schema, request: HttpRequest, includeValues: boolean, bodyOmitted: boolean): Finding[] {
   const findings: Finding[] = [];
-  if ((request.bodyText ?? '') !== '' || bodyOmitted) {
-    const type = mediaTypeEssence(headerValue(request.headers, 'content-type'));
-    if (type !== MEDIA_TYPE) {
-      findings.push(contract.finding('MEDIA-TYPE-REQUEST', 'request', { message: `request Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' }));
-    }
-  }
+  if ((request.bodyText ?? '') !== '' || bodyOmitted) findings.push(...mediaTypeFindings(contract, 'request', request.headers));
   if (!bodyOmitted) findings.push(...documentFindings(contract, operationId, 'request', undefined, schema, request, includeValues));
   return findings;
 }
@@ -172,9 +165,16 @@ export function validateResponse(contract: Contract, operation: Operation, respo
 
 function responseMediaTypeFindings(contract: Contract, response: HttpResponse, bodyOmitted: boolean): Finding[] {
   if ((response.bodyText ?? '') === '' && !bodyOmitted) return [];
-  const type = mediaTypeEssence(headerValue(response.headers, 'content-type'));
+  return mediaTypeFindings(contract, 'response', response.headers);
+}
+
+const mediaTypeRequirements = { request: 'MEDIA-TYPE-REQUEST', response: 'MEDIA-TYPE-RESPONSE' } as const;
+
+/** A finding when a message's Content-Type is not the JSON:API media type. */
+function mediaTypeFindings(contract: Contract, location: 'request' | 'response', headers: Headers): Finding[] {
+  const type = mediaTypeEssence(headerValue(headers, 'content-type'));
   if (type === MEDIA_TYPE) return [];
-  return [contract.finding('MEDIA-TYPE-RESPONSE', 'response', { message: `response Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' })];
+  return [contract.finding(mediaTypeRequirements[location], location, { message: `${location} Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' })];
 }
 
 const objectIdPatterns = new WeakMap<Contract, RegExp>();
@@ -210,22 +210,19 @@ function objectIdFindings(contract: Contract, response: HttpResponse, includeVal
 
 /** Generic JSON:API rules for a request outside the three operations: media type and envelope. */
 export function validateGenericRequest(contract: Contract, request: HttpRequest, options: ValidateOptions = {}): Finding[] {
-  const text = request.bodyText ?? '';
-  if (text.trim() === '' && !options.bodyOmitted) return [];
-  const findings: Finding[] = [];
-  const type = mediaTypeEssence(headerValue(request.headers, 'content-type'));
-  if (type !== MEDIA_TYPE) findings.push(contract.finding('MEDIA-TYPE-REQUEST', 'request', { message: `request Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' }));
-  else if (!options.bodyOmitted) findings.push(...documentFindings(contract, GENERIC, 'request', undefined, contract.schemas.JsonApiDocument, request, options.includeValues ?? true));
-  return findings;
+  return genericFindings(contract, 'request', undefined, contract.schemas.JsonApiDocument, request, options);
 }
 
 /** Generic JSON:API rules for a response outside the three operations. */
 export function validateGenericResponse(contract: Contract, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
-  const text = response.bodyText ?? '';
-  if (text.trim() === '' && !options.bodyOmitted) return [];
-  const findings = responseMediaTypeFindings(contract, response, options.bodyOmitted === true);
-  if (findings.length > 0 || options.bodyOmitted) return findings;
   const schema = response.status >= 400 ? contract.schemas.ErrorDocument : contract.schemas.JsonApiDocument;
-  findings.push(...documentFindings(contract, GENERIC, 'response', response.status, schema, response, options.includeValues ?? true));
-  return findings;
+  return genericFindings(contract, 'response', response.status, schema, response, options);
+}
+
+/** A message with a body: its media type, then (when that holds and the body was kept) its envelope. */
+function genericFindings(contract: Contract, location: 'request' | 'response', status: number | undefined, schema: Schema, message: HttpRequest | HttpResponse, options: ValidateOptions): Finding[] {
+  if ((message.bodyText ?? '').trim() === '' && !options.bodyOmitted) return [];
+  const findings = mediaTypeFindings(contract, location, message.headers);
+  if (findings.length > 0 || options.bodyOmitted) return findings;
+  return documentFindings(contract, GENERIC, location, status, schema, message, options.includeValues ?? true);
 }
