@@ -1,17 +1,13 @@
 // The admin port: liveness, readiness, Prometheus metrics with bounded labels, the dashboard page.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
-import { send, startUpstream, type TestServer } from './test-support.ts';
+import { answering, send, startUpstream, type TestServer } from './test-support.ts';
 
 let upstream: TestServer;
 let proxy: StartedProxy;
 
 beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    req.resume();
-    res.writeHead(200, { 'content-type': 'application/vnd.api+json' });
-    res.end('{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":true,"description":"d"}}]}');
-  });
+  upstream = await startUpstream(answering(200, '{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":true,"description":"d"}}]}'));
   proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: 64 });
   await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:t' } });
   await send(`${proxy.baseUrl}/notification-groups?filter[type]=nobody`, { headers: { authorization: 'Bearer r:t' } });
@@ -41,8 +37,8 @@ describe('admin endpoints', () => {
 
   test('metrics count exchanges by operation and status, findings by rule, direction and level, and skipped bodies', async () => {
     await proxy.proxy.settled();
-    expect((await send(`${proxy.adminUrl}/metrics`)).body.toString()).toMatch(/las_proxy_exchanges_total\{operation="listNotificationGroups",status="200"\} 2/);
     const text = (await send(`${proxy.adminUrl}/metrics`)).body.toString();
+    expect(text).toMatch(/las_proxy_exchanges_total\{operation="listNotificationGroups",status="200"\} 2/);
     expect(text).toMatch(/las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="request",level="MUST"\} 1/);
     expect(text).toMatch(/las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="exchange",level="MUST"\} 1/);
     expect(text).toMatch(/las_proxy_bodies_not_validated_total\{direction="response"\} 2/);

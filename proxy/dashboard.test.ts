@@ -3,7 +3,7 @@
 import { chromium, type Browser } from '@playwright/test';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
-import { send, startUpstream, type TestServer } from './test-support.ts';
+import { answering, send, startUpstream, type TestServer } from './test-support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
@@ -13,11 +13,7 @@ let proxy: StartedProxy;
 let browser: Browser;
 
 beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    req.resume();
-    res.writeHead(400, { 'content-type': 'application/vnd.api+json' });
-    res.end('{"errors":[{"status":"400","title":"Bad Request","source":{"parameter":"filter[type]"}}]}');
-  });
+  upstream = await startUpstream(answering(400, '{"errors":[{"status":"400","title":"Bad Request","source":{"parameter":"filter[type]"}}]}'));
   proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3` });
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 });

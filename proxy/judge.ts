@@ -4,7 +4,6 @@
 import { checkExchange, headerValue, relativePath, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from '../contract/index.ts';
 import type { Contract, Finding, Headers, HttpRequest, HttpResponse, Location, Operation, ValidateOptions } from '../contract/index.ts';
 import { decodeBody } from './body.ts';
-import { headersObject } from './headers.ts';
 import type { ViolationRecord } from './violations.ts';
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
@@ -17,20 +16,6 @@ export interface JudgeOptions {
   includeValues: boolean;
   /** The largest body judged, raw or decoded. */
   maxBody: number;
-}
-
-/** Everything judging an exchange needs, as plain data. */
-export interface ExchangeEvidence {
-  method: string;
-  /** Path and query as the client sent them. */
-  path: string;
-  requestHeaders: Headers;
-  requestBody: BodyEvidence;
-  /** The upstream's status; null when there is no complete response to judge. */
-  status: number | null;
-  /** The response's end-to-end headers as a flat raw list `[name, value, ...]`. */
-  responseHeaders: string[];
-  responseBody: BodyEvidence;
 }
 
 export interface RequestVerdict {
@@ -99,13 +84,6 @@ export function judgeResponse(contract: Contract, verdict: RequestVerdict, statu
   findings.push(...(verdict.operation ? validateResponse(contract, verdict.operation, response, validateOptions) : validateGenericResponse(contract, response, validateOptions)));
   findings.push(...checkExchange(contract, { operation: verdict.operation, request: verdict.request, response, requestFindings: verdict.findings }, validateOptions));
   return findings;
-}
-
-/** Every finding of one exchange: the request's, then (when there is a response) the rest. */
-export function judgeExchange(contract: Contract, evidence: ExchangeEvidence, options: JudgeOptions): Finding[] {
-  const verdict = judgeRequest(contract, evidence.method, evidence.path, evidence.requestHeaders, evidence.requestBody, options);
-  if (evidence.status === null) return verdict.findings;
-  return [...verdict.findings, ...judgeResponse(contract, verdict, evidence.status, headersObject(evidence.responseHeaders), evidence.responseBody, options)];
 }
 
 function bodyText(body: BodyEvidence, headers: Headers, maxBody: number): { bodyText?: string; omitted?: string } {

@@ -2,7 +2,7 @@
 // Las-Violations header (report mode: only what is known before the response starts).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startValidatingProxy, VIOLATIONS_HEADER_MAX_LENGTH, violationsHeaderValue, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
-import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
+import { answering, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { Finding } from '../contract/index.ts';
 
 const brokenList = '{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":"yes","description":"d"}}]}';
@@ -10,11 +10,7 @@ const brokenList = '{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"Notificati
 let upstream: TestServer;
 
 beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    req.resume();
-    res.writeHead(200, { 'content-type': 'application/vnd.api+json' });
-    res.end(brokenList);
-  });
+  upstream = await startUpstream(answering(200, brokenList));
 });
 
 afterAll(async () => {

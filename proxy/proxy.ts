@@ -16,7 +16,7 @@ import { BodyTap } from './body.ts';
 import { DashboardFeed } from './dashboard.ts';
 import { rejectedRequestAnswer, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
 import { endToEndHeaders, forwardedRequestHeaders, headersObject } from './headers.ts';
-import { judgeExchange, judgeRequest, judgeResponse, locate, NO_BODY, onceOnlyKey, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
+import { judgeRequest, judgeResponse, locate, NO_BODY, onceOnlyKey, operationLabel, type BodyEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
 import { maskCredentialQuery } from './mask.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
 import { ViolationsLog, violationRecords } from './violations.ts';
@@ -300,11 +300,8 @@ export class ValidatingProxy {
 
   /** Enforce mode: the whole response is here; judge it, then relay it or refuse it with 502. */
   finishBuffered(exchange: ProxiedExchange, res: ServerResponse, statusText: string, body: Buffer): void {
-    const verdict = this.requestVerdict(exchange);
-    const started = performance.now();
-    const responseFindings = judgeResponse(this.contract, verdict, exchange.status!, headersObject(exchange.responseHeaders), body.length > 0 ? { kind: 'captured', raw: body } : NO_BODY, this.judgeOptions);
-    exchange.judgeSeconds += (performance.now() - started) / 1000;
-    exchange.findings = [...verdict.findings, ...responseFindings];
+    const responseFindings = this.responseFindings(exchange, body.length > 0 ? { kind: 'captured', raw: body } : NO_BODY);
+    exchange.findings = [...this.requestVerdict(exchange).findings, ...responseFindings];
     const breaking = responseFindings.filter((f) => f.level === 'MUST');
     if (breaking.length > 0) {
       this.answer(exchange, res, rejectedResponseAnswer(breaking), exchange.findings);
@@ -358,31 +355,33 @@ export class ValidatingProxy {
 
   /** Counts the exchange and judges it, unless enforce mode already did. */
   private record(exchange: ProxiedExchange): void {
-    exchange.location = exchange.verdict ?? locate(this.contract, exchange.method, exchange.path);
+    // An exchange the client abandoned may hold half a request: it is counted, not judged.
+    const judged = exchange.sampled && !exchange.clientGone;
+    // The request is judged once: here, or earlier for enforce mode or the violations header.
+    exchange.location = judged ? this.requestVerdict(exchange) : (exchange.verdict ?? locate(this.contract, exchange.method, exchange.path));
     const operation = operationLabel(exchange.location);
     this.metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
     this.feed.recordExchange(operation);
-    // An exchange the client abandoned may hold half a request: it is counted, not judged.
-    if (!exchange.sampled || exchange.clientGone) return;
-    if (exchange.findings) return this.publish(exchange, exchange.findings, exchange.judgeSeconds);
-    const started = performance.now();
-    const findings = judgeExchange(this.contract, this.evidenceOf(exchange), this.judgeOptions);
-    this.publish(exchange, findings, (performance.now() - started) / 1000);
+    if (!judged) return;
+    exchange.findings ??= [...this.requestVerdict(exchange).findings, ...this.completedResponseFindings(exchange)];
+    this.publish(exchange, exchange.findings, exchange.judgeSeconds);
   }
 
-  private evidenceOf(exchange: ProxiedExchange): ExchangeEvidence {
+  /** Findings of the response and the whole exchange, when the upstream's response completed. */
+  private completedResponseFindings(exchange: ProxiedExchange): Finding[] {
+    if (exchange.status === null || !exchange.responseComplete) return [];
     const tap = exchange.responseTap;
-    const judgeResponseToo = exchange.status !== null && exchange.responseComplete;
-    const responseBody: BodyEvidence = !judgeResponseToo || !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes` } : { kind: 'captured', raw: tap.bytes() };
-    return {
-      method: exchange.method,
-      path: exchange.path,
-      requestHeaders: exchange.headers,
-      requestBody: exchange.requestBody,
-      status: judgeResponseToo ? exchange.status : null,
-      responseHeaders: exchange.responseHeaders,
-      responseBody,
-    };
+    const body: BodyEvidence = !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes` } : { kind: 'captured', raw: tap.bytes() };
+    return this.responseFindings(exchange, body);
+  }
+
+  /** Judges the response against the request's verdict, adding the time it took to the exchange's. */
+  private responseFindings(exchange: ProxiedExchange, body: BodyEvidence): Finding[] {
+    const verdict = this.requestVerdict(exchange);
+    const started = performance.now();
+    const findings = judgeResponse(this.contract, verdict, exchange.status!, headersObject(exchange.responseHeaders), body, this.judgeOptions);
+    exchange.judgeSeconds += (performance.now() - started) / 1000;
+    return findings;
   }
 
   /** Counts every finding of one judged exchange; logs and lists each among the latest, an INFO one only the first time. */
@@ -543,10 +542,11 @@ export function classifyUpstreamError(error: Error): UpstreamFailure {
   return UPSTREAM_FAILURE_CODES[code] ?? 'reset';
 }
 
+const SEVERITY_ORDER = { MUST: 0, SHOULD: 1, INFO: 2 } as const;
+
 /** `Las-Violations`: the rule ids, most severe first, cut to a bounded length with a count of the rest. */
 export function violationsHeaderValue(findings: readonly Finding[]): string | null {
-  const order = { MUST: 0, SHOULD: 1, INFO: 2 };
-  const rules = [...new Set([...findings].sort((a, b) => order[a.level] - order[b.level]).map((f) => f.requirement))];
+  const rules = [...new Set([...findings].sort((a, b) => SEVERITY_ORDER[a.level] - SEVERITY_ORDER[b.level]).map((f) => f.requirement))];
   if (rules.length === 0) return null;
   const shown: string[] = [];
   let length = 0;

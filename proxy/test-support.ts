@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { MEDIA_TYPE } from '../contract/index.ts';
 import { HOP_BY_HOP_HEADERS } from './headers.ts';
 
 export interface TestServer {
@@ -27,6 +28,15 @@ export async function startUpstream(listener: RequestListener): Promise<TestServ
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A listener that answers every request with one JSON:API document, whatever was asked. */
+export function answering(status: number, document: string): RequestListener {
+  return (req, res) => {
+    req.resume();
+    res.writeHead(status, { 'content-type': MEDIA_TYPE });
+    res.end(document);
   };
 }
 

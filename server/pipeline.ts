@@ -7,7 +7,7 @@ import {
   escapeToken,
   loadContract,
   mediaTypeEssence,
-  parseJson,
+  parsedBody,
   parseQuery,
   queryString,
   readCredentials,
@@ -16,6 +16,7 @@ import {
   MEDIA_TYPE,
   type Contract,
   type Finding,
+  type HttpRequest,
   type Operation,
 } from '../contract/index.ts';
 import { announcesBody, decodeUtf8, nestsDeeperThan, nonFiniteNumberAt, readBody } from './body.ts';
@@ -87,6 +88,7 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
   const list = new NotificationGroupList(contract, hooks);
   const created = new CreatedResources(hooks, freshObjectIds());
   const tokenSet = knownTokens(tokens);
+  const isRelationship = contract.componentValidator('Relationship');
 
   const stages: Record<StageName, Stage> = {
     credentials(context) {
@@ -144,14 +146,16 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
         return errorReply(400, [conditionProblem(400, CONDITION_CODES.nestingTooDeep, `request documents may nest arrays and objects at most ${MAX_NESTING_DEPTH} deep`)]);
       }
       context.bodyText = text;
-      const parsed = text === '' ? undefined : parseJson(text);
+      const request: HttpRequest = { method: context.method, path: context.target, headers: context.headers, bodyText: text };
+      // parsedBody keeps the parse, so the contract's validation below reads this same one.
+      const parsed = text === '' ? undefined : parsedBody(request);
       if (parsed?.ok) context.document = parsed.value;
       if (operation.parameters.length > 0) context.query = parseQuery(operation, queryString(context.target));
-      const found = requestFindings(contract, context);
+      const found = requestFindings(contract, context, request);
       context.findings = hooks.findings(found, context);
       context.overlooked = found.filter((f) => !context.findings.includes(f));
       if (context.findings.length > 0) return rejectionReply(context.findings, operation, context.document, parsed?.ok === true);
-      return outOfRangeNumberReply(context.document) ?? invalidRelationshipReply(contract, context.document);
+      return outOfRangeNumberReply(context.document) ?? invalidRelationshipReply(isRelationship, context.document);
     },
     handle(context) {
       const operation = context.operation!;
@@ -213,8 +217,7 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
 }
 
 /** What the contract finds wrong with the request, less what earlier stages answer for, plus fractional pages. */
-function requestFindings(contract: Contract, context: PipelineContext): Finding[] {
-  const request = { method: context.method, path: context.target, headers: context.headers, bodyText: context.bodyText };
+function requestFindings(contract: Contract, context: PipelineContext, request: HttpRequest): Finding[] {
   return [
     ...validateRequest(contract, context.operation!, request).filter((f) => !ANSWERED_BEFORE_VALIDATION.has(f.requirement)),
     ...fractionalPageFindings(contract, context.query),
@@ -248,10 +251,9 @@ function outOfRangeNumberReply(document: unknown): Reply | undefined {
  * Section 2.1 maps every relationship name to a Relationship object; the Highlight schema names
  * only `owner`, so this server checks the others before it echoes them back.
  */
-function invalidRelationshipReply(contract: Contract, document: unknown): Reply | undefined {
+function invalidRelationshipReply(isRelationship: (value: unknown) => boolean, document: unknown): Reply | undefined {
   const relationships = (document as { data?: { relationships?: unknown } } | undefined)?.data?.relationships;
   if (relationships === null || typeof relationships !== 'object') return undefined;
-  const isRelationship = contract.componentValidator('Relationship');
   const invalid = Object.entries(relationships).filter(([, value]) => !isRelationship(value)).map(([name]) => name);
   if (invalid.length === 0) return undefined;
   return errorReply(400, invalid.map((name) => conditionProblem(400, CONDITION_CODES.invalidRelationship, `relationship "${name}" must be a Relationship object: data (a resource identifier, an array of them, or null), links, meta`, { pointer: `/data/relationships/${escapeToken(name)}` })));
