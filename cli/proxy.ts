@@ -1,4 +1,5 @@
 // `las-conformance proxy`: flags to createValidatingProxy, signals to close().
+import { wholeNumber } from './options.ts';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { createProxyLogger, createValidatingProxy, PROXY_DEFAULTS, upstreamDisplay, type ProxyMode } from '../proxy/index.ts';
@@ -29,14 +30,6 @@ function parseUrl(value: string): URL {
   return url;
 }
 
-function integer(min: number, max: number): (value: string) => number {
-  return (value) => {
-    const number = Number(value);
-    if (!/^\d+$/.test(value.trim()) || number < min || number > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
-    return number;
-  };
-}
-
 function fraction(value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number) || number < 0 || number > 1) throw new InvalidArgumentError('expected a number from 0 to 1.');
@@ -49,12 +42,12 @@ export function registerProxyCommand(program: Command): void {
     .description('run the validating reverse proxy: forward traffic to --upstream and log every exchange that breaks the contract')
     .requiredOption('--upstream <url>', 'base URL of the service, e.g. https://staging.example.com/v3', parseUrl)
     .option('--host <host>', 'address the proxy and admin servers listen on', '127.0.0.1')
-    .option('--port <port>', 'proxy port (0 = any free port)', integer(0, 65535), 8080)
-    .option('--admin-port <port>', 'admin port: /healthz, /readyz, /metrics, dashboard at / (0 = any free port)', integer(0, 65535), 9090)
+    .option('--port <port>', 'proxy port (0 = any free port)', wholeNumber(0, 65535), 8080)
+    .option('--admin-port <port>', 'admin port: /healthz, /readyz, /metrics, dashboard at / (0 = any free port)', wholeNumber(0, 65535), 9090)
     .addOption(new Option('--mode <mode>', 'report: relay everything and log; enforce: refuse what breaks the contract').choices(['report', 'enforce']).default(PROXY_DEFAULTS.mode))
     .option('--violations <file>', 'NDJSON violations log (appended), - for stdout; INFO observations are logged once per rule, operation and direction, metrics count all', '-')
-    .option('--max-body <bytes>', 'largest body buffered for validation; larger ones pass unvalidated', integer(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
-    .option('--upstream-timeout <ms>', 'how long the upstream may take to answer, or between body chunks', integer(1, 2 ** 31 - 1), PROXY_DEFAULTS.upstreamTimeout)
+    .option('--max-body <bytes>', 'largest body buffered for validation; larger ones pass unvalidated', wholeNumber(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
+    .option('--upstream-timeout <ms>', 'how long the upstream may take to answer, or between body chunks', wholeNumber(1, 2 ** 31 - 1), PROXY_DEFAULTS.upstreamTimeout)
     .option('--sample <rate>', 'fraction of exchanges validated in report mode', fraction, PROXY_DEFAULTS.sample)
     .option('--log-values', 'include body values in finding messages (off: values are described by type only)')
     .option('--violations-header', 'add a Las-Violations header listing the rule ids known before the response starts')

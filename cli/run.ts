@@ -3,8 +3,9 @@
 // variables, then flags (later wins); exit 0 when no MUST requirement failed (with --level should,
 // no SHOULD either), 1 when one did, 2 for a usage error or an unreachable target.
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
+import { collect, wholeNumber } from './options.ts';
 import { resolve } from 'node:path';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
 import { FAULT_NAMES } from '../server/index.ts';
@@ -31,16 +32,6 @@ export interface RunFlags {
   fault: string[];
 }
 
-function positiveWholeNumber(value: string): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || number < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
-  return number;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
@@ -57,7 +48,7 @@ export function registerRunCommand(program: Command): void {
     .option('--max-body-mib <n>', 'the largest answer the kit reads, in MiB (LAS_MAX_BODY_MIB; default 8)')
     .option('--report-dir <dir>', 'where the reports go', DEFAULT_REPORT_DIR)
     .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401')
-    .option('--workers <n>', 'parallel Playwright workers (default: one per core)', positiveWholeNumber)
+    .option('--workers <n>', 'parallel Playwright workers (default: one per core)', wholeNumber(1))
     .addOption(new Option('--level <level>', 'what fails the run: must, or should for MUST and SHOULD').choices(['must', 'should']).default('must'))
     .option('--fault <name>', `embedded reference server only, repeatable: switch on a fault (${FAULT_NAMES.length} known, e.g. ${FAULT_NAMES[0]})`, collect, [])
     .action(async (flags: RunFlags) => {

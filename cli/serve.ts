@@ -1,5 +1,6 @@
 // `las-conformance serve`: flags and environment to startReferenceServer, signals to close().
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { collect, wholeNumber } from './options.ts';
+import { Option, type Command } from 'commander';
 import { pino, type Level } from 'pino';
 import { loadContract } from '../contract/index.ts';
 import {
@@ -29,22 +30,12 @@ interface ServeFlags {
   logLevel: Level | 'silent';
 }
 
-function port(value: string): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || number > 65535) throw new InvalidArgumentError('expected a whole number from 0 to 65535.');
-  return number;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
     .description('run the reference server: the three specified operations done right, with faults to switch on')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 = any free port)', port, DEFAULT_SERVE_PORT)
+    .option('--port <port>', 'port to listen on (0 = any free port)', wholeNumber(0, 65535), DEFAULT_SERVE_PORT)
     .option('--fault <name>', 'switch a fault on (repeatable; see --list-faults); default $LAS_FAULTS, comma-separated', collect, [])
     .option('--list-faults', 'print the faults that can be switched on, and exit')
     .addOption(new Option('--session-token <token>', `session token (default ${DEFAULT_CREDENTIALS.sessionToken})`).env('LAS_SESSION_TOKEN'))

@@ -117,6 +117,8 @@ describe('a run against a misbehaving target', () => {
   it('leaks no token into any report file, archive member or the console', () => {
     const files = reportFiles(reportDir);
     expect(files.map((f) => f.path)).toEqual(expect.arrayContaining([join(reportDir, 'junit.xml'), join(reportDir, 'html', 'index.html')]));
+    // The HTML report's embedded archive was opened, so its members were scanned too.
+    expect(files.some((f) => f.path.startsWith(`${join(reportDir, 'html', 'index.html')}!`))).toBe(true);
     expect(leaksOf(Object.values(TOKENS), files, result.stdout + result.stderr)).toEqual([]);
   });
 });

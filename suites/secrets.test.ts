@@ -78,6 +78,9 @@ describe('a run with distinctive tokens', () => {
     const names = files.map((f) => f.path.slice(join(root, 'run').length + 1));
     expect(names).toEqual(expect.arrayContaining(['conformance.json', 'summary.md', 'junit.xml', 'run.log', join('html', 'index.html')]));
     expect(names.some((name) => name.startsWith(join('blob', 'report')) && name.endsWith('.zip'))).toBe(true);
+    // The archives were opened: a scan of their outsides alone would miss every member.
+    expect(names.some((name) => name.startsWith(`${join('html', 'index.html')}!`))).toBe(true);
+    expect(names.some((name) => name.startsWith(join('blob', 'report')) && name.includes('.zip!'))).toBe(true);
     expect(leaksOf(Object.values(TOKENS), files, result.stdout + result.stderr)).toEqual([]);
   });
 

@@ -4,7 +4,7 @@
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { loadContract } from '../contract/index.ts';
-import { resolveTarget, settingsFromEnvironment, TARGET_ENVIRONMENT, type Target } from '../targets/target.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, resolveTarget, settingsFromEnvironment, TARGET_ENVIRONMENT, type Target } from '../targets/target.ts';
 
 type Environment = Record<string, string | undefined>;
 
@@ -50,7 +50,7 @@ export function suiteSettings(env: Environment): SuiteSettings {
 /** The shape of a run, for playwright.config.ts. */
 export function runLayout(env: Environment, root: string): RunLayout {
   const target = settingsFromEnvironment(env);
-  const requestTimeoutMs = target.requestTimeoutMs ?? 10_000;
+  const requestTimeoutMs = target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   return {
     reportDir: resolve(root, env[RUN_ENVIRONMENT.reportDir] || DEFAULT_REPORT_DIR),
     failLevel: failLevelOf(env),
