@@ -15,6 +15,9 @@ const bearerPrefixes: Record<string, Scheme> = { 'r:': 'session', 'p:': 'pat' };
 
 export function headerValue(headers: Headers, name: string): string | undefined {
   const wanted = name.toLowerCase();
+  // Node's own headers objects have lower-case names: look there first, scan only on a miss.
+  const direct = headers[wanted];
+  if (direct !== undefined) return Array.isArray(direct) ? direct.join(', ') : direct;
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() !== wanted || value === undefined) continue;
     return Array.isArray(value) ? value.join(', ') : value;

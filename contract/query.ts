@@ -19,6 +19,7 @@ const bracketKey = /^([^[\]]+)\[([^[\]]*)\]$/;
 const numberText = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 export function decodeComponent(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
   const spaced = text.replace(/\+/g, ' ');
   try {
     return decodeURIComponent(spaced);

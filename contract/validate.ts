@@ -19,7 +19,8 @@ export function route(contract: Contract, method: string, path: string, basePath
 
 /** The path below the base path, without query or trailing slash; null when outside it. */
 export function relativePath(path: string, basePath: string): string | null {
-  const bare = path.split('?')[0].split('#')[0];
+  const end = path.search(/[?#]/);
+  const bare = end < 0 ? path : path.slice(0, end);
   const base = basePath.replace(/\/+$/, '');
   if (base !== '' && bare !== base && !bare.startsWith(base + '/')) return null;
   const rest = bare.slice(base.length).replace(/\/+$/, '');
@@ -48,9 +49,18 @@ export function queryString(path: string): string {
   return index < 0 ? '' : path.slice(index + 1).split('#')[0];
 }
 
+// The last few queries parsed: validateRequest and the exchange checks of one exchange read
+// the same query in turn. Callers only read the parsed object.
+const RECENT_QUERIES = 4;
+const recentQueries: { operation: Operation; rawQuery: string; query: Record<string, unknown> }[] = [];
+
 /** The operation's query, parsed and coerced per its parameter schemas. */
 export function parseQuery(operation: Operation, rawQuery: string): Record<string, unknown> {
-  return buildQuery(parseQueryPairs(rawQuery), operation.parameters);
+  for (const entry of recentQueries) if (entry.operation === operation && entry.rawQuery === rawQuery) return entry.query;
+  const query = buildQuery(parseQueryPairs(rawQuery), operation.parameters);
+  recentQueries.unshift({ operation, rawQuery, query });
+  if (recentQueries.length > RECENT_QUERIES) recentQueries.pop();
+  return query;
 }
 
 export function mediaTypeEssence(contentType: string | undefined): string {
