@@ -4,6 +4,7 @@
 import { checkExchange, headerValue, relativePath, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from '../contract/index.ts';
 import type { Contract, Finding, Headers, HttpRequest, HttpResponse, Location, Operation, ValidateOptions } from '../contract/index.ts';
 import { decodeBody } from './body.ts';
+import { headersObject } from './headers.ts';
 import type { ViolationRecord } from './violations.ts';
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
@@ -84,6 +85,24 @@ export function judgeResponse(contract: Contract, verdict: RequestVerdict, statu
   findings.push(...(verdict.operation ? validateResponse(contract, verdict.operation, response, validateOptions) : validateGenericResponse(contract, response, validateOptions)));
   findings.push(...checkExchange(contract, { operation: verdict.operation, request: verdict.request, response, requestFindings: verdict.findings }, validateOptions));
   return findings;
+}
+
+/** Everything judging one exchange reads, as plain data: it can be judged on another thread. */
+export interface ExchangeEvidence {
+  method: string;
+  path: string;
+  requestHeaders: Headers;
+  requestBody: BodyEvidence;
+  /** The upstream's completed response; null when there is none to judge. */
+  response: { status: number; rawHeaders: string[]; body: BodyEvidence } | null;
+}
+
+/** Findings of the request, and of the response and whole exchange when there is one. */
+export function judgeExchange(contract: Contract, evidence: ExchangeEvidence, options: JudgeOptions): Finding[] {
+  const verdict = judgeRequest(contract, evidence.method, evidence.path, evidence.requestHeaders, evidence.requestBody, options);
+  if (!evidence.response) return verdict.findings;
+  const { status, rawHeaders, body } = evidence.response;
+  return [...verdict.findings, ...judgeResponse(contract, verdict, status, headersObject(rawHeaders), body, options)];
 }
 
 function bodyText(body: BodyEvidence, headers: Headers, maxBody: number): { bodyText?: string; omitted?: string } {

@@ -1,6 +1,6 @@
 // The proxy's metrics, in a registry of its own (two proxies in one process never mix counts).
 // Labels are bounded: operation ids, statuses, rule ids, directions and levels, never paths.
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface ProxyMetrics {
   registry: Registry;
@@ -9,9 +9,16 @@ export interface ProxyMetrics {
   validationSeconds: Histogram<never>;
   upstreamErrors: Counter<'kind'>;
   bodiesNotValidated: Counter<'direction'>;
+  judgeBacklog: Gauge<never>;
+  judgedExchanges: Counter<'thread'>;
 }
 
-export function createProxyMetrics(): ProxyMetrics {
+export interface MetricSources {
+  /** Exchanges waiting for the judging thread. */
+  judgeBacklog(): number;
+}
+
+export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
   const registry = new Registry();
   const registers = [registry];
   return {
@@ -26,5 +33,14 @@ export function createProxyMetrics(): ProxyMetrics {
     }),
     upstreamErrors: new Counter({ name: 'las_proxy_upstream_errors_total', help: 'Upstream failures, by kind (unreachable, reset, invalid, timeout)', labelNames: ['kind'], registers }),
     bodiesNotValidated: new Counter({ name: 'las_proxy_bodies_not_validated_total', help: 'Bodies passed through without validation (larger than --max-body, or undecodable)', labelNames: ['direction'], registers }),
+    judgedExchanges: new Counter({ name: 'las_proxy_exchanges_judged_total', help: 'Exchanges judged, by the thread that judged them (forwarding or worker)', labelNames: ['thread'], registers }),
+    judgeBacklog: new Gauge({
+      name: 'las_proxy_judge_backlog_exchanges',
+      help: 'Exchanges forwarded and waiting for the judging thread (a steady rise means judging falls behind)',
+      registers,
+      collect() {
+        this.set(sources.judgeBacklog());
+      },
+    }),
   };
 }

@@ -16,7 +16,8 @@ import { BodyTap } from './body.ts';
 import { DashboardFeed } from './dashboard.ts';
 import { rejectedRequestAnswer, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
 import { endToEndHeaders, forwardedRequestHeaders, headersObject } from './headers.ts';
-import { judgeRequest, judgeResponse, locate, NO_BODY, onceOnlyKey, operationLabel, type BodyEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
+import { judgeRequest, judgeResponse, locate, NO_BODY, onceOnlyKey, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
+import { JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import { maskCredentialQuery } from './mask.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
 import { ViolationsLog, violationRecords } from './violations.ts';
@@ -45,6 +46,8 @@ export interface ValidatingProxyOptions {
   drainTimeout?: number;
   /** Most connections opened to the upstream. */
   upstreamConnections?: number;
+  /** Judges report-mode exchanges on a worker thread (default); false judges on the forwarding thread. */
+  judgeThread?: boolean;
 }
 
 export interface ListenOptions {
@@ -68,6 +71,7 @@ export const PROXY_DEFAULTS = {
   sample: 1,
   drainTimeout: 10_000,
   upstreamConnections: 128,
+  judgeThread: true,
 };
 
 export const VIOLATIONS_HEADER = 'Las-Violations';
@@ -125,6 +129,7 @@ export class ValidatingProxy {
   private readonly drainTimeout: number;
   private readonly judgeOptions: JudgeOptions;
   private readonly pool: Pool;
+  private readonly judgeThread: JudgeThread | null;
   private readonly violations: ViolationsLog;
   private readonly logger: Logger;
   private queue: ProxiedExchange[] = [];
@@ -151,13 +156,16 @@ export class ValidatingProxy {
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.judgeOptions = { includeValues: options.logValues ?? false, maxBody: this.maxBody };
     this.violations = new ViolationsLog(options.violations ?? null);
-    this.metrics = createProxyMetrics();
+    this.metrics = createProxyMetrics({ judgeBacklog: () => this.judgeThread?.backlog ?? 0 });
     this.feed = new DashboardFeed(this.contract, { upstream: upstreamDisplay(this.upstream), mode: this.mode });
     this.pool = new Pool(this.upstream.origin, {
       connections: options.upstreamConnections ?? PROXY_DEFAULTS.upstreamConnections,
       pipelining: 1,
       connect: { timeout: this.upstreamTimeout },
     });
+    // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
+    const judgeOffThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
+    this.judgeThread = judgeOffThread ? new JudgeThread({ judge: this.judgeOptions, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
     this.server = createServer(this.handleRequest);
     this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing });
   }
@@ -179,8 +187,10 @@ export class ValidatingProxy {
 
   /** Resolves once every exchange completed so far has been judged and its findings written. */
   async settled(): Promise<void> {
-    do await new Promise((resolve) => setImmediate(resolve));
-    while (this.queue.length > 0 || this.drainScheduled);
+    do {
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.judgeThread?.whenIdle();
+    } while (this.queue.length > 0 || this.drainScheduled);
     this.violations.flush();
   }
 
@@ -198,6 +208,7 @@ export class ValidatingProxy {
     this.server.closeAllConnections();
     await serverClosed;
     this.drain();
+    await this.judgeThread?.close();
     this.violations.flush();
     await Promise.race([this.pool.close(), delay(this.drainTimeout)]);
     await this.pool.destroy().catch(() => undefined);
@@ -353,26 +364,62 @@ export class ValidatingProxy {
     for (const exchange of batch) this.record(exchange);
   };
 
-  /** Counts the exchange and judges it, unless enforce mode already did. */
+  /** Counts the exchange and judges it (here or on the judging thread), unless enforce mode already did. */
   private record(exchange: ProxiedExchange): void {
     // An exchange the client abandoned may hold half a request: it is counted, not judged.
     const judged = exchange.sampled && !exchange.clientGone;
-    // The request is judged once: here, or earlier for enforce mode or the violations header.
-    exchange.location = judged ? this.requestVerdict(exchange) : (exchange.verdict ?? locate(this.contract, exchange.method, exchange.path));
+    // The judging thread takes only exchanges nothing of which was judged yet (enforce mode and
+    // the violations header judge the request before answering): a request is judged once.
+    const onJudgeThread = judged && exchange.verdict === null && this.judgeThread !== null && this.judgeThread.submit(this.evidence(exchange), (result) => this.publishJudged(exchange, result));
+    let failure: Error | null = null;
+    if (judged && !onJudgeThread) {
+      try {
+        exchange.findings ??= [...this.requestVerdict(exchange).findings, ...this.completedResponseFindings(exchange)];
+      } catch (error) {
+        failure = error as Error;
+      }
+    }
+    exchange.location = exchange.verdict ?? locate(this.contract, exchange.method, exchange.path);
     const operation = operationLabel(exchange.location);
     this.metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
     this.feed.recordExchange(operation);
-    if (!judged) return;
-    exchange.findings ??= [...this.requestVerdict(exchange).findings, ...this.completedResponseFindings(exchange)];
-    this.publish(exchange, exchange.findings, exchange.judgeSeconds);
+    if (failure) return this.judgingFailed(exchange, failure.message);
+    if (!judged || onJudgeThread) return;
+    this.metrics.judgedExchanges.inc({ thread: 'forwarding' });
+    this.publish(exchange, exchange.findings!, exchange.judgeSeconds);
+  }
+
+  private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange): void {
+    if (judged.error !== undefined) return this.judgingFailed(exchange, judged.error);
+    exchange.findings = judged.findings;
+    this.metrics.judgedExchanges.inc({ thread: 'worker' });
+    this.publish(exchange, judged.findings, judged.seconds);
+  }
+
+  /** Judging is pure and total by design; should it throw, the exchange goes unjudged and is logged, and the proxy goes on. */
+  private judgingFailed(exchange: ProxiedExchange, message: string): void {
+    this.logger.error({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path), error: message }, 'judging an exchange failed');
+  }
+
+  private judgeThreadFailed(error: Error, unjudged: number): void {
+    this.logger.error({ err: error, unjudged }, 'judging thread failed: the exchanges it held go unjudged; judging on the forwarding thread from now on');
+  }
+
+  /** What judging the exchange reads, as plain data. */
+  private evidence(exchange: ProxiedExchange): ExchangeEvidence {
+    const response = exchange.status !== null && exchange.responseComplete ? { status: exchange.status, rawHeaders: exchange.responseHeaders, body: this.responseBody(exchange) } : null;
+    return { method: exchange.method, path: exchange.path, requestHeaders: exchange.headers, requestBody: exchange.requestBody, response };
   }
 
   /** Findings of the response and the whole exchange, when the upstream's response completed. */
   private completedResponseFindings(exchange: ProxiedExchange): Finding[] {
     if (exchange.status === null || !exchange.responseComplete) return [];
+    return this.responseFindings(exchange, this.responseBody(exchange));
+  }
+
+  private responseBody(exchange: ProxiedExchange): BodyEvidence {
     const tap = exchange.responseTap;
-    const body: BodyEvidence = !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes` } : { kind: 'captured', raw: tap.bytes() };
-    return this.responseFindings(exchange, body);
+    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes` } : { kind: 'captured', raw: tap.bytes() };
   }
 
   /** Judges the response against the request's verdict, adding the time it took to the exchange's. */

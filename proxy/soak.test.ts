@@ -1,5 +1,6 @@
 // A bounded soak: 20,000 exchanges at 32 connections through the proxy in report mode, every
-// one validated. No exchange is lost, no byte altered, and the heap does not grow with traffic.
+// one validated (the large list on the judging thread). No exchange is lost, no byte altered,
+// and the heap does not grow with traffic.
 import { Agent } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -14,11 +15,19 @@ const CONNECTIONS = 32;
 /** Generous: the heap after the soak may exceed the heap after warm-up by this much, not more. */
 const HEAP_GROWTH_LIMIT = 16 * 1024 * 1024;
 
-const items = Array.from({ length: 10 }, (_, i) => ({ id: i.toString(16).padStart(24, 'a'), type: 'NotificationGroup', attributes: { groupId: 'Exams', label: `Label ${i}`, defaultValue: i % 2 === 0, description: 'Exam notifications' } }));
-const plain = JSON.stringify({ data: items, meta: { total: 10, pages: 1, page: 1, offset: 0, limit: 10 } });
+function list(size: number): string {
+  const items = Array.from({ length: size }, (_, i) => ({ id: i.toString(16).padStart(24, 'a'), type: 'NotificationGroup', attributes: { groupId: 'Exams', label: `Label ${i}`, defaultValue: i % 2 === 0, description: 'Exam notifications' } }));
+  return JSON.stringify({ data: items, meta: { total: size, pages: 1, page: 1, offset: 0, limit: size } });
+}
+const plain = list(10);
 const gzipped = gzipSync(plain);
+const large = list(100);
 
-const paths = ['/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0', '/notification-groups?filter[type]=user&page[limit]=10&page[offset]=0&gzip'];
+const paths = [
+  '/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0',
+  '/notification-groups?filter[type]=user&page[limit]=10&page[offset]=0&gzip',
+  '/notification-groups?filter[type]=portal&page[limit]=100&page[offset]=0',
+];
 
 let upstream: TestServer;
 let proxy: StartedProxy;
@@ -31,8 +40,9 @@ beforeAll(async () => {
       res.write(gzipped.subarray(0, 40));
       res.end(gzipped.subarray(40));
     } else {
-      res.writeHead(200, { 'Content-Type': 'application/vnd.api+json', 'Content-Length': String(Buffer.byteLength(plain)) });
-      res.end(plain);
+      const body = req.url?.includes('page[limit]=100') ? large : plain;
+      res.writeHead(200, { 'Content-Type': 'application/vnd.api+json', 'Content-Length': String(Buffer.byteLength(body)) });
+      res.end(body);
     }
   });
   proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null });
@@ -55,9 +65,9 @@ async function run(count: number, agent: Agent, expected: string[]): Promise<{ a
   async function worker(): Promise<void> {
     while (next < count) {
       const index = next++;
-      const response = await send(`${proxy.baseUrl}${paths[index % 2]}`, { agent, headers: { authorization: 'Bearer r:soak-token' } });
+      const response = await send(`${proxy.baseUrl}${paths[index % paths.length]}`, { agent, headers: { authorization: 'Bearer r:soak-token' } });
       answered += 1;
-      if (exchangeHash(response) !== expected[index % 2]) altered += 1;
+      if (exchangeHash(response) !== expected[index % paths.length]) altered += 1;
     }
   }
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
@@ -72,6 +82,11 @@ async function exchangesCounted(): Promise<number> {
 async function exchangesJudged(): Promise<number> {
   const metric = await proxy.proxy.metrics.validationSeconds.get();
   return metric.values.find((v) => v.metricName === 'las_proxy_validation_duration_seconds_count')?.value ?? 0;
+}
+
+async function judgedOnWorker(): Promise<number> {
+  const metric = await proxy.proxy.metrics.judgedExchanges.get();
+  return metric.values.find((v) => v.labels.thread === 'worker')?.value ?? 0;
 }
 
 async function findingsCounted(): Promise<number> {
@@ -99,6 +114,7 @@ test(`${EXCHANGES} exchanges at ${CONNECTIONS} connections: none lost, none alte
     expect({ ...soak, total: EXCHANGES }).toEqual({ answered: EXCHANGES, altered: 0, total: EXCHANGES });
     // Every exchange was judged and the traffic is valid: no finding at all.
     expect(await exchangesJudged()).toBe(WARM_UP + EXCHANGES);
+    expect(await judgedOnWorker()).toBeGreaterThan(0);
     expect(await findingsCounted()).toBe(0);
     expect(heapAfterSoak - heapAfterWarmUp).toBeLessThan(HEAP_GROWTH_LIMIT);
   } finally {

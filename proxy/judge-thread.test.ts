@@ -1,0 +1,127 @@
+// Judging on the worker thread: the same findings as judging on the forwarding thread, small
+// exchanges kept on the forwarding thread, a bounded backlog, and a failed worker that leaves
+// the proxy judging on its own thread.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MEDIA_TYPE } from '../contract/index.ts';
+import { NO_BODY, type ExchangeEvidence } from './judge.ts';
+import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, type JudgedExchange } from './judge-thread.ts';
+import { startValidatingProxy } from './proxy.ts';
+import { eventually, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
+
+/** A list of `size` NotificationGroups whose item 3 (when there is one) has a string defaultValue. */
+function listWithOneBadItem(size: number): string {
+  const data = Array.from({ length: size }, (_, i) => ({
+    id: (0x5f1d7c2e9b1e8a0012340000n + BigInt(i)).toString(16),
+    type: 'NotificationGroup',
+    attributes: { groupId: 'Exams', label: `Group ${i}`, defaultValue: i === 3 ? 'yes' : true, description: `Notifications about topic ${i}` },
+  }));
+  return JSON.stringify({ data, meta: { total: size, pages: 1, page: 1, offset: 0, limit: size } });
+}
+
+const LARGE = 80;
+const SMALL = 5;
+const documents = new Map([LARGE, SMALL].map((size) => [String(size), listWithOneBadItem(size)]));
+
+let upstream: TestServer;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    const limit = new URL(req.url ?? '/', 'http://upstream').searchParams.get('page[limit]') ?? String(SMALL);
+    res.writeHead(200, { 'content-type': MEDIA_TYPE });
+    res.end(documents.get(limit) ?? documents.get(String(SMALL)));
+  });
+});
+
+afterAll(async () => {
+  await upstream?.close();
+});
+
+const traffic = [
+  { path: `/notification-groups?filter[type]=portal&page[limit]=${LARGE}&page[offset]=0`, headers: { authorization: 'Bearer r:thread-token' } },
+  { path: `/notification-groups?filter[type]=portal&page[limit]=${SMALL}&page[offset]=0`, headers: { authorization: 'Bearer r:thread-token' } },
+  { path: `/notification-groups?page[limit]=${LARGE}`, headers: {} },
+];
+
+async function judgedTraffic(judgeThread: boolean): Promise<{ findings: string[]; byThread: Record<string, number> }> {
+  const violations = new Recorder();
+  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations, judgeThread });
+  try {
+    for (const [i, exchange] of traffic.entries()) await send(`${proxy.baseUrl}${exchange.path}`, { headers: { ...exchange.headers, 'x-request-id': `thread-${i}` } });
+    await proxy.proxy.settled();
+    const findings = violations.lines().map((l) => `${l.requestId} ${l.direction} ${l.rule} ${l.pointer} ${l.message}`).sort();
+    const byThread = Object.fromEntries((await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]));
+    return { findings, byThread };
+  } finally {
+    await proxy.close();
+  }
+}
+
+describe('judging on the worker thread', () => {
+  test('finds exactly what judging on the forwarding thread finds', async () => {
+    const onWorker = await judgedTraffic(true);
+    const inline = await judgedTraffic(false);
+    expect(onWorker.findings).toEqual(inline.findings);
+    // The broken item is found in the two large lists (judged on the worker) and the small one.
+    expect(onWorker.findings.filter((f) => f.includes('/data/3/attributes/defaultValue')).map((f) => f.split(' ')[0])).toEqual(['thread-0', 'thread-1', 'thread-2']);
+    expect(onWorker.findings.some((f) => f.startsWith('thread-2 request AUTH-CREDENTIALS-PRESENT'))).toBe(true);
+    expect(onWorker.byThread).toEqual({ worker: 2, forwarding: 1 });
+    expect(inline.byThread).toEqual({ forwarding: 3 });
+  });
+});
+
+function evidenceWithBody(bytes: number): ExchangeEvidence {
+  const body = Buffer.from(`{"data":[],"pad":"${'x'.repeat(Math.max(0, bytes - 19))}"}`);
+  return { method: 'GET', path: '/v3/notification-groups?filter[type]=portal', requestHeaders: { authorization: 'Bearer r:t' }, requestBody: NO_BODY, response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured', raw: body } } };
+}
+
+function startThread(script?: URL) {
+  const failures: { error: Error; unjudged: number }[] = [];
+  const thread = new JudgeThread({ judge: { includeValues: false, maxBody: 4 * 1024 * 1024 }, onFailure: (error, unjudged) => failures.push({ error, unjudged }), script });
+  return { thread, failures };
+}
+
+describe('JudgeThread', () => {
+  test('leaves exchanges with small bodies, or none, to the forwarding thread', async () => {
+    const { thread } = startThread();
+    expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES - 100), () => undefined)).toBe(false);
+    expect(thread.submit({ ...evidenceWithBody(0), response: null }, () => undefined)).toBe(false);
+    expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(true);
+    await thread.close();
+  });
+
+  test('refuses past the exchange limit of its backlog, and takes exchanges again once it caught up', async () => {
+    const { thread } = startThread();
+    const judged: JudgedExchange[] = [];
+    const evidence = evidenceWithBody(JUDGE_THREAD_MIN_BYTES);
+    for (let i = 0; i < JUDGE_BACKLOG_LIMITS.exchanges; i += 1) expect(thread.submit(evidence, (j) => judged.push(j))).toBe(true);
+    expect(thread.submit(evidence, () => undefined)).toBe(false);
+    expect(thread.backlog).toBe(JUDGE_BACKLOG_LIMITS.exchanges);
+    await thread.whenIdle();
+    expect(judged).toHaveLength(JUDGE_BACKLOG_LIMITS.exchanges);
+    expect(judged.every((j) => j.error === undefined && Array.isArray(j.findings))).toBe(true);
+    expect(thread.submit(evidence, () => undefined)).toBe(true);
+    await thread.close();
+  });
+
+  test('refuses past the byte limit of its backlog', async () => {
+    const { thread } = startThread();
+    const evidence = evidenceWithBody(1024 * 1024);
+    const fitting = Math.floor(JUDGE_BACKLOG_LIMITS.bytes / (evidence.response!.body as { raw: Uint8Array }).raw.byteLength);
+    for (let i = 0; i < fitting; i += 1) expect(thread.submit(evidence, () => undefined)).toBe(true);
+    expect(thread.submit(evidence, () => undefined)).toBe(false);
+    await thread.close();
+  });
+
+  test('a worker that dies reports the exchanges it held and takes no more', async () => {
+    const { thread, failures } = startThread(new URL('data:text/javascript,process.exit(3)'));
+    const settled: JudgedExchange[] = [];
+    expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES), (j) => settled.push(j))).toBe(true);
+    await thread.whenIdle();
+    const failure = await eventually('the failure report', () => failures[0]);
+    expect(failure.error.message).toMatch(/exited with code 3/);
+    expect(failure.unjudged).toBe(1);
+    expect(settled).toEqual([]);
+    expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(false);
+    await thread.close();
+  });
+});
