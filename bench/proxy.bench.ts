@@ -14,7 +14,7 @@ import { cpuMicros, serveIfContender, spawnContender, type Contender } from './c
 
 const CONNECTIONS = 16;
 const LIST_SIZES = [10, 100];
-const ROUNDS = 5;
+const ROUNDS = 10;
 const UPSTREAM_CONNECTIONS = 64;
 
 type ContenderKind = 'upstream' | 'http-proxy' | 'undici' | 'validating-core' | 'validating-inline' | 'validating';
@@ -167,6 +167,8 @@ function report(measurements: Measurement[]): void {
         `p99 ${p99Delta >= 0 ? '+' : ''}${p99Delta.toFixed(2)} ms (goal within 1 ms: ${p99Delta <= 1 ? 'met' : 'NOT met'}); ` +
         `CPU per exchange ${ratio(validating.cpuPerExchange!, baseline.cpuPerExchange!)} of http-proxy's\n`,
     );
+    const perRound = validating.roundRates.map((rate, round) => (rate / baseline.roundRates[round]).toFixed(2));
+    process.stdout.write(`    requests/s ratio in each round: ${perRound.join(' ')}\n`);
   }
 }
 
@@ -195,12 +197,13 @@ function median(values: number[]): number {
 
 export default async function proxyBench(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-  const slice = Math.max(1, Math.round(seconds / ROUNDS));
+  const rounds = Math.max(1, Math.min(ROUNDS, Math.round(seconds)));
+  const slice = Math.max(1, Math.round(seconds / rounds));
   const upstream = await spawnContender(import.meta.url, 'upstream');
   const proxies = new Map<ContenderKind, Contender>();
   try {
     for (const target of targets) if (target.kind !== 'direct') proxies.set(target.kind, await spawnContender(import.meta.url, target.kind, upstream.url));
-    process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per target and list in ${ROUNDS} interleaved rounds of ${slice} s, after a ${slice} s warm-up each; upstream: a static server in its own process.\n`);
+    process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per target and list in ${rounds} interleaved rounds of ${slice} s (every other round in reverse order), after a ${slice} s warm-up each; upstream: a static server in its own process.\n`);
     for (const target of targets) process.stdout.write(`  ${target.name.padEnd(16)} ${target.description}\n`);
     process.stdout.write('\n');
     const measurements: Measurement[] = [];
@@ -208,8 +211,10 @@ export default async function proxyBench(): Promise<void> {
       const contenderOf = (target: Target) => (target.kind === 'direct' ? upstream : proxies.get(target.kind)!);
       const tallies = new Map<Target, Tally>(targets.map((target) => [target, { requests: 0, seconds: 0, cpuMicros: 0, p99s: [], rates: [], failures: 0 }]));
       for (const target of targets) await measure(`${contenderOf(target).url}${listPath(list)}`, slice);
-      for (let round = 0; round < ROUNDS; round += 1) {
-        for (const target of targets) {
+      for (let round = 0; round < rounds; round += 1) {
+        // Reversing every other round puts each contender as often before the baseline as after
+        // it, so a drift in the machine's speed does not favour one of them.
+        for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
           const contender = contenderOf(target);
           const tally = tallies.get(target)!;
           const cpuBefore = target.kind === 'direct' ? 0 : await cpuMicros(contender);

@@ -25,7 +25,7 @@ type Settle = (judged: JudgedExchange) => void;
 
 /** Exchanges with fewer body bytes are judged where they were forwarded (bench/proxy.bench.ts). */
 export const JUDGE_THREAD_MIN_BYTES = 8 * 1024;
-export const JUDGE_BATCH = { exchanges: 32, delayMs: 2 };
+export const JUDGE_BATCH = { exchanges: 64, delayMs: 5 };
 export const JUDGE_BACKLOG_LIMITS = { exchanges: 1024, bytes: 64 * 1024 * 1024 };
 
 export const JUDGE_WORKER_SCRIPT = new URL('./judge-worker.js', import.meta.url);
