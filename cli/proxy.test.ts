@@ -73,6 +73,9 @@ describe('las-conformance proxy', () => {
     { name: 'an upstream that is not a URL', args: ['proxy', '--upstream', 'staging'], says: /expected a URL/ },
     { name: 'a sample rate above 1', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--sample', '2'], says: /expected a number from 0 to 1/ },
     { name: 'an unknown mode', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--mode', 'audit'], says: /Allowed choices are report, enforce/ },
+    { name: 'an --upstream-ca file that does not exist', args: ['proxy', '--upstream', 'https://127.0.0.1:1/v3', '--upstream-ca', 'missing-ca.pem'], says: /^las-conformance: cannot read --upstream-ca missing-ca\.pem: ENOENT/m },
+    { name: 'an --upstream-ca file with no certificate', args: ['proxy', '--upstream', 'https://127.0.0.1:1/v3', '--upstream-ca', 'package.json'], says: /^las-conformance: --upstream-ca package\.json holds no PEM certificate$/m },
+    { name: 'an --upstream-ca for a plain http upstream', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--upstream-ca', 'proxy/fixtures/test-upstream.cert.pem'], says: /^las-conformance: --upstream-ca applies to an https upstream/m },
     { name: 'a violations file in a missing directory', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--violations', '/nonexistent-dir/v.ndjson'], says: /^las-conformance: cannot open the violations file .*: ENOENT$/m },
   ];
   for (const c of usageErrors) {

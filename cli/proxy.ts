@@ -1,6 +1,6 @@
 // `las-conformance proxy`: flags to createValidatingProxy, signals to close().
 import { wholeNumber } from './options.ts';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { createProxyLogger, createValidatingProxy, PROXY_DEFAULTS, upstreamDisplay, type ProxyMode } from '../proxy/index.ts';
 
@@ -13,6 +13,7 @@ interface ProxyFlags {
   violations: string;
   maxBody: number;
   upstreamTimeout: number;
+  upstreamCa?: string;
   sample: number;
   logValues?: boolean;
   violationsHeader?: boolean;
@@ -49,6 +50,7 @@ export function registerProxyCommand(program: Command): void {
     .option('--violations <file>', 'NDJSON violations log (appended), - for stdout; INFO observations are logged once per rule, operation and direction, metrics count all', '-')
     .option('--max-body <bytes>', 'largest body buffered for validation; larger ones pass unvalidated', wholeNumber(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
     .option('--upstream-timeout <ms>', 'how long the upstream may take to answer, or between body chunks', wholeNumber(1, 2 ** 31 - 1), PROXY_DEFAULTS.upstreamTimeout)
+    .option('--upstream-ca <file>', 'PEM certificates to trust for an https upstream, in place of the default authorities')
     .option('--sample <rate>', 'fraction of exchanges validated in report mode', fraction, PROXY_DEFAULTS.sample)
     .option('--log-values', 'include body values in finding messages (off: values are described by type only)')
     .option('--violations-header', 'add a Las-Violations header listing the rule ids known before the response starts')
@@ -59,6 +61,7 @@ export function registerProxyCommand(program: Command): void {
 
 async function runProxy(flags: ProxyFlags): Promise<void> {
   if (flags.mode === 'enforce' && flags.sample < 1) throw new Error('--sample applies to report mode only: enforce mode judges every exchange');
+  const upstreamCa = flags.upstreamCa === undefined ? undefined : readCertificates(flags.upstreamCa, flags.upstream);
   const violationsToStdout = flags.violations === '-';
   const violationsFile = violationsToStdout ? null : await openAppend(flags.violations);
   const logger = createProxyLogger(process.stderr, flags.logLevel);
@@ -67,6 +70,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     mode: flags.mode,
     maxBody: flags.maxBody,
     upstreamTimeout: flags.upstreamTimeout,
+    upstreamCa,
     sample: flags.sample,
     logValues: flags.logValues === true,
     violationsHeader: flags.violationsHeader === true,
@@ -95,6 +99,19 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/** The --upstream-ca bundle; a clear error when it is unreadable, holds no certificate or has no use. */
+function readCertificates(file: string, upstream: URL): string {
+  if (upstream.protocol !== 'https:') throw new Error(`--upstream-ca applies to an https upstream, and ${upstreamDisplay(upstream)} is not one`);
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read --upstream-ca ${file}: ${(error as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`--upstream-ca ${file} holds no PEM certificate`);
+  return pem;
 }
 
 function openAppend(path: string): Promise<WriteStream> {

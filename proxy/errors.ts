@@ -5,7 +5,7 @@
 import { MEDIA_TYPE } from '../contract/index.ts';
 import type { Finding } from '../contract/index.ts';
 
-export type UpstreamFailure = 'unreachable' | 'reset' | 'invalid' | 'timeout';
+export type UpstreamFailure = 'unreachable' | 'untrusted' | 'reset' | 'invalid' | 'timeout';
 
 interface ProxyError {
   status: number;
@@ -15,6 +15,7 @@ interface ProxyError {
 
 export const UPSTREAM_ERRORS: Record<UpstreamFailure, ProxyError> = {
   unreachable: { status: 502, code: 'PROXY-UPSTREAM-UNREACHABLE', title: 'The upstream service could not be reached' },
+  untrusted: { status: 502, code: 'PROXY-UPSTREAM-UNTRUSTED', title: 'The upstream service presented a TLS certificate the proxy does not trust' },
   reset: { status: 502, code: 'PROXY-UPSTREAM-RESET', title: 'The upstream service closed the connection before answering' },
   invalid: { status: 502, code: 'PROXY-UPSTREAM-INVALID', title: 'The upstream service sent a response that is not valid HTTP' },
   timeout: { status: 504, code: 'PROXY-UPSTREAM-TIMEOUT', title: 'The upstream service did not answer in time' },

@@ -31,7 +31,7 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
       buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
       registers,
     }),
-    upstreamErrors: new Counter({ name: 'las_proxy_upstream_errors_total', help: 'Upstream failures, by kind (unreachable, reset, invalid, timeout)', labelNames: ['kind'], registers }),
+    upstreamErrors: new Counter({ name: 'las_proxy_upstream_errors_total', help: 'Upstream failures, by kind (unreachable, untrusted, reset, invalid, timeout)', labelNames: ['kind'], registers }),
     bodiesNotValidated: new Counter({ name: 'las_proxy_bodies_not_validated_total', help: 'Bodies passed through without validation (larger than --max-body, or undecodable)', labelNames: ['direction'], registers }),
     judgedExchanges: new Counter({ name: 'las_proxy_exchanges_judged_total', help: 'Exchanges judged, by the thread that judged them (forwarding or worker)', labelNames: ['thread'], registers }),
     judgeBacklog: new Gauge({

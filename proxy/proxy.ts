@@ -46,6 +46,8 @@ export interface ValidatingProxyOptions {
   drainTimeout?: number;
   /** Most connections opened to the upstream. */
   upstreamConnections?: number;
+  /** PEM certificates trusted for an https upstream, in place of Node's default authorities. */
+  upstreamCa?: string | Buffer;
   /** Judges report-mode exchanges on a worker thread (default); false judges on the forwarding thread. */
   judgeThread?: boolean;
 }
@@ -161,7 +163,7 @@ export class ValidatingProxy {
     this.pool = new Pool(this.upstream.origin, {
       connections: options.upstreamConnections ?? PROXY_DEFAULTS.upstreamConnections,
       pipelining: 1,
-      connect: { timeout: this.upstreamTimeout },
+      connect: { timeout: this.upstreamTimeout, ...(options.upstreamCa === undefined ? {} : { ca: options.upstreamCa }) },
     });
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
     const judgeOffThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
@@ -580,6 +582,16 @@ export const UPSTREAM_FAILURE_CODES: Record<string, UpstreamFailure> = {
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'invalid',
   ERR_INVALID_CHAR: 'invalid',
   ERR_HTTP_INVALID_HEADER_VALUE: 'invalid',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'untrusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'untrusted',
+  UNABLE_TO_GET_ISSUER_CERT: 'untrusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'untrusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'untrusted',
+  CERT_HAS_EXPIRED: 'untrusted',
+  CERT_NOT_YET_VALID: 'untrusted',
+  CERT_REVOKED: 'untrusted',
+  CERT_UNTRUSTED: 'untrusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'untrusted',
 };
 
 export function classifyUpstreamError(error: Error): UpstreamFailure {

@@ -2,6 +2,7 @@
 // exchange hashes, and a stream that records what the proxy wrote.
 import { createHash } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { MEDIA_TYPE } from '../contract/index.ts';
@@ -54,12 +55,15 @@ export interface RawRequest {
   headers?: OutgoingHttpHeaders;
   body?: string | Buffer;
   agent?: Agent;
+  /** Certificates to trust for an https URL. */
+  ca?: string;
 }
 
 /** Sends one request with Node's own client (not the proxy's) and keeps the body's bytes undecoded. */
 export function send(url: string, options: RawRequest = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false }, (res) => {
+    const requestOf = url.startsWith('https:') ? httpsRequest : request;
+    const req = requestOf(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false, ca: options.ca }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', rawHeaders: res.rawHeaders, headers: res.headers, body: Buffer.concat(chunks) }));
