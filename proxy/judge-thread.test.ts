@@ -86,7 +86,7 @@ describe('JudgeThread', () => {
     expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES - 100), () => undefined)).toBe(false);
     expect(thread.submit({ ...evidenceWithBody(0), response: null }, () => undefined)).toBe(false);
     expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(true);
-    await thread.close();
+    await thread.close(5000);
   });
 
   test('refuses past the exchange limit of its backlog, and takes exchanges again once it caught up', async () => {
@@ -100,7 +100,7 @@ describe('JudgeThread', () => {
     expect(judged).toHaveLength(JUDGE_BACKLOG_LIMITS.exchanges);
     expect(judged.every((j) => j.error === undefined && Array.isArray(j.findings))).toBe(true);
     expect(thread.submit(evidence, () => undefined)).toBe(true);
-    await thread.close();
+    await thread.close(5000);
   });
 
   test('refuses past the byte limit of its backlog', async () => {
@@ -109,7 +109,13 @@ describe('JudgeThread', () => {
     const fitting = Math.floor(JUDGE_BACKLOG_LIMITS.bytes / (evidence.response!.body as { raw: Uint8Array }).raw.byteLength);
     for (let i = 0; i < fitting; i += 1) expect(thread.submit(evidence, () => undefined)).toBe(true);
     expect(thread.submit(evidence, () => undefined)).toBe(false);
-    await thread.close();
+    await thread.close(5000);
+  });
+
+  test('close waits a bounded time for a worker that never answers', async () => {
+    const { thread } = startThread(new URL('data:text/javascript,setInterval(() => {}, 1000)'));
+    expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(true);
+    expect(await thread.close(100)).toBe(1);
   });
 
   test('a worker that dies reports the exchanges it held and takes no more', async () => {
@@ -122,6 +128,6 @@ describe('JudgeThread', () => {
     expect(failure.unjudged).toBe(1);
     expect(settled).toEqual([]);
     expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(false);
-    await thread.close();
+    await thread.close(5000);
   });
 });

@@ -84,11 +84,16 @@ export class JudgeThread {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  async close(): Promise<void> {
-    await this.whenIdle();
+  /** Waits (at most `timeoutMs`) for the backlog to be judged, then stops the worker; resolves with how many went unjudged. */
+  async close(timeoutMs: number): Promise<number> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.whenIdle(), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    const unjudged = this.backlog;
     this.failed = true;
     this.worker.removeAllListeners('exit');
     await this.worker.terminate();
+    return unjudged;
   }
 
   /** Posts the exchanges gathered since the last post as one batch. */

@@ -210,7 +210,8 @@ export class ValidatingProxy {
     this.server.closeAllConnections();
     await serverClosed;
     this.drain();
-    await this.judgeThread?.close();
+    const unjudged = (await this.judgeThread?.close(this.drainTimeout)) ?? 0;
+    if (unjudged > 0) this.logger.warn({ unjudged }, 'closed before the judging thread caught up: some exchanges go unjudged');
     this.violations.flush();
     await Promise.race([this.pool.close(), delay(this.drainTimeout)]);
     await this.pool.destroy().catch(() => undefined);
