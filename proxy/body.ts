@@ -21,9 +21,10 @@ export class BodyTap {
     this.chunks.push(chunk);
   }
 
-  /** The collected bytes; only meaningful when the tap did not overflow. */
+  /** The collected bytes, joined once; only meaningful when the tap did not overflow. */
   bytes(): Buffer {
-    return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
+    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks, this.size)];
+    return this.chunks[0];
   }
 }
 

@@ -61,12 +61,16 @@ export class JudgeThread {
     this.worker.unref();
   }
 
-  /** Queues one exchange; false when it is small, the backlog is full or the worker failed: judge it here. */
+  /** Whether an exchange carrying `bytes` of body goes to the worker; false: judge it here (small, backlog full, or worker failed). */
+  accepts(bytes: number): boolean {
+    if (this.failed || bytes < JUDGE_THREAD_MIN_BYTES) return false;
+    return this.backlog < JUDGE_BACKLOG_LIMITS.exchanges && this.backlogBytes + bytes <= JUDGE_BACKLOG_LIMITS.bytes;
+  }
+
+  /** Queues one exchange; false when accepts() refuses it: judge it here. */
   submit(evidence: ExchangeEvidence, settle: Settle): boolean {
-    if (this.failed) return false;
     const bytes = bodySize(evidence.requestBody) + (evidence.response ? bodySize(evidence.response.body) : 0);
-    if (bytes < JUDGE_THREAD_MIN_BYTES) return false;
-    if (this.backlog >= JUDGE_BACKLOG_LIMITS.exchanges || this.backlogBytes + bytes > JUDGE_BACKLOG_LIMITS.bytes) return false;
+    if (!this.accepts(bytes)) return false;
     this.batch.push(withOwnBuffers(evidence, this.transfer));
     this.batchSettles.push(settle);
     this.batchBytes += bytes;

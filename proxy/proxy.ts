@@ -373,7 +373,12 @@ export class ValidatingProxy {
     const judged = exchange.sampled && !exchange.clientGone;
     // The judging thread takes only exchanges nothing of which was judged yet (enforce mode and
     // the violations header judge the request before answering): a request is judged once.
-    const onJudgeThread = judged && exchange.verdict === null && this.judgeThread !== null && this.judgeThread.submit(this.evidence(exchange), (result) => this.publishJudged(exchange, result));
+    const onJudgeThread =
+      judged &&
+      exchange.verdict === null &&
+      this.judgeThread !== null &&
+      this.judgeThread.accepts(bodyBytes(exchange.requestBody) + (exchange.responseTap?.size ?? 0)) &&
+      this.judgeThread.submit(this.evidence(exchange), (result) => this.publishJudged(exchange, result));
     let failure: Error | null = null;
     if (judged && !onJudgeThread) {
       try {
@@ -638,6 +643,10 @@ function originForm(url: string): string {
   } catch {
     return '/';
   }
+}
+
+function bodyBytes(body: BodyEvidence): number {
+  return body.kind === 'captured' ? body.raw.byteLength : 0;
 }
 
 function hasBody(req: IncomingMessage): boolean {
