@@ -1,14 +1,9 @@
 // The sentences findings carry: what was expected, what came and where, as a person would write
 // them, never an ajv dump. Values stay out of them when `includeValues` is false.
 import { describe, expect, it } from 'vitest';
-import { loadContract, MEDIA_TYPE, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type Finding, type ValidateOptions } from './index.ts';
+import { validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type Finding, type ValidateOptions } from './index.ts';
+import { contract, createAttributeConfig, createHighlight, credentials, jsonApi, list } from './test-support.ts';
 
-const contract = loadContract();
-const list = contract.operation('listNotificationGroups');
-const createAttributeConfig = contract.operation('createAttributeConfig');
-const createHighlight = contract.operation('createHighlight');
-const credentials = { authorization: 'Bearer r:token' };
-const jsonApi = { 'content-type': MEDIA_TYPE };
 const userId = '60a7c0f2e4b0c83d2f9a1b23';
 
 type Check = (options: ValidateOptions) => Finding[];

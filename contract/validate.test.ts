@@ -2,15 +2,10 @@
 // cover (queries, malformed and empty bodies, generic traffic), and a check that every
 // schemaFindings route of the catalogue is reached and every violation has one.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadContract, MEDIA_TYPE, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type CompiledRoute, type Finding } from './index.ts';
+import { validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type CompiledRoute, type Finding } from './index.ts';
+import { contract, createAttributeConfig, createHighlight, credentials, jsonApi, list } from './test-support.ts';
 import { allCases, documentUses, readCaseFiles } from './schema-cases.ts';
 
-const contract = loadContract();
-const list = contract.operation('listNotificationGroups');
-const createAttributeConfig = contract.operation('createAttributeConfig');
-const createHighlight = contract.operation('createHighlight');
-const credentials = { authorization: 'Bearer r:token' };
-const jsonApi = { 'content-type': MEDIA_TYPE };
 
 const listQuery = (query: string) => () => validateRequest(contract, list, { method: 'GET', path: `/v3/notification-groups?${query}`, headers: credentials });
 
