@@ -8,12 +8,12 @@ import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, type JudgedE
 import { startValidatingProxy } from './proxy.ts';
 import { eventually, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 
-/** A list of `size` NotificationGroups whose item 3 (when there is one) has a string defaultValue. */
-function listWithOneBadItem(size: number): string {
+/** A list of `size` NotificationGroups whose item `bad` (when there is one) has a string defaultValue. */
+function listWithOneBadItem(size: number, bad = 3): string {
   const data = Array.from({ length: size }, (_, i) => ({
     id: (0x5f1d7c2e9b1e8a0012340000n + BigInt(i)).toString(16),
     type: 'NotificationGroup',
-    attributes: { groupId: 'Exams', label: `Group ${i}`, defaultValue: i === 3 ? 'yes' : true, description: `Notifications about topic ${i}` },
+    attributes: { groupId: 'Exams', label: `Group ${i}`, defaultValue: i === bad ? 'yes' : true, description: `Notifications about topic ${i}` },
   }));
   return JSON.stringify({ data, meta: { total: size, pages: 1, page: 1, offset: 0, limit: size } });
 }
@@ -74,9 +74,9 @@ function evidenceWithBody(bytes: number): ExchangeEvidence {
   return { method: 'GET', path: '/v3/notification-groups?filter[type]=portal', requestHeaders: { authorization: 'Bearer r:t' }, requestBody: NO_BODY, response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured', raw: body } } };
 }
 
-function startThread(script?: URL) {
+function startThread(script?: URL, ringBytes?: number) {
   const failures: { error: Error; unjudged: number }[] = [];
-  const thread = new JudgeThread({ judge: { includeValues: false, maxBody: 4 * 1024 * 1024 }, onFailure: (error, unjudged) => failures.push({ error, unjudged }), script });
+  const thread = new JudgeThread({ judge: { includeValues: false, maxBody: 4 * 1024 * 1024 }, onFailure: (error, unjudged) => failures.push({ error, unjudged }), script, ringBytes });
   return { thread, failures };
 }
 
@@ -109,6 +109,33 @@ describe('JudgeThread', () => {
     const fitting = Math.floor(JUDGE_BACKLOG_LIMITS.bytes / (evidence.response!.body as { raw: Uint8Array }).raw.byteLength);
     for (let i = 0; i < fitting; i += 1) expect(thread.submit(evidence, () => undefined)).toBe(true);
     expect(thread.submit(evidence, () => undefined)).toBe(false);
+    await thread.close(5000);
+  });
+
+  test('bodies sharing a small ring, round after round, are each judged as they were sent', async () => {
+    const { thread } = startThread(undefined, 64 * 1024);
+    const judged = new Map<number, JudgedExchange>();
+    let refused = 0;
+    for (let i = 0; i < 120; ) {
+      // Lists of 60 to 119 items (about 9 to 17 KB), each with its broken item somewhere else.
+      const raw = Buffer.from(listWithOneBadItem(60 + (i % 60), i % 50));
+      const evidence = { ...evidenceWithBody(0), response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured' as const, raw } } };
+      const exchange = i;
+      if (thread.submit(evidence, (result) => judged.set(exchange, result))) {
+        raw.fill(0); // the proxy's own bytes may be reused once submitted: the ring holds a copy
+        i += 1;
+      } else {
+        // Full: go on submitting as the worker answers, as forwarding would.
+        refused += 1;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    }
+    await thread.whenIdle();
+    expect(refused).toBeGreaterThan(10);
+    expect(judged.size).toBe(120);
+    for (const [i, result] of judged) {
+      expect(result.findings.map((f) => f.pointer)).toContain(`/data/${i % 50}/attributes/defaultValue`);
+    }
     await thread.close(5000);
   });
 

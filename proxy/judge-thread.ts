@@ -2,11 +2,14 @@
 // report mode exchanges with large bodies are judged on a worker thread and the forwarding
 // thread goes on relaying bytes. Posting a message has a cost of its own, about that of judging
 // a small exchange: small exchanges stay on the forwarding thread, and the rest are posted in
-// batches (a full batch, or whatever gathered within a few milliseconds). The backlog is
-// bounded; past it, or once the worker has failed, submit() refuses and the caller judges the
-// exchange itself, which slows forwarding down to the pace of judging.
+// batches (a full batch, or whatever gathered within a few milliseconds). Their bodies travel
+// through a ring of shared memory (byte-ring.ts) rather than in buffers of their own. The
+// backlog is bounded by exchanges and by the ring's size; past it, or once the worker has
+// failed, submit() refuses and the caller judges the exchange itself, which slows forwarding
+// down to the pace of judging.
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../contract/index.ts';
+import { ByteRing } from './byte-ring.ts';
 import type { BodyEvidence, ExchangeEvidence, JudgeOptions } from './judge.ts';
 
 export interface JudgedExchange {
@@ -17,8 +20,23 @@ export interface JudgedExchange {
   error?: string;
 }
 
+/** A body as posted to the worker: a captured one is a stretch of the shared ring. */
+export type PostedBody = Exclude<BodyEvidence, { kind: 'captured' }> | { kind: 'shared'; offset: number; length: number };
+
+/** The evidence of one exchange as posted to the worker. */
+export interface PostedEvidence extends Omit<ExchangeEvidence, 'requestBody' | 'response'> {
+  requestBody: PostedBody;
+  response: { status: number; rawHeaders: string[]; body: PostedBody } | null;
+}
+
 export interface JudgeBatch {
-  evidence: ExchangeEvidence[];
+  evidence: PostedEvidence[];
+}
+
+/** What the worker is started with: the judging options and the ring the bodies lie in. */
+export interface JudgeWorkerData {
+  judge: JudgeOptions;
+  bodies: SharedArrayBuffer;
 }
 
 type Settle = (judged: JudgedExchange) => void;
@@ -26,7 +44,8 @@ type Settle = (judged: JudgedExchange) => void;
 /** Exchanges with fewer body bytes are judged where they were forwarded (bench/proxy.bench.ts). */
 export const JUDGE_THREAD_MIN_BYTES = 8 * 1024;
 export const JUDGE_BATCH = { exchanges: 64, delayMs: 5 };
-export const JUDGE_BACKLOG_LIMITS = { exchanges: 1024, bytes: 64 * 1024 * 1024 };
+/** The most exchanges posted and unanswered, and the size of the ring their bodies lie in. */
+export const JUDGE_BACKLOG_LIMITS = { exchanges: 1024, bytes: 32 * 1024 * 1024 };
 
 export const JUDGE_WORKER_SCRIPT = new URL('./judge-worker.js', import.meta.url);
 
@@ -36,25 +55,28 @@ export interface JudgeThreadOptions {
   onFailure(error: Error, unjudged: number): void;
   /** The worker's script; tests pass a failing one. */
   script?: URL;
+  /** Size of the ring the bodies travel in (default JUDGE_BACKLOG_LIMITS.bytes); tests pass a small one. */
+  ringBytes?: number;
 }
 
 export class JudgeThread {
   private readonly worker: Worker;
-  private batch: ExchangeEvidence[] = [];
-  private transfer: ArrayBuffer[] = [];
+  private readonly ring: ByteRing;
+  private batch: PostedEvidence[] = [];
   private batchSettles: Settle[] = [];
-  private batchBytes = 0;
+  /** Ring bytes the batch being gathered holds. */
+  private batchTaken = 0;
   private timer: NodeJS.Timeout | null = null;
-  /** The settle callbacks of each batch posted and not yet answered, oldest first. */
-  private readonly posted: { settles: Settle[]; bytes: number }[] = [];
-  private backlogBytes = 0;
+  /** The settle callbacks and ring bytes of each batch posted and not yet answered, oldest first. */
+  private readonly posted: { settles: Settle[]; taken: number }[] = [];
   private failed = false;
   private idle: (() => void)[] = [];
   /** Exchanges submitted and not yet answered. */
   backlog = 0;
 
   constructor(private readonly options: JudgeThreadOptions) {
-    this.worker = new Worker(options.script ?? JUDGE_WORKER_SCRIPT, { workerData: options.judge });
+    this.ring = new ByteRing(options.ringBytes ?? JUDGE_BACKLOG_LIMITS.bytes);
+    this.worker = new Worker(options.script ?? JUDGE_WORKER_SCRIPT, { workerData: { judge: options.judge, bodies: this.ring.buffer } satisfies JudgeWorkerData });
     this.worker.on('message', (results: JudgedExchange[]) => this.answered(results));
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`judging thread exited with code ${code}`)));
@@ -64,18 +86,18 @@ export class JudgeThread {
   /** Whether an exchange carrying `bytes` of body goes to the worker; false: judge it here (small, backlog full, or worker failed). */
   accepts(bytes: number): boolean {
     if (this.failed || bytes < JUDGE_THREAD_MIN_BYTES) return false;
-    return this.backlog < JUDGE_BACKLOG_LIMITS.exchanges && this.backlogBytes + bytes <= JUDGE_BACKLOG_LIMITS.bytes;
+    return this.backlog < JUDGE_BACKLOG_LIMITS.exchanges && this.ring.fits(bytes);
   }
 
   /** Queues one exchange; false when accepts() refuses it: judge it here. */
   submit(evidence: ExchangeEvidence, settle: Settle): boolean {
     const bytes = bodySize(evidence.requestBody) + (evidence.response ? bodySize(evidence.response.body) : 0);
     if (!this.accepts(bytes)) return false;
-    this.batch.push(withOwnBuffers(evidence, this.transfer));
+    const piece = this.ring.reserve(bytes)!;
+    this.batch.push(postedEvidence(evidence, this.ring.bytes, piece.offset));
     this.batchSettles.push(settle);
-    this.batchBytes += bytes;
+    this.batchTaken += piece.taken;
     this.backlog += 1;
-    this.backlogBytes += bytes;
     if (this.batch.length >= JUDGE_BATCH.exchanges) this.flush();
     else this.timer ??= setTimeout(this.flush, JUDGE_BATCH.delayMs);
     return true;
@@ -105,19 +127,18 @@ export class JudgeThread {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.batch.length === 0 || this.failed) return;
-    this.posted.push({ settles: this.batchSettles, bytes: this.batchBytes });
-    this.worker.postMessage({ evidence: this.batch } satisfies JudgeBatch, this.transfer);
+    this.posted.push({ settles: this.batchSettles, taken: this.batchTaken });
+    this.worker.postMessage({ evidence: this.batch } satisfies JudgeBatch);
     this.batch = [];
-    this.transfer = [];
     this.batchSettles = [];
-    this.batchBytes = 0;
+    this.batchTaken = 0;
   };
 
   private answered(results: JudgedExchange[]): void {
     const batch = this.posted.shift();
     if (!batch) return;
     this.backlog -= batch.settles.length;
-    this.backlogBytes -= batch.bytes;
+    this.ring.release(batch.taken);
     batch.settles.forEach((settle, i) => settle(results[i]));
     if (this.backlog === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
@@ -130,9 +151,9 @@ export class JudgeThread {
     this.posted.length = 0;
     this.batch = [];
     this.batchSettles = [];
-    this.transfer = [];
+    this.batchTaken = 0;
     this.backlog = 0;
-    this.backlogBytes = 0;
+    this.ring.clear();
     this.options.onFailure(error, unjudged);
     for (const resolve of this.idle.splice(0)) resolve();
   }
@@ -142,17 +163,22 @@ function bodySize(body: BodyEvidence): number {
   return body.kind === 'captured' ? body.raw.byteLength : 0;
 }
 
-/**
- * The evidence with each body copied into a buffer of its own, listed for transfer. The bytes
- * the proxy captured may still sit in a socket's write queue, so they are never transferred
- * themselves (that would empty them); posting the captured view would copy its whole slab.
- */
-function withOwnBuffers(evidence: ExchangeEvidence, transfer: ArrayBuffer[]): ExchangeEvidence {
-  const own = (body: BodyEvidence): BodyEvidence => {
+/** The evidence with its captured bodies copied into the ring, one after the other from `offset`. */
+function postedEvidence(evidence: ExchangeEvidence, ring: Uint8Array, offset: number): PostedEvidence {
+  let next = offset;
+  const post = (body: BodyEvidence): PostedBody => {
     if (body.kind !== 'captured') return body;
-    const raw = new Uint8Array(body.raw);
-    transfer.push(raw.buffer);
-    return { kind: 'captured', raw };
+    ring.set(body.raw, next);
+    const posted: PostedBody = { kind: 'shared', offset: next, length: body.raw.byteLength };
+    next += body.raw.byteLength;
+    return posted;
   };
-  return { ...evidence, requestBody: own(evidence.requestBody), response: evidence.response && { ...evidence.response, body: own(evidence.response.body) } };
+  const requestBody = post(evidence.requestBody);
+  return { ...evidence, requestBody, response: evidence.response && { ...evidence.response, body: post(evidence.response.body) } };
+}
+
+/** In the worker: the evidence as judging reads it, its bodies viewed (not copied) in the ring. */
+export function evidenceFromRing(posted: PostedEvidence, bodies: SharedArrayBuffer): ExchangeEvidence {
+  const view = (body: PostedBody): BodyEvidence => (body.kind === 'shared' ? { kind: 'captured', raw: new Uint8Array(bodies, body.offset, body.length) } : body);
+  return { ...posted, requestBody: view(posted.requestBody), response: posted.response && { ...posted.response, body: view(posted.response.body) } };
 }

@@ -2,13 +2,13 @@
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadContract } from '../contract/index.ts';
-import { judgeExchange, type JudgeOptions } from './judge.ts';
-import type { JudgeBatch, JudgedExchange } from './judge-thread.ts';
+import { judgeExchange, type ExchangeEvidence } from './judge.ts';
+import { evidenceFromRing, type JudgeBatch, type JudgedExchange, type JudgeWorkerData } from './judge-thread.ts';
 
 const contract = loadContract();
-const options = workerData as JudgeOptions;
+const { judge: options, bodies } = workerData as JudgeWorkerData;
 
-function judgeOne(evidence: JudgeBatch['evidence'][number]): JudgedExchange {
+function judgeOne(evidence: ExchangeEvidence): JudgedExchange {
   const started = performance.now();
   try {
     const findings = judgeExchange(contract, evidence, options);
@@ -18,4 +18,4 @@ function judgeOne(evidence: JudgeBatch['evidence'][number]): JudgedExchange {
   }
 }
 
-parentPort!.on('message', (batch: JudgeBatch) => parentPort!.postMessage(batch.evidence.map(judgeOne)));
+parentPort!.on('message', (batch: JudgeBatch) => parentPort!.postMessage(batch.evidence.map((posted) => judgeOne(evidenceFromRing(posted, bodies)))));
