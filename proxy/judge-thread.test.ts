@@ -1,6 +1,7 @@
 // Judging on the worker thread: the same findings as judging on the forwarding thread, small
 // exchanges kept on the forwarding thread, a bounded backlog, and a failed worker that leaves
 // the proxy judging on its own thread.
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { NO_BODY, type ExchangeEvidence } from './judge.ts';
@@ -136,6 +137,19 @@ describe('JudgeThread', () => {
     for (const [i, result] of judged) {
       expect(result.findings.map((f) => f.pointer)).toContain(`/data/${i % 50}/attributes/defaultValue`);
     }
+    await thread.close(5000);
+  });
+
+  test('decodes a compressed body it reads from the ring', async () => {
+    const { thread } = startThread();
+    const raw = gzipSync(listWithOneBadItem(1500, 1234));
+    expect(raw.byteLength).toBeGreaterThanOrEqual(JUDGE_THREAD_MIN_BYTES);
+    const evidence = evidenceWithBody(0);
+    const judged: JudgedExchange[] = [];
+    const compressed = { ...evidence, response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE, 'Content-Encoding', 'gzip'], body: { kind: 'captured' as const, raw } } };
+    expect(thread.submit(compressed, (result) => judged.push(result))).toBe(true);
+    await thread.whenIdle();
+    expect(judged[0].findings.map((f) => f.pointer)).toContain('/data/1234/attributes/defaultValue');
     await thread.close(5000);
   });
 
