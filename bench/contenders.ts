@@ -11,6 +11,7 @@ export interface Contender {
 
 const CONTENDER_FLAG = '--contender';
 const CPU_REQUEST = 'cpu';
+const SETTLED_CPU_REQUEST = 'settled-cpu';
 
 /** Forks the bench file at `moduleUrl` as a contender of `kind`; resolves with the URL it serves. */
 export function spawnContender(moduleUrl: string, kind: string, argument = ''): Promise<Contender> {
@@ -30,15 +31,34 @@ export function cpuMicros(contender: Contender): Promise<number> {
 }
 
 /**
+ * CPU time (µs) the contender has spent once it has finished the work the load left behind (a
+ * validating proxy's judging backlog): the load's exchanges are paid for in full.
+ */
+export function settledCpuMicros(contender: Contender): Promise<number> {
+  return new Promise((resolve) => {
+    contender.child.once('message', (usage) => resolve((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system));
+    contender.child.send(SETTLED_CPU_REQUEST);
+  });
+}
+
+/** A contender started: the URL it serves, and (if it defers work) how to wait for that work. */
+export interface StartedContender {
+  url: string;
+  settled?: () => Promise<void>;
+}
+
+/**
  * In a process forked by spawnContender: starts the contender its arguments name, hands its URL
  * to the bench and answers CPU readings from then on. In the bench's own process: does nothing.
  */
-export async function serveIfContender(start: (kind: string, argument: string) => Promise<string>): Promise<void> {
+export async function serveIfContender(start: (kind: string, argument: string) => Promise<string | StartedContender>): Promise<void> {
   const at = process.argv.indexOf(CONTENDER_FLAG);
   if (at < 0) return;
-  const url = await start(process.argv[at + 1], process.argv[at + 2]);
+  const started = await start(process.argv[at + 1], process.argv[at + 2]);
+  const { url, settled } = typeof started === 'string' ? { url: started, settled: undefined } : started;
   process.on('message', (message) => {
     if (message === CPU_REQUEST) process.send!(process.cpuUsage());
+    if (message === SETTLED_CPU_REQUEST) void (settled?.() ?? Promise.resolve()).then(() => process.send!(process.cpuUsage()));
   });
   process.send!({ url });
 }

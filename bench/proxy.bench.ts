@@ -1,20 +1,24 @@
 // `npm run bench proxy`: the validating proxy against plain pass-through proxies, interleaved in
 // one run. autocannon (16 connections) asks for a 10-item and a 100-item list, directly and
-// through each contender, 10 s each, in rounds that cycle through the contenders so that any
-// other load on the machine falls on all of them alike. Ratios are against the plain http-proxy
-// pass-through measured in the same run: the median over rounds of the ratio within a round. Every server runs in its own child process, so the CPU
-// each proxy spends per exchange is its own (process.cpuUsage deltas, read over IPC around each
-// run). BENCH_SECONDS shortens the runs for a quick look (default 10).
+// through each contender, 10 s each, in rounds of half a second that cycle through the
+// contenders so that any other load on the machine falls on all of them alike. A slot ends when
+// the contender has also finished the work the load left it (the validating proxy's judging
+// backlog). Ratios are against the plain http-proxy pass-through measured in the same run: the
+// median over rounds of the ratio within a round. Every server runs in its own child process, so
+// the CPU each proxy spends per exchange is its own (process.cpuUsage deltas, read over IPC
+// around each slot). BENCH_SECONDS shortens the runs for a quick look (default 10).
 import { Agent as HttpAgent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { Pool } from 'undici';
 import { HOP_BY_HOP_HEADERS, startValidatingProxy } from '../proxy/index.ts';
-import { cpuMicros, serveIfContender, spawnContender, type Contender } from './contenders.ts';
+import { cpuMicros, serveIfContender, settledCpuMicros, spawnContender, type Contender, type StartedContender } from './contenders.ts';
 
 const CONNECTIONS = 16;
 const LIST_SIZES = [10, 100];
-const ROUNDS = 10;
+/** Rounds of half a second: 10 s per target in all, each slot close in time to the baseline's. */
+const ROUNDS = 20;
+const SLICE_SECONDS = 0.5;
 const UPSTREAM_CONNECTIONS = 64;
 
 type ContenderKind = 'upstream' | 'http-proxy' | 'undici' | 'validating-core' | 'validating-inline' | 'validating';
@@ -25,12 +29,14 @@ interface Target {
   description: string;
 }
 
+// In running order: the validating proxy runs right next to its baseline (after it, and before it
+// in the reversed rounds), so the two slots a ratio compares are as close in time as can be.
 const targets: Target[] = [
   { name: 'direct', kind: 'direct', description: 'straight to the upstream' },
-  { name: 'http-proxy', kind: 'http-proxy', description: 'plain http-proxy 1.18 pass-through, keep-alive agent (the baseline)' },
   { name: 'undici', kind: 'undici', description: 'plain undici Pool.stream pass-through' },
   { name: 'validating core', kind: 'validating-core', description: 'the validating proxy with --sample 0: forwarding core only' },
   { name: 'validating inline', kind: 'validating-inline', description: 'the validating proxy with --no-judge-thread: every exchange judged on the forwarding thread' },
+  { name: 'http-proxy', kind: 'http-proxy', description: 'plain http-proxy 1.18 pass-through, keep-alive agent (the baseline)' },
   { name: 'validating', kind: 'validating', description: 'the validating proxy, report mode, every exchange validated (the default: large bodies judged on a worker thread)' },
 ];
 
@@ -85,22 +91,20 @@ function startUndiciPassThrough(upstream: string): ReturnType<typeof createServe
 }
 
 /** Starts the contender of `kind` in this process; resolves with its URL. */
-async function startContender(kind: ContenderKind, upstream: string): Promise<string> {
+async function startContender(kind: ContenderKind, upstream: string): Promise<StartedContender> {
   if (kind === 'validating' || kind === 'validating-inline' || kind === 'validating-core') {
     const sample = kind === 'validating-core' ? 0 : 1;
     const proxy = await startValidatingProxy({ upstream: `${upstream}/v3`, sample, judgeThread: kind !== 'validating-inline', violations: null, upstreamConnections: UPSTREAM_CONNECTIONS });
-    return proxy.proxyUrl;
+    return { url: proxy.proxyUrl, settled: () => proxy.proxy.settled() };
   }
   const server = kind === 'upstream' ? startStaticUpstream() : kind === 'http-proxy' ? startHttpProxy(upstream) : startUndiciPassThrough(upstream);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 // --- The measurement, in the bench process ----------------------------------------------------
 
 interface AutocannonResult {
-  /** Seconds the run lasted. */
-  duration: number;
   requests: { average: number; total: number };
   latency: { p99: number };
   non2xx: number;
@@ -197,13 +201,13 @@ function median(values: number[]): number {
 
 export default async function proxyBench(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-  const rounds = Math.max(1, Math.min(ROUNDS, Math.round(seconds)));
-  const slice = Math.max(1, Math.round(seconds / rounds));
+  const rounds = Math.max(1, Math.min(ROUNDS, Math.round(seconds / SLICE_SECONDS)));
+  const slice = seconds / rounds;
   const upstream = await spawnContender(import.meta.url, 'upstream');
   const proxies = new Map<ContenderKind, Contender>();
   try {
     for (const target of targets) if (target.kind !== 'direct') proxies.set(target.kind, await spawnContender(import.meta.url, target.kind, upstream.url));
-    process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per target and list in ${rounds} interleaved rounds of ${slice} s (every other round in reverse order), after a ${slice} s warm-up each; upstream: a static server in its own process.\n`);
+    process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per target and list in ${rounds} interleaved rounds of ${slice} s (every other round in reverse order), after a ${slice} s warm-up each; a slot ends once the contender has finished the work the load left it (a judging backlog); upstream: a static server in its own process.\n`);
     for (const target of targets) process.stdout.write(`  ${target.name.padEnd(16)} ${target.description}\n`);
     process.stdout.write('\n');
     const measurements: Measurement[] = [];
@@ -217,14 +221,19 @@ export default async function proxyBench(): Promise<void> {
         for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
           const contender = contenderOf(target);
           const tally = tallies.get(target)!;
-          const cpuBefore = target.kind === 'direct' ? 0 : await cpuMicros(contender);
+          const cpuBefore = await cpuMicros(contender);
+          const started = performance.now();
           const result = await measure(`${contender.url}${listPath(list)}`, slice);
-          const cpuAfter = target.kind === 'direct' ? 0 : await cpuMicros(contender);
+          // A slot ends when the contender has finished what the load left it (the validating
+          // proxy's judging backlog): that time and CPU count against it, and the next slot
+          // starts on a machine no longer busy with this one.
+          const cpuAfter = await settledCpuMicros(contender);
+          const seconds = (performance.now() - started) / 1000;
           tally.requests += result.requests.total;
-          tally.seconds += result.duration;
+          tally.seconds += seconds;
           tally.cpuMicros += cpuAfter - cpuBefore;
           tally.p99s.push(result.latency.p99);
-          tally.rates.push(result.requests.total / result.duration);
+          tally.rates.push(result.requests.total / seconds);
           tally.failures += result.non2xx + result.errors + result.timeouts;
         }
       }
