@@ -11,10 +11,12 @@ const banner = /^las-conformance proxy: serving (http:\/\/\S+\/v3) \(upstream \S
 let upstream: TestServer;
 let directory: string;
 let slowArrived: () => void = () => undefined;
+let forwardedFor: string | string[] | undefined;
 
 beforeAll(async () => {
   upstream = await startUpstream((req, res) => {
     req.resume();
+    forwardedFor = req.headers['x-forwarded-for'];
     const slow = req.url?.includes('slow') === true;
     if (slow) slowArrived();
     const delay = slow ? 300 : 0;
@@ -34,7 +36,7 @@ afterAll(async () => {
 describe('las-conformance proxy', () => {
   test('prints the addresses first, logs violations to the file, drains and exits 0 on SIGTERM', async () => {
     const violations = join(directory, 'violations.ndjson');
-    const proxy = spawnCli(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--violations', violations, '--log-level', 'warn']);
+    const proxy = spawnCli(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--violations', violations, '--log-level', 'warn', '--forwarded-headers']);
     const line = await firstLine(proxy);
     const match = banner.exec(line);
     expect(match, line).not.toBeNull();
@@ -43,6 +45,7 @@ describe('las-conformance proxy', () => {
 
     const invalid = await send(`${baseUrl}/notification-groups?filter[type]=nobody`, { headers: { authorization: 'Bearer r:cli-token' } });
     expect(invalid.status).toBe(200);
+    expect(forwardedFor).toBe('127.0.0.1');
     // SIGTERM while an exchange is in flight (the upstream holds it 300 ms): it still completes.
     const arrived = new Promise<void>((resolve) => (slowArrived = resolve));
     const inFlight = send(`${baseUrl}/notification-groups?filter[type]=portal&slow`, { headers: { authorization: 'Bearer r:cli-token' } });

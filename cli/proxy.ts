@@ -17,6 +17,7 @@ interface ProxyFlags {
   sample: number;
   logValues?: boolean;
   violationsHeader?: boolean;
+  forwardedHeaders?: boolean;
   judgeThread: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
 }
@@ -54,6 +55,7 @@ export function registerProxyCommand(program: Command): void {
     .option('--sample <rate>', 'fraction of exchanges validated in report mode', fraction, PROXY_DEFAULTS.sample)
     .option('--log-values', 'include body values in finding messages (off: values are described by type only)')
     .option('--violations-header', 'add a Las-Violations header listing the rule ids known before the response starts')
+    .option('--forwarded-headers', 'add X-Forwarded-For (the client address, appended), X-Forwarded-Proto and X-Forwarded-Host to forwarded requests')
     .option('--no-judge-thread', 'judge every exchange on the forwarding thread (by default, report mode judges exchanges with bodies of 8 KiB or more on a worker thread)')
     .addOption(new Option('--log-level <level>', 'level of the JSON log on stderr').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
     .action(async (flags: ProxyFlags) => runProxy(flags));
@@ -74,6 +76,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     sample: flags.sample,
     logValues: flags.logValues === true,
     violationsHeader: flags.violationsHeader === true,
+    forwardedHeaders: flags.forwardedHeaders === true,
     judgeThread: flags.judgeThread,
     violations: violationsFile ?? process.stdout,
     logger,

@@ -148,6 +148,26 @@ describe('the validation tap', () => {
     expect(seen[1]).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  test('adds X-Forwarded-For, -Proto and -Host only when asked to', async () => {
+    const seen: IncomingMessage['headers'][] = [];
+    const name = 'forwarded headers';
+    responders.set(name, (req, res) => {
+      seen.push(req.headers);
+      res.writeHead(204).end();
+    });
+    const forwarding = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, forwardedHeaders: true });
+    try {
+      await send(`${proxy.baseUrl}/things`, { headers: { 'x-case': name } });
+      await send(`${forwarding.baseUrl}/things`, { headers: { 'x-case': name, 'x-forwarded-for': '198.51.100.1' } });
+    } finally {
+      await forwarding.close();
+    }
+    expect(Object.keys(seen[0]).filter((header) => header.startsWith('x-forwarded-'))).toEqual([]);
+    expect(seen[1]['x-forwarded-for']).toBe('198.51.100.1, 127.0.0.1');
+    expect(seen[1]['x-forwarded-proto']).toBe('http');
+    expect(seen[1]['x-forwarded-host']).toBe(new URL(forwarding.proxyUrl).host);
+  });
+
   test('drops hop-by-hop headers and those Connection names, in both directions', async () => {
     let upstreamSaw: IncomingMessage['headers'] = {};
     const name = 'hop by hop';

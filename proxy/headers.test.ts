@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { endToEndHeaders, forwardedRequestHeaders, HOP_BY_HOP_HEADERS } from './headers.ts';
+import { addForwardedHeaders, endToEndHeaders, forwardedRequestHeaders, HOP_BY_HOP_HEADERS } from './headers.ts';
 
 describe('endToEndHeaders', () => {
   for (const name of HOP_BY_HOP_HEADERS) {
@@ -20,4 +20,24 @@ describe('forwardedRequestHeaders', () => {
   test('also drops Host and Expect, which the proxy handles itself', () => {
     expect(forwardedRequestHeaders(['Host', 'proxy:8080', 'Expect', '100-continue', 'Authorization', 'Bearer r:t'])).toEqual(['Authorization', 'Bearer r:t']);
   });
+});
+
+describe('addForwardedHeaders', () => {
+  const client = { address: '203.0.113.7', host: 'api.example.com', protocol: 'http' as const };
+  const cases: { name: string; given: string[]; client?: typeof client | { address: undefined; host: undefined; protocol: 'http' }; added: string[] }[] = [
+    { name: 'adds all three to a request that had none', given: ['Accept', '*/*'], added: ['Accept', '*/*', 'X-Forwarded-For', '203.0.113.7', 'X-Forwarded-Proto', 'http', 'X-Forwarded-Host', 'api.example.com'] },
+    {
+      name: 'appends the client to a list an earlier proxy started, and keeps the scheme and host it named',
+      given: ['x-forwarded-for', '198.51.100.1', 'X-Forwarded-Proto', 'https', 'x-forwarded-host', 'www.example.com'],
+      added: ['x-forwarded-for', '198.51.100.1, 203.0.113.7', 'X-Forwarded-Proto', 'https', 'x-forwarded-host', 'www.example.com'],
+    },
+    { name: 'names an unknown client and leaves out a missing host', given: [], client: { address: undefined, host: undefined, protocol: 'http' }, added: ['X-Forwarded-For', 'unknown', 'X-Forwarded-Proto', 'http'] },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const headers = [...c.given];
+      addForwardedHeaders(headers, c.client ?? client);
+      expect(headers).toEqual(c.added);
+    });
+  }
 });

@@ -44,6 +44,34 @@ export function forwardedRequestHeaders(raw: readonly string[]): string[] {
   return endToEndHeaders(raw, requestOnly);
 }
 
+/** Who reached the proxy: the client's address, the Host it asked for and the scheme it used. */
+export interface ClientConnection {
+  address: string | undefined;
+  host: string | undefined;
+  protocol: 'http' | 'https';
+}
+
+/**
+ * Adds the de facto forwarding headers to a request's forwarded list, in place: the client's
+ * address appended to X-Forwarded-For (a proxy in front of this one may have started the list),
+ * and X-Forwarded-Proto and X-Forwarded-Host unless an earlier proxy set them, since theirs name
+ * what the original client used.
+ */
+export function addForwardedHeaders(headers: string[], client: ClientConnection): void {
+  const forwardedFor = headerIndex(headers, 'x-forwarded-for');
+  const address = client.address ?? 'unknown';
+  if (forwardedFor < 0) headers.push('X-Forwarded-For', address);
+  else headers[forwardedFor + 1] = `${headers[forwardedFor + 1]}, ${address}`;
+  if (headerIndex(headers, 'x-forwarded-proto') < 0) headers.push('X-Forwarded-Proto', client.protocol);
+  if (headerIndex(headers, 'x-forwarded-host') < 0 && client.host !== undefined) headers.push('X-Forwarded-Host', client.host);
+}
+
+/** Index of a header's name in a flat raw list (first occurrence, case-insensitive); -1 when absent. */
+function headerIndex(raw: readonly string[], name: string): number {
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === name.length && raw[i].toLowerCase() === name) return i;
+  return -1;
+}
+
 /** Header names listed in Connection (`Connection: close, X-Foo`), lower case; null when absent. */
 function connectionTokens(raw: readonly RawHeader[]): Set<string> | null {
   let tokens: Set<string> | null = null;
@@ -57,8 +85,8 @@ function connectionTokens(raw: readonly RawHeader[]): Set<string> | null {
 
 /** The value of a header in a flat raw list (first occurrence, case-insensitive). */
 export function rawHeaderValue(raw: readonly string[], name: string): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === name.length && raw[i].toLowerCase() === name) return raw[i + 1];
-  return undefined;
+  const index = headerIndex(raw, name);
+  return index < 0 ? undefined : raw[index + 1];
 }
 
 /** A flat raw list as a headers object (lower-case names, repeated headers joined as arrays). */

@@ -15,7 +15,7 @@ import { createAdminServer } from './admin.ts';
 import { BodyTap } from './body.ts';
 import { DashboardFeed } from './dashboard.ts';
 import { rejectedRequestAnswer, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
-import { endToEndHeaders, forwardedRequestHeaders, headersObject } from './headers.ts';
+import { addForwardedHeaders, endToEndHeaders, forwardedRequestHeaders, headersObject } from './headers.ts';
 import { judgeRequest, judgeResponse, locate, NO_BODY, onceOnlyKey, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
 import { JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import { maskCredentialQuery } from './mask.ts';
@@ -50,6 +50,8 @@ export interface ValidatingProxyOptions {
   upstreamCa?: string | Buffer;
   /** Judges report-mode exchanges on a worker thread (default); false judges on the forwarding thread. */
   judgeThread?: boolean;
+  /** Adds X-Forwarded-For, -Proto and -Host to forwarded requests; off by default (requests pass as sent, but for X-Request-Id). */
+  forwardedHeaders?: boolean;
 }
 
 export interface ListenOptions {
@@ -128,6 +130,7 @@ export class ValidatingProxy {
   private readonly upstreamTimeout: number;
   private readonly sample: number;
   private readonly violationsHeader: boolean;
+  private readonly forwardedHeaders: boolean;
   private readonly drainTimeout: number;
   private readonly judgeOptions: JudgeOptions;
   private readonly pool: Pool;
@@ -154,6 +157,7 @@ export class ValidatingProxy {
     this.upstreamTimeout = options.upstreamTimeout ?? PROXY_DEFAULTS.upstreamTimeout;
     this.sample = options.sample ?? PROXY_DEFAULTS.sample;
     this.violationsHeader = options.violationsHeader ?? false;
+    this.forwardedHeaders = options.forwardedHeaders ?? false;
     this.drainTimeout = options.drainTimeout ?? PROXY_DEFAULTS.drainTimeout;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.judgeOptions = { includeValues: options.logValues ?? false, maxBody: this.maxBody };
@@ -273,6 +277,7 @@ export class ValidatingProxy {
     }
     const headers = forwardedRequestHeaders(req.rawHeaders);
     if (!exchange.requestIdGiven) headers.push('x-request-id', exchange.requestId);
+    if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host, protocol: 'http' });
     const options: Dispatcher.DispatchOptions = {
       path: this.upstreamPrefix + exchange.path,
       method: exchange.method as Dispatcher.HttpMethod,
