@@ -44,25 +44,24 @@ export function forwardedRequestHeaders(raw: readonly string[]): string[] {
   return endToEndHeaders(raw, requestOnly);
 }
 
-/** Who reached the proxy: the client's address, the Host it asked for and the scheme it used. */
+/** Who reached the proxy: the client's address and the Host it asked for. */
 export interface ClientConnection {
   address: string | undefined;
   host: string | undefined;
-  protocol: 'http' | 'https';
 }
 
 /**
  * Adds the de facto forwarding headers to a request's forwarded list, in place: the client's
  * address appended to X-Forwarded-For (a proxy in front of this one may have started the list),
- * and X-Forwarded-Proto and X-Forwarded-Host unless an earlier proxy set them, since theirs name
- * what the original client used.
+ * and X-Forwarded-Proto (http: the proxy listens on plain http) and X-Forwarded-Host unless an
+ * earlier proxy set them, since theirs name what the original client used.
  */
 export function addForwardedHeaders(headers: string[], client: ClientConnection): void {
   const forwardedFor = headerIndex(headers, 'x-forwarded-for');
   const address = client.address ?? 'unknown';
   if (forwardedFor < 0) headers.push('X-Forwarded-For', address);
   else headers[forwardedFor + 1] = `${headers[forwardedFor + 1]}, ${address}`;
-  if (headerIndex(headers, 'x-forwarded-proto') < 0) headers.push('X-Forwarded-Proto', client.protocol);
+  if (headerIndex(headers, 'x-forwarded-proto') < 0) headers.push('X-Forwarded-Proto', 'http');
   if (headerIndex(headers, 'x-forwarded-host') < 0 && client.host !== undefined) headers.push('X-Forwarded-Host', client.host);
 }
 

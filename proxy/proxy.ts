@@ -277,7 +277,7 @@ export class ValidatingProxy {
     }
     const headers = forwardedRequestHeaders(req.rawHeaders);
     if (!exchange.requestIdGiven) headers.push('x-request-id', exchange.requestId);
-    if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host, protocol: 'http' });
+    if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host });
     const options: Dispatcher.DispatchOptions = {
       path: this.upstreamPrefix + exchange.path,
       method: exchange.method as Dispatcher.HttpMethod,
