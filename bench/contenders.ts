@@ -22,22 +22,15 @@ export function spawnContender(moduleUrl: string, kind: string, argument = ''): 
   });
 }
 
-/** CPU time (user + system, µs) the contender's process has spent so far. */
-export function cpuMicros(contender: Contender): Promise<number> {
-  return new Promise((resolve) => {
-    contender.child.once('message', (usage) => resolve((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system));
-    contender.child.send(CPU_REQUEST);
-  });
-}
-
 /**
- * CPU time (µs) the contender has spent once it has finished the work the load left behind (a
- * validating proxy's judging backlog): the load's exchanges are paid for in full.
+ * CPU time (user + system, µs) the contender's process has spent so far; with `settled`, read
+ * once it has finished the work the load left behind (a validating proxy's judging backlog), so
+ * the load's exchanges are paid for in full.
  */
-export function settledCpuMicros(contender: Contender): Promise<number> {
+export function cpuMicros(contender: Contender, { settled = false } = {}): Promise<number> {
   return new Promise((resolve) => {
     contender.child.once('message', (usage) => resolve((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system));
-    contender.child.send(SETTLED_CPU_REQUEST);
+    contender.child.send(settled ? SETTLED_CPU_REQUEST : CPU_REQUEST);
   });
 }
 

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { Pool } from 'undici';
 import { HOP_BY_HOP_HEADERS, startValidatingProxy } from '../proxy/index.ts';
-import { cpuMicros, serveIfContender, settledCpuMicros, spawnContender, type Contender, type StartedContender } from './contenders.ts';
+import { cpuMicros, serveIfContender, spawnContender, type Contender, type StartedContender } from './contenders.ts';
 
 const CONNECTIONS = 16;
 const LIST_SIZES = [10, 100];
@@ -227,7 +227,7 @@ export default async function proxyBench(): Promise<void> {
           // A slot ends when the contender has finished what the load left it (the validating
           // proxy's judging backlog): that time and CPU count against it, and the next slot
           // starts on a machine no longer busy with this one.
-          const cpuAfter = await settledCpuMicros(contender);
+          const cpuAfter = await cpuMicros(contender, { settled: true });
           const seconds = (performance.now() - started) / 1000;
           tally.requests += result.requests.total;
           tally.seconds += seconds;

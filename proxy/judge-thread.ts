@@ -24,10 +24,7 @@ export interface JudgedExchange {
 export type PostedBody = Exclude<BodyEvidence, { kind: 'captured' }> | { kind: 'shared'; offset: number; length: number };
 
 /** The evidence of one exchange as posted to the worker. */
-export interface PostedEvidence extends Omit<ExchangeEvidence, 'requestBody' | 'response'> {
-  requestBody: PostedBody;
-  response: { status: number; rawHeaders: string[]; body: PostedBody } | null;
-}
+export type PostedEvidence = ExchangeEvidence<PostedBody>;
 
 export interface JudgeBatch {
   evidence: PostedEvidence[];

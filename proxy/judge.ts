@@ -87,14 +87,17 @@ export function judgeResponse(contract: Contract, verdict: RequestVerdict, statu
   return findings;
 }
 
-/** Everything judging one exchange reads, as plain data: it can be judged on another thread. */
-export interface ExchangeEvidence {
+/**
+ * Everything judging one exchange reads, as plain data: it can be judged on another thread.
+ * `Body` is how the bodies travel (judge-thread.ts posts them as places in a shared ring).
+ */
+export interface ExchangeEvidence<Body = BodyEvidence> {
   method: string;
   path: string;
   requestHeaders: Headers;
-  requestBody: BodyEvidence;
+  requestBody: Body;
   /** The upstream's completed response; null when there is none to judge. */
-  response: { status: number; rawHeaders: string[]; body: BodyEvidence } | null;
+  response: { status: number; rawHeaders: string[]; body: Body } | null;
 }
 
 /** Findings of the request, and of the response and whole exchange when there is one. */
