@@ -89,10 +89,6 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     violationsFile?.end();
     throw new Error(`cannot listen on ${flags.host}: ${(error as Error).message}`);
   }
-  // The first line names both addresses; it goes to stderr when stdout carries the violations.
-  const banner = `las-conformance proxy: serving ${addresses.baseUrl} (upstream ${upstreamDisplay(flags.upstream)}), admin ${addresses.adminUrl}, mode ${flags.mode}\n`;
-  (violationsToStdout ? process.stderr : process.stdout).write(banner);
-
   const stop = async () => {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
@@ -100,8 +96,12 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     if (violationsFile) await new Promise<void>((resolve) => violationsFile.end(resolve));
     process.exitCode = 0;
   };
+  // Ready for signals before the addresses are printed: a script may stop the proxy as soon as it reads them.
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // The first line names both addresses; it goes to stderr when stdout carries the violations.
+  const banner = `las-conformance proxy: serving ${addresses.baseUrl} (upstream ${upstreamDisplay(flags.upstream)}), admin ${addresses.adminUrl}, mode ${flags.mode}\n`;
+  (violationsToStdout ? process.stderr : process.stdout).write(banner);
 }
 
 /** The --upstream-ca bundle; a clear error when it is unreadable, holds no certificate or has no use. */

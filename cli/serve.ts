@@ -78,9 +78,6 @@ async function runServe(flags: ServeFlags): Promise<void> {
     if (error instanceof UnknownFaultError || error instanceof InvalidServerOptionError) throw error;
     throw new Error(`cannot listen on ${flags.host}:${flags.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  process.stdout.write(`${server.baseUrl}\n${startBanner(server.baseUrl, flags, faults)}`);
-  logger.info({ baseUrl: server.baseUrl, faults }, 'reference server listening');
-
   const stop = async () => {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
@@ -88,8 +85,11 @@ async function runServe(flags: ServeFlags): Promise<void> {
     logger.info('reference server closed');
     process.exitCode = 0;
   };
+  // Ready for signals before the address is printed: a script may stop the server as soon as it reads it.
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  process.stdout.write(`${server.baseUrl}\n${startBanner(server.baseUrl, flags, faults)}`);
+  logger.info({ baseUrl: server.baseUrl, faults }, 'reference server listening');
 }
 
 /** A token the user supplied is never printed; the defaults are public test values. */
