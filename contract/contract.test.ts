@@ -44,6 +44,25 @@ describe('the requirement catalogue', () => {
     expect(incomplete.map((r) => r.id)).toEqual([]);
   });
 
+  it('names, for every MUST, the statement of the specification that makes it one: sections, then a paraphrase', () => {
+    const basis = /^[1-9]\d*(\.[1-9]\d*)?((, | to )[1-9]\d*(\.[1-9]\d*)?)*: \S.{19,}$/;
+    expect(contract.requirements.filter((r) => r.level === 'MUST' && !basis.test(r.basis ?? '')).map((r) => r.id)).toEqual([]);
+  });
+
+  it('gives a basis to MUST requirements only: a SHOULD or INFO rests on a convention or an open choice', () => {
+    expect(contract.requirements.filter((r) => r.level !== 'MUST' && r.basis !== undefined).map((r) => r.id)).toEqual([]);
+  });
+
+  it('names an existing requirement wherever serving a rejected request breaks another one', () => {
+    const dangling = contract.requirements.filter((r) => r.acceptedBreaks !== undefined && !contract.requirements.some((other) => other.id === r.acceptedBreaks));
+    expect(dangling.map((r) => r.id)).toEqual([]);
+  });
+
+  it('holds the success statuses of each operation in exactly one requirement', () => {
+    for (const operation of contract.operations) expect(contract.requirements.filter((r) => r.successOf === operation.operationId).map((r) => r.id), operation.operationId).toHaveLength(1);
+    expect(contract.requirements.filter((r) => r.successOf !== undefined && !contract.operations.some((o) => o.operationId === r.successOf)).map((r) => r.id)).toEqual([]);
+  });
+
   it('routes schema violations only from real operations', () => {
     const operations = ['generic', ...contract.operations.map((o) => o.operationId)];
     expect(contract.schemaFindingRoutes.filter((r) => r.operation !== undefined && !operations.includes(r.operation)).map((r) => r.requirement.id)).toEqual([]);
