@@ -70,7 +70,7 @@ const cases: CheckCase[] = [
   },
   { check: 'invalidAnswered2xx', description: 'a valid request answered 200', exchange: listing('filter[type]=portal&page[limit]=2&page[offset]=0', 200, page([])), findings: [] },
   { check: 'invalidAnswered2xx', description: 'an invalid request answered 400', exchange: listing('filter[type]=group', 400, errors({ status: '400' })), findings: [] },
-  { check: 'invalidAnswered2xx', description: 'missing credentials alone (reported by unauthenticatedAnswered2xx)', exchange: listing('filter[type]=user', 200, page([]), {}), findings: [] },
+  { check: 'invalidAnswered2xx', description: 'missing credentials alone (reported by unauthenticatedNot401)', exchange: listing('filter[type]=user', 200, page([]), {}), findings: [] },
 
   { check: 'serverError', description: 'malformed JSON answered 500', exchange: rawHighlightCreation('{"data":', 500), findings: [{ requirement: 'ERR-NO-5XX', pointer: '' }] },
   { check: 'serverError', description: 'a missing filter answered 503', exchange: listing('', 503), findings: [{ requirement: 'ERR-NO-5XX', pointer: '' }] },
