@@ -122,6 +122,13 @@ const cases: CheckCase[] = [
   { check: 'listPageArithmetic', description: 'no meta and no more items than the limit', exchange: listing('filter[type]=user&page[limit]=3&page[offset]=0', 200, page(groups(3))), findings: [] },
   { check: 'listPageArithmetic', description: 'no meta and more items than the limit', exchange: listing('filter[type]=user&page[limit]=2&page[offset]=0', 200, page(groups(3))), findings: [{ requirement: 'NG-PAGE-LENGTH', pointer: '/data' }] },
   { check: 'listPageArithmetic', description: 'a full page where the last holds 5', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=20', 200, page(groups(10, 20), { total: 25, pages: 3, page: 3, offset: 20, limit: 10 })), findings: [{ requirement: 'NG-PAGE-LENGTH', pointer: '/data' }] },
+  { check: 'listPageArithmetic', description: 'an empty page where items were due', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=10', 200, page([], { total: 25, pages: 3, page: 2, offset: 10, limit: 10 })), findings: [{ requirement: 'NG-PAGE-LENGTH', pointer: '/data' }] },
+  {
+    check: 'listPageArithmetic',
+    description: 'a shorter page, as from a page size cap meta.limit does not report (maximum page size is not shown)',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(4), { total: 25, pages: 3, page: 1, offset: 0, limit: 10 })),
+    findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }],
+  },
   { check: 'listPageArithmetic', description: 'meta.offset other than requested', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=10', 200, page(groups(10, 10), { total: 25, pages: 3, page: 2, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-OFFSET-ECHO', pointer: '/meta/offset' }] },
   { check: 'listPageArithmetic', description: 'meta.limit above the requested limit', exchange: listing('filter[type]=user&page[limit]=5&page[offset]=0', 200, page(groups(5), { total: 25, pages: 3, page: 1, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }] },
   { check: 'listPageArithmetic', description: 'meta.pages rounded down', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(10), { total: 25, pages: 2, page: 1, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-PAGES', pointer: '/meta/pages' }] },
