@@ -88,6 +88,8 @@ export interface Selection {
   grep?: string;
   grepInvert?: string;
   shard?: { current: number; total: number };
+  /** Other filters of the Playwright command line: test files, --project, --last-failed and the like. */
+  filters?: string[];
   /** Requests that could create records were not sent. */
   readOnly: boolean;
 }
@@ -319,6 +321,7 @@ export function unselectedReason(selection: Selection): string {
     ...(selection.grep !== undefined ? [`--grep ${JSON.stringify(selection.grep)}`] : []),
     ...(selection.grepInvert !== undefined ? [`--grep-invert ${JSON.stringify(selection.grepInvert)}`] : []),
     ...(selection.shard ? [`shard ${selection.shard.current}/${selection.shard.total}`] : []),
+    ...(selection.filters ?? []),
   ];
   return left.length > 0 ? `its cases were not selected (${left.join(', ')})` : UNCOVERED_REASON;
 }
