@@ -4,10 +4,12 @@
 // no SHOULD either), 1 when one did, 2 for a usage error or an unreachable target.
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
 import { collect, wholeNumber } from './options.ts';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
+import { SUMMARY_FILE } from '../reports/conformance-reporter.ts';
+import { reportToGithub } from '../reports/github.ts';
 import { FAULT_NAMES } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
 import { probeTarget, runSuite } from '../suites/runner.ts';
@@ -111,6 +113,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, reason: outcome.record?.verdictReason }, 'suite finished');
     if (!outcome.record) throw new Error(`the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
     if (outcome.record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their requirement ids, e.g. AUTH-401-MALFORMED`);
+    if (env.GITHUB_ACTIONS === 'true') reportToGithub(outcome.record, { stepSummaryFile: env.GITHUB_STEP_SUMMARY, summaryFile: join(reportDir, SUMMARY_FILE), write: (text) => process.stdout.write(text) });
     return outcome.record.verdict === 'passed' ? EXIT_OK : EXIT_FAILED;
   } catch (error) {
     log.error({ error: (error as Error).message }, 'run failed');

@@ -8,7 +8,9 @@ import { loadContract } from '../contract/index.ts';
 import { blockingLevels, CASE_REPORT_ATTACHMENT, REQUIREMENT_ANNOTATION, type CaseReport } from '../suites/case.ts';
 import type { FailLevel } from '../suites/settings.ts';
 import { TARGET_ENVIRONMENT } from '../targets/target.ts';
+import { failedRequirementsConsole } from './console-summary.ts';
 import { buildRecord, consoleSummary, summaryMarkdown, type CaseOutcome, type ReportPaths } from './record.ts';
+import { writeRecordRenderings } from './record-renderings.ts';
 
 export interface ConformanceReporterOptions {
   outputDir: string;
@@ -87,7 +89,9 @@ export default class ConformanceReporter implements Reporter {
     mkdirSync(this.outputDir, { recursive: true });
     writeFileSync(paths.conformance, `${JSON.stringify(record, null, 2)}\n`);
     writeFileSync(paths.summary, summaryMarkdown(record));
-    process.stdout.write(`\n${consoleSummary(record, paths, process.cwd())}`);
+    const renderings = writeRecordRenderings(record, this.outputDir);
+    const failures = failedRequirementsConsole(record);
+    process.stdout.write(`\n${failures}${failures ? '\n' : ''}${consoleSummary(record, { ...paths, junit: renderings.junit, html: renderings.certification }, process.cwd())}`);
   }
 
   private failLevel(): FailLevel {
