@@ -1,5 +1,5 @@
 // Judging one exchange with the contract module: route it, validate the request and the
-// response, run the exchange checks (PROFILE section 6). Pure: no I/O, no clocks, no state
+// response, run the exchange checks (docs/certification.md §6). Pure: no I/O, no clocks, no state
 // beyond what the caller passes in.
 import { checkExchange, headerValue, relativePath, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from '../contract/index.ts';
 import type { Contract, Finding, Headers, HttpRequest, HttpResponse, Location, Operation, ValidateOptions } from '../contract/index.ts';

@@ -140,7 +140,7 @@ const credentialsLast = (order: StageName[]): StageName[] => [...order.filter((s
 // --- The catalogue --------------------------------------------------------------------------
 
 const CATALOGUE: Fault[] = [
-  // Credentials (section 5; PROFILE 2)
+  // Credentials (section 5; docs/certification.md §2)
   {
     name: 'session-token-rejected',
     requirement: 'AUTH-SESSION-ACCEPTED',
@@ -207,7 +207,7 @@ const CATALOGUE: Fault[] = [
     hooks: { stageOrder: credentialsLast },
   },
 
-  // List NotificationGroups: filter and page bounds (section 4.1; PROFILE 4)
+  // List NotificationGroups: filter and page bounds (section 4.1; docs/certification.md §4)
   {
     name: 'filter-not-required',
     requirement: 'NG-FILTER-REQUIRED',
@@ -357,7 +357,7 @@ const CATALOGUE: Fault[] = [
     hooks: { included: (included, names) => (names.length > 0 ? Object.fromEntries(names.map((name) => [name, []])) : included) },
   },
 
-  // Error documents and media type (sections 4, 7; PROFILE 3)
+  // Error documents and media type (sections 4, 7; docs/certification.md §3)
   {
     name: 'error-status-number',
     requirement: 'ERR-STATUS-STRING',
@@ -406,7 +406,7 @@ const CATALOGUE: Fault[] = [
     hooks: { reply: (reply, context) => (reply.status === 400 && context.findings.some((f) => f.requirement === 'REQ-MALFORMED-JSON') ? withStatus(reply, 422) : reply) },
   },
 
-  // Create AttributeConfig and Create Highlight (sections 2.3, 2.4, 4.2, 4.3; PROFILE 5)
+  // Create AttributeConfig and Create Highlight (sections 2.3, 2.4, 4.2, 4.3; docs/certification.md §5)
   {
     name: 'attribute-config-created-200',
     requirement: 'AC-CREATE-201',

@@ -27,7 +27,7 @@ export interface CaseReport {
 
 export interface CaseRequest {
   operation: Operation;
-  /** Query string without `?`, in the kit's encoding (PROFILE 4), e.g. `filter[type]=portal`. */
+  /** Query string without `?`, in the kit's encoding (docs/certification.md §4), e.g. `filter[type]=portal`. */
   query?: string;
   /** The headers that carry (or deliberately fail to carry) credentials. */
   credentials: Record<string, string>;

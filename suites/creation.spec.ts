@@ -1,4 +1,4 @@
-// Creation (sections 2.3, 2.4, 4.2, 4.3; PROFILE 5): the complete and the minimal valid document
+// Creation (sections 2.3, 2.4, 4.2, 4.3; docs/certification.md §5): the complete and the minimal valid document
 // of each create operation are answered 201 (202 is recorded), and the contract checks the
 // created resource: shape, id, type, inUse, attributes echoed (SHOULD), relationships as sent.
 // Where a document names a record that does not exist, or repeats one already created, the

@@ -1,4 +1,4 @@
-// Credentials (section 5; PROFILE 2), for each of the three operations: every scheme accepted;
+// Credentials (section 5; docs/certification.md §2), for each of the three operations: every scheme accepted;
 // no, unknown, malformed and misplaced credentials answered 401 with an error document (and
 // WWW-Authenticate, SHOULD), before any validation; the forbidden credential answered 403.
 import type { Target } from '../targets/target.ts';

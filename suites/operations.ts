@@ -11,7 +11,7 @@ export interface OperationInput {
   document?: unknown;
 }
 
-/** Why the 403 cases are not run when the target names no forbidden credential (PROFILE 2). */
+/** Why the 403 cases are not run when the target names no forbidden credential (docs/certification.md §2). */
 export const NO_FORBIDDEN_TOKEN = 'no forbidden credential configured (--forbidden-token or LAS_FORBIDDEN_TOKEN)';
 
 export const contract = loadContract();
@@ -71,7 +71,7 @@ export function otherResourceType(type: unknown): string {
   return other;
 }
 
-/** A wrong primary `data.type` may be answered 409 as JSON:API has it (PROFILE 5); every other rejection is 400. */
+/** A wrong primary `data.type` may be answered 409 as JSON:API has it (docs/certification.md §5); every other rejection is 400. */
 export function rejectionStatuses(pointer: string): number[] {
   return pointer === '/data/type' ? [400, 409] : [400];
 }

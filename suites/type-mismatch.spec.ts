@@ -1,4 +1,4 @@
-// Type mismatch (sections 2.3, 2.4, 4.2, 4.3; PROFILE 5), generated from the schemas: for every
+// Type mismatch (sections 2.3, 2.4, 4.2, 4.3; docs/certification.md §5), generated from the schemas: for every
 // typed member of each create operation's body, nested ones included, each JSON type the schema
 // does not allow is sent in an otherwise complete document and must be answered 400, never 2xx
 // or 5xx. One case per member, one exchange per wrong type; a member added to the schema brings
