@@ -21,6 +21,14 @@ describe('the certification report as text', () => {
     expect(html).toContain('/errors/0/&lt;b&gt;');
   });
 
+  it('lists members a newer record adds, as they come', () => {
+    const record = { ...failedRun(), kit: { name: 'las-conformance', version: '0.2.0', commit: '4b3e1e0' }, selection: { grep: 'AUTH-401', shard: null }, inputsGiven: ['forbiddenToken', 'ownerUserId'] };
+    const html = certificationHtml(record);
+    expect(html).toContain('<dt>kit commit</dt><dd><span class="more-fact">4b3e1e0</span></dd>');
+    expect(html).toContain('<dt>selection</dt><dd><span class="more-fact">grep: AUTH-401; shard: none</span></dd>');
+    expect(html).toContain('<dt>inputsGiven</dt><dd><span class="more-fact">forbiddenToken, ownerUserId</span></dd>');
+  });
+
   it('shows a run verdict of incomplete and a waived requirement with its waiver', () => {
     const html = certificationHtml(waivedIncompleteRun());
     expect(html).toContain('<header id="verdict" class="banner incomplete"><div><h1>INCOMPLETE</h1>');

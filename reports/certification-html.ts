@@ -40,6 +40,31 @@ function anchor(requirement: RequirementRecord): string {
   return `evidence-${requirement.id}`;
 }
 
+// The record's members this page lays out itself; any other member (newer records add the kit's
+// commit, the contract's hash, versions, the selection, the inputs given) is listed as it comes.
+const LAID_OUT = new Set(['kit', 'spec', 'target', 'failLevel', 'startedAt', 'finishedAt', 'durationMs', 'runStatus', 'verdict', 'verdictReason', 'cases', 'tally', 'requirements']);
+const LAID_OUT_WITHIN: Record<string, Set<string>> = { kit: new Set(['name', 'version']), spec: new Set(['title', 'version']), target: new Set(['baseUrl']) };
+
+/** A value of the record as short text: scalars as they are, lists joined, objects as "name: value" pairs. */
+function plainValue(value: unknown): string {
+  if (value === null) return 'none';
+  if (value === undefined) return '';
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.map(plainValue).join(', ');
+  if (typeof value === 'object') return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k}: ${plainValue(v)}`).join('; ');
+  return String(value);
+}
+
+function moreFacts(record: ConformanceRecord): [string, string][] {
+  const fields = record as unknown as Record<string, unknown>;
+  const within = Object.entries(LAID_OUT_WITHIN).flatMap(([member, known]) => {
+    const value = fields[member];
+    if (value === null || typeof value !== 'object') return [];
+    return Object.entries(value as Record<string, unknown>).filter(([k]) => !known.has(k)).map(([k, v]): [string, string] => [`${member} ${k}`, plainValue(v)]);
+  });
+  const top = Object.entries(fields).filter(([k]) => !LAID_OUT.has(k)).map(([k, v]): [string, string] => [k, plainValue(v)]);
+  return [...within, ...top].map(([term, value]) => [escape(term), `<span class="more-fact">${escape(value)}</span>`]);
+}
+
 function runFacts(record: ConformanceRecord): string {
   const { total, passed, failed, notRun } = record.cases;
   const facts: [string, string][] = [
@@ -49,6 +74,7 @@ function runFacts(record: ConformanceRecord): string {
     ['Fails the run', `${escape(record.failLevel)} findings${record.failLevel === 'SHOULD' ? ' and MUST findings' : ''}`],
     ['Run', `${escape(record.startedAt)} to ${escape(record.finishedAt)} (${(record.durationMs / 1000).toFixed(1)} s), ended ${escape(record.runStatus)}`],
     ['Cases', `${total}: ${passed} passed, ${failed} failed, ${notRun} not run`],
+    ...moreFacts(record),
   ];
   return `<dl class="facts">${facts.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('')}</dl>`;
 }
