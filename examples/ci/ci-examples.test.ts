@@ -57,6 +57,12 @@ describe('the CI examples', () => {
     expect(githubCommands().slice(1).every((command) => command.startsWith('npx las-conformance '))).toBe(true);
   });
 
+  it('run the commands docs/ci.md shows', () => {
+    const guide = readFileSync(new URL('../../docs/ci.md', import.meta.url), 'utf8');
+    const shown = /```sh\n([\s\S]*?)```/.exec(guide)?.[1].trim().split('\n');
+    expect(shown).toEqual(githubCommands());
+  });
+
   it('give GitLab the per-requirement JUnit file the run writes', () => {
     const jobs = parseYaml(readFileSync(new URL('gitlab-ci.yml', import.meta.url), 'utf8')) as Record<string, { artifacts: { reports: { junit: string } } }>;
     const reportDir = /--report-dir (\S+)/.exec(gitlabCommands()[1])?.[1];
