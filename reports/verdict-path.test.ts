@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FullConfig, FullResult, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT, REQUIREMENT_ANNOTATION } from '../suites/case.ts';
@@ -95,7 +95,7 @@ async function runReporters(tokens: { session: string; pat: string }, cases: Cas
   const results = cases.map((c) => testResult(c, scrub));
   const config = { metadata: { failLevel: 'must' }, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig;
   const suite = { allTests: () => tests } as unknown as Suite;
-  const reporters = [new SecretScrubber(), new CaseVerdictReporter(), new ConformanceReporter({ outputDir: dir })];
+  const reporters: Reporter[] = [new SecretScrubber(), new CaseVerdictReporter(), new ConformanceReporter({ outputDir: dir })];
   for (const reporter of reporters) reporter.onBegin?.(config, suite);
   tests.forEach((test, i) => {
     for (const reporter of reporters) reporter.onTestEnd?.(test, results[i]);
