@@ -2,7 +2,8 @@
 // (filter-not-required breaks NG-FILTER-REQUIRED), behind a relay that sees what reaches the
 // target: a waiver hides its failure until its date and not after; a baseline fails only new
 // failures; --allow-partial passes a selection; --read-only sends nothing that could create a
-// record; --header reaches the target and is written nowhere.
+// record; --header reaches the target and is written nowhere; a create answered 202 (body not
+// shown) leaves what only a 201 body shows not run, never passed.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +36,12 @@ function startRelay(upstream: URL): Promise<Server> {
     const run = String(incoming.headers['x-run'] ?? 'preflight').replace(/^gate-run-/, '');
     seen.set(run, [...(seen.get(run) ?? []), { method: incoming.method ?? '', gatewayKey: incoming.headers['x-gateway-key'] as string | undefined }]);
     const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+      // The "accepted" run's target answers every creation 202 Accepted, without a body.
+      if (run === 'accepted' && answer.statusCode === 201) {
+        answer.resume();
+        outgoing.writeHead(202).end();
+        return;
+      }
       outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(outgoing);
     });
@@ -73,6 +80,7 @@ beforeAll(async () => {
     run('expired', ['--target', targetFile('expired', waiver('2000-01-01')), ...grep, '--allow-partial']),
     run('baseline', ['--target', targetFile('baseline', ''), ...grep, '--allow-partial', '--baseline', baseline]),
     run('read-only', ['--target', targetFile('read-only', ''), '--grep', 'CREATE-201|AUTH-SESSION-ACCEPTED', '--read-only']),
+    run('accepted', ['--target', targetFile('accepted', ''), '--grep', 'CREATE-201', '--allow-partial']),
   ]);
 }, 300_000);
 
@@ -125,6 +133,20 @@ describe('--read-only', () => {
     expect(verdictOf(record, 'AUTH-SESSION-ACCEPTED').verdict).toBe('passed');
     expect(record).toMatchObject({ verdict: 'incomplete', selection: { readOnly: true, whole: false }, gate: { result: 'incomplete' } });
     expect(result.code).toBe(3);
+  });
+});
+
+describe('a target that answers creations 202 Accepted', () => {
+  it('passes the status, records the 202, and reports what only a 201 body shows as not run, with the reason', () => {
+    const { result, record } = runs.get('accepted')!;
+    for (const id of ['AC-CREATE-201', 'HL-CREATE-201']) expect(verdictOf(record, id).verdict, id).toBe('passed');
+    expect(verdictOf(record, 'CREATE-202-ACCEPTED').evidence.length).toBeGreaterThan(0);
+    for (const id of ['AC-RESPONSE-SHAPE', 'AC-RESPONSE-INUSE', 'HL-RESPONSE-SHAPE', 'HL-RESPONSE-RELATIONSHIPS', 'RES-ID-STRING']) {
+      expect(verdictOf(record, id), id).toMatchObject({ verdict: 'not-run', reason: expect.stringMatching(/^the target answered 202 Accepted, whose body the specification does not show/) });
+    }
+    expect(record.notRun).toEqual(expect.arrayContaining(['HL-RESPONSE-SHAPE', 'AC-RESPONSE-INUSE']));
+    expect(record).toMatchObject({ verdict: 'incomplete', gate: { result: 'pass', allowPartial: true } });
+    expect(result.code).toBe(0);
   });
 });
 
