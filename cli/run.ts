@@ -4,10 +4,12 @@
 // operation with each token. The exit code is the record's gate (cli/exit-codes.ts).
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK } from './exit-codes.ts';
 import { collect, wholeNumber } from './options.ts';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
+import { SUMMARY_FILE } from '../reports/conformance-reporter.ts';
+import { reportToGithub } from '../reports/github.ts';
 import { FAULT_NAMES } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
 import { baselineFailing } from '../reports/diff.ts';
@@ -163,6 +165,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     if (!outcome.record) throw new Error(`the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
     const record = checkedRecord(reportDir);
     if (record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their requirement ids, e.g. AUTH-401-MALFORMED`);
+    if (env.GITHUB_ACTIONS === 'true') reportToGithub(record, { stepSummaryFile: env.GITHUB_STEP_SUMMARY, summaryFile: join(reportDir, SUMMARY_FILE), write: (text) => process.stdout.write(text) });
     return GATE_EXIT_CODES[record.gate.result];
   } catch (error) {
     log.error({ error: (error as Error).message }, 'run failed');

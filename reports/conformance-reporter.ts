@@ -13,7 +13,9 @@ import { runDescriptionOf, type FailLevel, type RunDescription } from '../suites
 import { settingsFromEnvironment, TARGET_ENVIRONMENT } from '../targets/target.ts';
 import { blockingLevels } from '../suites/case.ts';
 import { readCaseData } from './case-data.ts';
+import { failedRequirementsConsole } from './console-summary.ts';
 import { buildRecord, consoleSummary, summaryMarkdown, type CaseOutcome, type GatePolicy, type ReportPaths, type RunContext, type Selection } from './record.ts';
+import { writeRecordRenderings } from './record-renderings.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
 
 export interface ConformanceReporterOptions {
@@ -166,7 +168,9 @@ export default class ConformanceReporter implements Reporter {
     mkdirSync(this.outputDir, { recursive: true });
     writeFileSync(paths.conformance, `${JSON.stringify(record, null, 2)}\n`);
     writeFileSync(paths.summary, summaryMarkdown(record));
-    process.stdout.write(`\n${consoleSummary(record, paths, process.cwd())}`);
+    const renderings = writeRecordRenderings(record, this.outputDir);
+    const failures = failedRequirementsConsole(record);
+    process.stdout.write(`\n${failures}${failures ? '\n' : ''}${consoleSummary(record, { ...paths, junit: renderings.junit, html: renderings.certification }, process.cwd())}`);
     return undefined;
   }
 

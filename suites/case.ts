@@ -1,9 +1,9 @@
-// One conformance case at run time: it sends requests, runs the contract's checks on every
-// exchange (validateResponse, checkExchange), adds the case's own expectations, and turns the
+// One conformance case at run time: it sends requests, has the contract judge every exchange
+// (judgeExchange, the same path the proxy takes), adds the case's own expectations, and turns the
 // findings into the case's verdict. A finding is recorded under its own requirement id whatever
 // the case is about: the certification record is kept per requirement.
 import type { TestInfo } from '@playwright/test';
-import { checkExchange, MEDIA_TYPE, parseJson, validateRequest, validateResponse, type Contract, type Finding, type Level, type Operation } from '../contract/index.ts';
+import { judgeExchange, MEDIA_TYPE, parseJson, type Contract, type Finding, type Level, type Operation } from '../contract/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
 import { curlLine, type Evidence, type ExchangeSummary } from './evidence.ts';
@@ -46,7 +46,7 @@ export interface CaseVerdictData {
 
 export interface CaseRequest {
   operation: Operation;
-  /** Query string without `?`, in the kit's encoding (PROFILE 4), e.g. `filter[type]=portal`. */
+  /** Query string without `?`, in the kit's encoding (JSON:API's, as the specification shows none), e.g. `filter[type]=portal`. */
   query?: string;
   /** The headers that carry (or deliberately fail to carry) credentials. */
   credentials: Record<string, string>;
@@ -76,7 +76,9 @@ export interface CredentialHeaders {
   session: Record<string, string>;
   pat: Record<string, string>;
   legacy: Record<string, string>;
+  /** The forbidden session token in each scheme that carries a session token (section 5): `Bearer r:`, then the legacy header. */
   forbidden?: Record<string, string>;
+  forbiddenLegacy?: Record<string, string>;
   none: Record<string, string>;
 }
 
@@ -102,7 +104,7 @@ export function credentialHeaders(target: Target): CredentialHeaders {
     session: { authorization: `Bearer r:${sessionToken}` },
     pat: { authorization: `Bearer p:${pat}` },
     legacy: { [target.legacyHeader]: sessionToken },
-    ...(forbiddenToken ? { forbidden: { authorization: `Bearer r:${forbiddenToken}` } } : {}),
+    ...(forbiddenToken ? { forbidden: { authorization: `Bearer r:${forbiddenToken}` }, forbiddenLegacy: { [target.legacyHeader]: forbiddenToken } } : {}),
     none: {},
   };
 }
@@ -154,13 +156,7 @@ export class ConformanceCase {
     const response = sent.response;
     summary.status = response.status;
     const httpRequest = { method: operation.method, path: `${contract.basePath}${path}`, headers: this.asContractNamesIt(headers), bodyText };
-    const requestFindings = validateRequest(contract, operation, httpRequest);
-    const findings = [...validateResponse(contract, operation, response), ...checkExchange(contract, { operation, request: httpRequest, response, requestFindings })];
-    if (response.status >= 500 && !findings.some((f) => f.requirement === 'ERR-NO-5XX')) {
-      findings.push(contract.finding('ERR-NO-5XX', 'response', { message: `answered ${response.status}; no request may be answered with a 5xx status`, expected: 'a status below 500', actual: String(response.status) }));
-    }
-    // Request findings describe what the case sent on purpose; only the target's side is judged.
-    for (const finding of findings) if (finding.location !== 'request' && this.judgedBySuite(finding.requirement)) this.record(finding, summary);
+    for (const finding of suiteFindings(contract, judgeExchange(contract, httpRequest, response))) this.record(finding, summary);
     const parsed = parseJson(response.bodyText);
     return { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, summary };
   }
@@ -243,10 +239,17 @@ export class ConformanceCase {
     for (const [name, value] of Object.entries(headers)) renamed[name.toLowerCase() === target.legacyHeader.toLowerCase() ? contract.legacyHeader : name] = value;
     return renamed;
   }
-
-  private judgedBySuite(requirementId: string): boolean {
-    const checkedBy = this.context.contract.requirement(requirementId).checkedBy;
-    return checkedBy === undefined || checkedBy.includes('suite');
-  }
 }
 
+/**
+ * The findings of a judged exchange the suite reports: the target's side only (request findings
+ * describe what a case sent on purpose), and only requirements the suite judges.
+ */
+export function suiteFindings(contract: Contract, findings: Finding[]): Finding[] {
+  return findings.filter((f) => f.location !== 'request' && judgedBySuite(contract, f.requirement));
+}
+
+function judgedBySuite(contract: Contract, requirementId: string): boolean {
+  const checkedBy = contract.requirement(requirementId).checkedBy;
+  return checkedBy === undefined || checkedBy.includes('suite');
+}

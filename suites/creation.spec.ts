@@ -1,5 +1,5 @@
-// Creation (sections 2.3, 2.4, 4.2, 4.3; PROFILE 5): the complete and the minimal valid document
-// of each create operation are answered 201 (202 is recorded), and the contract checks the
+// Creation (sections 2.3, 2.4, 4.2, 4.3): the complete valid document of each create operation is
+// answered 201 (202 is recorded), the minimal one too or 400, and the contract checks the
 // created resource: shape, id, type, inUse, attributes echoed (SHOULD), relationships as sent.
 // Where a document names a record that does not exist, or repeats one already created, the
 // outcome is not shown; an error answer must still be an error document (SHOULD).
@@ -39,10 +39,13 @@ for (const operation of createOperations) {
     if (answer.status === 202) conformance.notRun([...covers, ...CREATED_BODY], ACCEPTED_REASON);
   });
 
-  test(...caseHeader({ title: `${operation.operationId}: a minimal valid document → ${success.join(' or ')}`, requirements: [created], covers: minimalCovers }), async ({ conformance }) => {
+  // Which attributes are required is not shown (sections 2.3, 2.4): a server may refuse a document without them.
+  test(...caseHeader({ title: `${operation.operationId}: a minimal valid document → ${success.join(' or ')}, or 400`, requirements: [created], covers: minimalCovers }), async ({ conformance }) => {
     const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: minimalDocument(operation, uniqueTag()) });
-    conformance.expectStatus(answer, success);
-    if (answer.status === 202) conformance.notRun([...covers.filter((id) => !id.endsWith('-RELATIONSHIPS')), ...CREATED_BODY], ACCEPTED_REASON);
+    conformance.expectStatus(answer, [...success, 400]);
+    const shown = [...covers.filter((id) => !id.endsWith('-RELATIONSHIPS')), ...CREATED_BODY];
+    if (answer.status === 202) conformance.notRun(shown, ACCEPTED_REASON);
+    if (answer.status === 400) conformance.notRun(shown, 'the target refused the minimal document with 400, as it may (which attributes are required is not shown), so no created resource was shown');
   });
 
   test(...caseHeader(

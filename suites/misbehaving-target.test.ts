@@ -87,7 +87,7 @@ describe('a run against a misbehaving target', () => {
   it('ends with exit code 1 and a verdict, every selected case having run', () => {
     expect(result.code).toBe(1);
     expect(record.runStatus).toBe('failed');
-    expect(record.cases).toEqual({ total: 8, passed: 0, failed: 5, notRun: 3 });
+    expect(record.cases).toEqual({ total: 11, passed: 0, failed: 5, notRun: 6 });
     expect(result.stdout).toMatch(/^Verdict: FAILED: /m);
   });
 

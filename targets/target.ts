@@ -286,7 +286,7 @@ function checkedCredentials(settings: TargetSettings): Credentials {
   }
   for (const name of names) {
     const token = settings[name];
-    // A token with spaces or commas cannot be read back from a header (PROFILE 2).
+    // A token with spaces or commas cannot be read back from a header (docs/certification.md §2).
     if (token !== undefined && /[\s,]/.test(token)) throw new TargetError(`the ${TOKEN_NAMES[name]} contains whitespace or a comma, so it cannot be sent in a header`);
   }
   for (const [i, a] of names.entries()) {
