@@ -7,7 +7,7 @@ import { completeDocument, fixtureMembers, minimalDocument, missingFixtures, PLA
 import { caseHeader, test } from './fixtures.ts';
 import type { ConformanceCase } from './case.ts';
 import type { Operation } from '../contract/index.ts';
-import { createOperations, successStatuses, uniqueTag } from './operations.ts';
+import { createOperations, noFixturesReason, successStatuses, uniqueTag } from './operations.ts';
 
 /** What each create operation's success is judged by, beyond the schema checks every answer gets. */
 const CREATION_REQUIREMENTS: Record<string, { created: string; covers: string[] }> = {
@@ -22,7 +22,7 @@ const ERROR_DOCUMENT = ['ERR-STATUS-STRING', 'ERR-OBJECT-MEMBERS', 'MEDIA-TYPE-R
 
 function skipWithoutFixtures(conformance: ConformanceCase, operation: Operation): void {
   const missing = missingFixtures(operation, conformance.target.fixtures);
-  test.skip(missing.length > 0, `the target names no ${missing.join(' or ')} fixture, the record a complete document refers to`);
+  test.skip(missing.length > 0, noFixturesReason(missing));
 }
 
 for (const operation of createOperations) {
