@@ -1,5 +1,6 @@
-// Creation (sections 2.3, 2.4, 4.2, 4.3; PROFILE 5): the complete and the minimal valid document
-// of each create operation are answered 201 (202 is recorded), and the contract checks the
+// Creation (sections 2.3, 2.4, 4.2, 4.3; PROFILE 5): the complete valid document of each create
+// operation is answered 201 (202 is recorded), the minimal one too unless the server requires
+// more attributes (400), and the contract checks the
 // created resource: shape, id, type, inUse, attributes echoed (SHOULD), relationships as sent.
 // Where a document names a record that does not exist, or repeats one already created, the
 // outcome is not shown; an error answer must still be an error document (SHOULD).
@@ -35,9 +36,11 @@ for (const operation of createOperations) {
     conformance.expectStatus(answer, success);
   });
 
-  test(...caseHeader({ title: `${operation.operationId}: a minimal valid document → ${success.join(' or ')}`, requirements: [created], covers: minimalCovers }), async ({ conformance }) => {
+  // Which attributes are required is not shown (sections 2.3, 2.4): a server may refuse the minimal
+  // document with 400; served, it is judged like any creation.
+  test(...caseHeader({ title: `${operation.operationId}: a minimal valid document → ${success.join(' or ')}, or 400 for attributes the server requires`, requirements: [created], covers: minimalCovers }), async ({ conformance }) => {
     const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: minimalDocument(operation, uniqueTag()) });
-    conformance.expectStatus(answer, success);
+    conformance.expectStatus(answer, [...success, 400]);
   });
 
   test(...caseHeader(
