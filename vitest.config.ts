@@ -22,5 +22,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', plainSummaryLine],
+    // Says once why the browser tests are skipped when no browser is found.
+    globalSetup: ['test-support/browser-notice.ts'],
   },
 });

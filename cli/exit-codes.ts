@@ -1,6 +1,15 @@
-// The kit's exit statuses, one table for every subcommand.
+// The kit's exit statuses, one table for every subcommand (README: "Exit codes").
 export const EXIT_OK = 0;
-/** A MUST requirement failed (or a SHOULD under --level should). */
+/** A MUST requirement failed (or a SHOULD under --level should), past waivers and baseline; `diff`: a regression; `verify`: the record does not hold. */
 export const EXIT_FAILED = 1;
-/** A usage error or an unreachable target. */
+/** A usage error, an unreachable or misconfigured target (preflight), or a verdict that cannot be read. */
 export const EXIT_USAGE = 2;
+/** Nothing failed, but requirements the run had to check were not run (a selection, a missing input); --allow-partial turns it into 0. */
+export const EXIT_INCOMPLETE = 3;
+
+export const EXIT_CODES: { code: number; meaning: string }[] = [
+  { code: EXIT_OK, meaning: 'passed: nothing failed (run: every requirement the run had to check ran, or --allow-partial; waived and baseline failures do not count)' },
+  { code: EXIT_FAILED, meaning: 'failed: a MUST requirement failed (with --level should, a SHOULD warned); diff: a requirement newly fails; verify: the record does not hold' },
+  { code: EXIT_USAGE, meaning: 'usage error, unreachable or misconfigured target (the preflight), or a verdict that cannot be read: one line says what to check' },
+  { code: EXIT_INCOMPLETE, meaning: 'incomplete: nothing failed, but requirements were not run (--grep, a shard, --read-only, no forbidden token or fixtures)' },
+];

@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { contractSummary } from './contract-summary.ts';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
+import { registerDiffCommand } from './diff.ts';
 import { registerProxyCommand } from './proxy.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 import { registerServeCommand } from './serve.ts';
+import { registerVerifyCommand } from './verify.ts';
 
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -29,6 +31,8 @@ export function buildProgram(): Command {
   registerReportCommand(program);
   registerRunCommand(program);
   registerServeCommand(program);
+  registerVerifyCommand(program);
+  registerDiffCommand(program);
 
   return program;
 }

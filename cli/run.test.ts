@@ -4,17 +4,23 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { runCli } from '../suites/test-support.ts';
 
 const TOKEN = 'cli-test-session-token-91ad';
 let dir: string;
+let reference: StartedReferenceServer;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'las-run-cli-'));
   writeFileSync(join(dir, 'typo.yaml'), 'baseUrl: http://127.0.0.1:9/v3\ncredentials:\n  sessionTokn: x\n');
+  reference = await startReferenceServer({ host: '127.0.0.1', port: 0 });
 });
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await reference?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 interface UsageCase {
   title: string;
@@ -36,6 +42,19 @@ const usageCases: UsageCase[] = [
   { title: 'a request timeout that is not a number', args: () => ['--request-timeout', 'soon'], stderr: /^las-conformance: --request-timeout must be a number, got "soon"$/ },
   { title: 'a target that does not answer', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--report-dir', join(dir, 'unreachable')], stderr: /^las-conformance: target http:\/\/127\.0\.0\.1:9\/v3 is unreachable: connect ECONNREFUSED 127\.0\.0\.1:9$/ },
   { title: 'a --grep no case matches', args: () => ['--grep', 'NO-SUCH-REQUIREMENT', '--report-dir', join(dir, 'grep')], stderr: /^las-conformance: no case matches --grep "NO-SUCH-REQUIREMENT"/ },
+  // The preflight: a misconfigured run stops before the suite, with what to check.
+  {
+    title: 'a session token the target refuses',
+    args: () => ['--base-url', reference.baseUrl, '--session-token', TOKEN, '--pat', DEFAULT_CREDENTIALS.pat, '--report-dir', join(dir, 'refused')],
+    stderr: /^las-conformance: GET http:\/\/127\.0\.0\.1:\d+\/v3\/notification-groups\?filter\[type\]=portal&page\[limit\]=1&page\[offset\]=0 with the session token \(Authorization: Bearer r:…\) was answered 401: the target refused the session token; check --session-token or LAS_SESSION_TOKEN/,
+  },
+  {
+    title: 'a base URL without /v3',
+    args: () => ['--base-url', reference.baseUrl.replace(/\/v3$/, ''), '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--report-dir', join(dir, 'no-v3')],
+    stderr: /was answered 404: the base URL must include the version root, e\.g\. https:\/\/staging\.example\.com\/v3/,
+  },
+  { title: 'a --header without a colon', args: () => ['--header', 'X-Gateway-Key'], stderr: /^las-conformance: --header must be "Name: value" with a valid header name \(got X-Gateway-Key without a colon\)$/ },
+  { title: 'a --ca file that does not exist', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--ca', join(dir, 'no-ca.pem')], stderr: /^las-conformance: the certificate authority file .*no-ca\.pem cannot be read \(ENOENT\)$/ },
 ];
 
 describe('las-conformance run, usage errors', () => {

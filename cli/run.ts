@@ -1,18 +1,25 @@
 // `las-conformance run`: the conformance suite against a target, or against the embedded
 // reference server when none is given. Reads the target from --target FILE, then the LAS_*
-// variables, then flags (later wins); exit 0 when no MUST requirement failed (with --level should,
-// no SHOULD either), 1 when one did, 2 for a usage error or an unreachable target.
-import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
+// variables, then flags (later wins). Before the suite, a preflight asks the target's list
+// operation with each token. The exit code is the record's gate (cli/exit-codes.ts).
+import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK } from './exit-codes.ts';
 import { collect, wholeNumber } from './options.ts';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
+import { SUMMARY_FILE } from '../reports/conformance-reporter.ts';
+import { reportToGithub } from '../reports/github.ts';
 import { FAULT_NAMES } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
-import { probeTarget, runSuite } from '../suites/runner.ts';
-import { DEFAULT_REPORT_DIR, type FailLevel } from '../suites/settings.ts';
-import { mergeSettings, numberSetting, readTargetFile, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
+import { baselineFailing } from '../reports/diff.ts';
+import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
+import type { ConformanceRecord, GateResult } from '../reports/record.ts';
+import { contractSha256 } from '../reports/run-context.ts';
+import { readRecordFile, recordProblems } from '../reports/verify.ts';
+import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
+import { DEFAULT_REPORT_DIR, type FailLevel, type RunDescription } from '../suites/settings.ts';
+import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
 
 export interface RunFlags {
   baseUrl?: string;
@@ -25,12 +32,21 @@ export interface RunFlags {
   collectionItemId?: string;
   requestTimeout?: string;
   maxBodyMib?: string;
-  reportDir: string;
+  /** Absent: a new timestamped directory under reports/, with reports/latest pointing at it. */
+  reportDir?: string;
   grep?: string;
   workers?: number;
   level: FailLevel;
   fault: string[];
+  allowPartial?: boolean;
+  baseline?: string;
+  readOnly?: boolean;
+  ca?: string;
+  header: string[];
 }
+
+/** The exit code of each gate result. */
+export const GATE_EXIT_CODES: Record<GateResult, number> = { pass: EXIT_OK, fail: EXIT_FAILED, incomplete: EXIT_INCOMPLETE };
 
 export function registerRunCommand(program: Command): void {
   program
@@ -46,8 +62,13 @@ export function registerRunCommand(program: Command): void {
     .option('--collection-item-id <id>', 'an existing collection item id (LAS_COLLECTION_ITEM_ID)')
     .option('--request-timeout <ms>', 'how long one request may take (LAS_REQUEST_TIMEOUT_MS; default 10000)')
     .option('--max-body-mib <n>', 'the largest answer the kit reads, in MiB (LAS_MAX_BODY_MIB; default 8)')
-    .option('--report-dir <dir>', 'where the reports go', DEFAULT_REPORT_DIR)
-    .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401')
+    .option('--report-dir <dir>', `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest)`)
+    .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401 (the verdict is then incomplete)')
+    .option('--allow-partial', 'exit 0 when nothing failed though requirements were not run (--grep, --read-only, no forbidden token or fixtures); the record says so')
+    .option('--baseline <file>', 'a previous conformance.json: only requirements failing now and not then fail the run')
+    .option('--read-only', 'send no request that could create a record on the target; creation cases are reported not run')
+    .option('--ca <file>', 'PEM certificate authorities to trust besides Node\'s, for a target behind an internal authority (LAS_CA_FILE)')
+    .option('--header <header>', "repeatable: 'Name: value' sent with every request, e.g. a gateway key; the value is never written anywhere (LAS_HEADERS)", collect, [])
     .option('--workers <n>', 'parallel Playwright workers (default: one per core)', wholeNumber(1))
     .addOption(new Option('--level <level>', 'what fails the run: must, or should for MUST and SHOULD').choices(['must', 'should']).default('must'))
     .option('--fault <name>', `embedded reference server only, repeatable: switch on a fault (${FAULT_NAMES.length} known, e.g. ${FAULT_NAMES[0]})`, collect, [])
@@ -67,6 +88,8 @@ function flagSettings(flags: RunFlags): TargetSettings {
     collectionItemId: flags.collectionItemId,
     requestTimeoutMs: flags.requestTimeout === undefined ? undefined : numberSetting(flags.requestTimeout, '--request-timeout'),
     maxBodyMiB: flags.maxBodyMib === undefined ? undefined : numberSetting(flags.maxBodyMib, '--max-body-mib'),
+    caFile: flags.ca,
+    headers: flags.header.length === 0 ? undefined : Object.fromEntries(flags.header.map((line) => parseHeaderLine(line, '--header'))),
   };
 }
 
@@ -90,12 +113,37 @@ function runLogger(reportDir: string): Logger {
 }
 
 function describeTarget(target: Target, embedded: boolean, faults: string[]) {
-  return { baseUrl: target.baseUrl, embedded, faults, legacyHeader: target.legacyHeader, forbiddenTokenGiven: target.credentials.forbiddenToken !== undefined, fixtures: Object.keys(target.fixtures), limits: target.limits };
+  // Header names only, never their values.
+  return { baseUrl: target.baseUrl, embedded, faults, legacyHeader: target.legacyHeader, forbiddenTokenGiven: target.credentials.forbiddenToken !== undefined, fixtures: Object.keys(target.fixtures), limits: target.limits, caGiven: target.caFile !== undefined, headers: Object.keys(target.extraHeaders ?? {}) };
+}
+
+/** What the record is told about the run: waivers from the target file, the baseline's failures, the switches. */
+export function runDescription(flags: RunFlags): RunDescription {
+  const ids = loadContract().requirements.map((r) => r.id);
+  const waivers = flags.target ? readTargetWaivers(flags.target, ids) : [];
+  const baseline = flags.baseline === undefined ? undefined : { file: flags.baseline, failing: baselineFailing(flags.baseline) };
+  return {
+    readOnly: flags.readOnly === true,
+    ...(flags.grep !== undefined ? { grep: flags.grep } : {}),
+    allowPartial: flags.allowPartial === true,
+    waivers,
+    ...(baseline ? { baseline } : {}),
+  };
+}
+
+/** The record the suite left, checked: a record that does not hold its own shape or verdict is no verdict. */
+function checkedRecord(reportDir: string): ConformanceRecord {
+  const value = readRecordFile(resolve(reportDir, 'conformance.json'));
+  const problems = recordProblems(value, loadContract(), contractSha256());
+  if (problems.length > 0) throw new Error(`the record the suite wrote cannot be read as a verdict: ${problems[0]}`);
+  return value as ConformanceRecord;
 }
 
 export async function runCommand(flags: RunFlags, env: Record<string, string | undefined>): Promise<number> {
   const settings = runSettings(flags, env);
-  const reportDir = resolve(flags.reportDir);
+  const description = runDescription(flags);
+  const timestamped = flags.reportDir === undefined;
+  const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
   const log = runLogger(reportDir);
   let embedded: EmbeddedTarget | undefined;
   try {
@@ -105,13 +153,20 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     }
     const target = resolveTarget(mergeSettings(settings, embedded?.settings ?? {}), loadContract().legacyHeader);
     log.info({ target: describeTarget(target, embedded !== undefined, flags.fault) }, 'target');
-    const probeStatus = await probeTarget(target);
-    log.info({ status: probeStatus }, 'probe answered');
-    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep: flags.grep, baseEnvironment: env, output: 'inherit' });
-    log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, reason: outcome.record?.verdictReason }, 'suite finished');
+    if (embedded) log.info({ status: await probeTarget(target) }, 'probe answered');
+    else {
+      await preflight(target);
+      log.info('preflight passed');
+    }
+    const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: [] } } : {}) };
+    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep: flags.grep, baseEnvironment: env, output: 'inherit', run });
+    if (timestamped) pointLatestAt(reportDir);
+    log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
     if (!outcome.record) throw new Error(`the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
-    if (outcome.record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their requirement ids, e.g. AUTH-401-MALFORMED`);
-    return outcome.record.verdict === 'passed' ? EXIT_OK : EXIT_FAILED;
+    const record = checkedRecord(reportDir);
+    if (record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their requirement ids, e.g. AUTH-401-MALFORMED`);
+    if (env.GITHUB_ACTIONS === 'true') reportToGithub(record, { stepSummaryFile: env.GITHUB_STEP_SUMMARY, summaryFile: join(reportDir, SUMMARY_FILE), write: (text) => process.stdout.write(text) });
+    return GATE_EXIT_CODES[record.gate.result];
   } catch (error) {
     log.error({ error: (error as Error).message }, 'run failed');
     throw error;

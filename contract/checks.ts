@@ -2,7 +2,7 @@
 // proxy. Each check is a small pure function with a declared scope; an empty list means it holds.
 import type { Contract, Operation } from './contract.ts';
 import { headerValue, readCredentials } from './credentials.ts';
-import { hasValueAt, resolvePointer } from './resolve.ts';
+import { escapeToken, hasValueAt, resolvePointer } from './resolve.ts';
 import { parsedBody, parseQuery, queryString } from './validate.ts';
 import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
 import { isDeepStrictEqual } from 'node:util';
@@ -38,12 +38,34 @@ function errorObjects(response: HttpResponse): Json[] {
   return Array.isArray(errors) ? errors.filter((e): e is Json => e !== null && typeof e === 'object') : [];
 }
 
-const unauthenticatedAnswered2xx: ExchangeCheck = {
-  name: 'unauthenticatedAnswered2xx',
-  appliesTo: (x) => x.operation !== null && is2xx(x.response.status),
+/**
+ * The request findings that say a server must refuse the request: a MUST the client broke. What
+ * a server that serves it anyway breaks is the catalogue's `acceptedBreaks`.
+ */
+export function refusableFindings(requestFindings: Finding[]): Finding[] {
+  return requestFindings.filter(isRequestProblem);
+}
+
+/** True when a specified operation answered 2xx to a request the contract says it must refuse. */
+export function acceptsRefusable(exchange: Pick<Exchange, 'operation' | 'response' | 'requestFindings'>): boolean {
+  return exchange.operation !== null && is2xx(exchange.response.status) && exchange.requestFindings.some(isRequestProblem);
+}
+
+const hasNoCredentials = (contract: Contract, x: Exchange) => readCredentials(x.request.headers, contract.legacyHeader).kind === 'none';
+const isCredentialProblem = (f: Finding) => f.requirement === 'AUTH-CREDENTIALS-PRESENT';
+
+// Section 5: an unauthenticated request yields 401, whatever else is wrong with it. Visible in one
+// exchange when it carries no credentials at all and is served or answered another listed status.
+const unauthenticatedNot401: ExchangeCheck = {
+  name: 'unauthenticatedNot401',
+  appliesTo: (x) => x.operation !== null && x.response.status !== 401 && (is2xx(x.response.status) || (x.response.status >= 400 && x.response.status < 500 && x.operation.statuses.includes(x.response.status))),
   run(contract, x) {
-    if (readCredentials(x.request.headers, contract.legacyHeader).kind !== 'none') return [];
-    return [contract.finding('AUTH-401-NO-CREDENTIALS', 'exchange', { message: `a request without credentials was answered ${x.response.status}`, expected: '401', actual: String(x.response.status) })];
+    if (!hasNoCredentials(contract, x)) return [];
+    const status = x.response.status;
+    const validatedFirst = status === 400 && x.requestFindings.some((f) => isRequestProblem(f) && !isCredentialProblem(f));
+    const requirement = validatedFirst ? 'AUTH-401-BEFORE-400' : 'AUTH-401-NO-CREDENTIALS';
+    const message = validatedFirst ? 'a request without credentials was answered 400: credentials are judged before the request is validated' : `a request without credentials was answered ${status}`;
+    return [contract.finding(requirement, 'exchange', { message, expected: '401', actual: String(status) })];
   },
 };
 
@@ -51,21 +73,47 @@ const invalidAnswered2xx: ExchangeCheck = {
   name: 'invalidAnswered2xx',
   appliesTo: (x) => x.operation !== null && is2xx(x.response.status),
   run(contract, x) {
-    // Each broken requirement once: the exchange shows the server accepted what it must refuse.
-    const problems = x.requestFindings.filter((f) => isRequestProblem(f) && f.requirement !== 'AUTH-CREDENTIALS-PRESENT');
-    const firstPerRequirement = problems.filter((f, i) => problems.findIndex((g) => g.requirement === f.requirement) === i);
-    return firstPerRequirement.map((problem) =>
-      contract.finding(problem.requirement, 'exchange', { pointer: problem.pointer, message: `a request the contract rejects (${problem.message}) was answered ${x.response.status}`, expected: '4xx', actual: String(x.response.status) }),
+    // Each broken requirement once, under what serving it breaks: the exchange shows the server accepted what it must refuse.
+    const problems = refusableFindings(x.requestFindings).filter((f) => !isCredentialProblem(f));
+    const broken = problems.map((problem) => ({ problem, requirement: contract.requirementBrokenByAccepting(problem.requirement).id }));
+    const firstPerRequirement = broken.filter((b, i) => broken.findIndex((c) => c.requirement === b.requirement) === i);
+    return firstPerRequirement.map(({ problem, requirement }) =>
+      contract.finding(requirement, 'exchange', { pointer: problem.pointer, message: `a request the contract rejects (${problem.message}) was answered ${x.response.status}`, expected: '4xx', actual: String(x.response.status) }),
     );
   },
 };
 
-const serverErrorOnBadInput: ExchangeCheck = {
-  name: 'serverErrorOnBadInput',
-  appliesTo: (x) => x.response.status >= 500,
+const unlistedSuccess: ExchangeCheck = {
+  name: 'unlistedSuccess',
+  appliesTo: (x) => x.operation !== null && is2xx(x.response.status) && !x.operation.statuses.includes(x.response.status),
   run(contract, x) {
-    if (!x.requestFindings.some(isRequestProblem)) return [];
-    return [contract.finding('ERR-NO-5XX', 'exchange', { message: `an invalid request was answered ${x.response.status}; it must be answered 4xx`, expected: '4xx', actual: String(x.response.status) })];
+    // A request that must be refused is judged by the checks above, once.
+    if (x.requestFindings.some(isRequestProblem)) return [];
+    const operation = x.operation!;
+    const listed = operation.statuses.filter(is2xx).join(' or ');
+    return [contract.finding(contract.successRequirement(operation.operationId).id, 'response', { message: `${operation.operationId} answered ${x.response.status}, a success status it does not list (${listed})`, expected: listed, actual: String(x.response.status) })];
+  },
+};
+
+const statusListed: ExchangeCheck = {
+  name: 'statusListed',
+  appliesTo: (x) => x.operation !== null && !is2xx(x.response.status) && x.response.status < 500,
+  run(contract, x) {
+    const operation = x.operation!;
+    const status = x.response.status;
+    if (operation.statuses.includes(status) || contract.genericStatuses.has(status)) return [];
+    return [contract.finding('EXCH-STATUS-LISTED', 'response', { message: `status ${status} is not listed for ${operation.operationId} (listed: ${operation.statuses.join(', ')})`, expected: operation.statuses.join(', '), actual: String(status) })];
+  },
+};
+
+// Sections 4.1 to 4.3 list every status the three operations answer and section 7 names them; none is 5xx.
+const serverError: ExchangeCheck = {
+  name: 'serverError',
+  appliesTo: (x) => x.operation !== null && x.response.status >= 500,
+  run(contract, x) {
+    const status = String(x.response.status);
+    const message = x.requestFindings.some(isRequestProblem) ? `an invalid request was answered ${status}; it must be answered 4xx` : `a valid request was answered ${status}`;
+    return [contract.finding('ERR-NO-5XX', 'exchange', { message, expected: 'a status the operation lists', actual: status })];
   },
 };
 
@@ -167,7 +215,10 @@ const listPageArithmetic: ExchangeCheck = {
     if (effectiveLimit >= 1) {
       const offset = requested.offset ?? meta.offset;
       const expectedLength = Math.min(effectiveLimit, Math.max(0, meta.total - offset));
-      if (length !== expectedLength) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${effectiveLimit} it should hold ${expectedLength}`, expectedLength, length);
+      // The maximum page size is not shown (section 8): a shorter page than was due may be a cap
+      // of `length` that meta.limit does not report, which only breaks the SHOULD on meta.limit.
+      if (length >= 1 && length < expectedLength) fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `data holds ${length} items where ${expectedLength} were due: a page size cap of ${length} that meta.limit (${meta.limit}) does not report`, `≤ ${length}`, meta.limit);
+      else if (length !== expectedLength) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${effectiveLimit} it should hold ${expectedLength}`, expectedLength, length);
       const page = Math.floor(offset / effectiveLimit) + 1;
       if (meta.page !== page) fail('NG-META-PAGE-NUMBER', '/meta/page', `meta.page is ${meta.page}, floor(offset ${offset} / limit ${effectiveLimit}) + 1 is ${page}`, page, meta.page);
     }
@@ -230,12 +281,28 @@ const createdResourceEchoes: ExchangeCheck = {
         : `attribute ${name} did not come back as it was sent`;
       findings.push(contract.finding(echoRequirement[x.operation!.operationId], 'response', { pointer: `/data/attributes/${name}`, message, expected: shown(value), actual: shown(createdAttributes[name]) }));
     }
-    if (x.operation!.operationId === 'createHighlight' && sent.relationships !== undefined && !sameJson(created.relationships, sent.relationships)) {
-      findings.push(contract.finding('HL-RESPONSE-RELATIONSHIPS', 'response', { pointer: '/data/relationships', message: 'relationships of the created Highlight differ from those sent', expected: shown(sent.relationships), actual: shown(created.relationships) }));
-    }
+    if (x.operation!.operationId === 'createHighlight') findings.push(...relationshipLinkageFindings(contract, sent.relationships, created.relationships, shown));
     return findings;
   },
 };
+
+const asObject = (value: unknown): Json => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
+
+/**
+ * Section 4.3: the created Highlight's relationships are those of the request. What a relationship
+ * links to (`data`) is held; `links` and `meta` are optional members a server may add or drop.
+ */
+function relationshipLinkageFindings(contract: Contract, sent: unknown, created: unknown, shown: (value: unknown) => string | undefined): Finding[] {
+  const createdRelationships = asObject(created);
+  return Object.entries(asObject(sent)).flatMap(([name, relationship]) => {
+    const linkage = asObject(relationship);
+    if (!('data' in linkage)) return [];
+    const came = asObject(createdRelationships[name]).data;
+    if (sameJson(came, linkage.data)) return [];
+    const pointer = `/data/relationships/${escapeToken(name)}/data`;
+    return [contract.finding('HL-RESPONSE-RELATIONSHIPS', 'response', { pointer, message: `relationship ${name} of the created Highlight does not link to what was sent`, expected: shown(linkage.data), actual: shown(came) })];
+  });
+}
 
 const acceptedWithoutBody: ExchangeCheck = {
   name: 'acceptedWithoutBody',
@@ -244,9 +311,11 @@ const acceptedWithoutBody: ExchangeCheck = {
 };
 
 export const exchangeChecks: ExchangeCheck[] = [
-  unauthenticatedAnswered2xx,
+  unauthenticatedNot401,
   invalidAnswered2xx,
-  serverErrorOnBadInput,
+  unlistedSuccess,
+  statusListed,
+  serverError,
   errorStatusMatches,
   wwwAuthenticateOn401,
   errorSourcePointerResolves,

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadContract, route, validateRequest } from './index.ts';
+import { parse as parseYaml } from 'yaml';
+import { createAjv, loadContract, route, SCHEMA_DIR, validateRequest } from './index.ts';
 
 describe('loadContract', () => {
   it('compiles once per process and returns the same contract', () => {
@@ -42,6 +43,32 @@ describe('the requirement catalogue', () => {
   it('gives every requirement a level, a section of the specification and a sentence', () => {
     const incomplete = contract.requirements.filter((r) => !['MUST', 'SHOULD', 'INFO'].includes(r.level) || !/^[1-9]\d*(\.[1-9]\d*)?$/.test(r.section) || r.text.trim() === '');
     expect(incomplete.map((r) => r.id)).toEqual([]);
+  });
+
+  it('matches its own JSON Schema (schemas/requirements.schema.json)', () => {
+    const validate = createAjv().compile(JSON.parse(readFileSync(`${SCHEMA_DIR}requirements.schema.json`, 'utf8')));
+    const valid = validate(parseYaml(readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8')));
+    expect(validate.errors ?? [], 'schema errors').toEqual([]);
+    expect(valid).toBe(true);
+  });
+
+  it('names, for every MUST, the statement of the specification that makes it one: sections, then a paraphrase', () => {
+    const basis = /^[1-9]\d*(\.[1-9]\d*)?((, | to )[1-9]\d*(\.[1-9]\d*)?)*: \S.{19,}$/;
+    expect(contract.requirements.filter((r) => r.level === 'MUST' && !basis.test(r.basis ?? '')).map((r) => r.id)).toEqual([]);
+  });
+
+  it('gives a basis to MUST requirements only: a SHOULD or INFO rests on a convention or an open choice', () => {
+    expect(contract.requirements.filter((r) => r.level !== 'MUST' && r.basis !== undefined).map((r) => r.id)).toEqual([]);
+  });
+
+  it('names an existing requirement wherever serving a rejected request breaks another one', () => {
+    const dangling = contract.requirements.filter((r) => r.acceptedBreaks !== undefined && !contract.requirements.some((other) => other.id === r.acceptedBreaks));
+    expect(dangling.map((r) => r.id)).toEqual([]);
+  });
+
+  it('holds the success statuses of each operation in exactly one requirement', () => {
+    for (const operation of contract.operations) expect(contract.requirements.filter((r) => r.successOf === operation.operationId).map((r) => r.id), operation.operationId).toHaveLength(1);
+    expect(contract.requirements.filter((r) => r.successOf !== undefined && !contract.operations.some((o) => o.operationId === r.successOf)).map((r) => r.id)).toEqual([]);
   });
 
   it('routes schema violations only from real operations', () => {

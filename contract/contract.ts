@@ -107,6 +107,18 @@ export class Contract {
     return requirement;
   }
 
+  /** The requirement a server breaks by answering 2xx to a request that breaks `requirementId`. */
+  requirementBrokenByAccepting(requirementId: string): Requirement {
+    return this.requirement(this.requirement(requirementId).acceptedBreaks ?? requirementId);
+  }
+
+  /** The requirement a 2xx status the operation does not list breaks. */
+  successRequirement(operationId: string): Requirement {
+    const requirement = this.requirements.find((r) => r.successOf === operationId);
+    if (!requirement) throw new Error(`no requirement holds the success statuses of ${operationId}`);
+    return requirement;
+  }
+
   operation(operationId: string): Operation {
     const operation = this.operations.find((o) => o.operationId === operationId);
     if (!operation) throw new Error(`unknown operation ${operationId}`);

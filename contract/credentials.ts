@@ -1,4 +1,4 @@
-// Reads which of the three credential schemes a request uses (section 5; PROFILE 2). Judging
+// Reads which of the three credential schemes a request uses (section 5). Judging
 // whether a token is valid is the server's business; this only reads the shape.
 import type { Headers } from './types.ts';
 

@@ -2,7 +2,9 @@
 export { Contract, loadContract, createAjv, querySchema, MEDIA_TYPE, SCHEMA_DIR } from './contract.ts';
 export type { Operation, CompiledRoute, SchemaViolation } from './contract.ts';
 export { route, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody } from './validate.ts';
-export { checkExchange, exchangeChecks } from './checks.ts';
+export { checkExchange, exchangeChecks, refusableFindings, acceptsRefusable } from './checks.ts';
+export { judgeExchange, judgeRequest, judgeResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from './judge.ts';
+export type { JudgedRequest } from './judge.ts';
 export type { Exchange, ExchangeCheck } from './checks.ts';
 export { readCredentials, headerValue, DEFAULT_LEGACY_HEADER } from './credentials.ts';
 export type { CredentialReading, Scheme } from './credentials.ts';

@@ -1,5 +1,5 @@
 // Golden cases of query parsing for List NotificationGroups: the bracket convention the kit
-// reads deepObject parameters with (PROFILE 4; the encoding itself is not shown, section 4.4).
+// reads deepObject parameters with (JSON:API's; the encoding itself is not shown, section 4.4).
 import { describe, expect, it } from 'vitest';
 import { loadContract, parseQuery, validateRequest } from './index.ts';
 
@@ -43,7 +43,7 @@ const golden: { description: string; query: string; expected: Record<string, unk
   { description: 'a negative number is a number', query: 'page[offset]=-5', expected: { page: { offset: -5 } } },
   { description: 'a fraction is a number', query: 'page[limit]=1.5', expected: { page: { limit: 1.5 } } },
   // Surrounding spaces are ignored as Number() and most servers ignore them; the encoding is not
-  // shown, so refusing them would fail a correct server (PROFILE rule zero).
+  // shown, so refusing them would fail a correct server (an open choice is never failed).
   { description: 'a number with a leading space (+) is a number', query: 'page[limit]=+5', expected: { page: { limit: 5 } } },
   { description: 'a number with an encoded leading space is a number', query: 'page[limit]=%205', expected: { page: { limit: 5 } } },
   { description: 'an encoded plus sign is a signed number', query: 'page[limit]=%2B5', expected: { page: { limit: 5 } } },

@@ -1,4 +1,4 @@
-// Query strings in the bracket convention the kit uses for deepObject parameters (PROFILE 4):
+// Query strings in the bracket convention the kit uses for deepObject parameters (JSON:API's, as section 4.4 shows none):
 // `filter[type]=portal`, `page[limit]=10&page[offset]=0`, `include=a,b`. Values are coerced to
 // the JSON type their schema asks for only when they really are of it, so `page[limit]=abc`
 // stays the string "abc" and fails validation as a string rather than disappearing.

@@ -63,7 +63,7 @@ function casesOfMember(member: BodyMember, example: SchemaCase): SchemaCase[] {
   for (const type of wrongTypes(member)) cases.push(broken(`${where} as ${type}`, valueAt(example.data, member.pointer, SAMPLE_OF_TYPE[type])));
   if (member.enum) cases.push(broken(`${where} outside its allowed values`, valueAt(example.data, member.pointer, outsideOf(member.enum))));
   if (member.const !== undefined) cases.push(broken(`${where} other than ${JSON.stringify(member.const)}`, valueAt(example.data, member.pointer, outsideOf([member.const]))));
-  // PROFILE 5: the full sets of these values are not shown, so another string is never wrong.
+  // Section 2.3: the full sets of these values are not shown, so another string is never wrong.
   if (member.valuesSeen) cases.push({ description: `${where} with a value not seen in the specification`, data: valueAt(example.data, member.pointer, outsideOf(member.valuesSeen)), valid: true, spec: example.spec });
   return cases;
 }

@@ -16,7 +16,19 @@ export interface Requirement {
   level: Level;
   section: string;
   text: string;
+  /**
+   * For a MUST: the statement of the specification that makes it one (section and a paraphrase).
+   * A requirement resting only on a convention or an open choice is SHOULD or INFO and has none.
+   */
+  basis?: string;
   schemaFindings?: SchemaFindingRoute[];
+  /**
+   * For a requirement on what a client sends: the requirement a server breaks by answering such a
+   * request 2xx; this requirement itself when absent.
+   */
+  acceptedBreaks?: string;
+  /** The operation whose success statuses this requirement holds: a 2xx it does not list breaks it. */
+  successOf?: string;
   /** The parts of the kit that can judge it; both when absent (requirements.yaml). */
   checkedBy?: ('suite' | 'proxy')[];
 }

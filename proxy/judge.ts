@@ -1,11 +1,13 @@
-// Judging one exchange with the contract module: route it, validate the request and the
-// response, run the exchange checks (PROFILE section 6). Pure: no I/O, no clocks, no state
-// beyond what the caller passes in.
-import { checkExchange, headerValue, relativePath, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from '../contract/index.ts';
-import type { Contract, Finding, Headers, HttpRequest, HttpResponse, Location, Operation, ValidateOptions } from '../contract/index.ts';
+// The proxy's side of judging one exchange: it turns what it kept of the bodies into text and
+// hands the exchange to the contract's one judging path (contract/judge.ts). Pure: no I/O, no
+// clocks, no state beyond what the caller passes in.
+import { headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from '../contract/index.ts';
+import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, Location, ValidateOptions } from '../contract/index.ts';
 import { decodeBody } from './body.ts';
 import { headersObject } from './headers.ts';
 import type { ViolationRecord } from './violations.ts';
+
+export { locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION };
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
 export type BodyEvidence = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string };
@@ -19,32 +21,12 @@ export interface JudgeOptions {
   maxBody: number;
 }
 
-export interface RequestVerdict {
-  /** False for paths outside the contract's `/v3` root: those are forwarded, never judged. */
-  inApi: boolean;
-  operation: Operation | null;
-  request: HttpRequest;
-  findings: Finding[];
-}
-
-export const UNSPECIFIED_OPERATION = 'GEN-UNSPECIFIED-OPERATION';
+/** The request's side of an exchange: outside the `/v3` root (`inApi` false) it is forwarded, never judged. */
+export type RequestVerdict = JudgedRequest;
 
 export function operationLabel(verdict: Pick<RequestVerdict, 'inApi' | 'operation'>): string {
   if (!verdict.inApi) return 'outside-api';
   return verdict.operation?.operationId ?? 'unspecified';
-}
-
-/** Where an exchange belongs: under the `/v3` root or not, and which operation if any. */
-export function locate(contract: Contract, method: string, path: string): Pick<RequestVerdict, 'inApi' | 'operation'> {
-  const inApi = relativePath(path, contract.basePath) !== null;
-  return { inApi, operation: inApi ? route(contract, method, path) : null };
-}
-
-/** Traffic to an unspecified operation, by method and first path segment: `GET /v3/users`. */
-export function unspecifiedOperationKey(contract: Contract, method: string, path: string): string {
-  const relative = relativePath(path, contract.basePath) ?? '/';
-  const end = relative.indexOf('/', 1);
-  return `${method} ${contract.basePath}${end < 0 ? relative : relative.slice(0, end)}`;
 }
 
 /**
@@ -59,20 +41,11 @@ export function onceOnlyKey(contract: Contract, record: Pick<ViolationRecord, 'r
 }
 
 export function judgeRequest(contract: Contract, method: string, path: string, headers: Headers, body: BodyEvidence, options: JudgeOptions): RequestVerdict {
-  const { inApi, operation } = locate(contract, method, path);
   const text = bodyText(body, headers, options.maxBody);
   const request: HttpRequest = { method, path, headers, bodyText: text.bodyText };
-  if (!inApi) return { inApi, operation, request, findings: [] };
-  const validateOptions: ValidateOptions = { includeValues: options.includeValues, bodyOmitted: text.omitted !== undefined };
-  const findings = omittedFindings(contract, 'request', text.omitted);
-  if (operation) {
-    findings.push(...validateRequest(contract, operation, request, validateOptions));
-  } else {
-    findings.push(...validateGenericRequest(contract, request, validateOptions));
-    const key = unspecifiedOperationKey(contract, method, path);
-    findings.push(contract.finding(UNSPECIFIED_OPERATION, 'request', { message: `traffic to ${key}, which the specification names at most without method, path or payload; judged by the generic JSON:API rules only` }));
-  }
-  return { inApi, operation, request, findings };
+  const judged = judgeContractRequest(contract, request, validateOptions(options, text.omitted));
+  if (!judged.inApi) return judged;
+  return { ...judged, findings: [...omittedFindings(contract, 'request', text.omitted), ...judged.findings] };
 }
 
 /** Findings of the response and of the whole exchange, given the request's verdict. */
@@ -80,11 +53,11 @@ export function judgeResponse(contract: Contract, verdict: RequestVerdict, statu
   if (!verdict.inApi) return [];
   const text = bodyText(body, headers, options.maxBody);
   const response: HttpResponse = { status, headers, bodyText: text.bodyText };
-  const validateOptions: ValidateOptions = { includeValues: options.includeValues, bodyOmitted: text.omitted !== undefined };
-  const findings = omittedFindings(contract, 'response', text.omitted);
-  findings.push(...(verdict.operation ? validateResponse(contract, verdict.operation, response, validateOptions) : validateGenericResponse(contract, response, validateOptions)));
-  findings.push(...checkExchange(contract, { operation: verdict.operation, request: verdict.request, response, requestFindings: verdict.findings }, validateOptions));
-  return findings;
+  return [...omittedFindings(contract, 'response', text.omitted), ...judgeContractResponse(contract, verdict, response, validateOptions(options, text.omitted))];
+}
+
+function validateOptions(options: JudgeOptions, omitted: string | undefined): ValidateOptions {
+  return { includeValues: options.includeValues, bodyOmitted: omitted !== undefined };
 }
 
 /**

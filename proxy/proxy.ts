@@ -1,4 +1,4 @@
-// The validating reverse proxy (issue 5; PROFILE section 6). Forwarding runs on undici (a
+// The validating reverse proxy (issue 5; docs/certification.md §6). Forwarding runs on undici (a
 // keep-alive pool to the upstream, raw headers, back-pressure both ways). In report mode every
 // response reaches the client as the upstream sent it and is judged after it completed; in
 // enforce mode the proxy judges before it answers and refuses what breaks the contract.
@@ -266,7 +266,7 @@ export class ValidatingProxy {
     if (this.mode === 'enforce') {
       const verdict = this.requestVerdict(exchange);
       const breaking = verdict.findings.filter((f) => f.level === 'MUST');
-      // Section 5 and PROFILE 2: a request without well-formed credentials must get 401 from the
+      // Section 5 and docs/certification.md §2: a request without well-formed credentials must get 401 from the
       // service, before any 400; the proxy forwards it rather than answer 400 in its place.
       if (breaking.length > 0 && readCredentials(exchange.headers, this.contract.legacyHeader).kind === 'credential') {
         req.resume();

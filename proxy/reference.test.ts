@@ -69,7 +69,7 @@ const script: ScriptedExchange[] = [
   create('/attribute-configs', '{"data": {"type": ', credentials.session, 'REQ-MALFORMED-JSON', 'create AttributeConfig from malformed JSON'),
   create('/highlights', { data: { ...highlight, relationships: { owner: { data: { type: 'Group', id: REFERENCE_FIXTURES.ownerUserId } } } } }, credentials.pat, 'HL-OWNER-TYPE', 'create Highlight owned by a Group'),
   create('/highlights', { data: 'Highlight' }, credentials.session, 'HL-DATA-REQUIRED', 'create Highlight whose data is a string'),
-  // Other request media types are not shown (PROFILE 3): the reference server answers JSON:API's
+  // Other request media types are not shown (docs/certification.md §3): the reference server answers JSON:API's
   // 415, which the operation does not list, so EXCH-STATUS-LISTED may warn.
   { ...create('/highlights', { data: highlight }, { ...credentials.session, 'content-type': 'application/json' }, 'MEDIA-TYPE-REQUEST', 'create Highlight sent as application/json'), mayWarn: 'EXCH-STATUS-LISTED' },
 ];

@@ -1,6 +1,7 @@
-// A Playwright reporter that gives each case its verdict from the findings it attached: a case
-// with a blocking finding (MUST, and SHOULD under --level should) is marked failed here, in the
-// runner, before the HTML, JUnit and blob reporters read it, and the run's status follows.
+// A Playwright reporter that gives each case its verdict from the verdict data it attached: a
+// case with a blocking finding (MUST, and SHOULD under --level should) is marked failed here, in
+// the runner, before the HTML, JUnit and blob reporters read it, and the run's status follows. A
+// case whose verdict data cannot be read is failed too: an unreadable verdict is never a pass.
 //
 // Why not fail the test in the worker: Playwright replaces a worker after every failed test, and
 // a new worker costs about a second (measured on 2 cores), so a target that breaks a requirement
@@ -8,8 +9,9 @@
 // says so through the environment the workers inherit, and they leave the verdict to it; when a
 // person replaces the reporters (`--reporter=list`), the workers fail their own cases instead.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { loadContract } from '../contract/index.ts';
 import { blockingLevels, verdictMessage, VERDICT_BY_REPORTER } from '../suites/case.ts';
-import { caseReportOf } from './conformance-reporter.ts';
+import { readCaseData } from './case-data.ts';
 
 export default class CaseVerdictReporter implements Reporter {
   private failLevel: 'must' | 'should' = 'must';
@@ -31,17 +33,22 @@ export default class CaseVerdictReporter implements Reporter {
     // Failures decided elsewhere (a worker, a shard's blob) count too.
     if (result.status !== 'skipped' && result.status !== test.expectedStatus) this.failedAny = true;
     if (result.status !== 'passed') return;
-    const levels = blockingLevels(this.failLevel);
-    const blocking = (caseReportOf(result)?.findings ?? []).filter((f) => levels.includes(f.level));
-    if (blocking.length === 0) return;
-    const error = { message: verdictMessage(blocking) };
+    const data = readCaseData(result, loadContract());
+    const message = data.kind === 'read' ? this.blockingMessage(data.findings) : data.kind === 'unreadable' ? `the verdict of this case cannot be read: ${data.problem}` : undefined;
+    if (message === undefined) return;
     result.status = 'failed';
     // In result.errors only: JUnit then writes a <failure> (a broken requirement), not an <error> (a crash).
-    result.errors.push(error);
+    result.errors.push({ message });
     this.failedAny = true;
   }
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
     return this.failedAny && result.status === 'passed' ? { status: 'failed' } : undefined;
+  }
+
+  private blockingMessage(findings: Parameters<typeof verdictMessage>[0]): string | undefined {
+    const levels = blockingLevels(this.failLevel);
+    const blocking = findings.filter((f) => levels.includes(f.level));
+    return blocking.length === 0 ? undefined : verdictMessage(blocking);
   }
 }

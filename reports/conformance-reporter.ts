@@ -1,14 +1,22 @@
 // The Playwright reporter that writes the certification record: it collects each case's findings
-// (the attachment ConformanceCase leaves) and outcome, and at the end writes conformance.json and
-// summary.md and prints the verdict. It renders what the cases found; it never re-checks.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// and outcome, and at the end writes conformance.json and summary.md and prints the verdict. It
+// renders what the cases found; it never re-checks. The verdict comes from each case's verdict
+// data, which no scrubber touches (reports/case-data.ts); when a case's data cannot be read the
+// run gets no record at all, so nothing can read it as a pass.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { blockingLevels, CASE_REPORT_ATTACHMENT, REQUIREMENT_ANNOTATION, type CaseReport } from '../suites/case.ts';
-import type { FailLevel } from '../suites/settings.ts';
-import { TARGET_ENVIRONMENT } from '../targets/target.ts';
-import { buildRecord, consoleSummary, summaryMarkdown, type CaseOutcome, type ReportPaths } from './record.ts';
+import { REQUIREMENT_ANNOTATION } from '../suites/case.ts';
+import { environmentSecrets, scrubber } from '../suites/secrets.ts';
+import { runDescriptionOf, type FailLevel, type RunDescription } from '../suites/settings.ts';
+import { settingsFromEnvironment, TARGET_ENVIRONMENT } from '../targets/target.ts';
+import { blockingLevels } from '../suites/case.ts';
+import { readCaseData } from './case-data.ts';
+import { failedRequirementsConsole } from './console-summary.ts';
+import { buildRecord, consoleSummary, summaryMarkdown, type CaseOutcome, type GatePolicy, type ReportPaths, type RunContext, type Selection } from './record.ts';
+import { writeRecordRenderings } from './record-renderings.ts';
+import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
 
 export interface ConformanceReporterOptions {
   outputDir: string;
@@ -16,15 +24,6 @@ export interface ConformanceReporterOptions {
 
 export const RECORD_FILE = 'conformance.json';
 export const SUMMARY_FILE = 'summary.md';
-
-const kit = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
-
-export function caseReportOf(result: TestResult): CaseReport | undefined {
-  const attachment = result.attachments.find((a) => a.name === CASE_REPORT_ATTACHMENT);
-  if (!attachment) return undefined;
-  const text = attachment.body ? attachment.body.toString('utf8') : attachment.path ? readFileSync(attachment.path, 'utf8') : undefined;
-  return text === undefined ? undefined : (JSON.parse(text) as CaseReport);
-}
 
 function requirementsOf(test: TestCase): string[] {
   return test.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
@@ -36,9 +35,68 @@ function reporterOption(config: FullConfig, name: string, option: string): strin
   return typeof value === 'string' ? value : undefined;
 }
 
+const EVERYTHING = /.*/;
+
+function patternText(pattern: RegExp | RegExp[] | null | undefined): string | undefined {
+  if (!pattern) return undefined;
+  const patterns = Array.isArray(pattern) ? pattern : [pattern];
+  const given = patterns.filter((p) => p.source !== EVERYTHING.source);
+  return given.length === 0 ? undefined : given.map((p) => p.source).join('|');
+}
+
+const VALUE_OPTIONS = new Set(['--config', '-c', '--workers', '-j', '--reporter', '--shard', '--timeout', '--retries', '--repeat-each', '--max-failures', '--output', '--global-timeout', '--project', '--test-list', '--test-list-invert', '--only-changed', '--grep', '-g', '--grep-invert']);
+const FILTER_FLAGS = new Set(['--last-failed', '--only-changed', '--test-list', '--test-list-invert', '--project']);
+
+/** What `playwright test` was asked to select on its command line: Playwright keeps --grep and file filters out of the configuration reporters see. */
+export function commandLineSelection(argv: string[]): { grep?: string; grepInvert?: string; filters: string[] } {
+  const at = argv.indexOf('test');
+  const args = at < 0 ? [] : argv.slice(at + 1);
+  const found: { grep?: string; grepInvert?: string; filters: string[] } = { filters: [] };
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i].startsWith('--') && args[i].includes('=') ? [args[i].slice(0, args[i].indexOf('=')), args[i].slice(args[i].indexOf('=') + 1)] : [args[i], undefined];
+    const value = () => inline ?? args[++i];
+    if (flag === '--grep' || flag === '-g') found.grep = value();
+    else if (flag === '--grep-invert') found.grepInvert = value();
+    else if (FILTER_FLAGS.has(flag)) found.filters.push(VALUE_OPTIONS.has(flag) && flag !== '--only-changed' ? `${flag} ${value()}` : flag);
+    else if (VALUE_OPTIONS.has(flag)) {
+      if (inline === undefined) i++;
+    } else if (!flag.startsWith('-')) found.filters.push(flag);
+  }
+  return found;
+}
+
+/** The selection: the run command's --grep, else Playwright's command line and configuration (grep, shard). */
+export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'shard'>, run: Pick<RunDescription, 'readOnly' | 'grep'>, argv: string[]): Selection {
+  const line = commandLineSelection(argv);
+  const grep = run.grep ?? line.grep ?? patternText(config.grep);
+  const grepInvert = line.grepInvert ?? patternText(config.grepInvert);
+  const shard = config.shard && config.shard.total > 1 ? { current: config.shard.current, total: config.shard.total } : undefined;
+  const filters = line.filters;
+  const whole = !grep && !grepInvert && !shard && !run.readOnly && filters.length === 0;
+  return { whole, ...(grep ? { grep } : {}), ...(grepInvert ? { grepInvert } : {}), ...(shard ? { shard } : {}), ...(filters.length > 0 ? { filters } : {}), readOnly: run.readOnly };
+}
+
+/** Which optional inputs the target had, from the environment the run gave the suite: never their values. */
+export function inputsOf(env: Record<string, string | undefined>, defaultLegacyHeader: string): RunContext['inputs'] {
+  const settings = settingsFromEnvironment(env);
+  return {
+    forbiddenToken: settings.forbiddenToken !== undefined,
+    ownerUserId: settings.ownerUserId !== undefined,
+    collectionItemId: settings.collectionItemId !== undefined,
+    legacyHeader: settings.legacyHeader !== undefined && settings.legacyHeader.toLowerCase() !== defaultLegacyHeader.toLowerCase(),
+    ca: settings.caFile !== undefined,
+    headers: Object.keys(settings.headers ?? {}),
+  };
+}
+
+function gatePolicy(run: RunDescription, today: string): GatePolicy {
+  return { allowPartial: run.allowPartial, waivers: run.waivers, ...(run.baseline ? { baseline: run.baseline } : {}), today };
+}
+
 export default class ConformanceReporter implements Reporter {
   private readonly outputDir: string;
   private readonly outcomes = new Map<TestCase, CaseOutcome>();
+  private readonly unreadable: string[] = [];
   private config?: FullConfig;
   private target?: string;
 
@@ -52,31 +110,54 @@ export default class ConformanceReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.config = config;
+    // Requirements are read here, before any reporter has had a chance to rewrite annotations.
     for (const test of suite.allTests()) this.outcomes.set(test, { title: test.title, requirements: requirementsOf(test), status: 'not-started', findings: [] });
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    const report = caseReportOf(result);
-    this.target ??= report?.target;
-    const findings = report?.findings ?? [];
+    const contract = loadContract();
+    const known = this.outcomes.get(test);
+    const requirements = known?.requirements ?? requirementsOf(test);
+    const data = readCaseData(result, contract);
+    if (data.kind === 'unreadable') this.unreadable.push(`${test.title}: ${data.problem}`);
+    if (data.kind === 'absent' && result.status === 'passed') this.unreadable.push(`${test.title}: it passed but left no verdict data`);
+    const findings = data.kind === 'read' ? data.findings : [];
+    if (data.kind === 'read') this.target ??= data.target;
     const blocking = blockingLevels(this.failLevel());
     const failed = result.status === 'failed' || result.status === 'timedOut';
     const explained = findings.some((f) => blocking.includes(f.level));
     this.outcomes.set(test, {
-      title: test.title,
-      requirements: requirementsOf(test),
+      title: known?.title ?? test.title,
+      requirements,
       status: result.status,
       skipReason: result.status === 'skipped' ? [...result.annotations, ...test.annotations].find((a) => a.type === 'skip')?.description : undefined,
       error: failed && !explained ? (result.errors[0]?.message ?? 'failed').split('\n')[0] : undefined,
       findings,
+      ...(data.kind === 'read' && data.notRun.length > 0 ? { notRun: data.notRun } : {}),
     });
   }
 
-  async onEnd(result: FullResult): Promise<void> {
+  async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
+    if (this.unreadable.length > 0) {
+      process.stderr.write(`\nNo verdict: the data of ${this.unreadable.length} case${this.unreadable.length === 1 ? '' : 's'} cannot be read, so no record was written. First: ${this.unreadable[0]}\n`);
+      return { status: 'failed' };
+    }
+    const contract = loadContract();
+    const run = runDescriptionOf(process.env);
+    const context: Omit<RunContext, 'kit'> = {
+      contractSha256: contractSha256(),
+      environment: environmentVersions(),
+      target: { baseUrl: '', embedded: run.embedded !== undefined, faults: run.embedded?.faults ?? [], choices: run.embedded?.choices ?? [] },
+      selection: selectionOf(this.config ?? { grep: EVERYTHING, grepInvert: null, shard: null }, run, process.argv),
+      inputs: inputsOf(process.env, contract.legacyHeader),
+    };
     const record = buildRecord({
-      contract: loadContract(),
-      kit: { name: kit.name, version: kit.version },
-      target: this.target ?? process.env[TARGET_ENVIRONMENT.baseUrl] ?? 'unknown',
+      contract,
+      kit: kitIdentity(),
+      target: process.env[TARGET_ENVIRONMENT.baseUrl] ?? this.target ?? 'unknown',
+      context,
+      gate: gatePolicy(run, new Date().toISOString().slice(0, 10)),
+      scrub: scrubber(environmentSecrets(process.env)),
       failLevel: this.failLevel(),
       startedAt: result.startTime,
       durationMs: result.duration,
@@ -87,7 +168,10 @@ export default class ConformanceReporter implements Reporter {
     mkdirSync(this.outputDir, { recursive: true });
     writeFileSync(paths.conformance, `${JSON.stringify(record, null, 2)}\n`);
     writeFileSync(paths.summary, summaryMarkdown(record));
-    process.stdout.write(`\n${consoleSummary(record, paths, process.cwd())}`);
+    const renderings = writeRecordRenderings(record, this.outputDir);
+    const failures = failedRequirementsConsole(record);
+    process.stdout.write(`\n${failures}${failures ? '\n' : ''}${consoleSummary(record, { ...paths, junit: renderings.junit, html: renderings.certification }, process.cwd())}`);
+    return undefined;
   }
 
   private failLevel(): FailLevel {

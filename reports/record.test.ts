@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createAjv, loadContract } from '../contract/index.ts';
 import type { Evidence } from '../suites/evidence.ts';
-import { buildRecord, consoleSummary, MAX_EVIDENCE, PROXY_ONLY_REASON, summaryMarkdown, UNCOVERED_REASON, type CaseOutcome, type RecordInput } from './record.ts';
+import { buildRecord, consoleSummary, MAX_EVIDENCE, PROXY_ONLY_REASON, summaryMarkdown, UNCOVERED_REASON, type CaseOutcome, type GatePolicy, type RecordInput } from './record.ts';
 
 const contract = loadContract();
 const validateRecord = createAjv().compile(JSON.parse(readFileSync(new URL('conformance.schema.json', import.meta.url), 'utf8')) as object);
@@ -24,6 +24,10 @@ function input(cases: CaseOutcome[], fields: Partial<RecordInput> = {}): RecordI
 
 const verdictOf = (record: ReturnType<typeof buildRecord>, id: string) => record.requirements.find((r) => r.id === id)!;
 
+/** Ids of every requirement the suite checks: a case covering them all makes a run that checked everything it had to. */
+const SUITE_CHECKED = contract.requirements.filter((r) => !r.checkedBy || r.checkedBy.includes('suite')).map((r) => r.id);
+const everything = (fields: Partial<CaseOutcome> = {}) => outcome('everything', SUITE_CHECKED, fields);
+
 describe('buildRecord', () => {
   it('fails the run when a MUST requirement has a finding, whichever case found it', () => {
     const record = buildRecord(input([outcome('walk', ['NG-PAGE-WALK'], { findings: [finding('MEDIA-TYPE-RESPONSE', 'response Content-Type must be application/vnd.api+json')] })]));
@@ -34,7 +38,7 @@ describe('buildRecord', () => {
   });
 
   it('warns for a SHOULD finding and fails on it only at --level should', () => {
-    const cases = [outcome('no credentials', ['AUTH-401-NO-CREDENTIALS'], { findings: [finding('AUTH-WWW-AUTHENTICATE', 'a 401 response should carry a WWW-Authenticate header', 401)] })];
+    const cases = [everything(), outcome('no credentials', ['AUTH-401-NO-CREDENTIALS'], { findings: [finding('AUTH-WWW-AUTHENTICATE', 'a 401 response should carry a WWW-Authenticate header', 401)] })];
     const atMust = buildRecord(input(cases));
     expect(atMust).toMatchObject({ verdict: 'passed', verdictReason: 'no MUST requirement failed; 1 SHOULD requirement warned' });
     expect(verdictOf(atMust, 'AUTH-WWW-AUTHENTICATE').verdict).toBe('warning');
@@ -42,7 +46,7 @@ describe('buildRecord', () => {
   });
 
   it('records INFO findings as observations, never as failures', () => {
-    const record = buildRecord(input([outcome('fractional', ['NG-PAGE-FRACTIONAL'], { findings: [finding('NG-PAGE-FRACTIONAL', 'answered 400', 400)] })]));
+    const record = buildRecord(input([everything(), outcome('fractional', ['NG-PAGE-FRACTIONAL'], { findings: [finding('NG-PAGE-FRACTIONAL', 'answered 400', 400)] })]));
     expect(record.verdict).toBe('passed');
     expect(verdictOf(record, 'NG-PAGE-FRACTIONAL')).toMatchObject({ verdict: 'passed', evidence: [{ message: 'answered 400' }] });
   });
@@ -59,7 +63,50 @@ describe('buildRecord', () => {
     expect(verdictOf(record, 'MEDIA-TYPE-REQUEST')).toMatchObject({ verdict: 'not-run', reason: PROXY_ONLY_REASON });
     expect(verdictOf(record, 'NG-PAGE-WALK')).toMatchObject({ verdict: 'not-run', reason: 'the run ended before its cases ran' });
     expect(verdictOf(record, 'HL-CREATE-201')).toMatchObject({ verdict: 'not-run', reason: UNCOVERED_REASON });
-    expect(record.verdict).toBe('passed');
+  });
+
+  it('is incomplete, never passed, when a MUST requirement the suite checks was not run', () => {
+    const record = buildRecord(input([outcome('forbidden', ['AUTH-403-FORBIDDEN'], { status: 'skipped', skipReason: 'no forbidden credential configured' }), outcome('list', ['NG-FILTER-ACCEPTED'])]));
+    expect(record.verdict).toBe('incomplete');
+    expect(record.notRun).toContain('AUTH-403-FORBIDDEN');
+    expect(record.notRun).not.toContain('MEDIA-TYPE-REQUEST');
+    expect(record.verdictReason).toMatch(/^no requirement failed, but \d+ requirements the run had to check were not run: /);
+    expect(record.gate).toMatchObject({ result: 'incomplete', allowPartial: false });
+  });
+
+  it('passes a run that checked every requirement the suite can check, the proxy\'s own left aside', () => {
+    const record = buildRecord(input([everything()]));
+    expect(record).toMatchObject({ verdict: 'passed', notRun: [], gate: { result: 'pass', reason: 'nothing failed' } });
+    expect(verdictOf(record, 'MEDIA-TYPE-REQUEST')).toMatchObject({ verdict: 'not-run', reason: PROXY_ONLY_REASON });
+  });
+
+  it('is incomplete when SHOULD requirements were not run under --level should only', () => {
+    const should = SUITE_CHECKED.filter((id) => contract.requirement(id).level === 'SHOULD');
+    const cases = [outcome('musts', SUITE_CHECKED.filter((id) => !should.includes(id)))];
+    expect(buildRecord(input(cases)).verdict).toBe('passed');
+    expect(buildRecord(input(cases, { failLevel: 'should' }))).toMatchObject({ verdict: 'incomplete', notRun: should });
+  });
+
+  it('names the selection that left a requirement out', () => {
+    const selection = { whole: false, grep: 'AUTH-401', readOnly: false, shard: { current: 2, total: 3 } };
+    const record = buildRecord(input([outcome('list', ['NG-FILTER-ACCEPTED'])], { context: { selection } }));
+    expect(verdictOf(record, 'HL-CREATE-201').reason).toBe('its cases were not selected (--grep "AUTH-401", shard 2/3)');
+    expect(record.selection).toEqual(selection);
+  });
+
+  it('reports not run a requirement its cases ran without being able to check it (a 202 answer), with their reason', () => {
+    const notRun = [{ requirements: ['HL-RESPONSE-SHAPE'], reason: 'answered 202 Accepted, whose body is not shown' }];
+    const record = buildRecord(input([everything({ requirements: SUITE_CHECKED.filter((id) => id !== 'HL-RESPONSE-SHAPE') }), outcome('create', ['HL-CREATE-201', 'HL-RESPONSE-SHAPE'], { notRun })]));
+    expect(verdictOf(record, 'HL-RESPONSE-SHAPE')).toMatchObject({ verdict: 'not-run', reason: 'answered 202 Accepted, whose body is not shown', cases: 0 });
+    expect(verdictOf(record, 'HL-CREATE-201')).toMatchObject({ verdict: 'passed' });
+    expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['HL-RESPONSE-SHAPE'] });
+  });
+
+  it('a finding still fails a requirement its case declared not run', () => {
+    const notRun = [{ requirements: ['HL-RESPONSE-SHAPE'], reason: 'answered 202' }];
+    const record = buildRecord(input([outcome('create', ['HL-CREATE-201', 'HL-RESPONSE-SHAPE'], { notRun, findings: [finding('HL-RESPONSE-SHAPE', 'no id', 201)] })]));
+    expect(verdictOf(record, 'HL-RESPONSE-SHAPE').verdict).toBe('failed');
+    expect(record.verdict).toBe('failed');
   });
 
   it('fails the own requirement of a case that failed without a finding to explain it', () => {
@@ -74,7 +121,7 @@ describe('buildRecord', () => {
   });
 
   it('certifies nothing when no case ran', () => {
-    expect(buildRecord(input([]))).toMatchObject({ verdict: 'failed', verdictReason: 'no case ran, so nothing was certified' });
+    expect(buildRecord(input([]))).toMatchObject({ verdict: 'incomplete', verdictReason: 'no case ran, so nothing was certified' });
   });
 
   it('keeps the first evidence and counts the rest', () => {
@@ -90,6 +137,50 @@ describe('buildRecord', () => {
     const counted = Object.values(record.tally).flatMap((t) => Object.values(t)).reduce((a, b) => a + b, 0);
     expect(counted).toBe(contract.requirements.length);
     expect(validateRecord(record), JSON.stringify(validateRecord.errors)).toBe(true);
+  });
+});
+
+describe('the gate', () => {
+  const failing = [everything(), outcome('walk', ['NG-PAGE-WALK'], { findings: [finding('NG-META-PAGES', 'meta.pages is 2')] })];
+  const policy = (fields: Partial<GatePolicy>): GatePolicy => ({ allowPartial: false, waivers: [], today: '2026-06-15', ...fields });
+  const waiver = (expires: string) => ({ requirement: 'NG-META-PAGES', reason: 'rounding fix ships in 4.2', expires });
+
+  it('an active waiver passes the gate; the verdict stays failed and the requirement says it is waived', () => {
+    const record = buildRecord(input(failing, { gate: policy({ waivers: [waiver('2026-06-15')] }) }));
+    expect(record.verdict).toBe('failed');
+    expect(record.gate).toMatchObject({ result: 'pass', waived: ['NG-META-PAGES'], expiredWaivers: [], reason: 'no failure left (1 failure waived)' });
+    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({ verdict: 'failed', waiver: { reason: 'rounding fix ships in 4.2', expires: '2026-06-15', active: true } });
+    expect(validateRecord(record), JSON.stringify(validateRecord.errors)).toBe(true);
+  });
+
+  it('an expired waiver hides nothing: the gate fails and says so', () => {
+    const record = buildRecord(input(failing, { gate: policy({ waivers: [waiver('2026-06-14')] }) }));
+    expect(record.gate).toMatchObject({ result: 'fail', waived: [], expiredWaivers: ['NG-META-PAGES'], reason: 'failing: NG-META-PAGES; waiver expired for NG-META-PAGES' });
+  });
+
+  it('a waiver for a requirement that passes is recorded and changes nothing', () => {
+    const record = buildRecord(input([everything()], { gate: policy({ waivers: [waiver('2026-06-14')] }) }));
+    expect(record.gate).toMatchObject({ result: 'pass', waived: [], expiredWaivers: [] });
+    expect(verdictOf(record, 'NG-META-PAGES').waiver).toMatchObject({ active: false });
+  });
+
+  it('with a baseline, only requirements that newly fail fail the gate', () => {
+    const twoFailing = [...failing, outcome('x', ['NG-META-TOTAL'], { findings: [finding('NG-META-TOTAL', 'total is wrong')] })];
+    const known = buildRecord(input(failing, { gate: policy({ baseline: { file: 'old.json', failing: ['NG-META-PAGES'] } }) }));
+    expect(known.gate).toMatchObject({ result: 'pass', baseline: { file: 'old.json', knownFailures: ['NG-META-PAGES'], newlyFailing: [] } });
+    const regressed = buildRecord(input(twoFailing, { gate: policy({ baseline: { file: 'old.json', failing: ['NG-META-PAGES'] } }) }));
+    expect(regressed.gate).toMatchObject({ result: 'fail', reason: 'newly failing: NG-META-TOTAL (1 failure known from the baseline)', baseline: { newlyFailing: ['NG-META-TOTAL'] } });
+  });
+
+  it('--allow-partial passes an incomplete run, and the record says so', () => {
+    const partial = [outcome('list', ['NG-FILTER-ACCEPTED'])];
+    expect(buildRecord(input(partial)).gate.result).toBe('incomplete');
+    const record = buildRecord(input(partial, { gate: policy({ allowPartial: true }) }));
+    expect(record).toMatchObject({ verdict: 'incomplete', gate: { result: 'pass', allowPartial: true, reason: 'a partial run accepted (--allow-partial)' } });
+  });
+
+  it('--allow-partial never passes a failure', () => {
+    expect(buildRecord(input(failing.slice(1), { gate: policy({ allowPartial: true }) })).gate.result).toBe('fail');
   });
 });
 

@@ -7,6 +7,10 @@ import type { Evidence } from '../suites/evidence.ts';
 import type { FailLevel } from '../suites/settings.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
+/** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
+export type RunVerdict = 'passed' | 'failed' | 'incomplete';
+/** What the run means to a gate (and the exit code): pass, fail, or incomplete (not run requirements, no --allow-partial). */
+export type GateResult = 'pass' | 'fail' | 'incomplete';
 export type CaseStatus = 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted' | 'not-started';
 
 /** What the reporter knows of one case when the run ends. */
@@ -20,6 +24,8 @@ export interface CaseOutcome {
   /** First line of the error of a case that failed with no blocking finding to explain it. */
   error?: string;
   findings: Evidence[];
+  /** Requirements the case ran without being able to check them (a 202 body, say), with the reason. */
+  notRun?: { requirements: string[]; reason: string }[];
 }
 
 export interface RecordedEvidence {
@@ -46,21 +52,104 @@ export interface RequirementRecord {
   evidence: RecordedEvidence[];
   /** Evidence beyond the first MAX_EVIDENCE, counted only. */
   evidenceOmitted?: number;
+  /** The waiver the target file holds for it, whether or not it was needed. */
+  waiver?: RecordedWaiver;
+}
+
+/** A waiver from the target file: a known failure the gate accepts until a date. */
+export interface Waiver {
+  requirement: string;
+  reason: string;
+  /** The last day it holds, YYYY-MM-DD (UTC). */
+  expires: string;
+}
+
+export interface RecordedWaiver {
+  reason: string;
+  expires: string;
+  /** False from the day after `expires`. */
+  active: boolean;
+}
+
+/** What the run was: who checked, with which contract, where, what was selected and given. */
+export interface RunContext {
+  kit: { name: string; version: string; commit?: string };
+  /** SHA-256 of the contract files (openapi.yaml, requirements.yaml) the run judged by. */
+  contractSha256: string;
+  environment: { node: string; playwright: string; platform: string };
+  target: { baseUrl: string; embedded: boolean; faults: string[]; choices: string[] };
+  selection: Selection;
+  inputs: InputsGiven;
+}
+
+export interface Selection {
+  /** True when every case of the suite was selected: no grep, no shard, not read-only. */
+  whole: boolean;
+  grep?: string;
+  grepInvert?: string;
+  shard?: { current: number; total: number };
+  /** Other filters of the Playwright command line: test files, --project, --last-failed and the like. */
+  filters?: string[];
+  /** Requests that could create records were not sent. */
+  readOnly: boolean;
+}
+
+/** Which optional inputs the run had: never their values. */
+export interface InputsGiven {
+  forbiddenToken: boolean;
+  ownerUserId: boolean;
+  collectionItemId: boolean;
+  legacyHeader: boolean;
+  ca: boolean;
+  /** Names of the extra request headers (--header); their values are never recorded. */
+  headers: string[];
+}
+
+/** How the gate reads the verdict: --allow-partial, waivers from the target file, --baseline. */
+export interface GatePolicy {
+  allowPartial: boolean;
+  waivers: Waiver[];
+  /** A previous record: only requirements failing now and not then fail the gate. */
+  baseline?: { file: string; failing: string[] };
+  /** YYYY-MM-DD (UTC): waivers expiring before it are expired. */
+  today: string;
+}
+
+export interface GateRecord {
+  result: GateResult;
+  reason: string;
+  allowPartial: boolean;
+  /** Failing requirements an active waiver accepts. */
+  waived: string[];
+  /** Failing requirements whose waiver has expired: they fail the gate. */
+  expiredWaivers: string[];
+  /** Present with --baseline: failing requirements that failed in the baseline too, and those that did not. */
+  baseline?: { file: string; knownFailures: string[]; newlyFailing: string[] };
 }
 
 type Tally = Record<RequirementVerdict, number>;
 
+export const RECORD_FORMAT = 2;
+
 export interface ConformanceRecord {
-  kit: { name: string; version: string };
+  format: number;
+  kit: { name: string; version: string; commit?: string };
+  contract: { sha256: string };
+  environment: RunContext['environment'];
   spec: { title: string; version: string };
-  target: { baseUrl: string };
+  target: RunContext['target'];
+  selection: Selection;
+  inputs: InputsGiven;
   failLevel: 'MUST' | 'SHOULD';
   startedAt: string;
   finishedAt: string;
   durationMs: number;
   runStatus: 'passed' | 'failed' | 'timedout' | 'interrupted';
-  verdict: 'passed' | 'failed';
+  verdict: RunVerdict;
   verdictReason: string;
+  /** Requirements at failLevel or above that the suite can check and this run did not: why a verdict is incomplete. */
+  notRun: string[];
+  gate: GateRecord;
   cases: { total: number; passed: number; failed: number; notRun: number };
   tally: Record<Level, Tally>;
   requirements: RequirementRecord[];
@@ -68,8 +157,13 @@ export interface ConformanceRecord {
 
 export interface RecordInput {
   contract: Contract;
-  kit: { name: string; version: string };
+  kit: { name: string; version: string; commit?: string };
   target: string;
+  /** What the run was; without it the record says only what the reporter saw. */
+  context?: Partial<Omit<RunContext, 'kit'>>;
+  gate?: GatePolicy;
+  /** Applied to text the record takes from data no scrubber saw (not-run reasons the cases gave). */
+  scrub?: (text: string) => string;
   failLevel: FailLevel;
   startedAt: Date;
   durationMs: number;
@@ -79,27 +173,47 @@ export interface RecordInput {
 
 export const MAX_EVIDENCE = 25;
 export const PROXY_ONLY_REASON = 'checked by the proxy only';
-export const UNCOVERED_REASON = 'no case of this run covers it (a --grep selection?)';
+export const UNCOVERED_REASON = 'no case of the suite covers it';
 const RAN: CaseStatus[] = ['passed', 'failed', 'timedOut', 'interrupted'];
 
+const DEFAULT_CONTEXT: Omit<RunContext, 'kit' | 'target'> = {
+  contractSha256: '',
+  environment: { node: process.version, playwright: 'unknown', platform: process.platform },
+  selection: { whole: true, readOnly: false },
+  inputs: { forbiddenToken: false, ownerUserId: false, collectionItemId: false, legacyHeader: false, ca: false, headers: [] },
+};
+
 export function buildRecord(input: RecordInput): ConformanceRecord {
-  const requirements = input.contract.requirements.map((requirement) => requirementRecord(requirement, input.cases));
+  const scrub = input.scrub ?? ((text: string) => text);
+  const waivers = new Map((input.gate?.waivers ?? []).map((w) => [w.requirement, w]));
+  const today = input.gate?.today ?? input.startedAt.toISOString().slice(0, 10);
+  const context = { ...DEFAULT_CONTEXT, ...input.context };
+  const requirements = input.contract.requirements.map((requirement) => withWaiver(requirementRecord(requirement, input.cases, context.selection, scrub), waivers.get(requirement.id), today));
   const failed = requirements.filter((r) => r.level === 'MUST' && r.verdict === 'failed').map((r) => r.id);
   const warned = requirements.filter((r) => r.level === 'SHOULD' && r.verdict === 'warning').map((r) => r.id);
   const blocking = input.failLevel === 'should' ? [...failed, ...warned] : failed;
+  const notRun = unverified(requirements, input.failLevel);
   const complete = input.runStatus === 'passed' || input.runStatus === 'failed';
   const ranAny = input.cases.some((c) => RAN.includes(c.status));
+  const verdict = runVerdict({ blocking, notRun, runStatus: input.runStatus, ranAny });
   return {
+    format: RECORD_FORMAT,
     kit: input.kit,
+    contract: { sha256: context.contractSha256 },
+    environment: context.environment,
     spec: { title: String((input.contract.document.info as { title?: unknown }).title ?? ''), version: input.contract.version },
-    target: { baseUrl: input.target },
+    target: { embedded: false, faults: [], choices: [], ...context.target, baseUrl: input.target },
+    selection: context.selection,
+    inputs: context.inputs,
     failLevel: input.failLevel === 'should' ? 'SHOULD' : 'MUST',
     startedAt: input.startedAt.toISOString(),
     finishedAt: new Date(input.startedAt.getTime() + input.durationMs).toISOString(),
     durationMs: Math.round(input.durationMs),
     runStatus: input.runStatus,
-    verdict: blocking.length === 0 && complete && ranAny ? 'passed' : 'failed',
-    verdictReason: ranAny ? verdictReason(blocking, failed, warned, complete, input.runStatus) : 'no case ran, so nothing was certified',
+    verdict,
+    verdictReason: ranAny ? verdictReason({ blocking, failed, warned, notRun, complete, runStatus: input.runStatus }) : 'no case ran, so nothing was certified',
+    notRun,
+    gate: gateRecord(verdict, blocking, requirements, input.gate),
     cases: {
       total: input.cases.length,
       passed: input.cases.filter((c) => c.status === 'passed').length,
@@ -111,34 +225,105 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
   };
 }
 
-function verdictReason(blocking: string[], failed: string[], warned: string[], complete: boolean, runStatus: string): string {
-  if (!complete) return `the run did not complete (${runStatus}); requirements whose cases did not run are not run`;
-  if (blocking.length === 0) return warned.length > 0 ? `no MUST requirement failed; ${warned.length} SHOULD requirement${warned.length === 1 ? '' : 's'} warned` : 'no MUST requirement failed';
+/** The levels whose requirements a run must check to certify anything: MUST, and SHOULD under --level should. */
+function levelsToCheck(failLevel: FailLevel): Level[] {
+  return failLevel === 'should' ? ['MUST', 'SHOULD'] : ['MUST'];
+}
+
+/** Requirements the run had to check and did not; the proxy's own requirements are no suite's to check. */
+function unverified(requirements: RequirementRecord[], failLevel: FailLevel): string[] {
+  return requirements.filter((r) => r.verdict === 'not-run' && r.reason !== PROXY_ONLY_REASON && levelsToCheck(failLevel).includes(r.level)).map((r) => r.id);
+}
+
+interface VerdictBasis {
+  blocking: string[];
+  notRun: string[];
+  runStatus: ConformanceRecord['runStatus'];
+  ranAny: boolean;
+}
+
+/** Failed when something failed (or the run ran out of time); incomplete when nothing did but something was not checked. */
+export function runVerdict({ blocking, notRun, runStatus, ranAny }: VerdictBasis): RunVerdict {
+  if (blocking.length > 0 || runStatus === 'timedout') return 'failed';
+  if (!ranAny || notRun.length > 0 || runStatus === 'interrupted') return 'incomplete';
+  return 'passed';
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+function verdictReason(basis: { blocking: string[]; failed: string[]; warned: string[]; notRun: string[]; complete: boolean; runStatus: string }): string {
+  const { blocking, failed, warned, notRun, complete, runStatus } = basis;
   const parts = [];
-  if (failed.length > 0) parts.push(`${failed.length} MUST requirement${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')}`);
-  if (blocking.length > failed.length) parts.push(`${warned.length} SHOULD requirement${warned.length === 1 ? '' : 's'} warned (--level should): ${warned.join(', ')}`);
+  if (!complete) parts.push(`the run did not complete (${runStatus}); requirements whose cases did not run are not run`);
+  if (failed.length > 0) parts.push(`${plural(failed.length, 'MUST requirement')} failed: ${failed.join(', ')}`);
+  if (blocking.length > failed.length) parts.push(`${plural(warned.length, 'SHOULD requirement')} warned (--level should): ${warned.join(', ')}`);
+  if (blocking.length === 0 && notRun.length > 0) parts.push(`no requirement failed, but ${plural(notRun.length, 'requirement')} the run had to check ${notRun.length === 1 ? 'was' : 'were'} not run: ${notRun.join(', ')}`);
+  if (parts.length === 0) parts.push(warned.length > 0 ? `no MUST requirement failed; ${plural(warned.length, 'SHOULD requirement')} warned` : 'no MUST requirement failed');
   return parts.join('; ');
 }
 
-function requirementRecord(requirement: Requirement, cases: CaseOutcome[]): RequirementRecord {
+function withWaiver(record: RequirementRecord, waiver: Waiver | undefined, today: string): RequirementRecord {
+  if (!waiver) return record;
+  return { ...record, waiver: { reason: waiver.reason, expires: waiver.expires, active: waiver.expires >= today } };
+}
+
+/** The gate: active waivers and a baseline take known failures out; --allow-partial lets an incomplete run pass. */
+export function gateRecord(verdict: RunVerdict, blocking: string[], requirements: RequirementRecord[], policy: GatePolicy | undefined): GateRecord {
+  const byId = new Map(requirements.map((r) => [r.id, r]));
+  const waived = blocking.filter((id) => byId.get(id)?.waiver?.active === true);
+  const expiredWaivers = blocking.filter((id) => byId.get(id)?.waiver?.active === false);
+  const baselineFailing = new Set(policy?.baseline?.failing ?? []);
+  const unwaived = blocking.filter((id) => !waived.includes(id));
+  const knownFailures = policy?.baseline ? unwaived.filter((id) => baselineFailing.has(id)) : [];
+  const newlyFailing = unwaived.filter((id) => !knownFailures.includes(id));
+  const allowPartial = policy?.allowPartial ?? false;
+  const base = { allowPartial, waived, expiredWaivers, ...(policy?.baseline ? { baseline: { file: policy.baseline.file, knownFailures, newlyFailing } } : {}) };
+  const accepted = [...(waived.length > 0 ? [`${plural(waived.length, 'failure')} waived`] : []), ...(knownFailures.length > 0 ? [`${plural(knownFailures.length, 'failure')} known from the baseline`] : [])];
+  const also = accepted.length > 0 ? ` (${accepted.join(', ')})` : '';
+  if (newlyFailing.length > 0) {
+    const expired = expiredWaivers.length > 0 ? `; waiver expired for ${expiredWaivers.join(', ')}` : '';
+    return { result: 'fail', reason: `${policy?.baseline ? 'newly failing' : 'failing'}: ${newlyFailing.join(', ')}${expired}${also}`, ...base };
+  }
+  if (verdict === 'failed' && blocking.length === 0) return { result: 'fail', reason: 'the run did not complete in time', ...base };
+  if (verdict === 'incomplete' && !allowPartial) return { result: 'incomplete', reason: `requirements the run had to check were not run; pass --allow-partial to accept a partial run${also}`, ...base };
+  const partial = verdict === 'incomplete' ? 'a partial run accepted (--allow-partial)' : 'nothing failed';
+  return { result: 'pass', reason: `${verdict === 'failed' ? 'no failure left' : partial}${also}`, ...base };
+}
+
+function requirementRecord(requirement: Requirement, cases: CaseOutcome[], selection: Selection, scrub: (text: string) => string): RequirementRecord {
   const evidence = cases.flatMap((c) => c.findings.filter((f) => f.requirement === requirement.id).map((f) => recordedEvidence(c.title, f)));
   const unexplained = cases.filter((c) => c.error !== undefined && c.requirements[0] === requirement.id).map((c) => ({ case: c.title, message: `the case failed: ${c.error}` }));
   const all = [...evidence, ...unexplained];
   const covering = cases.filter((c) => c.requirements.includes(requirement.id));
-  const ran = covering.filter((c) => RAN.includes(c.status));
+  const declaredNotRun = (c: CaseOutcome) => c.notRun?.find((n) => n.requirements.includes(requirement.id));
+  const ran = covering.filter((c) => RAN.includes(c.status) && !declaredNotRun(c));
   const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length };
   const kept = { evidence: all.slice(0, MAX_EVIDENCE), ...(all.length > MAX_EVIDENCE ? { evidenceOmitted: all.length - MAX_EVIDENCE } : {}) };
   if (all.length > 0 && requirement.level !== 'INFO') return { ...base, verdict: requirement.level === 'MUST' ? 'failed' : 'warning', ...kept };
   if (ran.length > 0 || all.length > 0) return { ...base, verdict: 'passed', ...kept };
-  return { ...base, verdict: 'not-run', reason: notRunReason(requirement, covering), evidence: [] };
+  const declared = covering.map(declaredNotRun).find((n) => n !== undefined);
+  return { ...base, verdict: 'not-run', reason: declared ? scrub(declared.reason) : notRunReason(requirement, covering, selection), evidence: [] };
 }
 
-function notRunReason(requirement: Requirement, covering: CaseOutcome[]): string {
+function notRunReason(requirement: Requirement, covering: CaseOutcome[], selection: Selection): string {
   const reason = covering.find((c) => c.skipReason)?.skipReason;
   if (reason) return reason;
   if (covering.some((c) => c.status === 'not-started')) return 'the run ended before its cases ran';
   if (requirement.checkedBy && !requirement.checkedBy.includes('suite')) return PROXY_ONLY_REASON;
-  return UNCOVERED_REASON;
+  return unselectedReason(selection);
+}
+
+/** Why no case of this run covers a requirement the suite checks: the selection left them out. */
+export function unselectedReason(selection: Selection): string {
+  const left = [
+    ...(selection.grep !== undefined ? [`--grep ${JSON.stringify(selection.grep)}`] : []),
+    ...(selection.grepInvert !== undefined ? [`--grep-invert ${JSON.stringify(selection.grepInvert)}`] : []),
+    ...(selection.shard ? [`shard ${selection.shard.current}/${selection.shard.total}`] : []),
+    ...(selection.filters ?? []),
+  ];
+  return left.length > 0 ? `its cases were not selected (${left.join(', ')})` : UNCOVERED_REASON;
 }
 
 function recordedEvidence(caseTitle: string, finding: Evidence): RecordedEvidence {
@@ -187,12 +372,19 @@ function casesLine(record: ConformanceRecord): string {
   return `${total} cases: ${passed} passed, ${failed} failed, ${notRun} not run`;
 }
 
+/** True when waivers, a baseline or --allow-partial had a say, so the gate's result needs its own line. */
+export function gateToolsUsed(record: ConformanceRecord): boolean {
+  const { gate } = record;
+  return gate.waived.length > 0 || gate.expiredWaivers.length > 0 || gate.baseline !== undefined || (gate.allowPartial && record.verdict === 'incomplete');
+}
+
 /** The console's closing lines: verdict first, then counts, then where the reports are. */
 export function consoleSummary(record: ConformanceRecord, paths: ReportPaths, cwd: string): string {
   const show = (path: string) => (relative(cwd, path).startsWith('..') ? path : relative(cwd, path));
   const lines = [
     `Verdict: ${record.verdict.toUpperCase()}: ${record.verdictReason}`,
-    `Target: ${record.target.baseUrl}`,
+    ...(gateToolsUsed(record) ? [`Gate: ${record.gate.result.toUpperCase()}: ${record.gate.reason}`] : []),
+    `Target: ${record.target.baseUrl}${record.target.embedded ? ' (the embedded reference server)' : ''}`,
     `Cases: ${casesLine(record)} (${(record.durationMs / 1000).toFixed(1)} s)`,
     `Requirements: ${tallyLine(record)}`,
     'Reports:',
@@ -226,6 +418,7 @@ export function summaryMarkdown(record: ConformanceRecord): string {
     `# Conformance verdict: ${record.verdict.toUpperCase()}`,
     '',
     `${record.verdictReason}.`,
+    ...(gateToolsUsed(record) ? ['', `Gate: **${record.gate.result}**: ${record.gate.reason}.`] : []),
     '',
     `- Target: \`${record.target.baseUrl}\``,
     `- ${record.spec.title} ${record.spec.version}, checked by ${record.kit.name} ${record.kit.version}; ${record.failLevel} findings fail the run`,

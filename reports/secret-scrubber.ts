@@ -2,13 +2,35 @@
 // results (errors, steps, attachments, annotations, output) before the reporters after it (HTML,
 // JUnit, blob, conformance) read them. Playwright puts request headers into the call log of a
 // failed API call, so without it a token could reach a report through a step error.
+//
+// It changes only what people read. The verdict attachment (catalogue ids and levels, nothing
+// else) is left as the case wrote it, and JSON attachments keep their keys: a token that is one
+// letter or a common word would otherwise rewrite the data the verdict is computed from.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
-import { environmentSecrets, scrubber, type Scrub } from '../suites/secrets.ts';
+import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT } from '../suites/case.ts';
+import { environmentSecrets, scrubber, scrubDeep, scrubValues, type Scrub } from '../suites/secrets.ts';
 
 type Attachment = TestResult['attachments'][number];
 
 const TEXTUAL = /^(text\/|application\/(json|xml|.*\+json|.*\+xml))/;
+const JSON_TYPE = /^application\/(json|.*\+json)/;
+
+/**
+ * JSON stays JSON (the case report also keeps its keys, which the kit fixed); anything else is
+ * scrubbed as text.
+ */
+export function scrubText(text: string, contentType: string, scrub: Scrub, keepKeys = false): string {
+  if (JSON_TYPE.test(contentType)) {
+    try {
+      const value = JSON.parse(text) as unknown;
+      return JSON.stringify(keepKeys ? scrubValues(value, scrub) : scrubDeep(value, scrub));
+    } catch {
+      // Not JSON after all: scrubbed as text below.
+    }
+  }
+  return scrub(text);
+}
 
 export function scrubError(error: TestError | undefined, scrub: Scrub): void {
   if (!error) return;
@@ -27,12 +49,14 @@ export function scrubStep(step: TestStep, scrub: Scrub): void {
 }
 
 export function scrubAttachment(attachment: Attachment, scrub: Scrub): void {
-  attachment.name = scrub(attachment.name);
+  if (attachment.name === CASE_VERDICT_ATTACHMENT) return;
+  const keepKeys = attachment.name === CASE_REPORT_ATTACHMENT;
+  if (!keepKeys) attachment.name = scrub(attachment.name);
   if (!TEXTUAL.test(attachment.contentType)) return;
-  if (attachment.body) attachment.body = Buffer.from(scrub(attachment.body.toString('utf8')));
+  if (attachment.body) attachment.body = Buffer.from(scrubText(attachment.body.toString('utf8'), attachment.contentType, scrub, keepKeys));
   if (attachment.path) {
     const text = readFileSync(attachment.path, 'utf8');
-    const scrubbed = scrub(text);
+    const scrubbed = scrubText(text, attachment.contentType, scrub, keepKeys);
     if (scrubbed !== text) writeFileSync(attachment.path, scrubbed);
   }
 }

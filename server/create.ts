@@ -1,4 +1,4 @@
-// Create AttributeConfig and Create Highlight (sections 4.2, 4.3; PROFILE 5). Created resources
+// Create AttributeConfig and Create Highlight (sections 4.2, 4.3; docs/certification.md §5). Created resources
 // live in memory for the life of the process. Conditions for 404 and 409 are not shown; this
 // server's are: an unknown owner or collection item → 404, a customId already used → 409.
 import { MEDIA_TYPE, type Operation } from '../contract/index.ts';

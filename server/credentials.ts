@@ -1,4 +1,4 @@
-// The server's verdict on a request's credentials (section 5; PROFILE 2). The contract reads
+// The server's verdict on a request's credentials (section 5; docs/certification.md §2). The contract reads
 // which scheme was used; only the server knows which tokens are valid.
 import type { CredentialReading, Scheme } from '../contract/index.ts';
 import type { CredentialVerdict, Tokens } from './types.ts';

@@ -1,5 +1,5 @@
 // The reference server's documented choices where the specification leaves a value open
-// (PROFILE 4 and 5), and the public test values it starts with.
+// (docs/certification.md §4 and §5), and the public test values it starts with.
 
 /** Public test credentials: the reference server is a test target, never a real service. */
 export const DEFAULT_CREDENTIALS = {
@@ -8,7 +8,7 @@ export const DEFAULT_CREDENTIALS = {
   forbiddenToken: 'reference-forbidden-token',
 } as const satisfies Record<string, string>;
 
-/** Records that exist, for Create Highlight's owner and collection item (PROFILE 5). */
+/** Records that exist, for Create Highlight's owner and collection item (docs/certification.md §5). */
 export const REFERENCE_FIXTURES = {
   ownerUserId: '6553f100c0ffee0000000001',
   collectionItemId: '6553f100c0ffee0000000002',

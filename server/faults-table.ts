@@ -20,7 +20,7 @@ export function faultsTable(): string {
     'where it cannot help tripping another check, its description says so.',
     '',
     '"One exchange" is yes when a single request and its response, judged by the contract alone',
-    '(`validateRequest`, `validateResponse`, `checkExchange`: no knowledge of which tokens are valid, no',
+    '(`judgeExchange` of `contract/`, as the suite and the proxy judge it: no knowledge of which tokens are valid, no',
     "other page), report the requirement for the fault's `trigger`; the proxy can catch those faults.",
     '',
     `${FAULTS.length} faults.`,

@@ -1,4 +1,4 @@
-// Each fault breaks its one MUST requirement: the PROFILE cases find it and no other MUST; a
+// Each fault breaks its one MUST requirement: the cases of server/profile-rules.ts find it and no other MUST; a
 // fault marked detectable in one exchange shows in its trigger alone, judged by the contract.
 import { describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
@@ -56,7 +56,7 @@ describe('the fault catalogue', () => {
   });
 });
 
-describe('each fault breaks exactly its requirement among the PROFILE cases', () => {
+describe('each fault breaks exactly its requirement among the cases of server/profile-rules.ts', () => {
   it('without a fault nothing breaks', async () => {
     expect(await mustBroken(undefined)).toEqual([]);
   });

@@ -25,8 +25,8 @@ export interface FaultDefinition {
   /** What changes, in one sentence. */
   description: string;
   /**
-   * True when one exchange, judged by the contract alone (validateRequest, validateResponse and
-   * checkExchange, knowing no tokens and no other page), reports `requirement` for `trigger`.
+   * True when one exchange, judged by the contract alone (judgeExchange, knowing no tokens and no
+   * other page), reports `requirement` for `trigger`.
    */
   detectableInOneExchange: boolean;
   trigger?: FaultTrigger;
@@ -109,7 +109,7 @@ const credentialsLast = (order: StageName[]): StageName[] => [...order.filter((s
 // --- The catalogue --------------------------------------------------------------------------
 
 const CATALOGUE: Fault[] = [
-  // Credentials (section 5; PROFILE 2)
+  // Credentials (section 5)
   {
     name: 'session-token-rejected',
     requirement: 'AUTH-SESSION-ACCEPTED',
@@ -169,14 +169,22 @@ const CATALOGUE: Fault[] = [
     hooks: { credentials: permitWhen((v) => v.outcome === 'forbidden') },
   },
   {
+    name: 'forbidden-token-permitted-in-legacy-header',
+    requirement: 'AUTH-403-FORBIDDEN',
+    description: 'The forbidden session token is answered 403 as `Authorization: Bearer r:<token>` but served like a permitted one in the legacy session header.',
+    detectableInOneExchange: false,
+    hooks: { credentials: permitWhen((v) => v.outcome === 'forbidden' && v.scheme === 'legacy') },
+  },
+  {
     name: 'validation-before-credentials',
     requirement: 'AUTH-401-BEFORE-400',
     description: 'Request validation runs before the credential check, so an unauthenticated invalid request is answered 400 (and one to an unknown path 404, one with another media type 415).',
-    detectableInOneExchange: false,
+    detectableInOneExchange: true,
+    trigger: { method: 'GET', path: '/notification-groups', headers: {} },
     hooks: { stageOrder: credentialsLast },
   },
 
-  // List NotificationGroups: filter and page bounds (section 4.1; PROFILE 4)
+  // List NotificationGroups: filter and page bounds (sections 4.1, 8)
   {
     name: 'filter-not-required',
     requirement: 'NG-FILTER-REQUIRED',
@@ -326,7 +334,7 @@ const CATALOGUE: Fault[] = [
     hooks: { included: (included, names) => (names.length > 0 ? Object.fromEntries(names.map((name) => [name, []])) : included) },
   },
 
-  // Error documents and media type (sections 4, 7; PROFILE 3)
+  // Error documents and media type (sections 4, 7)
   {
     name: 'error-status-number',
     requirement: 'ERR-STATUS-STRING',
@@ -362,7 +370,7 @@ const CATALOGUE: Fault[] = [
   {
     name: 'unsupported-media-type-500',
     requirement: 'ERR-NO-5XX',
-    description: 'A request body sent with a media type other than `application/vnd.api+json` is answered 500 instead of 415 (a status the operation does not list, a SHOULD).',
+    description: 'A request body sent with a media type other than `application/vnd.api+json` is answered 500 instead of 415.',
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody(), { ...SESSION, 'Content-Type': 'application/json' }),
     hooks: { reply: (reply) => (reply.status === 415 ? withStatus(reply, 500) : reply) },
@@ -375,19 +383,21 @@ const CATALOGUE: Fault[] = [
     hooks: { reply: (reply, context) => (reply.status === 400 && context.findings.some((f) => f.requirement === 'REQ-MALFORMED-JSON') ? withStatus(reply, 422) : reply) },
   },
 
-  // Create AttributeConfig and Create Highlight (sections 2.3, 2.4, 4.2, 4.3; PROFILE 5)
+  // Create AttributeConfig and Create Highlight (sections 2.3, 2.4, 4.2, 4.3)
   {
     name: 'attribute-config-created-200',
     requirement: 'AC-CREATE-201',
-    description: 'A valid AttributeConfig is answered 200 with the created document instead of 201 (a status the operation does not list, a SHOULD).',
-    detectableInOneExchange: false,
+    description: 'A valid AttributeConfig is answered 200 with the created document instead of 201, a success status the operation does not list.',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/attribute-configs', attributeConfigBody()),
     hooks: { created: createdStatus('createAttributeConfig', 200) },
   },
   {
     name: 'highlight-created-200',
     requirement: 'HL-CREATE-201',
-    description: 'A valid Highlight is answered 200 with the created document instead of 201 (a status the operation does not list, a SHOULD).',
-    detectableInOneExchange: false,
+    description: 'A valid Highlight is answered 200 with the created document instead of 201, a success status the operation does not list.',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/highlights', highlightBody()),
     hooks: { created: createdStatus('createHighlight', 200) },
   },
   {

@@ -1,4 +1,4 @@
-// List NotificationGroups (section 4.1; PROFILE 4). Each seeded item is serialized once when the
+// List NotificationGroups (section 4.1; docs/certification.md §4). Each seeded item is serialized once when the
 // server is built; a page is the join of its items' JSON and a small meta object.
 import { MEDIA_TYPE, type Contract, type Finding } from '../contract/index.ts';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './defaults.ts';
@@ -23,7 +23,7 @@ export function requestedPage(query: Json): { offset: number; limit: number } {
 }
 
 /**
- * Fractional page members are not shown (PROFILE 4, NG-PAGE-FRACTIONAL): this server answers
+ * Fractional page members are not shown (docs/certification.md §4, NG-PAGE-FRACTIONAL): this server answers
  * them, and numbers too large to be whole, with 400.
  */
 export function fractionalPageFindings(contract: Contract, query: Json): Finding[] {

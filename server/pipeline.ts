@@ -1,6 +1,6 @@
 // The request pipeline: named stages run in order, the first that answers ends it. The order is
 // credentials → route → method → size → media type → validation → handler, so 401 comes before
-// every other answer (PROFILE 2: before any validation, and here before 404, 405, 413 and 415 too).
+// every other answer (docs/certification.md §2: before any validation, and here before 404, 405, 413 and 415 too).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import {
@@ -133,7 +133,7 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
       if (!context.operation?.requestBody || context.bodyBytes.length === 0) return undefined;
       const type = mediaTypeEssence(context.headers['content-type']);
       if (type === MEDIA_TYPE) return undefined;
-      // Other request media types are not shown (PROFILE 3); JSON:API answers them 415.
+      // Other request media types are not shown (docs/certification.md §3); JSON:API answers them 415.
       return errorReply(415, [conditionProblem(415, CONDITION_CODES.unsupportedMediaType, `request bodies must be ${MEDIA_TYPE}, got ${type || 'no Content-Type'}`)]);
     },
     validate(context) {

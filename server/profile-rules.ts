@@ -1,4 +1,4 @@
-// The rules of PROFILE sections 2 to 5 as probes the reference server's tests run: each case
+// The rules of docs/certification.md §2 to §5 as probes the reference server's tests run: each case
 // cites the requirement it checks and the statuses that satisfy it, and every exchange is also
 // judged by the contract. With no fault on, nothing is found; with a fault on, exactly its
 // requirement breaks at MUST.
@@ -105,7 +105,7 @@ const post = (path: string, body: Body, headers: Record<string, string> = { 'Con
 const get = (path: string, auth?: Record<string, string>): ProbeSpec => ({ method: 'GET', path, ...(auth ? { auth } : {}) });
 const json = (make: () => unknown) => () => JSON.stringify(make());
 
-// --- Credentials (PROFILE 2) -------------------------------------------------------------------
+// --- Credentials (docs/certification.md §2) ------------------------------------------------------
 
 function credentialCases(legacyHeader: string): StatusCase[] {
   const schemes = [
@@ -152,7 +152,7 @@ function credentialCases(legacyHeader: string): StatusCase[] {
   ];
 }
 
-// --- List NotificationGroups (PROFILE 4) -------------------------------------------------------
+// --- List NotificationGroups (docs/certification.md §4) ------------------------------------------
 
 const listCase = (requirement: string, query: string, statuses?: number[]): StatusCase => ({ requirement, title: `GET /notification-groups${query}`, probe: get(`/notification-groups${query}`), ...(statuses ? { statuses } : {}) });
 
@@ -168,7 +168,7 @@ const LIST_CASES: StatusCase[] = [
   ...['', '&page[limit]=10&page[offset]=20', '&page[limit]=5&page[offset]=25', '&page[limit]=1&page[offset]=26', '&page[limit]=500&page[offset]=0', '&page[limit]=10&page[offset]=100', '&page[limit]=27&page[offset]=0'].map((q) =>
     listCase('NG-PAGE-LENGTH', `?filter[type]=portal${q}`, [200]),
   ),
-  // Which include names exist is not shown (PROFILE 4): any answer is judged, none is required.
+  // Which include names exist is not shown (docs/certification.md §4): any answer is judged, none is required.
   listCase('NG-INCLUDE-SHAPE', '?filter[type]=portal&include=owner,recipients'),
 ];
 
@@ -177,7 +177,7 @@ interface WalkedPage {
   total: unknown;
 }
 
-/** Walks every page with a fixed limit (PROFILE 4): each item exactly once, `total` in all, one total. */
+/** Walks every page with a fixed limit (docs/certification.md §4): each item exactly once, `total` in all, one total. */
 async function walkPages(run: ProbeRun, filterType: string, limit: number): Promise<void> {
   const pages: WalkedPage[] = [];
   for (let offset = 0; pages.length < 100; offset += limit) {
@@ -205,7 +205,7 @@ export const WALKS = [
   { filterType: 'user', limit: 5 },
 ];
 
-// --- Create AttributeConfig and Create Highlight (PROFILE 5) -----------------------------------
+// --- Create AttributeConfig and Create Highlight (docs/certification.md §5) ----------------------
 
 function createCases(): StatusCase[] {
   const cases: StatusCase[] = [];
@@ -218,7 +218,7 @@ function createCases(): StatusCase[] {
     const otherType = prefix === 'AC' ? 'Highlight' : 'AttributeConfig';
     create(`${prefix}-DATA-TYPE`, `data.type ${otherType}`, json(() => withValueAt(document(), '/data/type', otherType)), [400, 409]);
     create(`${prefix}-DATA-TYPE`, 'data.type missing', json(() => withoutValueAt(document(), '/data/type')), [400, 409]);
-    // Other request media types are not shown (PROFILE 3): only the contract judges the answer.
+    // Other request media types are not shown (docs/certification.md §3): only the contract judges the answer.
     cases.push({ requirement: 'ERR-NO-5XX', title: `${path}: body sent as application/json`, probe: post(path, json(document), { 'Content-Type': 'application/json' }) });
   }
   const ac = (title: string, make: () => unknown, statuses: number[] = [201]) => cases.push({ requirement: 'AC-CREATE-201', title: `/attribute-configs: ${title}`, probe: post('/attribute-configs', json(make)), statuses });

@@ -1,4 +1,4 @@
-// PROFILE sections 2 to 5 against the unfaulted reference server: every case holds and the
+// docs/certification.md §2 to §5 against the unfaulted reference server: every case holds and the
 // contract finds nothing at MUST or SHOULD in any exchange.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from './index.ts';
@@ -6,7 +6,7 @@ import { ProbeRun, profileCases, runCase, runWalks } from './profile-rules.ts';
 
 const SESSION_AUTH = { Authorization: 'Bearer r:{sessionToken}' };
 
-describe('reference server without faults (PROFILE 2-5)', () => {
+describe('reference server without faults (docs/certification.md §2 to §5)', () => {
   let server: StartedReferenceServer;
   beforeAll(async () => {
     server = await startReferenceServer();

@@ -54,7 +54,7 @@ function checkedOptions(options: ReferenceServerOptions) {
     forbiddenToken: options.forbiddenToken ?? DEFAULT_CREDENTIALS.forbiddenToken,
   };
   for (const [name, token] of Object.entries(tokens)) {
-    // A token with spaces or commas could never be read back from a header (PROFILE 2).
+    // A token with spaces or commas could never be read back from a header (docs/certification.md §2).
     if (token === '' || /[\s,]/.test(token)) throw new InvalidServerOptionError(`${name} must be a non-empty token without spaces or commas`);
   }
   if (new Set(Object.values(tokens)).size !== 3) throw new InvalidServerOptionError('the session token, personal access token and forbidden token must differ');

@@ -2,17 +2,7 @@
 // contract alone, the way the proxy would.
 import { connect } from 'node:net';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import {
-  checkExchange,
-  loadContract,
-  route,
-  validateGenericResponse,
-  validateRequest,
-  validateResponse,
-  type Finding,
-  type HttpRequest,
-  type HttpResponse,
-} from '../contract/index.ts';
+import { judgeExchange as judgeWithContract, loadContract, type Finding, type HttpRequest, type HttpResponse } from '../contract/index.ts';
 
 export interface Probe {
   method: string;
@@ -28,12 +18,6 @@ export interface Exchanged {
   /** The response body parsed, or undefined when it is not JSON. */
   json: unknown;
 }
-
-/**
- * Statuses this server answers for conditions the specification leaves open (413, 415); the
- * operations do not list them, so EXCH-STATUS-LISTED is not held against them.
- */
-export const DOCUMENTED_EXTRA_STATUSES = new Set([413, 415]);
 
 function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]])));
@@ -64,22 +48,12 @@ export async function send(baseUrl: string, probe: Probe, dispatcher?: Dispatche
 }
 
 /**
- * What the contract alone says about the server in one exchange: response and exchange findings
- * at MUST and SHOULD (request findings are the probe's own doing), and any 5xx as ERR-NO-5XX.
+ * What the contract alone says about the server in one exchange, the way the suite and the proxy
+ * judge it: response and exchange findings at MUST and SHOULD (request findings are the probe's
+ * own doing).
  */
 export function judgeExchange(exchanged: Exchanged): Finding[] {
-  const contract = loadContract();
-  const { request, response } = exchanged;
-  const operation = route(contract, request.method, request.path);
-  const findings = operation
-    ? [...validateResponse(contract, operation, response), ...checkExchange(contract, { operation, request, response, requestFindings: validateRequest(contract, operation, request) })]
-    : validateGenericResponse(contract, response);
-  if (response.status >= 500) {
-    findings.push(contract.finding('ERR-NO-5XX', 'exchange', { message: `${request.method} ${request.path} was answered ${response.status}`, expected: 'not 5xx', actual: String(response.status) }));
-  }
-  return findings.filter(
-    (f) => f.level !== 'INFO' && f.location !== 'request' && !(f.requirement === 'EXCH-STATUS-LISTED' && DOCUMENTED_EXTRA_STATUSES.has(response.status)),
-  );
+  return judgeWithContract(loadContract(), exchanged.request, exchanged.response).filter((f) => f.level !== 'INFO' && f.location !== 'request');
 }
 
 export interface RawResponse {

@@ -1,17 +1,25 @@
-// One conformance case at run time: it sends requests, runs the contract's checks on every
-// exchange (validateResponse, checkExchange), adds the case's own expectations, and turns the
+// One conformance case at run time: it sends requests, has the contract judge every exchange
+// (judgeExchange, the same path the proxy takes), adds the case's own expectations, and turns the
 // findings into the case's verdict. A finding is recorded under its own requirement id whatever
 // the case is about: the certification record is kept per requirement.
 import type { TestInfo } from '@playwright/test';
-import { checkExchange, MEDIA_TYPE, parseJson, validateRequest, validateResponse, type Contract, type Finding, type Level, type Operation } from '../contract/index.ts';
+import { judgeExchange, MEDIA_TYPE, parseJson, type Contract, type Finding, type Level, type Operation } from '../contract/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
 import { curlLine, type Evidence, type ExchangeSummary } from './evidence.ts';
-import { scrubDeep, type Scrub } from './secrets.ts';
+import { scrubValues, type Scrub } from './secrets.ts';
 import type { FailLevel } from './settings.ts';
 
-/** The attachment every case leaves for the reporters: its findings with their evidence. */
+/** The attachment every case leaves for the reporters: its findings with their evidence, tokens replaced. */
 export const CASE_REPORT_ATTACHMENT = 'conformance-findings';
+
+/**
+ * The attachment the verdict is computed from: the requirement id, level and location of each
+ * finding (in the order of the case report's findings) and the requirements the case could not
+ * check. Only catalogue vocabulary, so no scrubber needs to touch it, and none does: replacing a
+ * token that happens to be a letter or a word must never change a verdict.
+ */
+export const CASE_VERDICT_ATTACHMENT = 'conformance-verdict';
 
 /** Set (to 1) in the workers' environment when the case-verdict reporter decides verdicts in the runner. */
 export const VERDICT_BY_REPORTER = 'LAS_VERDICT_BY_REPORTER';
@@ -25,9 +33,20 @@ export interface CaseReport {
   findings: Evidence[];
 }
 
+/** Requirements a case ran without being able to check them, and why (e.g. a 202 answer shows no body). */
+export interface NotRunDeclaration {
+  requirements: string[];
+  reason: string;
+}
+
+export interface CaseVerdictData {
+  findings: Pick<Finding, 'requirement' | 'level' | 'location'>[];
+  notRun: NotRunDeclaration[];
+}
+
 export interface CaseRequest {
   operation: Operation;
-  /** Query string without `?`, in the kit's encoding (PROFILE 4), e.g. `filter[type]=portal`. */
+  /** Query string without `?`, in the kit's encoding (JSON:API's, as the specification shows none), e.g. `filter[type]=portal`. */
   query?: string;
   /** The headers that carry (or deliberately fail to carry) credentials. */
   credentials: Record<string, string>;
@@ -57,7 +76,9 @@ export interface CredentialHeaders {
   session: Record<string, string>;
   pat: Record<string, string>;
   legacy: Record<string, string>;
+  /** The forbidden session token in each scheme that carries a session token (section 5): `Bearer r:`, then the legacy header. */
   forbidden?: Record<string, string>;
+  forbiddenLegacy?: Record<string, string>;
   none: Record<string, string>;
 }
 
@@ -71,7 +92,11 @@ export interface CaseContext {
   requirements: string[];
   /** False when the case-verdict reporter fails cases in the runner (see reports/case-verdict.ts). */
   verdictInWorker: boolean;
+  /** --read-only: requests that could create records are not sent; the case is skipped with this reason. */
+  readOnly?: { skip: (reason: string) => never };
 }
+
+export const READ_ONLY_REASON = '--read-only: requests that could create records on the target were not sent';
 
 export function credentialHeaders(target: Target): CredentialHeaders {
   const { sessionToken, pat, forbiddenToken } = target.credentials;
@@ -79,7 +104,7 @@ export function credentialHeaders(target: Target): CredentialHeaders {
     session: { authorization: `Bearer r:${sessionToken}` },
     pat: { authorization: `Bearer p:${pat}` },
     legacy: { [target.legacyHeader]: sessionToken },
-    ...(forbiddenToken ? { forbidden: { authorization: `Bearer r:${forbiddenToken}` } } : {}),
+    ...(forbiddenToken ? { forbidden: { authorization: `Bearer r:${forbiddenToken}` }, forbiddenLegacy: { [target.legacyHeader]: forbiddenToken } } : {}),
     none: {},
   };
 }
@@ -96,6 +121,7 @@ export function verdictMessage(blocking: Evidence[]): string {
 export class ConformanceCase {
   readonly credentials: CredentialHeaders;
   private readonly findings: Evidence[] = [];
+  private readonly notRunDeclarations: NotRunDeclaration[] = [];
 
   constructor(private readonly context: CaseContext) {
     if (context.requirements.length === 0) throw new Error('a conformance case needs at least one requirement annotation');
@@ -115,6 +141,7 @@ export class ConformanceCase {
   async send(request: CaseRequest): Promise<Answer> {
     const { contract, client, scrub } = this.context;
     const operation = request.operation;
+    if (this.context.readOnly && operation.method !== 'GET') this.context.readOnly.skip(READ_ONLY_REASON);
     const path = operation.pathTemplate + (request.query === undefined ? '' : `?${request.query}`);
     const bodyText = request.bodyText ?? (request.document === undefined ? undefined : JSON.stringify(request.document));
     const headers = { ...request.credentials, ...(bodyText === undefined ? {} : { 'content-type': request.contentType ?? MEDIA_TYPE }) };
@@ -129,13 +156,7 @@ export class ConformanceCase {
     const response = sent.response;
     summary.status = response.status;
     const httpRequest = { method: operation.method, path: `${contract.basePath}${path}`, headers: this.asContractNamesIt(headers), bodyText };
-    const requestFindings = validateRequest(contract, operation, httpRequest);
-    const findings = [...validateResponse(contract, operation, response), ...checkExchange(contract, { operation, request: httpRequest, response, requestFindings })];
-    if (response.status >= 500 && !findings.some((f) => f.requirement === 'ERR-NO-5XX')) {
-      findings.push(contract.finding('ERR-NO-5XX', 'response', { message: `answered ${response.status}; no request may be answered with a 5xx status`, expected: 'a status below 500', actual: String(response.status) }));
-    }
-    // Request findings describe what the case sent on purpose; only the target's side is judged.
-    for (const finding of findings) if (finding.location !== 'request' && this.judgedBySuite(finding.requirement)) this.record(finding, summary);
+    for (const finding of suiteFindings(contract, judgeExchange(contract, httpRequest, response))) this.record(finding, summary);
     const parsed = parseJson(response.bodyText);
     return { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, summary };
   }
@@ -160,8 +181,25 @@ export class ConformanceCase {
     this.fail(requirement, answer, { message, actual: String(answer.status) });
   }
 
+  /** Requirements this case ran without being able to check (reported not run, unless another case checks them). */
+  notRun(requirements: string[], reason: string): void {
+    for (const id of requirements) this.context.contract.requirement(id);
+    this.notRunDeclarations.push({ requirements, reason });
+  }
+
+  /** The findings for people: every string value scrubbed (the curl line was built scrubbed). */
   report(): CaseReport {
-    return { target: this.context.target.baseUrl, findings: this.findings };
+    return { target: this.context.target.baseUrl, findings: this.findings.map((f) => this.forPeople(f)) };
+  }
+
+  private forPeople({ exchange, ...finding }: Evidence): Evidence {
+    const scrubbed = scrubValues(finding, this.context.scrub);
+    return exchange ? { ...scrubbed, exchange } : scrubbed;
+  }
+
+  /** The findings for the verdict, as found: never scrubbed. */
+  verdictData(): CaseVerdictData {
+    return { findings: this.findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: this.notRunDeclarations };
   }
 
   blocking(): Evidence[] {
@@ -173,21 +211,22 @@ export class ConformanceCase {
   finish(testInfo: TestInfo): void {
     // Pushed rather than attach()ed: no step and no file per case, the body travels to the reporters as is.
     testInfo.attachments.push({ name: CASE_REPORT_ATTACHMENT, body: Buffer.from(JSON.stringify(this.report())), contentType: 'application/json' });
+    testInfo.attachments.push({ name: CASE_VERDICT_ATTACHMENT, body: Buffer.from(JSON.stringify(this.verdictData())), contentType: 'application/json' });
     const blocking = this.blocking();
-    const notes = new Set(this.findings.filter((f) => !blocking.includes(f)).map((f) => `${f.level === 'INFO' ? 'observation' : 'warning'}\u0000${f.requirement}: ${f.message}`));
+    const notes = new Set(this.findings.filter((f) => !blocking.includes(f)).map((f) => `${f.level === 'INFO' ? 'observation' : 'warning'}\u0000${f.requirement}: ${this.context.scrub(f.message)}`));
     for (const note of notes) {
       const [type, description] = note.split('\u0000');
       testInfo.annotations.push({ type, description });
     }
     // A case that already failed (an error in its own code, a timeout) keeps that one error.
     if (!this.context.verdictInWorker || blocking.length === 0 || testInfo.status !== testInfo.expectedStatus) return;
-    throw new Error(verdictMessage(blocking));
+    throw new Error(verdictMessage(blocking.map((f) => this.forPeople(f))));
   }
 
+  /** Kept as found: the verdict reads these; report() scrubs them for people. */
   private record(finding: Finding, exchange: ExchangeSummary | undefined): void {
-    const scrubbed = scrubDeep(finding, this.context.scrub);
-    const duplicate = this.findings.some((f) => f.exchange === exchange && f.requirement === scrubbed.requirement && f.pointer === scrubbed.pointer && f.message === scrubbed.message);
-    if (!duplicate) this.findings.push(exchange ? { ...scrubbed, exchange } : scrubbed);
+    const duplicate = this.findings.some((f) => f.exchange === exchange && f.requirement === finding.requirement && f.pointer === finding.pointer && f.message === finding.message);
+    if (!duplicate) this.findings.push(exchange ? { ...finding, exchange } : finding);
   }
 
   /**
@@ -200,10 +239,17 @@ export class ConformanceCase {
     for (const [name, value] of Object.entries(headers)) renamed[name.toLowerCase() === target.legacyHeader.toLowerCase() ? contract.legacyHeader : name] = value;
     return renamed;
   }
-
-  private judgedBySuite(requirementId: string): boolean {
-    const checkedBy = this.context.contract.requirement(requirementId).checkedBy;
-    return checkedBy === undefined || checkedBy.includes('suite');
-  }
 }
 
+/**
+ * The findings of a judged exchange the suite reports: the target's side only (request findings
+ * describe what a case sent on purpose), and only requirements the suite judges.
+ */
+export function suiteFindings(contract: Contract, findings: Finding[]): Finding[] {
+  return findings.filter((f) => f.location !== 'request' && judgedBySuite(contract, f.requirement));
+}
+
+function judgedBySuite(contract: Contract, requirementId: string): boolean {
+  const checkedBy = contract.requirement(requirementId).checkedBy;
+  return checkedBy === undefined || checkedBy.includes('suite');
+}

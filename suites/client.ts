@@ -45,6 +45,8 @@ export async function openTargetClient(apiRequest: APIRequest, target: Target, s
     baseURL: `${target.baseUrl}/`,
     proxy: { server: guard.proxyUrl },
     timeout: target.limits.requestTimeoutMs,
+    // --header: a gateway key and the like, on every request; never in a curl line or report.
+    extraHTTPHeaders: target.extraHeaders ?? {},
   });
   const silentInARow = new Map<string, number>();
   return {

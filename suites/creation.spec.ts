@@ -1,6 +1,5 @@
-// Creation (sections 2.3, 2.4, 4.2, 4.3; PROFILE 5): the complete valid document of each create
-// operation is answered 201 (202 is recorded), the minimal one too unless the server requires
-// more attributes (400), and the contract checks the
+// Creation (sections 2.3, 2.4, 4.2, 4.3): the complete valid document of each create operation is
+// answered 201 (202 is recorded), the minimal one too or 400, and the contract checks the
 // created resource: shape, id, type, inUse, attributes echoed (SHOULD), relationships as sent.
 // Where a document names a record that does not exist, or repeats one already created, the
 // outcome is not shown; an error answer must still be an error document (SHOULD).
@@ -16,6 +15,9 @@ const CREATION_REQUIREMENTS: Record<string, { created: string; covers: string[] 
   createHighlight: { created: 'HL-CREATE-201', covers: ['HL-RESPONSE-SHAPE', 'HL-RESPONSE-RELATIONSHIPS', 'HL-ATTRIBUTES-ECHO'] },
 };
 const CREATED = ['RES-ID-STRING', 'RES-ID-OBJECTID', 'MEDIA-TYPE-RESPONSE', 'CREATE-202-ACCEPTED'];
+/** What only a 201 body shows: a 202 answer (body not shown) leaves these not run by this case. */
+const CREATED_BODY = ['RES-ID-STRING', 'RES-ID-OBJECTID'];
+const ACCEPTED_REASON = 'the target answered 202 Accepted, whose body the specification does not show, so the created resource could not be checked';
 const ERROR_DOCUMENT = ['ERR-STATUS-STRING', 'ERR-OBJECT-MEMBERS', 'MEDIA-TYPE-RESPONSE'];
 
 function skipWithoutFixtures(conformance: ConformanceCase, operation: Operation): void {
@@ -34,13 +36,14 @@ for (const operation of createOperations) {
     skipWithoutFixtures(conformance, operation);
     const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: completeDocument(operation, conformance.target.fixtures, uniqueTag()) });
     conformance.expectStatus(answer, success);
+    if (answer.status === 202) conformance.notRun([...covers, ...CREATED_BODY], ACCEPTED_REASON);
   });
 
-  // Which attributes are required is not shown (sections 2.3, 2.4): a server may refuse the minimal
-  // document with 400; served, it is judged like any creation.
-  test(...caseHeader({ title: `${operation.operationId}: a minimal valid document → ${success.join(' or ')}, or 400 for attributes the server requires`, requirements: [created], covers: minimalCovers }), async ({ conformance }) => {
+  // Which attributes are required is not shown (sections 2.3, 2.4): a server may refuse a document without them.
+  test(...caseHeader({ title: `${operation.operationId}: a minimal valid document → ${success.join(' or ')}, or 400`, requirements: [created], covers: minimalCovers }), async ({ conformance }) => {
     const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: minimalDocument(operation, uniqueTag()) });
     conformance.expectStatus(answer, [...success, 400]);
+    if (answer.status === 202) conformance.notRun([...covers.filter((id) => !id.endsWith('-RELATIONSHIPS')), ...CREATED_BODY], ACCEPTED_REASON);
   });
 
   test(...caseHeader(

@@ -1,6 +1,7 @@
-// Credentials (section 5; PROFILE 2), for each of the three operations: every scheme accepted;
+// Credentials (section 5), for each of the three operations: every scheme accepted;
 // no, unknown, malformed and misplaced credentials answered 401 with an error document (and
-// WWW-Authenticate, SHOULD), before any validation; the forbidden credential answered 403.
+// WWW-Authenticate, SHOULD), before any validation; the forbidden session token answered 403 in
+// each scheme that carries a session token.
 import type { Target } from '../targets/target.ts';
 import type { CredentialHeaders } from './case.ts';
 import { caseHeader, test } from './fixtures.ts';
@@ -44,7 +45,8 @@ const credentialCases: CredentialCase[] = [
   { requirement: 'AUTH-401-WRONG-PREFIX', title: 'the personal access token under the r: prefix', headers: (_, t) => bearer(`Bearer r:${t.credentials.pat}`), expect: 401 },
   { requirement: 'AUTH-401-BEFORE-400', title: 'no credentials and an invalid input', headers: (h) => h.none, expect: 401, invalid: true },
   { requirement: 'AUTH-401-BEFORE-400', title: 'an unknown token and an invalid input', headers: () => bearer(`Bearer r:${UNKNOWN_TOKEN}`), expect: 401, invalid: true },
-  { requirement: 'AUTH-403-FORBIDDEN', title: 'the forbidden credential', headers: (h) => h.forbidden, expect: 403 },
+  { requirement: 'AUTH-403-FORBIDDEN', title: 'the forbidden session token as Authorization: Bearer r:<token>', headers: (h) => h.forbidden, expect: 403 },
+  { requirement: 'AUTH-403-FORBIDDEN', title: 'the forbidden session token in the legacy header', headers: (h) => h.forbiddenLegacy, expect: 403 },
 ];
 
 const isSuccess = (status: number) => status >= 200 && status < 300;

@@ -7,7 +7,7 @@ import type { Fixtures } from '../targets/target.ts';
 
 export type Document = Record<string, unknown>;
 
-/** The body members a target's fixtures fill: records that must exist for a creation to succeed (PROFILE 5). */
+/** The body members a target's fixtures fill: records that must exist for a creation to succeed (docs/certification.md §5). */
 export const FIXTURE_MEMBERS: Record<string, keyof Fixtures> = {
   '/data/attributes/collectionItemId': 'collectionItemId',
   '/data/relationships/owner/data/id': 'ownerUserId',

@@ -1,4 +1,4 @@
-// The error envelope (sections 4, 7; PROFILE 3), one error of each listed kind per operation: a
+// The error envelope (sections 4, 7; docs/certification.md §3), one error of each listed kind per operation: a
 // 400, 401 and 403 answer carries `{"errors": [...]}` with at least one error object whose members
 // are strings, `status` the HTTP status, in application/vnd.api+json; a query problem names its
 // parameter and a body problem points into the request document (SHOULD). The contract checks

@@ -1,4 +1,4 @@
-// List NotificationGroups, the required filter (section 4.1; PROFILE 4): each allowed value is
+// List NotificationGroups, the required filter (section 4.1; docs/certification.md §4): each allowed value is
 // served with a valid list document; a missing, empty, unknown or wrongly shaped filter is
 // answered 400 with an error document that names the parameter (SHOULD).
 import { caseHeader, test } from './fixtures.ts';
@@ -32,7 +32,7 @@ for (const value of filterValues()) {
   });
 }
 
-// Which include names exist is not shown (PROFILE 4): refusing one is fine, serving it means a valid document.
+// Which include names exist is not shown (docs/certification.md §4): refusing one is fine, serving it means a valid document.
 test(...caseHeader(
   { title: 'an include name the specification does not define → 400, or 200 with a valid document', requirements: ['NG-RESPONSE-SHAPE'], covers: ['NG-ITEM-SHAPE'] }),
   async ({ conformance }) => {

@@ -7,8 +7,8 @@ import { loadContract, type Contract } from '../contract/index.ts';
 import type { Target } from '../targets/target.ts';
 import { ConformanceCase, REQUIREMENT_ANNOTATION, VERDICT_BY_REPORTER } from './case.ts';
 import { openTargetClient, type TargetClient } from './client.ts';
-import { credentialSecrets, scrubber, type Scrub } from './secrets.ts';
-import { suiteSettings, type FailLevel } from './settings.ts';
+import { scrubber, targetSecrets, type Scrub } from './secrets.ts';
+import { runDescriptionOf, suiteSettings, type FailLevel } from './settings.ts';
 
 export interface SuiteContext {
   contract: Contract;
@@ -16,6 +16,7 @@ export interface SuiteContext {
   failLevel: FailLevel;
   scrub: Scrub;
   client: TargetClient;
+  readOnly: boolean;
 }
 
 export const test = base.extend<{ conformance: ConformanceCase }, { suite: SuiteContext; targetEnvironment: Record<string, string> }>({
@@ -25,16 +26,17 @@ export const test = base.extend<{ conformance: ConformanceCase }, { suite: Suite
   suite: [
     async ({ playwright, targetEnvironment }, use) => {
       const { target, failLevel } = suiteSettings({ ...process.env, ...targetEnvironment });
-      const scrub = scrubber(credentialSecrets(target.credentials));
+      const scrub = scrubber(targetSecrets(target));
       const client = await openTargetClient(playwright.request, target, scrub);
-      await use({ contract: loadContract(), target, failLevel, scrub, client });
+      await use({ contract: loadContract(), target, failLevel, scrub, client, readOnly: runDescriptionOf(process.env).readOnly });
       await client.close();
     },
     { scope: 'worker' },
   ],
   conformance: async ({ suite }, use, testInfo) => {
     const requirements = testInfo.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
-    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: process.env[VERDICT_BY_REPORTER] !== '1' });
+    const readOnly = suite.readOnly ? { skip: (reason: string): never => testInfo.skip(true, reason) as never } : undefined;
+    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: process.env[VERDICT_BY_REPORTER] !== '1', readOnly });
     await use(conformance);
     conformance.finish(testInfo);
   },

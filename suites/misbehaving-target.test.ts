@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../contract/index.ts';
 import type { ConformanceRecord, RequirementRecord } from '../reports/record.ts';
 import { NO_FORBIDDEN_TOKEN } from './operations.ts';
+import { PREFLIGHT_QUERY } from './runner.ts';
 import { leaksOf, reportFiles, runCli, type CliResult } from './test-support.ts';
 
 // No forbidden credential: the 403 cases must be reported as not run, never as passed.
@@ -37,9 +38,15 @@ const unauthorized: Behaviour = (_request, response) => {
   response.end('{"errors":[{"status":"401"}]}');
 };
 
-/** What the target does, by request: the probe (no query) gets a proper 401. */
+const served: Behaviour = (_request, response) => {
+  response.writeHead(200, { 'content-type': 'application/vnd.api+json' });
+  response.end('{"data":[]}');
+};
+
+/** What the target does, by request: the preflight gets a proper list, so the run starts. */
 function behaviourFor(request: IncomingMessage): Behaviour {
   const url = request.url ?? '';
+  if (url.endsWith(`?${PREFLIGHT_QUERY}`)) return served;
   if (request.method === 'POST' && url.startsWith('/v3/attribute-configs')) return endless;
   if (request.method === 'POST' && url.startsWith('/v3/highlights')) return hang;
   if (url.includes('filter[type]=portal')) return html;
@@ -80,7 +87,7 @@ describe('a run against a misbehaving target', () => {
   it('ends with exit code 1 and a verdict, every selected case having run', () => {
     expect(result.code).toBe(1);
     expect(record.runStatus).toBe('failed');
-    expect(record.cases).toEqual({ total: 8, passed: 0, failed: 5, notRun: 3 });
+    expect(record.cases).toEqual({ total: 11, passed: 0, failed: 5, notRun: 6 });
     expect(result.stdout).toMatch(/^Verdict: FAILED: /m);
   });
 

@@ -2,7 +2,7 @@
 // statuses that mean success, an input a permitted caller gets served, an input that must be
 // rejected, and the filter values of the list.
 import { randomUUID } from 'node:crypto';
-import { loadContract, MEDIA_TYPE, validateRequest, type Operation } from '../contract/index.ts';
+import { loadContract, MEDIA_TYPE, refusableFindings, validateRequest, type Operation } from '../contract/index.ts';
 import type { Fixtures } from '../targets/target.ts';
 import { completeDocument } from './documents.ts';
 
@@ -11,7 +11,7 @@ export interface OperationInput {
   document?: unknown;
 }
 
-/** Why the 403 cases are not run when the target names no forbidden credential (PROFILE 2). */
+/** Why the 403 cases are not run when the target names no forbidden credential. */
 export const NO_FORBIDDEN_TOKEN = 'no forbidden credential configured (--forbidden-token or LAS_FORBIDDEN_TOKEN)';
 
 export const contract = loadContract();
@@ -47,9 +47,11 @@ export function invalidInput(operation: Operation): OperationInput {
 }
 
 /**
- * The MUST requirements the contract says an input breaks, credentials aside: what a case that
- * sends it answers to. Deriving them keeps the cases from restating the catalogue's routes; an
- * input the contract accepts is a mistake in the suite and stops collection.
+ * What a server that serves an input breaks, credentials aside: for each MUST the input breaks,
+ * the catalogue's `acceptedBreaks` (a MUST where the specification makes refusing it the
+ * server's duty, a SHOULD where it does not). A case that sends the input answers to these, at
+ * their levels. Deriving them keeps the cases from restating the catalogue; an input the contract
+ * accepts is a mistake in the suite and stops collection.
  */
 export function brokenRequirements(operation: Operation, input: OperationInput & { bodyText?: string }): string[] {
   const bodyText = input.bodyText ?? (input.document === undefined ? undefined : JSON.stringify(input.document));
@@ -59,7 +61,7 @@ export function brokenRequirements(operation: Operation, input: OperationInput &
     headers: { authorization: 'Bearer r:token', ...(bodyText === undefined ? {} : { 'content-type': MEDIA_TYPE }) },
     bodyText,
   });
-  const ids = [...new Set(findings.filter((f) => f.level === 'MUST').map((f) => f.requirement))];
+  const ids = [...new Set(refusableFindings(findings).map((f) => contract.requirementBrokenByAccepting(f.requirement).id))];
   if (ids.length === 0) throw new Error(`the contract accepts this input to ${operation.operationId}, so no case can expect it rejected: ${JSON.stringify(input)}`);
   return ids;
 }
@@ -71,7 +73,7 @@ export function otherResourceType(type: unknown): string {
   return other;
 }
 
-/** A wrong primary `data.type` may be answered 409 as JSON:API has it (PROFILE 5); every other rejection is 400. */
+/** A wrong primary `data.type` may be answered 409 as JSON:API has it (a type conflict); every other rejection is 400. */
 export function rejectionStatuses(pointer: string): number[] {
   return pointer === '/data/type' ? [400, 409] : [400];
 }

@@ -1,4 +1,4 @@
-// List NotificationGroups, pagination (sections 4.1, 8, 9; PROFILE 4): page bounds answered 400;
+// List NotificationGroups, pagination (sections 4.1, 8, 9; docs/certification.md §4): page bounds answered 400;
 // single pages whose data and meta agree (checked by the contract on every answer: length,
 // pages, offset echo, page number, deprecated members); and a full walk of every filter value at
 // several limits that meets each item exactly once, with one total on every page.
@@ -121,7 +121,7 @@ async function pageWalk(conformance: ConformanceCase, value: string, limit: numb
       }
     }
     const effective = Number.isInteger(meta?.limit) && (meta!.limit as number) >= 1 && (meta!.limit as number) < limit ? (meta!.limit as number) : limit;
-    // With a total, the walk ends past it; without, at the first short page (PROFILE 4).
+    // With a total, the walk ends past it; without, at the first short page (docs/certification.md §4).
     const done = state.total !== undefined ? offset + effective >= state.total : data.length < effective;
     if (done) return state;
     offset += effective;

@@ -5,14 +5,15 @@ import { spawn } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadContract } from '../contract/index.ts';
+import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import { RECORD_FILE, SUMMARY_FILE } from '../reports/conformance-reporter.ts';
 import type { ConformanceRecord } from '../reports/record.ts';
 import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
-import { RUN_ENVIRONMENT, type FailLevel } from './settings.ts';
+import { DEFAULT_RUN, RUN_ENVIRONMENT, type FailLevel, type RunDescription } from './settings.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONFIG_FILE = join(ROOT, 'playwright.config.ts');
@@ -38,6 +39,8 @@ export interface SuiteRun {
   baseEnvironment: Record<string, string | undefined>;
   /** 'inherit' shows Playwright's progress on this console; 'ignore' keeps it quiet (tests, benchmarks). */
   output: 'inherit' | 'ignore';
+  /** What the record says about the run beyond the target: embedded server, read-only, the gate's inputs. */
+  run?: RunDescription;
 }
 
 export interface SuiteOutcome {
@@ -46,36 +49,137 @@ export interface SuiteOutcome {
   record?: ConformanceRecord;
 }
 
-/**
- * One GET, without credentials, to the list operation: any HTTP answer proves the target is
- * there. No answer within the request timeout, or no connection, is UnreachableTargetError.
- */
-export async function probeTarget(target: Target): Promise<number> {
-  const url = new URL(`${target.baseUrl}${loadContract().operation('listNotificationGroups').pathTemplate}`);
-  const get = url.protocol === 'https:' ? httpsGet : httpGet;
+/** The target answered, but not as the list operation of this API does for these credentials: the run cannot start (exit code 2). */
+export class PreflightError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PreflightError';
+  }
+}
+
+/** The preflight request: the list operation, its first filter value, a one-item page. */
+export const PREFLIGHT_QUERY = 'filter[type]=portal&page[limit]=1&page[offset]=0';
+const PREFLIGHT_BODY_BYTES = 64 * 1024;
+
+export interface ProbeAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** At most the first 64 KiB. */
+  bodyText: string;
+}
+
+export interface ProbeRequest {
+  url: URL;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** PEM certificates to trust besides Node's. */
+  ca?: string;
+}
+
+/** One GET; no answer within the timeout, or no connection, is UnreachableTargetError. */
+export async function probe(request: ProbeRequest): Promise<ProbeAnswer> {
+  const get = request.url.protocol === 'https:' ? httpsGet : httpGet;
+  const options = { timeout: request.timeoutMs, headers: request.headers, ...(request.ca ? { ca: [...rootCertificates, request.ca] } : {}) };
   try {
-    return await new Promise<number>((resolve, reject) => {
-      const request = get(url, { timeout: target.limits.requestTimeoutMs }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
+    return await new Promise<ProbeAnswer>((resolve, reject) => {
+      const sent = get(request.url, options, (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (size < PREFLIGHT_BODY_BYTES) chunks.push(chunk);
+          size += chunk.length;
+          if (size >= PREFLIGHT_BODY_BYTES) response.destroy();
+        });
+        const done = () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bodyText: Buffer.concat(chunks).toString('utf8').slice(0, PREFLIGHT_BODY_BYTES) });
+        response.once('end', done);
+        response.once('close', done);
+        response.once('error', done);
       });
-      request.once('timeout', () => request.destroy(new Error(`no answer within ${target.limits.requestTimeoutMs} ms`)));
-      request.once('error', reject);
+      sent.once('timeout', () => sent.destroy(new Error(`no answer within ${request.timeoutMs} ms`)));
+      sent.once('error', reject);
     });
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     const reason = code && !message.includes(code) ? `${code} (${message})` : message;
-    throw new UnreachableTargetError(`target ${target.baseUrl} is unreachable: ${reason}`);
+    throw new UnreachableTargetError(`target ${request.url.origin}${request.url.pathname.replace(/\/[^/]*$/, '')} is unreachable: ${reason}`);
   }
+}
+
+/** What the preflight request was, for the one line that says what to check. */
+export interface PreflightProbe {
+  /** The credential as a person names it, e.g. `the session token (Authorization: Bearer r:…)`. */
+  credential: string;
+  /** Where it comes from: the flag and the variable. */
+  setting: string;
+  url: string;
+}
+
+function isJsonApiDocument(bodyText: string): boolean {
+  try {
+    const document = JSON.parse(bodyText) as unknown;
+    return typeof document === 'object' && document !== null && !Array.isArray(document) && ('data' in document || 'errors' in document);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why an answer to the preflight request means the run would test the configuration rather than
+ * the target, or undefined when the suite can start. Failures the suite judges (400, a 5xx with
+ * an error document, a wrong shape) are left to it.
+ */
+export function preflightProblem(answer: ProbeAnswer, probe: PreflightProbe): string | undefined {
+  const { status } = answer;
+  const asked = `GET ${probe.url} with ${probe.credential}`;
+  if (status >= 300 && status < 400) {
+    const location = answer.headers.location;
+    return `${asked} was answered ${status}, a redirect${location ? ` to ${String(location)}` : ''}; the kit does not follow redirects: give the base URL the service answers at (check http or https, the host and the path up to /v3)`;
+  }
+  if (status === 404) return `${asked} was answered 404: the base URL must include the version root, e.g. https://staging.example.com/v3 (is /v3 missing, or a path prefix?)`;
+  if (status === 401) return `${asked} was answered 401: the target refused ${probe.credential.replace(/ \(.*$/, '')}; check ${probe.setting} (a target that refuses valid tokens is reported this way too, not as failed requirements)`;
+  if (status === 403) return `${asked} was answered 403: ${probe.credential.replace(/ \(.*$/, '')} is not permitted to list NotificationGroups; give ${probe.setting} of a user who may`;
+  if (!isJsonApiDocument(answer.bodyText)) {
+    const type = answer.headers['content-type'];
+    return `${asked} was answered ${status}${type ? ` with ${String(type).split(';')[0]}` : ''}, not a JSON:API document: check that the base URL points at the API and that the service is up`;
+  }
+  return undefined;
+}
+
+/**
+ * Before the suite: the list operation, asked once with the session token and once with the
+ * personal access token. A refused token, a 404 (a base URL without /v3), a redirect or an answer
+ * that is not JSON:API stops the run with PreflightError, one line saying what to check: a
+ * misconfigured run must not look like a broken service.
+ */
+export async function preflight(target: Target): Promise<void> {
+  const url = new URL(`${target.baseUrl}${loadContract().operation('listNotificationGroups').pathTemplate}?${PREFLIGHT_QUERY}`);
+  const ca = target.caFile ? readFileSync(target.caFile, 'utf8') : undefined;
+  const probes: [PreflightProbe, Record<string, string>][] = [
+    [{ credential: 'the session token (Authorization: Bearer r:…)', setting: '--session-token or LAS_SESSION_TOKEN', url: url.href }, { authorization: `Bearer r:${target.credentials.sessionToken}` }],
+    [{ credential: 'the personal access token (Authorization: Bearer p:…)', setting: '--pat or LAS_PAT', url: url.href }, { authorization: `Bearer p:${target.credentials.pat}` }],
+  ];
+  for (const [described, credentials] of probes) {
+    const answer = await probe({ url, headers: { ...(target.extraHeaders ?? {}), ...credentials, accept: MEDIA_TYPE }, timeoutMs: target.limits.requestTimeoutMs, ca });
+    const problem = preflightProblem(answer, described);
+    if (problem) throw new PreflightError(problem);
+  }
+}
+
+/** Reachability only, for the embedded reference server: its credentials are right by construction, and a fault may refuse them on purpose. */
+export async function probeTarget(target: Target): Promise<number> {
+  const url = new URL(`${target.baseUrl}${loadContract().operation('listNotificationGroups').pathTemplate}`);
+  return (await probe({ url, headers: {}, timeoutMs: target.limits.requestTimeoutMs })).status;
 }
 
 /** The environment of the Playwright child: the base one without stale target settings, plus this run's. */
 export function suiteEnvironment(run: SuiteRun): Record<string, string> {
   // LAS_BLOB_REPORT passes through: it changes what is written, not what is tested.
-  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), RUN_ENVIRONMENT.failLevel, RUN_ENVIRONMENT.reportDir]);
+  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), RUN_ENVIRONMENT.failLevel, RUN_ENVIRONMENT.reportDir, RUN_ENVIRONMENT.run]);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(run.baseEnvironment)) if (value !== undefined && !ours.has(name)) env[name] = value;
-  return { ...env, ...targetEnvironment(run.target), [RUN_ENVIRONMENT.failLevel]: run.failLevel, [RUN_ENVIRONMENT.reportDir]: run.reportDir };
+  // --ca: Node reads extra authorities from this variable when the process starts; Playwright's requests use them.
+  const ca: Record<string, string> = run.target.caFile ? { NODE_EXTRA_CA_CERTS: run.target.caFile } : {};
+  return { ...env, ...ca, ...targetEnvironment(run.target), [RUN_ENVIRONMENT.failLevel]: run.failLevel, [RUN_ENVIRONMENT.reportDir]: run.reportDir, [RUN_ENVIRONMENT.run]: JSON.stringify(run.run ?? DEFAULT_RUN) };
 }
 
 export function suiteArguments(run: SuiteRun): string[] {

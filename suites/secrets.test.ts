@@ -54,8 +54,8 @@ describe('a run with distinctive tokens', () => {
     expect(validate(record), JSON.stringify(validate.errors)).toBe(true);
   });
 
-  it('writes JUnit with one test case per case, the requirement id in its name and properties, failures as <failure>', () => {
-    const junit = readFileSync(join(root, 'run', 'junit.xml'), 'utf8');
+  it('writes the per-case JUnit with one test case per case, the requirement id in its name and properties, failures as <failure>', () => {
+    const junit = readFileSync(join(root, 'run', 'junit-cases.xml'), 'utf8');
     const testcases = [...junit.matchAll(/<testcase name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
     expect(testcases).toHaveLength(record.cases.total);
     for (const [, name, body] of testcases) {
@@ -76,7 +76,7 @@ describe('a run with distinctive tokens', () => {
   it('leaves no token in any file under the report directory, in any archive, in the log or on the console', () => {
     const files = reportFiles(join(root, 'run'));
     const names = files.map((f) => f.path.slice(join(root, 'run').length + 1));
-    expect(names).toEqual(expect.arrayContaining(['conformance.json', 'summary.md', 'junit.xml', 'run.log', join('html', 'index.html')]));
+    expect(names).toEqual(expect.arrayContaining(['conformance.json', 'summary.md', 'junit.xml', 'junit-cases.xml', 'certification.html', 'run.log', join('html', 'index.html')]));
     expect(names.some((name) => name.startsWith(join('blob', 'report')) && name.endsWith('.zip'))).toBe(true);
     // The archives were opened: a scan of their outsides alone would miss every member.
     expect(names.some((name) => name.startsWith(`${join('html', 'index.html')}!`))).toBe(true);

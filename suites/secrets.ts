@@ -1,7 +1,7 @@
 // Tokens never leave the kit: every text the suite or its reports write passes through a
 // scrubber that replaces each token with the name of the variable that holds it, so a message
 // or a curl line still reads `Bearer r:$LAS_SESSION_TOKEN`.
-import { TARGET_ENVIRONMENT, type Credentials } from '../targets/target.ts';
+import { parseHeaderLines, TARGET_ENVIRONMENT, type Credentials, type Target } from '../targets/target.ts';
 
 export interface Secret {
   value: string;
@@ -19,9 +19,26 @@ export function credentialSecrets(credentials: Partial<Credentials>): Secret[] {
   });
 }
 
-/** The secrets named by the environment's credential variables. */
+/** Values of the extra request headers (--header): secrets like the tokens, named by their header. */
+export function headerSecrets(headers: Record<string, string>): Secret[] {
+  return Object.entries(headers).filter(([, value]) => value !== '').map(([name, value]) => ({ value, placeholder: `<value of ${name}>` }));
+}
+
+export function targetSecrets(target: Target): Secret[] {
+  return [...credentialSecrets(target.credentials), ...headerSecrets(target.extraHeaders ?? {})];
+}
+
+/** The secrets named by the environment's credential and header variables. */
 export function environmentSecrets(env: Record<string, string | undefined>): Secret[] {
-  return credentialSecrets(Object.fromEntries(CREDENTIAL_KEYS.map((key) => [key, env[TARGET_ENVIRONMENT[key]]])));
+  const headers = env[TARGET_ENVIRONMENT.headers];
+  let headerValues: Secret[] = [];
+  try {
+    headerValues = headers ? headerSecrets(parseHeaderLines(headers, TARGET_ENVIRONMENT.headers)) : [];
+  } catch {
+    // A malformed variable still hides its lines' text: each whole line is scrubbed.
+    headerValues = (headers ?? '').split(/\r?\n/).filter((line) => line.trim() !== '').map((line) => ({ value: line, placeholder: `<${TARGET_ENVIRONMENT.headers} line>` }));
+  }
+  return [...credentialSecrets(Object.fromEntries(CREDENTIAL_KEYS.map((key) => [key, env[TARGET_ENVIRONMENT[key]]]))), ...headerValues];
 }
 
 export function scrubber(secrets: Secret[]): Scrub {
@@ -38,5 +55,13 @@ export function scrubDeep<T>(value: T, scrub: Scrub): T {
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), scrubDeep(item, scrub)])) as T;
   }
+  return value;
+}
+
+/** A copy of a JSON-like value with every string value scrubbed and every key kept: its shape survives any token. */
+export function scrubValues<T>(value: T, scrub: Scrub): T {
+  if (typeof value === 'string') return scrub(value) as T;
+  if (Array.isArray(value)) return value.map((item) => scrubValues(item, scrub)) as T;
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubValues(item, scrub)])) as T;
   return value;
 }

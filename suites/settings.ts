@@ -15,7 +15,46 @@ export const RUN_ENVIRONMENT = {
   failLevel: 'LAS_FAIL_LEVEL',
   reportDir: 'LAS_REPORT_DIR',
   blobReport: 'LAS_BLOB_REPORT',
+  /** JSON of a RunDescription: what the run command knows of the run that the suite's processes do not. */
+  run: 'LAS_RUN',
 } as const;
+
+/** A waiver as the target file gives it: a known failure the gate accepts until a date. */
+export interface WaiverSetting {
+  requirement: string;
+  reason: string;
+  /** YYYY-MM-DD, the last day it holds. */
+  expires: string;
+}
+
+/** What the run command tells the suite's processes about the run: no secrets, no values of optional inputs. */
+export interface RunDescription {
+  /** The target is the kit's reference server, started for this run, with these faults and choices. */
+  embedded?: { faults: string[]; choices: string[] };
+  /** Requests that could create records are not sent (--read-only). */
+  readOnly: boolean;
+  /** The run command's --grep (Playwright does not tell reporters about it). */
+  grep?: string;
+  allowPartial: boolean;
+  waivers: WaiverSetting[];
+  /** --baseline: the file and the requirements failing in it. */
+  baseline?: { file: string; failing: string[] };
+}
+
+export const DEFAULT_RUN: RunDescription = { readOnly: false, allowPartial: false, waivers: [] };
+
+export function runDescriptionOf(env: Environment): RunDescription {
+  const text = env[RUN_ENVIRONMENT.run];
+  if (text === undefined || text === '') return DEFAULT_RUN;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`${RUN_ENVIRONMENT.run} is not JSON`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${RUN_ENVIRONMENT.run} is not a JSON object`);
+  return { ...DEFAULT_RUN, ...(value as Partial<RunDescription>) };
+}
 
 export const DEFAULT_REPORT_DIR = 'reports/latest';
 

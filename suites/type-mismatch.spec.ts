@@ -1,8 +1,10 @@
-// Type mismatch (sections 2.3, 2.4, 4.2, 4.3; PROFILE 5), generated from the schemas: for every
-// typed member of each create operation's body, nested ones included, each JSON type the schema
-// does not allow is sent in an otherwise complete document and must be answered 400, never 2xx
-// or 5xx. One case per member, one exchange per wrong type; a member added to the schema brings
-// its case with it.
+// Type mismatch (sections 2.1, 2.3, 2.4, 4.2, 4.3), generated from the schemas: for every typed
+// member of each create operation's body, nested ones included, each JSON type the schema does
+// not allow is sent in an otherwise complete document and is to be answered 400, never 5xx. The
+// requirement a case answers to, and so its level, comes from the catalogue (brokenRequirements):
+// serving a wrong-type attribute, `data` or owner `data` fails, serving a wrong-type member the
+// specification gives a server no duty for (a relationship's links or meta) only warns. One case
+// per member, one exchange per wrong type; a member added to the schema brings its case with it.
 import { bodyMembers, SAMPLE_OF_TYPE, withValueAt, wrongTypes, type JsonType } from '../contract/index.ts';
 import type { Fixtures } from '../targets/target.ts';
 import { rejectionBase } from './documents.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeSettings, parseTargetFile, readTargetFile, resolveTarget, settingsFromEnvironment, TargetError, targetEnvironment, type TargetSettings } from './target.ts';
+import { mergeSettings, parseTargetFile, parseTargetWaivers, readTargetFile, resolveTarget, settingsFromEnvironment, TargetError, targetEnvironment, type TargetSettings } from './target.ts';
 
 const LEGACY = 'X-Svc-Session-Token';
 const complete: TargetSettings = { baseUrl: 'https://staging.example.com/v3/', sessionToken: 'session-aaaa', pat: 'pat-bbbb' };
@@ -58,7 +58,16 @@ describe('resolveTarget', () => {
       credentials: { sessionToken: 'session-aaaa', pat: 'pat-bbbb' },
       fixtures: {},
       limits: { requestTimeoutMs: 10_000, maxBodyBytes: 8 * 1024 * 1024 },
+      extraHeaders: {},
     });
+  });
+
+  it('takes extra headers from the file, LAS_HEADERS (one per line) or flags, and refuses the ones the cases set', () => {
+    expect(settingsFromEnvironment({ LAS_HEADERS: 'X-Gateway-Key: k1\nX-Tenant:  acme \n' }).headers).toEqual({ 'X-Gateway-Key': 'k1', 'X-Tenant': 'acme' });
+    expect(parseTargetFile('headers:\n  X-Gateway-Key: k1\n', 't.yaml').headers).toEqual({ 'X-Gateway-Key': 'k1' });
+    expect(resolveTarget({ ...complete, headers: { 'X-Gateway-Key': 'k1' } }, LEGACY).extraHeaders).toEqual({ 'X-Gateway-Key': 'k1' });
+    expect(() => resolveTarget({ ...complete, headers: { Authorization: 'Bearer x' } }, LEGACY)).toThrow('the extra header cannot be Authorization: the cases set that header themselves');
+    expect(() => resolveTarget({ ...complete, headers: { [LEGACY]: 'x' } }, LEGACY)).toThrow(`the extra header cannot be ${LEGACY}`);
   });
 
   const refused: { title: string; settings: TargetSettings; message: string }[] = [
@@ -90,6 +99,22 @@ describe('resolveTarget', () => {
       message = (error as Error).message;
     }
     expect(message).toBe('the base URL must not carry credentials; give tokens with --session-token and --pat or their variables');
+  });
+});
+
+describe('waivers', () => {
+  const ids = ['NG-META-PAGES', 'NG-META-TOTAL'];
+  const waiverFile = (requirement: string, expires: string) => `waivers:\n  - requirement: ${requirement}\n    reason: known\n    expires: ${expires}\n`;
+
+  it('reads requirement, reason and expiry, quoted or not', () => {
+    expect(parseTargetWaivers(waiverFile('NG-META-PAGES', '2026-12-31'), 't.yaml', ids)).toEqual([{ requirement: 'NG-META-PAGES', reason: 'known', expires: '2026-12-31' }]);
+    expect(parseTargetWaivers(waiverFile('NG-META-PAGES', '"2026-12-31"'), 't.yaml', ids)[0].expires).toBe('2026-12-31');
+  });
+
+  it('refuses an id the catalogue does not have, a date that is not one, a waiver without a reason', () => {
+    expect(() => parseTargetWaivers(waiverFile('NG-META-PAGE', '2026-12-31'), 't.yaml', ids)).toThrow('target file t.yaml: waiver for NG-META-PAGE, which is no requirement of the catalogue');
+    expect(() => parseTargetWaivers(waiverFile('NG-META-PAGES', '2026-02-31x'), 't.yaml', ids)).toThrow(/waivers\.0\.expires must match pattern/);
+    expect(() => parseTargetWaivers('waivers:\n  - requirement: NG-META-PAGES\n    expires: 2026-12-31\n', 't.yaml', ids)).toThrow(/must have required property 'reason'/);
   });
 });
 

@@ -17,6 +17,10 @@ export interface TargetSettings {
   collectionItemId?: string;
   requestTimeoutMs?: number;
   maxBodyMiB?: number;
+  /** PEM file of certificate authorities to trust besides Node's (an internal authority). */
+  caFile?: string;
+  /** Extra request headers sent with every request (a gateway key); their values are secrets. */
+  headers?: Record<string, string>;
 }
 
 export interface Credentials {
@@ -43,6 +47,9 @@ export interface Target {
   credentials: Credentials;
   fixtures: Fixtures;
   limits: Limits;
+  /** Sent with every request, never written anywhere (values are scrubbed like tokens). */
+  extraHeaders?: Record<string, string>;
+  caFile?: string;
 }
 
 /** A configuration problem: the CLI prints its message as one line and exits 2. */
@@ -68,6 +75,9 @@ export const TARGET_ENVIRONMENT = {
   collectionItemId: 'LAS_COLLECTION_ITEM_ID',
   requestTimeoutMs: 'LAS_REQUEST_TIMEOUT_MS',
   maxBodyMiB: 'LAS_MAX_BODY_MIB',
+  caFile: 'LAS_CA_FILE',
+  /** One `Name: value` per line. */
+  headers: 'LAS_HEADERS',
 } as const satisfies Record<keyof TargetSettings, string>;
 
 /** How each setting is named to a person: flag, variable, file key. */
@@ -81,11 +91,26 @@ const SETTING_SOURCES: Record<keyof TargetSettings, string> = {
   collectionItemId: '--collection-item-id, LAS_COLLECTION_ITEM_ID or fixtures.collectionItemId',
   requestTimeoutMs: '--request-timeout, LAS_REQUEST_TIMEOUT_MS or limits.requestTimeoutMs',
   maxBodyMiB: '--max-body-mib, LAS_MAX_BODY_MIB or limits.maxBodyMiB',
+  caFile: '--ca, LAS_CA_FILE or ca',
+  headers: '--header, LAS_HEADERS or headers',
 };
 
 const TOKEN_NAMES = { sessionToken: 'session token', pat: 'personal access token', forbiddenToken: 'forbidden token' } as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = ['authorization', 'content-type', 'content-length', 'host'];
+
+/** Parses `Name: value` (a --header flag, a line of LAS_HEADERS); the value is never echoed. */
+export function parseHeaderLine(line: string, source: string): [string, string] {
+  const colon = line.indexOf(':');
+  const name = colon < 0 ? line.trim() : line.slice(0, colon).trim();
+  if (colon < 0 || !HEADER_NAME.test(name)) throw new TargetError(`${source} must be "Name: value" with a valid header name${HEADER_NAME.test(name) ? ` (got ${name} without a colon)` : ''}`);
+  return [name, line.slice(colon + 1).trim()];
+}
+
+/** LAS_HEADERS: one `Name: value` per line. */
+export function parseHeaderLines(text: string, source: string): Record<string, string> {
+  return Object.fromEntries(text.split(/\r?\n/).filter((line) => line.trim() !== '').map((line) => parseHeaderLine(line, source)));
+}
 
 let fileValidator: ValidateFunction | undefined;
 
@@ -94,18 +119,59 @@ function targetFileValidator(): ValidateFunction {
   return fileValidator;
 }
 
-/** Reads and checks a YAML target file (schema: targets/target.schema.json). */
-export function readTargetFile(path: string): TargetSettings {
-  let text: string;
+/** A known failure the gate accepts until a date: `waivers` in the target file. */
+export interface Waiver {
+  requirement: string;
+  reason: string;
+  /** YYYY-MM-DD: the last day the waiver holds. */
+  expires: string;
+}
+
+function readTargetText(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     throw new TargetError(`target file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  return parseTargetFile(text, path);
+}
+
+/** Reads and checks a YAML target file (schema: targets/target.schema.json). */
+export function readTargetFile(path: string): TargetSettings {
+  return parseTargetFile(readTargetText(path), path);
+}
+
+/** The waivers of a target file; `requirementIds` are the catalogue's, and a waiver naming another is a usage error. */
+export function readTargetWaivers(path: string, requirementIds: string[]): Waiver[] {
+  return parseTargetWaivers(readTargetText(path), path, requirementIds);
+}
+
+export function parseTargetWaivers(text: string, source: string, requirementIds: string[]): Waiver[] {
+  const document = checkedTargetDocument(text, source) as { waivers?: { requirement: string; reason: string; expires: string | Date }[] };
+  const waivers = (document.waivers ?? []).map((w) => ({ requirement: w.requirement, reason: w.reason, expires: w.expires instanceof Date ? w.expires.toISOString().slice(0, 10) : w.expires }));
+  const unknown = waivers.filter((w) => !requirementIds.includes(w.requirement)).map((w) => w.requirement);
+  if (unknown.length > 0) throw new TargetError(`target file ${source}: waiver for ${unknown.join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`);
+  for (const w of waivers) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(w.expires) || Number.isNaN(Date.parse(`${w.expires}T00:00:00Z`))) throw new TargetError(`target file ${source}: the waiver for ${w.requirement} expires on "${w.expires}", not a date (YYYY-MM-DD)`);
+  }
+  const repeated = requirementIds.filter((id) => waivers.filter((w) => w.requirement === id).length > 1);
+  if (repeated.length > 0) throw new TargetError(`target file ${source}: more than one waiver for ${repeated.join(', ')}`);
+  return waivers;
 }
 
 export function parseTargetFile(text: string, source: string): TargetSettings {
+  const file = checkedTargetDocument(text, source) as {
+    baseUrl?: string;
+    legacyHeader?: string;
+    credentials?: Pick<TargetSettings, 'sessionToken' | 'pat' | 'forbiddenToken'>;
+    fixtures?: Pick<TargetSettings, 'ownerUserId' | 'collectionItemId'>;
+    limits?: Pick<TargetSettings, 'requestTimeoutMs' | 'maxBodyMiB'>;
+    ca?: string;
+    headers?: Record<string, string>;
+  };
+  return withoutUndefined({ baseUrl: file.baseUrl, legacyHeader: file.legacyHeader, ...file.credentials, ...file.fixtures, ...file.limits, caFile: file.ca, headers: file.headers });
+}
+
+function checkedTargetDocument(text: string, source: string): unknown {
   let document: unknown;
   try {
     document = parseYaml(text);
@@ -115,14 +181,7 @@ export function parseTargetFile(text: string, source: string): TargetSettings {
   if (document === null || document === undefined) throw new TargetError(`target file ${source} is empty`);
   const validate = targetFileValidator();
   if (!validate(document)) throw new TargetError(`target file ${source}: ${(validate.errors ?? []).map(describeFileError).join('; ')}`);
-  const file = document as {
-    baseUrl?: string;
-    legacyHeader?: string;
-    credentials?: Pick<TargetSettings, 'sessionToken' | 'pat' | 'forbiddenToken'>;
-    fixtures?: Pick<TargetSettings, 'ownerUserId' | 'collectionItemId'>;
-    limits?: Pick<TargetSettings, 'requestTimeoutMs' | 'maxBodyMiB'>;
-  };
-  return withoutUndefined({ baseUrl: file.baseUrl, legacyHeader: file.legacyHeader, ...file.credentials, ...file.fixtures, ...file.limits });
+  return document;
 }
 
 function describeFileError(error: ErrorObject): string {
@@ -141,6 +200,7 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
     const value = env[variable];
     if (value === undefined || value === '') continue;
     if (key === 'requestTimeoutMs' || key === 'maxBodyMiB') settings[key] = numberSetting(value, variable);
+    else if (key === 'headers') settings.headers = parseHeaderLines(value, variable);
     else settings[key] = value;
   }
   return settings;
@@ -164,7 +224,7 @@ function withoutUndefined<T extends object>(object: T): T {
 
 /** The names of settings that only make sense with a target base URL. */
 export function targetOnlySettingsGiven(settings: TargetSettings): string[] {
-  const keys: (keyof TargetSettings)[] = ['sessionToken', 'pat', 'forbiddenToken', 'ownerUserId', 'collectionItemId'];
+  const keys: (keyof TargetSettings)[] = ['sessionToken', 'pat', 'forbiddenToken', 'ownerUserId', 'collectionItemId', 'caFile', 'headers'];
   return keys.filter((key) => settings[key] !== undefined).map((key) => SETTING_SOURCES[key].split(',')[0]);
 }
 
@@ -179,7 +239,29 @@ export function resolveTarget(settings: TargetSettings, defaultLegacyHeader: str
     credentials,
     fixtures: withoutUndefined({ ownerUserId: settings.ownerUserId, collectionItemId: settings.collectionItemId }),
     limits: checkedLimits(settings),
+    extraHeaders: checkedExtraHeaders(settings.headers ?? {}, legacyHeader),
+    ...(settings.caFile !== undefined ? { caFile: checkedCaFile(settings.caFile) } : {}),
   };
+}
+
+function checkedExtraHeaders(headers: Record<string, string>, legacyHeader: string): Record<string, string> {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) throw new TargetError(`the extra header name "${name}" is not a valid HTTP header name`);
+    if ([...RESERVED_HEADERS, legacyHeader.toLowerCase()].includes(name.toLowerCase())) throw new TargetError(`the extra header cannot be ${name}: the cases set that header themselves`);
+    if (/[\r\n\0]/.test(value)) throw new TargetError(`the value of the extra header ${name} contains a line break`);
+  }
+  return headers;
+}
+
+function checkedCaFile(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new TargetError(`the certificate authority file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new TargetError(`the certificate authority file ${path} holds no PEM certificate`);
+  return path;
 }
 
 function checkedBaseUrl(text: string | undefined): string {
@@ -204,7 +286,7 @@ function checkedCredentials(settings: TargetSettings): Credentials {
   }
   for (const name of names) {
     const token = settings[name];
-    // A token with spaces or commas cannot be read back from a header (PROFILE 2).
+    // A token with spaces or commas cannot be read back from a header (docs/certification.md §2).
     if (token !== undefined && /[\s,]/.test(token)) throw new TargetError(`the ${TOKEN_NAMES[name]} contains whitespace or a comma, so it cannot be sent in a header`);
   }
   for (const [i, a] of names.entries()) {
@@ -242,10 +324,13 @@ export function targetEnvironment(target: Target): Record<string, string> {
     ...target.fixtures,
     requestTimeoutMs: target.limits.requestTimeoutMs,
     maxBodyMiB: target.limits.maxBodyBytes / MIB,
+    caFile: target.caFile,
   };
   const env: Record<string, string> = {};
   for (const [key, variable] of Object.entries(TARGET_ENVIRONMENT) as [keyof TargetSettings, string][]) {
-    if (settings[key] !== undefined) env[variable] = String(settings[key]);
+    if (key !== 'headers' && settings[key] !== undefined) env[variable] = String(settings[key]);
   }
+  const headerLines = Object.entries(target.extraHeaders ?? {}).map(([name, value]) => `${name}: ${value}`);
+  if (headerLines.length > 0) env[TARGET_ENVIRONMENT.headers] = headerLines.join('\n');
   return env;
 }

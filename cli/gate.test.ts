@@ -1,0 +1,160 @@
+// The gate tools of `las-conformance run`, end to end against the reference server with one fault
+// (filter-not-required breaks NG-FILTER-REQUIRED), behind a relay that sees what reaches the
+// target: a waiver hides its failure until its date and not after; a baseline fails only new
+// failures; --allow-partial passes a selection; --read-only sends nothing that could create a
+// record; --header reaches the target and is written nowhere; a create answered 202 (body not
+// shown) leaves what only a 201 body shows not run, never passed.
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READ_ONLY_REASON } from '../suites/case.ts';
+import type { ConformanceRecord } from '../reports/record.ts';
+import { startReferenceServer, DEFAULT_CREDENTIALS, type StartedReferenceServer } from '../server/index.ts';
+import { leaksOf, reportFiles, runCli, type CliResult } from '../suites/test-support.ts';
+
+const GATEWAY_KEY = 'gateway-key-value-3f9e21';
+const FAULTED = 'NG-FILTER-REQUIRED';
+
+interface Seen {
+  method: string;
+  gatewayKey?: string;
+}
+
+let reference: StartedReferenceServer;
+let relay: Server;
+let baseUrl: string;
+let root: string;
+const seen = new Map<string, Seen[]>();
+const runs = new Map<string, { result: CliResult; record: ConformanceRecord; dir: string }>();
+
+/** Forwards to the reference server and notes, per run (by the X-Run header), what reached it. */
+function startRelay(upstream: URL): Promise<Server> {
+  const server = createServer((incoming, outgoing) => {
+    const run = String(incoming.headers['x-run'] ?? 'preflight').replace(/^gate-run-/, '');
+    seen.set(run, [...(seen.get(run) ?? []), { method: incoming.method ?? '', gatewayKey: incoming.headers['x-gateway-key'] as string | undefined }]);
+    const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+      // The "accepted" run's target answers every creation 202 Accepted, without a body.
+      if (run === 'accepted' && answer.statusCode === 201) {
+        answer.resume();
+        outgoing.writeHead(202).end();
+        return;
+      }
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    incoming.pipe(forwarded);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function targetFile(name: string, waivers: string): string {
+  const path = join(root, `${name}.yaml`);
+  writeFileSync(path, `baseUrl: ${baseUrl}\nfixtures:\n  ownerUserId: 6553f100c0ffee0000000001\n  collectionItemId: 6553f100c0ffee0000000002\n${waivers}`);
+  return path;
+}
+
+const waiver = (expires: string) => `waivers:\n  - requirement: ${FAULTED}\n    reason: the filter becomes required in release 4.2\n    expires: "${expires}"\n`;
+
+async function run(name: string, args: string[]): Promise<void> {
+  const dir = join(root, name);
+  const result = await runCli(['run', '--report-dir', dir, '--workers', '1', '--header', `X-Run: gate-run-${name}`, '--header', `X-Gateway-Key: ${GATEWAY_KEY}`, ...args], {
+    LAS_SESSION_TOKEN: DEFAULT_CREDENTIALS.sessionToken,
+    LAS_PAT: DEFAULT_CREDENTIALS.pat,
+  });
+  runs.set(name, { result, dir, record: JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as ConformanceRecord });
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'las-gate-'));
+  reference = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: ['filter-not-required'] });
+  relay = await startRelay(new URL(reference.baseUrl));
+  baseUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}/v3`;
+  const baseline = join(root, 'baseline.json');
+  writeFileSync(baseline, JSON.stringify({ verdict: 'failed', requirements: [{ id: FAULTED, level: 'MUST', verdict: 'failed', evidence: [{ case: 'c', message: 'served without a filter' }] }] }));
+  const grep = ['--grep', `${FAULTED}|NG-FILTER-ACCEPTED`];
+  await Promise.all([
+    run('waived', ['--target', targetFile('waived', waiver('2999-12-31')), ...grep, '--allow-partial']),
+    run('expired', ['--target', targetFile('expired', waiver('2000-01-01')), ...grep, '--allow-partial']),
+    run('baseline', ['--target', targetFile('baseline', ''), ...grep, '--allow-partial', '--baseline', baseline]),
+    run('read-only', ['--target', targetFile('read-only', ''), '--grep', 'CREATE-201|AUTH-SESSION-ACCEPTED', '--read-only']),
+    run('accepted', ['--target', targetFile('accepted', ''), '--grep', 'CREATE-201', '--allow-partial']),
+  ]);
+}, 300_000);
+
+afterAll(async () => {
+  relay?.closeAllConnections();
+  await new Promise((resolve) => relay?.close(resolve));
+  await reference?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const verdictOf = (record: ConformanceRecord, id: string) => record.requirements.find((r) => r.id === id)!;
+
+describe('waivers', () => {
+  it('an active waiver: the failure is reported waived, the verdict stays failed, the gate passes (exit 0)', () => {
+    const { result, record } = runs.get('waived')!;
+    expect(record.verdict).toBe('failed');
+    expect(verdictOf(record, FAULTED)).toMatchObject({ verdict: 'failed', waiver: { active: true, expires: '2999-12-31' } });
+    expect(record.gate).toMatchObject({ result: 'pass', waived: [FAULTED] });
+    expect(result.stdout).toMatch(/^Gate: PASS: /m);
+    expect(result.code).toBe(0);
+  });
+
+  it('an expired waiver hides nothing: exit 1', () => {
+    const { result, record } = runs.get('expired')!;
+    expect(record.gate).toMatchObject({ result: 'fail', expiredWaivers: [FAULTED] });
+    expect(result.code).toBe(1);
+  });
+
+  it('a waiver naming no requirement of the catalogue is a usage error', async () => {
+    const result = await runCli(['run', '--target', targetFile('unknown', 'waivers:\n  - requirement: NG-NO-SUCH\n    reason: r\n    expires: "2999-01-01"\n')], { LAS_SESSION_TOKEN: 'a-session', LAS_PAT: 'a-pat' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd()).toMatch(/^las-conformance: target file .*unknown\.yaml: waiver for NG-NO-SUCH, which is no requirement of the catalogue/);
+  });
+});
+
+describe('--baseline and --allow-partial', () => {
+  it('a failure the baseline already had does not fail the gate; the selection is accepted and recorded', () => {
+    const { result, record } = runs.get('baseline')!;
+    expect(record).toMatchObject({ verdict: 'failed', selection: { whole: false, grep: `${FAULTED}|NG-FILTER-ACCEPTED` } });
+    expect(record.gate).toMatchObject({ result: 'pass', allowPartial: true, baseline: { knownFailures: [FAULTED], newlyFailing: [] } });
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('--read-only', () => {
+  it('sends no request that could create a record, and reports the creation cases not run: exit 3', () => {
+    const { result, record } = runs.get('read-only')!;
+    expect(seen.get('read-only')?.some((s) => s.method !== 'GET')).toBe(false);
+    expect(verdictOf(record, 'HL-CREATE-201')).toMatchObject({ verdict: 'not-run', reason: READ_ONLY_REASON });
+    expect(verdictOf(record, 'AUTH-SESSION-ACCEPTED').verdict).toBe('passed');
+    expect(record).toMatchObject({ verdict: 'incomplete', selection: { readOnly: true, whole: false }, gate: { result: 'incomplete' } });
+    expect(result.code).toBe(3);
+  });
+});
+
+describe('a target that answers creations 202 Accepted', () => {
+  it('passes the status, records the 202, and reports what only a 201 body shows as not run, with the reason', () => {
+    const { result, record } = runs.get('accepted')!;
+    for (const id of ['AC-CREATE-201', 'HL-CREATE-201']) expect(verdictOf(record, id).verdict, id).toBe('passed');
+    expect(verdictOf(record, 'CREATE-202-ACCEPTED').evidence.length).toBeGreaterThan(0);
+    for (const id of ['AC-RESPONSE-SHAPE', 'AC-RESPONSE-INUSE', 'HL-RESPONSE-SHAPE', 'HL-RESPONSE-RELATIONSHIPS', 'RES-ID-STRING']) {
+      expect(verdictOf(record, id), id).toMatchObject({ verdict: 'not-run', reason: expect.stringMatching(/^the target answered 202 Accepted, whose body the specification does not show/) });
+    }
+    expect(record.notRun).toEqual(expect.arrayContaining(['HL-RESPONSE-SHAPE', 'AC-RESPONSE-INUSE']));
+    expect(record).toMatchObject({ verdict: 'incomplete', gate: { result: 'pass', allowPartial: true } });
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('--header', () => {
+  it('reaches the target with every request, is recorded by name only, and its value is written nowhere', () => {
+    for (const name of runs.keys()) expect(seen.get(name)?.every((s) => s.gatewayKey === GATEWAY_KEY), name).toBe(true);
+    const { record } = runs.get('waived')!;
+    expect(record.inputs.headers).toEqual(['X-Run', 'X-Gateway-Key']);
+    for (const { dir, result } of runs.values()) expect(leaksOf([GATEWAY_KEY], reportFiles(dir), result.stdout + result.stderr)).toEqual([]);
+  });
+});

@@ -1,0 +1,122 @@
+// `las-conformance verify` and `las-conformance diff` over records built in-process, and the
+// report directories of `run`: a record verifies only as it was written; a regression between
+// two records exits 1; each run keeps its own directory with `latest` pointing at the newest.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import { buildRecord, type CaseOutcome, type ConformanceRecord } from '../reports/record.ts';
+import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
+import { contractSha256 } from '../reports/run-context.ts';
+import type { Evidence } from '../suites/evidence.ts';
+import { diffCommand } from './diff.ts';
+import { verifyCommand } from './verify.ts';
+import { runCli } from '../suites/test-support.ts';
+
+const contract = loadContract();
+const SUITE_CHECKED = contract.requirements.filter((r) => !r.checkedBy || r.checkedBy.includes('suite')).map((r) => r.id);
+let dir: string;
+
+function finding(requirement: string, message: string): Evidence {
+  return { ...contract.finding(requirement, 'response', { pointer: '/meta/pages', message }), exchange: { method: 'GET', path: '/notification-groups?filter[type]=portal', status: 200, curl: 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups"' } };
+}
+
+function record(findings: Evidence[]): ConformanceRecord {
+  const cases: CaseOutcome[] = [{ title: 'everything', requirements: SUITE_CHECKED, status: findings.length > 0 ? 'failed' : 'passed', findings }];
+  return buildRecord({ contract, kit: { name: 'las-conformance', version: '0.1.0' }, target: 'http://127.0.0.1:1/v3', context: { contractSha256: contractSha256() }, failLevel: 'must', startedAt: new Date('2026-01-01T00:00:00Z'), durationMs: 10, runStatus: findings.length > 0 ? 'failed' : 'passed', cases });
+}
+
+function write(name: string, value: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(value));
+  return path;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'las-records-'));
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('las-conformance verify', () => {
+  it('verifies a record as the kit wrote it: exit 0, its verdict and contract named', () => {
+    const { code, output } = verifyCommand(write('passed.json', record([])));
+    expect(code).toBe(0);
+    expect(output).toMatch(/passed\.json verifies: verdict passed, gate pass, target http:\/\/127\.0\.0\.1:1\/v3, las-conformance 0\.1\.0, contract [0-9a-f]{12}…\n$/);
+  });
+
+  const tampered: [string, (r: ConformanceRecord) => unknown, RegExp][] = [
+    ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /its verdict is passed, but its requirements make it failed/],
+    ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /its gate passes, but NG-META-PAGES fails unwaived/],
+    ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /its tally of MUST passed is \d+, its requirements say \d+/],
+    ['another contract', (r) => ({ ...r, contract: { sha256: 'a'.repeat(64) } }), /judged by another contract: its SHA-256 is a{64}, this kit's is [0-9a-f]{64}/],
+    ['a member the schema does not have', (r) => ({ ...r, certifiedBy: 'someone' }), /^\s+\/: must NOT have additional properties \(certifiedBy\)$/m],
+  ];
+  for (const [what, change, problem] of tampered) {
+    it(`does not verify ${what}: exit 1, the problem named`, () => {
+      const { code, output } = verifyCommand(write('tampered.json', change(record([finding('NG-META-PAGES', 'meta.pages is 2')]))));
+      expect(code).toBe(1);
+      expect(output).toMatch(problem);
+    });
+  }
+
+  it('a file that is not JSON is a usage error (exit 2, one line)', async () => {
+    writeFileSync(join(dir, 'notes.txt'), 'not a record');
+    const result = await runCli(['verify', join(dir, 'notes.txt')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd()).toMatch(/^las-conformance: .*notes\.txt is not JSON: /);
+  });
+});
+
+describe('las-conformance diff', () => {
+  it('a requirement that newly fails is a regression: exit 1, in Markdown and JSON', () => {
+    const before = write('before.json', record([finding('NG-META-TOTAL', 'total is 7; expected 8')]));
+    const after = write('after.json', record([finding('NG-META-PAGES', 'meta.pages is 2'), finding('NG-META-TOTAL', 'total is 6; expected 8')]));
+    const markdown = diffCommand(before, after, { markdown: join(dir, 'diff.md'), jsonFile: join(dir, 'diff.json') });
+    expect(markdown.code).toBe(1);
+    expect(markdown.output.split('\n')[0]).toBe('# Conformance diff: 1 regression');
+    expect(markdown.output).toMatch(/## Newly failing\n\n\| Requirement \| Level \| Was \| Now \| Evidence \|\n\|---\|---\|---\|---\|---\|\n\| NG-META-PAGES \| MUST \| passed \| failed \| meta\.pages is 2 at \/meta\/pages \(GET \/notification-groups\?filter\[type\]=portal → 200\) \|/);
+    expect(markdown.output).toMatch(/## Changed evidence\n\n[^\n]+\n[^\n]+\n\| NG-META-TOTAL \| MUST \| total is 7; expected 8 at \/meta\/pages [^|]+\| total is 6; expected 8/);
+    expect(readFileSync(join(dir, 'diff.md'), 'utf8')).toBe(markdown.output);
+    const json = JSON.parse(diffCommand(before, after, { json: true }).output) as { regressions: string[]; fixed: unknown[] };
+    expect(json).toMatchObject({ regressions: ['NG-META-PAGES'], fixed: [] });
+    expect(JSON.parse(readFileSync(join(dir, 'diff.json'), 'utf8'))).toEqual(json);
+  });
+
+  it('a fix is no regression: exit 0, listed as fixed', () => {
+    const before = write('before.json', record([finding('NG-META-PAGES', 'meta.pages is 2')]));
+    const after = write('after.json', record([]));
+    const { code, output } = diffCommand(before, after, {});
+    expect(code).toBe(0);
+    expect(output).toMatch(/## Fixed\n\n[^\n]+\n[^\n]+\n\| NG-META-PAGES \| MUST \| failed \| meta\.pages is 2/);
+  });
+
+  it('a file that is no record is a usage error (exit 2, one line)', async () => {
+    const result = await runCli(['diff', write('list.json', [1, 2]), write('after.json', record([]))]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd()).toMatch(/^las-conformance: .*list\.json is not a conformance record \(conformance\.json\)/);
+  });
+});
+
+describe('report directories', () => {
+  it('names each run by its start time, never reusing a directory, and points latest at the newest', () => {
+    const root = join(dir, 'reports');
+    mkdirSync(join(root, 'latest'), { recursive: true });
+    writeFileSync(join(root, 'latest', 'conformance.json'), '{}');
+    const first = timestampedReportDir(root, new Date('2026-11-22T20:15:04.123Z'));
+    expect(first).toBe(join(root, '2026-11-22T20-15-04Z'));
+    mkdirSync(first);
+    const second = timestampedReportDir(root, new Date('2026-11-22T20:15:04.900Z'));
+    expect(second).toBe(join(root, '2026-11-22T20-15-04Z-2'));
+    mkdirSync(second);
+    pointLatestAt(first);
+    expect(readlinkSync(join(root, 'latest'))).toBe('2026-11-22T20-15-04Z');
+    pointLatestAt(second);
+    expect(readlinkSync(join(root, 'latest'))).toBe('2026-11-22T20-15-04Z-2');
+    // The directory an older kit left at latest was kept, under its own time stamp.
+    const kept = readdirSync(root).filter((name) => name !== 'latest' && !name.startsWith('2026-11-22T20-15-04Z'));
+    expect(kept).toHaveLength(1);
+    expect(existsSync(join(root, kept[0], 'conformance.json'))).toBe(true);
+  });
+});

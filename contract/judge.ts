@@ -1,0 +1,70 @@
+// Judging one exchange: the one path the suite, the proxy and the reference server's tests all
+// take. Route the request, validate it, validate the response, run every exchange check; the
+// callers only choose which of the findings concern them. The request can be judged on its own
+// first (the proxy judges it before forwarding); the response is then judged against it.
+import { acceptsRefusable, checkExchange } from './checks.ts';
+import type { Contract, Operation } from './contract.ts';
+import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
+import { relativePath, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from './validate.ts';
+
+export interface JudgedRequest {
+  /** False for paths outside the contract's base path: those are never judged. */
+  inApi: boolean;
+  operation: Operation | null;
+  request: HttpRequest;
+  /** What the request alone shows (location `request`: the client's side). */
+  findings: Finding[];
+}
+
+export const UNSPECIFIED_OPERATION = 'GEN-UNSPECIFIED-OPERATION';
+
+/** Traffic to an unspecified operation, by method and first path segment: `GET /v3/users`. */
+export function unspecifiedOperationKey(contract: Contract, method: string, path: string): string {
+  const relative = relativePath(path, contract.basePath) ?? '/';
+  const end = relative.indexOf('/', 1);
+  return `${method} ${contract.basePath}${end < 0 ? relative : relative.slice(0, end)}`;
+}
+
+/** Where a request belongs: under the base path or not, and which of the specified operations if any. */
+export function locate(contract: Contract, method: string, path: string): Pick<JudgedRequest, 'inApi' | 'operation'> {
+  const inApi = relativePath(path, contract.basePath) !== null;
+  return { inApi, operation: inApi ? route(contract, method, path) : null };
+}
+
+export function judgeRequest(contract: Contract, request: HttpRequest, options: ValidateOptions = {}): JudgedRequest {
+  const { inApi, operation } = locate(contract, request.method, request.path);
+  if (!inApi) return { inApi, operation, request, findings: [] };
+  if (operation) return { inApi, operation, request, findings: validateRequest(contract, operation, request, options) };
+  const key = unspecifiedOperationKey(contract, request.method, request.path);
+  const findings = [
+    ...validateGenericRequest(contract, request, options),
+    contract.finding(UNSPECIFIED_OPERATION, 'request', { message: `traffic to ${key}, which the specification names at most without method, path or payload; judged by the generic JSON:API rules only` }),
+  ];
+  return { inApi, operation, request, findings };
+}
+
+/**
+ * The findings of the response and of the whole exchange. A specified operation that serves a
+ * request it must refuse is judged once, under what the request broke: what it sends back for
+ * such a request is not defined, so its body is not judged as well.
+ */
+export function judgeResponse(contract: Contract, judged: JudgedRequest, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
+  if (!judged.inApi) return [];
+  const { operation, request } = judged;
+  const served = acceptsRefusable({ operation, response, requestFindings: judged.findings });
+  const judgedResponse = served ? withoutBody(response) : response;
+  const responseOptions = served && (response.bodyText ?? '') !== '' ? { ...options, bodyOmitted: true } : options;
+  const findings = operation ? validateResponse(contract, operation, judgedResponse, responseOptions) : validateGenericResponse(contract, judgedResponse, responseOptions);
+  findings.push(...checkExchange(contract, { operation, request, response: judgedResponse, requestFindings: judged.findings }, responseOptions));
+  return findings;
+}
+
+/** Every finding of one exchange: the request's, then the response's and the exchange's. */
+export function judgeExchange(contract: Contract, request: HttpRequest, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
+  const judged = judgeRequest(contract, request, options);
+  return [...judged.findings, ...judgeResponse(contract, judged, response, options)];
+}
+
+function withoutBody(response: HttpResponse): HttpResponse {
+  return { status: response.status, headers: response.headers };
+}

@@ -1,0 +1,73 @@
+// What the reporters read from one finished case: the verdict data (requirement, level and
+// location of each finding, and the requirements it could not check), which no scrubber touches,
+// joined with the evidence for people (messages, pointers, curl lines), which the scrubber has
+// replaced tokens in. A verdict is never computed from scrubbed text, and data the verdict step
+// cannot read is reported as such, never read as "no findings".
+import { readFileSync } from 'node:fs';
+import type { TestResult } from '@playwright/test/reporter';
+import type { Contract } from '../contract/index.ts';
+import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT, type CaseVerdictData, type NotRunDeclaration } from '../suites/case.ts';
+import type { Evidence } from '../suites/evidence.ts';
+
+export type CaseData =
+  /** The case left its data: its findings (verdict fields as found, text for people) and what it could not check. */
+  | { kind: 'read'; findings: Evidence[]; notRun: NotRunDeclaration[]; target?: string }
+  /** The case left no data: it never reached its end (skipped before it began, or its worker died). */
+  | { kind: 'absent' }
+  /** The case left data the verdict step cannot read: the run cannot have a verdict. */
+  | { kind: 'unreadable'; problem: string };
+
+function attachmentText(result: TestResult, name: string): string | undefined {
+  const attachment = result.attachments.find((a) => a.name === name);
+  if (!attachment) return undefined;
+  if (attachment.body) return attachment.body.toString('utf8');
+  return attachment.path ? readFileSync(attachment.path, 'utf8') : undefined;
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The problem with verdict data, or undefined when every finding names a catalogue requirement at its catalogue level. */
+export function verdictDataProblem(data: unknown, contract: Contract): string | undefined {
+  if (!isObject(data) || !Array.isArray(data.findings) || !Array.isArray(data.notRun)) return 'it is not a verdict document';
+  const known = new Set(contract.requirements.map((r) => r.id));
+  for (const finding of data.findings as unknown[]) {
+    if (!isObject(finding) || typeof finding.requirement !== 'string' || !known.has(finding.requirement)) return `a finding names no requirement of the catalogue (${JSON.stringify(isObject(finding) ? finding.requirement : finding)})`;
+    if (finding.level !== contract.requirement(finding.requirement).level) return `a finding of ${finding.requirement} has level ${JSON.stringify(finding.level)}, not the catalogue's`;
+    if (!['request', 'response', 'exchange'].includes(finding.location as string)) return `a finding of ${finding.requirement} has no location`;
+  }
+  for (const declaration of data.notRun as unknown[]) {
+    if (!isObject(declaration) || !Array.isArray(declaration.requirements) || typeof declaration.reason !== 'string') return 'a not-run declaration is not { requirements, reason }';
+    const unknown = (declaration.requirements as unknown[]).find((id) => typeof id !== 'string' || !known.has(id));
+    if (unknown !== undefined) return `a not-run declaration names no requirement of the catalogue (${JSON.stringify(unknown)})`;
+  }
+  return undefined;
+}
+
+/** The case's data, joined; `unreadable` when the verdict data is missing from a case that left evidence, malformed, or disagrees with the evidence. */
+export function readCaseData(result: TestResult, contract: Contract): CaseData {
+  const verdictText = attachmentText(result, CASE_VERDICT_ATTACHMENT);
+  const reportText = attachmentText(result, CASE_REPORT_ATTACHMENT);
+  if (verdictText === undefined) return reportText === undefined ? { kind: 'absent' } : { kind: 'unreadable', problem: 'the case left evidence but no verdict data' };
+  const verdict = parsed(verdictText);
+  const problem = verdictDataProblem(verdict, contract);
+  if (problem) return { kind: 'unreadable', problem: `its verdict data cannot be read: ${problem}` };
+  const { findings, notRun } = verdict as CaseVerdictData;
+  const report = reportText === undefined ? undefined : parsed(reportText);
+  const evidence = isObject(report) && Array.isArray(report.findings) ? (report.findings as unknown[]) : [];
+  if (evidence.length !== findings.length) return { kind: 'unreadable', problem: `it has ${findings.length} findings but evidence for ${evidence.length}` };
+  // The verdict's fields come from the verdict data; the rest is text for people, read as far as it can be.
+  const joined = findings.map((f, i): Evidence => {
+    const text = isObject(evidence[i]) ? (evidence[i] as Partial<Evidence>) : {};
+    return { ...text, message: typeof text.message === 'string' ? text.message : '(the evidence text cannot be read)', pointer: typeof text.pointer === 'string' ? text.pointer : '', ...f };
+  });
+  const target = isObject(report) && typeof report.target === 'string' ? report.target : undefined;
+  return { kind: 'read', findings: joined, notRun, ...(target ? { target } : {}) };
+}

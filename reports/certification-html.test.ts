@@ -1,0 +1,107 @@
+// The HTML certification report: what it says as text, and how it reads in a real browser
+// (test-support/browser.ts): the verdict at the top, every requirement in the table, the failed
+// one's evidence open with its curl line, and a copy button that copies exactly that line.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext } from '@playwright/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
+import { certificationHtml } from './certification-html.ts';
+import { caseOutcome, failedRun, findingOf, recordOf, waivedIncompleteRun } from './record-fixtures.ts';
+
+const CURL = 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
+
+describe('the certification report as text', () => {
+  it('escapes everything a target sent', () => {
+    const record = recordOf([caseOutcome('ERR-ENVELOPE · hostile', ['ERR-ENVELOPE'], { status: 'failed', findings: [findingOf('ERR-ENVELOPE', '<img src=x onerror=alert(1)>', { pointer: '/errors/0/<b>' })] })]);
+    const html = certificationHtml(record);
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('/errors/0/&lt;b&gt;');
+  });
+
+  it('lists members a newer record adds, as they come', () => {
+    const record = { ...failedRun(), kit: { name: 'las-conformance', version: '0.2.0', commit: '4b3e1e0' }, selection: { whole: false, grep: 'AUTH-401', readOnly: false } };
+    const html = certificationHtml(record);
+    expect(html).toContain('<dt>kit commit</dt><dd><span class="more-fact">4b3e1e0</span></dd>');
+    expect(html).toContain('<dt>selection</dt><dd><span class="more-fact">whole: false; grep: AUTH-401; readOnly: false</span></dd>');
+  });
+
+  it('shows a run verdict of incomplete and a waived requirement with its waiver', () => {
+    const html = certificationHtml(waivedIncompleteRun());
+    expect(html).toContain('<header id="verdict" class="banner incomplete"><div><h1>INCOMPLETE</h1>');
+    expect(html).toMatch(/<details class="requirement waived" id="evidence-NG-META-PAGES" open><summary><span class="badge waived">waived<\/span>/);
+    expect(html).toContain('reason: fixed in release 4.2; expires: 2027-03-01');
+  });
+});
+
+describe.skipIf(!browserTestsRun)('the certification report in a browser', () => {
+  let server: Server;
+  let url: string;
+  let browser: Browser;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    const html = certificationHtml(failedRun());
+    server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    browser = await launchBrowser();
+    context = await browser.newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url.slice(0, -1) });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('reads at a glance: the verdict and its reason first, then the target', async () => {
+    const page = await context.newPage();
+    await page.goto(url);
+    expect(await page.title()).toBe('FAILED: Learning and Assessment Service API 3.0.0 at http://127.0.0.1:4010/v3');
+    const banner = page.locator('#verdict');
+    expect(await banner.locator('h1').textContent()).toBe('FAILED');
+    expect(await page.locator('#verdict-reason').textContent()).toBe('1 MUST requirement failed: NG-META-PAGES');
+    expect(await page.locator('#target').textContent()).toBe('http://127.0.0.1:4010/v3');
+    // The banner is the first thing on the page, in the failure colour.
+    expect(await banner.evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(179, 38, 30)');
+    expect((await banner.boundingBox())?.y).toBe(0);
+    await page.close();
+  });
+
+  it('lists every requirement of the catalogue, the failed one with its first finding', async () => {
+    const page = await context.newPage();
+    await page.goto(url);
+    expect(await page.locator('#requirements tbody tr').count()).toBe(loadContract().requirements.length);
+    const failed = page.locator('#requirements tbody tr.failed');
+    expect(await failed.count()).toBe(1);
+    expect(await failed.getAttribute('data-requirement')).toBe('NG-META-PAGES');
+    expect(await failed.locator('td').last().textContent()).toBe('meta.pages is 2, ceil(total 27 / limit 10) is 3 GET /notification-groups?filter[type]=portal → 200 +1');
+    expect(await page.locator('#requirements tr[data-requirement="AUTH-403-FORBIDDEN"] td').last().textContent()).toBe('no forbidden credential configured');
+    expect(await page.locator('#tally tbody tr', { hasText: 'MUST' }).locator('td.failed').textContent()).toBe('1');
+    await page.close();
+  });
+
+  it('shows the failed requirement\'s evidence open, and its copy button copies the curl line', async () => {
+    const page = await context.newPage();
+    await page.goto(url);
+    const evidence = page.locator('#attention #evidence-NG-META-PAGES');
+    expect(await evidence.getAttribute('open')).toBe('');
+    const first = evidence.locator('li.finding').first();
+    expect(await first.locator('.exchange tr', { hasText: 'Request' }).locator('td').textContent()).toBe('GET /notification-groups?filter[type]=portal');
+    expect(await first.locator('.exchange tr', { hasText: 'Response' }).locator('td').textContent()).toBe('200');
+    expect(await first.locator('.exchange tr', { hasText: 'Where' }).locator('td').textContent()).toBe('/meta/pages');
+    expect(await first.locator('pre').textContent()).toBe(CURL);
+    await first.locator('button.copy').click();
+    await expect.poll(() => first.locator('button.copy').textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(CURL);
+    // The second finding waits behind one click.
+    const second = evidence.locator('li.rest li.finding');
+    expect(await second.isVisible()).toBe(false);
+    await evidence.locator('li.rest summary').click();
+    expect(await second.locator('.exchange tr', { hasText: 'Request' }).locator('td').textContent()).toBe('GET /notification-groups?filter[type]=user');
+    await page.close();
+  });
+});

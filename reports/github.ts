@@ -1,0 +1,43 @@
+// GitHub Actions' view of a run: an ::error annotation per requirement that fails the run and a
+// ::warning per SHOULD warning below the fail level, and summary.md added to the job's summary
+// page. The command line decides whether the run is on GitHub Actions and hands over the file.
+import { appendFileSync, readFileSync } from 'node:fs';
+import type { ConformanceRecord, RequirementRecord } from './record.ts';
+import { blocksRun, findingText, verdictOf } from './requirement-outcomes.ts';
+
+export interface GithubReportOptions {
+  /** The file GITHUB_STEP_SUMMARY names, when set. */
+  stepSummaryFile?: string;
+  /** The run's summary.md. */
+  summaryFile: string;
+  write: (text: string) => void;
+}
+
+// Workflow commands: the message escapes %, CR and LF; property values also : and ,.
+function escapeData(value: string): string {
+  return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+function escapeProperty(value: string): string {
+  return escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+function annotation(command: 'error' | 'warning', requirement: RequirementRecord): string {
+  const first = requirement.evidence[0];
+  const message = [`${requirement.text}`, ...(first ? [findingText(first), ...(first.curl ? [first.curl] : [])] : [])].join('\n');
+  return `::${command} title=${escapeProperty(`${requirement.id} (${requirement.level}, section ${requirement.section})`)}::${escapeData(message)}`;
+}
+
+export function githubAnnotations(record: ConformanceRecord): string {
+  const lines = record.requirements.flatMap((r) => {
+    if (blocksRun(record, r)) return [annotation('error', r)];
+    if (verdictOf(r) === 'warning') return [annotation('warning', r)];
+    return [];
+  });
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+}
+
+export function reportToGithub(record: ConformanceRecord, options: GithubReportOptions): void {
+  options.write(githubAnnotations(record));
+  if (options.stepSummaryFile) appendFileSync(options.stepSummaryFile, `${readFileSync(options.summaryFile, 'utf8')}\n`);
+}

@@ -1,0 +1,59 @@
+// Certification records for the renderings' tests, built by buildRecord from case outcomes as the
+// reporter builds them, so the tests render what a run writes.
+import { loadContract } from '../contract/index.ts';
+import type { Evidence } from '../suites/evidence.ts';
+import { buildRecord, type CaseOutcome, type ConformanceRecord, type RecordInput } from './record.ts';
+
+const contract = loadContract();
+
+export function findingOf(requirement: string, message: string, fields: { pointer?: string; status?: number; path?: string } = {}): Evidence {
+  const path = fields.path ?? '/notification-groups?filter[type]=portal';
+  return {
+    ...contract.finding(requirement, 'response', { pointer: fields.pointer ?? '/meta/pages', message, expected: '3', actual: '2' }),
+    exchange: { method: 'GET', path, status: fields.status ?? 200, curl: `curl -i -g -X GET "$LAS_BASE_URL${path}" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"` },
+  };
+}
+
+export function caseOutcome(title: string, requirements: string[], fields: Partial<CaseOutcome> = {}): CaseOutcome {
+  return { title, requirements, status: 'passed', findings: [], ...fields };
+}
+
+/** Every requirement the catalogue's cases would cover, passed, unless `cases` says otherwise. */
+export function recordOf(cases: CaseOutcome[], fields: Partial<RecordInput> = {}): ConformanceRecord {
+  const passing = contract.requirements.filter((r) => !cases.some((c) => c.requirements.includes(r.id))).map((r) => caseOutcome(`${r.id} · holds`, [r.id]));
+  return buildRecord({
+    contract,
+    kit: { name: 'las-conformance', version: '0.1.0' },
+    target: 'http://127.0.0.1:4010/v3',
+    failLevel: 'must',
+    startedAt: new Date('2026-01-01T00:00:00Z'),
+    durationMs: 61_250,
+    runStatus: 'failed',
+    cases: [...passing, ...cases],
+    ...fields,
+  });
+}
+
+/** A run where NG-META-PAGES failed twice, AUTH-WWW-AUTHENTICATE warned and AUTH-403-FORBIDDEN was not run. */
+export function failedRun(fields: Partial<RecordInput> = {}): ConformanceRecord {
+  return recordOf(
+    [
+      caseOutcome('AUTH-SESSION-ACCEPTED · served', ['AUTH-SESSION-ACCEPTED'], { status: 'failed', findings: [findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3')] }),
+      caseOutcome('NG-PAGE-WALK · walk', ['NG-PAGE-WALK'], { status: 'failed', findings: [findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3', { path: '/notification-groups?filter[type]=user' })] }),
+      caseOutcome('AUTH-401-NO-CREDENTIALS · no credentials', ['AUTH-401-NO-CREDENTIALS'], { findings: [findingOf('AUTH-WWW-AUTHENTICATE', 'a 401 response should carry a WWW-Authenticate header', { pointer: 'WWW-Authenticate', status: 401 })] }),
+      caseOutcome('AUTH-403-FORBIDDEN · forbidden', ['AUTH-403-FORBIDDEN'], { status: 'skipped', skipReason: 'no forbidden credential configured' }),
+    ],
+    fields,
+  );
+}
+
+/** A record as newer kits write it: verdict incomplete, one requirement waived with its waiver. */
+export function waivedIncompleteRun(): ConformanceRecord {
+  const record = failedRun();
+  return {
+    ...record,
+    verdict: 'incomplete' as ConformanceRecord['verdict'],
+    verdictReason: 'MUST requirements were not run',
+    requirements: record.requirements.map((r) => (r.id === 'NG-META-PAGES' ? ({ ...r, verdict: 'waived', waiver: { reason: 'fixed in release 4.2', expires: '2027-03-01' } } as unknown as typeof r) : r)),
+  };
+}

@@ -1,0 +1,92 @@
+// The JUnit file CI systems should ingest: one test case per requirement of the catalogue, named
+// by its id and text, with the spec section as class name. A requirement that blocks the run is a
+// <failure> whose message is its first finding with the pointer and the curl line; one not run
+// (or waived) is <skipped> with the reason. Rendered from the certification record alone.
+import type { ConformanceRecord, RequirementRecord } from './record.ts';
+import { blocksRun, findingText, omittedCount, reasonText, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
+
+const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
+const SKIPPED: RequirementVerdictName[] = ['not-run', 'waived'];
+
+export function requirementCaseName(requirement: RequirementRecord): string {
+  return `${requirement.id} · ${requirement.text}`;
+}
+
+export function sectionClassName(requirement: RequirementRecord): string {
+  return `section ${requirement.section}`;
+}
+
+/** The <failure> message: the first finding, its pointer, and the curl line that reproduces it. */
+export function failureMessage(requirement: RequirementRecord): string {
+  const first = requirement.evidence[0];
+  if (!first) return `${requirement.id} failed`;
+  return `${requirement.id}: ${findingText(first)}${first.curl ? ` | reproduce: ${first.curl}` : ''}`;
+}
+
+function evidenceDetail(requirement: RequirementRecord): string {
+  const lines = requirement.evidence.flatMap((e, i) => [`${i + 1}. ${findingText(e)}`, `   case: ${e.case}`, ...(e.curl ? [`   ${e.curl}`] : [])]);
+  const omitted = omittedCount(requirement);
+  if (omitted > 0) lines.push(`${omitted} more finding${omitted === 1 ? '' : 's'} counted in conformance.json`);
+  return lines.join('\n');
+}
+
+function testCase(record: ConformanceRecord, requirement: RequirementRecord): string {
+  const verdict = verdictOf(requirement);
+  const properties = [
+    ['requirement', requirement.id],
+    ['level', requirement.level],
+    ['section', requirement.section],
+    ['verdict', verdict],
+    ['cases', String(requirement.cases)],
+  ];
+  const body = [`      <properties>`, ...properties.map(([name, value]) => `        <property name="${attribute(name)}" value="${attribute(value)}"/>`), `      </properties>`];
+  if (blocksRun(record, requirement)) {
+    body.push(`      <failure message="${attribute(failureMessage(requirement))}" type="${requirement.level}">${text(evidenceDetail(requirement))}</failure>`);
+  } else if (SKIPPED.includes(verdict)) {
+    body.push(`      <skipped message="${attribute(`${verdict === 'waived' ? 'waived' : 'not run'}: ${reasonText(requirement) ?? 'no reason recorded'}`)}"/>`);
+  } else if (requirement.evidence.length > 0) {
+    // A SHOULD warning below the fail level, or an INFO observation: shown, never a failure.
+    body.push(`      <system-out>${text(`${verdict === 'warning' ? 'warning' : 'observation'}:\n${evidenceDetail(requirement)}`)}</system-out>`);
+  }
+  return [`    <testcase name="${attribute(requirementCaseName(requirement))}" classname="${attribute(sectionClassName(requirement))}" time="0">`, ...body, `    </testcase>`].join('\n');
+}
+
+function counts(record: ConformanceRecord, requirements: RequirementRecord[]) {
+  return {
+    tests: requirements.length,
+    failures: requirements.filter((r) => blocksRun(record, r)).length,
+    skipped: requirements.filter((r) => !blocksRun(record, r) && SKIPPED.includes(verdictOf(r))).length,
+  };
+}
+
+function countAttributes(c: ReturnType<typeof counts>): string {
+  return `tests="${c.tests}" failures="${c.failures}" errors="0" skipped="${c.skipped}"`;
+}
+
+/** junit.xml: a test suite per level, a test case per requirement, in catalogue order. */
+export function requirementsJunit(record: ConformanceRecord): string {
+  const seconds = (record.durationMs / 1000).toFixed(3);
+  const suites = LEVELS.map((level) => record.requirements.filter((r) => r.level === level))
+    .filter((requirements) => requirements.length > 0)
+    .map((requirements) => {
+      const level = requirements[0].level;
+      return [
+        `  <testsuite name="${level} requirements" ${countAttributes(counts(record, requirements))} time="0" timestamp="${attribute(record.startedAt)}">`,
+        ...requirements.map((r) => testCase(record, r)),
+        `  </testsuite>`,
+      ].join('\n');
+    });
+  const name = `${record.kit.name} ${record.kit.version}: ${record.spec.title} ${record.spec.version} at ${record.target.baseUrl}, verdict ${record.verdict}`;
+  return [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="${attribute(name)}" ${countAttributes(counts(record, record.requirements))} time="${seconds}">`, ...suites, `</testsuites>`, ''].join('\n');
+}
+
+// Characters XML 1.0 cannot hold at all, even escaped.
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+function text(value: string): string {
+  return value.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function attribute(value: string): string {
+  return text(value).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
+}

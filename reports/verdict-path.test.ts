@@ -1,0 +1,163 @@
+// The verdict never fails open. The reporters run in their configured order (scrubber, case
+// verdict, record) over results shaped as the cases leave them, with tokens that are one letter or
+// a common word: the scrubber rewrites every text people read, the verdict still comes out of the
+// findings, and data the verdict step cannot read ends the run without a record.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT, REQUIREMENT_ANNOTATION } from '../suites/case.ts';
+import type { Evidence } from '../suites/evidence.ts';
+import { scrubber, credentialSecrets, scrubValues } from '../suites/secrets.ts';
+import CaseVerdictReporter from './case-verdict.ts';
+import ConformanceReporter from './conformance-reporter.ts';
+import type { ConformanceRecord } from './record.ts';
+import SecretScrubber from './secret-scrubber.ts';
+
+const contract = loadContract();
+const VARIABLES = ['LAS_SESSION_TOKEN', 'LAS_PAT', 'LAS_FORBIDDEN_TOKEN', 'LAS_BASE_URL', 'LAS_RUN'];
+
+let dir: string;
+let saved: Record<string, string | undefined>;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'las-verdict-path-'));
+  saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface CaseShape {
+  title: string;
+  requirements: string[];
+  findings: Evidence[];
+  /** Replaces the verdict attachment's body. */
+  verdictBody?: string;
+}
+
+function finding(requirement: string, message: string, token: string): Evidence {
+  return {
+    ...contract.finding(requirement, 'response', { pointer: '/meta/pages', message, expected: '3', actual: '2' }),
+    exchange: { method: 'GET', path: '/notification-groups?filter[type]=portal', status: 200, curl: `curl -i -g -X GET "$LAS_BASE_URL/notification-groups" -H "authorization: Bearer r:${token}"` },
+  };
+}
+
+function testCase(shape: CaseShape): TestCase {
+  const annotations = shape.requirements.flatMap((id) => [{ type: REQUIREMENT_ANNOTATION, description: id }, { type: 'level', description: contract.requirement(id).level }]);
+  return { title: shape.title, annotations, expectedStatus: 'passed', id: shape.title } as unknown as TestCase;
+}
+
+/** A result as ConformanceCase.finish leaves it: the evidence scrubbed in the worker, the verdict data as found. */
+function testResult(shape: CaseShape, scrub: (text: string) => string): TestResult {
+  const report = { target: 'http://127.0.0.1:1/v3', findings: shape.findings.map((f) => scrubValues(f, scrub)) };
+  const verdict = { findings: shape.findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: [] };
+  return {
+    status: 'passed',
+    attachments: [
+      { name: CASE_REPORT_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify(report)) },
+      { name: CASE_VERDICT_ATTACHMENT, contentType: 'application/json', body: Buffer.from(shape.verdictBody ?? JSON.stringify(verdict)) },
+    ],
+    errors: [],
+    annotations: [],
+    steps: [],
+    stdout: [],
+    stderr: [],
+    startTime: new Date(),
+    duration: 1,
+  } as unknown as TestResult;
+}
+
+interface Outcome {
+  record?: ConformanceRecord;
+  results: TestResult[];
+  status?: FullResult['status'];
+}
+
+/** The configured reporters in order, over the given cases, with the given tokens in the environment. */
+async function runReporters(tokens: { session: string; pat: string }, cases: CaseShape[]): Promise<Outcome> {
+  process.env.LAS_SESSION_TOKEN = tokens.session;
+  process.env.LAS_PAT = tokens.pat;
+  process.env.LAS_BASE_URL = 'http://127.0.0.1:1/v3';
+  delete process.env.LAS_RUN;
+  const scrub = scrubber(credentialSecrets({ sessionToken: tokens.session, pat: tokens.pat }));
+  const tests = cases.map(testCase);
+  const results = cases.map((c) => testResult(c, scrub));
+  const config = { metadata: { failLevel: 'must' }, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig;
+  const suite = { allTests: () => tests } as unknown as Suite;
+  const reporters: Reporter[] = [new SecretScrubber(), new CaseVerdictReporter(), new ConformanceReporter({ outputDir: dir })];
+  for (const reporter of reporters) reporter.onBegin?.(config, suite);
+  tests.forEach((test, i) => {
+    for (const reporter of reporters) reporter.onTestEnd?.(test, results[i]);
+  });
+  const full = { status: 'passed', startTime: new Date('2026-01-01T00:00:00Z'), duration: 10 } as FullResult;
+  let status: FullResult['status'] | undefined;
+  for (const reporter of reporters) status = (await reporter.onEnd?.(full))?.status ?? status;
+  const path = join(dir, 'conformance.json');
+  return { results, status, ...(existsSync(path) ? { record: JSON.parse(readFileSync(path, 'utf8')) as ConformanceRecord } : {}) };
+}
+
+const TOKENS = [
+  { name: 'one-letter tokens', session: 's', pat: 'p' },
+  { name: 'other one-letter tokens', session: 'e', pat: 'M' },
+  { name: 'tokens that are common words', session: 'data', pat: 'type' },
+  { name: 'tokens that are the words the verdict data is made of', session: 'requirement', pat: 'MUST' },
+];
+
+describe('a failing case, whatever the tokens look like', () => {
+  for (const tokens of TOKENS) {
+    it(`fails the run with ${tokens.name} (${tokens.session}, ${tokens.pat})`, async () => {
+      const cases = [
+        { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'], findings: [finding('NG-META-PAGES', 'meta.pages is 2; expected 3', tokens.session)] },
+        { title: 'NG-FILTER-ACCEPTED · list', requirements: ['NG-FILTER-ACCEPTED'], findings: [] },
+      ];
+      const { record, results } = await runReporters(tokens, cases);
+      expect(results[0].status).toBe('failed');
+      expect(results[1].status).toBe('passed');
+      expect(record?.verdict).toBe('failed');
+      expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')).toMatchObject({ verdict: 'failed', evidence: [{ case: 'NG-PAGE-WALK · walk' }] });
+      expect(record?.requirements.find((r) => r.id === 'NG-FILTER-ACCEPTED')).toMatchObject({ verdict: 'passed', cases: 1 });
+      // What people read was scrubbed: the curl line names the variable, not the token.
+      expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')?.evidence[0].curl).toContain('$LAS_SESSION_TOKEN');
+    });
+  }
+});
+
+describe('verdict data the verdict step cannot read', () => {
+  const unreadable: [string, string][] = [
+    ['not JSON', '{"findings": ['],
+    ['a requirement the catalogue does not have', JSON.stringify({ findings: [{ requirement: 'NG-META-PAGE$LAS_PAT', level: 'MUST', location: 'response' }], notRun: [] })],
+    ['a level that is not the catalogue\'s', JSON.stringify({ findings: [{ requirement: 'NG-META-PAGES', level: 'INFO', location: 'response' }], notRun: [] })],
+    ['fewer findings than the evidence', JSON.stringify({ findings: [], notRun: [] })],
+  ];
+  for (const [problem, body] of unreadable) {
+    it(`${problem}: the case fails, no record is written, the run fails`, async () => {
+      const cases = [{ title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [finding('NG-META-PAGES', 'meta.pages is 2', 's')], verdictBody: body }];
+      const { record, results, status } = await runReporters({ session: 'session-token-long', pat: 'pat-token-long' }, cases);
+      expect(results[0].status).toBe('failed');
+      expect(results[0].errors[0].message).toMatch(/^the verdict of this case cannot be read: /);
+      expect(record).toBeUndefined();
+      expect(status).toBe('failed');
+    });
+  }
+
+  it('a case that passed without leaving verdict data: no record, the run fails', async () => {
+    const shape = { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [] };
+    const reporter = new ConformanceReporter({ outputDir: dir });
+    const test = testCase(shape);
+    reporter.onBegin({ metadata: {}, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig, { allTests: () => [test] } as unknown as Suite);
+    reporter.onTestEnd(test, { ...testResult(shape, (text) => text), attachments: [] } as unknown as TestResult);
+    expect(await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as FullResult)).toEqual({ status: 'failed' });
+    expect(existsSync(join(dir, 'conformance.json'))).toBe(false);
+  });
+});

@@ -1,0 +1,101 @@
+// The preflight: before the suite, the list operation asked with each token. A misconfigured
+// run (a refused token, a base URL without /v3, a redirect, something that is not the API) stops
+// with one line saying what to check; a target that answers as the API does, even wrongly, is
+// left to the suite.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import { resolveTarget } from '../targets/target.ts';
+import { preflight, PreflightError, preflightProblem, UnreachableTargetError } from './runner.ts';
+
+const SESSION = 'preflight-session-5c1d';
+const PAT = 'preflight-pat-77e0';
+const JSON_API = { 'content-type': 'application/vnd.api+json' };
+const LIST = '{"data":[],"meta":{"total":0,"pages":0,"page":1,"offset":0,"limit":1}}';
+
+/** An answer, given the path after the target's own prefix. */
+type Answer = (request: IncomingMessage, response: ServerResponse, path: string) => void;
+
+const answers: Record<string, Answer> = {
+  served: (_q, r) => r.writeHead(200, JSON_API).end(LIST),
+  'served with 400': (_q, r) => r.writeHead(400, JSON_API).end('{"errors":[{"status":"400"}]}'),
+  'session token refused': (q, r) => (q.headers.authorization === `Bearer r:${SESSION}` ? r.writeHead(401, JSON_API).end('{"errors":[{"status":"401"}]}') : r.writeHead(200, JSON_API).end(LIST)),
+  'personal access token refused': (q, r) => (q.headers.authorization === `Bearer p:${PAT}` ? r.writeHead(401, JSON_API).end('{"errors":[{"status":"401"}]}') : r.writeHead(200, JSON_API).end(LIST)),
+  'not permitted': (_q, r) => r.writeHead(403, JSON_API).end('{"errors":[{"status":"403"}]}'),
+  'no /v3': (_q, r, path) => (path.startsWith('/v3/') ? r.writeHead(200, JSON_API).end(LIST) : r.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found')),
+  redirect: (_q, r) => r.writeHead(301, { location: 'https://elsewhere.example/v3/notification-groups' }).end(),
+  'a web page': (_q, r) => r.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Portal</title>'),
+};
+
+let server: Server;
+let origin: string;
+
+beforeAll(async () => {
+  // Each behaviour is a target of its own: http://127.0.0.1:PORT/<behaviour>/v3.
+  server = createServer((request, response) => {
+    request.resume();
+    const [, prefix, ...rest] = (request.url ?? '').split('/');
+    answers[decodeURIComponent(prefix)](request, response, `/${rest.join('/')}`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function targetAt(path: string) {
+  return resolveTarget({ baseUrl: `${origin}${path}`, sessionToken: SESSION, pat: PAT }, loadContract().legacyHeader);
+}
+
+async function problemAt(name: string, suffix = '/v3'): Promise<string | undefined> {
+  try {
+    await preflight(targetAt(`/${encodeURIComponent(name)}${suffix}`));
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof PreflightError)) throw error;
+    return error.message;
+  }
+}
+
+describe('preflight', () => {
+  it('lets a target that answers as the API does start the suite, a 400 included (the suite judges that)', async () => {
+    expect(await problemAt('served')).toBeUndefined();
+    expect(await problemAt('served with 400')).toBeUndefined();
+  });
+
+  const stops: [string, RegExp][] = [
+    ['session token refused', /was answered 401: the target refused the session token; check --session-token or LAS_SESSION_TOKEN \(a target that refuses valid tokens is reported this way too/],
+    ['personal access token refused', /Bearer p:…\) was answered 401: the target refused the personal access token; check --pat or LAS_PAT/],
+    ['not permitted', /was answered 403: the session token is not permitted to list NotificationGroups/],
+    ['redirect', /was answered 301, a redirect to https:\/\/elsewhere\.example\/v3\/notification-groups; the kit does not follow redirects/],
+    ['a web page', /was answered 200 with text\/html, not a JSON:API document: check that the base URL points at the API/],
+  ];
+  for (const [name, message] of stops) {
+    it(`stops a run whose target answers: ${name}, in one line that never holds a token`, async () => {
+      const problem = await problemAt(name);
+      expect(problem).toMatch(message);
+      expect(problem).not.toContain('\n');
+      expect(problem).not.toContain(SESSION);
+      expect(problem).not.toContain(PAT);
+    });
+  }
+
+  it('stops a base URL without the version root with a 404 that says so', async () => {
+    expect(await problemAt('no /v3', '')).toMatch(/was answered 404: the base URL must include the version root, e\.g\. https:\/\/staging\.example\.com\/v3/);
+  });
+
+  it('an address that does not answer is unreachable', async () => {
+    const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: SESSION, pat: PAT }, loadContract().legacyHeader);
+    await expect(preflight(target)).rejects.toBeInstanceOf(UnreachableTargetError);
+  });
+
+  it('preflightProblem leaves 5xx error documents to the suite', () => {
+    const probe = { credential: 'the session token (Authorization: Bearer r:…)', setting: '--session-token', url: 'http://x/v3/notification-groups' };
+    expect(preflightProblem({ status: 500, headers: JSON_API, bodyText: '{"errors":[{"status":"500"}]}' }, probe)).toBeUndefined();
+    expect(preflightProblem({ status: 503, headers: { 'content-type': 'text/html' }, bodyText: '<h1>down</h1>' }, probe)).toMatch(/answered 503 with text\/html, not a JSON:API document/);
+  });
+});
