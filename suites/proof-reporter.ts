@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import ConformanceReporter from '../reports/conformance-reporter.ts';
+import { proofTargetsOf } from './proof-targets.ts';
 
 const FAILED = new Set(['failed', 'timedOut', 'interrupted']);
 
@@ -18,7 +19,7 @@ interface ProjectRun {
 
 export default class ProofReporter implements Reporter {
   private readonly projects = new Map<string, ProjectRun>();
-  private readonly writing: Promise<void>[] = [];
+  private readonly writing: Promise<unknown>[] = [];
 
   constructor(private readonly options: { outputDir: string }) {}
 
@@ -45,12 +46,12 @@ export default class ProofReporter implements Reporter {
     if (FAILED.has(result.status)) project.failed = true;
     project.reporter.onTestEnd(test, result);
     project.ended += 1;
-    if (project.ended === project.cases) this.write(project, project.failed ? 'failed' : 'passed');
+    if (project.ended === project.cases) this.write(project, test.parent.project()!.name, project.failed ? 'failed' : 'passed');
   }
 
   async onEnd(result: FullResult): Promise<void> {
     // Projects whose cases did not all end (the run was interrupted or timed out) take the run's status.
-    for (const project of this.projects.values()) if (!project.written) this.write(project, result.status === 'passed' && project.failed ? 'failed' : result.status);
+    for (const [name, project] of this.projects) if (!project.written) this.write(project, name, result.status === 'passed' && project.failed ? 'failed' : result.status);
     await Promise.all(this.writing);
   }
 
@@ -58,9 +59,23 @@ export default class ProofReporter implements Reporter {
     return this.projects.get(test.parent.project()?.name ?? '');
   }
 
-  private write(project: ProjectRun, status: FullResult['status']): void {
+  /**
+   * The conformance reporter reads the run's target from the environment as it starts writing, so
+   * for that moment the environment names this project's target.
+   */
+  private write(project: ProjectRun, name: string, status: FullResult['status']): void {
     project.written = true;
     const startTime = project.startTime ?? new Date();
-    this.writing.push(project.reporter.onEnd({ status, startTime, duration: Date.now() - startTime.getTime() }));
+    const own = proofTargetsOf(process.env).find((target) => target.name === name)?.environment ?? {};
+    const saved = Object.fromEntries(Object.keys(own).map((key) => [key, process.env[key]]));
+    Object.assign(process.env, own);
+    try {
+      this.writing.push(project.reporter.onEnd({ status, startTime, duration: Date.now() - startTime.getTime() }));
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
   }
 }
