@@ -6,8 +6,7 @@
 // once, passes: rule zero, where the specification is open the kit does not fail a server.
 import { randomUUID } from 'node:crypto';
 import { bodyMembers, loadContract, resolvePointer, type Operation } from '../contract/index.ts';
-import { MAX_PAGE_LIMIT } from './defaults.ts';
-import { changeCreated, changeErrors, createdStatus, withoutMember, withStatus } from './hook-helpers.ts';
+import { changeCreated, changeErrors, withoutMember, withStatus } from './hook-helpers.ts';
 import { conditionProblem, isErrorDocument } from './problems.ts';
 import type { Problem, RequestContext, ServerHooks, SeedItem } from './types.ts';
 
@@ -85,12 +84,6 @@ function uuidShaped(id: unknown): unknown {
   return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}00000000`;
 }
 
-/** The deprecated members of the list's meta, read from the contract. */
-function deprecatedMetaMembers(): string[] {
-  const properties = (loadContract().schemas.ListMeta.properties ?? {}) as Record<string, Json>;
-  return Object.entries(properties).filter(([, schema]) => schema.deprecated === true).map(([name]) => name);
-}
-
 /** The members of the list's meta the contract requires. */
 function requiredMetaMembers(): string[] {
   return (loadContract().schemas.ListMeta.required ?? []) as string[];
@@ -122,8 +115,6 @@ function missingMembers(pointers: string[]): (context: RequestContext) => Proble
       .map((pointer) => conditionProblem(400, 'member-required', `${pointer} is required by this server`, { pointer: nearestPointer(context.document, pointer) }));
 }
 
-const JSON_API_OBJECT = { version: '1.1' };
-
 // --- The catalogue --------------------------------------------------------------------------
 
 const SINGLE: Choice[] = [
@@ -145,15 +136,6 @@ const SINGLE: Choice[] = [
     warns: [],
     conflictsWith: [],
     hooks: [{ listMembers: changeMeta((meta) => Object.fromEntries(Object.entries(meta).filter(([name]) => requiredMetaMembers().includes(name)))) }],
-  },
-  {
-    name: 'meta-deprecated-members-omitted',
-    section: '9',
-    openPlace: 'the deprecated meta members are marked deprecated; whether they are still sent is not shown',
-    description: '`meta` keeps `totalWithoutFilters` but sends none of `totalCount`, `resultCount`, `totalPages`, `currentPage`.',
-    warns: [],
-    conflictsWith: [],
-    hooks: [{ listMembers: changeMeta((meta) => Object.fromEntries(Object.entries(meta).filter(([name]) => !deprecatedMetaMembers().includes(name)))) }],
   },
   {
     name: 'included-always-empty',
@@ -188,20 +170,6 @@ const SINGLE: Choice[] = [
     hooks: [{ pageRequest: (page) => ({ ...page, limit: Math.min(page.limit, 20) }) }],
   },
   {
-    name: 'large-page-limit-rejected',
-    section: '8',
-    openPlace: 'the maximum page size is not shown',
-    description: `A \`page[limit]\` above ${MAX_PAGE_LIMIT} is answered 400, naming \`page[limit]\`, instead of being capped.`,
-    warns: ['NG-LIMIT-CAP'],
-    conflictsWith: [],
-    hooks: [
-      rejectWhen('listNotificationGroups', (context) => {
-        const limit = objectOf(context.query.page)?.limit;
-        return typeof limit === 'number' && limit > MAX_PAGE_LIMIT ? [conditionProblem(400, 'page-too-large', `page[limit] may be at most ${MAX_PAGE_LIMIT}`, { parameter: 'page[limit]' })] : [];
-      }),
-    ],
-  },
-  {
     name: 'default-page-size-5',
     section: '8',
     openPlace: 'the default page size is not shown',
@@ -234,15 +202,6 @@ const SINGLE: Choice[] = [
     ],
   },
   {
-    name: 'list-newest-first',
-    section: '4.1',
-    openPlace: 'the order of the list is not shown',
-    description: 'NotificationGroups are served newest first (ids descending) instead of oldest first.',
-    warns: [],
-    conflictsWith: [],
-    hooks: [{ seedList: (items) => [...items].reverse() }],
-  },
-  {
     name: 'user-filter-matches-nothing',
     section: '4.1',
     openPlace: 'which NotificationGroups a filter matches is the service\'s data',
@@ -255,19 +214,10 @@ const SINGLE: Choice[] = [
     name: 'empty-result-one-page',
     section: '4.1',
     openPlace: 'how many pages an empty result has is not shown',
-    description: 'An empty result reports `meta.pages` 1 instead of 0.',
+    description: 'An empty result reports `meta.pages` 1 instead of 0 (the reference server has one only with `user-filter-matches-nothing`, so the two meet in a run of compatible choices).',
     warns: [],
     conflictsWith: [],
     hooks: [{ listMeta: (meta, page) => (page.total === 0 ? { ...meta, pages: 1 } : meta) }],
-  },
-  {
-    name: 'recipient-type-always-sent',
-    section: '2.2',
-    openPlace: '`recipientType` is an optional attribute',
-    description: 'A NotificationGroup without recipients carries `recipientType: []` instead of leaving the attribute out.',
-    warns: [],
-    conflictsWith: [],
-    hooks: [{ seedItem: (item) => ({ ...item, attributes: { recipientType: [], ...item.attributes } }) }],
   },
 
   // Resources (sections 2.1, 2.2, 4.2, 4.3)
@@ -292,19 +242,6 @@ const SINGLE: Choice[] = [
       ...changeEveryCreated((data) => (objectOf(data.relationships) && Object.keys(data.relationships as Json).length === 0 ? withoutMember(data, 'relationships') : data)),
     ],
   },
-  {
-    name: 'json-api-optional-members',
-    section: '1',
-    openPlace: 'the JSON:API envelope\'s optional members (`jsonapi`, resource `links`) are neither shown nor excluded',
-    description: 'Every document carries `jsonapi: {"version": "1.1"}`, and a created resource carries `links.self`.',
-    warns: [],
-    conflictsWith: [],
-    hooks: [
-      { listMembers: (members) => ({ ...members, jsonapi: JSON_API_OBJECT }) },
-      ...changeEveryCreated((data, context) => ({ ...data, links: { self: `${loadContract().basePath}${context.operation!.pathTemplate}/${String(data.id)}` } })),
-      { reply: (reply) => (objectOf(reply.document) ? { ...reply, document: { ...(reply.document as Json), jsonapi: JSON_API_OBJECT } } : reply) },
-    ],
-  },
 
   // Create AttributeConfig and Create Highlight (sections 2.3, 2.4, 4.2, 4.3)
   {
@@ -313,17 +250,8 @@ const SINGLE: Choice[] = [
     openPlace: '202 Accepted is listed and its body is not shown',
     description: 'A valid create request is answered 202 Accepted with no body instead of 201 with the created resource.',
     warns: ['CREATE-202-ACCEPTED'],
-    conflictsWith: ['created-answered-202-with-document'],
-    hooks: [{ created: (creation, context) => (CREATE_OPERATIONS.some((id) => operationIs(context, id)) && creation.status === 201 ? { status: 202 } : creation) }],
-  },
-  {
-    name: 'created-answered-202-with-document',
-    section: '4.2, 4.3',
-    openPlace: '202 Accepted is listed and its body is not shown',
-    description: 'A valid create request is answered 202 Accepted with the resource document instead of 201.',
-    warns: ['CREATE-202-ACCEPTED'],
     conflictsWith: [],
-    hooks: CREATE_OPERATIONS.map((operationId) => ({ created: createdStatus(operationId, 202) })),
+    hooks: [{ created: (creation, context) => (CREATE_OPERATIONS.some((id) => operationIs(context, id)) && creation.status === 201 ? { status: 202 } : creation) }],
   },
   {
     name: 'wrong-data-type-answered-400',
@@ -346,15 +274,6 @@ const SINGLE: Choice[] = [
         valueAt(context.document, '/data/attributes/inUse') === undefined ? [] : [conditionProblem(400, 'read-only-attribute', 'inUse is set by the server', { pointer: '/data/attributes/inUse' })],
       ),
     ],
-  },
-  {
-    name: 'in-use-reported-true',
-    section: '2.3',
-    openPlace: 'the meaning of `inUse` is not shown',
-    description: 'A created AttributeConfig reports `inUse: true` instead of false.',
-    warns: [],
-    conflictsWith: [],
-    hooks: [{ created: changeCreated('createAttributeConfig', (data) => ({ ...data, attributes: { ...(data.attributes as Json), inUse: true } })) }],
   },
   {
     name: 'values-seen-only',
@@ -398,7 +317,7 @@ const SINGLE: Choice[] = [
     section: '2.1, 4.3',
     openPlace: 'the specification gives a server no duty for `links` and `meta` of a request relationship',
     description: 'A Create Highlight request whose `relationships.owner` has `links` or `meta` of any JSON type is served, and the relationship echoed as sent.',
-    warns: [],
+    warns: ['REQ-RELATIONSHIPS-REFUSED'],
     conflictsWith: [],
     hooks: [{ findings: (findings) => findings.filter((f) => !/^\/data\/relationships\/owner\/(links|meta)(\/|$)/.test(f.pointer)) }],
   },
@@ -407,28 +326,12 @@ const SINGLE: Choice[] = [
     section: '4',
     openPlace: 'how a server treats request bodies of another media type is not shown',
     description: 'A request body is read as JSON whatever its Content-Type (`application/json` included) instead of being answered 415.',
-    warns: [],
+    warns: ['MEDIA-TYPE-REQUEST-415'],
     conflictsWith: [],
     hooks: [{ stageOrder: (order) => order.filter((stage) => stage !== 'mediaType') }],
   },
 
   // Credentials and errors (sections 5, 7)
-  {
-    name: 'lower-case-bearer-refused',
-    section: '5',
-    openPlace: 'the specification writes the scheme `Bearer`; HTTP reads schemes case-insensitively (RFC 9110 11.1)',
-    description: '`Authorization: bearer r:<token>` (the scheme in another case) is answered 401 instead of served like `Bearer`.',
-    warns: [],
-    conflictsWith: [],
-    hooks: [
-      {
-        credentials: (verdict, context) =>
-          verdict.outcome !== 'unauthenticated' && /^bearer /i.test(context.authorization ?? '') && !context.authorization!.startsWith('Bearer ')
-            ? { outcome: 'unauthenticated', code: 'AUTH-401-MALFORMED', detail: 'the scheme is written "Bearer"' }
-            : verdict,
-      },
-    ],
-  },
   {
     name: 'www-authenticate-omitted',
     section: '5',
@@ -444,26 +347,17 @@ const SINGLE: Choice[] = [
     openPlace: 'every member of an error object is optional',
     description: 'Error objects carry only `status` and `detail`: no `code`, `title` or `source`.',
     warns: ['ERR-SOURCE-PARAMETER'],
-    conflictsWith: ['error-codes-of-its-own'],
+    conflictsWith: ['error-members-of-its-own'],
     hooks: [{ reply: changeErrors((error) => ({ status: (error as Json).status, detail: (error as Json).detail })) }],
   },
   {
-    name: 'error-codes-of-its-own',
+    name: 'error-members-of-its-own',
     section: '7',
-    openPlace: 'the values of `code` and the mapping from condition to code are not shown',
-    description: 'Error `code` values are the server\'s own numbering (`E400`, `E401`, ...) instead of requirement ids and condition names.',
+    openPlace: 'the values of `code`, and the optional `id` of an error occurrence, are not shown',
+    description: "Error `code` values are the server's own numbering (`E400`, `E401`, ...) instead of requirement ids and condition names, and each error object carries an `id` unique to its occurrence.",
     warns: [],
     conflictsWith: [],
-    hooks: [{ reply: changeErrors((error) => ({ ...(error as Json), code: `E${String((error as Json).status)}` })) }],
-  },
-  {
-    name: 'error-objects-with-id',
-    section: '7',
-    openPlace: '`id` is an optional member of an error object',
-    description: 'Every error object carries an `id` unique to its occurrence.',
-    warns: [],
-    conflictsWith: ['error-objects-status-and-detail-only'],
-    hooks: [{ reply: changeErrors((error) => ({ id: randomUUID(), ...(error as Json) })) }],
+    hooks: [{ reply: changeErrors((error) => ({ id: randomUUID(), ...(error as Json), code: `E${String((error as Json).status)}` })) }],
   },
   {
     name: 'first-problem-only',
@@ -487,13 +381,6 @@ const SINGLE: Choice[] = [
 
 /** Choices made of others: open places that only show together, or a server that reads several the same way. */
 const COMBINED: Omit<ChoiceDefinition, 'warns' | 'conflictsWith'>[] = [
-  {
-    name: 'empty-user-list-one-page',
-    section: '4.1',
-    openPlace: 'the data a filter matches, and the page count of an empty result',
-    description: '`filter[type]=user` matches nothing, and that empty result reports `meta.pages` 1.',
-    combines: ['user-filter-matches-nothing', 'empty-result-one-page'],
-  },
   {
     name: 'bare-list',
     section: '4.1, 8',
