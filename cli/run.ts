@@ -10,7 +10,7 @@ import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
 import { SUMMARY_FILE } from '../reports/conformance-reporter.ts';
 import { reportToGithub } from '../reports/github.ts';
-import { FAULT_NAMES } from '../server/index.ts';
+import { CHOICE_NAMES, FAULT_NAMES } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
 import { baselineFailing } from '../reports/diff.ts';
 import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
@@ -38,6 +38,7 @@ export interface RunFlags {
   workers?: number;
   level: FailLevel;
   fault: string[];
+  choice: string[];
   allowPartial?: boolean;
   baseline?: string;
   readOnly?: boolean;
@@ -72,6 +73,7 @@ export function registerRunCommand(program: Command): void {
     .option('--workers <n>', 'parallel Playwright workers (default: one per core)', wholeNumber(1))
     .addOption(new Option('--level <level>', 'what fails the run: must, or should for MUST and SHOULD').choices(['must', 'should']).default('must'))
     .option('--fault <name>', `embedded reference server only, repeatable: switch on a fault (${FAULT_NAMES.length} known, e.g. ${FAULT_NAMES[0]})`, collect, [])
+    .option('--choice <name>', `embedded reference server only, repeatable: switch on a legal choice (${CHOICE_NAMES.length} known, e.g. ${CHOICE_NAMES[0]})`, collect, [])
     .action(async (flags: RunFlags) => {
       process.exitCode = await runCommand(flags, process.env);
     });
@@ -99,6 +101,9 @@ export function runSettings(flags: RunFlags, env: Record<string, string | undefi
   const unknown = flags.fault.filter((name) => !FAULT_NAMES.includes(name));
   if (unknown.length > 0) throw new TargetError(`unknown fault ${unknown.join(', ')}; known faults: ${FAULT_NAMES.join(', ')}`);
   if (settings.baseUrl !== undefined && flags.fault.length > 0) throw new TargetError('--fault applies to the embedded reference server only; leave out the target base URL to use it');
+  const unknownChoices = flags.choice.filter((name) => !CHOICE_NAMES.includes(name));
+  if (unknownChoices.length > 0) throw new TargetError(`unknown choice ${unknownChoices.join(', ')}; known choices: ${CHOICE_NAMES.join(', ')}`);
+  if (settings.baseUrl !== undefined && flags.choice.length > 0) throw new TargetError('--choice applies to the embedded reference server only; leave out the target base URL to use it');
   const stray = settings.baseUrl === undefined ? targetOnlySettingsGiven(settings) : [];
   if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given without a target base URL; give --base-url (or LAS_BASE_URL), or leave them out to test the embedded reference server`);
   return settings;
@@ -148,8 +153,8 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
   let embedded: EmbeddedTarget | undefined;
   try {
     if (settings.baseUrl === undefined) {
-      embedded = await startEmbeddedTarget(flags.fault);
-      process.stdout.write(`Embedded reference server at ${embedded.settings.baseUrl}${flags.fault.length ? ` with fault ${flags.fault.join(', ')}` : ''}\n`);
+      embedded = await startEmbeddedTarget(flags.fault, flags.choice);
+      process.stdout.write(`Embedded reference server at ${embedded.settings.baseUrl}${flags.fault.length ? ` with fault ${flags.fault.join(', ')}` : ''}${flags.choice.length ? ` with choice ${flags.choice.join(', ')}` : ''}\n`);
     }
     const target = resolveTarget(mergeSettings(settings, embedded?.settings ?? {}), loadContract().legacyHeader);
     log.info({ target: describeTarget(target, embedded !== undefined, flags.fault) }, 'target');
@@ -158,7 +163,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
       await preflight(target);
       log.info('preflight passed');
     }
-    const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: [] } } : {}) };
+    const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
     const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep: flags.grep, baseEnvironment: env, output: 'inherit', run });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');

@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { pino, type Level } from 'pino';
 import { loadContract } from '../contract/index.ts';
 import {
+  CHOICES,
   DEFAULT_CREDENTIALS,
   DEFAULT_PAGE_LIMIT,
   FAULTS,
@@ -12,6 +13,7 @@ import {
   REFERENCE_FIXTURES,
   SEED_SIZES,
   startReferenceServer,
+  UnknownChoiceError,
   UnknownFaultError,
   type StartedReferenceServer,
 } from '../server/index.ts';
@@ -23,6 +25,8 @@ interface ServeFlags {
   port: number;
   fault: string[];
   listFaults?: boolean;
+  choice: string[];
+  listChoices?: boolean;
   sessionToken?: string;
   pat?: string;
   forbiddenToken?: string;
@@ -33,11 +37,13 @@ interface ServeFlags {
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
-    .description('run the reference server: the three specified operations done right, with faults to switch on')
+    .description('run the reference server: the three specified operations done right, with faults and choices to switch on')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 = any free port)', wholeNumber(0, 65535), DEFAULT_SERVE_PORT)
     .option('--fault <name>', 'switch a fault on (repeatable; see --list-faults); default $LAS_FAULTS, comma-separated', collect, [])
     .option('--list-faults', 'print the faults that can be switched on, and exit')
+    .option('--choice <name>', 'switch a legal choice on (repeatable; see --list-choices); default $LAS_CHOICES, comma-separated', collect, [])
+    .option('--list-choices', 'print the choices that can be switched on, and exit')
     .addOption(new Option('--session-token <token>', `session token (default ${DEFAULT_CREDENTIALS.sessionToken})`).env('LAS_SESSION_TOKEN'))
     .addOption(new Option('--pat <token>', `personal access token (default ${DEFAULT_CREDENTIALS.pat})`).env('LAS_PAT'))
     .addOption(new Option('--forbidden-token <token>', `authenticated but not permitted: answered 403 (default ${DEFAULT_CREDENTIALS.forbiddenToken})`).env('LAS_FORBIDDEN_TOKEN'))
@@ -48,25 +54,31 @@ export function registerServeCommand(program: Command): void {
         process.stdout.write(faultList());
         return;
       }
+      if (flags.listChoices) {
+        process.stdout.write(choiceList());
+        return;
+      }
       await runServe(flags);
     });
 }
 
-/** Faults from --fault, else from LAS_FAULTS: flags win over the environment. */
-function faultNames(flags: ServeFlags): string[] {
-  if (flags.fault.length > 0) return flags.fault;
-  return (process.env.LAS_FAULTS ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+/** Names from a repeatable flag, else from a comma-separated variable: flags win over the environment. */
+function namesOf(flagged: string[], variable: string): string[] {
+  if (flagged.length > 0) return flagged;
+  return (process.env[variable] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
 }
 
 async function runServe(flags: ServeFlags): Promise<void> {
   const logger = pino({ level: flags.logLevel, base: undefined }, pino.destination(2));
-  const faults = faultNames(flags);
+  const faults = namesOf(flags.fault, 'LAS_FAULTS');
+  const choices = namesOf(flags.choice, 'LAS_CHOICES');
   let server: StartedReferenceServer;
   try {
     server = await startReferenceServer({
       host: flags.host,
       port: flags.port,
       faults,
+      choices,
       sessionToken: flags.sessionToken,
       pat: flags.pat,
       forbiddenToken: flags.forbiddenToken,
@@ -75,7 +87,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     });
   } catch (error) {
     // main() turns a thrown error into one line on stderr and the usage exit code, 2.
-    if (error instanceof UnknownFaultError || error instanceof InvalidServerOptionError) throw error;
+    if (error instanceof UnknownFaultError || error instanceof UnknownChoiceError || error instanceof InvalidServerOptionError) throw error;
     throw new Error(`cannot listen on ${flags.host}:${flags.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const stop = async () => {
@@ -88,8 +100,8 @@ async function runServe(flags: ServeFlags): Promise<void> {
   // Ready for signals before the address is printed: a script may stop the server as soon as it reads it.
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  process.stdout.write(`${server.baseUrl}\n${startBanner(server.baseUrl, flags, faults)}`);
-  logger.info({ baseUrl: server.baseUrl, faults }, 'reference server listening');
+  process.stdout.write(`${server.baseUrl}\n${startBanner(server.baseUrl, flags, faults, choices)}`);
+  logger.info({ baseUrl: server.baseUrl, faults, choices }, 'reference server listening');
 }
 
 /** A token the user supplied is never printed; the defaults are public test values. */
@@ -97,7 +109,7 @@ function shown(supplied: string | undefined, fallback: string, what: string): st
   return supplied === undefined ? fallback : `<${what} supplied, not shown>`;
 }
 
-function startBanner(baseUrl: string, flags: ServeFlags, faults: string[]): string {
+function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choices: string[]): string {
   const contract = loadContract();
   const session = shown(flags.sessionToken, DEFAULT_CREDENTIALS.sessionToken, 'session token');
   const seed = Object.entries(SEED_SIZES).map(([type, size]) => `${size} ${type}`).join(' and ');
@@ -114,13 +126,22 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[]): stri
     `records that exist: owner User ${REFERENCE_FIXTURES.ownerUserId}, collection item ${REFERENCE_FIXTURES.collectionItemId}`,
     `seed: ${seed} NotificationGroups; pages of ${DEFAULT_PAGE_LIMIT} by default, at most ${MAX_PAGE_LIMIT}`,
     `faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
+    `choices: ${choices.length > 0 ? choices.join(', ') : 'none'}`,
     'request log: JSON lines on stderr; Ctrl-C stops',
     '',
   ].join('\n');
 }
 
+/** One line per entry, in aligned columns. */
+function columns(rows: string[][]): string {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')).join('\n') + '\n';
+}
+
 function faultList(): string {
-  const width = Math.max(...FAULTS.map((f) => f.name.length));
-  const requirementWidth = Math.max(...FAULTS.map((f) => f.requirement.length));
-  return FAULTS.map((f) => `${f.name.padEnd(width)}  ${f.requirement.padEnd(requirementWidth)}  ${f.description}`).join('\n') + '\n';
+  return columns(FAULTS.map((f) => [f.name, f.requirement, f.description]));
+}
+
+function choiceList(): string {
+  return columns(CHOICES.map((c) => [c.name, `section ${c.section}`, c.description]));
 }

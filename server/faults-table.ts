@@ -1,5 +1,7 @@
-// server/FAULTS.md, generated from FAULTS so the table and the catalogue cannot drift apart.
+// server/FAULTS.md and server/CHOICES.md, generated from FAULTS and CHOICES so the tables and the
+// catalogues cannot drift apart.
 import { loadContract } from '../contract/index.ts';
+import { CHOICES, choicesConflict, compatibleChoiceSets } from './choices.ts';
 import { FAULTS } from './faults.ts';
 
 function cell(text: string): string {
@@ -12,7 +14,7 @@ export function faultsTable(): string {
   return [
     '# Reference server faults',
     '',
-    'Generated from `FAULTS` in `server/faults.ts` by `npx tsx server/write-faults-table.ts`; a test keeps',
+    'Generated from `FAULTS` in `server/faults.ts` by `npm run faults:table`; a test keeps',
     'this file in sync. Switch a fault on with `las-conformance serve --fault NAME` (repeatable) or',
     '`startReferenceServer({ faults: [NAME] })`. Each fault breaks the one MUST requirement named here;',
     'where it cannot help tripping another check, its description says so.',
@@ -26,6 +28,45 @@ export function faultsTable(): string {
     '| fault | breaks | what changes | one exchange |',
     '|---|---|---|---|',
     ...rows,
+    '',
+  ].join('\n');
+}
+
+function requirementList(ids: string[]): string {
+  const contract = loadContract();
+  return ids.length === 0 ? 'none' : ids.map((id) => `\`${id}\` (${contract.requirement(id).level})`).join(', ');
+}
+
+export function choicesTable(): string {
+  const rows = CHOICES.map((c) => {
+    const conflicts = CHOICES.filter((other) => choicesConflict(c.name, other.name)).map((other) => `\`${other.name}\``);
+    const what = c.combines ? `${cell(c.description)} Combines ${c.combines.map((n) => `\`${n}\``).join(', ')}.` : cell(c.description);
+    return `| \`${c.name}\` | ${c.section} | ${cell(c.openPlace)} | ${what} | ${requirementList(c.warns)} | ${conflicts.length > 0 ? conflicts.join(', ') : 'none'} |`;
+  });
+  const sets = compatibleChoiceSets().map((set, index) => `${index + 1}. ${set.map((n) => `\`${n}\``).join(', ')}`);
+  return [
+    '# Reference server choices',
+    '',
+    'Generated from `CHOICES` in `server/choices.ts` by `npm run faults:table` (which writes',
+    '`server/FAULTS.md` too); a test keeps this file in sync. Switch a choice on with',
+    '`las-conformance serve --choice NAME` (repeatable, or `LAS_CHOICES`), `las-conformance run --choice NAME`',
+    'for the embedded server, or `startReferenceServer({ choices: [NAME] })`.',
+    '',
+    'A choice is the mirror of a fault: another legal reading of a place the specification leaves',
+    'open. The suite passes the reference server with each choice on, and with every compatible',
+    'choice on at once, and the validating proxy in front of it writes no MUST finding about the',
+    'service (`suites/choice-proof.test.ts`). "May warn" lists the SHOULD and INFO requirements a',
+    'choice may draw a warning or an observation from; it fails none.',
+    '',
+    `${CHOICES.length} choices.`,
+    '',
+    '| choice | section | open place | what changes | may warn | cannot be on with |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    'Every choice is on in one of these runs, each of choices that can all be on at once:',
+    '',
+    ...sets,
     '',
   ].join('\n');
 }

@@ -1,11 +1,12 @@
 // The fault catalogue: each fault breaks one MUST requirement of schemas/requirements.yaml, as
 // data (name, requirement, what changes, how to see it) plus small hooks at the pipeline's named
 // points (types.ts). Where a fault cannot help tripping another check, its description says so.
-import { loadContract, unescapeToken, type Finding, type Scheme } from '../contract/index.ts';
+import { loadContract, unescapeToken, type Scheme } from '../contract/index.ts';
 import { knownTokens } from './credentials.ts';
 import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES } from './defaults.ts';
+import { changeCreated, changeErrors, createdStatus, overlook, withoutMember, withStatus } from './hook-helpers.ts';
 import { isErrorDocument, unauthorizedReply } from './problems.ts';
-import type { CredentialContext, CredentialVerdict, Creation, FaultHooks, Reply, RequestContext, StageName, Tokens } from './types.ts';
+import type { CredentialContext, CredentialVerdict, Creation, ServerHooks, RequestContext, StageName, Tokens } from './types.ts';
 
 export interface FaultTrigger {
   method: string;
@@ -32,7 +33,7 @@ export interface FaultDefinition {
 }
 
 interface Fault extends FaultDefinition {
-  hooks: FaultHooks;
+  hooks: ServerHooks;
 }
 
 export class UnknownFaultError extends Error {
@@ -75,11 +76,11 @@ export function expandTrigger(trigger: FaultTrigger, tokens: Tokens): Required<F
 
 const permitted = (scheme: Scheme): CredentialVerdict => ({ outcome: 'permitted', scheme });
 
-function rejectScheme(scheme: Scheme): FaultHooks['credentials'] {
+function rejectScheme(scheme: Scheme): ServerHooks['credentials'] {
   return (verdict) => (verdict.outcome === 'permitted' && verdict.scheme === scheme ? { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN', detail: 'the credential is not known' } : verdict);
 }
 
-function permitWhen(applies: (verdict: CredentialVerdict, context: CredentialContext) => boolean): FaultHooks['credentials'] {
+function permitWhen(applies: (verdict: CredentialVerdict, context: CredentialContext) => boolean): ServerHooks['credentials'] {
   return (verdict, context) => (applies(verdict, context) ? permitted(context.reading.kind === 'credential' ? context.reading.scheme : 'session') : verdict);
 }
 
@@ -87,7 +88,7 @@ function permitWhen(applies: (verdict: CredentialVerdict, context: CredentialCon
  * Lets credentials the server refuses through, but only for a request that then succeeds: one
  * that fails gets the 401 it would have had, so 401-before-400 (AUTH-401-BEFORE-400) still holds.
  */
-function permitWhenServed(applies: (verdict: CredentialVerdict, context: CredentialContext) => boolean): FaultHooks {
+function permitWhenServed(applies: (verdict: CredentialVerdict, context: CredentialContext) => boolean): ServerHooks {
   return {
     credentials: permitWhen(applies),
     reply: (reply, context) => {
@@ -98,41 +99,9 @@ function permitWhenServed(applies: (verdict: CredentialVerdict, context: Credent
   };
 }
 
-function overlook(requirement: string, applies: (finding: Finding, context: RequestContext) => boolean = () => true): FaultHooks['findings'] {
-  return (findings, context) => findings.filter((f) => f.requirement !== requirement || !applies(f, context));
-}
-
 function queryMember(context: RequestContext, parameter: string, member: string): unknown {
   const value = context.query[parameter];
   return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[member] : undefined;
-}
-
-/** Changes the `data` of a successful creation by one operation. */
-function changeCreated(operationId: string, change: (data: Record<string, unknown>, context: RequestContext) => Record<string, unknown>): FaultHooks['created'] {
-  return (creation, context) => {
-    if (context.operation?.operationId !== operationId || !creation.document.data) return creation;
-    return { ...creation, document: { ...creation.document, data: change(creation.document.data, context) } };
-  };
-}
-
-function createdStatus(operationId: string, status: number): FaultHooks['created'] {
-  return (creation, context) => (context.operation?.operationId === operationId && creation.status === 201 ? { ...creation, status } : creation);
-}
-
-/** Changes every error object of every error reply. */
-function changeErrors(change: (error: Record<string, unknown>) => unknown): FaultHooks['reply'] {
-  return (reply) => (isErrorDocument(reply.document) ? { ...reply, document: { errors: reply.document.errors.map(change) } } : reply);
-}
-
-/** A reply with another status, its error objects' status strings following it. */
-function withStatus(reply: Reply, status: number): Reply {
-  const document = isErrorDocument(reply.document) ? { errors: reply.document.errors.map((e) => ({ ...e, status: String(status) })) } : reply.document;
-  return { ...reply, status, document };
-}
-
-function withoutMember(record: Record<string, unknown>, name: string): Record<string, unknown> {
-  const { [name]: _removed, ...rest } = record;
-  return rest;
 }
 
 const credentialsLast = (order: StageName[]): StageName[] => [...order.filter((s) => s !== 'credentials' && s !== 'handle'), 'credentials', 'handle'];
@@ -522,7 +491,7 @@ export const FAULTS: FaultDefinition[] = CATALOGUE.map(({ hooks: _hooks, ...defi
 export const FAULT_NAMES: string[] = CATALOGUE.map((f) => f.name);
 
 /** The hooks of the named faults, in the order given; an unknown name throws UnknownFaultError. */
-export function faultHooks(names: readonly string[]): FaultHooks[] {
+export function faultHooks(names: readonly string[]): ServerHooks[] {
   const unknown = names.filter((name) => !FAULT_NAMES.includes(name));
   if (unknown.length > 0) throw new UnknownFaultError(unknown, FAULT_NAMES);
   return names.map((name) => CATALOGUE.find((f) => f.name === name)!.hooks);

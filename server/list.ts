@@ -4,7 +4,7 @@ import { MEDIA_TYPE, type Contract, type Finding } from '../contract/index.ts';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
 import { filterTypes, seedNotificationGroups } from './seed.ts';
-import type { NotificationGroupResource, PageRequest, Reply } from './types.ts';
+import type { PageRequest, Reply, SeedItem } from './types.ts';
 
 type Json = Record<string, unknown>;
 
@@ -50,8 +50,8 @@ export class NotificationGroupList {
 
   constructor(contract: Contract, private readonly hooks: ComposedHooks) {
     const lists = seedNotificationGroups(contract);
-    const serialize = (items: NotificationGroupResource[]) => items.map((item) => JSON.stringify(hooks.seedItem(item)));
-    for (const type of filterTypes(contract)) this.itemsByFilter.set(type, serialize(lists.get(type) ?? []));
+    const serialize = (items: SeedItem[], type: string) => hooks.seedList(items.map((item) => hooks.seedItem(item)), type).map((item) => JSON.stringify(item));
+    for (const type of filterTypes(contract)) this.itemsByFilter.set(type, serialize(lists.get(type) ?? [], type));
     // Only a fault that lets a missing filter through ever reads the unfiltered list.
     this.itemsByFilter.set(undefined, filterTypes(contract).flatMap((type) => this.itemsByFilter.get(type) ?? []));
     this.totalWithoutFilters = this.itemsByFilter.get(undefined)?.length ?? 0;
@@ -64,7 +64,7 @@ export class NotificationGroupList {
   respond(query: Json): Reply {
     const rawFilter = objectOf(query.filter)?.type;
     const filterType = typeof rawFilter === 'string' ? rawFilter : undefined;
-    const { offset, limit } = requestedPage(query);
+    const { offset, limit } = this.hooks.pageRequest(requestedPage(query), query);
     const names = Array.isArray(query.include) ? query.include.map(String) : [];
     const key = `${filterType}|${limit}|${offset}|${names.join(',')}`;
     let json = this.pages.get(key);
@@ -82,7 +82,9 @@ export class NotificationGroupList {
     const data = items.slice(window.start, window.start + window.length);
     const meta = this.withDeprecatedMembers(this.hooks.listMeta(this.meta(page), page), data.length);
     const included = this.hooks.included(undefined, names);
-    return `{"data":[${data.join(',')}]${included === undefined ? '' : `,"included":${JSON.stringify(included)}`},"meta":${JSON.stringify(meta)}}`;
+    const members = this.hooks.listMembers({ ...(included === undefined ? {} : { included }), meta }, page);
+    const rest = Object.entries(members).map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`);
+    return `{"data":[${data.join(',')}]${rest.join('')}}`;
   }
 
   private meta({ offset, limit, total }: PageRequest): Json {

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import {
+  bodyMembers,
   escapeToken,
   loadContract,
   mediaTypeEssence,
@@ -28,7 +29,7 @@ import { fractionalPageFindings, NotificationGroupList } from './list.ts';
 import { maskedTarget } from './log.ts';
 import { freshObjectIds } from './object-id.ts';
 import { CONDITION_CODES, conditionProblem, errorReply, problemFromFinding, unauthorizedReply } from './problems.ts';
-import { STAGE_ORDER, type Reply, type RequestContext, type StageName, type Tokens } from './types.ts';
+import { STAGE_ORDER, type Problem, type Reply, type RequestContext, type StageName, type Tokens } from './types.ts';
 
 export interface PipelineConfig {
   tokens: Tokens;
@@ -155,7 +156,7 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
       context.findings = hooks.findings(found, context);
       context.overlooked = found.filter((f) => !context.findings.includes(f));
       if (context.findings.length > 0) return rejectionReply(context.findings, operation, context.document, parsed?.ok === true);
-      return outOfRangeNumberReply(context.document) ?? invalidRelationshipReply(isRelationship, context.document);
+      return outOfRangeNumberReply(context.document) ?? invalidRelationshipReply(isRelationship, context.document, namedRelationships(operation)) ?? rejectionsReply(hooks.rejections([], context));
     },
     handle(context) {
       const operation = context.operation!;
@@ -247,14 +248,31 @@ function outOfRangeNumberReply(document: unknown): Reply | undefined {
   return errorReply(400, [conditionProblem(400, CONDITION_CODES.numberOutOfRange, `${pointer} is a number too large to represent`, { pointer })]);
 }
 
+/** Problems a server that is stricter than the contract answers 400 for (none on the reference server). */
+function rejectionsReply(problems: Problem[]): Reply | undefined {
+  return problems.length > 0 ? errorReply(400, problems) : undefined;
+}
+
+const relationshipNames = new WeakMap<Operation, Set<string>>();
+
+/** The relationships the operation's request schema names (Highlight: `owner`); validation has judged those already. */
+function namedRelationships(operation: Operation): Set<string> {
+  let names = relationshipNames.get(operation);
+  if (!names) {
+    names = new Set(bodyMembers(operation).map((m) => /^\/data\/relationships\/([^/]+)$/.exec(m.pointer)?.[1]).filter((name): name is string => name !== undefined));
+    relationshipNames.set(operation, names);
+  }
+  return names;
+}
+
 /**
  * Section 2.1 maps every relationship name to a Relationship object; the Highlight schema names
  * only `owner`, so this server checks the others before it echoes them back.
  */
-function invalidRelationshipReply(isRelationship: (value: unknown) => boolean, document: unknown): Reply | undefined {
+function invalidRelationshipReply(isRelationship: (value: unknown) => boolean, document: unknown, named: Set<string>): Reply | undefined {
   const relationships = (document as { data?: { relationships?: unknown } } | undefined)?.data?.relationships;
   if (relationships === null || typeof relationships !== 'object') return undefined;
-  const invalid = Object.entries(relationships).filter(([, value]) => !isRelationship(value)).map(([name]) => name);
+  const invalid = Object.entries(relationships).filter(([name, value]) => !named.has(name) && !isRelationship(value)).map(([name]) => name);
   if (invalid.length === 0) return undefined;
   return errorReply(400, invalid.map((name) => conditionProblem(400, CONDITION_CODES.invalidRelationship, `relationship "${name}" must be a Relationship object: data (a resource identifier, an array of them, or null), links, meta`, { pointer: `/data/relationships/${escapeToken(name)}` })));
 }

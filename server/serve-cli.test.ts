@@ -1,14 +1,14 @@
 // `las-conformance serve` run as a person or a script would: spawned, read, asked, signalled.
 import { describe, expect, it } from 'vitest';
 import { firstLine, spawnCli, type CliProcess } from '../cli/test-support.ts';
-import { DEFAULT_CREDENTIALS, FAULTS, startReferenceServer } from './index.ts';
+import { CHOICES, DEFAULT_CREDENTIALS, FAULTS, startReferenceServer } from './index.ts';
 
 const BASE_URL = /^http:\/\/127\.0\.0\.1:\d+\/v3$/;
 const LIST = '/notification-groups?filter[type]=portal';
 
-/** `las-conformance serve ARGS`, with no fault switched on from this process's environment. */
+/** `las-conformance serve ARGS`, with no fault or choice switched on from this process's environment. */
 function run(args: string[], env: Record<string, string> = {}): CliProcess {
-  return spawnCli(['serve', ...args], { ...process.env, LAS_FAULTS: '', ...env });
+  return spawnCli(['serve', ...args], { ...process.env, LAS_FAULTS: '', LAS_CHOICES: '', ...env });
 }
 
 async function get(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; json: any }> {
@@ -70,6 +70,27 @@ describe('las-conformance serve', () => {
     });
   });
 
+  it('switches choices on from --choice, repeatable, the flags winning over LAS_CHOICES', async () => {
+    await serving(['--port', '0', '--choice', 'list-meta-omitted', '--choice', 'www-authenticate-omitted'], { LAS_CHOICES: 'no-such-choice' }, async (baseUrl, started) => {
+      expect((await get(baseUrl, LIST, session)).json.meta).toBeUndefined();
+      const refused = await fetch(`${baseUrl}${LIST}`);
+      expect([refused.status, refused.headers.get('www-authenticate')]).toEqual([401, null]);
+      expect(started.stdout()).toContain('choices: list-meta-omitted, www-authenticate-omitted');
+    });
+  });
+
+  it('reads LAS_CHOICES, comma-separated', async () => {
+    await serving(['--port', '0'], { LAS_CHOICES: 'default-page-size-5, page-numbering-from-zero' }, async (baseUrl) => {
+      expect((await get(baseUrl, LIST, session)).json.meta).toMatchObject({ limit: 5, page: 0 });
+    });
+  });
+
+  it('lists the choices and exits 0', async () => {
+    const listed = run(['--list-choices']);
+    expect(await listed.exit).toBe(0);
+    expect(listed.stdout().trim().split('\n').map((line) => line.split(/\s+/)[0])).toEqual(CHOICES.map((c) => c.name));
+  });
+
   it('lists the faults and exits 0', async () => {
     const listed = run(['--list-faults']);
     expect(await listed.exit).toBe(0);
@@ -80,6 +101,7 @@ describe('las-conformance serve', () => {
   const usageErrors: Array<{ title: string; args: string[]; env: Record<string, string>; message: RegExp }> = [
     { title: 'an unknown --fault', args: ['--fault', 'no-such-fault'], env: {}, message: /^las-conformance: unknown fault "no-such-fault"; valid faults: session-token-rejected, .*owner-type-not-checked$/ },
     { title: 'an unknown fault in LAS_FAULTS', args: [], env: { LAS_FAULTS: 'offset-ignored, nope' }, message: /^las-conformance: unknown fault "nope"; valid faults: / },
+    { title: 'an unknown --choice', args: ['--choice', 'no-such-choice'], env: {}, message: /^las-conformance: unknown choice "no-such-choice"; valid choices: list-meta-omitted, / },
     { title: 'an empty token', args: ['--pat', ''], env: {}, message: /^las-conformance: pat must be a non-empty token/ },
     { title: 'a port that is not a number', args: ['--port', 'abc'], env: {}, message: /expected a whole number from 0 to 65535/ },
   ];

@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import { DEFAULT_CREDENTIALS, DEFAULT_MAX_BODY_BYTES } from './defaults.ts';
+import { choiceHooks } from './choices.ts';
 import { faultHooks } from './faults.ts';
 import { composeHooks } from './hooks.ts';
 import { silentLogger } from './log.ts';
@@ -21,6 +22,8 @@ export interface ReferenceServerOptions {
   legacyHeader?: string;
   /** Names from FAULTS; an unknown name throws UnknownFaultError. */
   faults?: string[];
+  /** Names from CHOICES, legal readings of open places; an unknown name throws UnknownChoiceError. */
+  choices?: string[];
   /** Bodies above this many bytes are answered 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Default: silent. */
@@ -59,7 +62,7 @@ function checkedOptions(options: ReferenceServerOptions) {
   if (!HEADER_NAME.test(legacyHeader) || legacyHeader.toLowerCase() === 'authorization') throw new InvalidServerOptionError(`legacy header "${legacyHeader}" is not a usable header name`);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new InvalidServerOptionError('maxBodyBytes must be a positive integer');
-  return { tokens, legacyHeader, maxBodyBytes, hooks: composeHooks(faultHooks(options.faults ?? [])), logger: options.logger ?? silentLogger() };
+  return { tokens, legacyHeader, maxBodyBytes, hooks: composeHooks([...choiceHooks(options.choices ?? []), ...faultHooks(options.faults ?? [])]), logger: options.logger ?? silentLogger() };
 }
 
 /** An HTTP message the parser rejected never reaches the pipeline; it still gets a JSON:API answer. */
@@ -85,7 +88,7 @@ function answerClientError(error: Error & { code?: string }, socket: Socket, log
   socket.end(rawErrorResponse(status, status === 400 ? 'the request is not a well-formed HTTP/1.1 message' : STATUS_CODES[status] ?? 'error'));
 }
 
-/** The reference server, built and not listening. Throws on invalid options or an unknown fault. */
+/** The reference server, built and not listening. Throws on invalid options or an unknown fault or choice. */
 export function createReferenceServer(options: ReferenceServerOptions = {}): Server {
   const config = checkedOptions(options);
   const handler = createRequestHandler(config);

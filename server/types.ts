@@ -1,6 +1,6 @@
 // The shapes the reference server's request pipeline passes between its stages, and the hook
-// points a fault may attach to. A fault is data plus hooks at these named points; the pipeline
-// itself never asks which fault is on.
+// points a fault or a choice may attach to. Each is data plus hooks at these named points; the
+// pipeline itself never asks which fault or choice is on.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { CredentialReading, Finding, Operation, Scheme } from '../contract/index.ts';
 
@@ -102,25 +102,40 @@ export interface SeedItem {
 
 export interface Creation {
   status: number;
-  document: { data?: Record<string, unknown>; meta?: Record<string, unknown> };
+  /** Undefined: the answer has no body. */
+  document?: { data?: Record<string, unknown>; meta?: Record<string, unknown>; [member: string]: unknown };
 }
 
-/** The named points of the pipeline a fault may attach to. Each transforms what it is given. */
-export interface FaultHooks {
+/** The page a list request asks for, before the items are picked: `limit` after the default and the cap. */
+export interface PageAsked {
+  offset: number;
+  limit: number;
+}
+
+/** The named points of the pipeline a fault or a choice may attach to. Each transforms what it is given. */
+export interface ServerHooks {
   /** Pipeline: the order of the stages. */
   stageOrder?(order: StageName[]): StageName[];
   /** Stage credentials: the verdict on the request's credentials. */
   credentials?(verdict: CredentialVerdict, context: CredentialContext): CredentialVerdict;
   /** Stage validate: the request findings the server acts on. */
   findings?(findings: Finding[], context: RequestContext): Finding[];
+  /** Stage validate, for a request with no findings: problems the server answers 400 for all the same. */
+  rejections?(problems: Problem[], context: RequestContext): Problem[];
   /** Seed: each NotificationGroup as the server sends it (applied once, when the server is built). */
   seedItem?(item: SeedItem): SeedItem;
+  /** Seed: the NotificationGroups one `filter[type]` value matches, in the order they are served. */
+  seedList?(items: SeedItem[], filterType: string): SeedItem[];
+  /** List: the page asked for, from the query (default page size and cap already applied). */
+  pageRequest?(page: PageAsked, query: Record<string, unknown>): PageAsked;
   /** List: the items a page holds. */
   pageWindow?(window: PageWindow, page: PageRequest): PageWindow;
   /** List: `meta` before the deprecated members are derived from it. */
   listMeta?(meta: Record<string, unknown>, page: PageRequest): Record<string, unknown>;
   /** List: the `included` member for the requested include names (undefined: omitted). */
   included?(included: unknown, names: string[]): unknown;
+  /** List: the top-level members after `data` (`included`, `meta`, ...), deprecated meta members derived. */
+  listMembers?(members: Record<string, unknown>, page: PageRequest): Record<string, unknown>;
   /** Create: the status and document of a successful creation. */
   created?(creation: Creation, context: RequestContext): Creation;
   /** Every reply, just before it is written. */

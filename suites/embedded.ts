@@ -1,6 +1,6 @@
 // The embedded target: the reference server started in this process on 127.0.0.1, port 0, with
-// its public test credentials and fixtures. The run command uses it when no target is given, and
-// so does `npx playwright test` through the global setup.
+// its public test credentials and fixtures, and any faults and choices named. The run command
+// uses it when no target is given, and so does `npx playwright test` through the global setup.
 import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer } from '../server/index.ts';
 import type { TargetSettings } from '../targets/target.ts';
 
@@ -9,8 +9,8 @@ export interface EmbeddedTarget {
   close(): Promise<void>;
 }
 
-export async function startEmbeddedTarget(faults: string[] = []): Promise<EmbeddedTarget> {
-  const server = await startReferenceServer({ host: '127.0.0.1', port: 0, faults });
+export async function startEmbeddedTarget(faults: string[] = [], choices: string[] = []): Promise<EmbeddedTarget> {
+  const server = await startReferenceServer({ host: '127.0.0.1', port: 0, faults, choices });
   return {
     settings: { baseUrl: server.baseUrl, ...DEFAULT_CREDENTIALS, ...REFERENCE_FIXTURES },
     close: () => server.close(),

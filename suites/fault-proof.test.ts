@@ -1,40 +1,34 @@
 // Proof that the suite catches faults: `las-conformance run` against the embedded reference
-// server passes with no fault (every MUST and SHOULD, zero warnings, exit 0), and the suite run
-// against the server with each fault of its catalogue fails (Playwright exit 1, verdict failed,
-// the requirement the fault breaks among the failed). The faulted runs skip the command's own
-// process (runSuite, as the command does) to keep the proof to a few minutes on 2 cores; the
-// command's exit code follows the verdict (cli/run.ts). The faults come from FAULTS: a fault
-// added to the server is proven here without a line changed.
+// server passes with no fault (every MUST and SHOULD, zero warnings, exit 0), and with each fault
+// of the catalogue the suite fails (verdict failed, which the command turns into exit 1) with the
+// requirement the fault breaks among the failed ones, a requirement the unfaulted run passes.
+//
+// A faulted run holds only the cases that name the fault's requirement (their own or one they
+// cover). That proves the claim for the whole suite: cases are independent, so a case that finds
+// the fault finds it among all the others too, and a requirement failed by some cases is failed
+// by the run. It also proves the cases that say they check a requirement do. The faulted runs
+// share Playwright runs (suites/proof-runs.ts) and skip the command's own process, as the choice
+// proof does, to keep both proofs to minutes on 2 cores; the command's exit code follows the
+// verdict (cli/run.ts). The faults come from FAULTS: a fault added to the server is proven here
+// without a line changed.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import type { ConformanceRecord } from '../reports/record.ts';
 import { FAULTS } from '../server/index.ts';
-import { resolveTarget } from '../targets/target.ts';
-import { startEmbeddedTarget } from './embedded.ts';
-import { runSuite } from './runner.ts';
+import { resolveTarget, type Target } from '../targets/target.ts';
+import { startEmbeddedTarget, type EmbeddedTarget } from './embedded.ts';
+import { listCases, runProof, type ListedCase, type ProofOutcome } from './proof-runs.ts';
 import { hermeticEnvironment, runCli, type CliResult } from './test-support.ts';
 
-interface RunResult {
-  exitCode: number | null;
-  stderr: string;
-  record?: ConformanceRecord;
-}
-
-// Each run gets one Playwright worker; as many runs at once as there are cores.
-const RUNS_AT_ONCE = Math.max(1, cpus().length);
-const results = new Map<string, RunResult>();
 let root: string;
 let unfaulted: CliResult;
-
-async function inPool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  const queue = [...items];
-  await Promise.all(Array.from({ length: size }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  }));
-}
+let unfaultedRecord: ConformanceRecord | undefined;
+let cases: ListedCase[];
+let proof: ProofOutcome;
+const servers: EmbeddedTarget[] = [];
 
 function recordIn(reportDir: string): ConformanceRecord | undefined {
   try {
@@ -48,61 +42,72 @@ function recordIn(reportDir: string): ConformanceRecord | undefined {
 async function runUnfaulted(): Promise<void> {
   const reportDir = join(root, 'no-fault');
   unfaulted = await runCli(['run', '--workers', '1', '--report-dir', reportDir]);
-  results.set('no fault', { exitCode: unfaulted.code, stderr: unfaulted.stderr, record: recordIn(reportDir) });
+  unfaultedRecord = recordIn(reportDir);
 }
 
-async function runWithFault(fault: string): Promise<void> {
-  const reportDir = join(root, fault);
-  const embedded = await startEmbeddedTarget([fault]);
-  try {
-    const target = resolveTarget(embedded.settings, loadContract().legacyHeader);
-    const outcome = await runSuite({ target, reportDir, failLevel: 'must', workers: 1, baseEnvironment: hermeticEnvironment(), output: 'ignore' });
-    results.set(fault, { exitCode: outcome.playwrightExitCode, stderr: '', record: outcome.record });
-  } finally {
-    await embedded.close();
+const titlesOf = (requirement: string) => cases.filter((c) => c.requirements.includes(requirement)).map((c) => c.title);
+
+async function runFaulted(): Promise<void> {
+  const targets: Target[] = [];
+  for (const fault of FAULTS) {
+    const server = await startEmbeddedTarget([fault.name]);
+    servers.push(server);
+    targets.push(resolveTarget(server.settings, loadContract().legacyHeader));
   }
+  cases = await listCases(targets[0], hermeticEnvironment());
+  const runs = FAULTS.map((fault, index) => ({ name: fault.name, target: targets[index], titles: titlesOf(fault.requirement) }));
+  proof = await runProof(runs, join(root, 'faults'), hermeticEnvironment());
 }
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'las-fault-proof-'));
-  const runs: (() => Promise<void>)[] = [runUnfaulted, ...FAULTS.map((fault) => () => runWithFault(fault.name))];
-  await inPool(runs, RUNS_AT_ONCE, (run) => run());
+  await Promise.all([runUnfaulted(), runFaulted()]);
 }, 30 * 60_000);
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  rmSync(root, { recursive: true, force: true });
+});
 
 function failedOrWarned(record: ConformanceRecord | undefined): string[] {
   return (record?.requirements ?? []).filter((r) => r.verdict === 'failed' || r.verdict === 'warning').map((r) => r.id);
 }
 
+function failed(record: ConformanceRecord | undefined): string[] {
+  return (record?.requirements ?? []).filter((r) => r.verdict === 'failed').map((r) => r.id);
+}
+
 describe('the unfaulted reference server', () => {
   it('passes every MUST and SHOULD requirement the suite checks, with zero warnings, exit 0', () => {
-    const { exitCode, stderr, record } = results.get('no fault')!;
-    expect(stderr).toBe('');
-    expect(failedOrWarned(record)).toEqual([]);
-    expect(record).toMatchObject({ verdict: 'passed', runStatus: 'passed', cases: { failed: 0, notRun: 0 } });
-    const notRun = record!.requirements.filter((r) => r.level !== 'INFO' && r.verdict === 'not-run').map((r) => `${r.id}: ${r.reason}`);
+    expect(unfaulted.stderr).toBe('');
+    expect(failedOrWarned(unfaultedRecord)).toEqual([]);
+    expect(unfaultedRecord).toMatchObject({ verdict: 'passed', runStatus: 'passed', cases: { failed: 0, notRun: 0 } });
+    const notRun = unfaultedRecord!.requirements.filter((r) => r.level !== 'INFO' && r.verdict === 'not-run').map((r) => `${r.id}: ${r.reason}`);
     expect(notRun.every((line) => line.endsWith('checked by the proxy only')), notRun.join('\n')).toBe(true);
-    expect(exitCode).toBe(0);
+    expect(unfaulted.code).toBe(0);
   });
 
   it('prints the verdict first, then the case count and the report paths', () => {
-    const { record } = results.get('no fault')!;
     const closing = unfaulted.stdout.slice(unfaulted.stdout.indexOf('\nVerdict: ') + 1).trimEnd().split('\n');
     expect(closing[0]).toBe('Verdict: PASSED: no MUST requirement failed');
-    expect(closing).toContain(`Cases: ${record!.cases.total} cases: ${record!.cases.total} passed, 0 failed, 0 not run (${(record!.durationMs / 1000).toFixed(1)} s)`);
+    expect(closing).toContain(`Cases: ${unfaultedRecord!.cases.total} cases: ${unfaultedRecord!.cases.total} passed, 0 failed, 0 not run (${(unfaultedRecord!.durationMs / 1000).toFixed(1)} s)`);
     expect(closing.slice(-5)).toEqual(['Reports:', ...['conformance.json', 'summary.md', 'junit.xml', 'certification.html'].map((file) => `  ${join(root, 'no-fault', file)}`)]);
   });
 });
 
 describe('each fault of the reference server', () => {
+  it('every faulted run wrote its record, and the Playwright runs holding them failed', () => {
+    expect(FAULTS.filter((fault) => proof.records.get(fault.name) === undefined).map((fault) => fault.name)).toEqual([]);
+    expect(proof.playwrightExitCodes.every((code) => code === 1)).toBe(true);
+  });
+
   for (const fault of FAULTS) {
-    it(`${fault.name} fails the run (exit 1) with ${fault.requirement} among the failed requirements`, () => {
-      const { exitCode, record } = results.get(fault.name)!;
-      expect(failedOrWarned(record)).toContain(fault.requirement);
+    it(`${fault.name} fails the run (verdict failed, exit 1) with ${fault.requirement} among the failed requirements, one the unfaulted run passes`, () => {
+      expect(titlesOf(fault.requirement).length, `no case names ${fault.requirement}`).toBeGreaterThan(0);
+      const record = proof.records.get(fault.name);
       expect(record?.requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');
-      expect(record?.verdict).toBe('failed');
-      expect(exitCode).toBe(1);
+      expect(failed(record).filter((id) => !failed(unfaultedRecord).includes(id))).toContain(fault.requirement);
+      expect(record).toMatchObject({ verdict: 'failed', runStatus: 'failed' });
     });
   }
 });

@@ -19,10 +19,13 @@ export interface SuiteContext {
   readOnly: boolean;
 }
 
-export const test = base.extend<{ conformance: ConformanceCase }, { suite: SuiteContext }>({
+export const test = base.extend<{ conformance: ConformanceCase }, { suite: SuiteContext; targetEnvironment: Record<string, string> }>({
+  // A project may name its own target (LAS_* variables over the process's), so one Playwright run
+  // can hold several targets, one project each.
+  targetEnvironment: [{}, { scope: 'worker', option: true }],
   suite: [
-    async ({ playwright }, use) => {
-      const { target, failLevel } = suiteSettings(process.env);
+    async ({ playwright, targetEnvironment }, use) => {
+      const { target, failLevel } = suiteSettings({ ...process.env, ...targetEnvironment });
       const scrub = scrubber(targetSecrets(target));
       const client = await openTargetClient(playwright.request, target, scrub);
       await use({ contract: loadContract(), target, failLevel, scrub, client, readOnly: runDescriptionOf(process.env).readOnly });

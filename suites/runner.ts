@@ -34,6 +34,8 @@ export interface SuiteRun {
   failLevel: FailLevel;
   workers?: number;
   grep?: string;
+  /** The Playwright configuration; default playwright.config.ts (the proofs use suites/proof.config.ts). */
+  config?: string;
   /** The environment the child starts from (PATH and the like); LAS_* variables in it are replaced. */
   baseEnvironment: Record<string, string | undefined>;
   /** 'inherit' shows Playwright's progress on this console; 'ignore' keeps it quiet (tests, benchmarks). */
@@ -186,7 +188,7 @@ export function suiteArguments(run: SuiteRun): string[] {
     PLAYWRIGHT_CLI,
     'test',
     '--config',
-    CONFIG_FILE,
+    run.config ?? CONFIG_FILE,
     ...(run.workers === undefined ? [] : ['--workers', String(run.workers)]),
     ...(run.grep === undefined ? [] : ['--grep', run.grep]),
   ];

@@ -1,0 +1,90 @@
+// Proof that the suite fails no legal reading of the specification, the mirror of the fault
+// proof: the whole suite runs against the reference server with each choice of its catalogue on,
+// and with every compatible choice on at once (each set of compatibleChoiceSets with more than
+// one choice; a set of one is that choice's own run), each time through the
+// validating proxy. Every run passes (SHOULD warnings allowed, each one a warning the choices on
+// declare, and printed here), and the proxy writes no MUST finding about the service (direction
+// `response` or `exchange`). The choices come from CHOICES: a choice added to the server is
+// proven here without a line changed.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import { startValidatingProxy, type StartedProxy, type ViolationRecord } from '../proxy/index.ts';
+import { Recorder } from '../proxy/test-support.ts';
+import type { ConformanceRecord } from '../reports/record.ts';
+import { CHOICES, compatibleChoiceSets, DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { resolveTarget } from '../targets/target.ts';
+import { runProof, type ProofOutcome } from './proof-runs.ts';
+import { hermeticEnvironment } from './test-support.ts';
+
+interface ChoiceRun {
+  name: string;
+  choices: string[];
+  server?: StartedReferenceServer;
+  proxy?: StartedProxy;
+  violations: Recorder;
+}
+
+const runs: ChoiceRun[] = [
+  ...CHOICES.map((choice) => ({ name: choice.name, choices: [choice.name], violations: new Recorder() })),
+  ...compatibleChoiceSets()
+    .filter((set) => set.length > 1)
+    .map((set, index) => ({ name: `compatible-set-${index + 1}`, choices: set, violations: new Recorder() })),
+];
+let root: string;
+let proof: ProofOutcome;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'las-choice-proof-'));
+  for (const run of runs) {
+    run.server = await startReferenceServer({ port: 0, choices: run.choices });
+    run.proxy = await startValidatingProxy({ upstream: run.server.baseUrl, violations: run.violations, judgeThread: false, port: 0, adminPort: 0 });
+  }
+  const target = (run: ChoiceRun) => resolveTarget({ baseUrl: run.proxy!.baseUrl, ...DEFAULT_CREDENTIALS, ...REFERENCE_FIXTURES }, loadContract().legacyHeader);
+  proof = await runProof(runs.map((run) => ({ name: run.name, target: target(run) })), root, hermeticEnvironment());
+  await Promise.all(runs.map((run) => run.proxy!.proxy.settled()));
+}, 30 * 60_000);
+
+afterAll(async () => {
+  for (const run of runs) {
+    await run.proxy?.close();
+    await run.server?.close();
+  }
+  rmSync(root, { recursive: true, force: true });
+});
+
+const requirementsWith = (record: ConformanceRecord | undefined, verdict: string) => (record?.requirements ?? []).filter((r) => r.verdict === verdict).map((r) => r.id);
+const declaredWarnings = (run: ChoiceRun) => new Set(run.choices.flatMap((name) => CHOICES.find((c) => c.name === name)!.warns));
+const serviceFindings = (run: ChoiceRun) => run.violations.lines<ViolationRecord>().filter((l) => l.direction !== 'request');
+
+describe('the choice catalogue', () => {
+  it('every choice is on in a run of its own, and in a run with the others of its compatible set', () => {
+    for (const set of compatibleChoiceSets()) {
+      for (const name of set) expect(runs.filter((run) => run.choices.includes(name)).map((run) => run.choices.length), name).toEqual(set.length > 1 ? [1, set.length] : [1]);
+    }
+  });
+});
+
+describe('the suite and the proxy against each legal reading', () => {
+  for (const run of runs) {
+    const title = run.choices.length === 1 ? run.name : `${run.name} (${run.choices.length} choices)`;
+
+    it(`${title}: the run passes, warning only where its choices say it may`, () => {
+      const record = proof.records.get(run.name);
+      const warned = requirementsWith(record, 'warning');
+      if (warned.length > 0) console.log(`${run.name}: SHOULD warnings ${warned.join(', ')}`);
+      expect(requirementsWith(record, 'failed'), record?.verdictReason).toEqual([]);
+      expect(record).toMatchObject({ verdict: 'passed', runStatus: 'passed', cases: { failed: 0 } });
+      expect(warned.filter((id) => !declaredWarnings(run).has(id))).toEqual([]);
+    });
+
+    it(`${title}: the proxy in front writes no MUST finding about the service`, () => {
+      const findings = serviceFindings(run);
+      const shouldFindings = [...new Set(findings.filter((l) => l.level === 'SHOULD').map((l) => l.rule))];
+      if (shouldFindings.length > 0) console.log(`${run.name}: proxy SHOULD findings ${shouldFindings.join(', ')}`);
+      expect(findings.filter((l) => l.level === 'MUST').map((l) => `${l.direction} ${l.rule} ${l.method} ${l.path} ${l.status}: ${l.message}`)).toEqual([]);
+    });
+  }
+});

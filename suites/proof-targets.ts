@@ -1,0 +1,30 @@
+// The targets of one proof run: Playwright projects, each the conformance suite against its own
+// target. The proof passes them to its Playwright configuration through the environment, the way
+// the run command passes one target (tokens never reach a command line).
+
+/** The variable that names a proof run's targets: JSON, `[{ "name": ..., "environment": { LAS_*: ... } }]`. */
+export const PROOF_TARGETS = 'LAS_PROOF_TARGETS';
+
+export interface ProofTarget {
+  /** The project's name, and the folder of its record under the report directory. */
+  name: string;
+  /** The target's LAS_* variables (targetEnvironment), over the process's. */
+  environment: Record<string, string>;
+  /** Only the cases with these titles run; absent: every case. */
+  titles?: string[];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A project `grep` that selects the cases of exactly these titles (Playwright matches the title path, the title last). */
+export function titlesGrep(titles: string[]): RegExp {
+  return new RegExp(titles.map((title) => ` ${escapeRegExp(title)}$`).join('|'));
+}
+
+export function proofTargetsOf(env: Record<string, string | undefined>): ProofTarget[] {
+  const text = env[PROOF_TARGETS];
+  if (!text) throw new Error(`${PROOF_TARGETS} names no target`);
+  return JSON.parse(text) as ProofTarget[];
+}
