@@ -44,7 +44,7 @@ export function verdictDataProblem(data: unknown, contract: Contract): string | 
     if (!['request', 'response', 'exchange'].includes(finding.location as string)) return `a finding of ${finding.requirement} has no location`;
   }
   for (const declaration of data.notRun as unknown[]) {
-    if (!isObject(declaration) || !Array.isArray(declaration.requirements) || typeof declaration.reason !== 'string') return 'a not-run declaration is not { requirements, reason }';
+    if (!isObject(declaration) || !Array.isArray(declaration.requirements) || typeof declaration.reason !== 'string' || (declaration.byTargetChoice !== undefined && declaration.byTargetChoice !== true)) return 'a not-run declaration is not { requirements, reason, byTargetChoice? }';
     const unknown = (declaration.requirements as unknown[]).find((id) => typeof id !== 'string' || !known.has(id));
     if (unknown !== undefined) return `a not-run declaration names no requirement of the catalogue (${JSON.stringify(unknown)})`;
   }

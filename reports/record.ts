@@ -25,7 +25,7 @@ export interface CaseOutcome {
   error?: string;
   findings: Evidence[];
   /** Requirements the case ran without being able to check them (a 202 body, say), with the reason. */
-  notRun?: { requirements: string[]; reason: string }[];
+  notRun?: { requirements: string[]; reason: string; byTargetChoice?: true }[];
 }
 
 export interface RecordedEvidence {
@@ -54,6 +54,8 @@ export interface RequirementRecord {
   evidenceOmitted?: number;
   /** The waiver the target file holds for it, whether or not it was needed. */
   waiver?: RecordedWaiver;
+  /** Not run because the target's own legal answer showed nothing to check (a 202 body): it does not make the verdict incomplete. */
+  byTargetChoice?: true;
 }
 
 /** A waiver from the target file: a known failure the gate accepts until a date. */
@@ -232,7 +234,7 @@ function levelsToCheck(failLevel: FailLevel): Level[] {
 
 /** Requirements the run had to check and did not; the proxy's own requirements are no suite's to check. */
 function unverified(requirements: RequirementRecord[], failLevel: FailLevel): string[] {
-  return requirements.filter((r) => r.verdict === 'not-run' && r.reason !== PROXY_ONLY_REASON && levelsToCheck(failLevel).includes(r.level)).map((r) => r.id);
+  return requirements.filter((r) => r.verdict === 'not-run' && r.reason !== PROXY_ONLY_REASON && !r.byTargetChoice && levelsToCheck(failLevel).includes(r.level)).map((r) => r.id);
 }
 
 interface VerdictBasis {
@@ -304,7 +306,8 @@ function requirementRecord(requirement: Requirement, cases: CaseOutcome[], selec
   if (all.length > 0 && requirement.level !== 'INFO') return { ...base, verdict: requirement.level === 'MUST' ? 'failed' : 'warning', ...kept };
   if (ran.length > 0 || all.length > 0) return { ...base, verdict: 'passed', ...kept };
   const declared = covering.map(declaredNotRun).find((n) => n !== undefined);
-  return { ...base, verdict: 'not-run', reason: declared ? scrub(declared.reason) : notRunReason(requirement, covering, selection), evidence: [] };
+  if (declared) return { ...base, verdict: 'not-run', reason: scrub(declared.reason), evidence: [], ...(declared.byTargetChoice ? { byTargetChoice: true } : {}) };
+  return { ...base, verdict: 'not-run', reason: notRunReason(requirement, covering, selection), evidence: [] };
 }
 
 function notRunReason(requirement: Requirement, covering: CaseOutcome[], selection: Selection): string {

@@ -72,7 +72,7 @@ export function consistencyProblems(record: ConformanceRecord, contract: Contrac
   for (const id of record.notRun) if (record.requirements.find((r) => r.id === id)?.verdict !== 'not-run') problems.push(`it lists ${id} as not run, but its verdict says otherwise`);
   const levels: Level[] = record.failLevel === 'SHOULD' ? ['MUST', 'SHOULD'] : ['MUST'];
   for (const r of record.requirements) {
-    if (r.verdict === 'not-run' && levels.includes(r.level) && !notRunListed.has(r.id) && r.reason !== 'checked by the proxy only') problems.push(`${r.id} was not run but is missing from notRun`);
+    if (r.verdict === 'not-run' && levels.includes(r.level) && !notRunListed.has(r.id) && r.reason !== 'checked by the proxy only' && !r.byTargetChoice) problems.push(`${r.id} was not run but is missing from notRun`);
   }
   const accepted = new Set([...record.gate.waived, ...(record.gate.baseline?.knownFailures ?? [])]);
   const unaccepted = blocking.filter((id) => !accepted.has(id));

@@ -37,6 +37,8 @@ export interface CaseReport {
 export interface NotRunDeclaration {
   requirements: string[];
   reason: string;
+  /** The target's own legal answer (202 Accepted, a minimal document refused) showed nothing to check: the run is not incomplete for it. */
+  byTargetChoice?: true;
 }
 
 export interface CaseVerdictData {
@@ -185,6 +187,12 @@ export class ConformanceCase {
   notRun(requirements: string[], reason: string): void {
     for (const id of requirements) this.context.contract.requirement(id);
     this.notRunDeclarations.push({ requirements, reason });
+  }
+
+  /** Requirements the target's own legal answer left nothing to check in (reported not run; they do not make the run incomplete). */
+  notShown(requirements: string[], reason: string): void {
+    for (const id of requirements) this.context.contract.requirement(id);
+    this.notRunDeclarations.push({ requirements, reason, byTargetChoice: true });
   }
 
   /** The findings for people: every string value scrubbed (the curl line was built scrubbed). */
