@@ -3,7 +3,7 @@
 // that reads it), and which Node and Playwright ran it.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,11 +26,15 @@ export function contractSha256(schemaDir = SCHEMA_DIR): string {
   return hash.digest('hex');
 }
 
-/** The commit the kit runs from, when it is a git checkout and git is there to say; otherwise undefined. */
+/**
+ * The commit the kit runs from, when the kit itself is a git checkout and git is there to say;
+ * otherwise undefined. A kit installed under node_modules sits inside its user's repository,
+ * whose commit is not the kit's: the checkout's top level must be the kit's own folder.
+ */
 export function kitCommit(root = ROOT): string | undefined {
   try {
-    const commit = execFileSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 }).trim();
-    return /^[0-9a-f]{40}$/.test(commit) ? commit : undefined;
+    const [topLevel, commit] = execFileSync('git', ['-C', root, 'rev-parse', '--show-toplevel', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 }).trim().split('\n');
+    return realpathSync(topLevel) === realpathSync(root) && /^[0-9a-f]{40}$/.test(commit) ? commit : undefined;
   } catch {
     return undefined;
   }

@@ -13,8 +13,10 @@ import { NO_FORBIDDEN_TOKEN } from './operations.ts';
 import { PREFLIGHT_QUERY } from './runner.ts';
 import { leaksOf, reportFiles, runCli, type CliResult } from './test-support.ts';
 
-// No forbidden credential: the 403 cases must be reported as not run, never as passed.
+// No forbidden credential: the 403 cases must be reported as not run, never as passed. The
+// fixtures are given, so the Highlight cases that must be served are sent (and hang).
 const TOKENS = { LAS_SESSION_TOKEN: 'misbehaving-session-7f3a9c', LAS_PAT: 'misbehaving-pat-52be1d' };
+const FIXTURES = { LAS_OWNER_USER_ID: '6553f100c0ffee0000000001', LAS_COLLECTION_ITEM_ID: '6553f100c0ffee0000000002' };
 
 type Behaviour = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -72,7 +74,7 @@ beforeAll(async () => {
   reportDir = mkdtempSync(join(tmpdir(), 'las-misbehaving-'));
   result = await runCli(
     ['run', '--base-url', `http://127.0.0.1:${port}/v3`, '--grep', 'AUTH-SESSION-ACCEPTED|NG-FILTER-ACCEPTED|AUTH-403-FORBIDDEN', '--request-timeout', '1000', '--max-body-mib', '1', '--workers', '2', '--report-dir', reportDir],
-    TOKENS,
+    { ...TOKENS, ...FIXTURES },
   );
   record = JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as ConformanceRecord;
 }, 180_000);

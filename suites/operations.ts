@@ -14,6 +14,11 @@ export interface OperationInput {
 /** Why the 403 cases are not run when the target names no forbidden credential. */
 export const NO_FORBIDDEN_TOKEN = 'no forbidden credential configured (--forbidden-token or LAS_FORBIDDEN_TOKEN)';
 
+/** Why a case that must be served is not run when its document would name records the target did not give (PROFILE 5). */
+export function noFixturesReason(missing: string[]): string {
+  return `the target names no ${missing.join(' or ')} fixture, the record a complete document refers to`;
+}
+
 export const contract = loadContract();
 export const operations = contract.operations;
 export const listOperation = contract.operations.find((o) => o.method === 'GET')!;

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import { RECORD_FILE, SUMMARY_FILE } from '../reports/conformance-reporter.ts';
+import { CERTIFICATION_FILE, REQUIREMENTS_JUNIT_FILE } from '../reports/record-renderings.ts';
 import type { ConformanceRecord } from '../reports/record.ts';
 import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
 import { DEFAULT_RUN, RUN_ENVIRONMENT, type FailLevel, type RunDescription } from './settings.ts';
@@ -196,8 +197,7 @@ export function suiteArguments(run: SuiteRun): string[] {
 export async function runSuite(run: SuiteRun): Promise<SuiteOutcome> {
   const recordPath = join(run.reportDir, RECORD_FILE);
   // A record left by an earlier run must never stand in for this one's.
-  rmSync(recordPath, { force: true });
-  rmSync(join(run.reportDir, SUMMARY_FILE), { force: true });
+  for (const file of [RECORD_FILE, SUMMARY_FILE, REQUIREMENTS_JUNIT_FILE, CERTIFICATION_FILE]) rmSync(join(run.reportDir, file), { force: true });
   const child = spawn(process.execPath, suiteArguments(run), { cwd: ROOT, env: suiteEnvironment(run), stdio: ['ignore', run.output, run.output] });
   const playwrightExitCode = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
