@@ -123,4 +123,15 @@ describe('las-conformance report', () => {
     expect(await report.exit).toBe(2);
     expect(report.stderr()).toMatch(/^las-conformance: cannot read .*missing\.ndjson: ENOENT\n$/);
   });
+
+  test('exits 2 with one line on a file that is not a violations log, and on a directory', async () => {
+    const file = join(directory, 'notes.md');
+    writeFileSync(file, '# Notes\n\nnot a finding\n');
+    const notALog = spawnCli(['report', file]);
+    expect(await notALog.exit).toBe(2);
+    expect(notALog.stderr()).toMatch(/^las-conformance: .*notes\.md is not a violations log: none of its 2 non-empty lines is a finding the proxy writes\n$/);
+    const folder = spawnCli(['report', directory]);
+    expect(await folder.exit).toBe(2);
+    expect(folder.stderr()).toMatch(/^las-conformance: .* is a directory, not a violations log/);
+  });
 });

@@ -1,7 +1,7 @@
 // `las-conformance report FILE.ndjson`: a violations log summarized, as Markdown on stdout or
 // as an HTML file. Exit status 1 when the log holds a MUST finding, as for any failed check.
 import { EXIT_FAILED } from './exit-codes.ts';
-import { createReadStream, writeFileSync } from 'node:fs';
+import { createReadStream, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
@@ -30,6 +30,7 @@ export function registerReportCommand(program: Command): void {
 }
 
 async function summarizeFile(file: string): Promise<ViolationsSummary> {
+  if (isDirectory(file)) throw new Error(`${file} is a directory, not a violations log (the proxy's --violations file, one JSON finding per line)`);
   const summarizer = new ViolationsSummarizer(loadContract(), file);
   const input = createReadStream(file, { encoding: 'utf8' });
   const opened = new Promise<void>((resolve, reject) => {
@@ -38,5 +39,16 @@ async function summarizeFile(file: string): Promise<ViolationsSummary> {
   });
   await opened;
   for await (const line of createInterface({ input, crlfDelay: Infinity })) summarizer.add(line);
-  return summarizer.summary();
+  const summary = summarizer.summary();
+  // A log with some damaged lines is still a log; a file none of whose lines is a finding is not one.
+  if (summary.findings === 0 && summary.malformed.count > 0) throw new Error(`${file} is not a violations log: none of its ${summary.malformed.count} non-empty lines is a finding the proxy writes`);
+  return summary;
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
 }
