@@ -3,6 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { escapeToken, unescapeToken } from './resolve.ts';
 import { parameterName } from './query.ts';
+import { SCHEMA_ERRORS_DESCRIBED } from './bounds.ts';
 
 export interface SchemaProblem {
   keyword: string;
@@ -17,7 +18,9 @@ type Schema = Record<string, unknown>;
 export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, includeValues: boolean): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   const seen = new Set<string>();
-  for (const error of withoutSameMemberEchoes(withoutBranchNoise(errors))) {
+  // A huge array of wrong items yields as many errors: the first ones say what is wrong.
+  const described = errors.length > SCHEMA_ERRORS_DESCRIBED ? errors.slice(0, SCHEMA_ERRORS_DESCRIBED) : errors;
+  for (const error of withoutSameMemberEchoes(withoutBranchNoise(described))) {
     const problem = describeError(error, inQuery, includeValues);
     const key = `${problem.pointer}\u0000${problem.message}`;
     if (seen.has(key)) continue;

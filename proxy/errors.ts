@@ -21,6 +21,29 @@ export const UPSTREAM_ERRORS: Record<UpstreamFailure, ProxyError> = {
   timeout: { status: 504, code: 'PROXY-UPSTREAM-TIMEOUT', title: 'The upstream service did not answer in time' },
 };
 
+/**
+ * What enforce mode refuses beyond MUST findings: what the proxy could not judge as sent, by
+ * the status it answers. Each is a requirement of the catalogue (INFO: report mode only logs
+ * it) and the `code` of the refusal's error object.
+ */
+export const REFUSAL_STATUSES: Record<string, number> = {
+  'PROXY-NOT-JUDGED': 400,
+  'PROXY-BODY-TOO-LARGE': 413,
+  'PROXY-CONTENT-CODING': 415,
+  'PROXY-CREDENTIALS-UNREADABLE': 401,
+  'PROXY-CONNECTION-NAMES-CONTRACT-HEADER': 400,
+  'PROXY-DUPLICATE-HEADER': 400,
+  'PROXY-DUPLICATE-MEMBER': 400,
+  'PROXY-PATH-NOT-CANONICAL': 400,
+  'PROXY-QUERY-SHAPE': 400,
+  'PROXY-NUMBER-FORM': 400,
+};
+
+/** Whether enforce mode refuses an exchange for this finding: it breaks the contract, or the proxy could not judge. */
+export function refused(finding: Finding): boolean {
+  return finding.level === 'MUST' || REFUSAL_STATUSES[finding.requirement] !== undefined;
+}
+
 export interface ErrorObject {
   status: string;
   code: string;

@@ -1,7 +1,7 @@
 // Judging one exchange with the contract module: route it, validate the request and the
 // response, run the exchange checks (PROFILE section 6). Pure: no I/O, no clocks, no state
 // beyond what the caller passes in.
-import { checkExchange, headerValue, relativePath, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from '../contract/index.ts';
+import { boundFindings, checkExchange, headerValue, relativePath, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from '../contract/index.ts';
 import type { Contract, Finding, Headers, HttpRequest, HttpResponse, Location, Operation, ValidateOptions } from '../contract/index.ts';
 import { decodeBody } from './body.ts';
 import { headersObject } from './headers.ts';
@@ -64,27 +64,29 @@ export function judgeRequest(contract: Contract, method: string, path: string, h
   const request: HttpRequest = { method, path, headers, bodyText: text.bodyText };
   if (!inApi) return { inApi, operation, request, findings: [] };
   const validateOptions: ValidateOptions = { includeValues: options.includeValues, bodyOmitted: text.omitted !== undefined };
-  const findings = omittedFindings(contract, 'request', text.omitted);
+  let findings = omittedFindings(contract, 'request', text.omitted);
   if (operation) {
-    findings.push(...validateRequest(contract, operation, request, validateOptions));
+    findings = findings.concat(validateRequest(contract, operation, request, validateOptions));
   } else {
-    findings.push(...validateGenericRequest(contract, request, validateOptions));
     const key = unspecifiedOperationKey(contract, method, path);
-    findings.push(contract.finding(UNSPECIFIED_OPERATION, 'request', { message: `traffic to ${key}, which the specification names at most without method, path or payload; judged by the generic JSON:API rules only` }));
+    findings = findings.concat(validateGenericRequest(contract, request, validateOptions), [
+      contract.finding(UNSPECIFIED_OPERATION, 'request', { message: `traffic to ${key}, which the specification names at most without method, path or payload; judged by the generic JSON:API rules only` }),
+    ]);
   }
-  return { inApi, operation, request, findings };
+  return { inApi, operation, request, findings: boundFindings(findings) };
 }
 
-/** Findings of the response and of the whole exchange, given the request's verdict. */
+/** Findings of the response and of the whole exchange, given the request's verdict (bounded, see boundFindings). */
 export function judgeResponse(contract: Contract, verdict: RequestVerdict, status: number, headers: Headers, body: BodyEvidence, options: JudgeOptions): Finding[] {
   if (!verdict.inApi) return [];
   const text = bodyText(body, headers, options.maxBody);
   const response: HttpResponse = { status, headers, bodyText: text.bodyText };
   const validateOptions: ValidateOptions = { includeValues: options.includeValues, bodyOmitted: text.omitted !== undefined };
-  const findings = omittedFindings(contract, 'response', text.omitted);
-  findings.push(...(verdict.operation ? validateResponse(contract, verdict.operation, response, validateOptions) : validateGenericResponse(contract, response, validateOptions)));
-  findings.push(...checkExchange(contract, { operation: verdict.operation, request: verdict.request, response, requestFindings: verdict.findings }, validateOptions));
-  return findings;
+  const findings = omittedFindings(contract, 'response', text.omitted).concat(
+    verdict.operation ? validateResponse(contract, verdict.operation, response, validateOptions) : validateGenericResponse(contract, response, validateOptions),
+    checkExchange(contract, { operation: verdict.operation, request: verdict.request, response, requestFindings: verdict.findings }, validateOptions),
+  );
+  return boundFindings(findings);
 }
 
 /**
@@ -105,7 +107,7 @@ export function judgeExchange(contract: Contract, evidence: ExchangeEvidence, op
   const verdict = judgeRequest(contract, evidence.method, evidence.path, evidence.requestHeaders, evidence.requestBody, options);
   if (!evidence.response) return verdict.findings;
   const { status, rawHeaders, body } = evidence.response;
-  return [...verdict.findings, ...judgeResponse(contract, verdict, status, headersObject(rawHeaders), body, options)];
+  return verdict.findings.concat(judgeResponse(contract, verdict, status, headersObject(rawHeaders), body, options));
 }
 
 function bodyText(body: BodyEvidence, headers: Headers, maxBody: number): { bodyText?: string; omitted?: string } {

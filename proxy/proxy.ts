@@ -9,13 +9,13 @@ import { performance } from 'node:perf_hooks';
 import { Readable, type Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { Pool, type Dispatcher } from 'undici';
-import { loadContract, readCredentials } from '../contract/index.ts';
-import type { Contract, Finding } from '../contract/index.ts';
+import { headerValue, loadContract, readCredentials } from '../contract/index.ts';
+import type { Contract, Finding, Location } from '../contract/index.ts';
 import { createAdminServer } from './admin.ts';
 import { BodyTap } from './body.ts';
 import { DashboardFeed } from './dashboard.ts';
-import { rejectedRequestAnswer, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
-import { addForwardedHeaders, endToEndHeaders, forwardedRequestHeaders, headersObject } from './headers.ts';
+import { refused, rejectedRequestAnswer, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
+import { addForwardedHeaders, endToEndHeaders, forwardedRequestHeaders, headersObject, rawHeaderValue, withoutHeader } from './headers.ts';
 import { judgeRequest, judgeResponse, locate, NO_BODY, onceOnlyKey, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
 import { JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import { maskCredentialQuery } from './mask.ts';
@@ -80,8 +80,18 @@ export const PROXY_DEFAULTS = {
 
 export const VIOLATIONS_HEADER = 'Las-Violations';
 export const VIOLATIONS_HEADER_MAX_LENGTH = 512;
+/** X-Request-Id values passed on and logged: a bounded length, characters of a token set. */
+export const REQUEST_ID_MAX_LENGTH = 200;
+const REQUEST_ID_CHARACTERS = /^[A-Za-z0-9._~:@+=/-]+$/;
+
+/** Whether a client's X-Request-Id is passed on and logged as given; otherwise the proxy makes one. */
+export function acceptableRequestId(value: string | string[] | undefined): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= REQUEST_ID_MAX_LENGTH && REQUEST_ID_CHARACTERS.test(value);
+}
 /** Most once-only keys remembered; past it, a new INFO observation is counted but not logged. */
 const ONCE_ONLY_KEYS_KEPT = 1000;
+/** Distinct judging errors logged in full; past it, failures are only counted. */
+const FAILURES_LOGGED = 100;
 
 /** One client exchange as the proxy saw it; what the deferred judging and the log read. */
 class ProxiedExchange {
@@ -107,9 +117,13 @@ class ProxiedExchange {
   completedAt = 0;
   abortUpstream: ((error?: Error) => void) | null = null;
 
+  /** Set when the client sent an X-Request-Id the proxy does not pass on (too long, or outside the token set). */
+  readonly requestIdRefused: boolean;
+
   constructor(req: IncomingMessage, readonly sampled: boolean) {
     const given = req.headers['x-request-id'];
-    this.requestIdGiven = typeof given === 'string' && given !== '';
+    this.requestIdGiven = acceptableRequestId(given);
+    this.requestIdRefused = given !== undefined && !this.requestIdGiven;
     this.requestId = this.requestIdGiven ? (given as string) : randomUUID();
     this.method = req.method ?? 'GET';
     this.path = originForm(req.url ?? '/');
@@ -144,6 +158,8 @@ export class ValidatingProxy {
   private closing = false;
   private idle: (() => void) | null = null;
   private closed: Promise<void> | null = null;
+  /** Distinct judging errors logged so far (each once). */
+  private readonly failuresLogged = new Set<string>();
   /** The once-only keys (see onceOnlyKey) of the findings logged so far. */
   private readonly onceOnlySeen = new Set<string>();
 
@@ -275,7 +291,11 @@ export class ValidatingProxy {
         return this.settle(exchange);
       }
     }
-    const headers = forwardedRequestHeaders(req.rawHeaders);
+    let headers = forwardedRequestHeaders(req.rawHeaders);
+    if (exchange.requestIdRefused) {
+      headers = withoutHeader(headers, 'x-request-id');
+      this.logger.warn({ requestId: exchange.requestId, method: exchange.method }, 'X-Request-Id replaced: longer than 200 characters, empty, repeated or outside the token set');
+    }
     if (!exchange.requestIdGiven) headers.push('x-request-id', exchange.requestId);
     if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host });
     const options: Dispatcher.DispatchOptions = {
@@ -292,7 +312,13 @@ export class ValidatingProxy {
   requestVerdict(exchange: ProxiedExchange): RequestVerdict {
     if (!exchange.verdict) {
       const started = performance.now();
-      exchange.verdict = judgeRequest(this.contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, this.judgeOptions);
+      try {
+        exchange.verdict = judgeRequest(this.contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, this.judgeOptions);
+      } catch (error) {
+        const { inApi, operation } = locate(this.contract, exchange.method, exchange.path);
+        const request = { method: exchange.method, path: exchange.path, headers: exchange.headers };
+        exchange.verdict = { inApi, operation, request, findings: [this.judgingFailed(exchange, 'request', error)] };
+      }
       exchange.judgeSeconds += (performance.now() - started) / 1000;
     }
     return exchange.verdict;
@@ -303,7 +329,7 @@ export class ValidatingProxy {
     if (res.destroyed) return false;
     const headers = exchange.responseHeaders;
     if (this.violationsHeader && exchange.sampled) {
-      const value = violationsHeaderValue([...this.requestVerdict(exchange).findings, ...extra]);
+      const value = violationsHeaderValue(this.requestVerdict(exchange).findings.concat(extra));
       if (value !== null) headers.push(VIOLATIONS_HEADER, value);
     }
     try {
@@ -320,8 +346,8 @@ export class ValidatingProxy {
   /** Enforce mode: the whole response is here; judge it, then relay it or refuse it with 502. */
   finishBuffered(exchange: ProxiedExchange, res: ServerResponse, statusText: string, body: Buffer): void {
     const responseFindings = this.responseFindings(exchange, body.length > 0 ? { kind: 'captured', raw: body } : NO_BODY);
-    exchange.findings = [...this.requestVerdict(exchange).findings, ...responseFindings];
-    const breaking = responseFindings.filter((f) => f.level === 'MUST');
+    exchange.findings = this.requestVerdict(exchange).findings.concat(responseFindings);
+    const breaking = responseFindings.filter(refused);
     if (breaking.length > 0) {
       this.answer(exchange, res, rejectedResponseAnswer(breaking), exchange.findings);
       return;
@@ -382,36 +408,38 @@ export class ValidatingProxy {
       judged &&
       exchange.verdict === null &&
       this.judgeThread !== null &&
-      this.judgeThread.accepts(bodyBytes(exchange.requestBody) + (exchange.responseTap?.size ?? 0)) &&
-      this.judgeThread.submit(this.evidence(exchange), (result) => this.publishJudged(exchange, result));
-    let failure: Error | null = null;
-    if (judged && !onJudgeThread) {
-      try {
-        exchange.findings ??= [...this.requestVerdict(exchange).findings, ...this.completedResponseFindings(exchange)];
-      } catch (error) {
-        failure = error as Error;
-      }
-    }
+      this.judgeThread.accepts(bodyBytes(exchange.requestBody) + (exchange.responseTap?.size ?? 0), contentCoded(exchange)) &&
+      this.judgeThread.submit(this.evidence(exchange), (result) => this.publishJudged(exchange, result), contentCoded(exchange));
+    if (judged && !onJudgeThread) exchange.findings ??= this.requestVerdict(exchange).findings.concat(this.completedResponseFindings(exchange));
     exchange.location = exchange.verdict ?? locate(this.contract, exchange.method, exchange.path);
     const operation = operationLabel(exchange.location);
     this.metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
     this.feed.recordExchange(operation);
-    if (failure) return this.judgingFailed(exchange, failure.message);
     if (!judged || onJudgeThread) return;
     this.metrics.judgedExchanges.inc({ thread: 'forwarding' });
     this.publish(exchange, exchange.findings!, exchange.judgeSeconds);
   }
 
   private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange): void {
-    if (judged.error !== undefined) return this.judgingFailed(exchange, judged.error);
-    exchange.findings = judged.findings;
+    exchange.findings = judged.error === undefined ? judged.findings : [this.judgingFailed(exchange, 'exchange', new Error(judged.error))];
     this.metrics.judgedExchanges.inc({ thread: 'worker' });
-    this.publish(exchange, judged.findings, judged.seconds);
+    this.publish(exchange, exchange.findings, judged.seconds);
   }
 
-  /** Judging is pure and total by design; should it throw, the exchange goes unjudged and is logged, and the proxy goes on. */
-  private judgingFailed(exchange: ProxiedExchange, message: string): void {
-    this.logger.error({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path), error: message }, 'judging an exchange failed');
+  /**
+   * Judging is pure and total by design; should it throw, the proxy goes on: the failure is
+   * counted, logged once per distinct error (a bounded set), and stands in the exchange's findings
+   * as PROXY-NOT-JUDGED (which enforce mode refuses). What the client receives in report mode is
+   * unchanged.
+   */
+  private judgingFailed(exchange: ProxiedExchange, location: Location, error: unknown): Finding {
+    const message = String((error as Error)?.message ?? error).slice(0, 200);
+    this.metrics.judgingFailures.inc();
+    if (!this.failuresLogged.has(message) && this.failuresLogged.size < FAILURES_LOGGED) {
+      this.failuresLogged.add(message);
+      this.logger.error({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path).slice(0, 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
+    }
+    return this.contract.finding('PROXY-NOT-JUDGED', location, { message: `the proxy failed to judge this ${location}: ${message}` });
   }
 
   private judgeThreadFailed(error: Error, unjudged: number): void {
@@ -439,7 +467,12 @@ export class ValidatingProxy {
   private responseFindings(exchange: ProxiedExchange, body: BodyEvidence): Finding[] {
     const verdict = this.requestVerdict(exchange);
     const started = performance.now();
-    const findings = judgeResponse(this.contract, verdict, exchange.status!, headersObject(exchange.responseHeaders), body, this.judgeOptions);
+    let findings: Finding[];
+    try {
+      findings = judgeResponse(this.contract, verdict, exchange.status!, headersObject(exchange.responseHeaders), body, this.judgeOptions);
+    } catch (error) {
+      findings = [this.judgingFailed(exchange, 'response', error)];
+    }
     exchange.judgeSeconds += (performance.now() - started) / 1000;
     return findings;
   }
@@ -648,6 +681,12 @@ function originForm(url: string): string {
   } catch {
     return '/';
   }
+}
+
+/** Whether either body of the exchange came in a content coding (its decoded size is unknown until decoded). */
+function contentCoded(exchange: ProxiedExchange): boolean {
+  const coded = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim().toLowerCase() !== 'identity';
+  return (exchange.requestBody.kind === 'captured' && coded(headerValue(exchange.headers, 'content-encoding'))) || (exchange.responseTap !== null && coded(rawHeaderValue(exchange.responseHeaders, 'content-encoding')));
 }
 
 function bodyBytes(body: BodyEvidence): number {
