@@ -56,8 +56,8 @@ async function withProxy(options: Partial<ValidatingProxyOptions>, run: (proxy: 
   }
 }
 
-function post(path: string, body: string | Buffer, headers: Record<string, string> = {}) {
-  return { method: 'POST', headers: { ...session, 'content-type': MEDIA_TYPE, ...headers }, body, path };
+function post(operationPath: string, body: string | Buffer, headers: Record<string, string> = {}) {
+  return { method: 'POST', headers: { ...session, 'content-type': MEDIA_TYPE, ...headers }, body, operationPath };
 }
 
 const gzipped200k = gzipSync(attributeConfigWithOptions(200_000));
@@ -73,7 +73,7 @@ describe('one request with hundreds of thousands of schema errors', () => {
       await withProxy({ mode: 'enforce' }, async (proxy, violations) => {
         const before = reached.length;
         const request = post('/attribute-configs', c.body, c.headers);
-        const response = await send(`${proxy.baseUrl}${request.path}`, request);
+        const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
         expect(response.status).toBe(400);
         const errors = (JSON.parse(response.body.toString()) as { errors: { code: string; detail: string }[] }).errors;
         expect(errors.length).toBeLessThanOrEqual(FINDING_LIMITS.total + contract.requirements.length);
@@ -81,7 +81,7 @@ describe('one request with hundreds of thousands of schema errors', () => {
         expect(reached.length).toBe(before);
         // Alive: the next request is relayed.
         const next = post('/attribute-configs', attributeConfigWithOptions(0).replace('"options":[]', '"options":[{"value":"a","label":"A"}]'));
-        expect((await send(`${proxy.baseUrl}${next.path}`, next)).status).toBe(201);
+        expect((await send(`${proxy.baseUrl}${next.operationPath}`, next)).status).toBe(201);
         await proxy.proxy.settled();
         expect(violations.lines().length).toBeLessThanOrEqual(MOST_LINES_PER_EXCHANGE);
       });
@@ -91,7 +91,7 @@ describe('one request with hundreds of thousands of schema errors', () => {
   test('report mode with the violations header: the client gets the upstream\'s 201, the log stays bounded and counts every error', async () => {
     await withProxy({ violationsHeader: true }, async (proxy, violations) => {
       const request = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip', 'x-request-id': 'hostile-report' });
-      const response = await send(`${proxy.baseUrl}${request.path}`, request);
+      const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
       expect(response.status).toBe(201);
       expect(response.body.toString()).toBe(created);
       await proxy.proxy.settled();
@@ -143,4 +143,70 @@ describe('request ids', () => {
       expect(reached[before].requestId).toBe(given);
     });
   });
+});
+
+interface UnjudgedCase {
+  name: string;
+  /** The request target as sent (no URL normalization). */
+  target: string;
+  method?: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+  status: number;
+  code: string;
+  /** What report mode logs, when not the code of enforce mode's refusal (credentials: the contract's own finding). */
+  logged?: string;
+}
+
+const json = { 'content-type': MEDIA_TYPE };
+const validCreate = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Fine' } } });
+const invalidCreate = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 7 } } });
+const SMALL_MAX_BODY = 4096;
+const list = '/v3/notification-groups?filter[type]=portal';
+
+const unjudgedCases: UnjudgedCase[] = [
+  { name: 'a body in an unknown content coding', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, 'content-encoding': 'x-foo' }, body: invalidCreate, status: 415, code: 'PROXY-CONTENT-CODING' },
+  { name: 'a body padded past --max-body', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: invalidCreate.replace('"label":7', `"label":7,"pad":"${'x'.repeat(SMALL_MAX_BODY)}"`), status: 413, code: 'PROXY-BODY-TOO-LARGE' },
+  { name: 'Basic credentials, Connection: authorization and a valid legacy header', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Basic dXNlcjpwYXNz', connection: 'authorization', 'x-svc-session-token': 'legacy-token', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
+  { name: 'credentials the proxy cannot parse, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Bearer x:abc', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-401-MALFORMED' },
+  { name: 'no credentials, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: json, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-CREDENTIALS-PRESENT' },
+  ...['/V3/attribute-configs', '/v3/Attribute-Configs', '/v3/attribute-config%73', '/v3//attribute-configs', '/v3/attribute-configs;x=1', '/v3/./attribute-configs', '/v3/x/../attribute-configs', '/v3/attribute-configs%2f'].map((target) => ({
+    name: `the path ${target}`,
+    target,
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: invalidCreate,
+    status: 400,
+    code: 'PROXY-PATH-NOT-CANONICAL',
+  })),
+  { name: 'HEAD without the required filter (GET gets 400)', target: '/v3/notification-groups', method: 'HEAD', headers: session, status: 400, code: 'NG-FILTER-REQUIRED' },
+  { name: 'duplicate JSON member names', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":7,"label":"Fine"}}}', status: 400, code: 'PROXY-DUPLICATE-MEMBER' },
+  { name: 'two Content-Type headers', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, 'content-type': [MEDIA_TYPE, 'text/plain'] }, body: validCreate, status: 400, code: 'PROXY-DUPLICATE-HEADER' },
+  { name: 'Connection: content-type', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, connection: 'content-type' }, body: validCreate, status: 400, code: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
+  ...['filter[type][]=portal', 'filter[TYPE]=portal', 'filter.type=portal'].map((query) => ({ name: `the query ${query}`, target: `/v3/notification-groups?${query}`, headers: session, status: 400, code: 'PROXY-QUERY-SHAPE' })),
+  ...['page[limit]=1e1&page[offset]=0', 'page[limit]=10&page[offset]=1e21', 'page[limit]=010&page[offset]=0'].map((query) => ({ name: `the query ${query}`, target: `${list}&${query}`, headers: session, status: 400, code: 'PROXY-NUMBER-FORM' })),
+];
+
+describe('what the proxy cannot judge as the upstream would read it', () => {
+  for (const c of unjudgedCases) {
+    test(`enforce mode, ${c.name}: ${c.status} ${c.code}, never forwarded`, async () => {
+      await withProxy({ mode: 'enforce', maxBody: SMALL_MAX_BODY }, async (proxy) => {
+        const before = reached.length;
+        const response = await send(`${proxy.proxyUrl}${c.target}`, { method: c.method, headers: c.headers, body: c.body, path: c.target });
+        expect(response.status).toBe(c.status);
+        if (c.method !== 'HEAD') expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toContain(c.code);
+        expect(reached.length).toBe(before);
+      });
+    });
+
+    test(`report mode, ${c.name}: forwarded as sent, logged as ${c.logged ?? c.code}`, async () => {
+      await withProxy({ maxBody: SMALL_MAX_BODY }, async (proxy, violations) => {
+        const before = reached.length;
+        await send(`${proxy.proxyUrl}${c.target}`, { method: c.method, headers: { ...c.headers, 'x-request-id': 'unjudged' }, body: c.body, path: c.target });
+        expect(reached.slice(before).map((r) => r.url)).toEqual([c.target]);
+        await proxy.proxy.settled();
+        expect(violations.lines<ViolationRecord>().map((l) => l.rule)).toContain(c.logged ?? c.code);
+      });
+    });
+  }
 });

@@ -2,13 +2,14 @@
 // response, run the exchange checks (PROFILE section 6). Pure: no I/O, no clocks, no state
 // beyond what the caller passes in.
 import { boundFindings, checkExchange, headerValue, relativePath, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from '../contract/index.ts';
-import type { Contract, Finding, Headers, HttpRequest, HttpResponse, Location, Operation, ValidateOptions } from '../contract/index.ts';
-import { decodeBody } from './body.ts';
+import type { Contract, Finding, Headers, HttpRequest, HttpResponse, Operation, ValidateOptions } from '../contract/index.ts';
+import { duplicateMemberName } from './admission.ts';
+import { decodeBody, type OmissionCause } from './body.ts';
 import { headersObject } from './headers.ts';
 import type { ViolationRecord } from './violations.ts';
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
-export type BodyEvidence = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string };
+export type BodyEvidence = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string; cause: OmissionCause };
 
 export const NO_BODY: BodyEvidence = { kind: 'none' };
 
@@ -65,6 +66,8 @@ export function judgeRequest(contract: Contract, method: string, path: string, h
   if (!inApi) return { inApi, operation, request, findings: [] };
   const validateOptions: ValidateOptions = { includeValues: options.includeValues, bodyOmitted: text.omitted !== undefined };
   let findings = omittedFindings(contract, 'request', text.omitted);
+  const duplicate = text.bodyText === undefined ? null : duplicateMemberName(text.bodyText);
+  if (duplicate !== null) findings.push(contract.finding('PROXY-DUPLICATE-MEMBER', 'request', { message: `the member name ${JSON.stringify(duplicate.slice(0, 40))} appears twice in one object: parsers keep the first or the last` }));
   if (operation) {
     findings = findings.concat(validateRequest(contract, operation, request, validateOptions));
   } else {
@@ -110,15 +113,29 @@ export function judgeExchange(contract: Contract, evidence: ExchangeEvidence, op
   return verdict.findings.concat(judgeResponse(contract, verdict, status, headersObject(rawHeaders), body, options));
 }
 
-function bodyText(body: BodyEvidence, headers: Headers, maxBody: number): { bodyText?: string; omitted?: string } {
-  if (body.kind === 'none') return {};
-  if (body.kind === 'omitted') return { omitted: body.reason };
-  const raw = Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
-  const decoded = decodeBody(raw, headerValue(headers, 'content-encoding'), maxBody);
-  return decoded.ok ? { bodyText: decoded.text } : { omitted: decoded.reason };
+interface Omission {
+  reason: string;
+  cause: OmissionCause;
 }
 
-function omittedFindings(contract: Contract, location: Location, reason: string | undefined): Finding[] {
-  if (reason === undefined) return [];
-  return [contract.finding('PROXY-BODY-NOT-VALIDATED', location, { message: `${location} body not validated: ${reason}` })];
+function bodyText(body: BodyEvidence, headers: Headers, maxBody: number): { bodyText?: string; omitted?: Omission } {
+  if (body.kind === 'none') return {};
+  if (body.kind === 'omitted') return { omitted: body };
+  const raw = Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
+  const decoded = decodeBody(raw, headerValue(headers, 'content-encoding'), maxBody);
+  return decoded.ok ? { bodyText: decoded.text } : { omitted: decoded };
+}
+
+/** The finding for a body not validated: a request's names why (enforce mode refuses it, 413 or 415); a response's is an observation. */
+const omissionRules: Record<'request' | 'response', Record<OmissionCause, string>> = {
+  request: { size: 'PROXY-BODY-TOO-LARGE', coding: 'PROXY-CONTENT-CODING' },
+  response: { size: 'PROXY-BODY-NOT-VALIDATED', coding: 'PROXY-BODY-NOT-VALIDATED' },
+};
+
+/** The rules under which a body goes unvalidated (las_proxy_bodies_not_validated_total counts them). */
+export const NOT_VALIDATED_RULES = new Set(Object.values(omissionRules).flatMap((byCause) => Object.values(byCause)));
+
+function omittedFindings(contract: Contract, location: 'request' | 'response', omitted: Omission | undefined): Finding[] {
+  if (omitted === undefined) return [];
+  return [contract.finding(omissionRules[location][omitted.cause], location, { message: `${location} body not validated: ${omitted.reason}` })];
 }

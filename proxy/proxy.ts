@@ -9,14 +9,15 @@ import { performance } from 'node:perf_hooks';
 import { Readable, type Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { Pool, type Dispatcher } from 'undici';
-import { headerValue, loadContract, readCredentials } from '../contract/index.ts';
+import { headerValue, loadContract, occurrences, readCredentials, route } from '../contract/index.ts';
+import { admissionFindings } from './admission.ts';
 import type { Contract, Finding, Location } from '../contract/index.ts';
 import { createAdminServer } from './admin.ts';
 import { BodyTap } from './body.ts';
 import { DashboardFeed } from './dashboard.ts';
-import { refused, rejectedRequestAnswer, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
+import { refusalOf, refused, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
 import { addForwardedHeaders, endToEndHeaders, forwardedRequestHeaders, headersObject, rawHeaderValue, withoutHeader } from './headers.ts';
-import { judgeRequest, judgeResponse, locate, NO_BODY, onceOnlyKey, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
+import { judgeRequest, judgeResponse, locate, NO_BODY, NOT_VALIDATED_RULES, onceOnlyKey, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
 import { JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import { maskCredentialQuery } from './mask.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
@@ -110,6 +111,8 @@ class ProxiedExchange {
   responseHeaders: string[] = [];
   responseTap: BodyTap | null = null;
   responseComplete = false;
+  /** What the proxy could not judge as the upstream will read it (admission.ts). */
+  admission: Finding[] = [];
   /** Findings already known (enforce mode judges before answering), and the time judging took. */
   findings: Finding[] | null = null;
   judgeSeconds = 0;
@@ -269,7 +272,7 @@ export class ValidatingProxy {
           exchange.requestBody = { kind: 'captured', raw };
           this.admit(exchange, req, res, raw);
         } else {
-          exchange.requestBody = { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes` };
+          exchange.requestBody = { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes`, cause: 'size' };
           this.admit(exchange, req, res, Readable.from(replay(read.chunks, req)));
         }
       },
@@ -277,17 +280,23 @@ export class ValidatingProxy {
     );
   };
 
-  /** Enforce mode judges the request first and answers 400 itself when it breaks the contract. */
+  /**
+   * Enforce mode judges the request first and answers itself when it breaks the contract or
+   * cannot be judged as the upstream would read it (admission.ts); report mode notes the same and
+   * forwards the request as sent.
+   */
   private admit(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse, body: Buffer | Readable | null): void {
+    if (exchange.sampled) exchange.admission = this.admissionOf(exchange, req);
     if (this.mode === 'enforce') {
       const verdict = this.requestVerdict(exchange);
-      const breaking = verdict.findings.filter((f) => f.level === 'MUST');
-      // Section 5 and PROFILE 2: a request without well-formed credentials must get 401 from the
-      // service, before any 400; the proxy forwards it rather than answer 400 in its place.
-      if (breaking.length > 0 && readCredentials(exchange.headers, this.contract.legacyHeader).kind === 'credential') {
-        req.resume();
-        exchange.findings = verdict.findings;
-        this.answer(exchange, res, rejectedRequestAnswer(breaking), verdict.findings);
+      const findings = verdict.inApi || exchange.admission.length > 0 ? verdict.findings.concat(exchange.admission) : verdict.findings;
+      const refusal = refusalOf(findings, readCredentials(exchange.headers, this.contract.legacyHeader).kind);
+      if (refusal) {
+        exchange.findings = findings;
+        // An unread body is not drained: the connection closes after the answer.
+        if (body instanceof Readable || exchange.requestBody.kind === 'omitted') res.shouldKeepAlive = false;
+        else req.resume();
+        this.answer(exchange, res, refusal, findings);
         return this.settle(exchange);
       }
     }
@@ -307,6 +316,18 @@ export class ValidatingProxy {
       bodyTimeout: this.upstreamTimeout,
     };
     this.pool.dispatch(options, new UpstreamRelay(this, exchange, res));
+  }
+
+  /** What the proxy could not judge as the upstream will read it (admission.ts), and HEAD judged as its GET. */
+  private admissionOf(exchange: ProxiedExchange, req: IncomingMessage): Finding[] {
+    const located = locate(this.contract, exchange.method, exchange.path);
+    let findings = admissionFindings(this.contract, { method: exchange.method, path: exchange.path, rawHeaders: req.rawHeaders, operation: located.operation });
+    // HEAD asks for what GET would answer: a HEAD the contract's GET rejects is judged as that GET.
+    if (exchange.method === 'HEAD' && located.inApi && route(this.contract, 'GET', exchange.path)) {
+      const asGet = judgeRequest(this.contract, 'GET', exchange.path, exchange.headers, NO_BODY, this.judgeOptions).findings.filter((f) => f.level === 'MUST' && f.location === 'request');
+      findings = findings.concat(asGet);
+    }
+    return findings;
   }
 
   requestVerdict(exchange: ProxiedExchange): RequestVerdict {
@@ -410,7 +431,7 @@ export class ValidatingProxy {
       this.judgeThread !== null &&
       this.judgeThread.accepts(bodyBytes(exchange.requestBody) + (exchange.responseTap?.size ?? 0), contentCoded(exchange)) &&
       this.judgeThread.submit(this.evidence(exchange), (result) => this.publishJudged(exchange, result), contentCoded(exchange));
-    if (judged && !onJudgeThread) exchange.findings ??= this.requestVerdict(exchange).findings.concat(this.completedResponseFindings(exchange));
+    if (judged && !onJudgeThread) exchange.findings ??= exchange.admission.concat(this.requestVerdict(exchange).findings, this.completedResponseFindings(exchange));
     exchange.location = exchange.verdict ?? locate(this.contract, exchange.method, exchange.path);
     const operation = operationLabel(exchange.location);
     this.metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
@@ -421,7 +442,7 @@ export class ValidatingProxy {
   }
 
   private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange): void {
-    exchange.findings = judged.error === undefined ? judged.findings : [this.judgingFailed(exchange, 'exchange', new Error(judged.error))];
+    exchange.findings = exchange.admission.concat(judged.error === undefined ? judged.findings : [this.judgingFailed(exchange, 'exchange', new Error(judged.error))]);
     this.metrics.judgedExchanges.inc({ thread: 'worker' });
     this.publish(exchange, exchange.findings, judged.seconds);
   }
@@ -460,7 +481,7 @@ export class ValidatingProxy {
 
   private responseBody(exchange: ProxiedExchange): BodyEvidence {
     const tap = exchange.responseTap;
-    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes` } : { kind: 'captured', raw: tap.bytes() };
+    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes`, cause: 'size' } : { kind: 'captured', raw: tap.bytes() };
   }
 
   /** Judges the response against the request's verdict, adding the time it took to the exchange's. */
@@ -493,8 +514,8 @@ export class ValidatingProxy {
       findings,
     );
     for (const finding of findings) {
-      this.metrics.findings.inc({ rule: finding.requirement, direction: finding.location, level: finding.level });
-      if (finding.requirement === 'PROXY-BODY-NOT-VALIDATED') this.metrics.bodiesNotValidated.inc({ direction: finding.location });
+      this.metrics.findings.inc({ rule: finding.requirement, direction: finding.location, level: finding.level }, occurrences(finding));
+      if (NOT_VALIDATED_RULES.has(finding.requirement)) this.metrics.bodiesNotValidated.inc({ direction: finding.location });
     }
     // An observation repeated on every exchange would flood the log; its count stays true.
     const noticed = records.filter((record) => this.firstSighting(onceOnlyKey(this.contract, record)));
