@@ -66,5 +66,7 @@ function summaryFinding(first: Finding, count: number): SummaryFinding {
   };
 }
 
-/** Schema errors described per message: past it, a message is known to be broken and no more is said. */
+/** Schema errors read per message: past it, a message is known to be broken and no more is said. */
 export const SCHEMA_ERRORS_DESCRIBED = 1000;
+/** Schema errors per message described in a full sentence; the rest are located and routed only (no more are ever listed). */
+export const SCHEMA_ERRORS_WORDED = 2 * FINDING_LIMITS.perRule;

@@ -152,8 +152,15 @@ function documentFindings(contract: Contract, operationId: string, location: 're
 }
 
 function routeProblems(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, problems: SchemaProblem[]): Finding[] {
+  // Items of one array break the same rule: route each shape once (array indices folded; no route names an index).
+  const routed = new Map<string, ReturnType<Contract['requirementFor']>>();
   return problems.map((problem) => {
-    const requirement = contract.requirementFor({ operation: operationId, location, status, keyword: problem.keyword, pointer: problem.pointer });
+    const shape = `${problem.keyword} ${problem.pointer.replace(/\/\d+(?=\/|$)/g, '/0')}`;
+    let requirement = routed.get(shape);
+    if (!requirement) {
+      requirement = contract.requirementFor({ operation: operationId, location, status, keyword: problem.keyword, pointer: problem.pointer });
+      routed.set(shape, requirement);
+    }
     return { requirement: requirement.id, level: requirement.level, location, pointer: problem.pointer, message: problem.message, expected: problem.expected, actual: problem.actual };
   });
 }

@@ -6,7 +6,6 @@ import type { Contract, Finding, Headers, HttpRequest, HttpResponse, Operation, 
 import { duplicateMemberName } from './admission.ts';
 import { decodeBody, type OmissionCause } from './body.ts';
 import { headersObject } from './headers.ts';
-import type { ViolationRecord } from './violations.ts';
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
 export type BodyEvidence = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string; cause: OmissionCause };
@@ -49,14 +48,15 @@ export function unspecifiedOperationKey(contract: Contract, method: string, path
 }
 
 /**
- * The key under which a finding is logged and shown once only, or null when every occurrence is:
- * traffic to an unspecified operation once per method and first path segment, any other INFO
- * observation once per rule, operation and direction. MUST and SHOULD findings have no key.
+ * The kind of a finding, for writing each kind once per interval (repeats.ts): traffic to an
+ * unspecified operation by method and first path segment; an INFO observation by rule,
+ * operation and direction; anything else also by its pointer, array indices folded (the same
+ * rule broken by every item of a list is one kind).
  */
-export function onceOnlyKey(contract: Contract, record: Pick<ViolationRecord, 'rule' | 'level' | 'operationId' | 'direction' | 'method' | 'path'>): string | null {
-  if (record.rule === UNSPECIFIED_OPERATION) return `${record.rule} ${unspecifiedOperationKey(contract, record.method, record.path)}`;
-  if (record.level !== 'INFO') return null;
-  return `${record.rule} ${record.operationId ?? 'unspecified'} ${record.direction}`;
+export function repeatKind(contract: Contract, finding: Pick<Finding, 'requirement' | 'level' | 'location' | 'pointer'>, exchange: { method: string; path: string; operationId: string | null }): string {
+  if (finding.requirement === UNSPECIFIED_OPERATION) return `${finding.requirement} ${unspecifiedOperationKey(contract, exchange.method, exchange.path)}`;
+  const base = `${finding.requirement} ${exchange.operationId ?? 'unspecified'} ${finding.location}`;
+  return finding.level === 'INFO' ? base : `${base} ${finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*')}`;
 }
 
 export function judgeRequest(contract: Contract, method: string, path: string, headers: Headers, body: BodyEvidence, options: JudgeOptions): RequestVerdict {

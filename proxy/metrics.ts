@@ -5,7 +5,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export interface ProxyMetrics {
   registry: Registry;
   exchanges: Counter<'operation' | 'status'>;
-  findings: Counter<'rule' | 'direction' | 'level'>;
+  findings: Counter<'rule' | 'direction' | 'party' | 'level'>;
   validationSeconds: Histogram<never>;
   upstreamErrors: Counter<'kind'>;
   bodiesNotValidated: Counter<'direction'>;
@@ -25,7 +25,7 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
   return {
     registry,
     exchanges: new Counter({ name: 'las_proxy_exchanges_total', help: 'Exchanges proxied, by operation and the status the client received', labelNames: ['operation', 'status'], registers }),
-    findings: new Counter({ name: 'las_proxy_findings_total', help: 'Findings, by requirement id, direction and level', labelNames: ['rule', 'direction', 'level'], registers }),
+    findings: new Counter({ name: 'las_proxy_findings_total', help: 'Findings, by requirement id, direction, who broke the contract (party: client for request findings, service for response and exchange findings) and level', labelNames: ['rule', 'direction', 'party', 'level'], registers }),
     validationSeconds: new Histogram({
       name: 'las_proxy_validation_duration_seconds',
       help: 'Time spent judging one exchange (request, response and exchange checks)',

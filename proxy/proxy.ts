@@ -17,11 +17,12 @@ import { BodyTap } from './body.ts';
 import { DashboardFeed } from './dashboard.ts';
 import { refusalOf, refused, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
 import { addForwardedHeaders, endToEndHeaders, forwardedRequestHeaders, headersObject, rawHeaderValue, withoutHeader } from './headers.ts';
-import { judgeRequest, judgeResponse, locate, NO_BODY, NOT_VALIDATED_RULES, onceOnlyKey, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
+import { judgeRequest, judgeResponse, locate, NO_BODY, NOT_VALIDATED_RULES, operationLabel, repeatKind, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
 import { JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import { maskCredentialQuery } from './mask.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
-import { ViolationsLog, violationRecords } from './violations.ts';
+import { RepeatFolder, REPEAT_INTERVAL_MS } from './repeats.ts';
+import { partyOf, ViolationsLog, violationRecord, type ExchangeIdentity, type ViolationRecord } from './violations.ts';
 
 export type ProxyMode = 'report' | 'enforce';
 
@@ -53,12 +54,18 @@ export interface ValidatingProxyOptions {
   judgeThread?: boolean;
   /** Adds X-Forwarded-For, -Proto and -Host to forwarded requests; off by default (requests pass as sent, but for X-Request-Id). */
   forwardedHeaders?: boolean;
+  /** How often (ms) the log writes the counts of findings it did not write one by one (repeats.ts). */
+  repeatInterval?: number;
+  /** Bearer token the admin endpoints ask for (all but /healthz and /readyz); none by default. */
+  adminToken?: string;
 }
 
 export interface ListenOptions {
   port?: number;
   adminPort?: number;
   host?: string;
+  /** Where the admin server listens; 127.0.0.1 unless given, whatever `host` is. */
+  adminHost?: string;
 }
 
 export interface ProxyAddresses {
@@ -89,8 +96,6 @@ const REQUEST_ID_CHARACTERS = /^[A-Za-z0-9._~:@+=/-]+$/;
 export function acceptableRequestId(value: string | string[] | undefined): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= REQUEST_ID_MAX_LENGTH && REQUEST_ID_CHARACTERS.test(value);
 }
-/** Most once-only keys remembered; past it, a new INFO observation is counted but not logged. */
-const ONCE_ONLY_KEYS_KEPT = 1000;
 /** Distinct judging errors logged in full; past it, failures are only counted. */
 const FAILURES_LOGGED = 100;
 
@@ -163,8 +168,9 @@ export class ValidatingProxy {
   private closed: Promise<void> | null = null;
   /** Distinct judging errors logged so far (each once). */
   private readonly failuresLogged = new Set<string>();
-  /** The once-only keys (see onceOnlyKey) of the findings logged so far. */
-  private readonly onceOnlySeen = new Set<string>();
+  /** Findings written once per kind and interval, then counted. */
+  private readonly repeats = new RepeatFolder();
+  private readonly repeatTimer: NodeJS.Timeout;
 
   constructor(options: ValidatingProxyOptions) {
     this.upstream = new URL(options.upstream);
@@ -191,8 +197,9 @@ export class ValidatingProxy {
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
     const judgeOffThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
     this.judgeThread = judgeOffThread ? new JudgeThread({ judge: this.judgeOptions, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
+    this.repeatTimer = setInterval(this.endRepeatInterval, options.repeatInterval ?? REPEAT_INTERVAL_MS).unref();
     this.server = createServer(this.handleRequest);
-    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing });
+    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken });
   }
 
   async listen(options: ListenOptions = {}): Promise<ProxyAddresses> {
@@ -200,7 +207,7 @@ export class ValidatingProxy {
     const proxyUrl = await listenOn(this.server, options.port ?? 0, host);
     let adminUrl: string;
     try {
-      adminUrl = await listenOn(this.adminServer, options.adminPort ?? 0, host);
+      adminUrl = await listenOn(this.adminServer, options.adminPort ?? 0, options.adminHost ?? '127.0.0.1');
     } catch (error) {
       this.server.close();
       throw error;
@@ -235,6 +242,8 @@ export class ValidatingProxy {
     this.drain();
     const unjudged = (await this.judgeThread?.close(this.drainTimeout)) ?? 0;
     if (unjudged > 0) this.logger.warn({ unjudged }, 'closed before the judging thread caught up: some exchanges go unjudged');
+    clearInterval(this.repeatTimer);
+    this.endRepeatInterval();
     this.violations.flush();
     await Promise.race([this.pool.close(), delay(this.drainTimeout)]);
     await this.pool.destroy().catch(() => undefined);
@@ -498,30 +507,41 @@ export class ValidatingProxy {
     return findings;
   }
 
-  /** Counts every finding of one judged exchange; logs and lists each among the latest, an INFO one only the first time. */
+  /**
+   * Counts every finding of one judged exchange (metrics and dashboard); writes to the log, and
+   * lists among the latest, the first of each kind per interval (repeats.ts), building its line
+   * only then.
+   */
   private publish(exchange: ProxiedExchange, findings: Finding[], seconds: number): void {
     this.metrics.validationSeconds.observe(seconds);
     if (findings.length === 0) return;
-    const records = violationRecords(
-      {
+    const operationId = exchange.location?.operation?.operationId ?? null;
+    let identity: ExchangeIdentity | null = null;
+    const identityOf = (): ExchangeIdentity =>
+      (identity ??= {
         time: new Date(exchange.completedAt).toISOString(),
         requestId: exchange.requestId,
         method: exchange.method,
         path: maskCredentialQuery(exchange.path),
-        operationId: exchange.location?.operation?.operationId ?? null,
+        operationId,
         status: exchange.status ?? exchange.proxyStatus,
-      },
-      findings,
-    );
+      });
+    const written: ViolationRecord[] = [];
     for (const finding of findings) {
-      this.metrics.findings.inc({ rule: finding.requirement, direction: finding.location, level: finding.level }, occurrences(finding));
+      const count = occurrences(finding);
+      this.metrics.findings.inc({ rule: finding.requirement, direction: finding.location, party: partyOf(finding.location), level: finding.level }, count);
       if (NOT_VALIDATED_RULES.has(finding.requirement)) this.metrics.bodiesNotValidated.inc({ direction: finding.location });
+      const record = this.repeats.sighted(repeatKind(this.contract, finding, { method: exchange.method, path: exchange.path, operationId }), count, () => violationRecord(identityOf(), finding));
+      if (record) written.push(record);
     }
-    // An observation repeated on every exchange would flood the log; its count stays true.
-    const noticed = records.filter((record) => this.firstSighting(onceOnlyKey(this.contract, record)));
-    this.violations.append(noticed);
-    this.feed.recordFindings(operationLabel(exchange.location!), records, noticed);
+    this.violations.append(written);
+    this.feed.recordFindings(operationLabel(exchange.location!), findings, written);
   }
+
+  /** Writes the summary lines of the interval that ended (kinds that repeated, with their counts). */
+  private readonly endRepeatInterval = (): void => {
+    this.violations.append(this.repeats.endInterval());
+  };
 
   private clientClosed(exchange: ProxiedExchange, res: ServerResponse): void {
     if (!res.writableFinished) {
@@ -541,13 +561,6 @@ export class ValidatingProxy {
     return true;
   }
 
-  /** True for a finding logged every time (no key) and for the first sighting of a key; bounded memory. */
-  private firstSighting(key: string | null): boolean {
-    if (key === null) return true;
-    if (this.onceOnlySeen.has(key) || this.onceOnlySeen.size >= ONCE_ONLY_KEYS_KEPT) return false;
-    this.onceOnlySeen.add(key);
-    return true;
-  }
 }
 
 /**

@@ -12,12 +12,23 @@ export interface ViolationRecord {
   path: string;
   operationId: string | null;
   direction: Location;
+  /** Who broke the contract: the client (a request finding) or the service (a response or exchange finding). */
+  party?: Party;
   /** The upstream's status, or the proxy's own when the upstream never answered. */
   status: number | null;
   rule: string;
   level: Level;
   pointer: string;
   message: string;
+  /** On an interval's summary line: how many more findings of this kind came and were not written one by one (repeats.ts). */
+  repeated?: number;
+}
+
+export type Party = 'client' | 'service';
+
+/** Direction says who broke the contract: a request finding is the client's, a response or exchange finding the service's. */
+export function partyOf(direction: Location): Party {
+  return direction === 'request' ? 'client' : 'service';
 }
 
 export const VIOLATION_KEYS: readonly (keyof ViolationRecord)[] = ['time', 'requestId', 'method', 'path', 'operationId', 'direction', 'status', 'rule', 'level', 'pointer', 'message'];
@@ -32,19 +43,24 @@ export interface ExchangeIdentity {
 }
 
 export function violationRecords(exchange: ExchangeIdentity, findings: readonly Finding[]): ViolationRecord[] {
-  return findings.map((finding) => ({
+  return findings.map((finding) => violationRecord(exchange, finding));
+}
+
+export function violationRecord(exchange: ExchangeIdentity, finding: Finding): ViolationRecord {
+  return {
     time: exchange.time,
     requestId: exchange.requestId,
     method: exchange.method,
     path: exchange.path,
     operationId: exchange.operationId,
     direction: finding.location,
+    party: partyOf(finding.location),
     status: exchange.status,
     rule: finding.requirement,
     level: finding.level,
     pointer: finding.pointer,
     message: finding.message,
-  }));
+  };
 }
 
 /**
