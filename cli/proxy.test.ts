@@ -1,10 +1,10 @@
 // The `proxy` and `report` subcommands, run as an operator would: spawned, read, signalled.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { send, startUpstream, type TestServer } from '../proxy/test-support.ts';
+import { eventually, send, startUpstream, type TestServer } from '../proxy/test-support.ts';
 import { firstLine, spawnCli } from './test-support.ts';
 
 const ROOT_README = fileURLToPath(new URL('../README.md', import.meta.url));
@@ -46,6 +46,23 @@ describe('las-conformance proxy', () => {
     expect((await send(`${baseUrl}/notification-groups?filter[type]=nobody`, { headers: { authorization: 'Bearer r:cli-token' } })).status).toBe(400);
     expect((await send(`${adminUrl}/metrics`)).status).toBe(401);
     expect((await send(`${adminUrl}/metrics`, { headers: { authorization: 'Bearer env-admin-token' } })).status).toBe(200);
+    proxy.child.kill('SIGTERM');
+    expect(await proxy.exit).toBe(0);
+  });
+
+  test('SIGHUP reopens the violations file: after a rotation, findings go to a fresh file of the same name', async () => {
+    const violations = join(directory, 'rotated.ndjson');
+    const proxy = spawnCli(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--violations', violations, '--log-level', 'warn']);
+    const [, baseUrl] = banner.exec(await firstLine(proxy))!;
+    const headers = { authorization: 'Bearer r:cli-token' };
+    await send(`${baseUrl}/notification-groups?filter[type]=nobody`, { headers: { ...headers, 'x-request-id': 'before-rotation' } });
+    await eventually('the first finding written', () => (readFileSync(violations, 'utf8').includes('before-rotation') ? true : undefined));
+    renameSync(violations, `${violations}.1`);
+    proxy.child.kill('SIGHUP');
+    await eventually('a fresh file', () => (existsSync(violations) ? true : undefined));
+    await send(`${baseUrl}/notification-groups?filter[type]=portal&page[limit]=0&page[offset]=0`, { headers: { ...headers, 'x-request-id': 'after-rotation' } });
+    await eventually('the next finding in the fresh file', () => (readFileSync(violations, 'utf8').includes('after-rotation') ? true : undefined));
+    expect(readFileSync(`${violations}.1`, 'utf8')).not.toContain('after-rotation');
     proxy.child.kill('SIGTERM');
     expect(await proxy.exit).toBe(0);
   });

@@ -90,7 +90,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const upstreamCa = flags.upstreamCa === undefined ? undefined : readCertificates(flags.upstreamCa, flags.upstream);
   const token = adminToken(flags.adminTokenFile);
   const violationsToStdout = flags.violations === '-';
-  const violationsFile = violationsToStdout ? null : await openAppend(flags.violations);
+  let violationsFile = violationsToStdout ? null : await openAppend(flags.violations);
   const logger = createProxyLogger(process.stderr, flags.logLevel);
   const proxy = createValidatingProxy({
     upstream: flags.upstream.href,
@@ -115,16 +115,32 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     violationsFile?.end();
     throw new Error(`cannot listen on ${flags.host}: ${(error as Error).message}`);
   }
+  // logrotate moves the file and sends SIGHUP: findings go to a fresh file of the same name from then on.
+  const reopen = async () => {
+    if (violationsFile === null) return;
+    try {
+      const fresh = await openAppend(flags.violations);
+      const old = proxy.replaceViolations(fresh);
+      violationsFile = fresh;
+      old?.end();
+      logger.info({ violations: flags.violations }, 'violations log reopened');
+    } catch (error) {
+      logger.error({ error: (error as Error).message }, 'reopening the violations log failed: still writing to the old one');
+    }
+  };
   const stop = async () => {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
+    process.off('SIGHUP', reopen);
     await proxy.close();
-    if (violationsFile) await new Promise<void>((resolve) => violationsFile.end(resolve));
+    const file = violationsFile;
+    if (file) await new Promise<void>((resolve) => file.end(resolve));
     process.exitCode = 0;
   };
   // Ready for signals before the addresses are printed: a script may stop the proxy as soon as it reads them.
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  process.on('SIGHUP', reopen);
   // The first line names both addresses; it goes to stderr when stdout carries the violations.
   const banner = `las-conformance proxy: serving ${addresses.baseUrl} (upstream ${upstreamDisplay(flags.upstream)}), admin ${addresses.adminUrl}, mode ${flags.mode}\n`;
   (violationsToStdout ? process.stderr : process.stdout).write(banner);

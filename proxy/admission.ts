@@ -34,44 +34,19 @@ const admissionChecks: AdmissionCheck[] = [
   },
   {
     rule: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER',
-    run: (contract, request) => {
-      const read = new Set(contractHeaders(contract));
-      const named = headerValues(request.rawHeaders, 'connection').flatMap((v) => v.split(',')).map((t) => t.trim().toLowerCase());
-      const clash = named.find((token) => read.has(token));
-      return clash === undefined ? null : `Connection names ${clash}, which the proxy would judge and the upstream would never receive`;
-    },
+    run: (contract, request) => headerCounts(contract, request.rawHeaders).connectionNames,
   },
   {
     rule: 'PROXY-DUPLICATE-HEADER',
-    run: (contract, request) => {
-      const repeated = contractHeaders(contract).find((name) => headerValues(request.rawHeaders, name).length > 1);
-      return repeated === undefined ? null : `${repeated} is sent more than once; the proxy and the upstream may read different ones`;
-    },
+    run: (contract, request) => headerCounts(contract, request.rawHeaders).repeated,
   },
   {
     rule: 'PROXY-QUERY-SHAPE',
-    run: (_contract, request) => {
-      if (!request.operation) return null;
-      const shapes = queryShapes(request.operation);
-      for (const pair of parseQueryPairs(queryString(request.path))) {
-        const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
-        if (shapes.roots.has(rootOf(key)) && !shapes.members.has(key)) return `query member ${key.slice(0, 80)} is not one of ${[...shapes.members.keys()].join(', ')}`;
-      }
-      return null;
-    },
+    run: (_contract, request) => queryReading(request).shape,
   },
   {
     rule: 'PROXY-NUMBER-FORM',
-    run: (_contract, request) => {
-      if (!request.operation) return null;
-      const shapes = queryShapes(request.operation);
-      for (const pair of parseQueryPairs(queryString(request.path))) {
-        const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
-        if (shapes.members.get(key) !== 'number') continue;
-        if (looksNumeric(pair.value) && !PLAIN_INTEGER.test(pair.value)) return `${key} is ${JSON.stringify(pair.value.slice(0, 40))}, not a plain decimal integer: parsers read it differently`;
-      }
-      return null;
-    },
+    run: (_contract, request) => queryReading(request).number,
   },
 ];
 
@@ -158,10 +133,63 @@ function pathOf(path: string): string {
   return end < 0 ? path : path.slice(0, end);
 }
 
-function headerValues(raw: readonly string[], name: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === name.length && raw[i].toLowerCase() === name) values.push(raw[i + 1]);
-  return values;
+interface HeaderReading {
+  connectionNames: string | null;
+  repeated: string | null;
+}
+
+const headerReadings = new WeakMap<readonly string[], HeaderReading>();
+
+/** One pass over the raw headers: a Connection token naming a header the contract reads, and such a header sent twice. */
+function headerCounts(contract: Contract, raw: readonly string[]): HeaderReading {
+  let reading = headerReadings.get(raw);
+  if (reading) return reading;
+  const read = contractHeaders(contract);
+  const seen = new Set<string>();
+  reading = { connectionNames: null, repeated: null };
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    if (name === 'connection') {
+      for (const token of raw[i + 1].split(',')) {
+        const named = token.trim().toLowerCase();
+        if (reading.connectionNames === null && read.includes(named)) reading.connectionNames = `Connection names ${named}, which the proxy would judge and the upstream would never receive`;
+      }
+    } else if (read.includes(name)) {
+      if (seen.has(name) && reading.repeated === null) reading.repeated = `${name} is sent more than once; the proxy and the upstream may read different ones`;
+      seen.add(name);
+    }
+  }
+  headerReadings.set(raw, reading);
+  return reading;
+}
+
+interface QueryReading {
+  shape: string | null;
+  number: string | null;
+}
+
+const NO_QUERY_PROBLEM: QueryReading = { shape: null, number: null };
+const queryReadings = new WeakMap<AdmissionRequest, QueryReading>();
+
+/** One parse of the query: a member in a shape the contract does not define, and a number not written plainly. */
+function queryReading(request: AdmissionRequest): QueryReading {
+  const raw = queryString(request.path);
+  if (!request.operation || raw === '') return NO_QUERY_PROBLEM;
+  let reading = queryReadings.get(request);
+  if (reading) return reading;
+  const shapes = queryShapes(request.operation);
+  reading = { shape: null, number: null };
+  for (const pair of parseQueryPairs(raw)) {
+    const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
+    const kind = shapes.members.get(key);
+    if (kind === undefined) {
+      if (reading.shape === null && shapes.roots.has(rootOf(key))) reading.shape = `query member ${key.slice(0, 80)} is not one of ${[...shapes.members.keys()].join(', ')}`;
+    } else if (kind === 'number' && reading.number === null && looksNumeric(pair.value) && !PLAIN_INTEGER.test(pair.value)) {
+      reading.number = `${key} is ${JSON.stringify(pair.value.slice(0, 40))}, not a plain decimal integer: parsers read it differently`;
+    }
+  }
+  queryReadings.set(request, reading);
+  return reading;
 }
 
 /**

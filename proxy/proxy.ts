@@ -123,6 +123,8 @@ class ProxiedExchange {
   judgeSeconds = 0;
   clientGone = false;
   completedAt = 0;
+  /** When the request left for the upstream (performance.now()). */
+  forwardedAt = 0;
   abortUpstream: ((error?: Error) => void) | null = null;
 
   /** Set when the client sent an X-Request-Id the proxy does not pass on (too long, or outside the token set). */
@@ -186,7 +188,10 @@ export class ValidatingProxy {
     this.drainTimeout = options.drainTimeout ?? PROXY_DEFAULTS.drainTimeout;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.judgeOptions = { includeValues: options.logValues ?? false, maxBody: this.maxBody };
-    this.violations = new ViolationsLog(options.violations ?? null);
+    this.violations = new ViolationsLog(options.violations ?? null, {
+      onFailure: (error) => this.logger.error({ error: error.message, code: (error as NodeJS.ErrnoException).code }, 'writing the violations log failed: findings are still counted on /metrics (las_proxy_violations_lines_lost_total counts the lines lost), /readyz says so, SIGHUP reopens the file'),
+      onLost: (lines) => this.metrics.violationsLinesLost.inc(lines),
+    });
     this.metrics = createProxyMetrics({ judgeBacklog: () => this.judgeThread?.backlog ?? 0 });
     this.feed = new DashboardFeed(this.contract, { upstream: upstreamDisplay(this.upstream), mode: this.mode });
     this.pool = new Pool(this.upstream.origin, {
@@ -199,7 +204,7 @@ export class ValidatingProxy {
     this.judgeThread = judgeOffThread ? new JudgeThread({ judge: this.judgeOptions, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
     this.repeatTimer = setInterval(this.endRepeatInterval, options.repeatInterval ?? REPEAT_INTERVAL_MS).unref();
     this.server = createServer(this.handleRequest);
-    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken });
+    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => (this.violations.failed ? `violations log failing (${(this.violations.failed as NodeJS.ErrnoException).code ?? this.violations.failed.message})` : null) });
   }
 
   async listen(options: ListenOptions = {}): Promise<ProxyAddresses> {
@@ -215,6 +220,11 @@ export class ValidatingProxy {
     const addresses = { proxyUrl, baseUrl: `${proxyUrl}${this.contract.basePath}`, adminUrl };
     this.logger.info({ ...addresses, upstream: upstreamDisplay(this.upstream), mode: this.mode }, 'validating proxy listening');
     return addresses;
+  }
+
+  /** Writes the violations to `destination` from now on (SIGHUP after logrotate); returns the old destination, to be closed. */
+  replaceViolations(destination: Writable): Writable | null {
+    return this.violations.replace(destination);
   }
 
   /** Resolves once every exchange completed so far has been judged and its findings written. */
@@ -324,6 +334,7 @@ export class ValidatingProxy {
       headersTimeout: this.upstreamTimeout,
       bodyTimeout: this.upstreamTimeout,
     };
+    exchange.forwardedAt = performance.now();
     this.pool.dispatch(options, new UpstreamRelay(this, exchange, res));
   }
 
@@ -401,7 +412,8 @@ export class ValidatingProxy {
   private answer(exchange: ProxiedExchange, res: ServerResponse, answer: ErrorAnswer, findings: Finding[]): void {
     exchange.proxyStatus = answer.status;
     if (res.destroyed) return;
-    const headers: Record<string, string | number> = { ...answer.headers };
+    // The proxy's own answers name the exchange, so a client can quote it; relayed answers pass as the upstream sent them.
+    const headers: Record<string, string | number> = { ...answer.headers, 'x-request-id': exchange.requestId };
     if (this.violationsHeader) {
       const value = violationsHeaderValue(findings);
       if (value !== null) headers[VIOLATIONS_HEADER] = value;
@@ -585,6 +597,7 @@ class UpstreamRelay implements Dispatcher.DispatchHandler {
 
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
     if (status < 200) return true;
+    this.proxy.metrics.upstreamSeconds.observe((performance.now() - this.exchange.forwardedAt) / 1000);
     this.exchange.status = status;
     this.exchange.responseHeaders = endToEndHeaders(rawHeaders);
     if (this.exchange.sampled) this.exchange.responseTap = new BodyTap(this.proxy.maxBody);
