@@ -11,6 +11,7 @@ interface ProxyFlags {
   adminHost: string;
   adminPort: number;
   adminTokenFile?: string;
+  repeatInterval: number;
   mode: ProxyMode;
   violations: string;
   maxBody: number;
@@ -59,6 +60,7 @@ export function registerProxyCommand(program: Command): void {
     .addOption(proxyOption('--admin-token-file <file>', 'file holding a bearer token the admin endpoints ask for (all but /healthz and /readyz); LAS_ADMIN_TOKEN gives the token itself'))
     .addOption(proxyOption('--mode <mode>', 'report: relay everything and log; enforce: refuse what breaks the contract or cannot be judged').choices(['report', 'enforce']).default(PROXY_DEFAULTS.mode))
     .addOption(proxyOption('--violations <file>', 'NDJSON violations log (appended; SIGHUP reopens it), - for stdout; INFO observations are logged once per rule, operation and direction, metrics count all').default('-'))
+    .addOption(proxyOption('--repeat-interval <ms>', 'each kind of finding is written once per interval, then counted in one line at its end; 0 writes every finding').argParser(wholeNumber(0, 2 ** 31 - 1)).default(10_000))
     .addOption(proxyOption('--max-body <bytes>', 'largest body buffered for validation; larger ones pass unvalidated (enforce mode: refused with 413)').argParser(wholeNumber(0, 2 ** 31 - 1)).default(PROXY_DEFAULTS.maxBody))
     .addOption(proxyOption('--upstream-timeout <ms>', 'how long the upstream may take to answer, or between body chunks').argParser(wholeNumber(1, 2 ** 31 - 1)).default(PROXY_DEFAULTS.upstreamTimeout))
     .addOption(proxyOption('--upstream-ca <file>', 'PEM certificates to trust for an https upstream, in place of the default authorities'))
@@ -105,6 +107,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     judgeThread: flags.judgeThread,
     violations: violationsFile ?? process.stdout,
     adminToken: token,
+    repeatInterval: flags.repeatInterval,
     logger,
   });
   let addresses;

@@ -210,3 +210,14 @@ describe('what the proxy cannot judge as the upstream would read it', () => {
     });
   }
 });
+
+test('after 1,100 distinct unspecified paths, a new one is still written (the set of kinds is per interval, not forever)', async () => {
+  await withProxy({}, async (proxy, violations) => {
+    for (let i = 0; i < 1100; i += 1) await send(`${proxy.baseUrl}/segment-${i}`, { headers: session });
+    await send(`${proxy.baseUrl}/the-last-one`, { headers: { ...session, 'x-request-id': 'last-segment' } });
+    await proxy.proxy.settled();
+    const lines = violations.lines<ViolationRecord>().filter((l) => l.rule === 'GEN-UNSPECIFIED-OPERATION');
+    expect(lines.length).toBe(1101);
+    expect(lines.at(-1)!.requestId).toBe('last-segment');
+  });
+});

@@ -54,7 +54,7 @@ export interface ValidatingProxyOptions {
   judgeThread?: boolean;
   /** Adds X-Forwarded-For, -Proto and -Host to forwarded requests; off by default (requests pass as sent, but for X-Request-Id). */
   forwardedHeaders?: boolean;
-  /** How often (ms) the log writes the counts of findings it did not write one by one (repeats.ts). */
+  /** How often (ms) the log writes the counts of findings it did not write one by one (repeats.ts); 0 writes every finding. */
   repeatInterval?: number;
   /** Bearer token the admin endpoints ask for (all but /healthz and /readyz); none by default. */
   adminToken?: string;
@@ -171,8 +171,8 @@ export class ValidatingProxy {
   /** Distinct judging errors logged so far (each once). */
   private readonly failuresLogged = new Set<string>();
   /** Findings written once per kind and interval, then counted. */
-  private readonly repeats = new RepeatFolder();
-  private readonly repeatTimer: NodeJS.Timeout;
+  private readonly repeats: RepeatFolder;
+  private readonly repeatTimer: NodeJS.Timeout | null;
 
   constructor(options: ValidatingProxyOptions) {
     this.upstream = new URL(options.upstream);
@@ -202,7 +202,9 @@ export class ValidatingProxy {
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
     const judgeOffThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
     this.judgeThread = judgeOffThread ? new JudgeThread({ judge: this.judgeOptions, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
-    this.repeatTimer = setInterval(this.endRepeatInterval, options.repeatInterval ?? REPEAT_INTERVAL_MS).unref();
+    const repeatInterval = options.repeatInterval ?? REPEAT_INTERVAL_MS;
+    this.repeats = new RepeatFolder(repeatInterval > 0);
+    this.repeatTimer = repeatInterval > 0 ? setInterval(this.endRepeatInterval, repeatInterval).unref() : null;
     this.server = createServer(this.handleRequest);
     this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => (this.violations.failed ? `violations log failing (${(this.violations.failed as NodeJS.ErrnoException).code ?? this.violations.failed.message})` : null) });
   }
@@ -252,7 +254,7 @@ export class ValidatingProxy {
     this.drain();
     const unjudged = (await this.judgeThread?.close(this.drainTimeout)) ?? 0;
     if (unjudged > 0) this.logger.warn({ unjudged }, 'closed before the judging thread caught up: some exchanges go unjudged');
-    clearInterval(this.repeatTimer);
+    if (this.repeatTimer) clearInterval(this.repeatTimer);
     this.endRepeatInterval();
     this.violations.flush();
     await Promise.race([this.pool.close(), delay(this.drainTimeout)]);

@@ -18,13 +18,15 @@ export class RepeatFolder {
   private overflow = 0;
   private since = Date.now();
 
-  constructor(private readonly kindsMax = REPEAT_KINDS_MAX) {}
+  /** With `folding` false every finding is written in full (an interval of 0). */
+  constructor(private readonly folding = true, private readonly kindsMax = REPEAT_KINDS_MAX) {}
 
   /**
    * Whether a finding of this kind is written in full (the first of its interval); otherwise its
    * `occurrences` are counted for the interval's summary line. `record` is built only when written.
    */
   sighted(kind: string, occurrences: number, record: () => ViolationRecord): ViolationRecord | null {
+    if (!this.folding) return record();
     const known = this.kinds.get(kind);
     if (known) {
       known.repeats += occurrences;
