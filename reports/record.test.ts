@@ -102,7 +102,7 @@ describe('buildRecord', () => {
     expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['HL-RESPONSE-SHAPE'] });
   });
 
-  it('a requirement the target's own legal answer left nothing to check in (a 202 body) is not run, yet the verdict is not incomplete for it', () => {
+  it("a requirement the target's own legal answer left nothing to check in (a 202 body) is not run, yet the verdict is not incomplete for it", () => {
     const notRun = [{ requirements: ['HL-RESPONSE-SHAPE'], reason: 'answered 202 Accepted, whose body is not shown', byTargetChoice: true as const }];
     const record = buildRecord(input([everything({ requirements: SUITE_CHECKED.filter((id) => id !== 'HL-RESPONSE-SHAPE') }), outcome('create', ['HL-CREATE-201', 'HL-RESPONSE-SHAPE'], { notRun })]));
     expect(verdictOf(record, 'HL-RESPONSE-SHAPE')).toMatchObject({ verdict: 'not-run', reason: 'answered 202 Accepted, whose body is not shown', byTargetChoice: true, cases: 0 });

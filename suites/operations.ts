@@ -14,7 +14,7 @@ export interface OperationInput {
 /** Why the 403 cases are not run when the target names no forbidden credential. */
 export const NO_FORBIDDEN_TOKEN = 'no forbidden credential configured (--forbidden-token or LAS_FORBIDDEN_TOKEN)';
 
-/** Why a case that must be served is not run when its document would name records the target did not give (PROFILE 5). */
+/** Why a case that must be served is not run when its document would name records the target did not give (docs/certification.md §5). */
 export function noFixturesReason(missing: string[]): string {
   return `the target names no ${missing.join(' or ')} fixture, the record a complete document refers to`;
 }
