@@ -11,6 +11,7 @@ import { Agent as HttpAgent, createServer, type IncomingMessage, type ServerResp
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { Pool } from 'undici';
+import { MEDIA_TYPE } from '../contract/index.ts';
 import { HOP_BY_HOP_HEADERS, startValidatingProxy } from '../proxy/index.ts';
 import { cpuMicros, serveIfContender, spawnContender, type Contender, type StartedContender } from './contenders.ts';
 
@@ -59,7 +60,7 @@ function startStaticUpstream(): ReturnType<typeof createServer> {
   return createServer((req, res) => {
     const limit = /page\[limit\]=(\d+)/.exec(decodeURIComponent(req.url ?? ''))?.[1] ?? '10';
     const body = bodies.get(limit) ?? bodies.get('10')!;
-    res.writeHead(200, { 'content-type': 'application/vnd.api+json', 'content-length': body.length });
+    res.writeHead(200, { 'content-type': MEDIA_TYPE, 'content-length': body.length });
     res.end(body);
   });
 }

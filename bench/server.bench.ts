@@ -7,11 +7,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
+import { MEDIA_TYPE } from '../contract/index.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer } from '../server/index.ts';
 import { cpuMicros, serveIfContender, spawnContender } from './contenders.ts';
 
 const CONNECTIONS = 16;
-const JSON_API = 'application/vnd.api+json';
 const AUTHORIZATION = `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`;
 
 interface Workload {
@@ -42,7 +42,7 @@ function startStaticServer(canned: Record<string, Canned>): Promise<string> {
     req.resume();
     req.on('end', () => {
       const answer = canned[`${req.method} ${req.url}`] ?? { status: 404, body: '{"errors":[{"status":"404"}]}' };
-      res.writeHead(answer.status, { 'content-type': JSON_API, 'content-length': Buffer.byteLength(answer.body) });
+      res.writeHead(answer.status, { 'content-type': MEDIA_TYPE, 'content-length': Buffer.byteLength(answer.body) });
       res.end(answer.body);
     });
   });
@@ -72,7 +72,7 @@ function load(baseUrl: string, workload: Workload, seconds: number): Promise<Aut
     body: workload.body,
     connections: CONNECTIONS,
     duration: seconds,
-    headers: { authorization: AUTHORIZATION, ...(workload.body ? { 'content-type': JSON_API } : {}) },
+    headers: { authorization: AUTHORIZATION, ...(workload.body ? { 'content-type': MEDIA_TYPE } : {}) },
   });
 }
 
@@ -80,7 +80,7 @@ function load(baseUrl: string, workload: Workload, seconds: number): Promise<Aut
 async function cannedAnswers(baseUrl: string): Promise<Record<string, Canned>> {
   const canned: Record<string, Canned> = {};
   for (const workload of workloads) {
-    const response = await fetch(`${baseUrl}${workload.path}`, { method: workload.method, body: workload.body, headers: { authorization: AUTHORIZATION, 'content-type': JSON_API } });
+    const response = await fetch(`${baseUrl}${workload.path}`, { method: workload.method, body: workload.body, headers: { authorization: AUTHORIZATION, 'content-type': MEDIA_TYPE } });
     canned[`${workload.method} ${new URL(baseUrl).pathname}${workload.path}`] = { status: response.status, body: await response.text() };
   }
   return canned;

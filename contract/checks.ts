@@ -187,7 +187,17 @@ function requestedPage(x: Exchange): PageRequest {
   return { limit: number(page.limit), offset: number(page.offset) };
 }
 
-const PAGE_META = ['total', 'pages', 'page', 'offset', 'limit'];
+const pageMetaMembers = new WeakMap<Contract, string[]>();
+
+/** The members ListMeta requires (total, pages, page, offset, limit), read from the schema once per contract. */
+function requiredMetaMembers(contract: Contract): string[] {
+  let members = pageMetaMembers.get(contract);
+  if (!members) {
+    members = (contract.schemas.ListMeta.required ?? []) as string[];
+    pageMetaMembers.set(contract, members);
+  }
+  return members;
+}
 
 const listPageArithmetic: ExchangeCheck = {
   name: 'listPageArithmetic',
@@ -201,7 +211,7 @@ const listPageArithmetic: ExchangeCheck = {
     const findings: Finding[] = [];
     const fail = (id: string, pointer: string, message: string, expected: unknown, actual: unknown) =>
       findings.push(contract.finding(id, 'response', { pointer, message, expected: String(expected), actual: String(actual) }));
-    if (!meta || !PAGE_META.every((k) => Number.isInteger(meta[k]))) {
+    if (!meta || !requiredMetaMembers(contract).every((k) => Number.isInteger(meta[k]))) {
       if (requested.limit !== undefined && length > requested.limit) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items, more than page[limit]=${requested.limit}`, `≤ ${requested.limit}`, length);
       return findings;
     }

@@ -1,7 +1,7 @@
 // The fault catalogue: each fault breaks one MUST requirement of schemas/requirements.yaml, as
 // data (name, requirement, what changes, how to see it) plus small hooks at the pipeline's named
 // points (types.ts). Where a fault cannot help tripping another check, its description says so.
-import { loadContract, unescapeToken, type Finding, type Scheme } from '../contract/index.ts';
+import { loadContract, MEDIA_TYPE, unescapeToken, type Finding, type Scheme } from '../contract/index.ts';
 import { knownTokens } from './credentials.ts';
 import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES } from './defaults.ts';
 import { isErrorDocument, unauthorizedReply } from './problems.ts';
@@ -44,9 +44,8 @@ export class UnknownFaultError extends Error {
 
 // --- Triggers -------------------------------------------------------------------------------
 
-const JSON_API = 'application/vnd.api+json';
 const SESSION = { Authorization: 'Bearer r:{sessionToken}' };
-const SESSION_JSON_API = { ...SESSION, 'Content-Type': JSON_API };
+const SESSION_JSON_API = { ...SESSION, 'Content-Type': MEDIA_TYPE };
 const LIST = '/notification-groups?filter[type]=portal';
 
 const attributeConfigBody = (data: Record<string, unknown> = {}) =>
