@@ -94,6 +94,8 @@ export interface CaseContext {
   verdictInWorker: boolean;
   /** --read-only: requests that could create records are not sent; the case is skipped with this reason. */
   readOnly?: { skip: (reason: string) => never };
+  /** Ends the case as not run, with the reason (e.g. no forbidden credential configured). */
+  skip: (reason: string) => never;
 }
 
 export const READ_ONLY_REASON = '--read-only: requests that could create records on the target were not sent';
@@ -130,6 +132,11 @@ export class ConformanceCase {
 
   get target(): Target {
     return this.context.target;
+  }
+
+  /** Ends the case here, reported as not run with `reason`. */
+  skip(reason: string): never {
+    return this.context.skip(reason);
   }
 
   /** The requirement the case's own expectations answer to. */

@@ -7,6 +7,7 @@ import { loadContract, type Contract } from '../contract/index.ts';
 import type { Target } from '../targets/target.ts';
 import { ConformanceCase, REQUIREMENT_ANNOTATION, VERDICT_BY_REPORTER } from './case.ts';
 import { openTargetClient, type TargetClient } from './client.ts';
+import { caseTitle, type CaseDefinition } from './cases/suite-case.ts';
 import { scrubber, targetSecrets, type Scrub } from './secrets.ts';
 import { runDescriptionOf, suiteSettings, type FailLevel } from './settings.ts';
 
@@ -32,26 +33,13 @@ export const test = base.extend<{ conformance: ConformanceCase }, { suite: Suite
   ],
   conformance: async ({ suite }, use, testInfo) => {
     const requirements = testInfo.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
-    const readOnly = suite.readOnly ? { skip: (reason: string): never => testInfo.skip(true, reason) as never } : undefined;
-    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: process.env[VERDICT_BY_REPORTER] !== '1', readOnly });
+    const skip = (reason: string): never => testInfo.skip(true, reason) as never;
+    const readOnly = suite.readOnly ? { skip } : undefined;
+    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: process.env[VERDICT_BY_REPORTER] !== '1', readOnly, skip });
     await use(conformance);
     conformance.finish(testInfo);
   },
 });
-
-export interface CaseDefinition {
-  /** What the case sends and expects, e.g. `listNotificationGroups without credentials → 401`. */
-  title: string;
-  /** The requirements the case's own expectations answer to; the first leads its title. */
-  requirements: string[];
-  /** Further requirements the contract checks on its exchanges, which this case is meant to exercise. */
-  covers?: string[];
-}
-
-/** The test title: requirement ids first, so `--grep AUTH-401` selects by requirement. */
-export function caseTitle(definition: CaseDefinition): string {
-  return `${definition.requirements.join(' ')} · ${definition.title}`;
-}
 
 /** One annotation triple per requirement: id, level and section, read from the catalogue. */
 export function caseAnnotations(definition: CaseDefinition): TestDetailsAnnotation[] {
