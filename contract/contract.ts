@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { DEFAULT_LEGACY_HEADER } from './credentials.ts';
 import { inlineRefs } from './resolve.ts';
 import type { Finding, Location, Requirement, SchemaFindingRoute } from './types.ts';
 import type { QueryParameter } from './query.ts';
@@ -84,7 +85,7 @@ export class Contract {
     const components = (this.document.components ?? {}) as Schema;
     this.schemas = (components.schemas ?? {}) as Record<string, Schema>;
     const legacy = ((components.securitySchemes ?? {}) as Record<string, Schema>).LegacySessionAuth;
-    this.legacyHeader = String(legacy?.name ?? 'X-Svc-Session-Token');
+    this.legacyHeader = String(legacy?.name ?? DEFAULT_LEGACY_HEADER);
     this.genericStatuses = new Set(((raw['x-generic-statuses'] as Schema | undefined)?.statuses ?? []) as number[]);
     this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<string, string[]>;
     this.requirements = (parseYaml(requirementsText) as { requirements: Requirement[] }).requirements;
