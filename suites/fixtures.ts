@@ -56,8 +56,8 @@ export function caseAnnotations(definition: CaseDefinition): TestDetailsAnnotati
 }
 
 /**
- * The title and details of a conformance case, for `test(...caseHeader(c), async ({ conformance }) => ...)`:
- * the test is declared in the spec file, so reports point at the case's own line.
+ * The title and details of a conformance case, for `test(...caseHeader(c), ({ conformance }) => c.run(conformance))`:
+ * the test is declared in the spec file of its concern, so reports point at that file.
  */
 export function caseHeader(definition: CaseDefinition): [title: string, details: { annotation: TestDetailsAnnotation[] }] {
   return [caseTitle(definition), { annotation: caseAnnotations(definition) }];
