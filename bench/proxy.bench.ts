@@ -22,7 +22,7 @@ const ROUNDS = 20;
 const SLICE_SECONDS = 0.5;
 const UPSTREAM_CONNECTIONS = 64;
 
-type ContenderKind = 'upstream' | 'http-proxy' | 'undici' | 'validating-core' | 'validating-inline' | 'validating';
+type ContenderKind = 'upstream' | 'upstream-findings' | 'http-proxy' | 'undici' | 'validating-core' | 'validating-inline' | 'validating' | 'validating-findings';
 
 interface Target {
   name: string;
@@ -39,24 +39,35 @@ const targets: Target[] = [
   { name: 'validating inline', kind: 'validating-inline', description: 'the validating proxy with --no-judge-thread: every exchange judged on the forwarding thread' },
   { name: 'http-proxy', kind: 'http-proxy', description: 'plain http-proxy 1.18 pass-through, keep-alive agent (the baseline)' },
   { name: 'validating', kind: 'validating', description: 'the validating proxy, report mode, every exchange validated (the default: large bodies judged on a worker thread)' },
+  { name: 'validating, findings', kind: 'validating-findings', description: 'the same validating proxy in front of an upstream whose every item breaks section 2.2 twice (an undocumented groupId and recipientType value)' },
 ];
 
 // --- The contenders, each run in a child process ----------------------------------------------
 
-/** A valid NotificationGroup list of exactly `size` items (the reference server seeds fewer than 100). */
-function listDocument(size: number): string {
+/**
+ * A NotificationGroup list of exactly `size` items (the reference server seeds fewer than 100):
+ * valid, or with every item breaking section 2.2 twice, as a service shipping values the
+ * contract does not list would (a findings-heavy upstream: two MUST findings per item).
+ */
+function listDocument(size: number, breaking: boolean): string {
   const groupIds = ['AssignmentAdmin', 'Assignments', 'Exams', 'ExamResults', 'ExamAdmin', 'Products', 'SpacedLearning', 'Flags', 'System'];
   const data = Array.from({ length: size }, (_, i) => ({
     id: (0x6553f100c0ffee0000000000n + BigInt(i)).toString(16).padStart(24, '0'),
     type: 'NotificationGroup',
-    attributes: { groupId: groupIds[i % groupIds.length], label: `Group ${i}`, defaultValue: i % 2 === 0, description: `Notifications about topic ${i}`, recipientType: ['portal', 'admin'] },
+    attributes: {
+      groupId: breaking ? 'Billing' : groupIds[i % groupIds.length],
+      label: `Group ${i}`,
+      defaultValue: i % 2 === 0,
+      description: `Notifications about topic ${i}`,
+      recipientType: breaking ? ['portal', 'teacher'] : ['portal', 'admin'],
+    },
     relationships: {},
   }));
   return JSON.stringify({ data, meta: { total: size, pages: 1, page: 1, offset: 0, limit: size } });
 }
 
-function startStaticUpstream(): ReturnType<typeof createServer> {
-  const bodies = new Map(LIST_SIZES.map((size) => [String(size), Buffer.from(listDocument(size))]));
+function startStaticUpstream(breaking: boolean): ReturnType<typeof createServer> {
+  const bodies = new Map(LIST_SIZES.map((size) => [String(size), Buffer.from(listDocument(size, breaking))]));
   return createServer((req, res) => {
     const limit = /page\[limit\]=(\d+)/.exec(decodeURIComponent(req.url ?? ''))?.[1] ?? '10';
     const body = bodies.get(limit) ?? bodies.get('10')!;
@@ -93,12 +104,12 @@ function startUndiciPassThrough(upstream: string): ReturnType<typeof createServe
 
 /** Starts the contender of `kind` in this process; resolves with its URL. */
 async function startContender(kind: ContenderKind, upstream: string): Promise<StartedContender> {
-  if (kind === 'validating' || kind === 'validating-inline' || kind === 'validating-core') {
+  if (kind === 'validating' || kind === 'validating-inline' || kind === 'validating-core' || kind === 'validating-findings') {
     const sample = kind === 'validating-core' ? 0 : 1;
     const proxy = await startValidatingProxy({ upstream: `${upstream}/v3`, sample, judgeThread: kind !== 'validating-inline', violations: null, upstreamConnections: UPSTREAM_CONNECTIONS });
     return { url: proxy.proxyUrl, settled: () => proxy.proxy.settled() };
   }
-  const server = kind === 'upstream' ? startStaticUpstream() : kind === 'http-proxy' ? startHttpProxy(upstream) : startUndiciPassThrough(upstream);
+  const server = kind === 'upstream' || kind === 'upstream-findings' ? startStaticUpstream(kind === 'upstream-findings') : kind === 'http-proxy' ? startHttpProxy(upstream) : startUndiciPassThrough(upstream);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
@@ -175,6 +186,16 @@ function report(measurements: Measurement[]): void {
     const perRound = validating.roundRates.map((rate, round) => (rate / baseline.roundRates[round]).toFixed(2));
     process.stdout.write(`    requests/s ratio in each round: ${perRound.join(' ')}\n`);
   }
+  process.stdout.write('\nFindings-heavy upstream (every item breaks section 2.2 twice) against a conforming one, the same validating proxy, same run:\n');
+  for (const list of LIST_SIZES) {
+    const conforming = measurements.find((m) => m.list === list && m.target.kind === 'validating')!;
+    const breaking = measurements.find((m) => m.list === list && m.target.kind === 'validating-findings')!;
+    const throughput = throughputRatio(breaking, conforming);
+    process.stdout.write(
+      `  ${list} items: ${throughput.toFixed(2)}× requests/s (goal ≥ 0.8×: ${throughput >= 0.8 ? 'met' : 'NOT met'}); ` +
+        `p99 ${breaking.p99.toFixed(2)} ms against ${conforming.p99.toFixed(2)} ms; CPU per exchange ${ratio(breaking.cpuPerExchange!, conforming.cpuPerExchange!)}\n`,
+    );
+  }
 }
 
 /**
@@ -205,9 +226,12 @@ export default async function proxyBench(): Promise<void> {
   const rounds = Math.max(1, Math.min(ROUNDS, Math.round(seconds / SLICE_SECONDS)));
   const slice = seconds / rounds;
   const upstream = await spawnContender(import.meta.url, 'upstream');
+  const breakingUpstream = await spawnContender(import.meta.url, 'upstream-findings');
   const proxies = new Map<ContenderKind, Contender>();
   try {
-    for (const target of targets) if (target.kind !== 'direct') proxies.set(target.kind, await spawnContender(import.meta.url, target.kind, upstream.url));
+    for (const target of targets) {
+      if (target.kind !== 'direct') proxies.set(target.kind, await spawnContender(import.meta.url, target.kind, target.kind === 'validating-findings' ? breakingUpstream.url : upstream.url));
+    }
     process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per target and list in ${rounds} interleaved rounds of ${slice} s (every other round in reverse order), after a ${slice} s warm-up each; a slot ends once the contender has finished the work the load left it (a judging backlog); upstream: a static server in its own process.\n`);
     for (const target of targets) process.stdout.write(`  ${target.name.padEnd(16)} ${target.description}\n`);
     process.stdout.write('\n');
@@ -252,7 +276,7 @@ export default async function proxyBench(): Promise<void> {
     }
     report(measurements);
   } finally {
-    for (const contender of [upstream, ...proxies.values()]) contender.child.kill();
+    for (const contender of [upstream, breakingUpstream, ...proxies.values()]) contender.child.kill();
   }
 }
 

@@ -1,11 +1,13 @@
 // The `proxy` and `report` subcommands, run as an operator would: spawned, read, signalled.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { send, startUpstream, type TestServer } from '../proxy/test-support.ts';
+import { eventually, send, startUpstream, type TestServer } from '../proxy/test-support.ts';
 import { firstLine, spawnCli } from './test-support.ts';
 
+const ROOT_README = fileURLToPath(new URL('../README.md', import.meta.url));
 const banner = /^las-conformance proxy: serving (http:\/\/\S+\/v3) \(upstream \S+\), admin (http:\/\/\S+), mode (report|enforce)$/;
 
 let upstream: TestServer;
@@ -34,6 +36,37 @@ afterAll(async () => {
 });
 
 describe('las-conformance proxy', () => {
+  test('takes every flag from LAS_PROXY_* as well, and the admin token from LAS_ADMIN_TOKEN', async () => {
+    const environment = { ...process.env, LAS_PROXY_UPSTREAM: `${upstream.url}/v3`, LAS_PROXY_PORT: '0', LAS_PROXY_ADMIN_PORT: '0', LAS_PROXY_MODE: 'enforce', LAS_PROXY_VIOLATIONS: join(directory, 'from-env.ndjson'), LAS_ADMIN_TOKEN: 'env-admin-token' };
+    const proxy = spawnCli(['proxy', '--log-level', 'warn'], environment);
+    const match = banner.exec(await firstLine(proxy));
+    expect(match).not.toBeNull();
+    const [, baseUrl, adminUrl, mode] = match!;
+    expect(mode).toBe('enforce');
+    expect((await send(`${baseUrl}/notification-groups?filter[type]=nobody`, { headers: { authorization: 'Bearer r:cli-token' } })).status).toBe(400);
+    expect((await send(`${adminUrl}/metrics`)).status).toBe(401);
+    expect((await send(`${adminUrl}/metrics`, { headers: { authorization: 'Bearer env-admin-token' } })).status).toBe(200);
+    proxy.child.kill('SIGTERM');
+    expect(await proxy.exit).toBe(0);
+  });
+
+  test('SIGHUP reopens the violations file: after a rotation, findings go to a fresh file of the same name', async () => {
+    const violations = join(directory, 'rotated.ndjson');
+    const proxy = spawnCli(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--violations', violations, '--log-level', 'warn']);
+    const [, baseUrl] = banner.exec(await firstLine(proxy))!;
+    const headers = { authorization: 'Bearer r:cli-token' };
+    await send(`${baseUrl}/notification-groups?filter[type]=nobody`, { headers: { ...headers, 'x-request-id': 'before-rotation' } });
+    await eventually('the first finding written', () => (readFileSync(violations, 'utf8').includes('before-rotation') ? true : undefined));
+    renameSync(violations, `${violations}.1`);
+    proxy.child.kill('SIGHUP');
+    await eventually('a fresh file', () => (existsSync(violations) ? true : undefined));
+    await send(`${baseUrl}/notification-groups?filter[type]=portal&page[limit]=0&page[offset]=0`, { headers: { ...headers, 'x-request-id': 'after-rotation' } });
+    await eventually('the next finding in the fresh file', () => (readFileSync(violations, 'utf8').includes('after-rotation') ? true : undefined));
+    expect(readFileSync(`${violations}.1`, 'utf8')).not.toContain('after-rotation');
+    proxy.child.kill('SIGTERM');
+    expect(await proxy.exit).toBe(0);
+  });
+
   test('prints the addresses first, logs violations to the file, drains and exits 0 on SIGTERM', async () => {
     const violations = join(directory, 'violations.ndjson');
     const proxy = spawnCli(['proxy', '--upstream', `${upstream.url}/v3`, '--port', '0', '--admin-port', '0', '--violations', violations, '--log-level', 'warn', '--forwarded-headers']);
@@ -100,14 +133,39 @@ test('exits 2 when its port is taken', async () => {
 describe('las-conformance report', () => {
   const record = { time: '2026-01-01T10:00:00.000Z', requestId: 'r1', method: 'GET', path: '/v3/notification-groups', operationId: 'listNotificationGroups', direction: 'request', status: 400, pointer: 'filter[type]', message: 'filter[type] is required' };
 
-  test('prints Markdown and exits 1 when the log holds a MUST finding', async () => {
+  test('prints Markdown and exits 1 when the service broke the contract at MUST', async () => {
     const file = join(directory, 'must.ndjson');
-    writeFileSync(file, `${JSON.stringify({ ...record, rule: 'NG-FILTER-REQUIRED', level: 'MUST' })}\nnot json\n`);
+    writeFileSync(file, `${JSON.stringify({ ...record, direction: 'exchange', rule: 'NG-FILTER-REQUIRED', level: 'MUST' })}\nnot json\n`);
     const report = spawnCli(['report', file]);
     expect(await report.exit).toBe(1);
     expect(report.stdout()).toContain('| MUST | NG-FILTER-REQUIRED | 4.1 | 1 |');
     expect(report.stdout()).toContain('1 malformed line skipped (line 2).');
   });
+
+  test("merges several logs; a client's MUST findings fail the report only with --include-client", async () => {
+    const first = join(directory, 'replica-1.ndjson');
+    const second = join(directory, 'replica-2.ndjson');
+    writeFileSync(first, `${JSON.stringify({ ...record, rule: 'NG-FILTER-REQUIRED', level: 'MUST' })}\n`);
+    writeFileSync(second, `${JSON.stringify({ ...record, requestId: 'r2', rule: 'NG-FILTER-REQUIRED', level: 'MUST', repeated: 4 })}\n`);
+    const report = spawnCli(['report', first, second]);
+    expect(await report.exit).toBe(0);
+    expect(report.stdout()).toContain('6 findings in 2 exchanges');
+    expect(report.stdout()).toContain('Client: MUST 6 · SHOULD 0 · INFO 0.');
+    expect(await spawnCli(['report', first, second, '--include-client']).exit).toBe(1);
+  });
+
+  const notLogs = [
+    { name: 'a file that is not a violations log', file: () => join(ROOT_README), says: /is not a violations log: line 1 is not a finding the proxy writes\n$/ },
+    { name: 'a directory', file: () => directory, says: /is a directory, not a violations log\n$/ },
+  ];
+  for (const c of notLogs) {
+    test(`exits 2 on ${c.name}, with one line naming it`, async () => {
+      const report = spawnCli(['report', c.file()]);
+      expect(await report.exit).toBe(2);
+      expect(report.stderr()).toMatch(new RegExp(`^las-conformance: ${c.file().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ${c.says.source}`));
+      expect(report.stderr().split('\n').length).toBe(2);
+    });
+  }
 
   test('writes HTML with --html and exits 0 without MUST findings', async () => {
     const file = join(directory, 'should.ndjson');
@@ -122,16 +180,5 @@ describe('las-conformance report', () => {
     const report = spawnCli(['report', join(directory, 'missing.ndjson')]);
     expect(await report.exit).toBe(2);
     expect(report.stderr()).toMatch(/^las-conformance: cannot read .*missing\.ndjson: ENOENT\n$/);
-  });
-
-  test('exits 2 with one line on a file that is not a violations log, and on a directory', async () => {
-    const file = join(directory, 'notes.md');
-    writeFileSync(file, '# Notes\n\nnot a finding\n');
-    const notALog = spawnCli(['report', file]);
-    expect(await notALog.exit).toBe(2);
-    expect(notALog.stderr()).toMatch(/^las-conformance: .*notes\.md is not a violations log: none of its 2 non-empty lines is a finding the proxy writes\n$/);
-    const folder = spawnCli(['report', directory]);
-    expect(await folder.exit).toBe(2);
-    expect(folder.stderr()).toMatch(/^las-conformance: .* is a directory, not a violations log/);
   });
 });

@@ -8,7 +8,10 @@ interface ProxyFlags {
   upstream: URL;
   host: string;
   port: number;
+  adminHost: string;
   adminPort: number;
+  adminTokenFile?: string;
+  repeatInterval: number;
   mode: ProxyMode;
   violations: string;
   maxBody: number;
@@ -39,33 +42,57 @@ function fraction(value: string): number {
   return number;
 }
 
+/** An option also read from `LAS_PROXY_<FLAG NAME>`: a flag given wins over the environment, which wins over the default. */
+function proxyOption(flags: string, description: string): Option {
+  const name = /--([a-z-]+)/.exec(flags)![1];
+  return new Option(flags, description).env(`LAS_PROXY_${name.replace(/-/g, '_').toUpperCase()}`);
+}
+
 export function registerProxyCommand(program: Command): void {
   program
     .command('proxy')
-    .description('run the validating reverse proxy: forward traffic to --upstream and log every exchange that breaks the contract')
-    .requiredOption('--upstream <url>', 'base URL of the service, e.g. https://staging.example.com/v3', parseUrl)
-    .option('--host <host>', 'address the proxy and admin servers listen on', '127.0.0.1')
-    .option('--port <port>', 'proxy port (0 = any free port)', wholeNumber(0, 65535), 8080)
-    .option('--admin-port <port>', 'admin port: /healthz, /readyz, /metrics, dashboard at / (0 = any free port)', wholeNumber(0, 65535), 9090)
-    .addOption(new Option('--mode <mode>', 'report: relay everything and log; enforce: refuse what breaks the contract').choices(['report', 'enforce']).default(PROXY_DEFAULTS.mode))
-    .option('--violations <file>', 'NDJSON violations log (appended), - for stdout; INFO observations are logged once per rule, operation and direction, metrics count all', '-')
-    .option('--max-body <bytes>', 'largest body buffered for validation; larger ones pass unvalidated', wholeNumber(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
-    .option('--upstream-timeout <ms>', 'how long the upstream may take to answer, or between body chunks', wholeNumber(1, 2 ** 31 - 1), PROXY_DEFAULTS.upstreamTimeout)
-    .option('--upstream-ca <file>', 'PEM certificates to trust for an https upstream, in place of the default authorities')
-    .option('--sample <rate>', 'fraction of exchanges validated in report mode', fraction, PROXY_DEFAULTS.sample)
-    .option('--log-values', 'include body values in finding messages (off: values are described by type only)')
-    .option('--violations-header', 'add a Las-Violations header listing the rule ids known before the response starts')
-    .option('--forwarded-headers', 'add X-Forwarded-For (the client address, appended), X-Forwarded-Proto and X-Forwarded-Host to forwarded requests')
-    .option('--no-judge-thread', 'judge every exchange on the forwarding thread (by default, report mode judges exchanges with bodies of 8 KiB or more on a worker thread)')
-    .addOption(new Option('--log-level <level>', 'level of the JSON log on stderr').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
+    .description('run the validating reverse proxy: forward traffic to --upstream and log every exchange that breaks the contract; every flag can also be set as LAS_PROXY_<FLAG> (e.g. LAS_PROXY_MAX_BODY)')
+    .addOption(proxyOption('--upstream <url>', 'base URL of the service, e.g. https://staging.example.com/v3').argParser(parseUrl).makeOptionMandatory())
+    .addOption(proxyOption('--host <host>', 'address the proxy listens on').default('127.0.0.1'))
+    .addOption(proxyOption('--port <port>', 'proxy port (0 = any free port)').argParser(wholeNumber(0, 65535)).default(8080))
+    .addOption(proxyOption('--admin-host <host>', 'address the admin server listens on, whatever --host is').default('127.0.0.1'))
+    .addOption(proxyOption('--admin-port <port>', 'admin port: /healthz, /readyz, /metrics, the dashboard on / (0 = any free port)').argParser(wholeNumber(0, 65535)).default(9090))
+    .addOption(proxyOption('--admin-token-file <file>', 'file holding a bearer token the admin endpoints ask for (all but /healthz and /readyz); LAS_ADMIN_TOKEN gives the token itself'))
+    .addOption(proxyOption('--mode <mode>', 'report: relay everything and log; enforce: refuse what breaks the contract or cannot be judged').choices(['report', 'enforce']).default(PROXY_DEFAULTS.mode))
+    .addOption(proxyOption('--violations <file>', 'NDJSON violations log (appended; SIGHUP reopens it), - for stdout; INFO observations are logged once per rule, operation and direction, metrics count all').default('-'))
+    .addOption(proxyOption('--repeat-interval <ms>', 'each kind of finding is written once per interval, then counted in one line at its end; 0 writes every finding').argParser(wholeNumber(0, 2 ** 31 - 1)).default(10_000))
+    .addOption(proxyOption('--max-body <bytes>', 'largest body buffered for validation; larger ones pass unvalidated (enforce mode: refused with 413)').argParser(wholeNumber(0, 2 ** 31 - 1)).default(PROXY_DEFAULTS.maxBody))
+    .addOption(proxyOption('--upstream-timeout <ms>', 'how long the upstream may take to answer, or between body chunks').argParser(wholeNumber(1, 2 ** 31 - 1)).default(PROXY_DEFAULTS.upstreamTimeout))
+    .addOption(proxyOption('--upstream-ca <file>', 'PEM certificates to trust for an https upstream, in place of the default authorities'))
+    .addOption(proxyOption('--sample <rate>', 'fraction of exchanges validated in report mode').argParser(fraction).default(PROXY_DEFAULTS.sample))
+    .addOption(proxyOption('--log-values', 'include body values in finding messages (off: values are described by type only)'))
+    .addOption(proxyOption('--violations-header', 'add a Las-Violations header listing the rule ids known before the response starts'))
+    .addOption(proxyOption('--forwarded-headers', 'add X-Forwarded-For (the client address, appended), X-Forwarded-Proto and X-Forwarded-Host to forwarded requests'))
+    .addOption(proxyOption('--no-judge-thread', 'judge every exchange on the forwarding thread (by default, report mode judges exchanges with bodies of 8 KiB or more on a worker thread)'))
+    .addOption(proxyOption('--log-level <level>', 'level of the JSON log on stderr').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
     .action(async (flags: ProxyFlags) => runProxy(flags));
+}
+
+/** The admin token: LAS_ADMIN_TOKEN, or the first line of --admin-token-file; none when neither is given. */
+function adminToken(file: string | undefined): string | undefined {
+  const fromEnvironment = process.env.LAS_ADMIN_TOKEN;
+  if (file === undefined) return fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment;
+  let token: string;
+  try {
+    token = readFileSync(file, 'utf8').split(/\r?\n/, 1)[0].trim();
+  } catch (error) {
+    throw new Error(`cannot read --admin-token-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (token === '') throw new Error(`--admin-token-file ${file} holds no token on its first line`);
+  return token;
 }
 
 async function runProxy(flags: ProxyFlags): Promise<void> {
   if (flags.mode === 'enforce' && flags.sample < 1) throw new Error('--sample applies to report mode only: enforce mode judges every exchange');
   const upstreamCa = flags.upstreamCa === undefined ? undefined : readCertificates(flags.upstreamCa, flags.upstream);
+  const token = adminToken(flags.adminTokenFile);
   const violationsToStdout = flags.violations === '-';
-  const violationsFile = violationsToStdout ? null : await openAppend(flags.violations);
+  let violationsFile = violationsToStdout ? null : await openAppend(flags.violations);
   const logger = createProxyLogger(process.stderr, flags.logLevel);
   const proxy = createValidatingProxy({
     upstream: flags.upstream.href,
@@ -79,26 +106,44 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     forwardedHeaders: flags.forwardedHeaders === true,
     judgeThread: flags.judgeThread,
     violations: violationsFile ?? process.stdout,
+    adminToken: token,
+    repeatInterval: flags.repeatInterval,
     logger,
   });
   let addresses;
   try {
-    addresses = await proxy.listen({ port: flags.port, adminPort: flags.adminPort, host: flags.host });
+    addresses = await proxy.listen({ port: flags.port, adminPort: flags.adminPort, host: flags.host, adminHost: flags.adminHost });
   } catch (error) {
     await proxy.close();
     violationsFile?.end();
     throw new Error(`cannot listen on ${flags.host}: ${(error as Error).message}`);
   }
+  // logrotate moves the file and sends SIGHUP: findings go to a fresh file of the same name from then on.
+  const reopen = async () => {
+    if (violationsFile === null) return;
+    try {
+      const fresh = await openAppend(flags.violations);
+      const old = proxy.replaceViolations(fresh);
+      violationsFile = fresh;
+      old?.end();
+      logger.info({ violations: flags.violations }, 'violations log reopened');
+    } catch (error) {
+      logger.error({ error: (error as Error).message }, 'reopening the violations log failed: still writing to the old one');
+    }
+  };
   const stop = async () => {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
+    process.off('SIGHUP', reopen);
     await proxy.close();
-    if (violationsFile) await new Promise<void>((resolve) => violationsFile.end(resolve));
+    const file = violationsFile;
+    if (file) await new Promise<void>((resolve) => file.end(resolve));
     process.exitCode = 0;
   };
   // Ready for signals before the addresses are printed: a script may stop the proxy as soon as it reads them.
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  process.on('SIGHUP', reopen);
   // The first line names both addresses; it goes to stderr when stdout carries the violations.
   const banner = `las-conformance proxy: serving ${addresses.baseUrl} (upstream ${upstreamDisplay(flags.upstream)}), admin ${addresses.adminUrl}, mode ${flags.mode}\n`;
   (violationsToStdout ? process.stderr : process.stdout).write(banner);

@@ -1,20 +1,25 @@
-// `las-conformance report FILE.ndjson`: a violations log summarized, as Markdown on stdout or
-// as an HTML file. Exit status 1 when the log holds a MUST finding, as for any failed check.
+// `las-conformance report FILE.ndjson...`: one or several violations logs (one per proxy
+// replica) merged and summarized, as Markdown on stdout or as an HTML file. Exit status 1 when
+// the service broke the contract at MUST (response and exchange findings); with
+// --include-client, a client's MUST findings (request findings) count too. A file that is not a
+// violations log (a directory, or a first line that is not a finding the proxy writes) is a
+// usage error: exit 2, one line naming the file.
 import { EXIT_FAILED } from './exit-codes.ts';
 import { createReadStream, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
-import { renderViolationsHtml, renderViolationsMarkdown, ViolationsSummarizer, type ViolationsSummary } from '../reports/violations-summary.ts';
+import { parseRecord, renderViolationsHtml, renderViolationsMarkdown, ViolationsSummarizer, type ViolationsSummary } from '../reports/violations-summary.ts';
 
 export function registerReportCommand(program: Command): void {
   program
     .command('report')
-    .description('summarize a violations log (NDJSON from the proxy) by rule, operation and direction')
-    .argument('<file>', 'violations log, one JSON finding per line')
+    .description('summarize violations logs (NDJSON from the proxy, one per replica) by rule, party, operation and direction')
+    .argument('<files...>', 'violations logs, one JSON finding per line; several are merged')
     .option('--html <file>', 'write an HTML report to this file instead of Markdown on stdout')
-    .action(async (file: string, flags: { html?: string }) => {
-      const summary = await summarizeFile(file);
+    .option('--include-client', "exit 1 on the client's MUST findings (request) as well as the service's (response, exchange)")
+    .action(async (files: string[], flags: { html?: string; includeClient?: boolean }) => {
+      const summary = await summarizeFiles(files);
       if (flags.html) {
         try {
           writeFileSync(flags.html, renderViolationsHtml(summary));
@@ -25,30 +30,46 @@ export function registerReportCommand(program: Command): void {
       } else {
         process.stdout.write(renderViolationsMarkdown(summary));
       }
-      if (summary.byLevel.MUST > 0) process.exitCode = EXIT_FAILED;
+      const failing = summary.byParty.service.MUST + (flags.includeClient ? summary.byParty.client.MUST : 0);
+      if (failing > 0) process.exitCode = EXIT_FAILED;
     });
 }
 
-async function summarizeFile(file: string): Promise<ViolationsSummary> {
-  if (isDirectory(file)) throw new Error(`${file} is a directory, not a violations log (the proxy's --violations file, one JSON finding per line)`);
-  const summarizer = new ViolationsSummarizer(loadContract(), file);
+async function summarizeFiles(files: string[]): Promise<ViolationsSummary> {
+  const summarizer = new ViolationsSummarizer(loadContract(), files.join(', '));
+  for (const file of files) {
+    if (files.length > 1) summarizer.startFile(file);
+    await summarizeFile(summarizer, file);
+  }
+  return summarizer.summary();
+}
+
+async function summarizeFile(summarizer: ViolationsSummarizer, file: string): Promise<void> {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(file).isDirectory();
+  } catch (error) {
+    throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (isDirectory) throw new Error(`${file} is a directory, not a violations log`);
   const input = createReadStream(file, { encoding: 'utf8' });
-  const opened = new Promise<void>((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     input.once('ready', () => resolve());
     input.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`cannot read ${file}: ${error.code ?? error.message}`)));
   });
-  await opened;
-  for await (const line of createInterface({ input, crlfDelay: Infinity })) summarizer.add(line);
-  const summary = summarizer.summary();
-  // A log with some damaged lines is still a log; a file none of whose lines is a finding is not one.
-  if (summary.findings === 0 && summary.malformed.count > 0) throw new Error(`${file} is not a violations log: none of its ${summary.malformed.count} non-empty lines is a finding the proxy writes`);
-  return summary;
-}
-
-function isDirectory(file: string): boolean {
-  try {
-    return statSync(file).isDirectory();
-  } catch {
-    return false;
+  let lineNumber = 0;
+  let checked = false;
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+    lineNumber += 1;
+    // The first line with content says whether this is a violations log at all; later malformed
+    // lines (a line cut by a crash, say) are counted and skipped.
+    if (!checked && line.trim() !== '') {
+      checked = true;
+      if (parseRecord(line) === null) {
+        input.destroy();
+        throw new Error(`${file} is not a violations log: line ${lineNumber} is not a finding the proxy writes`);
+      }
+    }
+    summarizer.add(line);
   }
 }

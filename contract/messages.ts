@@ -3,6 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { escapeToken, unescapeToken } from './resolve.ts';
 import { parameterName } from './query.ts';
+import { SCHEMA_ERRORS_DESCRIBED, SCHEMA_ERRORS_WORDED } from './bounds.ts';
 
 export interface SchemaProblem {
   keyword: string;
@@ -17,8 +18,14 @@ type Schema = Record<string, unknown>;
 export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, includeValues: boolean): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   const seen = new Set<string>();
-  for (const error of withoutSameMemberEchoes(withoutBranchNoise(errors))) {
-    const problem = describeError(error, inQuery, includeValues);
+  // A huge array of wrong items yields as many errors: the first ones say what is wrong, the
+  // next are only located (a sentence each costs more than finding them; reports list a
+  // bounded number of findings, contract/bounds.ts), the rest are not read.
+  const read = errors.length > SCHEMA_ERRORS_DESCRIBED ? errors.slice(0, SCHEMA_ERRORS_DESCRIBED) : errors;
+  const kept = withoutSameMemberEchoes(withoutBranchNoise(read));
+  for (let index = 0; index < kept.length; index += 1) {
+    const error = kept[index];
+    const problem = index < SCHEMA_ERRORS_WORDED || inQuery ? describeError(error, inQuery, includeValues) : locatedOnly(error);
     const key = `${problem.pointer}\u0000${problem.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -73,6 +80,12 @@ function withoutSameMemberEchoes(errors: ErrorObject[]): ErrorObject[] {
     if (combinators.has(e.keyword)) return !withType.has(e.instancePath);
     return true;
   });
+}
+
+/** A body error past the worded ones: where and which keyword, in a sentence that costs nothing to build. */
+function locatedOnly(error: ErrorObject): SchemaProblem {
+  const pointer = error.keyword === 'required' ? `${error.instancePath}/${escapeToken(String((error.params as { missingProperty: string }).missingProperty))}` : error.instancePath;
+  return { keyword: error.keyword, pointer, message: `${pointer || 'the document'} breaks the schema (${error.keyword})`, expected: `valid (${error.keyword})` };
 }
 
 function describeError(error: ErrorObject, inQuery: boolean, includeValues: boolean): SchemaProblem {

@@ -94,6 +94,11 @@ export function parsedBody(message: HttpRequest | HttpResponse): JsonParse {
   return parsed;
 }
 
+/** Appends in a loop: spreading a list of findings into push() overflows the stack past ~100,000. */
+function append(findings: Finding[], more: readonly Finding[]): void {
+  for (const finding of more) findings.push(finding);
+}
+
 export function validateRequest(contract: Contract, operation: Operation, request: HttpRequest, options: ValidateOptions = {}): Finding[] {
   const includeValues = options.includeValues ?? true;
   const findings: Finding[] = [...credentialFindings(contract, request)];
@@ -102,10 +107,10 @@ export function validateRequest(contract: Contract, operation: Operation, reques
     const validate = contract.validator(querySchema(operation));
     if (!validate(query)) {
       const problems = problemsFromErrors(validate.errors ?? [], true, includeValues);
-      findings.push(...routeProblems(contract, operation.operationId, 'request', undefined, problems));
+      append(findings, routeProblems(contract, operation.operationId, 'request', undefined, problems));
     }
   }
-  if (operation.requestBody) findings.push(...requestBodyFindings(contract, operation.operationId, operation.requestBody, request, includeValues, options.bodyOmitted === true));
+  if (operation.requestBody) append(findings, requestBodyFindings(contract, operation.operationId, operation.requestBody, request, includeValues, options.bodyOmitted === true));
   return findings;
 }
 
@@ -127,8 +132,8 @@ function credentialFindings(contract: Contract, request: HttpRequest): Finding[]
 
 function requestBodyFindings(contract: Contract, operationId: string, schema: Schema, request: HttpRequest, includeValues: boolean, bodyOmitted: boolean): Finding[] {
   const findings: Finding[] = [];
-  if ((request.bodyText ?? '') !== '' || bodyOmitted) findings.push(...mediaTypeFindings(contract, 'request', request.headers));
-  if (!bodyOmitted) findings.push(...documentFindings(contract, operationId, 'request', undefined, schema, request, includeValues));
+  if ((request.bodyText ?? '') !== '' || bodyOmitted) append(findings, mediaTypeFindings(contract, 'request', request.headers));
+  if (!bodyOmitted) append(findings, documentFindings(contract, operationId, 'request', undefined, schema, request, includeValues));
   return findings;
 }
 
@@ -147,8 +152,15 @@ function documentFindings(contract: Contract, operationId: string, location: 're
 }
 
 function routeProblems(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, problems: SchemaProblem[]): Finding[] {
+  // Items of one array break the same rule: route each shape once (array indices folded; no route names an index).
+  const routed = new Map<string, ReturnType<Contract['requirementFor']>>();
   return problems.map((problem) => {
-    const requirement = contract.requirementFor({ operation: operationId, location, status, keyword: problem.keyword, pointer: problem.pointer });
+    const shape = `${problem.keyword} ${problem.pointer.replace(/\/\d+(?=\/|$)/g, '/0')}`;
+    let requirement = routed.get(shape);
+    if (!requirement) {
+      requirement = contract.requirementFor({ operation: operationId, location, status, keyword: problem.keyword, pointer: problem.pointer });
+      routed.set(shape, requirement);
+    }
     return { requirement: requirement.id, level: requirement.level, location, pointer: problem.pointer, message: problem.message, expected: problem.expected, actual: problem.actual };
   });
 }
@@ -157,12 +169,12 @@ export function validateResponse(contract: Contract, operation: Operation, respo
   const includeValues = options.includeValues ?? true;
   // Whether the status is one the operation lists is an exchange check (checks.ts).
   const findings: Finding[] = [];
-  findings.push(...responseMediaTypeFindings(contract, response, options.bodyOmitted === true));
+  append(findings, responseMediaTypeFindings(contract, response, options.bodyOmitted === true));
   const schema = operation.responseBodies.get(response.status);
   if (schema && !options.bodyOmitted) {
     const bodyFindings = documentFindings(contract, operation.operationId, 'response', response.status, schema, response, includeValues);
-    findings.push(...bodyFindings);
-    if (bodyFindings.length === 0 && response.status < 300) findings.push(...objectIdFindings(contract, response, includeValues));
+    append(findings, bodyFindings);
+    if (bodyFindings.length === 0 && response.status < 300) append(findings, objectIdFindings(contract, response, includeValues));
   }
   return findings;
 }

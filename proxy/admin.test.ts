@@ -35,12 +35,12 @@ describe('admin endpoints', () => {
     });
   }
 
-  test('metrics count exchanges by operation and status, findings by rule, direction and level, and skipped bodies', async () => {
+  test('metrics count exchanges by operation and status, findings by rule, direction, party and level, and skipped bodies', async () => {
     await proxy.proxy.settled();
     const text = (await send(`${proxy.adminUrl}/metrics`)).body.toString();
     expect(text).toMatch(/las_proxy_exchanges_total\{operation="listNotificationGroups",status="200"\} 2/);
-    expect(text).toMatch(/las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="request",level="MUST"\} 1/);
-    expect(text).toMatch(/las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="exchange",level="MUST"\} 1/);
+    expect(text).toMatch(/las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="request",party="client",level="MUST"\} 1/);
+    expect(text).toMatch(/las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="exchange",party="service",level="MUST"\} 1/);
     expect(text).toMatch(/las_proxy_bodies_not_validated_total\{direction="response"\} 2/);
     expect(text).toMatch(/las_proxy_validation_duration_seconds_count 2/);
     expect(text).toMatch(/# TYPE las_proxy_upstream_errors_total counter/);

@@ -1,8 +1,9 @@
 // The admin port: liveness, readiness (the upstream answers a TCP connect), Prometheus
 // metrics, and the dashboard with its event stream. Nothing here ever sees a credential.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
 import { connect } from 'node:net';
-import { DASHBOARD_HTML, type DashboardFeed } from './dashboard.ts';
+import { DASHBOARD_HTML, EVENT_CLIENTS_MAX, type DashboardFeed } from './dashboard.ts';
 import type { ProxyMetrics } from './metrics.ts';
 
 const READINESS_TIMEOUT_MS = 1000;
@@ -13,6 +14,10 @@ export interface AdminContext {
   upstream: URL;
   /** False once the proxy is shutting down: it is alive but no longer ready. */
   accepting: () => boolean;
+  /** Why the proxy is not ready although the upstream answers (a failing violations log), or null. */
+  trouble?: () => string | null;
+  /** When set, every endpoint but /healthz and /readyz asks for `Authorization: Bearer <token>` (or `?token=` from a browser). */
+  token?: string;
 }
 
 type AdminRoute = (context: AdminContext, req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -22,24 +27,45 @@ const adminRoutes: Record<string, AdminRoute> = {
   '/healthz': (_context, _req, res) => sendJson(res, 200, { status: 'ok' }),
   '/readyz': async (context, _req, res) => {
     if (!context.accepting()) return sendJson(res, 503, { status: 'closing' });
+    const trouble = context.trouble?.() ?? null;
+    if (trouble !== null) return sendJson(res, 503, { status: trouble });
     const reachable = await upstreamReachable(context.upstream);
     sendJson(res, reachable ? 200 : 503, { status: reachable ? 'ready' : 'upstream unreachable', upstream: context.upstream.host });
   },
   '/metrics': async (context, _req, res) => send(res, 200, context.metrics.registry.contentType, await context.metrics.registry.metrics()),
   '/summary.json': (context, _req, res) => sendJson(res, 200, context.feed.snapshot()),
-  '/events': (context, _req, res) => context.feed.subscribe(res),
+  '/events': (context, _req, res) => {
+    if (!context.feed.subscribe(res)) sendJson(res, 503, { status: `too many event clients (at most ${EVENT_CLIENTS_MAX})` });
+  },
 };
+
+/** Probes a load balancer calls without credentials. */
+const OPEN_PATHS = new Set(['/healthz', '/readyz']);
 
 export function createAdminServer(context: AdminContext): Server {
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const handler = req.method === 'GET' || req.method === 'HEAD' ? adminRoutes[path] : undefined;
+    if (context.token !== undefined && !OPEN_PATHS.has(path) && !authorized(req, context.token)) {
+      res.setHeader('www-authenticate', 'Bearer realm="las-proxy-admin"');
+      return sendJson(res, 401, { status: 'unauthorized' });
+    }
     if (!handler) return sendJson(res, 404, { status: 'not found', paths: Object.keys(adminRoutes) });
     Promise.resolve(handler(context, req, res)).catch(() => {
       if (!res.headersSent) sendJson(res, 500, { status: 'error' });
       else res.destroy();
     });
   });
+}
+
+/** The admin token, from the Authorization header or (for the dashboard in a browser) the `token` query parameter; compared in constant time. */
+function authorized(req: IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization;
+  const given = header?.startsWith('Bearer ') ? header.slice(7) : new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('token');
+  if (!given) return false;
+  const expected = Buffer.from(token);
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 /** Readiness: a TCP connection to the upstream opens within a second. */

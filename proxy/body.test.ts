@@ -18,12 +18,12 @@ describe('decodeBody', () => {
   for (const c of cases) test(`undoes ${c.coding ?? 'no coding'}`, () => expect(decodeBody(c.raw, c.coding, 1024)).toEqual({ ok: true, text }));
 
   test('stops at the limit once decoded', () => {
-    expect(decodeBody(gzipSync('x'.repeat(10_000)), 'gzip', 1024)).toEqual({ ok: false, reason: 'body larger than 1024 bytes once decoded' });
+    expect(decodeBody(gzipSync('x'.repeat(10_000)), 'gzip', 1024)).toEqual({ ok: false, reason: 'body larger than 1024 bytes once decoded', cause: 'size' });
   });
 
   test('names a coding it cannot undo, and a body that is not what it claims', () => {
-    expect(decodeBody(Buffer.from(text), 'zstd', 1024)).toEqual({ ok: false, reason: 'content coding zstd is not one the proxy decodes' });
-    expect(decodeBody(Buffer.from(text), 'gzip', 1024)).toEqual({ ok: false, reason: 'the gzip body could not be decoded' });
+    expect(decodeBody(Buffer.from(text), 'zstd', 1024)).toEqual({ ok: false, reason: 'content coding zstd is not one the proxy decodes', cause: 'coding' });
+    expect(decodeBody(Buffer.from(text), 'gzip', 1024)).toEqual({ ok: false, reason: 'the gzip body could not be decoded', cause: 'coding' });
   });
 });
 

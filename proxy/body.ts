@@ -28,7 +28,10 @@ export class BodyTap {
   }
 }
 
-export type DecodedBody = { ok: true; text: string } | { ok: false; reason: string };
+/** Why a body was not validated: too large (raw or decoded), or in a coding the proxy cannot undo. */
+export type OmissionCause = 'size' | 'coding';
+
+export type DecodedBody = { ok: true; text: string } | { ok: false; reason: string; cause: OmissionCause };
 
 type Decoder = (input: Buffer, maxOutputLength: number) => Buffer;
 
@@ -58,12 +61,12 @@ export function decodeBody(raw: Buffer, contentEncoding: string | undefined, lim
   let bytes = raw;
   for (const coding of codings.reverse()) {
     const decoder = CONTENT_DECODERS[coding];
-    if (!decoder) return { ok: false, reason: `content coding ${coding} is not one the proxy decodes` };
+    if (!decoder) return { ok: false, reason: `content coding ${coding.slice(0, 40)} is not one the proxy decodes`, cause: 'coding' };
     try {
       bytes = decoder(bytes, limit);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { ok: false, reason: `body larger than ${limit} bytes once decoded` };
-      return { ok: false, reason: `the ${coding} body could not be decoded` };
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { ok: false, reason: `body larger than ${limit} bytes once decoded`, cause: 'size' };
+      return { ok: false, reason: `the ${coding} body could not be decoded`, cause: 'coding' };
     }
   }
   return { ok: true, text: bytes.toString('utf8') };

@@ -78,7 +78,8 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => responders.get(String(req.headers['x-case']))!(req, res, Buffer.concat(chunks)));
   });
-  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: MAX_BODY, violations });
+  // Every finding written (no folding of repeats): each case reads what its own exchange found.
+  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: MAX_BODY, violations, repeatInterval: 0 });
 });
 
 afterAll(async () => {
@@ -123,7 +124,7 @@ describe('the validation tap', () => {
     const name = 'tap too large';
     responders.set(name, fixed(200, { 'Content-Type': MEDIA_TYPE }, largeJson));
     const log = new Recorder();
-    const fresh = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: MAX_BODY, violations: log });
+    const fresh = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: MAX_BODY, violations: log, repeatInterval: 0 });
     try {
       await send(`${fresh.baseUrl}/notification-groups?filter[type]=portal`, { headers: { 'x-case': name, 'x-request-id': 'tap-large', authorization: 'Bearer r:abc' } });
       await fresh.proxy.settled();
@@ -194,7 +195,7 @@ describe('an upstream with a path prefix', () => {
       res.end(badListDocument);
     });
     const log = new Recorder();
-    const prefixedProxy = await startValidatingProxy({ upstream: `${prefixed.url}/api/v3/`, violations: log });
+    const prefixedProxy = await startValidatingProxy({ upstream: `${prefixed.url}/api/v3/`, violations: log, repeatInterval: 0 });
     try {
       await send(`${prefixedProxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:abc' } });
       expect(paths).toEqual(['/api/v3/notification-groups?filter[type]=portal']);

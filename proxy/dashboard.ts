@@ -2,13 +2,17 @@
 // findings, pushed to every open page as server-sent events (at most a few times a second).
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import type { Contract, Level, Location } from '../contract/index.ts';
-import type { ViolationRecord } from './violations.ts';
+import { occurrences, type Contract, type Finding, type Level, type Location } from '../contract/index.ts';
+import { partyOf, type Party, type ViolationRecord } from './violations.ts';
 
 export const DASHBOARD_HTML = readFileSync(new URL('./dashboard.html', import.meta.url), 'utf8');
 
 const LATEST_KEPT = 50;
 const PUSH_INTERVAL_MS = 250;
+/** Event clients served at once; past it, /events answers 503. */
+export const EVENT_CLIENTS_MAX = 16;
+/** Bytes a client may leave unread; past it, it is dropped (a paused page must not grow memory). */
+export const EVENT_CLIENT_BUFFER_MAX = 1024 * 1024;
 
 export interface RuleCount {
   rule: string;
@@ -30,6 +34,8 @@ export interface DashboardSnapshot {
   startedAt: string;
   exchanges: number;
   findingsByLevel: Record<Level, number>;
+  /** Findings by who broke the contract: the client (request) or the service (response, exchange). */
+  findingsByParty: Record<Party, Record<Level, number>>;
   rules: RuleCount[];
   operations: OperationCount[];
   latest: ViolationRecord[];
@@ -39,6 +45,7 @@ export class DashboardFeed {
   private readonly startedAt = new Date().toISOString();
   private exchanges = 0;
   private readonly findingsByLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
+  private readonly findingsByParty: Record<Party, Record<Level, number>> = { service: { MUST: 0, SHOULD: 0, INFO: 0 }, client: { MUST: 0, SHOULD: 0, INFO: 0 } };
   private readonly rules = new Map<string, RuleCount>();
   private readonly operations = new Map<string, OperationCount>();
   private latest: ViolationRecord[] = [];
@@ -53,16 +60,18 @@ export class DashboardFeed {
     this.schedulePush();
   }
 
-  /** Counts every record; lists only `shown` among the latest findings (INFO ones are shown once). */
-  recordFindings(operation: string, records: readonly ViolationRecord[], shown: readonly ViolationRecord[]): void {
-    if (records.length === 0) return;
+  /** Counts every finding (a summary finding for all it stands for); lists only `shown` (the lines written) among the latest. */
+  recordFindings(operation: string, findings: readonly Finding[], shown: readonly ViolationRecord[]): void {
+    if (findings.length === 0) return;
     const counts = this.operationCount(operation);
-    for (const record of records) {
-      this.findingsByLevel[record.level] += 1;
-      counts.findings[record.direction] += 1;
-      this.ruleCount(record).count += 1;
+    for (const finding of findings) {
+      const n = occurrences(finding);
+      this.findingsByLevel[finding.level] += n;
+      this.findingsByParty[partyOf(finding.location)][finding.level] += n;
+      counts.findings[finding.location] += n;
+      this.ruleCount(finding).count += n;
     }
-    this.latest = [...shown.slice(-LATEST_KEPT).reverse(), ...this.latest].slice(0, LATEST_KEPT);
+    if (shown.length > 0) this.latest = shown.slice(-LATEST_KEPT).reverse().concat(this.latest).slice(0, LATEST_KEPT);
     this.schedulePush();
   }
 
@@ -72,18 +81,26 @@ export class DashboardFeed {
       startedAt: this.startedAt,
       exchanges: this.exchanges,
       findingsByLevel: { ...this.findingsByLevel },
+      findingsByParty: { service: { ...this.findingsByParty.service }, client: { ...this.findingsByParty.client } },
       rules: [...this.rules.values()].sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule)),
       operations: [...this.operations.values()].sort((a, b) => b.exchanges - a.exchanges),
       latest: this.latest,
     };
   }
 
-  /** Serves `/events`: the current snapshot at once, then a fresh one whenever something changed. */
-  subscribe(res: ServerResponse): void {
+  /** Serves `/events`: the current snapshot at once, then a fresh one whenever something changed; false when the client cap is reached. */
+  subscribe(res: ServerResponse): boolean {
+    if (this.clients.size >= EVENT_CLIENTS_MAX) return false;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
     this.clients.add(res);
     res.on('close', () => this.clients.delete(res));
     this.send(res);
+    return true;
+  }
+
+  /** Event clients connected now. */
+  get clientCount(): number {
+    return this.clients.size;
   }
 
   close(): void {
@@ -93,15 +110,26 @@ export class DashboardFeed {
     this.clients.clear();
   }
 
-  private send(res: ServerResponse): void {
-    res.write(`event: snapshot\ndata: ${JSON.stringify(this.snapshot())}\n\n`);
+  private send(res: ServerResponse, text = this.event()): void {
+    // A client that does not read keeps its pushes in memory: past the bound it is dropped.
+    if (res.writableLength > EVENT_CLIENT_BUFFER_MAX) {
+      this.clients.delete(res);
+      res.destroy();
+      return;
+    }
+    res.write(text);
+  }
+
+  private event(): string {
+    return `event: snapshot\ndata: ${JSON.stringify(this.snapshot())}\n\n`;
   }
 
   private schedulePush(): void {
     if (this.pushTimer || this.clients.size === 0) return;
     this.pushTimer = setTimeout(() => {
       this.pushTimer = null;
-      for (const client of this.clients) this.send(client);
+      const text = this.event();
+      for (const client of this.clients) this.send(client, text);
     }, PUSH_INTERVAL_MS);
     this.pushTimer.unref();
   }
@@ -115,12 +143,12 @@ export class DashboardFeed {
     return counts;
   }
 
-  private ruleCount(record: ViolationRecord): RuleCount {
-    let counts = this.rules.get(record.rule);
+  private ruleCount(finding: Finding): RuleCount {
+    let counts = this.rules.get(finding.requirement);
     if (!counts) {
-      const requirement = this.contract.requirements.find((r) => r.id === record.rule);
-      counts = { rule: record.rule, level: record.level, section: requirement?.section ?? '', text: requirement?.text ?? '', count: 0 };
-      this.rules.set(record.rule, counts);
+      const requirement = this.contract.requirements.find((r) => r.id === finding.requirement);
+      counts = { rule: finding.requirement, level: finding.level, section: requirement?.section ?? '', text: requirement?.text ?? '', count: 0 };
+      this.rules.set(finding.requirement, counts);
     }
     return counts;
   }

@@ -90,9 +90,18 @@ describe('enforce mode refuses a request that breaks the contract', () => {
 });
 
 describe('enforce mode and credentials', () => {
-  test('forwards an invalid request without credentials: the service owes it 401 before any 400 (section 5)', async () => {
+  test('answers 401 itself to an invalid request without credentials, as section 5 asks of the service (401 before any 400)', async () => {
     const before = reached.length;
-    await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`);
+    const response = await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`);
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="v3"');
+    expect(JSON.parse(response.body.toString()).errors.map((e: { code: string }) => e.code)).toEqual(['PROXY-CREDENTIALS-UNREADABLE']);
+    expect(reached.length).toBe(before);
+  });
+
+  test('forwards a valid request without credentials: which operations are public is not shown', async () => {
+    const before = reached.length;
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`);
     expect(reached.length).toBe(before + 1);
   });
 });

@@ -21,6 +21,29 @@ export const UPSTREAM_ERRORS: Record<UpstreamFailure, ProxyError> = {
   timeout: { status: 504, code: 'PROXY-UPSTREAM-TIMEOUT', title: 'The upstream service did not answer in time' },
 };
 
+/**
+ * What enforce mode refuses beyond MUST findings: what the proxy could not judge as sent, by
+ * the status it answers. Each is a requirement of the catalogue (INFO: report mode only logs
+ * it) and the `code` of the refusal's error object.
+ */
+export const REFUSAL_STATUSES: Record<string, number> = {
+  'PROXY-NOT-JUDGED': 400,
+  'PROXY-BODY-TOO-LARGE': 413,
+  'PROXY-CONTENT-CODING': 415,
+  'PROXY-CREDENTIALS-UNREADABLE': 401,
+  'PROXY-CONNECTION-NAMES-CONTRACT-HEADER': 400,
+  'PROXY-DUPLICATE-HEADER': 400,
+  'PROXY-DUPLICATE-MEMBER': 400,
+  'PROXY-PATH-NOT-CANONICAL': 400,
+  'PROXY-QUERY-SHAPE': 400,
+  'PROXY-NUMBER-FORM': 400,
+};
+
+/** Whether enforce mode refuses an exchange for this finding: it breaks the contract, or the proxy could not judge. */
+export function refused(finding: Finding): boolean {
+  return finding.level === 'MUST' || REFUSAL_STATUSES[finding.requirement] !== undefined;
+}
+
 export interface ErrorObject {
   status: string;
   code: string;
@@ -46,9 +69,38 @@ export function upstreamErrorAnswer(failure: UpstreamFailure, requestId: string)
   return answer(error.status, [{ status: String(error.status), code: error.code, title: error.title, detail: `request ${requestId}` }]);
 }
 
-/** 400 in enforce mode: each finding of the request as an error object, its rule as the code. */
-export function rejectedRequestAnswer(findings: Finding[]): ErrorAnswer {
-  return answer(400, findings.map((finding) => ({ status: '400', code: finding.requirement, title: 'The request breaks the contract', detail: finding.message, ...errorSource(finding) })));
+/** Enforce mode's refusal of a request: each finding as an error object, its rule as the code (400 unless a refusal asks for 413 or 415). */
+export function rejectedRequestAnswer(findings: Finding[], status = 400): ErrorAnswer {
+  return answer(status, findings.map((finding) => ({ status: String(status), code: finding.requirement, title: requestTitle(finding), detail: finding.message, ...errorSource(finding) })));
+}
+
+function requestTitle(finding: Finding): string {
+  return REFUSAL_STATUSES[finding.requirement] === undefined ? 'The request breaks the contract' : 'The proxy cannot judge the request as the upstream would read it';
+}
+
+/** Findings about the credentials themselves: section 5 answers them with 401, before anything else. */
+const CREDENTIAL_RULES = new Set(['AUTH-CREDENTIALS-PRESENT', 'AUTH-401-MALFORMED']);
+
+/**
+ * Enforce mode's answer to a request, or null to forward it. Credentials come first (section 5:
+ * 401 before any 400): unreadable ones, or none on a request the proxy would refuse, get 401
+ * from the proxy as they would from the service. A request without credentials that breaks
+ * nothing else is forwarded, since which operations are public is not shown. Then whatever
+ * breaks the contract or cannot be judged is refused: 413 or 415 when that is the reason, else 400.
+ */
+export function refusalOf(findings: readonly Finding[], credentials: 'none' | 'malformed' | 'credential'): ErrorAnswer | null {
+  const blocking = findings.filter((f) => refused(f) && !CREDENTIAL_RULES.has(f.requirement));
+  if (credentials === 'malformed') return unauthorizedAnswer('the credentials are in none of the three schemes of section 5');
+  if (blocking.length === 0) return null;
+  if (credentials === 'none') return unauthorizedAnswer('no credentials, on a request the proxy would refuse: section 5 answers 401 before any validation');
+  const statuses = blocking.map((f) => REFUSAL_STATUSES[f.requirement] ?? 400);
+  const status = statuses.includes(413) ? 413 : statuses.includes(415) ? 415 : 400;
+  return rejectedRequestAnswer(blocking, status);
+}
+
+function unauthorizedAnswer(detail: string): ErrorAnswer {
+  const refusal = answer(401, [{ status: '401', code: 'PROXY-CREDENTIALS-UNREADABLE', title: 'The request carries no credentials the proxy can read', detail }]);
+  return { ...refusal, headers: { ...refusal.headers, 'www-authenticate': 'Bearer realm="v3"' } };
 }
 
 /** 502 in enforce mode: the upstream's response broke the contract; each finding names how. */

@@ -82,6 +82,13 @@ function connectionTokens(raw: readonly RawHeader[]): Set<string> | null {
   return tokens;
 }
 
+/** A flat raw list without every occurrence of one header (case-insensitive). */
+export function withoutHeader(raw: readonly string[], name: string): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() !== name) kept.push(raw[i], raw[i + 1]);
+  return kept;
+}
+
 /** The value of a header in a flat raw list (first occurrence, case-insensitive). */
 export function rawHeaderValue(raw: readonly string[], name: string): string | undefined {
   const index = headerIndex(raw, name);

@@ -80,16 +80,20 @@ export class JudgeThread {
     this.worker.unref();
   }
 
-  /** Whether an exchange carrying `bytes` of body goes to the worker; false: judge it here (small, backlog full, or worker failed). */
-  accepts(bytes: number): boolean {
-    if (this.failed || bytes < JUDGE_THREAD_MIN_BYTES) return false;
+  /**
+   * Whether an exchange carrying `bytes` of body goes to the worker; false: judge it here (small,
+   * backlog full, or worker failed). A content-coded body goes whatever its size: a few hundred
+   * bytes of gzip can inflate to a megabyte, and judging that would stall forwarding.
+   */
+  accepts(bytes: number, encoded = false): boolean {
+    if (this.failed || (bytes < JUDGE_THREAD_MIN_BYTES && !encoded)) return false;
     return this.backlog < JUDGE_BACKLOG_LIMITS.exchanges && this.ring.fits(bytes);
   }
 
   /** Queues one exchange; false when accepts() refuses it: judge it here. */
-  submit(evidence: ExchangeEvidence, settle: Settle): boolean {
+  submit(evidence: ExchangeEvidence, settle: Settle, encoded = false): boolean {
     const bytes = bodySize(evidence.requestBody) + (evidence.response ? bodySize(evidence.response.body) : 0);
-    if (!this.accepts(bytes)) return false;
+    if (!this.accepts(bytes, encoded)) return false;
     const piece = this.ring.reserve(bytes)!;
     this.batch.push(postedEvidence(evidence, this.ring.bytes, piece.offset));
     this.batchSettles.push(settle);

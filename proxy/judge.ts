@@ -1,16 +1,17 @@
-// The proxy's side of judging one exchange: it turns what it kept of the bodies into text and
-// hands the exchange to the contract's one judging path (contract/judge.ts). Pure: no I/O, no
-// clocks, no state beyond what the caller passes in.
-import { headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from '../contract/index.ts';
-import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, Location, ValidateOptions } from '../contract/index.ts';
-import { decodeBody } from './body.ts';
+// The proxy's side of judging one exchange: it turns what it kept of the bodies into text, notes
+// what only a proxy sees (a body it did not keep, a member name written twice), and hands the
+// exchange to the contract's one judging path (contract/judge.ts); the findings it returns are
+// bounded (boundFindings). Pure: no I/O, no clocks, no state beyond what the caller passes in.
+import { boundFindings, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from '../contract/index.ts';
+import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, ValidateOptions } from '../contract/index.ts';
+import { duplicateMemberName } from './admission.ts';
+import { decodeBody, type OmissionCause } from './body.ts';
 import { headersObject } from './headers.ts';
-import type { ViolationRecord } from './violations.ts';
 
 export { locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION };
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
-export type BodyEvidence = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string };
+export type BodyEvidence = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string; cause: OmissionCause };
 
 export const NO_BODY: BodyEvidence = { kind: 'none' };
 
@@ -30,14 +31,15 @@ export function operationLabel(verdict: Pick<RequestVerdict, 'inApi' | 'operatio
 }
 
 /**
- * The key under which a finding is logged and shown once only, or null when every occurrence is:
- * traffic to an unspecified operation once per method and first path segment, any other INFO
- * observation once per rule, operation and direction. MUST and SHOULD findings have no key.
+ * The kind of a finding, for writing each kind once per interval (repeats.ts): traffic to an
+ * unspecified operation by method and first path segment; an INFO observation by rule,
+ * operation and direction; anything else also by its pointer, array indices folded (the same
+ * rule broken by every item of a list is one kind).
  */
-export function onceOnlyKey(contract: Contract, record: Pick<ViolationRecord, 'rule' | 'level' | 'operationId' | 'direction' | 'method' | 'path'>): string | null {
-  if (record.rule === UNSPECIFIED_OPERATION) return `${record.rule} ${unspecifiedOperationKey(contract, record.method, record.path)}`;
-  if (record.level !== 'INFO') return null;
-  return `${record.rule} ${record.operationId ?? 'unspecified'} ${record.direction}`;
+export function repeatKind(contract: Contract, finding: Pick<Finding, 'requirement' | 'level' | 'location' | 'pointer'>, exchange: { method: string; path: string; operationId: string | null }): string {
+  if (finding.requirement === UNSPECIFIED_OPERATION) return `${finding.requirement} ${unspecifiedOperationKey(contract, exchange.method, exchange.path)}`;
+  const base = `${finding.requirement} ${exchange.operationId ?? 'unspecified'} ${finding.location}`;
+  return finding.level === 'INFO' ? base : `${base} ${finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*')}`;
 }
 
 export function judgeRequest(contract: Contract, method: string, path: string, headers: Headers, body: BodyEvidence, options: JudgeOptions): RequestVerdict {
@@ -45,18 +47,21 @@ export function judgeRequest(contract: Contract, method: string, path: string, h
   const request: HttpRequest = { method, path, headers, bodyText: text.bodyText };
   const judged = judgeContractRequest(contract, request, validateOptions(options, text.omitted));
   if (!judged.inApi) return judged;
-  return { ...judged, findings: [...omittedFindings(contract, 'request', text.omitted), ...judged.findings] };
+  const findings = omittedFindings(contract, 'request', text.omitted);
+  const duplicate = text.bodyText === undefined ? null : duplicateMemberName(text.bodyText);
+  if (duplicate !== null) findings.push(contract.finding('PROXY-DUPLICATE-MEMBER', 'request', { message: `the member name ${JSON.stringify(duplicate.slice(0, 40))} appears twice in one object: parsers keep the first or the last` }));
+  return { ...judged, findings: boundFindings(findings.concat(judged.findings)) };
 }
 
-/** Findings of the response and of the whole exchange, given the request's verdict. */
+/** Findings of the response and of the whole exchange, given the request's verdict (bounded, see boundFindings). */
 export function judgeResponse(contract: Contract, verdict: RequestVerdict, status: number, headers: Headers, body: BodyEvidence, options: JudgeOptions): Finding[] {
   if (!verdict.inApi) return [];
   const text = bodyText(body, headers, options.maxBody);
   const response: HttpResponse = { status, headers, bodyText: text.bodyText };
-  return [...omittedFindings(contract, 'response', text.omitted), ...judgeContractResponse(contract, verdict, response, validateOptions(options, text.omitted))];
+  return boundFindings(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, verdict, response, validateOptions(options, text.omitted))));
 }
 
-function validateOptions(options: JudgeOptions, omitted: string | undefined): ValidateOptions {
+function validateOptions(options: JudgeOptions, omitted: Omission | undefined): ValidateOptions {
   return { includeValues: options.includeValues, bodyOmitted: omitted !== undefined };
 }
 
@@ -78,18 +83,32 @@ export function judgeExchange(contract: Contract, evidence: ExchangeEvidence, op
   const verdict = judgeRequest(contract, evidence.method, evidence.path, evidence.requestHeaders, evidence.requestBody, options);
   if (!evidence.response) return verdict.findings;
   const { status, rawHeaders, body } = evidence.response;
-  return [...verdict.findings, ...judgeResponse(contract, verdict, status, headersObject(rawHeaders), body, options)];
+  return verdict.findings.concat(judgeResponse(contract, verdict, status, headersObject(rawHeaders), body, options));
 }
 
-function bodyText(body: BodyEvidence, headers: Headers, maxBody: number): { bodyText?: string; omitted?: string } {
+interface Omission {
+  reason: string;
+  cause: OmissionCause;
+}
+
+function bodyText(body: BodyEvidence, headers: Headers, maxBody: number): { bodyText?: string; omitted?: Omission } {
   if (body.kind === 'none') return {};
-  if (body.kind === 'omitted') return { omitted: body.reason };
+  if (body.kind === 'omitted') return { omitted: body };
   const raw = Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
   const decoded = decodeBody(raw, headerValue(headers, 'content-encoding'), maxBody);
-  return decoded.ok ? { bodyText: decoded.text } : { omitted: decoded.reason };
+  return decoded.ok ? { bodyText: decoded.text } : { omitted: decoded };
 }
 
-function omittedFindings(contract: Contract, location: Location, reason: string | undefined): Finding[] {
-  if (reason === undefined) return [];
-  return [contract.finding('PROXY-BODY-NOT-VALIDATED', location, { message: `${location} body not validated: ${reason}` })];
+/** The finding for a body not validated: a request's names why (enforce mode refuses it, 413 or 415); a response's is an observation. */
+const omissionRules: Record<'request' | 'response', Record<OmissionCause, string>> = {
+  request: { size: 'PROXY-BODY-TOO-LARGE', coding: 'PROXY-CONTENT-CODING' },
+  response: { size: 'PROXY-BODY-NOT-VALIDATED', coding: 'PROXY-BODY-NOT-VALIDATED' },
+};
+
+/** The rules under which a body goes unvalidated (las_proxy_bodies_not_validated_total counts them). */
+export const NOT_VALIDATED_RULES = new Set(Object.values(omissionRules).flatMap((byCause) => Object.values(byCause)));
+
+function omittedFindings(contract: Contract, location: 'request' | 'response', omitted: Omission | undefined): Finding[] {
+  if (omitted === undefined) return [];
+  return [contract.finding(omissionRules[location][omitted.cause], location, { message: `${location} body not validated: ${omitted.reason}` })];
 }

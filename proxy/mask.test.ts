@@ -14,6 +14,10 @@ const cases: { path: string; masked: string }[] = [
   { path: '/v3/x?%74oken=abc', masked: '/v3/x?%74oken=***' },
   { path: '/v3/x?a=1&key=2&b=3', masked: '/v3/x?a=1&key=***&b=3' },
   { path: '/v3/x?token', masked: '/v3/x?token' },
+  ...['jwt', 'sig', 'signature', 'X-Amz-Signature', 'X-Amz-Credential', 'pat', 'pwd', 'passwd', 'pass', 'credential', 'code', 'bearer', 'sid', 'otp', 'ticket'].map((name) => ({ path: `/v3/x?${name}=abc&page[limit]=1`, masked: `/v3/x?${name}=***&page[limit]=1` })),
+  { path: '/v3/x?a=1;token=abc;b=2', masked: '/v3/x?a=1;token=***;b=2' },
+  { path: '/v3/x?to%6Ben=abc', masked: '/v3/x?to%6Ben=***' },
+  { path: '/v3/x?path=a&monkey=b&pattern=c', masked: '/v3/x?path=a&monkey=b&pattern=c' },
 ];
 
 describe('maskCredentialQuery', () => {

@@ -1,16 +1,19 @@
 // The proxy's metrics, in a registry of its own (two proxies in one process never mix counts).
 // Labels are bounded: operation ids, statuses, rule ids, directions and levels, never paths.
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface ProxyMetrics {
   registry: Registry;
   exchanges: Counter<'operation' | 'status'>;
-  findings: Counter<'rule' | 'direction' | 'level'>;
+  findings: Counter<'rule' | 'direction' | 'party' | 'level'>;
   validationSeconds: Histogram<never>;
   upstreamErrors: Counter<'kind'>;
   bodiesNotValidated: Counter<'direction'>;
   judgeBacklog: Gauge<never>;
   judgedExchanges: Counter<'thread'>;
+  judgingFailures: Counter<never>;
+  violationsLinesLost: Counter<never>;
+  upstreamSeconds: Histogram<never>;
 }
 
 export interface MetricSources {
@@ -21,10 +24,19 @@ export interface MetricSources {
 export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
   const registry = new Registry();
   const registers = [registry];
+  // The process's own: CPU, memory, event loop lag, handles (prefixed las_proxy_process_ to stay apart).
+  collectDefaultMetrics({ register: registry, prefix: 'las_proxy_' });
   return {
+    violationsLinesLost: new Counter({ name: 'las_proxy_violations_lines_lost_total', help: 'Violations log lines that could not be written (the destination failed; SIGHUP reopens the file)', registers }),
+    upstreamSeconds: new Histogram({
+      name: 'las_proxy_upstream_response_seconds',
+      help: 'Time from forwarding a request to the upstream\'s status line',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
     registry,
     exchanges: new Counter({ name: 'las_proxy_exchanges_total', help: 'Exchanges proxied, by operation and the status the client received', labelNames: ['operation', 'status'], registers }),
-    findings: new Counter({ name: 'las_proxy_findings_total', help: 'Findings, by requirement id, direction and level', labelNames: ['rule', 'direction', 'level'], registers }),
+    findings: new Counter({ name: 'las_proxy_findings_total', help: 'Findings, by requirement id, direction, who broke the contract (party: client for request findings, service for response and exchange findings) and level', labelNames: ['rule', 'direction', 'party', 'level'], registers }),
     validationSeconds: new Histogram({
       name: 'las_proxy_validation_duration_seconds',
       help: 'Time spent judging one exchange (request, response and exchange checks)',
@@ -33,6 +45,7 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
     }),
     upstreamErrors: new Counter({ name: 'las_proxy_upstream_errors_total', help: 'Upstream failures, by kind (unreachable, untrusted, reset, invalid, timeout)', labelNames: ['kind'], registers }),
     bodiesNotValidated: new Counter({ name: 'las_proxy_bodies_not_validated_total', help: 'Bodies passed through without validation (larger than --max-body, or undecodable)', labelNames: ['direction'], registers }),
+    judgingFailures: new Counter({ name: 'las_proxy_judging_failures_total', help: 'Exchanges whose judging failed with an error (each logged once per distinct error; enforce mode refuses them)', registers }),
     judgedExchanges: new Counter({ name: 'las_proxy_exchanges_judged_total', help: 'Exchanges judged, by the thread that judged them (forwarding or worker)', labelNames: ['thread'], registers }),
     judgeBacklog: new Gauge({
       name: 'las_proxy_judge_backlog_exchanges',

@@ -1,10 +1,11 @@
-// INFO observations repeat on every exchange of a service that makes them, so the violations log
-// and the dashboard's latest findings show each once per rule, operation and direction (traffic
-// to an unspecified operation once per method and first path segment); MUST and SHOULD findings
-// show every time, and the metrics and the dashboard's counts see every occurrence.
+// Findings repeat on every exchange of a service that makes them, so the violations log and the
+// dashboard's latest findings show each kind once per interval (an INFO observation per rule,
+// operation and direction; traffic to an unspecified operation per method and first path
+// segment; anything else also per pointer, indices folded), then one line with the count of
+// repeats; the metrics and the dashboard's counts see every occurrence.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { onceOnlyKey } from './judge.ts';
+import { repeatKind } from './judge.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { ViolationRecord } from './violations.ts';
@@ -47,7 +48,7 @@ async function counted(rule: string): Promise<number> {
 describe('two identical list exchanges', () => {
   const cases = [
     { rule: 'NG-META-DEPRECATED-PRESENT', level: 'INFO', lines: ['once-0'] },
-    { rule: 'NG-META-DEPRECATED-AGREE', level: 'SHOULD', lines: ['once-0', 'once-1'] },
+    { rule: 'NG-META-DEPRECATED-AGREE', level: 'SHOULD', lines: ['once-0'] },
   ];
   for (const c of cases) {
     test(`${c.rule} (${c.level}): ${c.lines.length} line(s) in the log, counted 2 in the metrics`, async () => {
@@ -57,11 +58,12 @@ describe('two identical list exchanges', () => {
     });
   }
 
-  test('the dashboard counts both INFO observations and lists the first only', () => {
+  test('the dashboard counts both occurrences of each and lists the first only', () => {
     const snapshot = proxy.proxy.feed.snapshot();
     expect(snapshot.rules.find((r) => r.rule === 'NG-META-DEPRECATED-PRESENT')?.count).toBe(2);
     expect(snapshot.latest.filter((l) => l.rule === 'NG-META-DEPRECATED-PRESENT').map((l) => l.requestId)).toEqual(['once-0']);
-    expect(snapshot.latest.filter((l) => l.rule === 'NG-META-DEPRECATED-AGREE').map((l) => l.requestId)).toEqual(['once-1', 'once-0']);
+    expect(snapshot.rules.find((r) => r.rule === 'NG-META-DEPRECATED-AGREE')?.count).toBe(2);
+    expect(snapshot.latest.filter((l) => l.rule === 'NG-META-DEPRECATED-AGREE').map((l) => l.requestId)).toEqual(['once-0']);
   });
 });
 
@@ -71,19 +73,29 @@ test('traffic to unspecified operations: one line per method and first path segm
   expect(await counted('GEN-UNSPECIFIED-OPERATION')).toBe(3);
 });
 
-describe('onceOnlyKey', () => {
+describe('repeatKind', () => {
   const contract = loadContract();
-  const record = { rule: 'NG-META-DEPRECATED-PRESENT', level: 'INFO' as const, operationId: 'listNotificationGroups', direction: 'response' as const, method: 'GET', path: '/v3/notification-groups?filter[type]=portal' };
+  const exchange = { method: 'GET', path: '/v3/notification-groups?filter[type]=portal', operationId: 'listNotificationGroups' };
+  const finding = { requirement: 'NG-META-DEPRECATED-PRESENT', level: 'INFO' as const, location: 'response' as const, pointer: '/meta/totalCount' };
   const cases = [
-    { name: 'an INFO finding: by rule, operation and direction', record, key: 'NG-META-DEPRECATED-PRESENT listNotificationGroups response' },
-    { name: 'an INFO finding outside the operations', record: { ...record, rule: 'PROXY-BODY-NOT-VALIDATED', operationId: null, path: '/v3/files/1' }, key: 'PROXY-BODY-NOT-VALIDATED unspecified response' },
-    { name: 'an unspecified operation: by method and first path segment', record: { ...record, rule: 'GEN-UNSPECIFIED-OPERATION', operationId: null, direction: 'request' as const, path: '/v3/users/42?token=x' }, key: 'GEN-UNSPECIFIED-OPERATION GET /v3/users' },
-    { name: 'a SHOULD finding: none, logged every time', record: { ...record, rule: 'NG-META-DEPRECATED-AGREE', level: 'SHOULD' as const }, key: null },
-    { name: 'a MUST finding: none, logged every time', record: { ...record, rule: 'NG-FILTER-REQUIRED', level: 'MUST' as const, direction: 'request' as const }, key: null },
+    { name: 'an INFO finding: by rule, operation and direction', finding, exchange, kind: 'NG-META-DEPRECATED-PRESENT listNotificationGroups response' },
+    { name: 'an INFO finding outside the operations', finding: { ...finding, requirement: 'PROXY-BODY-NOT-VALIDATED' }, exchange: { ...exchange, operationId: null, path: '/v3/files/1' }, kind: 'PROXY-BODY-NOT-VALIDATED unspecified response' },
+    { name: 'an unspecified operation: by method and first path segment', finding: { ...finding, requirement: 'GEN-UNSPECIFIED-OPERATION', location: 'request' as const }, exchange: { ...exchange, operationId: null, path: '/v3/users/42?token=x' }, kind: 'GEN-UNSPECIFIED-OPERATION GET /v3/users' },
+    { name: 'a MUST finding: also by pointer, array indices folded', finding: { ...finding, requirement: 'NG-ITEM-SHAPE', level: 'MUST' as const, pointer: '/data/17/attributes/recipientType/1' }, exchange, kind: 'NG-ITEM-SHAPE listNotificationGroups response /data/*/attributes/recipientType/*' },
   ];
   for (const c of cases) {
     test(c.name, () => {
-      expect(onceOnlyKey(contract, c.record)).toBe(c.key);
+      expect(repeatKind(contract, c.finding, c.exchange)).toBe(c.kind);
     });
   }
+});
+
+test('when the interval ends (here: on close), one line per kind that repeated carries the count', async () => {
+  await proxy.close();
+  const summaries = violations.lines<ViolationRecord>().filter((l) => l.repeated !== undefined);
+  expect(summaries.map((l) => [l.rule, l.requestId, l.repeated]).sort()).toEqual([
+    ['GEN-UNSPECIFIED-OPERATION', 'once-2', 1],
+    ['NG-META-DEPRECATED-AGREE', 'once-0', 1],
+    ['NG-META-DEPRECATED-PRESENT', 'once-0', 1],
+  ]);
 });

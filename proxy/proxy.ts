@@ -9,18 +9,20 @@ import { performance } from 'node:perf_hooks';
 import { Readable, type Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { Pool, type Dispatcher } from 'undici';
-import { loadContract, readCredentials } from '../contract/index.ts';
-import type { Contract, Finding } from '../contract/index.ts';
+import { headerValue, loadContract, occurrences, readCredentials, route } from '../contract/index.ts';
+import { admissionFindings } from './admission.ts';
+import type { Contract, Finding, Location } from '../contract/index.ts';
 import { createAdminServer } from './admin.ts';
 import { BodyTap } from './body.ts';
 import { DashboardFeed } from './dashboard.ts';
-import { rejectedRequestAnswer, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
-import { addForwardedHeaders, endToEndHeaders, forwardedRequestHeaders, headersObject } from './headers.ts';
-import { judgeRequest, judgeResponse, locate, NO_BODY, onceOnlyKey, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
+import { refusalOf, refused, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
+import { addForwardedHeaders, endToEndHeaders, forwardedRequestHeaders, headersObject, rawHeaderValue, withoutHeader } from './headers.ts';
+import { judgeRequest, judgeResponse, locate, NO_BODY, NOT_VALIDATED_RULES, operationLabel, repeatKind, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
 import { JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import { maskCredentialQuery } from './mask.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
-import { ViolationsLog, violationRecords } from './violations.ts';
+import { RepeatFolder, REPEAT_INTERVAL_MS } from './repeats.ts';
+import { partyOf, ViolationsLog, violationRecord, type ExchangeIdentity, type ViolationRecord } from './violations.ts';
 
 export type ProxyMode = 'report' | 'enforce';
 
@@ -52,12 +54,18 @@ export interface ValidatingProxyOptions {
   judgeThread?: boolean;
   /** Adds X-Forwarded-For, -Proto and -Host to forwarded requests; off by default (requests pass as sent, but for X-Request-Id). */
   forwardedHeaders?: boolean;
+  /** How often (ms) the log writes the counts of findings it did not write one by one (repeats.ts); 0 writes every finding. */
+  repeatInterval?: number;
+  /** Bearer token the admin endpoints ask for (all but /healthz and /readyz); none by default. */
+  adminToken?: string;
 }
 
 export interface ListenOptions {
   port?: number;
   adminPort?: number;
   host?: string;
+  /** Where the admin server listens; 127.0.0.1 unless given, whatever `host` is. */
+  adminHost?: string;
 }
 
 export interface ProxyAddresses {
@@ -80,8 +88,16 @@ export const PROXY_DEFAULTS = {
 
 export const VIOLATIONS_HEADER = 'Las-Violations';
 export const VIOLATIONS_HEADER_MAX_LENGTH = 512;
-/** Most once-only keys remembered; past it, a new INFO observation is counted but not logged. */
-const ONCE_ONLY_KEYS_KEPT = 1000;
+/** X-Request-Id values passed on and logged: a bounded length, characters of a token set. */
+export const REQUEST_ID_MAX_LENGTH = 200;
+const REQUEST_ID_CHARACTERS = /^[A-Za-z0-9._~:@+=/-]+$/;
+
+/** Whether a client's X-Request-Id is passed on and logged as given; otherwise the proxy makes one. */
+export function acceptableRequestId(value: string | string[] | undefined): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= REQUEST_ID_MAX_LENGTH && REQUEST_ID_CHARACTERS.test(value);
+}
+/** Distinct judging errors logged in full; past it, failures are only counted. */
+const FAILURES_LOGGED = 100;
 
 /** One client exchange as the proxy saw it; what the deferred judging and the log read. */
 class ProxiedExchange {
@@ -100,16 +116,24 @@ class ProxiedExchange {
   responseHeaders: string[] = [];
   responseTap: BodyTap | null = null;
   responseComplete = false;
+  /** What the proxy could not judge as the upstream will read it (admission.ts). */
+  admission: Finding[] = [];
   /** Findings already known (enforce mode judges before answering), and the time judging took. */
   findings: Finding[] | null = null;
   judgeSeconds = 0;
   clientGone = false;
   completedAt = 0;
+  /** When the request left for the upstream (performance.now()). */
+  forwardedAt = 0;
   abortUpstream: ((error?: Error) => void) | null = null;
+
+  /** Set when the client sent an X-Request-Id the proxy does not pass on (too long, or outside the token set). */
+  readonly requestIdRefused: boolean;
 
   constructor(req: IncomingMessage, readonly sampled: boolean) {
     const given = req.headers['x-request-id'];
-    this.requestIdGiven = typeof given === 'string' && given !== '';
+    this.requestIdGiven = acceptableRequestId(given);
+    this.requestIdRefused = given !== undefined && !this.requestIdGiven;
     this.requestId = this.requestIdGiven ? (given as string) : randomUUID();
     this.method = req.method ?? 'GET';
     this.path = originForm(req.url ?? '/');
@@ -144,8 +168,11 @@ export class ValidatingProxy {
   private closing = false;
   private idle: (() => void) | null = null;
   private closed: Promise<void> | null = null;
-  /** The once-only keys (see onceOnlyKey) of the findings logged so far. */
-  private readonly onceOnlySeen = new Set<string>();
+  /** Distinct judging errors logged so far (each once). */
+  private readonly failuresLogged = new Set<string>();
+  /** Findings written once per kind and interval, then counted. */
+  private readonly repeats: RepeatFolder;
+  private readonly repeatTimer: NodeJS.Timeout | null;
 
   constructor(options: ValidatingProxyOptions) {
     this.upstream = new URL(options.upstream);
@@ -161,7 +188,10 @@ export class ValidatingProxy {
     this.drainTimeout = options.drainTimeout ?? PROXY_DEFAULTS.drainTimeout;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.judgeOptions = { includeValues: options.logValues ?? false, maxBody: this.maxBody };
-    this.violations = new ViolationsLog(options.violations ?? null);
+    this.violations = new ViolationsLog(options.violations ?? null, {
+      onFailure: (error) => this.logger.error({ error: error.message, code: (error as NodeJS.ErrnoException).code }, 'writing the violations log failed: findings are still counted on /metrics (las_proxy_violations_lines_lost_total counts the lines lost), /readyz says so, SIGHUP reopens the file'),
+      onLost: (lines) => this.metrics.violationsLinesLost.inc(lines),
+    });
     this.metrics = createProxyMetrics({ judgeBacklog: () => this.judgeThread?.backlog ?? 0 });
     this.feed = new DashboardFeed(this.contract, { upstream: upstreamDisplay(this.upstream), mode: this.mode });
     this.pool = new Pool(this.upstream.origin, {
@@ -172,8 +202,11 @@ export class ValidatingProxy {
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
     const judgeOffThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
     this.judgeThread = judgeOffThread ? new JudgeThread({ judge: this.judgeOptions, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
+    const repeatInterval = options.repeatInterval ?? REPEAT_INTERVAL_MS;
+    this.repeats = new RepeatFolder(repeatInterval > 0);
+    this.repeatTimer = repeatInterval > 0 ? setInterval(this.endRepeatInterval, repeatInterval).unref() : null;
     this.server = createServer(this.handleRequest);
-    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing });
+    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => (this.violations.failed ? `violations log failing (${(this.violations.failed as NodeJS.ErrnoException).code ?? this.violations.failed.message})` : null) });
   }
 
   async listen(options: ListenOptions = {}): Promise<ProxyAddresses> {
@@ -181,7 +214,7 @@ export class ValidatingProxy {
     const proxyUrl = await listenOn(this.server, options.port ?? 0, host);
     let adminUrl: string;
     try {
-      adminUrl = await listenOn(this.adminServer, options.adminPort ?? 0, host);
+      adminUrl = await listenOn(this.adminServer, options.adminPort ?? 0, options.adminHost ?? '127.0.0.1');
     } catch (error) {
       this.server.close();
       throw error;
@@ -189,6 +222,11 @@ export class ValidatingProxy {
     const addresses = { proxyUrl, baseUrl: `${proxyUrl}${this.contract.basePath}`, adminUrl };
     this.logger.info({ ...addresses, upstream: upstreamDisplay(this.upstream), mode: this.mode }, 'validating proxy listening');
     return addresses;
+  }
+
+  /** Writes the violations to `destination` from now on (SIGHUP after logrotate); returns the old destination, to be closed. */
+  replaceViolations(destination: Writable): Writable | null {
+    return this.violations.replace(destination);
   }
 
   /** Resolves once every exchange completed so far has been judged and its findings written. */
@@ -216,6 +254,8 @@ export class ValidatingProxy {
     this.drain();
     const unjudged = (await this.judgeThread?.close(this.drainTimeout)) ?? 0;
     if (unjudged > 0) this.logger.warn({ unjudged }, 'closed before the judging thread caught up: some exchanges go unjudged');
+    if (this.repeatTimer) clearInterval(this.repeatTimer);
+    this.endRepeatInterval();
     this.violations.flush();
     await Promise.race([this.pool.close(), delay(this.drainTimeout)]);
     await this.pool.destroy().catch(() => undefined);
@@ -253,7 +293,7 @@ export class ValidatingProxy {
           exchange.requestBody = { kind: 'captured', raw };
           this.admit(exchange, req, res, raw);
         } else {
-          exchange.requestBody = { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes` };
+          exchange.requestBody = { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes`, cause: 'size' };
           this.admit(exchange, req, res, Readable.from(replay(read.chunks, req)));
         }
       },
@@ -261,21 +301,31 @@ export class ValidatingProxy {
     );
   };
 
-  /** Enforce mode judges the request first and answers 400 itself when it breaks the contract. */
+  /**
+   * Enforce mode judges the request first and answers itself when it breaks the contract or
+   * cannot be judged as the upstream would read it (admission.ts); report mode notes the same and
+   * forwards the request as sent.
+   */
   private admit(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse, body: Buffer | Readable | null): void {
+    if (exchange.sampled) exchange.admission = this.admissionOf(exchange, req);
     if (this.mode === 'enforce') {
       const verdict = this.requestVerdict(exchange);
-      const breaking = verdict.findings.filter((f) => f.level === 'MUST');
-      // Section 5 and docs/certification.md §2: a request without well-formed credentials must get 401 from the
-      // service, before any 400; the proxy forwards it rather than answer 400 in its place.
-      if (breaking.length > 0 && readCredentials(exchange.headers, this.contract.legacyHeader).kind === 'credential') {
-        req.resume();
-        exchange.findings = verdict.findings;
-        this.answer(exchange, res, rejectedRequestAnswer(breaking), verdict.findings);
+      const findings = verdict.inApi || exchange.admission.length > 0 ? verdict.findings.concat(exchange.admission) : verdict.findings;
+      const refusal = refusalOf(findings, readCredentials(exchange.headers, this.contract.legacyHeader).kind);
+      if (refusal) {
+        exchange.findings = findings;
+        // An unread body is not drained: the connection closes after the answer.
+        if (body instanceof Readable || exchange.requestBody.kind === 'omitted') res.shouldKeepAlive = false;
+        else req.resume();
+        this.answer(exchange, res, refusal, findings);
         return this.settle(exchange);
       }
     }
-    const headers = forwardedRequestHeaders(req.rawHeaders);
+    let headers = forwardedRequestHeaders(req.rawHeaders);
+    if (exchange.requestIdRefused) {
+      headers = withoutHeader(headers, 'x-request-id');
+      this.logger.warn({ requestId: exchange.requestId, method: exchange.method }, 'X-Request-Id replaced: longer than 200 characters, empty, repeated or outside the token set');
+    }
     if (!exchange.requestIdGiven) headers.push('x-request-id', exchange.requestId);
     if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host });
     const options: Dispatcher.DispatchOptions = {
@@ -286,13 +336,32 @@ export class ValidatingProxy {
       headersTimeout: this.upstreamTimeout,
       bodyTimeout: this.upstreamTimeout,
     };
+    exchange.forwardedAt = performance.now();
     this.pool.dispatch(options, new UpstreamRelay(this, exchange, res));
+  }
+
+  /** What the proxy could not judge as the upstream will read it (admission.ts), and HEAD judged as its GET. */
+  private admissionOf(exchange: ProxiedExchange, req: IncomingMessage): Finding[] {
+    const located = locate(this.contract, exchange.method, exchange.path);
+    let findings = admissionFindings(this.contract, { method: exchange.method, path: exchange.path, rawHeaders: req.rawHeaders, operation: located.operation });
+    // HEAD asks for what GET would answer: a HEAD the contract's GET rejects is judged as that GET.
+    if (exchange.method === 'HEAD' && located.inApi && route(this.contract, 'GET', exchange.path)) {
+      const asGet = judgeRequest(this.contract, 'GET', exchange.path, exchange.headers, NO_BODY, this.judgeOptions).findings.filter((f) => f.level === 'MUST' && f.location === 'request');
+      findings = findings.concat(asGet);
+    }
+    return findings;
   }
 
   requestVerdict(exchange: ProxiedExchange): RequestVerdict {
     if (!exchange.verdict) {
       const started = performance.now();
-      exchange.verdict = judgeRequest(this.contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, this.judgeOptions);
+      try {
+        exchange.verdict = judgeRequest(this.contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, this.judgeOptions);
+      } catch (error) {
+        const { inApi, operation } = locate(this.contract, exchange.method, exchange.path);
+        const request = { method: exchange.method, path: exchange.path, headers: exchange.headers };
+        exchange.verdict = { inApi, operation, request, findings: [this.judgingFailed(exchange, 'request', error)] };
+      }
       exchange.judgeSeconds += (performance.now() - started) / 1000;
     }
     return exchange.verdict;
@@ -303,7 +372,7 @@ export class ValidatingProxy {
     if (res.destroyed) return false;
     const headers = exchange.responseHeaders;
     if (this.violationsHeader && exchange.sampled) {
-      const value = violationsHeaderValue([...this.requestVerdict(exchange).findings, ...extra]);
+      const value = violationsHeaderValue(this.requestVerdict(exchange).findings.concat(extra));
       if (value !== null) headers.push(VIOLATIONS_HEADER, value);
     }
     try {
@@ -320,8 +389,8 @@ export class ValidatingProxy {
   /** Enforce mode: the whole response is here; judge it, then relay it or refuse it with 502. */
   finishBuffered(exchange: ProxiedExchange, res: ServerResponse, statusText: string, body: Buffer): void {
     const responseFindings = this.responseFindings(exchange, body.length > 0 ? { kind: 'captured', raw: body } : NO_BODY);
-    exchange.findings = [...this.requestVerdict(exchange).findings, ...responseFindings];
-    const breaking = responseFindings.filter((f) => f.level === 'MUST');
+    exchange.findings = this.requestVerdict(exchange).findings.concat(responseFindings);
+    const breaking = responseFindings.filter(refused);
     if (breaking.length > 0) {
       this.answer(exchange, res, rejectedResponseAnswer(breaking), exchange.findings);
       return;
@@ -345,7 +414,8 @@ export class ValidatingProxy {
   private answer(exchange: ProxiedExchange, res: ServerResponse, answer: ErrorAnswer, findings: Finding[]): void {
     exchange.proxyStatus = answer.status;
     if (res.destroyed) return;
-    const headers: Record<string, string | number> = { ...answer.headers };
+    // The proxy's own answers name the exchange, so a client can quote it; relayed answers pass as the upstream sent them.
+    const headers: Record<string, string | number> = { ...answer.headers, 'x-request-id': exchange.requestId };
     if (this.violationsHeader) {
       const value = violationsHeaderValue(findings);
       if (value !== null) headers[VIOLATIONS_HEADER] = value;
@@ -382,36 +452,38 @@ export class ValidatingProxy {
       judged &&
       exchange.verdict === null &&
       this.judgeThread !== null &&
-      this.judgeThread.accepts(bodyBytes(exchange.requestBody) + (exchange.responseTap?.size ?? 0)) &&
-      this.judgeThread.submit(this.evidence(exchange), (result) => this.publishJudged(exchange, result));
-    let failure: Error | null = null;
-    if (judged && !onJudgeThread) {
-      try {
-        exchange.findings ??= [...this.requestVerdict(exchange).findings, ...this.completedResponseFindings(exchange)];
-      } catch (error) {
-        failure = error as Error;
-      }
-    }
+      this.judgeThread.accepts(bodyBytes(exchange.requestBody) + (exchange.responseTap?.size ?? 0), contentCoded(exchange)) &&
+      this.judgeThread.submit(this.evidence(exchange), (result) => this.publishJudged(exchange, result), contentCoded(exchange));
+    if (judged && !onJudgeThread) exchange.findings ??= exchange.admission.concat(this.requestVerdict(exchange).findings, this.completedResponseFindings(exchange));
     exchange.location = exchange.verdict ?? locate(this.contract, exchange.method, exchange.path);
     const operation = operationLabel(exchange.location);
     this.metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
     this.feed.recordExchange(operation);
-    if (failure) return this.judgingFailed(exchange, failure.message);
     if (!judged || onJudgeThread) return;
     this.metrics.judgedExchanges.inc({ thread: 'forwarding' });
     this.publish(exchange, exchange.findings!, exchange.judgeSeconds);
   }
 
   private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange): void {
-    if (judged.error !== undefined) return this.judgingFailed(exchange, judged.error);
-    exchange.findings = judged.findings;
+    exchange.findings = exchange.admission.concat(judged.error === undefined ? judged.findings : [this.judgingFailed(exchange, 'exchange', new Error(judged.error))]);
     this.metrics.judgedExchanges.inc({ thread: 'worker' });
-    this.publish(exchange, judged.findings, judged.seconds);
+    this.publish(exchange, exchange.findings, judged.seconds);
   }
 
-  /** Judging is pure and total by design; should it throw, the exchange goes unjudged and is logged, and the proxy goes on. */
-  private judgingFailed(exchange: ProxiedExchange, message: string): void {
-    this.logger.error({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path), error: message }, 'judging an exchange failed');
+  /**
+   * Judging is pure and total by design; should it throw, the proxy goes on: the failure is
+   * counted, logged once per distinct error (a bounded set), and stands in the exchange's findings
+   * as PROXY-NOT-JUDGED (which enforce mode refuses). What the client receives in report mode is
+   * unchanged.
+   */
+  private judgingFailed(exchange: ProxiedExchange, location: Location, error: unknown): Finding {
+    const message = String((error as Error)?.message ?? error).slice(0, 200);
+    this.metrics.judgingFailures.inc();
+    if (!this.failuresLogged.has(message) && this.failuresLogged.size < FAILURES_LOGGED) {
+      this.failuresLogged.add(message);
+      this.logger.error({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path).slice(0, 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
+    }
+    return this.contract.finding('PROXY-NOT-JUDGED', location, { message: `the proxy failed to judge this ${location}: ${message}` });
   }
 
   private judgeThreadFailed(error: Error, unjudged: number): void {
@@ -432,42 +504,58 @@ export class ValidatingProxy {
 
   private responseBody(exchange: ProxiedExchange): BodyEvidence {
     const tap = exchange.responseTap;
-    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes` } : { kind: 'captured', raw: tap.bytes() };
+    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes`, cause: 'size' } : { kind: 'captured', raw: tap.bytes() };
   }
 
   /** Judges the response against the request's verdict, adding the time it took to the exchange's. */
   private responseFindings(exchange: ProxiedExchange, body: BodyEvidence): Finding[] {
     const verdict = this.requestVerdict(exchange);
     const started = performance.now();
-    const findings = judgeResponse(this.contract, verdict, exchange.status!, headersObject(exchange.responseHeaders), body, this.judgeOptions);
+    let findings: Finding[];
+    try {
+      findings = judgeResponse(this.contract, verdict, exchange.status!, headersObject(exchange.responseHeaders), body, this.judgeOptions);
+    } catch (error) {
+      findings = [this.judgingFailed(exchange, 'response', error)];
+    }
     exchange.judgeSeconds += (performance.now() - started) / 1000;
     return findings;
   }
 
-  /** Counts every finding of one judged exchange; logs and lists each among the latest, an INFO one only the first time. */
+  /**
+   * Counts every finding of one judged exchange (metrics and dashboard); writes to the log, and
+   * lists among the latest, the first of each kind per interval (repeats.ts), building its line
+   * only then.
+   */
   private publish(exchange: ProxiedExchange, findings: Finding[], seconds: number): void {
     this.metrics.validationSeconds.observe(seconds);
     if (findings.length === 0) return;
-    const records = violationRecords(
-      {
+    const operationId = exchange.location?.operation?.operationId ?? null;
+    let identity: ExchangeIdentity | null = null;
+    const identityOf = (): ExchangeIdentity =>
+      (identity ??= {
         time: new Date(exchange.completedAt).toISOString(),
         requestId: exchange.requestId,
         method: exchange.method,
         path: maskCredentialQuery(exchange.path),
-        operationId: exchange.location?.operation?.operationId ?? null,
+        operationId,
         status: exchange.status ?? exchange.proxyStatus,
-      },
-      findings,
-    );
+      });
+    const written: ViolationRecord[] = [];
     for (const finding of findings) {
-      this.metrics.findings.inc({ rule: finding.requirement, direction: finding.location, level: finding.level });
-      if (finding.requirement === 'PROXY-BODY-NOT-VALIDATED') this.metrics.bodiesNotValidated.inc({ direction: finding.location });
+      const count = occurrences(finding);
+      this.metrics.findings.inc({ rule: finding.requirement, direction: finding.location, party: partyOf(finding.location), level: finding.level }, count);
+      if (NOT_VALIDATED_RULES.has(finding.requirement)) this.metrics.bodiesNotValidated.inc({ direction: finding.location });
+      const record = this.repeats.sighted(repeatKind(this.contract, finding, { method: exchange.method, path: exchange.path, operationId }), count, () => violationRecord(identityOf(), finding));
+      if (record) written.push(record);
     }
-    // An observation repeated on every exchange would flood the log; its count stays true.
-    const noticed = records.filter((record) => this.firstSighting(onceOnlyKey(this.contract, record)));
-    this.violations.append(noticed);
-    this.feed.recordFindings(operationLabel(exchange.location!), records, noticed);
+    this.violations.append(written);
+    this.feed.recordFindings(operationLabel(exchange.location!), findings, written);
   }
+
+  /** Writes the summary lines of the interval that ended (kinds that repeated, with their counts). */
+  private readonly endRepeatInterval = (): void => {
+    this.violations.append(this.repeats.endInterval());
+  };
 
   private clientClosed(exchange: ProxiedExchange, res: ServerResponse): void {
     if (!res.writableFinished) {
@@ -487,13 +575,6 @@ export class ValidatingProxy {
     return true;
   }
 
-  /** True for a finding logged every time (no key) and for the first sighting of a key; bounded memory. */
-  private firstSighting(key: string | null): boolean {
-    if (key === null) return true;
-    if (this.onceOnlySeen.has(key) || this.onceOnlySeen.size >= ONCE_ONLY_KEYS_KEPT) return false;
-    this.onceOnlySeen.add(key);
-    return true;
-  }
 }
 
 /**
@@ -518,6 +599,7 @@ class UpstreamRelay implements Dispatcher.DispatchHandler {
 
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
     if (status < 200) return true;
+    this.proxy.metrics.upstreamSeconds.observe((performance.now() - this.exchange.forwardedAt) / 1000);
     this.exchange.status = status;
     this.exchange.responseHeaders = endToEndHeaders(rawHeaders);
     if (this.exchange.sampled) this.exchange.responseTap = new BodyTap(this.proxy.maxBody);
@@ -648,6 +730,12 @@ function originForm(url: string): string {
   } catch {
     return '/';
   }
+}
+
+/** Whether either body of the exchange came in a content coding (its decoded size is unknown until decoded). */
+function contentCoded(exchange: ProxiedExchange): boolean {
+  const coded = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim().toLowerCase() !== 'identity';
+  return (exchange.requestBody.kind === 'captured' && coded(headerValue(exchange.headers, 'content-encoding'))) || (exchange.responseTap !== null && coded(rawHeaderValue(exchange.responseHeaders, 'content-encoding')));
 }
 
 function bodyBytes(body: BodyEvidence): number {

@@ -81,7 +81,8 @@ describe('in front of the reference server without faults', () => {
 
   beforeAll(async () => {
     upstream = await startReferenceServer({ port: 0 });
-    proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations });
+    // Every finding written (no folding of repeats): each case reads what its own exchange found.
+    proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0 });
     for (const [index, exchange] of script.entries()) {
       await send(`${proxy.baseUrl}${exchange.path}`, { ...exchange.request, headers: { ...exchange.request.headers, 'x-request-id': `script-${index}` } });
     }
@@ -136,7 +137,7 @@ describe('in front of the reference server with a fault', () => {
     test(`${fault.name}: a response or exchange finding names ${fault.requirement}`, async () => {
       const upstream = await startReferenceServer({ port: 0, faults: [fault.name] });
       const violations = new Recorder();
-      const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations });
+      const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0 });
       try {
         const trigger = expandTrigger(fault.trigger!, DEFAULT_CREDENTIALS);
         await send(`${proxy.baseUrl}${trigger.path}`, { method: trigger.method, headers: trigger.headers, body: trigger.body === '' ? undefined : trigger.body });

@@ -57,7 +57,8 @@ test('no credential appears in violations, logs, metrics, dashboard or headers',
     const stream = await fetch(`${proxy.adminUrl}/events`, { signal: events.signal });
     const reader = stream.body!.getReader();
     for (const request of requests) {
-      const response = await send(`${proxy.baseUrl}${request.path}`, request);
+      const { path, ...options } = request;
+      const response = await send(`${proxy.baseUrl}${path}`, options);
       seen.push(JSON.stringify(response.headers));
     }
     await proxy.proxy.settled();

@@ -57,13 +57,15 @@ export interface RawRequest {
   agent?: Agent;
   /** Certificates to trust for an https URL. */
   ca?: string;
+  /** The request target exactly as sent, in place of the URL's (which URL parsing normalizes). */
+  path?: string;
 }
 
 /** Sends one request with Node's own client (not the proxy's) and keeps the body's bytes undecoded. */
 export function send(url: string, options: RawRequest = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const requestOf = url.startsWith('https:') ? httpsRequest : request;
-    const req = requestOf(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false, ca: options.ca }, (res) => {
+    const req = requestOf(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false, ca: options.ca, ...(options.path === undefined ? {} : { path: options.path }) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', rawHeaders: res.rawHeaders, headers: res.headers, body: Buffer.concat(chunks) }));

@@ -12,12 +12,23 @@ export interface ViolationRecord {
   path: string;
   operationId: string | null;
   direction: Location;
+  /** Who broke the contract: the client (a request finding) or the service (a response or exchange finding). */
+  party?: Party;
   /** The upstream's status, or the proxy's own when the upstream never answered. */
   status: number | null;
   rule: string;
   level: Level;
   pointer: string;
   message: string;
+  /** On an interval's summary line: how many more findings of this kind came and were not written one by one (repeats.ts). */
+  repeated?: number;
+}
+
+export type Party = 'client' | 'service';
+
+/** Direction says who broke the contract: a request finding is the client's, a response or exchange finding the service's. */
+export function partyOf(direction: Location): Party {
+  return direction === 'request' ? 'client' : 'service';
 }
 
 export const VIOLATION_KEYS: readonly (keyof ViolationRecord)[] = ['time', 'requestId', 'method', 'path', 'operationId', 'direction', 'status', 'rule', 'level', 'pointer', 'message'];
@@ -32,30 +43,48 @@ export interface ExchangeIdentity {
 }
 
 export function violationRecords(exchange: ExchangeIdentity, findings: readonly Finding[]): ViolationRecord[] {
-  return findings.map((finding) => ({
+  return findings.map((finding) => violationRecord(exchange, finding));
+}
+
+export function violationRecord(exchange: ExchangeIdentity, finding: Finding): ViolationRecord {
+  return {
     time: exchange.time,
     requestId: exchange.requestId,
     method: exchange.method,
     path: exchange.path,
     operationId: exchange.operationId,
     direction: finding.location,
+    party: partyOf(finding.location),
     status: exchange.status,
     rule: finding.requirement,
     level: finding.level,
     pointer: finding.pointer,
     message: finding.message,
-  }));
+  };
 }
 
 /**
  * Buffers the lines of one turn of the event loop and writes them in one write; a destination
- * of null keeps nothing (metrics and dashboard still see every finding).
+ * of null keeps nothing (metrics and dashboard still see every finding). A destination that
+ * fails (a full disk, /dev/full) is reported once through `onFailure`; the lines written to it
+ * from then on are counted as lost until `replace` gives a new one (SIGHUP, after logrotate).
  */
 export class ViolationsLog {
   private pending: string[] = [];
   private scheduled = false;
+  private failure: Error | null = null;
 
-  constructor(private readonly destination: Writable | null) {}
+  constructor(
+    private destination: Writable | null,
+    private readonly events: { onFailure?: (error: Error) => void; onLost?: (lines: number) => void } = {},
+  ) {
+    this.watch(destination);
+  }
+
+  /** Why writing fails, or null while it works. */
+  get failed(): Error | null {
+    return this.failure;
+  }
 
   append(records: readonly ViolationRecord[]): void {
     if (this.destination === null || records.length === 0) return;
@@ -68,9 +97,34 @@ export class ViolationsLog {
 
   readonly flush = (): void => {
     this.scheduled = false;
-    if (this.pending.length === 0 || this.destination === null || this.destination.destroyed) return;
+    if (this.pending.length === 0 || this.destination === null) return;
+    const lines = this.pending.length;
     const text = this.pending.join('\n') + '\n';
     this.pending = [];
-    this.destination.write(text);
+    if (this.failure !== null || this.destination.destroyed) return this.events.onLost?.(lines);
+    this.destination.write(text, (error) => {
+      if (error) this.events.onLost?.(lines);
+    });
+  };
+
+  /** Writes what is pending to the old destination, then writes to `destination` from now on; resolves with the old one. */
+  replace(destination: Writable): Writable | null {
+    this.flush();
+    const old = this.destination;
+    old?.off('error', this.onDestinationError);
+    this.destination = destination;
+    this.failure = null;
+    this.watch(destination);
+    return old;
+  }
+
+  private watch(destination: Writable | null): void {
+    destination?.on('error', this.onDestinationError);
+  }
+
+  private readonly onDestinationError = (error: Error): void => {
+    if (this.failure !== null) return;
+    this.failure = error;
+    this.events.onFailure?.(error);
   };
 }

@@ -2,10 +2,19 @@
 // level and spec section from the catalogue), by operation and direction, first and last seen,
 // one example each. It renders findings the proxy recorded; it never judges traffic again.
 import type { Contract, Level, Location } from '../contract/index.ts';
-import { VIOLATION_KEYS, type ViolationRecord } from '../proxy/violations.ts';
+import { partyOf, VIOLATION_KEYS, type Party, type ViolationRecord } from '../proxy/violations.ts';
+
+export { partyOf, type Party };
 
 const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
 const DIRECTIONS: readonly Location[] = ['request', 'response', 'exchange'];
+
+export const PARTIES: readonly Party[] = ['service', 'client'];
+
+const PARTY_HEADINGS: Record<Party, string> = {
+  service: 'Service findings (response and exchange: the service broke the contract)',
+  client: 'Client findings (request: the client broke the contract)',
+};
 const MALFORMED_LINES_LISTED = 10;
 
 export interface Seen {
@@ -17,6 +26,7 @@ export interface Seen {
 
 export interface RuleSummary extends Seen {
   rule: string;
+  party: Party;
   level: Level;
   /** Spec section from the catalogue; empty for a rule the catalogue does not know. */
   section: string;
@@ -34,9 +44,12 @@ export interface ViolationsSummary {
   findings: number;
   exchanges: number;
   byLevel: Record<Level, number>;
+  /** Findings by who broke the contract, and level. */
+  byParty: Record<Party, Record<Level, number>>;
   firstSeen: string | null;
   lastSeen: string | null;
-  malformed: { count: number; lineNumbers: number[] };
+  /** Malformed lines: their numbers, prefixed by the file's name when several logs were read. */
+  malformed: { count: number; lineNumbers: (number | string)[] };
   rules: RuleSummary[];
   operations: OperationSummary[];
 }
@@ -46,35 +59,49 @@ export class ViolationsSummarizer {
   private lineCount = 0;
   private readonly requestIds = new Set<string>();
   private readonly byLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
+  private readonly byParty: Record<Party, Record<Level, number>> = { service: { MUST: 0, SHOULD: 0, INFO: 0 }, client: { MUST: 0, SHOULD: 0, INFO: 0 } };
   private readonly rules = new Map<string, RuleSummary>();
   private readonly operations = new Map<string, OperationSummary>();
-  private readonly malformed = { count: 0, lineNumbers: [] as number[] };
+  private readonly malformed = { count: 0, lineNumbers: [] as (number | string)[] };
+  private file: string | null = null;
+  private fileLine = 0;
   private findings = 0;
   private firstSeen: string | null = null;
   private lastSeen: string | null = null;
 
   constructor(private readonly contract: Contract, private readonly source: string) {}
 
+  /** The lines that follow come from another log (one per replica): malformed lines are named by file and line. */
+  startFile(name: string): void {
+    this.file = name;
+    this.fileLine = 0;
+  }
+
   add(line: string): void {
     this.lineCount += 1;
+    this.fileLine += 1;
     if (line.trim() === '') return;
     const record = parseRecord(line);
     if (!record) {
       this.malformed.count += 1;
-      if (this.malformed.lineNumbers.length < MALFORMED_LINES_LISTED) this.malformed.lineNumbers.push(this.lineCount);
+      if (this.malformed.lineNumbers.length < MALFORMED_LINES_LISTED) this.malformed.lineNumbers.push(this.file === null ? this.lineCount : `${this.file}:${this.fileLine}`);
       return;
     }
-    this.findings += 1;
-    this.byLevel[record.level] += 1;
+    // A summary line of the proxy stands for itself and the repeats it counted.
+    const count = 1 + (record.repeated ?? 0);
+    this.findings += count;
+    this.byLevel[record.level] += count;
+    this.byParty[partyOf(record.direction)][record.level] += count;
     this.requestIds.add(record.requestId);
     if (this.firstSeen === null || record.time < this.firstSeen) this.firstSeen = record.time;
     if (this.lastSeen === null || record.time > this.lastSeen) this.lastSeen = record.time;
-    seen(this.rules, record.rule, record, () => {
+    const party = partyOf(record.direction);
+    seen(this.rules, `${record.rule} ${party}`, record, count, () => {
       const requirement = this.contract.requirements.find((r) => r.id === record.rule);
-      return { rule: record.rule, level: record.level, section: requirement?.section ?? '', text: requirement?.text ?? 'not in the requirement catalogue' };
+      return { rule: record.rule, party, level: record.level, section: requirement?.section ?? '', text: requirement?.text ?? 'not in the requirement catalogue' };
     });
     const operation = record.operationId ?? '(unspecified)';
-    seen(this.operations, `${operation} ${record.direction}`, record, () => ({ operation, direction: record.direction }));
+    seen(this.operations, `${operation} ${record.direction}`, record, count, () => ({ operation, direction: record.direction }));
   }
 
   summary(): ViolationsSummary {
@@ -85,6 +112,7 @@ export class ViolationsSummarizer {
       findings: this.findings,
       exchanges: this.requestIds.size,
       byLevel: { ...this.byLevel },
+      byParty: { service: { ...this.byParty.service }, client: { ...this.byParty.client } },
       firstSeen: this.firstSeen,
       lastSeen: this.lastSeen,
       malformed: { count: this.malformed.count, lineNumbers: [...this.malformed.lineNumbers] },
@@ -100,13 +128,13 @@ export function summarizeViolations(contract: Contract, source: string, text: st
   return summarizer.summary();
 }
 
-function seen<T extends Seen>(table: Map<string, T>, key: string, record: ViolationRecord, create: () => Omit<T, keyof Seen>): void {
+function seen<T extends Seen>(table: Map<string, T>, key: string, record: ViolationRecord, count: number, create: () => Omit<T, keyof Seen>): void {
   const entry = table.get(key);
   if (!entry) {
-    table.set(key, { ...create(), count: 1, firstSeen: record.time, lastSeen: record.time, example: record } as T);
+    table.set(key, { ...create(), count, firstSeen: record.time, lastSeen: record.time, example: record } as T);
     return;
   }
-  entry.count += 1;
+  entry.count += count;
   if (record.time < entry.firstSeen) entry.firstSeen = record.time;
   if (record.time > entry.lastSeen) entry.lastSeen = record.time;
 }
@@ -123,6 +151,8 @@ const fieldChecks: Record<keyof ViolationRecord, (value: unknown) => boolean> = 
   level: (v) => LEVELS.includes(v as Level),
   pointer: (v) => typeof v === 'string',
   message: (v) => typeof v === 'string',
+  repeated: (v) => v === undefined || (Number.isInteger(v) && (v as number) >= 0),
+  party: (v) => v === undefined || v === 'client' || v === 'service',
 };
 
 /** A line that is a violation record, or null: not JSON, not an object, or a key missing or mistyped. */
@@ -135,7 +165,7 @@ export function parseRecord(line: string): ViolationRecord | null {
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const record = value as Record<string, unknown>;
-  return VIOLATION_KEYS.every((key) => fieldChecks[key](record[key])) ? (record as unknown as ViolationRecord) : null;
+  return VIOLATION_KEYS.every((key) => fieldChecks[key](record[key])) && fieldChecks.repeated(record.repeated) && fieldChecks.party(record.party) ? (record as unknown as ViolationRecord) : null;
 }
 
 function exampleText(record: ViolationRecord): string {
@@ -148,7 +178,8 @@ function headline(summary: ViolationsSummary): string[] {
   const malformed = summary.malformed.count === 0
     ? 'No malformed lines.'
     : `${summary.malformed.count} malformed line${summary.malformed.count === 1 ? '' : 's'} skipped (line${summary.malformed.lineNumbers.length === 1 ? '' : 's'} ${summary.malformed.lineNumbers.join(', ')}${summary.malformed.count > summary.malformed.lineNumbers.length ? ', ...' : ''}).`;
-  return [`${summary.findings} findings in ${summary.exchanges} exchanges${span}.`, `${levels}.`, malformed];
+  const parties = PARTIES.map((party) => `${party === 'service' ? 'Service' : 'Client'}: ${LEVELS.map((level) => `${level} ${summary.byParty[party][level]}`).join(' · ')}.`);
+  return [`${summary.findings} findings in ${summary.exchanges} exchanges${span}.`, `${levels}.`, ...parties, malformed];
 }
 
 function markdownCell(text: string): string {
@@ -161,19 +192,23 @@ function markdownTable(header: string[], rows: string[][]): string[] {
 
 export function renderViolationsMarkdown(summary: ViolationsSummary): string {
   const lines = [`# Violations report: ${summary.source}`, '', ...headline(summary), ''];
-  lines.push('## By rule', '');
-  lines.push(...(summary.rules.length === 0 ? ['No findings.'] : markdownTable(
-    ['Level', 'Rule', 'Section', 'Count', 'First seen', 'Last seen', 'Example'],
-    summary.rules.map((r) => [r.level, r.rule, r.section || '?', String(r.count), r.firstSeen, r.lastSeen, exampleText(r.example)]),
-  )));
-  lines.push('', '## By operation and direction', '');
+  for (const party of PARTIES) {
+    const rules = summary.rules.filter((r) => r.party === party);
+    lines.push(`## ${PARTY_HEADINGS[party]}`, '');
+    lines.push(...(rules.length === 0 ? ['No findings.'] : markdownTable(
+      ['Level', 'Rule', 'Section', 'Count', 'First seen', 'Last seen', 'Example'],
+      rules.map((r) => [r.level, r.rule, r.section || '?', String(r.count), r.firstSeen, r.lastSeen, exampleText(r.example)]),
+    )));
+    lines.push('');
+  }
+  lines.push('## By operation and direction', '');
   lines.push(...(summary.operations.length === 0 ? ['No findings.'] : markdownTable(
     ['Operation', 'Direction', 'Count', 'First seen', 'Last seen', 'Example'],
     summary.operations.map((o) => [o.operation, o.direction, String(o.count), o.firstSeen, o.lastSeen, `${o.example.rule}: ${exampleText(o.example)}`]),
   )));
   if (summary.rules.length > 0) {
     lines.push('', '## Rules', '');
-    for (const r of summary.rules) lines.push(`- **${r.rule}** (${r.level}, section ${r.section || '?'}): ${markdownCell(r.text)}`);
+    for (const r of uniqueRules(summary.rules)) lines.push(`- **${r.rule}** (${r.level}, section ${r.section || '?'}): ${markdownCell(r.text)}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -188,16 +223,27 @@ function htmlTable(header: string[], rows: string[][]): string {
   return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
+/** One entry per rule (a rule broken by both parties is listed once). */
+function uniqueRules(rules: readonly RuleSummary[]): RuleSummary[] {
+  const byId = new Map<string, RuleSummary>();
+  for (const rule of rules) if (!byId.has(rule.rule)) byId.set(rule.rule, rule);
+  return [...byId.values()];
+}
+
 export function renderViolationsHtml(summary: ViolationsSummary): string {
-  const rules = summary.rules.length === 0 ? '<p>No findings.</p>' : htmlTable(
-    ['Level', 'Rule', 'Section', 'Count', 'First seen', 'Last seen', 'Example'],
-    summary.rules.map((r) => [r.level, r.rule, r.section || '?', String(r.count), r.firstSeen, r.lastSeen, exampleText(r.example)]),
-  );
+  const rules = PARTIES.map((party) => {
+    const mine = summary.rules.filter((r) => r.party === party);
+    const table = mine.length === 0 ? '<p>No findings.</p>' : htmlTable(
+      ['Level', 'Rule', 'Section', 'Count', 'First seen', 'Last seen', 'Example'],
+      mine.map((r) => [r.level, r.rule, r.section || '?', String(r.count), r.firstSeen, r.lastSeen, exampleText(r.example)]),
+    );
+    return `<h2>${escapeHtml(PARTY_HEADINGS[party])}</h2>\n${table}`;
+  }).join('\n');
   const operations = summary.operations.length === 0 ? '<p>No findings.</p>' : htmlTable(
     ['Operation', 'Direction', 'Count', 'First seen', 'Last seen', 'Example'],
     summary.operations.map((o) => [o.operation, o.direction, String(o.count), o.firstSeen, o.lastSeen, `${o.example.rule}: ${exampleText(o.example)}`]),
   );
-  const definitions = summary.rules.map((r) => `<dt>${escapeHtml(r.rule)} <span class="level">${r.level}</span>, section ${escapeHtml(r.section || '?')}</dt><dd>${escapeHtml(r.text)}</dd>`).join('\n');
+  const definitions = uniqueRules(summary.rules).map((r) => `<dt>${escapeHtml(r.rule)} <span class="level">${r.level}</span>, section ${escapeHtml(r.section || '?')}</dt><dd>${escapeHtml(r.text)}</dd>`).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -214,7 +260,6 @@ export function renderViolationsHtml(summary: ViolationsSummary): string {
 <body>
 <h1>Violations report: ${escapeHtml(summary.source)}</h1>
 ${headline(summary).map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
-<h2>By rule</h2>
 ${rules}
 <h2>By operation and direction</h2>
 ${operations}

@@ -2,7 +2,7 @@
 // status as a string, `source.pointer` into the request document or `source.parameter` naming the
 // query parameter. `code` is the requirement id a finding cites, or a condition name below.
 import { STATUS_CODES } from 'node:http';
-import { MEDIA_TYPE, type Finding } from '../contract/index.ts';
+import { boundList, MEDIA_TYPE, type Finding } from '../contract/index.ts';
 import type { Problem, Reply } from './types.ts';
 
 /** Codes of conditions no requirement covers (the specification leaves them open). */
@@ -30,8 +30,10 @@ export function errorObject(status: number, problem: Problem): Record<string, un
   return { status: String(status), code: problem.code, title: problem.title, detail: problem.detail, ...(source ? { source } : {}) };
 }
 
+/** An error document; a request breaking one rule thousands of times gets a bounded one, each code listed a few times and then summed up. */
 export function errorReply(status: number, problems: Problem[], headers?: Record<string, string>): Reply {
-  return { status, contentType: MEDIA_TYPE, headers, document: { errors: problems.map((p) => errorObject(status, p)) } };
+  const listed = boundList(problems, (p) => p.code, (first, count) => ({ code: first.code, title: first.title, detail: `and ${count} more ${first.code} error${count === 1 ? '' : 's'} in this request, not listed` }));
+  return { status, contentType: MEDIA_TYPE, headers, document: { errors: listed.map((p) => errorObject(status, p)) } };
 }
 
 export function conditionProblem(status: number, code: string, detail: string, where: { pointer?: string; parameter?: string } = {}): Problem {

@@ -1,0 +1,72 @@
+// Bounds on what one exchange can produce. A body of a few hundred kilobytes can break one rule
+// hundreds of thousands of times (an array of 200,000 wrong items); whoever reports findings
+// (the proxy's log, the reference server's 400 document) lists a bounded number of them and
+// says how many more there were, so one request can never write an unbounded answer or log.
+import type { Finding } from './types.ts';
+
+/** Findings listed per exchange: per rule and direction, and in all. */
+export const FINDING_LIMITS = { perRule: 10, total: 100 } as const;
+
+/** A finding standing for others of its rule and direction that were not listed. */
+export interface SummaryFinding extends Finding {
+  /** How many findings this one stands for beyond itself. */
+  omitted: number;
+}
+
+export interface FindingLimits {
+  perRule: number;
+  total: number;
+}
+
+/** The number of findings a listed finding stands for: itself, and those it summarizes. */
+export function occurrences(finding: Finding): number {
+  return 1 + ((finding as Partial<SummaryFinding>).omitted ?? 0);
+}
+
+/**
+ * The items to list: the first `perRule` of each key, at most `total` in all, then one summary
+ * per key for the rest, made by `summarize` from the first item left out and how many items
+ * were left out (`weight` says how many one item stands for). Linear, no recursion or spread,
+ * whatever the number of items.
+ */
+export function boundList<T>(items: readonly T[], keyOf: (item: T) => string, summarize: (first: T, count: number) => T, limits: FindingLimits = FINDING_LIMITS, weight: (item: T) => number = () => 1): T[] {
+  if (items.length <= limits.perRule && items.length <= limits.total) return items as T[];
+  const listed: T[] = [];
+  const listedPerKey = new Map<string, number>();
+  const omitted = new Map<string, { first: T; count: number }>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const count = listedPerKey.get(key) ?? 0;
+    if (count < limits.perRule && listed.length < limits.total) {
+      listed.push(item);
+      listedPerKey.set(key, count + 1);
+      continue;
+    }
+    const entry = omitted.get(key);
+    if (entry) entry.count += weight(item);
+    else omitted.set(key, { first: item, count: weight(item) });
+  }
+  for (const { first, count } of omitted.values()) listed.push(summarize(first, count));
+  return listed;
+}
+
+/** The findings to list (boundList by rule and direction), each summary a SummaryFinding: "and N more". */
+export function boundFindings(findings: readonly Finding[], limits: FindingLimits = FINDING_LIMITS): Finding[] {
+  return boundList(findings, (f) => `${f.requirement} ${f.location}`, summaryFinding, limits, occurrences);
+}
+
+function summaryFinding(first: Finding, count: number): SummaryFinding {
+  return {
+    requirement: first.requirement,
+    level: first.level,
+    location: first.location,
+    pointer: '',
+    message: `and ${count} more ${first.requirement} finding${count === 1 ? '' : 's'} in this ${first.location}, not listed (the first at ${first.pointer || 'the document'})`,
+    omitted: count - 1,
+  };
+}
+
+/** Schema errors read per message: past it, a message is known to be broken and no more is said. */
+export const SCHEMA_ERRORS_DESCRIBED = 1000;
+/** Schema errors per message described in a full sentence; the rest are located and routed only (no more are ever listed). */
+export const SCHEMA_ERRORS_WORDED = 2 * FINDING_LIMITS.perRule;

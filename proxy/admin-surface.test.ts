@@ -1,0 +1,99 @@
+// The admin surface in front of production: an optional bearer token on everything but the
+// probes, a cap on event clients, and event clients that do not read dropped past a bound.
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import { DashboardFeed, EVENT_CLIENT_BUFFER_MAX, EVENT_CLIENTS_MAX } from './dashboard.ts';
+import { startValidatingProxy, type StartedProxy } from './proxy.ts';
+import { answering, eventually, send, startUpstream, type TestServer } from './test-support.ts';
+
+const TOKEN = 'admin-token-for-tests';
+let upstream: TestServer;
+let proxy: StartedProxy;
+
+beforeAll(async () => {
+  upstream = await startUpstream(answering(200, '{"data":[]}'));
+  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, adminToken: TOKEN });
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await upstream?.close();
+});
+
+describe('with an admin token', () => {
+  const cases = [
+    { path: '/metrics', headers: {}, status: 401 },
+    { path: '/summary.json', headers: { authorization: 'Bearer wrong-token-of-some-length' }, status: 401 },
+    { path: '/metrics', headers: { authorization: `Bearer ${TOKEN}` }, status: 200 },
+    { path: `/summary.json?token=${TOKEN}`, headers: {}, status: 200 },
+    { path: '/', headers: {}, status: 401 },
+    { path: '/healthz', headers: {}, status: 200 },
+    { path: '/readyz', headers: {}, status: 200 },
+  ];
+  for (const c of cases) {
+    test(`GET ${c.path.replace(TOKEN, '<token>')} ${Object.keys(c.headers).length ? 'with a bearer token' : 'without one'} → ${c.status}`, async () => {
+      expect((await send(`${proxy.adminUrl}${c.path}`, { headers: c.headers })).status).toBe(c.status);
+    });
+  }
+});
+
+test('the admin server listens on 127.0.0.1 unless told otherwise', () => {
+  expect(new URL(proxy.adminUrl).hostname).toBe('127.0.0.1');
+});
+
+/** A stand-in for an event client's response whose socket holds `unread` bytes. */
+class FakeClient extends EventEmitter {
+  writableLength: number;
+  destroyed = false;
+  writes = 0;
+
+  constructor(unread: number) {
+    super();
+    this.writableLength = unread;
+  }
+
+  writeHead(): this {
+    return this;
+  }
+
+  write(): boolean {
+    this.writes += 1;
+    return true;
+  }
+
+  destroy(): void {
+    this.destroyed = true;
+    this.emit('close');
+  }
+
+  end(): void {}
+}
+
+describe('event clients', () => {
+  const contract = loadContract();
+
+  test(`at most ${EVENT_CLIENTS_MAX} at once`, () => {
+    const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
+    const accepted = Array.from({ length: EVENT_CLIENTS_MAX + 1 }, () => feed.subscribe(new FakeClient(0) as unknown as ServerResponse));
+    expect(accepted.filter(Boolean).length).toBe(EVENT_CLIENTS_MAX);
+    expect(accepted.at(-1)).toBe(false);
+    feed.close();
+  });
+
+  test('a client that leaves more than the bound unread is dropped at the next push; one that reads is kept', async () => {
+    const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
+    const paused = new FakeClient(0);
+    const reading = new FakeClient(0);
+    feed.subscribe(paused as unknown as ServerResponse);
+    feed.subscribe(reading as unknown as ServerResponse);
+    paused.writableLength = EVENT_CLIENT_BUFFER_MAX + 1;
+    feed.recordExchange('listNotificationGroups');
+    await eventually('the paused client dropped', () => (paused.destroyed ? true : undefined));
+    expect(feed.clientCount).toBe(1);
+    expect(reading.destroyed).toBe(false);
+    expect(reading.writes).toBe(2);
+    feed.close();
+  });
+});

@@ -1,0 +1,223 @@
+// Hostile traffic: each reproduction of a way a client or an upstream once crashed the proxy,
+// flooded its log or slipped past enforce mode, replayed against a live proxy. Each must leave
+// the proxy alive, its log bounded, and enforce mode forwarding nothing it did not judge.
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { FINDING_LIMITS, loadContract } from '../contract/index.ts';
+import { REQUEST_ID_MAX_LENGTH, startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
+import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
+import type { ViolationRecord } from './violations.ts';
+
+const MEDIA_TYPE = 'application/vnd.api+json';
+const contract = loadContract();
+const session = { authorization: 'Bearer r:hostile-session-token' };
+/** Lines one exchange may write at most: every rule of the catalogue listed to its bound, plus a summary each, in three directions. */
+const MOST_LINES_PER_EXCHANGE = 2 * FINDING_LIMITS.total + 3 * contract.requirements.length;
+
+function attributeConfigWithOptions(count: number): string {
+  return JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Hostile', options: new Array<number>(count).fill(1) } } });
+}
+
+const created = JSON.stringify({ data: { id: '5f1d7c2e9b1e8a0012345678', type: 'AttributeConfig', attributes: { label: 'Hostile', inUse: false }, relationships: {} } });
+const hugeBrokenList = JSON.stringify({ data: Array.from({ length: 200_000 }, () => 1) });
+
+interface Reached {
+  method: string;
+  url: string;
+  requestId: string | undefined;
+}
+
+let upstream: TestServer;
+const reached: Reached[] = [];
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      reached.push({ method: req.method ?? '', url: req.url ?? '', requestId: req.headers['x-request-id'] as string | undefined });
+      const body = req.url?.startsWith('/v3/notification-groups?filter[type]=user') ? hugeBrokenList : created;
+      res.writeHead(req.url?.startsWith('/v3/notification-groups?filter[type]=user') ? 200 : 201, { 'content-type': MEDIA_TYPE, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
+});
+
+afterAll(async () => {
+  await upstream?.close();
+});
+
+async function withProxy(options: Partial<ValidatingProxyOptions>, run: (proxy: StartedProxy, violations: Recorder) => Promise<void>): Promise<void> {
+  const violations = new Recorder();
+  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations, ...options });
+  try {
+    await run(proxy, violations);
+  } finally {
+    await proxy.close();
+  }
+}
+
+function post(operationPath: string, body: string | Buffer, headers: Record<string, string> = {}) {
+  return { method: 'POST', headers: { ...session, 'content-type': MEDIA_TYPE, ...headers }, body, operationPath };
+}
+
+const gzipped200k = gzipSync(attributeConfigWithOptions(200_000));
+const plain200k = attributeConfigWithOptions(200_000);
+
+describe('one request with hundreds of thousands of schema errors', () => {
+  const bodies = [
+    { name: `a gzip body of ${gzipped200k.length} bytes inflating to 200,000 wrong options`, body: gzipped200k, headers: { 'content-encoding': 'gzip' } },
+    { name: `the same ${plain200k.length}-byte body uncompressed`, body: plain200k, headers: {} as Record<string, string> },
+  ];
+  for (const c of bodies) {
+    test(`enforce mode, ${c.name}: 400 with a bounded list of errors, never forwarded, the proxy lives on`, async () => {
+      await withProxy({ mode: 'enforce' }, async (proxy, violations) => {
+        const before = reached.length;
+        const request = post('/attribute-configs', c.body, c.headers);
+        const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
+        expect(response.status).toBe(400);
+        const errors = (JSON.parse(response.body.toString()) as { errors: { code: string; detail: string }[] }).errors;
+        expect(errors.length).toBeLessThanOrEqual(FINDING_LIMITS.total + contract.requirements.length);
+        expect(errors.some((e) => /^and \d+ more /.test(e.detail))).toBe(true);
+        expect(reached.length).toBe(before);
+        // Alive: the next request is relayed.
+        const next = post('/attribute-configs', attributeConfigWithOptions(0).replace('"options":[]', '"options":[{"value":"a","label":"A"}]'));
+        expect((await send(`${proxy.baseUrl}${next.operationPath}`, next)).status).toBe(201);
+        await proxy.proxy.settled();
+        expect(violations.lines().length).toBeLessThanOrEqual(MOST_LINES_PER_EXCHANGE);
+      });
+    });
+  }
+
+  test('report mode with the violations header: the client gets the upstream\'s 201, the log stays bounded and counts every error', async () => {
+    await withProxy({ violationsHeader: true }, async (proxy, violations) => {
+      const request = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip', 'x-request-id': 'hostile-report' });
+      const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
+      expect(response.status).toBe(201);
+      expect(response.body.toString()).toBe(created);
+      await proxy.proxy.settled();
+      const lines = violations.lines<ViolationRecord>().filter((l) => l.requestId === 'hostile-report');
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.length).toBeLessThanOrEqual(MOST_LINES_PER_EXCHANGE);
+      expect(Buffer.byteLength(violations.text())).toBeLessThan(256 * 1024);
+      expect(lines.some((l) => /^and \d+ more /.test(l.message))).toBe(true);
+    });
+  });
+
+  test('enforce mode, an upstream answering 200,000 wrong items: 502 naming the rule broken, with a bounded list', async () => {
+    await withProxy({ mode: 'enforce' }, async (proxy) => {
+      const response = await send(`${proxy.baseUrl}/notification-groups?filter[type]=user`, { headers: session });
+      expect(response.status).toBe(502);
+      const errors = (JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors;
+      expect(errors.length).toBeLessThanOrEqual(FINDING_LIMITS.total + contract.requirements.length);
+      expect(errors.map((e) => e.code)).not.toContain('PROXY-UPSTREAM-RESET');
+    });
+  });
+});
+
+describe('request ids', () => {
+  const cases = [
+    { name: 'a 15 KB X-Request-Id', given: 'r'.repeat(15_000) },
+    { name: 'an X-Request-Id with characters outside the token set', given: 'a b<script>' },
+    { name: `one of ${REQUEST_ID_MAX_LENGTH + 1} characters`, given: 'x'.repeat(REQUEST_ID_MAX_LENGTH + 1) },
+  ];
+  for (const c of cases) {
+    test(`${c.name} is replaced by a generated one, in the log and towards the upstream`, async () => {
+      await withProxy({}, async (proxy, violations) => {
+        const before = reached.length;
+        await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`, { headers: { ...session, 'x-request-id': c.given } });
+        await proxy.proxy.settled();
+        const forwarded = reached[before].requestId!;
+        expect(forwarded).toMatch(/^[0-9a-f-]{36}$/);
+        const lines = violations.lines<ViolationRecord>();
+        expect(lines.length).toBeGreaterThan(0);
+        expect(lines.every((l) => l.requestId === forwarded)).toBe(true);
+      });
+    });
+  }
+
+  test(`an X-Request-Id of ${REQUEST_ID_MAX_LENGTH} token characters passes as given`, async () => {
+    await withProxy({}, async (proxy) => {
+      const before = reached.length;
+      const given = 'a-Z.0_9~:@+=/'.repeat(20).slice(0, REQUEST_ID_MAX_LENGTH);
+      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { ...session, 'x-request-id': given } });
+      expect(reached[before].requestId).toBe(given);
+    });
+  });
+});
+
+interface UnjudgedCase {
+  name: string;
+  /** The request target as sent (no URL normalization). */
+  target: string;
+  method?: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+  status: number;
+  code: string;
+  /** What report mode logs, when not the code of enforce mode's refusal (credentials: the contract's own finding). */
+  logged?: string;
+}
+
+const json = { 'content-type': MEDIA_TYPE };
+const validCreate = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Fine' } } });
+const invalidCreate = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 7 } } });
+const SMALL_MAX_BODY = 4096;
+const list = '/v3/notification-groups?filter[type]=portal';
+
+const unjudgedCases: UnjudgedCase[] = [
+  { name: 'a body in an unknown content coding', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, 'content-encoding': 'x-foo' }, body: invalidCreate, status: 415, code: 'PROXY-CONTENT-CODING' },
+  { name: 'a body padded past --max-body', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: invalidCreate.replace('"label":7', `"label":7,"pad":"${'x'.repeat(SMALL_MAX_BODY)}"`), status: 413, code: 'PROXY-BODY-TOO-LARGE' },
+  { name: 'Basic credentials, Connection: authorization and a valid legacy header', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Basic dXNlcjpwYXNz', connection: 'authorization', 'x-svc-session-token': 'legacy-token', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
+  { name: 'credentials the proxy cannot parse, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Bearer x:abc', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-401-MALFORMED' },
+  { name: 'no credentials, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: json, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-CREDENTIALS-PRESENT' },
+  ...['/V3/attribute-configs', '/v3/Attribute-Configs', '/v3/attribute-config%73', '/v3//attribute-configs', '/v3/attribute-configs;x=1', '/v3/./attribute-configs', '/v3/x/../attribute-configs', '/v3/attribute-configs%2f'].map((target) => ({
+    name: `the path ${target}`,
+    target,
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: invalidCreate,
+    status: 400,
+    code: 'PROXY-PATH-NOT-CANONICAL',
+  })),
+  { name: 'HEAD without the required filter (GET gets 400)', target: '/v3/notification-groups', method: 'HEAD', headers: session, status: 400, code: 'NG-FILTER-REQUIRED' },
+  { name: 'duplicate JSON member names', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":7,"label":"Fine"}}}', status: 400, code: 'PROXY-DUPLICATE-MEMBER' },
+  { name: 'two Content-Type headers', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, 'content-type': [MEDIA_TYPE, 'text/plain'] }, body: validCreate, status: 400, code: 'PROXY-DUPLICATE-HEADER' },
+  { name: 'Connection: content-type', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, connection: 'content-type' }, body: validCreate, status: 400, code: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
+  ...['filter[type][]=portal', 'filter[TYPE]=portal', 'filter.type=portal'].map((query) => ({ name: `the query ${query}`, target: `/v3/notification-groups?${query}`, headers: session, status: 400, code: 'PROXY-QUERY-SHAPE' })),
+  ...['page[limit]=1e1&page[offset]=0', 'page[limit]=10&page[offset]=1e21', 'page[limit]=010&page[offset]=0'].map((query) => ({ name: `the query ${query}`, target: `${list}&${query}`, headers: session, status: 400, code: 'PROXY-NUMBER-FORM' })),
+];
+
+describe('what the proxy cannot judge as the upstream would read it', () => {
+  for (const c of unjudgedCases) {
+    test(`enforce mode, ${c.name}: ${c.status} ${c.code}, never forwarded`, async () => {
+      await withProxy({ mode: 'enforce', maxBody: SMALL_MAX_BODY }, async (proxy) => {
+        const before = reached.length;
+        const response = await send(`${proxy.proxyUrl}${c.target}`, { method: c.method, headers: c.headers, body: c.body, path: c.target });
+        expect(response.status).toBe(c.status);
+        if (c.method !== 'HEAD') expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toContain(c.code);
+        expect(reached.length).toBe(before);
+      });
+    });
+
+    test(`report mode, ${c.name}: forwarded as sent, logged as ${c.logged ?? c.code}`, async () => {
+      await withProxy({ maxBody: SMALL_MAX_BODY }, async (proxy, violations) => {
+        const before = reached.length;
+        await send(`${proxy.proxyUrl}${c.target}`, { method: c.method, headers: { ...c.headers, 'x-request-id': 'unjudged' }, body: c.body, path: c.target });
+        expect(reached.slice(before).map((r) => r.url)).toEqual([c.target]);
+        await proxy.proxy.settled();
+        expect(violations.lines<ViolationRecord>().map((l) => l.rule)).toContain(c.logged ?? c.code);
+      });
+    });
+  }
+});
+
+test('after 1,100 distinct unspecified paths, a new one is still written (the set of kinds is per interval, not forever)', async () => {
+  await withProxy({}, async (proxy, violations) => {
+    for (let i = 0; i < 1100; i += 1) await send(`${proxy.baseUrl}/segment-${i}`, { headers: session });
+    await send(`${proxy.baseUrl}/the-last-one`, { headers: { ...session, 'x-request-id': 'last-segment' } });
+    await proxy.proxy.settled();
+    const lines = violations.lines<ViolationRecord>().filter((l) => l.rule === 'GEN-UNSPECIFIED-OPERATION');
+    expect(lines.length).toBe(1101);
+    expect(lines.at(-1)!.requestId).toBe('last-segment');
+  });
+});
