@@ -22,6 +22,7 @@ import { JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import { maskCredentialQuery } from './mask.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
 import { RepeatFolder, REPEAT_INTERVAL_MS } from './repeats.ts';
+import { resendable, resendThroughNodeClient, type Resend } from './resend.ts';
 import { partyOf, ViolationsLog, violationRecord, type ExchangeIdentity, type ViolationRecord } from './violations.ts';
 
 export type ProxyMode = 'report' | 'enforce';
@@ -152,6 +153,7 @@ export class ValidatingProxy {
   private readonly upstream: URL;
   private readonly upstreamPrefix: string;
   private readonly upstreamTimeout: number;
+  private readonly upstreamCa: string | Buffer | undefined;
   private readonly sample: number;
   private readonly violationsHeader: boolean;
   private readonly forwardedHeaders: boolean;
@@ -182,6 +184,7 @@ export class ValidatingProxy {
     this.mode = options.mode ?? PROXY_DEFAULTS.mode;
     this.maxBody = options.maxBody ?? PROXY_DEFAULTS.maxBody;
     this.upstreamTimeout = options.upstreamTimeout ?? PROXY_DEFAULTS.upstreamTimeout;
+    this.upstreamCa = options.upstreamCa;
     this.sample = options.sample ?? PROXY_DEFAULTS.sample;
     this.violationsHeader = options.violationsHeader ?? false;
     this.forwardedHeaders = options.forwardedHeaders ?? false;
@@ -337,7 +340,9 @@ export class ValidatingProxy {
       bodyTimeout: this.upstreamTimeout,
     };
     exchange.forwardedAt = performance.now();
-    this.pool.dispatch(options, new UpstreamRelay(this, exchange, res));
+    const relay = new UpstreamRelay(this, exchange, res);
+    if (body === null) relay.resend = { upstream: this.upstream, path: options.path, method: exchange.method, headers, timeout: this.upstreamTimeout, ca: this.upstreamCa };
+    this.pool.dispatch(options, relay);
   }
 
   /** What the proxy could not judge as the upstream will read it (admission.ts), and HEAD judged as its GET. */
@@ -587,6 +592,8 @@ class UpstreamRelay implements Dispatcher.DispatchHandler {
   private heldSize = 0;
   private statusText = '';
   private resume: () => void = () => undefined;
+  /** How to send a request without a body once more, should undici refuse the upstream's answer (resend.ts). */
+  resend: Resend | null = null;
 
   constructor(private readonly proxy: ValidatingProxy, private readonly exchange: ProxiedExchange, private readonly res: ServerResponse) {
     this.holding = proxy.mode === 'enforce';
@@ -597,8 +604,10 @@ class UpstreamRelay implements Dispatcher.DispatchHandler {
     else this.exchange.abortUpstream = abort;
   }
 
-  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
+  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void, reasonPhrase: string): boolean {
     if (status < 200) return true;
+    // undici reads the reason phrase as UTF-8, Node writes it as latin1: back to the bytes sent.
+    const statusText = Buffer.from(reasonPhrase, 'utf8').toString('latin1');
     this.proxy.metrics.upstreamSeconds.observe((performance.now() - this.exchange.forwardedAt) / 1000);
     this.exchange.status = status;
     this.exchange.responseHeaders = endToEndHeaders(rawHeaders);
@@ -632,6 +641,14 @@ class UpstreamRelay implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
+    const { exchange } = this;
+    // A 204, a 304 or an answer to HEAD ends with its headers (RFC 9112 section 6.3): bytes after them are not its body.
+    if (exchange.status !== null && (exchange.status === 204 || exchange.status === 304 || exchange.method === 'HEAD') && (error as NodeJS.ErrnoException).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return this.onComplete();
+    if (exchange.status === null && this.resend && resendable(exchange.method, error)) {
+      const resend = this.resend;
+      this.resend = null;
+      return resendThroughNodeClient(resend, this);
+    }
     this.proxy.upstreamFailed(this.exchange, this.res, error);
     this.proxy.settle(this.exchange);
   }

@@ -46,6 +46,28 @@ export function readBody(request: IncomingMessage, maxBytes: number, beforeReadi
   });
 }
 
+/** How much of a refused body is read and thrown away after the answer, so the client reads the answer instead of a reset. */
+export const DISCARD_LIMITS = { bytes: 64 * 1024 * 1024, ms: 5000 };
+
+/**
+ * Reads and throws away the rest of a body the server refused (a lingering close): closing a
+ * connection with unread bytes makes the kernel send a reset, which can destroy the answer before
+ * the client reads it. Past the limits, in bytes or time, the connection is cut.
+ */
+export function discardRest(request: IncomingMessage, limits = DISCARD_LIMITS): void {
+  let discarded = 0;
+  const cut = () => request.socket.destroy();
+  const timer = setTimeout(cut, limits.ms).unref();
+  request.removeAllListeners('data');
+  request.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > limits.bytes) cut();
+  });
+  request.once('end', () => clearTimeout(timer));
+  request.once('close', () => clearTimeout(timer));
+  request.resume();
+}
+
 /** The body as text, or undefined when it is not valid UTF-8 (RFC 8259 section 8.1). */
 export function decodeUtf8(bytes: Buffer): string | undefined {
   try {

@@ -20,7 +20,7 @@ import {
   type HttpRequest,
   type Operation,
 } from '../contract/index.ts';
-import { announcesBody, decodeUtf8, nestsDeeperThan, nonFiniteNumberAt, readBody } from './body.ts';
+import { announcesBody, decodeUtf8, discardRest, nestsDeeperThan, nonFiniteNumberAt, readBody } from './body.ts';
 import { CreatedResources } from './create.ts';
 import { judgeCredentials, knownTokens } from './credentials.ts';
 import { MAX_NESTING_DEPTH } from './defaults.ts';
@@ -122,8 +122,12 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
       return readBody(context.request, config.maxBodyBytes, () => askForBody(context)).then((reading): StageResult => {
         if (reading.kind === 'aborted') return ABANDONED;
         if (reading.kind === 'too-large') {
-          // The rest of the body is not read, so the connection cannot be reused.
-          return errorReply(413, [conditionProblem(413, CONDITION_CODES.bodyTooLarge, `request bodies are limited to ${config.maxBodyBytes} bytes`)], { connection: 'close' });
+          const problem = conditionProblem(413, CONDITION_CODES.bodyTooLarge, `request bodies are limited to ${config.maxBodyBytes} bytes`);
+          // A client waiting for 100 Continue sends no body: close. Any other is sending it: read
+          // the rest away (bounded) so it reads the 413, not a reset.
+          if (/100-continue/i.test(context.headers.expect ?? '')) return errorReply(413, [problem], { connection: 'close' });
+          discardRest(context.request);
+          return errorReply(413, [problem]);
         }
         context.bodyBytes = reading.bytes;
         return undefined;
