@@ -112,6 +112,8 @@ describe('las-conformance proxy', () => {
     { name: 'an --upstream-ca file that does not exist', args: ['proxy', '--upstream', 'https://127.0.0.1:1/v3', '--upstream-ca', 'missing-ca.pem'], says: /^las-conformance: cannot read --upstream-ca missing-ca\.pem: ENOENT/m },
     { name: 'an --upstream-ca file with no certificate', args: ['proxy', '--upstream', 'https://127.0.0.1:1/v3', '--upstream-ca', 'package.json'], says: /^las-conformance: --upstream-ca package\.json holds no PEM certificate$/m },
     { name: 'an --upstream-ca for a plain http upstream', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--upstream-ca', 'proxy/fixtures/test-upstream.cert.pem'], says: /^las-conformance: --upstream-ca applies to an https upstream/m },
+    { name: '--tls-cert without --tls-key', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--tls-cert', 'proxy/fixtures/test-upstream.cert.pem'], says: /^las-conformance: --tls-cert and --tls-key go together/m },
+    { name: 'a --tls-key file with no private key', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--tls-cert', 'proxy/fixtures/test-upstream.cert.pem', '--tls-key', 'package.json'], says: /^las-conformance: --tls-key package\.json holds no PEM private key$/m },
     { name: 'a violations file in a missing directory', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--violations', '/nonexistent-dir/v.ndjson'], says: /^las-conformance: cannot open the violations file .*: ENOENT$/m },
   ];
   for (const c of usageErrors) {

@@ -17,6 +17,8 @@ interface ProxyFlags {
   maxBody: number;
   upstreamTimeout: number;
   upstreamCa?: string;
+  tlsCert?: string;
+  tlsKey?: string;
   sample: number;
   logValues?: boolean;
   violationsHeader?: boolean;
@@ -64,6 +66,8 @@ export function registerProxyCommand(program: Command): void {
     .addOption(proxyOption('--max-body <bytes>', 'largest body buffered for validation; larger ones pass unvalidated (enforce mode: refused with 413)').argParser(wholeNumber(0, 2 ** 31 - 1)).default(PROXY_DEFAULTS.maxBody))
     .addOption(proxyOption('--upstream-timeout <ms>', 'how long the upstream may take to answer, or between body chunks').argParser(wholeNumber(1, 2 ** 31 - 1)).default(PROXY_DEFAULTS.upstreamTimeout))
     .addOption(proxyOption('--upstream-ca <file>', 'PEM certificates to trust for an https upstream, in place of the default authorities'))
+    .addOption(proxyOption('--tls-cert <file>', 'PEM certificate chain to serve clients over https (with --tls-key); the admin server stays http'))
+    .addOption(proxyOption('--tls-key <file>', 'PEM private key of --tls-cert'))
     .addOption(proxyOption('--sample <rate>', 'fraction of exchanges validated in report mode').argParser(fraction).default(PROXY_DEFAULTS.sample))
     .addOption(proxyOption('--log-values', 'include body values in finding messages (off: values are described by type only)'))
     .addOption(proxyOption('--violations-header', 'add a Las-Violations header listing the rule ids known before the response starts'))
@@ -91,6 +95,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   if (flags.mode === 'enforce' && flags.sample < 1) throw new Error('--sample applies to report mode only: enforce mode judges every exchange');
   const upstreamCa = flags.upstreamCa === undefined ? undefined : readCertificates(flags.upstreamCa, flags.upstream);
   const token = adminToken(flags.adminTokenFile);
+  const tls = listeningTls(flags.tlsCert, flags.tlsKey);
   const violationsToStdout = flags.violations === '-';
   let violationsFile = violationsToStdout ? null : await openAppend(flags.violations);
   const logger = createProxyLogger(process.stderr, flags.logLevel);
@@ -107,6 +112,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     judgeThread: flags.judgeThread,
     violations: violationsFile ?? process.stdout,
     adminToken: token,
+    tls,
     repeatInterval: flags.repeatInterval,
     logger,
   });
@@ -152,14 +158,28 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
 /** The --upstream-ca bundle; a clear error when it is unreadable, holds no certificate or has no use. */
 function readCertificates(file: string, upstream: URL): string {
   if (upstream.protocol !== 'https:') throw new Error(`--upstream-ca applies to an https upstream, and ${upstreamDisplay(upstream)} is not one`);
-  let pem: string;
-  try {
-    pem = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read --upstream-ca ${file}: ${(error as Error).message}`);
-  }
+  const pem = readPem(file, '--upstream-ca');
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`--upstream-ca ${file} holds no PEM certificate`);
   return pem;
+}
+
+/** The certificate chain and key the proxy serves clients with: both flags or neither. */
+function listeningTls(certFile: string | undefined, keyFile: string | undefined): { cert: string; key: string } | undefined {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) throw new Error('--tls-cert and --tls-key go together: give both to serve https, neither to serve http');
+  const cert = readPem(certFile, '--tls-cert');
+  const key = readPem(keyFile, '--tls-key');
+  if (!cert.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`--tls-cert ${certFile} holds no PEM certificate`);
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key)) throw new Error(`--tls-key ${keyFile} holds no PEM private key`);
+  return { cert, key };
+}
+
+function readPem(file: string, flag: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read ${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }
 
 function openAppend(path: string): Promise<WriteStream> {

@@ -24,13 +24,14 @@ describe('forwardedRequestHeaders', () => {
 
 describe('addForwardedHeaders', () => {
   const client = { address: '203.0.113.7', host: 'api.example.com' };
-  const cases: { name: string; given: string[]; client?: { address: string | undefined; host: string | undefined }; added: string[] }[] = [
+  const cases: { name: string; given: string[]; client?: { address: string | undefined; host: string | undefined; encrypted?: boolean }; added: string[] }[] = [
     { name: 'adds all three to a request that had none', given: ['Accept', '*/*'], added: ['Accept', '*/*', 'X-Forwarded-For', '203.0.113.7', 'X-Forwarded-Proto', 'http', 'X-Forwarded-Host', 'api.example.com'] },
     {
       name: 'appends the client to a list an earlier proxy started, and keeps the scheme and host it named',
       given: ['x-forwarded-for', '198.51.100.1', 'X-Forwarded-Proto', 'https', 'x-forwarded-host', 'www.example.com'],
       added: ['x-forwarded-for', '198.51.100.1, 203.0.113.7', 'X-Forwarded-Proto', 'https', 'x-forwarded-host', 'www.example.com'],
     },
+    { name: 'names https when the client reached the proxy over TLS', given: [], client: { ...client, encrypted: true }, added: ['X-Forwarded-For', '203.0.113.7', 'X-Forwarded-Proto', 'https', 'X-Forwarded-Host', 'api.example.com'] },
     { name: 'names an unknown client and leaves out a missing host', given: [], client: { address: undefined, host: undefined }, added: ['X-Forwarded-For', 'unknown', 'X-Forwarded-Proto', 'http'] },
   ];
   for (const c of cases) {

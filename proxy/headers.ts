@@ -48,12 +48,14 @@ export function forwardedRequestHeaders(raw: readonly string[]): string[] {
 export interface ClientConnection {
   address: string | undefined;
   host: string | undefined;
+  /** Whether the client reached the proxy over TLS; plain http when absent. */
+  encrypted?: boolean;
 }
 
 /**
  * Adds the de facto forwarding headers to a request's forwarded list, in place: the client's
  * address appended to X-Forwarded-For (a proxy in front of this one may have started the list),
- * and X-Forwarded-Proto (http: the proxy listens on plain http) and X-Forwarded-Host unless an
+ * and X-Forwarded-Proto (the scheme the client used to reach the proxy) and X-Forwarded-Host unless an
  * earlier proxy set them, since theirs name what the original client used.
  */
 export function addForwardedHeaders(headers: string[], client: ClientConnection): void {
@@ -61,7 +63,7 @@ export function addForwardedHeaders(headers: string[], client: ClientConnection)
   const address = client.address ?? 'unknown';
   if (forwardedFor < 0) headers.push('X-Forwarded-For', address);
   else headers[forwardedFor + 1] = `${headers[forwardedFor + 1]}, ${address}`;
-  if (headerIndex(headers, 'x-forwarded-proto') < 0) headers.push('X-Forwarded-Proto', 'http');
+  if (headerIndex(headers, 'x-forwarded-proto') < 0) headers.push('X-Forwarded-Proto', client.encrypted === true ? 'https' : 'http');
   if (headerIndex(headers, 'x-forwarded-host') < 0 && client.host !== undefined) headers.push('X-Forwarded-Host', client.host);
 }
 

@@ -65,3 +65,17 @@ test('an https upstream whose certificate is not trusted gets a 502 naming the c
   expect(proxied.findings).toEqual([]);
   expect(proxied.upstreamErrors).toEqual(['untrusted 1']);
 });
+
+test('with a certificate and key, the proxy serves its clients over https (the admin server stays http)', async () => {
+  const proxy = await startValidatingProxy({ upstream: upstreamUrl, upstreamCa: certificate, violations: new Recorder(), forwardedHeaders: true, tls: { cert: certificate, key } });
+  try {
+    expect(proxy.baseUrl.startsWith('https://')).toBe(true);
+    expect(proxy.adminUrl.startsWith('http://')).toBe(true);
+    const direct = await send(`${upstreamUrl}${listPath}`, { headers: session, ca: certificate });
+    const proxied = await send(`${proxy.baseUrl}${listPath}`, { headers: session, ca: certificate });
+    expect(exchangeHash(proxied)).toBe(exchangeHash(direct));
+    await expect(send(`${proxy.baseUrl}${listPath}`, { headers: session })).rejects.toThrow(/self.signed|certificate/i);
+  } finally {
+    await proxy.close();
+  }
+});

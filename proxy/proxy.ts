@@ -4,6 +4,7 @@
 // enforce mode the proxy judges before it answers and refuses what breaks the contract.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Readable, type Writable } from 'node:stream';
@@ -59,6 +60,8 @@ export interface ValidatingProxyOptions {
   repeatInterval?: number;
   /** Bearer token the admin endpoints ask for (all but /healthz and /readyz); none by default. */
   adminToken?: string;
+  /** Certificate chain and key (PEM) to serve clients over https; plain http when absent. The admin server stays http. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 export interface ListenOptions {
@@ -146,7 +149,7 @@ export class ValidatingProxy {
   readonly contract: Contract;
   readonly metrics: ProxyMetrics;
   readonly feed: DashboardFeed;
-  readonly server: Server;
+  readonly server: Server | HttpsServer;
   readonly adminServer: Server;
   readonly mode: ProxyMode;
   readonly maxBody: number;
@@ -208,13 +211,13 @@ export class ValidatingProxy {
     const repeatInterval = options.repeatInterval ?? REPEAT_INTERVAL_MS;
     this.repeats = new RepeatFolder(repeatInterval > 0);
     this.repeatTimer = repeatInterval > 0 ? setInterval(this.endRepeatInterval, repeatInterval).unref() : null;
-    this.server = createServer(this.handleRequest);
+    this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
     this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => (this.violations.failed ? `violations log failing (${(this.violations.failed as NodeJS.ErrnoException).code ?? this.violations.failed.message})` : null) });
   }
 
   async listen(options: ListenOptions = {}): Promise<ProxyAddresses> {
     const host = options.host ?? '127.0.0.1';
-    const proxyUrl = await listenOn(this.server, options.port ?? 0, host);
+    const proxyUrl = await listenOn(this.server, options.port ?? 0, host, this.server instanceof HttpsServer ? 'https' : 'http');
     let adminUrl: string;
     try {
       adminUrl = await listenOn(this.adminServer, options.adminPort ?? 0, options.adminHost ?? '127.0.0.1');
@@ -330,7 +333,7 @@ export class ValidatingProxy {
       this.logger.warn({ requestId: exchange.requestId, method: exchange.method }, 'X-Request-Id replaced: longer than 200 characters, empty, repeated or outside the token set');
     }
     if (!exchange.requestIdGiven) headers.push('x-request-id', exchange.requestId);
-    if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host });
+    if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host, encrypted: 'encrypted' in req.socket });
     const options: Dispatcher.DispatchOptions = {
       path: this.upstreamPrefix + exchange.path,
       method: exchange.method as Dispatcher.HttpMethod,
@@ -814,7 +817,7 @@ async function* replay(head: Buffer[], rest: AsyncIterable<Buffer>): AsyncGenera
   yield* rest;
 }
 
-function listenOn(server: Server, port: number, host: string): Promise<string> {
+function listenOn(server: Server | HttpsServer, port: number, host: string, scheme: 'http' | 'https' = 'http'): Promise<string> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => reject(error);
     server.once('error', onError);
@@ -822,7 +825,7 @@ function listenOn(server: Server, port: number, host: string): Promise<string> {
       server.off('error', onError);
       const address = server.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      resolve(`http://${shownHost}:${address.port}`);
+      resolve(`${scheme}://${shownHost}:${address.port}`);
     });
   });
 }
