@@ -61,6 +61,9 @@ export function createAjv(): Ajv2020 {
   return ajv;
 }
 
+/** Shapes of schema violation whose requirement is remembered (Contract.requirementFor). */
+const ROUTED_SHAPES_KEPT = 10_000;
+
 export class Contract {
   readonly document: Schema;
   readonly version: string;
@@ -76,6 +79,7 @@ export class Contract {
   /** Every schemaFindings route of the catalogue, in file order. */
   readonly schemaFindingRoutes: readonly CompiledRoute[];
   private readonly validators = new Map<Schema, ValidateFunction>();
+  private readonly routedShapes = new Map<string, Requirement>();
   private readonly ajv = createAjv();
 
   constructor(openapiText: string, requirementsText: string) {
@@ -148,7 +152,15 @@ export class Contract {
 
   /** The requirement a schema violation breaks, per the catalogue's schemaFindings routes. */
   requirementFor(context: SchemaViolation): Requirement {
-    return this.routeFor(context).requirement;
+    // Items of one array break the same rule: each shape is routed once (array indices folded;
+    // no route names an index). Bounded: a body's member names are the sender's to choose.
+    const shape = `${context.operation} ${context.location} ${context.status} ${context.keyword} ${context.pointer.replace(/\/\d+(?=\/|$)/g, '/0')}`;
+    let requirement = this.routedShapes.get(shape);
+    if (requirement === undefined) {
+      requirement = this.routeFor(context).requirement;
+      if (this.routedShapes.size < ROUTED_SHAPES_KEPT) this.routedShapes.set(shape, requirement);
+    }
+    return requirement;
   }
 
   /** The first schemaFindings route, in catalogue order, that matches a schema violation. */

@@ -3,7 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { escapeToken, unescapeToken } from './resolve.ts';
 import { parameterName } from './query.ts';
-import { SCHEMA_ERRORS_DESCRIBED, SCHEMA_ERRORS_WORDED } from './bounds.ts';
+import { FINDING_LIMITS, SCHEMA_ERRORS_DESCRIBED, SCHEMA_ERRORS_WORDED } from './bounds.ts';
 
 export interface SchemaProblem {
   keyword: string;
@@ -11,25 +11,46 @@ export interface SchemaProblem {
   message: string;
   expected: string;
   actual?: string;
+  /** Set on a problem standing for more of one shape that were only counted: how many beyond itself. */
+  omitted?: number;
 }
 
 type Schema = Record<string, unknown>;
 
-export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, includeValues: boolean): SchemaProblem[] {
+/**
+ * One problem per schema error, up to a bound per shape (keyword and schema path: the same rule
+ * broken by every item of an array has one shape). Past the first `listedPerShape` of a
+ * shape, errors are only counted into one problem standing for them: no report lists more
+ * (contract/bounds.ts), and describing hundreds of them would cost more than finding them.
+ */
+export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, includeValues: boolean, listedPerShape: number = FINDING_LIMITS.perRule): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   const seen = new Set<string>();
-  // A huge array of wrong items yields as many errors: the first ones say what is wrong, the
-  // next are only located (a sentence each costs more than finding them; reports list a
-  // bounded number of findings, contract/bounds.ts), the rest are not read.
+  const shapes = new Map<string, { listed: number; firstUncounted: ErrorObject | null; uncounted: number }>();
+  // Past the first errors, the rest are not read: the message is known to be broken.
   const read = errors.length > SCHEMA_ERRORS_DESCRIBED ? errors.slice(0, SCHEMA_ERRORS_DESCRIBED) : errors;
-  const kept = withoutSameMemberEchoes(withoutBranchNoise(read));
-  for (let index = 0; index < kept.length; index += 1) {
-    const error = kept[index];
-    const problem = index < SCHEMA_ERRORS_WORDED || inQuery ? describeError(error, inQuery, includeValues) : locatedOnly(error);
+  let worded = 0;
+  for (const error of withoutSameMemberEchoes(withoutBranchNoise(read))) {
+    // The schema path ends in the keyword, and ajv's generated code hands out the same string each time (a cheap key).
+    let shape = shapes.get(error.schemaPath);
+    if (!shape) shapes.set(error.schemaPath, (shape = { listed: 0, firstUncounted: null, uncounted: 0 }));
+    if (shape.listed >= listedPerShape) {
+      shape.firstUncounted ??= error;
+      shape.uncounted += 1;
+      continue;
+    }
+    shape.listed += 1;
+    const problem = worded < SCHEMA_ERRORS_WORDED || inQuery ? describeError(error, inQuery, includeValues) : locatedOnly(error);
+    worded += 1;
     const key = `${problem.pointer}\u0000${problem.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
     problems.push(problem);
+  }
+  for (const { firstUncounted, uncounted } of shapes.values()) {
+    if (firstUncounted === null) continue;
+    const located = locatedOnly(firstUncounted);
+    problems.push({ ...located, message: `and ${uncounted} more like ${located.pointer || 'the document'} (${firstUncounted.keyword}), not described`, omitted: uncounted - 1 });
   }
   return problems;
 }
@@ -72,6 +93,7 @@ function admitsType(type: unknown, value: unknown): boolean {
  * the type, and a combinator over a value of the wrong type adds nothing to the type error.
  */
 function withoutSameMemberEchoes(errors: ErrorObject[]): ErrorObject[] {
+  if (!errors.some((e) => e.keyword === 'type' || combinators.has(e.keyword))) return errors;
   const byPath = (keywords: string[]) => new Set(errors.filter((e) => keywords.includes(e.keyword)).map((e) => e.instancePath));
   const withValues = byPath(['enum', 'const']);
   const withType = byPath(['type']);
@@ -89,17 +111,18 @@ function locatedOnly(error: ErrorObject): SchemaProblem {
 }
 
 function describeError(error: ErrorObject, inQuery: boolean, includeValues: boolean): SchemaProblem {
-  const tokens = error.instancePath.split('/').slice(1).map(unescapeToken);
   const schema = (error.parentSchema ?? {}) as Schema;
+  const tokens = inQuery || error.keyword === 'required' ? error.instancePath.split('/').slice(1).map(unescapeToken) : [];
   if (error.keyword === 'required') {
     const missing = String((error.params as { missingProperty: string }).missingProperty);
     const memberTokens = [...tokens, missing, ...queryMemberOf(schema, missing, inQuery)];
     const where = locate(memberTokens, inQuery);
     return { keyword: 'required', pointer: where, message: `${name(where)} is required`, expected: 'present' };
   }
-  const where = locate(tokens, inQuery);
+  // A body's pointer is ajv's instance path, already escaped.
+  const where = inQuery ? locate(tokens, true) : error.instancePath;
   const got = includeValues ? showValue(error.data) : jsonTypeOf(error.data);
-  const expected = expectation(error, schema);
+  const expected = expectationOf(error, schema);
   return { keyword: error.keyword, pointer: where, message: `${name(where)} must be ${expected}, got ${got}`, expected, actual: got };
 }
 
@@ -118,6 +141,17 @@ function locate(tokens: string[], inQuery: boolean): string {
 
 function name(where: string): string {
   return where === '' ? 'the document' : where;
+}
+
+const expectations = new WeakMap<Schema, Map<string, string>>();
+
+/** What the schema asks for, worded once per schema and keyword: every item of an array asks the same. */
+function expectationOf(error: ErrorObject, schema: Schema): string {
+  let byKeyword = expectations.get(schema);
+  if (!byKeyword) expectations.set(schema, (byKeyword = new Map()));
+  let expected = byKeyword.get(error.keyword);
+  if (expected === undefined) byKeyword.set(error.keyword, (expected = expectation(error, schema)));
+  return expected;
 }
 
 function expectation(error: ErrorObject, schema: Schema): string {

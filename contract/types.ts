@@ -67,4 +67,6 @@ export interface ValidateOptions {
   includeValues?: boolean;
   /** The message had a body the caller did not keep (too large to buffer): its media type is judged, its content is not. */
   bodyOmitted?: boolean;
+  /** Schema errors of one shape described one by one; past it they are counted into one finding (default FINDING_LIMITS.perRule). */
+  listedPerShape?: number;
 }

@@ -110,7 +110,7 @@ export function validateRequest(contract: Contract, operation: Operation, reques
       append(findings, routeProblems(contract, operation.operationId, 'request', undefined, problems));
     }
   }
-  if (operation.requestBody) append(findings, requestBodyFindings(contract, operation.operationId, operation.requestBody, request, includeValues, options.bodyOmitted === true));
+  if (operation.requestBody) append(findings, requestBodyFindings(contract, operation.operationId, operation.requestBody, request, includeValues, options.bodyOmitted === true, options.listedPerShape));
   return findings;
 }
 
@@ -130,15 +130,15 @@ function credentialFindings(contract: Contract, request: HttpRequest): Finding[]
   return [];
 }
 
-function requestBodyFindings(contract: Contract, operationId: string, schema: Schema, request: HttpRequest, includeValues: boolean, bodyOmitted: boolean): Finding[] {
+function requestBodyFindings(contract: Contract, operationId: string, schema: Schema, request: HttpRequest, includeValues: boolean, bodyOmitted: boolean, listedPerShape: number | undefined): Finding[] {
   const findings: Finding[] = [];
   if ((request.bodyText ?? '') !== '' || bodyOmitted) append(findings, mediaTypeFindings(contract, 'request', request.headers));
-  if (!bodyOmitted) append(findings, documentFindings(contract, operationId, 'request', undefined, schema, request, includeValues));
+  if (!bodyOmitted) append(findings, documentFindings(contract, operationId, 'request', undefined, schema, request, includeValues, listedPerShape));
   return findings;
 }
 
 /** Parses a body and validates it; an absent or malformed body is itself a finding. */
-function documentFindings(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, schema: Schema, message: HttpRequest | HttpResponse, includeValues: boolean): Finding[] {
+function documentFindings(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, schema: Schema, message: HttpRequest | HttpResponse, includeValues: boolean, listedPerShape?: number): Finding[] {
   if ((message.bodyText ?? '').trim() === '') {
     return routeProblems(contract, operationId, location, status, [{ keyword: 'required', pointer: '', message: `the ${location} body is required`, expected: 'a JSON:API document' }]);
   }
@@ -148,20 +148,14 @@ function documentFindings(contract: Contract, operationId: string, location: 're
   }
   const validate = contract.validator(schema);
   if (validate(parsed.value)) return [];
-  return routeProblems(contract, operationId, location, status, problemsFromErrors(validate.errors ?? [], false, includeValues));
+  return routeProblems(contract, operationId, location, status, problemsFromErrors(validate.errors ?? [], false, includeValues, listedPerShape));
 }
 
 function routeProblems(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, problems: SchemaProblem[]): Finding[] {
-  // Items of one array break the same rule: route each shape once (array indices folded; no route names an index).
-  const routed = new Map<string, ReturnType<Contract['requirementFor']>>();
   return problems.map((problem) => {
-    const shape = `${problem.keyword} ${problem.pointer.replace(/\/\d+(?=\/|$)/g, '/0')}`;
-    let requirement = routed.get(shape);
-    if (!requirement) {
-      requirement = contract.requirementFor({ operation: operationId, location, status, keyword: problem.keyword, pointer: problem.pointer });
-      routed.set(shape, requirement);
-    }
-    return { requirement: requirement.id, level: requirement.level, location, pointer: problem.pointer, message: problem.message, expected: problem.expected, actual: problem.actual };
+    const requirement = contract.requirementFor({ operation: operationId, location, status, keyword: problem.keyword, pointer: problem.pointer });
+    const finding: Finding = { requirement: requirement.id, level: requirement.level, location, pointer: problem.pointer, message: problem.message, expected: problem.expected, actual: problem.actual };
+    return problem.omitted === undefined ? finding : { ...finding, omitted: problem.omitted };
   });
 }
 
@@ -172,7 +166,7 @@ export function validateResponse(contract: Contract, operation: Operation, respo
   append(findings, responseMediaTypeFindings(contract, response, options.bodyOmitted === true));
   const schema = operation.responseBodies.get(response.status);
   if (schema && !options.bodyOmitted) {
-    const bodyFindings = documentFindings(contract, operation.operationId, 'response', response.status, schema, response, includeValues);
+    const bodyFindings = documentFindings(contract, operation.operationId, 'response', response.status, schema, response, includeValues, options.listedPerShape);
     append(findings, bodyFindings);
     if (bodyFindings.length === 0 && response.status < 300) append(findings, objectIdFindings(contract, response, includeValues));
   }
@@ -240,5 +234,5 @@ function genericFindings(contract: Contract, location: 'request' | 'response', s
   if ((message.bodyText ?? '').trim() === '' && !options.bodyOmitted) return [];
   const findings = mediaTypeFindings(contract, location, message.headers);
   if (findings.length > 0 || options.bodyOmitted) return findings;
-  return documentFindings(contract, GENERIC, location, status, schema, message, options.includeValues ?? true);
+  return documentFindings(contract, GENERIC, location, status, schema, message, options.includeValues ?? true, options.listedPerShape);
 }

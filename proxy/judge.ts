@@ -2,7 +2,7 @@
 // what only a proxy sees (a body it did not keep, a member name written twice), and hands the
 // exchange to the contract's one judging path (contract/judge.ts); the findings it returns are
 // bounded (boundFindings). Pure: no I/O, no clocks, no state beyond what the caller passes in.
-import { boundFindings, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from '../contract/index.ts';
+import { boundFindings, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from '../contract/index.ts';
 import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, ValidateOptions } from '../contract/index.ts';
 import { duplicateMemberName } from './admission.ts';
 import { decodeBody, type OmissionCause } from './body.ts';
@@ -50,7 +50,7 @@ export function judgeRequest(contract: Contract, method: string, path: string, h
   const findings = omittedFindings(contract, 'request', text.omitted);
   const duplicate = text.bodyText === undefined ? null : duplicateMemberName(text.bodyText);
   if (duplicate !== null) findings.push(contract.finding('PROXY-DUPLICATE-MEMBER', 'request', { message: `the member name ${JSON.stringify(duplicate.slice(0, 40))} appears twice in one object: parsers keep the first or the last` }));
-  return { ...judged, findings: boundFindings(findings.concat(judged.findings)) };
+  return { ...judged, findings: boundFindings(findings.concat(judged.findings), PROXY_FINDING_LIMITS) };
 }
 
 /** Findings of the response and of the whole exchange, given the request's verdict (bounded, see boundFindings). */
@@ -58,11 +58,18 @@ export function judgeResponse(contract: Contract, verdict: RequestVerdict, statu
   if (!verdict.inApi) return [];
   const text = bodyText(body, headers, options.maxBody);
   const response: HttpResponse = { status, headers, bodyText: text.bodyText };
-  return boundFindings(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, verdict, response, validateOptions(options, text.omitted))));
+  return boundFindings(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, verdict, response, validateOptions(options, text.omitted))), PROXY_FINDING_LIMITS);
 }
 
+/**
+ * Findings the proxy lists per rule and direction of one exchange; the rest are counted into one
+ * "and N more". Its log writes one finding of a kind per interval and counts the others, so
+ * listing more would cost time on every exchange of a service that breaks a rule per item, and show nothing more.
+ */
+export const PROXY_FINDING_LIMITS = { perRule: 3, total: FINDING_LIMITS.total };
+
 function validateOptions(options: JudgeOptions, omitted: Omission | undefined): ValidateOptions {
-  return { includeValues: options.includeValues, bodyOmitted: omitted !== undefined };
+  return { includeValues: options.includeValues, bodyOmitted: omitted !== undefined, listedPerShape: PROXY_FINDING_LIMITS.perRule };
 }
 
 /**

@@ -549,13 +549,19 @@ export class ValidatingProxy {
         status: exchange.status ?? exchange.proxyStatus,
       });
     const written: ViolationRecord[] = [];
+    // One exchange often breaks one rule many times: the counter is increased once per rule and direction.
+    const counted = new Map<string, { finding: Finding; count: number }>();
     for (const finding of findings) {
       const count = occurrences(finding);
-      this.metrics.findings.inc({ rule: finding.requirement, direction: finding.location, party: partyOf(finding.location), level: finding.level }, count);
+      const key = `${finding.requirement} ${finding.location}`;
+      const seen = counted.get(key);
+      if (seen) seen.count += count;
+      else counted.set(key, { finding, count });
       if (NOT_VALIDATED_RULES.has(finding.requirement)) this.metrics.bodiesNotValidated.inc({ direction: finding.location });
       const record = this.repeats.sighted(repeatKind(this.contract, finding, { method: exchange.method, path: exchange.path, operationId }), count, () => violationRecord(identityOf(), finding));
       if (record) written.push(record);
     }
+    for (const { finding, count } of counted.values()) this.metrics.findings.inc({ rule: finding.requirement, direction: finding.location, party: partyOf(finding.location), level: finding.level }, count);
     this.violations.append(written);
     this.feed.recordFindings(operationLabel(exchange.location!), findings, written);
   }
