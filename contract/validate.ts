@@ -17,6 +17,13 @@ export function route(contract: Contract, method: string, path: string, basePath
   return contract.operations.find((o) => o.method === upper && templateMatches(o.pathTemplate, relative)) ?? null;
 }
 
+/** The origin-form path of a request target; an absolute-form target (RFC 9112 section 3.2.2) loses its origin. */
+export function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(.*)$/i.exec(target);
+  return match ? match[1] || '/' : target;
+}
+
 /** The path below the base path, without query or trailing slash; null when outside it. */
 export function relativePath(path: string, basePath: string): string | null {
   const end = path.search(/[?#]/);

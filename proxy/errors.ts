@@ -114,3 +114,37 @@ function errorSource(finding: Finding): Pick<ErrorObject, 'source'> {
   if (finding.pointer !== '') return { source: { parameter: finding.pointer } };
   return {};
 }
+
+/** Upstream error codes (undici's and the system's) by the failure they mean; anything else is a reset. */
+export const UPSTREAM_FAILURE_CODES: Record<string, UpstreamFailure> = {
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  ETIMEDOUT: 'timeout',
+  ECONNREFUSED: 'unreachable',
+  ENOTFOUND: 'unreachable',
+  EHOSTUNREACH: 'unreachable',
+  ENETUNREACH: 'unreachable',
+  EAI_AGAIN: 'unreachable',
+  UND_ERR_HEADERS_OVERFLOW: 'invalid',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'invalid',
+  ERR_INVALID_CHAR: 'invalid',
+  ERR_HTTP_INVALID_HEADER_VALUE: 'invalid',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'untrusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'untrusted',
+  UNABLE_TO_GET_ISSUER_CERT: 'untrusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'untrusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'untrusted',
+  CERT_HAS_EXPIRED: 'untrusted',
+  CERT_NOT_YET_VALID: 'untrusted',
+  CERT_REVOKED: 'untrusted',
+  CERT_UNTRUSTED: 'untrusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'untrusted',
+};
+
+export function classifyUpstreamError(error: Error): UpstreamFailure {
+  const code = String((error as NodeJS.ErrnoException).code ?? '');
+  // llhttp's parse errors carry an HPE_ code, or none at all when the reply is not HTTP/1.x.
+  if (error.name === 'HTTPParserError' || code.startsWith('HPE_')) return 'invalid';
+  return UPSTREAM_FAILURE_CODES[code] ?? 'reset';
+}

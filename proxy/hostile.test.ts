@@ -4,7 +4,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FINDING_LIMITS, loadContract } from '../contract/index.ts';
-import { REQUEST_ID_MAX_LENGTH, startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
+import { REQUEST_ID_MAX_LENGTH } from './exchange.ts';
+import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
 import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { ViolationRecord } from './violations.ts';
 

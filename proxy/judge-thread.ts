@@ -10,7 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../contract/index.ts';
 import { ByteRing } from './byte-ring.ts';
-import type { BodyEvidence, ExchangeEvidence, JudgeOptions } from './judge.ts';
+import { bodySize, type BodyEvidence, type ExchangeEvidence, type JudgeOptions } from './judge.ts';
 
 export interface JudgedExchange {
   findings: Finding[];
@@ -158,10 +158,6 @@ export class JudgeThread {
     this.options.onFailure(error, unjudged);
     for (const resolve of this.idle.splice(0)) resolve();
   }
-}
-
-function bodySize(body: BodyEvidence): number {
-  return body.kind === 'captured' ? body.raw.byteLength : 0;
 }
 
 /** The evidence with its captured bodies copied into the ring, one after the other from `offset`. */

@@ -15,6 +15,11 @@ export type BodyEvidence = { kind: 'none' } | { kind: 'captured'; raw: Uint8Arra
 
 export const NO_BODY: BodyEvidence = { kind: 'none' };
 
+/** The bytes kept of a body (none unless captured). */
+export function bodySize(body: BodyEvidence): number {
+  return body.kind === 'captured' ? body.raw.byteLength : 0;
+}
+
 export interface JudgeOptions {
   /** Body values in messages (`--log-values`); off by default for production traffic. */
   includeValues: boolean;

@@ -1,7 +1,8 @@
 // The options that change what the proxy judges and says: --sample, --log-values and the
 // Las-Violations header (report mode: only what is known before the response starts).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startValidatingProxy, VIOLATIONS_HEADER_MAX_LENGTH, violationsHeaderValue, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
+import { VIOLATIONS_HEADER_MAX_LENGTH, violationsHeaderValue } from './answers.ts';
+import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
 import { answering, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { Finding } from '../contract/index.ts';
 

@@ -8,6 +8,7 @@ import {
   escapeToken,
   loadContract,
   mediaTypeEssence,
+  originForm,
   parsedBody,
   parseQuery,
   queryString,
@@ -73,13 +74,6 @@ function pathRoutes(contract: Contract): Map<string, PathRoute> {
     routes.set(operation.pathTemplate, route);
   }
   return routes;
-}
-
-/** The origin-form path of a request target; an absolute-form target (RFC 9112 3.2.2) loses its origin. */
-function originForm(url: string): string {
-  if (url.startsWith('/')) return url;
-  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(.*)$/i.exec(url);
-  return match ? match[1] || '/' : url;
 }
 
 export function createRequestHandler(config: PipelineConfig): (request: IncomingMessage, response: ServerResponse) => void {

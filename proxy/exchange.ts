@@ -1,0 +1,65 @@
+// One client exchange as the proxy saw it: what forwarding fills in as it goes, and what judging
+// and publishing read once it is over.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { headerValue, originForm, type Finding } from '../contract/index.ts';
+import type { BodyTap } from './body.ts';
+import { rawHeaderValue } from './headers.ts';
+import { NO_BODY, type BodyEvidence, type RequestVerdict } from './judge.ts';
+
+/** X-Request-Id values passed on and logged: a bounded length, characters of a token set. */
+export const REQUEST_ID_MAX_LENGTH = 200;
+const REQUEST_ID_CHARACTERS = /^[A-Za-z0-9._~:@+=/-]+$/;
+
+/** Whether a client's X-Request-Id is passed on and logged as given; otherwise the proxy makes one. */
+export function acceptableRequestId(value: string | string[] | undefined): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= REQUEST_ID_MAX_LENGTH && REQUEST_ID_CHARACTERS.test(value);
+}
+
+export class ProxiedExchange {
+  readonly requestId: string;
+  readonly requestIdGiven: boolean;
+  /** Set when the client sent an X-Request-Id the proxy does not pass on (too long, or outside the token set). */
+  readonly requestIdRefused: boolean;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  requestBody: BodyEvidence = NO_BODY;
+  verdict: RequestVerdict | null = null;
+  location: Pick<RequestVerdict, 'inApi' | 'operation'> | null = null;
+  /** The upstream's status; null when the upstream never answered. */
+  status: number | null = null;
+  /** The status the client received when it is not the upstream's (the proxy answered itself). */
+  proxyStatus: number | null = null;
+  responseHeaders: string[] = [];
+  responseTap: BodyTap | null = null;
+  responseComplete = false;
+  /** What the proxy could not judge as the upstream will read it (admission.ts). */
+  admission: Finding[] = [];
+  /** Findings already known (enforce mode judges before answering), and the time judging took. */
+  findings: Finding[] | null = null;
+  judgeSeconds = 0;
+  clientGone = false;
+  completedAt = 0;
+  /** When the request left for the upstream (performance.now()). */
+  forwardedAt = 0;
+  abortUpstream: ((error?: Error) => void) | null = null;
+
+  constructor(req: IncomingMessage, readonly sampled: boolean) {
+    const given = req.headers['x-request-id'];
+    this.requestIdGiven = acceptableRequestId(given);
+    this.requestIdRefused = given !== undefined && !this.requestIdGiven;
+    this.requestId = this.requestIdGiven ? (given as string) : randomUUID();
+    this.method = req.method ?? 'GET';
+    // An asterisk-form target (OPTIONS *) names no path: it is forwarded as the root.
+    const target = originForm(req.url ?? '/');
+    this.path = target.startsWith('/') ? target : '/';
+    this.headers = req.headers;
+  }
+}
+
+/** Whether either body of the exchange came in a content coding (its decoded size is unknown until decoded). */
+export function contentCoded(exchange: ProxiedExchange): boolean {
+  const coded = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim().toLowerCase() !== 'identity';
+  return (exchange.requestBody.kind === 'captured' && coded(headerValue(exchange.headers, 'content-encoding'))) || (exchange.responseTap !== null && coded(rawHeaderValue(exchange.responseHeaders, 'content-encoding')));
+}

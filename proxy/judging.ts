@@ -1,0 +1,154 @@
+// Judging dispatch: once an exchange is over it is queued, counted, and judged off the response
+// path, on the judging thread when that thread takes it (report mode, large bodies) or here;
+// what it finds goes to the publisher. Enforce mode asks for the request's and the response's
+// findings before answering, through the same methods, so nothing is judged twice.
+import type { Logger } from 'pino';
+import { performance } from 'node:perf_hooks';
+import { locate, type Contract, type Finding } from '../contract/index.ts';
+import type { DashboardFeed } from './dashboard.ts';
+import { contentCoded, type ProxiedExchange } from './exchange.ts';
+import { headersObject } from './headers.ts';
+import { bodySize, judgeRequest, judgeResponse, NO_BODY, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
+import { JudgeThread, type JudgedExchange } from './judge-thread.ts';
+import type { ProxyMetrics } from './metrics.ts';
+import type { Publisher } from './publisher.ts';
+
+export interface JudgingParts {
+  contract: Contract;
+  judgeOptions: JudgeOptions;
+  metrics: ProxyMetrics;
+  feed: DashboardFeed;
+  publisher: Publisher;
+  logger: Logger;
+  /** Judge large report-mode exchanges on a worker thread. */
+  onWorkerThread: boolean;
+}
+
+export class ExchangeJudging {
+  private queue: ProxiedExchange[] = [];
+  private drainScheduled = false;
+  private readonly judgeThread: JudgeThread | null;
+
+  constructor(private readonly parts: JudgingParts) {
+    this.judgeThread = parts.onWorkerThread ? new JudgeThread({ judge: parts.judgeOptions, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
+  }
+
+  /** Exchanges waiting on the judging thread, for the backlog gauge. */
+  get backlog(): number {
+    return this.judgeThread?.backlog ?? 0;
+  }
+
+  /** An exchange is over (answered, failed or cut): judge and publish it off the response path. */
+  settle(exchange: ProxiedExchange): void {
+    if (exchange.completedAt !== 0) return;
+    exchange.completedAt = Date.now();
+    this.queue.push(exchange);
+    if (!this.drainScheduled) {
+      this.drainScheduled = true;
+      setImmediate(this.drain);
+    }
+  }
+
+  /** Resolves once every exchange settled so far has been judged and published. */
+  async settled(): Promise<void> {
+    do {
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.judgeThread?.whenIdle();
+    } while (this.queue.length > 0 || this.drainScheduled);
+  }
+
+  /** Judges what is queued, then lets the judging thread finish (bounded); resolves with how many exchanges went unjudged. */
+  async close(timeoutMs: number): Promise<number> {
+    this.drain();
+    return (await this.judgeThread?.close(timeoutMs)) ?? 0;
+  }
+
+  /** The request's findings, judged once; a judging failure stands in them as PROXY-NOT-JUDGED. */
+  requestVerdict(exchange: ProxiedExchange): RequestVerdict {
+    if (!exchange.verdict) {
+      const { contract, judgeOptions, publisher } = this.parts;
+      const started = performance.now();
+      try {
+        exchange.verdict = judgeRequest(contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, judgeOptions);
+      } catch (error) {
+        const { inApi, operation } = locate(contract, exchange.method, exchange.path);
+        const request = { method: exchange.method, path: exchange.path, headers: exchange.headers };
+        exchange.verdict = { inApi, operation, request, findings: [publisher.judgingFailed(exchange, 'request', error)] };
+      }
+      exchange.judgeSeconds += (performance.now() - started) / 1000;
+    }
+    return exchange.verdict;
+  }
+
+  /** Judges the response against the request's verdict, adding the time it took to the exchange's. */
+  responseFindings(exchange: ProxiedExchange, body: BodyEvidence): Finding[] {
+    const verdict = this.requestVerdict(exchange);
+    const started = performance.now();
+    let findings: Finding[];
+    try {
+      findings = judgeResponse(this.parts.contract, verdict, exchange.status!, headersObject(exchange.responseHeaders), body, this.parts.judgeOptions);
+    } catch (error) {
+      findings = [this.parts.publisher.judgingFailed(exchange, 'response', error)];
+    }
+    exchange.judgeSeconds += (performance.now() - started) / 1000;
+    return findings;
+  }
+
+  private readonly drain = (): void => {
+    this.drainScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    for (const exchange of batch) this.judge(exchange);
+  };
+
+  /** Counts the exchange and judges it (here or on the judging thread), unless enforce mode already did. */
+  private judge(exchange: ProxiedExchange): void {
+    const { contract, metrics, feed, publisher } = this.parts;
+    // An exchange the client abandoned may hold half a request: it is counted, not judged.
+    const judged = exchange.sampled && !exchange.clientGone;
+    // The judging thread takes only exchanges nothing of which was judged yet (enforce mode and
+    // the violations header judge the request before answering): a request is judged once.
+    const onJudgeThread =
+      judged &&
+      exchange.verdict === null &&
+      this.judgeThread !== null &&
+      this.judgeThread.accepts(bodySize(exchange.requestBody) + (exchange.responseTap?.size ?? 0), contentCoded(exchange)) &&
+      this.judgeThread.submit(this.evidence(exchange), (result) => this.publishJudged(exchange, result), contentCoded(exchange));
+    if (judged && !onJudgeThread) exchange.findings ??= exchange.admission.concat(this.requestVerdict(exchange).findings, this.completedResponseFindings(exchange));
+    exchange.location = exchange.verdict ?? locate(contract, exchange.method, exchange.path);
+    const operation = operationLabel(exchange.location);
+    metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
+    feed.recordExchange(operation);
+    if (!judged || onJudgeThread) return;
+    metrics.judgedExchanges.inc({ thread: 'forwarding' });
+    publisher.publish(exchange, exchange.findings!, exchange.judgeSeconds);
+  }
+
+  private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange): void {
+    const { metrics, publisher } = this.parts;
+    exchange.findings = exchange.admission.concat(judged.error === undefined ? judged.findings : [publisher.judgingFailed(exchange, 'exchange', new Error(judged.error))]);
+    metrics.judgedExchanges.inc({ thread: 'worker' });
+    publisher.publish(exchange, exchange.findings, judged.seconds);
+  }
+
+  private judgeThreadFailed(error: Error, unjudged: number): void {
+    this.parts.logger.error({ err: error, unjudged }, 'judging thread failed: the exchanges it held go unjudged; judging on the forwarding thread from now on');
+  }
+
+  /** What judging the exchange reads, as plain data. */
+  private evidence(exchange: ProxiedExchange): ExchangeEvidence {
+    const response = exchange.status !== null && exchange.responseComplete ? { status: exchange.status, rawHeaders: exchange.responseHeaders, body: this.responseBody(exchange) } : null;
+    return { method: exchange.method, path: exchange.path, requestHeaders: exchange.headers, requestBody: exchange.requestBody, response };
+  }
+
+  /** Findings of the response and the whole exchange, when the upstream's response completed. */
+  private completedResponseFindings(exchange: ProxiedExchange): Finding[] {
+    if (exchange.status === null || !exchange.responseComplete) return [];
+    return this.responseFindings(exchange, this.responseBody(exchange));
+  }
+
+  private responseBody(exchange: ProxiedExchange): BodyEvidence {
+    const tap = exchange.responseTap;
+    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.parts.judgeOptions.maxBody} bytes`, cause: 'size' } : { kind: 'captured', raw: tap.bytes() };
+  }
+}

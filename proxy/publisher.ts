@@ -1,0 +1,102 @@
+// What the proxy makes known of judged exchanges: every finding counted (metrics, dashboard),
+// the first of each kind per interval written to the violations log (repeats.ts), and judging
+// failures logged once per distinct error.
+import type { Logger } from 'pino';
+import { occurrences, type Contract, type Finding, type Location } from '../contract/index.ts';
+import type { DashboardFeed } from './dashboard.ts';
+import type { ProxiedExchange } from './exchange.ts';
+import { NOT_VALIDATED_RULES, operationLabel, repeatKind } from './judge.ts';
+import { maskCredentialQuery } from './mask.ts';
+import type { ProxyMetrics } from './metrics.ts';
+import { RepeatFolder } from './repeats.ts';
+import { partyOf, violationRecord, type ExchangeIdentity, type ViolationRecord, type ViolationsLog } from './violations.ts';
+
+/** Distinct judging errors logged in full; past it, failures are only counted. */
+const FAILURES_LOGGED = 100;
+
+export interface PublisherParts {
+  contract: Contract;
+  metrics: ProxyMetrics;
+  feed: DashboardFeed;
+  violations: ViolationsLog;
+  logger: Logger;
+  /** How often (ms) the counts of findings not written one by one are written; 0 writes every finding. */
+  repeatInterval: number;
+}
+
+export class Publisher {
+  private readonly repeats: RepeatFolder;
+  private readonly repeatTimer: NodeJS.Timeout | null;
+  /** Distinct judging errors logged so far (each once). */
+  private readonly failuresLogged = new Set<string>();
+
+  constructor(private readonly parts: PublisherParts) {
+    this.repeats = new RepeatFolder(parts.repeatInterval > 0);
+    this.repeatTimer = parts.repeatInterval > 0 ? setInterval(this.endRepeatInterval, parts.repeatInterval).unref() : null;
+  }
+
+  /**
+   * Counts every finding of one judged exchange (metrics and dashboard); writes to the log, and
+   * lists among the latest, the first of each kind per interval, building its line only then.
+   */
+  publish(exchange: ProxiedExchange, findings: Finding[], seconds: number): void {
+    const { contract, metrics } = this.parts;
+    metrics.validationSeconds.observe(seconds);
+    if (findings.length === 0) return;
+    const operationId = exchange.location?.operation?.operationId ?? null;
+    let identity: ExchangeIdentity | null = null;
+    const identityOf = (): ExchangeIdentity =>
+      (identity ??= {
+        time: new Date(exchange.completedAt).toISOString(),
+        requestId: exchange.requestId,
+        method: exchange.method,
+        path: maskCredentialQuery(exchange.path),
+        operationId,
+        status: exchange.status ?? exchange.proxyStatus,
+      });
+    const written: ViolationRecord[] = [];
+    // One exchange often breaks one rule many times: the counter is increased once per rule and direction.
+    const counted = new Map<string, { finding: Finding; count: number }>();
+    for (const finding of findings) {
+      const count = occurrences(finding);
+      const key = `${finding.requirement} ${finding.location}`;
+      const seen = counted.get(key);
+      if (seen) seen.count += count;
+      else counted.set(key, { finding, count });
+      if (NOT_VALIDATED_RULES.has(finding.requirement)) metrics.bodiesNotValidated.inc({ direction: finding.location });
+      const record = this.repeats.sighted(repeatKind(contract, finding, { method: exchange.method, path: exchange.path, operationId }), count, () => violationRecord(identityOf(), finding));
+      if (record) written.push(record);
+    }
+    for (const { finding, count } of counted.values()) metrics.findings.inc({ rule: finding.requirement, direction: finding.location, party: partyOf(finding.location), level: finding.level }, count);
+    this.parts.violations.append(written);
+    this.parts.feed.recordFindings(operationLabel(exchange.location!), findings, written);
+  }
+
+  /**
+   * Judging is pure and total by design; should it throw, the proxy goes on: the failure is
+   * counted, logged once per distinct error (a bounded set), and stands in the exchange's findings
+   * as PROXY-NOT-JUDGED (which enforce mode refuses). What the client receives in report mode is
+   * unchanged.
+   */
+  judgingFailed(exchange: ProxiedExchange, location: Location, error: unknown): Finding {
+    const message = String((error as Error)?.message ?? error).slice(0, 200);
+    this.parts.metrics.judgingFailures.inc();
+    if (!this.failuresLogged.has(message) && this.failuresLogged.size < FAILURES_LOGGED) {
+      this.failuresLogged.add(message);
+      this.parts.logger.error({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path).slice(0, 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
+    }
+    return this.parts.contract.finding('PROXY-NOT-JUDGED', location, { message: `the proxy failed to judge this ${location}: ${message}` });
+  }
+
+  /** Ends the current interval (its summary lines written) and stops the interval timer. */
+  close(): void {
+    if (this.repeatTimer) clearInterval(this.repeatTimer);
+    this.endRepeatInterval();
+    this.parts.violations.flush();
+  }
+
+  /** Writes the summary lines of the interval that ended (kinds that repeated, with their counts). */
+  private readonly endRepeatInterval = (): void => {
+    this.parts.violations.append(this.repeats.endInterval());
+  };
+}

@@ -1,0 +1,94 @@
+// The undici handler of one exchange: relays the upstream's status, headers and bytes as they
+// come (report mode), or holds them until judged (enforce mode, up to --max-body).
+import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
+import type { ClientAnswers } from './answers.ts';
+import { BodyTap } from './body.ts';
+import type { ProxiedExchange } from './exchange.ts';
+import { endToEndHeaders } from './headers.ts';
+import type { ExchangeJudging } from './judging.ts';
+import type { ProxyMetrics } from './metrics.ts';
+import { resendable, resendThroughNodeClient, type Resend } from './resend.ts';
+
+export interface RelayParts {
+  /** Enforce mode holds the response until it is judged. */
+  holdResponses: boolean;
+  maxBody: number;
+  metrics: ProxyMetrics;
+  answers: ClientAnswers;
+  judging: ExchangeJudging;
+}
+
+export class UpstreamRelay implements Dispatcher.DispatchHandler {
+  private holding: boolean;
+  private held: Buffer[] = [];
+  private heldSize = 0;
+  private statusText = '';
+  private resume: () => void = () => undefined;
+
+  /** `resend`: how to send a request without a body once more, should undici refuse the upstream's answer (resend.ts). */
+  constructor(private readonly parts: RelayParts, private readonly exchange: ProxiedExchange, private readonly res: ServerResponse, private resend: Resend | null) {
+    this.holding = parts.holdResponses;
+  }
+
+  onConnect(abort: (error?: Error) => void): void {
+    if (this.exchange.clientGone) abort(new Error('client closed the connection'));
+    else this.exchange.abortUpstream = abort;
+  }
+
+  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void, reasonPhrase: string): boolean {
+    if (status < 200) return true;
+    // undici reads the reason phrase as UTF-8, Node writes it as latin1: back to the bytes sent.
+    const statusText = Buffer.from(reasonPhrase, 'utf8').toString('latin1');
+    this.parts.metrics.upstreamSeconds.observe((performance.now() - this.exchange.forwardedAt) / 1000);
+    this.exchange.status = status;
+    this.exchange.responseHeaders = endToEndHeaders(rawHeaders);
+    if (this.exchange.sampled) this.exchange.responseTap = new BodyTap(this.parts.maxBody);
+    this.statusText = statusText;
+    this.resume = resume;
+    if (this.holding) return true;
+    return this.parts.answers.startResponse(this.exchange, this.res, statusText);
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.exchange.responseTap?.add(chunk);
+    if (!this.holding) return this.write(chunk);
+    this.held.push(chunk);
+    this.heldSize += chunk.length;
+    if (this.heldSize <= this.parts.maxBody) return true;
+    // Too large to judge before answering: relay what is held and stream the rest.
+    this.holding = false;
+    if (!this.parts.answers.startResponse(this.exchange, this.res, this.statusText)) return false;
+    const held = this.held;
+    this.held = [];
+    for (const part of held.slice(0, -1)) this.res.write(part);
+    return this.write(held[held.length - 1]);
+  }
+
+  onComplete(): void {
+    this.exchange.responseComplete = true;
+    if (this.holding) this.parts.answers.finishHeld(this.exchange, this.res, this.statusText, Buffer.concat(this.held, this.heldSize));
+    else this.res.end();
+    this.parts.judging.settle(this.exchange);
+  }
+
+  onError(error: Error): void {
+    const { exchange } = this;
+    // A 204, a 304 or an answer to HEAD ends with its headers (RFC 9112 section 6.3): bytes after them are not its body.
+    if (exchange.status !== null && (exchange.status === 204 || exchange.status === 304 || exchange.method === 'HEAD') && (error as NodeJS.ErrnoException).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return this.onComplete();
+    if (exchange.status === null && this.resend && resendable(exchange.method, error)) {
+      const resend = this.resend;
+      this.resend = null;
+      return resendThroughNodeClient(resend, this);
+    }
+    this.parts.answers.upstreamFailed(exchange, this.res, error);
+    this.parts.judging.settle(exchange);
+  }
+
+  private write(chunk: Buffer): boolean {
+    if (this.res.write(chunk)) return true;
+    this.res.once('drain', this.resume);
+    return false;
+  }
+}
