@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { CASES_JUNIT_FILE } from './reports/record-renderings.ts';
+import { CASES_JUNIT_FILE, FAIL_LEVEL_METADATA } from './run-protocol/index.ts';
 import { runLayout } from './suites/settings.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -36,7 +36,7 @@ export default defineConfig({
   timeout: layout.testTimeoutMs,
   globalTimeout: layout.runTimeoutMs,
   globalSetup: layout.embedded ? './suites/global-setup.ts' : undefined,
-  metadata: { failLevel: layout.failLevel },
+  metadata: { [FAIL_LEVEL_METADATA]: layout.failLevel },
   reporter: reporters,
   use: { trace: 'off', screenshot: 'off', video: 'off' },
 });

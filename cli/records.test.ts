@@ -9,7 +9,7 @@ import { loadContract } from '../contract/index.ts';
 import { buildRecord, type CaseOutcome, type ConformanceRecord } from '../reports/record.ts';
 import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
 import { contractSha256 } from '../reports/run-context.ts';
-import type { Evidence } from '../suites/evidence.ts';
+import type { Evidence } from '../run-protocol/index.ts';
 import { diffCommand } from './diff.ts';
 import { verifyCommand } from './verify.ts';
 import { runCli } from '../suites/test-support.ts';

@@ -5,9 +5,8 @@
 // cannot read is reported as such, never read as "no findings".
 import { readFileSync } from 'node:fs';
 import type { TestResult } from '@playwright/test/reporter';
-import type { Contract } from '../contract/index.ts';
-import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT, type CaseVerdictData, type NotRunDeclaration } from '../suites/case.ts';
-import type { Evidence } from '../suites/evidence.ts';
+import { LOCATIONS, type Contract, type Location } from '../contract/index.ts';
+import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT, type CaseVerdictData, type Evidence, type NotRunDeclaration } from '../run-protocol/index.ts';
 
 export type CaseData =
   /** The case left its data: its findings (verdict fields as found, text for people) and what it could not check. */
@@ -41,7 +40,7 @@ export function verdictDataProblem(data: unknown, contract: Contract): string | 
   for (const finding of data.findings as unknown[]) {
     if (!isObject(finding) || typeof finding.requirement !== 'string' || !known.has(finding.requirement)) return `a finding names no requirement of the catalogue (${JSON.stringify(isObject(finding) ? finding.requirement : finding)})`;
     if (finding.level !== contract.requirement(finding.requirement).level) return `a finding of ${finding.requirement} has level ${JSON.stringify(finding.level)}, not the catalogue's`;
-    if (!['request', 'response', 'exchange'].includes(finding.location as string)) return `a finding of ${finding.requirement} has no location`;
+    if (!LOCATIONS.includes(finding.location as Location)) return `a finding of ${finding.requirement} has no location`;
   }
   for (const declaration of data.notRun as unknown[]) {
     if (!isObject(declaration) || !Array.isArray(declaration.requirements) || typeof declaration.reason !== 'string' || (declaration.byTargetChoice !== undefined && declaration.byTargetChoice !== true)) return 'a not-run declaration is not { requirements, reason, byTargetChoice? }';

@@ -10,11 +10,11 @@
 // person replaces the reporters (`--reporter=list`), the workers fail their own cases instead.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { blockingLevels, verdictMessage, VERDICT_BY_REPORTER } from '../suites/case.ts';
+import { blockingLevels, failLevelOfMetadata, verdictMessage, VERDICT_BY_REPORTER, type FailLevel } from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
 
 export default class CaseVerdictReporter implements Reporter {
-  private failLevel: 'must' | 'should' = 'must';
+  private failLevel: FailLevel = 'must';
   private failedAny = false;
 
   constructor() {
@@ -26,7 +26,7 @@ export default class CaseVerdictReporter implements Reporter {
   }
 
   onBegin(config: FullConfig, _suite: Suite): void {
-    this.failLevel = config.metadata.failLevel === 'should' ? 'should' : 'must';
+    this.failLevel = failLevelOfMetadata(config.metadata);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {

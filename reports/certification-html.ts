@@ -2,10 +2,10 @@
 // verdict first, then the target and the run, the requirements that need attention with their
 // evidence (request, response status, expected and actual, curl with a copy button), and every
 // requirement of the catalogue in one table. It renders conformance.json and nothing else.
+import { LEVELS } from '../contract/index.ts';
 import type { ConformanceRecord, RecordedEvidence, RequirementRecord } from './record.ts';
 import { blocksRun, exchangeText, omittedCount, reasonText, runVerdictOf, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
 
-const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
 const VERDICT_COLUMNS: { verdict: RequirementVerdictName; heading: string }[] = [
   { verdict: 'passed', heading: 'passed' },
   { verdict: 'failed', heading: 'failed' },

@@ -7,11 +7,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { REQUIREMENT_ANNOTATION } from '../suites/case.ts';
 import { environmentSecrets, scrubber } from '../suites/secrets.ts';
-import { runDescriptionOf, type FailLevel, type RunDescription } from '../suites/settings.ts';
+import { runDescriptionOf, type RunDescription } from '../suites/settings.ts';
 import { settingsFromEnvironment, TARGET_ENVIRONMENT } from '../targets/target.ts';
-import { blockingLevels } from '../suites/case.ts';
+import { blockingLevels, failLevelOfMetadata, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel } from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
 import { failedRequirementsConsole } from './console-summary.ts';
 import { buildRecord, consoleSummary, summaryMarkdown, type CaseOutcome, type GatePolicy, type ReportPaths, type RunContext, type Selection } from './record.ts';
@@ -21,9 +20,6 @@ import { contractSha256, environmentVersions, kitIdentity } from './run-context.
 export interface ConformanceReporterOptions {
   outputDir: string;
 }
-
-export const RECORD_FILE = 'conformance.json';
-export const SUMMARY_FILE = 'summary.md';
 
 function requirementsOf(test: TestCase): string[] {
   return test.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
@@ -175,7 +171,7 @@ export default class ConformanceReporter implements Reporter {
   }
 
   private failLevel(): FailLevel {
-    return this.config?.metadata.failLevel === 'should' ? 'should' : 'must';
+    return failLevelOfMetadata(this.config?.metadata ?? {});
   }
 
   private paths(): ReportPaths {

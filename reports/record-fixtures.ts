@@ -1,7 +1,7 @@
 // Certification records for the renderings' tests, built by buildRecord from case outcomes as the
 // reporter builds them, so the tests render what a run writes.
 import { loadContract } from '../contract/index.ts';
-import type { Evidence } from '../suites/evidence.ts';
+import type { Evidence } from '../run-protocol/index.ts';
 import { buildRecord, type CaseOutcome, type ConformanceRecord, type RecordInput } from './record.ts';
 
 const contract = loadContract();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createAjv, loadContract } from '../contract/index.ts';
-import type { Evidence } from '../suites/evidence.ts';
+import type { Evidence } from '../run-protocol/index.ts';
 import { buildRecord, consoleSummary, MAX_EVIDENCE, PROXY_ONLY_REASON, summaryMarkdown, UNCOVERED_REASON, type CaseOutcome, type GatePolicy, type RecordInput } from './record.ts';
 
 const contract = loadContract();

@@ -2,9 +2,8 @@
 // renderings (summary.md, the console's closing lines). The record gathers what the cases found,
 // per requirement of the catalogue; it judges nothing the cases did not.
 import { relative } from 'node:path';
-import type { Contract, Level, Requirement } from '../contract/index.ts';
-import type { Evidence } from '../suites/evidence.ts';
-import type { FailLevel } from '../suites/settings.ts';
+import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
+import { blockingLevels, failLevelName, type Evidence, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
@@ -25,7 +24,7 @@ export interface CaseOutcome {
   error?: string;
   findings: Evidence[];
   /** Requirements the case ran without being able to check them (a 202 body, say), with the reason. */
-  notRun?: { requirements: string[]; reason: string; byTargetChoice?: true }[];
+  notRun?: NotRunDeclaration[];
 }
 
 export interface RecordedEvidence {
@@ -193,7 +192,7 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
   const requirements = input.contract.requirements.map((requirement) => withWaiver(requirementRecord(requirement, input.cases, context.selection, scrub), waivers.get(requirement.id), today));
   const failed = requirements.filter((r) => r.level === 'MUST' && r.verdict === 'failed').map((r) => r.id);
   const warned = requirements.filter((r) => r.level === 'SHOULD' && r.verdict === 'warning').map((r) => r.id);
-  const blocking = input.failLevel === 'should' ? [...failed, ...warned] : failed;
+  const blocking = blockingRequirementIds(failed, warned, input.failLevel);
   const notRun = unverified(requirements, input.failLevel);
   const complete = input.runStatus === 'passed' || input.runStatus === 'failed';
   const ranAny = input.cases.some((c) => RAN.includes(c.status));
@@ -207,7 +206,7 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
     target: { embedded: false, faults: [], choices: [], ...context.target, baseUrl: input.target },
     selection: context.selection,
     inputs: context.inputs,
-    failLevel: input.failLevel === 'should' ? 'SHOULD' : 'MUST',
+    failLevel: failLevelName(input.failLevel),
     startedAt: input.startedAt.toISOString(),
     finishedAt: new Date(input.startedAt.getTime() + input.durationMs).toISOString(),
     durationMs: Math.round(input.durationMs),
@@ -227,14 +226,14 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
   };
 }
 
-/** The levels whose requirements a run must check to certify anything: MUST, and SHOULD under --level should. */
-function levelsToCheck(failLevel: FailLevel): Level[] {
-  return failLevel === 'should' ? ['MUST', 'SHOULD'] : ['MUST'];
+/** The failed MUST and warned SHOULD requirements that fail the run at this fail level. */
+export function blockingRequirementIds(failed: string[], warned: string[], failLevel: FailLevel): string[] {
+  return blockingLevels(failLevel).includes('SHOULD') ? [...failed, ...warned] : failed;
 }
 
 /** Requirements the run had to check and did not; the proxy's own requirements are no suite's to check. */
 function unverified(requirements: RequirementRecord[], failLevel: FailLevel): string[] {
-  return requirements.filter((r) => r.verdict === 'not-run' && r.reason !== PROXY_ONLY_REASON && !r.byTargetChoice && levelsToCheck(failLevel).includes(r.level)).map((r) => r.id);
+  return requirements.filter((r) => r.verdict === 'not-run' && r.reason !== PROXY_ONLY_REASON && !r.byTargetChoice && blockingLevels(failLevel).includes(r.level)).map((r) => r.id);
 }
 
 interface VerdictBasis {
@@ -344,7 +343,7 @@ function recordedEvidence(caseTitle: string, finding: Evidence): RecordedEvidenc
 
 function tallyOf(requirements: RequirementRecord[]): Record<Level, Tally> {
   const empty = (): Tally => ({ passed: 0, failed: 0, warning: 0, 'not-run': 0 });
-  const tally: Record<Level, Tally> = { MUST: empty(), SHOULD: empty(), INFO: empty() };
+  const tally = Object.fromEntries(LEVELS.map((level) => [level, empty()])) as Record<Level, Tally>;
   for (const r of requirements) tally[r.level][r.verdict]++;
   return tally;
 }

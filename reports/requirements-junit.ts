@@ -2,10 +2,10 @@
 // by its id and text, with the spec section as class name. A requirement that blocks the run is a
 // <failure> whose message is its first finding with the pointer and the curl line; one not run
 // (or waived) is <skipped> with the reason. Rendered from the certification record alone.
+import { LEVELS } from '../contract/index.ts';
 import type { ConformanceRecord, RequirementRecord } from './record.ts';
 import { blocksRun, findingText, omittedCount, reasonText, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
 
-const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
 const SKIPPED: RequirementVerdictName[] = ['not-run', 'waived'];
 
 export function requirementCaseName(requirement: RequirementRecord): string {

@@ -8,7 +8,7 @@
 // letter or a common word would otherwise rewrite the data the verdict is computed from.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
-import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT } from '../suites/case.ts';
+import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT } from '../run-protocol/index.ts';
 import { environmentSecrets, scrubber, scrubDeep, scrubValues, type Scrub } from '../suites/secrets.ts';
 
 type Attachment = TestResult['attachments'][number];

@@ -3,48 +3,12 @@
 // findings into the case's verdict. A finding is recorded under its own requirement id whatever
 // the case is about: the certification record is kept per requirement.
 import type { TestInfo } from '@playwright/test';
-import { judgeExchange, MEDIA_TYPE, parseJson, type Contract, type Finding, type Level, type Operation } from '../contract/index.ts';
+import { judgeExchange, MEDIA_TYPE, parseJson, type Contract, type Finding, type Operation } from '../contract/index.ts';
+import { blockingLevels, CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT, OBSERVATION_ANNOTATION, verdictMessage, WARNING_ANNOTATION, type CaseReport, type CaseVerdictData, type Evidence, type ExchangeSummary, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
-import { curlLine, type Evidence, type ExchangeSummary } from './evidence.ts';
+import { curlLine } from './evidence.ts';
 import { scrubValues, type Scrub } from './secrets.ts';
-import type { FailLevel } from './settings.ts';
-
-/** The attachment every case leaves for the reporters: its findings with their evidence, tokens replaced. */
-export const CASE_REPORT_ATTACHMENT = 'conformance-findings';
-
-/**
- * The attachment the verdict is computed from: the requirement id, level and location of each
- * finding (in the order of the case report's findings) and the requirements the case could not
- * check. Only catalogue vocabulary, so no scrubber needs to touch it, and none does: replacing a
- * token that happens to be a letter or a word must never change a verdict.
- */
-export const CASE_VERDICT_ATTACHMENT = 'conformance-verdict';
-
-/** Set (to 1) in the workers' environment when the case-verdict reporter decides verdicts in the runner. */
-export const VERDICT_BY_REPORTER = 'LAS_VERDICT_BY_REPORTER';
-
-/** The annotation type that names a requirement a case exercises (with `level` and `section` beside it). */
-export const REQUIREMENT_ANNOTATION = 'requirement';
-
-export interface CaseReport {
-  /** The base URL the case ran against (not a secret). */
-  target: string;
-  findings: Evidence[];
-}
-
-/** Requirements a case ran without being able to check them, and why (e.g. a 202 answer shows no body). */
-export interface NotRunDeclaration {
-  requirements: string[];
-  reason: string;
-  /** The target's own legal answer (202 Accepted, a minimal document refused) showed nothing to check: the run is not incomplete for it. */
-  byTargetChoice?: true;
-}
-
-export interface CaseVerdictData {
-  findings: Pick<Finding, 'requirement' | 'level' | 'location'>[];
-  notRun: NotRunDeclaration[];
-}
 
 export interface CaseRequest {
   operation: Operation;
@@ -109,15 +73,6 @@ export function credentialHeaders(target: Target): CredentialHeaders {
     ...(forbiddenToken ? { forbidden: { authorization: `Bearer r:${forbiddenToken}` }, forbiddenLegacy: { [target.legacyHeader]: forbiddenToken } } : {}),
     none: {},
   };
-}
-
-export function blockingLevels(failLevel: FailLevel): Level[] {
-  return failLevel === 'should' ? ['MUST', 'SHOULD'] : ['MUST'];
-}
-
-/** The error a failed case shows: one line per blocking finding. */
-export function verdictMessage(blocking: Evidence[]): string {
-  return blocking.map((f) => `${f.requirement} (${f.level}): ${f.message}${f.exchange ? ` [${f.exchange.method} ${f.exchange.path}]` : ''}`).join('\n');
 }
 
 export class ConformanceCase {
@@ -221,7 +176,7 @@ export class ConformanceCase {
     testInfo.attachments.push({ name: CASE_REPORT_ATTACHMENT, body: Buffer.from(JSON.stringify(this.report())), contentType: 'application/json' });
     testInfo.attachments.push({ name: CASE_VERDICT_ATTACHMENT, body: Buffer.from(JSON.stringify(this.verdictData())), contentType: 'application/json' });
     const blocking = this.blocking();
-    const notes = new Set(this.findings.filter((f) => !blocking.includes(f)).map((f) => `${f.level === 'INFO' ? 'observation' : 'warning'}\u0000${f.requirement}: ${this.context.scrub(f.message)}`));
+    const notes = new Set(this.findings.filter((f) => !blocking.includes(f)).map((f) => `${f.level === 'INFO' ? OBSERVATION_ANNOTATION : WARNING_ANNOTATION}\u0000${f.requirement}: ${this.context.scrub(f.message)}`));
     for (const note of notes) {
       const [type, description] = note.split('\u0000');
       testInfo.annotations.push({ type, description });

@@ -5,10 +5,11 @@
 import { test as base, type TestDetailsAnnotation } from '@playwright/test';
 import { loadContract, type Contract } from '../contract/index.ts';
 import type { Target } from '../targets/target.ts';
-import { ConformanceCase, REQUIREMENT_ANNOTATION, VERDICT_BY_REPORTER } from './case.ts';
+import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, VERDICT_BY_REPORTER, type FailLevel } from '../run-protocol/index.ts';
+import { ConformanceCase } from './case.ts';
 import { openTargetClient, type TargetClient } from './client.ts';
 import { scrubber, targetSecrets, type Scrub } from './secrets.ts';
-import { runDescriptionOf, suiteSettings, type FailLevel } from './settings.ts';
+import { runDescriptionOf, suiteSettings } from './settings.ts';
 
 export interface SuiteContext {
   contract: Contract;
@@ -64,8 +65,8 @@ export function caseAnnotations(definition: CaseDefinition): TestDetailsAnnotati
     const requirement = contract.requirement(id);
     return [
       { type: REQUIREMENT_ANNOTATION, description: id },
-      { type: 'level', description: requirement.level },
-      { type: 'section', description: requirement.section },
+      { type: LEVEL_ANNOTATION, description: requirement.level },
+      { type: SECTION_ANNOTATION, description: requirement.section },
     ];
   });
 }

@@ -8,11 +8,10 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { RECORD_FILE } from '../reports/conformance-reporter.ts';
+import { RECORD_FILE, REQUIREMENT_ANNOTATION } from '../run-protocol/index.ts';
 import type { ConformanceRecord } from '../reports/record.ts';
 import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
 import { PROOF_TARGETS, type ProofTarget } from './proof-targets.ts';
-import { REQUIREMENT_ANNOTATION } from './case.ts';
 import { ROOT, runSuite, suiteArguments, suiteEnvironment, CONFIG_FILE } from './runner.ts';
 
 export const PROOF_CONFIG_FILE = join(ROOT, 'suites', 'proof.config.ts');

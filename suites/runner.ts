@@ -10,11 +10,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
-import { RECORD_FILE, SUMMARY_FILE } from '../reports/conformance-reporter.ts';
-import { CERTIFICATION_FILE, REQUIREMENTS_JUNIT_FILE } from '../reports/record-renderings.ts';
 import type { ConformanceRecord } from '../reports/record.ts';
+import { CERTIFICATION_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel } from '../run-protocol/index.ts';
 import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
-import { DEFAULT_RUN, RUN_ENVIRONMENT, type FailLevel, type RunDescription } from './settings.ts';
+import { DEFAULT_RUN, RUN_ENVIRONMENT, type RunDescription } from './settings.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONFIG_FILE = join(ROOT, 'playwright.config.ts');

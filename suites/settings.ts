@@ -4,12 +4,10 @@
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { loadContract } from '../contract/index.ts';
+import type { FailLevel } from '../run-protocol/index.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, resolveTarget, settingsFromEnvironment, TARGET_ENVIRONMENT, type Target } from '../targets/target.ts';
 
 type Environment = Record<string, string | undefined>;
-
-/** Which requirement levels fail a case and the run: MUST only, or MUST and SHOULD (`--level should`). */
-export type FailLevel = 'must' | 'should';
 
 export const RUN_ENVIRONMENT = {
   failLevel: 'LAS_FAIL_LEVEL',

@@ -1,0 +1,107 @@
+// The protocol between a run of the suite (its workers and the command that starts it) and the
+// reporters that read it: what a case leaves on its test (attachments, annotations), which
+// levels fail a case, and the files a run leaves. It is a module of its own, not part of
+// `contract/` (which knows nothing of Playwright or of runs) and not part of `suites/` or
+// `reports/`: both sides import it, so neither reaches into the other.
+import { LEVELS, type Finding, type Level } from '../contract/index.ts';
+
+/** Which requirement levels fail a case and the run: MUST only, or MUST and SHOULD (`--level should`). */
+export type FailLevel = 'must' | 'should';
+
+/** The catalogue level a fail level names. */
+const FAIL_LEVEL_LEVEL: Record<FailLevel, Level> = { must: 'MUST', should: 'SHOULD' };
+
+/** The levels whose findings fail a case, and whose requirements a run must check to certify anything: the fail level's and every stronger one. */
+export function blockingLevels(failLevel: FailLevel): Level[] {
+  return LEVELS.slice(0, LEVELS.indexOf(FAIL_LEVEL_LEVEL[failLevel]) + 1);
+}
+
+/** The fail level as the certification record writes it. */
+export function failLevelName(failLevel: FailLevel): 'MUST' | 'SHOULD' {
+  return FAIL_LEVEL_LEVEL[failLevel] as 'MUST' | 'SHOULD';
+}
+
+/** The fail level from its name in a certification record. */
+export function failLevelOfName(name: 'MUST' | 'SHOULD'): FailLevel {
+  return name === 'SHOULD' ? 'should' : 'must';
+}
+
+/** The key of the configuration's metadata that carries the fail level to the reporters. */
+export const FAIL_LEVEL_METADATA = 'failLevel';
+
+/** The fail level the configuration's metadata gives the reporters. */
+export function failLevelOfMetadata(metadata: Record<string, unknown>): FailLevel {
+  return metadata[FAIL_LEVEL_METADATA] === 'should' ? 'should' : 'must';
+}
+
+/** The attachment every case leaves for the reporters: its findings with their exchanges, tokens replaced. */
+export const CASE_REPORT_ATTACHMENT = 'conformance-findings';
+
+/**
+ * The attachment the verdict is computed from: the requirement id, level and location of each
+ * finding (in the order of the case report's findings) and the requirements the case could not
+ * check. Only catalogue vocabulary, so no scrubber needs to touch it, and none does: replacing a
+ * token that happens to be a letter or a word must never change a verdict.
+ */
+export const CASE_VERDICT_ATTACHMENT = 'conformance-verdict';
+
+/** Set (to 1) in the workers' environment when the case-verdict reporter decides verdicts in the runner. */
+export const VERDICT_BY_REPORTER = 'LAS_VERDICT_BY_REPORTER';
+
+/** The annotation type that names a requirement a case exercises, with its `level` and `section` beside it. */
+export const REQUIREMENT_ANNOTATION = 'requirement';
+export const LEVEL_ANNOTATION = 'level';
+export const SECTION_ANNOTATION = 'section';
+/** The annotation types of a finding that does not block: an INFO observation, or a warning below the fail level. */
+export const OBSERVATION_ANNOTATION = 'observation';
+export const WARNING_ANNOTATION = 'warning';
+
+/** The exchange a finding was seen in, as people read it. */
+export interface ExchangeSummary {
+  method: string;
+  /** Relative to the base URL, query included. */
+  path: string;
+  /** Absent when no answer came. */
+  status?: number;
+  curl: string;
+}
+
+/** A finding with the exchange it was seen in; the unit the reports render. */
+export interface Evidence extends Finding {
+  exchange?: ExchangeSummary;
+}
+
+/** The body of the case report attachment. */
+export interface CaseReport {
+  /** The base URL the case ran against (not a secret). */
+  target: string;
+  findings: Evidence[];
+}
+
+/** Requirements a case ran without being able to check them, and why (e.g. a 202 answer shows no body). */
+export interface NotRunDeclaration {
+  requirements: string[];
+  reason: string;
+  /** The target's own legal answer (202 Accepted, a minimal document refused) showed nothing to check: the run is not incomplete for it. */
+  byTargetChoice?: true;
+}
+
+/** The body of the verdict attachment. */
+export interface CaseVerdictData {
+  findings: Pick<Finding, 'requirement' | 'level' | 'location'>[];
+  notRun: NotRunDeclaration[];
+}
+
+/** The error a failed case shows: one line per blocking finding. */
+export function verdictMessage(blocking: Evidence[]): string {
+  return blocking.map((f) => `${f.requirement} (${f.level}): ${f.message}${f.exchange ? ` [${f.exchange.method} ${f.exchange.path}]` : ''}`).join('\n');
+}
+
+/** The files a run leaves in its report directory. */
+export const RECORD_FILE = 'conformance.json';
+export const SUMMARY_FILE = 'summary.md';
+/** The record rendered per requirement, for CI systems. */
+export const REQUIREMENTS_JUNIT_FILE = 'junit.xml';
+/** Playwright's own JUnit, per case. */
+export const CASES_JUNIT_FILE = 'junit-cases.xml';
+export const CERTIFICATION_FILE = 'certification.html';
