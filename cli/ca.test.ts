@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceRecord } from '../reports/record.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
-import { runCli } from '../suites/test-support.ts';
+import { runCli } from './test-support.ts';
 
 const TLS = fileURLToPath(new URL('../suites/tls/', import.meta.url));
 const CA = join(TLS, 'ca.pem');

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_ONLY_REASON } from '../suites/case.ts';
 import type { ConformanceRecord } from '../reports/record.ts';
 import { startReferenceServer, DEFAULT_CREDENTIALS, type StartedReferenceServer } from '../server/index.ts';
-import { leaksOf, reportFiles, runCli, type CliResult } from '../suites/test-support.ts';
+import { leaksOf, reportFiles } from '../suites/test-support.ts';
+import { runCli, type CliResult } from './test-support.ts';
 
 const GATEWAY_KEY = 'gateway-key-value-3f9e21';
 const FAULTED = 'NG-FILTER-REQUIRED';

@@ -12,7 +12,7 @@ import { contractSha256 } from '../reports/run-context.ts';
 import type { Evidence } from '../run-protocol/index.ts';
 import { diffCommand } from './diff.ts';
 import { verifyCommand } from './verify.ts';
-import { runCli } from '../suites/test-support.ts';
+import { runCli } from './test-support.ts';
 
 const contract = loadContract();
 const SUITE_CHECKED = contract.requirements.filter((r) => !r.checkedBy || r.checkedBy.includes('suite')).map((r) => r.id);

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
-import { SUMMARY_FILE, type FailLevel } from '../run-protocol/index.ts';
+import { SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { reportToGithub } from '../reports/github.ts';
 import { CHOICE_NAMES, FAULT_NAMES } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
@@ -18,7 +18,7 @@ import type { ConformanceRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import { readRecordFile, recordProblems } from '../reports/verify.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
-import { DEFAULT_REPORT_DIR, type RunDescription } from '../suites/settings.ts';
+import { DEFAULT_REPORT_DIR } from '../suites/settings.ts';
 import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
 
 export interface RunFlags {

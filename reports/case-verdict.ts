@@ -5,21 +5,17 @@
 //
 // Why not fail the test in the worker: Playwright replaces a worker after every failed test, and
 // a new worker costs about a second (measured on 2 cores), so a target that breaks a requirement
-// every case touches would turn seconds into many minutes. When this reporter is configured it
-// says so through the environment the workers inherit, and they leave the verdict to it; when a
-// person replaces the reporters (`--reporter=list`), the workers fail their own cases instead.
+// every case touches would turn seconds into many minutes. Workers see the run's reporters in
+// their configuration: when this one is among them they leave the verdict to it; when a person
+// replaces the reporters (`--reporter=list`), the workers fail their own cases instead.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { blockingLevels, failLevelOfMetadata, verdictMessage, VERDICT_BY_REPORTER, type FailLevel } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelOfMetadata, verdictMessage, type FailLevel } from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
 
 export default class CaseVerdictReporter implements Reporter {
   private failLevel: FailLevel = 'must';
   private failedAny = false;
-
-  constructor() {
-    process.env[VERDICT_BY_REPORTER] = '1';
-  }
 
   printsToStdio(): boolean {
     return false;

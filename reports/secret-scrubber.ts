@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
 import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT } from '../run-protocol/index.ts';
-import { environmentSecrets, scrubber, scrubDeep, scrubValues, type Scrub } from '../suites/secrets.ts';
+import { scrubber, scrubDeep, scrubValues, type Scrub, type Secret } from '../suites/secrets.ts';
 
 type Attachment = TestResult['attachments'][number];
 
@@ -73,10 +73,18 @@ export function scrubResult(test: TestCase, result: TestResult, scrub: Scrub): v
   result.stderr = result.stderr.map((chunk) => scrub(chunk.toString()));
 }
 
+export interface SecretScrubberOptions {
+  /** The tokens and header values to replace, each with its placeholder. */
+  secrets: Secret[];
+}
+
 export default class SecretScrubber implements Reporter {
-  private scrub(): Scrub {
-    // Read when needed: the global setup of an embedded run sets the tokens after reporters are built.
-    return scrubber(environmentSecrets(process.env));
+  private readonly scrub: Scrub;
+
+  constructor(options: SecretScrubberOptions) {
+    // Never a scrubber that replaces nothing by mistake: a configuration must say what to replace.
+    if (!Array.isArray(options?.secrets)) throw new Error('the secret scrubber needs its secrets option');
+    this.scrub = scrubber(options.secrets);
   }
 
   printsToStdio(): boolean {
@@ -84,15 +92,15 @@ export default class SecretScrubber implements Reporter {
   }
 
   onStepEnd(_test: TestCase, _result: TestResult, step: TestStep): void {
-    scrubStep(step, this.scrub());
+    scrubStep(step, this.scrub);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    scrubResult(test, result, this.scrub());
+    scrubResult(test, result, this.scrub);
   }
 
   onError(error: TestError): void {
-    scrubError(error, this.scrub());
+    scrubError(error, this.scrub);
   }
 
   onEnd(_result: FullResult): void {}

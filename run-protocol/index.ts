@@ -3,6 +3,8 @@
 // levels fail a case, and the files a run leaves. It is a module of its own, not part of
 // `contract/` (which knows nothing of Playwright or of runs) and not part of `suites/` or
 // `reports/`: both sides import it, so neither reaches into the other.
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { LEVELS, type Finding, type Level } from '../contract/index.ts';
 
 /** Which requirement levels fail a case and the run: MUST only, or MUST and SHOULD (`--level should`). */
@@ -45,8 +47,16 @@ export const CASE_REPORT_ATTACHMENT = 'conformance-findings';
  */
 export const CASE_VERDICT_ATTACHMENT = 'conformance-verdict';
 
-/** Set (to 1) in the workers' environment when the case-verdict reporter decides verdicts in the runner. */
-export const VERDICT_BY_REPORTER = 'LAS_VERDICT_BY_REPORTER';
+/** The reporter that decides each case's verdict in the runner (reports/case-verdict.ts), as the configurations list it. */
+export const CASE_VERDICT_REPORTER = realpathSync(fileURLToPath(new URL('../reports/case-verdict.ts', import.meta.url)));
+
+/**
+ * True when the run's reporters (the configuration's, or those of the command line's --reporter,
+ * which replace them) include the case-verdict reporter: the workers then leave verdicts to it.
+ */
+export function verdictsDecidedByReporter(reporters: readonly (readonly [string, unknown?])[]): boolean {
+  return reporters.some(([name]) => name === CASE_VERDICT_REPORTER);
+}
 
 /** The annotation type that names a requirement a case exercises, with its `level` and `section` beside it. */
 export const REQUIREMENT_ANNOTATION = 'requirement';
@@ -96,6 +106,30 @@ export interface CaseVerdictData {
 export function verdictMessage(blocking: Evidence[]): string {
   return blocking.map((f) => `${f.requirement} (${f.level}): ${f.message}${f.exchange ? ` [${f.exchange.method} ${f.exchange.path}]` : ''}`).join('\n');
 }
+
+/** A waiver as the target file gives it: a known failure the gate accepts until a date. */
+export interface WaiverSetting {
+  requirement: string;
+  reason: string;
+  /** YYYY-MM-DD, the last day it holds. */
+  expires: string;
+}
+
+/** What the run command tells the reporters about the run: no secrets, no values of optional inputs. */
+export interface RunDescription {
+  /** The target is the kit's reference server, started for this run, with these faults and choices. */
+  embedded?: { faults: string[]; choices: string[] };
+  /** Requests that could create records are not sent (--read-only). */
+  readOnly: boolean;
+  /** The run command's --grep (Playwright does not tell reporters about it). */
+  grep?: string;
+  allowPartial: boolean;
+  waivers: WaiverSetting[];
+  /** --baseline: the file and the requirements failing in it. */
+  baseline?: { file: string; failing: string[] };
+}
+
+export const DEFAULT_RUN: RunDescription = { readOnly: false, allowPartial: false, waivers: [] };
 
 /** The files a run leaves in its report directory. */
 export const RECORD_FILE = 'conformance.json';

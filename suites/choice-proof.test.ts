@@ -19,7 +19,7 @@ import type { ConformanceRecord } from '../reports/record.ts';
 import { CHOICES, compatibleChoiceSets, DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { resolveTarget } from '../targets/target.ts';
 import { runProof, type ProofOutcome } from './proof-runs.ts';
-import { hermeticEnvironment } from './test-support.ts';
+import { hermeticEnvironment } from '../cli/test-support.ts';
 
 interface ChoiceRun {
   name: string;

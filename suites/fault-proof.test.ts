@@ -21,7 +21,7 @@ import { FAULTS } from '../server/index.ts';
 import { resolveTarget, type Target } from '../targets/target.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from './embedded.ts';
 import { listCases, runProof, type ListedCase, type ProofOutcome } from './proof-runs.ts';
-import { hermeticEnvironment, runCli, type CliResult } from './test-support.ts';
+import { hermeticEnvironment, runCli, type CliResult } from '../cli/test-support.ts';
 
 let root: string;
 let unfaulted: CliResult;

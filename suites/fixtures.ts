@@ -1,15 +1,15 @@
-// The suite's Playwright fixtures: per worker, the target (from the environment the run command
-// or a person set) and one request context through the body guard; per test, a ConformanceCase
-// that records findings and decides the verdict. Cases declare their requirements once, as
-// annotations whose level and section come from the catalogue.
+// The suite's Playwright fixtures: per worker, the target (from the configuration's suite options,
+// which cli/environment.ts reads from the environment the run command or a person set) and one
+// request context through the body guard; per test, a ConformanceCase that records findings and
+// decides the verdict. Cases declare their requirements once, as annotations whose level and
+// section come from the catalogue.
 import { test as base, type TestDetailsAnnotation } from '@playwright/test';
 import { loadContract, type Contract } from '../contract/index.ts';
-import type { Target } from '../targets/target.ts';
-import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, VERDICT_BY_REPORTER, type FailLevel } from '../run-protocol/index.ts';
+import { mergeSettings, resolveTarget, settingsFromEnvironment, type Target, type TargetSettings } from '../targets/target.ts';
+import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, verdictsDecidedByReporter, type FailLevel } from '../run-protocol/index.ts';
 import { ConformanceCase } from './case.ts';
 import { openTargetClient, type TargetClient } from './client.ts';
 import { scrubber, targetSecrets, type Scrub } from './secrets.ts';
-import { runDescriptionOf, suiteSettings } from './settings.ts';
 
 export interface SuiteContext {
   contract: Contract;
@@ -20,16 +20,28 @@ export interface SuiteContext {
   readOnly: boolean;
 }
 
-export const test = base.extend<{ conformance: ConformanceCase }, { suite: SuiteContext; targetEnvironment: Record<string, string> }>({
-  // A project may name its own target (LAS_* variables over the process's), so one Playwright run
-  // can hold several targets, one project each.
+/** What the configuration tells every worker (`use: { suiteOptions }`). */
+export interface SuiteOptions {
+  /** The target's settings; the worker resolves and checks them. */
+  settings: TargetSettings;
+  failLevel: FailLevel;
+  /** --read-only: requests that could create records are not sent. */
+  readOnly: boolean;
+}
+
+export const test = base.extend<{ conformance: ConformanceCase }, { suite: SuiteContext; suiteOptions: SuiteOptions | undefined; targetEnvironment: Record<string, string> }>({
+  suiteOptions: [undefined, { scope: 'worker', option: true }],
+  // A project may name its own target (LAS_* variables over the configuration's settings), so one
+  // Playwright run can hold several targets, one project each.
   targetEnvironment: [{}, { scope: 'worker', option: true }],
   suite: [
-    async ({ playwright, targetEnvironment }, use) => {
-      const { target, failLevel } = suiteSettings({ ...process.env, ...targetEnvironment });
+    async ({ playwright, suiteOptions, targetEnvironment }, use) => {
+      if (!suiteOptions) throw new Error('the Playwright configuration gives no suiteOptions: run the suite with playwright.config.ts');
+      const contract = loadContract();
+      const target = resolveTarget(mergeSettings(suiteOptions.settings, settingsFromEnvironment(targetEnvironment)), contract.legacyHeader);
       const scrub = scrubber(targetSecrets(target));
       const client = await openTargetClient(playwright.request, target, scrub);
-      await use({ contract: loadContract(), target, failLevel, scrub, client, readOnly: runDescriptionOf(process.env).readOnly });
+      await use({ contract, target, failLevel: suiteOptions.failLevel, scrub, client, readOnly: suiteOptions.readOnly });
       await client.close();
     },
     { scope: 'worker' },
@@ -37,7 +49,7 @@ export const test = base.extend<{ conformance: ConformanceCase }, { suite: Suite
   conformance: async ({ suite }, use, testInfo) => {
     const requirements = testInfo.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
     const readOnly = suite.readOnly ? { skip: (reason: string): never => testInfo.skip(true, reason) as never } : undefined;
-    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: process.env[VERDICT_BY_REPORTER] !== '1', readOnly });
+    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: !verdictsDecidedByReporter(testInfo.config.reporter), readOnly });
     await use(conformance);
     conformance.finish(testInfo);
   },

@@ -11,7 +11,8 @@ import { createAjv } from '../contract/index.ts';
 import type { ConformanceRecord, RequirementRecord } from '../reports/record.ts';
 import { NO_FORBIDDEN_TOKEN } from './operations.ts';
 import { PREFLIGHT_QUERY } from './runner.ts';
-import { leaksOf, reportFiles, runCli, type CliResult } from './test-support.ts';
+import { runCli, type CliResult } from '../cli/test-support.ts';
+import { leaksOf, reportFiles } from './test-support.ts';
 
 // No forbidden credential: the 403 cases must be reported as not run, never as passed. The
 // fixtures are given, so the Highlight cases that must be served are sent (and hang).

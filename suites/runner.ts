@@ -11,9 +11,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import type { ConformanceRecord } from '../reports/record.ts';
-import { CERTIFICATION_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel } from '../run-protocol/index.ts';
+import { CERTIFICATION_FILE, DEFAULT_RUN, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
-import { DEFAULT_RUN, RUN_ENVIRONMENT, type RunDescription } from './settings.ts';
+import { RUN_ENVIRONMENT } from './settings.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONFIG_FILE = join(ROOT, 'playwright.config.ts');

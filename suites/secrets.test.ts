@@ -11,7 +11,8 @@ import { createAjv } from '../contract/index.ts';
 import type { ConformanceRecord } from '../reports/record.ts';
 import { startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { CONFIG_FILE, ROOT } from './runner.ts';
-import { hermeticEnvironment, leaksOf, reportFiles, runCli, type CliResult } from './test-support.ts';
+import { hermeticEnvironment, runCli, type CliResult } from '../cli/test-support.ts';
+import { leaksOf, reportFiles } from './test-support.ts';
 
 const TOKENS = { sessionToken: 'distinct-session-6b1f0e2a', pat: 'distinct-pat-93c7d451', forbiddenToken: 'distinct-forbidden-1e8a4c77' };
 const FAULTS = ['malformed-authorization-accepted', 'error-status-number'];

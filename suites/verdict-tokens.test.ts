@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceRecord } from '../reports/record.ts';
 import { startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
-import { runCli, type CliResult } from './test-support.ts';
+import { runCli, type CliResult } from '../cli/test-support.ts';
 
 const GREP = 'AUTH-SESSION-ACCEPTED|AUTH-401-UNKNOWN-TOKEN|NG-FILTER-ACCEPTED';
 const JSON_API = { 'content-type': 'application/vnd.api+json' };
