@@ -58,8 +58,10 @@ export interface CaseContext {
   requirements: string[];
   /** False when the case-verdict reporter fails cases in the runner (see reports/case-verdict.ts). */
   verdictInWorker: boolean;
-  /** --read-only: requests that could create records are not sent; the case is skipped with this reason. */
-  readOnly?: { skip: (reason: string) => never };
+  /** --read-only: requests that could create records are not sent; the case is skipped with READ_ONLY_REASON. */
+  readOnly?: boolean;
+  /** Ends the case as not run, with the reason (no forbidden credential configured, say). */
+  skip: (reason: string) => never;
 }
 
 export const READ_ONLY_REASON = '--read-only: requests that could create records on the target were not sent';
@@ -89,6 +91,11 @@ export class ConformanceCase {
     return this.context.target;
   }
 
+  /** Ends the case here, reported as not run with `reason`. */
+  skip(reason: string): never {
+    return this.context.skip(reason);
+  }
+
   /** The requirement the case's own expectations answer to. */
   get primary(): string {
     return this.context.requirements[0];
@@ -98,7 +105,7 @@ export class ConformanceCase {
   async send(request: CaseRequest): Promise<Answer> {
     const { contract, client, scrub } = this.context;
     const operation = request.operation;
-    if (this.context.readOnly && operation.method !== 'GET') this.context.readOnly.skip(READ_ONLY_REASON);
+    if (this.context.readOnly && operation.method !== 'GET') this.skip(READ_ONLY_REASON);
     const path = operation.pathTemplate + (request.query === undefined ? '' : `?${request.query}`);
     const bodyText = request.bodyText ?? (request.document === undefined ? undefined : JSON.stringify(request.document));
     const headers = { ...request.credentials, ...(bodyText === undefined ? {} : { 'content-type': request.contentType ?? MEDIA_TYPE }) };

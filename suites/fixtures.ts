@@ -8,6 +8,7 @@ import { loadContract, type Contract } from '../contract/index.ts';
 import { mergeSettings, resolveTarget, settingsFromEnvironment, type Target, type TargetSettings } from '../targets/target.ts';
 import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, verdictsDecidedByReporter, type FailLevel } from '../run-protocol/index.ts';
 import { ConformanceCase } from './case.ts';
+import { caseTitle, type CaseDefinition } from './cases/suite-case.ts';
 import { openTargetClient, type TargetClient } from './client.ts';
 import { scrubber, targetSecrets, type Scrub } from './secrets.ts';
 
@@ -48,26 +49,12 @@ export const test = base.extend<{ conformance: ConformanceCase }, { suite: Suite
   ],
   conformance: async ({ suite }, use, testInfo) => {
     const requirements = testInfo.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
-    const readOnly = suite.readOnly ? { skip: (reason: string): never => testInfo.skip(true, reason) as never } : undefined;
-    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: !verdictsDecidedByReporter(testInfo.config.reporter), readOnly });
+    const skip = (reason: string): never => testInfo.skip(true, reason) as never;
+    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: !verdictsDecidedByReporter(testInfo.config.reporter), skip });
     await use(conformance);
     conformance.finish(testInfo);
   },
 });
-
-export interface CaseDefinition {
-  /** What the case sends and expects, e.g. `listNotificationGroups without credentials → 401`. */
-  title: string;
-  /** The requirements the case's own expectations answer to; the first leads its title. */
-  requirements: string[];
-  /** Further requirements the contract checks on its exchanges, which this case is meant to exercise. */
-  covers?: string[];
-}
-
-/** The test title: requirement ids first, so `--grep AUTH-401` selects by requirement. */
-export function caseTitle(definition: CaseDefinition): string {
-  return `${definition.requirements.join(' ')} · ${definition.title}`;
-}
 
 /** One annotation triple per requirement: id, level and section, read from the catalogue. */
 export function caseAnnotations(definition: CaseDefinition): TestDetailsAnnotation[] {
@@ -84,8 +71,8 @@ export function caseAnnotations(definition: CaseDefinition): TestDetailsAnnotati
 }
 
 /**
- * The title and details of a conformance case, for `test(...caseHeader(c), async ({ conformance }) => ...)`:
- * the test is declared in the spec file, so reports point at the case's own line.
+ * The title and details of a conformance case, for `test(...caseHeader(c), ({ conformance }) => c.run(conformance))`
+ * in the spec file of its table, so reports point at that file.
  */
 export function caseHeader(definition: CaseDefinition): [title: string, details: { annotation: TestDetailsAnnotation[] }] {
   return [caseTitle(definition), { annotation: caseAnnotations(definition) }];
