@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { suiteEnvironment } from './cli/environment.ts';
-import { CASE_VERDICT_REPORTER, CASES_JUNIT_FILE, FAIL_LEVEL_METADATA } from './run-protocol/index.ts';
+import { CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, FAIL_LEVEL_METADATA } from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
 
 const { layout, suiteOptions, scrubbing, recording } = suiteEnvironment;
@@ -15,7 +15,7 @@ const reporters: ReporterDescription[] = [
   // First, so every reporter after it sees results with the tokens replaced.
   ['./reports/secret-scrubber.ts', scrubbing],
   // Second: fails the cases whose findings block, before anything renders them.
-  [CASE_VERDICT_REPORTER],
+  [CASE_OUTCOME_REPORTER],
   ['./reports/progress-reporter.ts'],
   ['html', { outputFolder: join(layout.reportDir, 'html'), open: 'never' }],
   // Per case; the conformance reporter writes junit.xml, per requirement, for CI systems.

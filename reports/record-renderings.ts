@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CERTIFICATION_FILE, REQUIREMENTS_JUNIT_FILE } from '../run-protocol/index.ts';
 import { certificationHtml } from './certification-html.ts';
-import type { ConformanceRecord } from './record.ts';
+import type { CertificationRecord } from './record.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 
 export interface RenderingPaths {
@@ -13,7 +13,7 @@ export interface RenderingPaths {
   certification: string;
 }
 
-export function writeRecordRenderings(record: ConformanceRecord, outputDir: string): RenderingPaths {
+export function writeRecordRenderings(record: CertificationRecord, outputDir: string): RenderingPaths {
   const paths = { junit: join(outputDir, REQUIREMENTS_JUNIT_FILE), certification: join(outputDir, CERTIFICATION_FILE) };
   writeFileSync(paths.junit, requirementsJunit(record));
   writeFileSync(paths.certification, certificationHtml(record));

@@ -3,7 +3,7 @@
 // per requirement of the catalogue; it judges nothing the cases did not.
 import { relative } from 'node:path';
 import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
-import { blockingLevels, failLevelName, type Evidence, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelName, type CaseFinding, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
@@ -22,7 +22,7 @@ export interface CaseOutcome {
   skipReason?: string;
   /** First line of the error of a case that failed with no blocking finding to explain it. */
   error?: string;
-  findings: Evidence[];
+  findings: CaseFinding[];
   /** Requirements the case ran without being able to check them (a 202 body, say), with the reason. */
   notRun?: NotRunDeclaration[];
 }
@@ -132,7 +132,7 @@ type Tally = Record<RequirementVerdict, number>;
 
 export const RECORD_FORMAT = 2;
 
-export interface ConformanceRecord {
+export interface CertificationRecord {
   format: number;
   kit: { name: string; version: string; commit?: string };
   contract: { sha256: string };
@@ -168,7 +168,7 @@ export interface RecordInput {
   failLevel: FailLevel;
   startedAt: Date;
   durationMs: number;
-  runStatus: ConformanceRecord['runStatus'];
+  runStatus: CertificationRecord['runStatus'];
   cases: CaseOutcome[];
 }
 
@@ -184,7 +184,7 @@ const DEFAULT_CONTEXT: Omit<RunContext, 'kit' | 'target'> = {
   inputs: { forbiddenToken: false, ownerUserId: false, collectionItemId: false, legacyHeader: false, ca: false, headers: [] },
 };
 
-export function buildRecord(input: RecordInput): ConformanceRecord {
+export function buildRecord(input: RecordInput): CertificationRecord {
   const scrub = input.scrub ?? ((text: string) => text);
   const waivers = new Map((input.gate?.waivers ?? []).map((w) => [w.requirement, w]));
   const today = input.gate?.today ?? input.startedAt.toISOString().slice(0, 10);
@@ -239,7 +239,7 @@ function unverified(requirements: RequirementRecord[], failLevel: FailLevel): st
 interface VerdictBasis {
   blocking: string[];
   notRun: string[];
-  runStatus: ConformanceRecord['runStatus'];
+  runStatus: CertificationRecord['runStatus'];
   ranAny: boolean;
 }
 
@@ -328,7 +328,7 @@ export function unselectedReason(selection: Selection): string {
   return left.length > 0 ? `its cases were not selected (${left.join(', ')})` : UNCOVERED_REASON;
 }
 
-function recordedEvidence(caseTitle: string, finding: Evidence): RecordedEvidence {
+function recordedEvidence(caseTitle: string, finding: CaseFinding): RecordedEvidence {
   const optional = {
     pointer: finding.pointer || undefined,
     expected: finding.expected,
@@ -359,7 +359,7 @@ export interface ReportPaths {
 
 const VERDICT_WORDS: Record<RequirementVerdict, string> = { passed: 'passed', failed: 'failed', warning: 'warning', 'not-run': 'not run' };
 
-function tallyLine(record: ConformanceRecord): string {
+function tallyLine(record: CertificationRecord): string {
   const level = (name: Level, words: [RequirementVerdict, string][]) =>
     `${name} ${words.filter(([verdict]) => record.tally[name][verdict] > 0 || verdict === 'passed').map(([verdict, word]) => `${record.tally[name][verdict]} ${word}`).join(', ')}`;
   return [
@@ -369,19 +369,19 @@ function tallyLine(record: ConformanceRecord): string {
   ].join(' · ');
 }
 
-function casesLine(record: ConformanceRecord): string {
+function casesLine(record: CertificationRecord): string {
   const { total, passed, failed, notRun } = record.cases;
   return `${total} cases: ${passed} passed, ${failed} failed, ${notRun} not run`;
 }
 
 /** True when waivers, a baseline or --allow-partial had a say, so the gate's result needs its own line. */
-export function gateToolsUsed(record: ConformanceRecord): boolean {
+export function gateToolsUsed(record: CertificationRecord): boolean {
   const { gate } = record;
   return gate.waived.length > 0 || gate.expiredWaivers.length > 0 || gate.baseline !== undefined || (gate.allowPartial && record.verdict === 'incomplete');
 }
 
 /** The console's closing lines: verdict first, then counts, then where the reports are. */
-export function consoleSummary(record: ConformanceRecord, paths: ReportPaths, cwd: string): string {
+export function consoleSummary(record: CertificationRecord, paths: ReportPaths, cwd: string): string {
   const show = (path: string) => (relative(cwd, path).startsWith('..') ? path : relative(cwd, path));
   const lines = [
     `Verdict: ${record.verdict.toUpperCase()}: ${record.verdictReason}`,
@@ -412,7 +412,7 @@ function table(rows: RequirementRecord[], lastColumn: string, lastCell: (r: Requ
 }
 
 /** summary.md: the verdict first, then what failed or did not run, then warnings and observations. */
-export function summaryMarkdown(record: ConformanceRecord): string {
+export function summaryMarkdown(record: CertificationRecord): string {
   const failedOrNotRun = record.requirements.filter((r) => r.verdict === 'failed' || r.verdict === 'not-run');
   const warnings = record.requirements.filter((r) => r.verdict === 'warning');
   const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);

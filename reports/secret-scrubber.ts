@@ -3,12 +3,12 @@
 // JUnit, blob, conformance) read them. Playwright puts request headers into the call log of a
 // failed API call, so without it a token could reach a report through a step error.
 //
-// It changes only what people read. The verdict attachment (catalogue ids and levels, nothing
+// It changes only what people read. The outcome attachment (catalogue ids and levels, nothing
 // else) is left as the case wrote it, and JSON attachments keep their keys: a token that is one
-// letter or a common word would otherwise rewrite the data the verdict is computed from.
+// letter or a common word would otherwise rewrite the data the outcome is decided from.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
-import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT } from '../run-protocol/index.ts';
+import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT } from '../run-protocol/index.ts';
 import { scrubber, scrubDeep, scrubValues, type Scrub, type Secret } from '../suites/secrets.ts';
 
 type Attachment = TestResult['attachments'][number];
@@ -49,8 +49,8 @@ export function scrubStep(step: TestStep, scrub: Scrub): void {
 }
 
 export function scrubAttachment(attachment: Attachment, scrub: Scrub): void {
-  if (attachment.name === CASE_VERDICT_ATTACHMENT) return;
-  const keepKeys = attachment.name === CASE_REPORT_ATTACHMENT;
+  if (attachment.name === CASE_OUTCOME_ATTACHMENT) return;
+  const keepKeys = attachment.name === CASE_FINDINGS_ATTACHMENT;
   if (!keepKeys) attachment.name = scrub(attachment.name);
   if (!TEXTUAL.test(attachment.contentType)) return;
   if (attachment.body) attachment.body = Buffer.from(scrubText(attachment.body.toString('utf8'), attachment.contentType, scrub, keepKeys));

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT, DEFAULT_RUN, REQUIREMENT_ANNOTATION, type Evidence } from '../run-protocol/index.ts';
+import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, DEFAULT_RUN, REQUIREMENT_ANNOTATION, type CaseFinding } from '../run-protocol/index.ts';
 import { scrubber, credentialSecrets, scrubValues, type Secret } from '../suites/secrets.ts';
-import CaseVerdictReporter from './case-verdict.ts';
+import CaseOutcomeReporter from './case-outcome.ts';
 import ConformanceReporter, { inputsOf } from './conformance-reporter.ts';
-import type { ConformanceRecord } from './record.ts';
+import type { CertificationRecord } from './record.ts';
 import SecretScrubber from './secret-scrubber.ts';
 
 const contract = loadContract();
@@ -38,12 +38,12 @@ afterEach(() => {
 interface CaseShape {
   title: string;
   requirements: string[];
-  findings: Evidence[];
+  findings: CaseFinding[];
   /** Replaces the verdict attachment's body. */
   verdictBody?: string;
 }
 
-function finding(requirement: string, message: string, token: string): Evidence {
+function finding(requirement: string, message: string, token: string): CaseFinding {
   return {
     ...contract.finding(requirement, 'response', { pointer: '/meta/pages', message, expected: '3', actual: '2' }),
     exchange: { method: 'GET', path: '/notification-groups?filter[type]=portal', status: 200, curl: `curl -i -g -X GET "$LAS_BASE_URL/notification-groups" -H "authorization: Bearer r:${token}"` },
@@ -62,8 +62,8 @@ function testResult(shape: CaseShape, scrub: (text: string) => string): TestResu
   return {
     status: 'passed',
     attachments: [
-      { name: CASE_REPORT_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify(report)) },
-      { name: CASE_VERDICT_ATTACHMENT, contentType: 'application/json', body: Buffer.from(shape.verdictBody ?? JSON.stringify(verdict)) },
+      { name: CASE_FINDINGS_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify(report)) },
+      { name: CASE_OUTCOME_ATTACHMENT, contentType: 'application/json', body: Buffer.from(shape.verdictBody ?? JSON.stringify(verdict)) },
     ],
     errors: [],
     annotations: [],
@@ -76,7 +76,7 @@ function testResult(shape: CaseShape, scrub: (text: string) => string): TestResu
 }
 
 interface Outcome {
-  record?: ConformanceRecord;
+  record?: CertificationRecord;
   results: TestResult[];
   status?: FullResult['status'];
 }
@@ -89,7 +89,7 @@ async function runReporters(tokens: { session: string; pat: string }, cases: Cas
   const results = cases.map((c) => testResult(c, scrub));
   const config = { metadata: { failLevel: 'must' }, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig;
   const suite = { allTests: () => tests } as unknown as Suite;
-  const reporters: Reporter[] = [new SecretScrubber({ secrets }), new CaseVerdictReporter(), new ConformanceReporter(recording(secrets))];
+  const reporters: Reporter[] = [new SecretScrubber({ secrets }), new CaseOutcomeReporter(), new ConformanceReporter(recording(secrets))];
   for (const reporter of reporters) reporter.onBegin?.(config, suite);
   tests.forEach((test, i) => {
     for (const reporter of reporters) reporter.onTestEnd?.(test, results[i]);
@@ -98,7 +98,7 @@ async function runReporters(tokens: { session: string; pat: string }, cases: Cas
   let status: FullResult['status'] | undefined;
   for (const reporter of reporters) status = (await reporter.onEnd?.(full))?.status ?? status;
   const path = join(dir, 'conformance.json');
-  return { results, status, ...(existsSync(path) ? { record: JSON.parse(readFileSync(path, 'utf8')) as ConformanceRecord } : {}) };
+  return { results, status, ...(existsSync(path) ? { record: JSON.parse(readFileSync(path, 'utf8')) as CertificationRecord } : {}) };
 }
 
 const TOKENS = [

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import { createAjv, LEVELS, type Contract } from '../contract/index.ts';
 import { blockingLevels, failLevelOfName } from '../run-protocol/index.ts';
-import { blockingRequirementIds, runVerdict, type ConformanceRecord, type RequirementVerdict } from './record.ts';
+import { blockingRequirementIds, runVerdict, type CertificationRecord, type RequirementVerdict } from './record.ts';
 
 /** A record file that cannot be read at all (missing, not JSON): a usage error rather than a failed check. */
 export class RecordFileError extends Error {
@@ -46,7 +46,7 @@ export function schemaProblems(value: unknown): string[] {
 }
 
 /** Where a schema-valid record disagrees with itself or with this kit's contract. */
-export function consistencyProblems(record: ConformanceRecord, contract: Contract, contractSha256: string): string[] {
+export function consistencyProblems(record: CertificationRecord, contract: Contract, contractSha256: string): string[] {
   const problems: string[] = [];
   if (record.contract.sha256 === '') problems.push('the record holds no contract hash');
   else if (record.contract.sha256 !== contractSha256) problems.push(`judged by another contract: its SHA-256 is ${record.contract.sha256}, this kit's is ${contractSha256}`);
@@ -88,5 +88,5 @@ export function consistencyProblems(record: ConformanceRecord, contract: Contrac
 /** Every problem with a record: schema first; the rest only once the shape is right. */
 export function recordProblems(value: unknown, contract: Contract, contractSha256: string): string[] {
   const schema = schemaProblems(value);
-  return schema.length > 0 ? schema : consistencyProblems(value as ConformanceRecord, contract, contractSha256);
+  return schema.length > 0 ? schema : consistencyProblems(value as CertificationRecord, contract, contractSha256);
 }

@@ -36,26 +36,27 @@ export function failLevelOfMetadata(metadata: Record<string, unknown>): FailLeve
   return metadata[FAIL_LEVEL_METADATA] === 'should' ? 'should' : 'must';
 }
 
-/** The attachment every case leaves for the reporters: its findings with their exchanges, tokens replaced. */
-export const CASE_REPORT_ATTACHMENT = 'conformance-findings';
+/** The attachment every case leaves for people: its findings with their captured exchanges, tokens replaced. */
+export const CASE_FINDINGS_ATTACHMENT = 'conformance-findings';
 
 /**
- * The attachment the verdict is computed from: the requirement id, level and location of each
+ * The attachment a case's outcome is decided from: the requirement id, level and location of each
  * finding (in the order of the case report's findings) and the requirements the case could not
  * check. Only catalogue vocabulary, so no scrubber needs to touch it, and none does: replacing a
- * token that happens to be a letter or a word must never change a verdict.
+ * token that happens to be a letter or a word must never change an outcome. Its name keeps the
+ * word "verdict" that HTML and blob reports already show for it.
  */
-export const CASE_VERDICT_ATTACHMENT = 'conformance-verdict';
+export const CASE_OUTCOME_ATTACHMENT = 'conformance-verdict';
 
-/** The reporter that decides each case's verdict in the runner (reports/case-verdict.ts), as the configurations list it. */
-export const CASE_VERDICT_REPORTER = realpathSync(fileURLToPath(new URL('../reports/case-verdict.ts', import.meta.url)));
+/** The reporter that decides each case's outcome in the runner (reports/case-outcome.ts), as the configurations list it. */
+export const CASE_OUTCOME_REPORTER = realpathSync(fileURLToPath(new URL('../reports/case-outcome.ts', import.meta.url)));
 
 /**
  * True when the run's reporters (the configuration's, or those of the command line's --reporter,
- * which replace them) include the case-verdict reporter: the workers then leave verdicts to it.
+ * which replace them) include the case-outcome reporter: the workers then leave outcomes to it.
  */
-export function verdictsDecidedByReporter(reporters: readonly (readonly [string, unknown?])[]): boolean {
-  return reporters.some(([name]) => name === CASE_VERDICT_REPORTER);
+export function outcomesDecidedByReporter(reporters: readonly (readonly [string, unknown?])[]): boolean {
+  return reporters.some(([name]) => name === CASE_OUTCOME_REPORTER);
 }
 
 /** The annotation type that names a requirement a case exercises, with its `level` and `section` beside it. */
@@ -66,8 +67,8 @@ export const SECTION_ANNOTATION = 'section';
 export const OBSERVATION_ANNOTATION = 'observation';
 export const WARNING_ANNOTATION = 'warning';
 
-/** The exchange a finding was seen in, as people read it. */
-export interface ExchangeSummary {
+/** A captured exchange: what was seen of one request and its answer, as people read it. */
+export interface CapturedExchange {
   method: string;
   /** Relative to the base URL, query included. */
   path: string;
@@ -76,16 +77,16 @@ export interface ExchangeSummary {
   curl: string;
 }
 
-/** A finding with the exchange it was seen in; the unit the reports render. */
-export interface Evidence extends Finding {
-  exchange?: ExchangeSummary;
+/** A finding of a case with the exchange it was seen in; the unit the reports render (a row of the record's `evidence`). */
+export interface CaseFinding extends Finding {
+  exchange?: CapturedExchange;
 }
 
-/** The body of the case report attachment. */
-export interface CaseReport {
+/** The body of the findings attachment. */
+export interface CaseFindings {
   /** The base URL the case ran against (not a secret). */
   target: string;
-  findings: Evidence[];
+  findings: CaseFinding[];
 }
 
 /** Requirements a case ran without being able to check them, and why (e.g. a 202 answer shows no body). */
@@ -96,14 +97,14 @@ export interface NotRunDeclaration {
   byTargetChoice?: true;
 }
 
-/** The body of the verdict attachment. */
-export interface CaseVerdictData {
+/** The body of the outcome attachment. */
+export interface CaseOutcomeData {
   findings: Pick<Finding, 'requirement' | 'level' | 'location'>[];
   notRun: NotRunDeclaration[];
 }
 
 /** The error a failed case shows: one line per blocking finding. */
-export function verdictMessage(blocking: Evidence[]): string {
+export function failureMessage(blocking: CaseFinding[]): string {
   return blocking.map((f) => `${f.requirement} (${f.level}): ${f.message}${f.exchange ? ` [${f.exchange.method} ${f.exchange.path}]` : ''}`).join('\n');
 }
 

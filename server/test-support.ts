@@ -160,7 +160,7 @@ export async function runSuiteCase(suiteCase: SuiteCase, target: Target, client:
     failLevel: 'should',
     scrub: (text) => text,
     requirements: suiteCase.requirements,
-    verdictInWorker: true,
+    outcomeInWorker: true,
     skip: (reason) => {
       throw new CaseSkipped(reason);
     },

@@ -1,12 +1,12 @@
 // The suite's Playwright fixtures: per worker, the target (from the configuration's suite options,
 // which cli/environment.ts reads from the environment the run command or a person set) and one
 // request context through the body guard; per test, a ConformanceCase that records findings and
-// decides the verdict. Cases declare their requirements once, as annotations whose level and
+// decides the case's outcome. Cases declare their requirements once, as annotations whose level and
 // section come from the catalogue.
 import { test as base, type TestDetailsAnnotation } from '@playwright/test';
 import { loadContract, type Contract } from '../contract/index.ts';
 import { mergeSettings, resolveTarget, settingsFromEnvironment, type Target, type TargetSettings } from '../targets/target.ts';
-import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, verdictsDecidedByReporter, type FailLevel } from '../run-protocol/index.ts';
+import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, outcomesDecidedByReporter, type FailLevel } from '../run-protocol/index.ts';
 import { ConformanceCase } from './case.ts';
 import { caseTitle, type CaseDefinition } from './cases/suite-case.ts';
 import { openTargetClient, type TargetClient } from './client.ts';
@@ -50,7 +50,7 @@ export const test = base.extend<{ conformance: ConformanceCase }, { suite: Suite
   conformance: async ({ suite }, use, testInfo) => {
     const requirements = testInfo.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
     const skip = (reason: string): never => testInfo.skip(true, reason) as never;
-    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: !verdictsDecidedByReporter(testInfo.config.reporter), skip });
+    const conformance = new ConformanceCase({ ...suite, requirements, outcomeInWorker: !outcomesDecidedByReporter(testInfo.config.reporter), skip });
     await use(conformance);
     conformance.finish(testInfo);
   },

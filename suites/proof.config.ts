@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { suiteEnvironment } from '../cli/environment.ts';
-import { CASE_VERDICT_REPORTER, FAIL_LEVEL_METADATA } from '../run-protocol/index.ts';
+import { CASE_OUTCOME_REPORTER, FAIL_LEVEL_METADATA } from '../run-protocol/index.ts';
 import type { SuiteOptions } from './fixtures.ts';
 import { titlesGrep } from './proof-targets.ts';
 
@@ -27,7 +27,7 @@ export default defineConfig<object, { suiteOptions: SuiteOptions; targetEnvironm
   reporter: [
     // In the order the run command's configuration has them: tokens out first, then verdicts.
     ['../reports/secret-scrubber.ts', scrubbing],
-    [CASE_VERDICT_REPORTER],
+    [CASE_OUTCOME_REPORTER],
     ['./proof-reporter.ts', { ...recording, outputDir: layout.reportDir, targets }],
   ],
   use: { trace: 'off', screenshot: 'off', video: 'off', suiteOptions },
