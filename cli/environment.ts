@@ -11,7 +11,7 @@ import type { RunDescription } from '../run-protocol/index.ts';
 import { EMBEDDED_SETTINGS } from '../suites/embedded.ts';
 import type { SuiteOptions } from '../suites/fixtures.ts';
 import { proofTargetsOf, type ProofTarget } from '../suites/proof-targets.ts';
-import { credentialSecrets, environmentSecrets, type Secret } from '../suites/secrets.ts';
+import { credentialSecrets, environmentSecrets, type Secret } from '../run-protocol/secrets.ts';
 import { failLevelOf, runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
 import { mergeSettings, settingsFromEnvironment, TARGET_ENVIRONMENT, type TargetSettings } from '../targets/target.ts';
 

@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
 import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT } from '../run-protocol/index.ts';
-import { scrubber, scrubDeep, scrubValues, type Scrub, type Secret } from '../suites/secrets.ts';
+import { scrubber, scrubDeep, scrubValues, type Scrub, type Secret } from '../run-protocol/secrets.ts';
 
 type Attachment = TestResult['attachments'][number];
 

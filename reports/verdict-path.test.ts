@@ -9,7 +9,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } fr
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, DEFAULT_RUN, REQUIREMENT_ANNOTATION, type CaseFinding } from '../run-protocol/index.ts';
-import { scrubber, credentialSecrets, scrubValues, type Secret } from '../suites/secrets.ts';
+import { scrubber, credentialSecrets, scrubValues, type Secret } from '../run-protocol/secrets.ts';
 import CaseOutcomeReporter from './case-outcome.ts';
 import ConformanceReporter, { inputsOf } from './conformance-reporter.ts';
 import type { CertificationRecord } from './record.ts';

@@ -8,7 +8,7 @@ import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSE
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
 import { curlLine } from './curl.ts';
-import { scrubValues, type Scrub } from './secrets.ts';
+import { scrubValues, type Scrub } from '../run-protocol/secrets.ts';
 
 export interface CaseRequest {
   operation: Operation;

@@ -2,7 +2,7 @@
 // curl line with the credentials as variables, never their values.
 import { TARGET_ENVIRONMENT } from '../targets/target.ts';
 import type { OutgoingRequest } from './client.ts';
-import type { Scrub } from './secrets.ts';
+import type { Scrub } from '../run-protocol/secrets.ts';
 
 const BASE_URL_VARIABLE = `$${TARGET_ENVIRONMENT.baseUrl}`;
 const PLACEHOLDER = /^\$LAS_[A-Z_]+/;

@@ -10,7 +10,7 @@ import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, outcomesD
 import { ConformanceCase } from './case.ts';
 import { caseTitle, type CaseDefinition } from './cases/suite-case.ts';
 import { openTargetClient, type TargetClient } from './client.ts';
-import { scrubber, targetSecrets, type Scrub } from './secrets.ts';
+import { scrubber, targetSecrets, type Scrub } from '../run-protocol/secrets.ts';
 
 export interface SuiteContext {
   contract: Contract;
