@@ -1,31 +1,31 @@
 // The conformance suite as a Playwright project: `las-conformance run` drives it, and
 // `npx playwright test` runs the same suite with the same environment (LAS_BASE_URL,
-// LAS_SESSION_TOKEN, LAS_PAT, ...; none set: the embedded reference server). API testing only:
-// no browser is started, traces and screenshots are off so no request headers are kept.
-import { fileURLToPath } from 'node:url';
+// LAS_SESSION_TOKEN, LAS_PAT, ...; none set: the embedded reference server), which
+// cli/environment.ts reads and this hands on as options. API testing only: no browser is started,
+// traces and screenshots are off so no request headers are kept.
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { CASES_JUNIT_FILE } from './reports/record-renderings.ts';
-import { runLayout } from './suites/settings.ts';
+import { suiteEnvironment } from './cli/environment.ts';
+import { CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, FAIL_LEVEL_METADATA } from './run-protocol/index.ts';
+import type { SuiteOptions } from './suites/fixtures.ts';
 
-const root = fileURLToPath(new URL('.', import.meta.url));
-const layout = runLayout(process.env, root);
+const { layout, suiteOptions, scrubbing, recording } = suiteEnvironment;
 
 const reporters: ReporterDescription[] = [
   // First, so every reporter after it sees results with the tokens replaced.
-  ['./reports/secret-scrubber.ts'],
+  ['./reports/secret-scrubber.ts', scrubbing],
   // Second: fails the cases whose findings block, before anything renders them.
-  ['./reports/case-verdict.ts'],
+  [CASE_OUTCOME_REPORTER],
   ['./reports/progress-reporter.ts'],
   ['html', { outputFolder: join(layout.reportDir, 'html'), open: 'never' }],
   // Per case; the conformance reporter writes junit.xml, per requirement, for CI systems.
   ['junit', { outputFile: join(layout.reportDir, CASES_JUNIT_FILE), embedAnnotationsAsProperties: true, stripANSIControlSequences: true }],
-  ['./reports/conformance-reporter.ts', { outputDir: layout.reportDir }],
+  ['./reports/conformance-reporter.ts', { ...recording, outputDir: layout.reportDir }],
 ];
 // Sharded runs: each shard writes a blob; `npx playwright merge-reports --config playwright.config.ts DIR` renders them all.
 if (layout.blobReport) reporters.push(['blob', { outputDir: join(layout.reportDir, 'blob') }]);
 
-export default defineConfig({
+export default defineConfig<object, { suiteOptions: SuiteOptions }>({
   testDir: './suites',
   testMatch: '**/*.spec.ts',
   outputDir: join(layout.reportDir, 'artifacts'),
@@ -35,8 +35,8 @@ export default defineConfig({
   workers: layout.workers,
   timeout: layout.testTimeoutMs,
   globalTimeout: layout.runTimeoutMs,
-  globalSetup: layout.embedded ? './suites/global-setup.ts' : undefined,
-  metadata: { failLevel: layout.failLevel },
+  globalSetup: layout.embedded ? './cli/suite-global-setup.ts' : undefined,
+  metadata: { [FAIL_LEVEL_METADATA]: layout.failLevel },
   reporter: reporters,
-  use: { trace: 'off', screenshot: 'off', video: 'off' },
+  use: { trace: 'off', screenshot: 'off', video: 'off', suiteOptions },
 });

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConformanceRecord } from '../reports/record.ts';
+import type { CertificationRecord } from '../reports/record.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
-import { runCli } from '../suites/test-support.ts';
+import { runCli } from './test-support.ts';
 
 const TLS = fileURLToPath(new URL('../suites/tls/', import.meta.url));
 const CA = join(TLS, 'ca.pem');
@@ -53,7 +53,7 @@ describe('run --ca', () => {
 
   it('with it, the preflight and the suite trust the authority, and the record says an authority was given', async () => {
     const result = await runCli(['run', '--base-url', baseUrl, '--ca', CA, '--grep', 'AUTH-SESSION-ACCEPTED', '--allow-partial', '--workers', '1', '--report-dir', join(dir, 'trusted')], TOKENS);
-    const record = JSON.parse(readFileSync(join(dir, 'trusted', 'conformance.json'), 'utf8')) as ConformanceRecord;
+    const record = JSON.parse(readFileSync(join(dir, 'trusted', 'conformance.json'), 'utf8')) as CertificationRecord;
     expect(record.requirements.find((r) => r.id === 'AUTH-SESSION-ACCEPTED')?.verdict).toBe('passed');
     expect(record.inputs.ca).toBe(true);
     expect(result.code).toBe(0);

@@ -1,6 +1,5 @@
 // A person-readable summary of the contract: what `las-conformance contract` prints.
-import { loadContract } from '../contract/index.ts';
-import type { Level } from '../contract/index.ts';
+import { LEVELS, loadContract } from '../contract/index.ts';
 
 export function contractSummary(): string {
   const contract = loadContract();
@@ -10,7 +9,7 @@ export function contractSummary(): string {
   }
   const named = Object.values(contract.namedOperations).reduce((sum, list) => sum + list.length, 0);
   lines.push(`Named without detail: ${named} operations in ${Object.keys(contract.namedOperations).length} groups`, '', 'Requirements by level:');
-  for (const level of ['MUST', 'SHOULD', 'INFO'] as Level[]) {
+  for (const level of LEVELS) {
     const ids = contract.requirements.filter((r) => r.level === level).map((r) => r.id);
     lines.push(`  ${level.padEnd(6)} ${String(ids.length).padStart(3)}  ${ids.join(', ')}`);
   }

@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_ONLY_REASON } from '../suites/case.ts';
-import type { ConformanceRecord } from '../reports/record.ts';
+import type { CertificationRecord } from '../reports/record.ts';
 import { startReferenceServer, DEFAULT_CREDENTIALS, type StartedReferenceServer } from '../server/index.ts';
-import { leaksOf, reportFiles, runCli, type CliResult } from '../suites/test-support.ts';
+import { leaksOf, reportFiles } from '../suites/test-support.ts';
+import { runCli, type CliResult } from './test-support.ts';
 
 const GATEWAY_KEY = 'gateway-key-value-3f9e21';
 const FAULTED = 'NG-FILTER-REQUIRED';
@@ -28,7 +29,7 @@ let relay: Server;
 let baseUrl: string;
 let root: string;
 const seen = new Map<string, Seen[]>();
-const runs = new Map<string, { result: CliResult; record: ConformanceRecord; dir: string }>();
+const runs = new Map<string, { result: CliResult; record: CertificationRecord; dir: string }>();
 
 /** Forwards to the reference server and notes, per run (by the X-Run header), what reached it. */
 function startRelay(upstream: URL): Promise<Server> {
@@ -64,7 +65,7 @@ async function run(name: string, args: string[]): Promise<void> {
     LAS_SESSION_TOKEN: DEFAULT_CREDENTIALS.sessionToken,
     LAS_PAT: DEFAULT_CREDENTIALS.pat,
   });
-  runs.set(name, { result, dir, record: JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as ConformanceRecord });
+  runs.set(name, { result, dir, record: JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as CertificationRecord });
 }
 
 beforeAll(async () => {
@@ -91,7 +92,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const verdictOf = (record: ConformanceRecord, id: string) => record.requirements.find((r) => r.id === id)!;
+const verdictOf = (record: CertificationRecord, id: string) => record.requirements.find((r) => r.id === id)!;
 
 describe('waivers', () => {
   it('an active waiver: the failure is reported waived, the verdict stays failed, the gate passes (exit 0)', () => {

@@ -6,23 +6,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { buildRecord, type CaseOutcome, type ConformanceRecord } from '../reports/record.ts';
+import { buildRecord, type CaseOutcome, type CertificationRecord } from '../reports/record.ts';
 import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
 import { contractSha256 } from '../reports/run-context.ts';
-import type { Evidence } from '../suites/evidence.ts';
+import type { CaseFinding } from '../run-protocol/index.ts';
 import { diffCommand } from './diff.ts';
 import { verifyCommand } from './verify.ts';
-import { runCli } from '../suites/test-support.ts';
+import { runCli } from './test-support.ts';
 
 const contract = loadContract();
 const SUITE_CHECKED = contract.requirements.filter((r) => !r.checkedBy || r.checkedBy.includes('suite')).map((r) => r.id);
 let dir: string;
 
-function finding(requirement: string, message: string): Evidence {
+function finding(requirement: string, message: string): CaseFinding {
   return { ...contract.finding(requirement, 'response', { pointer: '/meta/pages', message }), exchange: { method: 'GET', path: '/notification-groups?filter[type]=portal', status: 200, curl: 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups"' } };
 }
 
-function record(findings: Evidence[]): ConformanceRecord {
+function record(findings: CaseFinding[]): CertificationRecord {
   const cases: CaseOutcome[] = [{ title: 'everything', requirements: SUITE_CHECKED, status: findings.length > 0 ? 'failed' : 'passed', findings }];
   return buildRecord({ contract, kit: { name: 'las-conformance', version: '0.1.0' }, target: 'http://127.0.0.1:1/v3', context: { contractSha256: contractSha256() }, failLevel: 'must', startedAt: new Date('2026-01-01T00:00:00Z'), durationMs: 10, runStatus: findings.length > 0 ? 'failed' : 'passed', cases });
 }
@@ -46,7 +46,7 @@ describe('las-conformance verify', () => {
     expect(output).toMatch(/passed\.json verifies: verdict passed, gate pass, target http:\/\/127\.0\.0\.1:1\/v3, las-conformance 0\.1\.0, contract [0-9a-f]{12}…\n$/);
   });
 
-  const tampered: [string, (r: ConformanceRecord) => unknown, RegExp][] = [
+  const tampered: [string, (r: CertificationRecord) => unknown, RegExp][] = [
     ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /its verdict is passed, but its requirements make it failed/],
     ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /its gate passes, but NG-META-PAGES fails unwaived/],
     ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /its tally of MUST passed is \d+, its requirements say \d+/],

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
-import { runCli } from '../suites/test-support.ts';
+import { runCli } from './test-support.ts';
 
 const TOKEN = 'cli-test-session-token-91ad';
 let dir: string;

@@ -8,17 +8,17 @@ import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
-import { SUMMARY_FILE } from '../reports/conformance-reporter.ts';
+import { SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { reportToGithub } from '../reports/github.ts';
 import { CHOICE_NAMES, FAULT_NAMES } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
 import { baselineFailing } from '../reports/diff.ts';
 import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
-import type { ConformanceRecord, GateResult } from '../reports/record.ts';
+import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import { readRecordFile, recordProblems } from '../reports/verify.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
-import { DEFAULT_REPORT_DIR, type FailLevel, type RunDescription } from '../suites/settings.ts';
+import { DEFAULT_REPORT_DIR } from '../suites/settings.ts';
 import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
 
 export interface RunFlags {
@@ -137,11 +137,11 @@ export function runDescription(flags: RunFlags): RunDescription {
 }
 
 /** The record the suite left, checked: a record that does not hold its own shape or verdict is no verdict. */
-function checkedRecord(reportDir: string): ConformanceRecord {
+function checkedRecord(reportDir: string): CertificationRecord {
   const value = readRecordFile(resolve(reportDir, 'conformance.json'));
   const problems = recordProblems(value, loadContract(), contractSha256());
   if (problems.length > 0) throw new Error(`the record the suite wrote cannot be read as a verdict: ${problems[0]}`);
-  return value as ConformanceRecord;
+  return value as CertificationRecord;
 }
 
 export async function runCommand(flags: RunFlags, env: Record<string, string | undefined>): Promise<number> {

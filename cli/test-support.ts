@@ -3,6 +3,8 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { RUN_ENVIRONMENT } from '../suites/settings.ts';
+import { TARGET_ENVIRONMENT } from '../targets/target.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/las-conformance.js', import.meta.url));
@@ -39,4 +41,24 @@ export async function firstLine(cli: CliProcess, stream: 'stdout' | 'stderr' = '
     const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20))]);
     if (typeof outcome === 'string') return outcome;
   }
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of the test process without any LAS_* setting, plus `env`. */
+export function hermeticEnvironment(env: Record<string, string> = {}): Record<string, string> {
+  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), ...Object.values(RUN_ENVIRONMENT)]);
+  const base = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !ours.has(entry[0]) && !entry[0].startsWith('LAS_')));
+  return { ...base, ...env };
+}
+
+/** Runs `las-conformance ARGS` to completion, in a hermetic environment plus `env`. */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const cli = spawnCli(args, hermeticEnvironment(env));
+  const code = await cli.exit;
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }

@@ -3,7 +3,7 @@
 // Exit 0 when it holds, 1 when it does not (each problem on its own line), 2 when it cannot be read.
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
-import type { ConformanceRecord } from '../reports/record.ts';
+import type { CertificationRecord } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import { readRecordFile, recordProblems } from '../reports/verify.ts';
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
@@ -12,7 +12,7 @@ export function verifyCommand(file: string): { code: number; output: string } {
   const value = readRecordFile(file);
   const problems = recordProblems(value, loadContract(), contractSha256());
   if (problems.length > 0) return { code: EXIT_FAILED, output: `${file} does not verify:\n${problems.map((p) => `  ${p}`).join('\n')}\n` };
-  const record = value as ConformanceRecord;
+  const record = value as CertificationRecord;
   const embedded = record.target.embedded ? ' (the embedded reference server)' : '';
   return { code: EXIT_OK, output: `${file} verifies: verdict ${record.verdict}, gate ${record.gate.result}, target ${record.target.baseUrl}${embedded}, ${record.kit.name} ${record.kit.version}, contract ${record.contract.sha256.slice(0, 12)}…\n` };
 }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { createAjv, loadContract, route, SCHEMA_DIR, validateRequest } from './index.ts';
+import { createAjv, LEVELS, loadContract, route, SCHEMA_DIR, validateRequest } from './index.ts';
 
 describe('loadContract', () => {
   it('compiles once per process and returns the same contract', () => {
@@ -41,7 +41,7 @@ describe('the requirement catalogue', () => {
   const contract = loadContract();
 
   it('gives every requirement a level, a section of the specification and a sentence', () => {
-    const incomplete = contract.requirements.filter((r) => !['MUST', 'SHOULD', 'INFO'].includes(r.level) || !/^[1-9]\d*(\.[1-9]\d*)?$/.test(r.section) || r.text.trim() === '');
+    const incomplete = contract.requirements.filter((r) => !LEVELS.includes(r.level) || !/^[1-9]\d*(\.[1-9]\d*)?$/.test(r.section) || r.text.trim() === '');
     expect(incomplete.map((r) => r.id)).toEqual([]);
   });
 

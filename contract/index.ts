@@ -15,5 +15,6 @@ export { problemsFromErrors, showValue, jsonTypeOf } from './messages.ts';
 export { maskCredentialQuery, credentialLikeName, MASK, CREDENTIAL_NAME_FRAGMENTS, CREDENTIAL_NAME_WORDS } from './mask.ts';
 export { boundFindings, boundList, occurrences, FINDING_LIMITS, SCHEMA_ERRORS_DESCRIBED } from './bounds.ts';
 export type { SummaryFinding, FindingLimits } from './bounds.ts';
+export { LEVELS, LOCATIONS } from './levels.ts';
 export { inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolve.ts';
 export type * from './types.ts';

@@ -1,20 +1,19 @@
-// What the reporters read from one finished case: the verdict data (requirement, level and
+// What the reporters read from one finished case: the outcome data (requirement, level and
 // location of each finding, and the requirements it could not check), which no scrubber touches,
-// joined with the evidence for people (messages, pointers, curl lines), which the scrubber has
-// replaced tokens in. A verdict is never computed from scrubbed text, and data the verdict step
+// joined with the findings for people (messages, pointers, curl lines), which the scrubber has
+// replaced tokens in. An outcome is never decided from scrubbed text, and data the outcome step
 // cannot read is reported as such, never read as "no findings".
 import { readFileSync } from 'node:fs';
 import type { TestResult } from '@playwright/test/reporter';
-import type { Contract } from '../contract/index.ts';
-import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT, type CaseVerdictData, type NotRunDeclaration } from '../suites/case.ts';
-import type { Evidence } from '../suites/evidence.ts';
+import { LOCATIONS, type Contract, type Location } from '../contract/index.ts';
+import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, type CaseOutcomeData, type CaseFinding, type NotRunDeclaration } from '../run-protocol/index.ts';
 
 export type CaseData =
-  /** The case left its data: its findings (verdict fields as found, text for people) and what it could not check. */
-  | { kind: 'read'; findings: Evidence[]; notRun: NotRunDeclaration[]; target?: string }
+  /** The case left its data: its findings (outcome fields as found, text for people) and what it could not check. */
+  | { kind: 'read'; findings: CaseFinding[]; notRun: NotRunDeclaration[]; target?: string }
   /** The case left no data: it never reached its end (skipped before it began, or its worker died). */
   | { kind: 'absent' }
-  /** The case left data the verdict step cannot read: the run cannot have a verdict. */
+  /** The case left data the outcome step cannot read: the run cannot have a verdict. */
   | { kind: 'unreadable'; problem: string };
 
 function attachmentText(result: TestResult, name: string): string | undefined {
@@ -34,14 +33,14 @@ function parsed(text: string): unknown {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The problem with verdict data, or undefined when every finding names a catalogue requirement at its catalogue level. */
-export function verdictDataProblem(data: unknown, contract: Contract): string | undefined {
+/** The problem with outcome data, or undefined when every finding names a catalogue requirement at its catalogue level. */
+export function outcomeDataProblem(data: unknown, contract: Contract): string | undefined {
   if (!isObject(data) || !Array.isArray(data.findings) || !Array.isArray(data.notRun)) return 'it is not a verdict document';
   const known = new Set(contract.requirements.map((r) => r.id));
   for (const finding of data.findings as unknown[]) {
     if (!isObject(finding) || typeof finding.requirement !== 'string' || !known.has(finding.requirement)) return `a finding names no requirement of the catalogue (${JSON.stringify(isObject(finding) ? finding.requirement : finding)})`;
     if (finding.level !== contract.requirement(finding.requirement).level) return `a finding of ${finding.requirement} has level ${JSON.stringify(finding.level)}, not the catalogue's`;
-    if (!['request', 'response', 'exchange'].includes(finding.location as string)) return `a finding of ${finding.requirement} has no location`;
+    if (!LOCATIONS.includes(finding.location as Location)) return `a finding of ${finding.requirement} has no location`;
   }
   for (const declaration of data.notRun as unknown[]) {
     if (!isObject(declaration) || !Array.isArray(declaration.requirements) || typeof declaration.reason !== 'string' || (declaration.byTargetChoice !== undefined && declaration.byTargetChoice !== true)) return 'a not-run declaration is not { requirements, reason, byTargetChoice? }';
@@ -51,23 +50,23 @@ export function verdictDataProblem(data: unknown, contract: Contract): string | 
   return undefined;
 }
 
-/** The case's data, joined; `unreadable` when the verdict data is missing from a case that left evidence, malformed, or disagrees with the evidence. */
+/** The case's data, joined; `unreadable` when the outcome data is missing from a case that left findings for people, malformed, or disagrees with them. */
 export function readCaseData(result: TestResult, contract: Contract): CaseData {
-  const verdictText = attachmentText(result, CASE_VERDICT_ATTACHMENT);
-  const reportText = attachmentText(result, CASE_REPORT_ATTACHMENT);
-  if (verdictText === undefined) return reportText === undefined ? { kind: 'absent' } : { kind: 'unreadable', problem: 'the case left evidence but no verdict data' };
-  const verdict = parsed(verdictText);
-  const problem = verdictDataProblem(verdict, contract);
+  const outcomeText = attachmentText(result, CASE_OUTCOME_ATTACHMENT);
+  const findingsText = attachmentText(result, CASE_FINDINGS_ATTACHMENT);
+  if (outcomeText === undefined) return findingsText === undefined ? { kind: 'absent' } : { kind: 'unreadable', problem: 'the case left evidence but no verdict data' };
+  const outcome = parsed(outcomeText);
+  const problem = outcomeDataProblem(outcome, contract);
   if (problem) return { kind: 'unreadable', problem: `its verdict data cannot be read: ${problem}` };
-  const { findings, notRun } = verdict as CaseVerdictData;
-  const report = reportText === undefined ? undefined : parsed(reportText);
-  const evidence = isObject(report) && Array.isArray(report.findings) ? (report.findings as unknown[]) : [];
-  if (evidence.length !== findings.length) return { kind: 'unreadable', problem: `it has ${findings.length} findings but evidence for ${evidence.length}` };
-  // The verdict's fields come from the verdict data; the rest is text for people, read as far as it can be.
-  const joined = findings.map((f, i): Evidence => {
-    const text = isObject(evidence[i]) ? (evidence[i] as Partial<Evidence>) : {};
+  const { findings, notRun } = outcome as CaseOutcomeData;
+  const forPeople = findingsText === undefined ? undefined : parsed(findingsText);
+  const texts = isObject(forPeople) && Array.isArray(forPeople.findings) ? (forPeople.findings as unknown[]) : [];
+  if (texts.length !== findings.length) return { kind: 'unreadable', problem: `it has ${findings.length} findings but evidence for ${texts.length}` };
+  // The outcome's fields come from the outcome data; the rest is text for people, read as far as it can be.
+  const joined = findings.map((f, i): CaseFinding => {
+    const text = isObject(texts[i]) ? (texts[i] as Partial<CaseFinding>) : {};
     return { ...text, message: typeof text.message === 'string' ? text.message : '(the evidence text cannot be read)', pointer: typeof text.pointer === 'string' ? text.pointer : '', ...f };
   });
-  const target = isObject(report) && typeof report.target === 'string' ? report.target : undefined;
+  const target = isObject(forPeople) && typeof forPeople.target === 'string' ? forPeople.target : undefined;
   return { kind: 'read', findings: joined, notRun, ...(target ? { target } : {}) };
 }

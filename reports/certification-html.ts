@@ -2,10 +2,10 @@
 // verdict first, then the target and the run, the requirements that need attention with their
 // evidence (request, response status, expected and actual, curl with a copy button), and every
 // requirement of the catalogue in one table. It renders conformance.json and nothing else.
-import type { ConformanceRecord, RecordedEvidence, RequirementRecord } from './record.ts';
+import { LEVELS } from '../contract/index.ts';
+import type { CertificationRecord, RecordedEvidence, RequirementRecord } from './record.ts';
 import { blocksRun, exchangeText, omittedCount, reasonText, runVerdictOf, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
 
-const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
 const VERDICT_COLUMNS: { verdict: RequirementVerdictName; heading: string }[] = [
   { verdict: 'passed', heading: 'passed' },
   { verdict: 'failed', heading: 'failed' },
@@ -31,7 +31,7 @@ function verdictWord(requirement: RequirementRecord): string {
   return VERDICT_WORDS[verdict] ?? verdict;
 }
 
-function badge(record: ConformanceRecord, requirement: RequirementRecord): string {
+function badge(record: CertificationRecord, requirement: RequirementRecord): string {
   const blocking = blocksRun(record, requirement) ? ' blocking' : '';
   return `<span class="badge ${escape(verdictOf(requirement))}${blocking}">${escape(verdictWord(requirement))}</span>`;
 }
@@ -54,7 +54,7 @@ function plainValue(value: unknown): string {
   return String(value);
 }
 
-function moreFacts(record: ConformanceRecord): [string, string][] {
+function moreFacts(record: CertificationRecord): [string, string][] {
   const fields = record as unknown as Record<string, unknown>;
   const within = Object.entries(LAID_OUT_WITHIN).flatMap(([member, known]) => {
     const value = fields[member];
@@ -65,7 +65,7 @@ function moreFacts(record: ConformanceRecord): [string, string][] {
   return [...within, ...top].map(([term, value]) => [escape(term), `<span class="more-fact">${escape(value)}</span>`]);
 }
 
-function runFacts(record: ConformanceRecord): string {
+function runFacts(record: CertificationRecord): string {
   const { total, passed, failed, notRun } = record.cases;
   const facts: [string, string][] = [
     ['Target', `<code id="target">${escape(record.target.baseUrl)}</code>`],
@@ -79,7 +79,7 @@ function runFacts(record: ConformanceRecord): string {
   return `<dl class="facts">${facts.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('')}</dl>`;
 }
 
-function tallyTable(record: ConformanceRecord): string {
+function tallyTable(record: CertificationRecord): string {
   const rows = LEVELS.map((level) => {
     const ofLevel = record.requirements.filter((r) => r.level === level);
     const cells = VERDICT_COLUMNS.map(({ verdict }) => {
@@ -109,7 +109,7 @@ function evidenceItem(evidence: RecordedEvidence, id: string): string {
     .join('')}</table>${curl}</li>`;
 }
 
-function requirementEvidence(record: ConformanceRecord, requirement: RequirementRecord, index: number, open: boolean): string {
+function requirementEvidence(record: CertificationRecord, requirement: RequirementRecord, index: number, open: boolean): string {
   const reason = reasonText(requirement);
   const omitted = omittedCount(requirement);
   const items = requirement.evidence.map((e, i) => evidenceItem(e, `curl-${index}-${i}`));
@@ -128,7 +128,7 @@ function firstEvidenceCell(requirement: RequirementRecord): string {
   return `<a href="#${anchor(requirement)}">${escape(first.message)}</a>${exchange ? ` <span class="exchange-line">${escape(exchange)}</span>` : ''}${more > 0 ? ` <span class="more">+${more}</span>` : ''}`;
 }
 
-function requirementsTable(record: ConformanceRecord): string {
+function requirementsTable(record: CertificationRecord): string {
   const rows = record.requirements.map(
     (r) =>
       `<tr class="${escape(verdictOf(r))}" data-requirement="${escape(r.id)}"><td class="id"><code>${escape(r.id)}</code></td><td>${r.level}</td><td>${escape(r.section)}</td><td>${richText(r.text)}</td><td>${badge(record, r)}</td><td class="number">${r.cases}</td><td>${firstEvidenceCell(r)}</td></tr>`,
@@ -198,7 +198,7 @@ function section(id: string, title: string, body: string): string {
   return `<section id="${id}"><h2>${title}</h2>${body}</section>`;
 }
 
-export function certificationHtml(record: ConformanceRecord): string {
+export function certificationHtml(record: CertificationRecord): string {
   const verdict = runVerdictOf(record);
   const attention = record.requirements.filter((r) => blocksRun(record, r) || ['failed', 'warning', 'waived'].includes(verdictOf(r)));
   const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);

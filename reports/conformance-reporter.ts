@@ -7,11 +7,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { REQUIREMENT_ANNOTATION } from '../suites/case.ts';
-import { environmentSecrets, scrubber } from '../suites/secrets.ts';
-import { runDescriptionOf, type FailLevel, type RunDescription } from '../suites/settings.ts';
-import { settingsFromEnvironment, TARGET_ENVIRONMENT } from '../targets/target.ts';
-import { blockingLevels } from '../suites/case.ts';
+import { scrubber, type Secret } from '../run-protocol/secrets.ts';
+import type { TargetSettings } from '../targets/target.ts';
+import { blockingLevels, failLevelOfMetadata, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
 import { failedRequirementsConsole } from './console-summary.ts';
 import { buildRecord, consoleSummary, summaryMarkdown, type CaseOutcome, type GatePolicy, type ReportPaths, type RunContext, type Selection } from './record.ts';
@@ -20,10 +18,15 @@ import { contractSha256, environmentVersions, kitIdentity } from './run-context.
 
 export interface ConformanceReporterOptions {
   outputDir: string;
+  /** What the run command says about the run: embedded server, read-only, the gate's inputs. */
+  run: RunDescription;
+  /** Which optional inputs the target had (inputsOf). */
+  inputs: RunContext['inputs'];
+  /** The tokens and header values no text of the record may hold. */
+  secrets: Secret[];
+  /** The target's base URL; absent, the one the cases report (the embedded server's, started after the configuration was read). */
+  baseUrl?: string;
 }
-
-export const RECORD_FILE = 'conformance.json';
-export const SUMMARY_FILE = 'summary.md';
 
 function requirementsOf(test: TestCase): string[] {
   return test.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
@@ -76,9 +79,8 @@ export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'sh
   return { whole, ...(grep ? { grep } : {}), ...(grepInvert ? { grepInvert } : {}), ...(shard ? { shard } : {}), ...(filters.length > 0 ? { filters } : {}), readOnly: run.readOnly };
 }
 
-/** Which optional inputs the target had, from the environment the run gave the suite: never their values. */
-export function inputsOf(env: Record<string, string | undefined>, defaultLegacyHeader: string): RunContext['inputs'] {
-  const settings = settingsFromEnvironment(env);
+/** Which optional inputs the target had: never their values. */
+export function inputsOf(settings: TargetSettings, defaultLegacyHeader: string): RunContext['inputs'] {
   return {
     forbiddenToken: settings.forbiddenToken !== undefined,
     ownerUserId: settings.ownerUserId !== undefined,
@@ -95,6 +97,7 @@ function gatePolicy(run: RunDescription, today: string): GatePolicy {
 
 export default class ConformanceReporter implements Reporter {
   private readonly outputDir: string;
+  private readonly options: ConformanceReporterOptions;
   private readonly outcomes = new Map<TestCase, CaseOutcome>();
   private readonly unreadable: string[] = [];
   private config?: FullConfig;
@@ -102,6 +105,7 @@ export default class ConformanceReporter implements Reporter {
 
   constructor(options: ConformanceReporterOptions) {
     this.outputDir = resolve(options.outputDir);
+    this.options = options;
   }
 
   printsToStdio(): boolean {
@@ -143,21 +147,21 @@ export default class ConformanceReporter implements Reporter {
       return { status: 'failed' };
     }
     const contract = loadContract();
-    const run = runDescriptionOf(process.env);
+    const { run } = this.options;
     const context: Omit<RunContext, 'kit'> = {
       contractSha256: contractSha256(),
       environment: environmentVersions(),
       target: { baseUrl: '', embedded: run.embedded !== undefined, faults: run.embedded?.faults ?? [], choices: run.embedded?.choices ?? [] },
       selection: selectionOf(this.config ?? { grep: EVERYTHING, grepInvert: null, shard: null }, run, process.argv),
-      inputs: inputsOf(process.env, contract.legacyHeader),
+      inputs: this.options.inputs,
     };
     const record = buildRecord({
       contract,
       kit: kitIdentity(),
-      target: process.env[TARGET_ENVIRONMENT.baseUrl] ?? this.target ?? 'unknown',
+      target: this.options.baseUrl ?? this.target ?? 'unknown',
       context,
       gate: gatePolicy(run, new Date().toISOString().slice(0, 10)),
-      scrub: scrubber(environmentSecrets(process.env)),
+      scrub: scrubber(this.options.secrets),
       failLevel: this.failLevel(),
       startedAt: result.startTime,
       durationMs: result.duration,
@@ -175,7 +179,7 @@ export default class ConformanceReporter implements Reporter {
   }
 
   private failLevel(): FailLevel {
-    return this.config?.metadata.failLevel === 'should' ? 'should' : 'must';
+    return failLevelOfMetadata(this.config?.metadata ?? {});
   }
 
   private paths(): ReportPaths {

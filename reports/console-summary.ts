@@ -1,10 +1,10 @@
 // The console's account of what failed, printed above the verdict: each requirement that fails
 // the run with its first finding and the curl line that reproduces it, so the next step is on
 // the screen and not only in a report file.
-import type { ConformanceRecord } from './record.ts';
+import type { CertificationRecord } from './record.ts';
 import { blockingRequirements, findingText } from './requirement-outcomes.ts';
 
-export function failedRequirementsConsole(record: ConformanceRecord): string {
+export function failedRequirementsConsole(record: CertificationRecord): string {
   const blocking = blockingRequirements(record);
   if (blocking.length === 0) return '';
   const lines = [`Failed requirements (${blocking.length}):`];

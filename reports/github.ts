@@ -2,7 +2,7 @@
 // ::warning per SHOULD warning below the fail level, and summary.md added to the job's summary
 // page. The command line decides whether the run is on GitHub Actions and hands over the file.
 import { appendFileSync, readFileSync } from 'node:fs';
-import type { ConformanceRecord, RequirementRecord } from './record.ts';
+import type { CertificationRecord, RequirementRecord } from './record.ts';
 import { blocksRun, findingText, verdictOf } from './requirement-outcomes.ts';
 
 export interface GithubReportOptions {
@@ -28,7 +28,7 @@ function annotation(command: 'error' | 'warning', requirement: RequirementRecord
   return `::${command} title=${escapeProperty(`${requirement.id} (${requirement.level}, section ${requirement.section})`)}::${escapeData(message)}`;
 }
 
-export function githubAnnotations(record: ConformanceRecord): string {
+export function githubAnnotations(record: CertificationRecord): string {
   const lines = record.requirements.flatMap((r) => {
     if (blocksRun(record, r)) return [annotation('error', r)];
     if (verdictOf(r) === 'warning') return [annotation('warning', r)];
@@ -37,7 +37,7 @@ export function githubAnnotations(record: ConformanceRecord): string {
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }
 
-export function reportToGithub(record: ConformanceRecord, options: GithubReportOptions): void {
+export function reportToGithub(record: CertificationRecord, options: GithubReportOptions): void {
   options.write(githubAnnotations(record));
   if (options.stepSummaryFile) appendFileSync(options.stepSummaryFile, `${readFileSync(options.summaryFile, 'utf8')}\n`);
 }

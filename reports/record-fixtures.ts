@@ -1,12 +1,12 @@
 // Certification records for the renderings' tests, built by buildRecord from case outcomes as the
 // reporter builds them, so the tests render what a run writes.
 import { loadContract } from '../contract/index.ts';
-import type { Evidence } from '../suites/evidence.ts';
-import { buildRecord, type CaseOutcome, type ConformanceRecord, type RecordInput } from './record.ts';
+import type { CaseFinding } from '../run-protocol/index.ts';
+import { buildRecord, type CaseOutcome, type CertificationRecord, type RecordInput } from './record.ts';
 
 const contract = loadContract();
 
-export function findingOf(requirement: string, message: string, fields: { pointer?: string; status?: number; path?: string } = {}): Evidence {
+export function findingOf(requirement: string, message: string, fields: { pointer?: string; status?: number; path?: string } = {}): CaseFinding {
   const path = fields.path ?? '/notification-groups?filter[type]=portal';
   return {
     ...contract.finding(requirement, 'response', { pointer: fields.pointer ?? '/meta/pages', message, expected: '3', actual: '2' }),
@@ -19,7 +19,7 @@ export function caseOutcome(title: string, requirements: string[], fields: Parti
 }
 
 /** Every requirement the catalogue's cases would cover, passed, unless `cases` says otherwise. */
-export function recordOf(cases: CaseOutcome[], fields: Partial<RecordInput> = {}): ConformanceRecord {
+export function recordOf(cases: CaseOutcome[], fields: Partial<RecordInput> = {}): CertificationRecord {
   const passing = contract.requirements.filter((r) => !cases.some((c) => c.requirements.includes(r.id))).map((r) => caseOutcome(`${r.id} · holds`, [r.id]));
   return buildRecord({
     contract,
@@ -35,7 +35,7 @@ export function recordOf(cases: CaseOutcome[], fields: Partial<RecordInput> = {}
 }
 
 /** A run where NG-META-PAGES failed twice, AUTH-WWW-AUTHENTICATE warned and AUTH-403-FORBIDDEN was not run. */
-export function failedRun(fields: Partial<RecordInput> = {}): ConformanceRecord {
+export function failedRun(fields: Partial<RecordInput> = {}): CertificationRecord {
   return recordOf(
     [
       caseOutcome('AUTH-SESSION-ACCEPTED · served', ['AUTH-SESSION-ACCEPTED'], { status: 'failed', findings: [findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3')] }),
@@ -48,11 +48,11 @@ export function failedRun(fields: Partial<RecordInput> = {}): ConformanceRecord 
 }
 
 /** A record as newer kits write it: verdict incomplete, one requirement waived with its waiver. */
-export function waivedIncompleteRun(): ConformanceRecord {
+export function waivedIncompleteRun(): CertificationRecord {
   const record = failedRun();
   return {
     ...record,
-    verdict: 'incomplete' as ConformanceRecord['verdict'],
+    verdict: 'incomplete' as CertificationRecord['verdict'],
     verdictReason: 'MUST requirements were not run',
     requirements: record.requirements.map((r) => (r.id === 'NG-META-PAGES' ? ({ ...r, verdict: 'waived', waiver: { reason: 'fixed in release 4.2', expires: '2027-03-01' } } as unknown as typeof r) : r)),
   };

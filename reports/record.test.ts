@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createAjv, loadContract } from '../contract/index.ts';
-import type { Evidence } from '../suites/evidence.ts';
+import type { CaseFinding } from '../run-protocol/index.ts';
 import { buildRecord, consoleSummary, MAX_EVIDENCE, PROXY_ONLY_REASON, summaryMarkdown, UNCOVERED_REASON, type CaseOutcome, type GatePolicy, type RecordInput } from './record.ts';
 
 const contract = loadContract();
 const validateRecord = createAjv().compile(JSON.parse(readFileSync(new URL('conformance.schema.json', import.meta.url), 'utf8')) as object);
 
-function finding(requirement: string, message: string, status = 200): Evidence {
+function finding(requirement: string, message: string, status = 200): CaseFinding {
   return {
     ...contract.finding(requirement, 'response', { pointer: '/data', message, expected: 'x', actual: 'y' }),
     exchange: { method: 'GET', path: '/notification-groups?filter[type]=portal', status, curl: 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups"' },

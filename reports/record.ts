@@ -2,9 +2,8 @@
 // renderings (summary.md, the console's closing lines). The record gathers what the cases found,
 // per requirement of the catalogue; it judges nothing the cases did not.
 import { relative } from 'node:path';
-import type { Contract, Level, Requirement } from '../contract/index.ts';
-import type { Evidence } from '../suites/evidence.ts';
-import type { FailLevel } from '../suites/settings.ts';
+import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
+import { blockingLevels, failLevelName, type CaseFinding, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
@@ -23,9 +22,9 @@ export interface CaseOutcome {
   skipReason?: string;
   /** First line of the error of a case that failed with no blocking finding to explain it. */
   error?: string;
-  findings: Evidence[];
+  findings: CaseFinding[];
   /** Requirements the case ran without being able to check them (a 202 body, say), with the reason. */
-  notRun?: { requirements: string[]; reason: string; byTargetChoice?: true }[];
+  notRun?: NotRunDeclaration[];
 }
 
 export interface RecordedEvidence {
@@ -133,7 +132,7 @@ type Tally = Record<RequirementVerdict, number>;
 
 export const RECORD_FORMAT = 2;
 
-export interface ConformanceRecord {
+export interface CertificationRecord {
   format: number;
   kit: { name: string; version: string; commit?: string };
   contract: { sha256: string };
@@ -169,7 +168,7 @@ export interface RecordInput {
   failLevel: FailLevel;
   startedAt: Date;
   durationMs: number;
-  runStatus: ConformanceRecord['runStatus'];
+  runStatus: CertificationRecord['runStatus'];
   cases: CaseOutcome[];
 }
 
@@ -185,7 +184,7 @@ const DEFAULT_CONTEXT: Omit<RunContext, 'kit' | 'target'> = {
   inputs: { forbiddenToken: false, ownerUserId: false, collectionItemId: false, legacyHeader: false, ca: false, headers: [] },
 };
 
-export function buildRecord(input: RecordInput): ConformanceRecord {
+export function buildRecord(input: RecordInput): CertificationRecord {
   const scrub = input.scrub ?? ((text: string) => text);
   const waivers = new Map((input.gate?.waivers ?? []).map((w) => [w.requirement, w]));
   const today = input.gate?.today ?? input.startedAt.toISOString().slice(0, 10);
@@ -193,7 +192,7 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
   const requirements = input.contract.requirements.map((requirement) => withWaiver(requirementRecord(requirement, input.cases, context.selection, scrub), waivers.get(requirement.id), today));
   const failed = requirements.filter((r) => r.level === 'MUST' && r.verdict === 'failed').map((r) => r.id);
   const warned = requirements.filter((r) => r.level === 'SHOULD' && r.verdict === 'warning').map((r) => r.id);
-  const blocking = input.failLevel === 'should' ? [...failed, ...warned] : failed;
+  const blocking = blockingRequirementIds(failed, warned, input.failLevel);
   const notRun = unverified(requirements, input.failLevel);
   const complete = input.runStatus === 'passed' || input.runStatus === 'failed';
   const ranAny = input.cases.some((c) => RAN.includes(c.status));
@@ -207,7 +206,7 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
     target: { embedded: false, faults: [], choices: [], ...context.target, baseUrl: input.target },
     selection: context.selection,
     inputs: context.inputs,
-    failLevel: input.failLevel === 'should' ? 'SHOULD' : 'MUST',
+    failLevel: failLevelName(input.failLevel),
     startedAt: input.startedAt.toISOString(),
     finishedAt: new Date(input.startedAt.getTime() + input.durationMs).toISOString(),
     durationMs: Math.round(input.durationMs),
@@ -227,20 +226,20 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
   };
 }
 
-/** The levels whose requirements a run must check to certify anything: MUST, and SHOULD under --level should. */
-function levelsToCheck(failLevel: FailLevel): Level[] {
-  return failLevel === 'should' ? ['MUST', 'SHOULD'] : ['MUST'];
+/** The failed MUST and warned SHOULD requirements that fail the run at this fail level. */
+export function blockingRequirementIds(failed: string[], warned: string[], failLevel: FailLevel): string[] {
+  return blockingLevels(failLevel).includes('SHOULD') ? [...failed, ...warned] : failed;
 }
 
 /** Requirements the run had to check and did not; the proxy's own requirements are no suite's to check. */
 function unverified(requirements: RequirementRecord[], failLevel: FailLevel): string[] {
-  return requirements.filter((r) => r.verdict === 'not-run' && r.reason !== PROXY_ONLY_REASON && !r.byTargetChoice && levelsToCheck(failLevel).includes(r.level)).map((r) => r.id);
+  return requirements.filter((r) => r.verdict === 'not-run' && r.reason !== PROXY_ONLY_REASON && !r.byTargetChoice && blockingLevels(failLevel).includes(r.level)).map((r) => r.id);
 }
 
 interface VerdictBasis {
   blocking: string[];
   notRun: string[];
-  runStatus: ConformanceRecord['runStatus'];
+  runStatus: CertificationRecord['runStatus'];
   ranAny: boolean;
 }
 
@@ -329,7 +328,7 @@ export function unselectedReason(selection: Selection): string {
   return left.length > 0 ? `its cases were not selected (${left.join(', ')})` : UNCOVERED_REASON;
 }
 
-function recordedEvidence(caseTitle: string, finding: Evidence): RecordedEvidence {
+function recordedEvidence(caseTitle: string, finding: CaseFinding): RecordedEvidence {
   const optional = {
     pointer: finding.pointer || undefined,
     expected: finding.expected,
@@ -344,7 +343,7 @@ function recordedEvidence(caseTitle: string, finding: Evidence): RecordedEvidenc
 
 function tallyOf(requirements: RequirementRecord[]): Record<Level, Tally> {
   const empty = (): Tally => ({ passed: 0, failed: 0, warning: 0, 'not-run': 0 });
-  const tally: Record<Level, Tally> = { MUST: empty(), SHOULD: empty(), INFO: empty() };
+  const tally = Object.fromEntries(LEVELS.map((level) => [level, empty()])) as Record<Level, Tally>;
   for (const r of requirements) tally[r.level][r.verdict]++;
   return tally;
 }
@@ -360,7 +359,7 @@ export interface ReportPaths {
 
 const VERDICT_WORDS: Record<RequirementVerdict, string> = { passed: 'passed', failed: 'failed', warning: 'warning', 'not-run': 'not run' };
 
-function tallyLine(record: ConformanceRecord): string {
+function tallyLine(record: CertificationRecord): string {
   const level = (name: Level, words: [RequirementVerdict, string][]) =>
     `${name} ${words.filter(([verdict]) => record.tally[name][verdict] > 0 || verdict === 'passed').map(([verdict, word]) => `${record.tally[name][verdict]} ${word}`).join(', ')}`;
   return [
@@ -370,19 +369,19 @@ function tallyLine(record: ConformanceRecord): string {
   ].join(' · ');
 }
 
-function casesLine(record: ConformanceRecord): string {
+function casesLine(record: CertificationRecord): string {
   const { total, passed, failed, notRun } = record.cases;
   return `${total} cases: ${passed} passed, ${failed} failed, ${notRun} not run`;
 }
 
 /** True when waivers, a baseline or --allow-partial had a say, so the gate's result needs its own line. */
-export function gateToolsUsed(record: ConformanceRecord): boolean {
+export function gateToolsUsed(record: CertificationRecord): boolean {
   const { gate } = record;
   return gate.waived.length > 0 || gate.expiredWaivers.length > 0 || gate.baseline !== undefined || (gate.allowPartial && record.verdict === 'incomplete');
 }
 
 /** The console's closing lines: verdict first, then counts, then where the reports are. */
-export function consoleSummary(record: ConformanceRecord, paths: ReportPaths, cwd: string): string {
+export function consoleSummary(record: CertificationRecord, paths: ReportPaths, cwd: string): string {
   const show = (path: string) => (relative(cwd, path).startsWith('..') ? path : relative(cwd, path));
   const lines = [
     `Verdict: ${record.verdict.toUpperCase()}: ${record.verdictReason}`,
@@ -413,7 +412,7 @@ function table(rows: RequirementRecord[], lastColumn: string, lastCell: (r: Requ
 }
 
 /** summary.md: the verdict first, then what failed or did not run, then warnings and observations. */
-export function summaryMarkdown(record: ConformanceRecord): string {
+export function summaryMarkdown(record: CertificationRecord): string {
   const failedOrNotRun = record.requirements.filter((r) => r.verdict === 'failed' || r.verdict === 'not-run');
   const warnings = record.requirements.filter((r) => r.verdict === 'warning');
   const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);

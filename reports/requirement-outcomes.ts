@@ -3,12 +3,12 @@
 // line. They render the record's verdicts; none of them judges anything again. Records written
 // by newer kits may carry a run verdict "incomplete" and requirement verdicts "waived"; both are
 // read as strings here so every rendering shows them as they come.
-import type { ConformanceRecord, RecordedEvidence, RequirementRecord } from './record.ts';
+import type { CertificationRecord, RecordedEvidence, RequirementRecord } from './record.ts';
 
-export type RunVerdictName = ConformanceRecord['verdict'] | 'incomplete';
+export type RunVerdictName = CertificationRecord['verdict'] | 'incomplete';
 export type RequirementVerdictName = RequirementRecord['verdict'] | 'waived';
 
-export function runVerdictOf(record: ConformanceRecord): RunVerdictName {
+export function runVerdictOf(record: CertificationRecord): RunVerdictName {
   return record.verdict as RunVerdictName;
 }
 
@@ -17,12 +17,12 @@ export function verdictOf(requirement: RequirementRecord): RequirementVerdictNam
 }
 
 /** A requirement whose verdict fails the run at the record's fail level. */
-export function blocksRun(record: ConformanceRecord, requirement: RequirementRecord): boolean {
+export function blocksRun(record: CertificationRecord, requirement: RequirementRecord): boolean {
   const verdict = verdictOf(requirement);
   return verdict === 'failed' || (verdict === 'warning' && record.failLevel === 'SHOULD');
 }
 
-export function blockingRequirements(record: ConformanceRecord): RequirementRecord[] {
+export function blockingRequirements(record: CertificationRecord): RequirementRecord[] {
   return record.requirements.filter((r) => blocksRun(record, r));
 }
 

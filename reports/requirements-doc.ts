@@ -2,9 +2,8 @@
 // `npm run docs:requirements` writes it and a test keeps the two from drifting apart. When the
 // catalogue gives a requirement its basis (the statement of the specification behind it), the
 // table shows it.
-import type { Level, Requirement } from '../contract/index.ts';
+import { LEVELS, type Level, type Requirement } from '../contract/index.ts';
 
-const LEVELS: Level[] = ['MUST', 'SHOULD', 'INFO'];
 
 function basisOf(requirement: Requirement): string | undefined {
   const basis = (requirement as { basis?: unknown }).basis;

@@ -2,10 +2,10 @@
 // by its id and text, with the spec section as class name. A requirement that blocks the run is a
 // <failure> whose message is its first finding with the pointer and the curl line; one not run
 // (or waived) is <skipped> with the reason. Rendered from the certification record alone.
-import type { ConformanceRecord, RequirementRecord } from './record.ts';
+import { LEVELS } from '../contract/index.ts';
+import type { CertificationRecord, RequirementRecord } from './record.ts';
 import { blocksRun, findingText, omittedCount, reasonText, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
 
-const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
 const SKIPPED: RequirementVerdictName[] = ['not-run', 'waived'];
 
 export function requirementCaseName(requirement: RequirementRecord): string {
@@ -30,7 +30,7 @@ function evidenceDetail(requirement: RequirementRecord): string {
   return lines.join('\n');
 }
 
-function testCase(record: ConformanceRecord, requirement: RequirementRecord): string {
+function testCase(record: CertificationRecord, requirement: RequirementRecord): string {
   const verdict = verdictOf(requirement);
   const properties = [
     ['requirement', requirement.id],
@@ -51,7 +51,7 @@ function testCase(record: ConformanceRecord, requirement: RequirementRecord): st
   return [`    <testcase name="${attribute(requirementCaseName(requirement))}" classname="${attribute(sectionClassName(requirement))}" time="0">`, ...body, `    </testcase>`].join('\n');
 }
 
-function counts(record: ConformanceRecord, requirements: RequirementRecord[]) {
+function counts(record: CertificationRecord, requirements: RequirementRecord[]) {
   return {
     tests: requirements.length,
     failures: requirements.filter((r) => blocksRun(record, r)).length,
@@ -64,7 +64,7 @@ function countAttributes(c: ReturnType<typeof counts>): string {
 }
 
 /** junit.xml: a test suite per level, a test case per requirement, in catalogue order. */
-export function requirementsJunit(record: ConformanceRecord): string {
+export function requirementsJunit(record: CertificationRecord): string {
   const seconds = (record.durationMs / 1000).toFixed(3);
   const suites = LEVELS.map((level) => record.requirements.filter((r) => r.level === level))
     .filter((requirements) => requirements.length > 0)

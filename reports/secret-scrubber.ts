@@ -3,13 +3,13 @@
 // JUnit, blob, conformance) read them. Playwright puts request headers into the call log of a
 // failed API call, so without it a token could reach a report through a step error.
 //
-// It changes only what people read. The verdict attachment (catalogue ids and levels, nothing
+// It changes only what people read. The outcome attachment (catalogue ids and levels, nothing
 // else) is left as the case wrote it, and JSON attachments keep their keys: a token that is one
-// letter or a common word would otherwise rewrite the data the verdict is computed from.
+// letter or a common word would otherwise rewrite the data the outcome is decided from.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
-import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT } from '../suites/case.ts';
-import { environmentSecrets, scrubber, scrubDeep, scrubValues, type Scrub } from '../suites/secrets.ts';
+import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT } from '../run-protocol/index.ts';
+import { scrubber, scrubDeep, scrubValues, type Scrub, type Secret } from '../run-protocol/secrets.ts';
 
 type Attachment = TestResult['attachments'][number];
 
@@ -49,8 +49,8 @@ export function scrubStep(step: TestStep, scrub: Scrub): void {
 }
 
 export function scrubAttachment(attachment: Attachment, scrub: Scrub): void {
-  if (attachment.name === CASE_VERDICT_ATTACHMENT) return;
-  const keepKeys = attachment.name === CASE_REPORT_ATTACHMENT;
+  if (attachment.name === CASE_OUTCOME_ATTACHMENT) return;
+  const keepKeys = attachment.name === CASE_FINDINGS_ATTACHMENT;
   if (!keepKeys) attachment.name = scrub(attachment.name);
   if (!TEXTUAL.test(attachment.contentType)) return;
   if (attachment.body) attachment.body = Buffer.from(scrubText(attachment.body.toString('utf8'), attachment.contentType, scrub, keepKeys));
@@ -73,10 +73,18 @@ export function scrubResult(test: TestCase, result: TestResult, scrub: Scrub): v
   result.stderr = result.stderr.map((chunk) => scrub(chunk.toString()));
 }
 
+export interface SecretScrubberOptions {
+  /** The tokens and header values to replace, each with its placeholder. */
+  secrets: Secret[];
+}
+
 export default class SecretScrubber implements Reporter {
-  private scrub(): Scrub {
-    // Read when needed: the global setup of an embedded run sets the tokens after reporters are built.
-    return scrubber(environmentSecrets(process.env));
+  private readonly scrub: Scrub;
+
+  constructor(options: SecretScrubberOptions) {
+    // Never a scrubber that replaces nothing by mistake: a configuration must say what to replace.
+    if (!Array.isArray(options?.secrets)) throw new Error('the secret scrubber needs its secrets option');
+    this.scrub = scrubber(options.secrets);
   }
 
   printsToStdio(): boolean {
@@ -84,15 +92,15 @@ export default class SecretScrubber implements Reporter {
   }
 
   onStepEnd(_test: TestCase, _result: TestResult, step: TestStep): void {
-    scrubStep(step, this.scrub());
+    scrubStep(step, this.scrub);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    scrubResult(test, result, this.scrub());
+    scrubResult(test, result, this.scrub);
   }
 
   onError(error: TestError): void {
-    scrubError(error, this.scrub());
+    scrubError(error, this.scrub);
   }
 
   onEnd(_result: FullResult): void {}

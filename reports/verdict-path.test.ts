@@ -8,45 +8,42 @@ import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { CASE_REPORT_ATTACHMENT, CASE_VERDICT_ATTACHMENT, REQUIREMENT_ANNOTATION } from '../suites/case.ts';
-import type { Evidence } from '../suites/evidence.ts';
-import { scrubber, credentialSecrets, scrubValues } from '../suites/secrets.ts';
-import CaseVerdictReporter from './case-verdict.ts';
-import ConformanceReporter from './conformance-reporter.ts';
-import type { ConformanceRecord } from './record.ts';
+import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, DEFAULT_RUN, REQUIREMENT_ANNOTATION, type CaseFinding } from '../run-protocol/index.ts';
+import { scrubber, credentialSecrets, scrubValues, type Secret } from '../run-protocol/secrets.ts';
+import CaseOutcomeReporter from './case-outcome.ts';
+import ConformanceReporter, { inputsOf } from './conformance-reporter.ts';
+import type { CertificationRecord } from './record.ts';
 import SecretScrubber from './secret-scrubber.ts';
 
 const contract = loadContract();
-const VARIABLES = ['LAS_SESSION_TOKEN', 'LAS_PAT', 'LAS_FORBIDDEN_TOKEN', 'LAS_BASE_URL', 'LAS_RUN'];
 
 let dir: string;
-let saved: Record<string, string | undefined>;
+
+/** The conformance reporter's options for a run against a target with these secrets. */
+function recording(secrets: Secret[]) {
+  return { outputDir: dir, run: DEFAULT_RUN, inputs: inputsOf({}, contract.legacyHeader), secrets, baseUrl: 'http://127.0.0.1:1/v3' };
+}
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'las-verdict-path-'));
-  saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
   vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
 });
 
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
   rmSync(dir, { recursive: true, force: true });
 });
 
 interface CaseShape {
   title: string;
   requirements: string[];
-  findings: Evidence[];
+  findings: CaseFinding[];
   /** Replaces the verdict attachment's body. */
   verdictBody?: string;
 }
 
-function finding(requirement: string, message: string, token: string): Evidence {
+function finding(requirement: string, message: string, token: string): CaseFinding {
   return {
     ...contract.finding(requirement, 'response', { pointer: '/meta/pages', message, expected: '3', actual: '2' }),
     exchange: { method: 'GET', path: '/notification-groups?filter[type]=portal', status: 200, curl: `curl -i -g -X GET "$LAS_BASE_URL/notification-groups" -H "authorization: Bearer r:${token}"` },
@@ -65,8 +62,8 @@ function testResult(shape: CaseShape, scrub: (text: string) => string): TestResu
   return {
     status: 'passed',
     attachments: [
-      { name: CASE_REPORT_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify(report)) },
-      { name: CASE_VERDICT_ATTACHMENT, contentType: 'application/json', body: Buffer.from(shape.verdictBody ?? JSON.stringify(verdict)) },
+      { name: CASE_FINDINGS_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify(report)) },
+      { name: CASE_OUTCOME_ATTACHMENT, contentType: 'application/json', body: Buffer.from(shape.verdictBody ?? JSON.stringify(verdict)) },
     ],
     errors: [],
     annotations: [],
@@ -79,23 +76,20 @@ function testResult(shape: CaseShape, scrub: (text: string) => string): TestResu
 }
 
 interface Outcome {
-  record?: ConformanceRecord;
+  record?: CertificationRecord;
   results: TestResult[];
   status?: FullResult['status'];
 }
 
-/** The configured reporters in order, over the given cases, with the given tokens in the environment. */
+/** The configured reporters in order, over the given cases, with the given tokens as the run's secrets. */
 async function runReporters(tokens: { session: string; pat: string }, cases: CaseShape[]): Promise<Outcome> {
-  process.env.LAS_SESSION_TOKEN = tokens.session;
-  process.env.LAS_PAT = tokens.pat;
-  process.env.LAS_BASE_URL = 'http://127.0.0.1:1/v3';
-  delete process.env.LAS_RUN;
-  const scrub = scrubber(credentialSecrets({ sessionToken: tokens.session, pat: tokens.pat }));
+  const secrets = credentialSecrets({ sessionToken: tokens.session, pat: tokens.pat });
+  const scrub = scrubber(secrets);
   const tests = cases.map(testCase);
   const results = cases.map((c) => testResult(c, scrub));
   const config = { metadata: { failLevel: 'must' }, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig;
   const suite = { allTests: () => tests } as unknown as Suite;
-  const reporters: Reporter[] = [new SecretScrubber(), new CaseVerdictReporter(), new ConformanceReporter({ outputDir: dir })];
+  const reporters: Reporter[] = [new SecretScrubber({ secrets }), new CaseOutcomeReporter(), new ConformanceReporter(recording(secrets))];
   for (const reporter of reporters) reporter.onBegin?.(config, suite);
   tests.forEach((test, i) => {
     for (const reporter of reporters) reporter.onTestEnd?.(test, results[i]);
@@ -104,7 +98,7 @@ async function runReporters(tokens: { session: string; pat: string }, cases: Cas
   let status: FullResult['status'] | undefined;
   for (const reporter of reporters) status = (await reporter.onEnd?.(full))?.status ?? status;
   const path = join(dir, 'conformance.json');
-  return { results, status, ...(existsSync(path) ? { record: JSON.parse(readFileSync(path, 'utf8')) as ConformanceRecord } : {}) };
+  return { results, status, ...(existsSync(path) ? { record: JSON.parse(readFileSync(path, 'utf8')) as CertificationRecord } : {}) };
 }
 
 const TOKENS = [
@@ -153,7 +147,7 @@ describe('verdict data the verdict step cannot read', () => {
 
   it('a case that passed without leaving verdict data: no record, the run fails', async () => {
     const shape = { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [] };
-    const reporter = new ConformanceReporter({ outputDir: dir });
+    const reporter = new ConformanceReporter(recording([]));
     const test = testCase(shape);
     reporter.onBegin({ metadata: {}, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig, { allTests: () => [test] } as unknown as Suite);
     reporter.onTestEnd(test, { ...testResult(shape, (text) => text), attachments: [] } as unknown as TestResult);

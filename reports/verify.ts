@@ -4,8 +4,9 @@
 // record edited by hand to claim more than its run found does not verify.
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import { createAjv, type Contract, type Level } from '../contract/index.ts';
-import { runVerdict, type ConformanceRecord, type RequirementVerdict } from './record.ts';
+import { createAjv, LEVELS, type Contract } from '../contract/index.ts';
+import { blockingLevels, failLevelOfName } from '../run-protocol/index.ts';
+import { blockingRequirementIds, runVerdict, type CertificationRecord, type RequirementVerdict } from './record.ts';
 
 /** A record file that cannot be read at all (missing, not JSON): a usage error rather than a failed check. */
 export class RecordFileError extends Error {
@@ -45,7 +46,7 @@ export function schemaProblems(value: unknown): string[] {
 }
 
 /** Where a schema-valid record disagrees with itself or with this kit's contract. */
-export function consistencyProblems(record: ConformanceRecord, contract: Contract, contractSha256: string): string[] {
+export function consistencyProblems(record: CertificationRecord, contract: Contract, contractSha256: string): string[] {
   const problems: string[] = [];
   if (record.contract.sha256 === '') problems.push('the record holds no contract hash');
   else if (record.contract.sha256 !== contractSha256) problems.push(`judged by another contract: its SHA-256 is ${record.contract.sha256}, this kit's is ${contractSha256}`);
@@ -57,20 +58,21 @@ export function consistencyProblems(record: ConformanceRecord, contract: Contrac
     tally[r.level] ??= {};
     tally[r.level][r.verdict] = (tally[r.level][r.verdict] ?? 0) + 1;
   }
-  for (const level of ['MUST', 'SHOULD', 'INFO'] as Level[]) {
+  for (const level of LEVELS) {
     for (const verdict of ['passed', 'failed', 'warning', 'not-run'] as RequirementVerdict[]) {
       if ((tally[level]?.[verdict] ?? 0) !== record.tally[level][verdict]) problems.push(`its tally of ${level} ${verdict} is ${record.tally[level][verdict]}, its requirements say ${tally[level]?.[verdict] ?? 0}`);
     }
   }
   const failed = record.requirements.filter((r) => r.level === 'MUST' && r.verdict === 'failed').map((r) => r.id);
   const warned = record.requirements.filter((r) => r.level === 'SHOULD' && r.verdict === 'warning').map((r) => r.id);
-  const blocking = record.failLevel === 'SHOULD' ? [...failed, ...warned] : failed;
+  const failLevel = failLevelOfName(record.failLevel);
+  const blocking = blockingRequirementIds(failed, warned, failLevel);
   const ranAny = record.cases.total > record.cases.notRun;
   const verdict = runVerdict({ blocking, notRun: record.notRun, runStatus: record.runStatus, ranAny });
   if (verdict !== record.verdict) problems.push(`its verdict is ${record.verdict}, but its requirements make it ${verdict}`);
   const notRunListed = new Set(record.notRun);
   for (const id of record.notRun) if (record.requirements.find((r) => r.id === id)?.verdict !== 'not-run') problems.push(`it lists ${id} as not run, but its verdict says otherwise`);
-  const levels: Level[] = record.failLevel === 'SHOULD' ? ['MUST', 'SHOULD'] : ['MUST'];
+  const levels = blockingLevels(failLevel);
   for (const r of record.requirements) {
     if (r.verdict === 'not-run' && levels.includes(r.level) && !notRunListed.has(r.id) && r.reason !== 'checked by the proxy only' && !r.byTargetChoice) problems.push(`${r.id} was not run but is missing from notRun`);
   }
@@ -86,5 +88,5 @@ export function consistencyProblems(record: ConformanceRecord, contract: Contrac
 /** Every problem with a record: schema first; the rest only once the shape is right. */
 export function recordProblems(value: unknown, contract: Contract, contractSha256: string): string[] {
   const schema = schemaProblems(value);
-  return schema.length > 0 ? schema : consistencyProblems(value as ConformanceRecord, contract, contractSha256);
+  return schema.length > 0 ? schema : consistencyProblems(value as CertificationRecord, contract, contractSha256);
 }

@@ -1,15 +1,15 @@
 // Summarizes a violations log (the proxy's NDJSON) for `las-conformance report`: by rule (with
 // level and spec section from the catalogue), by operation and direction, first and last seen,
 // one example each. It renders findings the proxy recorded; it never judges traffic again.
-import type { Contract, Level, Location } from '../contract/index.ts';
+import { LEVELS, LOCATIONS, type Contract, type Level, type Location } from '../contract/index.ts';
 import { partyOf, VIOLATION_KEYS, type Party, type ViolationRecord } from '../proxy/violations.ts';
 
 export { partyOf, type Party };
 
-const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
-const DIRECTIONS: readonly Location[] = ['request', 'response', 'exchange'];
 
 export const PARTIES: readonly Party[] = ['service', 'client'];
+
+const levelCounts = (): Record<Level, number> => Object.fromEntries(LEVELS.map((level) => [level, 0])) as Record<Level, number>;
 
 const PARTY_HEADINGS: Record<Party, string> = {
   service: 'Service findings (response and exchange: the service broke the contract)',
@@ -58,8 +58,8 @@ export interface ViolationsSummary {
 export class ViolationsSummarizer {
   private lineCount = 0;
   private readonly requestIds = new Set<string>();
-  private readonly byLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
-  private readonly byParty: Record<Party, Record<Level, number>> = { service: { MUST: 0, SHOULD: 0, INFO: 0 }, client: { MUST: 0, SHOULD: 0, INFO: 0 } };
+  private readonly byLevel = levelCounts();
+  private readonly byParty: Record<Party, Record<Level, number>> = { service: levelCounts(), client: levelCounts() };
   private readonly rules = new Map<string, RuleSummary>();
   private readonly operations = new Map<string, OperationSummary>();
   private readonly malformed = { count: 0, lineNumbers: [] as (number | string)[] };
@@ -117,7 +117,7 @@ export class ViolationsSummarizer {
       lastSeen: this.lastSeen,
       malformed: { count: this.malformed.count, lineNumbers: [...this.malformed.lineNumbers] },
       rules: [...this.rules.values()].sort((a, b) => levelOrder(a.level) - levelOrder(b.level) || b.count - a.count || a.rule.localeCompare(b.rule)),
-      operations: [...this.operations.values()].sort((a, b) => a.operation.localeCompare(b.operation) || DIRECTIONS.indexOf(a.direction) - DIRECTIONS.indexOf(b.direction)),
+      operations: [...this.operations.values()].sort((a, b) => a.operation.localeCompare(b.operation) || LOCATIONS.indexOf(a.direction) - LOCATIONS.indexOf(b.direction)),
     };
   }
 }
@@ -145,7 +145,7 @@ const fieldChecks: Record<keyof ViolationRecord, (value: unknown) => boolean> = 
   method: (v) => typeof v === 'string' && v !== '',
   path: (v) => typeof v === 'string',
   operationId: (v) => v === null || typeof v === 'string',
-  direction: (v) => DIRECTIONS.includes(v as Location),
+  direction: (v) => LOCATIONS.includes(v as Location),
   status: (v) => v === null || Number.isInteger(v),
   rule: (v) => typeof v === 'string' && v !== '',
   level: (v) => LEVELS.includes(v as Level),

@@ -1,7 +1,7 @@
 // The reference server's documented choices where the specification is open, and the order in
 // which it answers: credentials → route → method → size → media type → validation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract } from '../contract/index.ts';
+import { loadContract, MEDIA_TYPE, withoutValueAt, withValueAt } from '../contract/index.ts';
 import {
   DEFAULT_CREDENTIALS,
   DEFAULT_PAGE_LIMIT,
@@ -11,18 +11,16 @@ import {
   startReferenceServer,
   type StartedReferenceServer,
 } from './index.ts';
-import { fullAttributeConfig, fullHighlight } from './profile-rules.ts';
-import { judgeExchange, send, type Exchanged, type Probe } from './test-support.ts';
+import { completeDocumentOf, judgeExchange, send, type Exchanged, type Probe } from './test-support.ts';
 
-const JSON_API = 'application/vnd.api+json';
 const SESSION = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` };
-const SESSION_JSON_API = { ...SESSION, 'content-type': JSON_API };
+const SESSION_MEDIA_TYPE = { ...SESSION, 'content-type': MEDIA_TYPE };
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 
 type Json = Record<string, any>;
 
 const list = (query: string): Probe => ({ method: 'GET', path: `/notification-groups${query}`, headers: SESSION });
-const create = (path: string, document: unknown, headers: Record<string, string> = SESSION_JSON_API): Probe => ({ method: 'POST', path, headers, body: JSON.stringify(document) });
+const create = (path: string, document: unknown, headers: Record<string, string> = SESSION_MEDIA_TYPE): Probe => ({ method: 'POST', path, headers, body: JSON.stringify(document) });
 
 describe('the reference server', () => {
   let server: StartedReferenceServer;
@@ -38,22 +36,22 @@ describe('the reference server', () => {
     const cases: Array<{ title: string; probe: Probe; status: number; code: string }> = [
       { title: 'no credentials on an unknown path', probe: { method: 'GET', path: '/no-such-thing' }, status: 401, code: 'AUTH-401-NO-CREDENTIALS' },
       { title: 'no credentials with a method not served', probe: { method: 'DELETE', path: '/highlights' }, status: 401, code: 'AUTH-401-NO-CREDENTIALS' },
-      { title: 'no credentials with an oversized body', probe: { method: 'POST', path: '/highlights', headers: { 'content-type': JSON_API }, body: oversized }, status: 401, code: 'AUTH-401-NO-CREDENTIALS' },
+      { title: 'no credentials with an oversized body', probe: { method: 'POST', path: '/highlights', headers: { 'content-type': MEDIA_TYPE }, body: oversized }, status: 401, code: 'AUTH-401-NO-CREDENTIALS' },
       { title: 'no credentials with another media type', probe: { method: 'POST', path: '/highlights', headers: { 'content-type': 'text/plain' }, body: '{}' }, status: 401, code: 'AUTH-401-NO-CREDENTIALS' },
       { title: 'the forbidden credential on an unknown path', probe: { method: 'GET', path: '/no-such-thing', headers: { authorization: `Bearer r:${DEFAULT_CREDENTIALS.forbiddenToken}` } }, status: 403, code: 'AUTH-403-FORBIDDEN' },
       { title: 'an unknown path', probe: { method: 'GET', path: '/no-such-thing', headers: SESSION }, status: 404, code: 'not-found' },
       { title: 'a path outside the base path', probe: { method: 'GET', path: '/../notification-groups', headers: SESSION }, status: 404, code: 'not-found' },
-      { title: 'a method not served, with an oversized body', probe: { method: 'PUT', path: '/highlights', headers: SESSION_JSON_API, body: oversized }, status: 405, code: 'method-not-allowed' },
+      { title: 'a method not served, with an oversized body', probe: { method: 'PUT', path: '/highlights', headers: SESSION_MEDIA_TYPE, body: oversized }, status: 405, code: 'method-not-allowed' },
       { title: 'an oversized body of another media type', probe: { method: 'POST', path: '/highlights', headers: { ...SESSION, 'content-type': 'text/plain' }, body: oversized }, status: 413, code: 'body-too-large' },
       { title: 'another media type with a malformed body', probe: { method: 'POST', path: '/highlights', headers: { ...SESSION, 'content-type': 'text/plain' }, body: '{"data":' }, status: 415, code: 'unsupported-media-type' },
-      { title: 'a body without Content-Type', probe: { method: 'POST', path: '/attribute-configs', headers: SESSION, body: JSON.stringify(fullAttributeConfig()) }, status: 415, code: 'unsupported-media-type' },
-      { title: 'application/json', probe: create('/attribute-configs', fullAttributeConfig(), { ...SESSION, 'content-type': 'application/json' }), status: 415, code: 'unsupported-media-type' },
+      { title: 'a body without Content-Type', probe: { method: 'POST', path: '/attribute-configs', headers: SESSION, body: JSON.stringify(completeDocumentOf('createAttributeConfig')) }, status: 415, code: 'unsupported-media-type' },
+      { title: 'application/json', probe: create('/attribute-configs', completeDocumentOf('createAttributeConfig'), { ...SESSION, 'content-type': 'application/json' }), status: 415, code: 'unsupported-media-type' },
     ];
     for (const c of cases) {
       it(`${c.title}: ${c.status} ${c.code}`, async () => {
         const exchanged = await exchange(c.probe);
         expect(exchanged.response.status).toBe(c.status);
-        expect(exchanged.response.headers['content-type']).toBe(JSON_API);
+        expect(exchanged.response.headers['content-type']).toBe(MEDIA_TYPE);
         expect(body(exchanged).errors[0]).toMatchObject({ status: String(c.status), code: c.code });
       });
     }
@@ -66,7 +64,7 @@ describe('the reference server', () => {
     });
 
     it('answers 413 and reads the rest of the body away, so the connection stays usable', async () => {
-      const exchanged = await exchange({ method: 'POST', path: '/highlights', headers: SESSION_JSON_API, body: oversized });
+      const exchanged = await exchange({ method: 'POST', path: '/highlights', headers: SESSION_MEDIA_TYPE, body: oversized });
       expect(exchanged.response.status).toBe(413);
       expect(exchanged.response.headers.connection).not.toBe('close');
     });
@@ -152,9 +150,44 @@ describe('the reference server', () => {
     }
   });
 
+  // The suite's cases (run by suite-cases.test.ts) send one input of each kind; these are further
+  // inputs of those kinds the reference server must answer the same way.
+  describe('answers inputs beyond those the suite sends as the suite expects', () => {
+    const { sessionToken, pat, forbiddenToken } = DEFAULT_CREDENTIALS;
+    const legacyHeader = loadContract().legacyHeader;
+    const raw = (path: string, text: string | Buffer, headers: Record<string, string> = SESSION_MEDIA_TYPE): Probe => ({ method: 'POST', path, headers, body: text });
+    const cases: Array<{ title: string; probe: Probe; status: number }> = [
+      { title: 'the personal access token in the legacy header', probe: { method: 'GET', path: '/notification-groups?filter[type]=portal', headers: { [legacyHeader]: pat } }, status: 401 },
+      { title: 'the forbidden token under the p: prefix', probe: { method: 'GET', path: '/notification-groups?filter[type]=portal', headers: { authorization: `Bearer p:${forbiddenToken}` } }, status: 403 },
+      { title: 'a malformed Authorization and no filter', probe: { method: 'GET', path: '/notification-groups', headers: { authorization: `Bearer ${sessionToken}` } }, status: 401 },
+      { title: 'the session token under p: and a wrong data.type', probe: raw('/attribute-configs', JSON.stringify({ data: { type: 'Highlight' } }), { authorization: `Bearer p:${sessionToken}`, 'content-type': MEDIA_TYPE }), status: 401 },
+      { title: 'no credentials and malformed JSON', probe: raw('/attribute-configs', '{"data":', { 'content-type': MEDIA_TYPE }), status: 401 },
+      { title: 'no credentials and an unknown filter value', probe: { method: 'GET', path: '/notification-groups?filter[type]=bogus' }, status: 401 },
+      { title: 'an unknown token and page[limit]=0', probe: { method: 'GET', path: '/notification-groups?filter[type]=portal&page[limit]=0&page[offset]=0', headers: { authorization: 'Bearer r:unknown-token' } }, status: 401 },
+      { title: 'an unknown personal access token and data 5', probe: raw('/highlights', '{"data": 5}', { authorization: 'Bearer p:unknown-token', 'content-type': MEDIA_TYPE }), status: 401 },
+      { title: 'filter[type] given twice', probe: list('?filter[type]=portal&filter[type]=user'), status: 400 },
+      { title: 'page as a plain value', probe: list('?filter[type]=portal&page=5'), status: 400 },
+      ...['{data: 1}', 'nul', '{"data":{}}}'].map((text) => ({ title: `malformed JSON ${text}`, probe: raw('/highlights', text), status: 400 })),
+      { title: 'a body that is not UTF-8', probe: raw('/highlights', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])), status: 400 },
+      { title: 'an AttributeConfig with empty attributes', probe: create('/attribute-configs', { data: { type: 'AttributeConfig', attributes: {} } }), status: 201 },
+      { title: 'a Highlight of its type only', probe: create('/highlights', { data: { type: 'Highlight' } }), status: 201 },
+      { title: 'an AttributeConfig with relationships', probe: create('/attribute-configs', withValueAt(completeDocumentOf('createAttributeConfig'), '/data/relationships', { group: { data: [{ type: 'UserGroup', id: REFERENCE_FIXTURES.ownerUserId }] } })), status: 201 },
+      { title: 'an AttributeConfig with an attribute the contract does not name', probe: create('/attribute-configs', withValueAt(completeDocumentOf('createAttributeConfig'), '/data/attributes/colour', 'blue')), status: 201 },
+      { title: 'a Highlight without relationships', probe: create('/highlights', withoutValueAt(completeDocumentOf('createHighlight'), '/data/relationships')), status: 201 },
+      { title: 'a Highlight without attributes', probe: create('/highlights', withoutValueAt(completeDocumentOf('createHighlight'), '/data/attributes')), status: 201 },
+    ];
+    for (const c of cases) {
+      it(`${c.title}: ${c.status}, and the contract finds nothing`, async () => {
+        const exchanged = await exchange(c.probe);
+        expect(exchanged.response.status).toBe(c.status);
+        expect(judgeExchange(exchanged)).toEqual([]);
+      });
+    }
+  });
+
   describe('creates resources per its documented choices', () => {
     it('answers 201 with a new ObjectId, the attributes as sent plus inUse false, and the relationships as sent', async () => {
-      const document = fullAttributeConfig();
+      const document = completeDocumentOf('createAttributeConfig');
       (document.data as Json).relationships = { group: { data: null } };
       const created = body(await exchange(create('/attribute-configs', document))).data;
       expect(created.id).toMatch(OBJECT_ID);
@@ -162,7 +195,7 @@ describe('the reference server', () => {
     });
 
     it('ignores an inUse sent by the client', async () => {
-      const document = fullAttributeConfig();
+      const document = completeDocumentOf('createAttributeConfig');
       (document.data as Json).attributes.inUse = 'yes';
       const exchanged = await exchange(create('/attribute-configs', document));
       expect(exchanged.response.status).toBe(201);
@@ -170,7 +203,7 @@ describe('the reference server', () => {
     });
 
     it('keeps created AttributeConfigs: a customId used before is a 409 conflict pointing at it', async () => {
-      const document = fullAttributeConfig();
+      const document = completeDocumentOf('createAttributeConfig');
       expect((await exchange(create('/attribute-configs', document))).response.status).toBe(201);
       const again = await exchange(create('/attribute-configs', document));
       expect(again.response.status).toBe(409);
@@ -184,7 +217,7 @@ describe('the reference server', () => {
     ];
     for (const c of unknownRecords) {
       it(`answers a Highlight with ${c.title} 404, pointing at it`, async () => {
-        const document = fullHighlight();
+        const document = completeDocumentOf('createHighlight');
         const [, , ...path] = c.pointer.split('/');
         path.slice(0, -1).reduce((node: Json, key) => node[key], document.data as Json)[path[path.length - 1]] = c.value;
         const exchanged = await exchange(create('/highlights', document));
@@ -195,7 +228,7 @@ describe('the reference server', () => {
     }
 
     it('uses the fixtures as the records that exist', async () => {
-      const created = body(await exchange(create('/highlights', fullHighlight()))).data;
+      const created = body(await exchange(create('/highlights', completeDocumentOf('createHighlight')))).data;
       expect(created.attributes.collectionItemId).toBe(REFERENCE_FIXTURES.collectionItemId);
       expect(created.relationships.owner.data.id).toBe(REFERENCE_FIXTURES.ownerUserId);
     });

@@ -1,7 +1,7 @@
 // A request that breaks one rule tens of thousands of times gets a 400 document of bounded size:
 // each code listed a few times, then one error that says how many more there were.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { FINDING_LIMITS } from '../contract/index.ts';
+import { FINDING_LIMITS, MEDIA_TYPE } from '../contract/index.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from './index.ts';
 import { send } from './test-support.ts';
 
@@ -17,7 +17,7 @@ afterAll(async () => {
 
 test('a 240 KB create body with 120,000 wrong options: a bounded 400 document', async () => {
   const body = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'x', options: new Array<number>(120_000).fill(1) } } });
-  const answer = await send(server.baseUrl, { method: 'POST', path: '/attribute-configs', headers: { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`, 'content-type': 'application/vnd.api+json' }, body });
+  const answer = await send(server.baseUrl, { method: 'POST', path: '/attribute-configs', headers: { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`, 'content-type': MEDIA_TYPE }, body });
   expect(answer.response.status).toBe(400);
   expect(Buffer.byteLength(answer.response.bodyText ?? '')).toBeLessThan(64 * 1024);
   const errors = (JSON.parse(answer.response.bodyText ?? '') as { errors: { code: string; detail: string }[] }).errors;

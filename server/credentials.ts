@@ -1,7 +1,7 @@
-// The server's verdict on a request's credentials (section 5; docs/certification.md §2). The contract reads
+// The server's decision on a request's credentials (section 5; docs/certification.md §2). The contract reads
 // which scheme was used; only the server knows which tokens are valid.
 import type { CredentialReading, Scheme } from '../contract/index.ts';
-import type { CredentialVerdict, Tokens } from './types.ts';
+import type { CredentialDecision, Tokens } from './types.ts';
 
 const SCHEME_NAMES: Record<Scheme, string> = {
   session: 'session token (Bearer r:)',
@@ -21,7 +21,7 @@ function otherPrefixToken(scheme: Scheme, tokens: Tokens): string | undefined {
   return undefined;
 }
 
-export function judgeCredentials(reading: CredentialReading, tokens: Tokens, legacyHeader: string): CredentialVerdict {
+export function judgeCredentials(reading: CredentialReading, tokens: Tokens, legacyHeader: string): CredentialDecision {
   if (reading.kind === 'none') {
     return { outcome: 'unauthenticated', code: 'AUTH-401-NO-CREDENTIALS', detail: `no credentials: send Authorization: Bearer r:<session token> or Bearer p:<personal access token>, or the ${legacyHeader} header` };
   }

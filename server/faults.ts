@@ -6,7 +6,7 @@ import { knownTokens } from './credentials.ts';
 import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES } from './defaults.ts';
 import { changeCreated, changeErrors, createdStatus, overlook, withoutMember, withStatus } from './hook-helpers.ts';
 import { isErrorDocument, unauthorizedReply } from './problems.ts';
-import type { CredentialContext, CredentialVerdict, Creation, ServerHooks, RequestContext, StageName, Tokens } from './types.ts';
+import type { CredentialContext, CredentialDecision, Creation, ServerHooks, RequestContext, StageName, Tokens } from './types.ts';
 
 export interface FaultTrigger {
   method: string;
@@ -73,26 +73,26 @@ export function expandTrigger(trigger: FaultTrigger, tokens: Tokens): Required<F
 
 // --- Hook helpers ---------------------------------------------------------------------------
 
-const permitted = (scheme: Scheme): CredentialVerdict => ({ outcome: 'permitted', scheme });
+const permitted = (scheme: Scheme): CredentialDecision => ({ outcome: 'permitted', scheme });
 
 function rejectScheme(scheme: Scheme): ServerHooks['credentials'] {
-  return (verdict) => (verdict.outcome === 'permitted' && verdict.scheme === scheme ? { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN', detail: 'the credential is not known' } : verdict);
+  return (decision) => (decision.outcome === 'permitted' && decision.scheme === scheme ? { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN', detail: 'the credential is not known' } : decision);
 }
 
-function permitWhen(applies: (verdict: CredentialVerdict, context: CredentialContext) => boolean): ServerHooks['credentials'] {
-  return (verdict, context) => (applies(verdict, context) ? permitted(context.reading.kind === 'credential' ? context.reading.scheme : 'session') : verdict);
+function permitWhen(applies: (decision: CredentialDecision, context: CredentialContext) => boolean): ServerHooks['credentials'] {
+  return (decision, context) => (applies(decision, context) ? permitted(context.reading.kind === 'credential' ? context.reading.scheme : 'session') : decision);
 }
 
 /**
  * Lets credentials the server refuses through, but only for a request that then succeeds: one
  * that fails gets the 401 it would have had, so 401-before-400 (AUTH-401-BEFORE-400) still holds.
  */
-function permitWhenServed(applies: (verdict: CredentialVerdict, context: CredentialContext) => boolean): ServerHooks {
+function permitWhenServed(applies: (decision: CredentialDecision, context: CredentialContext) => boolean): ServerHooks {
   return {
     credentials: permitWhen(applies),
     reply: (reply, context) => {
-      const own = context.serverVerdict;
-      if (own?.outcome !== 'unauthenticated' || context.verdict?.outcome !== 'permitted' || reply.status < 300) return reply;
+      const own = context.serverDecision;
+      if (own?.outcome !== 'unauthenticated' || context.credentialDecision?.outcome !== 'permitted' || reply.status < 300) return reply;
       return unauthorizedReply(own.code, own.detail);
     },
   };

@@ -8,8 +8,6 @@ import type { PageRequest, Reply, SeedItem } from './types.ts';
 
 type Json = Record<string, unknown>;
 
-const PAGE_MEMBERS = ['limit', 'offset'] as const;
-
 function objectOf(value: unknown): Json | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
 }
@@ -29,7 +27,7 @@ export function requestedPage(query: Json): { offset: number; limit: number } {
 export function fractionalPageFindings(contract: Contract, query: Json): Finding[] {
   const page = objectOf(query.page);
   if (!page) return [];
-  return PAGE_MEMBERS.filter((member) => typeof page[member] === 'number' && !Number.isInteger(page[member])).map((member) =>
+  return pageMembers(contract).filter((member) => typeof page[member] === 'number' && !Number.isInteger(page[member])).map((member) =>
     contract.finding('NG-PAGE-FRACTIONAL', 'request', {
       pointer: `page[${member}]`,
       message: `page[${member}] must be a whole number, got ${String(page[member])}`,
@@ -37,6 +35,12 @@ export function fractionalPageFindings(contract: Contract, query: Json): Finding
       actual: String(page[member]),
     }),
   );
+}
+
+/** The members of the list's `page` parameter (limit, offset), read from its schema. */
+function pageMembers(contract: Contract): string[] {
+  const parameter = contract.operation('listNotificationGroups').parameters.find((p) => p.name === 'page');
+  return Object.keys(((parameter?.schema as { properties?: Json } | undefined)?.properties) ?? {});
 }
 
 /** Pages kept serialized; the seed never changes, so a page is built once per query shape. */

@@ -89,11 +89,11 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
     credentials(context) {
       const reading = readCredentials(context.headers, config.legacyHeader);
       const authorization = context.headers.authorization;
-      context.serverVerdict = judgeCredentials(reading, tokens, config.legacyHeader);
-      const verdict = hooks.credentials(context.serverVerdict, { reading, authorization, tokens });
-      context.verdict = verdict;
-      if (verdict.outcome === 'unauthenticated') return unauthorizedReply(verdict.code, verdict.detail);
-      if (verdict.outcome === 'forbidden') {
+      context.serverDecision = judgeCredentials(reading, tokens, config.legacyHeader);
+      const decision = hooks.credentials(context.serverDecision, { reading, authorization, tokens });
+      context.credentialDecision = decision;
+      if (decision.outcome === 'unauthenticated') return unauthorizedReply(decision.code, decision.detail);
+      if (decision.outcome === 'forbidden') {
         return errorReply(403, [conditionProblem(403, 'AUTH-403-FORBIDDEN', 'the credential is valid but not permitted to use this operation')]);
       }
       return undefined;

@@ -5,12 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Pool } from 'undici';
-import { bodyMembers, loadContract, SAMPLE_OF_TYPE, validateRequest, withoutValueAt, withValueAt } from '../contract/index.ts';
+import { bodyMembers, loadContract, MEDIA_TYPE, SAMPLE_OF_TYPE, validateRequest, withoutValueAt, withValueAt } from '../contract/index.ts';
 import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from './index.ts';
 import { judgeExchange, send, type Exchanged, type Probe } from './test-support.ts';
 
 const contract = loadContract();
-const JSON_API = 'application/vnd.api+json';
 /** Requests per operation: RUNS property runs of BATCH requests sent together. */
 const BATCH = 20;
 const RUNS = 500;
@@ -31,8 +30,8 @@ const credentials: fc.Arbitrary<Record<string, string>> = fc.oneof(
   ),
 );
 const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
-  { weight: 12, arbitrary: fc.constant(JSON_API) },
-  fc.constantFrom(undefined, 'application/json', 'text/plain', `${JSON_API}; charset=utf-8`, 'APPLICATION/VND.API+JSON', ''),
+  { weight: 12, arbitrary: fc.constant(MEDIA_TYPE) },
+  fc.constantFrom(undefined, 'application/json', 'text/plain', `${MEDIA_TYPE}; charset=utf-8`, MEDIA_TYPE.toUpperCase(), ''),
 );
 
 // --- Queries ---------------------------------------------------------------------------------------
@@ -186,7 +185,7 @@ function problemsWith(exchanged: Exchanged): string[] {
   const operation = contract.operations.find((o) => request.path.startsWith(`${contract.basePath}${o.pathTemplate}`))!;
   const problems: string[] = [];
   if (response.status >= 500) problems.push(`answered ${response.status}`);
-  if (response.headers['content-type'] !== JSON_API) problems.push(`Content-Type ${response.headers['content-type']}`);
+  if (response.headers['content-type'] !== MEDIA_TYPE) problems.push(`Content-Type ${response.headers['content-type']}`);
   if (!jsonApiDocument(exchanged.json)) problems.push(`not a JSON:API document: ${(response.bodyText ?? '').slice(0, 120)}`);
   const requestFindings = validateRequest(contract, operation, request);
   if (response.status < 300 && requestFindings.length > 0) problems.push(`answered ${response.status} to a request the contract rejects: ${requestFindings[0].message}`);

@@ -3,10 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { DEFAULT_CREDENTIALS, MAX_NESTING_DEPTH, startReferenceServer, type StartedReferenceServer } from './index.ts';
-import { fullAttributeConfig, fullHighlight } from './profile-rules.ts';
-import { rawExchange, send, type RawResponse } from './test-support.ts';
+import { loadContract, MEDIA_TYPE, withValueAt } from '../contract/index.ts';
+import { completeDocumentOf, rawExchange, send, type RawResponse } from './test-support.ts';
 
-const JSON_API = 'application/vnd.api+json';
 const TOKEN = DEFAULT_CREDENTIALS.sessionToken;
 const LIST_TARGET = '/v3/notification-groups?filter[type]=portal';
 
@@ -17,18 +16,18 @@ function head(requestLine: string, headers: string[]): string {
 /** A POST with a Content-Length body and the session token. */
 function postRaw(path: string, body: string | Buffer, extra: string[] = []): Array<string | Buffer> {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  return [head(`POST /v3${path} HTTP/1.1`, [`Authorization: Bearer r:${TOKEN}`, `Content-Type: ${JSON_API}`, `Content-Length: ${bytes.length}`, 'Connection: close', ...extra]), bytes];
+  return [head(`POST /v3${path} HTTP/1.1`, [`Authorization: Bearer r:${TOKEN}`, `Content-Type: ${MEDIA_TYPE}`, `Content-Length: ${bytes.length}`, 'Connection: close', ...extra]), bytes];
 }
 
 function chunked(path: string, pieces: string[], tail = '0\r\n\r\n'): Array<string | Buffer> {
   const body = pieces.map((p) => `${Buffer.byteLength(p).toString(16)}\r\n${p}\r\n`).join('') + tail;
-  return [head(`POST /v3${path} HTTP/1.1`, [`Authorization: Bearer r:${TOKEN}`, `Content-Type: ${JSON_API}`, 'Transfer-Encoding: chunked', 'Connection: close']), body];
+  return [head(`POST /v3${path} HTTP/1.1`, [`Authorization: Bearer r:${TOKEN}`, `Content-Type: ${MEDIA_TYPE}`, 'Transfer-Encoding: chunked', 'Connection: close']), body];
 }
 
 const getRaw = (target: string, headers: string[] = [`Authorization: Bearer r:${TOKEN}`]) => [head(`GET ${target} HTTP/1.1`, [...headers, 'Connection: close'])];
 
 const deeplyNested = JSON.stringify({ data: { type: 'Highlight', relationships: { owner: { data: { type: 'User', id: 'x' }, meta: { deep: 'DEEP' } } } } }).replace('"DEEP"', '['.repeat(100_000) + ']'.repeat(100_000));
-const withHugeNumber = JSON.stringify(fullHighlight()).replace('"note":"x"', '"note":1e400');
+const withHugeNumber = JSON.stringify(withValueAt(completeDocumentOf('createHighlight'), '/data/relationships/owner/meta', { note: 'x' })).replace('"note":"x"', '"note":1e400');
 
 interface OddCase {
   title: string;
@@ -65,13 +64,13 @@ const ODD_CASES: OddCase[] = [
   { title: 'the legacy header twice', parts: getRaw(LIST_TARGET, [`X-Svc-Session-Token: ${TOKEN}`, `X-Svc-Session-Token: ${TOKEN}`]), status: 401, code: 'AUTH-401-UNKNOWN-TOKEN' },
   { title: 'Authorization twice, the first valid', parts: getRaw(LIST_TARGET, [`Authorization: Bearer r:${TOKEN}`, 'Authorization: Bearer r:other']), status: 200 },
   { title: 'Authorization with trailing garbage', parts: getRaw(LIST_TARGET, [`Authorization: Bearer r:${TOKEN} extra`]), status: 401, code: 'AUTH-401-MALFORMED' },
-  { title: 'Expect: 100-continue with a declared size above the limit', parts: [head('POST /v3/highlights HTTP/1.1', [`Authorization: Bearer r:${TOKEN}`, `Content-Type: ${JSON_API}`, 'Content-Length: 2000000', 'Expect: 100-continue'])], status: 413, code: 'body-too-large' },
-  { title: 'Expect: 100-continue with a body', parts: postRaw('/attribute-configs', JSON.stringify(fullAttributeConfig()), ['Expect: 100-continue']), status: 201 },
+  { title: 'Expect: 100-continue with a declared size above the limit', parts: [head('POST /v3/highlights HTTP/1.1', [`Authorization: Bearer r:${TOKEN}`, `Content-Type: ${MEDIA_TYPE}`, 'Content-Length: 2000000', 'Expect: 100-continue'])], status: 413, code: 'body-too-large' },
+  { title: 'Expect: 100-continue with a body', parts: postRaw('/attribute-configs', JSON.stringify(completeDocumentOf('createAttributeConfig')), ['Expect: 100-continue']), status: 201 },
 ];
 
 function expectJsonApi(response: RawResponse | undefined, status: number, code?: string): void {
   expect(response?.status).toBe(status);
-  expect(response?.headers['content-type']).toBe(JSON_API);
+  expect(response?.headers['content-type']).toBe(MEDIA_TYPE);
   const document = JSON.parse(response!.bodyText) as { data?: unknown; errors?: Array<Record<string, unknown>> };
   expect(document.data !== undefined || document.errors !== undefined).toBe(true);
   if (status >= 400) {
@@ -94,7 +93,7 @@ describe('malformed input', () => {
   }
 
   const hangUps = [
-    { title: 'a client that hangs up halfway through a body', parts: [head('POST /v3/highlights HTTP/1.1', [`Authorization: Bearer r:${TOKEN}`, `Content-Type: ${JSON_API}`, 'Content-Length: 1000']), '{"data":'] },
+    { title: 'a client that hangs up halfway through a body', parts: [head('POST /v3/highlights HTTP/1.1', [`Authorization: Bearer r:${TOKEN}`, `Content-Type: ${MEDIA_TYPE}`, 'Content-Length: 1000']), '{"data":'] },
     { title: 'a client that hangs up halfway through a chunk', parts: [head('POST /v3/highlights HTTP/1.1', [`Authorization: Bearer r:${TOKEN}`, 'Transfer-Encoding: chunked']), '100\r\n{"da'] },
     { title: 'a client that hangs up halfway through the headers', parts: ['GET /v3/notification-groups HTTP/1.1\r\nAuthor'] },
   ];
@@ -116,7 +115,7 @@ describe('the request log', () => {
     try {
       const headers = { authorization: `Bearer r:${TOKEN}` };
       await send(server.baseUrl, { method: 'GET', path: `/notification-groups?filter[type]=portal&access_token=${TOKEN}&other=${TOKEN}`, headers });
-      await send(server.baseUrl, { method: 'POST', path: '/highlights', headers: { 'x-svc-session-token': DEFAULT_CREDENTIALS.forbiddenToken, 'content-type': JSON_API }, body: '{}' });
+      await send(server.baseUrl, { method: 'POST', path: '/highlights', headers: { [loadContract().legacyHeader]: DEFAULT_CREDENTIALS.forbiddenToken, 'content-type': MEDIA_TYPE }, body: '{}' });
       await send(server.baseUrl, { method: 'GET', path: '/notification-groups', headers: { authorization: `Bearer p:${DEFAULT_CREDENTIALS.pat}` } });
     } finally {
       await server.close();

@@ -1,8 +1,17 @@
-// What the reference server's tests share: sending one request, and judging one exchange by the
-// contract alone, the way the proxy would.
+// What the reference server's tests share: sending one request, judging one exchange by the
+// contract alone, the way the proxy would, and running the suite's own cases and documents
+// in-process against a server.
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { judgeExchange as judgeWithContract, loadContract, type Finding, type HttpRequest, type HttpResponse } from '../contract/index.ts';
+import { ConformanceCase } from '../suites/case.ts';
+import type { SuiteCase } from '../suites/cases/index.ts';
+import type { TargetClient } from '../suites/client.ts';
+import { completeDocument, type Document } from '../suites/documents.ts';
+import { EMBEDDED_SETTINGS } from '../suites/embedded.ts';
+import { resolveTarget, type Target } from '../targets/target.ts';
+import { REFERENCE_FIXTURES } from './defaults.ts';
 
 export interface Probe {
   method: string;
@@ -109,4 +118,53 @@ export function rawExchange(port: number, parts: Array<string | Buffer>, options
     socket.on('error', () => finish(parseRawResponse(Buffer.concat(chunks))));
     socket.on('close', () => finish(parseRawResponse(Buffer.concat(chunks))));
   });
+}
+
+/** The complete request document of a create operation, as the suite builds it, naming the reference server's records. */
+export function completeDocumentOf(operationId: string): Document {
+  return completeDocument(loadContract().operation(operationId), REFERENCE_FIXTURES, randomUUID());
+}
+
+/** The reference server at `baseUrl` as the suite's target: its public test credentials and fixtures. */
+export function referenceTarget(baseUrl: string): Target {
+  return resolveTarget({ baseUrl, ...EMBEDDED_SETTINGS }, loadContract().legacyHeader);
+}
+
+/** The suite's transport without Playwright: one undici request per exchange. */
+export function directClient(baseUrl: string): TargetClient {
+  return {
+    async transmit(request) {
+      try {
+        const { response } = await send(baseUrl, { method: request.method, path: request.path, headers: request.headers, ...(request.bodyText === undefined ? {} : { body: request.bodyText }) });
+        return { ok: true, response: { status: response.status, headers: flatHeaders(response.headers), bodyText: response.bodyText ?? '' } };
+      } catch (error) {
+        return { ok: false, failure: (error as Error).message };
+      }
+    },
+    close: async () => undefined,
+  };
+}
+
+/** A suite case that ended as not run, with its reason. */
+export class CaseSkipped extends Error {}
+
+/**
+ * Runs one of the suite's cases against `target` in-process, judged at --level should; returns
+ * the findings that would fail it (MUST and SHOULD). A case that skips throws CaseSkipped.
+ */
+export async function runSuiteCase(suiteCase: SuiteCase, target: Target, client: TargetClient): Promise<Finding[]> {
+  const conformance = new ConformanceCase({
+    contract: loadContract(),
+    client,
+    target,
+    failLevel: 'should',
+    scrub: (text) => text,
+    requirements: suiteCase.requirements,
+    outcomeInWorker: true,
+    skip: (reason) => {
+      throw new CaseSkipped(reason);
+    },
+  });
+  await suiteCase.run(conformance);
+  return conformance.blocking();
 }

@@ -14,7 +14,7 @@ export interface Tokens {
   forbiddenToken: string;
 }
 
-export type CredentialVerdict =
+export type CredentialDecision =
   | { outcome: 'permitted'; scheme: Scheme }
   | { outcome: 'forbidden'; scheme: Scheme }
   /** `code` is the requirement id the 401 enforces. */
@@ -61,9 +61,9 @@ export interface RequestContext {
   findings: Finding[];
   /** Findings a fault told the server to overlook. */
   overlooked: Finding[];
-  /** The server's own verdict on the credentials, and the one it acted on (after fault hooks). */
-  serverVerdict?: CredentialVerdict;
-  verdict?: CredentialVerdict;
+  /** The server's own decision on the credentials, and the one it acted on (after fault hooks). */
+  serverDecision?: CredentialDecision;
+  credentialDecision?: CredentialDecision;
 }
 
 /** Where a page's items come from: `start` into the filtered list, `length` items. */
@@ -116,8 +116,8 @@ export interface PageAsked {
 export interface ServerHooks {
   /** Pipeline: the order of the stages. */
   stageOrder?(order: StageName[]): StageName[];
-  /** Stage credentials: the verdict on the request's credentials. */
-  credentials?(verdict: CredentialVerdict, context: CredentialContext): CredentialVerdict;
+  /** Stage credentials: the decision on the request's credentials. */
+  credentials?(decision: CredentialDecision, context: CredentialContext): CredentialDecision;
   /** Stage validate: the request findings the server acts on. */
   findings?(findings: Finding[], context: RequestContext): Finding[];
   /** Stage validate, for a request with no findings: problems the server answers 400 for all the same. */

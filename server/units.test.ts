@@ -1,4 +1,4 @@
-// The reference server's small pure parts, case by case: the credential verdict, the body
+// The reference server's small pure parts, case by case: the credential decision, the body
 // guards and the log's masking of query values.
 import { describe, expect, it } from 'vitest';
 import { readCredentials } from '../contract/index.ts';
@@ -10,24 +10,24 @@ const tokens = { sessionToken: 'tok-session', pat: 'tok-pat', forbiddenToken: 't
 const LEGACY = 'X-Svc-Session-Token';
 
 describe('judgeCredentials (section 5)', () => {
-  const cases: Array<{ headers: Record<string, string>; verdict: Record<string, unknown> }> = [
-    { headers: { authorization: 'Bearer r:tok-session' }, verdict: { outcome: 'permitted', scheme: 'session' } },
-    { headers: { authorization: 'bearer p:tok-pat' }, verdict: { outcome: 'permitted', scheme: 'pat' } },
-    { headers: { [LEGACY]: 'tok-session' }, verdict: { outcome: 'permitted', scheme: 'legacy' } },
-    { headers: {}, verdict: { outcome: 'unauthenticated', code: 'AUTH-401-NO-CREDENTIALS' } },
-    { headers: { authorization: 'Bearer tok-session' }, verdict: { outcome: 'unauthenticated', code: 'AUTH-401-MALFORMED' } },
-    { headers: { authorization: 'Bearer p:tok-session' }, verdict: { outcome: 'unauthenticated', code: 'AUTH-401-WRONG-PREFIX' } },
-    { headers: { authorization: 'Bearer r:tok-pat' }, verdict: { outcome: 'unauthenticated', code: 'AUTH-401-WRONG-PREFIX' } },
-    { headers: { [LEGACY]: 'tok-pat' }, verdict: { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN' } },
-    { headers: { authorization: 'Bearer r:tok-other' }, verdict: { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN' } },
-    { headers: { authorization: 'Bearer p:tok-forbidden' }, verdict: { outcome: 'forbidden', scheme: 'pat' } },
-    { headers: { [LEGACY]: 'tok-forbidden' }, verdict: { outcome: 'forbidden', scheme: 'legacy' } },
+  const cases: Array<{ headers: Record<string, string>; decision: Record<string, unknown> }> = [
+    { headers: { authorization: 'Bearer r:tok-session' }, decision: { outcome: 'permitted', scheme: 'session' } },
+    { headers: { authorization: 'bearer p:tok-pat' }, decision: { outcome: 'permitted', scheme: 'pat' } },
+    { headers: { [LEGACY]: 'tok-session' }, decision: { outcome: 'permitted', scheme: 'legacy' } },
+    { headers: {}, decision: { outcome: 'unauthenticated', code: 'AUTH-401-NO-CREDENTIALS' } },
+    { headers: { authorization: 'Bearer tok-session' }, decision: { outcome: 'unauthenticated', code: 'AUTH-401-MALFORMED' } },
+    { headers: { authorization: 'Bearer p:tok-session' }, decision: { outcome: 'unauthenticated', code: 'AUTH-401-WRONG-PREFIX' } },
+    { headers: { authorization: 'Bearer r:tok-pat' }, decision: { outcome: 'unauthenticated', code: 'AUTH-401-WRONG-PREFIX' } },
+    { headers: { [LEGACY]: 'tok-pat' }, decision: { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN' } },
+    { headers: { authorization: 'Bearer r:tok-other' }, decision: { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN' } },
+    { headers: { authorization: 'Bearer p:tok-forbidden' }, decision: { outcome: 'forbidden', scheme: 'pat' } },
+    { headers: { [LEGACY]: 'tok-forbidden' }, decision: { outcome: 'forbidden', scheme: 'legacy' } },
   ];
   for (const c of cases) {
-    it(`${JSON.stringify(c.headers)} → ${c.verdict.outcome} ${c.verdict.code ?? c.verdict.scheme}`, () => {
-      const verdict = judgeCredentials(readCredentials(c.headers, LEGACY), tokens, LEGACY);
-      expect(verdict).toMatchObject(c.verdict);
-      expect(JSON.stringify(verdict)).not.toContain('tok-');
+    it(`${JSON.stringify(c.headers)} → ${c.decision.outcome} ${c.decision.code ?? c.decision.scheme}`, () => {
+      const decision = judgeCredentials(readCredentials(c.headers, LEGACY), tokens, LEGACY);
+      expect(decision).toMatchObject(c.decision);
+      expect(JSON.stringify(decision)).not.toContain('tok-');
     });
   }
 });

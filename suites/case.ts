@@ -1,50 +1,14 @@
 // One conformance case at run time: it sends requests, has the contract judge every exchange
 // (judgeExchange, the same path the proxy takes), adds the case's own expectations, and turns the
-// findings into the case's verdict. A finding is recorded under its own requirement id whatever
+// findings into the case's outcome. A finding is recorded under its own requirement id whatever
 // the case is about: the certification record is kept per requirement.
 import type { TestInfo } from '@playwright/test';
-import { judgeExchange, MEDIA_TYPE, parseJson, type Contract, type Finding, type Level, type Operation } from '../contract/index.ts';
+import { judgeExchange, MEDIA_TYPE, parseJson, type Contract, type Finding, type Operation } from '../contract/index.ts';
+import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, failureMessage, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type CapturedExchange, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
-import { curlLine, type Evidence, type ExchangeSummary } from './evidence.ts';
-import { scrubValues, type Scrub } from './secrets.ts';
-import type { FailLevel } from './settings.ts';
-
-/** The attachment every case leaves for the reporters: its findings with their evidence, tokens replaced. */
-export const CASE_REPORT_ATTACHMENT = 'conformance-findings';
-
-/**
- * The attachment the verdict is computed from: the requirement id, level and location of each
- * finding (in the order of the case report's findings) and the requirements the case could not
- * check. Only catalogue vocabulary, so no scrubber needs to touch it, and none does: replacing a
- * token that happens to be a letter or a word must never change a verdict.
- */
-export const CASE_VERDICT_ATTACHMENT = 'conformance-verdict';
-
-/** Set (to 1) in the workers' environment when the case-verdict reporter decides verdicts in the runner. */
-export const VERDICT_BY_REPORTER = 'LAS_VERDICT_BY_REPORTER';
-
-/** The annotation type that names a requirement a case exercises (with `level` and `section` beside it). */
-export const REQUIREMENT_ANNOTATION = 'requirement';
-
-export interface CaseReport {
-  /** The base URL the case ran against (not a secret). */
-  target: string;
-  findings: Evidence[];
-}
-
-/** Requirements a case ran without being able to check them, and why (e.g. a 202 answer shows no body). */
-export interface NotRunDeclaration {
-  requirements: string[];
-  reason: string;
-  /** The target's own legal answer (202 Accepted, a minimal document refused) showed nothing to check: the run is not incomplete for it. */
-  byTargetChoice?: true;
-}
-
-export interface CaseVerdictData {
-  findings: Pick<Finding, 'requirement' | 'level' | 'location'>[];
-  notRun: NotRunDeclaration[];
-}
+import { curlLine } from './curl.ts';
+import { scrubValues, type Scrub } from '../run-protocol/secrets.ts';
 
 export interface CaseRequest {
   operation: Operation;
@@ -70,7 +34,8 @@ export interface Answer {
   bodyText: string;
   /** The parsed body when it is JSON, else undefined. */
   json: unknown;
-  summary: ExchangeSummary;
+  /** What was seen of the exchange, as people read it. */
+  captured: CapturedExchange;
 }
 
 /** The credential headers of a target, by scheme (section 5). */
@@ -92,10 +57,12 @@ export interface CaseContext {
   scrub: Scrub;
   /** The case's own requirement ids, first the one its expectations answer to. */
   requirements: string[];
-  /** False when the case-verdict reporter fails cases in the runner (see reports/case-verdict.ts). */
-  verdictInWorker: boolean;
-  /** --read-only: requests that could create records are not sent; the case is skipped with this reason. */
-  readOnly?: { skip: (reason: string) => never };
+  /** False when the case-outcome reporter fails cases in the runner (see reports/case-outcome.ts). */
+  outcomeInWorker: boolean;
+  /** --read-only: requests that could create records are not sent; the case is skipped with READ_ONLY_REASON. */
+  readOnly?: boolean;
+  /** Ends the case as not run, with the reason (no forbidden credential configured, say). */
+  skip: (reason: string) => never;
 }
 
 export const READ_ONLY_REASON = '--read-only: requests that could create records on the target were not sent';
@@ -111,18 +78,9 @@ export function credentialHeaders(target: Target): CredentialHeaders {
   };
 }
 
-export function blockingLevels(failLevel: FailLevel): Level[] {
-  return failLevel === 'should' ? ['MUST', 'SHOULD'] : ['MUST'];
-}
-
-/** The error a failed case shows: one line per blocking finding. */
-export function verdictMessage(blocking: Evidence[]): string {
-  return blocking.map((f) => `${f.requirement} (${f.level}): ${f.message}${f.exchange ? ` [${f.exchange.method} ${f.exchange.path}]` : ''}`).join('\n');
-}
-
 export class ConformanceCase {
   readonly credentials: CredentialHeaders;
-  private readonly findings: Evidence[] = [];
+  private readonly findings: CaseFinding[] = [];
   private readonly notRunDeclarations: NotRunDeclaration[] = [];
 
   constructor(private readonly context: CaseContext) {
@@ -134,6 +92,11 @@ export class ConformanceCase {
     return this.context.target;
   }
 
+  /** Ends the case here, reported as not run with `reason`. */
+  skip(reason: string): never {
+    return this.context.skip(reason);
+  }
+
   /** The requirement the case's own expectations answer to. */
   get primary(): string {
     return this.context.requirements[0];
@@ -143,31 +106,31 @@ export class ConformanceCase {
   async send(request: CaseRequest): Promise<Answer> {
     const { contract, client, scrub } = this.context;
     const operation = request.operation;
-    if (this.context.readOnly && operation.method !== 'GET') this.context.readOnly.skip(READ_ONLY_REASON);
+    if (this.context.readOnly && operation.method !== 'GET') this.skip(READ_ONLY_REASON);
     const path = operation.pathTemplate + (request.query === undefined ? '' : `?${request.query}`);
     const bodyText = request.bodyText ?? (request.document === undefined ? undefined : JSON.stringify(request.document));
     const headers = { ...request.credentials, ...(bodyText === undefined ? {} : { 'content-type': request.contentType ?? MEDIA_TYPE }) };
     const outgoing: OutgoingRequest = { method: operation.method, path, headers, bodyText };
-    const summary: ExchangeSummary = { method: operation.method, path, curl: curlLine(outgoing, scrub) };
+    const captured: CapturedExchange = { method: operation.method, path, curl: curlLine(outgoing, scrub) };
 
     const sent = await client.transmit(outgoing);
     if (!sent.ok) {
-      this.record(contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` }), summary);
-      return { status: NO_ANSWER, headers: {}, bodyText: '', json: undefined, summary };
+      this.addFinding(contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` }), captured);
+      return { status: NO_ANSWER, headers: {}, bodyText: '', json: undefined, captured };
     }
     const response = sent.response;
-    summary.status = response.status;
+    captured.status = response.status;
     const httpRequest = { method: operation.method, path: `${contract.basePath}${path}`, headers: this.asContractNamesIt(headers), bodyText };
-    for (const finding of suiteFindings(contract, judgeExchange(contract, httpRequest, response))) this.record(finding, summary);
+    for (const finding of suiteFindings(contract, judgeExchange(contract, httpRequest, response))) this.addFinding(finding, captured);
     const parsed = parseJson(response.bodyText);
-    return { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, summary };
+    return { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, captured };
   }
 
   /** The case's own status expectation; a requirement the exchange already failed is not reported twice. */
   expectStatus(answer: Answer, allowed: number[], requirement = this.primary, what = 'the request'): boolean {
     if (allowed.includes(answer.status)) return true;
     if (answer.status === NO_ANSWER) return false;
-    if (!this.findings.some((f) => f.requirement === requirement && f.exchange === answer.summary)) {
+    if (!this.findings.some((f) => f.requirement === requirement && f.exchange === answer.captured)) {
       const expected = allowed.join(' or ');
       this.fail(requirement, answer, { message: `${what} was answered ${answer.status}; expected ${expected}`, expected, actual: String(answer.status) });
     }
@@ -175,7 +138,7 @@ export class ConformanceCase {
   }
 
   fail(requirement: string, answer: Answer | undefined, fields: { pointer?: string; message: string; expected?: string; actual?: string }): void {
-    this.record(this.context.contract.finding(requirement, answer ? 'response' : 'exchange', fields), answer?.summary);
+    this.addFinding(this.context.contract.finding(requirement, answer ? 'response' : 'exchange', fields), answer?.captured);
   }
 
   /** An observation under an INFO requirement. */
@@ -196,21 +159,21 @@ export class ConformanceCase {
   }
 
   /** The findings for people: every string value scrubbed (the curl line was built scrubbed). */
-  report(): CaseReport {
+  findingsForPeople(): CaseFindings {
     return { target: this.context.target.baseUrl, findings: this.findings.map((f) => this.forPeople(f)) };
   }
 
-  private forPeople({ exchange, ...finding }: Evidence): Evidence {
+  private forPeople({ exchange, ...finding }: CaseFinding): CaseFinding {
     const scrubbed = scrubValues(finding, this.context.scrub);
     return exchange ? { ...scrubbed, exchange } : scrubbed;
   }
 
-  /** The findings for the verdict, as found: never scrubbed. */
-  verdictData(): CaseVerdictData {
+  /** The findings the case's outcome is decided from, as found: never scrubbed. */
+  outcomeData(): CaseOutcomeData {
     return { findings: this.findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: this.notRunDeclarations };
   }
 
-  blocking(): Evidence[] {
+  blocking(): CaseFinding[] {
     const levels = blockingLevels(this.context.failLevel);
     return this.findings.filter((f) => levels.includes(f.level));
   }
@@ -218,21 +181,21 @@ export class ConformanceCase {
   /** Leaves the findings on the test (attachment, annotations) and, deciding in the worker, fails it when one blocks. */
   finish(testInfo: TestInfo): void {
     // Pushed rather than attach()ed: no step and no file per case, the body travels to the reporters as is.
-    testInfo.attachments.push({ name: CASE_REPORT_ATTACHMENT, body: Buffer.from(JSON.stringify(this.report())), contentType: 'application/json' });
-    testInfo.attachments.push({ name: CASE_VERDICT_ATTACHMENT, body: Buffer.from(JSON.stringify(this.verdictData())), contentType: 'application/json' });
+    testInfo.attachments.push({ name: CASE_FINDINGS_ATTACHMENT, body: Buffer.from(JSON.stringify(this.findingsForPeople())), contentType: 'application/json' });
+    testInfo.attachments.push({ name: CASE_OUTCOME_ATTACHMENT, body: Buffer.from(JSON.stringify(this.outcomeData())), contentType: 'application/json' });
     const blocking = this.blocking();
-    const notes = new Set(this.findings.filter((f) => !blocking.includes(f)).map((f) => `${f.level === 'INFO' ? 'observation' : 'warning'}\u0000${f.requirement}: ${this.context.scrub(f.message)}`));
+    const notes = new Set(this.findings.filter((f) => !blocking.includes(f)).map((f) => `${f.level === 'INFO' ? OBSERVATION_ANNOTATION : WARNING_ANNOTATION}\u0000${f.requirement}: ${this.context.scrub(f.message)}`));
     for (const note of notes) {
       const [type, description] = note.split('\u0000');
       testInfo.annotations.push({ type, description });
     }
     // A case that already failed (an error in its own code, a timeout) keeps that one error.
-    if (!this.context.verdictInWorker || blocking.length === 0 || testInfo.status !== testInfo.expectedStatus) return;
-    throw new Error(verdictMessage(blocking.map((f) => this.forPeople(f))));
+    if (!this.context.outcomeInWorker || blocking.length === 0 || testInfo.status !== testInfo.expectedStatus) return;
+    throw new Error(failureMessage(blocking.map((f) => this.forPeople(f))));
   }
 
-  /** Kept as found: the verdict reads these; report() scrubs them for people. */
-  private record(finding: Finding, exchange: ExchangeSummary | undefined): void {
+  /** Kept as found: the outcome is decided from these; findingsForPeople() scrubs them. */
+  private addFinding(finding: Finding, exchange: CapturedExchange | undefined): void {
     const duplicate = this.findings.some((f) => f.exchange === exchange && f.requirement === finding.requirement && f.pointer === finding.pointer && f.message === finding.message);
     if (!duplicate) this.findings.push(exchange ? { ...finding, exchange } : finding);
   }

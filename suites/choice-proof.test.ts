@@ -15,11 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { startValidatingProxy, type StartedProxy, type ViolationRecord } from '../proxy/index.ts';
 import { Recorder } from '../proxy/test-support.ts';
-import type { ConformanceRecord } from '../reports/record.ts';
+import type { CertificationRecord } from '../reports/record.ts';
 import { CHOICES, compatibleChoiceSets, DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { resolveTarget } from '../targets/target.ts';
 import { runProof, type ProofOutcome } from './proof-runs.ts';
-import { hermeticEnvironment } from './test-support.ts';
+import { hermeticEnvironment } from '../cli/test-support.ts';
 
 interface ChoiceRun {
   name: string;
@@ -57,11 +57,11 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const requirementsWith = (record: ConformanceRecord | undefined, verdict: string) => (record?.requirements ?? []).filter((r) => r.verdict === verdict).map((r) => r.id);
+const requirementsWith = (record: CertificationRecord | undefined, verdict: string) => (record?.requirements ?? []).filter((r) => r.verdict === verdict).map((r) => r.id);
 const declaredWarnings = (run: ChoiceRun) => new Set(run.choices.flatMap((name) => CHOICES.find((c) => c.name === name)!.warns));
 const declaredNotRun = (run: ChoiceRun) => new Set(run.choices.flatMap((name) => CHOICES.find((c) => c.name === name)!.leavesNotRun ?? []));
 /** Requirements not run for a reason other than being the proxy's to check. */
-const notRunBySuite = (record: ConformanceRecord | undefined) => (record?.requirements ?? []).filter((r) => r.verdict === 'not-run' && !r.reason?.endsWith('checked by the proxy only')).map((r) => r.id);
+const notRunBySuite = (record: CertificationRecord | undefined) => (record?.requirements ?? []).filter((r) => r.verdict === 'not-run' && !r.reason?.endsWith('checked by the proxy only')).map((r) => r.id);
 const serviceFindings = (run: ChoiceRun) => run.violations.lines<ViolationRecord>().filter((l) => l.direction !== 'request');
 
 describe('the choice catalogue', () => {

@@ -4,7 +4,7 @@
 import type { APIRequest, APIRequestContext } from '@playwright/test';
 import type { Target } from '../targets/target.ts';
 import { startBodyGuard, type BodyGuard, type TunnelProblem } from './body-guard.ts';
-import type { Scrub } from './secrets.ts';
+import type { Scrub } from '../run-protocol/secrets.ts';
 
 export interface OutgoingRequest {
   method: string;

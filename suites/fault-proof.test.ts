@@ -16,23 +16,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import type { ConformanceRecord } from '../reports/record.ts';
+import type { CertificationRecord } from '../reports/record.ts';
 import { FAULTS } from '../server/index.ts';
 import { resolveTarget, type Target } from '../targets/target.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from './embedded.ts';
 import { listCases, runProof, type ListedCase, type ProofOutcome } from './proof-runs.ts';
-import { hermeticEnvironment, runCli, type CliResult } from './test-support.ts';
+import { hermeticEnvironment, runCli, type CliResult } from '../cli/test-support.ts';
 
 let root: string;
 let unfaulted: CliResult;
-let unfaultedRecord: ConformanceRecord | undefined;
+let unfaultedRecord: CertificationRecord | undefined;
 let cases: ListedCase[];
 let proof: ProofOutcome;
 const servers: EmbeddedTarget[] = [];
 
-function recordIn(reportDir: string): ConformanceRecord | undefined {
+function recordIn(reportDir: string): CertificationRecord | undefined {
   try {
-    return JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as ConformanceRecord;
+    return JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord;
   } catch {
     return undefined;
   }
@@ -69,11 +69,11 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function failedOrWarned(record: ConformanceRecord | undefined): string[] {
+function failedOrWarned(record: CertificationRecord | undefined): string[] {
   return (record?.requirements ?? []).filter((r) => r.verdict === 'failed' || r.verdict === 'warning').map((r) => r.id);
 }
 
-function failed(record: ConformanceRecord | undefined): string[] {
+function failed(record: CertificationRecord | undefined): string[] {
   return (record?.requirements ?? []).filter((r) => r.verdict === 'failed').map((r) => r.id);
 }
 

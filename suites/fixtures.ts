@@ -1,14 +1,16 @@
-// The suite's Playwright fixtures: per worker, the target (from the environment the run command
-// or a person set) and one request context through the body guard; per test, a ConformanceCase
-// that records findings and decides the verdict. Cases declare their requirements once, as
-// annotations whose level and section come from the catalogue.
+// The suite's Playwright fixtures: per worker, the target (from the configuration's suite options,
+// which cli/environment.ts reads from the environment the run command or a person set) and one
+// request context through the body guard; per test, a ConformanceCase that records findings and
+// decides the case's outcome. Cases declare their requirements once, as annotations whose level and
+// section come from the catalogue.
 import { test as base, type TestDetailsAnnotation } from '@playwright/test';
 import { loadContract, type Contract } from '../contract/index.ts';
-import type { Target } from '../targets/target.ts';
-import { ConformanceCase, REQUIREMENT_ANNOTATION, VERDICT_BY_REPORTER } from './case.ts';
+import { mergeSettings, resolveTarget, settingsFromEnvironment, type Target, type TargetSettings } from '../targets/target.ts';
+import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, outcomesDecidedByReporter, type FailLevel } from '../run-protocol/index.ts';
+import { ConformanceCase } from './case.ts';
+import { caseTitle, type CaseDefinition } from './cases/suite-case.ts';
 import { openTargetClient, type TargetClient } from './client.ts';
-import { scrubber, targetSecrets, type Scrub } from './secrets.ts';
-import { runDescriptionOf, suiteSettings, type FailLevel } from './settings.ts';
+import { scrubber, targetSecrets, type Scrub } from '../run-protocol/secrets.ts';
 
 export interface SuiteContext {
   contract: Contract;
@@ -19,42 +21,40 @@ export interface SuiteContext {
   readOnly: boolean;
 }
 
-export const test = base.extend<{ conformance: ConformanceCase }, { suite: SuiteContext; targetEnvironment: Record<string, string> }>({
-  // A project may name its own target (LAS_* variables over the process's), so one Playwright run
-  // can hold several targets, one project each.
+/** What the configuration tells every worker (`use: { suiteOptions }`). */
+export interface SuiteOptions {
+  /** The target's settings; the worker resolves and checks them. */
+  settings: TargetSettings;
+  failLevel: FailLevel;
+  /** --read-only: requests that could create records are not sent. */
+  readOnly: boolean;
+}
+
+export const test = base.extend<{ conformance: ConformanceCase }, { suite: SuiteContext; suiteOptions: SuiteOptions | undefined; targetEnvironment: Record<string, string> }>({
+  suiteOptions: [undefined, { scope: 'worker', option: true }],
+  // A project may name its own target (LAS_* variables over the configuration's settings), so one
+  // Playwright run can hold several targets, one project each.
   targetEnvironment: [{}, { scope: 'worker', option: true }],
   suite: [
-    async ({ playwright, targetEnvironment }, use) => {
-      const { target, failLevel } = suiteSettings({ ...process.env, ...targetEnvironment });
+    async ({ playwright, suiteOptions, targetEnvironment }, use) => {
+      if (!suiteOptions) throw new Error('the Playwright configuration gives no suiteOptions: run the suite with playwright.config.ts');
+      const contract = loadContract();
+      const target = resolveTarget(mergeSettings(suiteOptions.settings, settingsFromEnvironment(targetEnvironment)), contract.legacyHeader);
       const scrub = scrubber(targetSecrets(target));
       const client = await openTargetClient(playwright.request, target, scrub);
-      await use({ contract: loadContract(), target, failLevel, scrub, client, readOnly: runDescriptionOf(process.env).readOnly });
+      await use({ contract, target, failLevel: suiteOptions.failLevel, scrub, client, readOnly: suiteOptions.readOnly });
       await client.close();
     },
     { scope: 'worker' },
   ],
   conformance: async ({ suite }, use, testInfo) => {
     const requirements = testInfo.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
-    const readOnly = suite.readOnly ? { skip: (reason: string): never => testInfo.skip(true, reason) as never } : undefined;
-    const conformance = new ConformanceCase({ ...suite, requirements, verdictInWorker: process.env[VERDICT_BY_REPORTER] !== '1', readOnly });
+    const skip = (reason: string): never => testInfo.skip(true, reason) as never;
+    const conformance = new ConformanceCase({ ...suite, requirements, outcomeInWorker: !outcomesDecidedByReporter(testInfo.config.reporter), skip });
     await use(conformance);
     conformance.finish(testInfo);
   },
 });
-
-export interface CaseDefinition {
-  /** What the case sends and expects, e.g. `listNotificationGroups without credentials → 401`. */
-  title: string;
-  /** The requirements the case's own expectations answer to; the first leads its title. */
-  requirements: string[];
-  /** Further requirements the contract checks on its exchanges, which this case is meant to exercise. */
-  covers?: string[];
-}
-
-/** The test title: requirement ids first, so `--grep AUTH-401` selects by requirement. */
-export function caseTitle(definition: CaseDefinition): string {
-  return `${definition.requirements.join(' ')} · ${definition.title}`;
-}
 
 /** One annotation triple per requirement: id, level and section, read from the catalogue. */
 export function caseAnnotations(definition: CaseDefinition): TestDetailsAnnotation[] {
@@ -64,15 +64,15 @@ export function caseAnnotations(definition: CaseDefinition): TestDetailsAnnotati
     const requirement = contract.requirement(id);
     return [
       { type: REQUIREMENT_ANNOTATION, description: id },
-      { type: 'level', description: requirement.level },
-      { type: 'section', description: requirement.section },
+      { type: LEVEL_ANNOTATION, description: requirement.level },
+      { type: SECTION_ANNOTATION, description: requirement.section },
     ];
   });
 }
 
 /**
- * The title and details of a conformance case, for `test(...caseHeader(c), async ({ conformance }) => ...)`:
- * the test is declared in the spec file, so reports point at the case's own line.
+ * The title and details of a conformance case, for `test(...caseHeader(c), ({ conformance }) => c.run(conformance))`
+ * in the spec file of its table, so reports point at that file.
  */
 export function caseHeader(definition: CaseDefinition): [title: string, details: { annotation: TestDetailsAnnotation[] }] {
   return [caseTitle(definition), { annotation: caseAnnotations(definition) }];

@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../contract/index.ts';
-import type { ConformanceRecord, RequirementRecord } from '../reports/record.ts';
+import type { CertificationRecord, RequirementRecord } from '../reports/record.ts';
 import { NO_FORBIDDEN_TOKEN } from './operations.ts';
 import { PREFLIGHT_QUERY } from './runner.ts';
-import { leaksOf, reportFiles, runCli, type CliResult } from './test-support.ts';
+import { runCli, type CliResult } from '../cli/test-support.ts';
+import { leaksOf, reportFiles } from './test-support.ts';
 
 // No forbidden credential: the 403 cases must be reported as not run, never as passed. The
 // fixtures are given, so the Highlight cases that must be served are sent (and hang).
@@ -59,7 +60,7 @@ function behaviourFor(request: IncomingMessage): Behaviour {
 let server: Server;
 let reportDir: string;
 let result: CliResult;
-let record: ConformanceRecord;
+let record: CertificationRecord;
 
 const requirement = (id: string): RequirementRecord => record.requirements.find((r) => r.id === id)!;
 const messages = (id: string) => requirement(id).evidence.map((e) => e.message);
@@ -76,7 +77,7 @@ beforeAll(async () => {
     ['run', '--base-url', `http://127.0.0.1:${port}/v3`, '--grep', 'AUTH-SESSION-ACCEPTED|NG-FILTER-ACCEPTED|AUTH-403-FORBIDDEN', '--request-timeout', '1000', '--max-body-mib', '1', '--workers', '2', '--report-dir', reportDir],
     { ...TOKENS, ...FIXTURES },
   );
-  record = JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as ConformanceRecord;
+  record = JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord;
 }, 180_000);
 
 afterAll(async () => {

@@ -8,11 +8,10 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { RECORD_FILE } from '../reports/conformance-reporter.ts';
-import type { ConformanceRecord } from '../reports/record.ts';
+import { RECORD_FILE, REQUIREMENT_ANNOTATION } from '../run-protocol/index.ts';
+import type { CertificationRecord } from '../reports/record.ts';
 import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
 import { PROOF_TARGETS, type ProofTarget } from './proof-targets.ts';
-import { REQUIREMENT_ANNOTATION } from './case.ts';
 import { ROOT, runSuite, suiteArguments, suiteEnvironment, CONFIG_FILE } from './runner.ts';
 
 export const PROOF_CONFIG_FILE = join(ROOT, 'suites', 'proof.config.ts');
@@ -60,7 +59,7 @@ export async function listCases(target: Target, baseEnvironment: Record<string, 
 
 export interface ProofOutcome {
   /** Each run's record; absent when its project wrote none. */
-  records: Map<string, ConformanceRecord | undefined>;
+  records: Map<string, CertificationRecord | undefined>;
   /** The exit code of each Playwright run (one per group). */
   playwrightExitCodes: (number | null)[];
 }
@@ -77,9 +76,9 @@ function withoutBaseUrl(environment: Record<string, string>): Record<string, str
   return rest;
 }
 
-function recordIn(dir: string): ConformanceRecord | undefined {
+function recordIn(dir: string): CertificationRecord | undefined {
   try {
-    return JSON.parse(readFileSync(join(dir, RECORD_FILE), 'utf8')) as ConformanceRecord;
+    return JSON.parse(readFileSync(join(dir, RECORD_FILE), 'utf8')) as CertificationRecord;
   } catch {
     return undefined;
   }

@@ -1,18 +1,18 @@
 // The Playwright configuration of the fault and choice proofs: the conformance suite, with the
 // reporters that decide each case's verdict, once per target as one project each (targets from
-// LAS_PROOF_TARGETS), and a certification record per project. One Playwright run then starts its
-// runner once for many targets instead of once each.
+// LAS_PROOF_TARGETS, read by cli/environment.ts), and a certification record per project. One
+// Playwright run then starts its runner once for many targets instead of once each.
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { proofTargetsOf, titlesGrep } from './proof-targets.ts';
-import { runLayout } from './settings.ts';
+import { suiteEnvironment } from '../cli/environment.ts';
+import { CASE_OUTCOME_REPORTER, FAIL_LEVEL_METADATA } from '../run-protocol/index.ts';
+import type { SuiteOptions } from './fixtures.ts';
+import { titlesGrep } from './proof-targets.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const layout = runLayout(process.env, root);
-const targets = proofTargetsOf(process.env);
+const { layout, suiteOptions, scrubbing, recording } = suiteEnvironment;
+const targets = suiteEnvironment.proofTargets();
 
-export default defineConfig<object, { targetEnvironment: Record<string, string> }>({
+export default defineConfig<object, { suiteOptions: SuiteOptions; targetEnvironment: Record<string, string> }>({
   testDir: '.',
   testMatch: '**/*.spec.ts',
   outputDir: join(layout.reportDir, 'artifacts'),
@@ -23,13 +23,13 @@ export default defineConfig<object, { targetEnvironment: Record<string, string> 
   timeout: layout.testTimeoutMs,
   // Each target gets the time a run of its own would.
   globalTimeout: layout.runTimeoutMs * targets.length,
-  metadata: { failLevel: layout.failLevel },
+  metadata: { [FAIL_LEVEL_METADATA]: layout.failLevel },
   reporter: [
     // In the order the run command's configuration has them: tokens out first, then verdicts.
-    ['../reports/secret-scrubber.ts'],
-    ['../reports/case-verdict.ts'],
-    ['./proof-reporter.ts', { outputDir: layout.reportDir }],
+    ['../reports/secret-scrubber.ts', scrubbing],
+    [CASE_OUTCOME_REPORTER],
+    ['./proof-reporter.ts', { ...recording, outputDir: layout.reportDir, targets }],
   ],
-  use: { trace: 'off', screenshot: 'off', video: 'off' },
+  use: { trace: 'off', screenshot: 'off', video: 'off', suiteOptions },
   projects: targets.map((target) => ({ name: target.name, use: { targetEnvironment: target.environment }, ...(target.titles ? { grep: titlesGrep(target.titles) } : {}) })),
 });

@@ -10,11 +10,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
-import { RECORD_FILE, SUMMARY_FILE } from '../reports/conformance-reporter.ts';
-import { CERTIFICATION_FILE, REQUIREMENTS_JUNIT_FILE } from '../reports/record-renderings.ts';
-import type { ConformanceRecord } from '../reports/record.ts';
+import type { CertificationRecord } from '../reports/record.ts';
+import { CERTIFICATION_FILE, DEFAULT_RUN, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
-import { DEFAULT_RUN, RUN_ENVIRONMENT, type FailLevel, type RunDescription } from './settings.ts';
+import { RUN_ENVIRONMENT } from './settings.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONFIG_FILE = join(ROOT, 'playwright.config.ts');
@@ -47,7 +46,7 @@ export interface SuiteRun {
 export interface SuiteOutcome {
   playwrightExitCode: number | null;
   /** Absent when the suite did not get far enough to write it. */
-  record?: ConformanceRecord;
+  record?: CertificationRecord;
 }
 
 /** The target answered, but not as the list operation of this API does for these credentials: the run cannot start (exit code 2). */
@@ -203,6 +202,6 @@ export async function runSuite(run: SuiteRun): Promise<SuiteOutcome> {
     child.once('error', reject);
     child.once('exit', (code) => resolve(code));
   });
-  const record = existsSync(recordPath) ? (JSON.parse(readFileSync(recordPath, 'utf8')) as ConformanceRecord) : undefined;
+  const record = existsSync(recordPath) ? (JSON.parse(readFileSync(recordPath, 'utf8')) as CertificationRecord) : undefined;
   return { playwrightExitCode, ...(record ? { record } : {}) };
 }

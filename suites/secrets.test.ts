@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../contract/index.ts';
-import type { ConformanceRecord } from '../reports/record.ts';
+import type { CertificationRecord } from '../reports/record.ts';
 import { startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { CONFIG_FILE, ROOT } from './runner.ts';
-import { hermeticEnvironment, leaksOf, reportFiles, runCli, type CliResult } from './test-support.ts';
+import { hermeticEnvironment, runCli, type CliResult } from '../cli/test-support.ts';
+import { leaksOf, reportFiles } from './test-support.ts';
 
 const TOKENS = { sessionToken: 'distinct-session-6b1f0e2a', pat: 'distinct-pat-93c7d451', forbiddenToken: 'distinct-forbidden-1e8a4c77' };
 const FAULTS = ['malformed-authorization-accepted', 'error-status-number'];
@@ -21,10 +22,10 @@ const LEGACY_HEADER = 'X-Acme-Session-Token';
 let server: StartedReferenceServer;
 let root: string;
 let result: CliResult;
-let record: ConformanceRecord;
+let record: CertificationRecord;
 
-const recordIn = (dir: string) => JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as ConformanceRecord;
-const failedIds = (r: ConformanceRecord) => r.requirements.filter((q) => q.verdict === 'failed').map((q) => q.id);
+const recordIn = (dir: string) => JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as CertificationRecord;
+const failedIds = (r: CertificationRecord) => r.requirements.filter((q) => q.verdict === 'failed').map((q) => q.id);
 
 beforeAll(async () => {
   server = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: FAULTS, legacyHeader: LEGACY_HEADER, ...TOKENS });

@@ -1,15 +1,13 @@
 // What the suite's processes (Playwright config, workers, reporters) learn from the environment
-// the run command, or a person running `npx playwright test`, gives them. Reading the variables
-// happens at those entry points; these functions only interpret what they are handed.
+// the run command, or a person running `npx playwright test`, gives them: the variables' names and
+// how to read them. cli/environment.ts reads the variables, once per process; these functions only
+// interpret what they are handed.
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
-import { loadContract } from '../contract/index.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, resolveTarget, settingsFromEnvironment, TARGET_ENVIRONMENT, type Target } from '../targets/target.ts';
+import { DEFAULT_RUN, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, settingsFromEnvironment, TARGET_ENVIRONMENT } from '../targets/target.ts';
 
 type Environment = Record<string, string | undefined>;
-
-/** Which requirement levels fail a case and the run: MUST only, or MUST and SHOULD (`--level should`). */
-export type FailLevel = 'must' | 'should';
 
 export const RUN_ENVIRONMENT = {
   failLevel: 'LAS_FAIL_LEVEL',
@@ -18,30 +16,6 @@ export const RUN_ENVIRONMENT = {
   /** JSON of a RunDescription: what the run command knows of the run that the suite's processes do not. */
   run: 'LAS_RUN',
 } as const;
-
-/** A waiver as the target file gives it: a known failure the gate accepts until a date. */
-export interface WaiverSetting {
-  requirement: string;
-  reason: string;
-  /** YYYY-MM-DD, the last day it holds. */
-  expires: string;
-}
-
-/** What the run command tells the suite's processes about the run: no secrets, no values of optional inputs. */
-export interface RunDescription {
-  /** The target is the kit's reference server, started for this run, with these faults and choices. */
-  embedded?: { faults: string[]; choices: string[] };
-  /** Requests that could create records are not sent (--read-only). */
-  readOnly: boolean;
-  /** The run command's --grep (Playwright does not tell reporters about it). */
-  grep?: string;
-  allowPartial: boolean;
-  waivers: WaiverSetting[];
-  /** --baseline: the file and the requirements failing in it. */
-  baseline?: { file: string; failing: string[] };
-}
-
-export const DEFAULT_RUN: RunDescription = { readOnly: false, allowPartial: false, waivers: [] };
 
 export function runDescriptionOf(env: Environment): RunDescription {
   const text = env[RUN_ENVIRONMENT.run];
@@ -57,11 +31,6 @@ export function runDescriptionOf(env: Environment): RunDescription {
 }
 
 export const DEFAULT_REPORT_DIR = 'reports/latest';
-
-export interface SuiteSettings {
-  target: Target;
-  failLevel: FailLevel;
-}
 
 export interface RunLayout {
   reportDir: string;
@@ -79,11 +48,6 @@ export function failLevelOf(env: Environment): FailLevel {
   const value = (env[RUN_ENVIRONMENT.failLevel] ?? 'must').toLowerCase();
   if (value !== 'must' && value !== 'should') throw new Error(`${RUN_ENVIRONMENT.failLevel} must be "must" or "should", got "${value}"`);
   return value;
-}
-
-/** The settings a worker runs its cases with. */
-export function suiteSettings(env: Environment): SuiteSettings {
-  return { target: resolveTarget(settingsFromEnvironment(env), loadContract().legacyHeader), failLevel: failLevelOf(env) };
 }
 
 /** The shape of a run, for playwright.config.ts. */

@@ -1,32 +1,9 @@
-// Helpers for the tests that run the whole kit: the CLI as a child process, and every byte a run
-// leaves under its report directory (the HTML report's embedded archive and blob archives opened
-// up), so a test can search them for tokens.
+// Helpers for the tests that run the whole kit: every byte a run leaves under its report
+// directory (the HTML report's embedded archive and blob archives opened up), so a test can
+// search them for tokens.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
-import { spawnCli } from '../cli/test-support.ts';
-import { TARGET_ENVIRONMENT } from '../targets/target.ts';
-import { RUN_ENVIRONMENT } from './settings.ts';
-
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment of the test process without any LAS_* setting, plus `env`. */
-export function hermeticEnvironment(env: Record<string, string> = {}): Record<string, string> {
-  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), ...Object.values(RUN_ENVIRONMENT)]);
-  const base = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !ours.has(entry[0]) && !entry[0].startsWith('LAS_')));
-  return { ...base, ...env };
-}
-
-/** Runs `las-conformance ARGS` to completion, in a hermetic environment plus `env`. */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const cli = spawnCli(args, hermeticEnvironment(env));
-  const code = await cli.exit;
-  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
-}
 
 export interface ReportFile {
   /** The file's path, with `!entry` for a member of an archive. */

@@ -6,7 +6,7 @@ import { request as playwrightRequest } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target } from '../targets/target.ts';
 import { openTargetClient, SILENCE_LIMIT, type TargetClient } from './client.ts';
-import { credentialSecrets, scrubber } from './secrets.ts';
+import { credentialSecrets, scrubber } from '../run-protocol/secrets.ts';
 
 const SESSION = 'transport-test-session-token-5d1e';
 const MIB = 1024 * 1024;

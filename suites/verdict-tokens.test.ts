@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConformanceRecord } from '../reports/record.ts';
+import type { CertificationRecord } from '../reports/record.ts';
 import { startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
-import { runCli, type CliResult } from './test-support.ts';
+import { runCli, type CliResult } from '../cli/test-support.ts';
 
 const GREP = 'AUTH-SESSION-ACCEPTED|AUTH-401-UNKNOWN-TOKEN|NG-FILTER-ACCEPTED';
 const JSON_API = { 'content-type': 'application/vnd.api+json' };
@@ -28,7 +28,7 @@ function mockLikeTarget(): Server {
 
 interface Run {
   result: CliResult;
-  record: ConformanceRecord;
+  record: CertificationRecord;
 }
 
 let root: string;
@@ -39,7 +39,7 @@ const runs = new Map<string, Run>();
 async function run(name: string, baseUrl: string, tokens: string[]): Promise<void> {
   const reportDir = join(root, name);
   const result = await runCli(['run', '--base-url', baseUrl, '--session-token', tokens[0], '--pat', tokens[1], ...(tokens[2] ? ['--forbidden-token', tokens[2]] : []), '--grep', GREP, '--workers', '1', '--report-dir', reportDir]);
-  runs.set(name, { result, record: JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as ConformanceRecord });
+  runs.set(name, { result, record: JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord });
 }
 
 beforeAll(async () => {
@@ -58,7 +58,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const failed = (record: ConformanceRecord) => record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id);
+const failed = (record: CertificationRecord) => record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id);
 
 describe('the verdict, whatever the tokens look like', () => {
   it('a target that serves nothing fails with one-letter tokens: exit 1, the acceptance requirements failed', () => {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_CREDENTIALS, FAULTS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
-import { hermeticEnvironment } from '../../suites/test-support.ts';
+import { hermeticEnvironment } from '../../cli/test-support.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/las-conformance.js', import.meta.url));
 const FAULT = 'meta-pages-rounded-down';

@@ -1,23 +1,8 @@
 // What a finding carries so a person can reproduce it: the exchange (method, path, status) and a
 // curl line with the credentials as variables, never their values.
-import type { Finding } from '../contract/index.ts';
 import { TARGET_ENVIRONMENT } from '../targets/target.ts';
 import type { OutgoingRequest } from './client.ts';
-import type { Scrub } from './secrets.ts';
-
-export interface ExchangeSummary {
-  method: string;
-  /** Relative to the base URL, query included. */
-  path: string;
-  /** Absent when no answer came. */
-  status?: number;
-  curl: string;
-}
-
-/** A finding with the exchange it was seen in; the unit the reports render. */
-export interface Evidence extends Finding {
-  exchange?: ExchangeSummary;
-}
+import type { Scrub } from '../run-protocol/secrets.ts';
 
 const BASE_URL_VARIABLE = `$${TARGET_ENVIRONMENT.baseUrl}`;
 const PLACEHOLDER = /^\$LAS_[A-Z_]+/;

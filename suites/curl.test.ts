@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { curlLine } from './evidence.ts';
-import { credentialSecrets, scrubber, scrubDeep } from './secrets.ts';
+import { curlLine } from './curl.ts';
+import { credentialSecrets, scrubber, scrubDeep } from '../run-protocol/secrets.ts';
 
 const scrub = scrubber(credentialSecrets({ sessionToken: 'sess-123', pat: 'pat-456', forbiddenToken: 'sess-123-long' }));
 

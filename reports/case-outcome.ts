@@ -1,32 +1,28 @@
-// A Playwright reporter that gives each case its verdict from the verdict data it attached: a
+// A Playwright reporter that gives each case its outcome from the outcome data it attached: a
 // case with a blocking finding (MUST, and SHOULD under --level should) is marked failed here, in
 // the runner, before the HTML, JUnit and blob reporters read it, and the run's status follows. A
-// case whose verdict data cannot be read is failed too: an unreadable verdict is never a pass.
+// case whose outcome data cannot be read is failed too: an unreadable outcome is never a pass.
 //
 // Why not fail the test in the worker: Playwright replaces a worker after every failed test, and
 // a new worker costs about a second (measured on 2 cores), so a target that breaks a requirement
-// every case touches would turn seconds into many minutes. When this reporter is configured it
-// says so through the environment the workers inherit, and they leave the verdict to it; when a
-// person replaces the reporters (`--reporter=list`), the workers fail their own cases instead.
+// every case touches would turn seconds into many minutes. Workers see the run's reporters in
+// their configuration: when this one is among them they leave the outcome to it; when a person
+// replaces the reporters (`--reporter=list`), the workers fail their own cases instead.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { blockingLevels, verdictMessage, VERDICT_BY_REPORTER } from '../suites/case.ts';
+import { blockingLevels, failLevelOfMetadata, failureMessage, type FailLevel } from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
 
-export default class CaseVerdictReporter implements Reporter {
-  private failLevel: 'must' | 'should' = 'must';
+export default class CaseOutcomeReporter implements Reporter {
+  private failLevel: FailLevel = 'must';
   private failedAny = false;
-
-  constructor() {
-    process.env[VERDICT_BY_REPORTER] = '1';
-  }
 
   printsToStdio(): boolean {
     return false;
   }
 
   onBegin(config: FullConfig, _suite: Suite): void {
-    this.failLevel = config.metadata.failLevel === 'should' ? 'should' : 'must';
+    this.failLevel = failLevelOfMetadata(config.metadata);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -46,9 +42,9 @@ export default class CaseVerdictReporter implements Reporter {
     return this.failedAny && result.status === 'passed' ? { status: 'failed' } : undefined;
   }
 
-  private blockingMessage(findings: Parameters<typeof verdictMessage>[0]): string | undefined {
+  private blockingMessage(findings: Parameters<typeof failureMessage>[0]): string | undefined {
     const levels = blockingLevels(this.failLevel);
     const blocking = findings.filter((f) => levels.includes(f.level));
-    return blocking.length === 0 ? undefined : verdictMessage(blocking);
+    return blocking.length === 0 ? undefined : failureMessage(blocking);
   }
 }

@@ -1,0 +1,57 @@
+// The environment of the suite's Playwright processes, read here and only here, once per process:
+// playwright.config.ts and the proofs' configuration import it and hand what it says to the
+// workers (`use: { suiteOptions }`) and to the reporters (their options). The run command sets
+// the variables (LAS_BASE_URL, LAS_SESSION_TOKEN, ..., LAS_RUN); a person running
+// `npx playwright test` may set them too, or none, for the embedded reference server.
+import { fileURLToPath } from 'node:url';
+import { loadContract } from '../contract/index.ts';
+import { inputsOf, type ConformanceReporterOptions } from '../reports/conformance-reporter.ts';
+import type { SecretScrubberOptions } from '../reports/secret-scrubber.ts';
+import type { RunDescription } from '../run-protocol/index.ts';
+import { EMBEDDED_SETTINGS } from '../suites/embedded.ts';
+import type { SuiteOptions } from '../suites/fixtures.ts';
+import { proofTargetsOf, type ProofTarget } from '../suites/proof-targets.ts';
+import { credentialSecrets, environmentSecrets, type Secret } from '../run-protocol/secrets.ts';
+import { failLevelOf, runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
+import { mergeSettings, settingsFromEnvironment, TARGET_ENVIRONMENT, type TargetSettings } from '../targets/target.ts';
+
+type Environment = Record<string, string | undefined>;
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface SuiteEnvironment {
+  layout: RunLayout;
+  /** The target as the variables give it; with no base URL, the embedded server's credentials and fixtures (the global setup adds its address). */
+  settings: TargetSettings;
+  /** What every worker is told. */
+  suiteOptions: SuiteOptions;
+  /** What the secret scrubber replaces. */
+  scrubbing: SecretScrubberOptions;
+  /** What the certification record is told about the run, but where it goes. */
+  recording: Omit<ConformanceReporterOptions, 'outputDir'>;
+  /** The targets of a proof run (LAS_PROOF_TARGETS); only the proofs' configuration asks. */
+  proofTargets: () => ProofTarget[];
+}
+
+/** What an environment tells the suite's processes; `command` is Playwright's (`test`, `merge-reports`, ...). */
+export function suiteEnvironmentOf(env: Environment, command: string | undefined, root = ROOT): SuiteEnvironment {
+  const layout = runLayout(env, root);
+  const settings = layout.embedded ? mergeSettings(settingsFromEnvironment(env), EMBEDDED_SETTINGS) : settingsFromEnvironment(env);
+  const described = runDescriptionOf(env);
+  // Without a target, `playwright test` starts the reference server in its global setup: the record
+  // says so. Merging reports starts nothing.
+  const run: RunDescription = layout.embedded && command === 'test' ? { ...described, embedded: { faults: [], choices: [] } } : described;
+  const secrets: Secret[] = [...environmentSecrets(env), ...(layout.embedded ? credentialSecrets(EMBEDDED_SETTINGS) : [])];
+  const baseUrl = env[TARGET_ENVIRONMENT.baseUrl];
+  return {
+    layout,
+    settings,
+    suiteOptions: { settings, failLevel: failLevelOf(env), readOnly: run.readOnly },
+    scrubbing: { secrets },
+    recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}) },
+    proofTargets: () => proofTargetsOf(env),
+  };
+}
+
+/** This process's: `node <playwright cli> <command> ...`. */
+export const suiteEnvironment = suiteEnvironmentOf(process.env, process.argv[2]);

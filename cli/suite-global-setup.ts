@@ -1,0 +1,15 @@
+// `npx playwright test` without a target: start the embedded reference server for the run and
+// hand its address and credentials to the workers through the environment they inherit (the
+// workers' cli/environment.ts reads it as they load the configuration).
+import { loadContract } from '../contract/index.ts';
+import { startEmbeddedTarget } from '../suites/embedded.ts';
+import { mergeSettings, resolveTarget, targetEnvironment } from '../targets/target.ts';
+import { suiteEnvironment } from './environment.ts';
+
+export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
+  if (!suiteEnvironment.layout.embedded) return undefined;
+  const embedded = await startEmbeddedTarget();
+  const target = resolveTarget(mergeSettings(suiteEnvironment.settings, embedded.settings), loadContract().legacyHeader);
+  Object.assign(process.env, targetEnvironment(target));
+  return () => embedded.close();
+}

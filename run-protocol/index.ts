@@ -1,0 +1,142 @@
+// The protocol between a run of the suite (its workers and the command that starts it) and the
+// reporters that read it: what a case leaves on its test (attachments, annotations), which
+// levels fail a case, and the files a run leaves. It is a module of its own, not part of
+// `contract/` (which knows nothing of Playwright or of runs) and not part of `suites/` or
+// `reports/`: both sides import it, so neither reaches into the other.
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { LEVELS, type Finding, type Level } from '../contract/index.ts';
+
+/** Which requirement levels fail a case and the run: MUST only, or MUST and SHOULD (`--level should`). */
+export type FailLevel = 'must' | 'should';
+
+/** The catalogue level a fail level names. */
+const FAIL_LEVEL_LEVEL: Record<FailLevel, Level> = { must: 'MUST', should: 'SHOULD' };
+
+/** The levels whose findings fail a case, and whose requirements a run must check to certify anything: the fail level's and every stronger one. */
+export function blockingLevels(failLevel: FailLevel): Level[] {
+  return LEVELS.slice(0, LEVELS.indexOf(FAIL_LEVEL_LEVEL[failLevel]) + 1);
+}
+
+/** The fail level as the certification record writes it. */
+export function failLevelName(failLevel: FailLevel): 'MUST' | 'SHOULD' {
+  return FAIL_LEVEL_LEVEL[failLevel] as 'MUST' | 'SHOULD';
+}
+
+/** The fail level from its name in a certification record. */
+export function failLevelOfName(name: 'MUST' | 'SHOULD'): FailLevel {
+  return name === 'SHOULD' ? 'should' : 'must';
+}
+
+/** The key of the configuration's metadata that carries the fail level to the reporters. */
+export const FAIL_LEVEL_METADATA = 'failLevel';
+
+/** The fail level the configuration's metadata gives the reporters. */
+export function failLevelOfMetadata(metadata: Record<string, unknown>): FailLevel {
+  return metadata[FAIL_LEVEL_METADATA] === 'should' ? 'should' : 'must';
+}
+
+/** The attachment every case leaves for people: its findings with their captured exchanges, tokens replaced. */
+export const CASE_FINDINGS_ATTACHMENT = 'conformance-findings';
+
+/**
+ * The attachment a case's outcome is decided from: the requirement id, level and location of each
+ * finding (in the order of the case report's findings) and the requirements the case could not
+ * check. Only catalogue vocabulary, so no scrubber needs to touch it, and none does: replacing a
+ * token that happens to be a letter or a word must never change an outcome. Its name keeps the
+ * word "verdict" that HTML and blob reports already show for it.
+ */
+export const CASE_OUTCOME_ATTACHMENT = 'conformance-verdict';
+
+/** The reporter that decides each case's outcome in the runner (reports/case-outcome.ts), as the configurations list it. */
+export const CASE_OUTCOME_REPORTER = realpathSync(fileURLToPath(new URL('../reports/case-outcome.ts', import.meta.url)));
+
+/**
+ * True when the run's reporters (the configuration's, or those of the command line's --reporter,
+ * which replace them) include the case-outcome reporter: the workers then leave outcomes to it.
+ */
+export function outcomesDecidedByReporter(reporters: readonly (readonly [string, unknown?])[]): boolean {
+  return reporters.some(([name]) => name === CASE_OUTCOME_REPORTER);
+}
+
+/** The annotation type that names a requirement a case exercises, with its `level` and `section` beside it. */
+export const REQUIREMENT_ANNOTATION = 'requirement';
+export const LEVEL_ANNOTATION = 'level';
+export const SECTION_ANNOTATION = 'section';
+/** The annotation types of a finding that does not block: an INFO observation, or a warning below the fail level. */
+export const OBSERVATION_ANNOTATION = 'observation';
+export const WARNING_ANNOTATION = 'warning';
+
+/** A captured exchange: what was seen of one request and its answer, as people read it. */
+export interface CapturedExchange {
+  method: string;
+  /** Relative to the base URL, query included. */
+  path: string;
+  /** Absent when no answer came. */
+  status?: number;
+  curl: string;
+}
+
+/** A finding of a case with the exchange it was seen in; the unit the reports render (a row of the record's `evidence`). */
+export interface CaseFinding extends Finding {
+  exchange?: CapturedExchange;
+}
+
+/** The body of the findings attachment. */
+export interface CaseFindings {
+  /** The base URL the case ran against (not a secret). */
+  target: string;
+  findings: CaseFinding[];
+}
+
+/** Requirements a case ran without being able to check them, and why (e.g. a 202 answer shows no body). */
+export interface NotRunDeclaration {
+  requirements: string[];
+  reason: string;
+  /** The target's own legal answer (202 Accepted, a minimal document refused) showed nothing to check: the run is not incomplete for it. */
+  byTargetChoice?: true;
+}
+
+/** The body of the outcome attachment. */
+export interface CaseOutcomeData {
+  findings: Pick<Finding, 'requirement' | 'level' | 'location'>[];
+  notRun: NotRunDeclaration[];
+}
+
+/** The error a failed case shows: one line per blocking finding. */
+export function failureMessage(blocking: CaseFinding[]): string {
+  return blocking.map((f) => `${f.requirement} (${f.level}): ${f.message}${f.exchange ? ` [${f.exchange.method} ${f.exchange.path}]` : ''}`).join('\n');
+}
+
+/** A waiver as the target file gives it: a known failure the gate accepts until a date. */
+export interface WaiverSetting {
+  requirement: string;
+  reason: string;
+  /** YYYY-MM-DD, the last day it holds. */
+  expires: string;
+}
+
+/** What the run command tells the reporters about the run: no secrets, no values of optional inputs. */
+export interface RunDescription {
+  /** The target is the kit's reference server, started for this run, with these faults and choices. */
+  embedded?: { faults: string[]; choices: string[] };
+  /** Requests that could create records are not sent (--read-only). */
+  readOnly: boolean;
+  /** The run command's --grep (Playwright does not tell reporters about it). */
+  grep?: string;
+  allowPartial: boolean;
+  waivers: WaiverSetting[];
+  /** --baseline: the file and the requirements failing in it. */
+  baseline?: { file: string; failing: string[] };
+}
+
+export const DEFAULT_RUN: RunDescription = { readOnly: false, allowPartial: false, waivers: [] };
+
+/** The files a run leaves in its report directory. */
+export const RECORD_FILE = 'conformance.json';
+export const SUMMARY_FILE = 'summary.md';
+/** The record rendered per requirement, for CI systems. */
+export const REQUIREMENTS_JUNIT_FILE = 'junit.xml';
+/** Playwright's own JUnit, per case. */
+export const CASES_JUNIT_FILE = 'junit-cases.xml';
+export const CERTIFICATION_FILE = 'certification.html';

@@ -1,0 +1,13 @@
+// Every case of the suite, by concern; each spec file declares one table as Playwright tests.
+import { creationCases } from './creation.ts';
+import { credentialCases } from './credentials.ts';
+import { errorEnvelopeCases } from './error-envelope.ts';
+import { filterCases } from './filter.ts';
+import { paginationCases } from './pagination.ts';
+import { requestDocumentCases } from './request-documents.ts';
+import type { SuiteCase } from './suite-case.ts';
+import { typeMismatchCases } from './type-mismatch.ts';
+
+export { caseTitle, type CaseDefinition, type SuiteCase } from './suite-case.ts';
+
+export const SUITE_CASES: SuiteCase[] = [...creationCases, ...credentialCases, ...errorEnvelopeCases, ...filterCases, ...paginationCases, ...requestDocumentCases, ...typeMismatchCases];
