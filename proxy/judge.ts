@@ -67,11 +67,12 @@ export function judgeResponse(contract: Contract, verdict: RequestVerdict, statu
 }
 
 /**
- * Findings the proxy lists per rule and direction of one exchange; the rest are counted into one
- * "and N more". Its log writes one finding of a kind per interval and counts the others, so
- * listing more would cost time on every exchange of a service that breaks a rule per item, and show nothing more.
+ * Findings the proxy lists per rule and direction of one exchange: the first; the rest are counted
+ * into one "and N more". Its log writes one finding of a kind per interval and counts the others,
+ * so listing more would cost time on every exchange of a service that breaks a rule per item, and
+ * show nothing more.
  */
-export const PROXY_FINDING_LIMITS = { perRule: 3, total: FINDING_LIMITS.total };
+export const PROXY_FINDING_LIMITS = { perRule: 1, total: FINDING_LIMITS.total };
 
 function validateOptions(options: JudgeOptions, omitted: Omission | undefined): ValidateOptions {
   return { includeValues: options.includeValues, bodyOmitted: omitted !== undefined, listedPerShape: PROXY_FINDING_LIMITS.perRule };

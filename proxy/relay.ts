@@ -11,6 +11,8 @@ import type { ExchangeJudging } from './judging.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import { resendable, resendThroughNodeClient, type Resend } from './resend.ts';
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export interface RelayParts {
   /** Enforce mode holds the response until it is judged. */
   holdResponses: boolean;
@@ -40,7 +42,7 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void, reasonPhrase: string): boolean {
     if (status < 200) return true;
     // undici reads the reason phrase as UTF-8, Node writes it as latin1: back to the bytes sent.
-    const statusText = Buffer.from(reasonPhrase, 'utf8').toString('latin1');
+    const statusText = NON_ASCII.test(reasonPhrase) ? Buffer.from(reasonPhrase, 'utf8').toString('latin1') : reasonPhrase;
     this.parts.metrics.upstreamSeconds.observe((performance.now() - this.exchange.forwardedAt) / 1000);
     this.exchange.status = status;
     this.exchange.responseHeaders = endToEndHeaders(rawHeaders);
