@@ -47,7 +47,7 @@ export class ClientAnswers {
     if (res.destroyed) return false;
     const headers = exchange.responseHeaders;
     if (this.parts.violationsHeader && exchange.sampled) {
-      const value = violationsHeaderValue(this.parts.judging.requestVerdict(exchange).findings.concat(extra));
+      const value = violationsHeaderValue(this.parts.judging.judgedRequest(exchange).findings.concat(extra));
       if (value !== null) headers.push(VIOLATIONS_HEADER, value);
     }
     try {
@@ -65,7 +65,7 @@ export class ClientAnswers {
   finishHeld(exchange: ProxiedExchange, res: ServerResponse, statusText: string, body: Buffer): void {
     const { judging } = this.parts;
     const responseFindings = judging.responseFindings(exchange, body.length > 0 ? { kind: 'captured', raw: body } : NO_BODY);
-    exchange.findings = judging.requestVerdict(exchange).findings.concat(responseFindings);
+    exchange.findings = judging.judgedRequest(exchange).findings.concat(responseFindings);
     const breaking = responseFindings.filter(refused);
     if (breaking.length > 0) {
       this.refuse(exchange, res, rejectedResponseAnswer(breaking), exchange.findings);

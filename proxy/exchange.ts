@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { headerValue, originForm, type Finding } from '../contract/index.ts';
 import type { BodyTap } from './body.ts';
 import { rawHeaderValue } from './headers.ts';
-import { NO_BODY, type BodyEvidence, type RequestVerdict } from './judge.ts';
+import { NO_BODY, type CapturedBody, type JudgedRequest } from './judge.ts';
 
 /** X-Request-Id values passed on and logged: a bounded length, characters of a token set. */
 export const REQUEST_ID_MAX_LENGTH = 200;
@@ -24,9 +24,9 @@ export class ProxiedExchange {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingMessage['headers'];
-  requestBody: BodyEvidence = NO_BODY;
-  verdict: RequestVerdict | null = null;
-  location: Pick<RequestVerdict, 'inApi' | 'operation'> | null = null;
+  requestBody: CapturedBody = NO_BODY;
+  judgedRequest: JudgedRequest | null = null;
+  location: Pick<JudgedRequest, 'inApi' | 'operation'> | null = null;
   /** The upstream's status; null when the upstream never answered. */
   status: number | null = null;
   /** The status the client received when it is not the upstream's (the proxy answered itself). */

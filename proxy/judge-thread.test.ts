@@ -4,7 +4,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MEDIA_TYPE } from '../contract/index.ts';
-import { NO_BODY, type ExchangeEvidence } from './judge.ts';
+import { NO_BODY, type CapturedExchange } from './judge.ts';
 import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import { startValidatingProxy } from './proxy.ts';
 import { eventually, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
@@ -73,7 +73,7 @@ describe('judging on the worker thread', () => {
   });
 });
 
-function evidenceWithBody(bytes: number): ExchangeEvidence {
+function capturedWithBody(bytes: number): CapturedExchange {
   const body = Buffer.from(`{"data":[],"pad":"${'x'.repeat(Math.max(0, bytes - 19))}"}`);
   return { method: 'GET', path: '/v3/notification-groups?filter[type]=portal', requestHeaders: { authorization: 'Bearer r:t' }, requestBody: NO_BODY, response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured', raw: body } } };
 }
@@ -87,32 +87,32 @@ function startThread(script?: URL, ringBytes?: number) {
 describe('JudgeThread', () => {
   test('leaves exchanges with small bodies, or none, to the forwarding thread', async () => {
     const { thread } = startThread();
-    expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES - 100), () => undefined)).toBe(false);
-    expect(thread.submit({ ...evidenceWithBody(0), response: null }, () => undefined)).toBe(false);
-    expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(true);
+    expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES - 100), () => undefined)).toBe(false);
+    expect(thread.submit({ ...capturedWithBody(0), response: null }, () => undefined)).toBe(false);
+    expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(true);
     await thread.close(5000);
   });
 
   test('refuses past the exchange limit of its backlog, and takes exchanges again once it caught up', async () => {
     const { thread } = startThread();
     const judged: JudgedExchange[] = [];
-    const evidence = evidenceWithBody(JUDGE_THREAD_MIN_BYTES);
-    for (let i = 0; i < JUDGE_BACKLOG_LIMITS.exchanges; i += 1) expect(thread.submit(evidence, (j) => judged.push(j))).toBe(true);
-    expect(thread.submit(evidence, () => undefined)).toBe(false);
+    const captured = capturedWithBody(JUDGE_THREAD_MIN_BYTES);
+    for (let i = 0; i < JUDGE_BACKLOG_LIMITS.exchanges; i += 1) expect(thread.submit(captured, (j) => judged.push(j))).toBe(true);
+    expect(thread.submit(captured, () => undefined)).toBe(false);
     expect(thread.backlog).toBe(JUDGE_BACKLOG_LIMITS.exchanges);
     await thread.whenIdle();
     expect(judged).toHaveLength(JUDGE_BACKLOG_LIMITS.exchanges);
     expect(judged.every((j) => j.error === undefined && Array.isArray(j.findings))).toBe(true);
-    expect(thread.submit(evidence, () => undefined)).toBe(true);
+    expect(thread.submit(captured, () => undefined)).toBe(true);
     await thread.close(5000);
   });
 
   test('refuses past the byte limit of its backlog', async () => {
     const { thread } = startThread();
-    const evidence = evidenceWithBody(1024 * 1024);
-    const fitting = Math.floor(JUDGE_BACKLOG_LIMITS.bytes / (evidence.response!.body as { raw: Uint8Array }).raw.byteLength);
-    for (let i = 0; i < fitting; i += 1) expect(thread.submit(evidence, () => undefined)).toBe(true);
-    expect(thread.submit(evidence, () => undefined)).toBe(false);
+    const captured = capturedWithBody(1024 * 1024);
+    const fitting = Math.floor(JUDGE_BACKLOG_LIMITS.bytes / (captured.response!.body as { raw: Uint8Array }).raw.byteLength);
+    for (let i = 0; i < fitting; i += 1) expect(thread.submit(captured, () => undefined)).toBe(true);
+    expect(thread.submit(captured, () => undefined)).toBe(false);
     await thread.close(5000);
   });
 
@@ -123,9 +123,9 @@ describe('JudgeThread', () => {
     for (let i = 0; i < 120; ) {
       // Lists of 60 to 119 items (about 9 to 17 KB), each with its broken item somewhere else.
       const raw = Buffer.from(listWithOneBadItem(60 + (i % 60), i % 50));
-      const evidence = { ...evidenceWithBody(0), response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured' as const, raw } } };
+      const captured = { ...capturedWithBody(0), response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured' as const, raw } } };
       const exchange = i;
-      if (thread.submit(evidence, (result) => judged.set(exchange, result))) {
+      if (thread.submit(captured, (result) => judged.set(exchange, result))) {
         raw.fill(0); // the proxy's own bytes may be reused once submitted: the ring holds a copy
         i += 1;
       } else {
@@ -147,9 +147,9 @@ describe('JudgeThread', () => {
     const { thread } = startThread();
     const raw = gzipSync(listWithOneBadItem(1500, 1234));
     expect(raw.byteLength).toBeGreaterThanOrEqual(JUDGE_THREAD_MIN_BYTES);
-    const evidence = evidenceWithBody(0);
+    const captured = capturedWithBody(0);
     const judged: JudgedExchange[] = [];
-    const compressed = { ...evidence, response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE, 'Content-Encoding', 'gzip'], body: { kind: 'captured' as const, raw } } };
+    const compressed = { ...captured, response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE, 'Content-Encoding', 'gzip'], body: { kind: 'captured' as const, raw } } };
     expect(thread.submit(compressed, (result) => judged.push(result))).toBe(true);
     await thread.whenIdle();
     expect(judged[0].findings.map((f) => f.pointer)).toContain('/data/1234/attributes/defaultValue');
@@ -158,20 +158,20 @@ describe('JudgeThread', () => {
 
   test('close waits a bounded time for a worker that never answers', async () => {
     const { thread } = startThread(new URL('data:text/javascript,setInterval(() => {}, 1000)'));
-    expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(true);
+    expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(true);
     expect(await thread.close(100)).toBe(1);
   });
 
   test('a worker that dies reports the exchanges it held and takes no more', async () => {
     const { thread, failures } = startThread(new URL('data:text/javascript,process.exit(3)'));
     const settled: JudgedExchange[] = [];
-    expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES), (j) => settled.push(j))).toBe(true);
+    expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES), (j) => settled.push(j))).toBe(true);
     await thread.whenIdle();
     const failure = await eventually('the failure report', () => failures[0]);
     expect(failure.error.message).toMatch(/exited with code 3/);
     expect(failure.unjudged).toBe(1);
     expect(settled).toEqual([]);
-    expect(thread.submit(evidenceWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(false);
+    expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(false);
     await thread.close(5000);
   });
 });

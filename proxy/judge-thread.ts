@@ -10,7 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../contract/index.ts';
 import { ByteRing } from './byte-ring.ts';
-import { bodySize, type BodyEvidence, type ExchangeEvidence, type JudgeOptions } from './judge.ts';
+import { bodySize, type CapturedBody, type CapturedExchange, type JudgeOptions } from './judge.ts';
 
 export interface JudgedExchange {
   findings: Finding[];
@@ -21,13 +21,13 @@ export interface JudgedExchange {
 }
 
 /** A body as posted to the worker: a captured one is a stretch of the shared ring. */
-export type PostedBody = Exclude<BodyEvidence, { kind: 'captured' }> | { kind: 'shared'; offset: number; length: number };
+export type PostedBody = Exclude<CapturedBody, { kind: 'captured' }> | { kind: 'shared'; offset: number; length: number };
 
-/** The evidence of one exchange as posted to the worker. */
-export type PostedEvidence = ExchangeEvidence<PostedBody>;
+/** The captured of one exchange as posted to the worker. */
+export type PostedExchange = CapturedExchange<PostedBody>;
 
 export interface JudgeBatch {
-  evidence: PostedEvidence[];
+  captured: PostedExchange[];
 }
 
 /** What the worker is started with: the judging options and the ring the bodies lie in. */
@@ -59,7 +59,7 @@ export interface JudgeThreadOptions {
 export class JudgeThread {
   private readonly worker: Worker;
   private readonly ring: ByteRing;
-  private batch: PostedEvidence[] = [];
+  private batch: PostedExchange[] = [];
   private batchSettles: Settle[] = [];
   /** Ring bytes the batch being gathered holds. */
   private batchTaken = 0;
@@ -91,11 +91,11 @@ export class JudgeThread {
   }
 
   /** Queues one exchange; false when accepts() refuses it: judge it here. */
-  submit(evidence: ExchangeEvidence, settle: Settle, encoded = false): boolean {
-    const bytes = bodySize(evidence.requestBody) + (evidence.response ? bodySize(evidence.response.body) : 0);
+  submit(captured: CapturedExchange, settle: Settle, encoded = false): boolean {
+    const bytes = bodySize(captured.requestBody) + (captured.response ? bodySize(captured.response.body) : 0);
     if (!this.accepts(bytes, encoded)) return false;
     const piece = this.ring.reserve(bytes)!;
-    this.batch.push(postedEvidence(evidence, this.ring.bytes, piece.offset));
+    this.batch.push(postedExchange(captured, this.ring.bytes, piece.offset));
     this.batchSettles.push(settle);
     this.batchTaken += piece.taken;
     this.backlog += 1;
@@ -129,7 +129,7 @@ export class JudgeThread {
     this.timer = null;
     if (this.batch.length === 0 || this.failed) return;
     this.posted.push({ settles: this.batchSettles, taken: this.batchTaken });
-    this.worker.postMessage({ evidence: this.batch } satisfies JudgeBatch);
+    this.worker.postMessage({ captured: this.batch } satisfies JudgeBatch);
     this.batch = [];
     this.batchSettles = [];
     this.batchTaken = 0;
@@ -160,22 +160,22 @@ export class JudgeThread {
   }
 }
 
-/** The evidence with its captured bodies copied into the ring, one after the other from `offset`. */
-function postedEvidence(evidence: ExchangeEvidence, ring: Uint8Array, offset: number): PostedEvidence {
+/** The captured with its captured bodies copied into the ring, one after the other from `offset`. */
+function postedExchange(captured: CapturedExchange, ring: Uint8Array, offset: number): PostedExchange {
   let next = offset;
-  const post = (body: BodyEvidence): PostedBody => {
+  const post = (body: CapturedBody): PostedBody => {
     if (body.kind !== 'captured') return body;
     ring.set(body.raw, next);
     const posted: PostedBody = { kind: 'shared', offset: next, length: body.raw.byteLength };
     next += body.raw.byteLength;
     return posted;
   };
-  const requestBody = post(evidence.requestBody);
-  return { ...evidence, requestBody, response: evidence.response && { ...evidence.response, body: post(evidence.response.body) } };
+  const requestBody = post(captured.requestBody);
+  return { ...captured, requestBody, response: captured.response && { ...captured.response, body: post(captured.response.body) } };
 }
 
-/** In the worker: the evidence as judging reads it, its bodies viewed (not copied) in the ring. */
-export function evidenceFromRing(posted: PostedEvidence, bodies: SharedArrayBuffer): ExchangeEvidence {
-  const view = (body: PostedBody): BodyEvidence => (body.kind === 'shared' ? { kind: 'captured', raw: new Uint8Array(bodies, body.offset, body.length) } : body);
+/** In the worker: the captured as judging reads it, its bodies viewed (not copied) in the ring. */
+export function capturedFromRing(posted: PostedExchange, bodies: SharedArrayBuffer): CapturedExchange {
+  const view = (body: PostedBody): CapturedBody => (body.kind === 'shared' ? { kind: 'captured', raw: new Uint8Array(bodies, body.offset, body.length) } : body);
   return { ...posted, requestBody: view(posted.requestBody), response: posted.response && { ...posted.response, body: view(posted.response.body) } };
 }

@@ -4,6 +4,8 @@
 // bounded (boundFindings). Pure: no I/O, no clocks, no state beyond what the caller passes in.
 import { boundFindings, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from '../contract/index.ts';
 import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, ValidateOptions } from '../contract/index.ts';
+
+export type { JudgedRequest };
 import { duplicateMemberName } from './admission.ts';
 import { decodeBody, type OmissionCause } from './body.ts';
 import { headersObject } from './headers.ts';
@@ -11,12 +13,12 @@ import { headersObject } from './headers.ts';
 export { locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION };
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
-export type BodyEvidence = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string; cause: OmissionCause };
+export type CapturedBody = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string; cause: OmissionCause };
 
-export const NO_BODY: BodyEvidence = { kind: 'none' };
+export const NO_BODY: CapturedBody = { kind: 'none' };
 
 /** The bytes kept of a body (none unless captured). */
-export function bodySize(body: BodyEvidence): number {
+export function bodySize(body: CapturedBody): number {
   return body.kind === 'captured' ? body.raw.byteLength : 0;
 }
 
@@ -27,12 +29,10 @@ export interface JudgeOptions {
   maxBody: number;
 }
 
-/** The request's side of an exchange: outside the `/v3` root (`inApi` false) it is forwarded, never judged. */
-export type RequestVerdict = JudgedRequest;
 
-export function operationLabel(verdict: Pick<RequestVerdict, 'inApi' | 'operation'>): string {
-  if (!verdict.inApi) return 'outside-api';
-  return verdict.operation?.operationId ?? 'unspecified';
+export function operationLabel(request: Pick<JudgedRequest, 'inApi' | 'operation'>): string {
+  if (!request.inApi) return 'outside-api';
+  return request.operation?.operationId ?? 'unspecified';
 }
 
 /**
@@ -47,7 +47,7 @@ export function repeatKind(contract: Contract, finding: Pick<Finding, 'requireme
   return finding.level === 'INFO' ? base : `${base} ${finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*')}`;
 }
 
-export function judgeRequest(contract: Contract, method: string, path: string, headers: Headers, body: BodyEvidence, options: JudgeOptions): RequestVerdict {
+export function judgeRequest(contract: Contract, method: string, path: string, headers: Headers, body: CapturedBody, options: JudgeOptions): JudgedRequest {
   const text = bodyText(body, headers, options.maxBody);
   const request: HttpRequest = { method, path, headers, bodyText: text.bodyText };
   const judged = judgeContractRequest(contract, request, validateOptions(options, text.omitted));
@@ -58,12 +58,12 @@ export function judgeRequest(contract: Contract, method: string, path: string, h
   return { ...judged, findings: boundFindings(findings.concat(judged.findings), PROXY_FINDING_LIMITS) };
 }
 
-/** Findings of the response and of the whole exchange, given the request's verdict (bounded, see boundFindings). */
-export function judgeResponse(contract: Contract, verdict: RequestVerdict, status: number, headers: Headers, body: BodyEvidence, options: JudgeOptions): Finding[] {
-  if (!verdict.inApi) return [];
+/** Findings of the response and of the whole exchange, given the judged request (bounded, see boundFindings). */
+export function judgeResponse(contract: Contract, request: JudgedRequest, status: number, headers: Headers, body: CapturedBody, options: JudgeOptions): Finding[] {
+  if (!request.inApi) return [];
   const text = bodyText(body, headers, options.maxBody);
   const response: HttpResponse = { status, headers, bodyText: text.bodyText };
-  return boundFindings(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, verdict, response, validateOptions(options, text.omitted))), PROXY_FINDING_LIMITS);
+  return boundFindings(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, request, response, validateOptions(options, text.omitted))), PROXY_FINDING_LIMITS);
 }
 
 /**
@@ -82,7 +82,7 @@ function validateOptions(options: JudgeOptions, omitted: Omission | undefined): 
  * Everything judging one exchange reads, as plain data: it can be judged on another thread.
  * `Body` is how the bodies travel (judge-thread.ts posts them as places in a shared ring).
  */
-export interface ExchangeEvidence<Body = BodyEvidence> {
+export interface CapturedExchange<Body = CapturedBody> {
   method: string;
   path: string;
   requestHeaders: Headers;
@@ -92,11 +92,11 @@ export interface ExchangeEvidence<Body = BodyEvidence> {
 }
 
 /** Findings of the request, and of the response and whole exchange when there is one. */
-export function judgeExchange(contract: Contract, evidence: ExchangeEvidence, options: JudgeOptions): Finding[] {
-  const verdict = judgeRequest(contract, evidence.method, evidence.path, evidence.requestHeaders, evidence.requestBody, options);
-  if (!evidence.response) return verdict.findings;
-  const { status, rawHeaders, body } = evidence.response;
-  return verdict.findings.concat(judgeResponse(contract, verdict, status, headersObject(rawHeaders), body, options));
+export function judgeExchange(contract: Contract, captured: CapturedExchange, options: JudgeOptions): Finding[] {
+  const request = judgeRequest(contract, captured.method, captured.path, captured.requestHeaders, captured.requestBody, options);
+  if (!captured.response) return request.findings;
+  const { status, rawHeaders, body } = captured.response;
+  return request.findings.concat(judgeResponse(contract, request, status, headersObject(rawHeaders), body, options));
 }
 
 interface Omission {
@@ -104,7 +104,7 @@ interface Omission {
   cause: OmissionCause;
 }
 
-function bodyText(body: BodyEvidence, headers: Headers, maxBody: number): { bodyText?: string; omitted?: Omission } {
+function bodyText(body: CapturedBody, headers: Headers, maxBody: number): { bodyText?: string; omitted?: Omission } {
   if (body.kind === 'none') return {};
   if (body.kind === 'omitted') return { omitted: body };
   const raw = Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);

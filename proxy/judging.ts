@@ -8,7 +8,7 @@ import { locate, type Contract, type Finding } from '../contract/index.ts';
 import type { DashboardFeed } from './dashboard.ts';
 import { contentCoded, type ProxiedExchange } from './exchange.ts';
 import { headersObject } from './headers.ts';
-import { bodySize, judgeRequest, judgeResponse, NO_BODY, operationLabel, type BodyEvidence, type ExchangeEvidence, type JudgeOptions, type RequestVerdict } from './judge.ts';
+import { bodySize, judgeRequest, judgeResponse, NO_BODY, operationLabel, type CapturedBody, type CapturedExchange, type JudgeOptions, type JudgedRequest } from './judge.ts';
 import { JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import type { Publisher } from './publisher.ts';
@@ -64,29 +64,29 @@ export class ExchangeJudging {
   }
 
   /** The request's findings, judged once; a judging failure stands in them as PROXY-NOT-JUDGED. */
-  requestVerdict(exchange: ProxiedExchange): RequestVerdict {
-    if (!exchange.verdict) {
+  judgedRequest(exchange: ProxiedExchange): JudgedRequest {
+    if (!exchange.judgedRequest) {
       const { contract, judgeOptions, publisher } = this.parts;
       const started = performance.now();
       try {
-        exchange.verdict = judgeRequest(contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, judgeOptions);
+        exchange.judgedRequest = judgeRequest(contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, judgeOptions);
       } catch (error) {
         const { inApi, operation } = locate(contract, exchange.method, exchange.path);
         const request = { method: exchange.method, path: exchange.path, headers: exchange.headers };
-        exchange.verdict = { inApi, operation, request, findings: [publisher.judgingFailed(exchange, 'request', error)] };
+        exchange.judgedRequest = { inApi, operation, request, findings: [publisher.judgingFailed(exchange, 'request', error)] };
       }
       exchange.judgeSeconds += (performance.now() - started) / 1000;
     }
-    return exchange.verdict;
+    return exchange.judgedRequest;
   }
 
-  /** Judges the response against the request's verdict, adding the time it took to the exchange's. */
-  responseFindings(exchange: ProxiedExchange, body: BodyEvidence): Finding[] {
-    const verdict = this.requestVerdict(exchange);
+  /** Judges the response against the request's request, adding the time it took to the exchange's. */
+  responseFindings(exchange: ProxiedExchange, body: CapturedBody): Finding[] {
+    const request = this.judgedRequest(exchange);
     const started = performance.now();
     let findings: Finding[];
     try {
-      findings = judgeResponse(this.parts.contract, verdict, exchange.status!, headersObject(exchange.responseHeaders), body, this.parts.judgeOptions);
+      findings = judgeResponse(this.parts.contract, request, exchange.status!, headersObject(exchange.responseHeaders), body, this.parts.judgeOptions);
     } catch (error) {
       findings = [this.parts.publisher.judgingFailed(exchange, 'response', error)];
     }
@@ -110,12 +110,12 @@ export class ExchangeJudging {
     // the violations header judge the request before answering): a request is judged once.
     const onJudgeThread =
       judged &&
-      exchange.verdict === null &&
+      exchange.judgedRequest === null &&
       this.judgeThread !== null &&
       this.judgeThread.accepts(bodySize(exchange.requestBody) + (exchange.responseTap?.size ?? 0), contentCoded(exchange)) &&
-      this.judgeThread.submit(this.evidence(exchange), (result) => this.publishJudged(exchange, result), contentCoded(exchange));
-    if (judged && !onJudgeThread) exchange.findings ??= exchange.admission.concat(this.requestVerdict(exchange).findings, this.completedResponseFindings(exchange));
-    exchange.location = exchange.verdict ?? locate(contract, exchange.method, exchange.path);
+      this.judgeThread.submit(this.captured(exchange), (result) => this.publishJudged(exchange, result), contentCoded(exchange));
+    if (judged && !onJudgeThread) exchange.findings ??= exchange.admission.concat(this.judgedRequest(exchange).findings, this.completedResponseFindings(exchange));
+    exchange.location = exchange.judgedRequest ?? locate(contract, exchange.method, exchange.path);
     const operation = operationLabel(exchange.location);
     metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
     feed.recordExchange(operation);
@@ -136,7 +136,7 @@ export class ExchangeJudging {
   }
 
   /** What judging the exchange reads, as plain data. */
-  private evidence(exchange: ProxiedExchange): ExchangeEvidence {
+  private captured(exchange: ProxiedExchange): CapturedExchange {
     const response = exchange.status !== null && exchange.responseComplete ? { status: exchange.status, rawHeaders: exchange.responseHeaders, body: this.responseBody(exchange) } : null;
     return { method: exchange.method, path: exchange.path, requestHeaders: exchange.headers, requestBody: exchange.requestBody, response };
   }
@@ -147,7 +147,7 @@ export class ExchangeJudging {
     return this.responseFindings(exchange, this.responseBody(exchange));
   }
 
-  private responseBody(exchange: ProxiedExchange): BodyEvidence {
+  private responseBody(exchange: ProxiedExchange): CapturedBody {
     const tap = exchange.responseTap;
     return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.parts.judgeOptions.maxBody} bytes`, cause: 'size' } : { kind: 'captured', raw: tap.bytes() };
   }

@@ -182,8 +182,8 @@ export class ValidatingProxy {
   private admit(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse, body: Buffer | Readable | null): void {
     if (exchange.sampled) exchange.admission = this.admissionOf(exchange, req);
     if (this.mode === 'enforce') {
-      const verdict = this.judging.requestVerdict(exchange);
-      const findings = verdict.inApi || exchange.admission.length > 0 ? verdict.findings.concat(exchange.admission) : verdict.findings;
+      const request = this.judging.judgedRequest(exchange);
+      const findings = request.inApi || exchange.admission.length > 0 ? request.findings.concat(exchange.admission) : request.findings;
       const refusal = refusalOf(findings, readCredentials(exchange.headers, this.contract.legacyHeader).kind);
       if (refusal) {
         exchange.findings = findings;
