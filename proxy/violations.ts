@@ -46,6 +46,11 @@ export function violationRecords(exchange: ExchangeIdentity, findings: readonly 
   return findings.map((finding) => violationRecord(exchange, finding));
 }
 
+/**
+ * A finding as a log line: the one place where `requirement` is written `rule` and `location`
+ * `direction`. Those are the log's names since its first release, and operators' queries and
+ * alerts read them; the finding keeps the contract's names everywhere else.
+ */
 export function violationRecord(exchange: ExchangeIdentity, finding: Finding): ViolationRecord {
   return {
     time: exchange.time,
