@@ -17,9 +17,13 @@ export interface AdmissionRequest {
   operation: Operation | null;
 }
 
-interface AdmissionCheck {
-  rule: string;
-  run(contract: Contract, request: AdmissionRequest): string | null;
+/** What the checks found of one request, each null when it holds. */
+interface AdmissionReading {
+  path: string | null;
+  connectionNames: string | null;
+  repeated: string | null;
+  shape: string | null;
+  number: string | null;
 }
 
 /** Headers whose value the contract reads: a proxy must forward exactly what it judged. */
@@ -27,27 +31,13 @@ function contractHeaders(contract: Contract): string[] {
   return ['authorization', contract.legacyHeader.toLowerCase(), 'content-type', 'content-encoding', 'content-length'];
 }
 
-const admissionChecks: AdmissionCheck[] = [
-  {
-    rule: 'PROXY-PATH-NOT-CANONICAL',
-    run: (contract, request) => nonCanonicalPath(contract, pathOf(request.path)),
-  },
-  {
-    rule: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER',
-    run: (contract, request) => headerCounts(contract, request.rawHeaders).connectionNames,
-  },
-  {
-    rule: 'PROXY-DUPLICATE-HEADER',
-    run: (contract, request) => headerCounts(contract, request.rawHeaders).repeated,
-  },
-  {
-    rule: 'PROXY-QUERY-SHAPE',
-    run: (_contract, request) => queryReading(request).shape,
-  },
-  {
-    rule: 'PROXY-NUMBER-FORM',
-    run: (_contract, request) => queryReading(request).number,
-  },
+/** Each rule and the part of the reading that breaks it. */
+const admissionChecks: { rule: string; found: keyof AdmissionReading }[] = [
+  { rule: 'PROXY-PATH-NOT-CANONICAL', found: 'path' },
+  { rule: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER', found: 'connectionNames' },
+  { rule: 'PROXY-DUPLICATE-HEADER', found: 'repeated' },
+  { rule: 'PROXY-QUERY-SHAPE', found: 'shape' },
+  { rule: 'PROXY-NUMBER-FORM', found: 'number' },
 ];
 
 /** The rule ids of every admission check, in order. */
@@ -55,9 +45,11 @@ export const ADMISSION_RULES: readonly string[] = admissionChecks.map((c) => c.r
 
 /** Findings for what the proxy could not judge as the upstream will read it (empty: it can). */
 export function admissionFindings(contract: Contract, request: AdmissionRequest): Finding[] {
+  // One pass over the path, the headers and the query each, whatever the number of checks.
+  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathOf(request.path)), ...headerCounts(contract, request.rawHeaders), ...queryReading(request) };
   const findings: Finding[] = [];
   for (const check of admissionChecks) {
-    const message = check.run(contract, request);
+    const message = reading[check.found];
     if (message !== null) findings.push(contract.finding(check.rule, 'request', { message }));
   }
   return findings;
@@ -138,15 +130,11 @@ interface HeaderReading {
   repeated: string | null;
 }
 
-const headerReadings = new WeakMap<readonly string[], HeaderReading>();
-
 /** One pass over the raw headers: a Connection token naming a header the contract reads, and such a header sent twice. */
 function headerCounts(contract: Contract, raw: readonly string[]): HeaderReading {
-  let reading = headerReadings.get(raw);
-  if (reading) return reading;
   const read = contractHeaders(contract);
   const seen = new Set<string>();
-  reading = { connectionNames: null, repeated: null };
+  const reading: HeaderReading = { connectionNames: null, repeated: null };
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toLowerCase();
     if (name === 'connection') {
@@ -159,7 +147,6 @@ function headerCounts(contract: Contract, raw: readonly string[]): HeaderReading
       seen.add(name);
     }
   }
-  headerReadings.set(raw, reading);
   return reading;
 }
 
@@ -169,16 +156,13 @@ interface QueryReading {
 }
 
 const NO_QUERY_PROBLEM: QueryReading = { shape: null, number: null };
-const queryReadings = new WeakMap<AdmissionRequest, QueryReading>();
 
 /** One parse of the query: a member in a shape the contract does not define, and a number not written plainly. */
 function queryReading(request: AdmissionRequest): QueryReading {
   const raw = queryString(request.path);
   if (!request.operation || raw === '') return NO_QUERY_PROBLEM;
-  let reading = queryReadings.get(request);
-  if (reading) return reading;
   const shapes = queryShapes(request.operation);
-  reading = { shape: null, number: null };
+  const reading: QueryReading = { shape: null, number: null };
   for (const pair of parseQueryPairs(raw)) {
     const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
     const kind = shapes.members.get(key);
@@ -188,7 +172,6 @@ function queryReading(request: AdmissionRequest): QueryReading {
       reading.number = `${key} is ${JSON.stringify(pair.value.slice(0, 40))}, not a plain decimal integer: parsers read it differently`;
     }
   }
-  queryReadings.set(request, reading);
   return reading;
 }
 
