@@ -172,6 +172,15 @@ const SINGLE: Choice[] = [
     hooks: [{ pageRequest: (page) => ({ ...page, limit: Math.min(page.limit, 20) }) }],
   },
   {
+    name: 'page-size-capped-at-7-unreported',
+    section: '8',
+    openPlace: 'the maximum page size is not shown',
+    description: 'A page holds at most 7 items, and `meta.limit` reports the limit asked for, not the cap: a client sees the cap only as a short page before the end.',
+    warns: ['NG-LIMIT-CAP', 'NG-META-LIMIT-EFFECTIVE'],
+    conflictsWith: [],
+    hooks: [{ pageWindow: (window) => ({ start: window.start, length: Math.min(window.length, 7) }) }],
+  },
+  {
     name: 'default-page-size-5',
     section: '8',
     openPlace: 'the default page size is not shown',

@@ -87,7 +87,10 @@ async function pageWalk(conformance: ConformanceCase, value: string, limit: numb
         conformance.fail('NG-META-TOTAL', answer, { pointer: '/meta/total', message: `meta.total is ${meta.total} on the page at offset ${offset}, ${state.total} on the first page`, expected: String(state.total), actual: String(meta.total) });
       }
     }
-    const effective = Number.isInteger(meta?.limit) && (meta!.limit as number) >= 1 && (meta!.limit as number) < limit ? (meta!.limit as number) : limit;
+    const reported = Number.isInteger(meta?.limit) && (meta!.limit as number) >= 1 && (meta!.limit as number) < limit ? (meta!.limit as number) : limit;
+    // A page shorter than the limit before the end shows a cap `meta.limit` does not report
+    // (NG-META-LIMIT-EFFECTIVE warns of that): the walk goes on from what was served.
+    const effective = state.total !== undefined && data.length > 0 && data.length < reported && offset + data.length < state.total ? data.length : reported;
     // With a total, the walk ends past it; without, at the first short page (docs/certification.md §4).
     const done = state.total !== undefined ? offset + effective >= state.total : data.length < effective;
     if (done) return state;
