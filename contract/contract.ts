@@ -50,7 +50,7 @@ export interface SchemaCompiler {
   compile(schema: Schema): ValidateFunction;
 }
 
-const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-replaced-by'];
+const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-values-not-shown', 'x-replaced-by'];
 
 export function createAjv(): Ajv2020 {
   // strict: unknown keywords and ambiguous types are errors; verbose: errors carry the failing

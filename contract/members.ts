@@ -27,6 +27,8 @@ export interface BodyMember {
   enum?: unknown[];
   /** Values the specification shows for an enumerated member whose full set is not shown. */
   valuesSeen?: unknown[];
+  /** The specification does not show which values the member takes (nor what they mean): a server may refuse any. */
+  valuesNotShown?: boolean;
 }
 
 type Schema = Record<string, unknown>;
@@ -54,6 +56,7 @@ function collect(schema: Schema, pointer: string, required: boolean, out: BodyMe
       ...(merged.const !== undefined ? { const: merged.const } : {}),
       ...(Array.isArray(merged.enum) ? { enum: merged.enum } : {}),
       ...(Array.isArray(merged['x-values-seen']) ? { valuesSeen: merged['x-values-seen'] as unknown[] } : {}),
+      ...(merged['x-values-not-shown'] === true ? { valuesNotShown: true } : {}),
     });
   }
   const requiredNames = new Set((merged.required ?? []) as string[]);

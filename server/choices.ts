@@ -288,6 +288,23 @@ const SINGLE: Choice[] = [
     ],
   },
   {
+    name: 'permission-numbers-refused',
+    section: '2.3',
+    openPlace: 'the meaning of permission numbers is not shown',
+    description: 'An AttributeConfig whose `editPermission` or `viewPermission` is not 0 is answered 400, naming the member: this server knows permission 0 only.',
+    warns: [],
+    // Without `source.pointer` such a refusal cannot be told from a refused valid document.
+    conflictsWith: ['error-objects-status-and-detail-only'],
+    hooks: [
+      rejectWhen('createAttributeConfig', (context) =>
+        ['/data/attributes/editPermission', '/data/attributes/viewPermission'].flatMap((pointer) => {
+          const value = valueAt(context.document, pointer);
+          return value === undefined || value === 0 ? [] : [conditionProblem(400, 'unknown-permission', `${pointer.split('/').pop()} ${String(value)} is not a permission this server knows`, { pointer })];
+        }),
+      ),
+    ],
+  },
+  {
     name: 'values-seen-only',
     section: '2.3',
     openPlace: 'the full allowed-value sets of `target`, `type` and `clickBehavior` are not shown',
@@ -359,7 +376,7 @@ const SINGLE: Choice[] = [
     openPlace: 'every member of an error object is optional',
     description: 'Error objects carry only `status` and `detail`: no `code`, `title` or `source`.',
     warns: ['ERR-SOURCE-PARAMETER'],
-    conflictsWith: ['error-members-of-its-own'],
+    conflictsWith: ['error-members-of-its-own', 'permission-numbers-refused'],
     hooks: [{ reply: changeErrors((error) => ({ status: (error as Json).status, detail: (error as Json).detail })) }],
   },
   {

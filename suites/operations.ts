@@ -2,7 +2,7 @@
 // statuses that mean success, an input a permitted caller gets served, an input that must be
 // rejected, and the filter values of the list.
 import { randomUUID } from 'node:crypto';
-import { loadContract, MEDIA_TYPE, refusableFindings, validateRequest, type Operation } from '../contract/index.ts';
+import { bodyMembers, loadContract, MEDIA_TYPE, refusableFindings, validateRequest, type Operation } from '../contract/index.ts';
 import type { Fixtures } from '../targets/target.ts';
 import { completeDocument } from './documents.ts';
 
@@ -81,4 +81,20 @@ export function otherResourceType(type: unknown): string {
 /** A wrong primary `data.type` may be answered 409 as JSON:API has it (a type conflict); every other rejection is 400. */
 export function rejectionStatuses(pointer: string): number[] {
   return pointer === '/data/type' ? [400, 409] : [400];
+}
+
+/** Why a target may refuse a complete document: it names values the specification does not show. */
+export const UNSHOWN_VALUES_REASON = 'the target refused, with 400, a value the kit had to choose for a member whose values the specification does not show (permission numbers), as it may; so nothing was created';
+
+/**
+ * Whether an answer is a 400 whose every error points at a request member whose values the
+ * specification does not show (`x-values-not-shown`): the target refused the kit's choice of
+ * value, which it may. A 400 also shows that the credentials were accepted (401 comes first).
+ */
+export function refusedUnshownValues(operation: Operation, answer: { status: number; json: unknown }): boolean {
+  if (answer.status !== 400) return false;
+  const errors = (answer.json as { errors?: unknown } | undefined)?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) return false;
+  const unshown = new Set(bodyMembers(operation).filter((m) => m.valuesNotShown).map((m) => m.pointer));
+  return errors.every((error) => unshown.has((error as { source?: { pointer?: unknown } } | null)?.source?.pointer as string));
 }
