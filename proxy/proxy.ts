@@ -25,7 +25,7 @@ import { ExchangeJudging } from './judging.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
 import { Publisher } from './publisher.ts';
 import { REPEAT_INTERVAL_MS } from './repeats.ts';
-import { UpstreamRelay } from './relay.ts';
+import { UpstreamRelay, type RelayParts } from './relay.ts';
 import { hasBody, readBodyUpTo } from './request-body.ts';
 import { ViolationsLog } from './violations.ts';
 import { PROXY_DEFAULTS, type ListenOptions, type ProxyAddresses, type ProxyMode, type ValidatingProxyOptions } from './options.ts';
@@ -54,6 +54,7 @@ export class ValidatingProxy {
   private readonly publisher: Publisher;
   private readonly judging: ExchangeJudging;
   private readonly answers: ClientAnswers;
+  private readonly relayParts: RelayParts;
   private sampleCredit = 0;
   private inFlight = 0;
   private closing = false;
@@ -90,6 +91,7 @@ export class ValidatingProxy {
     const onWorkerThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
     this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread });
     this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false });
+    this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging };
     this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
     this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => (this.violations.failed ? `violations log failing (${(this.violations.failed as NodeJS.ErrnoException).code ?? this.violations.failed.message})` : null) });
   }
@@ -211,7 +213,7 @@ export class ValidatingProxy {
     };
     exchange.forwardedAt = performance.now();
     const resend = body === null ? { upstream: this.upstream, path: options.path, method: exchange.method, headers, timeout: this.upstreamTimeout, ca: this.upstreamCa } : null;
-    const relay = new UpstreamRelay({ holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging }, exchange, res, resend);
+    const relay = new UpstreamRelay(this.relayParts, exchange, res, resend);
     this.pool.dispatch(options, relay);
   }
 
