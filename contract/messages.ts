@@ -147,6 +147,7 @@ const expectations = new WeakMap<Schema, Map<string, string>>();
 
 /** What the schema asks for, worded once per schema and keyword: every item of an array asks the same. */
 function expectationOf(error: ErrorObject, schema: Schema): string {
+  if (error.parentSchema === undefined) return expectation(error, schema);
   let byKeyword = expectations.get(schema);
   if (!byKeyword) expectations.set(schema, (byKeyword = new Map()));
   let expected = byKeyword.get(error.keyword);

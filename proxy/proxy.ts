@@ -91,7 +91,7 @@ export class ValidatingProxy {
     const onWorkerThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
     this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread });
     this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false });
-    this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging };
+    this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging, upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa } };
     this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
     this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => (this.violations.failed ? `violations log failing (${(this.violations.failed as NodeJS.ErrnoException).code ?? this.violations.failed.message})` : null) });
   }
@@ -212,8 +212,7 @@ export class ValidatingProxy {
       bodyTimeout: this.upstreamTimeout,
     };
     exchange.forwardedAt = performance.now();
-    const resend = body === null ? { upstream: this.upstream, path: options.path, method: exchange.method, headers, timeout: this.upstreamTimeout, ca: this.upstreamCa } : null;
-    const relay = new UpstreamRelay(this.relayParts, exchange, res, resend);
+    const relay = new UpstreamRelay(this.relayParts, exchange, res, options);
     this.pool.dispatch(options, relay);
   }
 

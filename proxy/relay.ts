@@ -9,7 +9,7 @@ import type { ProxiedExchange } from './exchange.ts';
 import { endToEndHeaders } from './headers.ts';
 import type { ExchangeJudging } from './judging.ts';
 import type { ProxyMetrics } from './metrics.ts';
-import { resendable, resendThroughNodeClient, type Resend } from './resend.ts';
+import { resendable, resendThroughNodeClient } from './resend.ts';
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
@@ -20,6 +20,8 @@ export interface RelayParts {
   metrics: ProxyMetrics;
   answers: ClientAnswers;
   judging: ExchangeJudging;
+  /** Where a request is sent once more through Node's client (resend.ts). */
+  upstream: { url: URL; timeout: number; ca?: string | Buffer };
 }
 
 export class UpstreamRelay implements Dispatcher.DispatchHandler {
@@ -29,8 +31,10 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
   private statusText = '';
   private resume: () => void = () => undefined;
 
-  /** `resend`: how to send a request without a body once more, should undici refuse the upstream's answer (resend.ts). */
-  constructor(private readonly parts: RelayParts, private readonly exchange: ProxiedExchange, private readonly res: ServerResponse, private resend: Resend | null) {
+  private resent = false;
+
+  /** `forwarded`: the request as dispatched, sent once more should undici refuse the upstream's answer to it (resend.ts). */
+  constructor(private readonly parts: RelayParts, private readonly exchange: ProxiedExchange, private readonly res: ServerResponse, private readonly forwarded: Dispatcher.DispatchOptions) {
     this.holding = parts.holdResponses;
   }
 
@@ -79,10 +83,11 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
     const { exchange } = this;
     // A 204, a 304 or an answer to HEAD ends with its headers (RFC 9112 section 6.3): bytes after them are not its body.
     if (exchange.status !== null && (exchange.status === 204 || exchange.status === 304 || exchange.method === 'HEAD') && (error as NodeJS.ErrnoException).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return this.onComplete();
-    if (exchange.status === null && this.resend && resendable(exchange.method, error)) {
-      const resend = this.resend;
-      this.resend = null;
-      return resendThroughNodeClient(resend, this);
+    // Only a request without a body can be sent again: its body stream, if any, is spent.
+    if (exchange.status === null && !this.resent && this.forwarded.body == null && resendable(exchange.method, error)) {
+      this.resent = true;
+      const { url, timeout, ca } = this.parts.upstream;
+      return resendThroughNodeClient({ upstream: url, path: this.forwarded.path, method: exchange.method, headers: this.forwarded.headers as string[], timeout, ca }, this);
     }
     this.parts.answers.upstreamFailed(exchange, this.res, error);
     this.parts.judging.settle(exchange);
