@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { contractSummary } from './contract-summary.ts';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import { registerDiffCommand } from './diff.ts';
+import { registerJudgeCommand } from './judge.ts';
 import { registerProxyCommand } from './proxy.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerVerifyCommand(program);
   registerDiffCommand(program);
+  registerJudgeCommand(program);
 
   return program;
 }

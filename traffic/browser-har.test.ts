@@ -1,0 +1,105 @@
+// A HAR exported by a real browser (Debian's Chromium through Playwright's recordHar, see
+// test-support/browser.ts) from fetch calls against the reference server: `judge` finds nothing in
+// it that breaks the contract (INFO observations aside: the reference server sends the deprecated
+// meta members, which is legal), and the same HAR with one response edited to break a MUST gives
+// exactly that finding.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from '@playwright/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/test-support.ts';
+import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
+import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
+
+interface Fetched {
+  path: string;
+  method?: string;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+const contract = loadContract();
+const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` };
+const pat = { authorization: `Bearer p:${DEFAULT_CREDENTIALS.pat}` };
+const legacy = { [contract.legacyHeader]: DEFAULT_CREDENTIALS.sessionToken };
+const json = { 'content-type': MEDIA_TYPE };
+
+/**
+ * What the page asks: every specified operation, with each credential scheme. Only requests a
+ * client may send: one without credentials or with a bad query is a finding about the client.
+ */
+const fetches: Fetched[] = [
+  { path: '/notification-groups?filter[type]=portal&page[limit]=3&page[offset]=0', headers: session },
+  { path: '/notification-groups?filter[type]=user', headers: legacy },
+  { path: '/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=20', headers: pat },
+  { path: '/attribute-configs', method: 'POST', headers: { ...pat, ...json }, body: { data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Receives the newsletter' } } } },
+  { path: '/highlights', method: 'POST', headers: { ...session, ...json }, body: { data: { type: 'Highlight', attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: 'yellow' }, relationships: { owner: { data: { type: 'User', id: REFERENCE_FIXTURES.ownerUserId } } } } } },
+];
+
+describe.skipIf(!browserTestsRun)('judge: a HAR recorded by a real browser', () => {
+  let dir: string;
+  let reference: StartedReferenceServer;
+  let browser: Browser;
+  let harFile: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'las-browser-har-'));
+    reference = await startReferenceServer({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+    harFile = join(dir, 'browser.har');
+    const context = await browser.newContext({ recordHar: { path: harFile, mode: 'full', content: 'embed' } });
+    const page = await context.newPage();
+    // Same origin as the API, so the fetch calls need no CORS; the page itself is outside the API (counted, not judged).
+    await page.goto(new URL('/', reference.baseUrl).href);
+    const statuses = await page.evaluate(async ({ base, calls }) => {
+      const answered: number[] = [];
+      for (const call of calls) {
+        const response = await fetch(`${base}${call.path}`, { method: call.method ?? 'GET', headers: call.headers, ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }) });
+        await response.text();
+        answered.push(response.status);
+      }
+      return answered;
+    }, { base: reference.baseUrl, calls: fetches });
+    expect(statuses).toEqual([200, 200, 200, 201, 201]);
+    await context.close();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await reference?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('judges every exchange of the browser session and finds nothing broken: exit 0', async () => {
+    const violations = join(dir, 'clean.ndjson');
+    const result = await runCli(['judge', harFile, '--violations', violations, '--include-client']);
+    expect(result.stderr).toMatch(/entries: 5 judged, [1-9]\d* outside the API \(counted, not judged\), 0 malformed; \d+ findings/);
+    expect(brokenRules(violations)).toEqual([]);
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  it('the same HAR with meta.pages edited in one list answer gives exactly NG-META-PAGES: exit 1', async () => {
+    const har = JSON.parse(readFileSync(harFile, 'utf8')) as { log: { entries: { request: { url: string }; response: { content: { text: string } } }[] } };
+    const listed = har.log.entries.find((e) => decodeURIComponent(e.request.url).includes('page[limit]=3'))!;
+    const document = JSON.parse(listed.response.content.text) as { meta: { pages: number; totalPages?: number } };
+    document.meta.pages += 1;
+    // Its deprecated twin too, or a SHOULD finding about the two disagreeing would come along.
+    if (document.meta.totalPages !== undefined) document.meta.totalPages = document.meta.pages;
+    listed.response.content.text = JSON.stringify(document);
+    const edited = join(dir, 'edited.har');
+    writeFileSync(edited, JSON.stringify(har));
+    const violations = join(dir, 'edited.ndjson');
+    const result = await runCli(['judge', edited, '--violations', violations]);
+    expect(brokenRules(violations)).toEqual([{ rule: 'NG-META-PAGES', party: 'service', level: 'MUST' }]);
+    expect(result.stdout).toContain('NG-META-PAGES');
+    expect(result.code).toBe(1);
+  }, 60_000);
+});
+
+/** The MUST and SHOULD findings of a violations log (INFO observations left out). */
+function brokenRules(file: string): { rule: string; party: string; level: string }[] {
+  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+  return lines.map((line) => JSON.parse(line) as { rule: string; party: string; level: string }).filter((r) => r.level !== 'INFO').map(({ rule, party, level }) => ({ rule, party, level }));
+}

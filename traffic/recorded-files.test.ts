@@ -1,0 +1,96 @@
+// Reading recorded traffic: HAR files and capture lines, as a stream; a malformed entry is one
+// error naming it and the rest is still read; a file that is neither is refused in one line.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/test-support.ts';
+import { readRecorded, UnreadableFileError, type RecordedItem } from './recorded-files.ts';
+
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'las-recorded-'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function entry(path: string, status = 200, body = '{"data":[]}'): object {
+  return {
+    startedDateTime: '2026-11-24T10:00:00.000Z',
+    time: 1,
+    request: { method: 'GET', url: `http://127.0.0.1:4010${path}`, httpVersion: 'HTTP/1.1', cookies: [], headers: [{ name: 'Authorization', value: 'Bearer r:token' }], queryString: [], headersSize: -1, bodySize: 0 },
+    response: { status, statusText: '', httpVersion: 'HTTP/1.1', cookies: [], headers: [{ name: 'Content-Type', value: 'application/vnd.api+json' }], content: { size: body.length, mimeType: 'application/vnd.api+json', text: body }, redirectURL: '', headersSize: -1, bodySize: -1 },
+    cache: {},
+    timings: { send: 0, wait: 1, receive: 0 },
+  };
+}
+
+async function readAll(file: string): Promise<RecordedItem[]> {
+  const items: RecordedItem[] = [];
+  for await (const item of readRecorded(file)) items.push(item);
+  return items;
+}
+
+const summary = (items: RecordedItem[]) => items.map((item) => ('error' in item ? `#${item.entry} ${item.error}` : `#${item.entry} ${item.recorded.exchange.method} ${item.recorded.exchange.path}`));
+
+describe('readRecorded', () => {
+  it('reads a HAR file entry by entry, naming a malformed entry and reading on', async () => {
+    const broken = { ...entry('/v3/highlights'), request: { url: 'http://127.0.0.1:4010/v3/highlights', headers: [] } };
+    const file = join(dir, 'mixed.har');
+    writeFileSync(file, JSON.stringify({ log: { version: '1.2', creator: { name: 'test', version: '1' }, entries: [entry('/v3/notification-groups?filter[type]=portal'), broken, entry('/favicon.ico', 404, '')] } }, null, 2));
+    expect(summary(await readAll(file))).toEqual(['#1 GET /v3/notification-groups?filter[type]=portal', '#2 request.method is not a non-empty string', '#3 GET /favicon.ico']);
+  });
+
+  it('keeps what came before JSON that breaks, and says where reading stopped', async () => {
+    const file = join(dir, 'cut.har');
+    const whole = JSON.stringify({ log: { version: '1.2', entries: [entry('/v3/notification-groups?filter[type]=user'), entry('/v3/notification-groups?filter[type]=portal')] } });
+    // A file cut in the middle of its second entry, as by a crash.
+    writeFileSync(file, whole.slice(0, whole.lastIndexOf('"response"')) + '}');
+    const items = summary(await readAll(file));
+    expect(items[items.length - 1]).toMatch(/^#\d not JSON from here on, reading stopped \(/);
+    expect(items.length).toBeLessThanOrEqual(2);
+  });
+
+  it('reads capture lines one by one: a line that is not JSON is named and skipped', async () => {
+    const file = join(dir, 'capture.ndjson');
+    writeFileSync(file, `${JSON.stringify(entry('/v3/notification-groups?filter[type]=user'))}\n{"cut by a cra\n\n${JSON.stringify(entry('/v3/attribute-configs', 201))}\n`);
+    expect(summary(await readAll(file))).toEqual(['#1 GET /v3/notification-groups?filter[type]=user', expect.stringMatching(/^#2 not JSON \(/), '#3 GET /v3/attribute-configs']);
+  });
+
+  const unreadable: { title: string; make: () => string; message: RegExp }[] = [
+    { title: 'a missing file', make: () => join(dir, 'missing.har'), message: /^cannot read .*missing\.har: ENOENT$/ },
+    { title: 'a directory', make: () => (mkdirSync(join(dir, 'folder'), { recursive: true }), join(dir, 'folder')), message: /folder is a directory, not a HAR or capture file$/ },
+    { title: 'a file of something else', make: () => (writeFileSync(join(dir, 'notes.txt'), 'hello\n'), join(dir, 'notes.txt')), message: /notes\.txt is neither a HAR file/ },
+  ];
+  for (const c of unreadable) {
+    it(`refuses ${c.title} in one line`, async () => {
+      await expect(readAll(c.make())).rejects.toThrow(UnreadableFileError);
+      await expect(readAll(c.make())).rejects.toThrow(c.message);
+    });
+  }
+});
+
+describe('las-conformance judge, files it cannot judge whole', () => {
+  it('names each malformed entry on one line, judges the rest, and exits by the findings', async () => {
+    const file = join(dir, 'judge-mixed.har');
+    const wrongPages = JSON.stringify({ data: [], meta: { total: 0, pages: 0, page: 1, offset: 0, limit: 5 } });
+    const broken = { ...entry('/v3/highlights'), response: { status: 'OK' } };
+    writeFileSync(file, JSON.stringify({ log: { version: '1.2', entries: [broken, entry('/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0', 200, wrongPages.replace('"total":0', '"total":12'))] } }));
+    const result = await runCli(['judge', file]);
+    const errors = result.stderr.split('\n').filter((line) => line.startsWith('las-conformance: '));
+    expect(errors).toEqual([`las-conformance: ${file} entry #1: GET /v3/highlights: response.status is not an HTTP status`]);
+    expect(result.stderr).toContain('2 entries: 1 judged, 0 outside the API (counted, not judged), 1 malformed');
+    expect(result.stdout).toContain('NG-META-PAGES');
+    expect(result.code).toBe(1);
+  }, 30_000);
+
+  it('exits 2 with one line for a file that is not recorded traffic', async () => {
+    writeFileSync(join(dir, 'plain.txt'), 'not traffic\n');
+    const result = await runCli(['judge', join(dir, 'plain.txt')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^las-conformance: .*plain\.txt is neither a HAR file/)]);
+  }, 30_000);
+});

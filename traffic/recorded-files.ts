@@ -1,0 +1,99 @@
+// Reading recorded traffic as a stream, never a whole file at once: a HAR file (what browsers,
+// proxies and gateways export; its `log.entries` read one entry at a time with stream-json) or the
+// proxy's capture files (one HAR entry per line). Memory stays bounded by the largest entry,
+// whatever the file's size. An entry that is not JSON, or not an exchange, is one error naming it,
+// and reading goes on; a HAR file whose JSON breaks stops there, with what came before kept.
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { pipeline, type Readable } from 'node:stream';
+import { parser } from 'stream-json';
+import pick from 'stream-json/filters/pick.js';
+import streamArray from 'stream-json/streamers/stream-array.js';
+import { entryLabel, MalformedEntryError, recordedExchange, type RecordedExchange } from '../proxy/har.ts';
+
+export type RecordedFormat = 'har' | 'capture';
+
+/** One entry of a file: the exchange it records, or why it cannot be read. */
+export type RecordedItem = { file: string; entry: number; recorded: RecordedExchange; raw: unknown } | { file: string; entry: number; error: string };
+
+/** A file that cannot be read at all (missing, a directory, neither HAR nor capture lines): exit 2. */
+export class UnreadableFileError extends Error {}
+
+const SNIFF_BYTES = 4096;
+
+/** HAR when the document opens with `{"log":`; otherwise capture lines (each a JSON entry). */
+export async function formatOf(file: string): Promise<RecordedFormat> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    throw new UnreadableFileError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) throw new UnreadableFileError(`${file} is a directory, not a HAR or capture file`);
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+    const start = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+    if (/^\s*\{\s*"log"\s*:/.test(start)) return 'har';
+    if (/^\s*\{/.test(start)) return 'capture';
+    throw new UnreadableFileError(`${file} is neither a HAR file (a JSON object with "log") nor capture lines (one JSON entry per line)`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Every entry of the file, in order, as it is read. */
+export async function* readRecorded(file: string): AsyncGenerator<RecordedItem> {
+  const format = await formatOf(file);
+  yield* format === 'har' ? harEntries(file) : captureEntries(file);
+}
+
+async function* harEntries(file: string): AsyncGenerator<RecordedItem> {
+  const entries: Readable = pipeline(createReadStream(file), parser.asStream(), pick.asStream({ filter: 'log.entries' }), streamArray.asStream(), () => undefined);
+  let entry = 0;
+  try {
+    for await (const item of entries as AsyncIterable<{ key: number; value: unknown }>) {
+      entry = item.key + 1;
+      yield readItem(file, entry, item.value);
+    }
+  } catch (error) {
+    yield { file, entry: entry + 1, error: `not JSON from here on, reading stopped (${firstLine(error)})` };
+  }
+}
+
+async function* captureEntries(file: string): AsyncGenerator<RecordedItem> {
+  let entry = 0;
+  for await (const line of createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) {
+    if (line.trim() === '') continue;
+    entry += 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      yield { file, entry, error: `not JSON (${firstLine(error)})` };
+      continue;
+    }
+    yield readItem(file, entry, value);
+  }
+}
+
+function readItem(file: string, entry: number, value: unknown): RecordedItem {
+  try {
+    return { file, entry, recorded: recordedExchange(value), raw: value };
+  } catch (error) {
+    if (!(error instanceof MalformedEntryError)) throw error;
+    const label = entryLabel(value);
+    return { file, entry, error: `${label ? `${label}: ` : ''}${error.message}` };
+  }
+}
+
+/** How an entry is named in messages: `capture.ndjson entry #3`. */
+export function entryName(item: { file: string; entry: number }): string {
+  return `${item.file} entry #${item.entry}`;
+}
+
+function firstLine(error: unknown): string {
+  return String((error as Error)?.message ?? error).split('\n')[0].slice(0, 200);
+}
