@@ -2,6 +2,7 @@
 import { wholeNumber } from './options.ts';
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { CAPTURE_DEFAULTS } from '../proxy/capture.ts';
 import { createProxyLogger, createValidatingProxy, PROXY_DEFAULTS, upstreamDisplay, type ProxyMode } from '../proxy/index.ts';
 
 interface ProxyFlags {
@@ -24,6 +25,9 @@ interface ProxyFlags {
   violationsHeader?: boolean;
   forwardedHeaders?: boolean;
   judgeThread: boolean;
+  capture?: string;
+  captureFileBytes: number;
+  captureMaxBytes: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
 }
 
@@ -73,6 +77,9 @@ export function registerProxyCommand(program: Command): void {
     .addOption(proxyOption('--violations-header', 'add a Las-Violations header listing the rule ids known before the response starts'))
     .addOption(proxyOption('--forwarded-headers', 'add X-Forwarded-For (the client address, appended), X-Forwarded-Proto and X-Forwarded-Host to forwarded requests'))
     .addOption(proxyOption('--no-judge-thread', 'judge every exchange on the forwarding thread (by default, report mode judges exchanges with bodies of 8 KiB or more on a worker thread)'))
+    .addOption(proxyOption('--capture <dir>', 'write each exchange that draws a MUST finding to capture files in this directory (HAR entries, one per line, credentials masked, bodies up to --max-body); off by default'))
+    .addOption(proxyOption('--capture-file-bytes <bytes>', 'start a new capture file once the current one holds this many bytes').argParser(wholeNumber(1024, 2 ** 40)).default(CAPTURE_DEFAULTS.fileBytes))
+    .addOption(proxyOption('--capture-max-bytes <bytes>', 'keep the capture files of the directory under this many bytes in all, the oldest dropped first').argParser(wholeNumber(1024, 2 ** 40)).default(CAPTURE_DEFAULTS.maxBytes))
     .addOption(proxyOption('--log-level <level>', 'level of the JSON log on stderr').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
     .action(async (flags: ProxyFlags) => runProxy(flags));
 }
@@ -114,6 +121,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     adminToken: token,
     tls,
     repeatInterval: flags.repeatInterval,
+    ...(flags.capture === undefined ? {} : { capture: { dir: flags.capture, fileBytes: flags.captureFileBytes, maxBytes: flags.captureMaxBytes } }),
     logger,
   });
   let addresses;

@@ -14,6 +14,7 @@ export interface ProxyMetrics {
   judgingFailures: Counter<never>;
   violationsLinesLost: Counter<never>;
   upstreamSeconds: Histogram<never>;
+  captureEvents: Counter<'event'>;
 }
 
 export interface MetricSources {
@@ -35,6 +36,7 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
       registers,
     }),
     registry,
+    captureEvents: new Counter({ name: 'las_proxy_capture_events_total', help: 'Capture (--capture DIR): entries written, entries lost (the disk too slow or failing), files dropped to keep the directory under its bound', labelNames: ['event'], registers }),
     exchanges: new Counter({ name: 'las_proxy_exchanges_total', help: 'Exchanges proxied, by operation and the status the client received', labelNames: ['operation', 'status'], registers }),
     findings: new Counter({ name: 'las_proxy_findings_total', help: 'Findings, by requirement id, direction, who broke the contract (party: client for request findings, service for response and exchange findings) and level', labelNames: ['rule', 'direction', 'party', 'level'], registers }),
     validationSeconds: new Histogram({

@@ -2,6 +2,7 @@
 import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Contract } from '../contract/index.ts';
+import type { CaptureOptions } from './capture.ts';
 
 export type ProxyMode = 'report' | 'enforce';
 
@@ -37,6 +38,8 @@ export interface ValidatingProxyOptions {
   repeatInterval?: number;
   /** Bearer token the admin endpoints ask for (all but /healthz and /readyz); none by default. */
   adminToken?: string;
+  /** Writes each exchange that draws a MUST finding to capture files in this directory (capture.ts); off when absent. */
+  capture?: CaptureOptions;
   /** Certificate chain and key (PEM) to serve clients over https; plain http when absent. The admin server stays http. */
   tls?: { cert: string | Buffer; key: string | Buffer };
 }

@@ -14,6 +14,7 @@ import { pino, type Logger } from 'pino';
 import { Pool, type Dispatcher } from 'undici';
 import { loadContract, readCredentials, route, type Contract, type Finding } from '../contract/index.ts';
 import { createAdminServer } from './admin.ts';
+import { ExchangeCapture } from './capture.ts';
 import { admissionFindings } from './admission.ts';
 import { ClientAnswers } from './answers.ts';
 import { DashboardFeed } from './dashboard.ts';
@@ -52,6 +53,7 @@ export class ValidatingProxy {
   private readonly violations: ViolationsLog;
   private readonly logger: Logger;
   private readonly publisher: Publisher;
+  private readonly capture: ExchangeCapture | null;
   private readonly judging: ExchangeJudging;
   private readonly answers: ClientAnswers;
   private readonly relayParts: RelayParts;
@@ -86,7 +88,8 @@ export class ValidatingProxy {
       pipelining: 1,
       connect: { timeout: this.upstreamTimeout, ...(this.upstreamCa === undefined ? {} : { ca: this.upstreamCa }) },
     });
-    this.publisher = new Publisher({ contract: this.contract, metrics: this.metrics, feed: this.feed, violations: this.violations, logger: this.logger, repeatInterval: options.repeatInterval ?? REPEAT_INTERVAL_MS });
+    this.capture = options.capture ? new ExchangeCapture(options.capture, { legacyHeader: this.contract.legacyHeader, maxBody: this.maxBody, metrics: this.metrics, logger: this.logger }) : null;
+    this.publisher = new Publisher({ contract: this.contract, metrics: this.metrics, feed: this.feed, violations: this.violations, logger: this.logger, repeatInterval: options.repeatInterval ?? REPEAT_INTERVAL_MS, capture: this.capture });
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
     const onWorkerThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
     this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread });
@@ -120,6 +123,7 @@ export class ValidatingProxy {
   async settled(): Promise<void> {
     await this.judging.settled();
     this.violations.flush();
+    await this.capture?.flushed();
   }
 
   /** Stops accepting, lets exchanges in flight finish (bounded), judges and logs what is left. */
@@ -138,6 +142,7 @@ export class ValidatingProxy {
     const unjudged = await this.judging.close(this.drainTimeout);
     if (unjudged > 0) this.logger.warn({ unjudged }, 'closed before the judging thread caught up: some exchanges go unjudged');
     this.publisher.close();
+    await this.capture?.flushed();
     await Promise.race([this.pool.close(), delay(this.drainTimeout)]);
     await this.pool.destroy().catch(() => undefined);
     this.feed.close();

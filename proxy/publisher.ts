@@ -3,6 +3,7 @@
 // failures logged once per distinct error.
 import type { Logger } from 'pino';
 import { occurrences, type Contract, type Finding, type Location } from '../contract/index.ts';
+import type { ExchangeCapture } from './capture.ts';
 import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { NOT_VALIDATED_RULES, operationLabel, repeatKind } from './judge.ts';
@@ -22,6 +23,8 @@ export interface PublisherParts {
   logger: Logger;
   /** How often (ms) the counts of findings not written one by one are written; 0 writes every finding. */
   repeatInterval: number;
+  /** --capture: exchanges with a MUST finding written as HAR entries. */
+  capture?: ExchangeCapture | null;
 }
 
 export class Publisher {
@@ -43,6 +46,7 @@ export class Publisher {
     const { contract, metrics } = this.parts;
     metrics.validationSeconds.observe(seconds);
     if (findings.length === 0) return;
+    this.parts.capture?.capture(exchange, findings);
     const operationId = exchange.location?.operation?.operationId ?? null;
     let identity: ExchangeIdentity | null = null;
     const identityOf = (): ExchangeIdentity =>
