@@ -6,6 +6,7 @@ import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import { registerDiffCommand } from './diff.ts';
 import { registerJudgeCommand } from './judge.ts';
 import { registerProxyCommand } from './proxy.ts';
+import { registerReplayCommand } from './replay.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 import { registerServeCommand } from './serve.ts';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerVerifyCommand(program);
   registerDiffCommand(program);
   registerJudgeCommand(program);
+  registerReplayCommand(program);
 
   return program;
 }

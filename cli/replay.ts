@@ -1,0 +1,111 @@
+// `las-conformance replay FILE... --base-url URL`: the recorded requests sent again to a target
+// with the run's own credentials in the scheme each original used; each original MUST finding
+// about the service still reproduces, is fixed, or changed. Requests that could write are sent
+// only with --allow-writes. Exit 1 when one still reproduces; 3 when none does but some were not
+// sent (writes); 2 for a usage error or when a request got no answer. --save-cases FILE keeps the
+// reproduced exchanges as regression cases in a target file's list.
+import type { Command } from 'commander';
+import { loadContract } from '../contract/index.ts';
+import { PROXY_DEFAULTS } from '../proxy/index.ts';
+import { saveRegressionCases } from '../targets/regression-cases.ts';
+import { mergeSettings, readTargetFile, resolveTarget, settingsFromEnvironment, type TargetSettings } from '../targets/target.ts';
+import { malformedLine } from '../traffic/judge-recorded.ts';
+import { readRecorded } from '../traffic/recorded-files.ts';
+import { regressionCasesOf, Replayer, type ReplayOutcome, type ReplayVerdict } from '../traffic/replay.ts';
+import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
+import { wholeNumber } from './options.ts';
+
+interface ReplayFlags {
+  baseUrl?: string;
+  target?: string;
+  sessionToken?: string;
+  pat?: string;
+  legacyHeader?: string;
+  allowWrites?: boolean;
+  saveCases?: string;
+  maxBody: number;
+}
+
+/** How each verdict reads on its line, and in the closing count. */
+const VERDICT_WORDS: Record<ReplayVerdict, string> = {
+  reproduces: 'still reproduces',
+  fixed: 'fixed',
+  changed: 'changed',
+  'not-sent': 'not sent',
+  'no-answer': 'no answer',
+  'nothing-to-check': 'nothing to check',
+};
+
+export function registerReplayCommand(program: Command): void {
+  program
+    .command('replay')
+    .description('send recorded requests (capture files of `proxy --capture`, or HAR files) to a target again, with this run\'s credentials, and say of each original MUST violation: still reproduces, fixed or changed')
+    .argument('<files...>', 'capture files or HAR files')
+    .option('--base-url <url>', 'the target, including the version root, e.g. https://staging.example.com/v3 (LAS_BASE_URL)')
+    .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it')
+    .option('--session-token <token>', 'session token sent where the original used Bearer r: or the legacy header (LAS_SESSION_TOKEN; prefer the variable)')
+    .option('--pat <token>', 'personal access token sent where the original used Bearer p: (LAS_PAT; prefer the variable)')
+    .option('--legacy-header <name>', 'name of the legacy session header (LAS_LEGACY_HEADER; default X-Svc-Session-Token)')
+    .option('--allow-writes', 'also send requests that could write to the target (anything but GET and HEAD)')
+    .option('--save-cases <file>', 'append the exchanges that still reproduce as regression cases to this target file\'s regressionCases list (created when missing)')
+    .option('--max-body <bytes>', 'largest body judged; larger ones are not validated, as in the proxy', wholeNumber(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
+    .action(async (files: string[], flags: ReplayFlags) => {
+      process.exitCode = await replayCommand(files, flags, process.env);
+    });
+}
+
+function flagSettings(flags: ReplayFlags): TargetSettings {
+  return { baseUrl: flags.baseUrl, sessionToken: flags.sessionToken, pat: flags.pat, legacyHeader: flags.legacyHeader };
+}
+
+async function replayCommand(files: string[], flags: ReplayFlags, env: Record<string, string | undefined>): Promise<number> {
+  const contract = loadContract();
+  const target = resolveTarget(mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), flagSettings(flags)), contract.legacyHeader);
+  const replayer = new Replayer({ contract, target, judge: { includeValues: false, maxBody: flags.maxBody }, allowWrites: flags.allowWrites === true });
+  const outcomes: ReplayOutcome[] = [];
+  let malformed = 0;
+  try {
+    for (const file of files) {
+      for await (const item of readRecorded(file)) {
+        if ('error' in item) {
+          malformed += 1;
+          process.stderr.write(`las-conformance: ${malformedLine(item)}\n`);
+          continue;
+        }
+        const outcome = await replayer.replayEntry(item);
+        if (outcome === null) continue;
+        outcomes.push(outcome);
+        process.stdout.write(`${outcomeLine(outcome)}\n`);
+      }
+    }
+  } finally {
+    await replayer.close();
+  }
+  const count = (verdict: ReplayVerdict) => outcomes.filter((o) => o.verdict === verdict).length;
+  const tally = (Object.keys(VERDICT_WORDS) as ReplayVerdict[]).map((verdict) => `${count(verdict)} ${VERDICT_WORDS[verdict]}`).join(', ');
+  process.stdout.write(`replayed against ${target.baseUrl}: ${tally}${malformed > 0 ? `; ${malformed} malformed entries` : ''}\n`);
+  if (flags.saveCases) {
+    const added = saveRegressionCases(flags.saveCases, regressionCasesOf(outcomes, target.baseUrl), contract.requirements.map((r) => r.id));
+    process.stdout.write(`${flags.saveCases}: ${added.length} regression case${added.length === 1 ? '' : 's'} added${added.length > 0 ? ` (${[...new Set(added.map((c) => c.requirement))].join(', ')})` : ''}\n`);
+  }
+  if (count('reproduces') > 0) return EXIT_FAILED;
+  if (count('no-answer') > 0) return EXIT_USAGE;
+  if (count('not-sent') > 0) return EXIT_INCOMPLETE;
+  return EXIT_OK;
+}
+
+/** One line per replayed entry: the verdict, the rules, the request and where it was recorded. */
+export function outcomeLine(outcome: ReplayOutcome): string {
+  const rules = outcome.original.filter((f) => f.level === 'MUST' && f.direction !== 'request').map((f) => f.rule);
+  const subject = `${outcome.method} ${outcome.path}${outcome.status === undefined ? '' : ` answered ${outcome.status}`} (${outcome.entry})`;
+  switch (outcome.verdict) {
+    case 'reproduces':
+      return `still reproduces: ${outcome.reproduced.join(', ')} · ${subject}`;
+    case 'fixed':
+      return `fixed: ${[...new Set(rules)].join(', ')} · ${subject}`;
+    case 'changed':
+      return `changed: ${[...new Set(rules)].join(', ')} no longer, now ${outcome.appeared.map((f) => `${f.requirement} (${f.message})`).join('; ')} · ${subject}`;
+    default:
+      return `${VERDICT_WORDS[outcome.verdict]}: ${outcome.reason} · ${subject}`;
+  }
+}

@@ -1,0 +1,97 @@
+// Regression cases: exchanges that once broke a requirement, kept as data in a target file's
+// `regressionCases` list (the vendor's repository keeps them, not generated test code). Each names
+// the request (method, path under the base URL, the credential scheme, never a token), the
+// requirement it must not break again, and why it is kept. `replay --save-cases` appends to the
+// list; `run` executes each case alongside the suite, under its requirement.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { isMap, isSeq, parseDocument, type Document } from 'yaml';
+import { parseTargetDocument, TargetError } from './target.ts';
+
+/** The credential a case sends, by scheme (section 5): the run's own token in it, or none. */
+export const CASE_CREDENTIALS = ['session', 'pat', 'legacy', 'none'] as const;
+export type CaseCredentials = (typeof CASE_CREDENTIALS)[number];
+
+export interface RegressionRequest {
+  method: string;
+  /** Under the base URL, query included: `/notification-groups?filter[type]=portal`. */
+  path: string;
+  credentials: CaseCredentials;
+  /** Other headers the request carried (never a credential). */
+  headers?: Record<string, string>;
+  /** The body, as sent. */
+  body?: string;
+}
+
+export interface RegressionCase {
+  /** What the case is, in a few words; it is part of the test's title. */
+  name: string;
+  /** The requirement the request must not break again (an id of the catalogue). */
+  requirement: string;
+  /** Why it is kept: where and when it was seen, what was wrong. */
+  why: string;
+  request: RegressionRequest;
+}
+
+/** The regression cases of a target file (none when the file has no list); an unknown requirement id is a usage error. */
+export function readRegressionCases(path: string, requirementIds: readonly string[]): RegressionCase[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new TargetError(`target file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return parseRegressionCases(text, path, requirementIds);
+}
+
+export function parseRegressionCases(text: string, source: string, requirementIds: readonly string[]): RegressionCase[] {
+  const document = parseTargetDocument(text, source) as { regressionCases?: RegressionCase[] };
+  const cases = document.regressionCases ?? [];
+  const unknown = cases.filter((c) => !requirementIds.includes(c.requirement)).map((c) => c.requirement);
+  if (unknown.length > 0) throw new TargetError(`target file ${source}: regression case for ${[...new Set(unknown)].join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`);
+  const names = cases.map((c) => c.name);
+  const repeated = names.filter((name, i) => names.indexOf(name) !== i);
+  if (repeated.length > 0) throw new TargetError(`target file ${source}: more than one regression case named "${repeated[0]}"`);
+  return cases;
+}
+
+/**
+ * Appends cases to the file's `regressionCases` list (the file is created when missing; its other
+ * keys and comments are kept). A case whose requirement, method and path the list already holds is
+ * left out. Returns the cases added.
+ */
+export function saveRegressionCases(path: string, cases: readonly RegressionCase[], requirementIds: readonly string[]): RegressionCase[] {
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const document: Document = text.trim() === '' ? parseDocument('{}') : parseDocument(text);
+  if (document.errors.length > 0) throw new TargetError(`target file ${path} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
+  if (!isMap(document.contents)) throw new TargetError(`target file ${path} is not a YAML mapping`);
+  const existing = text.trim() === '' ? [] : parseRegressionCases(text, path, requirementIds);
+  const held = new Set(existing.map(caseKey));
+  const names = new Set(existing.map((c) => c.name));
+  const added: RegressionCase[] = [];
+  for (const c of cases) {
+    if (held.has(caseKey(c))) continue;
+    const named = { ...c, name: uniqueName(c.name, names) };
+    names.add(named.name);
+    held.add(caseKey(named));
+    added.push(named);
+  }
+  if (added.length === 0) return [];
+  if (!isSeq(document.get('regressionCases'))) document.set('regressionCases', document.createNode([]));
+  for (const c of added) document.addIn(['regressionCases'], document.createNode(c));
+  const written = document.toString({ lineWidth: 0 });
+  // The file must still be a target file: checked before it is written.
+  parseRegressionCases(written, path, requirementIds);
+  writeFileSync(path, written);
+  return added;
+}
+
+function caseKey(c: RegressionCase): string {
+  return `${c.requirement} ${c.request.method} ${c.request.path}`;
+}
+
+function uniqueName(name: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(name)) return name;
+  let n = 2;
+  while (taken.has(`${name} (${n})`)) n += 1;
+  return `${name} (${n})`;
+}

@@ -1,0 +1,100 @@
+// From a live violation to a verdict on the fix: the proxy in front of the reference server with
+// faults on captures the exchanges that break a MUST; replayed against the faulted server they
+// still reproduce, against the server without the faults they are fixed; no credential is ever in
+// a capture file; writes are sent only when allowed; reproduced exchanges become regression cases.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/test-support.ts';
+import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
+import { startValidatingProxy } from '../proxy/proxy.ts';
+import { send } from '../proxy/test-support.ts';
+import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { readRegressionCases } from '../targets/regression-cases.ts';
+
+const FAULTED_TOKENS = { sessionToken: 'faulted-session-secret-3e8a', pat: 'faulted-pat-secret-b71c' };
+const FAULTS = ['meta-pages-rounded-down', 'in-use-missing'];
+const contract = loadContract();
+
+let dir: string;
+let captureDir: string;
+let faulted: StartedReferenceServer;
+let fixed: StartedReferenceServer;
+
+const faultedTarget = () => ['--base-url', faulted.baseUrl, '--session-token', FAULTED_TOKENS.sessionToken, '--pat', FAULTED_TOKENS.pat];
+const fixedTarget = () => ['--base-url', fixed.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat];
+const captureFiles = () => readdirSync(captureDir).map((name) => join(captureDir, name));
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'las-replay-'));
+  captureDir = join(dir, 'capture');
+  faulted = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: FAULTS, ...FAULTED_TOKENS });
+  fixed = await startReferenceServer({ host: '127.0.0.1', port: 0 });
+  const proxy = await startValidatingProxy({ upstream: faulted.baseUrl, capture: { dir: captureDir } });
+  try {
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0`, { headers: { authorization: `Bearer r:${FAULTED_TOKENS.sessionToken}` } });
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal&page[limit]=4&page[offset]=0`, { headers: { [contract.legacyHeader]: FAULTED_TOKENS.sessionToken } });
+    await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { authorization: `Bearer p:${FAULTED_TOKENS.pat}`, 'content-type': MEDIA_TYPE }, body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Replayed' } } }) });
+    await proxy.proxy.settled();
+  } finally {
+    await proxy.close();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await faulted?.close();
+  await fixed?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('capture, then replay', () => {
+  it('captured the three exchanges that broke a MUST, and no credential', () => {
+    const text = captureFiles().map((file) => readFileSync(file, 'utf8')).join('');
+    expect(text.trim().split('\n')).toHaveLength(3);
+    for (const secret of Object.values(FAULTED_TOKENS)) expect(text).not.toContain(secret);
+  });
+
+  it('against the faulted server: the reads still reproduce, the write is not sent without --allow-writes: exit 1', async () => {
+    const result = await runCli(['replay', ...captureFiles(), ...faultedTarget()]);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.filter((line) => line.startsWith('still reproduces: NG-META-PAGES · GET /notification-groups?'))).toHaveLength(2);
+    expect(lines).toContainEqual(expect.stringMatching(/^not sent: POST could write to the target; --allow-writes sends it · POST \/attribute-configs /));
+    expect(lines[lines.length - 1]).toMatch(/: 2 still reproduces, 0 fixed, 0 changed, 1 not sent, 0 no answer, 0 nothing to check$/);
+    expect(result.code).toBe(1);
+  }, 60_000);
+
+  it('against the faulted server with --allow-writes: the write reproduces too', async () => {
+    const result = await runCli(['replay', ...captureFiles(), ...faultedTarget(), '--allow-writes']);
+    expect(result.stdout).toMatch(/^still reproduces: AC-RESPONSE-INUSE · POST \/attribute-configs /m);
+    expect(result.code).toBe(1);
+  }, 60_000);
+
+  it('against the server without the faults, with its own credentials in the same schemes: every one is fixed, exit 0', async () => {
+    const result = await runCli(['replay', ...captureFiles(), ...fixedTarget(), '--allow-writes']);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.slice(0, -1).map((line) => /^fixed: ([A-Z-]+) · (GET|POST) \S+ answered (\d+) /.exec(line)?.slice(1))).toEqual([
+      ['NG-META-PAGES', 'GET', '200'],
+      ['NG-META-PAGES', 'GET', '200'],
+      ['AC-RESPONSE-INUSE', 'POST', '201'],
+    ]);
+    expect(lines[lines.length - 1]).toMatch(/: 0 still reproduces, 3 fixed, 0 changed,/);
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  it('--save-cases keeps what still reproduces as regression cases: the request and the requirement, never a token', async () => {
+    const targetFile = join(dir, 'staging.yaml');
+    const first = await runCli(['replay', ...captureFiles(), ...faultedTarget(), '--save-cases', targetFile]);
+    expect(first.stdout).toContain(`${targetFile}: 2 regression cases added (NG-META-PAGES)`);
+    const cases = readRegressionCases(targetFile, contract.requirements.map((r) => r.id));
+    expect(cases.map((c) => [c.requirement, c.request.method, c.request.path, c.request.credentials])).toEqual([
+      ['NG-META-PAGES', 'GET', '/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0', 'session'],
+      ['NG-META-PAGES', 'GET', '/notification-groups?filter[type]=portal&page[limit]=4&page[offset]=0', 'legacy'],
+    ]);
+    const text = readFileSync(targetFile, 'utf8');
+    for (const secret of Object.values(FAULTED_TOKENS)) expect(text).not.toContain(secret);
+    // Saving again adds nothing: the list holds those requests already.
+    const again = await runCli(['replay', ...captureFiles(), ...faultedTarget(), '--save-cases', targetFile]);
+    expect(again.stdout).toContain(`${targetFile}: 0 regression cases added`);
+  }, 60_000);
+});
