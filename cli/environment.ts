@@ -3,6 +3,7 @@
 // workers (`use: { suiteOptions }`) and to the reporters (their options). The run command sets
 // the variables (LAS_BASE_URL, LAS_SESSION_TOKEN, ..., LAS_RUN); a person running
 // `npx playwright test` may set them too, or none, for the embedded reference server.
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract } from '../contract/index.ts';
 import { inputsOf, type ConformanceReporterOptions } from '../reports/conformance-reporter.ts';
@@ -12,7 +13,8 @@ import { EMBEDDED_SETTINGS } from '../suites/embedded.ts';
 import type { SuiteOptions } from '../suites/fixtures.ts';
 import { proofTargetsOf, type ProofTarget } from '../suites/proof-targets.ts';
 import { credentialSecrets, environmentSecrets, type Secret } from '../run-protocol/secrets.ts';
-import { failLevelOf, runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
+import { failLevelOf, RUN_ENVIRONMENT, runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
+import { readRegressionCases, type RegressionCase } from '../targets/regression-cases.ts';
 import { mergeSettings, settingsFromEnvironment, TARGET_ENVIRONMENT, type TargetSettings } from '../targets/target.ts';
 
 type Environment = Record<string, string | undefined>;
@@ -31,6 +33,8 @@ export interface SuiteEnvironment {
   recording: Omit<ConformanceReporterOptions, 'outputDir'>;
   /** The targets of a proof run (LAS_PROOF_TARGETS); only the proofs' configuration asks. */
   proofTargets: () => ProofTarget[];
+  /** The regression cases of the target file LAS_REGRESSION_CASES names (none without it); only their spec file asks. */
+  regressionCases: () => RegressionCase[];
 }
 
 /** What an environment tells the suite's processes; `command` is Playwright's (`test`, `merge-reports`, ...). */
@@ -50,6 +54,10 @@ export function suiteEnvironmentOf(env: Environment, command: string | undefined
     scrubbing: { secrets },
     recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}) },
     proofTargets: () => proofTargetsOf(env),
+    regressionCases: () => {
+      const file = env[RUN_ENVIRONMENT.regressionCases];
+      return file ? readRegressionCases(resolve(root, file), loadContract().requirements.map((r) => r.id)) : [];
+    },
   };
 }
 

@@ -18,6 +18,7 @@ import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import { readRecordFile, recordProblems } from '../reports/verify.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
+import { readRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR } from '../suites/settings.ts';
 import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
 
@@ -147,6 +148,8 @@ function checkedRecord(reportDir: string): CertificationRecord {
 export async function runCommand(flags: RunFlags, env: Record<string, string | undefined>): Promise<number> {
   const settings = runSettings(flags, env);
   const description = runDescription(flags);
+  // A regression case naming no requirement of the catalogue is a usage error before anything starts.
+  if (flags.target) readRegressionCases(flags.target, loadContract().requirements.map((r) => r.id));
   const timestamped = flags.reportDir === undefined;
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
   const log = runLogger(reportDir);
@@ -164,7 +167,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
       log.info('preflight passed');
     }
     const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
-    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep: flags.grep, baseEnvironment: env, output: 'inherit', run });
+    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep: flags.grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}) });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
     if (!outcome.record) throw new Error(`the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);

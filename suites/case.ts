@@ -104,26 +104,36 @@ export class ConformanceCase {
 
   /** Sends a request and checks the exchange. When no answer comes, the finding is recorded and the answer has status 0. */
   async send(request: CaseRequest): Promise<Answer> {
-    const { contract, client, scrub } = this.context;
     const operation = request.operation;
-    if (this.context.readOnly && operation.method !== 'GET') this.skip(READ_ONLY_REASON);
     const path = operation.pathTemplate + (request.query === undefined ? '' : `?${request.query}`);
     const bodyText = request.bodyText ?? (request.document === undefined ? undefined : JSON.stringify(request.document));
     const headers = { ...request.credentials, ...(bodyText === undefined ? {} : { 'content-type': request.contentType ?? MEDIA_TYPE }) };
-    const outgoing: OutgoingRequest = { method: operation.method, path, headers, bodyText };
-    const captured: CapturedExchange = { method: operation.method, path, curl: curlLine(outgoing, scrub) };
+    return (await this.sendOutgoing({ method: operation.method, path, headers, bodyText })).answer;
+  }
+
+  /**
+   * Sends a request given as data (a regression case's: any method and path under the base URL)
+   * and checks the exchange as `send` does; also hands back every finding of the exchange, those
+   * the suite does not report under their own ids included.
+   */
+  async sendOutgoing(outgoing: OutgoingRequest): Promise<{ answer: Answer; findings: Finding[] }> {
+    const { contract, client, scrub } = this.context;
+    const { method, path, headers, bodyText } = outgoing;
+    if (this.context.readOnly && method !== 'GET' && method !== 'HEAD') this.skip(READ_ONLY_REASON);
+    const captured: CapturedExchange = { method, path, curl: curlLine(outgoing, scrub) };
 
     const sent = await client.transmit(outgoing);
     if (!sent.ok) {
       this.addFinding(contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` }), captured);
-      return { status: NO_ANSWER, headers: {}, bodyText: '', json: undefined, captured };
+      return { answer: { status: NO_ANSWER, headers: {}, bodyText: '', json: undefined, captured }, findings: [] };
     }
     const response = sent.response;
     captured.status = response.status;
-    const httpRequest = { method: operation.method, path: `${contract.basePath}${path}`, headers: this.asContractNamesIt(headers), bodyText };
-    for (const finding of suiteFindings(contract, judgeExchange(contract, httpRequest, response))) this.addFinding(finding, captured);
+    const httpRequest = { method, path: `${contract.basePath}${path}`, headers: this.asContractNamesIt(headers), bodyText };
+    const findings = judgeExchange(contract, httpRequest, response);
+    for (const finding of suiteFindings(contract, findings)) this.addFinding(finding, captured);
     const parsed = parseJson(response.bodyText);
-    return { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, captured };
+    return { answer: { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, captured }, findings };
   }
 
   /** The case's own status expectation; a requirement the exchange already failed is not reported twice. */
@@ -135,6 +145,11 @@ export class ConformanceCase {
       this.fail(requirement, answer, { message: `${what} was answered ${answer.status}; expected ${expected}`, expected, actual: String(answer.status) });
     }
     return false;
+  }
+
+  /** Whether a finding under `requirement` is recorded for this answer's exchange. */
+  recorded(requirement: string, answer: Answer): boolean {
+    return this.findings.some((f) => f.requirement === requirement && f.exchange === answer.captured);
   }
 
   fail(requirement: string, answer: Answer | undefined, fields: { pointer?: string; message: string; expected?: string; actual?: string }): void {

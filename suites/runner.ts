@@ -41,6 +41,8 @@ export interface SuiteRun {
   output: 'inherit' | 'ignore';
   /** What the record says about the run beyond the target: embedded server, read-only, the gate's inputs. */
   run?: RunDescription;
+  /** A target file whose regression cases run alongside the suite. */
+  regressionCasesFile?: string;
 }
 
 export interface SuiteOutcome {
@@ -174,12 +176,13 @@ export async function probeTarget(target: Target): Promise<number> {
 /** The environment of the Playwright child: the base one without stale target settings, plus this run's. */
 export function suiteEnvironment(run: SuiteRun): Record<string, string> {
   // LAS_BLOB_REPORT passes through: it changes what is written, not what is tested.
-  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), RUN_ENVIRONMENT.failLevel, RUN_ENVIRONMENT.reportDir, RUN_ENVIRONMENT.run]);
+  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), RUN_ENVIRONMENT.failLevel, RUN_ENVIRONMENT.reportDir, RUN_ENVIRONMENT.run, RUN_ENVIRONMENT.regressionCases]);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(run.baseEnvironment)) if (value !== undefined && !ours.has(name)) env[name] = value;
   // --ca: Node reads extra authorities from this variable when the process starts; Playwright's requests use them.
   const ca: Record<string, string> = run.target.caFile ? { NODE_EXTRA_CA_CERTS: run.target.caFile } : {};
-  return { ...env, ...ca, ...targetEnvironment(run.target), [RUN_ENVIRONMENT.failLevel]: run.failLevel, [RUN_ENVIRONMENT.reportDir]: run.reportDir, [RUN_ENVIRONMENT.run]: JSON.stringify(run.run ?? DEFAULT_RUN) };
+  const regression: Record<string, string> = run.regressionCasesFile ? { [RUN_ENVIRONMENT.regressionCases]: run.regressionCasesFile } : {};
+  return { ...env, ...ca, ...regression, ...targetEnvironment(run.target), [RUN_ENVIRONMENT.failLevel]: run.failLevel, [RUN_ENVIRONMENT.reportDir]: run.reportDir, [RUN_ENVIRONMENT.run]: JSON.stringify(run.run ?? DEFAULT_RUN) };
 }
 
 export function suiteArguments(run: SuiteRun): string[] {

@@ -15,6 +15,8 @@ export const RUN_ENVIRONMENT = {
   blobReport: 'LAS_BLOB_REPORT',
   /** JSON of a RunDescription: what the run command knows of the run that the suite's processes do not. */
   run: 'LAS_RUN',
+  /** A target file whose regressionCases the suite runs alongside its own cases. */
+  regressionCases: 'LAS_REGRESSION_CASES',
 } as const;
 
 export function runDescriptionOf(env: Environment): RunDescription {

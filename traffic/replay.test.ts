@@ -98,3 +98,37 @@ describe('capture, then replay', () => {
     expect(again.stdout).toContain(`${targetFile}: 0 regression cases added`);
   }, 60_000);
 });
+
+describe('a saved regression case in run', () => {
+  let targetFile: string;
+
+  beforeAll(async () => {
+    targetFile = join(dir, 'regression-target.yaml');
+    const saved = await runCli(['replay', captureFiles()[0], ...faultedTarget(), '--save-cases', targetFile]);
+    expect(saved.stdout).toContain('2 regression cases added');
+  }, 60_000);
+
+  function record(reportDir: string): { verdict: string; requirements: { id: string; verdict: string; cases: number; evidence: { case: string; message: string }[] }[] } {
+    return JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8'));
+  }
+
+  it('fails run against the faulted server under the requirement it names (record, JUnit, HTML)', async () => {
+    const reportDir = join(dir, 'run-faulted');
+    const result = await runCli(['run', '--target', targetFile, '--grep', 'regression: ', '--fault', 'meta-pages-rounded-down', '--report-dir', reportDir, '--workers', '1']);
+    expect(result.code).toBe(1);
+    const pages = record(reportDir).requirements.find((r) => r.id === 'NG-META-PAGES')!;
+    expect(pages.verdict).toBe('failed');
+    expect(pages.evidence.map((e) => e.case)).toEqual([expect.stringMatching(/^NG-META-PAGES · regression: GET \/notification-groups NG-META-PAGES/), expect.stringMatching(/^NG-META-PAGES · regression: /)]);
+    expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toMatch(/case: NG-META-PAGES · regression: GET \/notification-groups NG-META-PAGES/);
+    expect(readFileSync(join(reportDir, 'certification.html'), 'utf8')).toContain('regression: GET /notification-groups NG-META-PAGES');
+  }, 120_000);
+
+  it('passes against the server without the fault: NG-META-PAGES passed by the regression cases alone', async () => {
+    const reportDir = join(dir, 'run-fixed');
+    const result = await runCli(['run', '--target', targetFile, '--grep', 'regression: ', '--report-dir', reportDir, '--workers', '1']);
+    // Only the regression cases ran: the verdict is incomplete, and nothing failed.
+    expect(result.code).toBe(3);
+    const pages = record(reportDir).requirements.find((r) => r.id === 'NG-META-PAGES')!;
+    expect(pages).toMatchObject({ verdict: 'passed', cases: 2 });
+  }, 120_000);
+});
