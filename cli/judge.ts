@@ -9,7 +9,7 @@ import { loadContract } from '../contract/index.ts';
 import { PROXY_DEFAULTS } from '../proxy/index.ts';
 import { renderViolationsHtml, renderViolationsMarkdown, ViolationsSummarizer } from '../reports/violations-summary.ts';
 import { emptyTally, judgeRecordedItem, malformedLine, type JudgingTally } from '../traffic/judge-recorded.ts';
-import { readRecorded, UnreadableFileError } from '../traffic/recorded-files.ts';
+import { maxStringFor, readRecorded, UnreadableFileError } from '../traffic/recorded-files.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { wholeNumber } from './options.ts';
 
@@ -60,7 +60,7 @@ async function judgeCommand(files: string[], flags: JudgeFlags): Promise<number>
   const tally: JudgingTally = emptyTally();
   try {
     for (const file of files) {
-      for await (const item of readRecorded(file)) {
+      for await (const item of readRecorded(file, maxStringFor(flags.maxBody))) {
         tally.entries += 1;
         if ('error' in item) {
           tally.malformed += 1;

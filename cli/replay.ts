@@ -10,7 +10,7 @@ import { PROXY_DEFAULTS } from '../proxy/index.ts';
 import { saveRegressionCases } from '../targets/regression-cases.ts';
 import { mergeSettings, readTargetFile, resolveTarget, settingsFromEnvironment, type TargetSettings } from '../targets/target.ts';
 import { malformedLine } from '../traffic/judge-recorded.ts';
-import { readRecorded } from '../traffic/recorded-files.ts';
+import { maxStringFor, readRecorded } from '../traffic/recorded-files.ts';
 import { regressionCasesOf, Replayer, type ReplayOutcome, type ReplayVerdict } from '../traffic/replay.ts';
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import { wholeNumber } from './options.ts';
@@ -66,7 +66,7 @@ async function replayCommand(files: string[], flags: ReplayFlags, env: Record<st
   let malformed = 0;
   try {
     for (const file of files) {
-      for await (const item of readRecorded(file)) {
+      for await (const item of readRecorded(file, maxStringFor(flags.maxBody))) {
         if ('error' in item) {
           malformed += 1;
           process.stderr.write(`las-conformance: ${malformedLine(item)}\n`);

@@ -122,7 +122,11 @@ export function entryLabel(value: unknown): string {
   }
 }
 
+/** What a reader puts in place of a HAR string too long to keep (a body far beyond the largest judged). */
+export const OVERSIZED_TEXT = '\u0000las:text-too-large\u0000';
+
 function recordedBody(text: unknown, encoding: unknown, comment: unknown, where: string): CapturedBody {
+  if (text === OVERSIZED_TEXT) return { kind: 'omitted', reason: 'body too large to read from the recording', cause: 'size' };
   if (text === undefined || text === null) {
     // The capture writes why it kept no body; such a body is judged as the proxy judged it: not validated.
     return typeof comment === 'string' && comment.startsWith(BODY_NOT_KEPT) ? { kind: 'omitted', reason: comment.slice(BODY_NOT_KEPT.length), cause: 'size' } : { kind: 'none' };

@@ -44,6 +44,19 @@ describe('readRecorded', () => {
     expect(summary(await readAll(file))).toEqual(['#1 GET /v3/notification-groups?filter[type]=portal', '#2 request.method is not a non-empty string', '#3 GET /favicon.ico']);
   });
 
+  it('never assembles a string longer than the bound: such a body stands as not kept, the rest of the entry as recorded', async () => {
+    const file = join(dir, 'huge-body.har');
+    const huge = JSON.stringify({ data: [], filler: 'x'.repeat(200_000) });
+    writeFileSync(file, JSON.stringify({ log: { version: '1.2', entries: [entry('/v3/notification-groups?filter[type]=portal', 200, huge), entry('/v3/notification-groups?filter[type]=user')] } }));
+    const items = [];
+    for await (const item of readRecorded(file, 1000)) items.push(item);
+    expect(summary(items)).toEqual(['#1 GET /v3/notification-groups?filter[type]=portal', '#2 GET /v3/notification-groups?filter[type]=user']);
+    const [first, second] = items as Extract<RecordedItem, { recorded: unknown }>[];
+    expect(first.recorded.exchange.response?.body).toEqual({ kind: 'omitted', reason: 'body too large to read from the recording', cause: 'size' });
+    expect(second.recorded.exchange.response?.body).toEqual({ kind: 'captured', raw: Buffer.from('{"data":[]}') });
+    expect(first.recorded.exchange.requestHeaders).toEqual({ authorization: 'Bearer r:token' });
+  });
+
   it('keeps what came before JSON that breaks, and says where reading stopped', async () => {
     const file = join(dir, 'cut.har');
     const whole = JSON.stringify({ log: { version: '1.2', entries: [entry('/v3/notification-groups?filter[type]=user'), entry('/v3/notification-groups?filter[type]=portal')] } });

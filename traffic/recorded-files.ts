@@ -1,16 +1,19 @@
 // Reading recorded traffic as a stream, never a whole file at once: a HAR file (what browsers,
 // proxies and gateways export; its `log.entries` read one entry at a time with stream-json) or the
 // proxy's capture files (one HAR entry per line). Memory stays bounded by the largest entry,
-// whatever the file's size. An entry that is not JSON, or not an exchange, is one error naming it,
-// and reading goes on; a HAR file whose JSON breaks stops there, with what came before kept.
+// whatever the file's size; a HAR string longer than the largest body judged (a body of hundreds of
+// megabytes) is not assembled at all but stands as too large. An entry that is not JSON, or not an
+// exchange, is one error naming it, and reading goes on; a HAR file whose JSON breaks stops there,
+// with what came before kept. Capture lines are as long as the proxy wrote them (bodies up to its
+// --max-body).
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { pipeline, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { parser } from 'stream-json';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
-import { entryLabel, MalformedEntryError, recordedExchange, type RecordedExchange } from '../proxy/har.ts';
+import { entryLabel, MalformedEntryError, OVERSIZED_TEXT, recordedExchange, type RecordedExchange } from '../proxy/har.ts';
 
 export type RecordedFormat = 'har' | 'capture';
 
@@ -44,14 +47,22 @@ export async function formatOf(file: string): Promise<RecordedFormat> {
   }
 }
 
-/** Every entry of the file, in order, as it is read. */
-export async function* readRecorded(file: string): AsyncGenerator<RecordedItem> {
+/** Every entry of the file, in order, as it is read; a HAR string longer than `maxString` characters is kept as OVERSIZED_TEXT. */
+export async function* readRecorded(file: string, maxString = DEFAULT_MAX_STRING): AsyncGenerator<RecordedItem> {
   const format = await formatOf(file);
-  yield* format === 'har' ? harEntries(file) : captureEntries(file);
+  yield* format === 'har' ? harEntries(file, maxString) : captureEntries(file);
 }
 
-async function* harEntries(file: string): AsyncGenerator<RecordedItem> {
-  const entries: Readable = pipeline(createReadStream(file), parser.asStream(), pick.asStream({ filter: 'log.entries' }), streamArray.asStream(), () => undefined);
+/** Room for a body of 1 MiB (the proxy's default --max-body) in base64. */
+export const DEFAULT_MAX_STRING = Math.ceil((1024 * 1024 * 4) / 3) + 16;
+
+/** The longest string of a HAR kept for a body of `maxBody` bytes (base64 takes 4 characters per 3 bytes). */
+export function maxStringFor(maxBody: number): number {
+  return Math.ceil((maxBody * 4) / 3) + 16;
+}
+
+async function* harEntries(file: string, maxString: number): AsyncGenerator<RecordedItem> {
+  const entries: Readable = pipeline(createReadStream(file), parser.asStream({ packStrings: false, streamStrings: true }), boundedStrings(maxString), pick.asStream({ filter: 'log.entries' }), streamArray.asStream(), () => undefined);
   let entry = 0;
   try {
     for await (const item of entries as AsyncIterable<{ key: number; value: unknown }>) {
@@ -61,6 +72,41 @@ async function* harEntries(file: string): AsyncGenerator<RecordedItem> {
   } catch (error) {
     yield { file, entry: entry + 1, error: `not JSON from here on, reading stopped (${firstLine(error)})` };
   }
+}
+
+interface Token {
+  name: string;
+  value?: unknown;
+}
+
+/**
+ * Packs the parser's string chunks into one `stringValue` token, as the parser would, but keeps
+ * at most `maxString` characters of a string: a longer one becomes OVERSIZED_TEXT, its chunks
+ * dropped as they come. Keys stay packed by the parser.
+ */
+function boundedStrings(maxString: number): Transform {
+  let chunks: string[] = [];
+  let length = 0;
+  return new Transform({
+    objectMode: true,
+    transform(token: Token, _encoding, callback) {
+      if (token.name === 'startString') {
+        chunks = [];
+        length = 0;
+      } else if (token.name === 'stringChunk') {
+        const chunk = token.value as string;
+        length += chunk.length;
+        if (length <= maxString) chunks.push(chunk);
+        else chunks = [];
+      } else if (token.name === 'endString') {
+        this.push({ name: 'stringValue', value: length <= maxString ? chunks.join('') : OVERSIZED_TEXT });
+        chunks = [];
+      } else {
+        this.push(token);
+      }
+      callback();
+    },
+  });
 }
 
 async function* captureEntries(file: string): AsyncGenerator<RecordedItem> {
