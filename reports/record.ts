@@ -3,7 +3,7 @@
 // per requirement of the catalogue; it judges nothing the cases did not.
 import { relative } from 'node:path';
 import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
-import { blockingLevels, failLevelName, type CaseFinding, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelName, regressionCaseName, type CaseFinding, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
@@ -55,6 +55,8 @@ export interface RequirementRecord {
   waiver?: RecordedWaiver;
   /** Not run because the target's own legal answer showed nothing to check (a 202 body): it does not make the verdict incomplete. */
   byTargetChoice?: true;
+  /** The regression cases of the target file that ran under it, by name. */
+  regressionCases?: string[];
 }
 
 /** A waiver from the target file: a known failure the gate accepts until a date. */
@@ -300,7 +302,8 @@ function requirementRecord(requirement: Requirement, cases: CaseOutcome[], selec
   const covering = cases.filter((c) => c.requirements.includes(requirement.id));
   const declaredNotRun = (c: CaseOutcome) => c.notRun?.find((n) => n.requirements.includes(requirement.id));
   const ran = covering.filter((c) => RAN.includes(c.status) && !declaredNotRun(c));
-  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length };
+  const regression = ran.filter((c) => c.requirements[0] === requirement.id).flatMap((c) => regressionCaseName(c.title) ?? []);
+  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length, ...(regression.length > 0 ? { regressionCases: regression } : {}) };
   const kept = { evidence: all.slice(0, MAX_EVIDENCE), ...(all.length > MAX_EVIDENCE ? { evidenceOmitted: all.length - MAX_EVIDENCE } : {}) };
   if (all.length > 0 && requirement.level !== 'INFO') return { ...base, verdict: requirement.level === 'MUST' ? 'failed' : 'warning', ...kept };
   if (ran.length > 0 || all.length > 0) return { ...base, verdict: 'passed', ...kept };

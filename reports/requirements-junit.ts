@@ -38,6 +38,7 @@ function testCase(record: CertificationRecord, requirement: RequirementRecord): 
     ['section', requirement.section],
     ['verdict', verdict],
     ['cases', String(requirement.cases)],
+    ...(requirement.regressionCases ?? []).map((name) => ['regression-case', name]),
   ];
   const body = [`      <properties>`, ...properties.map(([name, value]) => `        <property name="${attribute(name)}" value="${attribute(value)}"/>`), `      </properties>`];
   if (blocksRun(record, requirement)) {

@@ -61,6 +61,15 @@ export function outcomesDecidedByReporter(reporters: readonly (readonly [string,
 
 /** The annotation type that names a requirement a case exercises, with its `level` and `section` beside it. */
 export const REQUIREMENT_ANNOTATION = 'requirement';
+
+/** What a regression case's title says after its requirement ids: `NG-META-PAGES · regression: name`. */
+export const REGRESSION_TITLE_MARK = 'regression: ';
+
+/** The name of a regression case from its test title, or null for a case of the suite. */
+export function regressionCaseName(title: string): string | null {
+  const at = title.indexOf(` · ${REGRESSION_TITLE_MARK}`);
+  return at < 0 ? null : title.slice(at + 3 + REGRESSION_TITLE_MARK.length);
+}
 export const LEVEL_ANNOTATION = 'level';
 export const SECTION_ANNOTATION = 'section';
 /** The annotation types of a finding that does not block: an INFO observation, or a warning below the fail level. */

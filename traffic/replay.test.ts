@@ -108,7 +108,7 @@ describe('a saved regression case in run', () => {
     expect(saved.stdout).toContain('2 regression cases added');
   }, 60_000);
 
-  function record(reportDir: string): { verdict: string; requirements: { id: string; verdict: string; cases: number; evidence: { case: string; message: string }[] }[] } {
+  function record(reportDir: string): { verdict: string; requirements: { id: string; verdict: string; cases: number; regressionCases?: string[]; evidence: { case: string; message: string }[] }[] } {
     return JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8'));
   }
 
@@ -129,6 +129,10 @@ describe('a saved regression case in run', () => {
     // Only the regression cases ran: the verdict is incomplete, and nothing failed.
     expect(result.code).toBe(3);
     const pages = record(reportDir).requirements.find((r) => r.id === 'NG-META-PAGES')!;
-    expect(pages).toMatchObject({ verdict: 'passed', cases: 2 });
+    expect(pages).toMatchObject({ verdict: 'passed', cases: 2, regressionCases: [expect.stringMatching(/^GET \/notification-groups NG-META-PAGES/), expect.stringMatching(/^GET \/notification-groups NG-META-PAGES/)] });
+    // Named under their requirement where a person and a CI system look, passing as failing.
+    const junitCase = /<testcase name="NG-META-PAGES[\s\S]*?<\/testcase>/.exec(readFileSync(join(reportDir, 'junit.xml'), 'utf8'))![0];
+    expect(junitCase.match(/<property name="regression-case" value="GET \/notification-groups NG-META-PAGES/g)).toHaveLength(2);
+    expect(readFileSync(join(reportDir, 'certification.html'), 'utf8')).toMatch(/data-requirement="NG-META-PAGES"[^\n]*regression: GET \/notification-groups NG-META-PAGES/);
   }, 120_000);
 });

@@ -2,14 +2,13 @@
 // data in the target file. Each is sent as recorded, with the run's own token in the scheme it
 // names, judged like every exchange of the suite, and fails under its requirement when the answer
 // breaks it again, whichever part of the kit judges that requirement.
+import { REGRESSION_TITLE_MARK } from '../../run-protocol/index.ts';
 import type { RegressionCase } from '../../targets/regression-cases.ts';
 import type { SuiteCase } from './suite-case.ts';
 
-export const REGRESSION_TITLE_PREFIX = 'regression: ';
-
 export function regressionSuiteCases(cases: readonly RegressionCase[]): SuiteCase[] {
   return cases.map((c): SuiteCase => ({
-    title: `${REGRESSION_TITLE_PREFIX}${c.name}`,
+    title: `${REGRESSION_TITLE_MARK}${c.name}`,
     requirements: [c.requirement],
     async run(conformance) {
       const { request } = c;
