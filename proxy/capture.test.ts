@@ -100,6 +100,19 @@ describe('proxy --capture', () => {
     expect(await metric('las_proxy_capture_events_total{event="file_dropped"}')).toMatch(/ [1-9]\d*$/);
   });
 
+  it('captures the bodies of exchanges judged on the judging thread as well', async () => {
+    await upstream.close();
+    // Past 8 KiB of body the exchange is judged on the worker thread.
+    const large = JSON.stringify({ data: Array.from({ length: 80 }, () => JSON.parse(BROKEN_LIST).data[0]) });
+    upstream = await startUpstream(answering(200, large));
+    proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, capture: { dir } });
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: `Bearer r:${SESSION}` } });
+    await proxy.proxy.settled();
+    expect((await metric('las_proxy_exchanges_judged_total{thread="worker"}'))).toMatch(/ 1$/);
+    const [entry] = captured().entries;
+    expect(entry.response.content.text).toBe(large);
+  });
+
   it('is off by default: no capture file is written', async () => {
     proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, judgeThread: false });
     await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: `Bearer r:${SESSION}` } });

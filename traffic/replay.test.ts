@@ -91,7 +91,9 @@ describe('capture, then replay', () => {
       ['NG-META-PAGES', 'GET', '/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0', 'session'],
       ['NG-META-PAGES', 'GET', '/notification-groups?filter[type]=portal&page[limit]=4&page[offset]=0', 'legacy'],
     ]);
+    expect(cases[0].why).toMatch(/^recorded \d{4}-\d\d-\d\dT[\d:.]+Z \(capture-\S+\.ndjson entry #1\), still reproduced against http:\/\/127\.0\.0\.1:\d+\/v3: \S/);
     const text = readFileSync(targetFile, 'utf8');
+    expect(text).not.toContain(dir);
     for (const secret of Object.values(FAULTED_TOKENS)) expect(text).not.toContain(secret);
     // Saving again adds nothing: the list holds those requests already.
     const again = await runCli(['replay', ...captureFiles(), ...faultedTarget(), '--save-cases', targetFile]);

@@ -30,6 +30,8 @@ export interface ReplayOutcome {
   reproduced: string[];
   /** MUST findings about the service the answer draws that the original did not. */
   appeared: Finding[];
+  /** When the original exchange was recorded (the entry's startedDateTime). */
+  recordedAt: string;
   /** The target's status, when it answered. */
   status?: number;
   /** Why the entry was not sent, or no answer came. */
@@ -125,7 +127,7 @@ export class Replayer {
     const requestCase = replayedRequest(contract, item, target.legacyHeader);
     if (requestCase === null) return null;
     const original = this.originalFindings(item);
-    const base = { entry: entryName(item), method: requestCase.method, path: requestCase.path, original, reproduced: [], appeared: [], request: requestCase };
+    const base = { entry: entryName(item), recordedAt: item.recorded.startedDateTime, method: requestCase.method, path: requestCase.path, original, reproduced: [], appeared: [], request: requestCase };
     const originalRules = serviceMustFindings(original);
     if (originalRules.length === 0) return { ...base, verdict: 'nothing-to-check', reason: 'no MUST finding about the service was recorded for it' };
     if (!READ_ONLY_METHODS.has(requestCase.method.toUpperCase()) && !this.replay.allowWrites) return { ...base, verdict: 'not-sent', reason: `${requestCase.method} could write to the target; --allow-writes sends it` };
@@ -205,7 +207,8 @@ export function regressionCasesOf(outcomes: readonly ReplayOutcome[], seenAt: st
           return {
             name: `${outcome.method} ${outcome.path.split('?')[0]} ${rule}`.slice(0, 120),
             requirement: rule,
-            why: `${outcome.entry}, still reproduced against ${seenAt}${message}`.slice(0, 500),
+            // The capture file by name only: where it lay on one machine means nothing in a repository.
+            why: `recorded ${outcome.recordedAt || 'at an unknown time'} (${outcome.entry.replace(/^.*[\\/]/, '')}), still reproduced against ${seenAt}${message}`.slice(0, 500),
             request: outcome.request!,
           };
         }),
