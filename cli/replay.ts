@@ -7,7 +7,8 @@
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
 import { PROXY_DEFAULTS } from '../proxy/index.ts';
-import { saveRegressionCases } from '../targets/regression-cases.ts';
+import { existsSync } from 'node:fs';
+import { readRegressionCases, saveRegressionCases } from '../targets/regression-cases.ts';
 import { mergeSettings, readTargetFile, resolveTarget, settingsFromEnvironment, type TargetSettings } from '../targets/target.ts';
 import { malformedLine } from '../traffic/judge-recorded.ts';
 import { maxStringFor, readRecorded } from '../traffic/recorded-files.ts';
@@ -61,6 +62,8 @@ function flagSettings(flags: ReplayFlags): TargetSettings {
 async function replayCommand(files: string[], flags: ReplayFlags, env: Record<string, string | undefined>): Promise<number> {
   const contract = loadContract();
   const target = resolveTarget(mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), flagSettings(flags)), contract.legacyHeader);
+  // A target file that cannot take the cases is a usage error before anything is sent.
+  if (flags.saveCases && existsSync(flags.saveCases)) readRegressionCases(flags.saveCases, contract.requirements.map((r) => r.id));
   const replayer = new Replayer({ contract, target, judge: { includeValues: false, maxBody: flags.maxBody }, allowWrites: flags.allowWrites === true });
   const outcomes: ReplayOutcome[] = [];
   let malformed = 0;

@@ -2,7 +2,7 @@
 // faults on captures the exchanges that break a MUST; replayed against the faulted server they
 // still reproduce, against the server without the faults they are fixed; no credential is ever in
 // a capture file; writes are sent only when allowed; reproduced exchanges become regression cases.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,3 +138,21 @@ describe('a saved regression case in run', () => {
     expect(readFileSync(join(reportDir, 'certification.html'), 'utf8')).toMatch(/data-requirement="NG-META-PAGES"[^\n]*regression: GET \/notification-groups NG-META-PAGES/);
   }, 120_000);
 });
+
+describe('las-conformance replay, usage errors', () => {
+  const cases: { title: string; args: () => string[]; stderr: RegExp }[] = [
+    { title: 'no target base URL', args: () => [captureFiles()[0], '--session-token', 'a', '--pat', 'b'], stderr: /^las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file$/ },
+    { title: 'no personal access token', args: () => [captureFiles()[0], '--base-url', fixed.baseUrl, '--session-token', 'a'], stderr: /^las-conformance: no personal access token: give --pat, LAS_PAT/ },
+    { title: 'a --save-cases file that is no target file', args: () => [captureFiles()[0], ...fixedTarget(), '--save-cases', join(dir, 'not-a-target.yaml')], stderr: /^las-conformance: target file .*not-a-target\.yaml: unknown key "wrong"$/ },
+  ];
+  beforeAll(() => writeFileSync(join(dir, 'not-a-target.yaml'), 'wrong: key\n'));
+  for (const c of cases) {
+    it(`refuses ${c.title}: exit 2, one line, nothing sent`, async () => {
+      const result = await runCli(['replay', ...c.args()]);
+      expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(c.stderr)]);
+      expect(result.stdout).toBe('');
+      expect(result.code).toBe(2);
+    }, 30_000);
+  }
+});
+
