@@ -1,0 +1,63 @@
+// Regression cases in a target file: read and checked against the catalogue, appended without
+// losing the file's other keys and comments, never twice the same request, names kept unique.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import { CASE_CREDENTIALS, parseRegressionCases, readRegressionCases, saveRegressionCases, type RegressionCase } from './regression-cases.ts';
+import { parseTargetFile, TargetError } from './target.ts';
+
+const ids = loadContract().requirements.map((r) => r.id);
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'las-regression-cases-'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const pages = (path: string, name = 'pages rounded down'): RegressionCase => ({ name, requirement: 'NG-META-PAGES', why: 'seen on staging', request: { method: 'GET', path, credentials: 'session' } });
+
+describe('regression cases in a target file', () => {
+  it('are appended to a target file, its other keys and comments kept', () => {
+    const file = join(dir, 'staging.yaml');
+    writeFileSync(file, '# the staging target\nbaseUrl: https://staging.example.com/v3 # with /v3\n');
+    const added = saveRegressionCases(file, [pages('/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0')], ids);
+    expect(added).toHaveLength(1);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('# the staging target');
+    expect(text).toContain('# with /v3');
+    expect(parseTargetFile(text, file).baseUrl).toBe('https://staging.example.com/v3');
+    expect(readRegressionCases(file, ids)).toEqual(added);
+  });
+
+  it('never hold the same request for the same requirement twice, and keep names unique', () => {
+    const file = join(dir, 'twice.yaml');
+    saveRegressionCases(file, [pages('/notification-groups?page[limit]=3')], ids);
+    expect(saveRegressionCases(file, [pages('/notification-groups?page[limit]=3')], ids)).toEqual([]);
+    const [other] = saveRegressionCases(file, [pages('/notification-groups?page[limit]=4')], ids);
+    expect(other.name).toBe('pages rounded down (2)');
+    expect(readRegressionCases(file, ids)).toHaveLength(2);
+  });
+
+  const refused: { title: string; yaml: string; message: RegExp }[] = [
+    { title: 'a requirement the catalogue does not have', yaml: 'regressionCases:\n  - { name: a, requirement: NO-SUCH-ID, why: x, request: { method: GET, path: /x, credentials: session } }\n', message: /regression case for NO-SUCH-ID, which is no requirement of the catalogue/ },
+    { title: 'a credential scheme that is none of the four', yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: /x, credentials: token-abc } }\n', message: /regressionCases\.0\.request\.credentials must be equal to one of the allowed values/ },
+    { title: 'a path not under the base URL', yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: "https://elsewhere/x", credentials: none } }\n', message: /regressionCases\.0\.request\.path must match pattern/ },
+    { title: 'two cases of one name', yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: /x, credentials: none } }\n  - { name: a, requirement: NG-META-PAGES, why: y, request: { method: GET, path: /y, credentials: none } }\n', message: /more than one regression case named "a"/ },
+  ];
+  for (const c of refused) {
+    it(`refuse ${c.title} in one line`, () => {
+      expect(() => parseRegressionCases(c.yaml, 'staging.yaml', ids)).toThrow(TargetError);
+      expect(() => parseRegressionCases(c.yaml, 'staging.yaml', ids)).toThrow(c.message);
+    });
+  }
+
+  it('name the credential schemes the target file schema allows, no more, no less', () => {
+    const schema = JSON.parse(readFileSync(new URL('target.schema.json', import.meta.url), 'utf8')) as { properties: { regressionCases: { items: { properties: { request: { properties: { credentials: { enum: string[] } } } } } } } };
+    expect(schema.properties.regressionCases.items.properties.request.properties.credentials.enum).toEqual([...CASE_CREDENTIALS]);
+  });
+});
