@@ -1,7 +1,8 @@
 // `las-conformance replay FILE... --base-url URL`: the recorded requests sent again to a target
 // with the run's own credentials in the scheme each original used; each original MUST finding
 // about the service still reproduces, is fixed, or changed. Requests that could write are sent
-// only with --allow-writes. Exit 1 when one still reproduces; 3 when none does but some were not
+// only with --allow-writes. Exit 1 when one still reproduces, or changed into another MUST
+// violation; 3 when none does but some were not
 // sent (writes); 2 for a usage error or when a request got no answer. --save-cases FILE keeps the
 // reproduced exchanges as regression cases in a target file's list.
 import type { Command } from 'commander';
@@ -91,7 +92,8 @@ async function replayCommand(files: string[], flags: ReplayFlags, env: Record<st
     const added = saveRegressionCases(flags.saveCases, regressionCasesOf(outcomes, target.baseUrl), contract.requirements.map((r) => r.id));
     process.stdout.write(`${flags.saveCases}: ${added.length} regression case${added.length === 1 ? '' : 's'} added${added.length > 0 ? ` (${[...new Set(added.map((c) => c.requirement))].join(', ')})` : ''}\n`);
   }
-  if (count('reproduces') > 0) return EXIT_FAILED;
+  // A changed exchange still breaks a MUST, another one: it fails as one that reproduces.
+  if (count('reproduces') + count('changed') > 0) return EXIT_FAILED;
   if (count('no-answer') > 0) return EXIT_USAGE;
   if (count('not-sent') > 0) return EXIT_INCOMPLETE;
   return EXIT_OK;

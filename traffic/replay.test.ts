@@ -82,6 +82,18 @@ describe('capture, then replay', () => {
     expect(result.code).toBe(0);
   }, 60_000);
 
+  it('against a server that breaks another MUST on the same request: changed, naming the new finding, exit 1', async () => {
+    const other = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: ['default-value-as-string'], ...FAULTED_TOKENS });
+    try {
+      const result = await runCli(['replay', ...captureFiles(), '--base-url', other.baseUrl, '--session-token', FAULTED_TOKENS.sessionToken, '--pat', FAULTED_TOKENS.pat]);
+      expect(result.stdout).toMatch(/^changed: NG-META-PAGES no longer, now NG-ITEM-SHAPE \(.+\) · GET \/notification-groups\S* answered 200 /m);
+      expect(result.stdout).not.toMatch(/^still reproduces/m);
+      expect(result.code).toBe(1);
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
+
   it('--save-cases keeps what still reproduces as regression cases: the request and the requirement, never a token', async () => {
     const targetFile = join(dir, 'staging.yaml');
     const first = await runCli(['replay', ...captureFiles(), ...faultedTarget(), '--save-cases', targetFile]);
