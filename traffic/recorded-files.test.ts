@@ -1,6 +1,6 @@
 // Reading recorded traffic: HAR files and capture lines, as a stream; a malformed entry is one
 // error naming it and the rest is still read; a file that is neither is refused in one line.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +97,20 @@ describe('las-conformance judge, files it cannot judge whole', () => {
     expect(errors).toEqual([`las-conformance: ${file} entry #1: GET /v3/highlights: response.status is not an HTTP status`]);
     expect(result.stderr).toContain('2 entries: 1 judged, 0 outside the API (counted, not judged), 1 malformed');
     expect(result.stdout).toContain('NG-META-PAGES');
+    expect(result.code).toBe(1);
+  }, 30_000);
+
+  it('--base-url judges only the entries under it, as under the contract\'s base path; the rest are counted outside the API', async () => {
+    const file = join(dir, 'prefixed.har');
+    const wrongPages = JSON.stringify({ data: [], meta: { total: 0, pages: 5, page: 1, offset: 0, limit: 5 } });
+    const prefixed = entry('/api/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0', 200, wrongPages);
+    const elsewhere = { ...entry('/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0', 200, wrongPages), request: { ...(entry('') as { request: object }).request, url: 'http://cdn.example.com/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0' } };
+    writeFileSync(file, JSON.stringify({ log: { version: '1.2', entries: [prefixed, elsewhere] } }));
+    const violations = join(dir, 'prefixed.ndjson');
+    const result = await runCli(['judge', file, '--base-url', 'http://127.0.0.1:4010/api/v3', '--violations', violations]);
+    expect(result.stderr).toContain('2 entries: 1 judged, 1 outside the API (counted, not judged), 0 malformed');
+    const lines = readFileSync(violations, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { rule: string; path: string });
+    expect(lines.map((l) => [l.rule, l.path])).toEqual([['NG-META-PAGES', '/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0']]);
     expect(result.code).toBe(1);
   }, 30_000);
 
