@@ -73,6 +73,15 @@ describe('readRecorded', () => {
     expect(summary(await readAll(file))).toEqual(['#1 GET /v3/notification-groups?filter[type]=user', expect.stringMatching(/^#2 not JSON \(/), '#3 GET /v3/attribute-configs']);
   });
 
+  it('never holds a capture line past the bound: it is named and skipped, the next line read', async () => {
+    const file = join(dir, 'long-line.ndjson');
+    const long = JSON.stringify(entry('/v3/notification-groups?filter[type]=portal', 200, JSON.stringify({ data: [], filler: 'y'.repeat(1_200_000) })));
+    writeFileSync(file, `${long}\r\n${JSON.stringify(entry('/v3/notification-groups?filter[type]=user'))}\r\n`);
+    const items: RecordedItem[] = [];
+    for await (const item of readRecorded(file, 100)) items.push(item);
+    expect(summary(items)).toEqual([expect.stringMatching(/^#1 longer than \d+ bytes, not read$/), '#2 GET /v3/notification-groups?filter[type]=user']);
+  });
+
   const unreadable: { title: string; make: () => string; message: RegExp }[] = [
     { title: 'a missing file', make: () => join(dir, 'missing.har'), message: /^cannot read .*missing\.har: ENOENT$/ },
     { title: 'a directory', make: () => (mkdirSync(join(dir, 'folder'), { recursive: true }), join(dir, 'folder')), message: /folder is a directory, not a HAR or capture file$/ },

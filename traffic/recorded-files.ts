@@ -4,11 +4,10 @@
 // whatever the file's size; a HAR string longer than the largest body judged (a body of hundreds of
 // megabytes) is not assembled at all but stands as too large. An entry that is not JSON, or not an
 // exchange, is one error naming it, and reading goes on; a HAR file whose JSON breaks stops there,
-// with what came before kept. Capture lines are as long as the proxy wrote them (bodies up to its
-// --max-body).
+// with what came before kept. A capture line longer than two such bodies and their headers is
+// named and skipped, never held.
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { parser } from 'stream-json';
 import pick from 'stream-json/filters/pick.js';
@@ -50,7 +49,7 @@ export async function formatOf(file: string): Promise<RecordedFormat> {
 /** Every entry of the file, in order, as it is read; a HAR string longer than `maxString` characters is kept as OVERSIZED_TEXT. */
 export async function* readRecorded(file: string, maxString = DEFAULT_MAX_STRING): AsyncGenerator<RecordedItem> {
   const format = await formatOf(file);
-  yield* format === 'har' ? harEntries(file, maxString) : captureEntries(file);
+  yield* format === 'har' ? harEntries(file, maxString) : captureEntries(file, maxLineFor(maxString));
 }
 
 /** Room for a body of 1 MiB (the proxy's default --max-body) in base64. */
@@ -109,11 +108,20 @@ function boundedStrings(maxString: number): Transform {
   });
 }
 
-async function* captureEntries(file: string): AsyncGenerator<RecordedItem> {
+/** The longest capture line read: two bodies as long as the longest string, escaped, and headers. */
+function maxLineFor(maxString: number): number {
+  return 4 * maxString + 1024 * 1024;
+}
+
+async function* captureEntries(file: string, maxLine: number): AsyncGenerator<RecordedItem> {
   let entry = 0;
-  for await (const line of createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) {
-    if (line.trim() === '') continue;
+  for await (const line of boundedLines(file, maxLine)) {
+    if (line !== null && line.trim() === '') continue;
     entry += 1;
+    if (line === null) {
+      yield { file, entry, error: `longer than ${maxLine} bytes, not read` };
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -123,6 +131,36 @@ async function* captureEntries(file: string): AsyncGenerator<RecordedItem> {
     }
     yield readItem(file, entry, value);
   }
+}
+
+/** The lines of a file; a line longer than `maxLine` bytes is dropped as it comes and stands as null. */
+async function* boundedLines(file: string, maxLine: number): AsyncGenerator<string | null> {
+  let parts: Buffer[] = [];
+  let length = 0;
+  let overlong = false;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, newline);
+      length += piece.length;
+      if (overlong || length > maxLine) yield null;
+      else yield Buffer.concat([...parts, piece]).toString('utf8').replace(/\r$/, '');
+      parts = [];
+      length = 0;
+      overlong = false;
+      start = newline + 1;
+    }
+    const rest = chunk.subarray(start);
+    length += rest.length;
+    if (length > maxLine) {
+      overlong = true;
+      parts = [];
+    } else if (rest.length > 0) {
+      parts.push(Buffer.from(rest));
+    }
+  }
+  if (overlong) yield null;
+  else if (length > 0) yield Buffer.concat(parts).toString('utf8');
 }
 
 function readItem(file: string, entry: number, value: unknown): RecordedItem {
