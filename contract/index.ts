@@ -1,6 +1,6 @@
 // The contract module: everything the kit knows about the API, read from schemas/.
-export { Contract, loadContract, createAjv, querySchema, MEDIA_TYPE, SCHEMA_DIR } from './contract.ts';
-export type { Operation, CompiledRoute, SchemaViolation } from './contract.ts';
+export { Contract, loadContract, createAjv, querySchema, MEDIA_TYPE, SCHEMA_DIR, OPERATION_ROLES } from './contract.ts';
+export type { Operation, OperationRole, CompiledRoute, SchemaViolation } from './contract.ts';
 export { route, originForm, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody } from './validate.ts';
 export { checkExchange, exchangeChecks, refusableFindings, acceptsRefusable } from './checks.ts';
 export { judgeExchange, judgeRequest, judgeResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from './judge.ts';
