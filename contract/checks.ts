@@ -2,12 +2,12 @@
 // proxy. Each check is a small pure function with a declared scope; an empty list means it holds.
 import type { Contract, Operation } from './contract.ts';
 import { headerValue, readCredentials } from './credentials.ts';
-import { escapeToken, hasValueAt, resolvePointer, unescapeToken } from './resolve.ts';
+import { escapeToken, hasValueAt, resolvePointer } from './resolve.ts';
 import { parsedBody, parseQuery, queryString } from './validate.ts';
 import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { showValue } from './messages.ts';
-import { bodyMembers, schemaMembers, type BodyMember } from './members.ts';
+import { serverAttributes } from './members.ts';
 
 export interface Exchange {
   operation: Operation | null;
@@ -284,7 +284,7 @@ const createdResourceEchoes: ExchangeCheck = {
     const values = options.includeValues !== false;
     const shown = (value: unknown) => (values ? showValue(value) : undefined);
     const echo = contract.requirementOf(x.operation!, 'attributesEcho');
-    const serverSet = serverAttributeNames(x.operation!);
+    const serverSet = new Set(serverAttributes(x.operation!).map((m) => m.name));
     for (const [name, value] of Object.entries(echo ? sentAttributes : {})) {
       if (serverSet.has(name) || sameJson(createdAttributes[name], value)) continue;
       const message = values
@@ -297,31 +297,6 @@ const createdResourceEchoes: ExchangeCheck = {
     return findings;
   },
 };
-
-const serverAttributes = new WeakMap<Operation, Set<string>>();
-
-/**
- * Attributes the server sets in a created resource (AttributeConfig `inUse`, section 2.3): those
- * of the success body's schema that the request's schema does not have. A client that sends one
- * has it ignored or refused, never echoed.
- */
-function serverAttributeNames(operation: Operation): Set<string> {
-  let names = serverAttributes.get(operation);
-  if (!names) {
-    const attributeNames = (members: BodyMember[]) => members.flatMap((m) => { const name = /^\/data\/attributes\/([^/]+)$/.exec(m.pointer)?.[1]; return name === undefined ? [] : [unescapeToken(name)]; });
-    const sent = new Set(attributeNames(bodyMembers(operation)));
-    const success = createdBodySchema(operation);
-    names = new Set(success ? attributeNames(schemaMembers(success)).filter((name) => !sent.has(name)) : []);
-    serverAttributes.set(operation, names);
-  }
-  return names;
-}
-
-/** The body schema of the operation's first success status that has one. */
-export function createdBodySchema(operation: Operation): Record<string, unknown> | undefined {
-  for (const [status, body] of operation.responseBodies) if (is2xx(status) && body) return body;
-  return undefined;
-}
 
 const asObject = (value: unknown): Json => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
 

@@ -229,7 +229,7 @@ export function querySchema(operation: Operation): Schema {
     const required: string[] = [];
     for (const p of operation.parameters) {
       properties[p.name] = p.schema;
-      if ((p as QueryParameter & { required?: boolean }).required) required.push(p.name);
+      if (p.required) required.push(p.name);
     }
     schema = { type: 'object', properties, required };
     querySchemas.set(operation, schema);

@@ -1,6 +1,6 @@
 // List NotificationGroups (section 4.1; docs/certification.md §4). Each seeded item is serialized once when the
 // server is built; a page is the join of its items' JSON and a small meta object.
-import { MEDIA_TYPE, type Contract, type Finding } from '../contract/index.ts';
+import { MEDIA_TYPE, successBody, type Contract, type Finding, type Operation } from '../contract/index.ts';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
 import { filterTypes, seedNotificationGroups } from './seed.ts';
@@ -52,7 +52,10 @@ export class NotificationGroupList {
   private readonly deprecatedMembers: Array<[name: string, replacement: string | undefined]>;
   private readonly totalWithoutFilters: number;
 
+  private readonly itemSchema: unknown;
+
   constructor(contract: Contract, private readonly hooks: ComposedHooks) {
+    this.itemSchema = contract.schemas.NotificationGroup;
     const lists = seedNotificationGroups(contract);
     const serialize = (items: SeedItem[], type: string) => hooks.seedList(items.map((item) => hooks.seedItem(item)), type).map((item) => JSON.stringify(item));
     for (const type of filterTypes(contract)) this.itemsByFilter.set(type, serialize(lists.get(type) ?? [], type));
@@ -63,6 +66,12 @@ export class NotificationGroupList {
     this.deprecatedMembers = Object.entries(properties)
       .filter(([, schema]) => schema.deprecated === true)
       .map(([name, schema]) => [name, typeof schema['x-replaced-by'] === 'string' ? schema['x-replaced-by'] : undefined]);
+  }
+
+  /** Whether an operation lists NotificationGroups: its success body's `data` items are the NotificationGroup component. */
+  serves(operation: Operation): boolean {
+    const data = objectOf(objectOf(successBody(operation)?.properties)?.data);
+    return data?.items === this.itemSchema;
   }
 
   respond(query: Json): Reply {
