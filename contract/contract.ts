@@ -1,6 +1,7 @@
 // The contract: schemas/openapi.yaml and schemas/requirements.yaml, loaded and compiled once
 // per process. Everything else in the kit asks this module what the API promises.
 import { readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -281,12 +282,21 @@ function mediaSchema(holder: Schema | undefined): Schema | undefined {
 }
 
 let shared: Contract | undefined;
+let schemaDirectory = SCHEMA_DIR;
+
+/**
+ * Makes the process-wide contract the one in another directory holding an openapi.yaml and a
+ * requirements.yaml (a copy of schemas/ with one more operation, say). Only before anything has
+ * loaded the contract: every part of the kit reads the same one.
+ */
+export function useSchemaDirectory(directory: string): void {
+  const wanted = directory.endsWith(sep) ? directory : directory + sep;
+  if (shared !== undefined && wanted !== schemaDirectory) throw new Error(`the contract was already loaded from ${schemaDirectory}`);
+  schemaDirectory = wanted;
+}
 
 /** The process-wide contract, loaded and compiled on first use. */
 export function loadContract(): Contract {
-  shared ??= new Contract(
-    readFileSync(new URL('openapi.yaml', `file://${SCHEMA_DIR}`), 'utf8'),
-    readFileSync(new URL('requirements.yaml', `file://${SCHEMA_DIR}`), 'utf8'),
-  );
+  shared ??= new Contract(readFileSync(join(schemaDirectory, 'openapi.yaml'), 'utf8'), readFileSync(join(schemaDirectory, 'requirements.yaml'), 'utf8'));
   return shared;
 }

@@ -1,5 +1,5 @@
 // The contract module: everything the kit knows about the API, read from schemas/.
-export { Contract, loadContract, createAjv, querySchema, MEDIA_TYPE, SCHEMA_DIR, OPERATION_ROLES } from './contract.ts';
+export { Contract, loadContract, useSchemaDirectory, createAjv, querySchema, MEDIA_TYPE, SCHEMA_DIR, OPERATION_ROLES } from './contract.ts';
 export type { Operation, OperationRole, CompiledRoute, SchemaViolation } from './contract.ts';
 export { route, originForm, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody } from './validate.ts';
 export { checkExchange, exchangeChecks, refusableFindings, acceptsRefusable } from './checks.ts';
