@@ -5,7 +5,7 @@
 // suite against the reference server with any choice on, or with every compatible choice at
 // once, passes: rule zero, where the specification is open the kit does not fail a server.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, loadContract, resolvePointer, type Operation } from '../contract/index.ts';
+import { bodyMembers, loadContract, resolvePointer, unescapeToken, type Operation } from '../contract/index.ts';
 import { changeCreated, changeCreatedWhere, changeErrors, creates, withoutMember, withStatus } from './hook-helpers.ts';
 import { conditionProblem, isErrorDocument } from './problems.ts';
 import type { Problem, RequestContext, ServerHooks, SeedItem } from './types.ts';
@@ -110,6 +110,37 @@ function membersWithValuesSeen(operation: Operation): { pointer: string; values:
     valuesSeen.set(operation, members);
   }
   return members;
+}
+
+const relationshipNamesOf = new WeakMap<Operation, string[]>();
+
+/** The relationships an operation's request schema names (Highlight: `owner`). */
+function namedRelationships(operation: Operation): string[] {
+  let names = relationshipNamesOf.get(operation);
+  if (!names) {
+    names = bodyMembers(operation).flatMap((m) => {
+      const token = /^\/data\/relationships\/([^/]+)$/.exec(m.pointer)?.[1];
+      return token === undefined ? [] : [unescapeToken(token)];
+    });
+    relationshipNamesOf.set(operation, names);
+  }
+  return names;
+}
+
+/** A created resource with `relationship(name)` for each relationship its operation names that the request did not send. */
+function withUnsentRelationships(relationship: (name: string, data: Json) => Json): (data: Json, context: RequestContext) => Json {
+  return (data, context) => {
+    const sent = objectOf(objectOf(objectOf(context.document)?.data)?.relationships) ?? {};
+    const unsent = namedRelationships(context.operation!).filter((name) => !(name in sent));
+    if (unsent.length === 0) return data;
+    return { ...data, relationships: { ...(objectOf(data.relationships) ?? {}), ...Object.fromEntries(unsent.map((name) => [name, relationship(name, data)])) } };
+  };
+}
+
+/** Links a server may give a relationship of a created resource (section 2.1: `self` and `related`, strings). */
+function relationshipLinks(name: string, data: Json): Json {
+  const base = `/v3/${String(data.type).toLowerCase()}s/${String(data.id)}`;
+  return { self: `${base}/relationships/${name}`, related: `${base}/${name}` };
 }
 
 const ATTRIBUTE_CONFIG_REQUIRED = ['/data/attributes/target', '/data/attributes/type', '/data/attributes/label'];
@@ -257,6 +288,39 @@ const SINGLE: Choice[] = [
       { seedItem: (item: SeedItem) => withoutMember(item as unknown as Json, 'relationships') as unknown as SeedItem },
       ...changeEveryCreated((data) => (objectOf(data.relationships) && Object.keys(data.relationships as Json).length === 0 ? withoutMember(data, 'relationships') : data)),
     ],
+  },
+
+  {
+    name: 'unsent-relationships-null',
+    section: '2.1',
+    openPlace: "a relationship's `data` may be null, and what a created resource carries for a relationship it was not sent is not shown",
+    description: 'A created resource carries each relationship its operation names but the request did not send, with `data: null` (a Highlight created without an owner has `relationships.owner.data` null).',
+    warns: [],
+    conflictsWith: ['unsent-relationships-links-only'],
+    hooks: changeEveryCreated(withUnsentRelationships(() => ({ data: null }))),
+  },
+  {
+    name: 'unsent-relationships-links-only',
+    section: '2.1',
+    openPlace: 'no member of a relationship object is required',
+    description: 'A created resource carries each relationship its operation names but the request did not send as a relationship object with `links` only, no `data` (a Highlight created without an owner has `relationships.owner.links`).',
+    warns: [],
+    conflictsWith: [],
+    hooks: changeEveryCreated(withUnsentRelationships(relationshipLinks)),
+  },
+  {
+    name: 'relationship-links-added',
+    section: '2.1, 4.3',
+    openPlace: "a relationship object's `links` and `meta` are optional, and the specification gives no duty for them",
+    description: 'Each relationship of a created resource carries `links.self` and `links.related` (and `meta.createdBy: "server"`) besides the `data` sent, in place of any `links` and `meta` sent.',
+    warns: [],
+    conflictsWith: [],
+    hooks: changeEveryCreated((data) => {
+      const relationships = objectOf(data.relationships);
+      if (!relationships) return data;
+      const linked = Object.entries(relationships).map(([name, value]) => [name, { ...(objectOf(value) ?? {}), links: relationshipLinks(name, data), meta: { createdBy: 'server' } }]);
+      return { ...data, relationships: Object.fromEntries(linked) };
+    }),
   },
 
   // Create AttributeConfig and Create Highlight (sections 2.3, 2.4, 4.2, 4.3)
