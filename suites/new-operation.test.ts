@@ -41,7 +41,7 @@ function contractWithAddition(): string {
 // module that loads it is imported.
 const directory = contractWithAddition();
 useSchemaDirectory(directory);
-const { judgeExchange, loadContract, withValueAt, withoutValueAt } = await import('../contract/index.ts');
+const { judgeExchange, loadContract, MEDIA_TYPE, withValueAt, withoutValueAt } = await import('../contract/index.ts');
 const { creationCases } = await import('./cases/creation.ts');
 const { credentialCases } = await import('./cases/credentials.ts');
 const { errorEnvelopeCases } = await import('./cases/error-envelope.ts');
@@ -51,7 +51,7 @@ const { SUITE_CASES } = await import('./cases/index.ts');
 const { ConformanceCase } = await import('./case.ts');
 const { completeDocument } = await import('./documents.ts');
 const { buildRecord } = await import('../reports/record.ts');
-const { REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
+const { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
 const { CaseSkipped, directClient, referenceTarget, send } = await import('../server/test-support.ts');
 const { startValidatingProxy } = await import('../proxy/proxy.ts');
 const { Recorder } = await import('../proxy/test-support.ts');
@@ -104,7 +104,7 @@ async function recordAgainst(faults: string[]) {
   }
 }
 
-const session = { authorization: 'Bearer r:reference-session-token', 'content-type': 'application/vnd.api+json' };
+const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`, 'content-type': MEDIA_TYPE };
 const createdDocument = () => completeDocument(operation, REFERENCE_FIXTURES, 'proof');
 
 describe('an operation added to the contract as data only (Create Annotation)', () => {
