@@ -212,7 +212,7 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
 function requestFindings(contract: Contract, context: PipelineContext, request: HttpRequest): Finding[] {
   return [
     ...validateRequest(contract, context.operation!, request).filter((f) => !ANSWERED_BEFORE_VALIDATION.has(f.requirement)),
-    ...fractionalPageFindings(contract, context.query),
+    ...fractionalPageFindings(contract, context.operation!, context.query),
   ];
 }
 
