@@ -64,7 +64,7 @@ export interface SchemaCompiler {
   compile(schema: Schema): ValidateFunction;
 }
 
-const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-values-not-shown', 'x-replaced-by'];
+const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-values-not-shown', 'x-replaced-by', 'x-record'];
 
 export function createAjv(): Ajv2020 {
   // strict: unknown keywords and ambiguous types are errors; verbose: errors carry the failing

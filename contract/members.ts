@@ -29,6 +29,8 @@ export interface BodyMember {
   valuesSeen?: unknown[];
   /** The specification does not show which values the member takes (nor what they mean): a server may refuse any. */
   valuesNotShown?: boolean;
+  /** The member names a record the service must hold (`x-record`): the name of the target's fixture that supplies one. */
+  record?: string;
 }
 
 type Schema = Record<string, unknown>;
@@ -91,6 +93,7 @@ function collect(schema: Schema, pointer: string, required: boolean, out: BodyMe
       ...(Array.isArray(merged.enum) ? { enum: merged.enum } : {}),
       ...(Array.isArray(merged['x-values-seen']) ? { valuesSeen: merged['x-values-seen'] as unknown[] } : {}),
       ...(merged['x-values-not-shown'] === true ? { valuesNotShown: true } : {}),
+      ...(typeof merged['x-record'] === 'string' ? { record: merged['x-record'] } : {}),
     });
   }
   const requiredNames = new Set((merged.required ?? []) as string[]);

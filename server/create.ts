@@ -4,7 +4,7 @@
 // `inUse`) at their defaults. Created resources live in memory for the life of the process.
 // Conditions for 404 and 409 are not shown; this server's are: a record it does not hold (an
 // owner, a collection item) → 404, a `customId` already used for the operation → 409.
-import { MEDIA_TYPE, serverAttributes, type JsonType, type Operation } from '../contract/index.ts';
+import { bodyMembers, MEDIA_TYPE, serverAttributes, unescapeToken, type BodyMember, type JsonType, type Operation } from '../contract/index.ts';
 import { REFERENCE_FIXTURES } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
 import type { ObjectIdGenerator } from './object-id.ts';
@@ -42,7 +42,7 @@ export class CreatedResources {
 
   create(operation: Operation, context: RequestContext): Reply {
     const data = sentData(context);
-    const unknown = unknownRecord(data);
+    const unknown = unknownRecord(operation, context.document);
     if (unknown) return errorReply(404, [conditionProblem(404, CONDITION_CODES.recordNotFound, unknown.detail, { pointer: unknown.pointer })]);
     const attributes = objectOf(data.attributes) ?? {};
     const taken = this.uniqueValues(operation, attributes).find((key) => this.usedValues.has(key.value));
@@ -70,15 +70,41 @@ function serverSetAttributes(operation: Operation): Json {
   return Object.fromEntries(serverAttributes(operation).filter((m) => m.required).map((m) => [m.name, SERVER_DEFAULTS[m.types[0]]]));
 }
 
-/** The first record a created resource refers to that does not exist (REFERENCE_FIXTURES holds those that do). */
-function unknownRecord(data: Json): UnknownRecord | undefined {
-  const ownerId = objectOf(objectOf(objectOf(data.relationships)?.owner)?.data)?.id;
-  if (ownerId !== undefined && ownerId !== REFERENCE_FIXTURES.ownerUserId) {
-    return { pointer: '/data/relationships/owner/data/id', detail: 'no User with this id exists' };
-  }
-  const collectionItemId = objectOf(data.attributes)?.collectionItemId;
-  if (collectionItemId !== undefined && collectionItemId !== REFERENCE_FIXTURES.collectionItemId) {
-    return { pointer: '/data/attributes/collectionItemId', detail: 'no collection item with this id exists' };
+/** What each kind of record the contract names (`x-record`) is, in an error's words. */
+const RECORD_NAMES: Record<keyof typeof REFERENCE_FIXTURES, string> = { ownerUserId: 'User', collectionItemId: 'collection item' };
+
+/**
+ * The first member of the request naming a record this server does not hold: the members the
+ * contract marks `x-record`, each to hold the REFERENCE_FIXTURES record of its kind.
+ */
+function unknownRecord(operation: Operation, document: unknown): UnknownRecord | undefined {
+  for (const member of recordMembers(operation)) {
+    const value = valueAt(document, member.pointer);
+    const held = REFERENCE_FIXTURES[member.record as keyof typeof REFERENCE_FIXTURES];
+    if (value !== undefined && value !== held) return { pointer: member.pointer, detail: `no ${RECORD_NAMES[member.record as keyof typeof RECORD_NAMES] ?? member.record} with this id exists` };
   }
   return undefined;
+}
+
+const recordMembersOf = new WeakMap<Operation, (BodyMember & { record: string })[]>();
+
+/** The members of an operation's request that name a record (`x-record`), found once per operation. */
+function recordMembers(operation: Operation): (BodyMember & { record: string })[] {
+  let members = recordMembersOf.get(operation);
+  if (!members) {
+    members = bodyMembers(operation).filter((m): m is BodyMember & { record: string } => m.record !== undefined);
+    recordMembersOf.set(operation, members);
+  }
+  return members;
+}
+
+/** The value at a pointer of a parsed document, or undefined when a step is missing or not an object. */
+function valueAt(document: unknown, pointer: string): unknown {
+  let node = document;
+  for (const token of pointer.split('/').slice(1).map(unescapeToken)) {
+    const object = objectOf(node);
+    if (!object || !(token in object)) return undefined;
+    node = object[token];
+  }
+  return node;
 }
