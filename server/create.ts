@@ -67,7 +67,7 @@ export class CreatedResources {
 
 /** The attributes only a server sets, at this server's defaults; one a client sent is overwritten (section 2.3: `inUse` appears in responses only). */
 function serverSetAttributes(operation: Operation): Json {
-  return Object.fromEntries(serverAttributes(operation).filter((m) => m.required).map((m) => [m.name, SERVER_DEFAULTS[m.types[0]]]));
+  return Object.fromEntries(serverAttributes(operation).filter((m) => m.required).map((m) => [m.name, structuredClone(SERVER_DEFAULTS[m.types[0]])]));
 }
 
 /** What each kind of record the contract names (`x-record`) is, in an error's words. */
