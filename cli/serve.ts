@@ -2,7 +2,7 @@
 import { collect, wholeNumber } from './options.ts';
 import { Option, type Command } from 'commander';
 import { pino, type Level } from 'pino';
-import { loadContract } from '../contract/index.ts';
+import { loadContract, type Operation } from '../contract/index.ts';
 import {
   CHOICES,
   DEFAULT_CREDENTIALS,
@@ -115,9 +115,7 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choic
   const seed = Object.entries(SEED_SIZES).map(([type, size]) => `${size} ${type}`).join(' and ');
   return [
     `las-conformance reference server: ${(contract.document.info as { title: string }).title} ${contract.version}`,
-    `  GET  ${baseUrl}/notification-groups?filter[type]=portal`,
-    `  POST ${baseUrl}/attribute-configs`,
-    `  POST ${baseUrl}/highlights`,
+    ...contract.operations.map((operation) => `  ${operation.method.padEnd(4)} ${baseUrl}${operation.pathTemplate}${exampleQuery(operation)}`),
     'credentials (any one):',
     `  Authorization: Bearer r:${session}`,
     `  Authorization: Bearer p:${shown(flags.pat, DEFAULT_CREDENTIALS.pat, 'personal access token')}`,
@@ -130,6 +128,17 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choic
     'request log: JSON lines on stderr; Ctrl-C stops',
     '',
   ].join('\n');
+}
+
+/** A query that names, for each required parameter, the first allowed value of each required member (`?filter[type]=portal`). */
+function exampleQuery(operation: Operation): string {
+  const pairs = operation.parameters
+    .filter((parameter) => parameter.required)
+    .flatMap((parameter) => {
+      const schema = parameter.schema as { required?: string[]; properties?: Record<string, { enum?: unknown[] }> };
+      return (schema.required ?? []).map((member) => `${parameter.name}[${member}]=${String(schema.properties?.[member]?.enum?.[0] ?? '')}`);
+    });
+  return pairs.length > 0 ? `?${pairs.join('&')}` : '';
 }
 
 /** One line per entry, in aligned columns. */

@@ -7,6 +7,7 @@ import { parsedBody, parseQuery, queryString } from './validate.ts';
 import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { showValue } from './messages.ts';
+import { serverAttributes } from './members.ts';
 
 export interface Exchange {
   operation: Operation | null;
@@ -201,7 +202,7 @@ function requiredMetaMembers(contract: Contract): string[] {
 
 const listPageArithmetic: ExchangeCheck = {
   name: 'listPageArithmetic',
-  appliesTo: (x) => x.operation?.operationId === 'listNotificationGroups' && x.response.status === 200,
+  appliesTo: (x) => x.operation?.roles.pageLength !== undefined && x.response.status === 200,
   run(contract, x) {
     const body = jsonBody(x.response);
     if (!body || !Array.isArray(body.data)) return [];
@@ -270,11 +271,9 @@ function deprecatedMetaFindings(contract: Contract, meta: Record<string, number>
   return findings;
 }
 
-const echoRequirement: Record<string, string> = { createAttributeConfig: 'AC-ATTRIBUTES-ECHO', createHighlight: 'HL-ATTRIBUTES-ECHO' };
-
 const createdResourceEchoes: ExchangeCheck = {
   name: 'createdResourceEchoes',
-  appliesTo: (x) => x.operation?.operationId !== undefined && x.operation.operationId in echoRequirement && x.response.status === 201,
+  appliesTo: (x) => (x.operation?.roles.attributesEcho !== undefined || x.operation?.roles.relationshipsEcho !== undefined) && x.response.status === 201,
   run(contract, x, options) {
     const sent = jsonBody(x.request)?.data as Json | undefined;
     const created = jsonBody(x.response)?.data as Json | undefined;
@@ -284,14 +283,17 @@ const createdResourceEchoes: ExchangeCheck = {
     const createdAttributes = (created.attributes ?? {}) as Json;
     const values = options.includeValues !== false;
     const shown = (value: unknown) => (values ? showValue(value) : undefined);
-    for (const [name, value] of Object.entries(sentAttributes)) {
-      if (name === 'inUse' || sameJson(createdAttributes[name], value)) continue;
+    const echo = contract.requirementOf(x.operation!, 'attributesEcho');
+    const serverSet = new Set(serverAttributes(x.operation!).map((m) => m.name));
+    for (const [name, value] of Object.entries(echo ? sentAttributes : {})) {
+      if (serverSet.has(name) || sameJson(createdAttributes[name], value)) continue;
       const message = values
         ? `attribute ${name} was sent as ${showValue(value)} but came back as ${showValue(createdAttributes[name])}`
         : `attribute ${name} did not come back as it was sent`;
-      findings.push(contract.finding(echoRequirement[x.operation!.operationId], 'response', { pointer: `/data/attributes/${name}`, message, expected: shown(value), actual: shown(createdAttributes[name]) }));
+      findings.push(contract.finding(echo!.id, 'response', { pointer: `/data/attributes/${name}`, message, expected: shown(value), actual: shown(createdAttributes[name]) }));
     }
-    if (x.operation!.operationId === 'createHighlight') findings.push(...relationshipLinkageFindings(contract, sent.relationships, created.relationships, shown));
+    const relationshipsEcho = contract.requirementOf(x.operation!, 'relationshipsEcho');
+    if (relationshipsEcho) findings.push(...relationshipLinkageFindings(contract, relationshipsEcho.id, sent.relationships, created.relationships, shown));
     return findings;
   },
 };
@@ -299,10 +301,10 @@ const createdResourceEchoes: ExchangeCheck = {
 const asObject = (value: unknown): Json => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
 
 /**
- * Section 4.3: the created Highlight's relationships are those of the request. What a relationship
+ * Section 4.3: the created resource's relationships are those of the request. What a relationship
  * links to (`data`) is held; `links` and `meta` are optional members a server may add or drop.
  */
-function relationshipLinkageFindings(contract: Contract, sent: unknown, created: unknown, shown: (value: unknown) => string | undefined): Finding[] {
+function relationshipLinkageFindings(contract: Contract, requirement: string, sent: unknown, created: unknown, shown: (value: unknown) => string | undefined): Finding[] {
   const createdRelationships = asObject(created);
   return Object.entries(asObject(sent)).flatMap(([name, relationship]) => {
     const linkage = asObject(relationship);
@@ -310,7 +312,7 @@ function relationshipLinkageFindings(contract: Contract, sent: unknown, created:
     const came = asObject(createdRelationships[name]).data;
     if (sameJson(came, linkage.data)) return [];
     const pointer = `/data/relationships/${escapeToken(name)}/data`;
-    return [contract.finding('HL-RESPONSE-RELATIONSHIPS', 'response', { pointer, message: `relationship ${name} of the created Highlight does not link to what was sent`, expected: shown(linkage.data), actual: shown(came) })];
+    return [contract.finding(requirement, 'response', { pointer, message: `relationship ${name} of the created resource does not link to what was sent`, expected: shown(linkage.data), actual: shown(came) })];
   });
 }
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { createAjv, LEVELS, loadContract, route, SCHEMA_DIR, validateRequest } from './index.ts';
+import { Contract, createAjv, LEVELS, loadContract, OPERATION_ROLES, route, SCHEMA_DIR, validateRequest } from './index.ts';
 
 describe('loadContract', () => {
   it('compiles once per process and returns the same contract', () => {
@@ -66,9 +66,23 @@ describe('the requirement catalogue', () => {
     expect(dangling.map((r) => r.id)).toEqual([]);
   });
 
-  it('holds the success statuses of each operation in exactly one requirement', () => {
-    for (const operation of contract.operations) expect(contract.requirements.filter((r) => r.successOf === operation.operationId).map((r) => r.id), operation.operationId).toHaveLength(1);
-    expect(contract.requirements.filter((r) => r.successOf !== undefined && !contract.operations.some((o) => o.operationId === r.successOf)).map((r) => r.id)).toEqual([]);
+  it('names, for each operation, a success requirement, and for each role an existing requirement of the catalogue', () => {
+    for (const operation of contract.operations) {
+      expect(contract.requirementOf(operation, 'success'), operation.operationId).toBeDefined();
+      for (const role of Object.keys(operation.roles)) expect(OPERATION_ROLES, `${operation.operationId} ${role}`).toContain(role);
+    }
+  });
+
+  it('refuses a contract whose x-requirements names a requirement the catalogue does not hold, or a role it does not know', () => {
+    const openapi = readFileSync(new URL('openapi.yaml', `file://${SCHEMA_DIR}`), 'utf8');
+    const requirements = readFileSync(new URL('requirements.yaml', `file://${SCHEMA_DIR}`), 'utf8');
+    expect(() => new Contract(openapi.replace('success: HL-CREATE-201', 'success: HL-CREATE-299'), requirements)).toThrow(/createHighlight: x-requirements success names HL-CREATE-299/);
+    expect(() => new Contract(openapi.replace('success: HL-CREATE-201', 'created: HL-CREATE-201'), requirements)).toThrow(/createHighlight: unknown role "created"/);
+  });
+
+  it('reads each role of an operation through requirementOf, undefined where the operation has none', () => {
+    expect(contract.requirementOf('createHighlight', 'relationshipsEcho')?.id).toBe('HL-RESPONSE-RELATIONSHIPS');
+    expect(contract.requirementOf('createAttributeConfig', 'relationshipsEcho')).toBeUndefined();
   });
 
   it('routes schema violations only from real operations', () => {

@@ -1,6 +1,7 @@
 // The contract: schemas/openapi.yaml and schemas/requirements.yaml, loaded and compiled once
 // per process. Everything else in the kit asks this module what the API promises.
 import { readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -16,8 +17,21 @@ export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
 
 type Schema = Record<string, unknown>;
 
+/**
+ * The parts an operation's requirements play, named per operation in its `x-requirements`
+ * (schemas/openapi.yaml), so that checks, cases and the reference server never key anything by
+ * operationId. `success`: the 2xx statuses it lists; `responseShape`: its success body;
+ * `serverAttributes`: attributes only the server sets in a created resource; `attributesEcho`:
+ * a created resource carries the attributes sent; `relationshipsEcho`: it carries the
+ * relationships sent; `pageLength`: a list page's items and meta agree.
+ */
+export const OPERATION_ROLES = ['success', 'responseShape', 'serverAttributes', 'attributesEcho', 'relationshipsEcho', 'pageLength'] as const;
+export type OperationRole = (typeof OPERATION_ROLES)[number];
+
 export interface Operation {
   operationId: string;
+  /** The requirement id of each role the operation's requirements play (`x-requirements`). */
+  roles: Readonly<Partial<Record<OperationRole, string>>>;
   method: string;
   pathTemplate: string;
   parameters: QueryParameter[];
@@ -50,7 +64,7 @@ export interface SchemaCompiler {
   compile(schema: Schema): ValidateFunction;
 }
 
-const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-values-not-shown', 'x-replaced-by'];
+const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-values-not-shown', 'x-replaced-by', 'x-record'];
 
 export function createAjv(): Ajv2020 {
   // strict: unknown keywords and ambiguous types are errors; verbose: errors carry the failing
@@ -103,6 +117,7 @@ export class Contract {
       })),
     );
     this.operations = readOperations(this.document);
+    this.checkRoles();
     this.compileAll();
   }
 
@@ -117,10 +132,17 @@ export class Contract {
     return this.requirement(this.requirement(requirementId).acceptedBreaks ?? requirementId);
   }
 
+  /** The requirement playing `role` for an operation (its `x-requirements`), or undefined when none does. */
+  requirementOf(operation: Operation | string, role: OperationRole): Requirement | undefined {
+    const { roles } = typeof operation === 'string' ? this.operation(operation) : operation;
+    const id = roles[role];
+    return id === undefined ? undefined : this.requirement(id);
+  }
+
   /** The requirement a 2xx status the operation does not list breaks. */
   successRequirement(operationId: string): Requirement {
-    const requirement = this.requirements.find((r) => r.successOf === operationId);
-    if (!requirement) throw new Error(`no requirement holds the success statuses of ${operationId}`);
+    const requirement = this.requirementOf(operationId, 'success');
+    if (!requirement) throw new Error(`no requirement holds the success statuses of ${operationId} (x-requirements: success)`);
     return requirement;
   }
 
@@ -176,6 +198,17 @@ export class Contract {
     throw new Error(`no requirement routes ${context.location} ${context.keyword} at "${context.pointer}" of ${context.operation}`);
   }
 
+  /** Every operation names a success requirement, and each role an existing requirement. */
+  private checkRoles(): void {
+    for (const operation of this.operations) {
+      for (const [role, id] of Object.entries(operation.roles)) {
+        if (!(OPERATION_ROLES as readonly string[]).includes(role)) throw new Error(`${operation.operationId}: unknown role "${role}" in x-requirements; roles: ${OPERATION_ROLES.join(', ')}`);
+        if (!this.requirementsById.has(id)) throw new Error(`${operation.operationId}: x-requirements ${role} names ${id}, which schemas/requirements.yaml does not hold`);
+      }
+      if (operation.roles.success === undefined) throw new Error(`${operation.operationId}: x-requirements names no success requirement`);
+    }
+  }
+
   private compileAll(): void {
     const schemas = new Set<Schema>(Object.values(this.schemas));
     for (const operation of this.operations) {
@@ -197,7 +230,7 @@ export function querySchema(operation: Operation): Schema {
     const required: string[] = [];
     for (const p of operation.parameters) {
       properties[p.name] = p.schema;
-      if ((p as QueryParameter & { required?: boolean }).required) required.push(p.name);
+      if (p.required) required.push(p.name);
     }
     schema = { type: 'object', properties, required };
     querySchemas.set(operation, schema);
@@ -223,6 +256,7 @@ function readOperations(document: Schema): Operation[] {
       const typeSchema = ((dataSchema.properties as Schema | undefined)?.type ?? {}) as Schema;
       operations.push({
         operationId: String(spec.operationId),
+        roles: readRoles(spec['x-requirements']),
         method: method.toUpperCase(),
         pathTemplate,
         parameters,
@@ -236,18 +270,33 @@ function readOperations(document: Schema): Operation[] {
   return operations;
 }
 
+function readRoles(value: unknown): Operation['roles'] {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('x-requirements must map roles to requirement ids');
+  return Object.fromEntries(Object.entries(value).map(([role, id]) => [role, String(id)]));
+}
+
 function mediaSchema(holder: Schema | undefined): Schema | undefined {
   const content = holder?.content as Record<string, Schema> | undefined;
   return content?.[MEDIA_TYPE]?.schema as Schema | undefined;
 }
 
 let shared: Contract | undefined;
+let schemaDirectory = SCHEMA_DIR;
+
+/**
+ * Makes the process-wide contract the one in another directory holding an openapi.yaml and a
+ * requirements.yaml (a copy of schemas/ with one more operation, say). Only before anything has
+ * loaded the contract: every part of the kit reads the same one.
+ */
+export function useSchemaDirectory(directory: string): void {
+  const wanted = directory.endsWith(sep) ? directory : directory + sep;
+  if (shared !== undefined && wanted !== schemaDirectory) throw new Error(`the contract was already loaded from ${schemaDirectory}`);
+  schemaDirectory = wanted;
+}
 
 /** The process-wide contract, loaded and compiled on first use. */
 export function loadContract(): Contract {
-  shared ??= new Contract(
-    readFileSync(new URL('openapi.yaml', `file://${SCHEMA_DIR}`), 'utf8'),
-    readFileSync(new URL('requirements.yaml', `file://${SCHEMA_DIR}`), 'utf8'),
-  );
+  shared ??= new Contract(readFileSync(join(schemaDirectory, 'openapi.yaml'), 'utf8'), readFileSync(join(schemaDirectory, 'requirements.yaml'), 'utf8'));
   return shared;
 }

@@ -29,9 +29,45 @@ export interface BodyMember {
   valuesSeen?: unknown[];
   /** The specification does not show which values the member takes (nor what they mean): a server may refuse any. */
   valuesNotShown?: boolean;
+  /** The member names a record the service must hold (`x-record`): the name of the target's fixture that supplies one. */
+  record?: string;
 }
 
 type Schema = Record<string, unknown>;
+
+/** The body schema of the operation's first success status that has one (a created resource's document). */
+export function successBody(operation: Operation): Schema | undefined {
+  for (const [status, body] of operation.responseBodies) if (status >= 200 && status < 300 && body) return body;
+  return undefined;
+}
+
+const ATTRIBUTE = /^\/data\/attributes\/([^/]+)$/;
+
+export interface ServerAttribute extends BodyMember {
+  name: string;
+}
+
+const serverAttributesOf = new WeakMap<Operation, ServerAttribute[]>();
+
+/**
+ * Attributes the server sets in a created resource and the request does not carry (AttributeConfig
+ * `inUse`, section 2.3): members of the success body's `data.attributes` that the request body's
+ * schema does not have. A client that sends one has it ignored or refused, never echoed.
+ */
+export function serverAttributes(operation: Operation): ServerAttribute[] {
+  let attributes = serverAttributesOf.get(operation);
+  if (!attributes) {
+    const named = (members: BodyMember[]) => members.flatMap((m) => {
+      const token = ATTRIBUTE.exec(m.pointer)?.[1];
+      return token === undefined ? [] : [{ ...m, name: unescapeToken(token) }];
+    });
+    const sent = new Set(named(bodyMembers(operation)).map((m) => m.name));
+    const body = successBody(operation);
+    attributes = body ? named(schemaMembers(body)).filter((m) => !sent.has(m.name)) : [];
+    serverAttributesOf.set(operation, attributes);
+  }
+  return attributes;
+}
 
 export function bodyMembers(operation: Operation): BodyMember[] {
   if (!operation.requestBody) return [];
@@ -57,6 +93,7 @@ function collect(schema: Schema, pointer: string, required: boolean, out: BodyMe
       ...(Array.isArray(merged.enum) ? { enum: merged.enum } : {}),
       ...(Array.isArray(merged['x-values-seen']) ? { valuesSeen: merged['x-values-seen'] as unknown[] } : {}),
       ...(merged['x-values-not-shown'] === true ? { valuesNotShown: true } : {}),
+      ...(typeof merged['x-record'] === 'string' ? { record: merged['x-record'] } : {}),
     });
   }
   const requiredNames = new Set((merged.required ?? []) as string[]);

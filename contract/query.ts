@@ -12,6 +12,7 @@ export interface QueryPair {
 export interface QueryParameter {
   name: string;
   style?: string;
+  required?: boolean;
   schema: Record<string, unknown>;
 }
 

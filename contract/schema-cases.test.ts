@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { loadContract, problemsFromErrors, schemaMembers } from './index.ts';
 import { hasValueAt } from './resolve.ts';
-import { allCases, CASE_FILE_SCHEMA, completeExample, documentUses, readCaseFiles, type CaseFile, type SchemaCase } from './schema-cases.ts';
+import { allCases, CASE_FILE_SCHEMA, completeExample, documentUses, readCaseFiles, readCaseFileSources, resolveCaseFile, type CaseFile, type SchemaCase } from './schema-cases.ts';
 
 const contract = loadContract();
 const caseFiles = readCaseFiles();
@@ -24,11 +24,27 @@ function componentPointers(file: CaseFile, data: unknown): string[] | null {
 describe('schema case files', () => {
   const validateCaseFile = new Ajv2020({ strict: true, allErrors: true }).compile(JSON.parse(readFileSync(CASE_FILE_SCHEMA, 'utf8')));
 
-  for (const [name, file] of caseFiles) {
+  for (const [name, source] of readCaseFileSources()) {
     it(`${name} follows the case-file format`, () => {
-      expect(validateCaseFile(file), JSON.stringify(validateCaseFile.errors, null, 2)).toBe(true);
+      expect(validateCaseFile(source), JSON.stringify(validateCaseFile.errors, null, 2)).toBe(true);
     });
+  }
 
+  it('reads a case written as a change of the complete example as the whole document it stands for, and refuses one that removes a member the example lacks', () => {
+    const source = {
+      description: 'owner',
+      schema: 'HighlightOwner',
+      tests: [
+        { description: 'complete', data: { data: { id: '60a7c0f2e4b0c83d2f9a1b23', type: 'User' }, meta: {} }, valid: true, spec: '2.4', complete: true as const },
+        { description: 'another type, no meta', change: { '/data/type': 'Admin' }, remove: ['/meta'], valid: false, pointer: '/data/type', spec: '2.4' },
+        { description: 'no links to remove', remove: ['/links'], valid: true, spec: '2.4' },
+      ],
+    };
+    expect(resolveCaseFile('HighlightOwner.json', { ...source, tests: source.tests.slice(0, 2) }).tests[1].data).toEqual({ data: { id: '60a7c0f2e4b0c83d2f9a1b23', type: 'Admin' } });
+    expect(() => resolveCaseFile('HighlightOwner.json', source)).toThrow('schemas/cases/HighlightOwner.json: "no links to remove" removes /links, which the complete example does not have');
+  });
+
+  for (const [name, file] of caseFiles) {
     it(`${name} is named after a component and has one complete example holding every member the schema names`, () => {
       expect(name).toBe(`${file.schema}.json`);
       expect(Object.keys(contract.schemas)).toContain(file.schema);

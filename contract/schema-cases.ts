@@ -6,11 +6,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { MEDIA_TYPE, type Contract, type Operation } from './contract.ts';
 import { schemaMembers, SAMPLE_OF_TYPE, withoutValueAt, withValueAt, wrongTypes, type BodyMember } from './members.ts';
+import { hasValueAt } from './resolve.ts';
 import { validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from './validate.ts';
 import type { Finding } from './types.ts';
 
 export interface SchemaCase {
   description: string;
+  /** The document under test (a hand case may give `change` and `remove` instead: see CaseSource). */
   data: unknown;
   valid: boolean;
   /** Where the contract reports the violation (for an invalid case). */
@@ -30,13 +32,54 @@ export interface CaseFile {
   tests: SchemaCase[];
 }
 
+/**
+ * A hand case as written: its whole `data`, or only what differs from the file's complete
+ * example, as members to set (`change`: pointer → value) and to take out (`remove`: pointers).
+ */
+export type CaseSource = Omit<SchemaCase, 'data'> & { data?: unknown; change?: Record<string, unknown>; remove?: string[] };
+
+export interface CaseFileSource extends Omit<CaseFile, 'tests'> {
+  tests: CaseSource[];
+}
+
 export const CASE_DIR = new URL('../schemas/cases/', import.meta.url);
 export const CASE_FILE_SCHEMA = new URL('../schemas/case-file.schema.json', import.meta.url);
 
-/** Every case file, by file name, in name order. */
-export function readCaseFiles(): Map<string, CaseFile> {
+/** Every case file as written, by file name, in name order. */
+export function readCaseFileSources(): Map<string, CaseFileSource> {
   const names = readdirSync(CASE_DIR).filter((name) => name.endsWith('.json')).sort();
-  return new Map(names.map((name) => [name, JSON.parse(readFileSync(new URL(name, CASE_DIR), 'utf8')) as CaseFile]));
+  return new Map(
+    names.map((name) => {
+      try {
+        return [name, JSON.parse(readFileSync(new URL(name, CASE_DIR), 'utf8')) as CaseFileSource];
+      } catch (error) {
+        throw new Error(`schemas/cases/${name}: ${(error as Error).message}`);
+      }
+    }),
+  );
+}
+
+/** Every case file, by file name, in name order, each case's `data` whole. */
+export function readCaseFiles(): Map<string, CaseFile> {
+  return new Map([...readCaseFileSources()].map(([name, source]) => [name, resolveCaseFile(name, source)]));
+}
+
+/** A case file with each case's `change` and `remove` applied to a copy of the complete example's data. */
+export function resolveCaseFile(name: string, source: CaseFileSource): CaseFile {
+  const example = source.tests.find((c) => c.complete === true);
+  const tests = source.tests.map(({ change, remove, ...rest }): SchemaCase => {
+    if (change === undefined && remove === undefined) return { ...rest, data: rest.data };
+    if (rest.data !== undefined) throw new Error(`schemas/cases/${name}: "${rest.description}" gives data and a change; give one`);
+    if (!example) throw new Error(`schemas/cases/${name}: "${rest.description}" changes the complete example, but the file has none`);
+    let data = example.data;
+    for (const pointer of remove ?? []) {
+      if (!hasValueAt(data, pointer)) throw new Error(`schemas/cases/${name}: "${rest.description}" removes ${pointer}, which the complete example does not have`);
+      data = withoutValueAt(data, pointer);
+    }
+    for (const [pointer, value] of Object.entries(change ?? {})) data = withValueAt(data, pointer, value);
+    return { ...rest, data };
+  });
+  return { ...source, tests };
 }
 
 /** The hand-written cases of a file followed by those derived from its complete example. */

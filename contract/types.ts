@@ -27,8 +27,6 @@ export interface Requirement {
    * request 2xx; this requirement itself when absent.
    */
   acceptedBreaks?: string;
-  /** The operation whose success statuses this requirement holds: a 2xx it does not list breaks it. */
-  successOf?: string;
   /** The parts of the kit that can judge it; both when absent (requirements.yaml). */
   checkedBy?: ('suite' | 'proxy')[];
 }

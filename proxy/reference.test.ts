@@ -54,6 +54,9 @@ const script: ScriptedExchange[] = [
   create('/attribute-configs', { data: attributeConfig }, credentials.legacy, undefined, 'create AttributeConfig, legacy header'),
   create('/highlights', { data: highlight }, credentials.pat),
   create('/highlights', { data: { type: 'Highlight' } }, credentials.session, undefined, 'create a bare Highlight'),
+  // Section 2.1: a relationship's data may be null and no member of a relationship object is required.
+  create('/highlights', { data: { ...highlight, relationships: { owner: { data: null } } } }, credentials.session, undefined, 'create a Highlight whose owner data is null'),
+  create('/highlights', { data: { ...highlight, relationships: { owner: { links: { related: `/v3/users/${REFERENCE_FIXTURES.ownerUserId}` } } } } }, credentials.pat, undefined, 'create a Highlight whose owner has links only'),
   list('', credentials.session, 'NG-FILTER-REQUIRED'),
   list('?filter[type]=everyone', credentials.pat, 'NG-FILTER-REQUIRED'),
   list('?filter[type]=portal&page[limit]=5', credentials.legacy, 'NG-PAGE-BOTH-MEMBERS'),

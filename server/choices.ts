@@ -5,8 +5,8 @@
 // suite against the reference server with any choice on, or with every compatible choice at
 // once, passes: rule zero, where the specification is open the kit does not fail a server.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, loadContract, resolvePointer, type Operation } from '../contract/index.ts';
-import { changeCreated, changeErrors, withoutMember, withStatus } from './hook-helpers.ts';
+import { bodyMembers, loadContract, resolvePointer, unescapeToken, type Operation } from '../contract/index.ts';
+import { changeCreated, changeCreatedWhere, changeErrors, creates, withoutMember, withStatus } from './hook-helpers.ts';
 import { conditionProblem, isErrorDocument } from './problems.ts';
 import type { Problem, RequestContext, ServerHooks, SeedItem } from './types.ts';
 
@@ -44,8 +44,6 @@ type Json = Record<string, unknown>;
 
 // --- Hook helpers ---------------------------------------------------------------------------
 
-const CREATE_OPERATIONS = ['createAttributeConfig', 'createHighlight'];
-
 function objectOf(value: unknown): Json | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
 }
@@ -72,7 +70,14 @@ function operationIs(context: RequestContext, operationId: string): boolean {
 
 /** Each create operation's successful creation, changed alike. */
 function changeEveryCreated(change: (data: Json, context: RequestContext) => Json): ServerHooks[] {
-  return CREATE_OPERATIONS.map((operationId) => ({ created: changeCreated(operationId, change) }));
+  return [{ created: changeCreatedWhere(creates, change) }];
+}
+
+/** The requirements on a created resource's body, for every create operation of the contract (x-requirements). */
+function createdBodyRequirements(): string[] {
+  const contract = loadContract();
+  const roles = ['responseShape', 'serverAttributes', 'attributesEcho', 'relationshipsEcho'] as const;
+  return contract.operations.filter(creates).flatMap((operation) => roles.flatMap((role) => contract.requirementOf(operation, role)?.id ?? []));
 }
 
 /** Rejects a valid request of one operation for the problems `find` names (400). */
@@ -105,6 +110,37 @@ function membersWithValuesSeen(operation: Operation): { pointer: string; values:
     valuesSeen.set(operation, members);
   }
   return members;
+}
+
+const relationshipNamesOf = new WeakMap<Operation, string[]>();
+
+/** The relationships an operation's request schema names (Highlight: `owner`). */
+function namedRelationships(operation: Operation): string[] {
+  let names = relationshipNamesOf.get(operation);
+  if (!names) {
+    names = bodyMembers(operation).flatMap((m) => {
+      const token = /^\/data\/relationships\/([^/]+)$/.exec(m.pointer)?.[1];
+      return token === undefined ? [] : [unescapeToken(token)];
+    });
+    relationshipNamesOf.set(operation, names);
+  }
+  return names;
+}
+
+/** A created resource with `relationship(name)` for each relationship its operation names that the request did not send. */
+function withUnsentRelationships(relationship: (name: string, data: Json) => Json): (data: Json, context: RequestContext) => Json {
+  return (data, context) => {
+    const sent = objectOf(objectOf(objectOf(context.document)?.data)?.relationships) ?? {};
+    const unsent = namedRelationships(context.operation!).filter((name) => !(name in sent));
+    if (unsent.length === 0) return data;
+    return { ...data, relationships: { ...(objectOf(data.relationships) ?? {}), ...Object.fromEntries(unsent.map((name) => [name, relationship(name, data)])) } };
+  };
+}
+
+/** Links a server may give a relationship of a created resource (section 2.1: `self` and `related`, strings). */
+function relationshipLinks(name: string, data: Json): Json {
+  const base = `/v3/${String(data.type).toLowerCase()}s/${String(data.id)}`;
+  return { self: `${base}/relationships/${name}`, related: `${base}/${name}` };
 }
 
 const ATTRIBUTE_CONFIG_REQUIRED = ['/data/attributes/target', '/data/attributes/type', '/data/attributes/label'];
@@ -254,6 +290,39 @@ const SINGLE: Choice[] = [
     ],
   },
 
+  {
+    name: 'unsent-relationships-null',
+    section: '2.1',
+    openPlace: "a relationship's `data` may be null, and what a created resource carries for a relationship it was not sent is not shown",
+    description: 'A created resource carries each relationship its operation names but the request did not send, with `data: null` (a Highlight created without an owner has `relationships.owner.data` null).',
+    warns: [],
+    conflictsWith: ['unsent-relationships-links-only'],
+    hooks: changeEveryCreated(withUnsentRelationships(() => ({ data: null }))),
+  },
+  {
+    name: 'unsent-relationships-links-only',
+    section: '2.1',
+    openPlace: 'no member of a relationship object is required',
+    description: 'A created resource carries each relationship its operation names but the request did not send as a relationship object with `links` only, no `data` (a Highlight created without an owner has `relationships.owner.links`).',
+    warns: [],
+    conflictsWith: [],
+    hooks: changeEveryCreated(withUnsentRelationships(relationshipLinks)),
+  },
+  {
+    name: 'relationship-links-added',
+    section: '2.1, 4.3',
+    openPlace: "a relationship object's `links` and `meta` are optional, and the specification gives no duty for them",
+    description: 'Each relationship of a created resource carries `links.self` and `links.related` (and `meta.createdBy: "server"`) besides the `data` sent, in place of any `links` and `meta` sent.',
+    warns: [],
+    conflictsWith: [],
+    hooks: changeEveryCreated((data) => {
+      const relationships = objectOf(data.relationships);
+      if (!relationships) return data;
+      const linked = Object.entries(relationships).map(([name, value]) => [name, { ...(objectOf(value) ?? {}), links: relationshipLinks(name, data), meta: { createdBy: 'server' } }]);
+      return { ...data, relationships: Object.fromEntries(linked) };
+    }),
+  },
+
   // Create AttributeConfig and Create Highlight (sections 2.3, 2.4, 4.2, 4.3)
   {
     name: 'created-answered-202-without-body',
@@ -262,8 +331,8 @@ const SINGLE: Choice[] = [
     description: 'A valid create request is answered 202 Accepted with no body instead of 201 with the created resource, so the requirements on the created resource are reported not run as the target\'s choice; the run still passes.',
     warns: ['CREATE-202-ACCEPTED'],
     conflictsWith: [],
-    leavesNotRun: ['AC-RESPONSE-INUSE', 'AC-RESPONSE-SHAPE', 'AC-ATTRIBUTES-ECHO', 'HL-RESPONSE-SHAPE', 'HL-RESPONSE-RELATIONSHIPS', 'HL-ATTRIBUTES-ECHO'],
-    hooks: [{ created: (creation, context) => (CREATE_OPERATIONS.some((id) => operationIs(context, id)) && creation.status === 201 ? { status: 202 } : creation) }],
+    leavesNotRun: createdBodyRequirements(),
+    hooks: [{ created: (creation, context) => (context.operation !== undefined && creates(context.operation) && creation.status === 201 ? { status: 202 } : creation) }],
   },
   {
     name: 'wrong-data-type-answered-400',

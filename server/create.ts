@@ -1,7 +1,10 @@
-// Create AttributeConfig and Create Highlight (sections 4.2, 4.3; docs/certification.md §5). Created resources
-// live in memory for the life of the process. Conditions for 404 and 409 are not shown; this
-// server's are: an unknown owner or collection item → 404, a customId already used → 409.
-import { MEDIA_TYPE, type Operation } from '../contract/index.ts';
+// The create operations (sections 4.2, 4.3; docs/certification.md §5), one handler driven by the
+// contract: the created resource is the request's `data` with a fresh id, the operation's resource
+// type, the attributes and relationships sent, and the attributes only a server sets (AttributeConfig
+// `inUse`) at their defaults. Created resources live in memory for the life of the process.
+// Conditions for 404 and 409 are not shown; this server's are: a record it does not hold (an
+// owner, a collection item) → 404, a `customId` already used for the operation → 409.
+import { bodyMembers, MEDIA_TYPE, serverAttributes, unescapeToken, type BodyMember, type JsonType, type Operation } from '../contract/index.ts';
 import { REFERENCE_FIXTURES } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
 import type { ObjectIdGenerator } from './object-id.ts';
@@ -19,39 +22,41 @@ function sentData(context: RequestContext): Json {
   return objectOf(objectOf(context.document)?.data) ?? {};
 }
 
+/** What this server sets an attribute only it sets to, by the attribute's JSON type. */
+const SERVER_DEFAULTS: Record<JsonType, unknown> = { boolean: false, number: 0, string: '', array: [], object: {}, null: null };
+
+/** Attributes whose value this server holds unique among the resources one operation created. */
+const UNIQUE_ATTRIBUTES = ['customId'];
+
 interface UnknownRecord {
   pointer: string;
   detail: string;
 }
 
 export class CreatedResources {
-  private readonly attributeConfigs = new Map<string, Json>();
-  private readonly customIds = new Set<string>();
-  private readonly highlights = new Map<string, Json>();
+  private readonly resources = new Map<string, Json>();
+  /** `operationId attribute value` of every unique attribute already used. */
+  private readonly usedValues = new Set<string>();
 
   constructor(private readonly hooks: ComposedHooks, private readonly newId: ObjectIdGenerator) {}
 
-  createAttributeConfig(operation: Operation, context: RequestContext): Reply {
+  create(operation: Operation, context: RequestContext): Reply {
     const data = sentData(context);
+    const unknown = unknownRecord(operation, context.document);
+    if (unknown) return errorReply(404, [conditionProblem(404, CONDITION_CODES.recordNotFound, unknown.detail, { pointer: unknown.pointer })]);
     const attributes = objectOf(data.attributes) ?? {};
-    const customId = attributes.customId;
-    if (typeof customId === 'string' && this.customIds.has(customId)) {
-      return errorReply(409, [conditionProblem(409, CONDITION_CODES.duplicateCustomId, 'an AttributeConfig with this customId already exists; customIds are unique', { pointer: '/data/attributes/customId' })]);
+    const taken = this.uniqueValues(operation, attributes).find((key) => this.usedValues.has(key.value));
+    if (taken) {
+      return errorReply(409, [conditionProblem(409, CONDITION_CODES.duplicateCustomId, `a ${operation.resourceType} with this ${taken.name} already exists; ${taken.name} values are unique`, { pointer: `/data/attributes/${taken.name}` })]);
     }
-    // inUse is the server's to say (section 2.3: responses only); one sent by a client is ignored.
-    const resource = { id: this.newId(), type: operation.resourceType, attributes: { ...attributes, inUse: false }, relationships: data.relationships ?? {} };
-    if (typeof customId === 'string') this.customIds.add(customId);
-    this.attributeConfigs.set(resource.id, resource);
+    const resource = { id: this.newId(), type: operation.resourceType, attributes: { ...attributes, ...serverSetAttributes(operation) }, relationships: data.relationships ?? {} };
+    for (const key of this.uniqueValues(operation, attributes)) this.usedValues.add(key.value);
+    this.resources.set(resource.id, resource);
     return this.createdReply({ status: 201, document: { data: resource } }, context);
   }
 
-  createHighlight(operation: Operation, context: RequestContext): Reply {
-    const data = sentData(context);
-    const unknown = unknownRecord(data);
-    if (unknown) return errorReply(404, [conditionProblem(404, CONDITION_CODES.recordNotFound, unknown.detail, { pointer: unknown.pointer })]);
-    const resource = { id: this.newId(), type: operation.resourceType, attributes: data.attributes ?? {}, relationships: data.relationships ?? {} };
-    this.highlights.set(resource.id, resource);
-    return this.createdReply({ status: 201, document: { data: resource } }, context);
+  private uniqueValues(operation: Operation, attributes: Json): { name: string; value: string }[] {
+    return UNIQUE_ATTRIBUTES.filter((name) => typeof attributes[name] === 'string').map((name) => ({ name, value: `${operation.operationId} ${name} ${String(attributes[name])}` }));
   }
 
   private createdReply(creation: Creation, context: RequestContext): Reply {
@@ -60,15 +65,46 @@ export class CreatedResources {
   }
 }
 
-/** The first record a Highlight refers to that does not exist (REFERENCE_FIXTURES holds those that do). */
-function unknownRecord(data: Json): UnknownRecord | undefined {
-  const ownerId = objectOf(objectOf(objectOf(data.relationships)?.owner)?.data)?.id;
-  if (ownerId !== undefined && ownerId !== REFERENCE_FIXTURES.ownerUserId) {
-    return { pointer: '/data/relationships/owner/data/id', detail: 'no User with this id exists' };
-  }
-  const collectionItemId = objectOf(data.attributes)?.collectionItemId;
-  if (collectionItemId !== undefined && collectionItemId !== REFERENCE_FIXTURES.collectionItemId) {
-    return { pointer: '/data/attributes/collectionItemId', detail: 'no collection item with this id exists' };
+/** The attributes only a server sets, at this server's defaults; one a client sent is overwritten (section 2.3: `inUse` appears in responses only). */
+function serverSetAttributes(operation: Operation): Json {
+  return Object.fromEntries(serverAttributes(operation).filter((m) => m.required).map((m) => [m.name, structuredClone(SERVER_DEFAULTS[m.types[0]])]));
+}
+
+/** What each kind of record the contract names (`x-record`) is, in an error's words. */
+const RECORD_NAMES: Record<keyof typeof REFERENCE_FIXTURES, string> = { ownerUserId: 'User', collectionItemId: 'collection item' };
+
+/**
+ * The first member of the request naming a record this server does not hold: the members the
+ * contract marks `x-record`, each to hold the REFERENCE_FIXTURES record of its kind.
+ */
+function unknownRecord(operation: Operation, document: unknown): UnknownRecord | undefined {
+  for (const member of recordMembers(operation)) {
+    const value = valueAt(document, member.pointer);
+    const held = REFERENCE_FIXTURES[member.record as keyof typeof REFERENCE_FIXTURES];
+    if (value !== undefined && value !== held) return { pointer: member.pointer, detail: `no ${RECORD_NAMES[member.record as keyof typeof RECORD_NAMES] ?? member.record} with this id exists` };
   }
   return undefined;
+}
+
+const recordMembersOf = new WeakMap<Operation, (BodyMember & { record: string })[]>();
+
+/** The members of an operation's request that name a record (`x-record`), found once per operation. */
+function recordMembers(operation: Operation): (BodyMember & { record: string })[] {
+  let members = recordMembersOf.get(operation);
+  if (!members) {
+    members = bodyMembers(operation).filter((m): m is BodyMember & { record: string } => m.record !== undefined);
+    recordMembersOf.set(operation, members);
+  }
+  return members;
+}
+
+/** The value at a pointer of a parsed document, or undefined when a step is missing or not an object. */
+function valueAt(document: unknown, pointer: string): unknown {
+  let node = document;
+  for (const token of pointer.split('/').slice(1).map(unescapeToken)) {
+    const object = objectOf(node);
+    if (!object || !(token in object)) return undefined;
+    node = object[token];
+  }
+  return node;
 }

@@ -4,7 +4,7 @@
 import { loadContract, MEDIA_TYPE, unescapeToken, type Scheme } from '../contract/index.ts';
 import { knownTokens } from './credentials.ts';
 import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES } from './defaults.ts';
-import { changeCreated, changeErrors, createdStatus, overlook, withoutMember, withStatus } from './hook-helpers.ts';
+import { changeCreated, changeCreatedWhere, changeErrors, createdStatus, overlook, withoutMember, withStatus } from './hook-helpers.ts';
 import { isErrorDocument, unauthorizedReply } from './problems.ts';
 import type { CredentialContext, CredentialDecision, Creation, ServerHooks, RequestContext, StageName, Tokens } from './types.ts';
 
@@ -426,10 +426,10 @@ const CATALOGUE: Fault[] = [
   {
     name: 'relationships-dropped',
     requirement: 'HL-RESPONSE-RELATIONSHIPS',
-    description: 'The created Highlight is sent without the relationships of the request.',
+    description: 'A created resource whose operation echoes relationships (a Highlight, and any other whose x-requirements name relationshipsEcho) is sent without the relationships of the request.',
     detectableInOneExchange: true,
     trigger: createTrigger('/highlights', highlightBody()),
-    hooks: { created: changeCreated('createHighlight', (data) => withoutMember(data, 'relationships')) },
+    hooks: { created: changeCreatedWhere((operation) => operation.roles.relationshipsEcho !== undefined, (data) => withoutMember(data, 'relationships')) },
   },
   {
     name: 'attribute-config-wrong-type-accepted',

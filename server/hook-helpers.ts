@@ -1,6 +1,6 @@
 // Small hook builders the fault and choice catalogues share: each returns a hook for one of the
 // pipeline's named points (types.ts), or a value a hook returns.
-import type { Finding } from '../contract/index.ts';
+import type { Finding, Operation } from '../contract/index.ts';
 import { isErrorDocument } from './problems.ts';
 import type { Reply, RequestContext, ServerHooks } from './types.ts';
 
@@ -9,13 +9,23 @@ export function overlook(requirement: string, applies: (finding: Finding, contex
   return (findings, context) => findings.filter((f) => f.requirement !== requirement || !applies(f, context));
 }
 
+type ChangeData = (data: Record<string, unknown>, context: RequestContext) => Record<string, unknown>;
+
 /** Changes the `data` of a successful creation by one operation. */
-export function changeCreated(operationId: string, change: (data: Record<string, unknown>, context: RequestContext) => Record<string, unknown>): ServerHooks['created'] {
+export function changeCreated(operationId: string, change: ChangeData): ServerHooks['created'] {
+  return changeCreatedWhere((operation) => operation.operationId === operationId, change);
+}
+
+/** Changes the `data` of a successful creation by every operation `applies` picks (by its roles in the contract, say). */
+export function changeCreatedWhere(applies: (operation: Operation) => boolean, change: ChangeData): ServerHooks['created'] {
   return (creation, context) => {
-    if (context.operation?.operationId !== operationId || !creation.document?.data) return creation;
+    if (context.operation === undefined || !applies(context.operation) || !creation.document?.data) return creation;
     return { ...creation, document: { ...creation.document, data: change(creation.document.data, context) } };
   };
 }
+
+/** Whether an operation creates a resource: it takes a request body. */
+export const creates = (operation: Operation): boolean => operation.requestBody !== undefined;
 
 /** A successful 201 creation by one operation answered with another status. */
 export function createdStatus(operationId: string, status: number): ServerHooks['created'] {

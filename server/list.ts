@@ -1,6 +1,6 @@
 // List NotificationGroups (section 4.1; docs/certification.md §4). Each seeded item is serialized once when the
 // server is built; a page is the join of its items' JSON and a small meta object.
-import { MEDIA_TYPE, type Contract, type Finding } from '../contract/index.ts';
+import { MEDIA_TYPE, successBody, type Contract, type Finding, type Operation } from '../contract/index.ts';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
 import { filterTypes, seedNotificationGroups } from './seed.ts';
@@ -24,10 +24,10 @@ export function requestedPage(query: Json): { offset: number; limit: number } {
  * Fractional page members are not shown (docs/certification.md §4, NG-PAGE-FRACTIONAL): this server answers
  * them, and numbers too large to be whole, with 400.
  */
-export function fractionalPageFindings(contract: Contract, query: Json): Finding[] {
+export function fractionalPageFindings(contract: Contract, operation: Operation, query: Json): Finding[] {
   const page = objectOf(query.page);
   if (!page) return [];
-  return pageMembers(contract).filter((member) => typeof page[member] === 'number' && !Number.isInteger(page[member])).map((member) =>
+  return pageMembers(operation).filter((member) => typeof page[member] === 'number' && !Number.isInteger(page[member])).map((member) =>
     contract.finding('NG-PAGE-FRACTIONAL', 'request', {
       pointer: `page[${member}]`,
       message: `page[${member}] must be a whole number, got ${String(page[member])}`,
@@ -37,9 +37,9 @@ export function fractionalPageFindings(contract: Contract, query: Json): Finding
   );
 }
 
-/** The members of the list's `page` parameter (limit, offset), read from its schema. */
-function pageMembers(contract: Contract): string[] {
-  const parameter = contract.operation('listNotificationGroups').parameters.find((p) => p.name === 'page');
+/** The members of an operation's `page` parameter (limit, offset), read from its schema. */
+function pageMembers(operation: Operation): string[] {
+  const parameter = operation.parameters.find((p) => p.name === 'page');
   return Object.keys(((parameter?.schema as { properties?: Json } | undefined)?.properties) ?? {});
 }
 
@@ -52,17 +52,28 @@ export class NotificationGroupList {
   private readonly deprecatedMembers: Array<[name: string, replacement: string | undefined]>;
   private readonly totalWithoutFilters: number;
 
+  private readonly itemSchema: unknown;
+
   constructor(contract: Contract, private readonly hooks: ComposedHooks) {
-    const lists = seedNotificationGroups(contract);
+    this.itemSchema = contract.schemas.NotificationGroup;
+    const operation = contract.operations.find((o) => this.serves(o));
+    if (!operation) throw new Error('the contract has no operation listing NotificationGroups, which the reference server seeds');
+    const lists = seedNotificationGroups(contract, operation);
     const serialize = (items: SeedItem[], type: string) => hooks.seedList(items.map((item) => hooks.seedItem(item)), type).map((item) => JSON.stringify(item));
-    for (const type of filterTypes(contract)) this.itemsByFilter.set(type, serialize(lists.get(type) ?? [], type));
+    for (const type of filterTypes(operation)) this.itemsByFilter.set(type, serialize(lists.get(type) ?? [], type));
     // Only a fault that lets a missing filter through ever reads the unfiltered list.
-    this.itemsByFilter.set(undefined, filterTypes(contract).flatMap((type) => this.itemsByFilter.get(type) ?? []));
+    this.itemsByFilter.set(undefined, filterTypes(operation).flatMap((type) => this.itemsByFilter.get(type) ?? []));
     this.totalWithoutFilters = this.itemsByFilter.get(undefined)?.length ?? 0;
     const properties = (contract.schemas.ListMeta.properties ?? {}) as Record<string, Json>;
     this.deprecatedMembers = Object.entries(properties)
       .filter(([, schema]) => schema.deprecated === true)
       .map(([name, schema]) => [name, typeof schema['x-replaced-by'] === 'string' ? schema['x-replaced-by'] : undefined]);
+  }
+
+  /** Whether an operation lists NotificationGroups: its success body's `data` items are the NotificationGroup component. */
+  serves(operation: Operation): boolean {
+    const data = objectOf(objectOf(successBody(operation)?.properties)?.data);
+    return data?.items === this.itemSchema;
   }
 
   respond(query: Json): Reply {

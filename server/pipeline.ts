@@ -158,16 +158,9 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
     },
     handle(context) {
       const operation = context.operation!;
-      switch (operation.operationId) {
-        case 'listNotificationGroups':
-          return list.respond(context.query);
-        case 'createAttributeConfig':
-          return created.createAttributeConfig(operation, context);
-        case 'createHighlight':
-          return created.createHighlight(operation, context);
-        default:
-          throw new Error(`no handler for ${operation.operationId}`);
-      }
+      if (operation.requestBody !== undefined) return created.create(operation, context);
+      if (list.serves(operation)) return list.respond(context.query);
+      return errorReply(404, [conditionProblem(404, CONDITION_CODES.notFound, `this server holds no records for ${operation.method} ${operation.pathTemplate}`)]);
     },
   };
 
@@ -219,7 +212,7 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
 function requestFindings(contract: Contract, context: PipelineContext, request: HttpRequest): Finding[] {
   return [
     ...validateRequest(contract, context.operation!, request).filter((f) => !ANSWERED_BEFORE_VALIDATION.has(f.requirement)),
-    ...fractionalPageFindings(contract, context.query),
+    ...fractionalPageFindings(contract, context.operation!, context.query),
   ];
 }
 

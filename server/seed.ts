@@ -1,6 +1,6 @@
 // The deterministic NotificationGroups the list serves (section 2.2). Allowed values come from
 // the contract, so every groupId and every recipientType value is used in each filter's list.
-import type { Contract } from '../contract/index.ts';
+import type { Contract, Operation } from '../contract/index.ts';
 import { SEED_SIZES } from './defaults.ts';
 import { objectIdSequence } from './object-id.ts';
 import type { NotificationGroupResource } from './types.ts';
@@ -11,9 +11,9 @@ const EVENTS = ['published', 'updated', 'due soon', 'overdue', 'summary'];
 const SEED_SECONDS = 0x6553f100;
 const SEED_MACHINE = '5eed00a1b2';
 
-/** The values of `filter[type]` the contract allows, in its order. */
-export function filterTypes(contract: Contract): string[] {
-  const filter = contract.operation('listNotificationGroups').parameters.find((p) => p.name === 'filter');
+/** The values of `filter[type]` the list operation allows, in the contract's order. */
+export function filterTypes(operation: Operation): string[] {
+  const filter = operation.parameters.find((p) => p.name === 'filter');
   const type = ((filter?.schema.properties ?? {}) as Record<string, Schema>).type;
   return (type?.enum ?? []) as string[];
 }
@@ -37,8 +37,8 @@ function recipientsOf(index: number, values: string[]): string[] | undefined {
 }
 
 /** NotificationGroups per filter type, ordered by id; sizes from SEED_SIZES. */
-export function seedNotificationGroups(contract: Contract): Map<string, NotificationGroupResource[]> {
-  const types = filterTypes(contract);
+export function seedNotificationGroups(contract: Contract, operation: Operation): Map<string, NotificationGroupResource[]> {
+  const types = filterTypes(operation);
   if (types.length !== Object.keys(SEED_SIZES).length || !types.every((t) => t in SEED_SIZES)) {
     throw new Error(`SEED_SIZES must name exactly the filter types of the contract (${types.join(', ')})`);
   }

@@ -7,11 +7,6 @@ import type { Fixtures } from '../targets/target.ts';
 
 export type Document = Record<string, unknown>;
 
-/** The body members a target's fixtures fill: records that must exist for a creation to succeed (docs/certification.md §5). */
-export const FIXTURE_MEMBERS: Record<string, keyof Fixtures> = {
-  '/data/attributes/collectionItemId': 'collectionItemId',
-  '/data/relationships/owner/data/id': 'ownerUserId',
-};
 
 /**
  * Stand-ins for fixtures a target did not name, in documents that are rejected anyway: a
@@ -24,10 +19,12 @@ export const PLACEHOLDER_FIXTURES: Required<Fixtures> = {
 
 const ATTRIBUTES = '/data/attributes';
 
-/** The fixture members of an operation's body, with the fixture each takes. */
+/**
+ * The body members a target's fixtures fill, with the fixture each takes: members naming a record
+ * that must exist for a creation to succeed (`x-record` in the contract; docs/certification.md §5).
+ */
 export function fixtureMembers(operation: Operation): [pointer: string, fixture: keyof Fixtures][] {
-  const pointers = new Set(bodyMembers(operation).map((m) => m.pointer));
-  return Object.entries(FIXTURE_MEMBERS).filter(([pointer]) => pointers.has(pointer));
+  return bodyMembers(operation).flatMap((m) => (m.record === undefined ? [] : [[m.pointer, m.record as keyof Fixtures]]));
 }
 
 /** The fixtures a complete document of this operation refers to that the target did not name. */
@@ -42,7 +39,7 @@ export function missingFixtures(operation: Operation, fixtures: Fixtures): (keyo
  */
 export function completeDocument(operation: Operation, fixtures: Fixtures, tag: string): Document {
   const available = fixtureMembers(operation).filter(([, key]) => fixtures[key] !== undefined).map(([pointer]) => pointer);
-  const namesMissingRecord = (member: BodyMember) => member.pointer in FIXTURE_MEMBERS && !available.includes(member.pointer);
+  const namesMissingRecord = (member: BodyMember) => member.record !== undefined && !available.includes(member.pointer);
   const wanted = (member: BodyMember) =>
     !namesMissingRecord(member) &&
     (member.required || member.pointer === ATTRIBUTES || member.pointer.startsWith(`${ATTRIBUTES}/`) || available.some((p) => p === member.pointer || p.startsWith(`${member.pointer}/`)));
@@ -76,7 +73,7 @@ function parentOf(pointer: string): string {
 }
 
 function sampleValue(member: BodyMember, fixtures: Fixtures, tag: string): unknown {
-  const fixture = FIXTURE_MEMBERS[member.pointer];
+  const fixture = member.record as keyof Fixtures | undefined;
   if (fixture && fixtures[fixture] !== undefined) return fixtures[fixture];
   if (member.const !== undefined) return member.const;
   // Allowed values are not shown for these members (section 2.3): only the values seen are sent.

@@ -3,17 +3,19 @@
 // created resource: shape, id, type, inUse, attributes echoed (SHOULD), relationships as sent.
 // Where a document names a record that does not exist, or repeats one already created, the
 // outcome is not shown; an error answer must still be an error document (SHOULD).
-import type { Operation } from '../../contract/index.ts';
+import type { Operation, OperationRole } from '../../contract/index.ts';
 import type { ConformanceCase } from '../case.ts';
 import { completeDocument, fixtureMembers, minimalDocument, missingFixtures, PLACEHOLDER_FIXTURES } from '../documents.ts';
-import { createOperations, noFixturesReason, refusedUnshownValues, successStatuses, uniqueTag, UNSHOWN_VALUES_REASON } from '../operations.ts';
+import { contract, createOperations, noFixturesReason, refusedUnshownValues, successStatuses, uniqueTag, UNSHOWN_VALUES_REASON } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
-/** What each create operation's success is judged by, beyond the schema checks every answer gets. */
-const CREATION_REQUIREMENTS: Record<string, { created: string; covers: string[] }> = {
-  createAttributeConfig: { created: 'AC-CREATE-201', covers: ['AC-RESPONSE-SHAPE', 'AC-RESPONSE-INUSE', 'AC-ATTRIBUTES-ECHO'] },
-  createHighlight: { created: 'HL-CREATE-201', covers: ['HL-RESPONSE-SHAPE', 'HL-RESPONSE-RELATIONSHIPS', 'HL-ATTRIBUTES-ECHO'] },
-};
+/** The requirements each role plays for a create operation's success, read from the contract (x-requirements). */
+function creationRequirements(operation: Operation): { created: string; covers: string[]; relationships?: string } {
+  const id = (role: OperationRole) => contract.requirementOf(operation, role)?.id;
+  const covers = (['responseShape', 'serverAttributes', 'relationshipsEcho', 'attributesEcho'] as const).map(id).filter((r): r is string => r !== undefined);
+  return { created: id('success')!, covers, relationships: id('relationshipsEcho') };
+}
+
 const CREATED = ['RES-ID-STRING', 'RES-ID-OBJECTID', 'MEDIA-TYPE-RESPONSE', 'CREATE-202-ACCEPTED'];
 /** What only a 201 body shows: a 202 answer (body not shown) leaves these not run by this case. */
 const CREATED_BODY = ['RES-ID-STRING', 'RES-ID-OBJECTID'];
@@ -26,11 +28,12 @@ function skipWithoutFixtures(conformance: ConformanceCase, operation: Operation)
 }
 
 function casesOf(operation: Operation): SuiteCase[] {
-  const { created, covers } = CREATION_REQUIREMENTS[operation.operationId];
+  const { created, covers, relationships } = creationRequirements(operation);
   const success = successStatuses(operation);
   const completeCovers = [...covers, ...CREATED];
   // A minimal document sends no relationships, so it cannot show them echoed.
-  const minimalCovers = [...covers.filter((id) => !id.endsWith('-RELATIONSHIPS')), ...CREATED];
+  const withoutRelationships = covers.filter((id) => id !== relationships);
+  const minimalCovers = [...withoutRelationships, ...CREATED];
   return [
     {
       title: `${operation.operationId}: a complete valid document → ${success.join(' or ')}`,
@@ -52,7 +55,7 @@ function casesOf(operation: Operation): SuiteCase[] {
       async run(conformance) {
         const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: minimalDocument(operation, uniqueTag()) });
         conformance.expectStatus(answer, [...success, 400]);
-        const shown = [...covers.filter((id) => !id.endsWith('-RELATIONSHIPS')), ...CREATED_BODY];
+        const shown = [...withoutRelationships, ...CREATED_BODY];
         if (answer.status === 202) conformance.notShown(shown, ACCEPTED_REASON);
         if (answer.status === 400) conformance.notShown(shown, 'the target refused the minimal document with 400, as it may (which attributes are required is not shown), so no created resource was shown');
       },
