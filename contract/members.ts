@@ -29,6 +29,8 @@ export interface BodyMember {
   valuesSeen?: unknown[];
   /** The specification does not show which values the member takes (nor what they mean): a server may refuse any. */
   valuesNotShown?: boolean;
+  /** The smallest number the member takes (`minimum`). */
+  minimum?: number;
 }
 
 type Schema = Record<string, unknown>;
@@ -57,6 +59,7 @@ function collect(schema: Schema, pointer: string, required: boolean, out: BodyMe
       ...(Array.isArray(merged.enum) ? { enum: merged.enum } : {}),
       ...(Array.isArray(merged['x-values-seen']) ? { valuesSeen: merged['x-values-seen'] as unknown[] } : {}),
       ...(merged['x-values-not-shown'] === true ? { valuesNotShown: true } : {}),
+      ...(typeof merged.minimum === 'number' ? { minimum: merged.minimum } : {}),
     });
   }
   const requiredNames = new Set((merged.required ?? []) as string[]);
@@ -69,7 +72,8 @@ function collect(schema: Schema, pointer: string, required: boolean, out: BodyMe
   }
 }
 
-function mergeAllOf(schema: Schema): Schema {
+/** A schema with the properties, required members and type of its `allOf` parts merged in. */
+export function mergeAllOf(schema: Schema): Schema {
   const parts = (schema.allOf ?? []) as Schema[];
   if (parts.length === 0) return schema;
   const merged: Schema = { ...schema, properties: { ...(schema.properties as Schema) }, required: [...((schema.required ?? []) as string[])] };

@@ -36,6 +36,8 @@ export interface Answer {
   json: unknown;
   /** What was seen of the exchange, as people read it. */
   captured: CapturedExchange;
+  /** No answer, and none sought: the operation went silent three times in a row (client.ts SILENCE_LIMIT). */
+  silenced?: true;
 }
 
 /** The credential headers of a target, by scheme (section 5). */
@@ -92,6 +94,15 @@ export class ConformanceCase {
     return this.context.target;
   }
 
+  get contract(): Contract {
+    return this.context.contract;
+  }
+
+  /** The case's requirements, its own first. */
+  get requirements(): string[] {
+    return this.context.requirements;
+  }
+
   /** Ends the case here, reported as not run with `reason`. */
   skip(reason: string): never {
     return this.context.skip(reason);
@@ -104,6 +115,16 @@ export class ConformanceCase {
 
   /** Sends a request and checks the exchange. When no answer comes, the finding is recorded and the answer has status 0. */
   async send(request: CaseRequest): Promise<Answer> {
+    const { answer, findings } = await this.exchange(request);
+    this.record(findings, answer);
+    return answer;
+  }
+
+  /**
+   * Sends a request and judges the exchange, recording nothing: the findings send() would record
+   * (when no answer came, one saying why, under the case's own requirement).
+   */
+  async exchange(request: CaseRequest): Promise<{ answer: Answer; findings: Finding[] }> {
     const { contract, client, scrub } = this.context;
     const operation = request.operation;
     if (this.context.readOnly && operation.method !== 'GET') this.skip(READ_ONLY_REASON);
@@ -115,15 +136,20 @@ export class ConformanceCase {
 
     const sent = await client.transmit(outgoing);
     if (!sent.ok) {
-      this.addFinding(contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` }), captured);
-      return { status: NO_ANSWER, headers: {}, bodyText: '', json: undefined, captured };
+      const answer = { status: NO_ANSWER, headers: {}, bodyText: '', json: undefined, captured, ...(sent.silenced ? { silenced: true as const } : {}) };
+      return { answer, findings: [contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` })] };
     }
     const response = sent.response;
     captured.status = response.status;
     const httpRequest = { method: operation.method, path: `${contract.basePath}${path}`, headers: this.asContractNamesIt(headers), bodyText };
-    for (const finding of suiteFindings(contract, judgeExchange(contract, httpRequest, response))) this.addFinding(finding, captured);
+    const findings = suiteFindings(contract, judgeExchange(contract, httpRequest, response));
     const parsed = parseJson(response.bodyText);
-    return { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, captured };
+    return { answer: { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, captured }, findings };
+  }
+
+  /** Records findings seen on one exchange (see exchange()). */
+  record(findings: Finding[], answer: Answer): void {
+    for (const finding of findings) this.addFinding(finding, answer.captured);
   }
 
   /** The case's own status expectation; a requirement the exchange already failed is not reported twice. */
