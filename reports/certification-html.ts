@@ -2,6 +2,7 @@
 // verdict first, then the target and the run, the requirements that need attention with their
 // evidence (request, response status, expected and actual, curl with a copy button), and every
 // requirement of the catalogue in one table. It renders conformance.json and nothing else.
+import { generatedHtml } from './generated.ts';
 import { LEVELS } from '../contract/index.ts';
 import type { CertificationRecord, RecordedEvidence, RequirementRecord } from './record.ts';
 import { blocksRun, exchangeText, omittedCount, reasonText, runVerdictOf, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
@@ -221,6 +222,7 @@ ${section('summary', 'Requirements by level', tallyTable(record))}
 ${section('attention', 'Needs attention', details(attention, true))}
 ${section('all', 'Every requirement', requirementsTable(record))}
 ${section('observations', 'Observations', details(observations, false))}
+${record.generated ? section('generated', 'Generated inputs', generatedHtml(record.generated)) : ''}
 </main>
 <script>${SCRIPT}</script>
 </body>

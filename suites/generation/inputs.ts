@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { querySchema, withoutValueAt, withValueAt, type Operation } from '../../contract/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { FIXTURE_MEMBERS } from '../documents.ts';
-import { arbitraryOf, mutatedValue, mutationsOf, type Mutation, type PointerOverride } from './schema-arbitrary.ts';
+import { arbitraryOf, mutatedValue, mutationsOf, type DerivationOptions, type Mutation, type PointerOverride } from './schema-arbitrary.ts';
 
 export interface GeneratedInput {
   /** The query as an object of the operation's parameters (`{ filter: { type: 'portal' } }`), for an operation with parameters. */
@@ -39,9 +39,17 @@ function applied(value: unknown, mutation: Mutation, replacement: unknown): unkn
   return withValueAt(value, mutation.pointer, replacement);
 }
 
+/**
+ * RFC 9110 (4.1) asks every recipient to take URIs of 8000 octets; past that a target may refuse
+ * or close the connection, a choice nothing here judges. Query strings stay within it.
+ */
+export const MAX_QUERY_OCTETS = 8000;
+/** Short enough that a query of a few such strings, percent-encoded, stays within MAX_QUERY_OCTETS. */
+const QUERY_STRING_CHARACTERS = 200;
+
 /** Valid values of a schema, and values with one member changed, half and half. */
-function validAndNearValid(schema: Schema, override?: PointerOverride): fc.Arbitrary<{ value: unknown; mutation?: Mutation }> {
-  const valid = arbitraryOf(schema, '', { override });
+function validAndNearValid(schema: Schema, options: DerivationOptions): fc.Arbitrary<{ value: unknown; mutation?: Mutation }> {
+  const valid = arbitraryOf(schema, '', options);
   const mutations = mutationsOf(schema);
   const unchanged = valid.map((value) => ({ value }));
   if (mutations.length === 0) return unchanged;
@@ -54,9 +62,11 @@ function validAndNearValid(schema: Schema, override?: PointerOverride): fc.Arbit
 /** The inputs of one operation: its query, its document, or both, as its schemas describe them. */
 export function operationInputs(operation: Operation, fixtures: Fixtures): fc.Arbitrary<GeneratedInput> {
   if (operation.requestBody) {
-    return validAndNearValid(operation.requestBody, fixtureOverride(fixtures)).map(({ value, mutation }) => ({ document: value, ...(mutation ? { mutation } : {}) }));
+    return validAndNearValid(operation.requestBody, { override: fixtureOverride(fixtures) }).map(({ value, mutation }) => ({ document: value, ...(mutation ? { mutation } : {}) }));
   }
-  return validAndNearValid(querySchema(operation)).map(({ value, mutation }) => ({ query: value as Record<string, unknown>, ...(mutation ? { mutation } : {}) }));
+  return validAndNearValid(querySchema(operation), { maxStringLength: QUERY_STRING_CHARACTERS })
+    .map(({ value, mutation }) => ({ query: value as Record<string, unknown>, ...(mutation ? { mutation } : {}) }))
+    .filter((input) => Buffer.byteLength(`${operation.pathTemplate}?${queryText(operation, input.query)}`) <= MAX_QUERY_OCTETS);
 }
 
 // --- The query string -------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createAjv, loadContract, querySchema, withoutValueAt, withValueAt } from '../../contract/index.ts';
 import { arbitraryOf, LONG_STRING_CHARACTERS, mutatedValue, mutationsOf } from './schema-arbitrary.ts';
 import { holdsUnshownValue, expectationOf } from './expectations.ts';
-import { operationInputs, queryText } from './inputs.ts';
+import { MAX_QUERY_OCTETS, operationInputs, queryText } from './inputs.ts';
 import { requestOf } from './generate.ts';
 import { fixtureMembers } from '../documents.ts';
 
@@ -85,6 +85,11 @@ describe('inputs and what they may be answered', () => {
       }),
       { seed: SEED, numRuns: 300 },
     );
+  });
+
+  it(`every query drawn stays within ${MAX_QUERY_OCTETS} octets, the URI length every HTTP recipient is asked to take`, () => {
+    const inputs = fc.sample(operationInputs(list, {}), { seed: SEED, numRuns: 300 });
+    expect(Math.max(...inputs.map((input) => Buffer.byteLength(`${list.pathTemplate}?${queryText(list, input.query!)}`)))).toBeLessThanOrEqual(MAX_QUERY_OCTETS);
   });
 
   it('a valid list query must be served; with a fraction, a number past 2^53 - 1 or a value not shown it may be refused with 400', () => {

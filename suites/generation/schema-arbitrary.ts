@@ -16,6 +16,8 @@ export type PointerOverride = (pointer: string, schema: Schema) => fc.Arbitrary<
 
 export interface DerivationOptions {
   override?: PointerOverride;
+  /** The longest string drawn (default LONG_STRING_CHARACTERS). */
+  maxStringLength?: number;
 }
 
 /** Strings up to this long are generated now and then: limits a server did not expect show up past a few thousand characters. */
@@ -40,9 +42,9 @@ function longString(minLength: number, maxLength: number): fc.Arbitrary<string> 
   });
 }
 
-function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
+function stringArbitrary(schema: Schema, longest: number): fc.Arbitrary<string> {
   const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0;
-  const maxLength = typeof schema.maxLength === 'number' ? schema.maxLength : LONG_STRING_CHARACTERS;
+  const maxLength = Math.max(minLength, typeof schema.maxLength === 'number' ? Math.min(schema.maxLength, longest) : longest);
   const short = Math.min(maxLength, Math.max(minLength, 24));
   const long = Math.max(minLength, Math.min(maxLength, LONG_STRING_FROM));
   return fc.oneof(
@@ -97,7 +99,7 @@ function typedArbitrary(type: string, schema: Schema, pointer: string, options: 
     case 'array':
       return arrayArbitrary(schema, pointer, options);
     case 'string':
-      return stringArbitrary(schema);
+      return stringArbitrary(schema, options.maxStringLength ?? LONG_STRING_CHARACTERS);
     case 'number':
       return numberArbitrary(schema, false);
     case 'integer':
