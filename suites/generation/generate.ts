@@ -107,6 +107,8 @@ export async function generateForOperation(conformance: ConformanceCase, job: Op
     });
     const details = await fc.check(property, { seed: job.seed, numRuns: job.inputs, plugins: [fc.interruptAfterTimeLimit(remaining)] });
     if (details.interrupted && stopped === undefined) stopped = `its time budget of ${job.budgetMs} ms ran out`;
+    // A predicate that threw (the case skipped, say) is no failure of the target: the error goes on.
+    if (details.failed && target === undefined && details.errorInstance) throw details.errorInstance;
     if (!details.failed || target === undefined || last === undefined) break;
     const shrunk: Trial = last;
     const evidence = shrunk.failures.filter((f) => f.requirement === target);
