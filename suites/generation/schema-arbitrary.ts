@@ -4,8 +4,9 @@
 // member added to a schema is generated without a line changed here. No maintained library derives
 // fast-check (4.x) arbitraries from 2020-12 schemas; the one published package targets fast-check 1
 // and older drafts. Values reach into the corners a hand-written case list misses: long strings,
-// characters outside the Basic Multilingual Plane, integers at 2^31 and 2^53, empty and large
-// arrays, optional members present and absent.
+// characters outside the Basic Multilingual Plane, integers past 2^31 up to the safe-integer
+// bounds, fractions and doubles far past 2^53, empty and large arrays, optional members present
+// and absent.
 import fc from 'fast-check';
 import { jsonTypeOfValue, mergeAllOf, schemaMembers, wrongTypes, type BodyMember, type JsonType } from '../../contract/index.ts';
 
