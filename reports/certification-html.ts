@@ -16,7 +16,8 @@ const VERDICT_COLUMNS: { verdict: RequirementVerdictName; heading: string }[] = 
 ];
 const VERDICT_WORDS: Record<string, string> = { passed: 'passed', failed: 'failed', warning: 'warning', waived: 'waived', 'not-run': 'not run' };
 
-function escape(value: string): string {
+/** Text as HTML content or attribute value. */
+export function escape(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 

@@ -5,7 +5,9 @@
 // came from, the minimal input and its curl line.
 import type { TestResult } from '@playwright/test/reporter';
 import { GENERATION_ATTACHMENT, type GeneratedOperation, type GeneratedRequirement, type GenerationSettings } from '../run-protocol/index.ts';
+import { escape } from './certification-html.ts';
 import type { CertificationRecord, GeneratedRecord } from './record.ts';
+import { attribute, text } from './requirements-junit.ts';
 
 /** The GeneratedOperation a generated case attached; undefined for other cases, or one that ended before it attached. */
 export function generatedOperationOf(result: TestResult): GeneratedOperation | undefined {
@@ -39,11 +41,6 @@ export function generatedSummaryLine(generated: GeneratedRecord): string {
 
 // --- JUnit --------------------------------------------------------------------------------------
 
-// Characters XML 1.0 cannot hold at all, even escaped.
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
-const text = (value: string) => value.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const attribute = (value: string) => text(value).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
-
 /** The <testsuite> of the generated inputs: a test case per operation and requirement, a failure with the minimal input's curl line. */
 export function generatedJunitSuite(record: CertificationRecord): { xml: string; tests: number; failures: number } | undefined {
   if (!record.generated) return undefined;
@@ -63,16 +60,14 @@ export function generatedJunitSuite(record: CertificationRecord): { xml: string;
 
 // --- HTML -----------------------------------------------------------------------------------------
 
-const html = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 /** The body of the HTML report's section on generated inputs. */
 export function generatedHtml(generated: GeneratedRecord): string {
   const rows = generatedRows(generated).map(({ operation, requirement }) => {
     const example = requirement.counterexample;
     const detail = example
-      ? `${html(example.message)} (<code>${html(example.method)} ${html(example.path.length > 300 ? `${example.path.slice(0, 300)}…` : example.path)}</code> → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps)<pre>${html(example.curl)}</pre>`
+      ? `${escape(example.message)} (<code>${escape(example.method)} ${escape(example.path.length > 300 ? `${example.path.slice(0, 300)}…` : example.path)}</code> → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps)<pre>${escape(example.curl)}</pre>`
       : '';
-    return `<tr class="${requirement.verdict}"><td><code>${html(operation.operation)}</code></td><td><code>${html(requirement.id)}</code></td><td>${requirement.verdict}</td><td class="number">${requirement.inputs}</td><td>${detail}</td></tr>`;
+    return `<tr class="${requirement.verdict}"><td><code>${escape(operation.operation)}</code></td><td><code>${escape(requirement.id)}</code></td><td>${requirement.verdict}</td><td class="number">${requirement.inputs}</td><td>${detail}</td></tr>`;
   });
-  return `<p>${html(generatedSummaryLine(generated))}.</p><table><thead><tr><th>Operation</th><th>Requirement</th><th>Verdict</th><th>Inputs</th><th>Minimal input</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<p>${escape(generatedSummaryLine(generated))}.</p><table><thead><tr><th>Operation</th><th>Requirement</th><th>Verdict</th><th>Inputs</th><th>Minimal input</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

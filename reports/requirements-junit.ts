@@ -88,10 +88,12 @@ export function requirementsJunit(record: CertificationRecord): string {
 // Characters XML 1.0 cannot hold at all, even escaped.
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-function text(value: string): string {
+/** Text as XML content. */
+export function text(value: string): string {
   return value.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function attribute(value: string): string {
+/** Text as an XML attribute value. */
+export function attribute(value: string): string {
   return text(value).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
 }
