@@ -65,7 +65,7 @@ export function generatedHtml(generated: GeneratedRecord): string {
   const rows = generatedRows(generated).map(({ operation, requirement }) => {
     const example = requirement.counterexample;
     const detail = example
-      ? `${escape(example.message)} (<code>${escape(example.method)} ${escape(example.path.length > 300 ? `${example.path.slice(0, 300)}…` : example.path)}</code> → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps)<pre>${escape(example.curl)}</pre>`
+      ? `${escape(example.message)} (<code>${escape(example.method)} ${escape(example.path.length > 300 ? `${example.path.slice(0, 300)}…` : example.path)}</code> → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps)<pre style="white-space: pre-wrap; word-break: break-all">${escape(example.curl)}</pre>`
       : '';
     return `<tr class="${requirement.verdict}"><td><code>${escape(operation.operation)}</code></td><td><code>${escape(requirement.id)}</code></td><td>${requirement.verdict}</td><td class="number">${requirement.inputs}</td><td>${detail}</td></tr>`;
   });
