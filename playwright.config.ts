@@ -8,6 +8,7 @@ import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { suiteEnvironment } from './cli/environment.ts';
 import { CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, FAIL_LEVEL_METADATA } from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
+import { ignoredSpecs } from './suites/settings.ts';
 
 const { layout, suiteOptions, scrubbing, recording } = suiteEnvironment;
 
@@ -28,6 +29,7 @@ if (layout.blobReport) reporters.push(['blob', { outputDir: join(layout.reportDi
 export default defineConfig<object, { suiteOptions: SuiteOptions }>({
   testDir: './suites',
   testMatch: '**/*.spec.ts',
+  testIgnore: ignoredSpecs(suiteOptions.generate),
   outputDir: join(layout.reportDir, 'artifacts'),
   fullyParallel: true,
   forbidOnly: true,

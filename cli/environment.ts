@@ -50,7 +50,7 @@ export function suiteEnvironmentOf(env: Environment, command: string | undefined
   return {
     layout,
     settings,
-    suiteOptions: { settings, failLevel: failLevelOf(env), readOnly: run.readOnly },
+    suiteOptions: { settings, failLevel: failLevelOf(env), readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
     scrubbing: { secrets },
     recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}) },
     proofTargets: () => proofTargetsOf(env),

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationSettings } from './run.ts';
 import { runCli } from './test-support.ts';
 
 const TOKEN = 'cli-test-session-token-91ad';
@@ -14,6 +15,7 @@ let reference: StartedReferenceServer;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'las-run-cli-'));
   writeFileSync(join(dir, 'typo.yaml'), 'baseUrl: http://127.0.0.1:9/v3\ncredentials:\n  sessionTokn: x\n');
+  writeFileSync(join(dir, 'generate-typo.yaml'), 'generate:\n  seed: 4\n');
   reference = await startReferenceServer({ host: '127.0.0.1', port: 0 });
 });
 
@@ -54,6 +56,8 @@ const usageCases: UsageCase[] = [
     stderr: /was answered 404: the base URL must include the version root, e\.g\. https:\/\/staging\.example\.com\/v3/,
   },
   { title: 'a --header without a colon', args: () => ['--header', 'X-Gateway-Key'], stderr: /^las-conformance: --header must be "Name: value" with a valid header name \(got X-Gateway-Key without a colon\)$/ },
+  { title: '--seed without --generate', args: () => ['--seed', '3'], stderr: /^las-conformance: --seed given without --generate N \(or generate\.inputs in the target file\)$/ },
+  { title: 'a target file whose generate has no inputs', args: () => ['--target', join(dir, 'generate-typo.yaml')], stderr: /^las-conformance: target file .*generate-typo\.yaml: generate must have required property 'inputs'$/ },
   { title: 'a --ca file that does not exist', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--ca', join(dir, 'no-ca.pem')], stderr: /^las-conformance: the certificate authority file .*no-ca\.pem cannot be read \(ENOENT\)$/ },
 ];
 
@@ -70,6 +74,7 @@ describe('las-conformance run, usage errors', () => {
 
   const parseErrors: { title: string; args: string[]; stderr: RegExp }[] = [
     { title: 'a worker count of 0', args: ['--workers', '0'], stderr: /^error: option '--workers <n>' argument '0' is invalid\. expected a whole number of at least 1\.$/ },
+    { title: 'a --generate of 0', args: ['--generate', '0'], stderr: /^error: option '--generate <n>' argument '0' is invalid\. expected a whole number of at least 1\.$/ },
     { title: 'an unknown level', args: ['--level', 'may'], stderr: /^error: option '--level <level>' argument 'may' is invalid\. Allowed choices are must, should\.$/ },
   ];
   for (const c of parseErrors) {
@@ -80,4 +85,24 @@ describe('las-conformance run, usage errors', () => {
       expect(result.stderr).not.toMatch(/\n\s+at /);
     });
   }
+});
+
+describe('generation settings: flags over the target file', () => {
+  const flags = { level: 'must' as const, fault: [], choice: [], header: [] };
+
+  it('none without --generate or generate.inputs', () => {
+    expect(generationSettings(flags, {})).toBeUndefined();
+  });
+
+  it('the target file gives them; flags override each; budgets in milliseconds', () => {
+    const file = { inputs: 50, seed: 9, budgetSeconds: 60, operationBudgetSeconds: 20 };
+    expect(generationSettings(flags, file)).toEqual({ inputs: 50, seed: 9, totalBudgetMs: 60_000, operationBudgetMs: 20_000 });
+    expect(generationSettings({ ...flags, generate: 200, seed: 1, generateBudget: 30, generateOperationBudget: 5 }, file)).toEqual({ inputs: 200, seed: 1, totalBudgetMs: 30_000, operationBudgetMs: 5_000 });
+  });
+
+  it('defaults the budgets and draws a seed when none is given, so the record can name it', () => {
+    const settings = generationSettings({ ...flags, generate: 10 }, {})!;
+    expect(settings).toMatchObject({ inputs: 10, totalBudgetMs: DEFAULT_GENERATION_BUDGET_SECONDS * 1000, operationBudgetMs: DEFAULT_OPERATION_BUDGET_SECONDS * 1000 });
+    expect(Number.isSafeInteger(settings.seed) && settings.seed >= 0).toBe(true);
+  });
 });

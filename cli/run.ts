@@ -4,11 +4,12 @@
 // operation with each token. The exit code is the record's gate (cli/exit-codes.ts).
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK } from './exit-codes.ts';
 import { collect, wholeNumber } from './options.ts';
+import { randomInt } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
-import { SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import { SUMMARY_FILE, type FailLevel, type GenerationSettings, type RunDescription } from '../run-protocol/index.ts';
 import { reportToGithub } from '../reports/github.ts';
 import { CHOICE_NAMES, FAULT_NAMES } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
@@ -20,7 +21,7 @@ import { readRecordFile, recordProblems } from '../reports/verify.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
 import { readRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR } from '../suites/settings.ts';
-import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
+import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
 
 export interface RunFlags {
   baseUrl?: string;
@@ -45,7 +46,18 @@ export interface RunFlags {
   readOnly?: boolean;
   ca?: string;
   header: string[];
+  /** --generate N: inputs per operation drawn from the contract. */
+  generate?: number;
+  seed?: number;
+  /** Seconds. */
+  generateBudget?: number;
+  generateOperationBudget?: number;
 }
+
+/** The time generation may take in all, and per operation, unless the flags or the target file say otherwise. */
+export const DEFAULT_GENERATION_BUDGET_SECONDS = 300;
+export const DEFAULT_OPERATION_BUDGET_SECONDS = 120;
+const MAX_SEED = 2 ** 31 - 1;
 
 /** The exit code of each gate result. */
 export const GATE_EXIT_CODES: Record<GateResult, number> = { pass: EXIT_OK, fail: EXIT_FAILED, incomplete: EXIT_INCOMPLETE };
@@ -72,6 +84,10 @@ export function registerRunCommand(program: Command): void {
     .option('--ca <file>', 'PEM certificate authorities to trust besides Node\'s, for a target behind an internal authority (LAS_CA_FILE)')
     .option('--header <header>', "repeatable: 'Name: value' sent with every request, e.g. a gateway key; the value is never written anywhere (LAS_HEADERS)", collect, [])
     .option('--workers <n>', 'parallel Playwright workers (default: one per core)', wholeNumber(1))
+    .option('--generate <n>', 'also send N inputs per operation drawn from the contract\'s schemas, valid and near-valid; a failure is shrunk to a minimal input with its curl line (target file: generate.inputs)', wholeNumber(1))
+    .option('--seed <n>', 'the seed generated inputs are drawn from: the same seed draws the same inputs (default: a new one, written in the record)', wholeNumber(0, MAX_SEED))
+    .option('--generate-budget <seconds>', `the most generation may take in all, shared out between the operations (default ${DEFAULT_GENERATION_BUDGET_SECONDS})`, wholeNumber(1))
+    .option('--generate-operation-budget <seconds>', `the most one operation's generation may take (default ${DEFAULT_OPERATION_BUDGET_SECONDS})`, wholeNumber(1))
     .addOption(new Option('--level <level>', 'what fails the run: must, or should for MUST and SHOULD').choices(['must', 'should']).default('must'))
     .option('--fault <name>', `embedded reference server only, repeatable: switch on a fault (${FAULT_NAMES.length} known, e.g. ${FAULT_NAMES[0]})`, collect, [])
     .option('--choice <name>', `embedded reference server only, repeatable: switch on a legal choice (${CHOICE_NAMES.length} known, e.g. ${CHOICE_NAMES[0]})`, collect, [])
@@ -123,17 +139,35 @@ function describeTarget(target: Target, embedded: boolean, faults: string[]) {
   return { baseUrl: target.baseUrl, embedded, faults, legacyHeader: target.legacyHeader, forbiddenTokenGiven: target.credentials.forbiddenToken !== undefined, fixtures: Object.keys(target.fixtures), limits: target.limits, caGiven: target.caFile !== undefined, headers: Object.keys(target.extraHeaders ?? {}) };
 }
 
+/** What --generate and its companions (over the target file's `generate`) ask for; undefined when no generation is asked for. */
+export function generationSettings(flags: RunFlags, file: GenerationFileSettings): GenerationSettings | undefined {
+  const inputs = flags.generate ?? file.inputs;
+  if (inputs === undefined) {
+    const stray = [flags.seed !== undefined && '--seed', flags.generateBudget !== undefined && '--generate-budget', flags.generateOperationBudget !== undefined && '--generate-operation-budget'].filter(Boolean);
+    if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given without --generate N (or generate.inputs in the target file)`);
+    return undefined;
+  }
+  return {
+    inputs,
+    seed: flags.seed ?? file.seed ?? randomInt(0, MAX_SEED),
+    totalBudgetMs: 1000 * (flags.generateBudget ?? file.budgetSeconds ?? DEFAULT_GENERATION_BUDGET_SECONDS),
+    operationBudgetMs: 1000 * (flags.generateOperationBudget ?? file.operationBudgetSeconds ?? DEFAULT_OPERATION_BUDGET_SECONDS),
+  };
+}
+
 /** What the record is told about the run: waivers from the target file, the baseline's failures, the switches. */
 export function runDescription(flags: RunFlags): RunDescription {
   const ids = loadContract().requirements.map((r) => r.id);
   const waivers = flags.target ? readTargetWaivers(flags.target, ids) : [];
   const baseline = flags.baseline === undefined ? undefined : { file: flags.baseline, failing: baselineFailing(flags.baseline) };
+  const generate = generationSettings(flags, flags.target ? readTargetGeneration(flags.target) : {});
   return {
     readOnly: flags.readOnly === true,
     ...(flags.grep !== undefined ? { grep: flags.grep } : {}),
     allowPartial: flags.allowPartial === true,
     waivers,
     ...(baseline ? { baseline } : {}),
+    ...(generate ? { generate } : {}),
   };
 }
 
@@ -167,6 +201,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
       log.info('preflight passed');
     }
     const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
+    if (run.generate) process.stdout.write(`Generating ${run.generate.inputs} inputs per operation from seed ${run.generate.seed} (--seed ${run.generate.seed} draws them again)\n`);
     const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep: flags.grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}) });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');

@@ -8,7 +8,7 @@ export type { JudgedRequest } from './judge.ts';
 export type { Exchange, ExchangeCheck } from './checks.ts';
 export { readCredentials, headerValue, DEFAULT_LEGACY_HEADER } from './credentials.ts';
 export type { CredentialReading, Scheme } from './credentials.ts';
-export { bodyMembers, schemaMembers, serverAttributes, successBody, wrongTypes, withValueAt, withoutValueAt, SAMPLE_OF_TYPE, JSON_TYPES, jsonTypeOfValue } from './members.ts';
+export { bodyMembers, schemaMembers, mergeAllOf, serverAttributes, successBody, wrongTypes, withValueAt, withoutValueAt, SAMPLE_OF_TYPE, JSON_TYPES, jsonTypeOfValue } from './members.ts';
 export type { BodyMember, JsonType, ServerAttribute } from './members.ts';
 export { parseQueryPairs, buildQuery, coerce, parameterName, decodeComponent } from './query.ts';
 export { problemsFromErrors, showValue, jsonTypeOf } from './messages.ts';

@@ -31,6 +31,8 @@ export interface BodyMember {
   valuesNotShown?: boolean;
   /** The member names a record the service must hold (`x-record`): the name of the target's fixture that supplies one. */
   record?: string;
+  /** The smallest number the member takes (`minimum`). */
+  minimum?: number;
 }
 
 type Schema = Record<string, unknown>;
@@ -94,6 +96,7 @@ function collect(schema: Schema, pointer: string, required: boolean, out: BodyMe
       ...(Array.isArray(merged['x-values-seen']) ? { valuesSeen: merged['x-values-seen'] as unknown[] } : {}),
       ...(merged['x-values-not-shown'] === true ? { valuesNotShown: true } : {}),
       ...(typeof merged['x-record'] === 'string' ? { record: merged['x-record'] } : {}),
+      ...(typeof merged.minimum === 'number' ? { minimum: merged.minimum } : {}),
     });
   }
   const requiredNames = new Set((merged.required ?? []) as string[]);
@@ -106,7 +109,8 @@ function collect(schema: Schema, pointer: string, required: boolean, out: BodyMe
   }
 }
 
-function mergeAllOf(schema: Schema): Schema {
+/** A schema with the properties, required members and type of its `allOf` parts merged in. */
+export function mergeAllOf(schema: Schema): Schema {
   const parts = (schema.allOf ?? []) as Schema[];
   if (parts.length === 0) return schema;
   const merged: Schema = { ...schema, properties: { ...(schema.properties as Schema) }, required: [...((schema.required ?? []) as string[])] };

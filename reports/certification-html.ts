@@ -2,6 +2,7 @@
 // verdict first, then the target and the run, the requirements that need attention with their
 // evidence (request, response status, expected and actual, curl with a copy button), and every
 // requirement of the catalogue in one table. It renders conformance.json and nothing else.
+import { generatedHtml } from './generated.ts';
 import { LEVELS } from '../contract/index.ts';
 import type { CertificationRecord, RecordedEvidence, RequirementRecord } from './record.ts';
 import { blocksRun, exchangeText, omittedCount, reasonText, runVerdictOf, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
@@ -15,7 +16,8 @@ const VERDICT_COLUMNS: { verdict: RequirementVerdictName; heading: string }[] = 
 ];
 const VERDICT_WORDS: Record<string, string> = { passed: 'passed', failed: 'failed', warning: 'warning', waived: 'waived', 'not-run': 'not run' };
 
-function escape(value: string): string {
+/** Text as HTML content or attribute value. */
+export function escape(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
@@ -221,6 +223,7 @@ ${section('summary', 'Requirements by level', tallyTable(record))}
 ${section('attention', 'Needs attention', details(attention, true))}
 ${section('all', 'Every requirement', requirementsTable(record))}
 ${section('observations', 'Observations', details(observations, false))}
+${record.generated ? section('generated', 'Generated inputs', generatedHtml(record.generated)) : ''}
 </main>
 <script>${SCRIPT}</script>
 </body>

@@ -9,7 +9,8 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } fr
 import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, failLevelOfMetadata, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelOfMetadata, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
+import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import { failedRequirementsConsole } from './console-summary.ts';
 import { buildRecord, consoleSummary, summaryMarkdown, type CaseOutcome, type GatePolicy, type ReportPaths, type RunContext, type Selection } from './record.ts';
@@ -100,6 +101,7 @@ export default class ConformanceReporter implements Reporter {
   private readonly options: ConformanceReporterOptions;
   private readonly outcomes = new Map<TestCase, CaseOutcome>();
   private readonly unreadable: string[] = [];
+  private readonly generated: GeneratedOperation[] = [];
   private config?: FullConfig;
   private target?: string;
 
@@ -127,6 +129,8 @@ export default class ConformanceReporter implements Reporter {
     if (data.kind === 'absent' && result.status === 'passed') this.unreadable.push(`${test.title}: it passed but left no verdict data`);
     const findings = data.kind === 'read' ? data.findings : [];
     if (data.kind === 'read') this.target ??= data.target;
+    const generated = generatedOperationOf(result);
+    if (generated) this.generated.push(generated);
     const blocking = blockingLevels(this.failLevel());
     const failed = result.status === 'failed' || result.status === 'timedOut';
     const explained = findings.some((f) => blocking.includes(f.level));
@@ -167,6 +171,7 @@ export default class ConformanceReporter implements Reporter {
       durationMs: result.duration,
       runStatus: result.status,
       cases: [...this.outcomes.values()],
+      ...(run.generate ? { generated: generatedRecord(run.generate, this.generated) } : {}),
     });
     const paths = this.paths();
     mkdirSync(this.outputDir, { recursive: true });

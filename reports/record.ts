@@ -3,7 +3,8 @@
 // per requirement of the catalogue; it judges nothing the cases did not.
 import { relative } from 'node:path';
 import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
-import { blockingLevels, failLevelName, regressionCaseName, type CaseFinding, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { generatedSummaryLine } from './generated.ts';
+import { blockingLevels, failLevelName, regressionCaseName, type CaseFinding, type FailLevel, type GeneratedOperation, type GenerationSettings, type NotRunDeclaration } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
@@ -132,6 +133,11 @@ export interface GateRecord {
 
 type Tally = Record<RequirementVerdict, number>;
 
+/** What `run --generate` asked for and what it did for each operation; its failures are evidence of their requirements too. */
+export interface GeneratedRecord extends GenerationSettings {
+  operations: GeneratedOperation[];
+}
+
 export const RECORD_FORMAT = 2;
 
 export interface CertificationRecord {
@@ -156,6 +162,7 @@ export interface CertificationRecord {
   cases: { total: number; passed: number; failed: number; notRun: number };
   tally: Record<Level, Tally>;
   requirements: RequirementRecord[];
+  generated?: GeneratedRecord;
 }
 
 export interface RecordInput {
@@ -172,6 +179,8 @@ export interface RecordInput {
   durationMs: number;
   runStatus: CertificationRecord['runStatus'];
   cases: CaseOutcome[];
+  /** Present when the run generated inputs (run --generate). */
+  generated?: GeneratedRecord;
 }
 
 export const MAX_EVIDENCE = 25;
@@ -225,6 +234,7 @@ export function buildRecord(input: RecordInput): CertificationRecord {
     },
     tally: tallyOf(requirements),
     requirements,
+    ...(input.generated ? { generated: input.generated } : {}),
   };
 }
 
@@ -442,6 +452,7 @@ export function summaryMarkdown(record: CertificationRecord): string {
     '',
     ...(observations.length > 0 ? observations.map((r) => `- ${r.id} (section ${r.section}): ${cell(r.evidence[0].message)}`) : ['None.']),
     '',
+    ...(record.generated ? ['## Generated inputs', '', `${generatedSummaryLine(record.generated)}.`, ''] : []),
     'Each failure in `conformance.json` carries a `curl` line; export `LAS_BASE_URL`, `LAS_SESSION_TOKEN`, `LAS_PAT` (and `LAS_FORBIDDEN_TOKEN`) to run it.',
     '',
   ];

@@ -1,8 +1,10 @@
 // The JUnit file CI systems should ingest: one test case per requirement of the catalogue, named
 // by its id and text, with the spec section as class name. A requirement that blocks the run is a
 // <failure> whose message is its first finding with the pointer and the curl line; one not run
-// (or waived) is <skipped> with the reason. Rendered from the certification record alone.
+// (or waived) is <skipped> with the reason. Rendered from the certification record alone. A run
+// that generated inputs adds a test suite of them, a test case per operation and requirement.
 import { LEVELS } from '../contract/index.ts';
+import { generatedJunitSuite } from './generated.ts';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
 import { blocksRun, findingText, omittedCount, reasonText, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
 
@@ -78,16 +80,21 @@ export function requirementsJunit(record: CertificationRecord): string {
       ].join('\n');
     });
   const name = `${record.kit.name} ${record.kit.version}: ${record.spec.title} ${record.spec.version} at ${record.target.baseUrl}, verdict ${record.verdict}`;
-  return [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="${attribute(name)}" ${countAttributes(counts(record, record.requirements))} time="${seconds}">`, ...suites, `</testsuites>`, ''].join('\n');
+  const all = counts(record, record.requirements);
+  const generated = generatedJunitSuite(record);
+  const total = generated ? { ...all, tests: all.tests + generated.tests, failures: all.failures + generated.failures } : all;
+  return [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="${attribute(name)}" ${countAttributes(total)} time="${seconds}">`, ...suites, ...(generated ? [generated.xml] : []), `</testsuites>`, ''].join('\n');
 }
 
 // Characters XML 1.0 cannot hold at all, even escaped.
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-function text(value: string): string {
+/** Text as XML content. */
+export function text(value: string): string {
   return value.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function attribute(value: string): string {
+/** Text as an XML attribute value. */
+export function attribute(value: string): string {
   return text(value).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
 }

@@ -137,6 +137,53 @@ export interface RunDescription {
   waivers: WaiverSetting[];
   /** --baseline: the file and the requirements failing in it. */
   baseline?: { file: string; failing: string[] };
+  /** --generate: inputs drawn from the contract's schemas for each operation (absent: none). */
+  generate?: GenerationSettings;
+}
+
+/** What `run --generate N --seed S` asks for: N inputs per operation, drawn from seed S, within time budgets. */
+export interface GenerationSettings {
+  /** Inputs per operation (before shrinking). */
+  inputs: number;
+  seed: number;
+  /** The most one operation's generation may take. */
+  operationBudgetMs: number;
+  /** The most generation may take in all: shared out evenly between the operations. */
+  totalBudgetMs: number;
+}
+
+/** The attachment a generated case leaves: its GeneratedOperation, tokens replaced. */
+export const GENERATION_ATTACHMENT = 'conformance-generated';
+
+/** A minimal input that breaks a requirement: the shrunk input's exchange, with one curl line to replay it. */
+export interface Counterexample {
+  message: string;
+  method: string;
+  path: string;
+  /** Absent when no answer came. */
+  status?: number;
+  curl: string;
+  /** Steps fast-check took from the first failing input to this one. */
+  shrinks: number;
+}
+
+/** One requirement as generation met it for one operation. */
+export interface GeneratedRequirement {
+  id: string;
+  /** Generated inputs judged under it: the answers it holds for. */
+  inputs: number;
+  verdict: 'passed' | 'failed';
+  counterexample?: Counterexample;
+}
+
+/** What generation did for one operation: inputs sent, why it stopped early (if it did), each requirement it judged. */
+export interface GeneratedOperation {
+  operation: string;
+  inputs: { sent: number; valid: number; invalid: number };
+  durationMs: number;
+  /** Why generation ended before its inputs were all sent (its time budget, three timeouts in a row). */
+  stopped?: string;
+  requirements: GeneratedRequirement[];
 }
 
 export const DEFAULT_RUN: RunDescription = { readOnly: false, allowPartial: false, waivers: [] };

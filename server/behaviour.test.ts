@@ -139,6 +139,9 @@ describe('the reference server', () => {
       { query: '&page[limit]=2.5&page[offset]=0', code: 'NG-PAGE-FRACTIONAL', parameter: 'page[limit]' },
       { query: '&page[limit]=10&page[offset]=0.5', code: 'NG-PAGE-FRACTIONAL', parameter: 'page[offset]' },
       { query: '&page[limit]=10&page[offset]=1e400', code: 'NG-PAGE-NOT-A-NUMBER', parameter: 'page[offset]' },
+      // Past 2^53 - 1 a number reads rounded: refused rather than echoed in meta.offset as another number.
+      { query: '&page[limit]=10&page[offset]=9007199254740993', code: 'NG-PAGE-FRACTIONAL', parameter: 'page[offset]' },
+      { query: '&page[limit]=1e300&page[offset]=0', code: 'NG-PAGE-FRACTIONAL', parameter: 'page[limit]' },
     ];
     for (const c of wholeNumbers) {
       it(`answers a page member that is not a whole number 400 naming it: ${c.query}`, async () => {

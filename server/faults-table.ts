@@ -10,7 +10,7 @@ function cell(text: string): string {
 
 export function faultsTable(): string {
   const contract = loadContract();
-  const rows = FAULTS.map((f) => `| \`${f.name}\` | \`${f.requirement}\` (${contract.requirement(f.requirement).level}, section ${contract.requirement(f.requirement).section}) | ${cell(f.description)} | ${f.detectableInOneExchange ? 'yes' : 'no'} |`);
+  const rows = FAULTS.map((f) => `| \`${f.name}\` | \`${f.requirement}\` (${contract.requirement(f.requirement).level}, section ${contract.requirement(f.requirement).section}) | ${cell(f.description)} | ${f.detectableInOneExchange ? 'yes' : 'no'} | ${f.foundBy === 'generation' ? 'generated inputs only' : 'the suite'} |`);
   return [
     '# Reference server faults',
     '',
@@ -22,11 +22,13 @@ export function faultsTable(): string {
     '"One exchange" is yes when a single request and its response, judged by the contract alone',
     '(`judgeExchange` of `contract/`, as the suite and the proxy judge it: no knowledge of which tokens are valid, no',
     "other page), report the requirement for the fault's `trigger`; the proxy can catch those faults.",
+    '"Found by" is "generated inputs only" for a fault no fixed case reaches: `run --generate N` finds',
+    'it with a fixed seed, the fixed suite alone does not (`suites/generative-fault-proof.test.ts`).',
     '',
     `${FAULTS.length} faults.`,
     '',
-    '| fault | breaks | what changes | one exchange |',
-    '|---|---|---|---|',
+    '| fault | breaks | what changes | one exchange | found by |',
+    '|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n');

@@ -5,8 +5,8 @@ import { loadContract, MEDIA_TYPE, unescapeToken, type Scheme } from '../contrac
 import { knownTokens } from './credentials.ts';
 import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES } from './defaults.ts';
 import { changeCreated, changeCreatedWhere, changeErrors, createdStatus, overlook, withoutMember, withStatus } from './hook-helpers.ts';
-import { isErrorDocument, unauthorizedReply } from './problems.ts';
-import type { CredentialContext, CredentialDecision, Creation, ServerHooks, RequestContext, StageName, Tokens } from './types.ts';
+import { CONDITION_CODES, conditionProblem, errorReply, isErrorDocument, unauthorizedReply } from './problems.ts';
+import type { CredentialContext, CredentialDecision, Creation, Reply, ServerHooks, RequestContext, StageName, Tokens } from './types.ts';
 
 export interface FaultTrigger {
   method: string;
@@ -30,6 +30,11 @@ export interface FaultDefinition {
    */
   detectableInOneExchange: boolean;
   trigger?: FaultTrigger;
+  /**
+   * `generation`: only inputs drawn from the contract's schemas (`run --generate`) reach it, the
+   * fixed suite does not (suites/generative-fault-proof.test.ts proves both).
+   */
+  foundBy?: 'generation';
 }
 
 interface Fault extends FaultDefinition {
@@ -72,6 +77,32 @@ export function expandTrigger(trigger: FaultTrigger, tokens: Tokens): Required<F
 }
 
 // --- Hook helpers ---------------------------------------------------------------------------
+
+/** A string longer than this in a request body breaks the long-string fault. */
+export const LONG_STRING_FAULT_CHARACTERS = 4096;
+/** A page[offset] at or above this breaks the large-offset fault: a 32-bit signed integer overflows. */
+export const LARGE_OFFSET_FAULT = 2 ** 31;
+
+const internalError = (detail: string): Reply => errorReply(500, [conditionProblem(500, CONDITION_CODES.internal, detail)]);
+
+/** Every string of a parsed JSON document, member names included. */
+function* stringsOf(value: unknown): Generator<string> {
+  if (typeof value === 'string') yield value;
+  else if (Array.isArray(value)) for (const item of value) yield* stringsOf(item);
+  else if (value !== null && typeof value === 'object') {
+    for (const [name, member] of Object.entries(value)) {
+      yield name;
+      yield* stringsOf(member);
+    }
+  }
+}
+
+/** A reply answered 500 instead when the request's document holds a string `breaks`. */
+function internalErrorOnString(breaks: (text: string) => boolean, detail: string): ServerHooks['reply'] {
+  return (reply, context) => ([...stringsOf(context.document)].some(breaks) ? internalError(detail) : reply);
+}
+
+const outsideBmp = (text: string) => /[\u{10000}-\u{10FFFF}]/u.test(text);
 
 const permitted = (scheme: Scheme): CredentialDecision => ({ outcome: 'permitted', scheme });
 
@@ -475,6 +506,38 @@ const CATALOGUE: Fault[] = [
     hooks: {
       findings: overlook('HL-OWNER-TYPE'),
       created: (creation: Creation, context) => (context.overlooked.some((f) => f.requirement === 'HL-OWNER-TYPE') ? { status: 202, document: { meta: { accepted: true } } } : creation),
+    },
+  },
+  {
+    name: 'long-string-500',
+    requirement: 'ERR-NO-5XX',
+    description: `A request document holding a string longer than ${LONG_STRING_FAULT_CHARACTERS} characters is answered 500 (a column too narrow for it).`,
+    detectableInOneExchange: true,
+    trigger: createTrigger('/attribute-configs', attributeConfigBody({ attributes: { target: 'User', type: 'boolean', label: 'x'.repeat(LONG_STRING_FAULT_CHARACTERS + 1) } })),
+    foundBy: 'generation',
+    hooks: { reply: internalErrorOnString((text) => text.length > LONG_STRING_FAULT_CHARACTERS, 'the value does not fit its column') },
+  },
+  {
+    name: 'astral-character-500',
+    requirement: 'ERR-NO-5XX',
+    description: 'A request document holding a character outside the Basic Multilingual Plane (an emoji, say) is answered 500 (a three-byte UTF-8 column).',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/highlights', highlightBody({ attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: 'yellow \u{1F7E8}' } })),
+    foundBy: 'generation',
+    hooks: { reply: internalErrorOnString(outsideBmp, 'incorrect string value') },
+  },
+  {
+    name: 'large-offset-500',
+    requirement: 'ERR-NO-5XX',
+    description: `A list page at \`page[offset]\` ${LARGE_OFFSET_FAULT} (2^31) or above is answered 500 (a 32-bit integer overflows).`,
+    detectableInOneExchange: true,
+    trigger: listTrigger(`&page[limit]=10&page[offset]=${LARGE_OFFSET_FAULT}`),
+    foundBy: 'generation',
+    hooks: {
+      reply: (reply, context) => {
+        const offset = (context.query.page as { offset?: unknown } | undefined)?.offset;
+        return reply.status === 200 && typeof offset === 'number' && offset >= LARGE_OFFSET_FAULT ? internalError('integer overflow') : reply;
+      },
     },
   },
 ];

@@ -22,15 +22,16 @@ export function requestedPage(query: Json): { offset: number; limit: number } {
 
 /**
  * Fractional page members are not shown (docs/certification.md §4, NG-PAGE-FRACTIONAL): this server answers
- * them, and numbers too large to be whole, with 400.
+ * them, and numbers too large to be whole (past 2^53 - 1, where `9007199254740993` reads as
+ * `9007199254740992` and could not be echoed in `meta.offset` as sent), with 400.
  */
 export function fractionalPageFindings(contract: Contract, operation: Operation, query: Json): Finding[] {
   const page = objectOf(query.page);
   if (!page) return [];
-  return pageMembers(operation).filter((member) => typeof page[member] === 'number' && !Number.isInteger(page[member])).map((member) =>
+  return pageMembers(operation).filter((member) => typeof page[member] === 'number' && !Number.isSafeInteger(page[member])).map((member) =>
     contract.finding('NG-PAGE-FRACTIONAL', 'request', {
       pointer: `page[${member}]`,
-      message: `page[${member}] must be a whole number, got ${String(page[member])}`,
+      message: `page[${member}] must be a whole number of at most ${Number.MAX_SAFE_INTEGER}, got ${String(page[member])}`,
       expected: 'an integer',
       actual: String(page[member]),
     }),

@@ -1,7 +1,7 @@
 // `las-conformance serve` run as a person or a script would: spawned, read, asked, signalled.
 import { describe, expect, it } from 'vitest';
 import { firstLine, spawnCli, type CliProcess } from '../cli/test-support.ts';
-import { CHOICES, DEFAULT_CREDENTIALS, FAULTS, startReferenceServer } from './index.ts';
+import { CHOICES, DEFAULT_CREDENTIALS, FAULT_NAMES, FAULTS, startReferenceServer } from './index.ts';
 
 const BASE_URL = /^http:\/\/127\.0\.0\.1:\d+\/v3$/;
 const LIST = '/notification-groups?filter[type]=portal';
@@ -99,7 +99,7 @@ describe('las-conformance serve', () => {
   });
 
   const usageErrors: Array<{ title: string; args: string[]; env: Record<string, string>; message: RegExp }> = [
-    { title: 'an unknown --fault', args: ['--fault', 'no-such-fault'], env: {}, message: /^las-conformance: unknown fault "no-such-fault"; valid faults: session-token-rejected, .*owner-type-not-checked$/ },
+    { title: 'an unknown --fault', args: ['--fault', 'no-such-fault'], env: {}, message: new RegExp(`^las-conformance: unknown fault "no-such-fault"; valid faults: ${FAULT_NAMES.join(', ')}$`) },
     { title: 'an unknown fault in LAS_FAULTS', args: [], env: { LAS_FAULTS: 'offset-ignored, nope' }, message: /^las-conformance: unknown fault "nope"; valid faults: / },
     { title: 'an unknown --choice', args: ['--choice', 'no-such-choice'], env: {}, message: /^las-conformance: unknown choice "no-such-choice"; valid choices: list-meta-omitted, / },
     { title: 'an empty token', args: ['--pat', ''], env: {}, message: /^las-conformance: pat must be a non-empty token/ },

@@ -36,6 +36,8 @@ export interface Answer {
   json: unknown;
   /** What was seen of the exchange, as people read it. */
   captured: CapturedExchange;
+  /** No answer, and none sought: the operation went silent three times in a row (client.ts SILENCE_LIMIT). */
+  silenced?: true;
 }
 
 /** The credential headers of a target, by scheme (section 5). */
@@ -92,6 +94,15 @@ export class ConformanceCase {
     return this.context.target;
   }
 
+  get contract(): Contract {
+    return this.context.contract;
+  }
+
+  /** The case's requirements, its own first. */
+  get requirements(): string[] {
+    return this.context.requirements;
+  }
+
   /** Ends the case here, reported as not run with `reason`. */
   skip(reason: string): never {
     return this.context.skip(reason);
@@ -104,11 +115,18 @@ export class ConformanceCase {
 
   /** Sends a request and checks the exchange. When no answer comes, the finding is recorded and the answer has status 0. */
   async send(request: CaseRequest): Promise<Answer> {
-    const operation = request.operation;
-    const path = operation.pathTemplate + (request.query === undefined ? '' : `?${request.query}`);
-    const bodyText = request.bodyText ?? (request.document === undefined ? undefined : JSON.stringify(request.document));
-    const headers = { ...request.credentials, ...(bodyText === undefined ? {} : { 'content-type': request.contentType ?? MEDIA_TYPE }) };
-    return (await this.sendOutgoing({ method: operation.method, path, headers, bodyText })).answer;
+    const { answer, findings } = await this.exchange(request);
+    this.record(findings, answer);
+    return answer;
+  }
+
+  /**
+   * Sends a request and judges the exchange, recording nothing: the findings send() would record
+   * (when no answer came, one saying why, under the case's own requirement).
+   */
+  async exchange(request: CaseRequest): Promise<{ answer: Answer; findings: Finding[] }> {
+    const { answer, findings } = await this.exchangeOutgoing(outgoingOf(request));
+    return { answer, findings: answer.status === NO_ANSWER ? findings : suiteFindings(this.context.contract, findings) };
   }
 
   /**
@@ -117,6 +135,22 @@ export class ConformanceCase {
    * the suite does not report under their own ids included.
    */
   async sendOutgoing(outgoing: OutgoingRequest): Promise<{ answer: Answer; findings: Finding[] }> {
+    const { answer, findings } = await this.exchangeOutgoing(outgoing);
+    if (answer.status === NO_ANSWER) {
+      this.record(findings, answer);
+      return { answer, findings: [] };
+    }
+    this.record(suiteFindings(this.context.contract, findings), answer);
+    return { answer, findings };
+  }
+
+  /** Records findings seen on one exchange (see exchange()). */
+  record(findings: Finding[], answer: Answer): void {
+    for (const finding of findings) this.addFinding(finding, answer.captured);
+  }
+
+  /** Sends and judges one request, recording nothing: every finding of the exchange, or the one saying no answer came. */
+  private async exchangeOutgoing(outgoing: OutgoingRequest): Promise<{ answer: Answer; findings: Finding[] }> {
     const { contract, client, scrub } = this.context;
     const { method, path, headers, bodyText } = outgoing;
     if (this.context.readOnly && method !== 'GET' && method !== 'HEAD') this.skip(READ_ONLY_REASON);
@@ -124,14 +158,13 @@ export class ConformanceCase {
 
     const sent = await client.transmit(outgoing);
     if (!sent.ok) {
-      this.addFinding(contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` }), captured);
-      return { answer: { status: NO_ANSWER, headers: {}, bodyText: '', json: undefined, captured }, findings: [] };
+      const answer = { status: NO_ANSWER, headers: {}, bodyText: '', json: undefined, captured, ...(sent.silenced ? { silenced: true as const } : {}) };
+      return { answer, findings: [contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` })] };
     }
     const response = sent.response;
     captured.status = response.status;
     const httpRequest = { method, path: `${contract.basePath}${path}`, headers: this.asContractNamesIt(headers), bodyText };
     const findings = judgeExchange(contract, httpRequest, response);
-    for (const finding of suiteFindings(contract, findings)) this.addFinding(finding, captured);
     const parsed = parseJson(response.bodyText);
     return { answer: { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, captured }, findings };
   }
@@ -225,6 +258,14 @@ export class ConformanceCase {
     for (const [name, value] of Object.entries(headers)) renamed[name.toLowerCase() === target.legacyHeader.toLowerCase() ? contract.legacyHeader : name] = value;
     return renamed;
   }
+}
+
+/** A case's request as the client sends it: the operation's path and query, its credentials, its body and that body's type. */
+function outgoingOf(request: CaseRequest): OutgoingRequest {
+  const path = request.operation.pathTemplate + (request.query === undefined ? '' : `?${request.query}`);
+  const bodyText = request.bodyText ?? (request.document === undefined ? undefined : JSON.stringify(request.document));
+  const headers = { ...request.credentials, ...(bodyText === undefined ? {} : { 'content-type': request.contentType ?? MEDIA_TYPE }) };
+  return { method: request.operation.method, path, headers, bodyText };
 }
 
 /**

@@ -6,8 +6,9 @@
 // declare, and printed here; requirements a choice declares it leaves unverifiable, such as the
 // body of a 202, may be reported not run as the target's own choice, which neither fails the run
 // nor makes it incomplete), and the proxy writes no MUST finding about the service (direction
-// `response` or `exchange`). The choices come from CHOICES: a choice added to the server is
-// proven here without a line changed.
+// `response` or `exchange`). Each run also sends inputs generated from the contract (as
+// `run --generate 100 --seed 1` does), which every legal choice must pass too. The choices come
+// from CHOICES: a choice added to the server is proven here without a line changed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +17,10 @@ import { loadContract } from '../contract/index.ts';
 import { startValidatingProxy, type StartedProxy, type ViolationRecord } from '../proxy/index.ts';
 import { Recorder } from '../proxy/test-support.ts';
 import type { CertificationRecord } from '../reports/record.ts';
+import { DEFAULT_RUN, type RunDescription } from '../run-protocol/index.ts';
 import { CHOICES, compatibleChoiceSets, DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { resolveTarget } from '../targets/target.ts';
+import { generatedCases } from './generation/cases.ts';
 import { runProof, type ProofOutcome } from './proof-runs.ts';
 import { hermeticEnvironment } from '../cli/test-support.ts';
 
@@ -35,6 +38,9 @@ const runs: ChoiceRun[] = [
     .filter((set) => set.length > 1)
     .map((set, index) => ({ name: `compatible-set-${index + 1}`, choices: set, violations: new Recorder() })),
 ];
+/** Generated inputs each run sends besides the fixed cases: a fixed seed, so a failure replays. */
+const GENERATION: RunDescription = { ...DEFAULT_RUN, generate: { inputs: 100, seed: 1, operationBudgetMs: 60_000, totalBudgetMs: 180_000 } };
+
 let root: string;
 let proof: ProofOutcome;
 
@@ -45,7 +51,7 @@ beforeAll(async () => {
     run.proxy = await startValidatingProxy({ upstream: run.server.baseUrl, violations: run.violations, judgeThread: false, port: 0, adminPort: 0 });
   }
   const target = (run: ChoiceRun) => resolveTarget({ baseUrl: run.proxy!.baseUrl, ...DEFAULT_CREDENTIALS, ...REFERENCE_FIXTURES }, loadContract().legacyHeader);
-  proof = await runProof(runs.map((run) => ({ name: run.name, target: target(run) })), root, hermeticEnvironment());
+  proof = await runProof(runs.map((run) => ({ name: run.name, target: target(run) })), root, hermeticEnvironment(), undefined, GENERATION);
   await Promise.all(runs.map((run) => run.proxy!.proxy.settled()));
 }, 30 * 60_000);
 
@@ -82,6 +88,8 @@ describe('the suite and the proxy against each legal reading', () => {
       if (warned.length > 0) console.log(`${run.name}: SHOULD warnings ${warned.join(', ')}`);
       expect(requirementsWith(record, 'failed'), record?.verdictReason).toEqual([]);
       expect(record).toMatchObject({ runStatus: 'passed', cases: { failed: 0 } });
+      expect(record?.generated?.operations.map((o) => o.operation).sort(), 'every operation generated its inputs').toEqual(generatedCases.map((c) => c.operation.operationId).sort());
+      expect(record!.generated!.operations.flatMap((o) => o.requirements.filter((r) => r.verdict === 'failed').map((r) => `${o.operation} ${r.id}: ${r.counterexample?.curl}`))).toEqual([]);
       expect(warned.filter((id) => !declaredWarnings(run).has(id))).toEqual([]);
       const notRun = notRunBySuite(record).filter((id) => record!.requirements.find((r) => r.id === id)!.level !== 'INFO');
       expect(notRun.filter((id) => !declaredNotRun(run).has(id))).toEqual([]);

@@ -21,7 +21,8 @@ export interface ReceivedResponse {
   bodyText: string;
 }
 
-export type Transmission = { ok: true; response: ReceivedResponse } | { ok: false; failure: string; timedOut?: boolean };
+/** `silenced`: not sent, the operation having gone silent SILENCE_LIMIT times in a row. */
+export type Transmission = { ok: true; response: ReceivedResponse } | { ok: false; failure: string; timedOut?: boolean; silenced?: true };
 
 export interface TargetClient {
   transmit(request: OutgoingRequest): Promise<Transmission>;
@@ -53,7 +54,7 @@ export async function openTargetClient(apiRequest: APIRequest, target: Target, s
     async transmit(request) {
       const operation = `${request.method} ${request.path.split('?')[0]}`;
       if ((silentInARow.get(operation) ?? 0) >= SILENCE_LIMIT) {
-        return { ok: false, failure: `not sent: the last ${SILENCE_LIMIT} requests to ${operation} got no answer within ${target.limits.requestTimeoutMs} ms` };
+        return { ok: false, silenced: true, failure: `not sent: the last ${SILENCE_LIMIT} requests to ${operation} got no answer within ${target.limits.requestTimeoutMs} ms` };
       }
       const sent = await transmit(context, guard, target, scrub, request);
       silentInARow.set(operation, !sent.ok && sent.timedOut ? (silentInARow.get(operation) ?? 0) + 1 : 0);

@@ -10,18 +10,22 @@
 // share Playwright runs (suites/proof-runs.ts) and skip the command's own process, as the choice
 // proof does, to keep both proofs to minutes on 2 cores; the command's exit code follows the
 // verdict (cli/run.ts). The faults come from FAULTS: a fault added to the server is proven here
-// without a line changed.
+// without a line changed. Faults only generated inputs reach (`foundBy: 'generation'`) are proven
+// by suites/generative-fault-proof.test.ts instead.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
-import { FAULTS } from '../server/index.ts';
+import { FAULTS as CATALOGUE } from '../server/index.ts';
 import { resolveTarget, type Target } from '../targets/target.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from './embedded.ts';
 import { listCases, runProof, type ListedCase, type ProofOutcome } from './proof-runs.ts';
 import { hermeticEnvironment, runCli, type CliResult } from '../cli/test-support.ts';
+
+/** The faults the fixed suite finds. */
+const FAULTS = CATALOGUE.filter((fault) => fault.foundBy === undefined);
 
 let root: string;
 let unfaulted: CliResult;

@@ -6,7 +6,7 @@
 import { test as base, type TestDetailsAnnotation } from '@playwright/test';
 import { loadContract, type Contract } from '../contract/index.ts';
 import { mergeSettings, resolveTarget, settingsFromEnvironment, type Target, type TargetSettings } from '../targets/target.ts';
-import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, outcomesDecidedByReporter, type FailLevel } from '../run-protocol/index.ts';
+import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, outcomesDecidedByReporter, type FailLevel, type GenerationSettings } from '../run-protocol/index.ts';
 import { ConformanceCase } from './case.ts';
 import { caseTitle, type CaseDefinition } from './cases/suite-case.ts';
 import { openTargetClient, type TargetClient } from './client.ts';
@@ -19,6 +19,8 @@ export interface SuiteContext {
   scrub: Scrub;
   client: TargetClient;
   readOnly: boolean;
+  /** --generate: inputs drawn from the contract per operation (suites/generated.spec.ts). */
+  generate?: GenerationSettings;
 }
 
 /** What the configuration tells every worker (`use: { suiteOptions }`). */
@@ -28,6 +30,8 @@ export interface SuiteOptions {
   failLevel: FailLevel;
   /** --read-only: requests that could create records are not sent. */
   readOnly: boolean;
+  /** --generate: the configuration runs suites/generated.spec.ts too. */
+  generate?: GenerationSettings;
 }
 
 export const test = base.extend<{ conformance: ConformanceCase }, { suite: SuiteContext; suiteOptions: SuiteOptions | undefined; targetEnvironment: Record<string, string> }>({
@@ -42,7 +46,7 @@ export const test = base.extend<{ conformance: ConformanceCase }, { suite: Suite
       const target = resolveTarget(mergeSettings(suiteOptions.settings, settingsFromEnvironment(targetEnvironment)), contract.legacyHeader);
       const scrub = scrubber(targetSecrets(target));
       const client = await openTargetClient(playwright.request, target, scrub);
-      await use({ contract, target, failLevel: suiteOptions.failLevel, scrub, client, readOnly: suiteOptions.readOnly });
+      await use({ contract, target, failLevel: suiteOptions.failLevel, scrub, client, readOnly: suiteOptions.readOnly, ...(suiteOptions.generate ? { generate: suiteOptions.generate } : {}) });
       await client.close();
     },
     { scope: 'worker' },

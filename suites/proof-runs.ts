@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { RECORD_FILE, REQUIREMENT_ANNOTATION } from '../run-protocol/index.ts';
+import { RECORD_FILE, REQUIREMENT_ANNOTATION, type RunDescription } from '../run-protocol/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
 import { PROOF_TARGETS, type ProofTarget } from './proof-targets.ts';
@@ -86,9 +86,10 @@ function recordIn(dir: string): CertificationRecord | undefined {
 
 /**
  * Runs the suite once per run, `groups` Playwright runs at a time. The runs must share their
- * credentials: the secret scrubber reads the tokens of the run's environment.
+ * credentials: the secret scrubber reads the tokens of the run's environment. `run` describes
+ * the runs as the run command would (generated inputs, say); absent, the plain suite.
  */
-export async function runProof(runs: ProofRun[], reportDir: string, baseEnvironment: Record<string, string | undefined>, groups = cpus().length): Promise<ProofOutcome> {
+export async function runProof(runs: ProofRun[], reportDir: string, baseEnvironment: Record<string, string | undefined>, groups = cpus().length, run?: RunDescription): Promise<ProofOutcome> {
   const targets: ProofTarget[] = runs.map((run) => ({ name: run.name, environment: targetEnvironment(run.target), ...(run.titles ? { titles: run.titles } : {}) }));
   if (targets.some((t) => !isDeepStrictEqual(withoutBaseUrl(t.environment), withoutBaseUrl(targets[0].environment)))) {
     throw new Error('the runs of one proof must share their credentials, fixtures and limits');
@@ -104,6 +105,7 @@ export async function runProof(runs: ProofRun[], reportDir: string, baseEnvironm
         config: PROOF_CONFIG_FILE,
         baseEnvironment: { ...baseEnvironment, [PROOF_TARGETS]: JSON.stringify(part.map((p) => p.target)) },
         output: 'ignore',
+        ...(run ? { run } : {}),
       });
       return outcome.playwrightExitCode;
     }),

@@ -7,6 +7,7 @@ import { defineConfig } from '@playwright/test';
 import { suiteEnvironment } from '../cli/environment.ts';
 import { CASE_OUTCOME_REPORTER, FAIL_LEVEL_METADATA } from '../run-protocol/index.ts';
 import type { SuiteOptions } from './fixtures.ts';
+import { ignoredSpecs } from './settings.ts';
 import { titlesGrep } from './proof-targets.ts';
 
 const { layout, suiteOptions, scrubbing, recording } = suiteEnvironment;
@@ -15,6 +16,7 @@ const targets = suiteEnvironment.proofTargets();
 export default defineConfig<object, { suiteOptions: SuiteOptions; targetEnvironment: Record<string, string> }>({
   testDir: '.',
   testMatch: '**/*.spec.ts',
+  testIgnore: ignoredSpecs(suiteOptions.generate),
   outputDir: join(layout.reportDir, 'artifacts'),
   fullyParallel: true,
   forbidOnly: true,

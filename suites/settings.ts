@@ -34,6 +34,14 @@ export function runDescriptionOf(env: Environment): RunDescription {
 
 export const DEFAULT_REPORT_DIR = 'reports/latest';
 
+/** The spec file of generated inputs: a configuration runs it only when the run asks for generation (--generate). */
+export const GENERATED_SPEC = '**/generated.spec.ts';
+
+/** What a configuration leaves out: the generated inputs, unless asked for. */
+export function ignoredSpecs(generate: unknown): string[] {
+  return generate === undefined ? [GENERATED_SPEC] : [];
+}
+
 export interface RunLayout {
   reportDir: string;
   failLevel: FailLevel;

@@ -145,6 +145,23 @@ export function readTargetWaivers(path: string, requirementIds: string[]): Waive
   return parseTargetWaivers(readTargetText(path), path, requirementIds);
 }
 
+/** `generate` in a target file: inputs drawn from the contract per operation (run --generate). */
+export interface GenerationFileSettings {
+  inputs?: number;
+  seed?: number;
+  budgetSeconds?: number;
+  operationBudgetSeconds?: number;
+}
+
+/** The `generate` key of a target file; absent: {}. */
+export function readTargetGeneration(path: string): GenerationFileSettings {
+  return parseTargetGeneration(readTargetText(path), path);
+}
+
+export function parseTargetGeneration(text: string, source: string): GenerationFileSettings {
+  return (checkedTargetDocument(text, source) as { generate?: GenerationFileSettings }).generate ?? {};
+}
+
 export function parseTargetWaivers(text: string, source: string, requirementIds: string[]): Waiver[] {
   const document = checkedTargetDocument(text, source) as { waivers?: { requirement: string; reason: string; expires: string | Date }[] };
   const waivers = (document.waivers ?? []).map((w) => ({ requirement: w.requirement, reason: w.reason, expires: w.expires instanceof Date ? w.expires.toISOString().slice(0, 10) : w.expires }));

@@ -1,0 +1,75 @@
+// `las-conformance run --generate 200 --seed 1`, the generated cases alone (--grep), end to end:
+// against the reference server every operation's generation passes and the record says what it
+// did; with each fault only generated inputs reach, the run fails under the fault's requirement,
+// and the minimal input's curl line, run by curl, gets the 500 from a server with that fault and
+// not from one without it.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CertificationRecord } from '../reports/record.ts';
+import { FAULTS, startReferenceServer } from '../server/index.ts';
+import { referenceTarget } from '../server/test-support.ts';
+import { targetEnvironment } from '../targets/target.ts';
+import { EXIT_FAILED, EXIT_INCOMPLETE } from './exit-codes.ts';
+import { runCli } from './test-support.ts';
+
+/** Selects the generated cases (suites/generation/cases.ts titles) and nothing else. */
+const GENERATED_ONLY = ['--grep', 'inputs generated from the contract'];
+const GENERATE = ['--generate', '200', '--seed', '1'];
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'las-generate-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const recordIn = (reportDir: string) => JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord;
+
+/** The status a curl line gets from a reference server with these faults, run as a person would. */
+async function replayStatus(curl: string, faults: string[]): Promise<number> {
+  const server = await startReferenceServer({ faults });
+  try {
+    const env = { PATH: process.env.PATH ?? '', ...targetEnvironment(referenceTarget(server.baseUrl)) };
+    const { stdout } = await promisify(execFile)('bash', ['--norc', '--noprofile', '-c', `${curl} -s -o /dev/null -w '%{http_code}' --max-time 10`], { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    return Number(stdout);
+  } finally {
+    await server.close();
+  }
+}
+
+describe('run --generate 200 --seed 1', () => {
+  it('against the reference server: every operation passes, and the record names the seed and the inputs', async () => {
+    const reportDir = join(dir, 'plain');
+    const result = await runCli(['run', ...GENERATE, ...GENERATED_ONLY, '--report-dir', reportDir]);
+    expect(result.stdout).toContain('Generating 200 inputs per operation from seed 1 (--seed 1 draws them again)');
+    expect(result.code).toBe(EXIT_INCOMPLETE);
+    const record = recordIn(reportDir);
+    expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([]);
+    expect(record.generated).toMatchObject({ inputs: 200, seed: 1 });
+    expect(record.generated!.operations.map((o) => [o.operation, o.inputs.sent])).toEqual([
+      ['createAttributeConfig', 200],
+      ['createHighlight', 200],
+      ['listNotificationGroups', 200],
+    ]);
+  }, 120_000);
+
+  for (const fault of FAULTS.filter((f) => f.foundBy === 'generation')) {
+    it(`with ${fault.name}: fails ${fault.requirement} with a minimal input whose curl line gets the 500 again`, async () => {
+      const reportDir = join(dir, fault.name);
+      const result = await runCli(['run', ...GENERATE, '--fault', fault.name, ...GENERATED_ONLY, '--report-dir', reportDir]);
+      expect(result.code).toBe(EXIT_FAILED);
+      const record = recordIn(reportDir);
+      expect(record.requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');
+      const examples = record.generated!.operations.flatMap((o) => o.requirements.filter((r) => r.id === fault.requirement && r.counterexample).map((r) => r.counterexample!));
+      expect(examples.length).toBeGreaterThan(0);
+      for (const example of examples) {
+        expect(example.status).toBe(500);
+        expect(await replayStatus(example.curl, [fault.name])).toBe(500);
+        expect(await replayStatus(example.curl, [])).not.toBe(500);
+      }
+    }, 120_000);
+  }
+});

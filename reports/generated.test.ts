@@ -1,0 +1,70 @@
+// The generated inputs in the reports: the record's section holds its schema, and JUnit, HTML and
+// summary.md each show one entry per operation and requirement, a failure with its minimal input's
+// curl line; a run without generation shows none of it.
+import { describe, expect, it } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import type { GeneratedOperation } from '../run-protocol/index.ts';
+import { certificationHtml } from './certification-html.ts';
+import { generatedRecord } from './generated.ts';
+import { failedRun } from './record-fixtures.ts';
+import { summaryMarkdown } from './record.ts';
+import { requirementsJunit } from './requirements-junit.ts';
+import { contractSha256 } from './run-context.ts';
+import { recordProblems } from './verify.ts';
+
+const CURL = 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
+const operations: GeneratedOperation[] = [
+  {
+    operation: 'listNotificationGroups',
+    inputs: { sent: 226, valid: 120, invalid: 106 },
+    durationMs: 5263,
+    requirements: [
+      { id: 'ERR-NO-5XX', inputs: 226, verdict: 'failed', counterexample: { message: 'a valid request was answered 500', method: 'GET', path: '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648', status: 500, curl: CURL, shrinks: 25 } },
+      { id: 'NG-FILTER-ACCEPTED', inputs: 226, verdict: 'passed' },
+    ],
+  },
+  { operation: 'createHighlight', inputs: { sent: 3, valid: 3, invalid: 0 }, durationMs: 30_001, stopped: 'its time budget of 30000 ms ran out', requirements: [{ id: 'HL-CREATE-201', inputs: 3, verdict: 'passed' }] },
+];
+const generated = generatedRecord({ inputs: 200, seed: 1, operationBudgetMs: 30_000, totalBudgetMs: 300_000 }, operations);
+const record = failedRun({ generated });
+
+describe('generated inputs in the record and its renderings', () => {
+  it('the record holds the settings and the operations in name order, and verifies against its schema', () => {
+    expect(record.generated).toMatchObject({ inputs: 200, seed: 1, operations: [{ operation: 'createHighlight' }, { operation: 'listNotificationGroups' }] });
+    expect(recordProblems(JSON.parse(JSON.stringify(record)), loadContract(), contractSha256()).filter((p) => p.includes('generated'))).toEqual([]);
+  });
+
+  it('JUnit: a test suite of its own, a test case per operation and requirement, the failure carrying the curl line', () => {
+    const xml = requirementsJunit(record);
+    const suite = xml.slice(xml.indexOf('<testsuite name="generated inputs (seed 1)"'));
+    expect(suite).toMatch(/^<testsuite name="generated inputs \(seed 1\)" tests="3" failures="1"/);
+    expect(suite.match(/<testcase /g)).toHaveLength(3);
+    expect(suite).toContain('<testcase name="listNotificationGroups · ERR-NO-5XX" classname="generated listNotificationGroups"');
+    expect(suite).toContain('reproduce: curl -i -g -X GET &quot;$LAS_BASE_URL/notification-groups?filter[type]=portal&amp;page[limit]=1&amp;page[offset]=2147483648&quot;');
+    const root = xml.match(/<testsuites [^>]*tests="(\d+)" failures="(\d+)"/)!;
+    const withoutGeneration = requirementsJunit(failedRun()).match(/<testsuites [^>]*tests="(\d+)" failures="(\d+)"/)!;
+    expect([Number(root[1]) - Number(withoutGeneration[1]), Number(root[2]) - Number(withoutGeneration[2])]).toEqual([3, 1]);
+  });
+
+  it('HTML: a section listing each operation and requirement, the minimal input and its curl line', () => {
+    const html = certificationHtml(record);
+    const section = html.slice(html.indexOf('<section id="generated">'));
+    expect(section).toContain('<h2>Generated inputs</h2>');
+    expect(section).toContain('200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; createHighlight stopped early: its time budget of 30000 ms ran out.');
+    expect(section.match(/<tr class="(passed|failed)">/g)).toHaveLength(3);
+    expect(section).toContain('shrunk in 25 steps');
+    expect(section).toContain('page[offset]=2147483648&quot; -H &quot;authorization: Bearer r:$LAS_SESSION_TOKEN&quot;</pre>');
+  });
+
+  it('summary.md: one paragraph on what generation did', () => {
+    expect(summaryMarkdown(record)).toContain('## Generated inputs\n\n200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; createHighlight stopped early');
+  });
+
+  it('a run without generation shows none of it', () => {
+    const plain = failedRun();
+    expect(plain.generated).toBeUndefined();
+    expect(requirementsJunit(plain)).not.toContain('generated inputs');
+    expect(certificationHtml(plain)).not.toContain('id="generated"');
+    expect(summaryMarkdown(plain)).not.toContain('Generated inputs');
+  });
+});

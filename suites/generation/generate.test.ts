@@ -1,0 +1,96 @@
+// The generation engine's bounds and replay, against the reference server in process: the same
+// seed sends the same requests and another seed others; an operation stops when its time budget
+// runs out, and when its requests time out three times in a row (recording one no-answer finding,
+// never shrinking it); --read-only leaves the create operations out.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract, type Operation } from '../../contract/index.ts';
+import { startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
+import { CaseSkipped, directClient, referenceTarget } from '../../server/test-support.ts';
+import { ConformanceCase } from '../case.ts';
+import { SILENCE_LIMIT, type OutgoingRequest, type TargetClient } from '../client.ts';
+import { generateForOperation } from './generate.ts';
+import { operationBudgetMs } from './cases.ts';
+
+const contract = loadContract();
+const list = contract.operation('listNotificationGroups');
+const create = contract.operation('createAttributeConfig');
+
+let server: StartedReferenceServer;
+beforeAll(async () => {
+  server = await startReferenceServer();
+});
+afterAll(() => server.close());
+
+function caseWith(client: TargetClient, operation: Operation, readOnly = false): ConformanceCase {
+  return new ConformanceCase({
+    contract,
+    client,
+    target: referenceTarget(server.baseUrl),
+    failLevel: 'must',
+    scrub: (text) => text,
+    requirements: [contract.successRequirement(operation.operationId).id],
+    outcomeInWorker: true,
+    readOnly,
+    skip: (reason) => {
+      throw new CaseSkipped(reason);
+    },
+  });
+}
+
+/** The reference server's client, noting each request sent. */
+function recordingClient(sent: string[]): TargetClient {
+  const client = directClient(server.baseUrl);
+  return { ...client, transmit: (request: OutgoingRequest) => (sent.push(`${request.method} ${request.path} ${request.bodyText ?? ''}`), client.transmit(request)) };
+}
+
+/** A target that never answers in time: the client's own rule stops sending after SILENCE_LIMIT timeouts in a row. */
+function silentClient(sent: OutgoingRequest[]): TargetClient {
+  return {
+    async transmit(request) {
+      if (sent.length >= SILENCE_LIMIT) return { ok: false, silenced: true, failure: `not sent: the last ${SILENCE_LIMIT} requests got no answer` };
+      sent.push(request);
+      return { ok: false, timedOut: true, failure: 'no complete answer within 100 ms (the request timeout; raise it with --request-timeout)' };
+    },
+    close: async () => undefined,
+  };
+}
+
+const job = (operation: Operation, seed: number, fields: { inputs?: number; budgetMs?: number } = {}) => ({ operation, fixtures: referenceTarget(server.baseUrl).fixtures, inputs: fields.inputs ?? 40, seed, budgetMs: fields.budgetMs ?? 60_000, blocking: ['MUST' as const] });
+
+describe('generation', () => {
+  it('the same seed sends the same requests; another seed sends others', async () => {
+    const runs: string[][] = [[], [], []];
+    for (const [index, seed] of [3, 3, 4].entries()) await generateForOperation(caseWith(recordingClient(runs[index]), list), job(list, seed));
+    expect(runs[0]).toHaveLength(40);
+    expect(runs[1]).toEqual(runs[0]);
+    expect(runs[2]).not.toEqual(runs[0]);
+  });
+
+  it('stops an operation when its time budget runs out, and says so', async () => {
+    const outcome = await generateForOperation(caseWith(directClient(server.baseUrl), create), job(create, 1, { inputs: 100_000, budgetMs: 300 }));
+    expect(outcome.stopped).toBe('its time budget of 300 ms ran out');
+    expect(outcome.inputs.sent).toBeGreaterThan(0);
+    expect(outcome.inputs.sent).toBeLessThan(100_000);
+  });
+
+  it('stops an operation after three requests in a row get no answer, with one no-answer finding, not shrunk', async () => {
+    const sent: OutgoingRequest[] = [];
+    const conformance = caseWith(silentClient(sent), list);
+    const outcome = await generateForOperation(conformance, job(list, 1));
+    expect(sent).toHaveLength(SILENCE_LIMIT);
+    expect(outcome.stopped).toBe('three requests in a row got no answer within the request timeout');
+    expect(conformance.blocking().map((f) => `${f.requirement}: ${f.message}`)).toEqual([`${contract.successRequirement(list.operationId).id}: no answer: no complete answer within 100 ms (the request timeout; raise it with --request-timeout)`]);
+  });
+
+  it('--read-only: a create operation sends nothing', async () => {
+    const sent: string[] = [];
+    await expect(generateForOperation(caseWith(recordingClient(sent), create, true), job(create, 1))).rejects.toThrow(CaseSkipped);
+    expect(sent).toEqual([]);
+  });
+
+  it('shares the total budget out evenly, never past an operation\'s own', () => {
+    const settings = { inputs: 10, seed: 1, operationBudgetMs: 60_000, totalBudgetMs: 90_000 };
+    expect(operationBudgetMs(settings, 3)).toBe(30_000);
+    expect(operationBudgetMs(settings, 1)).toBe(60_000);
+  });
+});

@@ -1,0 +1,131 @@
+// Generative testing of one operation: fast-check draws inputs from the contract's schemas
+// (inputs.ts), each is sent with the session credential and judged by the one judging path
+// (ConformanceCase.exchange, judgeExchange) plus what the input may be answered
+// (expectations.ts). A failure at the fail level is shrunk to a minimal input, which is recorded
+// under its requirement with its exchange and curl line. Then generation runs again from the same
+// seed, that requirement set aside, until nothing new fails, the rounds run out or the time
+// budget does: each failing requirement gets its own minimal input. The same seed draws the same
+// inputs, so `--seed` replays a run.
+import fc from 'fast-check';
+import type { Finding, Level, Operation } from '../../contract/index.ts';
+import type { Counterexample, GeneratedOperation, GeneratedRequirement } from '../../run-protocol/index.ts';
+import type { Fixtures } from '../../targets/target.ts';
+import { NO_ANSWER, type Answer, type ConformanceCase } from '../case.ts';
+import { expectationOf, type Expectation } from './expectations.ts';
+import { operationInputs, queryText, type GeneratedInput } from './inputs.ts';
+
+export interface OperationGeneration {
+  operation: Operation;
+  fixtures: Fixtures;
+  inputs: number;
+  seed: number;
+  budgetMs: number;
+  /** The levels whose findings fail an input: the run's fail level and stronger. */
+  blocking: Level[];
+}
+
+/** Rounds of generation per operation: each shrinks one more failing requirement. */
+export const MAX_ROUNDS = 5;
+
+interface Trial {
+  answer: Answer;
+  /** Findings at a blocking level: the requirements this input fails. */
+  failures: Finding[];
+}
+
+interface Tally {
+  sent: number;
+  valid: number;
+  invalid: number;
+  judged: Map<string, number>;
+}
+
+/** The request a generated input is sent as. */
+export function requestOf(operation: Operation, input: GeneratedInput): { query?: string; bodyText?: string } {
+  return {
+    ...(input.query !== undefined ? { query: queryText(operation, input.query) } : {}),
+    ...(input.document !== undefined ? { bodyText: JSON.stringify(input.document) } : {}),
+  };
+}
+
+/**
+ * The finding an answer outside what the input may be answered breaks; none when the exchange
+ * already broke that requirement, or for a 5xx, which the contract's checks judge (ERR-NO-5XX).
+ */
+function expectationFinding(conformance: ConformanceCase, expectation: Expectation, answer: Answer, findings: Finding[]): Finding[] {
+  if (answer.status >= 500 || expectation.statuses.includes(answer.status) || findings.some((f) => f.requirement === expectation.requirement)) return [];
+  const own = expectation.statuses.filter((status) => !conformance.contract.genericStatuses.has(status)).join(' or ');
+  const message = `${expectation.described} was answered ${answer.status}; expected ${own} (or a status HTTP defines for a condition the specification leaves open)`;
+  return [conformance.contract.finding(expectation.requirement, 'response', { message, expected: own, actual: String(answer.status) })];
+}
+
+async function trial(conformance: ConformanceCase, job: OperationGeneration, input: GeneratedInput, tally: Tally): Promise<Trial> {
+  const { query, bodyText } = requestOf(job.operation, input);
+  const expectation = expectationOf(conformance.contract, job.operation, query, bodyText);
+  const { answer, findings } = await conformance.exchange({ operation: job.operation, credentials: conformance.credentials.session, ...(query !== undefined ? { query } : {}), ...(bodyText !== undefined ? { bodyText } : {}) });
+  tally.sent++;
+  tally[expectation.valid ? 'valid' : 'invalid']++;
+  if (answer.status === NO_ANSWER) return { answer, failures: findings };
+  const failures = [...findings, ...expectationFinding(conformance, expectation, answer, findings)].filter((f) => job.blocking.includes(f.level));
+  for (const id of new Set([...conformance.requirements, expectation.requirement, ...failures.map((f) => f.requirement)])) tally.judged.set(id, (tally.judged.get(id) ?? 0) + 1);
+  return { answer, failures };
+}
+
+/** Runs generation for one operation; failures are recorded on `conformance` under their requirements. */
+export async function generateForOperation(conformance: ConformanceCase, job: OperationGeneration): Promise<GeneratedOperation> {
+  const started = Date.now();
+  const deadline = started + job.budgetMs;
+  const tally: Tally = { sent: 0, valid: 0, invalid: 0, judged: new Map() };
+  const found = new Map<string, Counterexample>();
+  let stopped: string | undefined;
+  let noAnswerRecorded = false;
+  const inputs = operationInputs(job.operation, job.fixtures);
+
+  for (let round = 0; round < MAX_ROUNDS && stopped === undefined; round++) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      stopped = `its time budget of ${job.budgetMs} ms ran out`;
+      break;
+    }
+    let target: string | undefined;
+    let last: Trial | undefined;
+    const property = fc.asyncProperty(inputs, async (input) => {
+      if (stopped !== undefined) return true;
+      const tried = await trial(conformance, job, input, tally);
+      if (tried.answer.status === NO_ANSWER) {
+        // No answer is recorded once, not shrunk: each try would wait out the request timeout.
+        if (!noAnswerRecorded) conformance.record(tried.failures, tried.answer);
+        noAnswerRecorded = true;
+        if (tried.answer.silenced) stopped = 'three requests in a row got no answer within the request timeout';
+        return true;
+      }
+      const failing = tried.failures.filter((f) => !found.has(f.requirement) && (target === undefined || f.requirement === target));
+      if (failing.length === 0) return true;
+      target ??= failing[0].requirement;
+      last = tried;
+      return false;
+    });
+    const details = await fc.check(property, { seed: job.seed, numRuns: job.inputs, plugins: [fc.interruptAfterTimeLimit(remaining)] });
+    if (details.interrupted && stopped === undefined) stopped = `its time budget of ${job.budgetMs} ms ran out`;
+    // A predicate that threw (the case skipped, say) is no failure of the target: the error goes on.
+    if (details.failed && target === undefined && details.errorInstance) throw details.errorInstance;
+    if (!details.failed || target === undefined || last === undefined) break;
+    const shrunk: Trial = last;
+    const evidence = shrunk.failures.filter((f) => f.requirement === target);
+    conformance.record(evidence, shrunk.answer);
+    const { method, path, status, curl } = shrunk.answer.captured;
+    found.set(target, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks: details.numShrinks });
+  }
+
+  const requirements: GeneratedRequirement[] = [...new Set([...tally.judged.keys(), ...found.keys()])].sort().map((id) => {
+    const counterexample = found.get(id);
+    return { id, inputs: tally.judged.get(id) ?? 0, verdict: counterexample ? 'failed' : 'passed', ...(counterexample ? { counterexample } : {}) };
+  });
+  return {
+    operation: job.operation.operationId,
+    inputs: { sent: tally.sent, valid: tally.valid, invalid: tally.invalid },
+    durationMs: Date.now() - started,
+    ...(stopped !== undefined ? { stopped } : {}),
+    requirements,
+  };
+}
