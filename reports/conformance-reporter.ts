@@ -9,7 +9,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } fr
 import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, failLevelOfMetadata, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelOfMetadata, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
 import { failedRequirementsConsole } from './console-summary.ts';
 import { buildRecord, consoleSummary, summaryMarkdown, type CaseOutcome, type GatePolicy, type ReportPaths, type RunContext, type Selection } from './record.ts';
@@ -129,7 +129,7 @@ export default class ConformanceReporter implements Reporter {
     if (data.kind === 'read') this.target ??= data.target;
     const blocking = blockingLevels(this.failLevel());
     const failed = result.status === 'failed' || result.status === 'timedOut';
-    const explained = findings.some((f) => blocking.includes(f.level));
+    const explained = ownFindings(findings, requirements).some((f) => blocking.includes(f.level));
     this.outcomes.set(test, {
       title: known?.title ?? test.title,
       requirements,

@@ -3,7 +3,7 @@
 // per requirement of the catalogue; it judges nothing the cases did not.
 import { relative } from 'node:path';
 import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
-import { blockingLevels, failLevelName, type CaseFinding, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelName, waiverActive, type CaseFinding, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
@@ -267,7 +267,7 @@ function verdictReason(basis: { blocking: string[]; failed: string[]; warned: st
 
 function withWaiver(record: RequirementRecord, waiver: Waiver | undefined, today: string): RequirementRecord {
   if (!waiver) return record;
-  return { ...record, waiver: { reason: waiver.reason, expires: waiver.expires, active: waiver.expires >= today } };
+  return { ...record, waiver: { reason: waiver.reason, expires: waiver.expires, active: waiverActive(waiver, today) } };
 }
 
 /** The gate: active waivers and a baseline take known failures out; --allow-partial lets an incomplete run pass. */
