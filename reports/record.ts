@@ -3,6 +3,7 @@
 // per requirement of the catalogue; it judges nothing the cases did not.
 import { relative } from 'node:path';
 import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
+import { evidenceShortestFirst, acceptedRequirements, verdictReasonShown } from './requirement-outcomes.ts';
 import { blockingLevels, failLevelName, waiverActive, type CaseFinding, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
@@ -25,6 +26,8 @@ export interface CaseOutcome {
   findings: CaseFinding[];
   /** Requirements the case ran without being able to check them (a 202 body, say), with the reason. */
   notRun?: NotRunDeclaration[];
+  /** How long it ran. */
+  durationMs?: number;
 }
 
 export interface RecordedEvidence {
@@ -48,6 +51,8 @@ export interface RequirementRecord {
   reason?: string;
   /** Cases that ran and exercise this requirement. */
   cases: number;
+  /** How long those cases took, added up. */
+  durationMs?: number;
   evidence: RecordedEvidence[];
   /** Evidence beyond the first MAX_EVIDENCE, counted only. */
   evidenceOmitted?: number;
@@ -300,7 +305,8 @@ function requirementRecord(requirement: Requirement, cases: CaseOutcome[], selec
   const covering = cases.filter((c) => c.requirements.includes(requirement.id));
   const declaredNotRun = (c: CaseOutcome) => c.notRun?.find((n) => n.requirements.includes(requirement.id));
   const ran = covering.filter((c) => RAN.includes(c.status) && !declaredNotRun(c));
-  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length };
+  const durationMs = Math.round(ran.reduce((sum, c) => sum + (c.durationMs ?? 0), 0));
+  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length, ...(ran.length > 0 ? { durationMs } : {}) };
   const kept = { evidence: all.slice(0, MAX_EVIDENCE), ...(all.length > MAX_EVIDENCE ? { evidenceOmitted: all.length - MAX_EVIDENCE } : {}) };
   if (all.length > 0 && requirement.level !== 'INFO') return { ...base, verdict: requirement.level === 'MUST' ? 'failed' : 'warning', ...kept };
   if (ran.length > 0 || all.length > 0) return { ...base, verdict: 'passed', ...kept };
@@ -384,7 +390,7 @@ export function gateToolsUsed(record: CertificationRecord): boolean {
 export function consoleSummary(record: CertificationRecord, paths: ReportPaths, cwd: string): string {
   const show = (path: string) => (relative(cwd, path).startsWith('..') ? path : relative(cwd, path));
   const lines = [
-    `Verdict: ${record.verdict.toUpperCase()}: ${record.verdictReason}`,
+    `Verdict: ${record.verdict.toUpperCase()}: ${verdictReasonShown(record)}`,
     ...(gateToolsUsed(record) ? [`Gate: ${record.gate.result.toUpperCase()}: ${record.gate.reason}`] : []),
     `Target: ${record.target.baseUrl}${record.target.embedded ? ' (the embedded reference server)' : ''}`,
     `Cases: ${casesLine(record)} (${(record.durationMs / 1000).toFixed(1)} s)`,
@@ -400,7 +406,7 @@ function cell(text: string): string {
 }
 
 function firstEvidence(r: RequirementRecord): string {
-  const e = r.evidence[0];
+  const e = evidenceShortestFirst(r)[0];
   if (!e) return r.reason ?? '';
   const where = e.method ? ` (\`${e.method} ${e.path}\`${e.status !== undefined ? ` → ${e.status}` : ''})` : '';
   const more = r.evidence.length + (r.evidenceOmitted ?? 0) - 1;
@@ -411,15 +417,20 @@ function table(rows: RequirementRecord[], lastColumn: string, lastCell: (r: Requ
   return [`| Requirement | Level | Section | Verdict | ${lastColumn} |`, '|---|---|---|---|---|', ...rows.map((r) => `| ${r.id} | ${r.level} | ${r.section} | ${VERDICT_WORDS[r.verdict]} | ${cell(lastCell(r))} |`)];
 }
 
+function acceptedTable(accepted: ReturnType<typeof acceptedRequirements>): string[] {
+  return ['| Requirement | Level | Section | Accepted as | Why | First finding |', '|---|---|---|---|---|---|', ...accepted.map(({ requirement: r, acceptance }) => `| ${r.id} | ${r.level} | ${r.section} | ${acceptance.kind} | ${cell(acceptance.why)} | ${cell(firstEvidence(r))} |`)];
+}
+
 /** summary.md: the verdict first, then what failed or did not run, then warnings and observations. */
 export function summaryMarkdown(record: CertificationRecord): string {
-  const failedOrNotRun = record.requirements.filter((r) => r.verdict === 'failed' || r.verdict === 'not-run');
+  const accepted = acceptedRequirements(record);
+  const failedOrNotRun = record.requirements.filter((r) => (r.verdict === 'failed' || r.verdict === 'not-run') && !accepted.some((a) => a.requirement === r));
   const warnings = record.requirements.filter((r) => r.verdict === 'warning');
   const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);
   const lines = [
     `# Conformance verdict: ${record.verdict.toUpperCase()}`,
     '',
-    `${record.verdictReason}.`,
+    `${verdictReasonShown(record)}.`,
     ...(gateToolsUsed(record) ? ['', `Gate: **${record.gate.result}**: ${record.gate.reason}.`] : []),
     '',
     `- Target: \`${record.target.baseUrl}\``,
@@ -431,6 +442,9 @@ export function summaryMarkdown(record: CertificationRecord): string {
     '',
     ...(failedOrNotRun.length > 0 ? table(failedOrNotRun, 'Evidence or reason', firstEvidence) : ['None.']),
     '',
+    ...(accepted.length > 0
+      ? ['## Failures the gate accepts', '', ...acceptedTable(accepted), '']
+      : []),
     '## Warnings',
     '',
     ...(warnings.length > 0 ? table(warnings, 'Evidence', firstEvidence) : ['None.']),

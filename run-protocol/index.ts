@@ -148,14 +148,24 @@ export function waiverActive(waiver: Pick<WaiverSetting, 'expires'>, today: stri
   return waiver.expires >= today;
 }
 
+/** Why the gate accepts a waived failure, as every report words it. */
+export function waivedReason(waiver: Pick<WaiverSetting, 'reason' | 'expires'>): string {
+  return `waived until ${waiver.expires}: ${waiver.reason}`;
+}
+
+/** Why the gate accepts a failure the --baseline record already had, as every report words it. */
+export function baselineReason(file: string): string {
+  return `known failure in the baseline ${file}`;
+}
+
 /**
  * The requirements whose failures the gate accepts, each with why, for the case outcomes: an
  * active waiver (its reason and last day) or a failure the --baseline record already had.
  */
 export function gateAccepted(run: Pick<RunDescription, 'waivers' | 'baseline'>, today: string): Map<string, string> {
   const accepted = new Map<string, string>();
-  for (const id of run.baseline?.failing ?? []) accepted.set(id, `known failure in the baseline ${run.baseline!.file}`);
-  for (const waiver of run.waivers) if (waiverActive(waiver, today)) accepted.set(waiver.requirement, `waived until ${waiver.expires}: ${waiver.reason}`);
+  for (const id of run.baseline?.failing ?? []) accepted.set(id, baselineReason(run.baseline!.file));
+  for (const waiver of run.waivers) if (waiverActive(waiver, today)) accepted.set(waiver.requirement, waivedReason(waiver));
   return accepted;
 }
 
