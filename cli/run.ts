@@ -4,6 +4,7 @@
 // operation with each token. The exit code is the record's gate (cli/exit-codes.ts).
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK } from './exit-codes.ts';
 import { collect, wholeNumber } from './options.ts';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
@@ -151,6 +152,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
   const log = runLogger(reportDir);
   let embedded: EmbeddedTarget | undefined;
+  let suiteStarted = false;
   try {
     if (settings.baseUrl === undefined) {
       embedded = await startEmbeddedTarget(flags.fault, flags.choice);
@@ -160,10 +162,11 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     log.info({ target: describeTarget(target, embedded !== undefined, flags.fault) }, 'target');
     if (embedded) log.info({ status: await probeTarget(target) }, 'probe answered');
     else {
-      await preflight(target);
+      await preflight(target, { readOnly: flags.readOnly === true });
       log.info('preflight passed');
     }
     const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
+    suiteStarted = true;
     const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep: flags.grep, baseEnvironment: env, output: 'inherit', run });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
@@ -177,6 +180,9 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     throw error;
   } finally {
     log.flush();
+    // A run stopped before its suite (a preflight, an unreachable target) leaves no folder behind:
+    // its one line on the console says what to check.
+    if (timestamped && !suiteStarted) rmSync(reportDir, { recursive: true, force: true });
     await embedded?.close();
   }
 }
