@@ -18,7 +18,9 @@ import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
 import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import { readRecordFile, recordProblems } from '../reports/verify.ts';
+import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
+import { casesJudging } from '../suites/selection.ts';
 import { DEFAULT_REPORT_DIR } from '../suites/settings.ts';
 import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
 
@@ -36,6 +38,7 @@ export interface RunFlags {
   /** Absent: a new timestamped directory under reports/, with reports/latest pointing at it. */
   reportDir?: string;
   grep?: string;
+  requirement: string[];
   workers?: number;
   level: FailLevel;
   fault: string[];
@@ -66,6 +69,7 @@ export function registerRunCommand(program: Command): void {
     .option('--max-body-mib <n>', 'the largest answer the kit reads, in MiB (LAS_MAX_BODY_MIB; default 8)')
     .option('--report-dir <dir>', `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest)`)
     .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401 (the verdict is then incomplete)')
+    .option('--requirement <id>', 'repeatable: run only the cases that can judge this requirement, including those that judge it on the side (the verdict is then incomplete)', collect, [])
     .option('--allow-partial', 'exit 0 when nothing failed though requirements were not run (--grep, --read-only, no forbidden token or fixtures); the record says so')
     .option('--baseline <file>', 'a previous conformance.json: only requirements failing now and not then fail the run')
     .option('--read-only', 'send no request that could create a record on the target; creation cases are reported not run')
@@ -105,6 +109,9 @@ export function runSettings(flags: RunFlags, env: Record<string, string | undefi
   const unknownChoices = flags.choice.filter((name) => !CHOICE_NAMES.includes(name));
   if (unknownChoices.length > 0) throw new TargetError(`unknown choice ${unknownChoices.join(', ')}; known choices: ${CHOICE_NAMES.join(', ')}`);
   if (settings.baseUrl !== undefined && flags.choice.length > 0) throw new TargetError('--choice applies to the embedded reference server only; leave out the target base URL to use it');
+  if (flags.grep !== undefined && flags.requirement.length > 0) throw new TargetError('give --grep or --requirement, not both');
+  const unknownRequirements = flags.requirement.filter((id) => !loadContract().requirements.some((r) => r.id === id));
+  if (unknownRequirements.length > 0) throw new TargetError(`--requirement ${unknownRequirements.join(', ')}: no such requirement in the catalogue (see las-conformance contract)`);
   const stray = settings.baseUrl === undefined ? targetOnlySettingsGiven(settings) : [];
   if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given without a target base URL; give --base-url (or LAS_BASE_URL), or leave them out to test the embedded reference server`);
   return settings;
@@ -131,6 +138,7 @@ export function runDescription(flags: RunFlags): RunDescription {
   return {
     readOnly: flags.readOnly === true,
     ...(flags.grep !== undefined ? { grep: flags.grep } : {}),
+    ...(flags.requirement.length > 0 ? { requirements: flags.requirement } : {}),
     allowPartial: flags.allowPartial === true,
     waivers,
     ...(baseline ? { baseline } : {}),
@@ -167,12 +175,13 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     }
     const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
     suiteStarted = true;
-    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep: flags.grep, baseEnvironment: env, output: 'inherit', run });
+    const grep = flags.requirement.length > 0 ? titlesGrep(await casesJudging(flags.requirement)).source : flags.grep;
+    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep, baseEnvironment: env, output: 'inherit', run });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
     if (!outcome.record) throw new Error(`the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
     const record = checkedRecord(reportDir);
-    if (record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their requirement ids, e.g. AUTH-401-MALFORMED`);
+    if (record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their own requirement ids, e.g. AUTH-401-MALFORMED; --requirement ID selects every case that can judge a requirement`);
     if (env.GITHUB_ACTIONS === 'true') reportToGithub(record, { stepSummaryFile: env.GITHUB_STEP_SUMMARY, summaryFile: join(reportDir, SUMMARY_FILE), write: (text) => process.stdout.write(text) });
     return GATE_EXIT_CODES[record.gate.result];
   } catch (error) {

@@ -69,8 +69,10 @@ export function commandLineSelection(argv: string[]): { grep?: string; grepInver
 }
 
 /** The selection: the run command's --grep, else Playwright's command line and configuration (grep, shard). */
-export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'shard'>, run: Pick<RunDescription, 'readOnly' | 'grep'>, argv: string[]): Selection {
+export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'shard'>, run: Pick<RunDescription, 'readOnly' | 'grep' | 'requirements'>, argv: string[]): Selection {
   const line = commandLineSelection(argv);
+  // --requirement selects by a --grep of titles: the record names the requirements, not the pattern.
+  if (run.requirements?.length) return { whole: false, requirements: run.requirements, readOnly: run.readOnly };
   const grep = run.grep ?? line.grep ?? patternText(config.grep);
   const grepInvert = line.grepInvert ?? patternText(config.grepInvert);
   const shard = config.shard && config.shard.total > 1 ? { current: config.shard.current, total: config.shard.total } : undefined;

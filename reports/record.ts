@@ -92,6 +92,8 @@ export interface Selection {
   /** True when every case of the suite was selected: no grep, no shard, not read-only. */
   whole: boolean;
   grep?: string;
+  /** --requirement: the cases that can judge these requirements were selected. */
+  requirements?: string[];
   grepInvert?: string;
   shard?: { current: number; total: number };
   /** Other filters of the Playwright command line: test files, --project, --last-failed and the like. */
@@ -326,6 +328,7 @@ function notRunReason(requirement: Requirement, covering: CaseOutcome[], selecti
 /** Why no case of this run covers a requirement the suite checks: the selection left them out. */
 export function unselectedReason(selection: Selection): string {
   const left = [
+    ...(selection.requirements ? [`--requirement ${selection.requirements.join(' ')}`] : []),
     ...(selection.grep !== undefined ? [`--grep ${JSON.stringify(selection.grep)}`] : []),
     ...(selection.grepInvert !== undefined ? [`--grep-invert ${JSON.stringify(selection.grepInvert)}`] : []),
     ...(selection.shard ? [`shard ${selection.shard.current}/${selection.shard.total}`] : []),

@@ -137,6 +137,8 @@ export interface RunDescription {
   readOnly: boolean;
   /** The run command's --grep (Playwright does not tell reporters about it). */
   grep?: string;
+  /** The run command's --requirement: the cases that can judge these were selected (by a --grep of their titles). */
+  requirements?: string[];
   allowPartial: boolean;
   waivers: WaiverSetting[];
   /** --baseline: the file and the requirements failing in it. */
