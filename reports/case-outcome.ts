@@ -72,7 +72,7 @@ export default class CaseOutcomeReporter implements Reporter {
     if (result.status !== 'skipped' && result.status !== test.expectedStatus) this.failedAny = true;
     if (result.status !== 'passed') return;
     const data = readCaseData(result, loadContract());
-    const message = data.kind === 'read' ? this.blockingMessage(test, result, data.findings) : data.kind === 'unreadable' ? `the verdict of this case cannot be read: ${data.problem}` : undefined;
+    const message = data.kind === 'read' ? this.blockingMessage(test, data.findings) : data.kind === 'unreadable' ? `the verdict of this case cannot be read: ${data.problem}` : undefined;
     if (message === undefined) return;
     result.status = 'failed';
     // In result.errors only: JUnit then writes a <failure> (a broken requirement), not an <error> (a crash).
@@ -84,15 +84,16 @@ export default class CaseOutcomeReporter implements Reporter {
     return this.failedAny && result.status === 'passed' ? { status: 'failed' } : undefined;
   }
 
-  /** The failure message of a case, if one of its own findings fails it; notes on the result for the rest. */
-  private blockingMessage(test: TestCase, result: TestResult, findings: CaseFinding[]): string | undefined {
+  /** The failure message of a case, if one of its own findings fails it; notes on the test for the rest. */
+  private blockingMessage(test: TestCase, findings: CaseFinding[]): string | undefined {
     const caseRequirements = this.requirements.get(test) ?? requirementsOf(test);
     const judged = judgeCase(findings, caseRequirements, blockingLevels(this.failLevel), this.accepted);
     const notes = [
       ...judged.accepted.map(({ finding, why }) => ({ type: FORGIVEN_ANNOTATION, description: `${finding.requirement} (${why}): ${finding.message}` })),
       ...judged.side.map((f) => ({ type: SIDE_FINDING_ANNOTATION, description: `${f.requirement} (${f.level}, recorded on its requirement): ${f.message}` })),
     ];
-    for (const note of new Map(notes.map((n) => [`${n.type}\u0000${n.description}`, n])).values()) result.annotations.push(note);
+    // On the test, where the HTML and JUnit reporters read annotations when the run ends.
+    for (const note of new Map(notes.map((n) => [`${n.type}\u0000${n.description}`, n])).values()) test.annotations.push(note);
     return judged.failing.length === 0 ? undefined : failureMessage(judged.failing);
   }
 }
