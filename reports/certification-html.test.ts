@@ -128,4 +128,17 @@ describe.skipIf(!browserTestsRun)('the certification report in a browser', () =>
     expect(await second.locator('.exchange tr', { hasText: 'Request' }).locator('td').textContent()).toBe('GET /notification-groups?filter[type]=user&page[limit]=10&page[offset]=20');
     await page.close();
   });
+
+  it('reads on a phone (390 px) and a laptop (1366 px): nothing wider than the screen, the run laid out as terms and values', async () => {
+    for (const width of [390, 1366]) {
+      const page = await context.newPage();
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(url);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), `${width} px`).toBe(0);
+      expect(await page.locator('#run dl.facts dt').allTextContents()).toEqual(['Target', 'Specification', 'Checked by', 'Selection', 'Optional inputs', 'Fails the run', 'Run', 'Cases', 'Gate']);
+      // On a phone each requirement is a card of its own, without the table's header row.
+      expect(await page.locator('#requirements thead').isVisible(), `${width} px`).toBe(width > 640);
+      await page.close();
+    }
+  });
 });

@@ -142,6 +142,15 @@ function gateFact(record: CertificationRecord): string {
   return lines.join('<br>');
 }
 
+/** An ISO instant as people read it: `2026-01-01 09:30:12 UTC`. */
+function timeText(iso: string): string {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : iso;
+}
+
+function sameDay(a: string, b: string): boolean {
+  return a.slice(0, 10) === b.slice(0, 10);
+}
+
 function runFacts(record: CertificationRecord): string {
   const { total, passed, failed, notRun } = record.cases;
   const facts: [string, string][] = [
@@ -151,7 +160,7 @@ function runFacts(record: CertificationRecord): string {
     ['Selection', selectionFact(record)],
     ['Optional inputs', inputsFact(record)],
     ['Fails the run', `${escape(record.failLevel)} findings${record.failLevel === 'SHOULD' ? ' and MUST findings' : ''}`],
-    ['Run', `${escape(record.startedAt)} to ${escape(record.finishedAt)} (${(record.durationMs / 1000).toFixed(1)} s), ended ${escape(record.runStatus)}`],
+    ['Run', `${escape(timeText(record.startedAt))} to ${escape(sameDay(record.startedAt, record.finishedAt) ? timeText(record.finishedAt).slice(11) : timeText(record.finishedAt))} (${(record.durationMs / 1000).toFixed(1)} s), ended ${escape(record.runStatus)}`],
     ['Cases', `${total}: ${passed} passed, ${failed} failed, ${notRun} not run`],
     ['Gate', gateFact(record)],
     ...moreFacts(record),
@@ -205,7 +214,7 @@ function requirementEvidence(record: CertificationRecord, requirement: Requireme
 function firstEvidenceCell(record: CertificationRecord, requirement: RequirementRecord): string {
   const first = evidenceShortestFirst(requirement)[0];
   const acceptance = gateAcceptance(record, requirement);
-  const accepted = acceptance ? `<span class="accepted">${escape(acceptance.why)}</span> ` : '';
+  const accepted = acceptance ? `<span class="accepted-why">${escape(acceptance.why)}</span> ` : '';
   if (!first) return escape(reasonText(requirement, record) ?? '');
   const exchange = exchangeText(first);
   const more = requirement.evidence.length + omittedCount(requirement) - 1;
@@ -215,7 +224,7 @@ function firstEvidenceCell(record: CertificationRecord, requirement: Requirement
 function requirementsTable(record: CertificationRecord): string {
   const rows = record.requirements.map(
     (r) =>
-      `<tr class="${escape(verdictClass(shownVerdict(record, r)))}" data-requirement="${escape(r.id)}"><td class="id"><code>${escape(r.id)}</code></td><td>${r.level}</td><td>${escape(r.section)}</td><td>${richText(r.text)}</td><td>${badge(record, r)}</td><td class="number">${r.cases}</td><td>${firstEvidenceCell(record, r)}</td></tr>`,
+      `<tr class="${escape(verdictClass(shownVerdict(record, r)))}" data-requirement="${escape(r.id)}"><td class="id"><code>${escape(r.id)}</code></td><td class="col-level" data-label="Level">${r.level}</td><td class="col-section" data-label="Section">${escape(r.section)}</td><td class="text">${richText(r.text)}</td><td class="col-verdict">${badge(record, r)}</td><td class="number col-cases" data-label="Cases">${r.cases}</td><td class="evidence">${firstEvidenceCell(record, r)}</td></tr>`,
   );
   return `<div class="scroll"><table id="requirements"><thead><tr><th>Requirement</th><th>Level</th><th>Section</th><th>Text</th><th>Verdict</th><th>Cases</th><th>First finding or reason</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
@@ -226,7 +235,8 @@ const STYLE = `
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; background: #f6f8fa; }
 main { max-width: 1200px; margin: 0 auto; padding: 0 1.5rem 3rem; }
 .banner { padding: 1.5rem; color: #fff; }
-.banner > div { max-width: 1200px; margin: 0 auto; }
+.banner { padding-left: 0; padding-right: 0; }
+.banner > div { max-width: 1200px; margin: 0 auto; padding: 0 1.5rem; }
 .banner.passed { background: var(--passed); } .banner.failed { background: var(--failed); } .banner.incomplete { background: var(--warning); } .banner.accepted { background: var(--waived); }
 #gate { margin-top: .5rem; padding: .35rem .6rem; background: rgba(255, 255, 255, .15); border-radius: 4px; display: inline-block; }
 .banner h1 { margin: 0; font-size: 2rem; letter-spacing: .04em; }
@@ -237,7 +247,7 @@ code, pre { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .facts dt { font-weight: 600; color: #57606a; } .facts dd { margin: 0; overflow-wrap: anywhere; }
 dl.nested { display: grid; grid-template-columns: max-content 1fr; gap: 0 .8rem; margin: 0; } ul.nested { margin: 0; padding-left: 1.1rem; }
 .scroll { overflow-x: auto; }
-.accepted { color: var(--waived); font-weight: 600; }
+.accepted-why { color: var(--waived); font-weight: 600; }
 table { border-collapse: collapse; background: #fff; width: 100%; }
 th, td { border: 1px solid var(--line); padding: .35rem .55rem; text-align: left; vertical-align: top; }
 thead th { background: #eef1f4; }
@@ -245,7 +255,9 @@ thead th { background: #eef1f4; }
 td.failed { color: var(--failed); font-weight: 700; } td.warning { color: var(--warning); font-weight: 700; } td.waived, td.known-failure { color: var(--waived); font-weight: 700; }
 .badge { display: inline-block; padding: 0 .5rem; border-radius: 1rem; font-size: 12px; font-weight: 600; color: #fff; background: var(--not-run); white-space: nowrap; }
 .badge.passed { background: var(--passed); } .badge.failed { background: var(--failed); } .badge.warning { background: var(--warning); } .badge.waived, .badge.known-failure { background: var(--waived); }
-td.id { white-space: nowrap; }
+td.id { width: 13rem; }
+#requirements td.text { min-width: 16rem; } #requirements td.evidence { min-width: 14rem; overflow-wrap: anywhere; }
+.exchange td code { overflow-wrap: anywhere; }
 li.rest { list-style: none; } li.rest summary { color: #0969da; }
 tr.failed td:first-child { border-left: 4px solid var(--failed); } tr.warning td:first-child { border-left: 4px solid var(--warning); } tr.waived td:first-child, tr.known-failure td:first-child { border-left: 4px solid var(--waived); }
 .exchange-line, .more, .level { color: #57606a; font-size: 13px; }
@@ -260,7 +272,16 @@ button.copy { font: inherit; font-size: 13px; padding: .3rem .7rem; border: 1px 
 button.copy.copied { background: #dafbe1; }
 .none { color: #57606a; }
 @media (max-width: 640px) {
-  main { padding: 0 .75rem 2rem; } .banner { padding: 1rem .75rem; } .banner h1 { font-size: 1.6rem; }
+  main { padding: 0 .75rem 2rem; } .banner { padding: 1rem 0; } .banner > div { padding: 0 .75rem; } .banner h1 { font-size: 1.6rem; }
+  #requirements thead { display: none; }
+  #requirements, #requirements tbody, #requirements tr, #requirements td { display: block; width: auto; min-width: 0; }
+  #requirements tr { border: 1px solid var(--line); border-radius: 6px; margin-bottom: .6rem; padding: .4rem .6rem; background: #fff; }
+  #requirements td { border: none; padding: .1rem 0; }
+  #requirements td.col-level, #requirements td.col-section, #requirements td.col-cases, #requirements td.col-verdict { display: inline-block; margin-right: .8rem; text-align: left; }
+  #requirements td[data-label]::before { content: attr(data-label) " "; color: #57606a; }
+  #requirements tr.failed td:first-child, #requirements tr.warning td:first-child, #requirements tr.waived td:first-child, #requirements tr.known-failure td:first-child { border-left: none; }
+  #requirements tr.failed { border-left: 4px solid var(--failed); } #requirements tr.warning { border-left: 4px solid var(--warning); } #requirements tr.waived, #requirements tr.known-failure { border-left: 4px solid var(--waived); }
+  .exchange tr { display: block; border-bottom: 1px solid var(--line); } .exchange th, .exchange td { display: block; border: none; padding: .15rem .4rem; }
   .facts { grid-template-columns: 1fr; gap: .1rem; } .facts dd { margin-bottom: .5rem; }
   .curl { flex-direction: column; align-items: stretch; } .curl pre { width: 100%; }
   .exchange { width: 100%; }
