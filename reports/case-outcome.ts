@@ -12,7 +12,8 @@
 // A case fails only for the requirements it names (run-protocol ownFindings): a blocking finding
 // of another requirement is a side finding, noted on the case and recorded on its requirement.
 // A failure the gate accepts (an active waiver, a --baseline failure) does not fail its case
-// either: the case carries a note saying why, so a passing gate never shows a red case.
+// either: the case carries a note saying why, so a passing gate never shows a red case. A side
+// finding still fails the run as a whole, as its requirement fails in the record.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
 import { blockingLevels, DEFAULT_RUN, failLevelOfMetadata, failureMessage, FORGIVEN_ANNOTATION, gateAccepted, ownFindings, REQUIREMENT_ANNOTATION, SIDE_FINDING_ANNOTATION, type CaseFinding, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
@@ -94,6 +95,8 @@ export default class CaseOutcomeReporter implements Reporter {
     ];
     // On the test, where the HTML and JUnit reporters read annotations when the run ends.
     for (const note of new Map(notes.map((n) => [`${n.type}\u0000${n.description}`, n])).values()) test.annotations.push(note);
+    // A side finding the gate does not accept fails the run (Playwright's exit code), not the case.
+    if (judged.side.some((f) => !this.accepted.has(f.requirement))) this.failedAny = true;
     return judged.failing.length === 0 ? undefined : failureMessage(judged.failing);
   }
 }

@@ -133,9 +133,10 @@ const LONG_TOKENS = { session: 'session-token-long', pat: 'pat-token-long' };
 describe('a case fails only for its own requirements', () => {
   const walk = { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [finding('NG-META-PAGES', 'meta.pages is 2; expected 3', 's')] };
 
-  it('a side finding (a requirement the case does not name) leaves the case passed with a note, and fails its requirement in the record', async () => {
-    const { record, results, tests } = await runReporters(LONG_TOKENS, [walk]);
+  it('a side finding (a requirement the case does not name) leaves the case passed with a note, and fails its requirement in the record and the run', async () => {
+    const { record, results, tests, status } = await runReporters(LONG_TOKENS, [walk]);
     expect(results[0].status).toBe('passed');
+    expect(status).toBe('failed');
     expect(tests[0].annotations.filter((a) => a.type === SIDE_FINDING_ANNOTATION)).toEqual([{ type: SIDE_FINDING_ANNOTATION, description: 'NG-META-PAGES (MUST, recorded on its requirement): meta.pages is 2; expected 3' }]);
     expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')).toMatchObject({ verdict: 'failed', evidence: [{ case: 'NG-PAGE-WALK · walk' }] });
     expect(record?.verdict).toBe('failed');
@@ -143,10 +144,11 @@ describe('a case fails only for its own requirements', () => {
 
   it('a failure of its own requirement that a waiver accepts leaves the case passed, noting the waiver', async () => {
     const run = { ...DEFAULT_RUN, waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix in 4.2', expires: '2999-12-31' }] };
-    const { record, results, tests } = await runReporters(LONG_TOKENS, [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }], run);
+    const { record, results, tests, status } = await runReporters(LONG_TOKENS, [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }], run);
     expect(results[0].status).toBe('passed');
     expect(tests[0].annotations.filter((a) => a.type === FORGIVEN_ANNOTATION)).toEqual([{ type: FORGIVEN_ANNOTATION, description: 'NG-META-PAGES (waived until 2999-12-31: rounding fix in 4.2): meta.pages is 2; expected 3' }]);
     expect(record?.gate).toMatchObject({ result: 'pass', waived: ['NG-META-PAGES'] });
+    expect(status).toBeUndefined();
   });
 
   it('an expired waiver accepts nothing: the case fails', async () => {
