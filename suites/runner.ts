@@ -248,7 +248,7 @@ export async function preflight(target: Target, options: { readOnly?: boolean } 
 function describeHeaders(headers: Record<string, string>, target: Target): string {
   if (target.legacyHeader in headers) return `the session token in ${target.legacyHeader}`;
   const authorization = headers.authorization ?? '';
-  if (target.credentials.forbiddenToken !== undefined && authorization.endsWith(target.credentials.forbiddenToken)) return 'the forbidden token (Authorization: Bearer r:…)';
+  if (target.credentials.forbiddenToken !== undefined && authorization === `Bearer r:${target.credentials.forbiddenToken}`) return 'the forbidden token (Authorization: Bearer r:…)';
   return 'the session token (Authorization: Bearer r:…)';
 }
 
