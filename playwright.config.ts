@@ -16,7 +16,7 @@ const reporters: ReporterDescription[] = [
   // First, so every reporter after it sees results with the tokens replaced.
   ['./reports/secret-scrubber.ts', scrubbing],
   // Second: fails the cases whose findings block, before anything renders them.
-  [CASE_OUTCOME_REPORTER],
+  [CASE_OUTCOME_REPORTER, { run: recording.run }],
   ['./reports/progress-reporter.ts'],
   ['html', { outputFolder: join(layout.reportDir, 'html'), open: 'never' }],
   // Per case; the conformance reporter writes junit.xml, per requirement, for CI systems.

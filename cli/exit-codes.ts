@@ -11,5 +11,5 @@ export const EXIT_CODES: { code: number; meaning: string }[] = [
   { code: EXIT_OK, meaning: 'passed: nothing failed (run: every requirement the run had to check ran, or --allow-partial; waived and baseline failures do not count)' },
   { code: EXIT_FAILED, meaning: 'failed: a MUST requirement failed (with --level should, a SHOULD warned); diff: a requirement newly fails; verify: the record does not hold; judge: the service broke a MUST; replay: a MUST violation still reproduces or changed' },
   { code: EXIT_USAGE, meaning: 'usage error, unreachable or misconfigured target (the preflight), or a verdict that cannot be read: one line says what to check' },
-  { code: EXIT_INCOMPLETE, meaning: 'incomplete: nothing failed, but requirements were not run (--grep, a shard, --read-only, no forbidden token or fixtures); replay: requests that could write were not sent' },
+  { code: EXIT_INCOMPLETE, meaning: 'incomplete: nothing failed, but requirements were not run (--grep, --requirement, a shard, --read-only, no forbidden token or fixtures); replay: requests that could write were not sent' },
 ];

@@ -7,6 +7,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,8 @@ import { READ_ONLY_REASON } from '../suites/case.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { startReferenceServer, DEFAULT_CREDENTIALS, type StartedReferenceServer } from '../server/index.ts';
 import { leaksOf, reportFiles } from '../suites/test-support.ts';
+import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
+import { junitCases, readJunit, redCases } from '../test-support/junit.ts';
 import { runCli, type CliResult } from './test-support.ts';
 
 const GATEWAY_KEY = 'gateway-key-value-3f9e21';
@@ -116,6 +119,66 @@ describe('waivers', () => {
     expect(result.stderr.trimEnd()).toMatch(/^las-conformance: target file .*unknown\.yaml: waiver for NG-NO-SUCH, which is no requirement of the catalogue/);
   });
 });
+
+// The gate as it was decided, in every report: the only failure accepted (a waiver, the baseline)
+// shows nowhere as a plain failure. junit files are read by a JUnit consumer, the certificate in a
+// browser.
+const ACCEPTED_RUNS: [string, string, RegExp][] = [
+  ['waived', 'waived', /^waived until 2999-12-31: the filter becomes required in release 4\.2$/],
+  ['baseline', 'known failure', /^known failure in the baseline .*baseline\.json$/],
+];
+
+for (const [name, kind, why] of ACCEPTED_RUNS) {
+  describe(`the only failure ${kind}: exit 0 and no report shows it as a plain failure`, () => {
+    it('junit.xml (a JUnit consumer): no red test; the requirement is skipped, with how the gate took it', () => {
+      const { dir, result } = runs.get(name)!;
+      expect(result.code).toBe(0);
+      const junit = readJunit(join(dir, 'junit.xml'));
+      expect(redCases(junit).map((c) => c.name)).toEqual([]);
+      const faulted = junitCases(junit).find((c) => c.name.startsWith(`${FAULTED} `))!;
+      expect(faulted.status).toBe('SKIP');
+      expect(faulted.metadata).toMatchObject({ verdict: kind, gate: expect.stringMatching(why) });
+      expect(junitCases(junit).some((c) => c.duration > 0)).toBe(true);
+    });
+
+    it("junit-cases.xml (Playwright's, per case, a JUnit consumer): no red case", () => {
+      const { dir } = runs.get(name)!;
+      const cases = readJunit(join(dir, 'junit-cases.xml'));
+      expect(junitCases(cases).length).toBeGreaterThan(0);
+      expect(redCases(cases).map((c) => c.name)).toEqual([]);
+    });
+
+    it('summary.md and the console list it apart, with why, never among failed requirements', () => {
+      const { dir, result } = runs.get(name)!;
+      const summary = readFileSync(join(dir, 'summary.md'), 'utf8');
+      expect(summary.slice(summary.indexOf('## Failed and not-run'), summary.indexOf('## Failures the gate accepts'))).not.toContain(`| ${FAULTED} |`);
+      expect(summary).toMatch(new RegExp(`^\\| ${FAULTED} \\| MUST \\| [\\d.]+ \\| ${kind} \\| `, 'm'));
+      expect(result.stdout).not.toContain('Failed requirements');
+      expect(result.stdout).toMatch(new RegExp(`^Failures the gate accepts \\(1\\):\n  ${FAULTED} \\(MUST, section [\\d.]+\\): `, 'm'));
+    });
+
+    it.skipIf(!browserTestsRun)('certification.html in a browser: the banner, badge, count and reason say how the gate took it', async () => {
+      const { dir } = runs.get(name)!;
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.newPage();
+        await page.goto(pathToFileURL(join(dir, 'certification.html')).href);
+        expect(await page.locator('#verdict').getAttribute('class')).toBe('banner accepted');
+        expect(await page.locator('#gate').textContent()).toMatch(/^Gate: PASS: /);
+        const row = page.locator(`#requirements tr[data-requirement="${FAULTED}"]`);
+        expect(await row.locator('.badge').textContent()).toBe(kind);
+        expect(await row.locator('.accepted-why').textContent()).toMatch(why);
+        expect(await page.locator('#requirements .badge.failed').count()).toBe(0);
+        const must = page.locator('#tally tbody tr', { hasText: 'MUST' });
+        expect(await must.locator(`td.${kind.replace(' ', '-')}`).textContent()).toBe('1');
+        expect(await must.locator('td.failed').count()).toBe(0);
+        expect(await page.locator(`#attention #evidence-${FAULTED} .reason`).textContent()).toMatch(why);
+      } finally {
+        await browser.close();
+      }
+    });
+  });
+}
 
 describe('--baseline and --allow-partial', () => {
   it('a failure the baseline already had does not fail the gate; the selection is accepted and recorded', () => {

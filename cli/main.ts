@@ -19,7 +19,7 @@ export function buildProgram(): Command {
   const program = new Command('las-conformance')
     .description('Conformance kit for the Learning and Assessment Service API v3')
     .version(packageJson.version)
-    .showHelpAfterError()
+    // A mistyped option gets its one error line; --help shows the options.
     .exitOverride();
 
   program

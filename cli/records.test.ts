@@ -61,6 +61,19 @@ describe('las-conformance verify', () => {
     });
   }
 
+  it('checks consistency, not origin: a hand-edited record fixed up to match verifies, and --help says so', async () => {
+    // A failed record rewritten as a pass, its tally, verdict, reason and gate made to agree.
+    const failed = record([finding('NG-META-PAGES', 'meta.pages is 2')]);
+    const NG = 'NG-META-PAGES';
+    const edited = failed.requirements.map((r) => (r.id === NG ? { ...r, verdict: 'passed' as const, evidence: [] } : r));
+    const tally = { ...failed.tally, MUST: { ...failed.tally.MUST, failed: failed.tally.MUST.failed - 1, passed: failed.tally.MUST.passed + 1 } };
+    const forged = { ...failed, requirements: edited, tally, verdict: 'passed', verdictReason: 'no MUST requirement failed', gate: { ...failed.gate, result: 'pass', reason: 'nothing failed' } };
+    expect(verifyCommand(write('failed.json', failed)).code).toBe(0);
+    expect(verifyCommand(write('forged.json', forged)).code).toBe(0);
+    const help = await runCli(['verify', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('It checks consistency, not origin: records are not signed, so a hand-edited record whose tally was fixed up to match still verifies');
+  });
+
   it('a file that is not JSON is a usage error (exit 2, one line)', async () => {
     writeFileSync(join(dir, 'notes.txt'), 'not a record');
     const result = await runCli(['verify', join(dir, 'notes.txt')]);

@@ -1,13 +1,16 @@
 // `las-conformance run` refuses bad input with one line and exit code 2, before anything runs,
 // and never echoes a token.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationSettings } from './run.ts';
+import type { CertificationRecord } from '../reports/record.ts';
 import { runCli } from './test-support.ts';
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'cli-test-session-token-91ad';
 let dir: string;
 let reference: StartedReferenceServer;
@@ -55,6 +58,22 @@ const usageCases: UsageCase[] = [
     args: () => ['--base-url', reference.baseUrl.replace(/\/v3$/, ''), '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--report-dir', join(dir, 'no-v3')],
     stderr: /was answered 404: the base URL must include the version root, e\.g\. https:\/\/staging\.example\.com\/v3/,
   },
+  // Optional inputs the target does not take: one line naming the option, before any case runs.
+  {
+    title: 'a legacy header name the target does not read',
+    args: () => ['--base-url', reference.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--legacy-header', 'X-Acme-Session-Token', '--report-dir', join(dir, 'legacy')],
+    stderr: /^las-conformance: GET http:\/\/127\.0\.0\.1:\d+\/v3\/notification-groups\?\S+ with the session token in X-Acme-Session-Token was answered 401, though the same token was served as Authorization: Bearer r:; the target reads its legacy session header under another name: give it with --legacy-header, LAS_LEGACY_HEADER or legacyHeader \(now X-Acme-Session-Token;/,
+  },
+  {
+    title: 'fixture ids the target does not know',
+    args: () => ['--base-url', reference.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--owner-user-id', '64aa00000000000000000001', '--collection-item-id', '64aa00000000000000000002', '--report-dir', join(dir, 'fixtures')],
+    stderr: /^las-conformance: POST http:\/\/127\.0\.0\.1:\d+\/v3\/highlights with the session token \(Authorization: Bearer r:…\) was answered 404 Record Not Found: the target does not know the collection item id or the owner user id the run was given; give ids of records that exist there with --collection-item-id, LAS_COLLECTION_ITEM_ID or fixtures\.collectionItemId, and --owner-user-id, LAS_OWNER_USER_ID or fixtures\.ownerUserId$/,
+  },
+  {
+    title: 'a forbidden token the target does not know',
+    args: () => ['--base-url', reference.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--forbidden-token', TOKEN, '--report-dir', join(dir, 'forbidden')],
+    stderr: /^las-conformance: GET \S+ with the forbidden token \(Authorization: Bearer r:…\) was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with --forbidden-token, /,
+  },
   { title: 'a --header without a colon', args: () => ['--header', 'X-Gateway-Key'], stderr: /^las-conformance: --header must be "Name: value" with a valid header name \(got X-Gateway-Key without a colon\)$/ },
   { title: '--seed without --generate', args: () => ['--seed', '3'], stderr: /^las-conformance: --seed given without --generate N \(or generate\.inputs in the target file\)$/ },
   { title: 'a target file whose generate has no inputs', args: () => ['--target', join(dir, 'generate-typo.yaml')], stderr: /^las-conformance: target file .*generate-typo\.yaml: generate must have required property 'inputs'$/ },
@@ -69,6 +88,10 @@ describe('las-conformance run, usage errors', () => {
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(result.stderr.trimEnd()).toMatch(c.stderr);
       expect(result.stdout + result.stderr).not.toContain(TOKEN);
+      // Stopped before any case could judge the target: no requirement failed.
+      const args = c.args();
+      const record = args.includes('--report-dir') ? join(args[args.indexOf('--report-dir') + 1], 'conformance.json') : undefined;
+      if (record && existsSync(record)) expect((JSON.parse(readFileSync(record, 'utf8')) as CertificationRecord).requirements.filter((r) => r.verdict === 'failed')).toEqual([]);
     }, 60_000);
   }
 
@@ -78,17 +101,18 @@ describe('las-conformance run, usage errors', () => {
     { title: 'an unknown level', args: ['--level', 'may'], stderr: /^error: option '--level <level>' argument 'may' is invalid\. Allowed choices are must, should\.$/ },
   ];
   for (const c of parseErrors) {
-    it(`refuses ${c.title}: exit 2, the error first, no stack trace`, async () => {
+    it(`refuses ${c.title}: exit 2, one line, no usage text, no stack trace`, async () => {
       const result = await runCli(['run', ...c.args]);
       expect(result.code).toBe(2);
-      expect(result.stderr.split('\n')[0]).toMatch(c.stderr);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stderr.trimEnd()).toMatch(c.stderr);
       expect(result.stderr).not.toMatch(/\n\s+at /);
     });
   }
 });
 
 describe('generation settings: flags over the target file', () => {
-  const flags = { level: 'must' as const, fault: [], choice: [], header: [] };
+  const flags = { level: 'must' as const, fault: [], choice: [], header: [], requirement: [] };
 
   it('none without --generate or generate.inputs', () => {
     expect(generationSettings(flags, {})).toBeUndefined();
@@ -104,5 +128,16 @@ describe('generation settings: flags over the target file', () => {
     const settings = generationSettings({ ...flags, generate: 10 }, {})!;
     expect(settings).toMatchObject({ inputs: 10, totalBudgetMs: DEFAULT_GENERATION_BUDGET_SECONDS * 1000, operationBudgetMs: DEFAULT_OPERATION_BUDGET_SECONDS * 1000 });
     expect(Number.isSafeInteger(settings.seed) && settings.seed >= 0).toBe(true);
+  });
+});
+
+describe('las-conformance run stopped before its suite', () => {
+  it('leaves no timestamped report folder behind (its one line says what to check)', async () => {
+    const baseUrl = 'http://127.0.0.1:9/left-behind-check/v3';
+    const result = await runCli(['run', '--base-url', baseUrl, ...withTokens]);
+    expect(result.code).toBe(2);
+    const reports = join(ROOT, 'reports');
+    const left = readdirSync(reports).filter((name) => /^\d{4}-/.test(name) && existsSync(join(reports, name, 'run.log')) && readFileSync(join(reports, name, 'run.log'), 'utf8').includes('left-behind-check'));
+    expect(left).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK } from './exit-codes.ts';
 import { collect, wholeNumber } from './options.ts';
 import { randomInt } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
@@ -18,8 +19,10 @@ import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
 import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import { readRecordFile, recordProblems } from '../reports/verify.ts';
+import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
 import { readRegressionCases } from '../targets/regression-cases.ts';
+import { casesJudging } from '../suites/selection.ts';
 import { DEFAULT_REPORT_DIR } from '../suites/settings.ts';
 import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
 
@@ -37,6 +40,7 @@ export interface RunFlags {
   /** Absent: a new timestamped directory under reports/, with reports/latest pointing at it. */
   reportDir?: string;
   grep?: string;
+  requirement: string[];
   workers?: number;
   level: FailLevel;
   fault: string[];
@@ -78,6 +82,7 @@ export function registerRunCommand(program: Command): void {
     .option('--max-body-mib <n>', 'the largest answer the kit reads, in MiB (LAS_MAX_BODY_MIB; default 8)')
     .option('--report-dir <dir>', `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest)`)
     .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401 (the verdict is then incomplete)')
+    .option('--requirement <id>', 'repeatable: run only the cases that can judge this requirement, including those that judge it on the side (the verdict is then incomplete)', collect, [])
     .option('--allow-partial', 'exit 0 when nothing failed though requirements were not run (--grep, --read-only, no forbidden token or fixtures); the record says so')
     .option('--baseline <file>', 'a previous conformance.json: only requirements failing now and not then fail the run')
     .option('--read-only', 'send no request that could create a record on the target; creation cases are reported not run')
@@ -121,6 +126,9 @@ export function runSettings(flags: RunFlags, env: Record<string, string | undefi
   const unknownChoices = flags.choice.filter((name) => !CHOICE_NAMES.includes(name));
   if (unknownChoices.length > 0) throw new TargetError(`unknown choice ${unknownChoices.join(', ')}; known choices: ${CHOICE_NAMES.join(', ')}`);
   if (settings.baseUrl !== undefined && flags.choice.length > 0) throw new TargetError('--choice applies to the embedded reference server only; leave out the target base URL to use it');
+  if (flags.grep !== undefined && flags.requirement.length > 0) throw new TargetError('give --grep or --requirement, not both');
+  const unknownRequirements = flags.requirement.filter((id) => !loadContract().requirements.some((r) => r.id === id));
+  if (unknownRequirements.length > 0) throw new TargetError(`--requirement ${unknownRequirements.join(', ')}: no such requirement in the catalogue (see las-conformance contract)`);
   const stray = settings.baseUrl === undefined ? targetOnlySettingsGiven(settings) : [];
   if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given without a target base URL; give --base-url (or LAS_BASE_URL), or leave them out to test the embedded reference server`);
   return settings;
@@ -164,6 +172,7 @@ export function runDescription(flags: RunFlags): RunDescription {
   return {
     readOnly: flags.readOnly === true,
     ...(flags.grep !== undefined ? { grep: flags.grep } : {}),
+    ...(flags.requirement.length > 0 ? { requirements: flags.requirement } : {}),
     allowPartial: flags.allowPartial === true,
     waivers,
     ...(baseline ? { baseline } : {}),
@@ -188,6 +197,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
   const log = runLogger(reportDir);
   let embedded: EmbeddedTarget | undefined;
+  let suiteStarted = false;
   try {
     if (settings.baseUrl === undefined) {
       embedded = await startEmbeddedTarget(flags.fault, flags.choice);
@@ -197,17 +207,19 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     log.info({ target: describeTarget(target, embedded !== undefined, flags.fault) }, 'target');
     if (embedded) log.info({ status: await probeTarget(target) }, 'probe answered');
     else {
-      await preflight(target);
+      await preflight(target, { readOnly: flags.readOnly === true });
       log.info('preflight passed');
     }
     const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
     if (run.generate) process.stdout.write(`Generating ${run.generate.inputs} inputs per operation from seed ${run.generate.seed} (--seed ${run.generate.seed} draws them again)\n`);
-    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep: flags.grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}) });
+    suiteStarted = true;
+    const grep = flags.requirement.length > 0 ? titlesGrep(await casesJudging(flags.requirement)).source : flags.grep;
+    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}) });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
     if (!outcome.record) throw new Error(`the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
     const record = checkedRecord(reportDir);
-    if (record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their requirement ids, e.g. AUTH-401-MALFORMED`);
+    if (record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their own requirement ids, e.g. AUTH-401-MALFORMED; --requirement ID selects every case that can judge a requirement`);
     if (env.GITHUB_ACTIONS === 'true') reportToGithub(record, { stepSummaryFile: env.GITHUB_STEP_SUMMARY, summaryFile: join(reportDir, SUMMARY_FILE), write: (text) => process.stdout.write(text) });
     return GATE_EXIT_CODES[record.gate.result];
   } catch (error) {
@@ -215,6 +227,9 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     throw error;
   } finally {
     log.flush();
+    // A run stopped before its suite (a preflight, an unreachable target) leaves no folder behind:
+    // its one line on the console says what to check.
+    if (timestamped && !suiteStarted) rmSync(reportDir, { recursive: true, force: true });
     await embedded?.close();
   }
 }

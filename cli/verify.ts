@@ -1,5 +1,6 @@
 // `las-conformance verify FILE`: checks a certification record against the record's JSON Schema
-// and the installed kit's contract hash, and that its verdict follows from its requirements.
+// and the installed kit's contract hash, and that its verdict follows from its requirements. It
+// proves consistency, not origin: records are not signed, and --help says so.
 // Exit 0 when it holds, 1 when it does not (each problem on its own line), 2 when it cannot be read.
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
@@ -20,7 +21,7 @@ export function verifyCommand(file: string): { code: number; output: string } {
 export function registerVerifyCommand(program: Command): void {
   program
     .command('verify')
-    .description("check a conformance.json against the record's schema and this kit's contract hash")
+    .description("check that a conformance.json is consistent: the record's schema, this kit's contract hash and catalogue, and a verdict, tally and gate that follow from its requirements. It checks consistency, not origin: records are not signed, so a hand-edited record whose tally was fixed up to match still verifies")
     .argument('<file>', 'a conformance.json')
     .action((file: string) => {
       const { code, output } = verifyCommand(file);

@@ -8,21 +8,64 @@
 // every case touches would turn seconds into many minutes. Workers see the run's reporters in
 // their configuration: when this one is among them they leave the outcome to it; when a person
 // replaces the reporters (`--reporter=list`), the workers fail their own cases instead.
+//
+// A case fails only for the requirements it names (run-protocol ownFindings): a blocking finding
+// of another requirement is a side finding, noted on the case and recorded on its requirement.
+// A failure the gate accepts (an active waiver, a --baseline failure) does not fail its case
+// either: the case carries a note saying why, so a passing gate never shows a red case. A side
+// finding still fails the run as a whole, as its requirement fails in the record.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { blockingLevels, failLevelOfMetadata, failureMessage, type FailLevel } from '../run-protocol/index.ts';
+import { blockingLevels, DEFAULT_RUN, failLevelOfMetadata, failureMessage, FORGIVEN_ANNOTATION, gateAccepted, ownFindings, REQUIREMENT_ANNOTATION, SIDE_FINDING_ANNOTATION, type CaseFinding, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
+
+export interface CaseOutcomeOptions {
+  /** The run's waivers and baseline; absent, the gate accepts no failure. */
+  run?: Pick<RunDescription, 'waivers' | 'baseline'>;
+  /** YYYY-MM-DD (UTC) waivers are judged on; default today. */
+  today?: string;
+}
+
+/** What one case's blocking findings mean for it: what fails it, what the gate accepts, what is another requirement's. */
+export interface CaseJudgement {
+  failing: CaseFinding[];
+  accepted: { finding: CaseFinding; why: string }[];
+  side: CaseFinding[];
+}
+
+/** Sorts a case's findings at blocking levels into those that fail it, those the gate accepts and side findings. */
+export function judgeCase(findings: CaseFinding[], caseRequirements: readonly string[], levels: readonly string[], accepted: ReadonlyMap<string, string>): CaseJudgement {
+  const blocking = findings.filter((f) => levels.includes(f.level));
+  const own = ownFindings(blocking, caseRequirements);
+  return {
+    failing: own.filter((f) => !accepted.has(f.requirement)),
+    accepted: own.filter((f) => accepted.has(f.requirement)).map((finding) => ({ finding, why: accepted.get(finding.requirement)! })),
+    side: blocking.filter((f) => !own.includes(f)),
+  };
+}
+
+function requirementsOf(test: TestCase): string[] {
+  return test.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
+}
 
 export default class CaseOutcomeReporter implements Reporter {
   private failLevel: FailLevel = 'must';
   private failedAny = false;
+  private readonly accepted: Map<string, string>;
+  private readonly requirements = new Map<TestCase, string[]>();
+
+  constructor(options: CaseOutcomeOptions = {}) {
+    this.accepted = gateAccepted(options.run ?? DEFAULT_RUN, options.today ?? new Date().toISOString().slice(0, 10));
+  }
 
   printsToStdio(): boolean {
     return false;
   }
 
-  onBegin(config: FullConfig, _suite: Suite): void {
+  onBegin(config: FullConfig, suite: Suite): void {
     this.failLevel = failLevelOfMetadata(config.metadata);
+    // Read before the secret scrubber rewrites annotations at each test's end.
+    for (const test of suite.allTests()) this.requirements.set(test, requirementsOf(test));
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -30,7 +73,7 @@ export default class CaseOutcomeReporter implements Reporter {
     if (result.status !== 'skipped' && result.status !== test.expectedStatus) this.failedAny = true;
     if (result.status !== 'passed') return;
     const data = readCaseData(result, loadContract());
-    const message = data.kind === 'read' ? this.blockingMessage(data.findings) : data.kind === 'unreadable' ? `the verdict of this case cannot be read: ${data.problem}` : undefined;
+    const message = data.kind === 'read' ? this.blockingMessage(test, data.findings) : data.kind === 'unreadable' ? `the verdict of this case cannot be read: ${data.problem}` : undefined;
     if (message === undefined) return;
     result.status = 'failed';
     // In result.errors only: JUnit then writes a <failure> (a broken requirement), not an <error> (a crash).
@@ -42,9 +85,18 @@ export default class CaseOutcomeReporter implements Reporter {
     return this.failedAny && result.status === 'passed' ? { status: 'failed' } : undefined;
   }
 
-  private blockingMessage(findings: Parameters<typeof failureMessage>[0]): string | undefined {
-    const levels = blockingLevels(this.failLevel);
-    const blocking = findings.filter((f) => levels.includes(f.level));
-    return blocking.length === 0 ? undefined : failureMessage(blocking);
+  /** The failure message of a case, if one of its own findings fails it; notes on the test for the rest. */
+  private blockingMessage(test: TestCase, findings: CaseFinding[]): string | undefined {
+    const caseRequirements = this.requirements.get(test) ?? requirementsOf(test);
+    const judged = judgeCase(findings, caseRequirements, blockingLevels(this.failLevel), this.accepted);
+    const notes = [
+      ...judged.accepted.map(({ finding, why }) => ({ type: FORGIVEN_ANNOTATION, description: `${finding.requirement} (${why}): ${finding.message}` })),
+      ...judged.side.map((f) => ({ type: SIDE_FINDING_ANNOTATION, description: `${f.requirement} (${f.level}, recorded on its requirement): ${f.message}` })),
+    ];
+    // On the test, where the HTML and JUnit reporters read annotations when the run ends.
+    for (const note of new Map(notes.map((n) => [`${n.type}\u0000${n.description}`, n])).values()) test.annotations.push(note);
+    // A side finding the gate does not accept fails the run (Playwright's exit code), not the case.
+    if (judged.side.some((f) => !this.accepted.has(f.requirement))) this.failedAny = true;
+    return judged.failing.length === 0 ? undefined : failureMessage(judged.failing);
   }
 }

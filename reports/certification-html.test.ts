@@ -7,7 +7,8 @@ import type { Browser, BrowserContext } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
-import { certificationHtml } from './certification-html.ts';
+import { certificationHtml, wrappedCurl } from './certification-html.ts';
+import type { CertificationRecord } from './record.ts';
 import { caseOutcome, failedRun, findingOf, recordOf, waivedIncompleteRun } from './record-fixtures.ts';
 
 const CURL = 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
@@ -21,11 +22,34 @@ describe('the certification report as text', () => {
     expect(html).toContain('/errors/0/&lt;b&gt;');
   });
 
-  it('lists members a newer record adds, as they come', () => {
-    const record = { ...failedRun(), kit: { name: 'las-conformance', version: '0.2.0', commit: '4b3e1e0' }, selection: { whole: false, grep: 'AUTH-401', readOnly: false } };
+  it('lays out the run as people read it, never as name: value pairs', () => {
+    const record = { ...failedRun(), kit: { name: 'las-conformance', version: '0.2.0', commit: '4b3e1e0' }, selection: { whole: false, grep: 'AUTH-401', readOnly: true } };
     const html = certificationHtml(record);
-    expect(html).toContain('<dt>kit commit</dt><dd><span class="more-fact">4b3e1e0</span></dd>');
-    expect(html).toContain('<dt>selection</dt><dd><span class="more-fact">whole: false; grep: AUTH-401; readOnly: false</span></dd>');
+    expect(html).toContain('las-conformance 0.2.0 (commit <code>4b3e1e0</code>)');
+    expect(html).toContain('<dt>Selection</dt><dd>the cases whose titles match <code>AUTH-401</code> (--grep)<br>read-only: no request that could create a record was sent</dd>');
+    expect(html).toContain('<dt>Optional inputs</dt><dd>none of the optional inputs</dd>');
+    expect(html).toContain('<dt>Gate</dt><dd><strong>fail</strong>: failing: NG-META-PAGES</dd>');
+    const facts = /<dl class="facts">.*?<\/dl>/s.exec(html)?.[0] ?? '';
+    expect(facts).toContain('<dt>Checked by</dt>');
+    expect(facts).not.toMatch(/\w: [^<;]*; \w+: /);
+  });
+
+  it('shows a member a newer record adds as a nested list', () => {
+    const record = { ...failedRun(), attestation: { signer: 'Example Labs', scope: ['MUST'] } } as unknown as CertificationRecord;
+    expect(certificationHtml(record)).toContain('<dt>attestation</dt><dd><span class="more-fact"><dl class="nested"><dt>signer</dt><dd>Example Labs</dd><dt>scope</dt><dd><ul class="nested"><li>MUST</li></ul></dd></dl></span></dd>');
+  });
+
+  it('wraps a long curl line one option a line, and keeps it one shell command', () => {
+    const long = `curl -i -g -X POST "$LAS_BASE_URL/highlights" -H "authorization: Bearer r:$LAS_SESSION_TOKEN" -H "content-type: application/vnd.api+json" --data-binary '{"data":{"type":"Highlight","attributes":{"summary":"a -H b"}}}'`;
+    expect(wrappedCurl(long)).toBe(`curl -i -g -X POST "$LAS_BASE_URL/highlights" \\\n  -H "authorization: Bearer r:$LAS_SESSION_TOKEN" \\\n  -H "content-type: application/vnd.api+json" \\\n  --data-binary '{"data":{"type":"Highlight","attributes":{"summary":"a -H b"}}}'`);
+  });
+
+  it('shows the shortest reproducer of a requirement first', () => {
+    const post = { ...findingOf('ERR-ENVELOPE', 'no errors member'), exchange: { method: 'POST', path: '/highlights', status: 400, curl: `curl -i -g -X POST "$LAS_BASE_URL/highlights" --data-binary '${'x'.repeat(500)}'` } };
+    const get = findingOf('ERR-ENVELOPE', 'no errors member', { status: 400 });
+    const html = certificationHtml(recordOf([caseOutcome('ERR-ENVELOPE · two', ['ERR-ENVELOPE'], { status: 'failed', findings: [post, get] })]));
+    const evidence = html.slice(html.indexOf('id="evidence-ERR-ENVELOPE"'));
+    expect(evidence.indexOf('GET /notification-groups')).toBeLessThan(evidence.indexOf('POST /highlights'));
   });
 
   it('shows a run verdict of incomplete and a waived requirement with its waiver', () => {
@@ -93,15 +117,28 @@ describe.skipIf(!browserTestsRun)('the certification report in a browser', () =>
     expect(await first.locator('.exchange tr', { hasText: 'Request' }).locator('td').textContent()).toBe('GET /notification-groups?filter[type]=portal');
     expect(await first.locator('.exchange tr', { hasText: 'Response' }).locator('td').textContent()).toBe('200');
     expect(await first.locator('.exchange tr', { hasText: 'Where' }).locator('td').textContent()).toBe('/meta/pages');
-    expect(await first.locator('pre').textContent()).toBe(CURL);
+    expect(await first.locator('pre').textContent()).toBe(wrappedCurl(CURL));
     await first.locator('button.copy').click();
     await expect.poll(() => first.locator('button.copy').textContent()).toBe('Copied');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(CURL);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(wrappedCurl(CURL));
     // The second finding waits behind one click.
     const second = evidence.locator('li.rest li.finding');
     expect(await second.isVisible()).toBe(false);
     await evidence.locator('li.rest summary').click();
-    expect(await second.locator('.exchange tr', { hasText: 'Request' }).locator('td').textContent()).toBe('GET /notification-groups?filter[type]=user');
+    expect(await second.locator('.exchange tr', { hasText: 'Request' }).locator('td').textContent()).toBe('GET /notification-groups?filter[type]=user&page[limit]=10&page[offset]=20');
     await page.close();
+  });
+
+  it('reads on a phone (390 px) and a laptop (1366 px): nothing wider than the screen, the run laid out as terms and values', async () => {
+    for (const width of [390, 1366]) {
+      const page = await context.newPage();
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(url);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), `${width} px`).toBe(0);
+      expect(await page.locator('#run dl.facts dt').allTextContents()).toEqual(['Target', 'Specification', 'Checked by', 'Selection', 'Optional inputs', 'Fails the run', 'Run', 'Cases', 'Gate']);
+      // On a phone each requirement is a card of its own, without the table's header row.
+      expect(await page.locator('#requirements thead').isVisible(), `${width} px`).toBe(width > 640);
+      await page.close();
+    }
   });
 });

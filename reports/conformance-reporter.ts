@@ -9,7 +9,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } fr
 import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, failLevelOfMetadata, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelOfMetadata, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import { failedRequirementsConsole } from './console-summary.ts';
@@ -70,8 +70,10 @@ export function commandLineSelection(argv: string[]): { grep?: string; grepInver
 }
 
 /** The selection: the run command's --grep, else Playwright's command line and configuration (grep, shard). */
-export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'shard'>, run: Pick<RunDescription, 'readOnly' | 'grep'>, argv: string[]): Selection {
+export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'shard'>, run: Pick<RunDescription, 'readOnly' | 'grep' | 'requirements'>, argv: string[]): Selection {
   const line = commandLineSelection(argv);
+  // --requirement selects by a --grep of titles: the record names the requirements, not the pattern.
+  if (run.requirements?.length) return { whole: false, requirements: run.requirements, readOnly: run.readOnly };
   const grep = run.grep ?? line.grep ?? patternText(config.grep);
   const grepInvert = line.grepInvert ?? patternText(config.grepInvert);
   const shard = config.shard && config.shard.total > 1 ? { current: config.shard.current, total: config.shard.total } : undefined;
@@ -133,7 +135,7 @@ export default class ConformanceReporter implements Reporter {
     if (generated) this.generated.push(generated);
     const blocking = blockingLevels(this.failLevel());
     const failed = result.status === 'failed' || result.status === 'timedOut';
-    const explained = findings.some((f) => blocking.includes(f.level));
+    const explained = ownFindings(findings, requirements).some((f) => blocking.includes(f.level));
     this.outcomes.set(test, {
       title: known?.title ?? test.title,
       requirements,
@@ -142,6 +144,7 @@ export default class ConformanceReporter implements Reporter {
       error: failed && !explained ? (result.errors[0]?.message ?? 'failed').split('\n')[0] : undefined,
       findings,
       ...(data.kind === 'read' && data.notRun.length > 0 ? { notRun: data.notRun } : {}),
+      durationMs: result.duration,
     });
   }
 

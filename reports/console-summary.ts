@@ -1,16 +1,19 @@
 // The console's account of what failed, printed above the verdict: each requirement that fails
-// the run with its first finding and the curl line that reproduces it, so the next step is on
-// the screen and not only in a report file.
+// the gate with its first finding and the curl line that reproduces it, so the next step is on
+// the screen and not only in a report file; failures a waiver or the baseline accepts are listed
+// apart, each with why.
 import type { CertificationRecord } from './record.ts';
-import { blockingRequirements, findingText } from './requirement-outcomes.ts';
+import { evidenceShortestFirst, acceptedRequirements, blockingRequirements, findingText } from './requirement-outcomes.ts';
 
 export function failedRequirementsConsole(record: CertificationRecord): string {
   const blocking = blockingRequirements(record);
-  if (blocking.length === 0) return '';
-  const lines = [`Failed requirements (${blocking.length}):`];
+  const accepted = acceptedRequirements(record);
+  const acceptedLines = accepted.length === 0 ? [] : [`Failures the gate accepts (${accepted.length}):`, ...accepted.map(({ requirement, acceptance }) => `  ${requirement.id} (${requirement.level}, section ${requirement.section}): ${acceptance.why}`)];
+  if (blocking.length === 0) return acceptedLines.length > 0 ? `${acceptedLines.join('\n')}\n` : '';
+  const lines = [...acceptedLines, `Failed requirements (${blocking.length}):`];
   for (const r of blocking) {
     lines.push(`  ${r.id} (${r.level}, section ${r.section}): ${r.text}`);
-    const first = r.evidence[0];
+    const first = evidenceShortestFirst(r)[0];
     if (first) {
       lines.push(`    ${findingText(first)}`);
       if (first.curl) lines.push(`    ${first.curl}`);

@@ -1,9 +1,9 @@
-// GitHub Actions' view of a run: an ::error annotation per requirement that fails the run and a
-// ::warning per SHOULD warning below the fail level, and summary.md added to the job's summary
+// GitHub Actions' view of a run: an ::error annotation per requirement that fails the gate, a
+// ::notice per failure a waiver or the baseline accepts, a ::warning per SHOULD warning below the fail level, and summary.md added to the job's summary
 // page. The command line decides whether the run is on GitHub Actions and hands over the file.
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
-import { blocksRun, findingText, verdictOf } from './requirement-outcomes.ts';
+import { failsGate, findingText, gateAcceptance, verdictOf } from './requirement-outcomes.ts';
 
 export interface GithubReportOptions {
   /** The file GITHUB_STEP_SUMMARY names, when set. */
@@ -22,15 +22,17 @@ function escapeProperty(value: string): string {
   return escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-function annotation(command: 'error' | 'warning', requirement: RequirementRecord): string {
+function annotation(command: 'error' | 'warning' | 'notice', requirement: RequirementRecord, accepted?: string): string {
   const first = requirement.evidence[0];
-  const message = [`${requirement.text}`, ...(first ? [findingText(first), ...(first.curl ? [first.curl] : [])] : [])].join('\n');
+  const message = [...(accepted ? [`accepted by the gate: ${accepted}`] : []), `${requirement.text}`, ...(first ? [findingText(first), ...(first.curl ? [first.curl] : [])] : [])].join('\n');
   return `::${command} title=${escapeProperty(`${requirement.id} (${requirement.level}, section ${requirement.section})`)}::${escapeData(message)}`;
 }
 
 export function githubAnnotations(record: CertificationRecord): string {
   const lines = record.requirements.flatMap((r) => {
-    if (blocksRun(record, r)) return [annotation('error', r)];
+    if (failsGate(record, r)) return [annotation('error', r)];
+    const accepted = gateAcceptance(record, r);
+    if (accepted) return [annotation('notice', r, accepted.why)];
     if (verdictOf(r) === 'warning') return [annotation('warning', r)];
     return [];
   });

@@ -39,7 +39,7 @@ export function failedRun(fields: Partial<RecordInput> = {}): CertificationRecor
   return recordOf(
     [
       caseOutcome('AUTH-SESSION-ACCEPTED · served', ['AUTH-SESSION-ACCEPTED'], { status: 'failed', findings: [findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3')] }),
-      caseOutcome('NG-PAGE-WALK · walk', ['NG-PAGE-WALK'], { status: 'failed', findings: [findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3', { path: '/notification-groups?filter[type]=user' })] }),
+      caseOutcome('NG-PAGE-WALK · walk', ['NG-PAGE-WALK'], { status: 'failed', findings: [findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3', { path: '/notification-groups?filter[type]=user&page[limit]=10&page[offset]=20' })] }),
       caseOutcome('AUTH-401-NO-CREDENTIALS · no credentials', ['AUTH-401-NO-CREDENTIALS'], { findings: [findingOf('AUTH-WWW-AUTHENTICATE', 'a 401 response should carry a WWW-Authenticate header', { pointer: 'WWW-Authenticate', status: 401 })] }),
       caseOutcome('AUTH-403-FORBIDDEN · forbidden', ['AUTH-403-FORBIDDEN'], { status: 'skipped', skipReason: 'no forbidden credential configured' }),
     ],

@@ -4,7 +4,8 @@
 import { relative } from 'node:path';
 import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
 import { generatedSummaryLine } from './generated.ts';
-import { blockingLevels, failLevelName, regressionCaseName, type CaseFinding, type FailLevel, type GeneratedOperation, type GenerationSettings, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { evidenceShortestFirst, acceptedRequirements, verdictReasonShown } from './requirement-outcomes.ts';
+import { blockingLevels, failLevelName, regressionCaseName, waiverActive, type CaseFinding, type FailLevel, type GeneratedOperation, type GenerationSettings, type NotRunDeclaration } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
@@ -26,6 +27,8 @@ export interface CaseOutcome {
   findings: CaseFinding[];
   /** Requirements the case ran without being able to check them (a 202 body, say), with the reason. */
   notRun?: NotRunDeclaration[];
+  /** How long it ran. */
+  durationMs?: number;
 }
 
 export interface RecordedEvidence {
@@ -49,6 +52,8 @@ export interface RequirementRecord {
   reason?: string;
   /** Cases that ran and exercise this requirement. */
   cases: number;
+  /** How long those cases took, added up. */
+  durationMs?: number;
   evidence: RecordedEvidence[];
   /** Evidence beyond the first MAX_EVIDENCE, counted only. */
   evidenceOmitted?: number;
@@ -90,6 +95,8 @@ export interface Selection {
   /** True when every case of the suite was selected: no grep, no shard, not read-only. */
   whole: boolean;
   grep?: string;
+  /** --requirement: the cases that can judge these requirements were selected. */
+  requirements?: string[];
   grepInvert?: string;
   shard?: { current: number; total: number };
   /** Other filters of the Playwright command line: test files, --project, --last-failed and the like. */
@@ -279,7 +286,7 @@ function verdictReason(basis: { blocking: string[]; failed: string[]; warned: st
 
 function withWaiver(record: RequirementRecord, waiver: Waiver | undefined, today: string): RequirementRecord {
   if (!waiver) return record;
-  return { ...record, waiver: { reason: waiver.reason, expires: waiver.expires, active: waiver.expires >= today } };
+  return { ...record, waiver: { reason: waiver.reason, expires: waiver.expires, active: waiverActive(waiver, today) } };
 }
 
 /** The gate: active waivers and a baseline take known failures out; --allow-partial lets an incomplete run pass. */
@@ -313,7 +320,8 @@ function requirementRecord(requirement: Requirement, cases: CaseOutcome[], selec
   const declaredNotRun = (c: CaseOutcome) => c.notRun?.find((n) => n.requirements.includes(requirement.id));
   const ran = covering.filter((c) => RAN.includes(c.status) && !declaredNotRun(c));
   const regression = ran.filter((c) => c.requirements[0] === requirement.id).flatMap((c) => regressionCaseName(c.title) ?? []);
-  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length, ...(regression.length > 0 ? { regressionCases: regression } : {}) };
+  const durationMs = Math.round(ran.reduce((sum, c) => sum + (c.durationMs ?? 0), 0));
+  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length, ...(ran.length > 0 ? { durationMs } : {}), ...(regression.length > 0 ? { regressionCases: regression } : {}) };
   const kept = { evidence: all.slice(0, MAX_EVIDENCE), ...(all.length > MAX_EVIDENCE ? { evidenceOmitted: all.length - MAX_EVIDENCE } : {}) };
   if (all.length > 0 && requirement.level !== 'INFO') return { ...base, verdict: requirement.level === 'MUST' ? 'failed' : 'warning', ...kept };
   if (ran.length > 0 || all.length > 0) return { ...base, verdict: 'passed', ...kept };
@@ -333,6 +341,7 @@ function notRunReason(requirement: Requirement, covering: CaseOutcome[], selecti
 /** Why no case of this run covers a requirement the suite checks: the selection left them out. */
 export function unselectedReason(selection: Selection): string {
   const left = [
+    ...(selection.requirements ? [`--requirement ${selection.requirements.join(' ')}`] : []),
     ...(selection.grep !== undefined ? [`--grep ${JSON.stringify(selection.grep)}`] : []),
     ...(selection.grepInvert !== undefined ? [`--grep-invert ${JSON.stringify(selection.grepInvert)}`] : []),
     ...(selection.shard ? [`shard ${selection.shard.current}/${selection.shard.total}`] : []),
@@ -397,7 +406,7 @@ export function gateToolsUsed(record: CertificationRecord): boolean {
 export function consoleSummary(record: CertificationRecord, paths: ReportPaths, cwd: string): string {
   const show = (path: string) => (relative(cwd, path).startsWith('..') ? path : relative(cwd, path));
   const lines = [
-    `Verdict: ${record.verdict.toUpperCase()}: ${record.verdictReason}`,
+    `Verdict: ${record.verdict.toUpperCase()}: ${verdictReasonShown(record)}`,
     ...(gateToolsUsed(record) ? [`Gate: ${record.gate.result.toUpperCase()}: ${record.gate.reason}`] : []),
     `Target: ${record.target.baseUrl}${record.target.embedded ? ' (the embedded reference server)' : ''}`,
     `Cases: ${casesLine(record)} (${(record.durationMs / 1000).toFixed(1)} s)`,
@@ -413,7 +422,7 @@ function cell(text: string): string {
 }
 
 function firstEvidence(r: RequirementRecord): string {
-  const e = r.evidence[0];
+  const e = evidenceShortestFirst(r)[0];
   if (!e) return r.reason ?? '';
   const where = e.method ? ` (\`${e.method} ${e.path}\`${e.status !== undefined ? ` → ${e.status}` : ''})` : '';
   const more = r.evidence.length + (r.evidenceOmitted ?? 0) - 1;
@@ -424,15 +433,20 @@ function table(rows: RequirementRecord[], lastColumn: string, lastCell: (r: Requ
   return [`| Requirement | Level | Section | Verdict | ${lastColumn} |`, '|---|---|---|---|---|', ...rows.map((r) => `| ${r.id} | ${r.level} | ${r.section} | ${VERDICT_WORDS[r.verdict]} | ${cell(lastCell(r))} |`)];
 }
 
+function acceptedTable(accepted: ReturnType<typeof acceptedRequirements>): string[] {
+  return ['| Requirement | Level | Section | Accepted as | Why | First finding |', '|---|---|---|---|---|---|', ...accepted.map(({ requirement: r, acceptance }) => `| ${r.id} | ${r.level} | ${r.section} | ${acceptance.kind} | ${cell(acceptance.why)} | ${cell(firstEvidence(r))} |`)];
+}
+
 /** summary.md: the verdict first, then what failed or did not run, then warnings and observations. */
 export function summaryMarkdown(record: CertificationRecord): string {
-  const failedOrNotRun = record.requirements.filter((r) => r.verdict === 'failed' || r.verdict === 'not-run');
+  const accepted = acceptedRequirements(record);
+  const failedOrNotRun = record.requirements.filter((r) => (r.verdict === 'failed' || r.verdict === 'not-run') && !accepted.some((a) => a.requirement === r));
   const warnings = record.requirements.filter((r) => r.verdict === 'warning');
   const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);
   const lines = [
     `# Conformance verdict: ${record.verdict.toUpperCase()}`,
     '',
-    `${record.verdictReason}.`,
+    `${verdictReasonShown(record)}.`,
     ...(gateToolsUsed(record) ? ['', `Gate: **${record.gate.result}**: ${record.gate.reason}.`] : []),
     '',
     `- Target: \`${record.target.baseUrl}\``,
@@ -444,6 +458,9 @@ export function summaryMarkdown(record: CertificationRecord): string {
     '',
     ...(failedOrNotRun.length > 0 ? table(failedOrNotRun, 'Evidence or reason', firstEvidence) : ['None.']),
     '',
+    ...(accepted.length > 0
+      ? ['## Failures the gate accepts', '', ...acceptedTable(accepted), '']
+      : []),
     '## Warnings',
     '',
     ...(warnings.length > 0 ? table(warnings, 'Evidence', firstEvidence) : ['None.']),

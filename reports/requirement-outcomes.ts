@@ -3,6 +3,7 @@
 // line. They render the record's verdicts; none of them judges anything again. Records written
 // by newer kits may carry a run verdict "incomplete" and requirement verdicts "waived"; both are
 // read as strings here so every rendering shows them as they come.
+import { baselineReason, waivedReason } from '../run-protocol/index.ts';
 import type { CertificationRecord, RecordedEvidence, RequirementRecord } from './record.ts';
 
 export type RunVerdictName = CertificationRecord['verdict'] | 'incomplete';
@@ -22,8 +23,53 @@ export function blocksRun(record: CertificationRecord, requirement: RequirementR
   return verdict === 'failed' || (verdict === 'warning' && record.failLevel === 'SHOULD');
 }
 
+/** How the gate took a failure it does not count: an active waiver, or a failure the --baseline record had too. */
+export interface GateAcceptance {
+  kind: 'waived' | 'known failure';
+  /** Why, as one phrase: `waived until 2026-12-31: <reason>`, `known failure in the baseline <file>`. */
+  why: string;
+}
+
+/** The gate's acceptance of a requirement's failure, as the record's gate decided it; undefined when it counts (or did not fail). */
+export function gateAcceptance(record: CertificationRecord, requirement: RequirementRecord): GateAcceptance | undefined {
+  if (!blocksRun(record, requirement)) return undefined;
+  if (record.gate.waived.includes(requirement.id)) return { kind: 'waived', why: requirement.waiver ? waivedReason(requirement.waiver) : 'waived' };
+  if (record.gate.baseline?.knownFailures.includes(requirement.id)) return { kind: 'known failure', why: baselineReason(record.gate.baseline.file) };
+  return undefined;
+}
+
+/** A requirement whose failure fails the gate: it blocks the run and neither a waiver nor the baseline accepts it. */
+export function failsGate(record: CertificationRecord, requirement: RequirementRecord): boolean {
+  return blocksRun(record, requirement) && gateAcceptance(record, requirement) === undefined;
+}
+
+/** The verdict a rendering shows: the record's, or how the gate accepted the failure. */
+export function shownVerdict(record: CertificationRecord, requirement: RequirementRecord): RequirementVerdictName | GateAcceptance['kind'] {
+  return gateAcceptance(record, requirement)?.kind ?? verdictOf(requirement);
+}
+
+/** The requirements whose failures fail the gate. */
 export function blockingRequirements(record: CertificationRecord): RequirementRecord[] {
-  return record.requirements.filter((r) => blocksRun(record, r));
+  return record.requirements.filter((r) => failsGate(record, r));
+}
+
+/** The failures the gate accepts, each with how. */
+export function acceptedRequirements(record: CertificationRecord): { requirement: RequirementRecord; acceptance: GateAcceptance }[] {
+  return record.requirements.flatMap((requirement) => {
+    const acceptance = gateAcceptance(record, requirement);
+    return acceptance ? [{ requirement, acceptance }] : [];
+  });
+}
+
+/** Findings grouped by message, in order of first appearance: each message once, with how often and its first evidence. */
+export function groupedEvidence(requirement: RequirementRecord): { first: RecordedEvidence; count: number }[] {
+  const groups = new Map<string, { first: RecordedEvidence; count: number }>();
+  for (const evidence of requirement.evidence) {
+    const group = groups.get(evidence.message);
+    if (group) group.count++;
+    else groups.set(evidence.message, { first: evidence, count: 1 });
+  }
+  return [...groups.values()];
 }
 
 /** Whatever a waived requirement says of its waiver (reason, expiry), as "name: value" pairs. */
@@ -36,7 +82,9 @@ export function waiverText(requirement: RequirementRecord): string | undefined {
 }
 
 /** Why a requirement has no finding to show: its not-run reason, or its waiver. */
-export function reasonText(requirement: RequirementRecord): string | undefined {
+export function reasonText(requirement: RequirementRecord, record?: CertificationRecord): string | undefined {
+  const acceptance = record && gateAcceptance(record, requirement);
+  if (acceptance) return acceptance.why;
   if (verdictOf(requirement) === 'waived') return [requirement.reason, waiverText(requirement)].filter(Boolean).join('; ') || 'waived';
   return requirement.reason;
 }
@@ -58,4 +106,17 @@ export function findingText(evidence: RecordedEvidence): string {
 /** Evidence the record counted but did not keep. */
 export function omittedCount(requirement: RequirementRecord): number {
   return requirement.evidenceOmitted ?? 0;
+}
+
+/** The record's verdict reason with each failure the gate accepts marked as such: `NG-META-PAGES (waived)`. */
+export function verdictReasonShown(record: CertificationRecord): string {
+  const accepted = new Map(acceptedRequirements(record).map(({ requirement, acceptance }) => [requirement.id, acceptance.kind]));
+  if (accepted.size === 0) return record.verdictReason;
+  return record.verdictReason.replace(/[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+/g, (id) => (accepted.has(id) ? `${id} (${accepted.get(id)})` : id));
+}
+
+/** The evidence with the shortest reproducer first (a one-line GET before a long POST), otherwise in the record's order. */
+export function evidenceShortestFirst(requirement: RequirementRecord): RecordedEvidence[] {
+  const length = (e: RecordedEvidence) => e.curl?.length ?? Number.MAX_SAFE_INTEGER;
+  return [...requirement.evidence].sort((a, b) => length(a) - length(b));
 }

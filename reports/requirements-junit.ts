@@ -1,12 +1,14 @@
 // The JUnit file CI systems should ingest: one test case per requirement of the catalogue, named
-// by its id and text, with the spec section as class name. A requirement that blocks the run is a
-// <failure> whose message is its first finding with the pointer and the curl line; one not run
-// (or waived) is <skipped> with the reason. Rendered from the certification record alone. A run
-// that generated inputs adds a test suite of them, a test case per operation and requirement.
+// by its id and text, with the spec section as class name and the time its cases took. A
+// requirement that fails the gate is a <failure> whose message is its first finding with the
+// pointer and the curl line; one not run, or one whose failure the gate accepts (a waiver, the
+// --baseline), is <skipped> with the reason, so a passing gate never shows a red test (the
+// accepted failure's findings stay in its output). Observations and warnings are listed once per
+// message. Rendered from the certification record alone. A run that generated inputs adds a test suite of them, a test case per operation and requirement.
 import { LEVELS } from '../contract/index.ts';
 import { generatedJunitSuite } from './generated.ts';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
-import { blocksRun, findingText, omittedCount, reasonText, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
+import { evidenceShortestFirst, failsGate, findingText, gateAcceptance, groupedEvidence, omittedCount, reasonText, shownVerdict, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
 
 const SKIPPED: RequirementVerdictName[] = ['not-run', 'waived'];
 
@@ -20,7 +22,7 @@ export function sectionClassName(requirement: RequirementRecord): string {
 
 /** The <failure> message: the first finding, its pointer, and the curl line that reproduces it. */
 export function failureMessage(requirement: RequirementRecord): string {
-  const first = requirement.evidence[0];
+  const first = evidenceShortestFirst(requirement)[0];
   if (!first) return `${requirement.id} failed`;
   return `${requirement.id}: ${findingText(first)}${first.curl ? ` | reproduce: ${first.curl}` : ''}`;
 }
@@ -32,33 +34,61 @@ function evidenceDetail(requirement: RequirementRecord): string {
   return lines.join('\n');
 }
 
+/** Each message once, with how many cases saw it and the first of them: observations repeat across cases. */
+function groupedDetail(requirement: RequirementRecord): string {
+  const total = requirement.evidence.length + omittedCount(requirement);
+  const lines = groupedEvidence(requirement).flatMap(({ first, count }) => [`${findingText(first)}${count > 1 ? ` (seen ${count} times)` : ''}`, `   first in case: ${first.case}`]);
+  const omitted = omittedCount(requirement);
+  if (omitted > 0) lines.push(`${omitted} more counted in conformance.json`);
+  return [`${total} finding${total === 1 ? '' : 's'}:`, ...lines].join('\n');
+}
+
+/** Whether a requirement is <skipped>: not run, or a failure the gate accepts. */
+function skipped(record: CertificationRecord, requirement: RequirementRecord): boolean {
+  return !failsGate(record, requirement) && (gateAcceptance(record, requirement) !== undefined || SKIPPED.includes(verdictOf(requirement)));
+}
+
+function skippedMessage(record: CertificationRecord, requirement: RequirementRecord): string {
+  const acceptance = gateAcceptance(record, requirement);
+  if (acceptance) return `${acceptance.kind}: ${acceptance.why}`;
+  return `${verdictOf(requirement) === 'waived' ? 'waived' : 'not run'}: ${reasonText(requirement) ?? 'no reason recorded'}`;
+}
+
+function junitSeconds(durationMs: number | undefined): string {
+  return ((durationMs ?? 0) / 1000).toFixed(3);
+}
+
 function testCase(record: CertificationRecord, requirement: RequirementRecord): string {
-  const verdict = verdictOf(requirement);
+  const verdict = shownVerdict(record, requirement);
+  const acceptance = gateAcceptance(record, requirement);
   const properties = [
     ['requirement', requirement.id],
     ['level', requirement.level],
     ['section', requirement.section],
     ['verdict', verdict],
+    ...(acceptance ? [['gate', acceptance.why]] : []),
     ['cases', String(requirement.cases)],
     ...(requirement.regressionCases ?? []).map((name) => ['regression-case', name]),
   ];
   const body = [`      <properties>`, ...properties.map(([name, value]) => `        <property name="${attribute(name)}" value="${attribute(value)}"/>`), `      </properties>`];
-  if (blocksRun(record, requirement)) {
+  if (failsGate(record, requirement)) {
     body.push(`      <failure message="${attribute(failureMessage(requirement))}" type="${requirement.level}">${text(evidenceDetail(requirement))}</failure>`);
-  } else if (SKIPPED.includes(verdict)) {
-    body.push(`      <skipped message="${attribute(`${verdict === 'waived' ? 'waived' : 'not run'}: ${reasonText(requirement) ?? 'no reason recorded'}`)}"/>`);
+  } else if (skipped(record, requirement)) {
+    body.push(`      <skipped message="${attribute(skippedMessage(record, requirement))}"/>`);
+    if (acceptance) body.push(`      <system-out>${text(`the failure the gate accepts (${acceptance.why}):\n${evidenceDetail(requirement)}`)}</system-out>`);
   } else if (requirement.evidence.length > 0) {
     // A SHOULD warning below the fail level, or an INFO observation: shown, never a failure.
-    body.push(`      <system-out>${text(`${verdict === 'warning' ? 'warning' : 'observation'}:\n${evidenceDetail(requirement)}`)}</system-out>`);
+    body.push(`      <system-out>${text(`${verdict === 'warning' ? 'warning' : 'observation'}: ${groupedDetail(requirement)}`)}</system-out>`);
   }
-  return [`    <testcase name="${attribute(requirementCaseName(requirement))}" classname="${attribute(sectionClassName(requirement))}" time="0">`, ...body, `    </testcase>`].join('\n');
+  return [`    <testcase name="${attribute(requirementCaseName(requirement))}" classname="${attribute(sectionClassName(requirement))}" time="${junitSeconds(requirement.durationMs)}">`, ...body, `    </testcase>`].join('\n');
 }
 
 function counts(record: CertificationRecord, requirements: RequirementRecord[]) {
   return {
     tests: requirements.length,
-    failures: requirements.filter((r) => blocksRun(record, r)).length,
-    skipped: requirements.filter((r) => !blocksRun(record, r) && SKIPPED.includes(verdictOf(r))).length,
+    failures: requirements.filter((r) => failsGate(record, r)).length,
+    skipped: requirements.filter((r) => skipped(record, r)).length,
+    durationMs: requirements.reduce((sum, r) => sum + (r.durationMs ?? 0), 0),
   };
 }
 
@@ -74,7 +104,7 @@ export function requirementsJunit(record: CertificationRecord): string {
     .map((requirements) => {
       const level = requirements[0].level;
       return [
-        `  <testsuite name="${level} requirements" ${countAttributes(counts(record, requirements))} time="0" timestamp="${attribute(record.startedAt)}">`,
+        `  <testsuite name="${level} requirements" ${countAttributes(counts(record, requirements))} time="${junitSeconds(counts(record, requirements).durationMs)}" timestamp="${attribute(record.startedAt)}">`,
         ...requirements.map((r) => testCase(record, r)),
         `  </testsuite>`,
       ].join('\n');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, DEFAULT_RUN, REQUIREMENT_ANNOTATION, type CaseFinding } from '../run-protocol/index.ts';
+import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, DEFAULT_RUN, FORGIVEN_ANNOTATION, REQUIREMENT_ANNOTATION, SIDE_FINDING_ANNOTATION, type CaseFinding, type RunDescription } from '../run-protocol/index.ts';
 import { scrubber, credentialSecrets, scrubValues, type Secret } from '../run-protocol/secrets.ts';
 import CaseOutcomeReporter from './case-outcome.ts';
 import ConformanceReporter, { inputsOf } from './conformance-reporter.ts';
@@ -77,19 +77,20 @@ function testResult(shape: CaseShape, scrub: (text: string) => string): TestResu
 
 interface Outcome {
   record?: CertificationRecord;
+  tests: TestCase[];
   results: TestResult[];
   status?: FullResult['status'];
 }
 
 /** The configured reporters in order, over the given cases, with the given tokens as the run's secrets. */
-async function runReporters(tokens: { session: string; pat: string }, cases: CaseShape[]): Promise<Outcome> {
+async function runReporters(tokens: { session: string; pat: string }, cases: CaseShape[], run: RunDescription = DEFAULT_RUN): Promise<Outcome> {
   const secrets = credentialSecrets({ sessionToken: tokens.session, pat: tokens.pat });
   const scrub = scrubber(secrets);
   const tests = cases.map(testCase);
   const results = cases.map((c) => testResult(c, scrub));
   const config = { metadata: { failLevel: 'must' }, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig;
   const suite = { allTests: () => tests } as unknown as Suite;
-  const reporters: Reporter[] = [new SecretScrubber({ secrets }), new CaseOutcomeReporter(), new ConformanceReporter(recording(secrets))];
+  const reporters: Reporter[] = [new SecretScrubber({ secrets }), new CaseOutcomeReporter({ run }), new ConformanceReporter({ ...recording(secrets), run })];
   for (const reporter of reporters) reporter.onBegin?.(config, suite);
   tests.forEach((test, i) => {
     for (const reporter of reporters) reporter.onTestEnd?.(test, results[i]);
@@ -98,7 +99,7 @@ async function runReporters(tokens: { session: string; pat: string }, cases: Cas
   let status: FullResult['status'] | undefined;
   for (const reporter of reporters) status = (await reporter.onEnd?.(full))?.status ?? status;
   const path = join(dir, 'conformance.json');
-  return { results, status, ...(existsSync(path) ? { record: JSON.parse(readFileSync(path, 'utf8')) as CertificationRecord } : {}) };
+  return { tests, results, status, ...(existsSync(path) ? { record: JSON.parse(readFileSync(path, 'utf8')) as CertificationRecord } : {}) };
 }
 
 const TOKENS = [
@@ -125,6 +126,43 @@ describe('a failing case, whatever the tokens look like', () => {
       expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')?.evidence[0].curl).toContain('$LAS_SESSION_TOKEN');
     });
   }
+});
+
+const LONG_TOKENS = { session: 'session-token-long', pat: 'pat-token-long' };
+
+describe('a case fails only for its own requirements', () => {
+  const walk = { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [finding('NG-META-PAGES', 'meta.pages is 2; expected 3', 's')] };
+
+  it('a side finding (a requirement the case does not name) leaves the case passed with a note, and fails its requirement in the record and the run', async () => {
+    const { record, results, tests, status } = await runReporters(LONG_TOKENS, [walk]);
+    expect(results[0].status).toBe('passed');
+    expect(status).toBe('failed');
+    expect(tests[0].annotations.filter((a) => a.type === SIDE_FINDING_ANNOTATION)).toEqual([{ type: SIDE_FINDING_ANNOTATION, description: 'NG-META-PAGES (MUST, recorded on its requirement): meta.pages is 2; expected 3' }]);
+    expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')).toMatchObject({ verdict: 'failed', evidence: [{ case: 'NG-PAGE-WALK · walk' }] });
+    expect(record?.verdict).toBe('failed');
+  });
+
+  it('a failure of its own requirement that a waiver accepts leaves the case passed, noting the waiver', async () => {
+    const run = { ...DEFAULT_RUN, waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix in 4.2', expires: '2999-12-31' }] };
+    const { record, results, tests, status } = await runReporters(LONG_TOKENS, [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }], run);
+    expect(results[0].status).toBe('passed');
+    expect(tests[0].annotations.filter((a) => a.type === FORGIVEN_ANNOTATION)).toEqual([{ type: FORGIVEN_ANNOTATION, description: 'NG-META-PAGES (waived until 2999-12-31: rounding fix in 4.2): meta.pages is 2; expected 3' }]);
+    expect(record?.gate).toMatchObject({ result: 'pass', waived: ['NG-META-PAGES'] });
+    expect(status).toBeUndefined();
+  });
+
+  it('an expired waiver accepts nothing: the case fails', async () => {
+    const run = { ...DEFAULT_RUN, waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix in 4.2', expires: '2001-01-01' }] };
+    const { results } = await runReporters(LONG_TOKENS, [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }], run);
+    expect(results[0].status).toBe('failed');
+  });
+
+  it('a failure the --baseline record already had leaves the case passed, noting the baseline', async () => {
+    const run = { ...DEFAULT_RUN, baseline: { file: 'old/conformance.json', failing: ['NG-META-PAGES'] } };
+    const { results, tests } = await runReporters(LONG_TOKENS, [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }], run);
+    expect(results[0].status).toBe('passed');
+    expect(tests[0].annotations.find((a) => a.type === FORGIVEN_ANNOTATION)).toMatchObject({ type: FORGIVEN_ANNOTATION, description: expect.stringContaining('known failure in the baseline old/conformance.json') });
+  });
 });
 
 describe('verdict data the verdict step cannot read', () => {

@@ -75,6 +75,19 @@ export const SECTION_ANNOTATION = 'section';
 /** The annotation types of a finding that does not block: an INFO observation, or a warning below the fail level. */
 export const OBSERVATION_ANNOTATION = 'observation';
 export const WARNING_ANNOTATION = 'warning';
+/** The annotation type of a blocking finding of a requirement the case does not name: recorded on that requirement, never failing this case. */
+export const SIDE_FINDING_ANNOTATION = 'side finding';
+/** The annotation type of a blocking finding the gate accepts (an active waiver, a --baseline failure): the case is not failed for it. */
+export const FORGIVEN_ANNOTATION = 'accepted by the gate';
+
+/**
+ * The findings that may fail a case: those of the requirements it names (its own and those it
+ * covers). Any other is a side finding: the record holds it under its requirement, and the
+ * case only carries a note, so a red case always points at a requirement of its own.
+ */
+export function ownFindings<T extends Pick<Finding, 'requirement'>>(findings: T[], caseRequirements: readonly string[]): T[] {
+  return findings.filter((f) => caseRequirements.includes(f.requirement));
+}
 
 /** A captured exchange: what was seen of one request and its answer, as people read it. */
 export interface CapturedExchange {
@@ -133,6 +146,8 @@ export interface RunDescription {
   readOnly: boolean;
   /** The run command's --grep (Playwright does not tell reporters about it). */
   grep?: string;
+  /** The run command's --requirement: the cases that can judge these were selected (by a --grep of their titles). */
+  requirements?: string[];
   allowPartial: boolean;
   waivers: WaiverSetting[];
   /** --baseline: the file and the requirements failing in it. */
@@ -184,6 +199,32 @@ export interface GeneratedOperation {
   /** Why generation ended before its inputs were all sent (its time budget, three timeouts in a row). */
   stopped?: string;
   requirements: GeneratedRequirement[];
+}
+
+/** True while a waiver holds: through its `expires` day (UTC), `today` being YYYY-MM-DD. */
+export function waiverActive(waiver: Pick<WaiverSetting, 'expires'>, today: string): boolean {
+  return waiver.expires >= today;
+}
+
+/** Why the gate accepts a waived failure, as every report words it. */
+export function waivedReason(waiver: Pick<WaiverSetting, 'reason' | 'expires'>): string {
+  return `waived until ${waiver.expires}: ${waiver.reason}`;
+}
+
+/** Why the gate accepts a failure the --baseline record already had, as every report words it. */
+export function baselineReason(file: string): string {
+  return `known failure in the baseline ${file}`;
+}
+
+/**
+ * The requirements whose failures the gate accepts, each with why, for the case outcomes: an
+ * active waiver (its reason and last day) or a failure the --baseline record already had.
+ */
+export function gateAccepted(run: Pick<RunDescription, 'waivers' | 'baseline'>, today: string): Map<string, string> {
+  const accepted = new Map<string, string>();
+  for (const id of run.baseline?.failing ?? []) accepted.set(id, baselineReason(run.baseline!.file));
+  for (const waiver of run.waivers) if (waiverActive(waiver, today)) accepted.set(waiver.requirement, waivedReason(waiver));
+  return accepted;
 }
 
 export const DEFAULT_RUN: RunDescription = { readOnly: false, allowPartial: false, waivers: [] };

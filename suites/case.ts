@@ -4,7 +4,7 @@
 // the case is about: the certification record is kept per requirement.
 import type { TestInfo } from '@playwright/test';
 import { judgeExchange, MEDIA_TYPE, parseJson, type Contract, type Finding, type Operation } from '../contract/index.ts';
-import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, failureMessage, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type CapturedExchange, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, failureMessage, ownFindings, SIDE_FINDING_ANNOTATION, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type CapturedExchange, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
 import { curlLine } from './curl.ts';
@@ -221,6 +221,7 @@ export class ConformanceCase {
     return { findings: this.findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: this.notRunDeclarations };
   }
 
+  /** Findings at a blocking level, its own and side findings alike (only its own fail the case). */
   blocking(): CaseFinding[] {
     const levels = blockingLevels(this.context.failLevel);
     return this.findings.filter((f) => levels.includes(f.level));
@@ -232,14 +233,19 @@ export class ConformanceCase {
     testInfo.attachments.push({ name: CASE_FINDINGS_ATTACHMENT, body: Buffer.from(JSON.stringify(this.findingsForPeople())), contentType: 'application/json' });
     testInfo.attachments.push({ name: CASE_OUTCOME_ATTACHMENT, body: Buffer.from(JSON.stringify(this.outcomeData())), contentType: 'application/json' });
     const blocking = this.blocking();
-    const notes = new Set(this.findings.filter((f) => !blocking.includes(f)).map((f) => `${f.level === 'INFO' ? OBSERVATION_ANNOTATION : WARNING_ANNOTATION}\u0000${f.requirement}: ${this.context.scrub(f.message)}`));
-    for (const note of notes) {
-      const [type, description] = note.split('\u0000');
-      testInfo.annotations.push({ type, description });
-    }
+    const annotate = (type: string, findings: CaseFinding[]) => {
+      for (const description of new Set(findings.map((f) => `${f.requirement}: ${this.context.scrub(f.message)}`))) testInfo.annotations.push({ type, description });
+    };
+    const notBlocking = this.findings.filter((f) => !blocking.includes(f));
+    annotate(OBSERVATION_ANNOTATION, notBlocking.filter((f) => f.level === 'INFO'));
+    annotate(WARNING_ANNOTATION, notBlocking.filter((f) => f.level !== 'INFO'));
+    // Deciding in the runner, the case-outcome reporter notes side findings and fails the case.
+    if (!this.context.outcomeInWorker) return;
+    const own = ownFindings(blocking, this.context.requirements);
+    annotate(SIDE_FINDING_ANNOTATION, blocking.filter((f) => !own.includes(f)));
     // A case that already failed (an error in its own code, a timeout) keeps that one error.
-    if (!this.context.outcomeInWorker || blocking.length === 0 || testInfo.status !== testInfo.expectedStatus) return;
-    throw new Error(failureMessage(blocking.map((f) => this.forPeople(f))));
+    if (own.length === 0 || testInfo.status !== testInfo.expectedStatus) return;
+    throw new Error(failureMessage(own.map((f) => this.forPeople(f))));
   }
 
   /** Kept as found: the outcome is decided from these; findingsForPeople() scrubs them. */

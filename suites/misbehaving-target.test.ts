@@ -90,7 +90,9 @@ describe('a run against a misbehaving target', () => {
   it('ends with exit code 1 and a verdict, every selected case having run', () => {
     expect(result.code).toBe(1);
     expect(record.runStatus).toBe('failed');
-    expect(record.cases).toEqual({ total: 11, passed: 0, failed: 5, notRun: 6 });
+    // The session token on the list is served (200, though as HTML): that case passes; the HTML
+    // answer fails the media type and document requirements, recorded on them.
+    expect(record.cases).toEqual({ total: 11, passed: 1, failed: 4, notRun: 6 });
     expect(result.stdout).toMatch(/^Verdict: FAILED: /m);
   });
 
@@ -98,9 +100,12 @@ describe('a run against a misbehaving target', () => {
     expect(requirement('AUTH-403-FORBIDDEN')).toMatchObject({ verdict: 'not-run', reason: NO_FORBIDDEN_TOKEN, cases: 0 });
   });
 
-  it('reports an HTML answer as a media type and document failure', () => {
+  it('reports an HTML answer as a media type and document failure, not as the credential case that got it', () => {
     expect(messages('MEDIA-TYPE-RESPONSE')).toContain('response Content-Type must be application/vnd.api+json, got text/html');
     expect(requirement('NG-RESPONSE-SHAPE').verdict).toBe('failed');
+    const listCase = requirement('MEDIA-TYPE-RESPONSE').evidence.find((e) => e.case.startsWith('AUTH-SESSION-ACCEPTED · listNotificationGroups'))!;
+    expect(listCase.case).toMatch(/→ served$/);
+    expect(requirement('AUTH-SESSION-ACCEPTED').evidence.map((e) => e.path)).not.toContain(listCase.path);
   });
 
   it('reports a reset connection, a hang and an endless body each in one sentence', () => {

@@ -6,7 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { resolveTarget } from '../targets/target.ts';
+import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { resolveTarget, type TargetSettings } from '../targets/target.ts';
 import { preflight, PreflightError, preflightProblem, UnreachableTargetError } from './runner.ts';
 
 const SESSION = 'preflight-session-5c1d';
@@ -97,5 +98,26 @@ describe('preflight', () => {
     const probe = { credential: 'the session token (Authorization: Bearer r:…)', setting: '--session-token', url: 'http://x/v3/notification-groups' };
     expect(preflightProblem({ status: 500, headers: JSON_API, bodyText: '{"errors":[{"status":"500"}]}' }, probe)).toBeUndefined();
     expect(preflightProblem({ status: 503, headers: { 'content-type': 'text/html' }, bodyText: '<h1>down</h1>' }, probe)).toMatch(/answered 503 with text\/html, not a JSON:API document/);
+  });
+});
+
+describe('preflight of the optional inputs, against the reference server', () => {
+  let reference: StartedReferenceServer;
+  beforeAll(async () => {
+    reference = await startReferenceServer({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await reference?.close();
+  });
+
+  const referenceTarget = (settings: Partial<TargetSettings>) => resolveTarget({ baseUrl: reference.baseUrl, ...DEFAULT_CREDENTIALS, ...settings }, loadContract().legacyHeader);
+
+  it('passes the inputs the target takes: its legacy header, its forbidden token, records that exist', async () => {
+    await expect(preflight(referenceTarget({ ...REFERENCE_FIXTURES }))).resolves.toBeUndefined();
+  });
+
+  it('with --read-only sends nothing that could create a record, so unknown ids are left to the (skipped) creation cases', async () => {
+    await expect(preflight(referenceTarget({ ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId }), { readOnly: true })).resolves.toBeUndefined();
+    await expect(preflight(referenceTarget({ ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId }))).rejects.toThrow(/answered 404 Record Not Found: the target does not know the collection item id or the owner user id/);
   });
 });

@@ -4,7 +4,7 @@
 // own would write. Measured on 2 cores, a run per target spent about a third of its CPU time
 // starting Playwright's runner and rendering reports no proof reads.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -97,13 +97,16 @@ export async function runProof(runs: ProofRun[], reportDir: string, baseEnvironm
   const parts = groupsOf(runs.map((run, index) => ({ run, target: targets[index] })), groups);
   const playwrightExitCodes = await Promise.all(
     parts.map(async (part, index) => {
+      const targetsFile = join(reportDir, `part-${index + 1}-targets.json`);
+      mkdirSync(reportDir, { recursive: true });
+      writeFileSync(targetsFile, JSON.stringify(part.map((p) => p.target)), { mode: 0o600 });
       const outcome = await runSuite({
         target: part[0].run.target,
         reportDir: join(reportDir, `part-${index + 1}`),
         failLevel: 'must',
         workers: 1,
         config: PROOF_CONFIG_FILE,
-        baseEnvironment: { ...baseEnvironment, [PROOF_TARGETS]: JSON.stringify(part.map((p) => p.target)) },
+        baseEnvironment: { ...baseEnvironment, [PROOF_TARGETS]: targetsFile },
         output: 'ignore',
         ...(run ? { run } : {}),
       });

@@ -1,8 +1,14 @@
 // The targets of one proof run: Playwright projects, each the conformance suite against its own
 // target. The proof passes them to its Playwright configuration through the environment, the way
-// the run command passes one target (tokens never reach a command line).
+// the run command passes one target (tokens never reach a command line); the variable may name a
+// file holding them.
+import { readFileSync } from 'node:fs';
 
-/** The variable that names a proof run's targets: JSON, `[{ "name": ..., "environment": { LAS_*: ... } }]`. */
+/**
+ * The variable that names a proof run's targets: JSON, `[{ "name": ..., "environment": { LAS_*: ... } }]`,
+ * or the path of a file holding it (title lists of many narrowed targets outgrow what one
+ * environment variable may hold).
+ */
 export const PROOF_TARGETS = 'LAS_PROOF_TARGETS';
 
 export interface ProofTarget {
@@ -24,7 +30,8 @@ export function titlesGrep(titles: string[]): RegExp {
 }
 
 export function proofTargetsOf(env: Record<string, string | undefined>): ProofTarget[] {
-  const text = env[PROOF_TARGETS];
-  if (!text) throw new Error(`${PROOF_TARGETS} names no target`);
+  const value = env[PROOF_TARGETS];
+  if (!value) throw new Error(`${PROOF_TARGETS} names no target`);
+  const text = value.trimStart().startsWith('[') ? value : readFileSync(value, 'utf8');
   return JSON.parse(text) as ProofTarget[];
 }

@@ -29,7 +29,7 @@ export default defineConfig<object, { suiteOptions: SuiteOptions; targetEnvironm
   reporter: [
     // In the order the run command's configuration has them: tokens out first, then verdicts.
     ['../reports/secret-scrubber.ts', scrubbing],
-    [CASE_OUTCOME_REPORTER],
+    [CASE_OUTCOME_REPORTER, { run: recording.run }],
     ['./proof-reporter.ts', { ...recording, outputDir: layout.reportDir, targets }],
   ],
   use: { trace: 'off', screenshot: 'off', video: 'off', suiteOptions },

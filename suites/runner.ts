@@ -2,8 +2,8 @@
 // target in its environment (never on its command line), and read the certification record it
 // leaves. The run command and the benchmark use this; `npx playwright test` is the same suite.
 import { spawn } from 'node:child_process';
-import { get as httpGet } from 'node:http';
-import { get as httpsGet } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { createRequire } from 'node:module';
@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { CERTIFICATION_FILE, DEFAULT_RUN, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
-import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
+import { settingSource, TARGET_ENVIRONMENT, targetEnvironment, type Fixtures, type Target } from '../targets/target.ts';
+import { fixtureMembers } from './documents.ts';
+import { validInput } from './operations.ts';
 import { RUN_ENVIRONMENT } from './settings.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -72,19 +74,23 @@ export interface ProbeAnswer {
 
 export interface ProbeRequest {
   url: URL;
+  /** Default GET. */
+  method?: string;
   headers: Record<string, string>;
+  /** A request body, sent as is. */
+  body?: string;
   timeoutMs: number;
   /** PEM certificates to trust besides Node's. */
   ca?: string;
 }
 
-/** One GET; no answer within the timeout, or no connection, is UnreachableTargetError. */
+/** One request (a GET unless told); no answer within the timeout, or no connection, is UnreachableTargetError. */
 export async function probe(request: ProbeRequest): Promise<ProbeAnswer> {
-  const get = request.url.protocol === 'https:' ? httpsGet : httpGet;
-  const options = { timeout: request.timeoutMs, headers: request.headers, ...(request.ca ? { ca: [...rootCertificates, request.ca] } : {}) };
+  const send = request.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const options = { method: request.method ?? 'GET', timeout: request.timeoutMs, headers: request.headers, ...(request.ca ? { ca: [...rootCertificates, request.ca] } : {}) };
   try {
     return await new Promise<ProbeAnswer>((resolve, reject) => {
-      const sent = get(request.url, options, (response) => {
+      const sent = send(request.url, options, (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
@@ -99,6 +105,7 @@ export async function probe(request: ProbeRequest): Promise<ProbeAnswer> {
       });
       sent.once('timeout', () => sent.destroy(new Error(`no answer within ${request.timeoutMs} ms`)));
       sent.once('error', reject);
+      sent.end(request.body);
     });
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
@@ -147,14 +154,79 @@ export function preflightProblem(answer: ProbeAnswer, probe: PreflightProbe): st
   return undefined;
 }
 
+/** The inputs a run may be given beyond its tokens, each checked where the target can refuse it for a reason outside the specification's duties. */
+interface InputCheck {
+  /** True when the run gave the input and the check can be made (a write only when writes are allowed). */
+  applies: (target: Target, readOnly: boolean) => boolean;
+  /** The request, relative to the base URL. */
+  request: (target: Target) => { path: string; method: string; headers: Record<string, string>; body?: string };
+  /** Why the answer means the input is wrong, or undefined. */
+  problem: (answer: ProbeAnswer, target: Target, asked: string) => string | undefined;
+}
+
+const FIXTURE_NAMES: Record<keyof Fixtures, string> = { ownerUserId: 'owner user id', collectionItemId: 'collection item id' };
+
+/** The create operations whose documents carry the target's fixtures (records that must exist there). */
+function fixtureOperations() {
+  return loadContract().operations.filter((operation) => fixtureMembers(operation).length > 0);
+}
+
+function givenFixtures(target: Target, operation = fixtureOperations()[0]): (keyof Fixtures)[] {
+  return operation ? fixtureMembers(operation).map(([, key]) => key).filter((key) => target.fixtures[key] !== undefined) : [];
+}
+
+const listPath = () => `${loadContract().operation('listNotificationGroups').pathTemplate}?${PREFLIGHT_QUERY}`;
+
+export const INPUT_CHECKS: InputCheck[] = [
+  {
+    // Section 5: the legacy header's name is the service's own ("Svc" stands for it). The session
+    // token was just served as Bearer r:, so a 401 to the same token here is the header's name.
+    applies: () => true,
+    request: (target) => ({ path: listPath(), method: 'GET', headers: { [target.legacyHeader]: target.credentials.sessionToken } }),
+    problem: (answer, target, asked) =>
+      answer.status === 401
+        ? `${asked} was answered 401, though the same token was served as Authorization: Bearer r:; the target reads its legacy session header under another name: give it with ${settingSource('legacyHeader')} (now ${target.legacyHeader}; a target that refuses the legacy scheme altogether is reported this way too, not as failed requirements)`
+        : undefined,
+  },
+  {
+    // The forbidden token must be authenticated (a 403 case tests permission, not authentication).
+    applies: (target) => target.credentials.forbiddenToken !== undefined,
+    request: (target) => ({ path: listPath(), method: 'GET', headers: { authorization: `Bearer r:${target.credentials.forbiddenToken}` } }),
+    problem: (answer, _target, asked) =>
+      answer.status === 401
+        ? `${asked} was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with ${settingSource('forbiddenToken')}, or leave it out (the 403 cases are then reported not run)`
+        : undefined,
+  },
+  ...fixtureOperations().map(
+    (operation): InputCheck => ({
+      // Conditions for 404 are not shown (sections 4.2, 4.3); a 404 to the records the run names is
+      // the target saying it does not have them, which no case can be judged by. This creates one
+      // record when the ids are right, as the creation cases do.
+      applies: (target, readOnly) => !readOnly && givenFixtures(target, operation).length > 0,
+      request: (target) => ({
+        path: operation.pathTemplate,
+        method: operation.method,
+        headers: { authorization: `Bearer r:${target.credentials.sessionToken}`, 'content-type': MEDIA_TYPE },
+        body: JSON.stringify(validInput(operation, target.fixtures).document),
+      }),
+      problem: (answer, target, asked) => {
+        if (answer.status !== 404) return undefined;
+        const given = givenFixtures(target, operation);
+        return `${asked} was answered 404 Record Not Found: the target does not know the ${given.map((key) => FIXTURE_NAMES[key]).join(' or the ')} the run was given; give ids of records that exist there with ${given.map((key) => settingSource(key)).join(', and ')}`;
+      },
+    }),
+  ),
+];
+
 /**
  * Before the suite: the list operation, asked once with the session token and once with the
  * personal access token. A refused token, a 404 (a base URL without /v3), a redirect or an answer
  * that is not JSON:API stops the run with PreflightError, one line saying what to check: a
- * misconfigured run must not look like a broken service.
+ * misconfigured run must not look like a broken service. Then each optional input the run was
+ * given (INPUT_CHECKS): the legacy header's name, the forbidden token, the fixtures' records.
  */
-export async function preflight(target: Target): Promise<void> {
-  const url = new URL(`${target.baseUrl}${loadContract().operation('listNotificationGroups').pathTemplate}?${PREFLIGHT_QUERY}`);
+export async function preflight(target: Target, options: { readOnly?: boolean } = {}): Promise<void> {
+  const url = new URL(`${target.baseUrl}${listPath()}`);
   const ca = target.caFile ? readFileSync(target.caFile, 'utf8') : undefined;
   const probes: [PreflightProbe, Record<string, string>][] = [
     [{ credential: 'the session token (Authorization: Bearer r:…)', setting: '--session-token or LAS_SESSION_TOKEN', url: url.href }, { authorization: `Bearer r:${target.credentials.sessionToken}` }],
@@ -165,6 +237,26 @@ export async function preflight(target: Target): Promise<void> {
     const problem = preflightProblem(answer, described);
     if (problem) throw new PreflightError(problem);
   }
+  for (const check of INPUT_CHECKS.filter((c) => c.applies(target, options.readOnly === true))) {
+    const sent = check.request(target);
+    const checkUrl = new URL(`${target.baseUrl}${sent.path}`);
+    const answer = await probe({ url: checkUrl, method: sent.method, headers: { ...(target.extraHeaders ?? {}), ...sent.headers, accept: MEDIA_TYPE }, body: sent.body, timeoutMs: target.limits.requestTimeoutMs, ca }).catch((error: unknown) => {
+      // The target answered the list; an operation that hangs or resets is the suite's to report.
+      if (error instanceof UnreachableTargetError) return undefined;
+      throw error;
+    });
+    if (answer === undefined) continue;
+    const problem = check.problem(answer, target, `${sent.method} ${checkUrl.href} with ${describeHeaders(sent.headers, target)}`);
+    if (problem) throw new PreflightError(problem);
+  }
+}
+
+/** The credential a check sends, named, never its value. */
+function describeHeaders(headers: Record<string, string>, target: Target): string {
+  if (target.legacyHeader in headers) return `the session token in ${target.legacyHeader}`;
+  const authorization = headers.authorization ?? '';
+  if (target.credentials.forbiddenToken !== undefined && authorization === `Bearer r:${target.credentials.forbiddenToken}`) return 'the forbidden token (Authorization: Bearer r:…)';
+  return 'the session token (Authorization: Bearer r:…)';
 }
 
 /** Reachability only, for the embedded reference server: its credentials are right by construction, and a fault may refuse them on purpose. */

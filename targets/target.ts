@@ -95,6 +95,11 @@ const SETTING_SOURCES: Record<keyof TargetSettings, string> = {
   headers: '--header, LAS_HEADERS or headers',
 };
 
+/** How a setting is named to a person: its flag, variable and target-file key. */
+export function settingSource(key: keyof TargetSettings): string {
+  return SETTING_SOURCES[key];
+}
+
 const TOKEN_NAMES = { sessionToken: 'session token', pat: 'personal access token', forbiddenToken: 'forbidden token' } as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = ['authorization', 'content-type', 'content-length', 'host'];

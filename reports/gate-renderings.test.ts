@@ -1,0 +1,121 @@
+// A failure the gate accepts (an active waiver, a --baseline failure) is shown as what the gate
+// decided in every rendering: skipped with its reason in junit.xml (read by a JUnit consumer), a
+// "waived" or "known failure" badge and count in certification.html, its own section in
+// summary.md, its own list on the console and a notice on GitHub; never as a plain failure. A
+// failure nothing accepts is still a failure everywhere.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { junitCases, readJunit, redCases } from '../test-support/junit.ts';
+import { certificationHtml } from './certification-html.ts';
+import { failedRequirementsConsole } from './console-summary.ts';
+import { githubAnnotations } from './github.ts';
+import { consoleSummary, summaryMarkdown, type CertificationRecord, type GatePolicy } from './record.ts';
+import { caseOutcome, failedRun, findingOf, recordOf } from './record-fixtures.ts';
+import { requirementsJunit } from './requirements-junit.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'las-gate-renderings-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const TODAY = '2026-01-01';
+const WAIVED: GatePolicy = { allowPartial: true, waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix ships in 4.2', expires: '2026-12-31' }], today: TODAY };
+const BASELINE: GatePolicy = { allowPartial: true, waivers: [], baseline: { file: 'reports/last-release/conformance.json', failing: ['NG-META-PAGES'] }, today: TODAY };
+const EXPIRED: GatePolicy = { ...WAIVED, waivers: [{ ...WAIVED.waivers[0], expires: '2025-12-31' }] };
+
+function junitOf(record: CertificationRecord, name: string) {
+  const file = join(dir, `${name}.xml`);
+  writeFileSync(file, requirementsJunit(record));
+  return readJunit(file);
+}
+
+const accepted: [string, GatePolicy, string, string][] = [
+  ['waived', WAIVED, 'waived', 'waived until 2026-12-31: rounding fix ships in 4.2'],
+  ['known from the baseline', BASELINE, 'known failure', 'known failure in the baseline reports/last-release/conformance.json'],
+];
+
+for (const [name, gate, kind, why] of accepted) {
+  describe(`the only failure ${name}`, () => {
+    const record = failedRun({ gate });
+
+    it('passes the gate', () => {
+      expect(record).toMatchObject({ verdict: 'failed', gate: { result: 'pass' } });
+    });
+
+    it(`junit.xml: a JUnit consumer sees no red case; the requirement is skipped with "${kind}: ${why}"`, () => {
+      const junit = junitOf(record, name.replace(/ /g, '-'));
+      expect(redCases(junit).map((c) => c.name)).toEqual([]);
+      const pages = junitCases(junit).find((c) => c.name.startsWith('NG-META-PAGES '))!;
+      expect(pages.status).toBe('SKIP');
+      expect(pages.metadata).toMatchObject({ verdict: kind, gate: why });
+      expect(requirementsJunit(record)).toContain(`<skipped message="${kind}: ${why}"/>`);
+    });
+
+    it('certification.html: its badge, count and reason say how the gate took it', () => {
+      const html = certificationHtml(record);
+      expect(html).toContain(`<header id="verdict" class="banner accepted"><div><h1>FAILED</h1><p id="verdict-reason">1 MUST requirement failed: NG-META-PAGES (${kind})</p><p id="gate">Gate: <strong>PASS</strong>`);
+      expect(html).toMatch(new RegExp(`<details class="requirement ${kind.replace(' ', '-')}" id="evidence-NG-META-PAGES" open><summary><span class="badge ${kind.replace(' ', '-')}">${kind}</span>`));
+      expect(html).toContain(`<p class="reason">${why}</p>`);
+      expect(html).not.toContain('badge failed');
+      expect(html).toMatch(new RegExp(`<tr><th scope="row">MUST</th><td class="number passed">\\d+</td><td class="number zero">0</td>`));
+    });
+
+    it('summary.md: listed under the failures the gate accepts, not the failed ones', () => {
+      const summary = summaryMarkdown(record);
+      const failedSection = summary.slice(summary.indexOf('## Failed and not-run'), summary.indexOf('## Failures the gate accepts'));
+      expect(failedSection).not.toContain('NG-META-PAGES');
+      expect(summary).toContain(`| NG-META-PAGES | MUST | 4.1 | ${kind} | ${why} |`);
+      expect(summary).toContain('1 MUST requirement failed: NG-META-PAGES');
+      expect(summary).toContain(`NG-META-PAGES (${kind})`);
+    });
+
+    it('the console: no "Failed requirements", the failure listed as accepted with why', () => {
+      const text = failedRequirementsConsole(record) + consoleSummary(record, { conformance: 'conformance.json', summary: 'summary.md' }, '/');
+      expect(text).not.toContain('Failed requirements');
+      expect(text).toContain(`Failures the gate accepts (1):\n  NG-META-PAGES (MUST, section 4.1): ${why}`);
+      expect(text).toContain('Gate: PASS: ');
+    });
+
+    it('GitHub: a notice, no error', () => {
+      const annotations = githubAnnotations(record);
+      expect(annotations).not.toContain('::error');
+      expect(annotations).toContain(`::notice title=NG-META-PAGES`);
+    });
+  });
+}
+
+describe('a failure whose waiver has expired', () => {
+  const record = failedRun({ gate: EXPIRED });
+
+  it('fails the gate and is a failure in every rendering', () => {
+    expect(record.gate.result).toBe('fail');
+    const junit = junitOf(record, 'expired');
+    expect(redCases(junit).map((c) => c.name.split(' ')[0])).toEqual(['NG-META-PAGES']);
+    expect(certificationHtml(record)).toContain('<span class="badge failed blocking">failed</span> <strong>NG-META-PAGES</strong>');
+    expect(failedRequirementsConsole(record)).toContain('Failed requirements (1):');
+    expect(githubAnnotations(record)).toContain('::error title=NG-META-PAGES');
+  });
+});
+
+describe('JUnit times and observations', () => {
+  it('each requirement\'s time is the time its cases took, read back by the JUnit consumer', () => {
+    const record = failedRun();
+    const withTimes = { ...record, requirements: record.requirements.map((r) => (r.id === 'NG-PAGE-WALK' ? { ...r, durationMs: 1234 } : r)) };
+    const walk = junitCases(junitOf(withTimes, 'times')).find((c) => c.name.startsWith('NG-PAGE-WALK '))!;
+    expect(walk.duration).toBe(1234);
+  });
+
+  it('a requirement\'s time in the record is the time of the cases that ran and exercise it, added up', () => {
+    const record = recordOf([caseOutcome('NG-PAGE-WALK · a', ['NG-PAGE-WALK'], { durationMs: 700 }), caseOutcome('NG-PAGE-WALK · b', ['NG-PAGE-WALK'], { durationMs: 534 })]);
+    expect(record.requirements.find((r) => r.id === 'NG-PAGE-WALK')?.durationMs).toBe(1234);
+  });
+
+  it('an observation seen by 25 cases is written once, with its count', () => {
+    const cases = Array.from({ length: 25 }, (_, i) => caseOutcome(`NG-META-DEPRECATED-PRESENT · case ${i}`, ['NG-META-DEPRECATED-PRESENT'], { findings: [findingOf('NG-META-DEPRECATED-PRESENT', 'meta carries the deprecated member totalCount')] }));
+    const xml = requirementsJunit(recordOf(cases));
+    const out = /<testcase name="NG-META-DEPRECATED-PRESENT [\s\S]*?<system-out>([\s\S]*?)<\/system-out>/.exec(xml)![1];
+    expect(out.match(/deprecated member totalCount/g)).toHaveLength(1);
+    expect(out).toContain('observation: 25 findings:');
+    expect(out).toContain('(seen 25 times)');
+  });
+});

@@ -1,0 +1,97 @@
+// Who the reports blame, with one fault on (meta-pages-rounded-down breaks NG-META-PAGES, a
+// requirement most cases that see it judge as a side finding): every red case in Playwright's
+// HTML report and in junit-cases.xml (read by a JUnit consumer) is a case of NG-META-PAGES, and
+// the cases that saw it on the side stay green with a note. `--requirement NG-META-PAGES` selects
+// the cases that name it and those that judge it on the side, and fails it.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../cli/test-support.ts';
+import type { CertificationRecord } from '../reports/record.ts';
+import { SIDE_FINDING_ANNOTATION } from '../run-protocol/index.ts';
+import { FAULTS } from '../server/index.ts';
+import { junitCases, readJunit, redCases } from '../test-support/junit.ts';
+import { caseTitle, SUITE_CASES } from './cases/index.ts';
+import { casesJudging } from './selection.ts';
+import { reportFiles } from './test-support.ts';
+
+const FAULT = FAULTS.find((f) => f.name === 'meta-pages-rounded-down')!;
+const BROKEN = FAULT.requirement;
+
+let root: string;
+const runs = new Map<string, { result: CliResult; dir: string; record: CertificationRecord }>();
+
+async function run(name: string, args: string[]): Promise<void> {
+  const dir = join(root, name);
+  const result = await runCli(['run', '--fault', FAULT.name, '--report-dir', dir, '--workers', '1', ...args]);
+  runs.set(name, { result, dir, record: JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as CertificationRecord });
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'las-blame-'));
+  await Promise.all([run('whole', []), run('requirement', ['--requirement', BROKEN])]);
+}, 600_000);
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** The titles of the cases that name a requirement, their own or one they cover. */
+const naming = (id: string) => new Set(SUITE_CASES.filter((c) => c.requirements.includes(id) || c.covers?.includes(id)).map(caseTitle));
+
+interface ReportTest {
+  title: string;
+  outcome: string;
+  annotations: { type: string; description?: string }[];
+}
+
+/** The tests of Playwright's HTML report, from the data the page renders (its embedded archive). */
+function htmlReportTests(dir: string): ReportTest[] {
+  const files = reportFiles(join(dir, 'html')).filter((f) => /index\.html!(?!report\.json)[^/]+\.json$/.test(f.path));
+  return files.flatMap((f) => (JSON.parse(f.bytes.toString('utf8')) as { tests?: ReportTest[] }).tests ?? []);
+}
+
+describe(`one fault on (${FAULT.name}, breaking ${BROKEN})`, () => {
+  it('fails the run for it: exit 1, the record fails it', () => {
+    const { result, record } = runs.get('whole')!;
+    expect(result.code).toBe(1);
+    expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([BROKEN]);
+  });
+
+  it(`junit-cases.xml (a JUnit consumer): every red case is a case of ${BROKEN}, and there are some`, () => {
+    const red = redCases(readJunit(join(runs.get('whole')!.dir, 'junit-cases.xml'))).map((c) => c.name);
+    expect(red.length).toBeGreaterThan(0);
+    expect(red.filter((title) => !naming(BROKEN).has(title))).toEqual([]);
+  });
+
+  it(`Playwright's HTML report: every red case is a case of ${BROKEN}; a case that saw it on the side is green with a note`, () => {
+    const { dir, record } = runs.get('whole')!;
+    const tests = htmlReportTests(dir);
+    expect(tests).toHaveLength(record.cases.total);
+    const red = tests.filter((t) => t.outcome === 'unexpected').map((t) => t.title);
+    expect(red.length).toBeGreaterThan(0);
+    expect(red.filter((title) => !naming(BROKEN).has(title))).toEqual([]);
+    const sideWitnesses = record.requirements.find((r) => r.id === BROKEN)!.evidence.map((e) => e.case).filter((title) => !naming(BROKEN).has(title));
+    expect(sideWitnesses.length).toBeGreaterThan(0);
+    const witness = tests.find((t) => t.title === sideWitnesses[0])!;
+    expect(witness.outcome).toBe('expected');
+    expect(witness.annotations.some((a) => a.type === SIDE_FINDING_ANNOTATION && a.description?.startsWith(`${BROKEN} (MUST`))).toBe(true);
+  });
+});
+
+describe(`--requirement ${BROKEN}, a requirement judged on the side`, () => {
+  it('selects the cases that name it and those that judge it on the side, and fails it (exit 1)', async () => {
+    const { result, record, dir } = runs.get('requirement')!;
+    expect(record.selection).toEqual({ whole: false, requirements: [BROKEN], readOnly: false });
+    const selected = junitCases(readJunit(join(dir, 'junit-cases.xml'))).map((c) => c.name);
+    expect(selected.sort()).toEqual((await casesJudging([BROKEN])).sort());
+    expect(selected.filter((title) => !naming(BROKEN).has(title)).length).toBeGreaterThan(0);
+    expect(record.requirements.find((r) => r.id === BROKEN)?.verdict).toBe('failed');
+    expect(result.code).toBe(1);
+  });
+
+  it('an id the catalogue does not have is a usage error: exit 2, one line', async () => {
+    const result = await runCli(['run', '--requirement', 'NG-NO-SUCH']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('las-conformance: --requirement NG-NO-SUCH: no such requirement in the catalogue (see las-conformance contract)\n');
+  });
+});
