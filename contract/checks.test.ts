@@ -1,7 +1,7 @@
 // Each exchange check has cases that make it fire and cases where it holds; the request
 // findings come from validateRequest, as the proxy and the suite produce them.
 import { describe, expect, it } from 'vitest';
-import { checkExchange, exchangeChecks, loadContract, MEDIA_TYPE, validateGenericRequest, validateRequest, type Exchange, type Headers } from './index.ts';
+import { assessChecks, checkExchange, exchangeChecks, loadContract, MEDIA_TYPE, validateGenericRequest, validateRequest, type CheckVerdict, type Exchange, type Finding, type Headers } from './index.ts';
 
 const contract = loadContract();
 const credentials = { authorization: 'Bearer p:token' };
@@ -44,6 +44,10 @@ interface CheckCase {
   exchange: Exchange;
   /** What the check reports; empty when it holds. */
   findings: { requirement: string; pointer: string }[];
+  /** When given: the requirements it judged and held, each once. */
+  held?: string[];
+  /** When given: the requirements it could not judge, each once. */
+  unjudged?: string[];
 }
 
 const cases: CheckCase[] = [
@@ -132,6 +136,52 @@ const cases: CheckCase[] = [
   { check: 'listPageArithmetic', description: 'meta.offset other than requested', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=10', 200, page(groups(10, 10), { total: 25, pages: 3, page: 2, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-OFFSET-ECHO', pointer: '/meta/offset' }] },
   { check: 'listPageArithmetic', description: 'meta.limit above the requested limit', exchange: listing('filter[type]=user&page[limit]=5&page[offset]=0', 200, page(groups(5), { total: 25, pages: 3, page: 1, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }] },
   { check: 'listPageArithmetic', description: 'meta.pages rounded down', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(10), { total: 25, pages: 2, page: 1, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-PAGES', pointer: '/meta/pages' }] },
+  {
+    check: 'listPageArithmetic',
+    description: 'meta.limit 0 and meta.pages 999 on a page that asked for 10',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(10), { total: 25, pages: 999, page: 1, offset: 0, limit: 0 })),
+    findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }, { requirement: 'NG-META-PAGES', pointer: '/meta/pages' }],
+    held: ['NG-META-OFFSET-ECHO', 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER', 'NG-META-DEPRECATED-PRESENT'],
+    unjudged: [],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'meta.limit 0 where the request gave no page[limit]: length and page number not judged',
+    exchange: listing('filter[type]=user', 200, page(groups(10), { total: 25, pages: 3, page: 1, offset: 0, limit: 0 })),
+    findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }, { requirement: 'NG-META-PAGES', pointer: '/meta/pages' }],
+    held: ['NG-META-DEPRECATED-PRESENT'],
+    unjudged: ['NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER'],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'meta.limit 0 on an empty result: no page count is wrong, the limit still is',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page([], { total: 0, pages: 0, page: 1, offset: 0, limit: 0 })),
+    findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }],
+    held: ['NG-META-OFFSET-ECHO', 'NG-META-PAGES', 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER', 'NG-META-DEPRECATED-PRESENT'],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'one item where meta.total says 0',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(1), { total: 0, pages: 0, page: 1, offset: 0, limit: 10 })),
+    findings: [{ requirement: 'NG-PAGE-LENGTH', pointer: '/data' }],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'a negative meta.total: a finding of its own; pages and length not judged from it',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(3), { total: -3, pages: 0, page: 1, offset: 0, limit: 10 })),
+    findings: [{ requirement: 'NG-META-TOTAL', pointer: '/meta/total' }],
+    unjudged: ['NG-META-PAGES', 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER'],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'meta.limit a string: the schema reports it; the length is judged by page[limit] alone',
+    exchange: listing('filter[type]=user&page[limit]=2&page[offset]=0', 200, { data: groups(2), meta: { total: 25, pages: 13, page: 1, offset: 0, limit: '2' } }),
+    findings: [],
+    held: ['NG-PAGE-LENGTH', 'NG-META-DEPRECATED-PRESENT'],
+    unjudged: ['NG-META-PAGES', 'NG-META-PAGE-NUMBER', 'NG-META-OFFSET-ECHO', 'NG-META-LIMIT-EFFECTIVE'],
+  },
+  { check: 'listPageArithmetic', description: 'no meta and no page[limit]: the length is not judged', exchange: listing('filter[type]=user', 200, page(groups(3))), findings: [], held: [], unjudged: ['NG-PAGE-LENGTH'] },
+  { check: 'listPageArithmetic', description: 'no data array', exchange: listing('filter[type]=user&page[limit]=2&page[offset]=0', 200, { meta: { total: 0 } }), findings: [], held: [], unjudged: ['NG-PAGE-LENGTH'] },
   { check: 'listPageArithmetic', description: 'meta.page counted from 0', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=20', 200, page(groups(5, 20), { total: 25, pages: 3, page: 2, offset: 20, limit: 10 })), findings: [{ requirement: 'NG-META-PAGE-NUMBER', pointer: '/meta/page' }] },
   {
     check: 'listPageArithmetic',
@@ -167,16 +217,33 @@ const cases: CheckCase[] = [
   { check: 'acceptedWithoutBody', description: 'a create answered 201', exchange: highlightCreation({}, 201, created('Highlight', highlightId, {})), findings: [] },
 ];
 
-function runCheck(name: string, x: Exchange) {
+interface CheckRun {
+  findings: Finding[];
+  held: string[];
+  unjudged: string[];
+}
+
+function runCheck(name: string, x: Exchange): CheckRun {
   const check = exchangeChecks.find((c) => c.name === name);
   if (!check) throw new Error(`no exchange check named ${name}`);
-  return check.appliesTo(x) ? check.run(contract, x, {}) : [];
+  const held = new Set<string>();
+  const unjudged = new Set<string>();
+  const verdict: CheckVerdict = { held: (id) => held.add(id), cannotJudge: (id) => unjudged.add(id) };
+  const findings = check.appliesTo(x) ? check.run(contract, x, {}, verdict) : [];
+  return { findings, held: [...held], unjudged: [...unjudged] };
 }
+
+const sorted = (ids: string[]) => [...ids].sort();
 
 describe('exchange checks', () => {
   for (const c of cases) {
     it(`${c.check}: ${c.description}`, () => {
-      expect(runCheck(c.check, c.exchange).map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(c.findings);
+      const run = runCheck(c.check, c.exchange);
+      expect(run.findings.map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(c.findings);
+      if (c.held) expect(sorted(run.held), 'held').toEqual(sorted(c.held));
+      if (c.unjudged) expect(sorted(run.unjudged), 'not judged').toEqual(sorted(c.unjudged));
+      // What a check judges is the catalogue's to bind (judgedBy): assessChecks refuses anything else.
+      expect(() => assessChecks(contract, c.exchange)).not.toThrow();
     });
   }
 

@@ -1,0 +1,65 @@
+// Every requirement is bound to what can break it (`judgedBy` in requirements.yaml, and the schema
+// validation for `schemaFindings`), and nothing judges a requirement it is not bound to.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { assessChecks, checkExchange, Contract, exchangeChecks, JUDGES_OUTSIDE_CHECKS, MEDIA_TYPE, SCHEMA_DIR, validateRequest, type Requirement } from './index.ts';
+import { contract, credentials, list } from './test-support.ts';
+
+const openapiText = readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8');
+const requirementsText = readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8');
+
+/** A contract whose catalogue is changed by `change` (the shipped one is left alone). */
+function contractWith(change: (requirements: Requirement[]) => Requirement[]): Contract {
+  const catalogue = parseYaml(requirementsText) as { requirements: Requirement[] };
+  return new Contract(openapiText, stringifyYaml({ requirements: change(catalogue.requirements) }));
+}
+
+const unauthorizedWithoutHeader = {
+  operation: list,
+  request: { method: 'GET', path: '/v3/notification-groups?filter[type]=user', headers: credentials },
+  response: { status: 401, headers: { 'content-type': MEDIA_TYPE }, bodyText: '{"errors":[{"status":"401"}]}' },
+  requestFindings: [],
+};
+
+describe('the binding of requirements to their judges', () => {
+  const checkNames = exchangeChecks.map((check) => check.name);
+
+  it('gives every requirement of the catalogue a judge that can break it', () => {
+    expect(contract.requirements.filter((r) => contract.judgesOf(r.id).length === 0).map((r) => r.id)).toEqual([]);
+  });
+
+  it('names only judges the kit has', () => {
+    const known = new Set([...checkNames, ...JUDGES_OUTSIDE_CHECKS]);
+    const unknown = contract.requirements.flatMap((r) => (r.judgedBy ?? []).filter((name) => !known.has(name)).map((name) => `${r.id}: ${name}`));
+    expect(unknown).toEqual([]);
+  });
+
+  it('binds every exchange check and every judge outside the checks to a requirement', () => {
+    expect([...checkNames, ...JUDGES_OUTSIDE_CHECKS].filter((name) => contract.requirementsJudgedBy(name).size === 0)).toEqual([]);
+  });
+
+  it('binds invalidAnswered2xx to exactly what serving a request the contract rejects can break', () => {
+    // A MUST a request can break: the schema's request routes, malformed credentials, the request media type.
+    const requestMusts = contract.requirements.filter((r) => r.level === 'MUST' && (r.schemaFindings?.some((route) => route.location === 'request' && route.operation !== 'generic') || r.id === 'AUTH-401-MALFORMED' || r.id === 'MEDIA-TYPE-REQUEST'));
+    const derived = new Set(requestMusts.map((r) => contract.requirementBrokenByAccepting(r.id).id));
+    expect([...contract.requirementsJudgedBy('invalidAnswered2xx')].sort()).toEqual([...derived].sort());
+  });
+
+  it('refuses a check that judges a requirement the catalogue does not bind to it', () => {
+    const unbound = contractWith((requirements) => requirements.map((r) => (r.id === 'AUTH-WWW-AUTHENTICATE' ? { ...r, judgedBy: ['suiteCase'] } : r)));
+    expect(() => assessChecks(unbound, unauthorizedWithoutHeader)).toThrow('check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE, which the catalogue does not bind to it');
+    expect(() => checkExchange(unbound, unauthorizedWithoutHeader)).toThrow('check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE');
+    const held = { ...unauthorizedWithoutHeader, response: { ...unauthorizedWithoutHeader.response, headers: { ...unauthorizedWithoutHeader.response.headers, 'www-authenticate': 'Bearer' } } };
+    expect(() => assessChecks(unbound, held)).toThrow('check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE');
+    expect(() => assessChecks(contract, held)).not.toThrow();
+  });
+
+  it('binds what the validation emits: credentials, media type and ObjectId', () => {
+    const request = { method: 'POST', path: '/v3/highlights', headers: { authorization: 'Bearer x:token', 'content-type': 'text/plain' }, bodyText: '{}' };
+    const emitted = validateRequest(contract, contract.operation('createHighlight'), request).filter((f) => !contract.judgesOf(f.requirement).includes('schema'));
+    expect(emitted.map((f) => f.requirement)).toEqual(['AUTH-401-MALFORMED', 'MEDIA-TYPE-REQUEST']);
+    expect(emitted.every((f) => contract.judgesOf(f.requirement).includes(f.requirement === 'AUTH-401-MALFORMED' ? 'credentials' : 'mediaType'))).toBe(true);
+    expect(contract.judgesOf('RES-ID-OBJECTID')).toEqual(['objectId']);
+  });
+});
