@@ -138,6 +138,7 @@ export default class ConformanceReporter implements Reporter {
       error: failed && !explained ? (result.errors[0]?.message ?? 'failed').split('\n')[0] : undefined,
       findings,
       ...(data.kind === 'read' && data.notRun.length > 0 ? { notRun: data.notRun } : {}),
+      ...(data.kind === 'read' ? { exercised: data.exercised, unexercised: data.unexercised } : {}),
     });
   }
 

@@ -14,8 +14,11 @@ export function findingOf(requirement: string, message: string, fields: { pointe
   };
 }
 
+/** A case outcome; unless `fields` says otherwise, a case that ran judged each of its requirements once. */
 export function caseOutcome(title: string, requirements: string[], fields: Partial<CaseOutcome> = {}): CaseOutcome {
-  return { title, requirements, status: 'passed', findings: [], ...fields };
+  const status = fields.status ?? 'passed';
+  const ran = status !== 'skipped' && status !== 'not-started';
+  return { title, requirements, status, findings: [], exercised: ran ? requirements.map((requirement) => ({ requirement, judged: 1, broken: 0 })) : [], ...fields };
 }
 
 /** Every requirement the catalogue's cases would cover, passed, unless `cases` says otherwise. */

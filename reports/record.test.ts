@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createAjv, loadContract } from '../contract/index.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
-import { buildRecord, consoleSummary, MAX_EVIDENCE, PROXY_ONLY_REASON, summaryMarkdown, UNCOVERED_REASON, type CaseOutcome, type GatePolicy, type RecordInput } from './record.ts';
+import { buildRecord, consoleSummary, MAX_EVIDENCE, PROXY_ONLY_REASON, summaryMarkdown, UNCOVERED_REASON, UNEXERCISED_REASON, type CaseOutcome, type GatePolicy, type RecordInput } from './record.ts';
 
 const contract = loadContract();
 const validateRecord = createAjv().compile(JSON.parse(readFileSync(new URL('conformance.schema.json', import.meta.url), 'utf8')) as object);
@@ -14,8 +14,13 @@ function finding(requirement: string, message: string, status = 200): CaseFindin
   };
 }
 
+/** A case outcome; unless `fields` says otherwise, a case that ran judged each requirement it did not declare not run, once. */
 function outcome(title: string, requirements: string[], fields: Partial<CaseOutcome> = {}): CaseOutcome {
-  return { title, requirements, status: 'passed', findings: [], ...fields };
+  const status = fields.status ?? 'passed';
+  const ran = status !== 'skipped' && status !== 'not-started';
+  const declared = new Set((fields.notRun ?? []).flatMap((n) => n.requirements));
+  const judged = (fields.requirements ?? requirements).filter((id) => ran && !declared.has(id));
+  return { title, requirements, status, findings: [], exercised: judged.map((requirement) => ({ requirement, judged: 1, broken: 0 })), ...fields };
 }
 
 function input(cases: CaseOutcome[], fields: Partial<RecordInput> = {}): RecordInput {
@@ -114,6 +119,39 @@ describe('buildRecord', () => {
     const record = buildRecord(input([outcome('create', ['HL-CREATE-201', 'HL-RESPONSE-SHAPE'], { notRun, findings: [finding('HL-RESPONSE-SHAPE', 'no id', 201)] })]));
     expect(verdictOf(record, 'HL-RESPONSE-SHAPE').verdict).toBe('failed');
     expect(record.verdict).toBe('failed');
+  });
+
+  it('passes a requirement only when an exchange judged it, and counts what was judged and broken', () => {
+    const judged = [{ requirement: 'NG-META-PAGES', judged: 3, broken: 0 }];
+    const record = buildRecord(input([everything(), outcome('walk', ['NG-PAGE-WALK'], { exercised: judged }), outcome('page', ['NG-PAGE-LENGTH'], { exercised: [{ requirement: 'NG-META-PAGES', judged: 2, broken: 0 }] })]));
+    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({ verdict: 'passed', judged: 6, broken: 0 });
+    const broken = buildRecord(input([outcome('page', ['NG-META-PAGES'], { findings: [finding('NG-META-PAGES', 'meta.pages is 999')], exercised: [{ requirement: 'NG-META-PAGES', judged: 2, broken: 1 }] })]));
+    expect(verdictOf(broken, 'NG-META-PAGES')).toMatchObject({ verdict: 'failed', judged: 2, broken: 1 });
+  });
+
+  it('lists not exercised, never passed, a requirement whose cases ran and judged nothing: the run is incomplete for it', () => {
+    const record = buildRecord(input([everything({ exercised: SUITE_CHECKED.filter((id) => id !== 'AUTH-401-UNKNOWN-TOKEN').map((requirement) => ({ requirement, judged: 1, broken: 0 })) })]));
+    expect(verdictOf(record, 'AUTH-401-UNKNOWN-TOKEN')).toMatchObject({ verdict: 'not-run', notExercised: true, judged: 0, reason: `not exercised: ${UNEXERCISED_REASON}` });
+    expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['AUTH-401-UNKNOWN-TOKEN'] });
+    expect(validateRecord(record), JSON.stringify(validateRecord.errors)).toBe(true);
+  });
+
+  it("gives the catalogue's reason for a requirement not exercised, and leaves the run complete where that is the target's legal choice", () => {
+    const exercised = SUITE_CHECKED.filter((id) => id !== 'NG-META-PAGES' && id !== 'AUTH-WWW-AUTHENTICATE').map((requirement) => ({ requirement, judged: 1, broken: 0 }));
+    const record = buildRecord(input([everything({ exercised })], { failLevel: 'should' }));
+    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({ verdict: 'not-run', byTargetChoice: true, reason: `not exercised: ${contract.requirement('NG-META-PAGES').notExercised!.reason}` });
+    expect(verdictOf(record, 'AUTH-WWW-AUTHENTICATE')).toMatchObject({ verdict: 'not-run', reason: 'not exercised: no answer was 401' });
+    expect(verdictOf(record, 'AUTH-WWW-AUTHENTICATE').byTargetChoice).toBeUndefined();
+    expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['AUTH-WWW-AUTHENTICATE'] });
+  });
+
+  it('gives the reason a check could not judge a requirement, and then the run is incomplete for it whatever the catalogue says', () => {
+    const exercised = SUITE_CHECKED.filter((id) => id !== 'NG-META-PAGES').map((requirement) => ({ requirement, judged: 1, broken: 0 }));
+    const unexercised = [{ requirement: 'NG-META-PAGES', reason: 'meta.total was -3' }];
+    const record = buildRecord(input([everything({ exercised, unexercised })]));
+    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({ verdict: 'not-run', notExercised: true, reason: 'not exercised: meta.total was -3' });
+    expect(verdictOf(record, 'NG-META-PAGES').byTargetChoice).toBeUndefined();
+    expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['NG-META-PAGES'] });
   });
 
   it('fails the own requirement of a case that failed without a finding to explain it', () => {

@@ -3,7 +3,7 @@
 // per requirement of the catalogue; it judges nothing the cases did not.
 import { relative } from 'node:path';
 import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
-import { blockingLevels, failLevelName, type CaseFinding, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelName, type CaseFinding, type ExercisedRequirement, type FailLevel, type NotRunDeclaration, type UnexercisedRequirement } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
@@ -25,6 +25,10 @@ export interface CaseOutcome {
   findings: CaseFinding[];
   /** Requirements the case ran without being able to check them (a 202 body, say), with the reason. */
   notRun?: NotRunDeclaration[];
+  /** Per requirement a judge judged in the case: exchanges judged and broken. */
+  exercised?: ExercisedRequirement[];
+  /** Requirements a judge met in the case but could not judge, with why. */
+  unexercised?: UnexercisedRequirement[];
 }
 
 export interface RecordedEvidence {
@@ -46,8 +50,12 @@ export interface RequirementRecord {
   text: string;
   verdict: RequirementVerdict;
   reason?: string;
-  /** Cases that ran and exercise this requirement. */
+  /** Cases that ran and were meant to exercise this requirement. */
   cases: number;
+  /** Exchanges a judge that can break it judged (a case's judgement over several exchanges, such as a page walk, counts once). */
+  judged: number;
+  /** Of those, the ones that broke it. */
+  broken: number;
   evidence: RecordedEvidence[];
   /** Evidence beyond the first MAX_EVIDENCE, counted only. */
   evidenceOmitted?: number;
@@ -55,6 +63,8 @@ export interface RequirementRecord {
   waiver?: RecordedWaiver;
   /** Not run because the target's own legal answer showed nothing to check (a 202 body): it does not make the verdict incomplete. */
   byTargetChoice?: true;
+  /** Cases ran, but no exchange gave a judge that can break it anything to judge (the reason says why). */
+  notExercised?: true;
 }
 
 /** A waiver from the target file: a known failure the gate accepts until a date. */
@@ -130,7 +140,7 @@ export interface GateRecord {
 
 type Tally = Record<RequirementVerdict, number>;
 
-export const RECORD_FORMAT = 2;
+export const RECORD_FORMAT = 3;
 
 export interface CertificationRecord {
   format: number;
@@ -175,6 +185,8 @@ export interface RecordInput {
 export const MAX_EVIDENCE = 25;
 export const PROXY_ONLY_REASON = 'checked by the proxy only';
 export const UNCOVERED_REASON = 'no case of the suite covers it';
+/** Why a requirement whose cases ran was not exercised, when neither a judge nor the catalogue says more. */
+export const UNEXERCISED_REASON = 'no exchange of the run gave a check that can break it anything to judge';
 const RAN: CaseStatus[] = ['passed', 'failed', 'timedOut', 'interrupted'];
 
 const DEFAULT_CONTEXT: Omit<RunContext, 'kit' | 'target'> = {
@@ -300,13 +312,33 @@ function requirementRecord(requirement: Requirement, cases: CaseOutcome[], selec
   const covering = cases.filter((c) => c.requirements.includes(requirement.id));
   const declaredNotRun = (c: CaseOutcome) => c.notRun?.find((n) => n.requirements.includes(requirement.id));
   const ran = covering.filter((c) => RAN.includes(c.status) && !declaredNotRun(c));
-  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length };
+  const exercised = cases.flatMap((c) => c.exercised ?? []).filter((e) => e.requirement === requirement.id);
+  const judged = exercised.reduce((sum, e) => sum + e.judged, 0);
+  const broken = exercised.reduce((sum, e) => sum + e.broken, 0);
+  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length, judged, broken };
   const kept = { evidence: all.slice(0, MAX_EVIDENCE), ...(all.length > MAX_EVIDENCE ? { evidenceOmitted: all.length - MAX_EVIDENCE } : {}) };
   if (all.length > 0 && requirement.level !== 'INFO') return { ...base, verdict: requirement.level === 'MUST' ? 'failed' : 'warning', ...kept };
-  if (ran.length > 0 || all.length > 0) return { ...base, verdict: 'passed', ...kept };
+  // Passed means judged: a judge that can break it judged an exchange and it held.
+  if (judged > 0 || all.length > 0) return { ...base, verdict: 'passed', ...kept };
   const declared = covering.map(declaredNotRun).find((n) => n !== undefined);
   if (declared) return { ...base, verdict: 'not-run', reason: scrub(declared.reason), evidence: [], ...(declared.byTargetChoice ? { byTargetChoice: true } : {}) };
+  if (ran.length > 0 && judgedBySuite(requirement)) return { ...base, ...notExercised(requirement, cases, scrub), evidence: [] };
   return { ...base, verdict: 'not-run', reason: notRunReason(requirement, covering, selection), evidence: [] };
+}
+
+const judgedBySuite = (requirement: Requirement) => !requirement.checkedBy || requirement.checkedBy.includes('suite');
+
+/**
+ * Its cases ran and nothing judged it. A judge that met a value it cannot reason about says why,
+ * and the run is incomplete for it; otherwise the catalogue says why (`notExercised`) and whether
+ * that is the target's legal choice.
+ */
+function notExercised(requirement: Requirement, cases: CaseOutcome[], scrub: (text: string) => string): Pick<RequirementRecord, 'verdict' | 'reason' | 'byTargetChoice' | 'notExercised'> {
+  const seen = cases.flatMap((c) => c.unexercised ?? []).find((u) => u.requirement === requirement.id);
+  const policy = requirement.notExercised;
+  const reason = seen ? scrub(seen.reason) : (policy?.reason ?? UNEXERCISED_REASON);
+  const byTargetChoice = seen === undefined && policy?.byTargetChoice === true;
+  return { verdict: 'not-run', reason: `not exercised: ${reason}`, notExercised: true, ...(byTargetChoice ? { byTargetChoice: true } : {}) };
 }
 
 function notRunReason(requirement: Requirement, covering: CaseOutcome[], selection: Selection): string {
