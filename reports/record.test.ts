@@ -19,8 +19,9 @@ function outcome(title: string, requirements: string[], fields: Partial<CaseOutc
   const status = fields.status ?? 'passed';
   const ran = status !== 'skipped' && status !== 'not-started';
   const declared = new Set((fields.notRun ?? []).flatMap((n) => n.requirements));
-  const judged = (fields.requirements ?? requirements).filter((id) => ran && !declared.has(id));
-  return { title, requirements, status, findings: [], exercised: judged.map((requirement) => ({ requirement, judged: 1, broken: 0 })), ...fields };
+  const found = new Set((fields.findings ?? []).map((f) => f.requirement));
+  const judged = [...new Set([...(fields.requirements ?? requirements).filter((id) => !declared.has(id)), ...found])].filter(() => ran);
+  return { title, requirements, status, findings: [], exercised: judged.map((requirement) => ({ requirement, judged: 1, broken: found.has(requirement) ? 1 : 0 })), ...fields };
 }
 
 function input(cases: CaseOutcome[], fields: Partial<RecordInput> = {}): RecordInput {
@@ -145,6 +146,14 @@ describe('buildRecord', () => {
     expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['AUTH-WWW-AUTHENTICATE'] });
   });
 
+  it('names the requirements not exercised in the console summary and in summary.md', () => {
+    const record = buildRecord(input([everything({ exercised: SUITE_CHECKED.filter((id) => id !== 'AUTH-401-UNKNOWN-TOKEN').map((requirement) => ({ requirement, judged: 1, broken: 0 })) })]));
+    const line = 'not exercised: AUTH-401-UNKNOWN-TOKEN (their cases ran, but no exchange gave a check that can break them anything to judge)';
+    expect(consoleSummary(record, { conformance: '/r/conformance.json', summary: '/r/summary.md' }, '/r')).toContain(`\n  ${line}\n`);
+    expect(summaryMarkdown(record)).toContain(`\n- N${line.slice(1)}\n`);
+    expect(summaryMarkdown(record)).toContain(`| AUTH-401-UNKNOWN-TOKEN | MUST | 5 | not run | 0 | 0 | not exercised: ${UNEXERCISED_REASON} |`);
+  });
+
   it('gives the reason a check could not judge a requirement, and then the run is incomplete for it whatever the catalogue says', () => {
     const exercised = SUITE_CHECKED.filter((id) => id !== 'NG-META-PAGES').map((requirement) => ({ requirement, judged: 1, broken: 0 }));
     const unexercised = [{ requirement: 'NG-META-PAGES', reason: 'meta.total was -3' }];
@@ -240,9 +249,9 @@ describe('renderings', () => {
   it('summary.md opens with the verdict and tables what failed, did not run, and warned', () => {
     const markdown = summaryMarkdown(record);
     expect(markdown.split('\n')[0]).toBe('# Conformance verdict: FAILED');
-    expect(markdown).toContain('| NG-META-PAGES | MUST | 4.1 | failed | meta.pages is 2 \\| not 3 (`GET /notification-groups?filter[type]=portal` → 200) |');
-    expect(markdown).toContain(`| MEDIA-TYPE-REQUEST | MUST | 4.2 | not run | ${PROXY_ONLY_REASON} |`);
-    expect(markdown).toMatch(/## Warnings\n\n\| Requirement[^\n]*\n[^\n]*\n\| AUTH-WWW-AUTHENTICATE \| SHOULD \| 5 \| warning \| no WWW-Authenticate/);
+    expect(markdown).toContain('| NG-META-PAGES | MUST | 4.1 | failed | 1 | 1 | meta.pages is 2 \\| not 3 (`GET /notification-groups?filter[type]=portal` → 200) |');
+    expect(markdown).toContain(`| MEDIA-TYPE-REQUEST | MUST | 4.2 | not run | 0 | 0 | ${PROXY_ONLY_REASON} |`);
+    expect(markdown).toMatch(/## Warnings\n\n\| Requirement[^\n]*\n[^\n]*\n\| AUTH-WWW-AUTHENTICATE \| SHOULD \| 5 \| warning \| 1 \| 1 \| no WWW-Authenticate/);
   });
 
   it('the console ends with the verdict first, the case count and the report paths', () => {

@@ -401,6 +401,13 @@ function tallyLine(record: CertificationRecord): string {
   ].join(' · ');
 }
 
+/** The requirements whose cases ran but judged nothing, by id, or undefined when there are none. */
+function notExercisedLine(record: CertificationRecord): string | undefined {
+  const ids = record.requirements.filter((r) => r.notExercised).map((r) => r.id);
+  if (ids.length === 0) return undefined;
+  return `not exercised: ${ids.join(', ')} (their cases ran, but no exchange gave a check that can break them anything to judge)`;
+}
+
 function casesLine(record: CertificationRecord): string {
   const { total, passed, failed, notRun } = record.cases;
   return `${total} cases: ${passed} passed, ${failed} failed, ${notRun} not run`;
@@ -421,10 +428,15 @@ export function consoleSummary(record: CertificationRecord, paths: ReportPaths, 
     `Target: ${record.target.baseUrl}${record.target.embedded ? ' (the embedded reference server)' : ''}`,
     `Cases: ${casesLine(record)} (${(record.durationMs / 1000).toFixed(1)} s)`,
     `Requirements: ${tallyLine(record)}`,
+    ...optional(notExercisedLine(record), (line) => `  ${line}`),
     'Reports:',
     ...[paths.conformance, paths.summary, paths.junit, paths.html].filter((p): p is string => p !== undefined).map((p) => `  ${show(p)}`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function optional(line: string | undefined, shape: (line: string) => string): string[] {
+  return line === undefined ? [] : [shape(line)];
 }
 
 function cell(text: string): string {
@@ -440,7 +452,7 @@ function firstEvidence(r: RequirementRecord): string {
 }
 
 function table(rows: RequirementRecord[], lastColumn: string, lastCell: (r: RequirementRecord) => string): string[] {
-  return [`| Requirement | Level | Section | Verdict | ${lastColumn} |`, '|---|---|---|---|---|', ...rows.map((r) => `| ${r.id} | ${r.level} | ${r.section} | ${VERDICT_WORDS[r.verdict]} | ${cell(lastCell(r))} |`)];
+  return [`| Requirement | Level | Section | Verdict | Judged | Broken | ${lastColumn} |`, '|---|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.id} | ${r.level} | ${r.section} | ${VERDICT_WORDS[r.verdict]} | ${r.judged} | ${r.broken} | ${cell(lastCell(r))} |`)];
 }
 
 /** summary.md: the verdict first, then what failed or did not run, then warnings and observations. */
@@ -458,6 +470,7 @@ export function summaryMarkdown(record: CertificationRecord): string {
     `- ${record.spec.title} ${record.spec.version}, checked by ${record.kit.name} ${record.kit.version}; ${record.failLevel} findings fail the run`,
     `- ${record.startedAt} to ${record.finishedAt} (${(record.durationMs / 1000).toFixed(1)} s), ${casesLine(record)}`,
     `- Requirements: ${tallyLine(record)}`,
+    ...optional(notExercisedLine(record), (line) => `- ${line[0].toUpperCase()}${line.slice(1)}`),
     '',
     '## Failed and not-run requirements',
     '',

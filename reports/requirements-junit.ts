@@ -38,6 +38,8 @@ function testCase(record: CertificationRecord, requirement: RequirementRecord): 
     ['section', requirement.section],
     ['verdict', verdict],
     ['cases', String(requirement.cases)],
+    ['judged', String(requirement.judged ?? 0)],
+    ['broken', String(requirement.broken ?? 0)],
   ];
   const body = [`      <properties>`, ...properties.map(([name, value]) => `        <property name="${attribute(name)}" value="${attribute(value)}"/>`), `      </properties>`];
   if (blocksRun(record, requirement)) {
