@@ -159,3 +159,5 @@ export const REQUIREMENTS_JUNIT_FILE = 'junit.xml';
 /** Playwright's own JUnit, per case. */
 export const CASES_JUNIT_FILE = 'junit-cases.xml';
 export const CERTIFICATION_FILE = 'certification.html';
+/** Written instead of a record when the run can have no verdict: one line saying why (a case file that failed to load, say). */
+export const NO_VERDICT_FILE = 'no-verdict.txt';
