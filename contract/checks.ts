@@ -27,8 +27,17 @@ export interface CheckVerdict {
   cannotJudge(requirement: string, reason: string, location?: Location): void;
 }
 
+/**
+ * A field of a requirement that names the operation it plays a role for (`successOf: createHighlight`):
+ * a check that declares the role judges every requirement holding it, whatever its id, so a new
+ * operation's requirement is bound by the catalogue's data alone.
+ */
+export type RequirementRole = 'successOf';
+
 export interface ExchangeCheck {
   name: string;
+  /** Requirements it judges by role, besides those whose `judgedBy` names it. */
+  roles?: RequirementRole[];
   appliesTo(exchange: Exchange): boolean;
   run(contract: Contract, exchange: Exchange, options: ValidateOptions, verdict: CheckVerdict): Finding[];
 }
@@ -122,6 +131,7 @@ const invalidAnswered2xx: ExchangeCheck = {
 // A 2xx answer to a request the contract accepts is one the operation lists.
 const unlistedSuccess: ExchangeCheck = {
   name: 'unlistedSuccess',
+  roles: ['successOf'],
   appliesTo: (x) => x.operation !== null && is2xx(x.response.status),
   run(contract, x, _options, verdict) {
     // A request that must be refused is judged by the checks above, once.
@@ -479,9 +489,30 @@ function sameJson(a: unknown, b: unknown): boolean {
   }
 }
 
+const boundSets = new WeakMap<Contract, Map<string, ReadonlySet<string>>>();
+
+/** The requirements a check may judge: those whose `judgedBy` names it, and those holding one of its roles. Computed once per contract. */
+export function requirementsBoundTo(contract: Contract, check: ExchangeCheck): ReadonlySet<string> {
+  let byCheck = boundSets.get(contract);
+  if (!byCheck) boundSets.set(contract, (byCheck = new Map()));
+  let bound = byCheck.get(check.name);
+  if (!bound) {
+    const byRole = contract.requirements.filter((r) => (check.roles ?? []).some((role) => typeof r[role] === 'string')).map((r) => r.id);
+    bound = new Set([...contract.requirementsJudgedBy(check.name), ...byRole]);
+    byCheck.set(check.name, bound);
+  }
+  return bound;
+}
+
+/** Every judge that can break a requirement: the catalogue's (schema routes, judgedBy) and the checks that hold its role. */
+export function judgesOf(contract: Contract, requirementId: string): string[] {
+  const byRole = exchangeChecks.filter((check) => requirementsBoundTo(contract, check).has(requirementId)).map((check) => check.name);
+  return [...new Set([...contract.judgesOf(requirementId), ...byRole])];
+}
+
 /** A check judged a requirement the catalogue does not bind to it: an error in the kit, never a finding. */
 function unbound(check: ExchangeCheck, requirement: string): Error {
-  return new Error(`check ${check.name} judged ${requirement}, which the catalogue does not bind to it (add ${check.name} to its judgedBy)`);
+  return new Error(`check ${check.name} judged ${requirement}, which the catalogue does not bind to it (add ${check.name} to its judgedBy${check.roles ? `, or give it the role ${check.roles.join(' or ')}` : ''})`);
 }
 
 /** Runs every check that applies, and says what each judged and could not judge; `includeValues: false` keeps body values out of messages. */
@@ -489,7 +520,7 @@ export function assessChecks(contract: Contract, exchange: Exchange, options: Va
   const assessment: Assessment = { findings: [], judged: [], unjudged: [] };
   for (const check of exchangeChecks) {
     if (!check.appliesTo(exchange)) continue;
-    const bound = contract.requirementsJudgedBy(check.name);
+    const bound = requirementsBoundTo(contract, check);
     const own = (requirement: string) => {
       if (!bound.has(requirement)) throw unbound(check, requirement);
     };
@@ -520,7 +551,7 @@ export function checkExchange(contract: Contract, exchange: Exchange, options: V
   for (const check of exchangeChecks) {
     if (!check.appliesTo(exchange)) continue;
     for (const finding of check.run(contract, exchange, options, NO_VERDICT)) {
-      if (!contract.requirementsJudgedBy(check.name).has(finding.requirement)) throw unbound(check, finding.requirement);
+      if (!requirementsBoundTo(contract, check).has(finding.requirement)) throw unbound(check, finding.requirement);
       findings.push(finding);
     }
   }

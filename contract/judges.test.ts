@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { assessChecks, checkExchange, Contract, exchangeChecks, JUDGES_OUTSIDE_CHECKS, MEDIA_TYPE, SCHEMA_DIR, validateRequest, type Requirement } from './index.ts';
+import { assessChecks, checkExchange, Contract, exchangeChecks, judgesOf, JUDGES_OUTSIDE_CHECKS, MEDIA_TYPE, requirementsBoundTo, SCHEMA_DIR, validateRequest, type Requirement } from './index.ts';
 import { contract, credentials, list } from './test-support.ts';
 
 const openapiText = readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8');
@@ -26,7 +26,7 @@ describe('the binding of requirements to their judges', () => {
   const checkNames = exchangeChecks.map((check) => check.name);
 
   it('gives every requirement of the catalogue a judge that can break it', () => {
-    expect(contract.requirements.filter((r) => contract.judgesOf(r.id).length === 0).map((r) => r.id)).toEqual([]);
+    expect(contract.requirements.filter((r) => judgesOf(contract, r.id).length === 0).map((r) => r.id)).toEqual([]);
   });
 
   it('names only judges the kit has', () => {
@@ -36,7 +36,17 @@ describe('the binding of requirements to their judges', () => {
   });
 
   it('binds every exchange check and every judge outside the checks to a requirement', () => {
-    expect([...checkNames, ...JUDGES_OUTSIDE_CHECKS].filter((name) => contract.requirementsJudgedBy(name).size === 0)).toEqual([]);
+    expect(exchangeChecks.filter((check) => requirementsBoundTo(contract, check).size === 0).map((check) => check.name)).toEqual([]);
+    expect(JUDGES_OUTSIDE_CHECKS.filter((name) => contract.requirementsJudgedBy(name).size === 0)).toEqual([]);
+  });
+
+  it('binds by role: a success requirement of any id is judged by unlistedSuccess, from its successOf alone', () => {
+    const renamed = contractWith((requirements) => requirements.map((r) => (r.id === 'HL-CREATE-201' ? { ...r, id: 'HL-CREATED-AS-LISTED' } : r)));
+    const unlistedSuccess = exchangeChecks.find((check) => check.name === 'unlistedSuccess')!;
+    expect(requirementsBoundTo(renamed, unlistedSuccess).has('HL-CREATED-AS-LISTED')).toBe(true);
+    const request = { method: 'POST', path: '/v3/highlights', headers: { ...credentials, 'content-type': MEDIA_TYPE }, bodyText: '{"data":{"type":"Highlight"}}' };
+    const created = { operation: renamed.operation('createHighlight'), request, response: { status: 202, headers: {} }, requestFindings: [] };
+    expect(assessChecks(renamed, created).judged).toContainEqual({ requirement: 'HL-CREATED-AS-LISTED', location: 'response' });
   });
 
   it('binds invalidAnswered2xx to exactly what serving a request the contract rejects can break', () => {
