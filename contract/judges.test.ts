@@ -29,6 +29,11 @@ describe('the binding of requirements to their judges', () => {
     expect(contract.requirements.filter((r) => judgesOf(contract, r.id).length === 0).map((r) => r.id)).toEqual([]);
   });
 
+  it('says, for every requirement the suite judges, what a run that exercised it nowhere reports', () => {
+    const suiteJudged = contract.requirements.filter((r) => !r.checkedBy || r.checkedBy.includes('suite'));
+    expect(suiteJudged.filter((r) => r.notExercised === undefined).map((r) => r.id)).toEqual([]);
+  });
+
   it('names only judges the kit has', () => {
     const known = new Set([...checkNames, ...JUDGES_OUTSIDE_CHECKS]);
     const unknown = contract.requirements.flatMap((r) => (r.judgedBy ?? []).filter((name) => !known.has(name)).map((name) => `${r.id}: ${name}`));

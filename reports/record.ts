@@ -186,7 +186,7 @@ export const MAX_EVIDENCE = 25;
 export const PROXY_ONLY_REASON = 'checked by the proxy only';
 export const UNCOVERED_REASON = 'no case of the suite covers it';
 /** Why a requirement whose cases ran was not exercised, when neither a judge nor the catalogue says more. */
-export const UNEXERCISED_REASON = 'no exchange of the run gave a check that can break it anything to judge';
+const UNEXERCISED_REASON = 'no exchange of the run gave a check that can break it anything to judge';
 const RAN: CaseStatus[] = ['passed', 'failed', 'timedOut', 'interrupted'];
 
 const DEFAULT_CONTEXT: Omit<RunContext, 'kit' | 'target'> = {
