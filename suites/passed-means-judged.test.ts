@@ -52,10 +52,16 @@ const metaLimitZero: Rewrite = (request, response) =>
       })
     : response;
 
+/** As a mock generated from the contract answers: every id, and every other string it can, "string". */
 const idsAllString: Rewrite = (_request, response) =>
   withJson(response, (body) => {
     const resources = Array.isArray(body.data) ? body.data : [body.data];
-    for (const resource of resources) if (resource !== null && typeof resource === 'object' && 'id' in resource) (resource as Json).id = 'string';
+    for (const resource of resources) {
+      if (resource === null || typeof resource !== 'object' || !('id' in resource)) continue;
+      (resource as Json).id = 'string';
+      const attributes = (resource as Json).attributes as Json | undefined;
+      if (attributes && typeof attributes.groupId === 'string') attributes.groupId = 'string';
+    }
   });
 
 const never401: Rewrite = (_request, response) =>
@@ -135,9 +141,10 @@ describe('passed means judged: the whole suite against the reference server behi
     for (const id of ['NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER']) expect(neverCertifiedUnjudged(requirementOf(record, id)), id).toBe(true);
   });
 
-  it('every resource id the string "string": RES-ID-OBJECTID warns on every id judged', async () => {
+  it('every resource id the string "string", and every groupId too: RES-ID-OBJECTID warns on every id judged, whatever else is wrong', async () => {
     const record = await run(idsAllString);
     expect(validateRecord(record), JSON.stringify(validateRecord.errors)).toBe(true);
+    expect(requirementOf(record, 'NG-ITEM-SHAPE')).toMatchObject({ verdict: 'failed' });
     const objectId = requirementOf(record, 'RES-ID-OBJECTID');
     expect(objectId).toMatchObject({ verdict: 'warning' });
     expect(objectId.judged).toBeGreaterThan(0);
