@@ -133,9 +133,9 @@ function firstEvidenceCell(requirement: RequirementRecord): string {
 function requirementsTable(record: CertificationRecord): string {
   const rows = record.requirements.map(
     (r) =>
-      `<tr class="${escape(verdictOf(r))}" data-requirement="${escape(r.id)}"><td class="id"><code>${escape(r.id)}</code></td><td>${r.level}</td><td>${escape(r.section)}</td><td>${richText(r.text)}</td><td>${badge(record, r)}</td><td class="number">${r.cases}${(r.regressionCases ?? []).map((name) => `<br><small class="regression">regression: ${escape(name)}</small>`).join('')}</td><td>${firstEvidenceCell(r)}</td></tr>`,
+      `<tr class="${escape(verdictOf(r))}" data-requirement="${escape(r.id)}"><td class="id"><code>${escape(r.id)}</code></td><td>${r.level}</td><td>${escape(r.section)}</td><td>${richText(r.text)}</td><td>${badge(record, r)}</td><td class="number">${r.cases}${(r.regressionCases ?? []).map((name) => `<br><small class="regression">regression: ${escape(name)}</small>`).join('')}</td><td class="number">${r.judged ?? ''}</td><td class="number">${r.broken ?? ''}</td><td>${firstEvidenceCell(r)}</td></tr>`,
   );
-  return `<table id="requirements"><thead><tr><th>Requirement</th><th>Level</th><th>Section</th><th>Text</th><th>Verdict</th><th>Cases</th><th>First finding or reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<table id="requirements"><thead><tr><th>Requirement</th><th>Level</th><th>Section</th><th>Text</th><th>Verdict</th><th>Cases</th><th title="exchanges a check that can break it judged">Judged</th><th title="of those, the ones that broke it">Broken</th><th>First finding or reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 const STYLE = `

@@ -2,14 +2,15 @@
 // the run with its first finding and the curl line that reproduces it, so the next step is on
 // the screen and not only in a report file.
 import type { CertificationRecord } from './record.ts';
-import { blockingRequirements, findingText } from './requirement-outcomes.ts';
+import { blockingRequirements, findingText, judgedText } from './requirement-outcomes.ts';
 
 export function failedRequirementsConsole(record: CertificationRecord): string {
   const blocking = blockingRequirements(record);
   if (blocking.length === 0) return '';
   const lines = [`Failed requirements (${blocking.length}):`];
   for (const r of blocking) {
-    lines.push(`  ${r.id} (${r.level}, section ${r.section}): ${r.text}`);
+    const judged = judgedText(r);
+    lines.push(`  ${r.id} (${r.level}, section ${r.section}${judged ? `; ${judged}` : ''}): ${r.text}`);
     const first = r.evidence[0];
     if (first) {
       lines.push(`    ${findingText(first)}`);
