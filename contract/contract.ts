@@ -129,12 +129,16 @@ export class Contract {
     this.compileAll();
   }
 
-  /** The requirements the catalogue binds to a judge (`judgedBy`; the schema validation for `schemaFindings`). */
+  /**
+   * The requirements the catalogue binds to a judge by name (`judgedBy`; the schema validation for
+   * `schemaFindings`). A check also judges the requirements operations name for its roles:
+   * requirementsBoundTo in contract/checks.ts has both.
+   */
   requirementsJudgedBy(judge: string): ReadonlySet<string> {
     return this.requirementsByJudge.get(judge) ?? NONE;
   }
 
-  /** The judges that can break a requirement. */
+  /** The judges the catalogue names for a requirement; judgesOf in contract/checks.ts adds the checks judging a role it plays. */
   judgesOf(requirementId: string): string[] {
     return judgesOf(this.requirement(requirementId));
   }
