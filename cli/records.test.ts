@@ -23,7 +23,8 @@ function finding(requirement: string, message: string): CaseFinding {
 }
 
 function record(findings: CaseFinding[]): CertificationRecord {
-  const cases: CaseOutcome[] = [{ title: 'everything', requirements: SUITE_CHECKED, status: findings.length > 0 ? 'failed' : 'passed', findings }];
+  const exercised = SUITE_CHECKED.map((requirement) => ({ requirement, judged: 1, broken: findings.some((f) => f.requirement === requirement) ? 1 : 0 }));
+  const cases: CaseOutcome[] = [{ title: 'everything', requirements: SUITE_CHECKED, status: findings.length > 0 ? 'failed' : 'passed', findings, exercised }];
   return buildRecord({ contract, kit: { name: 'las-conformance', version: '0.1.0' }, target: 'http://127.0.0.1:1/v3', context: { contractSha256: contractSha256() }, failLevel: 'must', startedAt: new Date('2026-01-01T00:00:00Z'), durationMs: 10, runStatus: findings.length > 0 ? 'failed' : 'passed', cases });
 }
 
@@ -49,7 +50,13 @@ describe('las-conformance verify', () => {
   const tampered: [string, (r: CertificationRecord) => unknown, RegExp][] = [
     ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /its verdict is passed, but its requirements make it failed/],
     ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /its gate passes, but NG-META-PAGES fails unwaived/],
-    ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /its tally of MUST passed is \d+, its requirements say \d+/],
+    ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q)) }), /its tally of MUST passed is \d+, its requirements say \d+/],
+    ['a failed requirement changed to passed, its broken exchange left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /\/requirements\/\d+\/broken: must be equal to constant/],
+    [
+      'a requirement not exercised claimed as the target\'s choice',
+      (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'AUTH-401-UNKNOWN-TOKEN' ? { ...q, verdict: 'not-run', judged: 0, reason: 'not exercised: no answer was 401', notExercised: true, byTargetChoice: true } : q)) }),
+      /AUTH-401-UNKNOWN-TOKEN was not exercised, which the catalogue does not leave to the target's choice/,
+    ],
     ['another contract', (r) => ({ ...r, contract: { sha256: 'a'.repeat(64) } }), /judged by another contract: its SHA-256 is a{64}, this kit's is [0-9a-f]{64}/],
     ['a member the schema does not have', (r) => ({ ...r, certifiedBy: 'someone' }), /^\s+\/: must NOT have additional properties \(certifiedBy\)$/m],
   ];

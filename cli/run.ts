@@ -217,7 +217,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}) });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
-    if (!outcome.record) throw new Error(`the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
+    if (!outcome.record) throw new Error(outcome.noVerdict ?? `the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
     const record = checkedRecord(reportDir);
     if (record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their own requirement ids, e.g. AUTH-401-MALFORMED; --requirement ID selects every case that can judge a requirement`);
     if (env.GITHUB_ACTIONS === 'true') reportToGithub(record, { stepSummaryFile: env.GITHUB_STEP_SUMMARY, summaryFile: join(reportDir, SUMMARY_FILE), write: (text) => process.stdout.write(text) });

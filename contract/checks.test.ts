@@ -1,7 +1,7 @@
 // Each exchange check has cases that make it fire and cases where it holds; the request
 // findings come from validateRequest, as the proxy and the suite produce them.
 import { describe, expect, it } from 'vitest';
-import { checkExchange, exchangeChecks, loadContract, MEDIA_TYPE, validateGenericRequest, validateRequest, type Exchange, type Headers } from './index.ts';
+import { assessChecks, checkExchange, exchangeChecks, loadContract, MEDIA_TYPE, validateGenericRequest, validateRequest, type CheckVerdict, type Exchange, type Finding, type Headers } from './index.ts';
 
 const contract = loadContract();
 const credentials = { authorization: 'Bearer p:token' };
@@ -44,6 +44,10 @@ interface CheckCase {
   exchange: Exchange;
   /** What the check reports; empty when it holds. */
   findings: { requirement: string; pointer: string }[];
+  /** When given: the requirements it judged and held, each once. */
+  held?: string[];
+  /** When given: the requirements it could not judge, each once. */
+  unjudged?: string[];
 }
 
 const cases: CheckCase[] = [
@@ -52,9 +56,9 @@ const cases: CheckCase[] = [
   { check: 'unauthenticatedNot401', description: 'no credentials and a valid request answered 400', exchange: listing('filter[type]=user', 400, errors({ status: '400' }), {}), findings: [{ requirement: 'AUTH-401-NO-CREDENTIALS', pointer: '' }] },
   { check: 'unauthenticatedNot401', description: 'no credentials and an invalid request answered 400 (validated first)', exchange: listing('filter[type]=group', 400, errors({ status: '400' }), {}), findings: [{ requirement: 'AUTH-401-BEFORE-400', pointer: '' }] },
   { check: 'unauthenticatedNot401', description: 'no credentials on a create answered 404', exchange: highlightCreation({}, 404, errors({ status: '404' }), jsonApi), findings: [{ requirement: 'AUTH-401-NO-CREDENTIALS', pointer: '' }] },
-  { check: 'unauthenticatedNot401', description: 'credentials answered 200', exchange: listing('filter[type]=user', 200, page([])), findings: [] },
+  { check: 'unauthenticatedNot401', description: 'credentials answered 200', exchange: listing('filter[type]=user', 200, page([])), findings: [], held: [] },
   { check: 'unauthenticatedNot401', description: 'credentials answered 403', exchange: listing('filter[type]=user', 403, errors({ status: '403' })), findings: [] },
-  { check: 'unauthenticatedNot401', description: 'no credentials answered 401', exchange: listing('filter[type]=user', 401, errors({ status: '401' }), {}), findings: [] },
+  { check: 'unauthenticatedNot401', description: 'no credentials answered 401', exchange: listing('filter[type]=user', 401, errors({ status: '401' }), {}), findings: [], held: ['AUTH-401-NO-CREDENTIALS'] },
   { check: 'unauthenticatedNot401', description: 'no credentials answered 429, a generic status (rate limits are not shown)', exchange: listing('filter[type]=user', 429, errors({ status: '429' }), {}), findings: [] },
   { check: 'unauthenticatedNot401', description: 'no credentials outside the three operations (which are public is not shown)', exchange: exchange(null, 'GET', '/v3/portal-stores', {}, undefined, 200, { data: [] }), findings: [] },
 
@@ -68,29 +72,31 @@ const cases: CheckCase[] = [
     exchange: highlightCreation({}, 201, created('Highlight', highlightId, {}), { ...credentials, 'content-type': 'application/json' }),
     findings: [{ requirement: 'MEDIA-TYPE-REQUEST-415', pointer: '' }],
   },
-  { check: 'invalidAnswered2xx', description: 'a valid request answered 200', exchange: listing('filter[type]=portal&page[limit]=2&page[offset]=0', 200, page([])), findings: [] },
-  { check: 'invalidAnswered2xx', description: 'an invalid request answered 400', exchange: listing('filter[type]=group', 400, errors({ status: '400' })), findings: [] },
+  { check: 'invalidAnswered2xx', description: 'a valid request answered 200', exchange: listing('filter[type]=portal&page[limit]=2&page[offset]=0', 200, page([])), findings: [], held: [] },
+  { check: 'invalidAnswered2xx', description: 'an invalid request answered 400', exchange: listing('filter[type]=group', 400, errors({ status: '400' })), findings: [], held: ['NG-FILTER-REQUIRED'] },
+  { check: 'invalidAnswered2xx', description: 'an invalid request answered 401: refused for its credentials, its content not judged', exchange: listing('filter[type]=group', 401, errors({ status: '401' })), findings: [], held: [] },
+  { check: 'invalidAnswered2xx', description: 'an invalid request with malformed credentials answered 400: its content not judged', exchange: listing('filter[type]=group', 400, errors({ status: '400' }), { authorization: 'Token x' }), findings: [], held: [] },
   { check: 'invalidAnswered2xx', description: 'missing credentials alone (reported by unauthenticatedNot401)', exchange: listing('filter[type]=user', 200, page([]), {}), findings: [] },
 
   { check: 'serverError', description: 'malformed JSON answered 500', exchange: rawHighlightCreation('{"data":', 500), findings: [{ requirement: 'ERR-NO-5XX', pointer: '' }] },
   { check: 'serverError', description: 'a missing filter answered 503', exchange: listing('', 503), findings: [{ requirement: 'ERR-NO-5XX', pointer: '' }] },
   { check: 'serverError', description: 'a valid request answered 500', exchange: listing('filter[type]=user', 500), findings: [{ requirement: 'ERR-NO-5XX', pointer: '' }] },
-  { check: 'serverError', description: 'an invalid request answered 400', exchange: rawHighlightCreation('{"data":', 400, errors({ status: '400' })), findings: [] },
+  { check: 'serverError', description: 'an invalid request answered 400', exchange: rawHighlightCreation('{"data":', 400, errors({ status: '400' })), findings: [], held: ['ERR-NO-5XX'] },
   { check: 'serverError', description: 'a 500 outside the three operations (their statuses are not shown)', exchange: exchange(null, 'GET', '/v3/portal-stores', credentials, undefined, 500), findings: [] },
 
   { check: 'unlistedSuccess', description: 'a valid create answered 200', exchange: configCreation({ label: 'Consent' }, 200, created('AttributeConfig', configId, { attributes: { label: 'Consent', inUse: false } })), findings: [{ requirement: 'AC-CREATE-201', pointer: '' }] },
   { check: 'unlistedSuccess', description: 'a valid list answered 204', exchange: listing('filter[type]=user', 204), findings: [{ requirement: 'NG-FILTER-ACCEPTED', pointer: '' }] },
-  { check: 'unlistedSuccess', description: 'a valid create answered 202', exchange: highlightCreation({}, 202), findings: [] },
+  { check: 'unlistedSuccess', description: 'a valid create answered 202', exchange: highlightCreation({}, 202), findings: [], held: ['HL-CREATE-201'] },
   { check: 'unlistedSuccess', description: 'an invalid create answered 200 (judged under what the request broke)', exchange: configCreation({ label: 1 }, 200, created('AttributeConfig', configId, {})), findings: [] },
 
   { check: 'statusListed', description: 'a list answered 404', exchange: listing('filter[type]=user', 404, errors({ status: '404' })), findings: [{ requirement: 'EXCH-STATUS-LISTED', pointer: '' }] },
   { check: 'statusListed', description: 'a create answered 422', exchange: configCreation({ label: 'x' }, 422, errors({ status: '422' })), findings: [{ requirement: 'EXCH-STATUS-LISTED', pointer: '' }] },
-  { check: 'statusListed', description: 'a create answered 409, a listed status', exchange: configCreation({ label: 'x' }, 409, errors({ status: '409' })), findings: [] },
+  { check: 'statusListed', description: 'a create answered 409, a listed status', exchange: configCreation({ label: 'x' }, 409, errors({ status: '409' })), findings: [], held: ['EXCH-STATUS-LISTED'] },
   { check: 'statusListed', description: 'a create answered 415, a generic status', exchange: configCreation({ label: 'x' }, 415, errors({ status: '415' })), findings: [] },
 
   { check: 'errorStatusMatches', description: 'a 403 whose error says 400', exchange: listing('filter[type]=user', 403, errors({ status: '403' }, { status: '400' })), findings: [{ requirement: 'ERR-STATUS-STRING', pointer: '/errors/1/status' }] },
-  { check: 'errorStatusMatches', description: 'a 403 whose error says 403', exchange: listing('filter[type]=user', 403, errors({ status: '403' })), findings: [] },
-  { check: 'errorStatusMatches', description: 'an error without status', exchange: listing('filter[type]=user', 403, errors({ title: 'Forbidden' })), findings: [] },
+  { check: 'errorStatusMatches', description: 'a 403 whose error says 403', exchange: listing('filter[type]=user', 403, errors({ status: '403' })), findings: [], held: ['ERR-STATUS-STRING'] },
+  { check: 'errorStatusMatches', description: 'an error without status', exchange: listing('filter[type]=user', 403, errors({ title: 'Forbidden' })), findings: [], held: [] },
   { check: 'errorStatusMatches', description: 'a numeric status (a schema finding, not this check)', exchange: listing('filter[type]=user', 403, errors({ status: 403 })), findings: [] },
 
   { check: 'wwwAuthenticateOn401', description: 'a 401 without WWW-Authenticate', exchange: listing('filter[type]=user', 401, errors({ status: '401' })), findings: [{ requirement: 'AUTH-WWW-AUTHENTICATE', pointer: 'WWW-Authenticate' }] },
@@ -98,23 +104,23 @@ const cases: CheckCase[] = [
     check: 'wwwAuthenticateOn401',
     description: 'a 401 with WWW-Authenticate',
     exchange: exchange('listNotificationGroups', 'GET', '/v3/notification-groups?filter[type]=user', credentials, undefined, 401, errors({ status: '401' }), { ...jsonApi, 'WWW-Authenticate': 'Bearer realm="v3"' }),
-    findings: [],
+    findings: [], held: ['AUTH-WWW-AUTHENTICATE'],
   },
 
   { check: 'errorSourcePointerResolves', description: 'a pointer into a string', exchange: highlightCreation({ attributes: { color: 'red' } }, 400, errors({ source: { pointer: '/data/attributes/color/0' } })), findings: [{ requirement: 'ERR-SOURCE-POINTER', pointer: '/errors/0/source/pointer' }] },
   { check: 'errorSourcePointerResolves', description: 'a pointer without its leading slash', exchange: highlightCreation({}, 409, errors({}, { source: { pointer: 'data/type' } })), findings: [{ requirement: 'ERR-SOURCE-POINTER', pointer: '/errors/1/source/pointer' }] },
   { check: 'errorSourcePointerResolves', description: 'a pointer under a member that is not there', exchange: highlightCreation({}, 400, errors({ source: { pointer: '/data/relationships/owner/data/type' } })), findings: [{ requirement: 'ERR-SOURCE-POINTER', pointer: '/errors/0/source/pointer' }] },
-  { check: 'errorSourcePointerResolves', description: 'a pointer to a member that is there', exchange: highlightCreation({ attributes: { color: 7 } }, 400, errors({ source: { pointer: '/data/attributes/color' } })), findings: [] },
+  { check: 'errorSourcePointerResolves', description: 'a pointer to a member that is there', exchange: highlightCreation({ attributes: { color: 7 } }, 400, errors({ source: { pointer: '/data/attributes/color' } })), findings: [], held: ['ERR-SOURCE-POINTER'] },
   { check: 'errorSourcePointerResolves', description: 'a pointer to a missing member of an object that is there', exchange: configCreation(undefined, 400, errors({ source: { pointer: '/data/attributes' } })), findings: [] },
   { check: 'errorSourcePointerResolves', description: 'the empty pointer, the whole document', exchange: rawHighlightCreation('[]', 400, errors({ source: { pointer: '' } })), findings: [] },
 
   { check: 'errorSourceParameterNamed', description: 'a query error without source.parameter', exchange: listing('filter[type]=group', 400, errors({ status: '400', title: 'Bad filter' })), findings: [{ requirement: 'ERR-SOURCE-PARAMETER', pointer: '/errors' }] },
   { check: 'errorSourceParameterNamed', description: 'another parameter named', exchange: listing('filter[type]=group', 400, errors({ source: { parameter: 'page[limit]' } })), findings: [{ requirement: 'ERR-SOURCE-PARAMETER', pointer: '/errors' }] },
-  { check: 'errorSourceParameterNamed', description: 'the member named', exchange: listing('filter[type]=group', 400, errors({ source: { parameter: 'filter[type]' } })), findings: [] },
+  { check: 'errorSourceParameterNamed', description: 'the member named', exchange: listing('filter[type]=group', 400, errors({ source: { parameter: 'filter[type]' } })), findings: [], held: ['ERR-SOURCE-PARAMETER'] },
   { check: 'errorSourceParameterNamed', description: 'the parameter named', exchange: listing('page[limit]=0&page[offset]=0&filter[type]=user', 400, errors({ source: { parameter: 'page' } })), findings: [] },
-  { check: 'errorSourceParameterNamed', description: 'a body error, not a query error', exchange: highlightCreation({ attributes: { color: 7 } }, 400, errors({ source: { pointer: '/data/attributes/color' } })), findings: [] },
+  { check: 'errorSourceParameterNamed', description: 'a body error, not a query error', exchange: highlightCreation({ attributes: { color: 7 } }, 400, errors({ source: { pointer: '/data/attributes/color' } })), findings: [], held: [] },
 
-  { check: 'listPageArithmetic', description: 'a consistent middle page', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=10', 200, page(groups(10, 10), { total: 25, pages: 3, page: 2, offset: 10, limit: 10 })), findings: [] },
+  { check: 'listPageArithmetic', description: 'a consistent middle page', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=10', 200, page(groups(10, 10), { total: 25, pages: 3, page: 2, offset: 10, limit: 10 })), findings: [], held: ['NG-META-OFFSET-ECHO', 'NG-META-LIMIT-EFFECTIVE', 'NG-META-PAGES', 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER', 'NG-META-DEPRECATED-PRESENT'], unjudged: [] },
   { check: 'listPageArithmetic', description: 'a consistent last page', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=20', 200, page(groups(5, 20), { total: 25, pages: 3, page: 3, offset: 20, limit: 10 })), findings: [] },
   { check: 'listPageArithmetic', description: 'an empty result reporting 0 pages', exchange: listing('filter[type]=user', 200, page([], { total: 0, pages: 0, page: 1, offset: 0, limit: 20 })), findings: [] },
   { check: 'listPageArithmetic', description: 'an empty result reporting 1 page', exchange: listing('filter[type]=user', 200, page([], { total: 0, pages: 1, page: 1, offset: 0, limit: 20 })), findings: [] },
@@ -132,6 +138,52 @@ const cases: CheckCase[] = [
   { check: 'listPageArithmetic', description: 'meta.offset other than requested', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=10', 200, page(groups(10, 10), { total: 25, pages: 3, page: 2, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-OFFSET-ECHO', pointer: '/meta/offset' }] },
   { check: 'listPageArithmetic', description: 'meta.limit above the requested limit', exchange: listing('filter[type]=user&page[limit]=5&page[offset]=0', 200, page(groups(5), { total: 25, pages: 3, page: 1, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }] },
   { check: 'listPageArithmetic', description: 'meta.pages rounded down', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(10), { total: 25, pages: 2, page: 1, offset: 0, limit: 10 })), findings: [{ requirement: 'NG-META-PAGES', pointer: '/meta/pages' }] },
+  {
+    check: 'listPageArithmetic',
+    description: 'meta.limit 0 and meta.pages 999 on a page that asked for 10',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(10), { total: 25, pages: 999, page: 1, offset: 0, limit: 0 })),
+    findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }, { requirement: 'NG-META-PAGES', pointer: '/meta/pages' }],
+    held: ['NG-META-OFFSET-ECHO', 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER', 'NG-META-DEPRECATED-PRESENT'],
+    unjudged: [],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'meta.limit 0 where the request gave no page[limit]: length and page number not judged',
+    exchange: listing('filter[type]=user', 200, page(groups(10), { total: 25, pages: 3, page: 1, offset: 0, limit: 0 })),
+    findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }, { requirement: 'NG-META-PAGES', pointer: '/meta/pages' }],
+    held: ['NG-META-DEPRECATED-PRESENT'],
+    unjudged: ['NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER'],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'meta.limit 0 on an empty result: no page count is wrong, the limit still is',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page([], { total: 0, pages: 0, page: 1, offset: 0, limit: 0 })),
+    findings: [{ requirement: 'NG-META-LIMIT-EFFECTIVE', pointer: '/meta/limit' }],
+    held: ['NG-META-OFFSET-ECHO', 'NG-META-PAGES', 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER', 'NG-META-DEPRECATED-PRESENT'],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'one item where meta.total says 0',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(1), { total: 0, pages: 0, page: 1, offset: 0, limit: 10 })),
+    findings: [{ requirement: 'NG-PAGE-LENGTH', pointer: '/data' }],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'a negative meta.total: a finding of its own; pages and length not judged from it',
+    exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page(groups(3), { total: -3, pages: 0, page: 1, offset: 0, limit: 10 })),
+    findings: [{ requirement: 'NG-META-TOTAL', pointer: '/meta/total' }],
+    unjudged: ['NG-META-PAGES', 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER'],
+  },
+  {
+    check: 'listPageArithmetic',
+    description: 'meta.limit a string: the schema reports it; the length is judged by page[limit] alone',
+    exchange: listing('filter[type]=user&page[limit]=2&page[offset]=0', 200, { data: groups(2), meta: { total: 25, pages: 13, page: 1, offset: 0, limit: '2' } }),
+    findings: [],
+    held: ['NG-PAGE-LENGTH', 'NG-META-DEPRECATED-PRESENT'],
+    unjudged: ['NG-META-PAGES', 'NG-META-PAGE-NUMBER', 'NG-META-OFFSET-ECHO', 'NG-META-LIMIT-EFFECTIVE'],
+  },
+  { check: 'listPageArithmetic', description: 'no meta and no page[limit]: the length is not judged', exchange: listing('filter[type]=user', 200, page(groups(3))), findings: [], held: [], unjudged: ['NG-PAGE-LENGTH'] },
+  { check: 'listPageArithmetic', description: 'no data array', exchange: listing('filter[type]=user&page[limit]=2&page[offset]=0', 200, { meta: { total: 0 } }), findings: [], held: [], unjudged: ['NG-PAGE-LENGTH'] },
   { check: 'listPageArithmetic', description: 'meta.page counted from 0', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=20', 200, page(groups(5, 20), { total: 25, pages: 3, page: 2, offset: 20, limit: 10 })), findings: [{ requirement: 'NG-META-PAGE-NUMBER', pointer: '/meta/page' }] },
   {
     check: 'listPageArithmetic',
@@ -146,7 +198,7 @@ const cases: CheckCase[] = [
     findings: [{ requirement: 'NG-META-DEPRECATED-PRESENT', pointer: '/meta' }, { requirement: 'NG-META-DEPRECATED-AGREE', pointer: '/meta/totalCount' }],
   },
 
-  { check: 'createdResourceEchoes', description: 'AttributeConfig attributes echoed, inUse added', exchange: configCreation({ label: 'Consent', target: 'User' }, 201, created('AttributeConfig', configId, { attributes: { label: 'Consent', target: 'User', inUse: false } })), findings: [] },
+  { check: 'createdResourceEchoes', description: 'AttributeConfig attributes echoed, inUse added', exchange: configCreation({ label: 'Consent', target: 'User' }, 201, created('AttributeConfig', configId, { attributes: { label: 'Consent', target: 'User', inUse: false } })), findings: [], held: ['AC-ATTRIBUTES-ECHO'] },
   { check: 'createdResourceEchoes', description: 'an AttributeConfig label changed', exchange: configCreation({ label: 'Consent' }, 201, created('AttributeConfig', configId, { attributes: { label: 'consent', inUse: false } })), findings: [{ requirement: 'AC-ATTRIBUTES-ECHO', pointer: '/data/attributes/label' }] },
   { check: 'createdResourceEchoes', description: 'a Highlight color dropped', exchange: highlightCreation({ attributes: { color: 'yellow' } }, 201, created('Highlight', highlightId, { attributes: {} })), findings: [{ requirement: 'HL-ATTRIBUTES-ECHO', pointer: '/data/attributes/color' }] },
   { check: 'createdResourceEchoes', description: 'a Highlight owner replaced', exchange: highlightCreation({ relationships: owner(userId) }, 201, created('Highlight', highlightId, { relationships: owner('60a7c0f2e4b0c83d2f9a1b99') })), findings: [{ requirement: 'HL-RESPONSE-RELATIONSHIPS', pointer: '/data/relationships/owner/data' }] },
@@ -161,22 +213,39 @@ const cases: CheckCase[] = [
     ),
     findings: [],
   },
-  { check: 'createdResourceEchoes', description: 'a Highlight with attributes and owner echoed', exchange: highlightCreation({ attributes: { color: 'yellow' }, relationships: owner(userId) }, 201, created('Highlight', highlightId, { attributes: { color: 'yellow' }, relationships: owner(userId) })), findings: [] },
+  { check: 'createdResourceEchoes', description: 'a Highlight with attributes and owner echoed', exchange: highlightCreation({ attributes: { color: 'yellow' }, relationships: owner(userId) }, 201, created('Highlight', highlightId, { attributes: { color: 'yellow' }, relationships: owner(userId) })), findings: [], held: ['HL-ATTRIBUTES-ECHO', 'HL-RESPONSE-RELATIONSHIPS'] },
 
   { check: 'acceptedWithoutBody', description: 'a create answered 202', exchange: highlightCreation({}, 202), findings: [{ requirement: 'CREATE-202-ACCEPTED', pointer: '' }] },
   { check: 'acceptedWithoutBody', description: 'a create answered 201', exchange: highlightCreation({}, 201, created('Highlight', highlightId, {})), findings: [] },
 ];
 
-function runCheck(name: string, x: Exchange) {
+interface CheckRun {
+  findings: Finding[];
+  held: string[];
+  unjudged: string[];
+}
+
+function runCheck(name: string, x: Exchange): CheckRun {
   const check = exchangeChecks.find((c) => c.name === name);
   if (!check) throw new Error(`no exchange check named ${name}`);
-  return check.appliesTo(x) ? check.run(contract, x, {}) : [];
+  const held = new Set<string>();
+  const unjudged = new Set<string>();
+  const verdict: CheckVerdict = { held: (id) => held.add(id), cannotJudge: (id) => unjudged.add(id) };
+  const findings = check.appliesTo(x) ? check.run(contract, x, {}, verdict) : [];
+  return { findings, held: [...held], unjudged: [...unjudged] };
 }
+
+const sorted = (ids: string[]) => [...ids].sort();
 
 describe('exchange checks', () => {
   for (const c of cases) {
     it(`${c.check}: ${c.description}`, () => {
-      expect(runCheck(c.check, c.exchange).map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(c.findings);
+      const run = runCheck(c.check, c.exchange);
+      expect(run.findings.map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(c.findings);
+      if (c.held) expect(sorted(run.held), 'held').toEqual(sorted(c.held));
+      if (c.unjudged) expect(sorted(run.unjudged), 'not judged').toEqual(sorted(c.unjudged));
+      // What a check judges is the catalogue's to bind (judgedBy): assessChecks refuses anything else.
+      expect(() => assessChecks(contract, c.exchange)).not.toThrow();
     });
   }
 

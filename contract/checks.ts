@@ -1,10 +1,13 @@
 // Checks over one whole exchange (request and response together), shared by the suite and the
-// proxy. Each check is a small pure function with a declared scope; an empty list means it holds.
-import type { Contract, Operation } from './contract.ts';
+// proxy. Each check is a small pure function with a declared scope. It returns what it found
+// broken and tells its verdict what it judged and held, or could not judge and why: a
+// requirement is passed only when a check judged it. Which requirements a check may judge is the
+// catalogue's to say (`judgedBy`); judging another is an error in the kit, never a finding.
+import type { Contract, Operation, OperationRole } from './contract.ts';
 import { headerValue, readCredentials } from './credentials.ts';
 import { escapeToken, hasValueAt, resolvePointer } from './resolve.ts';
 import { parsedBody, parseQuery, queryString } from './validate.ts';
-import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
+import type { Assessment, Finding, HttpRequest, HttpResponse, Location, ValidateOptions } from './types.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { showValue } from './messages.ts';
 import { serverAttributes } from './members.ts';
@@ -17,10 +20,25 @@ export interface Exchange {
   requestFindings: Finding[];
 }
 
+/** What a check says beside its findings (each finding is a requirement it judged and found broken). */
+export interface CheckVerdict {
+  /** It judged `requirement` on this exchange and it held. */
+  held(requirement: string, location?: Location): void;
+  /** It met `requirement` on this exchange, but a value it cannot reason about kept it from judging; `reason` says which. */
+  cannotJudge(requirement: string, reason: string, location?: Location): void;
+}
+
+
 export interface ExchangeCheck {
   name: string;
+  /**
+   * The roles it judges (an operation's `x-requirements` in openapi.yaml): it may judge the
+   * requirement each operation names for one of them, besides those whose `judgedBy` names it,
+   * so a new operation's requirements are bound by the contract's data alone.
+   */
+  roles?: OperationRole[];
   appliesTo(exchange: Exchange): boolean;
-  run(contract: Contract, exchange: Exchange, options: ValidateOptions): Finding[];
+  run(contract: Contract, exchange: Exchange, options: ValidateOptions, verdict: CheckVerdict): Finding[];
 }
 
 type Json = Record<string, unknown>;
@@ -55,42 +73,73 @@ export function acceptsRefusable(exchange: Pick<Exchange, 'operation' | 'respons
 const hasNoCredentials = (contract: Contract, x: Exchange) => readCredentials(x.request.headers, contract.legacyHeader).kind === 'none';
 const isCredentialProblem = (f: Finding) => f.requirement === 'AUTH-CREDENTIALS-PRESENT';
 
+const isValidationProblem = (f: Finding) => isRequestProblem(f) && !isCredentialProblem(f);
+
 // Section 5: an unauthenticated request yields 401, whatever else is wrong with it. Visible in one
-// exchange when it carries no credentials at all and is served or answered another listed status.
+// exchange when it carries no credentials at all and is answered 401, served, or answered another
+// listed status (a generic status such as 429 says nothing either way).
 const unauthenticatedNot401: ExchangeCheck = {
   name: 'unauthenticatedNot401',
-  appliesTo: (x) => x.operation !== null && x.response.status !== 401 && (is2xx(x.response.status) || (x.response.status >= 400 && x.response.status < 500 && x.operation.statuses.includes(x.response.status))),
-  run(contract, x) {
+  appliesTo: (x) => x.operation !== null && (x.response.status === 401 || is2xx(x.response.status) || (x.response.status >= 400 && x.response.status < 500 && x.operation.statuses.includes(x.response.status))),
+  run(contract, x, _options, verdict) {
     if (!hasNoCredentials(contract, x)) return [];
     const status = x.response.status;
-    const validatedFirst = status === 400 && x.requestFindings.some((f) => isRequestProblem(f) && !isCredentialProblem(f));
+    const invalid = x.requestFindings.some(isValidationProblem);
+    if (status === 401) {
+      verdict.held('AUTH-401-NO-CREDENTIALS');
+      if (invalid) verdict.held('AUTH-401-BEFORE-400');
+      return [];
+    }
+    const validatedFirst = status === 400 && invalid;
     const requirement = validatedFirst ? 'AUTH-401-BEFORE-400' : 'AUTH-401-NO-CREDENTIALS';
     const message = validatedFirst ? 'a request without credentials was answered 400: credentials are judged before the request is validated' : `a request without credentials was answered ${status}`;
     return [contract.finding(requirement, 'exchange', { message, expected: '401', actual: String(status) })];
   },
 };
 
+/** Statuses that refuse a request for who sent it (section 5), not for what it holds. */
+const CREDENTIAL_STATUSES = [401, 403];
+
+/** A 4xx that can only be about the request's content: its credentials read as one of the schemes and were not what was refused. */
+function refusedForItsProblems(x: Exchange): boolean {
+  const credentialsUnreadable = x.requestFindings.some((f) => isCredentialProblem(f) || f.requirement === 'AUTH-401-MALFORMED');
+  return !credentialsUnreadable && !CREDENTIAL_STATUSES.includes(x.response.status);
+}
+
+// A request the contract rejects is refused: answering it 2xx breaks what serving it breaks
+// (`acceptedBreaks`); a 4xx holds that. Credentials come first (section 5): a request without
+// valid-looking credentials that is refused shows nothing about its other problems.
 const invalidAnswered2xx: ExchangeCheck = {
   name: 'invalidAnswered2xx',
-  appliesTo: (x) => x.operation !== null && is2xx(x.response.status),
-  run(contract, x) {
+  appliesTo: (x) => x.operation !== null && (is2xx(x.response.status) || (x.response.status >= 400 && x.response.status < 500)) && x.requestFindings.some(isValidationProblem),
+  run(contract, x, _options, verdict) {
     // Each broken requirement once, under what serving it breaks: the exchange shows the server accepted what it must refuse.
-    const problems = refusableFindings(x.requestFindings).filter((f) => !isCredentialProblem(f));
+    const problems = x.requestFindings.filter(isValidationProblem);
     const broken = problems.map((problem) => ({ problem, requirement: contract.requirementBrokenByAccepting(problem.requirement).id }));
     const firstPerRequirement = broken.filter((b, i) => broken.findIndex((c) => c.requirement === b.requirement) === i);
+    if (!is2xx(x.response.status)) {
+      if (refusedForItsProblems(x)) for (const { requirement } of firstPerRequirement) verdict.held(requirement);
+      return [];
+    }
     return firstPerRequirement.map(({ problem, requirement }) =>
       contract.finding(requirement, 'exchange', { pointer: problem.pointer, message: `a request the contract rejects (${problem.message}) was answered ${x.response.status}`, expected: '4xx', actual: String(x.response.status) }),
     );
   },
 };
 
+// A 2xx answer to a request the contract accepts is one the operation lists.
 const unlistedSuccess: ExchangeCheck = {
   name: 'unlistedSuccess',
-  appliesTo: (x) => x.operation !== null && is2xx(x.response.status) && !x.operation.statuses.includes(x.response.status),
-  run(contract, x) {
+  roles: ['success'],
+  appliesTo: (x) => x.operation !== null && is2xx(x.response.status),
+  run(contract, x, _options, verdict) {
     // A request that must be refused is judged by the checks above, once.
     if (x.requestFindings.some(isRequestProblem)) return [];
     const operation = x.operation!;
+    if (operation.statuses.includes(x.response.status)) {
+      verdict.held(contract.successRequirement(operation.operationId).id, 'response');
+      return [];
+    }
     const listed = operation.statuses.filter(is2xx).join(' or ');
     return [contract.finding(contract.successRequirement(operation.operationId).id, 'response', { message: `${operation.operationId} answered ${x.response.status}, a success status it does not list (${listed})`, expected: listed, actual: String(x.response.status) })];
   },
@@ -99,10 +148,13 @@ const unlistedSuccess: ExchangeCheck = {
 const statusListed: ExchangeCheck = {
   name: 'statusListed',
   appliesTo: (x) => x.operation !== null && !is2xx(x.response.status) && x.response.status < 500,
-  run(contract, x) {
+  run(contract, x, _options, verdict) {
     const operation = x.operation!;
     const status = x.response.status;
-    if (operation.statuses.includes(status) || contract.genericStatuses.has(status)) return [];
+    if (operation.statuses.includes(status) || contract.genericStatuses.has(status)) {
+      verdict.held('EXCH-STATUS-LISTED', 'response');
+      return [];
+    }
     return [contract.finding('EXCH-STATUS-LISTED', 'response', { message: `status ${status} is not listed for ${operation.operationId} (listed: ${operation.statuses.join(', ')})`, expected: operation.statuses.join(', '), actual: String(status) })];
   },
 };
@@ -110,8 +162,12 @@ const statusListed: ExchangeCheck = {
 // Sections 4.1 to 4.3 list every status the three operations answer and section 7 names them; none is 5xx.
 const serverError: ExchangeCheck = {
   name: 'serverError',
-  appliesTo: (x) => x.operation !== null && x.response.status >= 500,
-  run(contract, x) {
+  appliesTo: (x) => x.operation !== null,
+  run(contract, x, _options, verdict) {
+    if (x.response.status < 500) {
+      verdict.held('ERR-NO-5XX');
+      return [];
+    }
     const status = String(x.response.status);
     const message = x.requestFindings.some(isRequestProblem) ? `an invalid request was answered ${status}; it must be answered 4xx` : `a valid request was answered ${status}`;
     return [contract.finding('ERR-NO-5XX', 'exchange', { message, expected: 'a status the operation lists', actual: status })];
@@ -121,21 +177,27 @@ const serverError: ExchangeCheck = {
 const errorStatusMatches: ExchangeCheck = {
   name: 'errorStatusMatches',
   appliesTo: (x) => x.response.status >= 400,
-  run(contract, x) {
+  run(contract, x, _options, verdict) {
     const expected = String(x.response.status);
-    return errorObjects(x.response).flatMap((error, index) =>
-      typeof error.status === 'string' && error.status !== expected
-        ? [contract.finding('ERR-STATUS-STRING', 'response', { pointer: `/errors/${index}/status`, message: `/errors/${index}/status must be "${expected}", the HTTP status, got "${error.status}"`, expected, actual: error.status })]
-        : [],
-    );
+    return errorObjects(x.response).flatMap((error, index) => {
+      if (typeof error.status !== 'string') return [];
+      if (error.status === expected) {
+        verdict.held('ERR-STATUS-STRING', 'response');
+        return [];
+      }
+      return [contract.finding('ERR-STATUS-STRING', 'response', { pointer: `/errors/${index}/status`, message: `/errors/${index}/status must be "${expected}", the HTTP status, got "${error.status}"`, expected, actual: error.status })];
+    });
   },
 };
 
 const wwwAuthenticateOn401: ExchangeCheck = {
   name: 'wwwAuthenticateOn401',
   appliesTo: (x) => x.response.status === 401,
-  run(contract, x) {
-    if (headerValue(x.response.headers, 'www-authenticate')) return [];
+  run(contract, x, _options, verdict) {
+    if (headerValue(x.response.headers, 'www-authenticate')) {
+      verdict.held('AUTH-WWW-AUTHENTICATE', 'response');
+      return [];
+    }
     return [contract.finding('AUTH-WWW-AUTHENTICATE', 'response', { pointer: 'WWW-Authenticate', message: 'a 401 response should carry a WWW-Authenticate header', expected: 'WWW-Authenticate: Bearer ...', actual: 'absent' })];
   },
 };
@@ -152,12 +214,15 @@ function pointerResolves(document: unknown, pointer: string): boolean {
 const errorSourcePointerResolves: ExchangeCheck = {
   name: 'errorSourcePointerResolves',
   appliesTo: (x) => x.response.status >= 400 && x.response.status < 500 && (x.request.bodyText ?? '') !== '',
-  run(contract, x) {
+  run(contract, x, _options, verdict) {
     const parsed = parsedBody(x.request);
     return errorObjects(x.response).flatMap((error, index) => {
       const pointer = (error.source as Json | undefined)?.pointer;
       if (typeof pointer !== 'string') return [];
-      if (parsed.ok && (pointer === '' || pointerResolves(parsed.value, pointer))) return [];
+      if (parsed.ok && (pointer === '' || pointerResolves(parsed.value, pointer))) {
+        verdict.held('ERR-SOURCE-POINTER', 'response');
+        return [];
+      }
       return [contract.finding('ERR-SOURCE-POINTER', 'response', { pointer: `/errors/${index}/source/pointer`, message: `source.pointer "${pointer}" does not resolve in the request document`, expected: 'a pointer into the request document', actual: pointer })];
     });
   },
@@ -166,12 +231,15 @@ const errorSourcePointerResolves: ExchangeCheck = {
 const errorSourceParameterNamed: ExchangeCheck = {
   name: 'errorSourceParameterNamed',
   appliesTo: (x) => x.response.status === 400,
-  run(contract, x) {
+  run(contract, x, _options, verdict) {
     const flagged = x.requestFindings.filter((f) => f.location === 'request' && f.pointer !== '' && !f.pointer.startsWith('/') && f.requirement !== 'AUTH-CREDENTIALS-PRESENT' && f.requirement !== 'AUTH-401-MALFORMED');
     if (flagged.length === 0) return [];
     const named = errorObjects(x.response).map((e) => (e.source as Json | undefined)?.parameter).filter((p): p is string => typeof p === 'string');
     const wanted = flagged.map((f) => f.pointer);
-    if (named.some((p) => wanted.some((w) => w === p || w.startsWith(p + '[')))) return [];
+    if (named.some((p) => wanted.some((w) => w === p || w.startsWith(p + '[')))) {
+      verdict.held('ERR-SOURCE-PARAMETER', 'response');
+      return [];
+    }
     return [contract.finding('ERR-SOURCE-PARAMETER', 'response', { pointer: '/errors', message: `no error names the query parameter at fault in source.parameter (expected ${wanted.join(' or ')})`, expected: wanted.join(' or '), actual: named.length ? named.join(', ') : 'none' })];
   },
 };
@@ -200,43 +268,105 @@ function requiredMetaMembers(contract: Contract): string[] {
   return members;
 }
 
+/** The meta members the page arithmetic reads, when every one is an integer that can be a count or a position. */
+interface PageMeta {
+  total: number;
+  pages: number;
+  page: number;
+  offset: number;
+  limit: number;
+}
+
+/** Why a list answer's meta gives the page arithmetic nothing to compute with, or undefined when it does. */
+function unusableMeta(contract: Contract, meta: Json): string | undefined {
+  const notInteger = requiredMetaMembers(contract).find((k) => !Number.isInteger(meta[k]));
+  if (notInteger !== undefined) return `meta.${notInteger} was ${meta[notInteger] === undefined ? 'absent' : 'not an integer'}`;
+  return undefined;
+}
+
+// Section 4.1: what one list page reports adds up. Every requirement it can break is judged, or
+// marked not judged with the value that kept it from it: never passed in silence.
 const listPageArithmetic: ExchangeCheck = {
   name: 'listPageArithmetic',
+  roles: ['pageLength'],
   appliesTo: (x) => x.operation?.roles.pageLength !== undefined && x.response.status === 200,
-  run(contract, x) {
+  run(contract, x, _options, verdict) {
     const body = jsonBody(x.response);
-    if (!body || !Array.isArray(body.data)) return [];
+    if (!body || !Array.isArray(body.data)) {
+      verdict.cannotJudge('NG-PAGE-LENGTH', 'the list answer held no data array', 'response');
+      return [];
+    }
     const requested = requestedPage(x);
     const length = body.data.length;
-    const meta = body.meta as Record<string, number> | undefined;
     const findings: Finding[] = [];
     const fail = (id: string, pointer: string, message: string, expected: unknown, actual: unknown) =>
       findings.push(contract.finding(id, 'response', { pointer, message, expected: String(expected), actual: String(actual) }));
-    if (!meta || !requiredMetaMembers(contract).every((k) => Number.isInteger(meta[k]))) {
-      if (requested.limit !== undefined && length > requested.limit) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items, more than page[limit]=${requested.limit}`, `≤ ${requested.limit}`, length);
+    const judgedHere = (id: string) => findings.some((f) => f.requirement === id);
+    const holdUnlessBroken = (...ids: string[]) => ids.filter((id) => !judgedHere(id)).forEach((id) => verdict.held(id, 'response'));
+    const cannot = (reason: string, ...ids: string[]) => ids.forEach((id) => verdict.cannotJudge(id, reason, 'response'));
+    const rawMeta = body.meta;
+    const metaObject = rawMeta !== null && typeof rawMeta === 'object' && !Array.isArray(rawMeta) ? (rawMeta as Json) : undefined;
+    const unusable = metaObject ? unusableMeta(contract, metaObject) : 'the list answer had no meta';
+    if (!metaObject || unusable !== undefined) {
+      if (requested.limit !== undefined) {
+        if (length > requested.limit) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items, more than page[limit]=${requested.limit}`, `≤ ${requested.limit}`, length);
+        holdUnlessBroken('NG-PAGE-LENGTH');
+      } else cannot(`${unusable} and the request gave no page[limit]`, 'NG-PAGE-LENGTH');
+      if (metaObject) cannot(unusable!, 'NG-META-PAGES', 'NG-META-PAGE-NUMBER', 'NG-META-OFFSET-ECHO', 'NG-META-LIMIT-EFFECTIVE');
+      if (metaObject) findings.push(...deprecatedMetaFindings(contract, metaObject as Record<string, number>, verdict));
       return findings;
     }
-    const effectiveLimit = requested.limit === undefined ? meta.limit : Math.min(requested.limit, meta.limit);
-    if (requested.offset !== undefined && meta.offset !== requested.offset) fail('NG-META-OFFSET-ECHO', '/meta/offset', `meta.offset is ${meta.offset}, the request asked for offset ${requested.offset}`, requested.offset, meta.offset);
-    if (requested.limit !== undefined && meta.limit > requested.limit) fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `meta.limit is ${meta.limit}, above the requested ${requested.limit}`, `≤ ${requested.limit}`, meta.limit);
-    if (meta.limit >= 1) {
-      const pages = Math.ceil(meta.total / meta.limit);
-      if (!(meta.pages === pages || (meta.total === 0 && (meta.pages === 0 || meta.pages === 1)))) fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages}, ceil(total ${meta.total} / limit ${meta.limit}) is ${pages}`, pages, meta.pages);
+    const meta = metaObject as unknown as PageMeta;
+    if (requested.offset !== undefined) {
+      if (meta.offset !== requested.offset) fail('NG-META-OFFSET-ECHO', '/meta/offset', `meta.offset is ${meta.offset}, the request asked for offset ${requested.offset}`, requested.offset, meta.offset);
+      holdUnlessBroken('NG-META-OFFSET-ECHO');
     }
-    if (effectiveLimit >= 1) {
-      const offset = requested.offset ?? meta.offset;
-      const expectedLength = Math.min(effectiveLimit, Math.max(0, meta.total - offset));
+    // A page size below 1 cannot be the limit applied (section 8: page.limit has a minimum of 1).
+    const metaLimitUsable = meta.limit >= 1;
+    if (!metaLimitUsable) fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `meta.limit is ${meta.limit}: a page size below 1 cannot be the limit applied${requested.limit === undefined ? '' : ` (the request asked for ${requested.limit})`}`, requested.limit === undefined ? '≥ 1' : `≤ ${requested.limit}`, meta.limit);
+    else if (requested.limit !== undefined && meta.limit > requested.limit) fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `meta.limit is ${meta.limit}, above the requested ${requested.limit}`, `≤ ${requested.limit}`, meta.limit);
+    if (meta.total < 0) {
+      fail('NG-META-TOTAL', '/meta/total', `meta.total is ${meta.total}: a count of items is never negative`, '≥ 0', meta.total);
+      cannot(`meta.total was ${meta.total}`, 'NG-META-PAGES');
+    } else {
+      judgePages(meta, fail);
+      holdUnlessBroken('NG-META-PAGES');
+    }
+    const effectiveLimit = requested.limit === undefined ? (metaLimitUsable ? meta.limit : undefined) : metaLimitUsable ? Math.min(requested.limit, meta.limit) : requested.limit;
+    const offset = requested.offset ?? meta.offset;
+    const lengthUnknown = meta.total < 0 ? `meta.total was ${meta.total}` : offset < 0 ? `meta.offset was ${offset}` : effectiveLimit === undefined ? `meta.limit was ${meta.limit} and the request gave no page[limit]` : undefined;
+    if (lengthUnknown !== undefined) {
+      cannot(lengthUnknown, 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER');
+      if (metaLimitUsable) holdUnlessBroken('NG-META-LIMIT-EFFECTIVE');
+    } else {
+      const limit = effectiveLimit!;
+      const expectedLength = Math.min(limit, Math.max(0, meta.total - offset));
       // The maximum page size is not shown (section 8): a shorter page than was due may be a cap
       // of `length` that meta.limit does not report, which only breaks the SHOULD on meta.limit.
       if (length >= 1 && length < expectedLength) fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `data holds ${length} items where ${expectedLength} were due: a page size cap of ${length} that meta.limit (${meta.limit}) does not report`, `≤ ${length}`, meta.limit);
-      else if (length !== expectedLength) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${effectiveLimit} it should hold ${expectedLength}`, expectedLength, length);
-      const page = Math.floor(offset / effectiveLimit) + 1;
-      if (meta.page !== page) fail('NG-META-PAGE-NUMBER', '/meta/page', `meta.page is ${meta.page}, floor(offset ${offset} / limit ${effectiveLimit}) + 1 is ${page}`, page, meta.page);
+      else if (length !== expectedLength) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${limit} it should hold ${expectedLength}`, expectedLength, length);
+      const page = Math.floor(offset / limit) + 1;
+      if (meta.page !== page) fail('NG-META-PAGE-NUMBER', '/meta/page', `meta.page is ${meta.page}, floor(offset ${offset} / limit ${limit}) + 1 is ${page}`, page, meta.page);
+      holdUnlessBroken('NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER', 'NG-META-LIMIT-EFFECTIVE');
     }
-    findings.push(...deprecatedMetaFindings(contract, meta));
+    findings.push(...deprecatedMetaFindings(contract, metaObject as Record<string, number>, verdict));
     return findings;
   },
 };
+
+/** meta.pages is ceil(total / limit), an empty result 0 or 1; with a limit below 1 no page count is right but for an empty result. */
+function judgePages(meta: PageMeta, fail: (id: string, pointer: string, message: string, expected: unknown, actual: unknown) => void): void {
+  if (meta.total === 0) {
+    if (meta.pages !== 0 && meta.pages !== 1) fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages}; an empty result has 0 or 1 pages`, '0 or 1', meta.pages);
+    return;
+  }
+  if (meta.limit < 1) {
+    fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages} but meta.limit is ${meta.limit}: ceil(total ${meta.total} / limit ${meta.limit}) is no page count`, 'a meta.limit of at least 1', meta.limit);
+    return;
+  }
+  const pages = Math.ceil(meta.total / meta.limit);
+  if (meta.pages !== pages) fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages}, ceil(total ${meta.total} / limit ${meta.limit}) is ${pages}`, pages, meta.pages);
+}
 
 interface DeprecatedMember {
   name: string;
@@ -258,42 +388,52 @@ function deprecatedMembers(contract: Contract): DeprecatedMember[] {
   return members;
 }
 
-function deprecatedMetaFindings(contract: Contract, meta: Record<string, number>): Finding[] {
+function deprecatedMetaFindings(contract: Contract, meta: Record<string, number>, verdict: CheckVerdict): Finding[] {
   const findings: Finding[] = [];
   const present = deprecatedMembers(contract).filter(({ name }) => name in meta);
   const names = present.map(({ name }) => name).join(', ');
   if (present.length > 0) findings.push(contract.finding('NG-META-DEPRECATED-PRESENT', 'response', { pointer: '/meta', message: `deprecated meta members sent: ${names}`, actual: names }));
+  else verdict.held('NG-META-DEPRECATED-PRESENT', 'response');
   for (const { name, replacement } of present) {
-    if (replacement !== undefined && meta[name] !== meta[replacement]) {
+    if (replacement === undefined) continue;
+    if (meta[name] !== meta[replacement]) {
       findings.push(contract.finding('NG-META-DEPRECATED-AGREE', 'response', { pointer: `/meta/${name}`, message: `meta.${name} is ${meta[name]} but meta.${replacement} is ${meta[replacement]}`, expected: String(meta[replacement]), actual: String(meta[name]) }));
-    }
+    } else verdict.held('NG-META-DEPRECATED-AGREE', 'response');
   }
   return findings;
 }
 
 const createdResourceEchoes: ExchangeCheck = {
   name: 'createdResourceEchoes',
+  roles: ['attributesEcho', 'relationshipsEcho'],
   appliesTo: (x) => (x.operation?.roles.attributesEcho !== undefined || x.operation?.roles.relationshipsEcho !== undefined) && x.response.status === 201,
-  run(contract, x, options) {
-    const sent = jsonBody(x.request)?.data as Json | undefined;
-    const created = jsonBody(x.response)?.data as Json | undefined;
-    if (!sent || !created || typeof created !== 'object') return [];
+  run(contract, x, options, verdict) {
+    // The answer to a request it must refuse is judged under what the request broke (invalidAnswered2xx).
+    if (x.requestFindings.some(isRequestProblem)) return [];
+    const operation = x.operation!;
+    const sent = asObject(jsonBody(x.request)?.data);
+    const created = jsonBody(x.response)?.data;
+    const echo = contract.requirementOf(operation, 'attributesEcho')?.id;
+    const relationshipsEcho = contract.requirementOf(operation, 'relationshipsEcho')?.id;
+    if (created === null || typeof created !== 'object' || Array.isArray(created)) {
+      for (const requirement of [echo, relationshipsEcho]) if (requirement !== undefined) verdict.cannotJudge(requirement, 'the 201 answer held no data object', 'response');
+      return [];
+    }
     const findings: Finding[] = [];
-    const sentAttributes = (sent.attributes ?? {}) as Json;
-    const createdAttributes = (created.attributes ?? {}) as Json;
+    const createdAttributes = asObject((created as Json).attributes);
     const values = options.includeValues !== false;
     const shown = (value: unknown) => (values ? showValue(value) : undefined);
-    const echo = contract.requirementOf(x.operation!, 'attributesEcho');
-    const serverSet = new Set(serverAttributes(x.operation!).map((m) => m.name));
-    for (const [name, value] of Object.entries(echo ? sentAttributes : {})) {
-      if (serverSet.has(name) || sameJson(createdAttributes[name], value)) continue;
+    const serverSet = new Set(serverAttributes(operation).map((m) => m.name));
+    const sentAttributes = echo === undefined ? [] : Object.entries(asObject(sent.attributes)).filter(([name]) => !serverSet.has(name));
+    for (const [name, value] of sentAttributes) {
+      if (sameJson(createdAttributes[name], value)) continue;
       const message = values
         ? `attribute ${name} was sent as ${showValue(value)} but came back as ${showValue(createdAttributes[name])}`
         : `attribute ${name} did not come back as it was sent`;
-      findings.push(contract.finding(echo!.id, 'response', { pointer: `/data/attributes/${name}`, message, expected: shown(value), actual: shown(createdAttributes[name]) }));
+      findings.push(contract.finding(echo!, 'response', { pointer: `/data/attributes/${name}`, message, expected: shown(value), actual: shown(createdAttributes[name]) }));
     }
-    const relationshipsEcho = contract.requirementOf(x.operation!, 'relationshipsEcho');
-    if (relationshipsEcho) findings.push(...relationshipLinkageFindings(contract, relationshipsEcho.id, sent.relationships, created.relationships, shown));
+    if (sentAttributes.length > 0 && findings.length === 0) verdict.held(echo!, 'response');
+    if (relationshipsEcho !== undefined) findings.push(...relationshipLinkageFindings(contract, relationshipsEcho, sent.relationships, (created as Json).relationships, shown, verdict));
     return findings;
   },
 };
@@ -304,13 +444,16 @@ const asObject = (value: unknown): Json => (value !== null && typeof value === '
  * Section 4.3: the created resource's relationships are those of the request. What a relationship
  * links to (`data`) is held; `links` and `meta` are optional members a server may add or drop.
  */
-function relationshipLinkageFindings(contract: Contract, requirement: string, sent: unknown, created: unknown, shown: (value: unknown) => string | undefined): Finding[] {
+function relationshipLinkageFindings(contract: Contract, requirement: string, sent: unknown, created: unknown, shown: (value: unknown) => string | undefined, verdict: CheckVerdict): Finding[] {
   const createdRelationships = asObject(created);
   return Object.entries(asObject(sent)).flatMap(([name, relationship]) => {
     const linkage = asObject(relationship);
     if (!('data' in linkage)) return [];
     const came = asObject(createdRelationships[name]).data;
-    if (sameJson(came, linkage.data)) return [];
+    if (sameJson(came, linkage.data)) {
+      verdict.held(requirement, 'response');
+      return [];
+    }
     const pointer = `/data/relationships/${escapeToken(name)}/data`;
     return [contract.finding(requirement, 'response', { pointer, message: `relationship ${name} of the created resource does not link to what was sent`, expected: shown(linkage.data), actual: shown(came) })];
   });
@@ -346,7 +489,71 @@ function sameJson(a: unknown, b: unknown): boolean {
   }
 }
 
-/** Runs every check that applies; `includeValues: false` keeps body values out of messages. */
+const boundSets = new WeakMap<Contract, Map<string, ReadonlySet<string>>>();
+
+/** The requirements a check may judge: those whose `judgedBy` names it, and those an operation names for one of its roles. Computed once per contract. */
+export function requirementsBoundTo(contract: Contract, check: ExchangeCheck): ReadonlySet<string> {
+  let byCheck = boundSets.get(contract);
+  if (!byCheck) boundSets.set(contract, (byCheck = new Map()));
+  let bound = byCheck.get(check.name);
+  if (!bound) {
+    const byRole = (check.roles ?? []).flatMap((role) => contract.requirementsInRole(role));
+    bound = new Set([...contract.requirementsJudgedBy(check.name), ...byRole]);
+    byCheck.set(check.name, bound);
+  }
+  return bound;
+}
+
+/** Every judge that can break a requirement: the catalogue's (schema routes, judgedBy) and the checks judging a role an operation names it for. */
+export function judgesOf(contract: Contract, requirementId: string): string[] {
+  const byRole = exchangeChecks.filter((check) => requirementsBoundTo(contract, check).has(requirementId)).map((check) => check.name);
+  return [...new Set([...contract.judgesOf(requirementId), ...byRole])];
+}
+
+/** A check judged a requirement the catalogue does not bind to it: an error in the kit, never a finding. */
+function unbound(check: ExchangeCheck, requirement: string): Error {
+  return new Error(`check ${check.name} judged ${requirement}, which the catalogue does not bind to it (add ${check.name} to its judgedBy${check.roles ? `, or give it the role ${check.roles.join(' or ')}` : ''})`);
+}
+
+/** Runs every check that applies, and says what each judged and could not judge; `includeValues: false` keeps body values out of messages. */
+export function assessChecks(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Assessment {
+  const assessment: Assessment = { findings: [], judged: [], unjudged: [] };
+  for (const check of exchangeChecks) {
+    if (!check.appliesTo(exchange)) continue;
+    const bound = requirementsBoundTo(contract, check);
+    const own = (requirement: string) => {
+      if (!bound.has(requirement)) throw unbound(check, requirement);
+    };
+    const verdict: CheckVerdict = {
+      held: (requirement, location = 'exchange') => {
+        own(requirement);
+        assessment.judged.push({ requirement, location });
+      },
+      cannotJudge: (requirement, reason, location = 'exchange') => {
+        own(requirement);
+        assessment.unjudged.push({ requirement, location, reason });
+      },
+    };
+    for (const finding of check.run(contract, exchange, options, verdict)) {
+      own(finding.requirement);
+      assessment.findings.push(finding);
+      assessment.judged.push({ requirement: finding.requirement, location: finding.location });
+    }
+  }
+  return assessment;
+}
+
+const NO_VERDICT: CheckVerdict = { held: () => undefined, cannotJudge: () => undefined };
+
+/** Runs every check that applies, for its findings only (the proxy's path); `includeValues: false` keeps body values out of messages. */
 export function checkExchange(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Finding[] {
-  return exchangeChecks.filter((check) => check.appliesTo(exchange)).flatMap((check) => check.run(contract, exchange, options));
+  const findings: Finding[] = [];
+  for (const check of exchangeChecks) {
+    if (!check.appliesTo(exchange)) continue;
+    for (const finding of check.run(contract, exchange, options, NO_VERDICT)) {
+      if (!requirementsBoundTo(contract, check).has(finding.requirement)) throw unbound(check, finding.requirement);
+      findings.push(finding);
+    }
+  }
+  return findings;
 }

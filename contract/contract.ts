@@ -8,6 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { DEFAULT_LEGACY_HEADER } from './credentials.ts';
+import { SCHEMA_JUDGE } from './judges.ts';
 import { inlineRefs } from './resolve.ts';
 import type { Finding, Location, Requirement, SchemaFindingRoute } from './types.ts';
 import type { QueryParameter } from './query.ts';
@@ -90,6 +91,7 @@ export class Contract {
   readonly genericStatuses: Set<number>;
   readonly legacyHeader: string;
   private readonly requirementsById: Map<string, Requirement>;
+  private readonly requirementsByJudge = new Map<string, Set<string>>();
   /** Every schemaFindings route of the catalogue, in file order. */
   readonly schemaFindingRoutes: readonly CompiledRoute[];
   private readonly validators = new Map<Schema, ValidateFunction>();
@@ -116,9 +118,29 @@ export class Contract {
         pointerPattern: route.pointer ? new RegExp(route.pointer) : undefined,
       })),
     );
+    for (const requirement of this.requirements) {
+      for (const judge of judgesOf(requirement)) {
+        const bound = this.requirementsByJudge.get(judge) ?? new Set<string>();
+        this.requirementsByJudge.set(judge, bound.add(requirement.id));
+      }
+    }
     this.operations = readOperations(this.document);
     this.checkRoles();
     this.compileAll();
+  }
+
+  /**
+   * The requirements the catalogue binds to a judge by name (`judgedBy`; the schema validation for
+   * `schemaFindings`). A check also judges the requirements operations name for its roles:
+   * requirementsBoundTo in contract/checks.ts has both.
+   */
+  requirementsJudgedBy(judge: string): ReadonlySet<string> {
+    return this.requirementsByJudge.get(judge) ?? NONE;
+  }
+
+  /** The judges the catalogue names for a requirement; judgesOf in contract/checks.ts adds the checks judging a role it plays. */
+  judgesOf(requirementId: string): string[] {
+    return judgesOf(this.requirement(requirementId));
   }
 
   requirement(id: string): Requirement {
@@ -137,6 +159,11 @@ export class Contract {
     const { roles } = typeof operation === 'string' ? this.operation(operation) : operation;
     const id = roles[role];
     return id === undefined ? undefined : this.requirement(id);
+  }
+
+  /** The requirements some operation names for `role` in its `x-requirements`. */
+  requirementsInRole(role: OperationRole): string[] {
+    return [...new Set(this.operations.flatMap((operation) => operation.roles[role] ?? []))];
   }
 
   /** The requirement a 2xx status the operation does not list breaks. */
@@ -185,16 +212,36 @@ export class Contract {
     return requirement;
   }
 
-  /** The first schemaFindings route, in catalogue order, that matches a schema violation. */
-  routeFor(context: SchemaViolation): CompiledRoute {
+  /**
+   * The requirements whose schemaFindings routes a validated document gave something to judge:
+   * the route's operation, location and status match, and its pointer pattern (if any) matches a
+   * pointer of the document (`pointers`, array indices folded to 0).
+   */
+  requirementsRoutedAt(operation: string, location: 'request' | 'response', status: number | undefined, pointers: ReadonlySet<string>): string[] {
+    const routed = new Set<string>();
     for (const route of this.schemaFindingRoutes) {
-      if (route.operation && route.operation !== context.operation) continue;
-      if (route.location && route.location !== context.location) continue;
-      if (route.keyword && route.keyword !== context.keyword) continue;
-      if (route.statusPattern && (context.status === undefined || !route.statusPattern.test(String(context.status)))) continue;
-      if (route.pointerPattern && !route.pointerPattern.test(context.pointer)) continue;
-      return route;
+      if (routed.has(route.requirement.id)) continue;
+      if (route.operation && route.operation !== operation) continue;
+      if (route.location && route.location !== location) continue;
+      if (route.statusPattern && (status === undefined || !route.statusPattern.test(String(status)))) continue;
+      if (route.pointerPattern && ![...pointers].some((pointer) => route.pointerPattern!.test(pointer))) continue;
+      routed.add(route.requirement.id);
     }
+    return [...routed];
+  }
+
+  /**
+   * The most specific schemaFindings route that matches a schema violation (routeSpecificity);
+   * catalogue order never decides. Routes of two requirements equally specific for one violation
+   * are a mistake in the catalogue (contract/validate.test.ts finds them); the smaller id is taken.
+   */
+  routeFor(context: SchemaViolation): CompiledRoute {
+    let best: CompiledRoute | undefined;
+    for (const route of this.schemaFindingRoutes) {
+      if (!routeMatches(route, context)) continue;
+      if (best === undefined || compareRoutes(route, best) > 0) best = route;
+    }
+    if (best) return best;
     throw new Error(`no requirement routes ${context.location} ${context.keyword} at "${context.pointer}" of ${context.operation}`);
   }
 
@@ -209,6 +256,11 @@ export class Contract {
     }
   }
 
+  /** Every schemaFindings route that matches a schema violation, most specific first. */
+  routesMatching(context: SchemaViolation): CompiledRoute[] {
+    return this.schemaFindingRoutes.filter((route) => routeMatches(route, context)).sort((a, b) => compareRoutes(b, a));
+  }
+
   private compileAll(): void {
     const schemas = new Set<Schema>(Object.values(this.schemas));
     for (const operation of this.operations) {
@@ -218,6 +270,42 @@ export class Contract {
     }
     for (const schema of schemas) this.validators.set(schema, this.ajv.compile(schema));
   }
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+function routeMatches(route: CompiledRoute, context: SchemaViolation): boolean {
+  if (route.operation && route.operation !== context.operation) return false;
+  if (route.location && route.location !== context.location) return false;
+  if (route.keyword && route.keyword !== context.keyword) return false;
+  if (route.statusPattern && (context.status === undefined || !route.statusPattern.test(String(context.status)))) return false;
+  if (route.pointerPattern && !route.pointerPattern.test(context.pointer)) return false;
+  return true;
+}
+
+/** A pointer pattern naming one member (anchored at its end, no `.*` or `.+`) is narrower than one naming a part of the document. */
+function pointerNarrowness(route: SchemaFindingRoute): number {
+  if (!route.pointer) return 0;
+  return route.pointer.endsWith('$') && !/\.[*+]/.test(route.pointer) ? 2 : 1;
+}
+
+/**
+ * How specific a route is, most telling first: it names the failing keyword; its pointer names a
+ * member, a part, or nothing; it names a status; it names an operation.
+ */
+export function routeSpecificity(route: SchemaFindingRoute): number[] {
+  return [route.keyword ? 1 : 0, pointerNarrowness(route), route.status ? 1 : 0, route.operation ? 1 : 0];
+}
+
+/** Positive when `a` is more specific than `b`; between equals the smaller requirement id wins, so no order matters. */
+function compareRoutes(a: CompiledRoute, b: CompiledRoute): number {
+  const [sa, sb] = [routeSpecificity(a), routeSpecificity(b)];
+  for (let i = 0; i < sa.length; i++) if (sa[i] !== sb[i]) return sa[i] - sb[i];
+  return a.requirement.id < b.requirement.id ? 1 : a.requirement.id > b.requirement.id ? -1 : 0;
+}
+
+function judgesOf(requirement: Requirement): string[] {
+  return [...(requirement.schemaFindings ? [SCHEMA_JUDGE] : []), ...(requirement.judgedBy ?? [])];
 }
 
 const querySchemas = new WeakMap<Operation, Schema>();

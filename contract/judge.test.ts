@@ -1,7 +1,7 @@
 // The one judging path: what it judges, what it leaves alone, and how it judges a request the
 // contract rejects that a server served anyway.
 import { describe, expect, it } from 'vitest';
-import { judgeExchange, judgeRequest, type Finding, type HttpRequest, type HttpResponse } from './index.ts';
+import { assessExchange, judgeExchange, judgeRequest, type Finding, type HttpRequest, type HttpResponse } from './index.ts';
 import { contract, credentials, jsonApi } from './test-support.ts';
 
 const ids = (findings: Finding[]) => findings.map((f) => `${f.location} ${f.requirement} ${f.level}`);
@@ -20,8 +20,8 @@ describe('judgeExchange', () => {
     expect(ids(findings)).toEqual(['request GEN-UNSPECIFIED-OPERATION INFO']);
   });
 
-  it('judges the body of a served valid request', () => {
-    expect(ids(judgeExchange(contract, configRequest({ label: 'Consent' }), created({ label: 'Consent' })))).toEqual(['response AC-RESPONSE-INUSE MUST']);
+  it('judges the body of a served valid request, every id even where another member is wrong', () => {
+    expect(ids(judgeExchange(contract, configRequest({ label: 'Consent' }), created({ label: 'Consent' })))).toEqual(['response AC-RESPONSE-INUSE MUST', 'response RES-ID-OBJECTID SHOULD']);
   });
 
   it('judges a served request the contract rejects once, under what serving it breaks, and not its body as well', () => {
@@ -32,5 +32,48 @@ describe('judgeExchange', () => {
   it('still judges the media type of that response, which does not depend on the request', () => {
     const findings = judgeExchange(contract, configRequest({ label: 5 }), created({ label: 5 }, { 'content-type': 'application/json' }));
     expect(ids(findings)).toEqual(['request AC-TYPE-MISMATCH MUST', 'response MEDIA-TYPE-RESPONSE MUST', 'exchange AC-TYPE-MISMATCH MUST']);
+  });
+});
+
+const listRequest: HttpRequest = { method: 'GET', path: '/v3/notification-groups?filter[type]=user', headers: credentials };
+const listAnswer = (body: unknown): HttpResponse => ({ status: 200, headers: jsonApi, bodyText: JSON.stringify(body) });
+const group = { id: '6553f100c0ffee0000000101', type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exams' } };
+const judgedIds = (request: HttpRequest, response: HttpResponse) => [...new Set(assessExchange(contract, request, response).judged.filter((j) => j.location !== 'request').map((j) => j.requirement))].sort();
+
+describe('assessExchange', () => {
+  it('finds what judgeExchange finds', () => {
+    const request = configRequest({ label: 'Consent' });
+    const response = created({ label: 'Other' });
+    expect(assessExchange(contract, request, response).findings).toEqual(judgeExchange(contract, request, response));
+  });
+
+  it('says what was judged on a created resource: its shape, ids, media type, echo and status', () => {
+    const judged = judgedIds(configRequest({ label: 'Consent' }), created({ label: 'Consent', inUse: false }));
+    expect(judged).toEqual(['AC-ATTRIBUTES-ECHO', 'AC-CREATE-201', 'AC-RESPONSE-INUSE', 'AC-RESPONSE-SHAPE', 'ERR-NO-5XX', 'MEDIA-TYPE-RESPONSE', 'RES-ID-OBJECTID', 'RES-ID-STRING']);
+  });
+
+  it('judges no item, id or meta requirement on an empty list without meta', () => {
+    const judged = judgedIds(listRequest, listAnswer({ data: [] }));
+    expect(judged).toEqual(['ERR-NO-5XX', 'MEDIA-TYPE-RESPONSE', 'NG-FILTER-ACCEPTED', 'NG-RESPONSE-SHAPE']);
+  });
+
+  it('judges items, ids and meta where the list holds them', () => {
+    const judged = judgedIds(listRequest, listAnswer({ data: [group], meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 10 } }));
+    expect(judged).toEqual(expect.arrayContaining(['NG-ITEM-SHAPE', 'RES-ID-STRING', 'RES-ID-OBJECTID', 'NG-META-INTEGERS', 'NG-META-PAGES', 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER']));
+  });
+
+  it('judges the ObjectId of every item, even when another member of the document is wrong', () => {
+    const request = listRequest;
+    const response = listAnswer({ data: [{ ...group, id: 'string' }, { ...group, id: 'string', attributes: { ...group.attributes, groupId: 'Nobody' } }] });
+    const objectIds = assessExchange(contract, request, response).findings.filter((f) => f.requirement === 'RES-ID-OBJECTID').map((f) => f.pointer);
+    expect(objectIds).toEqual(['/data/0/id', '/data/1/id']);
+  });
+
+  it('says why a check could not judge a requirement', () => {
+    const response = listAnswer({ data: [group], meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 0 } });
+    expect(assessExchange(contract, listRequest, response).unjudged).toEqual([
+      { requirement: 'NG-PAGE-LENGTH', location: 'response', reason: 'meta.limit was 0 and the request gave no page[limit]' },
+      { requirement: 'NG-META-PAGE-NUMBER', location: 'response', reason: 'meta.limit was 0 and the request gave no page[limit]' },
+    ]);
   });
 });

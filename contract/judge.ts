@@ -2,10 +2,10 @@
 // take. Route the request, validate it, validate the response, run every exchange check; the
 // callers only choose which of the findings concern them. The request can be judged on its own
 // first (the proxy judges it before forwarding); the response is then judged against it.
-import { acceptsRefusable, checkExchange } from './checks.ts';
+import { acceptsRefusable, assessChecks, checkExchange } from './checks.ts';
 import type { Contract, Operation } from './contract.ts';
-import type { Finding, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
-import { relativePath, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from './validate.ts';
+import type { Assessment, Finding, HttpRequest, HttpResponse, Judged, ValidateOptions } from './types.ts';
+import { relativePath, responseCoverage, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from './validate.ts';
 
 export interface JudgedRequest {
   /** False for paths outside the contract's base path: those are never judged. */
@@ -51,9 +51,7 @@ export function judgeRequest(contract: Contract, request: HttpRequest, options: 
 export function judgeResponse(contract: Contract, judged: JudgedRequest, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
   if (!judged.inApi) return [];
   const { operation, request } = judged;
-  const served = acceptsRefusable({ operation, response, requestFindings: judged.findings });
-  const judgedResponse = served ? withoutBody(response) : response;
-  const responseOptions = served && (response.bodyText ?? '') !== '' ? { ...options, bodyOmitted: true } : options;
+  const { judgedResponse, responseOptions } = asJudged(judged, response, options);
   const findings = operation ? validateResponse(contract, operation, judgedResponse, responseOptions) : validateGenericResponse(contract, judgedResponse, responseOptions);
   findings.push(...checkExchange(contract, { operation, request, response: judgedResponse, requestFindings: judged.findings }, responseOptions));
   return findings;
@@ -63,6 +61,33 @@ export function judgeResponse(contract: Contract, judged: JudgedRequest, respons
 export function judgeExchange(contract: Contract, request: HttpRequest, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
   const judged = judgeRequest(contract, request, options);
   return [...judged.findings, ...judgeResponse(contract, judged, response, options)];
+}
+
+/**
+ * One exchange judged as judgeExchange judges it (the same findings), and besides what was judged
+ * and what could not be: every requirement a finding names, every requirement a check held, and
+ * every requirement the response's validation gave something to judge. The suite counts these, so
+ * that "passed" means a judge that can break the requirement judged an exchange and it held.
+ */
+export function assessExchange(contract: Contract, request: HttpRequest, response: HttpResponse, options: ValidateOptions = {}): Assessment {
+  const judged = judgeRequest(contract, request, options);
+  if (!judged.inApi) return { findings: [], judged: [], unjudged: [] };
+  const { operation } = judged;
+  const { judgedResponse, responseOptions } = asJudged(judged, response, options);
+  const responseFindings = operation ? validateResponse(contract, operation, judgedResponse, responseOptions) : validateGenericResponse(contract, judgedResponse, responseOptions);
+  const checks = assessChecks(contract, { operation, request, response: judgedResponse, requestFindings: judged.findings }, responseOptions);
+  const findings = [...judged.findings, ...responseFindings, ...checks.findings];
+  const named: Judged[] = [...judged.findings, ...responseFindings].map(({ requirement, location }) => ({ requirement, location }));
+  return { findings, judged: [...named, ...responseCoverage(contract, operation, judgedResponse, responseOptions), ...checks.judged], unjudged: checks.unjudged };
+}
+
+/** A specified operation that serves a request it must refuse is judged under what the request broke: its body is not judged as well. */
+function asJudged(judged: JudgedRequest, response: HttpResponse, options: ValidateOptions): { judgedResponse: HttpResponse; responseOptions: ValidateOptions } {
+  const served = acceptsRefusable({ operation: judged.operation, response, requestFindings: judged.findings });
+  return {
+    judgedResponse: served ? withoutBody(response) : response,
+    responseOptions: served && (response.bodyText ?? '') !== '' ? { ...options, bodyOmitted: true } : options,
+  };
 }
 
 function withoutBody(response: HttpResponse): HttpResponse {

@@ -29,6 +29,38 @@ export interface Requirement {
   acceptedBreaks?: string;
   /** The parts of the kit that can judge it; both when absent (requirements.yaml). */
   checkedBy?: ('suite' | 'proxy')[];
+  /**
+   * The checks that can break it, besides the schema validation its `schemaFindings` route to: an
+   * exchange check's name (contract/checks.ts) or one of JUDGES_OUTSIDE_CHECKS.
+   */
+  judgedBy?: string[];
+  /** What a run that judged it on no exchange reports, and whether that is the target's legal choice. */
+  notExercised?: NotExercisedPolicy;
+}
+
+export interface NotExercisedPolicy {
+  /** Why, in a vendor's words: "no answer was 401". */
+  reason: string;
+  /** True when only an answer the target may legally never give exercises it: not judging it leaves the run complete. */
+  byTargetChoice?: boolean;
+}
+
+/** A requirement a check that can break it judged on one exchange: it held unless a finding names it. */
+export interface Judged {
+  requirement: string;
+  location: Location;
+}
+
+/** A requirement a check that can break it met on one exchange but could not judge, with why. */
+export interface Unjudged extends Judged {
+  reason: string;
+}
+
+/** Everything judging one exchange showed: what broke, what was judged, what could not be. */
+export interface Assessment {
+  findings: Finding[];
+  judged: Judged[];
+  unjudged: Unjudged[];
 }
 
 /** One finding shape everywhere: suite, proxy, reference server tests and reports. */

@@ -1,8 +1,10 @@
 // Routing of schema violations to requirements: exact routes for traffic the schema cases do not
 // cover (queries, malformed and empty bodies, generic traffic), and a check that every
 // schemaFindings route of the catalogue is reached and every violation has one.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type CompiledRoute, type Finding } from './index.ts';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { Contract, routeSpecificity, SCHEMA_DIR, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type CompiledRoute, type Finding, type Requirement, type SchemaViolation } from './index.ts';
 import { contract, createAttributeConfig, createHighlight, credentials, jsonApi, list } from './test-support.ts';
 import { allCases, documentUses, readCaseFiles } from './schema-cases.ts';
 
@@ -141,5 +143,33 @@ describe('the schemaFindings routes of requirements.yaml', () => {
     }
     expect(unrouted, 'violations no route matches').toEqual([]);
     expect(contract.schemaFindingRoutes.filter((route) => !reached.has(route)).map(label), 'routes no case reaches').toEqual([]);
+  });
+
+  /** Every violation the corpus meets, once per shape. */
+  function corpusViolations(): SchemaViolation[] {
+    const requirementFor = vi.spyOn(contract, 'requirementFor');
+    runCorpus();
+    const seen = new Map<string, SchemaViolation>();
+    for (const [violation] of requirementFor.mock.calls) seen.set(JSON.stringify(violation), violation);
+    return [...seen.values()];
+  }
+
+  it('route by specificity, never by the order of the catalogue', () => {
+    const catalogue = parseYaml(readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8')) as { requirements: Requirement[] };
+    const reversed = new Contract(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8'), stringifyYaml({ requirements: [...catalogue.requirements].reverse() }));
+    const moved = corpusViolations().flatMap((violation) => {
+      const [shipped, backwards] = [contract.routeFor(violation).requirement.id, reversed.routeFor(violation).requirement.id];
+      return shipped === backwards ? [] : [`${JSON.stringify(violation)}: ${shipped} in file order, ${backwards} reversed`];
+    });
+    expect(moved).toEqual([]);
+  });
+
+  it('never leave two requirements equally specific for one violation', () => {
+    const ties = corpusViolations().flatMap((violation) => {
+      const [best, next] = contract.routesMatching(violation);
+      const tied = next !== undefined && next.requirement !== best.requirement && routeSpecificity(next).join() === routeSpecificity(best).join();
+      return tied ? [`${JSON.stringify(violation)}: ${label(best)} and ${label(next)}`] : [];
+    });
+    expect(ties).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@ import { MEDIA_TYPE, querySchema } from './contract.ts';
 import { headerValue, readCredentials } from './credentials.ts';
 import { problemsFromErrors, type SchemaProblem } from './messages.ts';
 import { buildQuery, parseQueryPairs } from './query.ts';
-import type { Finding, Headers, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
+import { escapeToken } from './resolve.ts';
+import type { Finding, Headers, HttpRequest, HttpResponse, Judged, ValidateOptions } from './types.ts';
 
 type Schema = Record<string, unknown>;
 const GENERIC = 'generic';
@@ -175,9 +176,61 @@ export function validateResponse(contract: Contract, operation: Operation, respo
   if (schema && !options.bodyOmitted) {
     const bodyFindings = documentFindings(contract, operation.operationId, 'response', response.status, schema, response, includeValues, options.listedPerShape);
     append(findings, bodyFindings);
-    if (bodyFindings.length === 0 && response.status < 300) append(findings, objectIdFindings(contract, response, includeValues));
+    // Every id is judged, whatever else is wrong with the document (a wrong member elsewhere hides no id).
+    if (response.status < 300) append(findings, objectIdFindings(contract, response, includeValues));
   }
   return findings;
+}
+
+/**
+ * What validating a response judged, finding or not: its media type when it has a body, each
+ * `schemaFindings` route its document gave something to judge, and the ids of its resources.
+ * Mirrors validateResponse and validateGenericResponse; the suite counts these to know that a
+ * requirement it reports passed was judged.
+ */
+export function responseCoverage(contract: Contract, operation: Operation | null, response: HttpResponse, options: ValidateOptions = {}): Judged[] {
+  const hasBody = (response.bodyText ?? '').trim() !== '';
+  const bodyOmitted = options.bodyOmitted === true;
+  if (!operation && !hasBody && !bodyOmitted) return [];
+  const covered: Judged[] = [];
+  if (hasBody || bodyOmitted) covered.push({ requirement: mediaTypeRequirements.response, location: 'response' });
+  if (bodyOmitted) return covered;
+  // What validateResponse validates against a schema: an operation's listed body; outside the operations, a body in the right media type.
+  const validated = operation ? Boolean(operation.responseBodies.get(response.status)) : hasBody && mediaTypeFindings(contract, 'response', response.headers).length === 0;
+  if (!validated) return covered;
+  const parsed = hasBody ? parsedBody(response) : undefined;
+  const pointers = parsed?.ok ? documentPointers(parsed.value) : new Set(['']);
+  for (const requirement of contract.requirementsRoutedAt(operation?.operationId ?? GENERIC, 'response', response.status, pointers)) covered.push({ requirement, location: 'response' });
+  if (operation && response.status < 300 && parsed?.ok && resourceIds(parsed.value).some((id) => typeof id === 'string')) covered.push({ requirement: 'RES-ID-OBJECTID', location: 'response' });
+  return covered;
+}
+
+/** Past this many values a document's pointers are not read further: what was read is judged. */
+const POINTERS_READ = 100_000;
+
+/** The pointers of every value in a document, array indices folded to 0 (no route names an index), and '' for the whole. */
+function documentPointers(document: unknown): Set<string> {
+  const pointers = new Set<string>();
+  const pending: [unknown, string][] = [[document, '']];
+  let read = 0;
+  while (pending.length > 0 && read++ < POINTERS_READ) {
+    const [value, pointer] = pending.pop()!;
+    pointers.add(pointer);
+    if (Array.isArray(value)) for (const item of value) pending.push([item, `${pointer}/0`]);
+    else if (value !== null && typeof value === 'object') for (const [name, member] of Object.entries(value)) pending.push([member, `${pointer}/${escapeToken(name)}`]);
+  }
+  return pointers;
+}
+
+function primaryData(document: unknown): unknown {
+  return document !== null && typeof document === 'object' ? (document as { data?: unknown }).data : undefined;
+}
+
+/** The ids of a document's primary data: one resource or a list of them (anything else has none). */
+function resourceIds(document: unknown): unknown[] {
+  const data = primaryData(document);
+  const resources = Array.isArray(data) ? data : [data];
+  return resources.map((resource) => (resource !== null && typeof resource === 'object' ? (resource as { id?: unknown }).id : undefined));
 }
 
 function responseMediaTypeFindings(contract: Contract, response: HttpResponse, bodyOmitted: boolean): Finding[] {
@@ -210,14 +263,14 @@ function objectIdFindings(contract: Contract, response: HttpResponse, includeVal
   const pattern = objectIdPattern(contract);
   const parsed = parsedBody(response);
   if (!parsed.ok) return [];
-  const data = (parsed.value as { data?: unknown }).data;
-  const resources = Array.isArray(data) ? data : [data];
+  const ids = resourceIds(parsed.value);
+  const listed = Array.isArray(primaryData(parsed.value));
   const findings: Finding[] = [];
-  for (let index = 0; index < resources.length; index++) {
-    const id = (resources[index] as { id?: unknown } | null)?.id;
+  for (let index = 0; index < ids.length; index++) {
+    const id = ids[index];
     if (typeof id === 'string' && !pattern.test(id)) {
       // The pointer is built only for an id that fails: this loop runs over every listed item.
-      const pointer = Array.isArray(data) ? `/data/${index}/id` : '/data/id';
+      const pointer = listed ? `/data/${index}/id` : '/data/id';
       const got = includeValues ? JSON.stringify(id).slice(0, 40) : `a string of ${id.length} characters`;
       findings.push(contract.finding('RES-ID-OBJECTID', 'response', { pointer, message: `${pointer} should be a 24-hex-digit ObjectId, got ${got}`, expected: pattern.source, actual: includeValues ? id.slice(0, 40) : got }));
     }

@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import type { TestResult } from '@playwright/test/reporter';
 import { LOCATIONS, type Contract, type Location } from '../contract/index.ts';
-import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, type CaseOutcomeData, type CaseFinding, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, type CaseOutcomeData, type CaseFinding, type ExercisedRequirement, type NotRunDeclaration, type UnexercisedRequirement } from '../run-protocol/index.ts';
 
 export type CaseData =
-  /** The case left its data: its findings (outcome fields as found, text for people) and what it could not check. */
-  | { kind: 'read'; findings: CaseFinding[]; notRun: NotRunDeclaration[]; target?: string }
+  /** The case left its data: its findings (outcome fields as found, text for people), what it could not check, and what was judged. */
+  | { kind: 'read'; findings: CaseFinding[]; notRun: NotRunDeclaration[]; exercised: ExercisedRequirement[]; unexercised: UnexercisedRequirement[]; target?: string }
   /** The case left no data: it never reached its end (skipped before it began, or its worker died). */
   | { kind: 'absent' }
   /** The case left data the outcome step cannot read: the run cannot have a verdict. */
@@ -35,8 +35,15 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** The problem with outcome data, or undefined when every finding names a catalogue requirement at its catalogue level. */
 export function outcomeDataProblem(data: unknown, contract: Contract): string | undefined {
-  if (!isObject(data) || !Array.isArray(data.findings) || !Array.isArray(data.notRun)) return 'it is not a verdict document';
+  if (!isObject(data) || !Array.isArray(data.findings) || !Array.isArray(data.notRun) || !Array.isArray(data.exercised) || !Array.isArray(data.unexercised)) return 'it is not a verdict document';
   const known = new Set(contract.requirements.map((r) => r.id));
+  const count = (value: unknown) => Number.isInteger(value) && (value as number) >= 0;
+  for (const entry of data.exercised as unknown[]) {
+    if (!isObject(entry) || typeof entry.requirement !== 'string' || !known.has(entry.requirement) || !count(entry.judged) || !count(entry.broken) || (entry.broken as number) > (entry.judged as number)) return `an exercised requirement is not { requirement of the catalogue, judged, broken ≤ judged } (${JSON.stringify(entry)})`;
+  }
+  for (const entry of data.unexercised as unknown[]) {
+    if (!isObject(entry) || typeof entry.requirement !== 'string' || !known.has(entry.requirement) || typeof entry.reason !== 'string') return `an unexercised requirement is not { requirement of the catalogue, reason } (${JSON.stringify(entry)})`;
+  }
   for (const finding of data.findings as unknown[]) {
     if (!isObject(finding) || typeof finding.requirement !== 'string' || !known.has(finding.requirement)) return `a finding names no requirement of the catalogue (${JSON.stringify(isObject(finding) ? finding.requirement : finding)})`;
     if (finding.level !== contract.requirement(finding.requirement).level) return `a finding of ${finding.requirement} has level ${JSON.stringify(finding.level)}, not the catalogue's`;
@@ -58,7 +65,7 @@ export function readCaseData(result: TestResult, contract: Contract): CaseData {
   const outcome = parsed(outcomeText);
   const problem = outcomeDataProblem(outcome, contract);
   if (problem) return { kind: 'unreadable', problem: `its verdict data cannot be read: ${problem}` };
-  const { findings, notRun } = outcome as CaseOutcomeData;
+  const { findings, notRun, exercised, unexercised } = outcome as CaseOutcomeData;
   const forPeople = findingsText === undefined ? undefined : parsed(findingsText);
   const texts = isObject(forPeople) && Array.isArray(forPeople.findings) ? (forPeople.findings as unknown[]) : [];
   if (texts.length !== findings.length) return { kind: 'unreadable', problem: `it has ${findings.length} findings but evidence for ${texts.length}` };
@@ -68,5 +75,5 @@ export function readCaseData(result: TestResult, contract: Contract): CaseData {
     return { ...text, message: typeof text.message === 'string' ? text.message : '(the evidence text cannot be read)', pointer: typeof text.pointer === 'string' ? text.pointer : '', ...f };
   });
   const target = isObject(forPeople) && typeof forPeople.target === 'string' ? forPeople.target : undefined;
-  return { kind: 'read', findings: joined, notRun, ...(target ? { target } : {}) };
+  return { kind: 'read', findings: joined, notRun, exercised, unexercised, ...(target ? { target } : {}) };
 }

@@ -14,6 +14,13 @@ import { caseOutcome, failedRun, findingOf, recordOf, waivedIncompleteRun } from
 const CURL = 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
 
 describe('the certification report as text', () => {
+  it('shows per requirement the exchanges judged and broken', () => {
+    const html = certificationHtml(failedRun());
+    const row = /<tr class="failed" data-requirement="NG-META-PAGES">(.*?)<\/tr>/.exec(html)?.[1] ?? '';
+    expect(row).toMatch(/<td class="number">\d+<\/td><td class="number">3<\/td><td class="number">2<\/td>/);
+    expect(html).toContain('<th title="exchanges a check that can break it judged">Judged</th>');
+  });
+
   it('escapes everything a target sent', () => {
     const record = recordOf([caseOutcome('ERR-ENVELOPE · hostile', ['ERR-ENVELOPE'], { status: 'failed', findings: [findingOf('ERR-ENVELOPE', '<img src=x onerror=alert(1)>', { pointer: '/errors/0/<b>' })] })]);
     const html = certificationHtml(record);

@@ -226,9 +226,9 @@ function firstEvidenceCell(record: CertificationRecord, requirement: Requirement
 function requirementsTable(record: CertificationRecord): string {
   const rows = record.requirements.map(
     (r) =>
-      `<tr class="${escape(verdictClass(shownVerdict(record, r)))}" data-requirement="${escape(r.id)}"><td class="id"><code>${escape(r.id)}</code></td><td class="col-level" data-label="Level">${r.level}</td><td class="col-section" data-label="Section">${escape(r.section)}</td><td class="text">${richText(r.text)}</td><td class="col-verdict">${badge(record, r)}</td><td class="number col-cases" data-label="Cases">${r.cases}${(r.regressionCases ?? []).map((name) => `<br><small class="regression">regression: ${escape(name)}</small>`).join('')}</td><td class="evidence">${firstEvidenceCell(record, r)}</td></tr>`,
+      `<tr class="${escape(verdictClass(shownVerdict(record, r)))}" data-requirement="${escape(r.id)}"><td class="id"><code>${escape(r.id)}</code></td><td class="col-level" data-label="Level">${r.level}</td><td class="col-section" data-label="Section">${escape(r.section)}</td><td class="text">${richText(r.text)}</td><td class="col-verdict">${badge(record, r)}</td><td class="number col-cases" data-label="Cases">${r.cases}${(r.regressionCases ?? []).map((name) => `<br><small class="regression">regression: ${escape(name)}</small>`).join('')}</td><td class="number col-judged" data-label="Judged">${r.judged ?? ''}</td><td class="number col-broken" data-label="Broken">${r.broken ?? ''}</td><td class="evidence">${firstEvidenceCell(record, r)}</td></tr>`,
   );
-  return `<div class="scroll"><table id="requirements"><thead><tr><th>Requirement</th><th>Level</th><th>Section</th><th>Text</th><th>Verdict</th><th>Cases</th><th>First finding or reason</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  return `<div class="scroll"><table id="requirements"><thead><tr><th>Requirement</th><th>Level</th><th>Section</th><th>Text</th><th>Verdict</th><th>Cases</th><th title="exchanges a check that can break it judged">Judged</th><th title="of those, the ones that broke it">Broken</th><th>First finding or reason</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 const STYLE = `

@@ -4,12 +4,12 @@
 // data, which no scrubber touches (reports/case-data.ts); when a case's data cannot be read the
 // run gets no record at all, so nothing can read it as a pass.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { join, relative, resolve } from 'node:path';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, failLevelOfMetadata, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelOfMetadata, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import { failedRequirementsConsole } from './console-summary.ts';
@@ -98,12 +98,19 @@ function gatePolicy(run: RunDescription, today: string): GatePolicy {
   return { allowPartial: run.allowPartial, waivers: run.waivers, ...(run.baseline ? { baseline: run.baseline } : {}), today };
 }
 
+/** Playwright's error when a selection matches no test. */
+const NO_TESTS_FOUND = 'No tests found';
+
+const firstLine = (text: string) => text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text;
+
 export default class ConformanceReporter implements Reporter {
   private readonly outputDir: string;
   private readonly options: ConformanceReporterOptions;
   private readonly outcomes = new Map<TestCase, CaseOutcome>();
   private readonly unreadable: string[] = [];
   private readonly generated: GeneratedOperation[] = [];
+  /** Errors outside any case (a case file that failed to load, a failed global setup): the run has no verdict. */
+  private readonly runErrors: string[] = [];
   private config?: FullConfig;
   private target?: string;
 
@@ -145,14 +152,21 @@ export default class ConformanceReporter implements Reporter {
       findings,
       ...(data.kind === 'read' && data.notRun.length > 0 ? { notRun: data.notRun } : {}),
       durationMs: result.duration,
+      ...(data.kind === 'read' ? { exercised: data.exercised, unexercised: data.unexercised } : {}),
     });
   }
 
+  onError(error: TestError): void {
+    // Playwright's own "No tests found" is a selection that matched nothing: the record says so (no case ran).
+    const message = firstLine(error.message ?? error.value ?? 'an error outside any case');
+    if (message.replace(/^Error: /, '') === NO_TESTS_FOUND) return;
+    const where = error.location ? `${relative(process.cwd(), error.location.file)}:${error.location.line}: ` : '';
+    this.runErrors.push(`${where}${message}`);
+  }
+
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
-    if (this.unreadable.length > 0) {
-      process.stderr.write(`\nNo verdict: the data of ${this.unreadable.length} case${this.unreadable.length === 1 ? '' : 's'} cannot be read, so no record was written. First: ${this.unreadable[0]}\n`);
-      return { status: 'failed' };
-    }
+    if (this.runErrors.length > 0) return this.noVerdict(`the suite could not be run: ${this.runErrors[0]}${this.runErrors.length > 1 ? ` (and ${this.runErrors.length - 1} more error${this.runErrors.length === 2 ? '' : 's'} above)` : ''}`);
+    if (this.unreadable.length > 0) return this.noVerdict(`the data of ${this.unreadable.length} case${this.unreadable.length === 1 ? '' : 's'} cannot be read, so no record was written. First: ${this.unreadable[0]}`);
     const contract = loadContract();
     const { run } = this.options;
     const context: Omit<RunContext, 'kit'> = {
@@ -184,6 +198,14 @@ export default class ConformanceReporter implements Reporter {
     const failures = failedRequirementsConsole(record);
     process.stdout.write(`\n${failures}${failures ? '\n' : ''}${consoleSummary(record, { ...paths, junit: renderings.junit, html: renderings.certification }, process.cwd())}`);
     return undefined;
+  }
+
+  /** No record: the reason, on stderr and in NO_VERDICT_FILE for the run command to show as its one line. */
+  private noVerdict(reason: string): { status: FullResult['status'] } {
+    process.stderr.write(`\nNo verdict: ${reason}\n`);
+    mkdirSync(this.outputDir, { recursive: true });
+    writeFileSync(join(this.outputDir, NO_VERDICT_FILE), `${reason}\n`);
+    return { status: 'failed' };
   }
 
   private failLevel(): FailLevel {

@@ -3,7 +3,7 @@
 // the screen and not only in a report file; failures a waiver or the baseline accepts are listed
 // apart, each with why.
 import type { CertificationRecord } from './record.ts';
-import { evidenceShortestFirst, acceptedRequirements, blockingRequirements, findingText } from './requirement-outcomes.ts';
+import { evidenceShortestFirst, acceptedRequirements, blockingRequirements, findingText, judgedText } from './requirement-outcomes.ts';
 
 export function failedRequirementsConsole(record: CertificationRecord): string {
   const blocking = blockingRequirements(record);
@@ -12,7 +12,8 @@ export function failedRequirementsConsole(record: CertificationRecord): string {
   if (blocking.length === 0) return acceptedLines.length > 0 ? `${acceptedLines.join('\n')}\n` : '';
   const lines = [...acceptedLines, `Failed requirements (${blocking.length}):`];
   for (const r of blocking) {
-    lines.push(`  ${r.id} (${r.level}, section ${r.section}): ${r.text}`);
+    const judged = judgedText(r);
+    lines.push(`  ${r.id} (${r.level}, section ${r.section}${judged ? `; ${judged}` : ''}): ${r.text}`);
     const first = evidenceShortestFirst(r)[0];
     if (first) {
       lines.push(`    ${findingText(first)}`);

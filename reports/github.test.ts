@@ -11,7 +11,7 @@ describe('the console list of failed requirements', () => {
     const lines = failedRequirementsConsole(failedRun()).trimEnd().split('\n');
     expect(lines.slice(0, 5)).toEqual([
       'Failed requirements (1):',
-      '  NG-META-PAGES (MUST, section 4.1): `meta.pages` is ceil(total / limit); an empty result may report 0 or 1.',
+      '  NG-META-PAGES (MUST, section 4.1; judged on 3 exchanges, 2 broke it): `meta.pages` is ceil(total / limit); an empty result may report 0 or 1.',
       '    meta.pages is 2, ceil(total 27 / limit 10) is 3 at /meta/pages (expected 3, actual 2) in GET /notification-groups?filter[type]=portal → 200',
       '    curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"',
       '    and 1 more finding in conformance.json',

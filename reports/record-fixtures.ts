@@ -14,8 +14,13 @@ export function findingOf(requirement: string, message: string, fields: { pointe
   };
 }
 
+/** A case outcome; unless `fields` says otherwise, a case that ran judged each of its requirements, and each its findings name, once. */
 export function caseOutcome(title: string, requirements: string[], fields: Partial<CaseOutcome> = {}): CaseOutcome {
-  return { title, requirements, status: 'passed', findings: [], ...fields };
+  const status = fields.status ?? 'passed';
+  const ran = status !== 'skipped' && status !== 'not-started';
+  const found = new Set((fields.findings ?? []).map((f) => f.requirement));
+  const judged = ran ? [...new Set([...requirements, ...found])] : [];
+  return { title, requirements, status, findings: [], exercised: judged.map((requirement) => ({ requirement, judged: 1, broken: found.has(requirement) ? 1 : 0 })), ...fields };
 }
 
 /** Every requirement the catalogue's cases would cover, passed, unless `cases` says otherwise. */

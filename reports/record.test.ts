@@ -14,8 +14,14 @@ function finding(requirement: string, message: string, status = 200): CaseFindin
   };
 }
 
+/** A case outcome; unless `fields` says otherwise, a case that ran judged each requirement it did not declare not run, once. */
 function outcome(title: string, requirements: string[], fields: Partial<CaseOutcome> = {}): CaseOutcome {
-  return { title, requirements, status: 'passed', findings: [], ...fields };
+  const status = fields.status ?? 'passed';
+  const ran = status !== 'skipped' && status !== 'not-started';
+  const declared = new Set((fields.notRun ?? []).flatMap((n) => n.requirements));
+  const found = new Set((fields.findings ?? []).map((f) => f.requirement));
+  const judged = [...new Set([...(fields.requirements ?? requirements).filter((id) => !declared.has(id)), ...found])].filter(() => ran);
+  return { title, requirements, status, findings: [], exercised: judged.map((requirement) => ({ requirement, judged: 1, broken: found.has(requirement) ? 1 : 0 })), ...fields };
 }
 
 function input(cases: CaseOutcome[], fields: Partial<RecordInput> = {}): RecordInput {
@@ -116,6 +122,47 @@ describe('buildRecord', () => {
     expect(record.verdict).toBe('failed');
   });
 
+  it('passes a requirement only when an exchange judged it, and counts what was judged and broken', () => {
+    const judged = [{ requirement: 'NG-META-PAGES', judged: 3, broken: 0 }];
+    const record = buildRecord(input([everything(), outcome('walk', ['NG-PAGE-WALK'], { exercised: judged }), outcome('page', ['NG-PAGE-LENGTH'], { exercised: [{ requirement: 'NG-META-PAGES', judged: 2, broken: 0 }] })]));
+    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({ verdict: 'passed', judged: 6, broken: 0 });
+    const broken = buildRecord(input([outcome('page', ['NG-META-PAGES'], { findings: [finding('NG-META-PAGES', 'meta.pages is 999')], exercised: [{ requirement: 'NG-META-PAGES', judged: 2, broken: 1 }] })]));
+    expect(verdictOf(broken, 'NG-META-PAGES')).toMatchObject({ verdict: 'failed', judged: 2, broken: 1 });
+  });
+
+  it('lists not exercised, never passed, a requirement whose cases ran and judged nothing: the run is incomplete for it', () => {
+    const record = buildRecord(input([everything({ exercised: SUITE_CHECKED.filter((id) => id !== 'AUTH-401-UNKNOWN-TOKEN').map((requirement) => ({ requirement, judged: 1, broken: 0 })) })]));
+    expect(verdictOf(record, 'AUTH-401-UNKNOWN-TOKEN')).toMatchObject({ verdict: 'not-run', notExercised: true, judged: 0, reason: 'not exercised: no request with an unknown token was answered' });
+    expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['AUTH-401-UNKNOWN-TOKEN'] });
+    expect(validateRecord(record), JSON.stringify(validateRecord.errors)).toBe(true);
+  });
+
+  it("gives the catalogue's reason for a requirement not exercised, and leaves the run complete where that is the target's legal choice", () => {
+    const exercised = SUITE_CHECKED.filter((id) => id !== 'NG-META-PAGES' && id !== 'AUTH-WWW-AUTHENTICATE').map((requirement) => ({ requirement, judged: 1, broken: 0 }));
+    const record = buildRecord(input([everything({ exercised })], { failLevel: 'should' }));
+    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({ verdict: 'not-run', byTargetChoice: true, reason: `not exercised: ${contract.requirement('NG-META-PAGES').notExercised!.reason}` });
+    expect(verdictOf(record, 'AUTH-WWW-AUTHENTICATE')).toMatchObject({ verdict: 'not-run', reason: 'not exercised: no answer was 401' });
+    expect(verdictOf(record, 'AUTH-WWW-AUTHENTICATE').byTargetChoice).toBeUndefined();
+    expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['AUTH-WWW-AUTHENTICATE'] });
+  });
+
+  it('names the requirements not exercised in the console summary and in summary.md', () => {
+    const record = buildRecord(input([everything({ exercised: SUITE_CHECKED.filter((id) => id !== 'AUTH-401-UNKNOWN-TOKEN').map((requirement) => ({ requirement, judged: 1, broken: 0 })) })]));
+    const line = 'not exercised: AUTH-401-UNKNOWN-TOKEN (their cases ran, but no exchange gave a check that can break them anything to judge)';
+    expect(consoleSummary(record, { conformance: '/r/conformance.json', summary: '/r/summary.md' }, '/r')).toContain(`\n  ${line}\n`);
+    expect(summaryMarkdown(record)).toContain(`\n- N${line.slice(1)}\n`);
+    expect(summaryMarkdown(record)).toContain('| AUTH-401-UNKNOWN-TOKEN | MUST | 5 | not run | 0 | 0 | not exercised: no request with an unknown token was answered |');
+  });
+
+  it('gives the reason a check could not judge a requirement, and then the run is incomplete for it whatever the catalogue says', () => {
+    const exercised = SUITE_CHECKED.filter((id) => id !== 'NG-META-PAGES').map((requirement) => ({ requirement, judged: 1, broken: 0 }));
+    const unexercised = [{ requirement: 'NG-META-PAGES', reason: 'meta.total was -3' }];
+    const record = buildRecord(input([everything({ exercised, unexercised })]));
+    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({ verdict: 'not-run', notExercised: true, reason: 'not exercised: meta.total was -3' });
+    expect(verdictOf(record, 'NG-META-PAGES').byTargetChoice).toBeUndefined();
+    expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['NG-META-PAGES'] });
+  });
+
   it('fails the own requirement of a case that failed without a finding to explain it', () => {
     const record = buildRecord(input([outcome('crashed', ['NG-PAGE-WALK', 'NG-META-TOTAL'], { status: 'timedOut', error: 'Test timeout of 60000ms exceeded.' })]));
     expect(verdictOf(record, 'NG-PAGE-WALK')).toMatchObject({ verdict: 'failed', evidence: [{ case: 'crashed', message: 'the case failed: Test timeout of 60000ms exceeded.' }] });
@@ -202,9 +249,9 @@ describe('renderings', () => {
   it('summary.md opens with the verdict and tables what failed, did not run, and warned', () => {
     const markdown = summaryMarkdown(record);
     expect(markdown.split('\n')[0]).toBe('# Conformance verdict: FAILED');
-    expect(markdown).toContain('| NG-META-PAGES | MUST | 4.1 | failed | meta.pages is 2 \\| not 3 (`GET /notification-groups?filter[type]=portal` → 200) |');
-    expect(markdown).toContain(`| MEDIA-TYPE-REQUEST | MUST | 4.2 | not run | ${PROXY_ONLY_REASON} |`);
-    expect(markdown).toMatch(/## Warnings\n\n\| Requirement[^\n]*\n[^\n]*\n\| AUTH-WWW-AUTHENTICATE \| SHOULD \| 5 \| warning \| no WWW-Authenticate/);
+    expect(markdown).toContain('| NG-META-PAGES | MUST | 4.1 | failed | 1 | 1 | meta.pages is 2 \\| not 3 (`GET /notification-groups?filter[type]=portal` → 200) |');
+    expect(markdown).toContain(`| MEDIA-TYPE-REQUEST | MUST | 4.2 | not run | 0 | 0 | ${PROXY_ONLY_REASON} |`);
+    expect(markdown).toMatch(/## Warnings\n\n\| Requirement[^\n]*\n[^\n]*\n\| AUTH-WWW-AUTHENTICATE \| SHOULD \| 5 \| warning \| 1 \| 1 \| no WWW-Authenticate/);
   });
 
   it('the console ends with the verdict first, the case count and the report paths', () => {

@@ -5,7 +5,7 @@ import { relative } from 'node:path';
 import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
 import { generatedSummaryLine } from './generated.ts';
 import { evidenceShortestFirst, acceptedRequirements, verdictReasonShown } from './requirement-outcomes.ts';
-import { blockingLevels, failLevelName, regressionCaseName, waiverActive, type CaseFinding, type FailLevel, type GeneratedOperation, type GenerationSettings, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelName, regressionCaseName, waiverActive, type CaseFinding, type ExercisedRequirement, type FailLevel, type GeneratedOperation, type GenerationSettings, type NotRunDeclaration, type UnexercisedRequirement } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
@@ -29,6 +29,10 @@ export interface CaseOutcome {
   notRun?: NotRunDeclaration[];
   /** How long it ran. */
   durationMs?: number;
+  /** Per requirement a judge judged in the case: exchanges judged and broken. */
+  exercised?: ExercisedRequirement[];
+  /** Requirements a judge met in the case but could not judge, with why. */
+  unexercised?: UnexercisedRequirement[];
 }
 
 export interface RecordedEvidence {
@@ -50,10 +54,14 @@ export interface RequirementRecord {
   text: string;
   verdict: RequirementVerdict;
   reason?: string;
-  /** Cases that ran and exercise this requirement. */
+  /** Cases that ran and were meant to exercise this requirement. */
   cases: number;
   /** How long those cases took, added up. */
   durationMs?: number;
+  /** Exchanges a judge that can break it judged (a case's judgement over several exchanges, such as a page walk, counts once). */
+  judged: number;
+  /** Of those, the ones that broke it. */
+  broken: number;
   evidence: RecordedEvidence[];
   /** Evidence beyond the first MAX_EVIDENCE, counted only. */
   evidenceOmitted?: number;
@@ -63,6 +71,8 @@ export interface RequirementRecord {
   byTargetChoice?: true;
   /** The regression cases of the target file that ran under it, by name. */
   regressionCases?: string[];
+  /** Cases ran, but no exchange gave a judge that can break it anything to judge (the reason says why). */
+  notExercised?: true;
 }
 
 /** A waiver from the target file: a known failure the gate accepts until a date. */
@@ -145,7 +155,7 @@ export interface GeneratedRecord extends GenerationSettings {
   operations: GeneratedOperation[];
 }
 
-export const RECORD_FORMAT = 2;
+export const RECORD_FORMAT = 3;
 
 export interface CertificationRecord {
   format: number;
@@ -193,6 +203,8 @@ export interface RecordInput {
 export const MAX_EVIDENCE = 25;
 export const PROXY_ONLY_REASON = 'checked by the proxy only';
 export const UNCOVERED_REASON = 'no case of the suite covers it';
+/** Why a requirement whose cases ran was not exercised, when neither a judge nor the catalogue says more. */
+const UNEXERCISED_REASON = 'no exchange of the run gave a check that can break it anything to judge';
 const RAN: CaseStatus[] = ['passed', 'failed', 'timedOut', 'interrupted'];
 
 const DEFAULT_CONTEXT: Omit<RunContext, 'kit' | 'target'> = {
@@ -321,13 +333,33 @@ function requirementRecord(requirement: Requirement, cases: CaseOutcome[], selec
   const ran = covering.filter((c) => RAN.includes(c.status) && !declaredNotRun(c));
   const regression = ran.filter((c) => c.requirements[0] === requirement.id).flatMap((c) => regressionCaseName(c.title) ?? []);
   const durationMs = Math.round(ran.reduce((sum, c) => sum + (c.durationMs ?? 0), 0));
-  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length, ...(ran.length > 0 ? { durationMs } : {}), ...(regression.length > 0 ? { regressionCases: regression } : {}) };
+  const exercised = cases.flatMap((c) => c.exercised ?? []).filter((e) => e.requirement === requirement.id);
+  const judged = exercised.reduce((sum, e) => sum + e.judged, 0);
+  const broken = exercised.reduce((sum, e) => sum + e.broken, 0);
+  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length, ...(ran.length > 0 ? { durationMs } : {}), judged, broken, ...(regression.length > 0 ? { regressionCases: regression } : {}) };
   const kept = { evidence: all.slice(0, MAX_EVIDENCE), ...(all.length > MAX_EVIDENCE ? { evidenceOmitted: all.length - MAX_EVIDENCE } : {}) };
   if (all.length > 0 && requirement.level !== 'INFO') return { ...base, verdict: requirement.level === 'MUST' ? 'failed' : 'warning', ...kept };
-  if (ran.length > 0 || all.length > 0) return { ...base, verdict: 'passed', ...kept };
+  // Passed means judged: a judge that can break it judged an exchange and it held.
+  if (judged > 0 || all.length > 0) return { ...base, verdict: 'passed', ...kept };
   const declared = covering.map(declaredNotRun).find((n) => n !== undefined);
   if (declared) return { ...base, verdict: 'not-run', reason: scrub(declared.reason), evidence: [], ...(declared.byTargetChoice ? { byTargetChoice: true } : {}) };
+  if (ran.length > 0 && judgedBySuite(requirement)) return { ...base, ...notExercised(requirement, cases, scrub), evidence: [] };
   return { ...base, verdict: 'not-run', reason: notRunReason(requirement, covering, selection), evidence: [] };
+}
+
+const judgedBySuite = (requirement: Requirement) => !requirement.checkedBy || requirement.checkedBy.includes('suite');
+
+/**
+ * Its cases ran and nothing judged it. A judge that met a value it cannot reason about says why,
+ * and the run is incomplete for it; otherwise the catalogue says why (`notExercised`) and whether
+ * that is the target's legal choice.
+ */
+function notExercised(requirement: Requirement, cases: CaseOutcome[], scrub: (text: string) => string): Pick<RequirementRecord, 'verdict' | 'reason' | 'byTargetChoice' | 'notExercised'> {
+  const seen = cases.flatMap((c) => c.unexercised ?? []).find((u) => u.requirement === requirement.id);
+  const policy = requirement.notExercised;
+  const reason = seen ? scrub(seen.reason) : (policy?.reason ?? UNEXERCISED_REASON);
+  const byTargetChoice = seen === undefined && policy?.byTargetChoice === true;
+  return { verdict: 'not-run', reason: `not exercised: ${reason}`, notExercised: true, ...(byTargetChoice ? { byTargetChoice: true } : {}) };
 }
 
 function notRunReason(requirement: Requirement, covering: CaseOutcome[], selection: Selection): string {
@@ -391,6 +423,13 @@ function tallyLine(record: CertificationRecord): string {
   ].join(' · ');
 }
 
+/** The requirements whose cases ran but judged nothing, by id, or undefined when there are none. */
+function notExercisedLine(record: CertificationRecord): string | undefined {
+  const ids = record.requirements.filter((r) => r.notExercised).map((r) => r.id);
+  if (ids.length === 0) return undefined;
+  return `not exercised: ${ids.join(', ')} (their cases ran, but no exchange gave a check that can break them anything to judge)`;
+}
+
 function casesLine(record: CertificationRecord): string {
   const { total, passed, failed, notRun } = record.cases;
   return `${total} cases: ${passed} passed, ${failed} failed, ${notRun} not run`;
@@ -411,10 +450,15 @@ export function consoleSummary(record: CertificationRecord, paths: ReportPaths, 
     `Target: ${record.target.baseUrl}${record.target.embedded ? ' (the embedded reference server)' : ''}`,
     `Cases: ${casesLine(record)} (${(record.durationMs / 1000).toFixed(1)} s)`,
     `Requirements: ${tallyLine(record)}`,
+    ...optional(notExercisedLine(record), (line) => `  ${line}`),
     'Reports:',
     ...[paths.conformance, paths.summary, paths.junit, paths.html].filter((p): p is string => p !== undefined).map((p) => `  ${show(p)}`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function optional(line: string | undefined, shape: (line: string) => string): string[] {
+  return line === undefined ? [] : [shape(line)];
 }
 
 function cell(text: string): string {
@@ -430,7 +474,7 @@ function firstEvidence(r: RequirementRecord): string {
 }
 
 function table(rows: RequirementRecord[], lastColumn: string, lastCell: (r: RequirementRecord) => string): string[] {
-  return [`| Requirement | Level | Section | Verdict | ${lastColumn} |`, '|---|---|---|---|---|', ...rows.map((r) => `| ${r.id} | ${r.level} | ${r.section} | ${VERDICT_WORDS[r.verdict]} | ${cell(lastCell(r))} |`)];
+  return [`| Requirement | Level | Section | Verdict | Judged | Broken | ${lastColumn} |`, '|---|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.id} | ${r.level} | ${r.section} | ${VERDICT_WORDS[r.verdict]} | ${r.judged} | ${r.broken} | ${cell(lastCell(r))} |`)];
 }
 
 function acceptedTable(accepted: ReturnType<typeof acceptedRequirements>): string[] {
@@ -453,6 +497,7 @@ export function summaryMarkdown(record: CertificationRecord): string {
     `- ${record.spec.title} ${record.spec.version}, checked by ${record.kit.name} ${record.kit.version}; ${record.failLevel} findings fail the run`,
     `- ${record.startedAt} to ${record.finishedAt} (${(record.durationMs / 1000).toFixed(1)} s), ${casesLine(record)}`,
     `- Requirements: ${tallyLine(record)}`,
+    ...optional(notExercisedLine(record), (line) => `- ${line[0].toUpperCase()}${line.slice(1)}`),
     '',
     '## Failed and not-run requirements',
     '',

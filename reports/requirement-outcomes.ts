@@ -103,6 +103,14 @@ export function findingText(evidence: RecordedEvidence): string {
   return `${evidence.message}${where}${values ? ` (${values})` : ''}${exchange ? ` in ${exchange}` : ''}`;
 }
 
+/** How many exchanges judged a requirement and broke it: "judged on 12 exchanges, 3 broke it". Records older than format 3 carry no counts. */
+export function judgedText(requirement: RequirementRecord): string | undefined {
+  const { judged, broken } = requirement as Partial<Pick<RequirementRecord, 'judged' | 'broken'>>;
+  if (typeof judged !== 'number') return undefined;
+  const exchanges = `${judged} exchange${judged === 1 ? '' : 's'}`;
+  return judged === 0 ? 'judged on no exchange' : `judged on ${exchanges}, ${broken ?? 0} broke it`;
+}
+
 /** Evidence the record counted but did not keep. */
 export function omittedCount(requirement: RequirementRecord): number {
   return requirement.evidenceOmitted ?? 0;

@@ -24,4 +24,11 @@ describe('docs/requirements.md', () => {
     expect(withBasis).toContain('| `NG-META-PAGES` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy | Section 4.1: `meta` members \\| all integers |');
     expect(withBasis).toContain('| `NG-PAGE-WALK` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy |  |');
   });
+
+  it('says what a run reports for a requirement not exercised, and whether that is the target\'s choice', () => {
+    const markdown = requirementsMarkdown([requirement({ notExercised: { reason: 'no answer was 202', byTargetChoice: true } }), requirement({ id: 'NG-PAGE-WALK', notExercised: { reason: 'no walk ended' } })]);
+    expect(markdown).toContain('| Id | Level | Section | Requirement | Checked by | Not exercised when |');
+    expect(markdown).toContain("| `NG-META-PAGES` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy | no answer was 202 (the target's choice: the run stays complete) |");
+    expect(markdown).toContain('| `NG-PAGE-WALK` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy | no walk ended |');
+  });
 });

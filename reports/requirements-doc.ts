@@ -14,6 +14,13 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ').trim();
 }
 
+/** What a run that judged it nowhere reports, and whether that leaves the run complete. */
+function notExercisedText(requirement: Requirement): string {
+  const policy = requirement.notExercised;
+  if (!policy) return '';
+  return `${policy.reason}${policy.byTargetChoice ? ' (the target\'s choice: the run stays complete)' : ''}`;
+}
+
 function checkedBy(requirement: Requirement): string {
   const parts = requirement.checkedBy ?? ['suite', 'proxy'];
   return parts.join(', ');
@@ -22,8 +29,9 @@ function checkedBy(requirement: Requirement): string {
 export function requirementsMarkdown(requirements: Requirement[]): string {
   const withBasis = requirements.some((r) => basisOf(r) !== undefined);
   const count = (level: Level) => requirements.filter((r) => r.level === level).length;
-  const header = ['Id', 'Level', 'Section', 'Requirement', 'Checked by', ...(withBasis ? ['Basis in the specification'] : [])];
-  const rows = requirements.map((r) => [`\`${r.id}\``, r.level, r.section, cell(r.text), checkedBy(r), ...(withBasis ? [cell(basisOf(r) ?? '')] : [])]);
+  const withPolicy = requirements.some((r) => r.notExercised !== undefined);
+  const header = ['Id', 'Level', 'Section', 'Requirement', 'Checked by', ...(withBasis ? ['Basis in the specification'] : []), ...(withPolicy ? ['Not exercised when'] : [])];
+  const rows = requirements.map((r) => [`\`${r.id}\``, r.level, r.section, cell(r.text), checkedBy(r), ...(withBasis ? [cell(basisOf(r) ?? '')] : []), ...(withPolicy ? [cell(notExercisedText(r))] : [])]);
   return [
     '# Requirements',
     '',
@@ -34,7 +42,9 @@ export function requirementsMarkdown(requirements: Requirement[]): string {
     '[certification.md](certification.md). "Checked by" names the part of the kit that can judge a',
     'requirement: `suite` (`las-conformance run`, which sends its own requests) and `proxy` (the',
     'validating proxy, which sees live traffic). A requirement checked by the proxy only is reported',
-    'as not run by the suite.',
+    'as not run by the suite. A requirement is passed only when a check that can break it judged an',
+    'exchange of the run; "Not exercised when" says what a run in which none did reports, and whether',
+    "that is the target's legal choice (otherwise the run is incomplete).",
     '',
     `| ${header.join(' | ')} |`,
     `|${header.map(() => '---').join('|')}|`,

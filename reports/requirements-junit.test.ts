@@ -28,6 +28,12 @@ describe('the per-requirement JUnit file', () => {
     expect(pages.classname).toBe('section 4.1');
   });
 
+  it('gives each requirement the exchanges judged and broken as properties', () => {
+    const body = testcases(xml).find((c) => idOf(c) === 'NG-META-PAGES')!.body;
+    expect(body).toContain('<property name="judged" value="3"/>');
+    expect(body).toContain('<property name="broken" value="2"/>');
+  });
+
   it('fails exactly the requirements that failed, not the cases that saw them', () => {
     expect(failing(xml)).toEqual(['NG-META-PAGES']);
     expect(xml).toMatch(/^<testsuites [^>]*tests="\d+" failures="1" errors="0"/m);

@@ -69,6 +69,8 @@ function testCase(record: CertificationRecord, requirement: RequirementRecord): 
     ...(acceptance ? [['gate', acceptance.why]] : []),
     ['cases', String(requirement.cases)],
     ...(requirement.regressionCases ?? []).map((name) => ['regression-case', name]),
+    ['judged', String(requirement.judged ?? 0)],
+    ['broken', String(requirement.broken ?? 0)],
   ];
   const body = [`      <properties>`, ...properties.map(([name, value]) => `        <property name="${attribute(name)}" value="${attribute(value)}"/>`), `      </properties>`];
   if (failsGate(record, requirement)) {

@@ -58,7 +58,8 @@ function testCase(shape: CaseShape): TestCase {
 /** A result as ConformanceCase.finish leaves it: the evidence scrubbed in the worker, the verdict data as found. */
 function testResult(shape: CaseShape, scrub: (text: string) => string): TestResult {
   const report = { target: 'http://127.0.0.1:1/v3', findings: shape.findings.map((f) => scrubValues(f, scrub)) };
-  const verdict = { findings: shape.findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: [] };
+  const exercised = shape.requirements.map((requirement) => ({ requirement, judged: 1, broken: shape.findings.some((f) => f.requirement === requirement) ? 1 : 0 }));
+  const verdict = { findings: shape.findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: [], exercised, unexercised: [] };
   return {
     status: 'passed',
     attachments: [

@@ -75,6 +75,8 @@ export function consistencyProblems(record: CertificationRecord, contract: Contr
   const levels = blockingLevels(failLevel);
   for (const r of record.requirements) {
     if (r.verdict === 'not-run' && levels.includes(r.level) && !notRunListed.has(r.id) && r.reason !== 'checked by the proxy only' && !r.byTargetChoice) problems.push(`${r.id} was not run but is missing from notRun`);
+    // Only the catalogue makes not exercising a requirement the target's legal choice.
+    if (r.notExercised && r.byTargetChoice && contract.requirements.find((q) => q.id === r.id)?.notExercised?.byTargetChoice !== true) problems.push(`${r.id} was not exercised, which the catalogue does not leave to the target's choice`);
   }
   const accepted = new Set([...record.gate.waived, ...(record.gate.baseline?.knownFailures ?? [])]);
   const unaccepted = blocking.filter((id) => !accepted.has(id));

@@ -119,10 +119,29 @@ export interface NotRunDeclaration {
   byTargetChoice?: true;
 }
 
+/** How many exchanges of a case a judge that can break a requirement judged, and on how many it broke. */
+export interface ExercisedRequirement {
+  requirement: string;
+  /** Exchanges judged (a case's own judgement over several exchanges, such as a page walk, counts as one). */
+  judged: number;
+  /** Of those, the ones that broke it. */
+  broken: number;
+}
+
+/** A requirement a judge met in a case but could not judge, with why (a value it cannot reason about). */
+export interface UnexercisedRequirement {
+  requirement: string;
+  reason: string;
+}
+
 /** The body of the outcome attachment. */
 export interface CaseOutcomeData {
   findings: Pick<Finding, 'requirement' | 'level' | 'location'>[];
   notRun: NotRunDeclaration[];
+  /** Every requirement a judge judged in the case: "passed" needs one judged exchange and none broken. */
+  exercised: ExercisedRequirement[];
+  /** Requirements a judge could not judge on some exchange of the case, each with its first reason. */
+  unexercised: UnexercisedRequirement[];
 }
 
 /** The error a failed case shows: one line per blocking finding. */
@@ -237,3 +256,5 @@ export const REQUIREMENTS_JUNIT_FILE = 'junit.xml';
 /** Playwright's own JUnit, per case. */
 export const CASES_JUNIT_FILE = 'junit-cases.xml';
 export const CERTIFICATION_FILE = 'certification.html';
+/** Written instead of a record when the run can have no verdict: one line saying why (a case file that failed to load, say). */
+export const NO_VERDICT_FILE = 'no-verdict.txt';

@@ -163,6 +163,8 @@ const SINGLE: Choice[] = [
     openPlace: '`meta` is an optional member of the 200 document',
     description: 'The list document has no `meta`: `data` alone (and `included` when there is one).',
     warns: [],
+    // What only `meta` shows: nothing judges it against this reading.
+    leavesNotRun: ['NG-META-INTEGERS', 'NG-META-TOTAL', 'NG-META-OFFSET-ECHO', 'NG-META-PAGES', 'NG-META-LIMIT-EFFECTIVE', 'NG-META-PAGE-NUMBER', 'NG-META-DEPRECATED-AGREE'],
     conflictsWith: [],
     hooks: [{ listMembers: (members) => withoutMember(members, 'meta') }],
   },
@@ -172,6 +174,7 @@ const SINGLE: Choice[] = [
     openPlace: '`totalWithoutFilters` is optional and the deprecated members may be left out',
     description: '`meta` holds only `total`, `pages`, `page`, `offset` and `limit`: no `totalWithoutFilters`, no deprecated members.',
     warns: [],
+    leavesNotRun: ['NG-META-DEPRECATED-AGREE'],
     conflictsWith: [],
     hooks: [{ listMembers: changeMeta((meta) => Object.fromEntries(Object.entries(meta).filter(([name]) => requiredMetaMembers().includes(name)))) }],
   },
@@ -362,6 +365,8 @@ const SINGLE: Choice[] = [
     openPlace: 'the meaning of permission numbers is not shown',
     description: 'An AttributeConfig whose `editPermission` or `viewPermission` is not 0 is answered 400, naming the member: this server knows permission 0 only.',
     warns: [],
+    // The complete document is refused; the minimal one sends no attribute to echo.
+    leavesNotRun: ['AC-ATTRIBUTES-ECHO'],
     // Without `source.pointer` such a refusal cannot be told from a refused valid document.
     conflictsWith: ['error-objects-status-and-detail-only'],
     hooks: [
@@ -445,6 +450,7 @@ const SINGLE: Choice[] = [
     openPlace: 'every member of an error object is optional',
     description: 'Error objects carry only `status` and `detail`: no `code`, `title` or `source`.',
     warns: ['ERR-SOURCE-PARAMETER'],
+    leavesNotRun: ['ERR-SOURCE-POINTER'],
     conflictsWith: ['error-members-of-its-own', 'permission-numbers-refused'],
     hooks: [{ reply: changeErrors((error) => ({ status: (error as Json).status, detail: (error as Json).detail })) }],
   },

@@ -1,10 +1,12 @@
 // One conformance case at run time: it sends requests, has the contract judge every exchange
-// (judgeExchange, the same path the proxy takes), adds the case's own expectations, and turns the
-// findings into the case's outcome. A finding is recorded under its own requirement id whatever
-// the case is about: the certification record is kept per requirement.
+// (assessExchange: judgeExchange's findings, the same path the proxy takes, and what was judged),
+// adds the case's own expectations, and turns the findings into the case's outcome. A finding is
+// recorded under its own requirement id whatever the case is about: the certification record is
+// kept per requirement. So is what was judged: a requirement is passed only when a judge that can
+// break it judged one of the run's exchanges and it held.
 import type { TestInfo } from '@playwright/test';
-import { judgeExchange, MEDIA_TYPE, parseJson, type Contract, type Finding, type Operation } from '../contract/index.ts';
-import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, failureMessage, ownFindings, SIDE_FINDING_ANNOTATION, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type CapturedExchange, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { assessExchange, CASE_JUDGE, MEDIA_TYPE, parseJson, type Assessment, type Contract, type Finding, type Judged, type Operation } from '../contract/index.ts';
+import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, failureMessage, ownFindings, SIDE_FINDING_ANNOTATION, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type CapturedExchange, type ExercisedRequirement, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
 import { curlLine } from './curl.ts';
@@ -80,10 +82,22 @@ export function credentialHeaders(target: Target): CredentialHeaders {
   };
 }
 
+/** One exchange sent and judged, nothing of it recorded yet. */
+interface JudgedOutgoing extends Assessment {
+  answer: Answer;
+}
+
+/** What a judgement over the case as a whole (not one exchange) is counted under. */
+const WHOLE_CASE: CapturedExchange = { method: '', path: '', curl: '' };
+
 export class ConformanceCase {
   readonly credentials: CredentialHeaders;
   private readonly findings: CaseFinding[] = [];
   private readonly notRunDeclarations: NotRunDeclaration[] = [];
+  /** Per requirement, the exchanges a judge judged it on (WHOLE_CASE for the case's own judgement over several). */
+  private readonly judgedOn = new Map<string, Set<CapturedExchange>>();
+  /** Per requirement, the first reason a judge gave for not judging it. */
+  private readonly unjudged = new Map<string, string>();
 
   constructor(private readonly context: CaseContext) {
     if (context.requirements.length === 0) throw new Error('a conformance case needs at least one requirement annotation');
@@ -115,9 +129,10 @@ export class ConformanceCase {
 
   /** Sends a request and checks the exchange. When no answer comes, the finding is recorded and the answer has status 0. */
   async send(request: CaseRequest): Promise<Answer> {
-    const { answer, findings } = await this.exchange(request);
-    this.record(findings, answer);
-    return answer;
+    const exchanged = await this.judgeOutgoing(outgoingOf(request));
+    this.record(this.reported(exchanged), exchanged.answer);
+    this.recordJudgements(exchanged);
+    return exchanged.answer;
   }
 
   /**
@@ -125,8 +140,8 @@ export class ConformanceCase {
    * (when no answer came, one saying why, under the case's own requirement).
    */
   async exchange(request: CaseRequest): Promise<{ answer: Answer; findings: Finding[] }> {
-    const { answer, findings } = await this.exchangeOutgoing(outgoingOf(request));
-    return { answer, findings: answer.status === NO_ANSWER ? findings : suiteFindings(this.context.contract, findings) };
+    const exchanged = await this.judgeOutgoing(outgoingOf(request));
+    return { answer: exchanged.answer, findings: this.reported(exchanged) };
   }
 
   /**
@@ -135,13 +150,10 @@ export class ConformanceCase {
    * the suite does not report under their own ids included.
    */
   async sendOutgoing(outgoing: OutgoingRequest): Promise<{ answer: Answer; findings: Finding[] }> {
-    const { answer, findings } = await this.exchangeOutgoing(outgoing);
-    if (answer.status === NO_ANSWER) {
-      this.record(findings, answer);
-      return { answer, findings: [] };
-    }
-    this.record(suiteFindings(this.context.contract, findings), answer);
-    return { answer, findings };
+    const exchanged = await this.judgeOutgoing(outgoing);
+    this.record(this.reported(exchanged), exchanged.answer);
+    this.recordJudgements(exchanged);
+    return { answer: exchanged.answer, findings: exchanged.answer.status === NO_ANSWER ? [] : exchanged.findings };
   }
 
   /** Records findings seen on one exchange (see exchange()). */
@@ -149,8 +161,24 @@ export class ConformanceCase {
     for (const finding of findings) this.addFinding(finding, answer.captured);
   }
 
-  /** Sends and judges one request, recording nothing: every finding of the exchange, or the one saying no answer came. */
-  private async exchangeOutgoing(outgoing: OutgoingRequest): Promise<{ answer: Answer; findings: Finding[] }> {
+  /** The findings of an exchange the suite reports: the one saying no answer came, or suiteFindings. */
+  private reported({ answer, findings }: JudgedOutgoing): Finding[] {
+    return answer.status === NO_ANSWER ? findings : suiteFindings(this.context.contract, findings);
+  }
+
+  /** Counts what the exchange's judges judged, and what they could not judge and why, as the suite counts them (suiteJudged). */
+  private recordJudgements({ answer, judged, unjudged }: JudgedOutgoing): void {
+    const { contract } = this.context;
+    for (const { requirement } of suiteJudged(contract, judged)) this.judged(requirement, answer.captured);
+    for (const { requirement, reason } of suiteJudged(contract, unjudged)) if (!this.unjudged.has(requirement)) this.unjudged.set(requirement, reason);
+  }
+
+  /**
+   * Sends and judges one request, recording nothing: every finding of the exchange and what was
+   * judged, or the one finding saying no answer came. That finding is under the case's own
+   * requirement, whatever judges it: no answer leaves nothing to judge, and it breaks the case.
+   */
+  private async judgeOutgoing(outgoing: OutgoingRequest): Promise<JudgedOutgoing> {
     const { contract, client, scrub } = this.context;
     const { method, path, headers, bodyText } = outgoing;
     if (this.context.readOnly && method !== 'GET' && method !== 'HEAD') this.skip(READ_ONLY_REASON);
@@ -159,20 +187,21 @@ export class ConformanceCase {
     const sent = await client.transmit(outgoing);
     if (!sent.ok) {
       const answer = { status: NO_ANSWER, headers: {}, bodyText: '', json: undefined, captured, ...(sent.silenced ? { silenced: true as const } : {}) };
-      return { answer, findings: [contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` })] };
+      return { answer, findings: [contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` })], judged: [], unjudged: [] };
     }
     const response = sent.response;
     captured.status = response.status;
     const httpRequest = { method, path: `${contract.basePath}${path}`, headers: this.asContractNamesIt(headers), bodyText };
-    const findings = judgeExchange(contract, httpRequest, response);
+    const { findings, judged, unjudged } = assessExchange(contract, httpRequest, response);
     const parsed = parseJson(response.bodyText);
-    return { answer: { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, captured }, findings };
+    return { answer: { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, captured }, findings, judged, unjudged };
   }
 
   /** The case's own status expectation; a requirement the exchange already failed is not reported twice. */
   expectStatus(answer: Answer, allowed: number[], requirement = this.primary, what = 'the request'): boolean {
-    if (allowed.includes(answer.status)) return true;
     if (answer.status === NO_ANSWER) return false;
+    this.judged(this.ownJudgement(requirement), answer.captured);
+    if (allowed.includes(answer.status)) return true;
     if (!this.findings.some((f) => f.requirement === requirement && f.exchange === answer.captured)) {
       const expected = allowed.join(' or ');
       this.fail(requirement, answer, { message: `${what} was answered ${answer.status}; expected ${expected}`, expected, actual: String(answer.status) });
@@ -186,12 +215,23 @@ export class ConformanceCase {
   }
 
   fail(requirement: string, answer: Answer | undefined, fields: { pointer?: string; message: string; expected?: string; actual?: string }): void {
-    this.addFinding(this.context.contract.finding(requirement, answer ? 'response' : 'exchange', fields), answer?.captured);
+    this.addFinding(this.context.contract.finding(this.ownJudgement(requirement), answer ? 'response' : 'exchange', fields), answer?.captured);
+  }
+
+  /** The case's own judgement of `requirement` held: on `answer`, or over the case as a whole (a page walk). */
+  held(requirement: string, answer?: Answer): void {
+    if (answer?.status === NO_ANSWER) return;
+    this.judged(this.ownJudgement(requirement), answer?.captured ?? WHOLE_CASE);
   }
 
   /** An observation under an INFO requirement. */
   observe(requirement: string, answer: Answer, message: string): void {
     this.fail(requirement, answer, { message, actual: String(answer.status) });
+  }
+
+  /** The case met `requirement` but a value it cannot reason about kept it from judging it; reported when nothing else judged it. */
+  cannotJudge(requirement: string, reason: string): void {
+    if (!this.unjudged.has(this.ownJudgement(requirement))) this.unjudged.set(requirement, reason);
   }
 
   /** Requirements this case ran without being able to check (reported not run, unless another case checks them). */
@@ -218,7 +258,16 @@ export class ConformanceCase {
 
   /** The findings the case's outcome is decided from, as found: never scrubbed. */
   outcomeData(): CaseOutcomeData {
-    return { findings: this.findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: this.notRunDeclarations };
+    const unexercised = [...this.unjudged].filter(([requirement]) => !this.judgedOn.has(requirement)).map(([requirement, reason]) => ({ requirement, reason }));
+    return { findings: this.findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: this.notRunDeclarations, exercised: this.exercised(), unexercised };
+  }
+
+  /** Per requirement judged in this case: on how many exchanges, and on how many it broke. */
+  exercised(): ExercisedRequirement[] {
+    return [...this.judgedOn].map(([requirement, exchanges]) => {
+      const broken = new Set(this.findings.filter((f) => f.requirement === requirement).map((f) => f.exchange ?? WHOLE_CASE));
+      return { requirement, judged: exchanges.size, broken: broken.size };
+    });
   }
 
   /** Findings at a blocking level, its own and side findings alike (only its own fail the case). */
@@ -248,10 +297,22 @@ export class ConformanceCase {
     throw new Error(failureMessage(own.map((f) => this.forPeople(f))));
   }
 
-  /** Kept as found: the outcome is decided from these; findingsForPeople() scrubs them. */
+  /** Kept as found: the outcome is decided from these; findingsForPeople() scrubs them. A finding is a judgement that broke. */
   private addFinding(finding: Finding, exchange: CapturedExchange | undefined): void {
+    this.judged(finding.requirement, exchange ?? WHOLE_CASE);
     const duplicate = this.findings.some((f) => f.exchange === exchange && f.requirement === finding.requirement && f.pointer === finding.pointer && f.message === finding.message);
     if (!duplicate) this.findings.push(exchange ? { ...finding, exchange } : finding);
+  }
+
+  private judged(requirement: string, exchange: CapturedExchange): void {
+    const exchanges = this.judgedOn.get(requirement) ?? new Set<CapturedExchange>();
+    this.judgedOn.set(requirement, exchanges.add(exchange));
+  }
+
+  /** A requirement the case judges itself must be bound to the case's judge in the catalogue (judgedBy: suiteCase). */
+  private ownJudgement(requirement: string): string {
+    if (!this.context.contract.requirementsJudgedBy(CASE_JUDGE).has(requirement)) throw new Error(`a suite case judged ${requirement}, which the catalogue does not bind to ${CASE_JUDGE} (judgedBy)`);
+    return requirement;
   }
 
   /**
@@ -280,6 +341,11 @@ function outgoingOf(request: CaseRequest): OutgoingRequest {
  */
 export function suiteFindings(contract: Contract, findings: Finding[]): Finding[] {
   return findings.filter((f) => f.location !== 'request' && judgedBySuite(contract, f.requirement));
+}
+
+/** What the suite counts as judged of an exchange, by the same measure as suiteFindings. */
+function suiteJudged<T extends Judged>(contract: Contract, judged: T[]): T[] {
+  return judged.filter((j) => j.location !== 'request' && judgedBySuite(contract, j.requirement));
 }
 
 function judgedBySuite(contract: Contract, requirementId: string): boolean {

@@ -2,8 +2,8 @@
 // Create Annotation (POST /annotations) to a copy of schemas/ as data only, and in this process,
 // with no other change to the kit, the suite generates its cases, the reference server serves it,
 // the proxy judges its traffic, a generic fault on it fails the run under its own requirement,
-// and every requirement of it is passed only by cases that ran and can be broken by an exchange
-// the contract judges.
+// and no requirement of it is passed without a judged exchange (the record's judged counts) that
+// can break it.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,7 +89,8 @@ async function outcomeOf(suiteCase: SuiteCase, baseUrl: string): Promise<CaseOut
     throw error;
   }
   const { findings } = conformance.findingsForPeople();
-  return { title: suiteCase.title, requirements, status: conformance.blocking().length > 0 ? 'failed' : 'passed', findings, notRun: conformance.outcomeData().notRun };
+  const { notRun, exercised, unexercised } = conformance.outcomeData();
+  return { title: suiteCase.title, requirements, status: conformance.blocking().length > 0 ? 'failed' : 'passed', findings, notRun, exercised, unexercised };
 }
 
 /** The certification record of the operation's own cases against the reference server with `faults` on. */
@@ -120,17 +121,25 @@ describe('an operation added to the contract as data only (Create Annotation)', 
     });
   }
 
-  it('is served by the reference server, every one of its cases passes, and each of its requirements is passed by a case that ran', async () => {
+  it('is served by the reference server, every one of its cases passes, and each of its requirements is passed on exchanges a judge judged, none broken', async () => {
     const record = await recordAgainst([]);
     expect(record.cases).toMatchObject({ total: ownCases.length, failed: 0, notRun: 0 });
-    const verdicts = record.requirements.filter((r) => ownRequirements.includes(r.id)).map((r) => [r.id, r.verdict, r.cases > 0]);
-    expect(verdicts).toEqual(ownRequirements.map((id) => [id, 'passed', true]));
+    const verdicts = record.requirements.filter((r) => ownRequirements.includes(r.id)).map((r) => [r.id, r.verdict, r.cases > 0, (r.judged ?? 0) > 0, r.broken]);
+    expect(verdicts).toEqual(ownRequirements.map((id) => [id, 'passed', true, true, 0]));
+  });
+
+  it('is bound, requirement by requirement, to judges that can break it: its judgedBy, its schema routes, or the checks judging its roles', async () => {
+    const { judgesOf } = await import('../contract/checks.ts');
+    expect(ownRequirements.filter((id) => judgesOf(contract, id).length === 0)).toEqual([]);
+    expect(judgesOf(contract, 'AN-RESPONSE-RELATIONSHIPS')).toContain('createdResourceEchoes');
+    expect(judgesOf(contract, 'AN-CREATE-201')).toContain('unlistedSuccess');
   });
 
   it('fails the run under its own requirement when the generic fault relationships-dropped is on', async () => {
     const record = await recordAgainst(['relationships-dropped']);
     expect(record.verdict).toBe('failed');
-    expect(record.requirements.find((r) => r.id === 'AN-RESPONSE-RELATIONSHIPS')?.verdict).toBe('failed');
+    expect(record.requirements.find((r) => r.id === 'AN-RESPONSE-RELATIONSHIPS')).toMatchObject({ verdict: 'failed', broken: expect.any(Number) });
+    expect(record.requirements.find((r) => r.id === 'AN-RESPONSE-RELATIONSHIPS')!.broken).toBeGreaterThan(0);
   });
 
   it("is judged by the proxy: a client's wrong data.type under AN-DATA-TYPE, a created answer without relationships under AN-RESPONSE-RELATIONSHIPS", async () => {

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
-import { CERTIFICATION_FILE, DEFAULT_RUN, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import { CERTIFICATION_FILE, DEFAULT_RUN, NO_VERDICT_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { settingSource, TARGET_ENVIRONMENT, targetEnvironment, type Fixtures, type Target } from '../targets/target.ts';
 import { fixtureMembers } from './documents.ts';
 import { validInput } from './operations.ts';
@@ -51,6 +51,8 @@ export interface SuiteOutcome {
   playwrightExitCode: number | null;
   /** Absent when the suite did not get far enough to write it. */
   record?: CertificationRecord;
+  /** Why the run has no verdict, when the reporters said (a case file that failed to load, say). */
+  noVerdict?: string;
 }
 
 /** The target answered, but not as the list operation of this API does for these credentials: the run cannot start (exit code 2). */
@@ -291,12 +293,14 @@ export function suiteArguments(run: SuiteRun): string[] {
 export async function runSuite(run: SuiteRun): Promise<SuiteOutcome> {
   const recordPath = join(run.reportDir, RECORD_FILE);
   // A record left by an earlier run must never stand in for this one's.
-  for (const file of [RECORD_FILE, SUMMARY_FILE, REQUIREMENTS_JUNIT_FILE, CERTIFICATION_FILE]) rmSync(join(run.reportDir, file), { force: true });
+  for (const file of [RECORD_FILE, SUMMARY_FILE, REQUIREMENTS_JUNIT_FILE, CERTIFICATION_FILE, NO_VERDICT_FILE]) rmSync(join(run.reportDir, file), { force: true });
   const child = spawn(process.execPath, suiteArguments(run), { cwd: ROOT, env: suiteEnvironment(run), stdio: ['ignore', run.output, run.output] });
   const playwrightExitCode = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => resolve(code));
   });
   const record = existsSync(recordPath) ? (JSON.parse(readFileSync(recordPath, 'utf8')) as CertificationRecord) : undefined;
-  return { playwrightExitCode, ...(record ? { record } : {}) };
+  const noVerdictPath = join(run.reportDir, NO_VERDICT_FILE);
+  const noVerdict = existsSync(noVerdictPath) ? readFileSync(noVerdictPath, 'utf8').trim() : undefined;
+  return { playwrightExitCode, ...(record ? { record } : {}), ...(noVerdict ? { noVerdict } : {}) };
 }

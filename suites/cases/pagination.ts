@@ -2,7 +2,7 @@
 // single pages whose data and meta agree (checked by the contract on every answer: length,
 // pages, offset echo, page number, deprecated members); and a full walk of every filter value at
 // several limits that meets each item exactly once, with one total on every page.
-import type { Answer, ConformanceCase } from '../case.ts';
+import { NO_ANSWER, type Answer, type ConformanceCase } from '../case.ts';
 import { brokenRequirements, filterValues, listOperation as operation } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
@@ -62,6 +62,12 @@ interface WalkState {
   pages: number;
 }
 
+/** A walk that cannot go on judges nothing: it says why. */
+function walkStopped(conformance: ConformanceCase, reason: string): undefined {
+  conformance.cannotJudge('NG-PAGE-WALK', reason);
+  return undefined;
+}
+
 /**
  * Walks every page of one filter value at one requested limit; each answer is checked by the
  * contract as it comes. A server may cap the limit (section 8 does not show the maximum), so the
@@ -72,9 +78,9 @@ async function pageWalk(conformance: ConformanceCase, value: string, limit: numb
   let offset = 0;
   while (state.pages < MAX_WALK_PAGES) {
     const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: `filter[type]=${value}&page[limit]=${limit}&page[offset]=${offset}` });
-    if (!conformance.expectStatus(answer, [200], 'NG-FILTER-ACCEPTED')) return undefined;
+    if (!conformance.expectStatus(answer, [200], 'NG-FILTER-ACCEPTED')) return walkStopped(conformance, `a page of the walk was answered ${answer.status === NO_ANSWER ? 'not at all' : answer.status}`);
     const data = (answer.json as { data?: unknown } | undefined)?.data;
-    if (!Array.isArray(data)) return undefined;
+    if (!Array.isArray(data)) return walkStopped(conformance, 'a page of the walk held no data array');
     state.pages++;
     for (const item of data) {
       const key = JSON.stringify((item as { id?: unknown } | null)?.id);
@@ -85,7 +91,7 @@ async function pageWalk(conformance: ConformanceCase, value: string, limit: numb
       if (state.total === undefined) state.total = meta.total;
       else if (meta.total !== state.total) {
         conformance.fail('NG-META-TOTAL', answer, { pointer: '/meta/total', message: `meta.total is ${meta.total} on the page at offset ${offset}, ${state.total} on the first page`, expected: String(state.total), actual: String(meta.total) });
-      }
+      } else conformance.held('NG-META-TOTAL', answer);
     }
     const reported = Number.isInteger(meta?.limit) && (meta!.limit as number) >= 1 && (meta!.limit as number) < limit ? (meta!.limit as number) : limit;
     // A page shorter than the limit before the end shows a cap `meta.limit` does not report
@@ -153,6 +159,7 @@ export const paginationCases: SuiteCase[] = [
           const shown = repeated.slice(0, 5).map(([id, count]) => `${id} ${count} times`).join(', ');
           conformance.fail('NG-PAGE-WALK', undefined, { message: `walking ${value} at limit ${limit} met ${repeated.length} item(s) more than once: ${shown}`, expected: 'each item once', actual: shown });
         }
+        conformance.held('NG-PAGE-WALK');
         if (state.pages === MAX_WALK_PAGES) return;
         const met = [...state.seen.values()].reduce((sum, count) => sum + count, 0);
         if (state.total !== undefined && met !== state.total) {

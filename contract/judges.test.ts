@@ -1,0 +1,101 @@
+// Every requirement is bound to what can break it (`judgedBy` in requirements.yaml, and the schema
+// validation for `schemaFindings`), and nothing judges a requirement it is not bound to.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { assessChecks, checkExchange, Contract, exchangeChecks, judgesOf, JUDGES_OUTSIDE_CHECKS, MEDIA_TYPE, requirementsBoundTo, SCHEMA_DIR, validateRequest, type Requirement } from './index.ts';
+import { contract, credentials, list } from './test-support.ts';
+
+const openapiText = readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8');
+const requirementsText = readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8');
+
+/** A contract whose catalogue is changed by `change`, and its openapi.yaml by `changeOpenapi` (the shipped ones are left alone). */
+function contractWith(change: (requirements: Requirement[]) => Requirement[], changeOpenapi: (text: string) => string = (text) => text): Contract {
+  const catalogue = parseYaml(requirementsText) as { requirements: Requirement[] };
+  return new Contract(changeOpenapi(openapiText), stringifyYaml({ requirements: change(catalogue.requirements) }));
+}
+
+/** The checks that judge by role, with the roles each judges. */
+const checksByRole = exchangeChecks.filter((check) => (check.roles ?? []).length > 0);
+
+const unauthorizedWithoutHeader = {
+  operation: list,
+  request: { method: 'GET', path: '/v3/notification-groups?filter[type]=user', headers: credentials },
+  response: { status: 401, headers: { 'content-type': MEDIA_TYPE }, bodyText: '{"errors":[{"status":"401"}]}' },
+  requestFindings: [],
+};
+
+describe('the binding of requirements to their judges', () => {
+  const checkNames = exchangeChecks.map((check) => check.name);
+
+  it('gives every requirement of the catalogue a judge that can break it', () => {
+    expect(contract.requirements.filter((r) => judgesOf(contract, r.id).length === 0).map((r) => r.id)).toEqual([]);
+  });
+
+  it('says, for every requirement the suite judges, what a run that exercised it nowhere reports', () => {
+    const suiteJudged = contract.requirements.filter((r) => !r.checkedBy || r.checkedBy.includes('suite'));
+    expect(suiteJudged.filter((r) => r.notExercised === undefined).map((r) => r.id)).toEqual([]);
+  });
+
+  it('names only judges the kit has', () => {
+    const known = new Set([...checkNames, ...JUDGES_OUTSIDE_CHECKS]);
+    const unknown = contract.requirements.flatMap((r) => (r.judgedBy ?? []).filter((name) => !known.has(name)).map((name) => `${r.id}: ${name}`));
+    expect(unknown).toEqual([]);
+  });
+
+  it('binds every exchange check and every judge outside the checks to a requirement', () => {
+    expect(exchangeChecks.filter((check) => requirementsBoundTo(contract, check).size === 0).map((check) => check.name)).toEqual([]);
+    expect(JUDGES_OUTSIDE_CHECKS.filter((name) => contract.requirementsJudgedBy(name).size === 0)).toEqual([]);
+  });
+
+  it("binds by role: a success requirement of any id is judged by unlistedSuccess, from the operation's x-requirements alone", () => {
+    const renamed = contractWith(
+      (requirements) => requirements.map((r) => (r.id === 'HL-CREATE-201' ? { ...r, id: 'HL-CREATED-AS-LISTED' } : r)),
+      (text) => text.replace('success: HL-CREATE-201', 'success: HL-CREATED-AS-LISTED'),
+    );
+    const unlistedSuccess = exchangeChecks.find((check) => check.name === 'unlistedSuccess')!;
+    expect(requirementsBoundTo(renamed, unlistedSuccess).has('HL-CREATED-AS-LISTED')).toBe(true);
+    const request = { method: 'POST', path: '/v3/highlights', headers: { ...credentials, 'content-type': MEDIA_TYPE }, bodyText: '{"data":{"type":"Highlight"}}' };
+    const created = { operation: renamed.operation('createHighlight'), request, response: { status: 202, headers: {} }, requestFindings: [] };
+    expect(assessChecks(renamed, created).judged).toContainEqual({ requirement: 'HL-CREATED-AS-LISTED', location: 'response' });
+  });
+
+  it('binds the requirement an operation names for a role to every check that declares the role, and to no other', () => {
+    for (const check of checksByRole) {
+      const byRole = check.roles!.flatMap((role) => contract.operations.flatMap((operation) => operation.roles[role] ?? []));
+      expect(byRole.length, `${check.name} judges a role no operation names`).toBeGreaterThan(0);
+      for (const id of byRole) expect(judgesOf(contract, id), id).toContain(check.name);
+    }
+    const unnamed = contractWith((requirements) => requirements, (text) => text.replace('        relationshipsEcho: HL-RESPONSE-RELATIONSHIPS\n', ''));
+    expect(judgesOf(unnamed, 'HL-RESPONSE-RELATIONSHIPS')).not.toContain('createdResourceEchoes');
+  });
+
+  it('states each binding once: no judgedBy names a check a role already binds the requirement to', () => {
+    const restated = contract.requirements.flatMap((r) => (r.judgedBy ?? []).filter((name) => checksByRole.some((check) => check.name === name && check.roles!.some((role) => contract.requirementsInRole(role).includes(r.id)))).map((name) => `${r.id}: ${name}`));
+    expect(restated).toEqual([]);
+  });
+
+  it('binds invalidAnswered2xx to exactly what serving a request the contract rejects can break', () => {
+    // A MUST a request can break: the schema's request routes, malformed credentials, the request media type.
+    const requestMusts = contract.requirements.filter((r) => r.level === 'MUST' && (r.schemaFindings?.some((route) => route.location === 'request' && route.operation !== 'generic') || r.id === 'AUTH-401-MALFORMED' || r.id === 'MEDIA-TYPE-REQUEST'));
+    const derived = new Set(requestMusts.map((r) => contract.requirementBrokenByAccepting(r.id).id));
+    expect([...contract.requirementsJudgedBy('invalidAnswered2xx')].sort()).toEqual([...derived].sort());
+  });
+
+  it('refuses a check that judges a requirement the catalogue does not bind to it', () => {
+    const unbound = contractWith((requirements) => requirements.map((r) => (r.id === 'AUTH-WWW-AUTHENTICATE' ? { ...r, judgedBy: ['suiteCase'] } : r)));
+    expect(() => assessChecks(unbound, unauthorizedWithoutHeader)).toThrow('check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE, which the catalogue does not bind to it');
+    expect(() => checkExchange(unbound, unauthorizedWithoutHeader)).toThrow('check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE');
+    const held = { ...unauthorizedWithoutHeader, response: { ...unauthorizedWithoutHeader.response, headers: { ...unauthorizedWithoutHeader.response.headers, 'www-authenticate': 'Bearer' } } };
+    expect(() => assessChecks(unbound, held)).toThrow('check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE');
+    expect(() => assessChecks(contract, held)).not.toThrow();
+  });
+
+  it('binds what the validation emits: credentials, media type and ObjectId', () => {
+    const request = { method: 'POST', path: '/v3/highlights', headers: { authorization: 'Bearer x:token', 'content-type': 'text/plain' }, bodyText: '{}' };
+    const emitted = validateRequest(contract, contract.operation('createHighlight'), request).filter((f) => !contract.judgesOf(f.requirement).includes('schema'));
+    expect(emitted.map((f) => f.requirement)).toEqual(['AUTH-401-MALFORMED', 'MEDIA-TYPE-REQUEST']);
+    expect(emitted.every((f) => contract.judgesOf(f.requirement).includes(f.requirement === 'AUTH-401-MALFORMED' ? 'credentials' : 'mediaType'))).toBe(true);
+    expect(contract.judgesOf('RES-ID-OBJECTID')).toEqual(['objectId']);
+  });
+});

@@ -1,0 +1,53 @@
+// What a case counts: per requirement, the exchanges a judge judged it on and broke it on, one
+// each however many judges agree; and a case judges itself only what the catalogue binds to it.
+import { describe, expect, it } from 'vitest';
+import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
+import { referenceTarget } from '../server/test-support.ts';
+import { ConformanceCase } from './case.ts';
+import type { ReceivedResponse, TargetClient } from './client.ts';
+
+const contract = loadContract();
+const list = contract.operation('listNotificationGroups');
+const group = (id: string) => ({ id, type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exams' } });
+
+/** A target that answers each request with the next of `answers`. */
+function scripted(answers: ReceivedResponse[]): TargetClient {
+  let next = 0;
+  return { transmit: async () => ({ ok: true, response: answers[next++] }), close: async () => undefined };
+}
+
+const listAnswer = (body: unknown): ReceivedResponse => ({ status: 200, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify(body) });
+
+function caseAgainst(client: TargetClient): ConformanceCase {
+  const skip = (reason: string): never => {
+    throw new Error(reason);
+  };
+  return new ConformanceCase({ contract, client, target: referenceTarget('http://127.0.0.1:9/v3'), failLevel: 'must', scrub: (text) => text, requirements: ['NG-FILTER-ACCEPTED'], outcomeInWorker: true, skip });
+}
+
+describe('a conformance case', () => {
+  it('counts each exchange once per requirement, and the ones that broke it', async () => {
+    const conformance = caseAgainst(scripted([listAnswer({ data: [group('6553f100c0ffee0000000101')] }), listAnswer({ data: [group('string')] })]));
+    for (let i = 0; i < 2; i++) conformance.expectStatus(await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' }), [200]);
+    const exercised = Object.fromEntries(conformance.outcomeData().exercised.map((e) => [e.requirement, { judged: e.judged, broken: e.broken }]));
+    expect(exercised['NG-FILTER-ACCEPTED']).toEqual({ judged: 2, broken: 0 });
+    expect(exercised['RES-ID-OBJECTID']).toEqual({ judged: 2, broken: 1 });
+    expect(exercised['NG-ITEM-SHAPE']).toEqual({ judged: 2, broken: 0 });
+    expect(exercised['NG-META-PAGES']).toBeUndefined();
+  });
+
+  it('says why a judge could not judge a requirement no exchange of the case judged', async () => {
+    const conformance = caseAgainst(scripted([listAnswer({ data: [group('6553f100c0ffee0000000101')], meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 0 } })]));
+    await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' });
+    expect(conformance.outcomeData().unexercised).toEqual([
+      { requirement: 'NG-PAGE-LENGTH', reason: 'meta.limit was 0 and the request gave no page[limit]' },
+      { requirement: 'NG-META-PAGE-NUMBER', reason: 'meta.limit was 0 and the request gave no page[limit]' },
+    ]);
+  });
+
+  it('judges itself only requirements the catalogue binds to suiteCase', () => {
+    const conformance = caseAgainst(scripted([]));
+    expect(() => conformance.held('NG-META-PAGES')).toThrow('a suite case judged NG-META-PAGES, which the catalogue does not bind to suiteCase (judgedBy)');
+    expect(() => conformance.held('NG-PAGE-WALK')).not.toThrow();
+  });
+});
