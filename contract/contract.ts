@@ -99,7 +99,8 @@ export class Contract {
         ...route,
         requirement,
         statusPattern: route.status ? new RegExp(route.status) : undefined,
-        pointerPattern: route.pointer ? new RegExp(route.pointer) : undefined,
+        // dotAll: a member name may hold any character, a line break included ("a\nb").
+        pointerPattern: route.pointer ? new RegExp(route.pointer, 's') : undefined,
       })),
     );
     this.operations = readOperations(this.document);

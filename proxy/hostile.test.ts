@@ -2,9 +2,12 @@
 // flooded its log or slipped past enforce mode, replayed against a live proxy. Each must leave
 // the proxy alive, its log bounded, and enforce mode forwarding nothing it did not judge.
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { Pool } from 'undici';
 import { FINDING_LIMITS, loadContract } from '../contract/index.ts';
+import { summarizeViolations } from '../reports/violations-summary.ts';
 import { REQUEST_ID_MAX_LENGTH } from './exchange.ts';
+import { REPEAT_KINDS_MAX } from './repeats.ts';
 import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
 import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { ViolationRecord } from './violations.ts';
@@ -212,13 +215,70 @@ describe('what the proxy cannot judge as the upstream would read it', () => {
   }
 });
 
-test('after 1,100 distinct unspecified paths, a new one is still written (the set of kinds is per interval, not forever)', async () => {
-  await withProxy({}, async (proxy, violations) => {
-    for (let i = 0; i < 1100; i += 1) await send(`${proxy.baseUrl}/segment-${i}`, { headers: session });
-    await send(`${proxy.baseUrl}/the-last-one`, { headers: { ...session, 'x-request-id': 'last-segment' } });
-    await proxy.proxy.settled();
-    const lines = violations.lines<ViolationRecord>().filter((l) => l.rule === 'GEN-UNSPECIFIED-OPERATION');
-    expect(lines.length).toBe(1101);
-    expect(lines.at(-1)!.requestId).toBe('last-segment');
+describe('a client cannot hide the service\'s violations', () => {
+  /** The red team's count: more distinct unspecified paths than the kinds the log follows per interval. */
+  const FLOOD = REPEAT_KINDS_MAX + 400;
+
+  test(`${FLOOD} tiny GETs to distinct unspecified paths, then a service MUST violation: a MUST line of the service, report fails, its counts equal /summary.json's`, async () => {
+    await withProxy({}, async (proxy, violations) => {
+      const pool = new Pool(proxy.proxyUrl, { connections: 4, pipelining: 8 });
+      try {
+        await Promise.all(Array.from({ length: FLOOD }, (_, i) => pool.request({ method: 'GET', path: `/v3/flood-${i}` }).then((r) => r.body.dump())));
+      } finally {
+        await pool.close();
+      }
+      // The upstream answers 201 with an AttributeConfig: the list operation never lists that.
+      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { ...session, 'x-request-id': 'service-breaks' } });
+      await proxy.proxy.settled();
+      const serviceLines = violations.lines<ViolationRecord>().filter((l) => l.requestId === 'service-breaks');
+      expect(serviceLines.some((l) => l.level === 'MUST' && l.party === 'service')).toBe(true);
+      const flooded = violations.lines<ViolationRecord>().filter((l) => l.rule === 'GEN-UNSPECIFIED-OPERATION');
+      // INFO once per rule, operation and direction: one line for the whole flood.
+      expect(flooded).toHaveLength(1);
+      await proxy.close();
+      const report = summarizeViolations(contract, 'hostile.ndjson', violations.text());
+      expect(report.byParty.service.MUST).toBeGreaterThan(0);
+      const dashboard = proxy.proxy.feed.snapshot();
+      expect({ byLevel: report.byLevel, byParty: report.byParty }).toEqual({ byLevel: dashboard.findingsByLevel, byParty: dashboard.findingsByParty });
+    });
+  });
+
+  const throwing = [
+    { part: 'response' as const, party: 'service', stands: 'client', query: '' },
+    { part: 'request' as const, party: 'client', stands: 'service', query: '' },
+  ];
+  for (const c of throwing) {
+    test(`judging that throws on the ${c.part}: PROXY-NOT-JUDGED is a MUST of the ${c.party}, never an INFO; the ${c.stands}'s findings still stand`, async () => {
+      await withProxy({ judgeThread: false }, async (proxy, violations) => {
+        const requirementFor = contract.requirementFor.bind(contract);
+        const spy = vi.spyOn(contract, 'requirementFor').mockImplementation((violation) => {
+          if (violation.location === c.part) throw new Error('judging broke');
+          return requirementFor(violation);
+        });
+        try {
+          // The request breaks the query schema's minimum only when its part is the one that throws (else it would stop the response being judged).
+          const query = c.part === 'request' ? '&page[limit]=0&page[offset]=0' : '&page[limit]=10&page[offset]=0';
+          await send(`${proxy.baseUrl}/notification-groups?filter[type]=user${query}`, { headers: { ...session, 'x-request-id': `throws-${c.part}` } });
+          await proxy.proxy.settled();
+        } finally {
+          spy.mockRestore();
+        }
+        const lines = violations.lines<ViolationRecord>().filter((l) => l.requestId === `throws-${c.part}`);
+        expect(lines.find((l) => l.rule === 'PROXY-NOT-JUDGED')).toMatchObject({ level: 'MUST', party: c.party });
+        if (c.part === 'request') expect(lines.some((l) => l.party === 'service' && l.level === 'MUST')).toBe(true);
+      });
+    });
+  }
+
+  test('a relationship named "a\\nb": judged, not turned into one PROXY-NOT-JUDGED; the request\'s MUST finding stays a MUST of the client', async () => {
+    await withProxy({}, async (proxy, violations) => {
+      const body = JSON.stringify({ data: { type: 'Highlight', attributes: {}, relationships: { 'a\nb': 5, owner: 7 } } });
+      await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, 'content-type': MEDIA_TYPE, 'x-request-id': 'newline-name' }, body });
+      await proxy.proxy.settled();
+      const lines = violations.lines<ViolationRecord>().filter((l) => l.requestId === 'newline-name');
+      expect(lines.map((l) => l.rule)).not.toContain('PROXY-NOT-JUDGED');
+      expect(lines.some((l) => l.level === 'MUST' && l.party === 'client')).toBe(true);
+      expect((await proxy.proxy.metrics.judgingFailures.get()).values[0]?.value ?? 0).toBe(0);
+    });
   });
 });

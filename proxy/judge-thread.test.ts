@@ -102,7 +102,7 @@ describe('JudgeThread', () => {
     expect(thread.backlog).toBe(JUDGE_BACKLOG_LIMITS.exchanges);
     await thread.whenIdle();
     expect(judged).toHaveLength(JUDGE_BACKLOG_LIMITS.exchanges);
-    expect(judged.every((j) => j.error === undefined && Array.isArray(j.findings))).toBe(true);
+    expect(judged.every((j) => j.failures === undefined && Array.isArray(j.findings))).toBe(true);
     expect(thread.submit(captured, () => undefined)).toBe(true);
     await thread.close(5000);
   });

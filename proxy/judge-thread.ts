@@ -10,14 +10,14 @@
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../contract/index.ts';
 import { ByteRing } from './byte-ring.ts';
-import { bodySize, type CapturedBody, type CapturedExchange, type JudgeOptions } from './judge.ts';
+import { bodySize, type CapturedBody, type CapturedExchange, type JudgeOptions, type JudgingFailure } from './judge.ts';
 
 export interface JudgedExchange {
   findings: Finding[];
   /** Time judging took on the worker, in seconds. */
   seconds: number;
-  /** Set when judging threw: the exchange has no findings then. */
-  error?: string;
+  /** The parts whose judging threw (the findings hold the other part's). */
+  failures?: JudgingFailure[];
 }
 
 /** A body as posted to the worker: a captured one is a stretch of the shared ring. */

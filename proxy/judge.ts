@@ -2,7 +2,7 @@
 // what only a proxy sees (a body it did not keep, a member name written twice), and hands the
 // exchange to the contract's one judging path (contract/judge.ts); the findings it returns are
 // bounded (boundFindings). Pure: no I/O, no clocks, no state beyond what the caller passes in.
-import { boundFindings, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from '../contract/index.ts';
+import { boundFindings, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, UNSPECIFIED_OPERATION } from '../contract/index.ts';
 import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, ValidateOptions } from '../contract/index.ts';
 
 export type { JudgedRequest };
@@ -10,7 +10,7 @@ import { duplicateMemberName } from './admission.ts';
 import { decodeBody, type OmissionCause } from './body.ts';
 import { headersObject } from './headers.ts';
 
-export { locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION };
+export { locate, UNSPECIFIED_OPERATION };
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
 export type CapturedBody = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string; cause: OmissionCause };
@@ -36,14 +36,13 @@ export function operationLabel(request: Pick<JudgedRequest, 'inApi' | 'operation
 }
 
 /**
- * The kind of a finding, for writing each kind once per interval (repeats.ts): traffic to an
- * unspecified operation by method and first path segment; an INFO observation by rule,
- * operation and direction; anything else also by its pointer, array indices folded (the same
- * rule broken by every item of a list is one kind).
+ * The kind of a finding, for writing each kind once per interval (repeats.ts): an INFO
+ * observation by rule, operation and direction (traffic to unspecified operations included: a
+ * client choosing a new path per request gets one line, not one per path); anything else also by
+ * its pointer, array indices folded (the same rule broken by every item of a list is one kind).
  */
-export function repeatKind(contract: Contract, finding: Pick<Finding, 'requirement' | 'level' | 'location' | 'pointer'>, exchange: { method: string; path: string; operationId: string | null }): string {
-  if (finding.requirement === UNSPECIFIED_OPERATION) return `${finding.requirement} ${unspecifiedOperationKey(contract, exchange.method, exchange.path)}`;
-  const base = `${finding.requirement} ${exchange.operationId ?? 'unspecified'} ${finding.location}`;
+export function repeatKind(finding: Pick<Finding, 'requirement' | 'level' | 'location' | 'pointer'>, operationId: string | null): string {
+  const base = `${finding.requirement} ${operationId ?? 'unspecified'} ${finding.location}`;
   return finding.level === 'INFO' ? base : `${base} ${finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*')}`;
 }
 
@@ -91,12 +90,39 @@ export interface CapturedExchange<Body = CapturedBody> {
   response: { status: number; rawHeaders: string[]; body: Body } | null;
 }
 
-/** Findings of the request, and of the response and whole exchange when there is one. */
-export function judgeExchange(contract: Contract, captured: CapturedExchange, options: JudgeOptions): Finding[] {
-  const request = judgeRequest(contract, captured.method, captured.path, captured.requestHeaders, captured.requestBody, options);
-  if (!captured.response) return request.findings;
+/** A part of an exchange whose judging threw: its direction and the error's message. */
+export interface JudgingFailure {
+  location: 'request' | 'exchange';
+  message: string;
+}
+
+/**
+ * Findings of the request, and of the response and whole exchange when there is one. The two
+ * parts are judged apart: should judging one of them throw, the other still stands, and the
+ * failure is returned under the party whose part it was (a client cannot make its request's
+ * failure stand for the service, nor hide the service's findings behind it).
+ */
+export function judgeExchange(contract: Contract, captured: CapturedExchange, options: JudgeOptions): { findings: Finding[]; failures: JudgingFailure[] } {
+  const failures: JudgingFailure[] = [];
+  let request: JudgedRequest;
+  try {
+    request = judgeRequest(contract, captured.method, captured.path, captured.requestHeaders, captured.requestBody, options);
+  } catch (error) {
+    failures.push({ location: 'request', message: errorMessage(error) });
+    request = { ...locate(contract, captured.method, captured.path), request: { method: captured.method, path: captured.path, headers: captured.requestHeaders }, findings: [] };
+  }
+  if (!captured.response) return { findings: request.findings, failures };
   const { status, rawHeaders, body } = captured.response;
-  return request.findings.concat(judgeResponse(contract, request, status, headersObject(rawHeaders), body, options));
+  try {
+    return { findings: request.findings.concat(judgeResponse(contract, request, status, headersObject(rawHeaders), body, options)), failures };
+  } catch (error) {
+    failures.push({ location: 'exchange', message: errorMessage(error) });
+    return { findings: request.findings, failures };
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return String((error as Error)?.message ?? error);
 }
 
 interface Omission {

@@ -63,7 +63,7 @@ export class ExchangeJudging {
     return (await this.judgeThread?.close(timeoutMs)) ?? 0;
   }
 
-  /** The request's findings, judged once; a judging failure stands in them as PROXY-NOT-JUDGED. */
+  /** The request's findings, judged once; a judging failure stands beside them as PROXY-NOT-JUDGED (in the exchange's admission findings). */
   judgedRequest(exchange: ProxiedExchange): JudgedRequest {
     if (!exchange.judgedRequest) {
       const { contract, judgeOptions, publisher } = this.parts;
@@ -73,7 +73,9 @@ export class ExchangeJudging {
       } catch (error) {
         const { inApi, operation } = locate(contract, exchange.method, exchange.path);
         const request = { method: exchange.method, path: exchange.path, headers: exchange.headers };
-        exchange.judgedRequest = { inApi, operation, request, findings: [publisher.judgingFailed(exchange, 'request', error)] };
+        // The failure stands beside the request's findings, not among them: the response is still judged in full.
+        exchange.admission = exchange.admission.concat(publisher.judgingFailed(exchange, 'request', error));
+        exchange.judgedRequest = { inApi, operation, request, findings: [] };
       }
       exchange.judgeSeconds += (performance.now() - started) / 1000;
     }
@@ -114,7 +116,12 @@ export class ExchangeJudging {
       this.judgeThread !== null &&
       this.judgeThread.accepts(bodySize(exchange.requestBody) + (exchange.responseTap?.size ?? 0), contentCoded(exchange)) &&
       this.judgeThread.submit(this.captured(exchange), (result) => this.publishJudged(exchange, result), contentCoded(exchange));
-    if (judged && !onJudgeThread) exchange.findings ??= exchange.admission.concat(this.judgedRequest(exchange).findings, this.completedResponseFindings(exchange));
+    if (judged && !onJudgeThread && exchange.findings === null) {
+      // Judged before the admission findings are read: a judging failure is added to them.
+      const requestFindings = this.judgedRequest(exchange).findings;
+      const responseFindings = this.completedResponseFindings(exchange);
+      exchange.findings = exchange.admission.concat(requestFindings, responseFindings);
+    }
     exchange.location = exchange.judgedRequest ?? locate(contract, exchange.method, exchange.path);
     const operation = operationLabel(exchange.location);
     metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
@@ -126,7 +133,8 @@ export class ExchangeJudging {
 
   private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange): void {
     const { metrics, publisher } = this.parts;
-    exchange.findings = exchange.admission.concat(judged.error === undefined ? judged.findings : [publisher.judgingFailed(exchange, 'exchange', new Error(judged.error))]);
+    const failed = (judged.failures ?? []).map((failure) => publisher.judgingFailed(exchange, failure.location, new Error(failure.message)));
+    exchange.findings = exchange.admission.concat(judged.findings, failed);
     metrics.judgedExchanges.inc({ thread: 'worker' });
     publisher.publish(exchange, exchange.findings, judged.seconds);
   }

@@ -2,7 +2,7 @@
 // the first of each kind per interval written to the violations log (repeats.ts), and judging
 // failures logged once per distinct error.
 import type { Logger } from 'pino';
-import { occurrences, type Contract, type Finding, type Location } from '../contract/index.ts';
+import { occurrences, type Contract, type Finding, type Level, type Location } from '../contract/index.ts';
 import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { NOT_VALIDATED_RULES, operationLabel, repeatKind } from './judge.ts';
@@ -10,6 +10,9 @@ import { maskCredentialQuery } from './mask.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import { RepeatFolder } from './repeats.ts';
 import { partyOf, violationRecord, type ExchangeIdentity, type ViolationRecord, type ViolationsLog } from './violations.ts';
+
+/** The level of a PROXY-NOT-JUDGED finding: the highest any finding it stands in for could have had. */
+export const NOT_JUDGED_LEVEL: Level = 'MUST';
 
 /** Distinct judging errors logged in full; past it, failures are only counted. */
 const FAILURES_LOGGED = 100;
@@ -40,7 +43,7 @@ export class Publisher {
    * lists among the latest, the first of each kind per interval, building its line only then.
    */
   publish(exchange: ProxiedExchange, findings: Finding[], seconds: number): void {
-    const { contract, metrics } = this.parts;
+    const { metrics } = this.parts;
     metrics.validationSeconds.observe(seconds);
     if (findings.length === 0) return;
     const operationId = exchange.location?.operation?.operationId ?? null;
@@ -64,7 +67,8 @@ export class Publisher {
       if (seen) seen.count += count;
       else counted.set(key, { finding, count });
       if (NOT_VALIDATED_RULES.has(finding.requirement)) metrics.bodiesNotValidated.inc({ direction: finding.location });
-      const record = this.repeats.sighted(repeatKind(contract, finding, { method: exchange.method, path: exchange.path, operationId }), count, () => violationRecord(identityOf(), finding));
+      const kind = { kind: repeatKind(finding, operationId), rule: finding.requirement, direction: finding.location, level: finding.level };
+      const record = this.repeats.sighted(kind, count, () => violationRecord(identityOf(), finding));
       if (record) written.push(record);
     }
     for (const { finding, count } of counted.values()) metrics.findings.inc({ rule: finding.requirement, direction: finding.location, party: partyOf(finding.location), level: finding.level }, count);
@@ -76,7 +80,8 @@ export class Publisher {
    * Judging is pure and total by design; should it throw, the proxy goes on: the failure is
    * counted, logged once per distinct error (a bounded set), and stands in the exchange's findings
    * as PROXY-NOT-JUDGED (which enforce mode refuses). What the client receives in report mode is
-   * unchanged.
+   * unchanged. The finding keeps the highest level a finding of its direction could have had
+   * (MUST): what could not be judged is never written as a mere observation.
    */
   judgingFailed(exchange: ProxiedExchange, location: Location, error: unknown): Finding {
     const message = String((error as Error)?.message ?? error).slice(0, 200);
@@ -85,7 +90,7 @@ export class Publisher {
       this.failuresLogged.add(message);
       this.parts.logger.error({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path).slice(0, 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
     }
-    return this.parts.contract.finding('PROXY-NOT-JUDGED', location, { message: `the proxy failed to judge this ${location}: ${message}` });
+    return { ...this.parts.contract.finding('PROXY-NOT-JUDGED', location, { message: `the proxy failed to judge this ${location}: ${message}` }), level: NOT_JUDGED_LEVEL };
   }
 
   /** Ends the current interval (its summary lines written) and stops the interval timer. */

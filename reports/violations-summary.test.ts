@@ -86,6 +86,13 @@ describe('rendering', () => {
     expect(html).toContain('<td>NG-FILTER-REQUIRED</td>');
   });
 
+  test('a summary line counts its repeated findings only: the first of its kind was written on a line of its own', () => {
+    const folded = [record({ requestId: 'first' }), record({ requestId: 'first', time: '2026-01-01T10:00:10.000Z', repeated: 3 })].map((r) => JSON.stringify(r)).join('\n');
+    const summary = summarizeViolations(contract, 'folded.ndjson', folded);
+    expect({ findings: summary.findings, summarized: summary.summarized, exchanges: summary.exchanges, must: summary.byParty.client.MUST }).toEqual({ findings: 4, summarized: 3, exchanges: 1, must: 4 });
+    expect(renderViolationsMarkdown(summary)).toContain(': 1 written one by one, from 1 exchange, and 3 counted on summary lines.');
+  });
+
   test('an empty log renders as having no findings', () => {
     expect(renderViolationsMarkdown(summarizeViolations(contract, 'empty.ndjson', ''))).toContain('0 findings in 0 exchanges.');
   });

@@ -42,6 +42,9 @@ export interface ViolationsSummary {
   source: string;
   lines: number;
   findings: number;
+  /** Findings counted on summary lines (`repeated`), not written one by one. */
+  summarized: number;
+  /** Exchanges named by the lines written one by one (summary lines count findings, not exchanges). */
   exchanges: number;
   byLevel: Record<Level, number>;
   /** Findings by who broke the contract, and level. */
@@ -66,6 +69,7 @@ export class ViolationsSummarizer {
   private file: string | null = null;
   private fileLine = 0;
   private findings = 0;
+  private summarized = 0;
   private firstSeen: string | null = null;
   private lastSeen: string | null = null;
 
@@ -87,12 +91,14 @@ export class ViolationsSummarizer {
       if (this.malformed.lineNumbers.length < MALFORMED_LINES_LISTED) this.malformed.lineNumbers.push(this.file === null ? this.lineCount : `${this.file}:${this.fileLine}`);
       return;
     }
-    // A summary line of the proxy stands for itself and the repeats it counted.
-    const count = 1 + (record.repeated ?? 0);
+    // A summary line of the proxy stands for the findings it counted and did not write one by one
+    // (the first of its kind was written before it, on a line of its own).
+    const count = record.repeated ?? 1;
     this.findings += count;
+    if (record.repeated !== undefined) this.summarized += count;
+    else this.requestIds.add(record.requestId);
     this.byLevel[record.level] += count;
     this.byParty[partyOf(record.direction)][record.level] += count;
-    this.requestIds.add(record.requestId);
     if (this.firstSeen === null || record.time < this.firstSeen) this.firstSeen = record.time;
     if (this.lastSeen === null || record.time > this.lastSeen) this.lastSeen = record.time;
     const party = partyOf(record.direction);
@@ -110,6 +116,7 @@ export class ViolationsSummarizer {
       source: this.source,
       lines: this.lineCount,
       findings: this.findings,
+      summarized: this.summarized,
       exchanges: this.requestIds.size,
       byLevel: { ...this.byLevel },
       byParty: { service: { ...this.byParty.service }, client: { ...this.byParty.client } },
@@ -179,7 +186,10 @@ function headline(summary: ViolationsSummary): string[] {
     ? 'No malformed lines.'
     : `${summary.malformed.count} malformed line${summary.malformed.count === 1 ? '' : 's'} skipped (line${summary.malformed.lineNumbers.length === 1 ? '' : 's'} ${summary.malformed.lineNumbers.join(', ')}${summary.malformed.count > summary.malformed.lineNumbers.length ? ', ...' : ''}).`;
   const parties = PARTIES.map((party) => `${party === 'service' ? 'Service' : 'Client'}: ${LEVELS.map((level) => `${level} ${summary.byParty[party][level]}`).join(' · ')}.`);
-  return [`${summary.findings} findings in ${summary.exchanges} exchanges${span}.`, `${levels}.`, ...parties, malformed];
+  const counted = summary.summarized === 0
+    ? `${summary.findings} findings in ${summary.exchanges} exchanges${span}.`
+    : `${summary.findings} findings${span}: ${summary.findings - summary.summarized} written one by one, from ${summary.exchanges} exchange${summary.exchanges === 1 ? '' : 's'}, and ${summary.summarized} counted on summary lines.`;
+  return [counted, `${levels}.`, ...parties, malformed];
 }
 
 function markdownCell(text: string): string {
