@@ -5,6 +5,8 @@ import { headerValue, readCredentials } from './credentials.ts';
 import { problemsFromErrors, type SchemaProblem } from './messages.ts';
 import { buildQuery, parseQueryPairs } from './query.ts';
 import type { Finding, Headers, HttpRequest, HttpResponse, ValidateOptions } from './types.ts';
+import type { ErrorObject } from 'ajv';
+import { FINDING_LIMITS } from './bounds.ts';
 
 type Schema = Record<string, unknown>;
 const GENERIC = 'generic';
@@ -111,9 +113,9 @@ export function validateRequest(contract: Contract, operation: Operation, reques
   const findings: Finding[] = [...credentialFindings(contract, request)];
   if (operation.parameters.length > 0) {
     const query = parseQuery(operation, queryString(request.path));
-    const validate = contract.validator(querySchema(operation));
-    if (!validate(query)) {
-      const problems = problemsFromErrors(validate.errors ?? [], true, includeValues);
+    const errors = schemaErrors(contract, querySchema(operation), query);
+    if (errors.length > 0) {
+      const problems = problemsFromErrors(errors, true, includeValues);
       append(findings, routeProblems(contract, operation.operationId, 'request', undefined, problems));
     }
   }
@@ -153,9 +155,57 @@ function documentFindings(contract: Contract, operationId: string, location: 're
   if (!parsed.ok) {
     return routeProblems(contract, operationId, location, status, [{ keyword: 'json', pointer: '', message: `the ${location} body is not well-formed JSON${includeValues ? ` (${parsed.error})` : ''}`, expected: 'JSON', actual: 'malformed JSON' }]);
   }
-  const validate = contract.validator(schema);
-  if (validate(parsed.value)) return [];
-  return routeProblems(contract, operationId, location, status, problemsFromErrors(validate.errors ?? [], false, includeValues, listedPerShape));
+  const errors = schemaErrors(contract, schema, parsed.value);
+  if (errors.length === 0) return [];
+  return routeProblems(contract, operationId, location, status, problemsFromErrors(errors, false, includeValues, listedPerShape));
+}
+
+/**
+ * Items of a list, and members of an object beyond those the contract names, examined in full
+ * once a message is known broken: a message's errors are described from its first items, so a
+ * list of 500,000 wrong items costs what ten cost.
+ */
+export const EXAMINED_PER_LIST = FINDING_LIMITS.perRule;
+/** Depth to which lists and objects are cut to what is examined; deeper, values are examined whole (the schemas are far shallower). */
+const EXAMINED_DEPTH = 64;
+
+/**
+ * The schema errors of a value, built only for a bounded part of it. The quick validator (which
+ * stops at the first error) says whether the value holds; only when it does not is the full
+ * validator (every error, with values) run, on the value cut to its first EXAMINED_PER_LIST
+ * items per list and unnamed members per object. Should every error lie past the cut, the quick
+ * validator's first error stands for them.
+ */
+export function schemaErrors(contract: Contract, schema: Schema, value: unknown): ErrorObject[] {
+  const quick = contract.quickValidator(schema);
+  if (quick(value)) return [];
+  const firstError = quick.errors?.[0];
+  const full = contract.validator(schema);
+  full(examinedPart(value, contract.namedMembers, 0));
+  if (full.errors && full.errors.length > 0) return full.errors;
+  return firstError ? [firstError] : [];
+}
+
+/** The value with each list cut to its first EXAMINED_PER_LIST items and each object to the members the contract names and EXAMINED_PER_LIST others. */
+function examinedPart(value: unknown, named: ReadonlySet<string>, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth >= EXAMINED_DEPTH) return value;
+  if (Array.isArray(value)) {
+    const kept = value.length > EXAMINED_PER_LIST ? value.slice(0, EXAMINED_PER_LIST) : value.slice();
+    for (let i = 0; i < kept.length; i += 1) kept[i] = examinedPart(kept[i], named, depth + 1);
+    return kept;
+  }
+  const kept: Record<string, unknown> = {};
+  let unnamed = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (!named.has(key)) {
+      if (unnamed >= EXAMINED_PER_LIST) continue;
+      unnamed += 1;
+    }
+    // defineProperty: a member named __proto__ stays a member, as JSON.parse made it.
+    Object.defineProperty(kept, key, { value: examinedPart((value as Record<string, unknown>)[key], named, depth + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return kept;
 }
 
 function routeProblems(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, problems: SchemaProblem[]): Finding[] {

@@ -2,7 +2,7 @@
 // what only a proxy sees (a body it did not keep, a member name written twice), and hands the
 // exchange to the contract's one judging path (contract/judge.ts); the findings it returns are
 // bounded (boundFindings). Pure: no I/O, no clocks, no state beyond what the caller passes in.
-import { boundFindings, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, UNSPECIFIED_OPERATION } from '../contract/index.ts';
+import { boundFindings, cutFinding, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, UNSPECIFIED_OPERATION } from '../contract/index.ts';
 import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, ValidateOptions } from '../contract/index.ts';
 
 export type { JudgedRequest };
@@ -54,7 +54,7 @@ export function judgeRequest(contract: Contract, method: string, path: string, h
   const findings = omittedFindings(contract, 'request', text.omitted);
   const duplicate = text.bodyText === undefined ? null : duplicateMemberName(text.bodyText);
   if (duplicate !== null) findings.push(contract.finding('PROXY-DUPLICATE-MEMBER', 'request', { message: `the member name ${JSON.stringify(duplicate.slice(0, 40))} appears twice in one object: parsers keep the first or the last` }));
-  return { ...judged, findings: boundFindings(findings.concat(judged.findings), PROXY_FINDING_LIMITS) };
+  return { ...judged, findings: listed(findings.concat(judged.findings)) };
 }
 
 /** Findings of the response and of the whole exchange, given the judged request (bounded, see boundFindings). */
@@ -62,7 +62,12 @@ export function judgeResponse(contract: Contract, request: JudgedRequest, status
   if (!request.inApi) return [];
   const text = bodyText(body, headers, options.maxBody);
   const response: HttpResponse = { status, headers, bodyText: text.bodyText };
-  return boundFindings(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, request, response, validateOptions(options, text.omitted))), PROXY_FINDING_LIMITS);
+  return listed(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, request, response, validateOptions(options, text.omitted))));
+}
+
+/** The findings the proxy lists (bounded in number, see boundFindings), each of their texts cut to a fixed size. */
+function listed(findings: Finding[]): Finding[] {
+  return boundFindings(findings, PROXY_FINDING_LIMITS).map(cutFinding);
 }
 
 /**

@@ -157,6 +157,6 @@ export class ExchangeJudging {
 
   private responseBody(exchange: ProxiedExchange): CapturedBody {
     const tap = exchange.responseTap;
-    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.parts.judgeOptions.maxBody} bytes`, cause: 'size' } : { kind: 'captured', raw: tap.bytes() };
+    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: tap.overflowReason, cause: 'size' } : { kind: 'captured', raw: tap.bytes() };
   }
 }

@@ -169,7 +169,7 @@ export class ValidatingProxy {
     if (!exchange.sampled) return this.admit(exchange, req, res, req);
     readBodyUpTo(req, this.maxBody).then(
       (read) => {
-        exchange.requestBody = read.complete ? { kind: 'captured', raw: read.raw } : { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes`, cause: 'size' };
+        exchange.requestBody = read.complete ? { kind: 'captured', raw: read.raw } : { kind: 'omitted', reason: read.reason, cause: 'size' };
         this.admit(exchange, req, res, read.complete ? read.raw : read.stream);
       },
       () => res.destroy(),

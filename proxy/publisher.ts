@@ -2,7 +2,7 @@
 // the first of each kind per interval written to the violations log (repeats.ts), and judging
 // failures logged once per distinct error.
 import type { Logger } from 'pino';
-import { occurrences, type Contract, type Finding, type Level, type Location } from '../contract/index.ts';
+import { cutText, occurrences, type Contract, type Finding, type Level, type Location } from '../contract/index.ts';
 import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { NOT_VALIDATED_RULES, operationLabel, repeatKind } from './judge.ts';
@@ -13,6 +13,9 @@ import { partyOf, violationRecord, type ExchangeIdentity, type ViolationRecord, 
 
 /** The level of a PROXY-NOT-JUDGED finding: the highest any finding it stands in for could have had. */
 export const NOT_JUDGED_LEVEL: Level = 'MUST';
+
+/** Characters of a request's path and query written on a log line (a client may send 16 KB of query). */
+export const LOGGED_PATH_MAX = 512;
 
 /** Distinct judging errors logged in full; past it, failures are only counted. */
 const FAILURES_LOGGED = 100;
@@ -53,7 +56,7 @@ export class Publisher {
         time: new Date(exchange.completedAt).toISOString(),
         requestId: exchange.requestId,
         method: exchange.method,
-        path: maskCredentialQuery(exchange.path),
+        path: cutText(maskCredentialQuery(exchange.path), LOGGED_PATH_MAX),
         operationId,
         status: exchange.status ?? exchange.proxyStatus,
       });
