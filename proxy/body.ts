@@ -28,6 +28,11 @@ export class ByteCollector {
     this.size = needed;
   }
 
+  /** Bytes the collector holds room for (at most twice the bytes collected, or 1 KiB). */
+  get capacity(): number {
+    return this.buffer.length;
+  }
+
   /** The bytes collected (a view, not a copy). */
   bytes(): Buffer {
     return this.buffer.subarray(0, this.size);

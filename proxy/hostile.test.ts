@@ -1,17 +1,20 @@
 // Hostile traffic: each reproduction of a way a client or an upstream once crashed the proxy,
 // flooded its log or slipped past enforce mode, replayed against a live proxy. Each must leave
 // the proxy alive, its log bounded, and enforce mode forwarding nothing it did not judge.
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { Pool } from 'undici';
 import { FINDING_LIMITS, loadContract } from '../contract/index.ts';
 import { summarizeViolations } from '../reports/violations-summary.ts';
 import { REQUEST_ID_MAX_LENGTH } from './exchange.ts';
-import { DECODED_BOUNDS } from './body.ts';
+import { ByteCollector, CHUNKS_KEPT_MAX, DECODED_BOUNDS } from './body.ts';
+import { LOGGED_PATH_MAX } from './publisher.ts';
 import { REPEAT_KINDS_MAX } from './repeats.ts';
 import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
 import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
-import type { ViolationRecord } from './violations.ts';
+import { VIOLATIONS_BUFFER_MAX, type ViolationRecord } from './violations.ts';
 
 const MEDIA_TYPE = 'application/vnd.api+json';
 const contract = loadContract();
@@ -297,6 +300,96 @@ describe('a client cannot hide the service\'s violations', () => {
       expect(lines.map((l) => l.rule)).not.toContain('PROXY-NOT-JUDGED');
       expect(lines.some((l) => l.level === 'MUST' && l.party === 'client')).toBe(true);
       expect((await proxy.proxy.metrics.judgingFailures.get()).values[0]?.value ?? 0).toBe(0);
+    });
+  });
+});
+
+/** Sends one request over a raw socket, its body in `chunks` chunks of one byte each, and resolves with the status line. */
+function sendInOneByteChunks(proxyUrl: string, target: string, headers: Record<string, string>, body: string): Promise<string> {
+  const { hostname, port } = new URL(proxyUrl);
+  const head = [`POST ${target} HTTP/1.1`, `host: ${hostname}:${port}`, 'transfer-encoding: chunked', 'connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
+  const chunked = Array.from(body, (character) => `1\r\n${character}\r\n`).join('') + '0\r\n\r\n';
+  return new Promise((resolve, reject) => {
+    // Written, not ended: a half-closed connection is a client gone before its answer.
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(`${head}\r\n\r\n${chunked}`));
+    let answer = '';
+    socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
+    socket.on('end', () => resolve(answer.split('\r\n', 1)[0]));
+    socket.on('error', reject);
+  });
+}
+
+describe('memory, log and answers bounded by what was sent', () => {
+  test(`a body in ${CHUNKS_KEPT_MAX + 1000} one-byte chunks is not kept (each chunk would cost its bookkeeping): enforce mode answers 413, report mode logs why`, async () => {
+    const body = validCreate.padEnd(CHUNKS_KEPT_MAX + 1000, ' ');
+    await withProxy({ mode: 'enforce' }, async (proxy) => {
+      const before = reached.length;
+      expect(await sendInOneByteChunks(proxy.proxyUrl, '/v3/attribute-configs', { ...session, ...json }, body)).toBe('HTTP/1.1 413 Payload Too Large');
+      expect(reached.length).toBe(before);
+    });
+    await withProxy({}, async (proxy, violations) => {
+      await sendInOneByteChunks(proxy.proxyUrl, '/v3/attribute-configs', { ...session, ...json, 'x-request-id': 'one-byte-chunks' }, body);
+      await proxy.proxy.settled();
+      const line = violations.lines<ViolationRecord>().find((l) => l.requestId === 'one-byte-chunks');
+      expect(line).toMatchObject({ rule: 'PROXY-BODY-TOO-LARGE' });
+      expect(line!.message).toContain(`more than ${CHUNKS_KEPT_MAX} chunks`);
+    });
+  });
+
+  test('bytes collected from one-byte chunks take at most twice their size, whatever the number of chunks', () => {
+    const collector = new ByteCollector();
+    for (let i = 0; i < 100_000; i += 1) collector.append(Buffer.from('x'));
+    expect(collector.size).toBe(100_000);
+    expect(collector.capacity).toBeLessThanOrEqual(2 * 100_000);
+  });
+
+  const ONE_MB_NAME = '/'.repeat(1000 * 1000);
+  const longNamed = JSON.stringify({ data: { type: 'Highlight', attributes: {}, relationships: { [ONE_MB_NAME]: 5, owner: { data: { type: 'User', id: '1' } } } } });
+  /** Per line of the log: the longest texts of a line (path, pointer, message) cut, with the rest of its keys. */
+  const LINE_BYTES_MAX = 4 * 1024;
+
+  test(`a relationship whose name is 1 MB of "/", sent twelve times: report mode writes at most ${LINE_BYTES_MAX} bytes a line and the dashboard stays small`, async () => {
+    await withProxy({ repeatInterval: 0 }, async (proxy, violations) => {
+      for (let i = 0; i < 12; i += 1) await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, ...json }, body: longNamed });
+      await proxy.proxy.settled();
+      const lines = violations.text().split('\n').filter((l) => l !== '');
+      expect(lines.length).toBeGreaterThan(0);
+      expect(Math.max(...lines.map((l) => Buffer.byteLength(l)))).toBeLessThanOrEqual(LINE_BYTES_MAX);
+      expect(Buffer.byteLength(JSON.stringify(proxy.proxy.feed.snapshot()))).toBeLessThan(64 * LINE_BYTES_MAX);
+    });
+  });
+
+  test(`the same in enforce mode: the refusal is at most ${2 * LINE_BYTES_MAX} bytes`, async () => {
+    await withProxy({ mode: 'enforce' }, async (proxy) => {
+      const response = await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, ...json }, body: longNamed });
+      expect(response.status).toBe(400);
+      expect(response.body.length).toBeLessThanOrEqual(2 * LINE_BYTES_MAX);
+    });
+  });
+
+  test(`a 16 KB query repeating one key 7,900 times: judged once, its logged path cut to ${LOGGED_PATH_MAX} characters`, async () => {
+    await withProxy({}, async (proxy, violations) => {
+      const query = Array.from({ length: 7900 }, () => 'a').join('&');
+      await send(`${proxy.baseUrl}/notification-groups?${query}`, { headers: { ...session, 'x-request-id': 'repeated-key' } });
+      await proxy.proxy.settled();
+      const lines = violations.lines<ViolationRecord>().filter((l) => l.requestId === 'repeated-key');
+      expect(lines.map((l) => l.rule)).toContain('NG-FILTER-REQUIRED');
+      expect(Math.max(...lines.map((l) => l.path.length))).toBeLessThanOrEqual(LOGGED_PATH_MAX);
+    });
+  });
+
+  test(`a stalled reader of the violations log: at most ${VIOLATIONS_BUFFER_MAX} bytes wait, the rest is dropped and counted, /readyz says so`, async () => {
+    // A destination that never finishes a write, already holding more than the bound.
+    const stalled = new Writable({ write: () => undefined });
+    stalled.write(Buffer.alloc(VIOLATIONS_BUFFER_MAX + 1));
+    await withProxy({ violations: stalled, repeatInterval: 0 }, async (proxy) => {
+      for (let i = 0; i < 20; i += 1) await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`, { headers: { ...session, 'x-request-id': `stalled-${i}` } });
+      await proxy.proxy.settled();
+      expect(stalled.writableLength).toBe(VIOLATIONS_BUFFER_MAX + 1);
+      expect((await proxy.proxy.metrics.violationsLinesDropped.get()).values[0].value).toBeGreaterThanOrEqual(20);
+      const ready = await send(`${proxy.adminUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(JSON.parse(ready.body.toString()).status).toMatch(/not keeping up/);
     });
   });
 });

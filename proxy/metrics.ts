@@ -13,6 +13,7 @@ export interface ProxyMetrics {
   judgedExchanges: Counter<'thread'>;
   judgingFailures: Counter<never>;
   violationsLinesLost: Counter<never>;
+  violationsLinesDropped: Counter<never>;
   upstreamSeconds: Histogram<never>;
 }
 
@@ -28,6 +29,7 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
   collectDefaultMetrics({ register: registry, prefix: 'las_proxy_' });
   return {
     violationsLinesLost: new Counter({ name: 'las_proxy_violations_lines_lost_total', help: 'Violations log lines that could not be written (the destination failed; SIGHUP reopens the file)', registers }),
+    violationsLinesDropped: new Counter({ name: 'las_proxy_violations_lines_dropped_total', help: 'Violations log lines dropped because the destination did not keep up (more than 4 MiB waiting: a stalled reader of stdout, a slow disk)', registers }),
     upstreamSeconds: new Histogram({
       name: 'las_proxy_upstream_response_seconds',
       help: 'Time from forwarding a request to the upstream\'s status line',

@@ -78,6 +78,7 @@ export class ValidatingProxy {
     this.violations = new ViolationsLog(options.violations ?? null, {
       onFailure: (error) => this.logger.error({ error: error.message, code: (error as NodeJS.ErrnoException).code }, 'writing the violations log failed: findings are still counted on /metrics (las_proxy_violations_lines_lost_total counts the lines lost), /readyz says so, SIGHUP reopens the file'),
       onLost: (lines) => this.metrics.violationsLinesLost.inc(lines),
+      onDropped: (lines) => this.metrics.violationsLinesDropped.inc(lines),
     });
     this.metrics = createProxyMetrics({ judgeBacklog: () => this.judging.backlog });
     this.feed = new DashboardFeed(this.contract, { upstream: upstreamDisplay(this.upstream), mode: this.mode });
@@ -93,7 +94,7 @@ export class ValidatingProxy {
     this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false });
     this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging, upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa } };
     this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
-    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => (this.violations.failed ? `violations log failing (${(this.violations.failed as NodeJS.ErrnoException).code ?? this.violations.failed.message})` : null) });
+    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => this.violationsTrouble() });
   }
 
   async listen(options: ListenOptions = {}): Promise<ProxyAddresses> {
@@ -109,6 +110,14 @@ export class ValidatingProxy {
     const addresses = { proxyUrl, baseUrl: `${proxyUrl}${this.contract.basePath}`, adminUrl };
     this.logger.info({ ...addresses, upstream: upstreamDisplay(this.upstream), mode: this.mode }, 'validating proxy listening');
     return addresses;
+  }
+
+  /** Why the violations log does not take every line, or null while it does (/readyz). */
+  private violationsTrouble(): string | null {
+    const { failed } = this.violations;
+    if (failed) return `violations log failing (${(failed as NodeJS.ErrnoException).code ?? failed.message})`;
+    if (this.violations.behind) return 'violations log not keeping up: lines dropped (las_proxy_violations_lines_dropped_total)';
+    return null;
   }
 
   /** Writes the violations to `destination` from now on (SIGHUP after logrotate); returns the old destination, to be closed. */
