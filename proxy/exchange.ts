@@ -24,6 +24,8 @@ export class ProxiedExchange {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingMessage['headers'];
+  /** Who sent it, as far as fairness goes: the peer's address. */
+  readonly client: string;
   requestBody: CapturedBody = NO_BODY;
   judgedRequest: JudgedRequest | null = null;
   location: Pick<JudgedRequest, 'inApi' | 'operation'> | null = null;
@@ -55,6 +57,7 @@ export class ProxiedExchange {
     const target = originForm(req.url ?? '/');
     this.path = target.startsWith('/') ? target : '/';
     this.headers = req.headers;
+    this.client = req.socket.remoteAddress ?? '';
   }
 }
 

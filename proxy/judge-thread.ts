@@ -86,7 +86,16 @@ export class JudgeThread {
    * bytes of gzip can inflate to a megabyte, and judging that would stall forwarding.
    */
   accepts(bytes: number, encoded = false): boolean {
-    if (this.failed || (bytes < JUDGE_THREAD_MIN_BYTES && !encoded)) return false;
+    return this.wants(bytes, encoded) && this.hasRoom(bytes);
+  }
+
+  /** Whether an exchange carrying `bytes` of body belongs on the worker (large or content-coded), while the worker lives. */
+  wants(bytes: number, encoded = false): boolean {
+    return !this.failed && (bytes >= JUDGE_THREAD_MIN_BYTES || encoded);
+  }
+
+  /** Whether the backlog has room for one more exchange of `bytes`. */
+  hasRoom(bytes: number): boolean {
     return this.backlog < JUDGE_BACKLOG_LIMITS.exchanges && this.ring.fits(bytes);
   }
 

@@ -11,6 +11,7 @@ export interface ProxyMetrics {
   bodiesNotValidated: Counter<'direction'>;
   judgeBacklog: Gauge<never>;
   judgedExchanges: Counter<'thread'>;
+  shedExchanges: Counter<'reason'>;
   judgingFailures: Counter<never>;
   violationsLinesLost: Counter<never>;
   violationsLinesDropped: Counter<never>;
@@ -48,6 +49,7 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
     upstreamErrors: new Counter({ name: 'las_proxy_upstream_errors_total', help: 'Upstream failures, by kind (unreachable, untrusted, reset, invalid, timeout)', labelNames: ['kind'], registers }),
     bodiesNotValidated: new Counter({ name: 'las_proxy_bodies_not_validated_total', help: 'Bodies passed through without validation (larger than --max-body, or undecodable)', labelNames: ['direction'], registers }),
     judgingFailures: new Counter({ name: 'las_proxy_judging_failures_total', help: 'Exchanges whose judging failed with an error (each logged once per distinct error; enforce mode refuses them)', registers }),
+    shedExchanges: new Counter({ name: 'las_proxy_exchanges_shed_total', help: 'Exchanges relayed but not judged because judging was behind: reason backlog (the judging thread\'s backlog was full) or client-share (the client already held its share of the backlog)', labelNames: ['reason'], registers }),
     judgedExchanges: new Counter({ name: 'las_proxy_exchanges_judged_total', help: 'Exchanges judged, by the thread that judged them (forwarding or worker)', labelNames: ['thread'], registers }),
     judgeBacklog: new Gauge({
       name: 'las_proxy_judge_backlog_exchanges',
