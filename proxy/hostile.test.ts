@@ -180,6 +180,8 @@ interface UnjudgedCase {
   code: string;
   /** What report mode logs, when not the code of enforce mode's refusal (credentials: the contract's own finding). */
   logged?: string;
+  /** Proxy options beyond the mode and the small body limit. */
+  options?: Partial<ValidatingProxyOptions>;
 }
 
 const json = { 'content-type': MEDIA_TYPE };
@@ -209,12 +211,31 @@ const unjudgedCases: UnjudgedCase[] = [
   { name: 'Connection: content-type', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, connection: 'content-type' }, body: validCreate, status: 400, code: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
   ...['filter[type][]=portal', 'filter[TYPE]=portal', 'filter.type=portal'].map((query) => ({ name: `the query ${query}`, target: `/v3/notification-groups?${query}`, headers: session, status: 400, code: 'PROXY-QUERY-SHAPE' })),
   ...['page[limit]=1e1&page[offset]=0', 'page[limit]=10&page[offset]=1e21', 'page[limit]=010&page[offset]=0'].map((query) => ({ name: `the query ${query}`, target: `${list}&${query}`, headers: session, status: 400, code: 'PROXY-NUMBER-FORM' })),
+  // What common server frameworks read otherwise than the proxy judged it.
+  ...['X-HTTP-Method-Override', 'X-HTTP-Method', 'X-Method-Override'].map((header) => ({ name: `${header}: GET on a POST`, target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, [header]: 'GET' }, body: validCreate, status: 400, code: 'PROXY-METHOD-OVERRIDE' })),
+  { name: '?_method=GET on a POST', target: '/v3/attribute-configs?_method=GET', method: 'POST', headers: { ...session, ...json }, body: validCreate, status: 400, code: 'PROXY-METHOD-OVERRIDE' },
+  { name: '; as a query separator', target: `${list};filter[type]=everyone`, headers: session, status: 400, code: 'PROXY-QUERY-SEPARATOR' },
+  { name: 'member names differing only by case', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","Label":7}}}', status: 400, code: 'PROXY-MEMBER-CASE-VARIANT' },
+  { name: 'a GET with a form body', target: list, method: 'GET', headers: { ...session, 'content-type': 'application/x-www-form-urlencoded', 'content-length': '21' }, body: 'filter[type]=everyone', status: 400, code: 'PROXY-BODY-ON-GET' },
+  ...['X-Original-URL', 'X-Rewrite-URL'].map((header) => ({ name: `${header}: /v3/attribute-configs on a GET`, target: list, headers: { ...session, [header]: '/v3/attribute-configs' }, status: 400, code: 'PROXY-REWRITE-HEADER' })),
+  { name: 'a __proto__ member', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","__proto__":{"inUse":true}}}}', status: 400, code: 'PROXY-PROTOTYPE-KEY' },
+  { name: 'a __proto__ query key', target: `${list}&__proto__[admin]=1`, headers: session, status: 400, code: 'PROXY-PROTOTYPE-KEY' },
+  ...['/v3/attribute-configs.json', '/v3/attribute-configs%00', '/v3/attribute-configs%20', '/v3/attribute-configs%252F', '/v3/attribute-configs/%C4%B1'].map((target) => ({
+    name: `the path ${target}`,
+    target,
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: invalidCreate,
+    status: 400,
+    code: 'PROXY-PATH-NOT-CANONICAL',
+  })),
+  ...['X-Forwarded-Host', 'X-Forwarded-Proto', 'Forwarded'].map((header) => ({ name: `the client's own ${header} under --forwarded-headers`, target: list, headers: { ...session, [header]: header === 'Forwarded' ? 'host=evil.example' : 'evil.example' }, status: 400, code: 'PROXY-FORWARDED-HEADER', options: { forwardedHeaders: true } })),
 ];
 
 describe('what the proxy cannot judge as the upstream would read it', () => {
   for (const c of unjudgedCases) {
     test(`enforce mode, ${c.name}: ${c.status} ${c.code}, never forwarded`, async () => {
-      await withProxy({ mode: 'enforce', maxBody: SMALL_MAX_BODY }, async (proxy) => {
+      await withProxy({ mode: 'enforce', maxBody: SMALL_MAX_BODY, ...c.options }, async (proxy) => {
         const before = reached.length;
         const response = await send(`${proxy.proxyUrl}${c.target}`, { method: c.method, headers: c.headers, body: c.body, path: c.target });
         expect(response.status).toBe(c.status);
@@ -224,7 +245,7 @@ describe('what the proxy cannot judge as the upstream would read it', () => {
     });
 
     test(`report mode, ${c.name}: forwarded as sent, logged as ${c.logged ?? c.code}`, async () => {
-      await withProxy({ maxBody: SMALL_MAX_BODY }, async (proxy, violations) => {
+      await withProxy({ maxBody: SMALL_MAX_BODY, ...c.options }, async (proxy, violations) => {
         const before = reached.length;
         await send(`${proxy.proxyUrl}${c.target}`, { method: c.method, headers: { ...c.headers, 'x-request-id': 'unjudged' }, body: c.body, path: c.target });
         expect(reached.slice(before).map((r) => r.url)).toEqual([c.target]);

@@ -6,7 +6,7 @@ import { boundFindings, cutFinding, FINDING_LIMITS, headerValue, judgeRequest as
 import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, ValidateOptions } from '../contract/index.ts';
 
 export type { JudgedRequest };
-import { duplicateMemberName } from './admission.ts';
+import { memberNameReading } from './admission.ts';
 import { decodeBody, type OmissionCause } from './body.ts';
 import { headersObject } from './headers.ts';
 
@@ -52,8 +52,12 @@ export function judgeRequest(contract: Contract, method: string, path: string, h
   const judged = judgeContractRequest(contract, request, validateOptions(options, text.omitted));
   if (!judged.inApi) return judged;
   const findings = omittedFindings(contract, 'request', text.omitted);
-  const duplicate = text.bodyText === undefined ? null : duplicateMemberName(text.bodyText);
-  if (duplicate !== null) findings.push(contract.finding('PROXY-DUPLICATE-MEMBER', 'request', { message: `the member name ${JSON.stringify(duplicate.slice(0, 40))} appears twice in one object: parsers keep the first or the last` }));
+  if (text.bodyText !== undefined) {
+    const names = memberNameReading(text.bodyText);
+    if (names.duplicate !== null) findings.push(contract.finding('PROXY-DUPLICATE-MEMBER', 'request', { message: `the member name ${JSON.stringify(names.duplicate.slice(0, 40))} appears twice in one object: parsers keep the first or the last` }));
+    if (names.caseVariant !== null) findings.push(contract.finding('PROXY-MEMBER-CASE-VARIANT', 'request', { message: `the member name ${JSON.stringify(names.caseVariant.slice(0, 40))} differs only by case from another of its object: case-insensitive binders read them as one` }));
+    if (names.prototypeKey !== null) findings.push(contract.finding('PROXY-PROTOTYPE-KEY', 'request', { message: `the member name ${JSON.stringify(names.prototypeKey)} names a prototype member, which JavaScript servers may merge into every object` }));
+  }
   return { ...judged, findings: listed(findings.concat(judged.findings)) };
 }
 

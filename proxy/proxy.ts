@@ -228,7 +228,7 @@ export class ValidatingProxy {
   /** What the proxy could not judge as the upstream will read it (admission.ts), and HEAD judged as its GET. */
   private admissionOf(exchange: ProxiedExchange, req: IncomingMessage): Finding[] {
     const located = locate(this.contract, exchange.method, exchange.path);
-    let findings = admissionFindings(this.contract, { method: exchange.method, path: exchange.path, rawHeaders: req.rawHeaders, operation: located.operation });
+    let findings = admissionFindings(this.contract, { method: exchange.method, path: exchange.path, rawHeaders: req.rawHeaders, operation: located.operation, forwardedHeaders: this.forwardedHeaders });
     // HEAD asks for what GET would answer: a HEAD the contract's GET rejects is judged as that GET.
     if (exchange.method === 'HEAD' && located.inApi && route(this.contract, 'GET', exchange.path)) {
       const asGet = judgeRequest(this.contract, 'GET', exchange.path, exchange.headers, NO_BODY, this.judgeOptions).findings.filter((f) => f.level === 'MUST' && f.location === 'request');
