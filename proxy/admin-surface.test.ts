@@ -22,6 +22,31 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+describe('without an admin token: only requests addressed to an IP address or localhost (DNS rebinding)', () => {
+  let open: StartedProxy;
+  beforeAll(async () => {
+    open = await startValidatingProxy({ upstream: `${upstream.url}/v3` });
+  });
+  afterAll(async () => {
+    await open?.close();
+  });
+  const cases = [
+    { path: '/summary.json', host: 'rebound.example', status: 403 },
+    { path: '/events', host: 'rebound.example:8741', status: 403 },
+    { path: '/', host: 'rebound.example', status: 403 },
+    { path: '/summary.json', host: '127.0.0.1:8741', status: 200 },
+    { path: '/summary.json', host: 'localhost', status: 200 },
+    { path: '/metrics', host: '[::1]:8741', status: 200 },
+    { path: '/healthz', host: 'rebound.example', status: 200 },
+  ];
+  for (const c of cases) {
+    test(`GET ${c.path} with Host: ${c.host} → ${c.status}`, async () => {
+      const response = await send(`${open.adminUrl}${c.path}`, { headers: { host: c.host } });
+      expect(response.status).toBe(c.status);
+    });
+  }
+});
+
 describe('with an admin token', () => {
   const cases = [
     { path: '/metrics', headers: {}, status: 401 },

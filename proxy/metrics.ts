@@ -23,11 +23,17 @@ export interface MetricSources {
   judgeBacklog(): number;
 }
 
+/** Default metrics of prom-client that are gauges named like counters. */
+const GAUGES_NAMED_AS_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
   const registry = new Registry();
   const registers = [registry];
   // The process's own: CPU, memory, event loop lag, handles (prefixed las_proxy_process_ to stay apart).
   collectDefaultMetrics({ register: registry, prefix: 'las_proxy_' });
+  // prom-client names three gauges `_total`, a counter's suffix (promtool check metrics refuses
+  // them); the same counts stay on the gauges without it (las_proxy_nodejs_active_handles, ...).
+  for (const name of GAUGES_NAMED_AS_COUNTERS) registry.removeSingleMetric(`las_proxy_${name}`);
   return {
     violationsLinesLost: new Counter({ name: 'las_proxy_violations_lines_lost_total', help: 'Violations log lines that could not be written (the destination failed; SIGHUP reopens the file)', registers }),
     violationsLinesDropped: new Counter({ name: 'las_proxy_violations_lines_dropped_total', help: 'Violations log lines dropped because the destination did not keep up (more than 4 MiB waiting: a stalled reader of stdout, a slow disk)', registers }),
