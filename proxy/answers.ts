@@ -37,6 +37,8 @@ export interface AnswerParts {
   logger: Logger;
   /** Adds `Las-Violations` (the rule ids known before the response starts) to answers. */
   violationsHeader: boolean;
+  /** True once the proxy is draining (SIGTERM): every answer from then on closes its connection. */
+  draining: () => boolean;
 }
 
 export class ClientAnswers {
@@ -50,6 +52,7 @@ export class ClientAnswers {
       const value = violationsHeaderValue(this.parts.judging.judgedRequest(exchange).findings.concat(extra));
       if (value !== null) headers.push(VIOLATIONS_HEADER, value);
     }
+    this.closeWhenDraining(res);
     try {
       res.writeHead(exchange.status ?? 502, statusText, headers);
       return true;
@@ -97,7 +100,13 @@ export class ClientAnswers {
       const value = violationsHeaderValue(findings);
       if (value !== null) headers[VIOLATIONS_HEADER] = value;
     }
+    this.closeWhenDraining(res);
     res.writeHead(answer.status, headers);
     res.end(answer.body);
+  }
+
+  /** While draining, an answer carries `Connection: close` and its connection takes no further request (what load balancers expect). */
+  private closeWhenDraining(res: ServerResponse): void {
+    if (this.parts.draining()) res.shouldKeepAlive = false;
   }
 }

@@ -91,7 +91,7 @@ export class ValidatingProxy {
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
     const onWorkerThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
     this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread });
-    this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false });
+    this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false, draining: () => this.closing });
     this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging, upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa } };
     this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
     this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => this.violationsTrouble() });
@@ -131,7 +131,12 @@ export class ValidatingProxy {
     this.violations.flush();
   }
 
-  /** Stops accepting, lets exchanges in flight finish (bounded), judges and logs what is left. */
+  /**
+   * Drains as load balancers expect: stops accepting connections, closes idle ones, answers every
+   * request in flight or arriving on an open connection with `Connection: close` (so no
+   * connection takes another), waits for those answers to be whole (up to the drain timeout),
+   * then judges and logs what is left.
+   */
   close(): Promise<void> {
     this.closed ??= this.shutDown();
     return this.closed;
