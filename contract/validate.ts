@@ -186,26 +186,49 @@ export function schemaErrors(contract: Contract, schema: Schema, value: unknown)
   return firstError ? [firstError] : [];
 }
 
-/** The value with each list cut to its first EXAMINED_PER_LIST items and each object to the members the contract names and EXAMINED_PER_LIST others. */
+/**
+ * The value with each list cut to its first EXAMINED_PER_LIST items and each object to the
+ * members the contract names and EXAMINED_PER_LIST others. Copy on write: a value with nothing
+ * to cut is returned as it is, without a copy.
+ */
 function examinedPart(value: unknown, named: ReadonlySet<string>, depth: number): unknown {
   if (value === null || typeof value !== 'object' || depth >= EXAMINED_DEPTH) return value;
   if (Array.isArray(value)) {
-    const kept = value.length > EXAMINED_PER_LIST ? value.slice(0, EXAMINED_PER_LIST) : value.slice();
-    for (let i = 0; i < kept.length; i += 1) kept[i] = examinedPart(kept[i], named, depth + 1);
-    return kept;
-  }
-  const kept: Record<string, unknown> = {};
-  let unnamed = 0;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
-    if (!named.has(key)) {
-      if (unnamed >= EXAMINED_PER_LIST) continue;
-      unnamed += 1;
+    const length = Math.min(value.length, EXAMINED_PER_LIST);
+    let kept: unknown[] | null = value.length > length ? value.slice(0, length) : null;
+    for (let i = 0; i < length; i += 1) {
+      const item = examinedPart(value[i], named, depth + 1);
+      if (item === value[i]) continue;
+      kept ??= value.slice(0, length);
+      kept[i] = item;
     }
-    // defineProperty: a member named __proto__ stays a member, as JSON.parse made it.
-    Object.defineProperty(kept, key, { value: examinedPart((value as Record<string, unknown>)[key], named, depth + 1), enumerable: true, writable: true, configurable: true });
+    return kept ?? value;
   }
-  return kept;
+  const object = value as Record<string, unknown>;
+  let kept: Record<string, unknown> | null = null;
+  let unnamed = 0;
+  let index = 0;
+  const keys = Object.keys(object);
+  for (const key of keys) {
+    const cut = !named.has(key) && ++unnamed > EXAMINED_PER_LIST;
+    const member = cut ? undefined : examinedPart(object[key], named, depth + 1);
+    if (kept === null && (cut || member !== object[key])) kept = copyMembers(object, keys.slice(0, index));
+    if (kept !== null && !cut) setMember(kept, key, member);
+    index += 1;
+  }
+  return kept ?? value;
+}
+
+function copyMembers(object: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) setMember(copy, key, object[key]);
+  return copy;
+}
+
+/** Sets a member as JSON.parse would: a member named __proto__ stays a member. */
+function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
 }
 
 function routeProblems(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, problems: SchemaProblem[]): Finding[] {

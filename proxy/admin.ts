@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { connect, isIP } from 'node:net';
-import { DASHBOARD_HTML, EVENT_CLIENTS_MAX, type DashboardFeed } from './dashboard.ts';
+import { DASHBOARD_HTML, EVENT_CLIENTS_MAX, EVENT_CLIENTS_PER_ADDRESS, type DashboardFeed } from './dashboard.ts';
 import type { ProxyMetrics } from './metrics.ts';
 
 const READINESS_TIMEOUT_MS = 1000;
@@ -35,7 +35,7 @@ const adminRoutes: Record<string, AdminRoute> = {
   '/metrics': async (context, _req, res) => send(res, 200, context.metrics.registry.contentType, await context.metrics.registry.metrics()),
   '/summary.json': (context, _req, res) => sendJson(res, 200, context.feed.snapshot()),
   '/events': (context, _req, res) => {
-    if (!context.feed.subscribe(res)) sendJson(res, 503, { status: `too many event clients (at most ${EVENT_CLIENTS_MAX})` });
+    if (!context.feed.subscribe(res)) sendJson(res, 503, { status: `too many event clients (at most ${EVENT_CLIENTS_MAX}, ${EVENT_CLIENTS_PER_ADDRESS} from one address)` });
   },
 };
 

@@ -8,7 +8,7 @@ import { classifyUpstreamError, refused, rejectedResponseAnswer, upstreamErrorAn
 import type { ProxiedExchange } from './exchange.ts';
 import type { ExchangeJudging } from './judging.ts';
 import { NO_BODY } from './judge.ts';
-import { maskCredentialQuery } from './mask.ts';
+import { maskedTarget } from './mask.ts';
 import type { ProxyMetrics } from './metrics.ts';
 
 export const VIOLATIONS_HEADER = 'Las-Violations';
@@ -39,6 +39,8 @@ export interface AnswerParts {
   violationsHeader: boolean;
   /** True once the proxy is draining (SIGTERM): every answer from then on closes its connection. */
   draining: () => boolean;
+  /** The contract's legacy credential header, masked like Authorization when repeated in the query. */
+  legacyHeader: string;
 }
 
 export class ClientAnswers {
@@ -80,7 +82,7 @@ export class ClientAnswers {
   upstreamFailed(exchange: ProxiedExchange, res: ServerResponse, error: Error, failure: UpstreamFailure = classifyUpstreamError(error)): void {
     if (exchange.clientGone || exchange.proxyStatus !== null) return;
     this.parts.metrics.upstreamErrors.inc({ kind: failure });
-    this.parts.logger.warn({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path), failure, code: (error as NodeJS.ErrnoException).code }, 'upstream failed');
+    this.parts.logger.warn({ requestId: exchange.requestId, method: exchange.method, path: maskedTarget(exchange.path, exchange.headers, this.parts.legacyHeader), failure, code: (error as NodeJS.ErrnoException).code }, 'upstream failed');
     if (!res.headersSent) {
       exchange.status = null;
       this.refuse(exchange, res, upstreamErrorAnswer(failure, exchange.requestId), []);

@@ -6,7 +6,7 @@ import { cutText, occurrences, type Contract, type Finding, type Level, type Loc
 import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { NOT_VALIDATED_RULES, operationLabel, repeatKind } from './judge.ts';
-import { maskCredentialQuery } from './mask.ts';
+import { maskedTarget } from './mask.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import { RepeatFolder } from './repeats.ts';
 import { partyOf, violationRecord, type ExchangeIdentity, type ViolationRecord, type ViolationsLog } from './violations.ts';
@@ -56,7 +56,7 @@ export class Publisher {
         time: new Date(exchange.completedAt).toISOString(),
         requestId: exchange.requestId,
         method: exchange.method,
-        path: cutText(maskCredentialQuery(exchange.path), LOGGED_PATH_MAX),
+        path: cutText(maskedTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), LOGGED_PATH_MAX),
         operationId,
         status: exchange.status ?? exchange.proxyStatus,
       });
@@ -91,7 +91,7 @@ export class Publisher {
     this.parts.metrics.judgingFailures.inc();
     if (!this.failuresLogged.has(message) && this.failuresLogged.size < FAILURES_LOGGED) {
       this.failuresLogged.add(message);
-      this.parts.logger.error({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path).slice(0, 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
+      this.parts.logger.error({ requestId: exchange.requestId, method: exchange.method, path: cutText(maskedTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
     }
     return { ...this.parts.contract.finding('PROXY-NOT-JUDGED', location, { message: `the proxy failed to judge this ${location}: ${message}` }), level: NOT_JUDGED_LEVEL };
   }

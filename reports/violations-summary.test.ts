@@ -93,6 +93,13 @@ describe('rendering', () => {
     expect(renderViolationsMarkdown(summary)).toContain(': 1 written one by one, from 1 exchange, and 3 counted on summary lines.');
   });
 
+  test('control characters a client put in a member name reach the Markdown as visible pictures, never raw (ESC, CR, BEL)', () => {
+    const hostile = JSON.stringify(record({ pointer: '/data/\u001b]0;owned\u0007\r', message: 'name \u001b[2J\u009b here' }));
+    const markdown = renderViolationsMarkdown(summarizeViolations(contract, 'hostile\u001b.ndjson', hostile));
+    expect(markdown).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(markdown).toContain('\u241b]0;owned\u2407\u240d');
+  });
+
   test('an empty log renders as having no findings', () => {
     expect(renderViolationsMarkdown(summarizeViolations(contract, 'empty.ndjson', ''))).toContain('0 findings in 0 exchanges.');
   });

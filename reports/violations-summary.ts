@@ -193,7 +193,19 @@ function headline(summary: ViolationsSummary): string[] {
 }
 
 function markdownCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return printable(text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' '));
+}
+
+/**
+ * Text a terminal shows as written: control characters (ESC, CR, BEL, ... from member names a
+ * client chose) become their visible pictures (␛, ␍, ␇), so the Markdown on a terminal cannot
+ * move the cursor, recolour or retitle it.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
+  });
 }
 
 function markdownTable(header: string[], rows: string[][]): string[] {
@@ -201,7 +213,7 @@ function markdownTable(header: string[], rows: string[][]): string[] {
 }
 
 export function renderViolationsMarkdown(summary: ViolationsSummary): string {
-  const lines = [`# Violations report: ${summary.source}`, '', ...headline(summary), ''];
+  const lines = [`# Violations report: ${printable(summary.source)}`, '', ...headline(summary).map(printable), ''];
   for (const party of PARTIES) {
     const rules = summary.rules.filter((r) => r.party === party);
     lines.push(`## ${PARTY_HEADINGS[party]}`, '');
@@ -218,7 +230,7 @@ export function renderViolationsMarkdown(summary: ViolationsSummary): string {
   )));
   if (summary.rules.length > 0) {
     lines.push('', '## Rules', '');
-    for (const r of uniqueRules(summary.rules)) lines.push(`- **${r.rule}** (${r.level}, section ${r.section || '?'}): ${markdownCell(r.text)}`);
+    for (const r of uniqueRules(summary.rules)) lines.push(`- **${markdownCell(r.rule)}** (${r.level}, section ${markdownCell(r.section || '?')}): ${markdownCell(r.text)}`);
   }
   return lines.join('\n') + '\n';
 }
