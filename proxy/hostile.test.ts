@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { Pool } from 'undici';
 import { FINDING_LIMITS, loadContract } from '../contract/index.ts';
-import { summarizeViolations } from '../reports/violations-summary.ts';
+import { renderViolationsMarkdown, summarizeViolations } from '../reports/violations-summary.ts';
 import { REQUEST_ID_MAX_LENGTH } from './exchange.ts';
 import { ByteCollector, CHUNKS_KEPT_MAX, DECODED_BOUNDS } from './body.ts';
 import { LOGGED_PATH_MAX } from './publisher.ts';
@@ -411,6 +411,54 @@ describe('memory, log and answers bounded by what was sent', () => {
       const ready = await send(`${proxy.adminUrl}/readyz`);
       expect(ready.status).toBe(503);
       expect(JSON.parse(ready.body.toString()).status).toMatch(/not keeping up/);
+    });
+  });
+});
+
+describe('the rest of the red team\'s cases', () => {
+  test(`report mode, 1,100 gzip bombs from one client: none judged on the forwarding thread; each judged on the judging thread or shed and counted`, async () => {
+    await withProxy({}, async (proxy) => {
+      const pool = new Pool(proxy.proxyUrl, { connections: 16 });
+      const bomb = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip' });
+      try {
+        await Promise.all(Array.from({ length: 1100 }, () => pool.request({ method: 'POST', path: `/v3${bomb.operationPath}`, headers: bomb.headers, body: bomb.body }).then((r) => r.body.dump())));
+      } finally {
+        await pool.close();
+      }
+      await proxy.proxy.settled();
+      const judged = Object.fromEntries((await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]));
+      const shed = (await proxy.proxy.metrics.shedExchanges.get()).values.reduce((sum, v) => sum + v.value, 0);
+      expect(judged.forwarding ?? 0).toBe(0);
+      expect((judged.worker ?? 0) + shed).toBe(1100);
+    });
+  });
+
+  test('control characters in a member name (ESC, CR, BEL) reach report\'s Markdown only as visible pictures', async () => {
+    await withProxy({}, async (proxy, violations) => {
+      const body = JSON.stringify({ data: { type: 'Highlight', attributes: {}, relationships: { '\u001b]0;owned\u0007\r': 5, owner: { data: { type: 'User', id: '1' } } } } });
+      await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, ...json }, body });
+      await proxy.proxy.settled();
+      const markdown = renderViolationsMarkdown(summarizeViolations(contract, 'hostile.ndjson', violations.text()));
+      expect(markdown).toContain('\u241b]0;owned\u2407');
+      expect(markdown).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    });
+  });
+
+  const credentialNames = ['client_assertion', 'assertion', 'SAMLResponse', 'pw', 'passcode', 'privatekey', 'hmac', 'xsrf', 'totp', 'pin'];
+  test(`credential-like query names (${credentialNames.join(', ')}) and the request's own token under any name never reach the log`, async () => {
+    await withProxy({}, async (proxy, violations) => {
+      const query = [...credentialNames.map((name) => `${name}=secret-${name}`), 'echo=hostile-session-token'].join('&');
+      await send(`${proxy.baseUrl}/notification-groups?${query}`, { headers: session });
+      await proxy.proxy.settled();
+      const text = violations.text();
+      expect(text).toContain('GET');
+      expect(text).not.toMatch(/secret-|hostile-session-token/);
+    });
+  });
+
+  test('without an admin token, /summary.json refuses a Host a page could rebind (403)', async () => {
+    await withProxy({}, async (proxy) => {
+      expect((await send(`${proxy.adminUrl}/summary.json`, { headers: { host: 'rebound.example' } })).status).toBe(403);
     });
   });
 });
