@@ -113,11 +113,8 @@ export function validateRequest(contract: Contract, operation: Operation, reques
   const findings: Finding[] = [...credentialFindings(contract, request)];
   if (operation.parameters.length > 0) {
     const query = parseQuery(operation, queryString(request.path));
-    const errors = schemaErrors(contract, querySchema(operation), query);
-    if (errors.length > 0) {
-      const problems = problemsFromErrors(errors, true, includeValues);
-      append(findings, routeProblems(contract, operation.operationId, 'request', undefined, problems));
-    }
+    const found = boundedSchemaErrors(contract, querySchema(operation), query);
+    if (found.errors.length > 0) append(findings, routeProblems(contract, operation.operationId, 'request', undefined, problemsOf(found, true, includeValues)));
   }
   if (operation.requestBody) append(findings, requestBodyFindings(contract, operation.operationId, operation.requestBody, request, includeValues, options.bodyOmitted === true, options.listedPerShape));
   return findings;
@@ -155,9 +152,9 @@ function documentFindings(contract: Contract, operationId: string, location: 're
   if (!parsed.ok) {
     return routeProblems(contract, operationId, location, status, [{ keyword: 'json', pointer: '', message: `the ${location} body is not well-formed JSON${includeValues ? ` (${parsed.error})` : ''}`, expected: 'JSON', actual: 'malformed JSON' }]);
   }
-  const errors = schemaErrors(contract, schema, parsed.value);
-  if (errors.length === 0) return [];
-  return routeProblems(contract, operationId, location, status, problemsFromErrors(errors, false, includeValues, listedPerShape));
+  const found = boundedSchemaErrors(contract, schema, parsed.value);
+  if (found.errors.length === 0) return [];
+  return routeProblems(contract, operationId, location, status, problemsOf(found, false, includeValues, listedPerShape));
 }
 
 /**
@@ -177,13 +174,31 @@ const EXAMINED_DEPTH = 64;
  * validator's first error stands for them.
  */
 export function schemaErrors(contract: Contract, schema: Schema, value: unknown): ErrorObject[] {
+  return boundedSchemaErrors(contract, schema, value).errors;
+}
+
+/** schemaErrors, with how many list items and unnamed members were left unexamined (0 when none, or when the message holds). */
+export function boundedSchemaErrors(contract: Contract, schema: Schema, value: unknown): { errors: ErrorObject[]; unexamined: number } {
   const quick = contract.quickValidator(schema);
-  if (quick(value)) return [];
+  if (quick(value)) return { errors: [], unexamined: 0 };
   const firstError = quick.errors?.[0];
   const full = contract.validator(schema);
-  full(examinedPart(value, contract.namedMembers, 0));
-  if (full.errors && full.errors.length > 0) return full.errors;
-  return firstError ? [firstError] : [];
+  const cut = { dropped: 0 };
+  full(examinedPart(value, contract.namedMembers, 0, cut));
+  if (full.errors && full.errors.length > 0) return { errors: full.errors, unexamined: cut.dropped };
+  return { errors: firstError ? [firstError] : [], unexamined: 0 };
+}
+
+/** A problem saying how much of a broken message was not examined, located like its first problem (so it routes to the same requirement). */
+function unexaminedProblem(first: SchemaProblem, unexamined: number): SchemaProblem {
+  return { keyword: first.keyword, pointer: first.pointer, message: `and ${unexamined} more items or members past the first ${EXAMINED_PER_LIST} of each list or object, not examined once the message was known broken`, expected: first.expected };
+}
+
+/** The problems of a broken message's errors, and one for what was not examined. */
+function problemsOf(found: { errors: ErrorObject[]; unexamined: number }, inQuery: boolean, includeValues: boolean, listedPerShape?: number): SchemaProblem[] {
+  const problems = problemsFromErrors(found.errors, inQuery, includeValues, listedPerShape);
+  if (found.unexamined > 0 && problems.length > 0) problems.push(unexaminedProblem(problems[0], found.unexamined));
+  return problems;
 }
 
 /**
@@ -191,13 +206,14 @@ export function schemaErrors(contract: Contract, schema: Schema, value: unknown)
  * members the contract names and EXAMINED_PER_LIST others. Copy on write: a value with nothing
  * to cut is returned as it is, without a copy.
  */
-function examinedPart(value: unknown, named: ReadonlySet<string>, depth: number): unknown {
+function examinedPart(value: unknown, named: ReadonlySet<string>, depth: number, cut: { dropped: number }): unknown {
   if (value === null || typeof value !== 'object' || depth >= EXAMINED_DEPTH) return value;
   if (Array.isArray(value)) {
     const length = Math.min(value.length, EXAMINED_PER_LIST);
+    cut.dropped += value.length - length;
     let kept: unknown[] | null = value.length > length ? value.slice(0, length) : null;
     for (let i = 0; i < length; i += 1) {
-      const item = examinedPart(value[i], named, depth + 1);
+      const item = examinedPart(value[i], named, depth + 1, cut);
       if (item === value[i]) continue;
       kept ??= value.slice(0, length);
       kept[i] = item;
@@ -210,10 +226,11 @@ function examinedPart(value: unknown, named: ReadonlySet<string>, depth: number)
   let index = 0;
   const keys = Object.keys(object);
   for (const key of keys) {
-    const cut = !named.has(key) && ++unnamed > EXAMINED_PER_LIST;
-    const member = cut ? undefined : examinedPart(object[key], named, depth + 1);
-    if (kept === null && (cut || member !== object[key])) kept = copyMembers(object, keys.slice(0, index));
-    if (kept !== null && !cut) setMember(kept, key, member);
+    const left = !named.has(key) && ++unnamed > EXAMINED_PER_LIST;
+    if (left) cut.dropped += 1;
+    const member = left ? undefined : examinedPart(object[key], named, depth + 1, cut);
+    if (kept === null && (left || member !== object[key])) kept = copyMembers(object, keys.slice(0, index));
+    if (kept !== null && !left) setMember(kept, key, member);
     index += 1;
   }
   return kept ?? value;

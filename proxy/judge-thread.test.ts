@@ -65,7 +65,7 @@ describe('judging on the worker thread', () => {
     expect(onWorker.findings).toEqual(inline.findings);
     // The broken item is found in the large list judged on the worker and the small one judged
     // inline; the third exchange, served though it had to be refused, is judged once for that.
-    expect(onWorker.findings.filter((f) => f.includes('/data/3/attributes/defaultValue')).map((f) => f.split(' ')[0])).toEqual(['thread-0', 'thread-1']);
+    expect(onWorker.findings.filter((f) => f.includes(' /data/3/attributes/defaultValue ')).map((f) => f.split(' ')[0])).toEqual(['thread-0', 'thread-1']);
     expect(onWorker.findings.some((f) => f.startsWith('thread-2 request AUTH-CREDENTIALS-PRESENT'))).toBe(true);
     expect(onWorker.findings.some((f) => f.startsWith('thread-2 exchange AUTH-401-NO-CREDENTIALS'))).toBe(true);
     expect(onWorker.byThread).toEqual({ worker: 2, forwarding: 1 });

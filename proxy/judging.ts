@@ -124,7 +124,9 @@ export class ExchangeJudging {
   private placeOf(exchange: ProxiedExchange): 'here' | 'worker' | ShedReason {
     const thread = this.judgeThread;
     if (exchange.judgedRequest !== null || thread === null) return 'here';
-    const bytes = bodySize(exchange.requestBody) + (exchange.responseTap?.size ?? 0);
+    // The bytes that would travel to the judging thread: none of a body too large to keep.
+    const tap = exchange.responseTap;
+    const bytes = bodySize(exchange.requestBody) + (tap && !tap.overflowed ? tap.size : 0);
     const coded = contentCoded(exchange);
     if (!thread.wants(bytes, coded)) return 'here';
     if (!thread.hasRoom(bytes)) return 'backlog';
