@@ -433,6 +433,28 @@ describe('the rest of the red team\'s cases', () => {
     });
   });
 
+  test('enforce mode, a client sending gzip bombs beside a conforming client: the bomber waits for its share of judging (counted), the other is answered throughout', async () => {
+    await withProxy({ mode: 'enforce' }, async (proxy) => {
+      const pool = new Pool(proxy.proxyUrl, { connections: 8 });
+      const bomb = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip', 'x-forwarded-for': '203.0.113.7' });
+      let bombing = true;
+      const statuses: number[] = [];
+      const conforming = (async () => {
+        while (bombing) statuses.push((await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { ...session, ...json, 'x-forwarded-for': '198.51.100.9' }, body: validCreate })).status);
+      })();
+      try {
+        await Promise.all(Array.from({ length: 3000 }, () => pool.request({ method: 'POST', path: `/v3${bomb.operationPath}`, headers: bomb.headers, body: bomb.body }).then((r) => r.body.dump())));
+      } finally {
+        bombing = false;
+        await conforming;
+        await pool.close();
+      }
+      expect((await proxy.proxy.metrics.deferredRequests.get()).values[0].value).toBeGreaterThan(0);
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(statuses.every((status) => status === 201)).toBe(true);
+    });
+  });
+
   test('control characters in a member name (ESC, CR, BEL) reach report\'s Markdown only as visible pictures', async () => {
     await withProxy({}, async (proxy, violations) => {
       const body = JSON.stringify({ data: { type: 'Highlight', attributes: {}, relationships: { '\u001b]0;owned\u0007\r': 5, owner: { data: { type: 'User', id: '1' } } } } });

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { performance } from 'node:perf_hooks';
 import { locate, type Contract, type Finding } from '../contract/index.ts';
 import type { DashboardFeed } from './dashboard.ts';
+import type { JudgingBudget } from './fairness.ts';
 import { contentCoded, type ProxiedExchange } from './exchange.ts';
 import { headersObject } from './headers.ts';
 import { bodySize, judgeRequest, judgeResponse, NO_BODY, operationLabel, type CapturedBody, type CapturedExchange, type JudgeOptions, type JudgedRequest } from './judge.ts';
@@ -24,6 +25,8 @@ export interface JudgingParts {
   onWorkerThread: boolean;
   /** The judging thread's script; tests pass one that never answers. */
   judgeThreadScript?: URL;
+  /** Charged with the time each client's exchanges take to judge here (fairness.ts). */
+  budget?: JudgingBudget;
 }
 
 /** Why an exchange went unjudged (las_proxy_exchanges_shed_total's reason). */
@@ -87,7 +90,7 @@ export class ExchangeJudging {
         exchange.admission = exchange.admission.concat(publisher.judgingFailed(exchange, 'request', error));
         exchange.judgedRequest = { inApi, operation, request, findings: [] };
       }
-      exchange.judgeSeconds += (performance.now() - started) / 1000;
+      this.spent(exchange, started);
     }
     return exchange.judgedRequest;
   }
@@ -102,8 +105,15 @@ export class ExchangeJudging {
     } catch (error) {
       findings = [this.parts.publisher.judgingFailed(exchange, 'response', error)];
     }
-    exchange.judgeSeconds += (performance.now() - started) / 1000;
+    this.spent(exchange, started);
     return findings;
+  }
+
+  /** Adds the time since `started` to the exchange's judging time, and charges its client with it. */
+  private spent(exchange: ProxiedExchange, started: number): void {
+    const seconds = (performance.now() - started) / 1000;
+    exchange.judgeSeconds += seconds;
+    this.parts.budget?.charge(exchange.client, seconds);
   }
 
   private readonly drain = (): void => {

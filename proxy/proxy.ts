@@ -22,6 +22,7 @@ import { ProxiedExchange } from './exchange.ts';
 import { addForwardedHeaders, forwardedRequestHeaders, withoutHeader } from './headers.ts';
 import { judgeRequest, locate, NO_BODY, type JudgeOptions } from './judge.ts';
 import { ExchangeJudging } from './judging.ts';
+import { JudgingBudget } from './fairness.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
 import { Publisher } from './publisher.ts';
 import { REPEAT_INTERVAL_MS } from './repeats.ts';
@@ -55,6 +56,7 @@ export class ValidatingProxy {
   private readonly judging: ExchangeJudging;
   private readonly answers: ClientAnswers;
   private readonly relayParts: RelayParts;
+  private readonly budget = new JudgingBudget();
   private sampleCredit = 0;
   private inFlight = 0;
   private closing = false;
@@ -90,7 +92,7 @@ export class ValidatingProxy {
     this.publisher = new Publisher({ contract: this.contract, metrics: this.metrics, feed: this.feed, violations: this.violations, logger: this.logger, repeatInterval: options.repeatInterval ?? REPEAT_INTERVAL_MS });
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
     const onWorkerThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
-    this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread });
+    this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread, budget: this.budget });
     this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false, draining: () => this.closing, legacyHeader: this.contract.legacyHeader });
     this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging, upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa } };
     this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
@@ -179,6 +181,16 @@ export class ValidatingProxy {
     res.sendDate = false;
     const exchange = new ProxiedExchange(req, this.nextSampled());
     res.on('close', () => this.clientClosed(exchange, res));
+    // A client past its share of judging waits for the next window (fairness.ts); its body stays unread meanwhile.
+    const wait = this.closing ? 0 : this.budget.delayFor(exchange.client);
+    if (wait === 0) return this.read(exchange, req, res);
+    this.metrics.deferredRequests.inc();
+    setTimeout(() => this.read(exchange, req, res), wait);
+  };
+
+  /** Reads the request's body when it has one to judge, then admits it. */
+  private read(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse): void {
+    if (res.destroyed) return;
     if (!hasBody(req)) return this.admit(exchange, req, res, null);
     if (!exchange.sampled) return this.admit(exchange, req, res, req);
     readBodyUpTo(req, this.maxBody).then(
@@ -188,7 +200,7 @@ export class ValidatingProxy {
       },
       () => res.destroy(),
     );
-  };
+  }
 
   /**
    * Enforce mode judges the request first and answers itself when it breaks the contract or
