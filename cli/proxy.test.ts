@@ -151,8 +151,9 @@ describe('las-conformance report', () => {
     writeFileSync(second, `${JSON.stringify({ ...record, requestId: 'r2', rule: 'NG-FILTER-REQUIRED', level: 'MUST', repeated: 4 })}\n`);
     const report = spawnCli(['report', first, second]);
     expect(await report.exit).toBe(0);
-    expect(report.stdout()).toContain('6 findings in 2 exchanges');
-    expect(report.stdout()).toContain('Client: MUST 6 · SHOULD 0 · INFO 0.');
+    expect(report.stdout()).toContain('5 findings, first seen');
+    expect(report.stdout()).toContain(': 1 written one by one, from 1 exchange, and 4 counted on summary lines.');
+    expect(report.stdout()).toContain('Client: MUST 5 · SHOULD 0 · INFO 0.');
     expect(await spawnCli(['report', first, second, '--include-client']).exit).toBe(1);
   });
 

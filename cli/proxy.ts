@@ -62,7 +62,7 @@ export function registerProxyCommand(program: Command): void {
     .addOption(proxyOption('--host <host>', 'address the proxy listens on').default('127.0.0.1'))
     .addOption(proxyOption('--port <port>', 'proxy port (0 = any free port)').argParser(wholeNumber(0, 65535)).default(8080))
     .addOption(proxyOption('--admin-host <host>', 'address the admin server listens on, whatever --host is').default('127.0.0.1'))
-    .addOption(proxyOption('--admin-port <port>', 'admin port: /healthz, /readyz, /metrics, the dashboard on / (0 = any free port)').argParser(wholeNumber(0, 65535)).default(9090))
+    .addOption(proxyOption('--admin-port <port>', 'admin port: /healthz, /readyz, /metrics, the dashboard on / (0 = any free port)').argParser(wholeNumber(0, 65535)).default(PROXY_DEFAULTS.adminPort))
     .addOption(proxyOption('--admin-token-file <file>', 'file holding a bearer token the admin endpoints ask for (all but /healthz and /readyz); LAS_ADMIN_TOKEN gives the token itself'))
     .addOption(proxyOption('--mode <mode>', 'report: relay everything and log; enforce: refuse what breaks the contract or cannot be judged').choices(['report', 'enforce']).default(PROXY_DEFAULTS.mode))
     .addOption(proxyOption('--violations <file>', 'NDJSON violations log (appended; SIGHUP reopens it), - for stdout; INFO observations are logged once per rule, operation and direction, metrics count all').default('-'))

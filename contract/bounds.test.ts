@@ -1,6 +1,8 @@
 // Bounds on the findings one exchange lists: per rule and direction, in all, the rest summed up.
 import { describe, expect, test } from 'vitest';
-import { boundFindings, occurrences, type SummaryFinding } from './bounds.ts';
+import { boundFindings, cutText, FINDING_TEXT_MAX, occurrences, type SummaryFinding } from './bounds.ts';
+import { loadContract } from './contract.ts';
+import { EXAMINED_PER_LIST, schemaErrors } from './validate.ts';
 import type { Finding } from './types.ts';
 
 function finding(requirement: string, index: number, location: Finding['location'] = 'request'): Finding {
@@ -34,5 +36,35 @@ describe('boundFindings', () => {
   test('a summary says how many more, and where the first of them was', () => {
     const [, , , summary] = boundFindings(many('A', 10), limits);
     expect(summary.message).toBe('and 7 more A findings in this request, not listed (the first at /data/3)');
+  });
+});
+
+describe('schema errors are built for a bounded part of a broken message', () => {
+  const contract = loadContract();
+  const schema = contract.operation('createAttributeConfig').requestBody!;
+  const document = (options: unknown[]) => ({ data: { type: 'AttributeConfig', attributes: { label: 'x', options } } });
+  const valid = { value: 'a', label: 'A' };
+
+  test(`500,000 wrong items: errors for the first ${EXAMINED_PER_LIST} only`, () => {
+    const errors = schemaErrors(contract, schema, document(new Array(500_000).fill(1)));
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.length).toBeLessThanOrEqual(EXAMINED_PER_LIST);
+  });
+
+  test('one wrong item past the examined ones is still found, where it is', () => {
+    const options = new Array(20_000).fill(valid);
+    options[12_345] = 7;
+    expect(schemaErrors(contract, schema, document(options)).map((e) => e.instancePath)).toEqual(['/data/attributes/options/12345']);
+  });
+
+  test('a valid message builds no error', () => {
+    expect(schemaErrors(contract, schema, document(new Array(20_000).fill(valid)))).toEqual([]);
+  });
+
+  test(`a pointer of a megabyte is cut to ${FINDING_TEXT_MAX.pointer} characters, head and tail kept`, () => {
+    const cut = cutText(`/data/relationships/${'/'.repeat(1_000_000)}/data`, FINDING_TEXT_MAX.pointer);
+    expect(cut.length).toBe(FINDING_TEXT_MAX.pointer);
+    expect(cut.startsWith('/data/relationships/')).toBe(true);
+    expect(cut.endsWith('/data')).toBe(true);
   });
 });

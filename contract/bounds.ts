@@ -70,3 +70,30 @@ function summaryFinding(first: Finding, count: number): SummaryFinding {
 export const SCHEMA_ERRORS_DESCRIBED = 1000;
 /** Schema errors per message described in a full sentence; the rest are located and routed only (no more are ever listed). */
 export const SCHEMA_ERRORS_WORDED = 2 * FINDING_LIMITS.perRule;
+
+/**
+ * Characters kept of any text that reaches a finding (pointer, message, expected, actual): a
+ * member name or a query key is the sender's to choose, and a megabyte of it must not be copied
+ * into every finding, log line, refusal and dashboard page.
+ */
+export const FINDING_TEXT_MAX = { pointer: 256, message: 512, value: 256 } as const;
+
+/** The text itself when within `max` characters; else its head and its tail around one "…", `max` characters in all (the tail keeps a pointer's last member). */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const tail = Math.floor(max / 4);
+  return `${text.slice(0, max - tail - 1)}…${text.slice(text.length - tail)}`;
+}
+
+/** The finding with each of its texts cut to FINDING_TEXT_MAX; the same object when none is longer. */
+export function cutFinding<F extends Finding>(finding: F): F {
+  const { pointer, message, expected, actual } = finding;
+  if (pointer.length <= FINDING_TEXT_MAX.pointer && message.length <= FINDING_TEXT_MAX.message && (expected ?? '').length <= FINDING_TEXT_MAX.value && (actual ?? '').length <= FINDING_TEXT_MAX.value) return finding;
+  return {
+    ...finding,
+    pointer: cutText(pointer, FINDING_TEXT_MAX.pointer),
+    message: cutText(message, FINDING_TEXT_MAX.message),
+    ...(expected === undefined ? {} : { expected: cutText(expected, FINDING_TEXT_MAX.value) }),
+    ...(actual === undefined ? {} : { actual: cutText(actual, FINDING_TEXT_MAX.value) }),
+  };
+}

@@ -67,10 +67,14 @@ export interface SchemaCompiler {
 
 const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-values-not-shown', 'x-replaced-by', 'x-record'];
 
-export function createAjv(): Ajv2020 {
-  // strict: unknown keywords and ambiguous types are errors; verbose: errors carry the failing
-  // value and schema, which the messages need.
-  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true });
+/**
+ * `full`: every error, each carrying the failing value and schema (the messages need them);
+ * `quick`: stops at the first error and builds no message, so a valid message costs one pass
+ * and a broken one stops where it breaks (validate.ts reads the full errors of a bounded part).
+ */
+export function createAjv(errors: 'full' | 'quick' = 'full'): Ajv2020 {
+  // strict: unknown keywords and ambiguous types are errors.
+  const ajv = new Ajv2020(errors === 'full' ? { strict: true, allErrors: true, verbose: true } : { strict: true, allErrors: false, messages: false });
   addFormats.default(ajv);
   ajv.addVocabulary(extensionKeywords);
   return ajv;
@@ -95,8 +99,12 @@ export class Contract {
   /** Every schemaFindings route of the catalogue, in file order. */
   readonly schemaFindingRoutes: readonly CompiledRoute[];
   private readonly validators = new Map<Schema, ValidateFunction>();
+  private readonly quickValidators = new Map<Schema, ValidateFunction>();
+  /** Every member name a schema of the contract names (properties, required): the members validation cannot leave out. */
+  readonly namedMembers = new Set<string>();
   private readonly routedShapes = new Map<string, Requirement>();
-  private readonly ajv = createAjv();
+  private readonly ajv = createAjv('full');
+  private readonly quickAjv = createAjv('quick');
 
   constructor(openapiText: string, requirementsText: string) {
     const raw = parseYaml(openapiText) as Schema;
@@ -115,7 +123,8 @@ export class Contract {
         ...route,
         requirement,
         statusPattern: route.status ? new RegExp(route.status) : undefined,
-        pointerPattern: route.pointer ? new RegExp(route.pointer) : undefined,
+        // dotAll: a member name may hold any character, a line break included ("a\nb").
+        pointerPattern: route.pointer ? new RegExp(route.pointer, 's') : undefined,
       })),
     );
     for (const requirement of this.requirements) {
@@ -182,6 +191,13 @@ export class Contract {
   /** The compiled validator of a schema object taken from this contract (compiled at load). */
   validator(schema: Schema): ValidateFunction {
     const validate = this.validators.get(schema);
+    if (!validate) throw new Error('schema was not compiled by this contract');
+    return validate;
+  }
+
+  /** The validator of a schema that stops at its first error (see createAjv). */
+  quickValidator(schema: Schema): ValidateFunction {
+    const validate = this.quickValidators.get(schema);
     if (!validate) throw new Error('schema was not compiled by this contract');
     return validate;
   }
@@ -268,7 +284,11 @@ export class Contract {
       if (operation.requestBody) schemas.add(operation.requestBody);
       for (const body of operation.responseBodies.values()) if (body) schemas.add(body);
     }
-    for (const schema of schemas) this.validators.set(schema, this.ajv.compile(schema));
+    for (const schema of schemas) {
+      this.validators.set(schema, this.ajv.compile(schema));
+      this.quickValidators.set(schema, this.quickAjv.compile(schema));
+      collectNamedMembers(schema, this.namedMembers);
+    }
   }
 }
 
@@ -306,6 +326,19 @@ function compareRoutes(a: CompiledRoute, b: CompiledRoute): number {
 
 function judgesOf(requirement: Requirement): string[] {
   return [...(requirement.schemaFindings ? [SCHEMA_JUDGE] : []), ...(requirement.judgedBy ?? [])];
+}
+
+/** Adds the names every `properties` and `required` of a schema (and of its subschemas) holds. */
+function collectNamedMembers(schema: unknown, names: Set<string>): void {
+  if (schema === null || typeof schema !== 'object') return;
+  if (Array.isArray(schema)) {
+    for (const item of schema) collectNamedMembers(item, names);
+    return;
+  }
+  const object = schema as Schema;
+  if (object.properties && typeof object.properties === 'object') for (const name of Object.keys(object.properties)) names.add(name);
+  if (Array.isArray(object.required)) for (const name of object.required) names.add(String(name));
+  for (const value of Object.values(object)) collectNamedMembers(value, names);
 }
 
 const querySchemas = new WeakMap<Operation, Schema>();

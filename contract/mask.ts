@@ -6,9 +6,9 @@
 export const MASK = '***';
 
 /** Case-insensitive fragments: a name containing one is a credential (`access_token`, `X-Amz-Credential`). */
-export const CREDENTIAL_NAME_FRAGMENTS: readonly string[] = ['token', 'passw', 'secret', 'auth', 'session', 'credential', 'signature', 'api_key', 'apikey', 'bearer', 'ticket', 'jwt', 'cookie'];
+export const CREDENTIAL_NAME_FRAGMENTS: readonly string[] = ['token', 'passw', 'passcode', 'secret', 'auth', 'session', 'credential', 'signature', 'api_key', 'apikey', 'bearer', 'ticket', 'jwt', 'cookie', 'assertion', 'saml', 'privatekey', 'private_key', 'hmac', 'xsrf', 'csrf', 'totp'];
 /** Whole words (a name split on anything but letters and digits): too short to match inside other words. */
-export const CREDENTIAL_NAME_WORDS: readonly string[] = ['key', 'sig', 'pat', 'pwd', 'pass', 'code', 'sid', 'otp'];
+export const CREDENTIAL_NAME_WORDS: readonly string[] = ['key', 'sig', 'pat', 'pwd', 'pw', 'pass', 'pin', 'code', 'sid', 'otp'];
 
 const words = new Set(CREDENTIAL_NAME_WORDS);
 const NO_VALUES: ReadonlySet<string> = new Set();

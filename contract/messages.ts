@@ -3,7 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { escapeToken, unescapeToken } from './resolve.ts';
 import { parameterName } from './query.ts';
-import { FINDING_LIMITS, SCHEMA_ERRORS_DESCRIBED, SCHEMA_ERRORS_WORDED } from './bounds.ts';
+import { cutText, FINDING_LIMITS, FINDING_TEXT_MAX, SCHEMA_ERRORS_DESCRIBED, SCHEMA_ERRORS_WORDED } from './bounds.ts';
 
 export interface SchemaProblem {
   keyword: string;
@@ -40,7 +40,8 @@ export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, incl
       continue;
     }
     shape.listed += 1;
-    const problem = worded < SCHEMA_ERRORS_WORDED || inQuery ? describeError(error, inQuery, includeValues) : locatedOnly(error);
+    // An error without its schema (the quick validator's, validate.ts) can only be located.
+    const problem = error.parentSchema !== undefined && (worded < SCHEMA_ERRORS_WORDED || inQuery) ? describeError(error, inQuery, includeValues) : locatedOnly(error, inQuery);
     worded += 1;
     const key = `${problem.pointer}\u0000${problem.message}`;
     if (seen.has(key)) continue;
@@ -49,7 +50,7 @@ export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, incl
   }
   for (const { firstUncounted, uncounted } of shapes.values()) {
     if (firstUncounted === null) continue;
-    const located = locatedOnly(firstUncounted);
+    const located = locatedOnly(firstUncounted, inQuery);
     problems.push({ ...located, message: `and ${uncounted} more like ${located.pointer || 'the document'} (${firstUncounted.keyword}), not described`, omitted: uncounted - 1 });
   }
   return problems;
@@ -104,9 +105,15 @@ function withoutSameMemberEchoes(errors: ErrorObject[]): ErrorObject[] {
   });
 }
 
+/** Pointers are cut where they are made: every message, route and key built from one reads the cut one. */
+function cutPointer(pointer: string): string {
+  return cutText(pointer, FINDING_TEXT_MAX.pointer);
+}
+
 /** A body error past the worded ones: where and which keyword, in a sentence that costs nothing to build. */
-function locatedOnly(error: ErrorObject): SchemaProblem {
-  const pointer = error.keyword === 'required' ? `${error.instancePath}/${escapeToken(String((error.params as { missingProperty: string }).missingProperty))}` : error.instancePath;
+function locatedOnly(error: ErrorObject, inQuery: boolean): SchemaProblem {
+  const path = error.keyword === 'required' ? `${error.instancePath}/${escapeToken(String((error.params as { missingProperty: string }).missingProperty))}` : error.instancePath;
+  const pointer = cutPointer(inQuery ? locate(path.split('/').slice(1).map(unescapeToken), true) : path);
   return { keyword: error.keyword, pointer, message: `${pointer || 'the document'} breaks the schema (${error.keyword})`, expected: `valid (${error.keyword})` };
 }
 
@@ -116,11 +123,11 @@ function describeError(error: ErrorObject, inQuery: boolean, includeValues: bool
   if (error.keyword === 'required') {
     const missing = String((error.params as { missingProperty: string }).missingProperty);
     const memberTokens = [...tokens, missing, ...queryMemberOf(schema, missing, inQuery)];
-    const where = locate(memberTokens, inQuery);
+    const where = cutPointer(locate(memberTokens, inQuery));
     return { keyword: 'required', pointer: where, message: `${name(where)} is required`, expected: 'present' };
   }
   // A body's pointer is ajv's instance path, already escaped.
-  const where = inQuery ? locate(tokens, true) : error.instancePath;
+  const where = cutPointer(inQuery ? locate(tokens, true) : error.instancePath);
   const got = includeValues ? showValue(error.data) : jsonTypeOf(error.data);
   const expected = expectationOf(error, schema);
   return { keyword: error.keyword, pointer: where, message: `${name(where)} must be ${expected}, got ${got}`, expected, actual: got };

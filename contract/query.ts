@@ -81,9 +81,12 @@ function parametersByName(parameters: QueryParameter[]): Map<string, QueryParame
   return byName;
 }
 
+/** Appends in place: a key repeated thousands of times costs linear time, not quadratic (the arrays are buildQuery's own). */
 function appendValue(existing: unknown, value: unknown): unknown {
   if (existing === undefined) return value;
-  return Array.isArray(existing) ? [...existing, value] : [existing, value];
+  if (!Array.isArray(existing)) return [existing, value];
+  existing.push(value);
+  return existing;
 }
 
 function addDeepObjectPair(existing: unknown, pair: QueryPair): unknown {
@@ -99,7 +102,9 @@ function addFormPair(existing: unknown, pair: QueryPair, schema: Record<string, 
   if (pair.member !== undefined) return { ...(existing as object), [pair.member]: pair.value };
   if (schema.type !== 'array') return appendValue(existing, pair.value);
   const items = pair.value === '' ? [] : pair.value.split(',');
-  return Array.isArray(existing) ? [...existing, ...items] : items;
+  if (!Array.isArray(existing)) return items;
+  for (const item of items) existing.push(item);
+  return existing;
 }
 
 /** Turns strings into the number, integer or boolean the schema asks for, when they are one. */

@@ -98,6 +98,11 @@ describe('validation routes each violation to its requirement', () => {
     });
   }
 
+  it('routes a violation under a member name holding a line break like any other name', () => {
+    const violation = { operation: 'createHighlight', location: 'request' as const, keyword: 'type', pointer: '/data/relationships/a\nb' };
+    expect(contract.routeFor(violation).requirement.id).toBe(contract.routeFor({ ...violation, pointer: '/data/relationships/ab' }).requirement.id);
+  });
+
   it('refuses to guess when no route matches a violation', () => {
     const violation = { operation: 'unspecifiedOperation', location: 'request' as const, keyword: 'type', pointer: '/data' };
     expect(() => contract.routeFor(violation)).toThrow('no requirement routes request type at "/data" of unspecifiedOperation');

@@ -6,6 +6,8 @@ import { problemsFromErrors, type SchemaProblem } from './messages.ts';
 import { buildQuery, parseQueryPairs } from './query.ts';
 import { escapeToken } from './resolve.ts';
 import type { Finding, Headers, HttpRequest, HttpResponse, Judged, ValidateOptions } from './types.ts';
+import type { ErrorObject } from 'ajv';
+import { FINDING_LIMITS } from './bounds.ts';
 
 type Schema = Record<string, unknown>;
 const GENERIC = 'generic';
@@ -112,11 +114,8 @@ export function validateRequest(contract: Contract, operation: Operation, reques
   const findings: Finding[] = [...credentialFindings(contract, request)];
   if (operation.parameters.length > 0) {
     const query = parseQuery(operation, queryString(request.path));
-    const validate = contract.validator(querySchema(operation));
-    if (!validate(query)) {
-      const problems = problemsFromErrors(validate.errors ?? [], true, includeValues);
-      append(findings, routeProblems(contract, operation.operationId, 'request', undefined, problems));
-    }
+    const found = boundedSchemaErrors(contract, querySchema(operation), query, request.path.length);
+    if (found.errors.length > 0) append(findings, routeProblems(contract, operation.operationId, 'request', undefined, problemsOf(found, true, includeValues)));
   }
   if (operation.requestBody) append(findings, requestBodyFindings(contract, operation.operationId, operation.requestBody, request, includeValues, options.bodyOmitted === true, options.listedPerShape));
   return findings;
@@ -154,9 +153,114 @@ function documentFindings(contract: Contract, operationId: string, location: 're
   if (!parsed.ok) {
     return routeProblems(contract, operationId, location, status, [{ keyword: 'json', pointer: '', message: `the ${location} body is not well-formed JSON${includeValues ? ` (${parsed.error})` : ''}`, expected: 'JSON', actual: 'malformed JSON' }]);
   }
-  const validate = contract.validator(schema);
-  if (validate(parsed.value)) return [];
-  return routeProblems(contract, operationId, location, status, problemsFromErrors(validate.errors ?? [], false, includeValues, listedPerShape));
+  const found = boundedSchemaErrors(contract, schema, parsed.value, (message.bodyText ?? '').length);
+  if (found.errors.length === 0) return [];
+  return routeProblems(contract, operationId, location, status, problemsOf(found, false, includeValues, listedPerShape));
+}
+
+/**
+ * Items of a list, and members of an object beyond those the contract names, examined in full
+ * once a message is known broken: a message's errors are described from its first items, so a
+ * list of 500,000 wrong items costs what ten cost.
+ */
+export const EXAMINED_PER_LIST = FINDING_LIMITS.perRule;
+/** Depth to which lists and objects are cut to what is examined; deeper, values are examined whole (the schemas are far shallower). */
+const EXAMINED_DEPTH = 64;
+
+/**
+ * The schema errors of a value, built only for a bounded part of it. The quick validator (which
+ * stops at the first error) says whether the value holds; only when it does not is the full
+ * validator (every error, with values) run, on the value cut to its first EXAMINED_PER_LIST
+ * items per list and unnamed members per object. Should every error lie past the cut, the quick
+ * validator's first error stands for them.
+ */
+export function schemaErrors(contract: Contract, schema: Schema, value: unknown): ErrorObject[] {
+  return boundedSchemaErrors(contract, schema, value).errors;
+}
+
+/**
+ * Messages of at most this many characters are validated whole, every error built at once: their
+ * errors are few however they are broken (a few hundred at most, well under a millisecond), and
+ * the quick pass and the cut would cost more than they save.
+ */
+export const VALIDATED_WHOLE_MAX = 4096;
+
+/**
+ * schemaErrors, with how many list items and unnamed members were left unexamined (0 when none,
+ * or when the message holds). `size`: the message's length in characters, when known.
+ */
+export function boundedSchemaErrors(contract: Contract, schema: Schema, value: unknown, size = Infinity): { errors: ErrorObject[]; unexamined: number } {
+  if (size <= VALIDATED_WHOLE_MAX) {
+    const whole = contract.validator(schema);
+    return { errors: whole(value) ? [] : (whole.errors ?? []), unexamined: 0 };
+  }
+  const quick = contract.quickValidator(schema);
+  if (quick(value)) return { errors: [], unexamined: 0 };
+  const firstError = quick.errors?.[0];
+  const full = contract.validator(schema);
+  const cut = { dropped: 0 };
+  full(examinedPart(value, contract.namedMembers, 0, cut));
+  if (full.errors && full.errors.length > 0) return { errors: full.errors, unexamined: cut.dropped };
+  return { errors: firstError ? [firstError] : [], unexamined: 0 };
+}
+
+/** A problem saying how much of a broken message was not examined, located like its first problem (so it routes to the same requirement). */
+function unexaminedProblem(first: SchemaProblem, unexamined: number): SchemaProblem {
+  return { keyword: first.keyword, pointer: first.pointer, message: `and ${unexamined} more items or members past the first ${EXAMINED_PER_LIST} of each list or object, not examined once the message was known broken`, expected: first.expected };
+}
+
+/** The problems of a broken message's errors, and one for what was not examined. */
+function problemsOf(found: { errors: ErrorObject[]; unexamined: number }, inQuery: boolean, includeValues: boolean, listedPerShape?: number): SchemaProblem[] {
+  const problems = problemsFromErrors(found.errors, inQuery, includeValues, listedPerShape);
+  if (found.unexamined > 0 && problems.length > 0) problems.push(unexaminedProblem(problems[0], found.unexamined));
+  return problems;
+}
+
+/**
+ * The value with each list cut to its first EXAMINED_PER_LIST items and each object to the
+ * members the contract names and EXAMINED_PER_LIST others. Copy on write: a value with nothing
+ * to cut is returned as it is, without a copy.
+ */
+function examinedPart(value: unknown, named: ReadonlySet<string>, depth: number, cut: { dropped: number }): unknown {
+  if (value === null || typeof value !== 'object' || depth >= EXAMINED_DEPTH) return value;
+  if (Array.isArray(value)) {
+    const length = Math.min(value.length, EXAMINED_PER_LIST);
+    cut.dropped += value.length - length;
+    let kept: unknown[] | null = value.length > length ? value.slice(0, length) : null;
+    for (let i = 0; i < length; i += 1) {
+      const item = examinedPart(value[i], named, depth + 1, cut);
+      if (item === value[i]) continue;
+      kept ??= value.slice(0, length);
+      kept[i] = item;
+    }
+    return kept ?? value;
+  }
+  const object = value as Record<string, unknown>;
+  let kept: Record<string, unknown> | null = null;
+  let unnamed = 0;
+  let index = 0;
+  const keys = Object.keys(object);
+  for (const key of keys) {
+    const left = !named.has(key) && ++unnamed > EXAMINED_PER_LIST;
+    if (left) cut.dropped += 1;
+    const member = left ? undefined : examinedPart(object[key], named, depth + 1, cut);
+    if (kept === null && (left || member !== object[key])) kept = copyMembers(object, keys.slice(0, index));
+    if (kept !== null && !left) setMember(kept, key, member);
+    index += 1;
+  }
+  return kept ?? value;
+}
+
+function copyMembers(object: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) setMember(copy, key, object[key]);
+  return copy;
+}
+
+/** Sets a member as JSON.parse would: a member named __proto__ stays a member. */
+function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
 }
 
 function routeProblems(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, problems: SchemaProblem[]): Finding[] {

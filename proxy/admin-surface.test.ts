@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { DashboardFeed, EVENT_CLIENT_BUFFER_MAX, EVENT_CLIENTS_MAX } from './dashboard.ts';
+import { DashboardFeed, EVENT_CLIENT_BUFFER_MAX, EVENT_CLIENTS_MAX, EVENT_CLIENTS_PER_ADDRESS } from './dashboard.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { answering, eventually, send, startUpstream, type TestServer } from './test-support.ts';
 
@@ -20,6 +20,31 @@ beforeAll(async () => {
 afterAll(async () => {
   await proxy?.close();
   await upstream?.close();
+});
+
+describe('without an admin token: only requests addressed to an IP address or localhost (DNS rebinding)', () => {
+  let open: StartedProxy;
+  beforeAll(async () => {
+    open = await startValidatingProxy({ upstream: `${upstream.url}/v3` });
+  });
+  afterAll(async () => {
+    await open?.close();
+  });
+  const cases = [
+    { path: '/summary.json', host: 'rebound.example', status: 403 },
+    { path: '/events', host: 'rebound.example:8741', status: 403 },
+    { path: '/', host: 'rebound.example', status: 403 },
+    { path: '/summary.json', host: '127.0.0.1:8741', status: 200 },
+    { path: '/summary.json', host: 'localhost', status: 200 },
+    { path: '/metrics', host: '[::1]:8741', status: 200 },
+    { path: '/healthz', host: 'rebound.example', status: 200 },
+  ];
+  for (const c of cases) {
+    test(`GET ${c.path} with Host: ${c.host} → ${c.status}`, async () => {
+      const response = await send(`${open.adminUrl}${c.path}`, { headers: { host: c.host } });
+      expect(response.status).toBe(c.status);
+    });
+  }
 });
 
 describe('with an admin token', () => {
@@ -49,9 +74,12 @@ class FakeClient extends EventEmitter {
   destroyed = false;
   writes = 0;
 
-  constructor(unread: number) {
+  readonly req: { socket: { remoteAddress: string } };
+
+  constructor(unread: number, address = `10.0.0.${Math.floor(Math.random() * 250)}`) {
     super();
     this.writableLength = unread;
+    this.req = { socket: { remoteAddress: address } };
   }
 
   writeHead(): this {
@@ -76,9 +104,17 @@ describe('event clients', () => {
 
   test(`at most ${EVENT_CLIENTS_MAX} at once`, () => {
     const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
-    const accepted = Array.from({ length: EVENT_CLIENTS_MAX + 1 }, () => feed.subscribe(new FakeClient(0) as unknown as ServerResponse));
+    const accepted = Array.from({ length: EVENT_CLIENTS_MAX + 1 }, (_, i) => feed.subscribe(new FakeClient(0, `10.0.1.${i}`) as unknown as ServerResponse));
     expect(accepted.filter(Boolean).length).toBe(EVENT_CLIENTS_MAX);
     expect(accepted.at(-1)).toBe(false);
+    feed.close();
+  });
+
+  test(`at most ${EVENT_CLIENTS_PER_ADDRESS} from one address: ${EVENT_CLIENTS_MAX} readers from one client leave the operator room`, () => {
+    const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
+    const fromOne = Array.from({ length: EVENT_CLIENTS_MAX }, () => feed.subscribe(new FakeClient(0, '10.0.2.1') as unknown as ServerResponse));
+    expect(fromOne.filter(Boolean).length).toBe(EVENT_CLIENTS_PER_ADDRESS);
+    expect(feed.subscribe(new FakeClient(0, '10.0.2.2') as unknown as ServerResponse)).toBe(true);
     feed.close();
   });
 

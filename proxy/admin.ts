@@ -2,8 +2,8 @@
 // metrics, and the dashboard with its event stream. Nothing here ever sees a credential.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { connect } from 'node:net';
-import { DASHBOARD_HTML, EVENT_CLIENTS_MAX, type DashboardFeed } from './dashboard.ts';
+import { connect, isIP } from 'node:net';
+import { DASHBOARD_HTML, EVENT_CLIENTS_MAX, EVENT_CLIENTS_PER_ADDRESS, type DashboardFeed } from './dashboard.ts';
 import type { ProxyMetrics } from './metrics.ts';
 
 const READINESS_TIMEOUT_MS = 1000;
@@ -35,7 +35,7 @@ const adminRoutes: Record<string, AdminRoute> = {
   '/metrics': async (context, _req, res) => send(res, 200, context.metrics.registry.contentType, await context.metrics.registry.metrics()),
   '/summary.json': (context, _req, res) => sendJson(res, 200, context.feed.snapshot()),
   '/events': (context, _req, res) => {
-    if (!context.feed.subscribe(res)) sendJson(res, 503, { status: `too many event clients (at most ${EVENT_CLIENTS_MAX})` });
+    if (!context.feed.subscribe(res)) sendJson(res, 503, { status: `too many event clients (at most ${EVENT_CLIENTS_MAX}, ${EVENT_CLIENTS_PER_ADDRESS} from one address)` });
   },
 };
 
@@ -50,12 +50,26 @@ export function createAdminServer(context: AdminContext): Server {
       res.setHeader('www-authenticate', 'Bearer realm="las-proxy-admin"');
       return sendJson(res, 401, { status: 'unauthorized' });
     }
+    // Without a token, a page elsewhere could rebind its own name to this address and read the
+    // summary from a browser: only an address or localhost is answered then (DNS rebinding).
+    if (context.token === undefined && !OPEN_PATHS.has(path) && !addressedDirectly(req.headers.host)) {
+      return sendJson(res, 403, { status: 'without an admin token only requests addressed to an IP address or localhost are answered; set a token to use a host name' });
+    }
     if (!handler) return sendJson(res, 404, { status: 'not found', paths: Object.keys(adminRoutes) });
     Promise.resolve(handler(context, req, res)).catch(() => {
       if (!res.headersSent) sendJson(res, 500, { status: 'error' });
       else res.destroy();
     });
   });
+}
+
+/** Whether a Host header names an IP address or localhost (with or without a port), not a name DNS could rebind. */
+export function addressedDirectly(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.replace(/:\d{1,5}$/, '').toLowerCase();
+  if (name === 'localhost') return true;
+  if (/^\[[0-9a-f:.]+\]$/.test(name)) return isIP(name.slice(1, -1)) === 6;
+  return isIP(name) === 4;
 }
 
 /** The admin token, from the Authorization header or (for the dashboard in a browser) the `token` query parameter; compared in constant time. */

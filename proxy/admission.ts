@@ -15,6 +15,8 @@ export interface AdmissionRequest {
   rawHeaders: readonly string[];
   /** The operation the path routes to, if any. */
   operation: Operation | null;
+  /** Whether the proxy adds X-Forwarded-* headers of its own (--forwarded-headers). */
+  forwardedHeaders?: boolean;
 }
 
 /** What the checks found of one request, each null when it holds. */
@@ -24,6 +26,12 @@ interface AdmissionReading {
   repeated: string | null;
   shape: string | null;
   number: string | null;
+  methodOverride: string | null;
+  separator: string | null;
+  bodyOnGet: string | null;
+  rewrite: string | null;
+  prototypeKey: string | null;
+  forwarded: string | null;
 }
 
 /** Headers whose value the contract reads: a proxy must forward exactly what it judged. */
@@ -38,7 +46,26 @@ const admissionChecks: { rule: string; found: keyof AdmissionReading }[] = [
   { rule: 'PROXY-DUPLICATE-HEADER', found: 'repeated' },
   { rule: 'PROXY-QUERY-SHAPE', found: 'shape' },
   { rule: 'PROXY-NUMBER-FORM', found: 'number' },
+  { rule: 'PROXY-METHOD-OVERRIDE', found: 'methodOverride' },
+  { rule: 'PROXY-QUERY-SEPARATOR', found: 'separator' },
+  { rule: 'PROXY-BODY-ON-GET', found: 'bodyOnGet' },
+  { rule: 'PROXY-REWRITE-HEADER', found: 'rewrite' },
+  { rule: 'PROXY-PROTOTYPE-KEY', found: 'prototypeKey' },
+  { rule: 'PROXY-FORWARDED-HEADER', found: 'forwarded' },
 ];
+
+/** Headers with which some server frameworks read a request as another method. */
+const METHOD_OVERRIDE_HEADERS = new Set(['x-http-method-override', 'x-http-method', 'x-method-override']);
+/** Query parameters with which some server frameworks read a request as another method. */
+const METHOD_OVERRIDE_PARAMETERS = new Set(['_method']);
+/** Headers with which some servers route a request to another path than its own. */
+const REWRITE_HEADERS = new Set(['x-original-url', 'x-rewrite-url']);
+/** Headers the proxy writes itself under --forwarded-headers: the client's own would pass for the proxy's. */
+const FORWARDED_HEADERS = new Set(['x-forwarded-host', 'x-forwarded-proto', 'forwarded']);
+/** Member and key names JavaScript merges into an object's prototype. */
+export const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** Methods whose body the contract never judges, and some servers read anyway. */
+const BODILESS_METHODS = new Set(['GET', 'HEAD']);
 
 /** The rule ids of every admission check, in order. */
 export const ADMISSION_RULES: readonly string[] = admissionChecks.map((c) => c.rule);
@@ -46,7 +73,7 @@ export const ADMISSION_RULES: readonly string[] = admissionChecks.map((c) => c.r
 /** Findings for what the proxy could not judge as the upstream will read it (empty: it can). */
 export function admissionFindings(contract: Contract, request: AdmissionRequest): Finding[] {
   // One pass over the path, the headers and the query each, whatever the number of checks.
-  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathOf(request.path)), ...headerCounts(contract, request.rawHeaders), ...queryReading(request) };
+  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathOf(request.path)), ...headerCounts(contract, request), ...queryReading(request) };
   const findings: Finding[] = [];
   for (const check of admissionChecks) {
     const message = reading[check.found];
@@ -69,7 +96,11 @@ export function nonCanonicalPath(contract: Contract, path: string): string | nul
   const base = contract.basePath;
   const lower = path.toLowerCase();
   const underBase = lower === base || lower.startsWith(`${base}/`);
-  if (!underBase && !/%|\\|;|\/\/|\/\.\.?(\/|$)/.test(path)) return null;
+  if (!underBase && !/[^\x21-\x7e]|%|\\|;|\/\/|\/\.\.?(\/|$)/.test(path)) return null;
+  // Outside ASCII, a server may fold case (the Kelvin sign K, a dotless i) or normalize to an operation's path.
+  if (/[^\x21-\x7e]/.test(path)) return 'the path holds a space, a control character or a character outside ASCII';
+  if (/%25/.test(path)) return 'the path percent-encodes a % (double encoding)';
+  if (/%(?:[01][0-9a-f]|20|7f|[89a-f][0-9a-f])/i.test(path)) return 'the path percent-encodes a space, a control character or a byte outside ASCII';
   if (/%2f|%5c/i.test(path)) return 'the path holds a percent-encoded / or \\';
   if (path.includes('\\')) return 'the path holds a backslash';
   if (UNRESERVED_ENCODED.test(path)) return 'the path percent-encodes a character that needs no encoding';
@@ -81,6 +112,9 @@ export function nonCanonicalPath(contract: Contract, path: string): string | nul
     const rest = path.slice(base.length).replace(/\/+$/, '');
     const variant = contract.operations.find((o) => o.pathTemplate.toLowerCase() === rest.toLowerCase() && o.pathTemplate !== rest);
     if (variant) return `the path is a case variant of ${base}${variant.pathTemplate}`;
+    const extended = /^(.*)\.[A-Za-z0-9]+$/.exec(rest);
+    const withExtension = extended && contract.operations.find((o) => o.pathTemplate.toLowerCase() === extended[1].toLowerCase());
+    if (withExtension) return `the path is ${base}${withExtension.pathTemplate} with an extension, which some servers strip`;
   }
   return null;
 }
@@ -128,15 +162,29 @@ function pathOf(path: string): string {
 interface HeaderReading {
   connectionNames: string | null;
   repeated: string | null;
+  methodOverride: string | null;
+  bodyOnGet: string | null;
+  rewrite: string | null;
+  forwarded: string | null;
 }
 
-/** One pass over the raw headers: a Connection token naming a header the contract reads, and such a header sent twice. */
-function headerCounts(contract: Contract, raw: readonly string[]): HeaderReading {
+/**
+ * One pass over the raw headers: a Connection token naming a header the contract reads, such a
+ * header sent twice, a method override, a body on GET, a rewrite header, and (under
+ * --forwarded-headers) the client's own forwarded headers.
+ */
+function headerCounts(contract: Contract, request: AdmissionRequest): HeaderReading {
+  const raw = request.rawHeaders;
   const read = contractHeaders(contract);
   const seen = new Set<string>();
-  const reading: HeaderReading = { connectionNames: null, repeated: null };
+  const reading: HeaderReading = { connectionNames: null, repeated: null, methodOverride: null, bodyOnGet: null, rewrite: null, forwarded: null };
+  const bodiless = BODILESS_METHODS.has(request.method);
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toLowerCase();
+    if (METHOD_OVERRIDE_HEADERS.has(name)) reading.methodOverride ??= `${name} asks to read this ${request.method.slice(0, 20)} as another method`;
+    else if (REWRITE_HEADERS.has(name)) reading.rewrite ??= `${name} asks to route the request to another path than the one judged`;
+    else if (request.forwardedHeaders === true && FORWARDED_HEADERS.has(name)) reading.forwarded ??= `the client sent its own ${name}, which the upstream would take for the proxy's`;
+    if (bodiless && ((name === 'content-length' && raw[i + 1].trim() !== '0') || name === 'transfer-encoding')) reading.bodyOnGet ??= `a ${request.method} carrying a body (${name}), which the contract never judges`;
     if (name === 'connection') {
       for (const token of raw[i + 1].split(',')) {
         const named = token.trim().toLowerCase();
@@ -153,17 +201,26 @@ function headerCounts(contract: Contract, raw: readonly string[]): HeaderReading
 interface QueryReading {
   shape: string | null;
   number: string | null;
+  separator: string | null;
+  prototypeKey: string | null;
 }
 
-const NO_QUERY_PROBLEM: QueryReading = { shape: null, number: null };
-
-/** One parse of the query: a member in a shape the contract does not define, and a number not written plainly. */
-function queryReading(request: AdmissionRequest): QueryReading {
+/**
+ * One parse of the query: a `;` (a separator to some servers), a method override, a prototype
+ * key, and for an operation's query a member in a shape the contract does not define and a
+ * number not written plainly.
+ */
+function queryReading(request: AdmissionRequest): QueryReading & { methodOverride?: string } {
   const raw = queryString(request.path);
-  if (!request.operation || raw === '') return NO_QUERY_PROBLEM;
-  const shapes = queryShapes(request.operation);
-  const reading: QueryReading = { shape: null, number: null };
+  const reading: QueryReading & { methodOverride?: string } = { shape: null, number: null, separator: null, prototypeKey: null };
+  if (raw === '') return reading;
+  if (raw.includes(';')) reading.separator = 'the query holds a ;, which some servers read as a separator between parameters';
+  const shapes = request.operation ? queryShapes(request.operation) : null;
   for (const pair of parseQueryPairs(raw)) {
+    const name = pair.name.toLowerCase();
+    if (METHOD_OVERRIDE_PARAMETERS.has(name)) reading.methodOverride ??= `the query parameter ${name} asks to read this ${request.method.slice(0, 20)} as another method`;
+    if (reading.prototypeKey === null && (PROTOTYPE_KEYS.has(pair.name) || (pair.member !== undefined && PROTOTYPE_KEYS.has(pair.member)))) reading.prototypeKey = `the query key ${pair.name.slice(0, 40)}${pair.member === undefined ? '' : `[${pair.member.slice(0, 40)}]`} names a prototype member`;
+    if (shapes === null) continue;
     const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
     const kind = shapes.members.get(key);
     if (kind === undefined) {
@@ -175,12 +232,29 @@ function queryReading(request: AdmissionRequest): QueryReading {
   return reading;
 }
 
-/**
- * The first object member name repeated within one object of a JSON text, or null. A scanner
- * over the text, with an explicit stack: no recursion, whatever the nesting.
- */
+/** What a scan of a body's member names found, each the first such name or null. */
+export interface MemberNameReading {
+  /** A name repeated within one object. */
+  duplicate: string | null;
+  /** A name differing only by case from another of its object. */
+  caseVariant: string | null;
+  /** A name JavaScript merges into the prototype (PROTOTYPE_KEYS). */
+  prototypeKey: string | null;
+}
+
+/** The first object member name repeated within one object of a JSON text, or null. */
 export function duplicateMemberName(text: string): string | null {
-  const stack: (Set<string> | null)[] = [];
+  return memberNameReading(text).duplicate;
+}
+
+/**
+ * The member names of a JSON text that parsers and binders read differently: repeated, differing
+ * only by case, or naming the prototype. A scanner over the text, with an explicit stack: no
+ * recursion, whatever the nesting; one pass, whatever it finds.
+ */
+export function memberNameReading(text: string): MemberNameReading {
+  const reading: MemberNameReading = { duplicate: null, caseVariant: null, prototypeKey: null };
+  const stack: ({ names: Set<string>; folded: Set<string> } | null)[] = [];
   let expectingKey = false;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
@@ -198,13 +272,17 @@ export function duplicateMemberName(text: string): string | null {
       if (expectingKey && top) {
         const raw = text.slice(i + 1, end);
         const name = raw.includes('\\') ? safeJsonString(raw) : raw;
-        if (top.has(name)) return name;
-        top.add(name);
+        const folded = name.toLowerCase();
+        if (top.names.has(name)) reading.duplicate ??= name;
+        else if (top.folded.has(folded)) reading.caseVariant ??= name;
+        if (PROTOTYPE_KEYS.has(name)) reading.prototypeKey ??= name;
+        top.names.add(name);
+        top.folded.add(folded);
         expectingKey = false;
       }
       i = end;
     } else if (c === 0x7b /* { */) {
-      stack.push(new Set());
+      stack.push({ names: new Set(), folded: new Set() });
       expectingKey = true;
     } else if (c === 0x5b /* [ */) {
       stack.push(null);
@@ -216,7 +294,7 @@ export function duplicateMemberName(text: string): string | null {
       expectingKey = stack[stack.length - 1] !== null && stack.length > 0;
     }
   }
-  return null;
+  return reading;
 }
 
 function safeJsonString(raw: string): string {

@@ -8,7 +8,7 @@ import { classifyUpstreamError, refused, rejectedResponseAnswer, upstreamErrorAn
 import type { ProxiedExchange } from './exchange.ts';
 import type { ExchangeJudging } from './judging.ts';
 import { NO_BODY } from './judge.ts';
-import { maskCredentialQuery } from './mask.ts';
+import { maskedTarget } from './mask.ts';
 import type { ProxyMetrics } from './metrics.ts';
 
 export const VIOLATIONS_HEADER = 'Las-Violations';
@@ -37,6 +37,10 @@ export interface AnswerParts {
   logger: Logger;
   /** Adds `Las-Violations` (the rule ids known before the response starts) to answers. */
   violationsHeader: boolean;
+  /** True once the proxy is draining (SIGTERM): every answer from then on closes its connection. */
+  draining: () => boolean;
+  /** The contract's legacy credential header, masked like Authorization when repeated in the query. */
+  legacyHeader: string;
 }
 
 export class ClientAnswers {
@@ -50,6 +54,7 @@ export class ClientAnswers {
       const value = violationsHeaderValue(this.parts.judging.judgedRequest(exchange).findings.concat(extra));
       if (value !== null) headers.push(VIOLATIONS_HEADER, value);
     }
+    this.closeWhenDraining(res);
     try {
       res.writeHead(exchange.status ?? 502, statusText, headers);
       return true;
@@ -77,7 +82,7 @@ export class ClientAnswers {
   upstreamFailed(exchange: ProxiedExchange, res: ServerResponse, error: Error, failure: UpstreamFailure = classifyUpstreamError(error)): void {
     if (exchange.clientGone || exchange.proxyStatus !== null) return;
     this.parts.metrics.upstreamErrors.inc({ kind: failure });
-    this.parts.logger.warn({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path), failure, code: (error as NodeJS.ErrnoException).code }, 'upstream failed');
+    this.parts.logger.warn({ requestId: exchange.requestId, method: exchange.method, path: maskedTarget(exchange.path, exchange.headers, this.parts.legacyHeader), failure, code: (error as NodeJS.ErrnoException).code }, 'upstream failed');
     if (!res.headersSent) {
       exchange.status = null;
       this.refuse(exchange, res, upstreamErrorAnswer(failure, exchange.requestId), []);
@@ -97,7 +102,13 @@ export class ClientAnswers {
       const value = violationsHeaderValue(findings);
       if (value !== null) headers[VIOLATIONS_HEADER] = value;
     }
+    this.closeWhenDraining(res);
     res.writeHead(answer.status, headers);
     res.end(answer.body);
+  }
+
+  /** While draining, an answer carries `Connection: close` and its connection takes no further request (what load balancers expect). */
+  private closeWhenDraining(res: ServerResponse): void {
+    if (this.parts.draining()) res.shouldKeepAlive = false;
   }
 }

@@ -2,9 +2,51 @@
 // for validation. The bytes that reach the client are never touched here.
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 
-/** Collects the chunks of one body while their total stays within the limit. */
+/**
+ * Most chunks one body may arrive in and still be kept to judge. A chunk costs a few hundred
+ * bytes of bookkeeping however small it is (a one-byte chunk on the wire is six bytes):
+ * bodies are copied into one buffer as they come, and a body sent in more pieces than this is
+ * passed on without being kept, as one larger than the byte limit is.
+ */
+export const CHUNKS_KEPT_MAX = 16_384;
+
+/** Bytes copied into one buffer that grows by doubling: memory stays within twice the bytes, whatever the number of chunks. */
+export class ByteCollector {
+  private buffer: Buffer = Buffer.alloc(0);
+  size = 0;
+  chunks = 0;
+
+  append(chunk: Buffer): void {
+    this.chunks += 1;
+    const needed = this.size + chunk.length;
+    if (needed > this.buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.buffer.length, 1024));
+      this.buffer.copy(grown, 0, 0, this.size);
+      this.buffer = grown;
+    }
+    chunk.copy(this.buffer, this.size);
+    this.size = needed;
+  }
+
+  /** Bytes the collector holds room for (at most twice the bytes collected, or 1 KiB). */
+  get capacity(): number {
+    return this.buffer.length;
+  }
+
+  /** The bytes collected (a view, not a copy). */
+  bytes(): Buffer {
+    return this.buffer.subarray(0, this.size);
+  }
+
+  clear(): void {
+    this.buffer = Buffer.alloc(0);
+    this.size = 0;
+  }
+}
+
+/** Collects the chunks of one body while their total stays within the limit (bytes and chunks). */
 export class BodyTap {
-  private chunks: Buffer[] = [];
+  private collected = new ByteCollector();
   size = 0;
   overflowed = false;
 
@@ -13,18 +55,22 @@ export class BodyTap {
   add(chunk: Buffer): void {
     this.size += chunk.length;
     if (this.overflowed) return;
-    if (this.size > this.limit) {
+    if (this.size > this.limit || this.collected.chunks >= CHUNKS_KEPT_MAX) {
       this.overflowed = true;
-      this.chunks = [];
+      this.collected.clear();
       return;
     }
-    this.chunks.push(chunk);
+    this.collected.append(chunk);
   }
 
-  /** The collected bytes, joined once; only meaningful when the tap did not overflow. */
+  /** Why the body was not kept, when it was not. */
+  get overflowReason(): string {
+    return this.size > this.limit ? `body larger than ${this.limit} bytes` : `body sent in more than ${CHUNKS_KEPT_MAX} chunks`;
+  }
+
+  /** The collected bytes; only meaningful when the tap did not overflow. */
   bytes(): Buffer {
-    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks, this.size)];
-    return this.chunks[0];
+    return this.collected.bytes();
   }
 }
 
@@ -53,19 +99,33 @@ export const CONTENT_DECODERS: Record<string, Decoder> = {
 };
 
 /**
+ * What a content-coded body may inflate to and still be judged: DECODED_RATIO times the bytes
+ * sent, and never less than DECODED_FLOOR (small bodies compress poorly, and judging 64 KiB costs
+ * little). Judging costs what the decoded body weighs; this keeps it a small constant times what
+ * was sent (a kilobyte of gzip can inflate to a megabyte of wrong items).
+ */
+export const DECODED_BOUNDS = { ratio: 32, floor: 64 * 1024 } as const;
+
+/** The largest decoded size of a body of `rawSize` bytes: DECODED_BOUNDS, and the byte limit. */
+export function decodedLimit(rawSize: number, limit: number): number {
+  return Math.min(limit, Math.max(DECODED_BOUNDS.floor, rawSize * DECODED_BOUNDS.ratio));
+}
+
+/**
  * The body as text for validation: content codings undone in reverse order of application, the
- * decoded size held to the same limit as the raw one (a small gzip body can inflate hugely).
+ * decoded size held to the byte limit and to DECODED_BOUNDS (a small gzip body can inflate hugely).
  */
 export function decodeBody(raw: Buffer, contentEncoding: string | undefined, limit: number): DecodedBody {
   const codings = (contentEncoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '');
+  const decodedMax = decodedLimit(raw.length, limit);
   let bytes = raw;
   for (const coding of codings.reverse()) {
     const decoder = CONTENT_DECODERS[coding];
     if (!decoder) return { ok: false, reason: `content coding ${coding.slice(0, 40)} is not one the proxy decodes`, cause: 'coding' };
     try {
-      bytes = decoder(bytes, limit);
+      bytes = decoder(bytes, decodedMax);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { ok: false, reason: `body larger than ${limit} bytes once decoded`, cause: 'size' };
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { ok: false, reason: decodedMax < limit ? `body of ${raw.length} bytes inflating past ${decodedMax} bytes once decoded (${DECODED_BOUNDS.ratio} times its size)` : `body larger than ${limit} bytes once decoded`, cause: 'size' };
       return { ok: false, reason: `the ${coding} body could not be decoded`, cause: 'coding' };
     }
   }

@@ -11,6 +11,8 @@ const LATEST_KEPT = 50;
 const PUSH_INTERVAL_MS = 250;
 /** Event clients served at once; past it, /events answers 503. */
 export const EVENT_CLIENTS_MAX = 16;
+/** Event clients served at once from one address: one reader cannot take every place and lock the operator out. */
+export const EVENT_CLIENTS_PER_ADDRESS = 4;
 /** Bytes a client may leave unread; past it, it is dropped (a paused page must not grow memory). */
 export const EVENT_CLIENT_BUFFER_MAX = 1024 * 1024;
 
@@ -50,6 +52,7 @@ export class DashboardFeed {
   private readonly operations = new Map<string, OperationCount>();
   private latest: ViolationRecord[] = [];
   private readonly clients = new Set<ServerResponse>();
+  private readonly clientsByAddress = new Map<string, number>();
   private pushTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly contract: Contract, private readonly identity: { upstream: string; mode: string }) {}
@@ -90,10 +93,17 @@ export class DashboardFeed {
 
   /** Serves `/events`: the current snapshot at once, then a fresh one whenever something changed; false when the client cap is reached. */
   subscribe(res: ServerResponse): boolean {
-    if (this.clients.size >= EVENT_CLIENTS_MAX) return false;
+    const address = res.req?.socket.remoteAddress ?? '';
+    if (this.clients.size >= EVENT_CLIENTS_MAX || (this.clientsByAddress.get(address) ?? 0) >= EVENT_CLIENTS_PER_ADDRESS) return false;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
     this.clients.add(res);
-    res.on('close', () => this.clients.delete(res));
+    this.clientsByAddress.set(address, (this.clientsByAddress.get(address) ?? 0) + 1);
+    res.on('close', () => {
+      this.clients.delete(res);
+      const left = (this.clientsByAddress.get(address) ?? 1) - 1;
+      if (left <= 0) this.clientsByAddress.delete(address);
+      else this.clientsByAddress.set(address, left);
+    });
     this.send(res);
     return true;
   }

@@ -37,6 +37,13 @@ export const REFUSAL_STATUSES: Record<string, number> = {
   'PROXY-PATH-NOT-CANONICAL': 400,
   'PROXY-QUERY-SHAPE': 400,
   'PROXY-NUMBER-FORM': 400,
+  'PROXY-METHOD-OVERRIDE': 400,
+  'PROXY-QUERY-SEPARATOR': 400,
+  'PROXY-MEMBER-CASE-VARIANT': 400,
+  'PROXY-BODY-ON-GET': 400,
+  'PROXY-REWRITE-HEADER': 400,
+  'PROXY-PROTOTYPE-KEY': 400,
+  'PROXY-FORWARDED-HEADER': 400,
 };
 
 /** Whether enforce mode refuses an exchange for this finding: it breaks the contract, or the proxy could not judge. */

@@ -24,6 +24,13 @@ export class ProxiedExchange {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingMessage['headers'];
+  /**
+   * Who sent it, as far as sharing the judging backlog goes: the last X-Forwarded-For entry (the
+   * address a load balancer in front saw, appended by it) or else the peer's address. A client
+   * that writes its own X-Forwarded-For only changes which share it draws on; the backlog's own
+   * bound still holds.
+   */
+  readonly client: string;
   requestBody: CapturedBody = NO_BODY;
   judgedRequest: JudgedRequest | null = null;
   location: Pick<JudgedRequest, 'inApi' | 'operation'> | null = null;
@@ -55,6 +62,7 @@ export class ProxiedExchange {
     const target = originForm(req.url ?? '/');
     this.path = target.startsWith('/') ? target : '/';
     this.headers = req.headers;
+    this.client = clientOf(req);
   }
 }
 
@@ -62,4 +70,14 @@ export class ProxiedExchange {
 export function contentCoded(exchange: ProxiedExchange): boolean {
   const coded = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim().toLowerCase() !== 'identity';
   return (exchange.requestBody.kind === 'captured' && coded(headerValue(exchange.headers, 'content-encoding'))) || (exchange.responseTap !== null && coded(rawHeaderValue(exchange.responseHeaders, 'content-encoding')));
+}
+
+/** Characters of a client's key kept (a forwarded address is the sender's to write). */
+const CLIENT_KEY_MAX = 64;
+
+function clientOf(req: IncomingMessage): string {
+  const forwarded = req.headers['x-forwarded-for'];
+  const list = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
+  const last = list === undefined ? '' : list.slice(list.lastIndexOf(',') + 1).trim();
+  return (last === '' ? (req.socket.remoteAddress ?? '') : last).slice(0, CLIENT_KEY_MAX);
 }

@@ -1,13 +1,20 @@
 // Hostile traffic: each reproduction of a way a client or an upstream once crashed the proxy,
 // flooded its log or slipped past enforce mode, replayed against a live proxy. Each must leave
 // the proxy alive, its log bounded, and enforce mode forwarding nothing it did not judge.
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { Pool } from 'undici';
 import { FINDING_LIMITS, loadContract } from '../contract/index.ts';
+import { renderViolationsMarkdown, summarizeViolations } from '../reports/violations-summary.ts';
 import { REQUEST_ID_MAX_LENGTH } from './exchange.ts';
+import { ByteCollector, CHUNKS_KEPT_MAX, DECODED_BOUNDS } from './body.ts';
+import { LOGGED_PATH_MAX } from './publisher.ts';
+import { REPEAT_KINDS_MAX } from './repeats.ts';
 import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
 import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
-import type { ViolationRecord } from './violations.ts';
+import { VIOLATIONS_BUFFER_MAX, type ViolationRecord } from './violations.ts';
 
 const MEDIA_TYPE = 'application/vnd.api+json';
 const contract = loadContract();
@@ -66,8 +73,7 @@ const plain200k = attributeConfigWithOptions(200_000);
 
 describe('one request with hundreds of thousands of schema errors', () => {
   const bodies = [
-    { name: `a gzip body of ${gzipped200k.length} bytes inflating to 200,000 wrong options`, body: gzipped200k, headers: { 'content-encoding': 'gzip' } },
-    { name: `the same ${plain200k.length}-byte body uncompressed`, body: plain200k, headers: {} as Record<string, string> },
+    { name: `a ${plain200k.length}-byte body of 200,000 wrong options`, body: plain200k, headers: {} as Record<string, string> },
   ];
   for (const c of bodies) {
     test(`enforce mode, ${c.name}: 400 with a bounded list of errors, never forwarded, the proxy lives on`, async () => {
@@ -89,9 +95,26 @@ describe('one request with hundreds of thousands of schema errors', () => {
     });
   }
 
-  test('report mode with the violations header: the client gets the upstream\'s 201, the log stays bounded and counts every error', async () => {
+  test(`a gzip body of ${gzipped200k.length} bytes inflating to 200,000 wrong options: never inflated past ${DECODED_BOUNDS.ratio} times its size; enforce mode answers 413, report mode logs PROXY-BODY-TOO-LARGE`, async () => {
+    await withProxy({ mode: 'enforce' }, async (proxy) => {
+      const before = reached.length;
+      const request = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip' });
+      const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
+      expect(response.status).toBe(413);
+      expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual(['PROXY-BODY-TOO-LARGE']);
+      expect(reached.length).toBe(before);
+    });
+    await withProxy({}, async (proxy, violations) => {
+      const request = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip', 'x-request-id': 'gzip-bomb' });
+      expect((await send(`${proxy.baseUrl}${request.operationPath}`, request)).status).toBe(201);
+      await proxy.proxy.settled();
+      expect(violations.lines<ViolationRecord>().filter((l) => l.requestId === 'gzip-bomb').map((l) => l.rule)).toEqual(['PROXY-BODY-TOO-LARGE']);
+    });
+  });
+
+  test('report mode with the violations header: the client gets the upstream\'s 201, the log stays bounded', async () => {
     await withProxy({ violationsHeader: true }, async (proxy, violations) => {
-      const request = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip', 'x-request-id': 'hostile-report' });
+      const request = post('/attribute-configs', plain200k, { 'x-request-id': 'hostile-report' });
       const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
       expect(response.status).toBe(201);
       expect(response.body.toString()).toBe(created);
@@ -157,6 +180,8 @@ interface UnjudgedCase {
   code: string;
   /** What report mode logs, when not the code of enforce mode's refusal (credentials: the contract's own finding). */
   logged?: string;
+  /** Proxy options beyond the mode and the small body limit. */
+  options?: Partial<ValidatingProxyOptions>;
 }
 
 const json = { 'content-type': MEDIA_TYPE };
@@ -186,12 +211,31 @@ const unjudgedCases: UnjudgedCase[] = [
   { name: 'Connection: content-type', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, connection: 'content-type' }, body: validCreate, status: 400, code: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
   ...['filter[type][]=portal', 'filter[TYPE]=portal', 'filter.type=portal'].map((query) => ({ name: `the query ${query}`, target: `/v3/notification-groups?${query}`, headers: session, status: 400, code: 'PROXY-QUERY-SHAPE' })),
   ...['page[limit]=1e1&page[offset]=0', 'page[limit]=10&page[offset]=1e21', 'page[limit]=010&page[offset]=0'].map((query) => ({ name: `the query ${query}`, target: `${list}&${query}`, headers: session, status: 400, code: 'PROXY-NUMBER-FORM' })),
+  // What common server frameworks read otherwise than the proxy judged it.
+  ...['X-HTTP-Method-Override', 'X-HTTP-Method', 'X-Method-Override'].map((header) => ({ name: `${header}: GET on a POST`, target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, [header]: 'GET' }, body: validCreate, status: 400, code: 'PROXY-METHOD-OVERRIDE' })),
+  { name: '?_method=GET on a POST', target: '/v3/attribute-configs?_method=GET', method: 'POST', headers: { ...session, ...json }, body: validCreate, status: 400, code: 'PROXY-METHOD-OVERRIDE' },
+  { name: '; as a query separator', target: `${list};filter[type]=everyone`, headers: session, status: 400, code: 'PROXY-QUERY-SEPARATOR' },
+  { name: 'member names differing only by case', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","Label":7}}}', status: 400, code: 'PROXY-MEMBER-CASE-VARIANT' },
+  { name: 'a GET with a form body', target: list, method: 'GET', headers: { ...session, 'content-type': 'application/x-www-form-urlencoded', 'content-length': '21' }, body: 'filter[type]=everyone', status: 400, code: 'PROXY-BODY-ON-GET' },
+  ...['X-Original-URL', 'X-Rewrite-URL'].map((header) => ({ name: `${header}: /v3/attribute-configs on a GET`, target: list, headers: { ...session, [header]: '/v3/attribute-configs' }, status: 400, code: 'PROXY-REWRITE-HEADER' })),
+  { name: 'a __proto__ member', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","__proto__":{"inUse":true}}}}', status: 400, code: 'PROXY-PROTOTYPE-KEY' },
+  { name: 'a __proto__ query key', target: `${list}&__proto__[admin]=1`, headers: session, status: 400, code: 'PROXY-PROTOTYPE-KEY' },
+  ...['/v3/attribute-configs.json', '/v3/attribute-configs%00', '/v3/attribute-configs%20', '/v3/attribute-configs%252F', '/v3/attribute-configs/%C4%B1'].map((target) => ({
+    name: `the path ${target}`,
+    target,
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: invalidCreate,
+    status: 400,
+    code: 'PROXY-PATH-NOT-CANONICAL',
+  })),
+  ...['X-Forwarded-Host', 'X-Forwarded-Proto', 'Forwarded'].map((header) => ({ name: `the client's own ${header} under --forwarded-headers`, target: list, headers: { ...session, [header]: header === 'Forwarded' ? 'host=evil.example' : 'evil.example' }, status: 400, code: 'PROXY-FORWARDED-HEADER', options: { forwardedHeaders: true } })),
 ];
 
 describe('what the proxy cannot judge as the upstream would read it', () => {
   for (const c of unjudgedCases) {
     test(`enforce mode, ${c.name}: ${c.status} ${c.code}, never forwarded`, async () => {
-      await withProxy({ mode: 'enforce', maxBody: SMALL_MAX_BODY }, async (proxy) => {
+      await withProxy({ mode: 'enforce', maxBody: SMALL_MAX_BODY, ...c.options }, async (proxy) => {
         const before = reached.length;
         const response = await send(`${proxy.proxyUrl}${c.target}`, { method: c.method, headers: c.headers, body: c.body, path: c.target });
         expect(response.status).toBe(c.status);
@@ -201,7 +245,7 @@ describe('what the proxy cannot judge as the upstream would read it', () => {
     });
 
     test(`report mode, ${c.name}: forwarded as sent, logged as ${c.logged ?? c.code}`, async () => {
-      await withProxy({ maxBody: SMALL_MAX_BODY }, async (proxy, violations) => {
+      await withProxy({ maxBody: SMALL_MAX_BODY, ...c.options }, async (proxy, violations) => {
         const before = reached.length;
         await send(`${proxy.proxyUrl}${c.target}`, { method: c.method, headers: { ...c.headers, 'x-request-id': 'unjudged' }, body: c.body, path: c.target });
         expect(reached.slice(before).map((r) => r.url)).toEqual([c.target]);
@@ -212,13 +256,231 @@ describe('what the proxy cannot judge as the upstream would read it', () => {
   }
 });
 
-test('after 1,100 distinct unspecified paths, a new one is still written (the set of kinds is per interval, not forever)', async () => {
-  await withProxy({}, async (proxy, violations) => {
-    for (let i = 0; i < 1100; i += 1) await send(`${proxy.baseUrl}/segment-${i}`, { headers: session });
-    await send(`${proxy.baseUrl}/the-last-one`, { headers: { ...session, 'x-request-id': 'last-segment' } });
-    await proxy.proxy.settled();
-    const lines = violations.lines<ViolationRecord>().filter((l) => l.rule === 'GEN-UNSPECIFIED-OPERATION');
-    expect(lines.length).toBe(1101);
-    expect(lines.at(-1)!.requestId).toBe('last-segment');
+describe('a client cannot hide the service\'s violations', () => {
+  /** The red team's count: more distinct unspecified paths than the kinds the log follows per interval. */
+  const FLOOD = REPEAT_KINDS_MAX + 400;
+
+  test(`${FLOOD} tiny GETs to distinct unspecified paths, then a service MUST violation: a MUST line of the service, report fails, its counts equal /summary.json's`, async () => {
+    // One interval for the whole flood (ended by close): the lines are counted per interval.
+    await withProxy({ repeatInterval: 600_000 }, async (proxy, violations) => {
+      const pool = new Pool(proxy.proxyUrl, { connections: 4, pipelining: 8 });
+      try {
+        await Promise.all(Array.from({ length: FLOOD }, (_, i) => pool.request({ method: 'GET', path: `/v3/flood-${i}` }).then((r) => r.body.dump())));
+      } finally {
+        await pool.close();
+      }
+      // The upstream answers 201 with an AttributeConfig: the list operation never lists that.
+      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { ...session, 'x-request-id': 'service-breaks' } });
+      await proxy.proxy.settled();
+      const serviceLines = violations.lines<ViolationRecord>().filter((l) => l.requestId === 'service-breaks');
+      expect(serviceLines.some((l) => l.level === 'MUST' && l.party === 'service')).toBe(true);
+      const flooded = violations.lines<ViolationRecord>().filter((l) => l.rule === 'GEN-UNSPECIFIED-OPERATION');
+      // INFO once per rule, operation and direction: one line for the whole flood.
+      expect(flooded).toHaveLength(1);
+      await proxy.close();
+      const report = summarizeViolations(contract, 'hostile.ndjson', violations.text());
+      expect(report.byParty.service.MUST).toBeGreaterThan(0);
+      const dashboard = proxy.proxy.feed.snapshot();
+      expect({ byLevel: report.byLevel, byParty: report.byParty }).toEqual({ byLevel: dashboard.findingsByLevel, byParty: dashboard.findingsByParty });
+    });
+  });
+
+  const throwing = [
+    { part: 'response' as const, party: 'service', stands: 'client', query: '' },
+    { part: 'request' as const, party: 'client', stands: 'service', query: '' },
+  ];
+  for (const c of throwing) {
+    test(`judging that throws on the ${c.part}: PROXY-NOT-JUDGED is a MUST of the ${c.party}, never an INFO; the ${c.stands}'s findings still stand`, async () => {
+      await withProxy({ judgeThread: false }, async (proxy, violations) => {
+        const requirementFor = contract.requirementFor.bind(contract);
+        const spy = vi.spyOn(contract, 'requirementFor').mockImplementation((violation) => {
+          if (violation.location === c.part) throw new Error('judging broke');
+          return requirementFor(violation);
+        });
+        try {
+          // The request breaks the query schema's minimum only when its part is the one that throws (else it would stop the response being judged).
+          const query = c.part === 'request' ? '&page[limit]=0&page[offset]=0' : '&page[limit]=10&page[offset]=0';
+          await send(`${proxy.baseUrl}/notification-groups?filter[type]=user${query}`, { headers: { ...session, 'x-request-id': `throws-${c.part}` } });
+          await proxy.proxy.settled();
+        } finally {
+          spy.mockRestore();
+        }
+        const lines = violations.lines<ViolationRecord>().filter((l) => l.requestId === `throws-${c.part}`);
+        expect(lines.find((l) => l.rule === 'PROXY-NOT-JUDGED')).toMatchObject({ level: 'MUST', party: c.party });
+        if (c.part === 'request') expect(lines.some((l) => l.party === 'service' && l.level === 'MUST')).toBe(true);
+      });
+    });
+  }
+
+  test('a relationship named "a\\nb": judged, not turned into one PROXY-NOT-JUDGED; the request\'s MUST finding stays a MUST of the client', async () => {
+    await withProxy({}, async (proxy, violations) => {
+      const body = JSON.stringify({ data: { type: 'Highlight', attributes: {}, relationships: { 'a\nb': 5, owner: 7 } } });
+      await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, 'content-type': MEDIA_TYPE, 'x-request-id': 'newline-name' }, body });
+      await proxy.proxy.settled();
+      const lines = violations.lines<ViolationRecord>().filter((l) => l.requestId === 'newline-name');
+      expect(lines.map((l) => l.rule)).not.toContain('PROXY-NOT-JUDGED');
+      expect(lines.some((l) => l.level === 'MUST' && l.party === 'client')).toBe(true);
+      expect((await proxy.proxy.metrics.judgingFailures.get()).values[0]?.value ?? 0).toBe(0);
+    });
+  });
+});
+
+/** Sends one request over a raw socket, its body in `chunks` chunks of one byte each, and resolves with the status line. */
+function sendInOneByteChunks(proxyUrl: string, target: string, headers: Record<string, string>, body: string): Promise<string> {
+  const { hostname, port } = new URL(proxyUrl);
+  const head = [`POST ${target} HTTP/1.1`, `host: ${hostname}:${port}`, 'transfer-encoding: chunked', 'connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
+  const chunked = Array.from(body, (character) => `1\r\n${character}\r\n`).join('') + '0\r\n\r\n';
+  return new Promise((resolve, reject) => {
+    // Written, not ended: a half-closed connection is a client gone before its answer.
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(`${head}\r\n\r\n${chunked}`));
+    let answer = '';
+    socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
+    socket.on('end', () => resolve(answer.split('\r\n', 1)[0]));
+    socket.on('error', reject);
+  });
+}
+
+describe('memory, log and answers bounded by what was sent', () => {
+  test(`a body in ${CHUNKS_KEPT_MAX + 1000} one-byte chunks is not kept (each chunk would cost its bookkeeping): enforce mode answers 413, report mode logs why`, async () => {
+    const body = validCreate.padEnd(CHUNKS_KEPT_MAX + 1000, ' ');
+    await withProxy({ mode: 'enforce' }, async (proxy) => {
+      const before = reached.length;
+      expect(await sendInOneByteChunks(proxy.proxyUrl, '/v3/attribute-configs', { ...session, ...json }, body)).toBe('HTTP/1.1 413 Payload Too Large');
+      expect(reached.length).toBe(before);
+    });
+    await withProxy({}, async (proxy, violations) => {
+      await sendInOneByteChunks(proxy.proxyUrl, '/v3/attribute-configs', { ...session, ...json, 'x-request-id': 'one-byte-chunks' }, body);
+      await proxy.proxy.settled();
+      const line = violations.lines<ViolationRecord>().find((l) => l.requestId === 'one-byte-chunks');
+      expect(line).toMatchObject({ rule: 'PROXY-BODY-TOO-LARGE' });
+      expect(line!.message).toContain(`more than ${CHUNKS_KEPT_MAX} chunks`);
+    });
+  });
+
+  test('bytes collected from one-byte chunks take at most twice their size, whatever the number of chunks', () => {
+    const collector = new ByteCollector();
+    for (let i = 0; i < 100_000; i += 1) collector.append(Buffer.from('x'));
+    expect(collector.size).toBe(100_000);
+    expect(collector.capacity).toBeLessThanOrEqual(2 * 100_000);
+  });
+
+  const ONE_MB_NAME = '/'.repeat(1000 * 1000);
+  const longNamed = JSON.stringify({ data: { type: 'Highlight', attributes: {}, relationships: { [ONE_MB_NAME]: 5, owner: { data: { type: 'User', id: '1' } } } } });
+  /** Per line of the log: the longest texts of a line (path, pointer, message) cut, with the rest of its keys. */
+  const LINE_BYTES_MAX = 4 * 1024;
+
+  test(`a relationship whose name is 1 MB of "/", sent twelve times: report mode writes at most ${LINE_BYTES_MAX} bytes a line and the dashboard stays small`, async () => {
+    await withProxy({ repeatInterval: 0 }, async (proxy, violations) => {
+      for (let i = 0; i < 12; i += 1) await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, ...json }, body: longNamed });
+      await proxy.proxy.settled();
+      const lines = violations.text().split('\n').filter((l) => l !== '');
+      expect(lines.length).toBeGreaterThan(0);
+      expect(Math.max(...lines.map((l) => Buffer.byteLength(l)))).toBeLessThanOrEqual(LINE_BYTES_MAX);
+      expect(Buffer.byteLength(JSON.stringify(proxy.proxy.feed.snapshot()))).toBeLessThan(64 * LINE_BYTES_MAX);
+    });
+  });
+
+  test(`the same in enforce mode: the refusal is at most ${2 * LINE_BYTES_MAX} bytes`, async () => {
+    await withProxy({ mode: 'enforce' }, async (proxy) => {
+      const response = await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, ...json }, body: longNamed });
+      expect(response.status).toBe(400);
+      expect(response.body.length).toBeLessThanOrEqual(2 * LINE_BYTES_MAX);
+    });
+  });
+
+  test(`a 16 KB query repeating one key 7,900 times: judged once, its logged path cut to ${LOGGED_PATH_MAX} characters`, async () => {
+    await withProxy({}, async (proxy, violations) => {
+      const query = Array.from({ length: 7900 }, () => 'a').join('&');
+      await send(`${proxy.baseUrl}/notification-groups?${query}`, { headers: { ...session, 'x-request-id': 'repeated-key' } });
+      await proxy.proxy.settled();
+      const lines = violations.lines<ViolationRecord>().filter((l) => l.requestId === 'repeated-key');
+      expect(lines.map((l) => l.rule)).toContain('NG-FILTER-REQUIRED');
+      expect(Math.max(...lines.map((l) => l.path.length))).toBeLessThanOrEqual(LOGGED_PATH_MAX);
+    });
+  });
+
+  test(`a stalled reader of the violations log: at most ${VIOLATIONS_BUFFER_MAX} bytes wait, the rest is dropped and counted, /readyz says so`, async () => {
+    // A destination that never finishes a write, already holding more than the bound.
+    const stalled = new Writable({ write: () => undefined });
+    stalled.write(Buffer.alloc(VIOLATIONS_BUFFER_MAX + 1));
+    await withProxy({ violations: stalled, repeatInterval: 0 }, async (proxy) => {
+      for (let i = 0; i < 20; i += 1) await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`, { headers: { ...session, 'x-request-id': `stalled-${i}` } });
+      await proxy.proxy.settled();
+      expect(stalled.writableLength).toBe(VIOLATIONS_BUFFER_MAX + 1);
+      expect((await proxy.proxy.metrics.violationsLinesDropped.get()).values[0].value).toBeGreaterThanOrEqual(20);
+      const ready = await send(`${proxy.adminUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(JSON.parse(ready.body.toString()).status).toMatch(/not keeping up/);
+    });
+  });
+});
+
+describe('the rest of the red team\'s cases', () => {
+  test(`report mode, 1,100 gzip bombs from one client: none judged on the forwarding thread; each judged on the judging thread or shed and counted`, async () => {
+    await withProxy({}, async (proxy) => {
+      const pool = new Pool(proxy.proxyUrl, { connections: 16 });
+      const bomb = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip' });
+      try {
+        await Promise.all(Array.from({ length: 1100 }, () => pool.request({ method: 'POST', path: `/v3${bomb.operationPath}`, headers: bomb.headers, body: bomb.body }).then((r) => r.body.dump())));
+      } finally {
+        await pool.close();
+      }
+      await proxy.proxy.settled();
+      const judged = Object.fromEntries((await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]));
+      const shed = (await proxy.proxy.metrics.shedExchanges.get()).values.reduce((sum, v) => sum + v.value, 0);
+      expect(judged.forwarding ?? 0).toBe(0);
+      expect((judged.worker ?? 0) + shed).toBe(1100);
+    });
+  });
+
+  test('enforce mode, a client sending gzip bombs beside a conforming client: the bomber waits for its share of judging (counted), the other is answered throughout', async () => {
+    await withProxy({ mode: 'enforce' }, async (proxy) => {
+      const pool = new Pool(proxy.proxyUrl, { connections: 8 });
+      const bomb = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip', 'x-forwarded-for': '203.0.113.7' });
+      let bombing = true;
+      const statuses: number[] = [];
+      const conforming = (async () => {
+        while (bombing) statuses.push((await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { ...session, ...json, 'x-forwarded-for': '198.51.100.9' }, body: validCreate })).status);
+      })();
+      try {
+        await Promise.all(Array.from({ length: 3000 }, () => pool.request({ method: 'POST', path: `/v3${bomb.operationPath}`, headers: bomb.headers, body: bomb.body }).then((r) => r.body.dump())));
+      } finally {
+        bombing = false;
+        await conforming;
+        await pool.close();
+      }
+      expect((await proxy.proxy.metrics.deferredRequests.get()).values[0].value).toBeGreaterThan(0);
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(statuses.every((status) => status === 201)).toBe(true);
+    });
+  });
+
+  test('control characters in a member name (ESC, CR, BEL) reach report\'s Markdown only as visible pictures', async () => {
+    await withProxy({}, async (proxy, violations) => {
+      const body = JSON.stringify({ data: { type: 'Highlight', attributes: {}, relationships: { '\u001b]0;owned\u0007\r': 5, owner: { data: { type: 'User', id: '1' } } } } });
+      await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, ...json }, body });
+      await proxy.proxy.settled();
+      const markdown = renderViolationsMarkdown(summarizeViolations(contract, 'hostile.ndjson', violations.text()));
+      expect(markdown).toContain('\u241b]0;owned\u2407');
+      expect(markdown).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    });
+  });
+
+  const credentialNames = ['client_assertion', 'assertion', 'SAMLResponse', 'pw', 'passcode', 'privatekey', 'hmac', 'xsrf', 'totp', 'pin'];
+  test(`credential-like query names (${credentialNames.join(', ')}) and the request's own token under any name never reach the log`, async () => {
+    await withProxy({}, async (proxy, violations) => {
+      const query = [...credentialNames.map((name) => `${name}=secret-${name}`), 'echo=hostile-session-token'].join('&');
+      await send(`${proxy.baseUrl}/notification-groups?${query}`, { headers: session });
+      await proxy.proxy.settled();
+      const text = violations.text();
+      expect(text).toContain('GET');
+      expect(text).not.toMatch(/secret-|hostile-session-token/);
+    });
+  });
+
+  test('without an admin token, /summary.json refuses a Host a page could rebind (403)', async () => {
+    await withProxy({}, async (proxy) => {
+      expect((await send(`${proxy.adminUrl}/summary.json`, { headers: { host: 'rebound.example' } })).status).toBe(403);
+    });
   });
 });

@@ -65,7 +65,7 @@ describe('judging on the worker thread', () => {
     expect(onWorker.findings).toEqual(inline.findings);
     // The broken item is found in the large list judged on the worker and the small one judged
     // inline; the third exchange, served though it had to be refused, is judged once for that.
-    expect(onWorker.findings.filter((f) => f.includes('/data/3/attributes/defaultValue')).map((f) => f.split(' ')[0])).toEqual(['thread-0', 'thread-1']);
+    expect(onWorker.findings.filter((f) => f.includes(' /data/3/attributes/defaultValue ')).map((f) => f.split(' ')[0])).toEqual(['thread-0', 'thread-1']);
     expect(onWorker.findings.some((f) => f.startsWith('thread-2 request AUTH-CREDENTIALS-PRESENT'))).toBe(true);
     expect(onWorker.findings.some((f) => f.startsWith('thread-2 exchange AUTH-401-NO-CREDENTIALS'))).toBe(true);
     expect(onWorker.byThread).toEqual({ worker: 2, forwarding: 1 });
@@ -102,7 +102,7 @@ describe('JudgeThread', () => {
     expect(thread.backlog).toBe(JUDGE_BACKLOG_LIMITS.exchanges);
     await thread.whenIdle();
     expect(judged).toHaveLength(JUDGE_BACKLOG_LIMITS.exchanges);
-    expect(judged.every((j) => j.error === undefined && Array.isArray(j.findings))).toBe(true);
+    expect(judged.every((j) => j.failures === undefined && Array.isArray(j.findings))).toBe(true);
     expect(thread.submit(captured, () => undefined)).toBe(true);
     await thread.close(5000);
   });

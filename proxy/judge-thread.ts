@@ -10,14 +10,14 @@
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../contract/index.ts';
 import { ByteRing } from './byte-ring.ts';
-import { bodySize, type CapturedBody, type CapturedExchange, type JudgeOptions } from './judge.ts';
+import { bodySize, type CapturedBody, type CapturedExchange, type JudgeOptions, type JudgingFailure } from './judge.ts';
 
 export interface JudgedExchange {
   findings: Finding[];
   /** Time judging took on the worker, in seconds. */
   seconds: number;
-  /** Set when judging threw: the exchange has no findings then. */
-  error?: string;
+  /** The parts whose judging threw (the findings hold the other part's). */
+  failures?: JudgingFailure[];
 }
 
 /** A body as posted to the worker: a captured one is a stretch of the shared ring. */
@@ -86,7 +86,16 @@ export class JudgeThread {
    * bytes of gzip can inflate to a megabyte, and judging that would stall forwarding.
    */
   accepts(bytes: number, encoded = false): boolean {
-    if (this.failed || (bytes < JUDGE_THREAD_MIN_BYTES && !encoded)) return false;
+    return this.wants(bytes, encoded) && this.hasRoom(bytes);
+  }
+
+  /** Whether an exchange carrying `bytes` of body belongs on the worker (large or content-coded), while the worker lives. */
+  wants(bytes: number, encoded = false): boolean {
+    return !this.failed && (bytes >= JUDGE_THREAD_MIN_BYTES || encoded);
+  }
+
+  /** Whether the backlog has room for one more exchange of `bytes`. */
+  hasRoom(bytes: number): boolean {
     return this.backlog < JUDGE_BACKLOG_LIMITS.exchanges && this.ring.fits(bytes);
   }
 

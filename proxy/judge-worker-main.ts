@@ -10,12 +10,8 @@ const { judge: options, bodies } = workerData as JudgeWorkerData;
 
 function judgeOne(captured: CapturedExchange): JudgedExchange {
   const started = performance.now();
-  try {
-    const findings = judgeExchange(contract, captured, options);
-    return { findings, seconds: (performance.now() - started) / 1000 };
-  } catch (error) {
-    return { findings: [], seconds: (performance.now() - started) / 1000, error: (error as Error).message };
-  }
+  const { findings, failures } = judgeExchange(contract, captured, options);
+  return { findings, seconds: (performance.now() - started) / 1000, ...(failures.length > 0 ? { failures } : {}) };
 }
 
 parentPort!.on('message', (batch: JudgeBatch) => parentPort!.postMessage(batch.captured.map((posted) => judgeOne(capturedFromRing(posted, bodies)))));

@@ -2,15 +2,15 @@
 // what only a proxy sees (a body it did not keep, a member name written twice), and hands the
 // exchange to the contract's one judging path (contract/judge.ts); the findings it returns are
 // bounded (boundFindings). Pure: no I/O, no clocks, no state beyond what the caller passes in.
-import { boundFindings, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from '../contract/index.ts';
-import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, ValidateOptions } from '../contract/index.ts';
+import { boundFindings, cutFinding, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, UNSPECIFIED_OPERATION } from '../contract/index.ts';
+import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, Level, ValidateOptions } from '../contract/index.ts';
 
 export type { JudgedRequest };
-import { duplicateMemberName } from './admission.ts';
+import { memberNameReading } from './admission.ts';
 import { decodeBody, type OmissionCause } from './body.ts';
 import { headersObject } from './headers.ts';
 
-export { locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION };
+export { locate, UNSPECIFIED_OPERATION };
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
 export type CapturedBody = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string; cause: OmissionCause };
@@ -36,14 +36,13 @@ export function operationLabel(request: Pick<JudgedRequest, 'inApi' | 'operation
 }
 
 /**
- * The kind of a finding, for writing each kind once per interval (repeats.ts): traffic to an
- * unspecified operation by method and first path segment; an INFO observation by rule,
- * operation and direction; anything else also by its pointer, array indices folded (the same
- * rule broken by every item of a list is one kind).
+ * The kind of a finding, for writing each kind once per interval (repeats.ts): an INFO
+ * observation by rule, operation and direction (traffic to unspecified operations included: a
+ * client choosing a new path per request gets one line, not one per path); anything else also by
+ * its pointer, array indices folded (the same rule broken by every item of a list is one kind).
  */
-export function repeatKind(contract: Contract, finding: Pick<Finding, 'requirement' | 'level' | 'location' | 'pointer'>, exchange: { method: string; path: string; operationId: string | null }): string {
-  if (finding.requirement === UNSPECIFIED_OPERATION) return `${finding.requirement} ${unspecifiedOperationKey(contract, exchange.method, exchange.path)}`;
-  const base = `${finding.requirement} ${exchange.operationId ?? 'unspecified'} ${finding.location}`;
+export function repeatKind(finding: Pick<Finding, 'requirement' | 'level' | 'location' | 'pointer'>, operationId: string | null): string {
+  const base = `${finding.requirement} ${operationId ?? 'unspecified'} ${finding.location}`;
   return finding.level === 'INFO' ? base : `${base} ${finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*')}`;
 }
 
@@ -53,9 +52,13 @@ export function judgeRequest(contract: Contract, method: string, path: string, h
   const judged = judgeContractRequest(contract, request, validateOptions(options, text.omitted));
   if (!judged.inApi) return judged;
   const findings = omittedFindings(contract, 'request', text.omitted);
-  const duplicate = text.bodyText === undefined ? null : duplicateMemberName(text.bodyText);
-  if (duplicate !== null) findings.push(contract.finding('PROXY-DUPLICATE-MEMBER', 'request', { message: `the member name ${JSON.stringify(duplicate.slice(0, 40))} appears twice in one object: parsers keep the first or the last` }));
-  return { ...judged, findings: boundFindings(findings.concat(judged.findings), PROXY_FINDING_LIMITS) };
+  if (text.bodyText !== undefined) {
+    const names = memberNameReading(text.bodyText);
+    if (names.duplicate !== null) findings.push(contract.finding('PROXY-DUPLICATE-MEMBER', 'request', { message: `the member name ${JSON.stringify(names.duplicate.slice(0, 40))} appears twice in one object: parsers keep the first or the last` }));
+    if (names.caseVariant !== null) findings.push(contract.finding('PROXY-MEMBER-CASE-VARIANT', 'request', { message: `the member name ${JSON.stringify(names.caseVariant.slice(0, 40))} differs only by case from another of its object: case-insensitive binders read them as one` }));
+    if (names.prototypeKey !== null) findings.push(contract.finding('PROXY-PROTOTYPE-KEY', 'request', { message: `the member name ${JSON.stringify(names.prototypeKey)} names a prototype member, which JavaScript servers may merge into every object` }));
+  }
+  return { ...judged, findings: listed(findings.concat(judged.findings)) };
 }
 
 /** Findings of the response and of the whole exchange, given the judged request (bounded, see boundFindings). */
@@ -63,7 +66,12 @@ export function judgeResponse(contract: Contract, request: JudgedRequest, status
   if (!request.inApi) return [];
   const text = bodyText(body, headers, options.maxBody);
   const response: HttpResponse = { status, headers, bodyText: text.bodyText };
-  return boundFindings(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, request, response, validateOptions(options, text.omitted))), PROXY_FINDING_LIMITS);
+  return listed(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, request, response, validateOptions(options, text.omitted))));
+}
+
+/** The findings the proxy lists (bounded in number, see boundFindings), each of their texts cut to a fixed size. */
+function listed(findings: Finding[]): Finding[] {
+  return boundFindings(findings, PROXY_FINDING_LIMITS).map(cutFinding);
 }
 
 /**
@@ -91,12 +99,55 @@ export interface CapturedExchange<Body = CapturedBody> {
   response: { status: number; rawHeaders: string[]; body: Body } | null;
 }
 
-/** Findings of the request, and of the response and whole exchange when there is one. */
-export function judgeExchange(contract: Contract, captured: CapturedExchange, options: JudgeOptions): Finding[] {
-  const request = judgeRequest(contract, captured.method, captured.path, captured.requestHeaders, captured.requestBody, options);
-  if (!captured.response) return request.findings;
+/** A part of an exchange whose judging threw: its direction and the error's message. */
+export interface JudgingFailure {
+  location: 'request' | 'exchange';
+  message: string;
+}
+
+/**
+ * Findings of the request, and of the response and whole exchange when there is one. The two
+ * parts are judged apart: should judging one of them throw, the other still stands, and the
+ * failure is returned under the party whose part it was (a client cannot make its request's
+ * failure stand for the service, nor hide the service's findings behind it).
+ */
+export function judgeExchange(contract: Contract, captured: CapturedExchange, options: JudgeOptions): { findings: Finding[]; failures: JudgingFailure[] } {
+  const failures: JudgingFailure[] = [];
+  let request: JudgedRequest;
+  try {
+    request = judgeRequest(contract, captured.method, captured.path, captured.requestHeaders, captured.requestBody, options);
+  } catch (error) {
+    failures.push({ location: 'request', message: errorMessage(error) });
+    request = { ...locate(contract, captured.method, captured.path), request: { method: captured.method, path: captured.path, headers: captured.requestHeaders }, findings: [] };
+  }
+  if (!captured.response) return { findings: request.findings, failures };
   const { status, rawHeaders, body } = captured.response;
-  return request.findings.concat(judgeResponse(contract, request, status, headersObject(rawHeaders), body, options));
+  try {
+    return { findings: request.findings.concat(judgeResponse(contract, request, status, headersObject(rawHeaders), body, options)), failures };
+  } catch (error) {
+    failures.push({ location: 'exchange', message: errorMessage(error) });
+    return { findings: request.findings, failures };
+  }
+}
+
+/**
+ * The level of PROXY-NOT-JUDGED as written: the highest a finding of its direction could have had
+ * (MUST), so what could not be judged is never written as a mere observation.
+ */
+export const NOT_JUDGED_LEVEL: Level = 'MUST';
+
+/** A part whose judging threw, as the finding that stands in the exchange's findings. */
+export function notJudgedFinding(contract: Contract, failure: JudgingFailure): Finding {
+  return { ...contract.finding('PROXY-NOT-JUDGED', failure.location, { message: `the proxy failed to judge this ${failure.location}: ${failure.message}` }), level: NOT_JUDGED_LEVEL };
+}
+
+/** Every finding of a judged exchange, its failures standing as PROXY-NOT-JUDGED. */
+export function findingsOf(contract: Contract, judged: { findings: Finding[]; failures: JudgingFailure[] }): Finding[] {
+  return judged.failures.length === 0 ? judged.findings : judged.findings.concat(judged.failures.map((failure) => notJudgedFinding(contract, failure)));
+}
+
+function errorMessage(error: unknown): string {
+  return String((error as Error)?.message ?? error);
 }
 
 interface Omission {

@@ -6,10 +6,11 @@ import type { Logger } from 'pino';
 import { performance } from 'node:perf_hooks';
 import { locate, type Contract, type Finding } from '../contract/index.ts';
 import type { DashboardFeed } from './dashboard.ts';
+import type { JudgingBudget } from './fairness.ts';
 import { contentCoded, type ProxiedExchange } from './exchange.ts';
 import { headersObject } from './headers.ts';
 import { bodySize, judgeRequest, judgeResponse, NO_BODY, operationLabel, type CapturedBody, type CapturedExchange, type JudgeOptions, type JudgedRequest } from './judge.ts';
-import { JudgeThread, type JudgedExchange } from './judge-thread.ts';
+import { JUDGE_BACKLOG_LIMITS, JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import type { Publisher } from './publisher.ts';
 
@@ -22,15 +23,27 @@ export interface JudgingParts {
   logger: Logger;
   /** Judge large report-mode exchanges on a worker thread. */
   onWorkerThread: boolean;
+  /** The judging thread's script; tests pass one that never answers. */
+  judgeThreadScript?: URL;
+  /** Charged with the time each client's exchanges take to judge here (fairness.ts). */
+  budget?: JudgingBudget;
 }
+
+/** Why an exchange went unjudged (las_proxy_exchanges_shed_total's reason). */
+export type ShedReason = 'backlog' | 'client-share';
+
+/** Exchanges one client may have waiting for the judging thread: a quarter of its backlog. */
+export const CLIENT_BACKLOG_SHARE = JUDGE_BACKLOG_LIMITS.exchanges / 4;
 
 export class ExchangeJudging {
   private queue: ProxiedExchange[] = [];
+  /** Exchanges waiting for the judging thread, by client. */
+  private readonly backlogByClient = new Map<string, number>();
   private drainScheduled = false;
   private readonly judgeThread: JudgeThread | null;
 
   constructor(private readonly parts: JudgingParts) {
-    this.judgeThread = parts.onWorkerThread ? new JudgeThread({ judge: parts.judgeOptions, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
+    this.judgeThread = parts.onWorkerThread ? new JudgeThread({ judge: parts.judgeOptions, script: parts.judgeThreadScript, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
   }
 
   /** Exchanges waiting on the judging thread, for the backlog gauge. */
@@ -63,7 +76,7 @@ export class ExchangeJudging {
     return (await this.judgeThread?.close(timeoutMs)) ?? 0;
   }
 
-  /** The request's findings, judged once; a judging failure stands in them as PROXY-NOT-JUDGED. */
+  /** The request's findings, judged once; a judging failure stands beside them as PROXY-NOT-JUDGED (in the exchange's admission findings). */
   judgedRequest(exchange: ProxiedExchange): JudgedRequest {
     if (!exchange.judgedRequest) {
       const { contract, judgeOptions, publisher } = this.parts;
@@ -73,9 +86,11 @@ export class ExchangeJudging {
       } catch (error) {
         const { inApi, operation } = locate(contract, exchange.method, exchange.path);
         const request = { method: exchange.method, path: exchange.path, headers: exchange.headers };
-        exchange.judgedRequest = { inApi, operation, request, findings: [publisher.judgingFailed(exchange, 'request', error)] };
+        // The failure stands beside the request's findings, not among them: the response is still judged in full.
+        exchange.admission = exchange.admission.concat(publisher.judgingFailed(exchange, 'request', error));
+        exchange.judgedRequest = { inApi, operation, request, findings: [] };
       }
-      exchange.judgeSeconds += (performance.now() - started) / 1000;
+      this.spent(exchange, started);
     }
     return exchange.judgedRequest;
   }
@@ -90,8 +105,15 @@ export class ExchangeJudging {
     } catch (error) {
       findings = [this.parts.publisher.judgingFailed(exchange, 'response', error)];
     }
-    exchange.judgeSeconds += (performance.now() - started) / 1000;
+    this.spent(exchange, started);
     return findings;
+  }
+
+  /** Adds the time since `started` to the exchange's judging time, and charges its client with it. */
+  private spent(exchange: ProxiedExchange, started: number): void {
+    const seconds = (performance.now() - started) / 1000;
+    exchange.judgeSeconds += seconds;
+    this.parts.budget?.charge(exchange.client, seconds);
   }
 
   private readonly drain = (): void => {
@@ -101,32 +123,63 @@ export class ExchangeJudging {
     for (const exchange of batch) this.judge(exchange);
   };
 
+  /**
+   * Where an exchange is judged: here, on the judging thread, or nowhere (shed). The judging
+   * thread takes only exchanges nothing of which was judged yet (enforce mode and the violations
+   * header judge the request before answering): a request is judged once. An exchange that
+   * belongs on the judging thread is never judged here instead when the thread is behind: that
+   * would stall forwarding for everyone. It is shed and counted, and so is one from a client that
+   * already holds its share of the backlog, so that no client can crowd the others out.
+   */
+  private placeOf(exchange: ProxiedExchange): 'here' | 'worker' | ShedReason {
+    const thread = this.judgeThread;
+    if (exchange.judgedRequest !== null || thread === null) return 'here';
+    // The bytes that would travel to the judging thread: none of a body too large to keep.
+    const tap = exchange.responseTap;
+    const bytes = bodySize(exchange.requestBody) + (tap && !tap.overflowed ? tap.size : 0);
+    const coded = contentCoded(exchange);
+    if (!thread.wants(bytes, coded)) return 'here';
+    if (!thread.hasRoom(bytes)) return 'backlog';
+    if ((this.backlogByClient.get(exchange.client) ?? 0) >= CLIENT_BACKLOG_SHARE) return 'client-share';
+    this.backlogByClient.set(exchange.client, (this.backlogByClient.get(exchange.client) ?? 0) + 1);
+    const submitted = thread.submit(this.captured(exchange), (result) => this.publishJudged(exchange, result), coded);
+    if (!submitted) this.leftBacklog(exchange.client);
+    return submitted ? 'worker' : 'backlog';
+  }
+
+  private leftBacklog(client: string): void {
+    const held = (this.backlogByClient.get(client) ?? 1) - 1;
+    if (held <= 0) this.backlogByClient.delete(client);
+    else this.backlogByClient.set(client, held);
+  }
+
   /** Counts the exchange and judges it (here or on the judging thread), unless enforce mode already did. */
   private judge(exchange: ProxiedExchange): void {
     const { contract, metrics, feed, publisher } = this.parts;
     // An exchange the client abandoned may hold half a request: it is counted, not judged.
-    const judged = exchange.sampled && !exchange.clientGone;
-    // The judging thread takes only exchanges nothing of which was judged yet (enforce mode and
-    // the violations header judge the request before answering): a request is judged once.
-    const onJudgeThread =
-      judged &&
-      exchange.judgedRequest === null &&
-      this.judgeThread !== null &&
-      this.judgeThread.accepts(bodySize(exchange.requestBody) + (exchange.responseTap?.size ?? 0), contentCoded(exchange)) &&
-      this.judgeThread.submit(this.captured(exchange), (result) => this.publishJudged(exchange, result), contentCoded(exchange));
-    if (judged && !onJudgeThread) exchange.findings ??= exchange.admission.concat(this.judgedRequest(exchange).findings, this.completedResponseFindings(exchange));
+    const place = exchange.sampled && !exchange.clientGone ? this.placeOf(exchange) : null;
+    if (place === 'backlog' || place === 'client-share') metrics.shedExchanges.inc({ reason: place });
+    const judged = place === 'here';
+    if (judged && exchange.findings === null) {
+      // Judged before the admission findings are read: a judging failure is added to them.
+      const requestFindings = this.judgedRequest(exchange).findings;
+      const responseFindings = this.completedResponseFindings(exchange);
+      exchange.findings = exchange.admission.concat(requestFindings, responseFindings);
+    }
     exchange.location = exchange.judgedRequest ?? locate(contract, exchange.method, exchange.path);
     const operation = operationLabel(exchange.location);
     metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
     feed.recordExchange(operation);
-    if (!judged || onJudgeThread) return;
+    if (!judged) return;
     metrics.judgedExchanges.inc({ thread: 'forwarding' });
     publisher.publish(exchange, exchange.findings!, exchange.judgeSeconds);
   }
 
   private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange): void {
     const { metrics, publisher } = this.parts;
-    exchange.findings = exchange.admission.concat(judged.error === undefined ? judged.findings : [publisher.judgingFailed(exchange, 'exchange', new Error(judged.error))]);
+    this.leftBacklog(exchange.client);
+    const failed = (judged.failures ?? []).map((failure) => publisher.judgingFailed(exchange, failure.location, new Error(failure.message)));
+    exchange.findings = exchange.admission.concat(judged.findings, failed);
     metrics.judgedExchanges.inc({ thread: 'worker' });
     publisher.publish(exchange, exchange.findings, judged.seconds);
   }
@@ -149,6 +202,6 @@ export class ExchangeJudging {
 
   private responseBody(exchange: ProxiedExchange): CapturedBody {
     const tap = exchange.responseTap;
-    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.parts.judgeOptions.maxBody} bytes`, cause: 'size' } : { kind: 'captured', raw: tap.bytes() };
+    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: tap.overflowReason, cause: 'size' } : { kind: 'captured', raw: tap.bytes() };
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { maskCredentialQuery } from './mask.ts';
+import { maskCredentialQuery, maskedTarget } from './mask.ts';
 
 const cases: { path: string; masked: string }[] = [
   { path: '/v3/notification-groups', masked: '/v3/notification-groups' },
@@ -14,7 +14,7 @@ const cases: { path: string; masked: string }[] = [
   { path: '/v3/x?%74oken=abc', masked: '/v3/x?%74oken=***' },
   { path: '/v3/x?a=1&key=2&b=3', masked: '/v3/x?a=1&key=***&b=3' },
   { path: '/v3/x?token', masked: '/v3/x?token' },
-  ...['jwt', 'sig', 'signature', 'X-Amz-Signature', 'X-Amz-Credential', 'pat', 'pwd', 'passwd', 'pass', 'credential', 'code', 'bearer', 'sid', 'otp', 'ticket'].map((name) => ({ path: `/v3/x?${name}=abc&page[limit]=1`, masked: `/v3/x?${name}=***&page[limit]=1` })),
+  ...['jwt', 'sig', 'signature', 'X-Amz-Signature', 'X-Amz-Credential', 'pat', 'pwd', 'passwd', 'pass', 'credential', 'code', 'bearer', 'sid', 'otp', 'ticket', 'client_assertion', 'assertion', 'SAMLResponse', 'pw', 'passcode', 'privatekey', 'hmac', 'xsrf', 'totp', 'pin'].map((name) => ({ path: `/v3/x?${name}=abc&page[limit]=1`, masked: `/v3/x?${name}=***&page[limit]=1` })),
   { path: '/v3/x?a=1;token=abc;b=2', masked: '/v3/x?a=1;token=***;b=2' },
   { path: '/v3/x?to%6Ben=abc', masked: '/v3/x?to%6Ben=***' },
   { path: '/v3/x?path=a&monkey=b&pattern=c', masked: '/v3/x?path=a&monkey=b&pattern=c' },
@@ -22,4 +22,13 @@ const cases: { path: string; masked: string }[] = [
 
 describe('maskCredentialQuery', () => {
   for (const c of cases) test(`${c.path} → ${c.masked}`, () => expect(maskCredentialQuery(c.path)).toBe(c.masked));
+});
+
+describe('maskedTarget: the exchange\'s own tokens, repeated in the query under any name', () => {
+  const cases = [
+    { headers: { authorization: 'Bearer r:own-session-token' }, path: '/v3/x?q=own-session-token&r=r%3Aown-session-token', masked: '/v3/x?q=***&r=***' },
+    { headers: { 'x-svc-session-token': 'legacy-token-value' }, path: '/v3/x?q=legacy-token-value&page[limit]=1', masked: '/v3/x?q=***&page[limit]=1' },
+    { headers: {}, path: '/v3/x?q=own-session-token', masked: '/v3/x?q=own-session-token' },
+  ];
+  for (const c of cases) test(`${JSON.stringify(c.headers)} ${c.path} → ${c.masked}`, () => expect(maskedTarget(c.path, c.headers, 'X-Svc-Session-Token')).toBe(c.masked));
 });

@@ -11,8 +11,11 @@ export interface ProxyMetrics {
   bodiesNotValidated: Counter<'direction'>;
   judgeBacklog: Gauge<never>;
   judgedExchanges: Counter<'thread'>;
+  shedExchanges: Counter<'reason'>;
+  deferredRequests: Counter<never>;
   judgingFailures: Counter<never>;
   violationsLinesLost: Counter<never>;
+  violationsLinesDropped: Counter<never>;
   upstreamSeconds: Histogram<never>;
   captureEvents: Counter<'event'>;
 }
@@ -22,13 +25,20 @@ export interface MetricSources {
   judgeBacklog(): number;
 }
 
+/** Default metrics of prom-client that are gauges named like counters. */
+const GAUGES_NAMED_AS_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
   const registry = new Registry();
   const registers = [registry];
   // The process's own: CPU, memory, event loop lag, handles (prefixed las_proxy_process_ to stay apart).
   collectDefaultMetrics({ register: registry, prefix: 'las_proxy_' });
+  // prom-client names three gauges `_total`, a counter's suffix (promtool check metrics refuses
+  // them); the same counts stay on the gauges without it (las_proxy_nodejs_active_handles, ...).
+  for (const name of GAUGES_NAMED_AS_COUNTERS) registry.removeSingleMetric(`las_proxy_${name}`);
   return {
     violationsLinesLost: new Counter({ name: 'las_proxy_violations_lines_lost_total', help: 'Violations log lines that could not be written (the destination failed; SIGHUP reopens the file)', registers }),
+    violationsLinesDropped: new Counter({ name: 'las_proxy_violations_lines_dropped_total', help: 'Violations log lines dropped because the destination did not keep up (more than 4 MiB waiting: a stalled reader of stdout, a slow disk)', registers }),
     upstreamSeconds: new Histogram({
       name: 'las_proxy_upstream_response_seconds',
       help: 'Time from forwarding a request to the upstream\'s status line',
@@ -48,6 +58,8 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
     upstreamErrors: new Counter({ name: 'las_proxy_upstream_errors_total', help: 'Upstream failures, by kind (unreachable, untrusted, reset, invalid, timeout)', labelNames: ['kind'], registers }),
     bodiesNotValidated: new Counter({ name: 'las_proxy_bodies_not_validated_total', help: 'Bodies passed through without validation (larger than --max-body, or undecodable)', labelNames: ['direction'], registers }),
     judgingFailures: new Counter({ name: 'las_proxy_judging_failures_total', help: 'Exchanges whose judging failed with an error (each logged once per distinct error; enforce mode refuses them)', registers }),
+    shedExchanges: new Counter({ name: 'las_proxy_exchanges_shed_total', help: 'Exchanges relayed but not judged because judging was behind: reason backlog (the judging thread\'s backlog was full) or client-share (the client already held its share of the backlog)', labelNames: ['reason'], registers }),
+    deferredRequests: new Counter({ name: 'las_proxy_requests_deferred_total', help: 'Requests read a little later (to the next 100 ms window) because their client had taken more than a quarter of the judging on the forwarding thread while other clients were judged too', registers }),
     judgedExchanges: new Counter({ name: 'las_proxy_exchanges_judged_total', help: 'Exchanges judged, by the thread that judged them (forwarding or worker)', labelNames: ['thread'], registers }),
     judgeBacklog: new Gauge({
       name: 'las_proxy_judge_backlog_exchanges',

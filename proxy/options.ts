@@ -62,6 +62,8 @@ export interface ProxyAddresses {
 
 export const PROXY_DEFAULTS = {
   mode: 'report' as ProxyMode,
+  /** The admin port of the command: clear of Prometheus (9090), its exporters (9091-9100), and the usual web and database ports. */
+  adminPort: 8741,
   maxBody: 1024 * 1024,
   upstreamTimeout: 30_000,
   sample: 1,

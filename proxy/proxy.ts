@@ -23,6 +23,7 @@ import { ProxiedExchange } from './exchange.ts';
 import { addForwardedHeaders, forwardedRequestHeaders, withoutHeader } from './headers.ts';
 import { judgeRequest, locate, NO_BODY, type JudgeOptions } from './judge.ts';
 import { ExchangeJudging } from './judging.ts';
+import { JudgingBudget } from './fairness.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
 import { Publisher } from './publisher.ts';
 import { REPEAT_INTERVAL_MS } from './repeats.ts';
@@ -57,6 +58,7 @@ export class ValidatingProxy {
   private readonly judging: ExchangeJudging;
   private readonly answers: ClientAnswers;
   private readonly relayParts: RelayParts;
+  private readonly budget = new JudgingBudget();
   private sampleCredit = 0;
   private inFlight = 0;
   private closing = false;
@@ -80,6 +82,7 @@ export class ValidatingProxy {
     this.violations = new ViolationsLog(options.violations ?? null, {
       onFailure: (error) => this.logger.error({ error: error.message, code: (error as NodeJS.ErrnoException).code }, 'writing the violations log failed: findings are still counted on /metrics (las_proxy_violations_lines_lost_total counts the lines lost), /readyz says so, SIGHUP reopens the file'),
       onLost: (lines) => this.metrics.violationsLinesLost.inc(lines),
+      onDropped: (lines) => this.metrics.violationsLinesDropped.inc(lines),
     });
     this.metrics = createProxyMetrics({ judgeBacklog: () => this.judging.backlog });
     this.feed = new DashboardFeed(this.contract, { upstream: upstreamDisplay(this.upstream), mode: this.mode });
@@ -92,11 +95,11 @@ export class ValidatingProxy {
     this.publisher = new Publisher({ contract: this.contract, metrics: this.metrics, feed: this.feed, violations: this.violations, logger: this.logger, repeatInterval: options.repeatInterval ?? REPEAT_INTERVAL_MS, capture: this.capture });
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
     const onWorkerThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
-    this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread });
-    this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false });
+    this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread, budget: this.budget });
+    this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false, draining: () => this.closing, legacyHeader: this.contract.legacyHeader });
     this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging, upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa } };
     this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
-    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => (this.violations.failed ? `violations log failing (${(this.violations.failed as NodeJS.ErrnoException).code ?? this.violations.failed.message})` : null) });
+    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => this.violationsTrouble() });
   }
 
   async listen(options: ListenOptions = {}): Promise<ProxyAddresses> {
@@ -114,6 +117,14 @@ export class ValidatingProxy {
     return addresses;
   }
 
+  /** Why the violations log does not take every line, or null while it does (/readyz). */
+  private violationsTrouble(): string | null {
+    const { failed } = this.violations;
+    if (failed) return `violations log failing (${(failed as NodeJS.ErrnoException).code ?? failed.message})`;
+    if (this.violations.behind) return 'violations log not keeping up: lines dropped (las_proxy_violations_lines_dropped_total)';
+    return null;
+  }
+
   /** Writes the violations to `destination` from now on (SIGHUP after logrotate); returns the old destination, to be closed. */
   replaceViolations(destination: Writable): Writable | null {
     return this.violations.replace(destination);
@@ -126,7 +137,12 @@ export class ValidatingProxy {
     await this.capture?.flushed();
   }
 
-  /** Stops accepting, lets exchanges in flight finish (bounded), judges and logs what is left. */
+  /**
+   * Drains as load balancers expect: stops accepting connections, closes idle ones, answers every
+   * request in flight or arriving on an open connection with `Connection: close` (so no
+   * connection takes another), waits for those answers to be whole (up to the drain timeout),
+   * then judges and logs what is left.
+   */
   close(): Promise<void> {
     this.closed ??= this.shutDown();
     return this.closed;
@@ -170,16 +186,26 @@ export class ValidatingProxy {
     res.sendDate = false;
     const exchange = new ProxiedExchange(req, this.nextSampled());
     res.on('close', () => this.clientClosed(exchange, res));
+    // A client past its share of judging waits for the next window (fairness.ts); its body stays unread meanwhile.
+    const wait = this.closing ? 0 : this.budget.delayFor(exchange.client);
+    if (wait === 0) return this.read(exchange, req, res);
+    this.metrics.deferredRequests.inc();
+    setTimeout(() => this.read(exchange, req, res), wait);
+  };
+
+  /** Reads the request's body when it has one to judge, then admits it. */
+  private read(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse): void {
+    if (res.destroyed) return;
     if (!hasBody(req)) return this.admit(exchange, req, res, null);
     if (!exchange.sampled) return this.admit(exchange, req, res, req);
     readBodyUpTo(req, this.maxBody).then(
       (read) => {
-        exchange.requestBody = read.complete ? { kind: 'captured', raw: read.raw } : { kind: 'omitted', reason: `body larger than ${this.maxBody} bytes`, cause: 'size' };
+        exchange.requestBody = read.complete ? { kind: 'captured', raw: read.raw } : { kind: 'omitted', reason: read.reason, cause: 'size' };
         this.admit(exchange, req, res, read.complete ? read.raw : read.stream);
       },
       () => res.destroy(),
     );
-  };
+  }
 
   /**
    * Enforce mode judges the request first and answers itself when it breaks the contract or
@@ -224,7 +250,7 @@ export class ValidatingProxy {
   /** What the proxy could not judge as the upstream will read it (admission.ts), and HEAD judged as its GET. */
   private admissionOf(exchange: ProxiedExchange, req: IncomingMessage): Finding[] {
     const located = locate(this.contract, exchange.method, exchange.path);
-    let findings = admissionFindings(this.contract, { method: exchange.method, path: exchange.path, rawHeaders: req.rawHeaders, operation: located.operation });
+    let findings = admissionFindings(this.contract, { method: exchange.method, path: exchange.path, rawHeaders: req.rawHeaders, operation: located.operation, forwardedHeaders: this.forwardedHeaders });
     // HEAD asks for what GET would answer: a HEAD the contract's GET rejects is judged as that GET.
     if (exchange.method === 'HEAD' && located.inApi && route(this.contract, 'GET', exchange.path)) {
       const asGet = judgeRequest(this.contract, 'GET', exchange.path, exchange.headers, NO_BODY, this.judgeOptions).findings.filter((f) => f.level === 'MUST' && f.location === 'request');

@@ -2,15 +2,18 @@
 // the first of each kind per interval written to the violations log (repeats.ts), and judging
 // failures logged once per distinct error.
 import type { Logger } from 'pino';
-import { occurrences, type Contract, type Finding, type Location } from '../contract/index.ts';
+import { cutText, occurrences, type Contract, type Finding, type Location } from '../contract/index.ts';
 import type { ExchangeCapture } from './capture.ts';
 import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
-import { NOT_VALIDATED_RULES, operationLabel, repeatKind } from './judge.ts';
-import { maskCredentialQuery } from './mask.ts';
+import { NOT_VALIDATED_RULES, notJudgedFinding, operationLabel, repeatKind, type JudgingFailure } from './judge.ts';
+import { maskedTarget } from './mask.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import { RepeatFolder } from './repeats.ts';
 import { partyOf, violationRecord, type ExchangeIdentity, type ViolationRecord, type ViolationsLog } from './violations.ts';
+
+/** Characters of a request's path and query written on a log line (a client may send 16 KB of query). */
+export const LOGGED_PATH_MAX = 512;
 
 /** Distinct judging errors logged in full; past it, failures are only counted. */
 const FAILURES_LOGGED = 100;
@@ -43,7 +46,7 @@ export class Publisher {
    * lists among the latest, the first of each kind per interval, building its line only then.
    */
   publish(exchange: ProxiedExchange, findings: Finding[], seconds: number): void {
-    const { contract, metrics } = this.parts;
+    const { metrics } = this.parts;
     metrics.validationSeconds.observe(seconds);
     if (findings.length === 0) return;
     this.parts.capture?.capture(exchange, findings);
@@ -54,7 +57,7 @@ export class Publisher {
         time: new Date(exchange.completedAt).toISOString(),
         requestId: exchange.requestId,
         method: exchange.method,
-        path: maskCredentialQuery(exchange.path),
+        path: cutText(maskedTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), LOGGED_PATH_MAX),
         operationId,
         status: exchange.status ?? exchange.proxyStatus,
       });
@@ -68,7 +71,8 @@ export class Publisher {
       if (seen) seen.count += count;
       else counted.set(key, { finding, count });
       if (NOT_VALIDATED_RULES.has(finding.requirement)) metrics.bodiesNotValidated.inc({ direction: finding.location });
-      const record = this.repeats.sighted(repeatKind(contract, finding, { method: exchange.method, path: exchange.path, operationId }), count, () => violationRecord(identityOf(), finding));
+      const kind = { kind: repeatKind(finding, operationId), rule: finding.requirement, direction: finding.location, level: finding.level };
+      const record = this.repeats.sighted(kind, count, () => violationRecord(identityOf(), finding));
       if (record) written.push(record);
     }
     for (const { finding, count } of counted.values()) metrics.findings.inc({ rule: finding.requirement, direction: finding.location, party: partyOf(finding.location), level: finding.level }, count);
@@ -80,16 +84,17 @@ export class Publisher {
    * Judging is pure and total by design; should it throw, the proxy goes on: the failure is
    * counted, logged once per distinct error (a bounded set), and stands in the exchange's findings
    * as PROXY-NOT-JUDGED (which enforce mode refuses). What the client receives in report mode is
-   * unchanged.
+   * unchanged. The finding keeps the highest level a finding of its direction could have had
+   * (MUST): what could not be judged is never written as a mere observation.
    */
   judgingFailed(exchange: ProxiedExchange, location: Location, error: unknown): Finding {
     const message = String((error as Error)?.message ?? error).slice(0, 200);
     this.parts.metrics.judgingFailures.inc();
     if (!this.failuresLogged.has(message) && this.failuresLogged.size < FAILURES_LOGGED) {
       this.failuresLogged.add(message);
-      this.parts.logger.error({ requestId: exchange.requestId, method: exchange.method, path: maskCredentialQuery(exchange.path).slice(0, 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
+      this.parts.logger.error({ requestId: exchange.requestId, method: exchange.method, path: cutText(maskedTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
     }
-    return this.parts.contract.finding('PROXY-NOT-JUDGED', location, { message: `the proxy failed to judge this ${location}: ${message}` });
+    return notJudgedFinding(this.parts.contract, { location: location as JudgingFailure['location'], message });
   }
 
   /** Ends the current interval (its summary lines written) and stops the interval timer. */

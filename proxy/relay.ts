@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { ClientAnswers } from './answers.ts';
-import { BodyTap } from './body.ts';
+import { BodyTap, ByteCollector, CHUNKS_KEPT_MAX } from './body.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { endToEndHeaders } from './headers.ts';
 import type { ExchangeJudging } from './judging.ts';
@@ -26,8 +26,7 @@ export interface RelayParts {
 
 export class UpstreamRelay implements Dispatcher.DispatchHandler {
   private holding: boolean;
-  private held: Buffer[] = [];
-  private heldSize = 0;
+  private held = new ByteCollector();
   private statusText = '';
   private resume: () => void = () => undefined;
 
@@ -60,21 +59,19 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
   onData(chunk: Buffer): boolean {
     this.exchange.responseTap?.add(chunk);
     if (!this.holding) return this.write(chunk);
-    this.held.push(chunk);
-    this.heldSize += chunk.length;
-    if (this.heldSize <= this.parts.maxBody) return true;
+    this.held.append(chunk);
+    if (this.held.size <= this.parts.maxBody && this.held.chunks <= CHUNKS_KEPT_MAX) return true;
     // Too large to judge before answering: relay what is held and stream the rest.
     this.holding = false;
     if (!this.parts.answers.startResponse(this.exchange, this.res, this.statusText)) return false;
-    const held = this.held;
-    this.held = [];
-    for (const part of held.slice(0, -1)) this.res.write(part);
-    return this.write(held[held.length - 1]);
+    const held = this.held.bytes();
+    this.held = new ByteCollector();
+    return this.write(held);
   }
 
   onComplete(): void {
     this.exchange.responseComplete = true;
-    if (this.holding) this.parts.answers.finishHeld(this.exchange, this.res, this.statusText, Buffer.concat(this.held, this.heldSize));
+    if (this.holding) this.parts.answers.finishHeld(this.exchange, this.res, this.statusText, this.held.bytes());
     else this.res.end();
     this.parts.judging.settle(this.exchange);
   }

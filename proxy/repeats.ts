@@ -2,10 +2,15 @@
 // finding and interval, in full, and then counts. At the end of the interval one line per kind
 // carries the count of the repeats and the first occurrence as its example. Metrics and the
 // dashboard's counts see every occurrence; the log stays readable and cheap.
-import type { ViolationRecord } from './violations.ts';
+//
+// The kinds followed are kept apart by party: a client sending a new kind of finding on every
+// request fills the client's share only, and can never push the service's findings out of the
+// log. Past a party's share, findings are folded by rule, direction and level (a bounded set: the
+// catalogue's rules), so a line always names the rule, level and party of what it counts.
+import { partyOf, type Party, type ViolationRecord } from './violations.ts';
 
 export const REPEAT_INTERVAL_MS = 10_000;
-/** Kinds of finding followed per interval; past it, findings of a new kind are counted in one overflow line. */
+/** Kinds of finding followed per party and interval; past it, findings are folded by rule, direction and level. */
 export const REPEAT_KINDS_MAX = 10_000;
 
 interface Kind {
@@ -13,9 +18,18 @@ interface Kind {
   repeats: number;
 }
 
+/** What a finding is folded by: its kind, and what it is folded by once its party's share of kinds is full. */
+export interface FindingKind {
+  kind: string;
+  rule: string;
+  direction: ViolationRecord['direction'];
+  level: ViolationRecord['level'];
+}
+
 export class RepeatFolder {
-  private kinds = new Map<string, Kind>();
-  private overflow = 0;
+  private kinds: Record<Party, Map<string, Kind>> = { client: new Map(), service: new Map() };
+  /** Findings past a party's share of kinds, by rule, direction and level. */
+  private overflow = new Map<string, Kind>();
   private since = Date.now();
 
   /** With `folding` false every finding is written in full (an interval of 0). */
@@ -25,37 +39,46 @@ export class RepeatFolder {
    * Whether a finding of this kind is written in full (the first of its interval); otherwise its
    * `occurrences` are counted for the interval's summary line. `record` is built only when written.
    */
-  sighted(kind: string, occurrences: number, record: () => ViolationRecord): ViolationRecord | null {
+  sighted(finding: FindingKind, occurrences: number, record: () => ViolationRecord): ViolationRecord | null {
     if (!this.folding) return record();
-    const known = this.kinds.get(kind);
+    const kinds = this.kinds[partyOf(finding.direction)];
+    const known = kinds.get(finding.kind);
     if (known) {
       known.repeats += occurrences;
       return null;
     }
-    if (this.kinds.size >= this.kindsMax) {
-      this.overflow += occurrences;
+    if (kinds.size < this.kindsMax) return this.first(kinds, finding.kind, occurrences, record);
+    const folded = `${finding.rule} ${finding.direction} ${finding.level}`;
+    const overflowing = this.overflow.get(folded);
+    if (overflowing) {
+      overflowing.repeats += occurrences;
       return null;
     }
-    const example = record();
-    this.kinds.set(kind, { example, repeats: occurrences - 1 });
-    return example;
+    return this.first(this.overflow, folded, occurrences, record);
   }
 
   /** The summary lines of the interval that ends now (kinds that repeated), and a fresh interval. */
   endInterval(now = new Date()): ViolationRecord[] {
     const summaries: ViolationRecord[] = [];
     const window = `between ${new Date(this.since).toISOString()} and ${now.toISOString()}`;
-    for (const { example, repeats } of this.kinds.values()) {
-      if (repeats === 0) continue;
-      summaries.push({ ...example, time: now.toISOString(), message: `${repeats} more like this ${window}, not written one by one; the first: ${example.message}`, repeated: repeats });
-    }
-    if (this.overflow > 0) {
-      const [first] = this.kinds.values();
-      if (first) summaries.push({ ...first.example, time: now.toISOString(), message: `${this.overflow} findings of more than ${this.kindsMax} kinds ${window}, not written one by one`, repeated: this.overflow });
-    }
-    this.kinds = new Map();
-    this.overflow = 0;
+    const summarize = (kinds: Map<string, Kind>, what: (example: ViolationRecord) => string) => {
+      for (const { example, repeats } of kinds.values()) {
+        if (repeats === 0) continue;
+        summaries.push({ ...example, time: now.toISOString(), message: `${repeats} more ${what(example)} ${window}, not written one by one; the first: ${example.message}`, repeated: repeats });
+      }
+    };
+    summarize(this.kinds.service, () => 'like this');
+    summarize(this.kinds.client, () => 'like this');
+    summarize(this.overflow, (example) => `${example.rule} findings (${example.level}, ${example.direction}) of kinds past the ${this.kindsMax} followed for the ${example.party}`);
+    this.kinds = { client: new Map(), service: new Map() };
+    this.overflow = new Map();
     this.since = now.getTime();
     return summaries;
+  }
+
+  private first(kinds: Map<string, Kind>, key: string, occurrences: number, record: () => ViolationRecord): ViolationRecord {
+    const example = record();
+    kinds.set(key, { example, repeats: occurrences - 1 });
+    return example;
   }
 }

@@ -2,6 +2,7 @@
 // handed on whole, or as what was read followed by the rest of the stream.
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { ByteCollector, CHUNKS_KEPT_MAX } from './body.ts';
 
 /** HTTP/1.1 requests carry a body only with Content-Length or Transfer-Encoding (RFC 9112 section 6.3). */
 export function hasBody(req: IncomingMessage): boolean {
@@ -9,14 +10,16 @@ export function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** A body read whole (`complete`), or its first bytes and a stream of all of it, to forward. */
-export type ReadBody = { complete: true; raw: Buffer } | { complete: false; stream: Readable };
+/** A body read whole (`complete`), or its first bytes and a stream of all of it, to forward (`reason`: why it was not read whole). */
+export type ReadBody = { complete: true; raw: Buffer } | { complete: false; stream: Readable; reason: string };
 
-/** Reads a request body while it fits the limit; past it, stops and hands back a stream of what it read and the rest. */
+/**
+ * Reads a request body while it fits the limit, in bytes and in chunks (CHUNKS_KEPT_MAX);
+ * past it, stops and hands back a stream of what it read and the rest.
+ */
 export function readBodyUpTo(req: IncomingMessage, limit: number): Promise<ReadBody> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const read = new ByteCollector();
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
@@ -24,16 +27,16 @@ export function readBodyUpTo(req: IncomingMessage, limit: number): Promise<ReadB
       req.off('close', onClose);
     };
     const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size <= limit) return;
+      read.append(chunk);
+      if (read.size <= limit && read.chunks <= CHUNKS_KEPT_MAX) return;
       cleanup();
       req.pause();
-      resolve({ complete: false, stream: Readable.from(replay(chunks, req)) });
+      const reason = read.size > limit ? `body larger than ${limit} bytes` : `body sent in more than ${CHUNKS_KEPT_MAX} chunks`;
+      resolve({ complete: false, stream: Readable.from(replay(read.bytes(), req)), reason });
     };
     const onEnd = () => {
       cleanup();
-      resolve({ complete: true, raw: Buffer.concat(chunks, size) });
+      resolve({ complete: true, raw: read.bytes() });
     };
     const onError = (error: Error) => {
       cleanup();
@@ -51,7 +54,7 @@ export function readBodyUpTo(req: IncomingMessage, limit: number): Promise<ReadB
   });
 }
 
-async function* replay(head: Buffer[], rest: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  yield* head;
+async function* replay(head: Buffer, rest: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  yield head;
   yield* rest;
 }

@@ -68,20 +68,27 @@ export function violationRecord(exchange: ExchangeIdentity, finding: Finding): V
   };
 }
 
+/** Bytes the log leaves waiting in its destination (a stalled reader of stdout, a slow disk); past it, lines are dropped and counted. */
+export const VIOLATIONS_BUFFER_MAX = 4 * 1024 * 1024;
+
 /**
  * Buffers the lines of one turn of the event loop and writes them in one write; a destination
  * of null keeps nothing (metrics and dashboard still see every finding). A destination that
  * fails (a full disk, /dev/full) is reported once through `onFailure`; the lines written to it
  * from then on are counted as lost until `replace` gives a new one (SIGHUP, after logrotate).
+ * A destination that does not keep up holds at most VIOLATIONS_BUFFER_MAX bytes: past it, lines
+ * are dropped and counted through `onDropped` until it drains, and `behind` says so meanwhile.
  */
 export class ViolationsLog {
   private pending: string[] = [];
   private scheduled = false;
   private failure: Error | null = null;
+  private dropping = false;
 
   constructor(
     private destination: Writable | null,
-    private readonly events: { onFailure?: (error: Error) => void; onLost?: (lines: number) => void } = {},
+    private readonly events: { onFailure?: (error: Error) => void; onLost?: (lines: number) => void; onDropped?: (lines: number) => void } = {},
+    private readonly bufferMax = VIOLATIONS_BUFFER_MAX,
   ) {
     this.watch(destination);
   }
@@ -89,6 +96,11 @@ export class ViolationsLog {
   /** Why writing fails, or null while it works. */
   get failed(): Error | null {
     return this.failure;
+  }
+
+  /** True while lines are dropped because the destination does not take them as fast as they come. */
+  get behind(): boolean {
+    return this.dropping;
   }
 
   append(records: readonly ViolationRecord[]): void {
@@ -107,6 +119,10 @@ export class ViolationsLog {
     const text = this.pending.join('\n') + '\n';
     this.pending = [];
     if (this.failure !== null || this.destination.destroyed) return this.events.onLost?.(lines);
+    if (this.destination.writableLength > this.bufferMax) {
+      this.dropping = true;
+      return this.events.onDropped?.(lines);
+    }
     this.destination.write(text, (error) => {
       if (error) this.events.onLost?.(lines);
     });
@@ -117,15 +133,22 @@ export class ViolationsLog {
     this.flush();
     const old = this.destination;
     old?.off('error', this.onDestinationError);
+    old?.off('drain', this.onDrain);
     this.destination = destination;
     this.failure = null;
+    this.dropping = false;
     this.watch(destination);
     return old;
   }
 
   private watch(destination: Writable | null): void {
     destination?.on('error', this.onDestinationError);
+    destination?.on('drain', this.onDrain);
   }
+
+  private readonly onDrain = (): void => {
+    this.dropping = false;
+  };
 
   private readonly onDestinationError = (error: Error): void => {
     if (this.failure !== null) return;

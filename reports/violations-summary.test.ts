@@ -86,6 +86,20 @@ describe('rendering', () => {
     expect(html).toContain('<td>NG-FILTER-REQUIRED</td>');
   });
 
+  test('a summary line counts its repeated findings only: the first of its kind was written on a line of its own', () => {
+    const folded = [record({ requestId: 'first' }), record({ requestId: 'first', time: '2026-01-01T10:00:10.000Z', repeated: 3 })].map((r) => JSON.stringify(r)).join('\n');
+    const summary = summarizeViolations(contract, 'folded.ndjson', folded);
+    expect({ findings: summary.findings, summarized: summary.summarized, exchanges: summary.exchanges, must: summary.byParty.client.MUST }).toEqual({ findings: 4, summarized: 3, exchanges: 1, must: 4 });
+    expect(renderViolationsMarkdown(summary)).toContain(': 1 written one by one, from 1 exchange, and 3 counted on summary lines.');
+  });
+
+  test('control characters a client put in a member name reach the Markdown as visible pictures, never raw (ESC, CR, BEL)', () => {
+    const hostile = JSON.stringify(record({ pointer: '/data/\u001b]0;owned\u0007\r', message: 'name \u001b[2J\u009b here' }));
+    const markdown = renderViolationsMarkdown(summarizeViolations(contract, 'hostile\u001b.ndjson', hostile));
+    expect(markdown).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(markdown).toContain('\u241b]0;owned\u2407\u240d');
+  });
+
   test('an empty log renders as having no findings', () => {
     expect(renderViolationsMarkdown(summarizeViolations(contract, 'empty.ndjson', ''))).toContain('0 findings in 0 exchanges.');
   });

@@ -42,6 +42,9 @@ export interface ViolationsSummary {
   source: string;
   lines: number;
   findings: number;
+  /** Findings counted on summary lines (`repeated`), not written one by one. */
+  summarized: number;
+  /** Exchanges named by the lines written one by one (summary lines count findings, not exchanges). */
   exchanges: number;
   byLevel: Record<Level, number>;
   /** Findings by who broke the contract, and level. */
@@ -66,6 +69,7 @@ export class ViolationsSummarizer {
   private file: string | null = null;
   private fileLine = 0;
   private findings = 0;
+  private summarized = 0;
   private firstSeen: string | null = null;
   private lastSeen: string | null = null;
 
@@ -87,12 +91,14 @@ export class ViolationsSummarizer {
       if (this.malformed.lineNumbers.length < MALFORMED_LINES_LISTED) this.malformed.lineNumbers.push(this.file === null ? this.lineCount : `${this.file}:${this.fileLine}`);
       return;
     }
-    // A summary line of the proxy stands for itself and the repeats it counted.
-    const count = 1 + (record.repeated ?? 0);
+    // A summary line of the proxy stands for the findings it counted and did not write one by one
+    // (the first of its kind was written before it, on a line of its own).
+    const count = record.repeated ?? 1;
     this.findings += count;
+    if (record.repeated !== undefined) this.summarized += count;
+    else this.requestIds.add(record.requestId);
     this.byLevel[record.level] += count;
     this.byParty[partyOf(record.direction)][record.level] += count;
-    this.requestIds.add(record.requestId);
     if (this.firstSeen === null || record.time < this.firstSeen) this.firstSeen = record.time;
     if (this.lastSeen === null || record.time > this.lastSeen) this.lastSeen = record.time;
     const party = partyOf(record.direction);
@@ -110,6 +116,7 @@ export class ViolationsSummarizer {
       source: this.source,
       lines: this.lineCount,
       findings: this.findings,
+      summarized: this.summarized,
       exchanges: this.requestIds.size,
       byLevel: { ...this.byLevel },
       byParty: { service: { ...this.byParty.service }, client: { ...this.byParty.client } },
@@ -179,11 +186,26 @@ function headline(summary: ViolationsSummary): string[] {
     ? 'No malformed lines.'
     : `${summary.malformed.count} malformed line${summary.malformed.count === 1 ? '' : 's'} skipped (line${summary.malformed.lineNumbers.length === 1 ? '' : 's'} ${summary.malformed.lineNumbers.join(', ')}${summary.malformed.count > summary.malformed.lineNumbers.length ? ', ...' : ''}).`;
   const parties = PARTIES.map((party) => `${party === 'service' ? 'Service' : 'Client'}: ${LEVELS.map((level) => `${level} ${summary.byParty[party][level]}`).join(' · ')}.`);
-  return [`${summary.findings} findings in ${summary.exchanges} exchanges${span}.`, `${levels}.`, ...parties, malformed];
+  const counted = summary.summarized === 0
+    ? `${summary.findings} findings in ${summary.exchanges} exchanges${span}.`
+    : `${summary.findings} findings${span}: ${summary.findings - summary.summarized} written one by one, from ${summary.exchanges} exchange${summary.exchanges === 1 ? '' : 's'}, and ${summary.summarized} counted on summary lines.`;
+  return [counted, `${levels}.`, ...parties, malformed];
 }
 
 function markdownCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return printable(text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' '));
+}
+
+/**
+ * Text a terminal shows as written: control characters (ESC, CR, BEL, ... from member names a
+ * client chose) become their visible pictures (␛, ␍, ␇), so the Markdown on a terminal cannot
+ * move the cursor, recolour or retitle it.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
+  });
 }
 
 function markdownTable(header: string[], rows: string[][]): string[] {
@@ -191,7 +213,7 @@ function markdownTable(header: string[], rows: string[][]): string[] {
 }
 
 export function renderViolationsMarkdown(summary: ViolationsSummary): string {
-  const lines = [`# Violations report: ${summary.source}`, '', ...headline(summary), ''];
+  const lines = [`# Violations report: ${printable(summary.source)}`, '', ...headline(summary).map(printable), ''];
   for (const party of PARTIES) {
     const rules = summary.rules.filter((r) => r.party === party);
     lines.push(`## ${PARTY_HEADINGS[party]}`, '');
@@ -208,7 +230,7 @@ export function renderViolationsMarkdown(summary: ViolationsSummary): string {
   )));
   if (summary.rules.length > 0) {
     lines.push('', '## Rules', '');
-    for (const r of uniqueRules(summary.rules)) lines.push(`- **${r.rule}** (${r.level}, section ${r.section || '?'}): ${markdownCell(r.text)}`);
+    for (const r of uniqueRules(summary.rules)) lines.push(`- **${markdownCell(r.rule)}** (${r.level}, section ${markdownCell(r.section || '?')}): ${markdownCell(r.text)}`);
   }
   return lines.join('\n') + '\n';
 }

@@ -149,7 +149,7 @@ async function judgeEveryWay(exchange: RecordedExchange): Promise<Judged> {
     { includeValues: true, maxBody: target.limits.maxBodyBytes },
   );
   const serverTests = judgeAsServerTests({ request: { method: sent.method, path, headers: sent.headers, bodyText: sent.bodyText }, response, json: undefined });
-  return { suite: conformance.findingsForPeople().findings.map(comparable), proxy: proxy.map(comparable), serverTests: serverTests.map(comparable) };
+  return { suite: conformance.findingsForPeople().findings.map(comparable), proxy: proxy.findings.map(comparable), serverTests: serverTests.map(comparable) };
 }
 
 describe('one exchange, one verdict: the suite, the proxy and the server tests judge alike', () => {

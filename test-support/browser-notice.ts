@@ -1,6 +1,9 @@
-// Vitest global setup: prints, once for the whole run, why the browser tests are skipped.
+// Vitest global setup: prints, once for the whole run, why the browser tests (and the promtool
+// test) are skipped.
 import { browserChoice, browserMissingLine, browserTestsRun } from './browser.ts';
+import { promtoolChoice, promtoolMissingLine, promtoolTestRuns } from './promtool.ts';
 
 export default function browserNotice(): void {
   if (!browserTestsRun) process.stdout.write(`${browserMissingLine(browserChoice)}\n`);
+  if (!promtoolTestRuns) process.stdout.write(`${promtoolMissingLine(promtoolChoice)}\n`);
 }

@@ -4,7 +4,7 @@
 import { basename } from 'node:path';
 import { locate, maskCredentialQuery, type Contract, type Finding } from '../contract/index.ts';
 import type { RecordedExchange } from '../proxy/har.ts';
-import { judgeExchange, type JudgeOptions } from '../proxy/judge.ts';
+import { findingsOf, judgeExchange, type JudgeOptions } from '../proxy/judge.ts';
 import { violationRecords, type ViolationRecord } from '../proxy/violations.ts';
 import { entryName, type RecordedItem } from './recorded-files.ts';
 
@@ -36,7 +36,7 @@ export function judgeRecordedItem(judging: RecordedJudging, item: Extract<Record
   const path = apiPath(contract, recorded.url, judging.baseUrl);
   if (path === null) return { inApi: false };
   const exchange = { ...recorded.exchange, path };
-  const findings = judgeExchange(contract, exchange, judging.judge);
+  const findings = findingsOf(contract, judgeExchange(contract, exchange, judging.judge));
   const operationId = locate(contract, exchange.method, path).operation?.operationId ?? null;
   const time = Number.isNaN(Date.parse(recorded.startedDateTime)) ? new Date(0).toISOString() : new Date(recorded.startedDateTime).toISOString();
   const identity = {

@@ -8,7 +8,7 @@ import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { MASK, relativePath, type Contract, type Finding } from '../contract/index.ts';
 import type { HarHeader, RecordedFinding } from '../proxy/har.ts';
-import { judgeExchange, type JudgeOptions } from '../proxy/judge.ts';
+import { findingsOf, judgeExchange, type JudgeOptions } from '../proxy/judge.ts';
 import { partyOf } from '../proxy/violations.ts';
 import type { CaseCredentials, RegressionCase } from '../targets/regression-cases.ts';
 import type { Target } from '../targets/target.ts';
@@ -134,13 +134,13 @@ export class Replayer {
     const sent = await this.send(requestCase);
     if (!sent.ok) return { ...base, verdict: 'no-answer', reason: sent.failure };
     const requestHeaders = { ...renamedLegacy(sent.headers, target.legacyHeader, contract.legacyHeader) };
-    const findings = judgeExchange(contract, {
+    const findings = findingsOf(contract, judgeExchange(contract, {
       method: requestCase.method,
       path: `${contract.basePath}${requestCase.path}`,
       requestHeaders,
       requestBody: requestCase.body === undefined ? { kind: 'none' } : { kind: 'captured', raw: Buffer.from(requestCase.body) },
       response: { status: sent.status, rawHeaders: sent.rawHeaders, body: sent.body.length === 0 ? { kind: 'none' } : { kind: 'captured', raw: sent.body } },
-    }, judge);
+    }, judge));
     const now = findings.filter((f) => f.level === 'MUST' && partyOf(f.location) === 'service');
     const nowRules = new Set(now.map((f) => f.requirement));
     const reproduced = originalRules.filter((rule) => nowRules.has(rule));

@@ -1,0 +1,67 @@
+// Judging under backlog: an exchange that belongs on the judging thread is never judged on the
+// forwarding thread instead (that would stall forwarding for everyone); past the backlog, or past
+// a client's share of it, it is shed and counted. A judging thread that never answers makes the
+// backlog fill deterministically.
+import type { IncomingMessage } from 'node:http';
+import { pino } from 'pino';
+import { afterEach, expect, test } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import { DashboardFeed } from './dashboard.ts';
+import { ProxiedExchange } from './exchange.ts';
+import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES } from './judge-thread.ts';
+import { CLIENT_BACKLOG_SHARE, ExchangeJudging } from './judging.ts';
+import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
+import { Publisher } from './publisher.ts';
+import { ViolationsLog } from './violations.ts';
+
+const contract = loadContract();
+const NEVER_ANSWERS = new URL('data:text/javascript,setInterval(() => {}, 1000)');
+const body = Buffer.alloc(JUDGE_THREAD_MIN_BYTES, 0x20);
+
+let judging: ExchangeJudging | null = null;
+
+afterEach(async () => {
+  await judging?.close(10);
+  judging = null;
+});
+
+function startJudging(): { judging: ExchangeJudging; metrics: ProxyMetrics } {
+  const metrics = createProxyMetrics({ judgeBacklog: () => 0 });
+  const feed = new DashboardFeed(contract, { upstream: 'http://upstream', mode: 'report' });
+  const logger = pino({ level: 'silent' });
+  const publisher = new Publisher({ contract, metrics, feed, violations: new ViolationsLog(null), logger, repeatInterval: 0 });
+  judging = new ExchangeJudging({ contract, judgeOptions: { includeValues: false, maxBody: 1024 * 1024 }, metrics, feed, publisher, logger, onWorkerThread: true, judgeThreadScript: NEVER_ANSWERS });
+  return { judging, metrics };
+}
+
+/** A finished POST with a body large enough for the judging thread, from `client`. */
+function largeExchange(client: string): ProxiedExchange {
+  const req = { method: 'POST', url: '/v3/attribute-configs', headers: { 'content-type': 'application/vnd.api+json' }, socket: { remoteAddress: client } } as unknown as IncomingMessage;
+  const exchange = new ProxiedExchange(req, true);
+  exchange.requestBody = { kind: 'captured', raw: body };
+  exchange.status = 201;
+  exchange.responseComplete = true;
+  return exchange;
+}
+
+async function counts(metrics: ProxyMetrics): Promise<{ shed: Record<string, number>; judged: Record<string, number> }> {
+  const byLabel = async (counter: ProxyMetrics['shedExchanges'] | ProxyMetrics['judgedExchanges'], label: string) => Object.fromEntries((await counter.get()).values.map((v) => [String(v.labels[label as never]), v.value]));
+  return { shed: await byLabel(metrics.shedExchanges, 'reason'), judged: await byLabel(metrics.judgedExchanges, 'thread') };
+}
+
+test(`one client holds at most ${CLIENT_BACKLOG_SHARE} exchanges of the backlog; another client's exchanges still go to the judging thread`, async () => {
+  const { judging, metrics } = startJudging();
+  for (let i = 0; i < CLIENT_BACKLOG_SHARE + 50; i += 1) judging.settle(largeExchange('10.0.0.1'));
+  for (let i = 0; i < 10; i += 1) judging.settle(largeExchange('10.0.0.2'));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(await counts(metrics)).toEqual({ shed: { 'client-share': 50 }, judged: {} });
+});
+
+test(`past the backlog of ${JUDGE_BACKLOG_LIMITS.exchanges} exchanges, exchanges are shed and counted, never judged on the forwarding thread`, async () => {
+  const { judging, metrics } = startJudging();
+  const clients = JUDGE_BACKLOG_LIMITS.exchanges / CLIENT_BACKLOG_SHARE;
+  for (let c = 0; c < clients; c += 1) for (let i = 0; i < CLIENT_BACKLOG_SHARE; i += 1) judging.settle(largeExchange(`10.0.1.${c}`));
+  for (let i = 0; i < 20; i += 1) judging.settle(largeExchange('10.0.2.1'));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(await counts(metrics)).toEqual({ shed: { backlog: 20 }, judged: {} });
+});
