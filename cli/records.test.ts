@@ -69,10 +69,10 @@ describe('las-conformance verify', () => {
   }
 
   it('checks consistency, not origin: a hand-edited record fixed up to match verifies, and --help says so', async () => {
-    // A failed record rewritten as a pass, its tally, verdict, reason and gate made to agree.
+    // A failed record rewritten as a pass, its counts, tally, verdict, reason and gate made to agree.
     const failed = record([finding('NG-META-PAGES', 'meta.pages is 2')]);
     const NG = 'NG-META-PAGES';
-    const edited = failed.requirements.map((r) => (r.id === NG ? { ...r, verdict: 'passed' as const, evidence: [] } : r));
+    const edited = failed.requirements.map((r) => (r.id === NG ? { ...r, verdict: 'passed' as const, evidence: [], broken: 0, judged: Math.max(1, r.judged) } : r));
     const tally = { ...failed.tally, MUST: { ...failed.tally.MUST, failed: failed.tally.MUST.failed - 1, passed: failed.tally.MUST.passed + 1 } };
     const forged = { ...failed, requirements: edited, tally, verdict: 'passed', verdictReason: 'no MUST requirement failed', gate: { ...failed.gate, result: 'pass', reason: 'nothing failed' } };
     expect(verifyCommand(write('failed.json', failed)).code).toBe(0);

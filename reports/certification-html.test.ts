@@ -17,7 +17,7 @@ describe('the certification report as text', () => {
   it('shows per requirement the exchanges judged and broken', () => {
     const html = certificationHtml(failedRun());
     const row = /<tr class="failed" data-requirement="NG-META-PAGES">(.*?)<\/tr>/.exec(html)?.[1] ?? '';
-    expect(row).toMatch(/<td class="number">\d+<\/td><td class="number">3<\/td><td class="number">2<\/td>/);
+    expect(row).toMatch(/<td class="number[^"]*"[^>]*>\d+<\/td><td class="number col-judged"[^>]*>3<\/td><td class="number col-broken"[^>]*>2<\/td>/);
     expect(html).toContain('<th title="exchanges a check that can break it judged">Judged</th>');
   });
 
