@@ -196,7 +196,8 @@ const unjudgedCases: UnjudgedCase[] = [
   { name: 'Basic credentials, Connection: authorization and a valid legacy header', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Basic dXNlcjpwYXNz', connection: 'authorization', 'x-svc-session-token': 'legacy-token', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
   { name: 'credentials the proxy cannot parse, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Bearer x:abc', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-401-MALFORMED' },
   { name: 'no credentials, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: json, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-CREDENTIALS-PRESENT' },
-  ...['/V3/attribute-configs', '/v3/Attribute-Configs', '/v3/attribute-config%73', '/v3//attribute-configs', '/v3/attribute-configs;x=1', '/v3/./attribute-configs', '/v3/x/../attribute-configs', '/v3/attribute-configs%2f'].map((target) => ({
+  // The last five are what common frameworks read as the operation: an extension, NUL, space and double encodings, non-ASCII.
+  ...['/V3/attribute-configs', '/v3/Attribute-Configs', '/v3/attribute-config%73', '/v3//attribute-configs', '/v3/attribute-configs;x=1', '/v3/./attribute-configs', '/v3/x/../attribute-configs', '/v3/attribute-configs%2f', '/v3/attribute-configs.json', '/v3/attribute-configs%00', '/v3/attribute-configs%20', '/v3/attribute-configs%252F', '/v3/attribute-configs/%C4%B1'].map((target) => ({
     name: `the path ${target}`,
     target,
     method: 'POST',
@@ -220,15 +221,6 @@ const unjudgedCases: UnjudgedCase[] = [
   ...['X-Original-URL', 'X-Rewrite-URL'].map((header) => ({ name: `${header}: /v3/attribute-configs on a GET`, target: list, headers: { ...session, [header]: '/v3/attribute-configs' }, status: 400, code: 'PROXY-REWRITE-HEADER' })),
   { name: 'a __proto__ member', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","__proto__":{"inUse":true}}}}', status: 400, code: 'PROXY-PROTOTYPE-KEY' },
   { name: 'a __proto__ query key', target: `${list}&__proto__[admin]=1`, headers: session, status: 400, code: 'PROXY-PROTOTYPE-KEY' },
-  ...['/v3/attribute-configs.json', '/v3/attribute-configs%00', '/v3/attribute-configs%20', '/v3/attribute-configs%252F', '/v3/attribute-configs/%C4%B1'].map((target) => ({
-    name: `the path ${target}`,
-    target,
-    method: 'POST',
-    headers: { ...session, ...json },
-    body: invalidCreate,
-    status: 400,
-    code: 'PROXY-PATH-NOT-CANONICAL',
-  })),
   ...['X-Forwarded-Host', 'X-Forwarded-Proto', 'Forwarded'].map((header) => ({ name: `the client's own ${header} under --forwarded-headers`, target: list, headers: { ...session, [header]: header === 'Forwarded' ? 'host=evil.example' : 'evil.example' }, status: 400, code: 'PROXY-FORWARDED-HEADER', options: { forwardedHeaders: true } })),
 ];
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shell, type ShellResult } from '../test-support/shell.ts';
 import { hermeticEnvironment } from '../cli/test-support.ts';
 import { send } from '../proxy/test-support.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
@@ -32,26 +33,8 @@ function local(command: string): string {
   return `exec "${process.execPath}" "${BIN}" ${command.slice('npx las-conformance '.length)}`;
 }
 
-interface Shell {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function shell(command: string, cwd: string, env: Record<string, string>): Promise<Shell> {
-  const child = spawn('sh', ['-c', local(command)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** Starts the proxy command, sends `traffic` through it once it serves, then stops it (SIGTERM). */
-async function proxyWhile(command: string, cwd: string, env: Record<string, string>, traffic: (baseUrl: string) => Promise<void>): Promise<Shell> {
+async function proxyWhile(command: string, cwd: string, env: Record<string, string>, traffic: (baseUrl: string) => Promise<void>): Promise<ShellResult> {
   const child = spawn('sh', ['-c', local(command)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -102,24 +85,24 @@ describe('the operating guide: from a violation to a regression case', () => {
     const captured = readFileSync(join(dir, 'violations.ndjson'), 'utf8');
     expect(captured).toContain('NG-META-PAGES');
 
-    const judged = await shell(judge, dir, againstFaulted());
+    const judged = await shell(local(judge), dir, againstFaulted());
     expect(judged.code).toBe(1);
     expect(readFileSync(join(dir, 'judged.ndjson'), 'utf8')).toContain('"rule":"NG-META-PAGES"');
 
-    const reproduced = await shell(replay, dir, againstFaulted());
+    const reproduced = await shell(local(replay), dir, againstFaulted());
     expect(reproduced.stdout).toMatch(/^still reproduces: NG-META-PAGES · GET \/notification-groups/m);
     expect(reproduced.code).toBe(1);
-    const repaired = await shell(replay, dir, againstFixed());
+    const repaired = await shell(local(replay), dir, againstFixed());
     expect(repaired.stdout).toMatch(/^fixed: NG-META-PAGES · GET \/notification-groups\S* answered 200 /m);
     expect(repaired.code).toBe(0);
 
-    const saved = await shell(save, dir, againstFaulted());
+    const saved = await shell(local(save), dir, againstFaulted());
     expect(saved.stdout).toContain('staging.yaml: 1 regression case added (NG-META-PAGES)');
     expect(readFileSync(join(dir, 'staging.yaml'), 'utf8')).not.toContain(FAULTED_TOKENS.sessionToken);
 
-    const failing = await shell(run, dir, againstFaulted());
+    const failing = await shell(local(run), dir, againstFaulted());
     expect(failing.code).toBe(1);
-    const passing = await shell(run, dir, againstFixed());
+    const passing = await shell(local(run), dir, againstFixed());
     expect(passing.code).toBe(3);
     const record = JSON.parse(readFileSync(join(dir, 'reports/regression/conformance.json'), 'utf8')) as { requirements: { id: string; verdict: string }[] };
     expect(record.requirements.find((r) => r.id === 'NG-META-PAGES')?.verdict).toBe('passed');
@@ -133,9 +116,9 @@ describe('the CI guide: regression cases in the gate', () => {
     expect(commands).toHaveLength(2);
     const [save, gate] = commands;
     expect(existsSync(join(dir, 'captures'))).toBe(true);
-    const saved = await shell(save, dir, againstFaulted());
+    const saved = await shell(local(save), dir, againstFaulted());
     expect(saved.code).toBe(1);
-    const result = await shell(gate, dir, againstFaulted());
+    const result = await shell(local(gate), dir, againstFaulted());
     expect(result.code).toBe(1);
     const junit = readFileSync(join(dir, 'reports/conformance/junit.xml'), 'utf8');
     const testcase = /<testcase name="NG-META-PAGES[^"]*"[\s\S]*?<\/testcase>/.exec(junit)?.[0] ?? '';

@@ -4,12 +4,12 @@
 // whose only failure is the requirement the fault breaks. The install step (`npm ci`) is how
 // these tests were installed; every command after it runs here as written, in a directory of
 // its own where the kit is the project's local `las-conformance`.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shell, type ShellResult } from '../../test-support/shell.ts';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_CREDENTIALS, FAULTS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
 import { hermeticEnvironment } from '../../cli/test-support.ts';
@@ -30,24 +30,6 @@ function githubCommands(): string[] {
 function gitlabCommands(): string[] {
   const jobs = parseYaml(readFileSync(new URL('gitlab-ci.yml', import.meta.url), 'utf8')) as Record<string, { script: string[]; artifacts: { reports: { junit: string } } }>;
   return Object.values(jobs).flatMap((job) => job.script);
-}
-
-interface Shell {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function shell(command: string, cwd: string, env: Record<string, string>): Promise<Shell> {
-  const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 describe('the CI examples', () => {
@@ -73,7 +55,7 @@ describe('the CI examples', () => {
 describe('the CI examples\' commands, as a GitHub Actions job runs them against a faulty target', () => {
   let server: StartedReferenceServer;
   let dir: string;
-  let results: Shell[];
+  let results: ShellResult[];
   let reportDir: string;
   let stepSummary: string;
 
