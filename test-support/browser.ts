@@ -2,10 +2,8 @@
 // launched through Playwright without downloading one. Without a browser those tests are skipped
 // (the global setup prints one line saying how to enable them); with LAS_REQUIRE_BROWSER=1 they
 // run anyway, so a missing browser fails them.
-import { existsSync } from 'node:fs';
 import { chromium, type Browser } from '@playwright/test';
-
-type Environment = Record<string, string | undefined>;
+import { chooseExecutable, type Environment, type ExecutableChoice } from './executable.ts';
 
 export const BROWSER_ENVIRONMENT = { executable: 'LAS_CHROMIUM', required: 'LAS_REQUIRE_BROWSER' } as const;
 export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
@@ -13,21 +11,11 @@ export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 // Headless in a container: no sandbox (it needs user namespaces), and nothing that phones home.
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 
-export interface BrowserChoice {
-  /** The executable to launch, when one exists. */
-  executablePath?: string;
-  /** LAS_REQUIRE_BROWSER is set: the browser tests run (and fail) even without a browser. */
-  required: boolean;
-  /** Where it was looked for, for the messages. */
-  lookedAt: string;
-}
+export type BrowserChoice = ExecutableChoice;
 
 /** Which browser the tests would use, from the environment and what exists on disk. */
-export function chooseBrowser(env: Environment, exists: (path: string) => boolean = existsSync): BrowserChoice {
-  const named = env[BROWSER_ENVIRONMENT.executable];
-  const candidate = named || DEBIAN_CHROMIUM;
-  const required = ['1', 'true', 'yes'].includes((env[BROWSER_ENVIRONMENT.required] ?? '').toLowerCase());
-  return { ...(exists(candidate) ? { executablePath: candidate } : {}), required, lookedAt: named ? `${BROWSER_ENVIRONMENT.executable}=${named}` : DEBIAN_CHROMIUM };
+export function chooseBrowser(env: Environment, exists?: (path: string) => boolean): BrowserChoice {
+  return chooseExecutable({ executable: BROWSER_ENVIRONMENT.executable, debianPath: DEBIAN_CHROMIUM, required: [BROWSER_ENVIRONMENT.required] }, env, exists);
 }
 
 /** The one line a run without a browser prints. */

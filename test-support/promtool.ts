@@ -1,24 +1,15 @@
 // promtool (Debian's prometheus package) checks the proxy's /metrics. Without it that test is
 // skipped (the global setup prints one line saying how to enable it); with LAS_REQUIRE_PROMTOOL=1
 // (or LAS_REQUIRE_BROWSER=1, which CI sets) it runs anyway, so a missing promtool fails it.
-import { existsSync } from 'node:fs';
-
-type Environment = Record<string, string | undefined>;
+import { chooseExecutable, type Environment, type ExecutableChoice } from './executable.ts';
 
 export const PROMTOOL_ENVIRONMENT = { executable: 'LAS_PROMTOOL', required: ['LAS_REQUIRE_PROMTOOL', 'LAS_REQUIRE_BROWSER'] } as const;
 export const DEBIAN_PROMTOOL = '/usr/bin/promtool';
 
-export interface PromtoolChoice {
-  executablePath?: string;
-  required: boolean;
-  lookedAt: string;
-}
+export type PromtoolChoice = ExecutableChoice;
 
-export function choosePromtool(env: Environment, exists: (path: string) => boolean = existsSync): PromtoolChoice {
-  const named = env[PROMTOOL_ENVIRONMENT.executable];
-  const candidate = named || DEBIAN_PROMTOOL;
-  const required = PROMTOOL_ENVIRONMENT.required.some((name) => ['1', 'true', 'yes'].includes((env[name] ?? '').toLowerCase()));
-  return { ...(exists(candidate) ? { executablePath: candidate } : {}), required, lookedAt: named ? `${PROMTOOL_ENVIRONMENT.executable}=${named}` : DEBIAN_PROMTOOL };
+export function choosePromtool(env: Environment, exists?: (path: string) => boolean): PromtoolChoice {
+  return chooseExecutable({ ...PROMTOOL_ENVIRONMENT, debianPath: DEBIAN_PROMTOOL }, env, exists);
 }
 
 export function promtoolMissingLine(choice: PromtoolChoice): string {
