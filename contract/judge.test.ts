@@ -77,3 +77,32 @@ describe('assessExchange', () => {
     ]);
   });
 });
+
+// Section 7: an error object's status is the HTTP status as a string, whoever answers it with
+// whatever status. The statuses are the contract's: every error status an operation lists, the
+// generic ones (x-generic-statuses), and one 4xx neither names.
+const namedErrorStatuses = [...new Set([...contract.operations.flatMap((o) => o.statuses.filter((s) => s >= 400)), ...contract.genericStatuses])].sort((a, b) => a - b);
+const unnamedErrorStatus = Array.from({ length: 100 }, (_, i) => 400 + i).find((s) => !namedErrorStatuses.includes(s))!;
+const errorStatuses = [...namedErrorStatuses, unnamedErrorStatus];
+const requestsTo: { to: string; request: HttpRequest }[] = [
+  ...contract.operations.map((operation) => ({
+    to: operation.operationId,
+    request: operation.requestBody ? { ...configRequest({ label: 'Consent' }), method: operation.method, path: `${contract.basePath}${operation.pathTemplate}`, bodyText: JSON.stringify({ data: { type: operation.resourceType, attributes: {} } }) } : listRequest,
+  })),
+  { to: 'an unspecified operation', request: { method: 'GET', path: '/v3/users', headers: credentials } },
+];
+const refusal = (status: number, statusMember: unknown): HttpResponse => ({ status, headers: jsonApi, bodyText: JSON.stringify({ errors: [{ status: statusMember, title: 'Refused' }] }) });
+
+describe('an error object is judged alike at every error status', () => {
+  for (const { to, request } of requestsTo) {
+    for (const status of errorStatuses) {
+      it(`${to} answered ${status}: a numeric status member breaks ERR-STATUS-STRING, a string one is judged and holds`, () => {
+        const numeric = judgeExchange(contract, request, refusal(status, status)).filter((f) => f.requirement === 'ERR-STATUS-STRING');
+        expect(numeric.map((f) => `${f.location} ${f.level} ${f.pointer}`)).toEqual(['response MUST /errors/0/status']);
+        const asString = assessExchange(contract, request, refusal(status, String(status)));
+        expect(asString.findings.filter((f) => f.requirement === 'ERR-STATUS-STRING')).toEqual([]);
+        expect(asString.judged).toContainEqual({ requirement: 'ERR-STATUS-STRING', location: 'response' });
+      });
+    }
+  }
+});

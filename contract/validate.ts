@@ -272,18 +272,38 @@ function routeProblems(contract: Contract, operationId: string, location: 'reque
 }
 
 export function validateResponse(contract: Contract, operation: Operation, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
-  const includeValues = options.includeValues ?? true;
   // Whether the status is one the operation lists is an exchange check (checks.ts).
   const findings: Finding[] = [];
   append(findings, responseMediaTypeFindings(contract, response, options.bodyOmitted === true));
-  const schema = operation.responseBodies.get(response.status);
-  if (schema && !options.bodyOmitted) {
-    const bodyFindings = documentFindings(contract, operation.operationId, 'response', response.status, schema, response, includeValues, options.listedPerShape);
-    append(findings, bodyFindings);
-    // Every id is judged, whatever else is wrong with the document (a wrong member elsewhere hides no id).
-    if (response.status < 300) append(findings, objectIdFindings(contract, response, includeValues));
+  const document = responseDocument(contract, operation, response.status);
+  if (document === undefined || options.bodyOmitted) return findings;
+  if (document.routedAs === GENERIC) {
+    // An error status the operation does not list: judged as traffic outside the operations is, when its body is a JSON:API one.
+    if (findings.length === 0) append(findings, genericFindings(contract, 'response', response.status, document.schema, response, options));
+    return findings;
   }
+  const includeValues = options.includeValues ?? true;
+  append(findings, documentFindings(contract, operation.operationId, 'response', response.status, document.schema, response, includeValues, options.listedPerShape));
+  // Every id is judged, whatever else is wrong with the document (a wrong member elsewhere hides no id).
+  if (response.status < 300) append(findings, objectIdFindings(contract, response, includeValues));
   return findings;
+}
+
+/**
+ * The schema a response's body is validated against, and the operation its findings are routed
+ * as (`generic` for the generic rules): the body the operation lists for the status; for an error
+ * status it does not list (a generic status such as 415, a 422, a 5xx) or traffic outside the
+ * operations, the generic document of that status, routed as traffic outside the operations is,
+ * so that an error object is judged alike whoever answers it. Undefined when no body is judged:
+ * a status listed without a body (202), or a success status the operation does not list.
+ */
+export function responseDocument(contract: Contract, operation: Operation | null, status: number): { routedAs: string; schema: Schema } | undefined {
+  if (operation) {
+    const listed = operation.responseBodies.get(status);
+    if (listed) return { routedAs: operation.operationId, schema: listed };
+    if (listed === null || status < 400) return undefined;
+  }
+  return { routedAs: GENERIC, schema: status >= 400 ? contract.schemas.ErrorDocument : contract.schemas.JsonApiDocument };
 }
 
 /**
@@ -299,12 +319,13 @@ export function responseCoverage(contract: Contract, operation: Operation | null
   const covered: Judged[] = [];
   if (hasBody || bodyOmitted) covered.push({ requirement: mediaTypeRequirements.response, location: 'response' });
   if (bodyOmitted) return covered;
-  // What validateResponse validates against a schema: an operation's listed body; outside the operations, a body in the right media type.
-  const validated = operation ? Boolean(operation.responseBodies.get(response.status)) : hasBody && mediaTypeFindings(contract, 'response', response.headers).length === 0;
-  if (!validated) return covered;
+  // What validateResponse validates against a schema: an operation's listed body; by the generic rules, a body in the right media type.
+  const document = responseDocument(contract, operation, response.status);
+  if (document === undefined) return covered;
+  if (document.routedAs === GENERIC && !(hasBody && mediaTypeFindings(contract, 'response', response.headers).length === 0)) return covered;
   const parsed = hasBody ? parsedBody(response) : undefined;
   const pointers = parsed?.ok ? documentPointers(parsed.value) : new Set(['']);
-  for (const requirement of contract.requirementsRoutedAt(operation?.operationId ?? GENERIC, 'response', response.status, pointers)) covered.push({ requirement, location: 'response' });
+  for (const requirement of contract.requirementsRoutedAt(document.routedAs, 'response', response.status, pointers)) covered.push({ requirement, location: 'response' });
   if (operation && response.status < 300 && parsed?.ok && resourceIds(parsed.value).some((id) => typeof id === 'string')) covered.push({ requirement: 'RES-ID-OBJECTID', location: 'response' });
   return covered;
 }
@@ -389,8 +410,7 @@ export function validateGenericRequest(contract: Contract, request: HttpRequest,
 
 /** Generic JSON:API rules for a response outside the three operations. */
 export function validateGenericResponse(contract: Contract, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
-  const schema = response.status >= 400 ? contract.schemas.ErrorDocument : contract.schemas.JsonApiDocument;
-  return genericFindings(contract, 'response', response.status, schema, response, options);
+  return genericFindings(contract, 'response', response.status, responseDocument(contract, null, response.status)!.schema, response, options);
 }
 
 /** A message with a body: its media type, then (when that holds and the body was kept) its envelope. */

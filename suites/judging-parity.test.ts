@@ -82,6 +82,13 @@ const recorded: RecordedExchange[] = [
     breaks: [],
   },
   {
+    name: 'a body sent as application/json answered 415 with a numeric error status',
+    request: { operation: createHighlight, credentials: session, document: highlight({}), contentType: 'application/json' },
+    response: { status: 415, body: { errors: [{ status: 415, title: 'Unsupported Media Type' }] } },
+    breaks: ['ERR-STATUS-STRING'],
+  },
+  { name: 'a list answered 429 with a numeric error status', request: { operation: list, query: 'filter[type]=user', credentials: session }, response: { status: 429, body: { errors: [{ status: 429 }] } }, breaks: ['ERR-STATUS-STRING'] },
+  {
     name: 'an attribute of the wrong type answered 201 and echoed',
     request: { operation: createAttributeConfig, credentials: session, document: attributeConfig({ label: 5 }) },
     response: { status: 201, body: createdConfig({ label: 5 }) },
