@@ -60,6 +60,7 @@ const cases: CheckCase[] = [
   { check: 'unauthenticatedNot401', description: 'credentials answered 403', exchange: listing('filter[type]=user', 403, errors({ status: '403' })), findings: [] },
   { check: 'unauthenticatedNot401', description: 'no credentials answered 401', exchange: listing('filter[type]=user', 401, errors({ status: '401' }), {}), findings: [], held: ['AUTH-401-NO-CREDENTIALS'] },
   { check: 'unauthenticatedNot401', description: 'no credentials answered 429, a generic status (rate limits are not shown)', exchange: listing('filter[type]=user', 429, errors({ status: '429' }), {}), findings: [] },
+  { check: 'unauthenticatedNot401', description: 'no credentials answered 422, a refusal the contract names for no condition', exchange: listing('filter[type]=user', 422, errors({ status: '422' }), {}), findings: [{ requirement: 'AUTH-401-NO-CREDENTIALS', pointer: '' }] },
   { check: 'unauthenticatedNot401', description: 'no credentials outside the three operations (which are public is not shown)', exchange: exchange(null, 'GET', '/v3/portal-stores', {}, undefined, 200, { data: [] }), findings: [] },
 
   { check: 'invalidAnswered2xx', description: 'a filter outside portal and user answered 200', exchange: listing('filter[type]=group', 200, page([])), findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }] },
@@ -76,6 +77,11 @@ const cases: CheckCase[] = [
   { check: 'invalidAnswered2xx', description: 'an invalid request answered 400', exchange: listing('filter[type]=group', 400, errors({ status: '400' })), findings: [], held: ['NG-FILTER-REQUIRED'] },
   { check: 'invalidAnswered2xx', description: 'an invalid request answered 401: refused for its credentials, its content not judged', exchange: listing('filter[type]=group', 401, errors({ status: '401' })), findings: [], held: [] },
   { check: 'invalidAnswered2xx', description: 'an invalid request with malformed credentials answered 400: its content not judged', exchange: listing('filter[type]=group', 400, errors({ status: '400' }), { authorization: 'Token x' }), findings: [], held: [] },
+  { check: 'invalidAnswered2xx', description: 'a type mismatch answered 422, a refusal the contract names for no condition', exchange: configCreation({ label: 1 }, 422, errors({ status: '422' })), findings: [{ requirement: 'AC-TYPE-MISMATCH', pointer: '/data/attributes/label' }] },
+  { check: 'invalidAnswered2xx', description: 'a filter outside portal and user answered 404, a status the list does not list', exchange: listing('filter[type]=group', 404, errors({ status: '404' })), findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }] },
+  { check: 'invalidAnswered2xx', description: 'a wrong-type owner.links answered 422: at the level serving it breaks', exchange: highlightCreation({ relationships: { owner: { data: { id: userId, type: 'User' }, links: 5 } } }, 422, errors({ status: '422' })), findings: [{ requirement: 'REQ-RELATIONSHIPS-REFUSED', pointer: '/data/relationships/owner/links' }] },
+  { check: 'invalidAnswered2xx', description: 'a wrong data.type answered 409, a status the create lists', exchange: exchange('createHighlight', 'POST', '/v3/highlights', { ...credentials, ...jsonApi }, { data: { type: 'AttributeConfig' } }, 409, errors({ status: '409' })), findings: [], held: ['HL-DATA-TYPE'] },
+  { check: 'invalidAnswered2xx', description: 'a type mismatch answered 413, a generic status', exchange: configCreation({ label: 1 }, 413, errors({ status: '413' })), findings: [], held: ['AC-TYPE-MISMATCH'] },
   { check: 'invalidAnswered2xx', description: 'missing credentials alone (reported by unauthenticatedNot401)', exchange: listing('filter[type]=user', 200, page([]), {}), findings: [] },
 
   { check: 'serverError', description: 'malformed JSON answered 500', exchange: rawHighlightCreation('{"data":', 500), findings: [{ requirement: 'ERR-NO-5XX', pointer: '' }] },
@@ -92,6 +98,7 @@ const cases: CheckCase[] = [
   { check: 'statusListed', description: 'a list answered 404', exchange: listing('filter[type]=user', 404, errors({ status: '404' })), findings: [{ requirement: 'EXCH-STATUS-LISTED', pointer: '' }] },
   { check: 'statusListed', description: 'a create answered 422', exchange: configCreation({ label: 'x' }, 422, errors({ status: '422' })), findings: [{ requirement: 'EXCH-STATUS-LISTED', pointer: '' }] },
   { check: 'statusListed', description: 'a create answered 409, a listed status', exchange: configCreation({ label: 'x' }, 409, errors({ status: '409' })), findings: [], held: ['EXCH-STATUS-LISTED'] },
+  { check: 'statusListed', description: 'a type mismatch answered 422 (judged by invalidAnswered2xx, once)', exchange: configCreation({ label: 1 }, 422, errors({ status: '422' })), findings: [] },
   { check: 'statusListed', description: 'a create answered 415, a generic status', exchange: configCreation({ label: 'x' }, 415, errors({ status: '415' })), findings: [] },
 
   { check: 'errorStatusMatches', description: 'a 403 whose error says 400', exchange: listing('filter[type]=user', 403, errors({ status: '403' }, { status: '400' })), findings: [{ requirement: 'ERR-STATUS-STRING', pointer: '/errors/1/status' }] },

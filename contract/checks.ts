@@ -44,6 +44,7 @@ export interface ExchangeCheck {
 type Json = Record<string, unknown>;
 
 const is2xx = (status: number) => status >= 200 && status < 300;
+const is4xx = (status: number) => status >= 400 && status < 500;
 const isRequestProblem = (f: Finding) => f.location === 'request' && f.level === 'MUST';
 
 function jsonBody(message: HttpRequest | HttpResponse): Json | undefined {
@@ -77,13 +78,15 @@ const isValidationProblem = (f: Finding) => isRequestProblem(f) && !isCredential
 
 // Section 5: an unauthenticated request yields 401, whatever else is wrong with it. Visible in one
 // exchange when it carries no credentials at all and is answered 401, served, or answered another
-// listed status (a generic status such as 429 says nothing either way).
+// 4xx (one the operation lists, or one the contract names for no condition, such as 422); a
+// generic status such as 429 says nothing either way.
 const unauthenticatedNot401: ExchangeCheck = {
   name: 'unauthenticatedNot401',
-  appliesTo: (x) => x.operation !== null && (x.response.status === 401 || is2xx(x.response.status) || (x.response.status >= 400 && x.response.status < 500 && x.operation.statuses.includes(x.response.status))),
+  appliesTo: (x) => x.operation !== null && (is2xx(x.response.status) || is4xx(x.response.status)),
   run(contract, x, _options, verdict) {
     if (!hasNoCredentials(contract, x)) return [];
     const status = x.response.status;
+    if (contract.genericStatuses.has(status)) return [];
     const invalid = x.requestFindings.some(isValidationProblem);
     if (status === 401) {
       verdict.held('AUTH-401-NO-CREDENTIALS');
@@ -106,23 +109,44 @@ function refusedForItsProblems(x: Exchange): boolean {
   return !credentialsUnreadable && !CREDENTIAL_STATUSES.includes(x.response.status);
 }
 
-// A request the contract rejects is refused: answering it 2xx breaks what serving it breaks
-// (`acceptedBreaks`); a 4xx holds that. Credentials come first (section 5): a request without
-// valid-looking credentials that is refused shows nothing about its other problems.
+/**
+ * A 4xx the contract names for an operation: one it lists (400 for an invalid request, section 7;
+ * 404 and 409, whose conditions are not shown), or one HTTP defines for a condition the
+ * specification leaves open (x-generic-statuses). Any other 4xx (422, say) refuses a request with
+ * a status the specification gives no condition for.
+ */
+export function isNamedRefusal(contract: Contract, operation: Operation, status: number): boolean {
+  return is4xx(status) && (operation.statuses.includes(status) || contract.genericStatuses.has(status));
+}
+
+/** The refusals the contract names for an operation, as an expectation reads them. */
+function namedRefusals(contract: Contract, operation: Operation): string {
+  const listed = operation.statuses.filter(is4xx);
+  return `${listed.join(', ')} or a generic status (${[...contract.genericStatuses].join(', ')})`;
+}
+
+// A request the contract rejects is refused with a status the contract names for it: answering it
+// 2xx, or refusing it with a 4xx the contract names for no condition (a 422), breaks what serving
+// it breaks (`acceptedBreaks`), at that requirement's level, as the suite's cases judge it; a named
+// refusal holds that. Credentials come first (section 5): a request without valid-looking
+// credentials that is refused shows nothing about its other problems.
 const invalidAnswered2xx: ExchangeCheck = {
   name: 'invalidAnswered2xx',
-  appliesTo: (x) => x.operation !== null && (is2xx(x.response.status) || (x.response.status >= 400 && x.response.status < 500)) && x.requestFindings.some(isValidationProblem),
+  appliesTo: (x) => x.operation !== null && (is2xx(x.response.status) || is4xx(x.response.status)) && x.requestFindings.some(isValidationProblem),
   run(contract, x, _options, verdict) {
-    // Each broken requirement once, under what serving it breaks: the exchange shows the server accepted what it must refuse.
+    // Each broken requirement once, under what serving it breaks: the exchange shows the server did not refuse it as the contract says.
     const problems = x.requestFindings.filter(isValidationProblem);
     const broken = problems.map((problem) => ({ problem, requirement: contract.requirementBrokenByAccepting(problem.requirement).id }));
     const firstPerRequirement = broken.filter((b, i) => broken.findIndex((c) => c.requirement === b.requirement) === i);
-    if (!is2xx(x.response.status)) {
+    const status = x.response.status;
+    if (isNamedRefusal(contract, x.operation!, status)) {
       if (refusedForItsProblems(x)) for (const { requirement } of firstPerRequirement) verdict.held(requirement);
       return [];
     }
+    const expected = is2xx(status) ? '4xx' : namedRefusals(contract, x.operation!);
+    const answered = is2xx(status) ? `${status}` : `${status}, a refusal the contract names for no condition`;
     return firstPerRequirement.map(({ problem, requirement }) =>
-      contract.finding(requirement, 'exchange', { pointer: problem.pointer, message: `a request the contract rejects (${problem.message}) was answered ${x.response.status}`, expected: '4xx', actual: String(x.response.status) }),
+      contract.finding(requirement, 'exchange', { pointer: problem.pointer, message: `a request the contract rejects (${problem.message}) was answered ${answered}`, expected, actual: String(status) }),
     );
   },
 };
@@ -155,6 +179,8 @@ const statusListed: ExchangeCheck = {
       verdict.held('EXCH-STATUS-LISTED', 'response');
       return [];
     }
+    // A request that must be refused, refused with a status the contract does not name, is judged by the checks above, once.
+    if (is4xx(status) && x.requestFindings.some(isRequestProblem)) return [];
     return [contract.finding('EXCH-STATUS-LISTED', 'response', { message: `status ${status} is not listed for ${operation.operationId} (listed: ${operation.statuses.join(', ')})`, expected: operation.statuses.join(', '), actual: String(status) })];
   },
 };

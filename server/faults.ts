@@ -408,8 +408,9 @@ const CATALOGUE: Fault[] = [
   {
     name: 'malformed-json-answered-422',
     requirement: 'REQ-MALFORMED-JSON',
-    description: 'A request body that is not well-formed JSON is answered 422 instead of 400 (a status the operation does not list, a SHOULD).',
-    detectableInOneExchange: false,
+    description: 'A request body that is not well-formed JSON is answered 422 instead of 400, a refusal the contract names for no condition.',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/highlights', '{"data":'),
     hooks: { reply: (reply, context) => (reply.status === 400 && context.findings.some((f) => f.requirement === 'REQ-MALFORMED-JSON') ? withStatus(reply, 422) : reply) },
   },
 

@@ -5,9 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadContract, MEDIA_TYPE, type Finding } from '../contract/index.ts';
 import { judgeExchange as judgeAsProxy } from '../proxy/judge.ts';
-import { judgeExchange as judgeAsServerTests } from '../server/test-support.ts';
+import { CaseSkipped, judgeExchange as judgeAsServerTests, runSuiteCase } from '../server/test-support.ts';
 import type { Target } from '../targets/target.ts';
 import { ConformanceCase, suiteFindings, type CaseRequest } from './case.ts';
+import { SUITE_CASES } from './cases/index.ts';
 import type { OutgoingRequest, ReceivedResponse, TargetClient } from './client.ts';
 
 const contract = loadContract();
@@ -65,7 +66,8 @@ const recorded: RecordedExchange[] = [
   },
   { name: 'malformed JSON answered 503', request: { operation: createHighlight, credentials: session, bodyText: '{"data":' }, response: { status: 503, body: errors(503) }, breaks: ['ERR-NO-5XX'] },
   { name: 'a valid create answered 200, a success status it does not list', request: { operation: createAttributeConfig, credentials: session, document: attributeConfig({ label: 'Consent' }) }, response: { status: 200, body: createdConfig({ label: 'Consent' }) }, breaks: ['AC-CREATE-201'] },
-  { name: 'a create answered 422, an error status it does not list', request: { operation: createAttributeConfig, credentials: session, document: attributeConfig({ label: 1 }) }, response: { status: 422, body: errors(422) }, breaks: ['EXCH-STATUS-LISTED'] },
+  { name: 'a valid create answered 422, an error status it does not list', request: { operation: createAttributeConfig, credentials: session, document: attributeConfig({ label: 'Consent' }) }, response: { status: 422, body: errors(422) }, breaks: ['EXCH-STATUS-LISTED'] },
+  { name: 'a create the contract rejects answered 422, a refusal it names for no condition', request: { operation: createAttributeConfig, credentials: session, document: attributeConfig({ label: 1 }) }, response: { status: 422, body: errors(422) }, breaks: ['AC-TYPE-MISMATCH'] },
   { name: 'no credentials answered 403', request: { operation: list, query: 'filter[type]=user', credentials: none }, response: { status: 403, body: errors(403) }, breaks: ['AUTH-401-NO-CREDENTIALS'] },
   { name: 'no credentials and no filter answered 400', request: { operation: list, credentials: none }, response: { status: 400, body: { errors: [{ status: '400', source: { parameter: 'filter[type]' } }] } }, breaks: ['AUTH-401-BEFORE-400'] },
   { name: 'no credentials answered 200', request: { operation: list, query: 'filter[type]=user', credentials: none }, response: { status: 200, body: listPage(5, 5) }, breaks: ['AUTH-401-NO-CREDENTIALS'] },
@@ -140,6 +142,18 @@ interface Judged {
   serverTests: Finding[];
 }
 
+const bytes = (text: string | undefined) => (text === undefined || text === '' ? { kind: 'none' as const } : { kind: 'captured' as const, raw: Buffer.from(text) });
+
+/** What the proxy finds on one exchange a case sent. */
+function judgedByProxy(sent: OutgoingRequest, response: ReceivedResponse): Finding[] {
+  const path = `${contract.basePath}${sent.path}`;
+  return judgeAsProxy(
+    contract,
+    { method: sent.method, path, requestHeaders: sent.headers, requestBody: bytes(sent.bodyText), response: { status: response.status, rawHeaders: Object.entries(response.headers).flat(), body: bytes(response.bodyText) } },
+    { includeValues: true, maxBody: target.limits.maxBodyBytes },
+  ).findings;
+}
+
 async function judgeEveryWay(exchange: RecordedExchange): Promise<Judged> {
   const response = receivedResponse(exchange.response);
   const client = replayingClient(response);
@@ -149,14 +163,8 @@ async function judgeEveryWay(exchange: RecordedExchange): Promise<Judged> {
   await conformance.send(exchange.request);
   const [sent] = client.sent;
   const path = `${contract.basePath}${sent.path}`;
-  const bytes = (text: string | undefined) => (text === undefined || text === '' ? { kind: 'none' as const } : { kind: 'captured' as const, raw: Buffer.from(text) });
-  const proxy = judgeAsProxy(
-    contract,
-    { method: sent.method, path, requestHeaders: sent.headers, requestBody: bytes(sent.bodyText), response: { status: response.status, rawHeaders: Object.entries(response.headers).flat(), body: bytes(response.bodyText) } },
-    { includeValues: true, maxBody: target.limits.maxBodyBytes },
-  );
   const serverTests = judgeAsServerTests({ request: { method: sent.method, path, headers: sent.headers, bodyText: sent.bodyText }, response, json: undefined });
-  return { suite: conformance.findingsForPeople().findings.map(comparable), proxy: proxy.findings.map(comparable), serverTests: serverTests.map(comparable) };
+  return { suite: conformance.findingsForPeople().findings.map(comparable), proxy: judgedByProxy(sent, response).map(comparable), serverTests: serverTests.map(comparable) };
 }
 
 describe('one exchange, one verdict: the suite, the proxy and the server tests judge alike', () => {
@@ -175,5 +183,43 @@ describe('one exchange, one verdict: the suite, the proxy and the server tests j
     expect(await levels('an attribute of the wrong type answered 201 and echoed')).toEqual(['AC-TYPE-MISMATCH MUST']);
     expect(await levels('owner links of the wrong type answered 201 and echoed')).toEqual(['REQ-RELATIONSHIPS-REFUSED SHOULD']);
     expect(await levels('a body sent as application/json answered 201')).toEqual(['MEDIA-TYPE-REQUEST-415 SHOULD']);
+  });
+});
+
+// The suite's own cases, each answered with a status no operation lists and the contract names
+// for no condition (422), against what the proxy finds on the same exchanges. A case whose every
+// request the contract rejects (a request finding at MUST: its content, or its credentials) must
+// fail at the same level in both, the proxy's findings among the suite's: the case's own
+// expectation adds at most its own requirement.
+const LEVELS = ['MUST', 'SHOULD'] as const;
+const worstLevel = (findings: Finding[]) => LEVELS.find((level) => findings.some((f) => f.level === level)) ?? 'none';
+const refusable = (findings: Finding[]) => findings.some((f) => f.location === 'request' && f.level === 'MUST');
+const verdictOf = (findings: Finding[]) => [...new Set(findings.filter((f) => f.level !== 'INFO').map((f) => `${f.requirement} ${f.level}`))].sort();
+
+describe("a request the contract rejects answered 422: the suite's cases and the proxy give one verdict", () => {
+  const unnamed = receivedResponse({ status: 422, body: errors(422) });
+  let compared = 0;
+  for (const suiteCase of SUITE_CASES) {
+    it(suiteCase.title, async () => {
+      const client = replayingClient(unnamed);
+      let suite: Finding[];
+      try {
+        suite = await runSuiteCase(suiteCase, target, client);
+      } catch (error) {
+        if (error instanceof CaseSkipped) return;
+        throw error;
+      }
+      const judged = client.sent.map((sent) => judgedByProxy(sent, unnamed));
+      if (judged.length === 0 || !judged.every(refusable)) return;
+      compared += 1;
+      const proxy = judged.flatMap((findings) => suiteFindings(contract, findings)).filter((f) => f.level !== 'INFO');
+      expect(worstLevel(proxy), 'the proxy fails it').not.toBe('none');
+      expect(worstLevel(suite), 'at the level the suite fails it').toBe(worstLevel(proxy));
+      expect(verdictOf(suite)).toEqual(expect.arrayContaining(verdictOf(proxy)));
+    });
+  }
+
+  it('compared the cases that send only requests the contract rejects', () => {
+    expect(compared).toBeGreaterThan(20);
   });
 });
