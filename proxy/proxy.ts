@@ -5,6 +5,7 @@
 // (judging.ts) → Publisher (publisher.ts). In report mode every response reaches the client as the
 // upstream sent it and is judged after it completed; in enforce mode the proxy judges before it
 // answers and refuses what breaks the contract.
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -306,17 +307,12 @@ export function upstreamDisplay(upstream: URL): string {
   return `${upstream.origin}${upstream.pathname.replace(/\/+$/, '')}`;
 }
 
-function listenOn(server: Server | HttpsServer, port: number, host: string, scheme: 'http' | 'https' = 'http'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      const address = server.address() as AddressInfo;
-      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      resolve(`${scheme}://${shownHost}:${address.port}`);
-    });
-  });
+/** Starts a server and says where it listens; once() rejects with the error should the port be taken. */
+async function listenOn(server: Server | HttpsServer, port: number, host: string, scheme: 'http' | 'https' = 'http'): Promise<string> {
+  await once(server.listen(port, host), 'listening');
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `${scheme}://${shownHost}:${address.port}`;
 }
 
 function delay(ms: number): Promise<void> {

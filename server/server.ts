@@ -1,4 +1,5 @@
 // Building the reference server (unstarted) and starting it on a host and port.
+import { once } from 'node:events';
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -99,16 +100,6 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ser
   return server;
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-}
-
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve, reject) => {
     server.close((error) => (error ? reject(error) : resolve()));
@@ -126,7 +117,8 @@ function reachableHost(address: AddressInfo): string {
 export async function startReferenceServer(options: ReferenceServerOptions & { host?: string; port?: number } = {}): Promise<StartedReferenceServer> {
   const { host = '127.0.0.1', port = 0, ...serverOptions } = options;
   const server = createReferenceServer(serverOptions);
-  await listen(server, port, host);
+  // once() rejects with the error should the port be taken: listening and failing to, in one await.
+  await once(server.listen(port, host), 'listening');
   const address = server.address() as AddressInfo;
   const hostInUrl = reachableHost(address);
   return {
