@@ -1,9 +1,7 @@
 // Hostile traffic: each reproduction of a way a client or an upstream once crashed the proxy,
 // flooded its log or slipped past enforce mode, replayed against a live proxy. Each must leave
 // the proxy alive, its log bounded, and enforce mode forwarding nothing it did not judge.
-import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -15,7 +13,7 @@ import { ByteCollector, CHUNKS_KEPT_MAX, DECODED_BOUNDS } from './body.ts';
 import { LOGGED_PATH_MAX } from './publisher.ts';
 import { REPEAT_KINDS_MAX } from './repeats.ts';
 import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
-import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
+import { collectGarbage, Recorder, send, startRawUpstream, startUpstream, type TestServer } from './test-support.ts';
 import { VIOLATIONS_BUFFER_MAX, type ViolationRecord } from './violations.ts';
 
 const MEDIA_TYPE = 'application/vnd.api+json';
@@ -335,44 +333,26 @@ function sendInOneByteChunks(proxyUrl: string, target: string, headers: Record<s
 }
 
 /**
- * An upstream on a raw socket answering any request 200 with `body` in chunks of one byte each,
- * written at once but for the last, which waits for finish(): a proxy that holds the answer until
- * it is complete gives its client nothing before then.
+ * An upstream answering any request 200 with `body` in chunks of one byte each, written at once
+ * but for the last, which waits for finish(): a proxy that holds the answer until it is complete
+ * gives its client nothing before then.
  */
 async function startOneByteChunkUpstream(body: string): Promise<{ url: string; finish(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
   let finished = false;
-  const waiting: (() => void)[] = [];
-  const server = createNetServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    let head = '';
-    const onData = (data: Buffer) => {
-      head += data.toString('latin1');
-      if (!head.includes('\r\n\r\n')) return;
-      socket.off('data', onData);
-      const chunks = Array.from(body.slice(0, -1), (character) => `1\r\n${character}\r\n`).join('');
-      socket.write(`HTTP/1.1 200 OK\r\ncontent-type: ${MEDIA_TYPE}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n${chunks}`);
-      const end = () => socket.end(`1\r\n${body.slice(-1)}\r\n0\r\n\r\n`);
-      if (finished) end();
-      else waiting.push(end);
-    };
-    socket.on('data', onData);
+  const waiting: Socket[] = [];
+  const end = (socket: Socket) => socket.end(`1\r\n${body.slice(-1)}\r\n0\r\n\r\n`);
+  const upstream = await startRawUpstream((socket) => {
+    const chunks = Array.from(body.slice(0, -1), (character) => `1\r\n${character}\r\n`).join('');
+    socket.write(`HTTP/1.1 200 OK\r\ncontent-type: ${MEDIA_TYPE}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n${chunks}`);
+    if (finished) end(socket);
+    else waiting.push(socket);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...upstream,
     finish() {
       finished = true;
-      for (const end of waiting.splice(0)) end();
+      for (const socket of waiting.splice(0)) end(socket);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
   };
 }
 
@@ -414,11 +394,6 @@ function dechunk(answer: string): string {
     at = lineEnd + 2 + size + 2;
   }
   return body;
-}
-
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
 }
 
 describe('memory, log and answers bounded by what was sent', () => {

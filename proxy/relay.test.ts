@@ -1,45 +1,21 @@
 // How the proxy relays what HTTP allows an upstream to send besides one plain final answer: an
 // early final answer while the request body is still arriving, a reason phrase in any bytes,
 // interim (1xx) answers, and a 204 that carries bytes it must not.
-import { createServer as createTcpServer, connect, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer } from '../server/index.ts';
-import { Recorder, send } from './test-support.ts';
+import { Recorder, send, startRawUpstream } from './test-support.ts';
 
 const opened: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const resource of opened.splice(0).reverse()) await resource.close();
 });
 
-/** An upstream that answers each connection with `reply` (raw bytes), after reading the request head. */
+/** An upstream that answers each connection with `reply` (raw bytes), closed after the test. */
 async function rawUpstream(reply: (socket: Socket) => void): Promise<{ url: string; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: TcpServer = createTcpServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    let head = '';
-    const onData = (chunk: Buffer) => {
-      head += chunk.toString('latin1');
-      if (!head.includes('\r\n\r\n')) return;
-      socket.off('data', onData);
-      socket.resume();
-      reply(socket);
-    };
-    socket.on('data', onData);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const upstream = {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const upstream = await startRawUpstream(reply);
   opened.push(upstream);
   return upstream;
 }

@@ -3,12 +3,10 @@
 // judging thread's backlog waiting, shed and counted. No exchange is lost, no byte altered, and
 // the heap does not grow with traffic.
 import { Agent } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
-import { exchangeHash, send, startUpstream, type TestServer } from './test-support.ts';
+import { collectGarbage, exchangeHash, send, startUpstream, type TestServer } from './test-support.ts';
 
 const EXCHANGES = 20_000;
 const WARM_UP = 2_000;
@@ -53,11 +51,6 @@ afterAll(async () => {
   await proxy?.close();
   await upstream?.close();
 });
-
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
 
 async function run(count: number, agent: Agent, expected: string[]): Promise<{ answered: number; altered: number }> {
   let next = 0;

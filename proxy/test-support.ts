@@ -1,10 +1,13 @@
-// Helpers the proxy's tests share: tiny upstreams, a raw HTTP client that keeps every byte,
-// exchange hashes, and a stream that records what the proxy wrote.
+// Helpers the proxy's tests share: tiny upstreams (one answering raw bytes), a raw HTTP client that
+// keeps every byte, exchange hashes, a stream that records what the proxy wrote, and a full garbage
+// collection before a memory figure is read.
 import { createHash } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { HOP_BY_HOP_HEADERS } from './headers.ts';
 
@@ -30,6 +33,44 @@ export async function startUpstream(listener: RequestListener): Promise<TestServ
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * An upstream on 127.0.0.1 speaking raw bytes: `reply` answers each request head that arrives on a
+ * connection (the head as text, its request line first); `close()` destroys every connection.
+ */
+export async function startRawUpstream(reply: (socket: Socket, head: string) => void): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let head = '';
+    socket.on('data', (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      const complete = head;
+      head = '';
+      reply(socket, complete);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A full garbage collection, so that a memory figure read next counts only what is still held. */
+export function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
 }
 
 /** A listener that answers every request with one JSON:API document, whatever was asked. */

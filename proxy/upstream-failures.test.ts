@@ -1,10 +1,9 @@
 // An upstream that is down, slow, resets or talks garbage gets the client a JSON:API 502 or 504
 // (or, once the response has started, a cut connection), and the proxy keeps serving.
-import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startValidatingProxy, type ProxyMode, type StartedProxy } from './proxy.ts';
-import { send } from './test-support.ts';
+import { send, startRawUpstream } from './test-support.ts';
 
 const TIMEOUT_MS = 300;
 const okResponse = 'HTTP/1.1 200 OK\r\nContent-Type: application/vnd.api+json\r\nContent-Length: 11\r\n\r\n{"data":[]}';
@@ -21,24 +20,6 @@ const behaviours: Record<string, (socket: Socket) => void> = {
   '/v3/slow': () => undefined,
   '/v3/stall-mid-body': (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/vnd.api+json\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"da\r\n'),
 };
-
-function startRawUpstream(): Promise<{ server: TcpServer; port: number; sockets: Set<Socket> }> {
-  const sockets = new Set<Socket>();
-  const server = createTcpServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    let head = '';
-    socket.on('data', (chunk) => {
-      head += chunk.toString('latin1');
-      if (!head.includes('\r\n\r\n')) return;
-      const path = head.split(' ')[1];
-      head = '';
-      (behaviours[path] ?? behaviours['/v3/garbage'])(socket);
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port, sockets })));
-}
 
 interface FailureCase {
   name: string;
@@ -61,7 +42,7 @@ let raw: Awaited<ReturnType<typeof startRawUpstream>>;
 const proxies: Partial<Record<ProxyMode, StartedProxy>> = {};
 
 beforeAll(async () => {
-  raw = await startRawUpstream();
+  raw = await startRawUpstream((socket, head) => (behaviours[head.split(' ')[1]] ?? behaviours['/v3/garbage'])(socket));
   for (const mode of ['report', 'enforce'] as const) {
     proxies[mode] = await startValidatingProxy({ upstream: `http://127.0.0.1:${raw.port}/v3`, mode, upstreamTimeout: TIMEOUT_MS });
   }
@@ -69,8 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const proxy of Object.values(proxies)) await proxy?.close();
-  for (const socket of raw?.sockets ?? []) socket.destroy();
-  await new Promise((resolve) => raw?.server.close(resolve));
+  await raw?.close();
 });
 
 async function upstreamErrors(proxy: StartedProxy, kind: string): Promise<number> {
