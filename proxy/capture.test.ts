@@ -9,7 +9,8 @@ import { MEDIA_TYPE } from '../contract/index.ts';
 import type { HarEntry } from './har.ts';
 import { recordedExchange } from './har.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
-import { answering, send, startUpstream, type TestServer } from './test-support.ts';
+import { CHUNKS_KEPT_MAX } from './body.ts';
+import { answering, send, startRawUpstream, startUpstream, type TestServer } from './test-support.ts';
 
 const SESSION = 'capture-session-secret-5c1e';
 const PAT = 'capture-pat-secret-77d0';
@@ -83,6 +84,25 @@ describe('proxy --capture', () => {
     expect(entry.request.postData).toEqual({ mimeType: MEDIA_TYPE, comment: 'body not kept: body larger than 64 bytes' });
     expect(entry.response.content.text).toBeUndefined();
     expect(entry.response.content.comment).toBe('body not kept: body larger than 64 bytes');
+  });
+
+  it(`keeps no answer sent in more than ${CHUNKS_KEPT_MAX} chunks, and says why in the entry`, async () => {
+    const body = `{"data":[${'1,'.repeat(CHUNKS_KEPT_MAX)}1]}`;
+    const chunked = Array.from(body, (character) => `1\r\n${character}\r\n`).join('');
+    const oneByteChunks = await startRawUpstream((socket) => socket.end(`HTTP/1.1 200 OK\r\ncontent-type: ${MEDIA_TYPE}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n${chunked}0\r\n\r\n`));
+    try {
+      proxy = await startValidatingProxy({ upstream: `${oneByteChunks.url}/v3`, capture: { dir }, judgeThread: false });
+      // No credentials, answered 200: a MUST of the exchange, so it is captured.
+      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`);
+      await proxy.proxy.settled();
+      const [entry] = captured().entries;
+      expect(entry.response.content.text).toBeUndefined();
+      expect(entry.response.content.comment).toBe(`body not kept: body sent in more than ${CHUNKS_KEPT_MAX} chunks`);
+    } finally {
+      await proxy?.close();
+      proxy = undefined;
+      await oneByteChunks.close();
+    }
   });
 
   it('rotates files and keeps the directory under its bound, dropping the oldest first, counted on /metrics', async () => {

@@ -99,7 +99,7 @@ export class ExchangeCapture {
     const requestType = headerValue(exchange.headers, 'content-type') ?? '';
     const responseType = responseHeaders.find((h) => h.name.toLowerCase() === 'content-type')?.value ?? '';
     const requestContent = this.content(exchange.requestBody, headerValue(exchange.headers, 'content-encoding'), requestType);
-    const responseBody: CapturedBody = !exchange.responseTap || exchange.responseTap.size === 0 ? { kind: 'none' } : exchange.responseTap.overflowed ? { kind: 'omitted', reason: `body larger than ${this.parts.maxBody} bytes`, cause: 'size' } : { kind: 'captured', raw: exchange.responseTap.bytes() };
+    const responseBody: CapturedBody = !exchange.responseTap || exchange.responseTap.size === 0 ? { kind: 'none' } : exchange.responseTap.overflowed ? { kind: 'omitted', reason: exchange.responseTap.overflowReason, cause: 'size' } : { kind: 'captured', raw: exchange.responseTap.bytes() };
     const responseContent = exchange.status === null ? { size: 0, mimeType: '', comment: `answered by the proxy (${exchange.proxyStatus ?? 'no answer'}): the upstream's answer was never complete` } : this.content(responseBody, responseHeaders.find((h) => h.name.toLowerCase() === 'content-encoding')?.value, responseType);
     return {
       startedDateTime: new Date(exchange.completedAt || Date.now()).toISOString(),
