@@ -115,7 +115,7 @@ function refusedForItsProblems(x: Exchange): boolean {
  * specification leaves open (x-generic-statuses). Any other 4xx (422, say) refuses a request with
  * a status the specification gives no condition for.
  */
-export function isNamedRefusal(contract: Contract, operation: Operation, status: number): boolean {
+function isNamedRefusal(contract: Contract, operation: Operation, status: number): boolean {
   return is4xx(status) && (operation.statuses.includes(status) || contract.genericStatuses.has(status));
 }
 
