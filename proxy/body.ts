@@ -10,7 +10,7 @@ import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'n
  */
 export const CHUNKS_KEPT_MAX = 16_384;
 
-/** Bytes copied into one buffer that grows by doubling: memory stays within twice the bytes, whatever the number of chunks. */
+/** Bytes copied into one buffer that grows by doubling: memory stays within twice the bytes, whatever the number of chunks (a single chunk is kept as it is). */
 export class ByteCollector {
   private buffer: Buffer = Buffer.alloc(0);
   size = 0;
@@ -18,6 +18,13 @@ export class ByteCollector {
 
   append(chunk: Buffer): void {
     this.chunks += 1;
+    // A body that comes in one chunk (most do) is kept as that chunk: nothing copied. A second chunk
+    // never writes into it: it holds exactly the first one's bytes, so the next append grows a copy.
+    if (this.size === 0 && this.buffer.length === 0) {
+      this.buffer = chunk;
+      this.size = chunk.length;
+      return;
+    }
     const needed = this.size + chunk.length;
     if (needed > this.buffer.length) {
       const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.buffer.length, 1024));
