@@ -1,5 +1,5 @@
-// Each client's share of the forwarding thread: a client that took its share of a window while
-// others were served waits for the next one; the others do not wait; a new window starts every
+// Each client's share of the forwarding thread: a client that took its share of a window, and more
+// than the average client served in it, waits for the next one; the others do not wait; a new window starts every
 // client afresh. Through a proxy: whatever the thread does for a client is charged to it, and a
 // client held back is answered once it is within its share again.
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -33,6 +33,14 @@ test('a client past its share, while another client is served too, waits for the
   expect(budget.delayFor('b')).toBe(0);
 });
 
+test('two clients past the share: only the one taking more than the average is held back', () => {
+  const { budget } = budgetAt();
+  budget.charge('a', 1.6 * share);
+  budget.charge('b', 1.2 * share);
+  expect(budget.delayFor('a')).toBeGreaterThan(0);
+  expect(budget.delayFor('b')).toBe(0);
+});
+
 test('a client is charged the time its work took on the clock (chargeSince)', () => {
   const { budget, advance } = budgetAt();
   budget.charge('b', 1);
@@ -40,6 +48,25 @@ test('a client is charged the time its work took on the clock (chargeSince)', ()
   advance(share);
   budget.chargeSince('a', started);
   expect(budget.delayFor('a')).toBeGreaterThan(0);
+});
+
+test('a client is charged per request the thread\'s work no section timed in the last window, so many cheap requests weigh what they cost', () => {
+  let now = 1_000;
+  let busy = 0;
+  const budget = new ForwardingBudget(() => now, FAIRNESS_WINDOW_MS, CLIENT_SHARE, () => busy);
+  budget.request('a');
+  now += FAIRNESS_WINDOW_MS;
+  budget.request('a');
+  // A window in which the thread was busy 60 ms, 10 of them timed, for 10 requests: 5 ms each untimed.
+  for (let i = 0; i < 9; i += 1) budget.request('a');
+  budget.charge('a', 10);
+  busy += 60;
+  now += FAIRNESS_WINDOW_MS;
+  budget.request('b');
+  expect(budget.untimedPerRequestMs).toBe(5);
+  for (let i = 0; i < share / 5; i += 1) budget.request('a');
+  expect(budget.delayFor('a')).toBeGreaterThan(0);
+  expect(budget.delayFor('b')).toBe(0);
 });
 
 test('a client alone is never held back, whatever it spends', () => {

@@ -1,11 +1,14 @@
 // The forwarding thread is shared fairly between clients. Everything it does for a request is
 // charged to the request's client, in windows of FAIRNESS_WINDOW_MS: reading it, decoding and
 // judging it, answering it, relaying the upstream's answer and publishing its findings. A client
-// that has taken more than its share of a window while other clients were served in it too is
-// held back: its next request is not read (its connection is paused) until a window in which it
-// is within its share. So a client whose requests are each cheap but come back at once gets no
+// that has taken more than its share of a window, and more than the average of the clients
+// served in it, is held back: its next request is not read (its connection is paused) until a
+// window in which it is within its share. Only the heaviest are held: two clients that both
+// pass the share do not hold each other back. So a client whose requests are each cheap but come back at once gets no
 // more of the thread than one whose requests are costly to judge (a kilobyte inflating to
-// thousands of wrong items). A client alone is never held back: behind a balancer that names no
+// thousands of wrong items). What no section can time (Node parsing a request, the socket's
+// reads and writes, the events around them) is charged per request: the thread's busy time in the
+// last window that no section accounted for, divided by the requests of that window. A client alone is never held back: behind a balancer that names no
 // client, all traffic is one. Nothing is refused or left unjudged.
 import { performance } from 'node:perf_hooks';
 
@@ -16,20 +19,47 @@ export const CLIENT_SHARE = 0.25;
 /** Clients followed per window; past it, new ones are not charged (the bound on memory). */
 export const CLIENTS_FOLLOWED = 10_000;
 
+/** The forwarding thread's busy time so far (ms): the event loop's active time. */
+function eventLoopBusy(): number {
+  return performance.eventLoopUtilization().active;
+}
+
 export class ForwardingBudget {
   private spent = new Map<string, number>();
   private total = 0;
   private windowStart = 0;
+  /** Time charged by timed sections, and requests counted, in the current window. */
+  private timed = 0;
+  private requests = 0;
+  private busyAtWindowStart = 0;
+  /** The thread's untimed work per request, as measured over the last whole window (ms). */
+  private untimedPerRequest = 0;
 
-  constructor(readonly now: () => number = () => performance.now(), private readonly windowMs = FAIRNESS_WINDOW_MS, private readonly share = CLIENT_SHARE) {}
+  /** `busy`: the thread's busy time so far in ms (tests pass a clock of their own). */
+  constructor(
+    readonly now: () => number = () => performance.now(),
+    private readonly windowMs = FAIRNESS_WINDOW_MS,
+    private readonly share = CLIENT_SHARE,
+    private readonly busy: () => number = eventLoopBusy,
+  ) {}
 
-  /** Adds `ms` of the forwarding thread's time to the client's account in the current window. */
+  /** Adds `ms` of the forwarding thread's time, timed around work done for the client, to its account in the current window. */
   charge(client: string, ms: number): void {
     this.roll();
-    const known = this.spent.get(client);
-    if (known === undefined && this.spent.size >= CLIENTS_FOLLOWED) return;
-    this.spent.set(client, (known ?? 0) + ms);
-    this.total += ms;
+    this.timed += ms;
+    this.add(client, ms);
+  }
+
+  /** Counts one request of the client, and charges it the thread's untimed work per request (see above). */
+  request(client: string): void {
+    this.roll();
+    this.requests += 1;
+    if (this.untimedPerRequest > 0) this.add(client, this.untimedPerRequest);
+  }
+
+  /** The thread's untimed work per request (ms), as last measured. */
+  get untimedPerRequestMs(): number {
+    return this.untimedPerRequest;
   }
 
   /** Charges the client with the time since `started` (a reading of `now`): the work just done for it. */
@@ -37,11 +67,12 @@ export class ForwardingBudget {
     this.charge(client, this.now() - started);
   }
 
-  /** How long (ms) the client is held back: until the next window once it has taken its share of this one; 0 otherwise. */
+  /** How long (ms) the client is held back: until the next window once it has taken its share of this one and more than the average client; 0 otherwise. */
   delayFor(client: string): number {
     this.roll();
     const spent = this.spent.get(client) ?? 0;
-    if (spent < this.share * this.windowMs || this.total - spent <= 0) return 0;
+    // A client alone is its own average: never held back.
+    if (spent < this.share * this.windowMs || spent * this.spent.size <= this.total) return 0;
     return Math.max(1, Math.ceil(this.windowStart + this.windowMs - this.now()));
   }
 
@@ -50,11 +81,26 @@ export class ForwardingBudget {
     return this.spent.size;
   }
 
+  private add(client: string, ms: number): void {
+    const known = this.spent.get(client);
+    if (known === undefined && this.spent.size >= CLIENTS_FOLLOWED) return;
+    this.spent.set(client, (known ?? 0) + ms);
+    this.total += ms;
+  }
+
   private roll(): void {
     const now = this.now();
     if (now - this.windowStart < this.windowMs) return;
+    const busy = this.busy();
+    // Measured over a window that just ended, not over a quiet spell since the last request.
+    if (this.requests > 0 && this.windowStart > 0 && now - this.windowStart < 2 * this.windowMs) {
+      this.untimedPerRequest = Math.max(0, busy - this.busyAtWindowStart - this.timed) / this.requests;
+    }
+    this.busyAtWindowStart = busy;
     this.windowStart = now;
     this.spent = new Map();
     this.total = 0;
+    this.timed = 0;
+    this.requests = 0;
   }
 }

@@ -188,6 +188,7 @@ export class ValidatingProxy {
     res.sendDate = false;
     const exchange = new ProxiedExchange(req, this.nextSampled());
     res.on('close', () => this.clientClosed(exchange, res));
+    this.budget.request(exchange.client);
     // A client past its share of the forwarding thread is held back (fairness.ts): its body stays unread meanwhile.
     if (!this.heldBack(exchange, req, res, this.read)) this.read(exchange, req, res);
     this.budget.chargeSince(exchange.client, started);
