@@ -1,5 +1,6 @@
-// Each client's share of the forwarding thread: a client that took its share of a window, and more
-// than the average client served in it, waits for the next one; the others do not wait; a new window starts every
+// Each client's share of the forwarding thread: a client that took its share of a window (a
+// quarter, or its equal part while fewer than four clients are served), and more than the average
+// client served in it, waits for the next one; the others do not wait; a new window starts every
 // client afresh. Through a proxy: whatever the thread does for a client is charged to it, and a
 // client held back is answered once it is within its share again.
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -15,7 +16,9 @@ function budgetAt(): { budget: ForwardingBudget; advance: (ms: number) => void }
   return { budget: new ForwardingBudget(() => now), advance: (ms) => (now += ms) };
 }
 
+/** The share of a window of one of four clients or more; of two clients, each may take half. */
 const share = CLIENT_SHARE * FAIRNESS_WINDOW_MS;
+const half = FAIRNESS_WINDOW_MS / 2;
 
 test('a client within its share does not wait', () => {
   const { budget } = budgetAt();
@@ -23,20 +26,30 @@ test('a client within its share does not wait', () => {
   expect(budget.delayFor('a')).toBe(0);
 });
 
-test('a client past its share, while another client is served too, waits for the next window; the other does not', () => {
+test('a client past its share, while other clients are served too, waits for the next window; the others do not', () => {
   const { budget, advance } = budgetAt();
   budget.delayFor('a');
   advance(10);
   budget.charge('a', share);
-  budget.charge('b', share / 10);
+  for (const other of ['b', 'c', 'd']) budget.charge(other, share / 10);
   expect(budget.delayFor('a')).toBe(FAIRNESS_WINDOW_MS - 10);
   expect(budget.delayFor('b')).toBe(0);
 });
 
-test('two clients past the share: only the one taking more than the average is held back', () => {
+test('of two clients, each may take half a window: one within it is not held back even while it takes more than the other; past it, it is', () => {
   const { budget } = budgetAt();
-  budget.charge('a', 1.6 * share);
-  budget.charge('b', 1.2 * share);
+  budget.charge('a', 0.9 * half);
+  budget.charge('b', 0.6 * half);
+  expect(budget.delayFor('a')).toBe(0);
+  budget.charge('a', 0.2 * half);
+  expect(budget.delayFor('a')).toBeGreaterThan(0);
+  expect(budget.delayFor('b')).toBe(0);
+});
+
+test('two clients past their share: only the one taking more than the average is held back', () => {
+  const { budget } = budgetAt();
+  budget.charge('a', 1.4 * half);
+  budget.charge('b', 1.1 * half);
   expect(budget.delayFor('a')).toBeGreaterThan(0);
   expect(budget.delayFor('b')).toBe(0);
 });
@@ -45,7 +58,7 @@ test('a client is charged the time its work took on the clock (chargeSince)', ()
   const { budget, advance } = budgetAt();
   budget.charge('b', 1);
   const started = budget.now();
-  advance(share);
+  advance(half);
   budget.chargeSince('a', started);
   expect(budget.delayFor('a')).toBeGreaterThan(0);
 });
@@ -64,9 +77,28 @@ test('a client is charged per request the thread\'s work no section timed in the
   now += FAIRNESS_WINDOW_MS;
   budget.request('b');
   expect(budget.untimedPerRequestMs).toBe(5);
-  for (let i = 0; i < share / 5; i += 1) budget.request('a');
+  for (let i = 0; i < half / 5; i += 1) budget.request('a');
   expect(budget.delayFor('a')).toBeGreaterThan(0);
   expect(budget.delayFor('b')).toBe(0);
+});
+
+test('one window in which the whole process stalled does not make the next requests costly: the median of the last windows is charged', () => {
+  let now = 1_000;
+  let busy = 0;
+  const budget = new ForwardingBudget(() => now, FAIRNESS_WINDOW_MS, CLIENT_SHARE, () => busy);
+  const window = (untimedMs: number) => {
+    for (let i = 0; i < 10; i += 1) budget.request('a');
+    busy += untimedMs;
+    now += FAIRNESS_WINDOW_MS;
+  };
+  budget.request('a');
+  now += FAIRNESS_WINDOW_MS;
+  window(10);
+  window(10);
+  window(10);
+  window(90);
+  budget.request('a');
+  expect(budget.untimedPerRequestMs).toBe(1);
 });
 
 test('a client alone is never held back, whatever it spends', () => {

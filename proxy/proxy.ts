@@ -206,13 +206,15 @@ export class ValidatingProxy {
       exchange.heldBack = true;
       this.metrics.deferredRequests.inc();
     }
-    req.socket.pause();
+    // A socket Node paused itself (a client pipelining faster than it reads answers) stays Node's to resume.
+    const pausedHere = !req.socket.isPaused();
+    if (pausedHere) req.socket.pause();
     const retry = () => {
       if (res.destroyed) return;
       const again = this.closing ? 0 : this.budget.delayFor(exchange.client);
       if (again > 0) return void setTimeout(retry, again);
       const started = this.budget.now();
-      req.socket.resume();
+      if (pausedHere) req.socket.resume();
       next.call(this, exchange, req, res);
       this.budget.chargeSince(exchange.client, started);
     };
