@@ -103,6 +103,8 @@ export class Contract {
   /** Every member name a schema of the contract names (properties, required): the members validation cannot leave out. */
   readonly namedMembers = new Set<string>();
   private readonly routedShapes = new Map<string, Requirement>();
+  /** Violations routed as they came (array indices as they were), up to ROUTED_SHAPES_KEPT. */
+  private readonly routedViolations = new Map<string, Requirement>();
   private readonly ajv = createAjv('full');
   private readonly quickAjv = createAjv('quick');
 
@@ -217,6 +219,11 @@ export class Contract {
 
   /** The requirement a schema violation breaks, per the catalogue's schemaFindings routes. */
   requirementFor(context: SchemaViolation): Requirement {
+    // The same violation at the same place comes back on every exchange of a service that breaks
+    // a rule: it is looked up as it is first, before its array indices are folded.
+    const exact = `${context.operation} ${context.location} ${context.status} ${context.keyword} ${context.pointer}`;
+    const seen = this.routedViolations.get(exact);
+    if (seen !== undefined) return seen;
     // Items of one array break the same rule: each shape is routed once (array indices folded;
     // no route names an index). Bounded: a body's member names are the sender's to choose.
     const shape = `${context.operation} ${context.location} ${context.status} ${context.keyword} ${context.pointer.replace(/\/\d+(?=\/|$)/g, '/0')}`;
@@ -225,6 +232,7 @@ export class Contract {
       requirement = this.routeFor(context).requirement;
       if (this.routedShapes.size < ROUTED_SHAPES_KEPT) this.routedShapes.set(shape, requirement);
     }
+    if (this.routedViolations.size < ROUTED_SHAPES_KEPT) this.routedViolations.set(exact, requirement);
     return requirement;
   }
 

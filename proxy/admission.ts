@@ -34,9 +34,13 @@ interface AdmissionReading {
   forwarded: string | null;
 }
 
-/** Headers whose value the contract reads: a proxy must forward exactly what it judged. */
-function contractHeaders(contract: Contract): string[] {
-  return ['authorization', contract.legacyHeader.toLowerCase(), 'content-type', 'content-encoding', 'content-length'];
+const contractHeadersOf = new WeakMap<Contract, ReadonlySet<string>>();
+
+/** Headers whose value the contract reads (a proxy must forward exactly what it judged), lower case; built once per contract, not per request. */
+function contractHeaders(contract: Contract): ReadonlySet<string> {
+  let headers = contractHeadersOf.get(contract);
+  if (!headers) contractHeadersOf.set(contract, (headers = new Set(['authorization', contract.legacyHeader.toLowerCase(), 'content-type', 'content-encoding', 'content-length'])));
+  return headers;
 }
 
 /** Each rule and the part of the reading that breaks it. */
@@ -188,9 +192,9 @@ function headerCounts(contract: Contract, request: AdmissionRequest): HeaderRead
     if (name === 'connection') {
       for (const token of raw[i + 1].split(',')) {
         const named = token.trim().toLowerCase();
-        if (reading.connectionNames === null && read.includes(named)) reading.connectionNames = `Connection names ${named}, which the proxy would judge and the upstream would never receive`;
+        if (reading.connectionNames === null && read.has(named)) reading.connectionNames = `Connection names ${named}, which the proxy would judge and the upstream would never receive`;
       }
-    } else if (read.includes(name)) {
+    } else if (read.has(name)) {
       if (seen.has(name) && reading.repeated === null) reading.repeated = `${name} is sent more than once; the proxy and the upstream may read different ones`;
       seen.add(name);
     }

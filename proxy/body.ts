@@ -10,7 +10,7 @@ import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'n
  */
 export const CHUNKS_KEPT_MAX = 16_384;
 
-/** Bytes copied into one buffer that grows by doubling: memory stays within twice the bytes, whatever the number of chunks. */
+/** Bytes copied into one buffer that grows by doubling: memory stays within twice the bytes, whatever the number of chunks (a single chunk is kept as it is). */
 export class ByteCollector {
   private buffer: Buffer = Buffer.alloc(0);
   size = 0;
@@ -18,6 +18,13 @@ export class ByteCollector {
 
   append(chunk: Buffer): void {
     this.chunks += 1;
+    // A body that comes in one chunk (most do) is kept as that chunk: nothing copied. A second chunk
+    // never writes into it: it holds exactly the first one's bytes, so the next append grows a copy.
+    if (this.size === 0 && this.buffer.length === 0) {
+      this.buffer = chunk;
+      this.size = chunk.length;
+      return;
+    }
     const needed = this.size + chunk.length;
     if (needed > this.buffer.length) {
       const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.buffer.length, 1024));
@@ -112,6 +119,21 @@ export function decodedLimit(rawSize: number, limit: number): number {
 }
 
 /**
+ * Runs a decoder without capturing a stack trace for the error it throws past the limit: a body
+ * inflating past it is the usual attack, and capturing the trace cost as much as a fifth of
+ * refusing one. The error's code and message are all that is read of it.
+ */
+function decodeWithoutStack(decoder: Decoder, input: Buffer, maxOutputLength: number): Buffer {
+  const traced = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return decoder(input, maxOutputLength);
+  } finally {
+    Error.stackTraceLimit = traced;
+  }
+}
+
+/**
  * The body as text for validation: content codings undone in reverse order of application, the
  * decoded size held to the byte limit and to DECODED_BOUNDS (a small gzip body can inflate hugely).
  */
@@ -123,7 +145,7 @@ export function decodeBody(raw: Buffer, contentEncoding: string | undefined, lim
     const decoder = CONTENT_DECODERS[coding];
     if (!decoder) return { ok: false, reason: `content coding ${coding.slice(0, 40)} is not one the proxy decodes`, cause: 'coding' };
     try {
-      bytes = decoder(bytes, decodedMax);
+      bytes = decodeWithoutStack(decoder, bytes, decodedMax);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { ok: false, reason: decodedMax < limit ? `body of ${raw.length} bytes inflating past ${decodedMax} bytes once decoded (${DECODED_BOUNDS.ratio} times its size)` : `body larger than ${limit} bytes once decoded`, cause: 'size' };
       return { ok: false, reason: `the ${coding} body could not be decoded`, cause: 'coding' };

@@ -2,6 +2,7 @@
 // and publishing read once it is over.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { headerValue, originForm, type Finding } from '../contract/index.ts';
 import type { BodyTap } from './body.ts';
 import { rawHeaderValue } from './headers.ts';
@@ -51,6 +52,10 @@ export class ProxiedExchange {
   /** When the request left for the upstream (performance.now()). */
   forwardedAt = 0;
   abortUpstream: ((error?: Error) => void) | null = null;
+  /** The request's body as it is forwarded once read: what was read whole, or a stream of all of it. */
+  forwardedBody: Buffer | Readable | null = null;
+  /** Set once the client was held back for its share of the forwarding thread (fairness.ts): counted once per request. */
+  heldBack = false;
 
   constructor(req: IncomingMessage, readonly sampled: boolean) {
     const given = req.headers['x-request-id'];

@@ -1,14 +1,24 @@
-// The judging budget: a client that spent its share of a window waits for the next one; the
-// others do not wait; a new window starts every client afresh.
-import { expect, test } from 'vitest';
-import { CLIENT_JUDGING_SHARE, FAIRNESS_WINDOW_MS, JudgingBudget } from './fairness.ts';
+// Each client's share of the forwarding thread: a client that took its share of a window (a
+// quarter, or its equal part while fewer than four clients are served), and more than the average
+// client served in it, waits for the next one; the others do not wait; a new window starts every
+// client afresh. Through a proxy: whatever the thread does for a client is charged to it, and a
+// client held back is answered once it is within its share again.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { Pool } from 'undici';
+import { MEDIA_TYPE } from '../contract/index.ts';
+import { CLIENT_SHARE, CLIENTS_FOLLOWED, FAIRNESS_WINDOW_MS, ForwardingBudget } from './fairness.ts';
+import { JUDGE_THREAD_MIN_BYTES } from './judge-thread.ts';
+import { startValidatingProxy } from './proxy.ts';
+import { send, startUpstream, type TestServer } from './test-support.ts';
 
-function budgetAt(): { budget: JudgingBudget; advance: (ms: number) => void } {
+function budgetAt(): { budget: ForwardingBudget; advance: (ms: number) => void } {
   let now = 1_000;
-  return { budget: new JudgingBudget(() => now), advance: (ms) => (now += ms) };
+  return { budget: new ForwardingBudget(() => now), advance: (ms) => (now += ms) };
 }
 
-const share = (CLIENT_JUDGING_SHARE * FAIRNESS_WINDOW_MS) / 1000;
+/** The share of a window of one of four clients or more; of two clients, each may take half. */
+const share = CLIENT_SHARE * FAIRNESS_WINDOW_MS;
+const half = FAIRNESS_WINDOW_MS / 2;
 
 test('a client within its share does not wait', () => {
   const { budget } = budgetAt();
@@ -16,14 +26,79 @@ test('a client within its share does not wait', () => {
   expect(budget.delayFor('a')).toBe(0);
 });
 
-test('a client past its share, while another client is judged too, waits for the next window; the other does not', () => {
+test('a client past its share, while other clients are served too, waits for the next window; the others do not', () => {
   const { budget, advance } = budgetAt();
   budget.delayFor('a');
   advance(10);
   budget.charge('a', share);
-  budget.charge('b', share / 10);
+  for (const other of ['b', 'c', 'd']) budget.charge(other, share / 10);
   expect(budget.delayFor('a')).toBe(FAIRNESS_WINDOW_MS - 10);
   expect(budget.delayFor('b')).toBe(0);
+});
+
+test('of two clients, each may take half a window: one within it is not held back even while it takes more than the other; past it, it is', () => {
+  const { budget } = budgetAt();
+  budget.charge('a', 0.9 * half);
+  budget.charge('b', 0.6 * half);
+  expect(budget.delayFor('a')).toBe(0);
+  budget.charge('a', 0.2 * half);
+  expect(budget.delayFor('a')).toBeGreaterThan(0);
+  expect(budget.delayFor('b')).toBe(0);
+});
+
+test('two clients past their share: only the one taking more than the average is held back', () => {
+  const { budget } = budgetAt();
+  budget.charge('a', 1.4 * half);
+  budget.charge('b', 1.1 * half);
+  expect(budget.delayFor('a')).toBeGreaterThan(0);
+  expect(budget.delayFor('b')).toBe(0);
+});
+
+test('a client is charged the time its work took on the clock (chargeSince)', () => {
+  const { budget, advance } = budgetAt();
+  budget.charge('b', 1);
+  const started = budget.now();
+  advance(half);
+  budget.chargeSince('a', started);
+  expect(budget.delayFor('a')).toBeGreaterThan(0);
+});
+
+test('a client is charged per request the thread\'s work no section timed in the last window, so many cheap requests weigh what they cost', () => {
+  let now = 1_000;
+  let busy = 0;
+  const budget = new ForwardingBudget(() => now, FAIRNESS_WINDOW_MS, CLIENT_SHARE, () => busy);
+  budget.request('a');
+  now += FAIRNESS_WINDOW_MS;
+  budget.request('a');
+  // A window in which the thread was busy 60 ms, 10 of them timed, for 10 requests: 5 ms each untimed.
+  for (let i = 0; i < 9; i += 1) budget.request('a');
+  budget.charge('a', 10);
+  busy += 60;
+  now += FAIRNESS_WINDOW_MS;
+  budget.request('b');
+  expect(budget.untimedPerRequestMs).toBe(5);
+  for (let i = 0; i < half / 5; i += 1) budget.request('a');
+  expect(budget.delayFor('a')).toBeGreaterThan(0);
+  expect(budget.delayFor('b')).toBe(0);
+});
+
+test('one window in which the whole process stalled does not make the next requests costly: the median of the last windows is charged', () => {
+  let now = 1_000;
+  let busy = 0;
+  const budget = new ForwardingBudget(() => now, FAIRNESS_WINDOW_MS, CLIENT_SHARE, () => busy);
+  const window = (untimedMs: number) => {
+    for (let i = 0; i < 10; i += 1) budget.request('a');
+    busy += untimedMs;
+    now += FAIRNESS_WINDOW_MS;
+  };
+  budget.request('a');
+  now += FAIRNESS_WINDOW_MS;
+  window(10);
+  window(10);
+  window(10);
+  window(90);
+  budget.request('a');
+  expect(budget.untimedPerRequestMs).toBe(1);
 });
 
 test('a client alone is never held back, whatever it spends', () => {
@@ -38,4 +113,74 @@ test('the next window starts every client afresh', () => {
   budget.charge('b', share);
   advance(FAIRNESS_WINDOW_MS);
   expect(budget.delayFor('a')).toBe(0);
+});
+
+test(`past ${CLIENTS_FOLLOWED} clients in a window, new ones are not followed (the table stays bounded) and never held back`, () => {
+  const { budget } = budgetAt();
+  for (let i = 0; i < CLIENTS_FOLLOWED + 500; i += 1) budget.charge(`client-${i}`, 1);
+  expect(budget.clients).toBe(CLIENTS_FOLLOWED);
+  budget.charge('late', 10 * share);
+  expect(budget.delayFor('late')).toBe(0);
+});
+
+const session = { authorization: 'Bearer r:fairness-session-token' };
+const created = JSON.stringify({ data: { id: '5f1d7c2e9b1e8a0012345678', type: 'AttributeConfig', attributes: { label: 'Fair', inUse: false }, relationships: {} } });
+let upstream: TestServer;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(201, { 'content-type': MEDIA_TYPE, 'content-length': Buffer.byteLength(created) });
+      res.end(created);
+    });
+  });
+});
+
+afterAll(async () => {
+  await upstream?.close();
+});
+
+/** A create request large enough to be judged on the judging thread, never on the forwarding thread. */
+const largeCreate = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Large', options: new Array<string>(JUDGE_THREAD_MIN_BYTES / 4).fill('ab') } } });
+
+test('report mode: a client whose requests are all judged on the judging thread is still held back for what reading, relaying and answering them takes on the forwarding thread, while another client is answered throughout', async () => {
+  expect(largeCreate.length).toBeGreaterThan(JUDGE_THREAD_MIN_BYTES);
+  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null });
+  const pool = new Pool(proxy.proxyUrl, { connections: 8 });
+  try {
+    let sending = true;
+    const statuses: number[] = [];
+    const other = (async () => {
+      while (sending) statuses.push((await send(`${proxy.baseUrl}/attribute-configs/5f1d7c2e9b1e8a0012345678`, { headers: { ...session, 'x-forwarded-for': '198.51.100.9' } })).status);
+    })();
+    const headers = { ...session, 'content-type': MEDIA_TYPE, 'x-forwarded-for': '203.0.113.7' };
+    await Promise.all(Array.from({ length: 600 }, () => pool.request({ method: 'POST', path: '/v3/attribute-configs', headers, body: largeCreate }).then((r) => r.body.dump())));
+    sending = false;
+    await other;
+    await proxy.proxy.settled();
+    const judged = Object.fromEntries((await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]));
+    expect(judged.worker ?? 0).toBeGreaterThan(0);
+    expect((await proxy.proxy.metrics.deferredRequests.get()).values[0].value).toBeGreaterThan(0);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.every((status) => status !== 502 && status !== 503)).toBe(true);
+  } finally {
+    await pool.close();
+    await proxy.close();
+  }
+});
+
+test('a client held back is answered once it is within its share again: its request is read then, counted once, nothing refused', async () => {
+  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, mode: 'enforce' });
+  try {
+    // Another client was served in this window, and this one took four windows' worth of it.
+    proxy.proxy.budget.charge('198.51.100.9', 1);
+    proxy.proxy.budget.charge('203.0.113.7', 4 * FAIRNESS_WINDOW_MS);
+    const body = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Held' } } });
+    const answer = await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { ...session, 'content-type': MEDIA_TYPE, 'x-forwarded-for': '203.0.113.7' }, body });
+    expect(answer.status).toBe(201);
+    expect((await proxy.proxy.metrics.deferredRequests.get()).values[0].value).toBe(1);
+  } finally {
+    await proxy.close();
+  }
 });

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { performance } from 'node:perf_hooks';
 import { locate, type Contract, type Finding } from '../contract/index.ts';
 import type { DashboardFeed } from './dashboard.ts';
-import type { JudgingBudget } from './fairness.ts';
+import type { ForwardingBudget } from './fairness.ts';
 import { contentCoded, type ProxiedExchange } from './exchange.ts';
 import { headersObject } from './headers.ts';
 import { bodySize, judgeRequest, judgeResponse, NO_BODY, operationLabel, type CapturedBody, type CapturedExchange, type JudgeOptions, type JudgedRequest } from './judge.ts';
@@ -25,8 +25,8 @@ export interface JudgingParts {
   onWorkerThread: boolean;
   /** The judging thread's script; tests pass one that never answers. */
   judgeThreadScript?: URL;
-  /** Charged with the time each client's exchanges take to judge here (fairness.ts). */
-  budget?: JudgingBudget;
+  /** Charged with what judging and publishing each client's exchanges takes on this thread (fairness.ts). */
+  budget?: ForwardingBudget;
 }
 
 /** Why an exchange went unjudged (las_proxy_exchanges_shed_total's reason). */
@@ -90,7 +90,7 @@ export class ExchangeJudging {
         exchange.admission = exchange.admission.concat(publisher.judgingFailed(exchange, 'request', error));
         exchange.judgedRequest = { inApi, operation, request, findings: [] };
       }
-      this.spent(exchange, started);
+      exchange.judgeSeconds += (performance.now() - started) / 1000;
     }
     return exchange.judgedRequest;
   }
@@ -105,22 +105,20 @@ export class ExchangeJudging {
     } catch (error) {
       findings = [this.parts.publisher.judgingFailed(exchange, 'response', error)];
     }
-    this.spent(exchange, started);
+    exchange.judgeSeconds += (performance.now() - started) / 1000;
     return findings;
-  }
-
-  /** Adds the time since `started` to the exchange's judging time, and charges its client with it. */
-  private spent(exchange: ProxiedExchange, started: number): void {
-    const seconds = (performance.now() - started) / 1000;
-    exchange.judgeSeconds += seconds;
-    this.parts.budget?.charge(exchange.client, seconds);
   }
 
   private readonly drain = (): void => {
     this.drainScheduled = false;
     const batch = this.queue;
     this.queue = [];
-    for (const exchange of batch) this.judge(exchange);
+    const { budget } = this.parts;
+    for (const exchange of batch) {
+      const started = budget?.now() ?? 0;
+      this.judge(exchange);
+      budget?.chargeSince(exchange.client, started);
+    }
   };
 
   /**
@@ -176,6 +174,13 @@ export class ExchangeJudging {
   }
 
   private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange): void {
+    const started = this.parts.budget?.now() ?? 0;
+    this.publishJudgedHere(exchange, judged);
+    this.parts.budget?.chargeSince(exchange.client, started);
+  }
+
+  /** Publishes what the judging thread found (the publishing is this thread's work, charged to the client). */
+  private publishJudgedHere(exchange: ProxiedExchange, judged: JudgedExchange): void {
     const { metrics, publisher } = this.parts;
     this.leftBacklog(exchange.client);
     const failed = (judged.failures ?? []).map((failure) => publisher.judgingFailed(exchange, failure.location, new Error(failure.message)));

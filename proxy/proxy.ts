@@ -24,7 +24,7 @@ import { ProxiedExchange } from './exchange.ts';
 import { addForwardedHeaders, forwardedRequestHeaders, withoutHeader } from './headers.ts';
 import { judgeRequest, locate, NO_BODY, type JudgeOptions } from './judge.ts';
 import { ExchangeJudging } from './judging.ts';
-import { JudgingBudget } from './fairness.ts';
+import { ForwardingBudget } from './fairness.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
 import { Publisher } from './publisher.ts';
 import { REPEAT_INTERVAL_MS } from './repeats.ts';
@@ -59,7 +59,8 @@ export class ValidatingProxy {
   private readonly judging: ExchangeJudging;
   private readonly answers: ClientAnswers;
   private readonly relayParts: RelayParts;
-  private readonly budget = new JudgingBudget();
+  /** Each client's share of the forwarding thread (fairness.ts). */
+  readonly budget = new ForwardingBudget();
   private sampleCredit = 0;
   private inFlight = 0;
   private closing = false;
@@ -98,7 +99,7 @@ export class ValidatingProxy {
     const onWorkerThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
     this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread, budget: this.budget });
     this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false, draining: () => this.closing, legacyHeader: this.contract.legacyHeader });
-    this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging, upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa } };
+    this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging, budget: this.budget, upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa } };
     this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
     this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => this.violationsTrouble() });
   }
@@ -182,30 +183,66 @@ export class ValidatingProxy {
   }
 
   private readonly handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = this.budget.now();
     this.inFlight += 1;
     // The upstream's Date passes through; the proxy adds none of its own.
     res.sendDate = false;
     const exchange = new ProxiedExchange(req, this.nextSampled());
     res.on('close', () => this.clientClosed(exchange, res));
-    // A client past its share of judging waits for the next window (fairness.ts); its body stays unread meanwhile.
-    const wait = this.closing ? 0 : this.budget.delayFor(exchange.client);
-    if (wait === 0) return this.read(exchange, req, res);
-    this.metrics.deferredRequests.inc();
-    setTimeout(() => this.read(exchange, req, res), wait);
+    this.budget.request(exchange.client);
+    // A client past its share of the forwarding thread is held back (fairness.ts): its body stays unread meanwhile.
+    if (!this.heldBack(exchange, req, res, this.read)) this.read(exchange, req, res);
+    this.budget.chargeSince(exchange.client, started);
   };
 
-  /** Reads the request's body when it has one to judge, then admits it. */
+  /**
+   * Whether the client has taken its share of the forwarding thread while others were served
+   * too (fairness.ts): then its connection is paused (nothing more of it is read) and `next`
+   * runs, charged to it, once it is within its share of a window again.
+   */
+  private heldBack(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse, next: (exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse) => void): boolean {
+    const wait = this.closing ? 0 : this.budget.delayFor(exchange.client);
+    if (wait === 0) return false;
+    if (!exchange.heldBack) {
+      exchange.heldBack = true;
+      this.metrics.deferredRequests.inc();
+    }
+    // A socket Node paused itself (a client pipelining faster than it reads answers) stays Node's to resume.
+    const pausedHere = !req.socket.isPaused();
+    if (pausedHere) req.socket.pause();
+    const retry = () => {
+      if (res.destroyed) return;
+      const again = this.closing ? 0 : this.budget.delayFor(exchange.client);
+      if (again > 0) return void setTimeout(retry, again);
+      const started = this.budget.now();
+      if (pausedHere) req.socket.resume();
+      next.call(this, exchange, req, res);
+      this.budget.chargeSince(exchange.client, started);
+    };
+    setTimeout(retry, wait);
+    return true;
+  }
+
+  /** Reads the request's body when it has one to judge, then admits it (once its client is within its share again, should reading it have taken more). */
   private read(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse): void {
     if (res.destroyed) return;
     if (!hasBody(req)) return this.admit(exchange, req, res, null);
     if (!exchange.sampled) return this.admit(exchange, req, res, req);
     readBodyUpTo(req, this.maxBody).then(
       (read) => {
+        const started = this.budget.now();
         exchange.requestBody = read.complete ? { kind: 'captured', raw: read.raw } : { kind: 'omitted', reason: read.reason, cause: 'size' };
-        this.admit(exchange, req, res, read.complete ? read.raw : read.stream);
+        exchange.forwardedBody = read.complete ? read.raw : read.stream;
+        if (!this.heldBack(exchange, req, res, this.admitRead)) this.admitRead(exchange, req, res);
+        this.budget.chargeSince(exchange.client, started);
       },
       () => res.destroy(),
     );
+  }
+
+  /** Admits a request whose body was read (what read it kept is forwarded). */
+  private admitRead(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse): void {
+    this.admit(exchange, req, res, exchange.forwardedBody);
   }
 
   /**

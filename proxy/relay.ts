@@ -8,10 +8,12 @@ import { BodyTap, ByteCollector, CHUNKS_KEPT_MAX } from './body.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { endToEndHeaders } from './headers.ts';
 import type { ExchangeJudging } from './judging.ts';
+import type { ForwardingBudget } from './fairness.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import { resendable, resendThroughNodeClient } from './resend.ts';
 
 const NON_ASCII = /[^\x00-\x7f]/;
+const EMPTY = Buffer.alloc(0);
 
 export interface RelayParts {
   /** Enforce mode holds the response until it is judged. */
@@ -20,13 +22,16 @@ export interface RelayParts {
   metrics: ProxyMetrics;
   answers: ClientAnswers;
   judging: ExchangeJudging;
+  /** Charged with what relaying (and in enforce mode judging) the answer takes, for the exchange's client (fairness.ts). */
+  budget: ForwardingBudget;
   /** Where a request is sent once more through Node's client (resend.ts). */
   upstream: { url: URL; timeout: number; ca?: string | Buffer };
 }
 
 export class UpstreamRelay implements Dispatcher.DispatchHandler {
   private holding: boolean;
-  private held = new ByteCollector();
+  /** What enforce mode holds of the response until it is judged (report mode holds nothing). */
+  private held: ByteCollector | null = null;
   private statusText = '';
   private resume: () => void = () => undefined;
 
@@ -42,7 +47,28 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
     else this.exchange.abortUpstream = abort;
   }
 
+  // What each step takes on the forwarding thread is charged to the exchange's client (fairness.ts).
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void, reasonPhrase: string): boolean {
+    const started = this.parts.budget.now();
+    const more = this.relayHeaders(status, rawHeaders, resume, reasonPhrase);
+    this.parts.budget.chargeSince(this.exchange.client, started);
+    return more;
+  }
+
+  onData(chunk: Buffer): boolean {
+    const started = this.parts.budget.now();
+    const more = this.relayData(chunk);
+    this.parts.budget.chargeSince(this.exchange.client, started);
+    return more;
+  }
+
+  onComplete(): void {
+    const started = this.parts.budget.now();
+    this.complete();
+    this.parts.budget.chargeSince(this.exchange.client, started);
+  }
+
+  private relayHeaders(status: number, rawHeaders: Buffer[], resume: () => void, reasonPhrase: string): boolean {
     if (status < 200) return true;
     // undici reads the reason phrase as UTF-8, Node writes it as latin1: back to the bytes sent.
     const statusText = NON_ASCII.test(reasonPhrase) ? Buffer.from(reasonPhrase, 'utf8').toString('latin1') : reasonPhrase;
@@ -56,22 +82,22 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
     return this.parts.answers.startResponse(this.exchange, this.res, statusText);
   }
 
-  onData(chunk: Buffer): boolean {
+  private relayData(chunk: Buffer): boolean {
     this.exchange.responseTap?.add(chunk);
     if (!this.holding) return this.write(chunk);
-    this.held.append(chunk);
-    if (this.held.size <= this.parts.maxBody && this.held.chunks <= CHUNKS_KEPT_MAX) return true;
+    const held = (this.held ??= new ByteCollector());
+    held.append(chunk);
+    if (held.size <= this.parts.maxBody && held.chunks <= CHUNKS_KEPT_MAX) return true;
     // Too large to judge before answering: relay what is held and stream the rest.
     this.holding = false;
+    this.held = null;
     if (!this.parts.answers.startResponse(this.exchange, this.res, this.statusText)) return false;
-    const held = this.held.bytes();
-    this.held = new ByteCollector();
-    return this.write(held);
+    return this.write(held.bytes());
   }
 
-  onComplete(): void {
+  private complete(): void {
     this.exchange.responseComplete = true;
-    if (this.holding) this.parts.answers.finishHeld(this.exchange, this.res, this.statusText, this.held.bytes());
+    if (this.holding) this.parts.answers.finishHeld(this.exchange, this.res, this.statusText, this.held?.bytes() ?? EMPTY);
     else this.res.end();
     this.parts.judging.settle(this.exchange);
   }
