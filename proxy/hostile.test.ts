@@ -529,7 +529,7 @@ describe('the rest of the red team\'s cases', () => {
     });
   });
 
-  test('enforce mode, a client sending gzip bombs beside a conforming client: the bomber waits for its share of judging (counted), the other is answered throughout', async () => {
+  test('enforce mode, a client sending gzip bombs beside a conforming client: the bomber is held back to its share of the forwarding thread (counted), the other is answered throughout', async () => {
     await withProxy({ mode: 'enforce' }, async (proxy) => {
       const pool = new Pool(proxy.proxyUrl, { connections: 8 });
       const bomb = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip', 'x-forwarded-for': '203.0.113.7' });
