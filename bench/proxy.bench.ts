@@ -15,6 +15,7 @@ import { Pool } from 'undici';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { HOP_BY_HOP_HEADERS, startValidatingProxy } from '../proxy/index.ts';
 import { cpuMicros, serveIfContender, spawnContender, type Contender, type StartedContender } from './contenders.ts';
+import { startLoadProcess, type LoadProcess } from './load-process.ts';
 
 const CONNECTIONS = 16;
 const LIST_SIZES = [10, 100];
@@ -236,10 +237,10 @@ const CONFORMING_CONNECTIONS = 4;
  * ATTACK_CONNECTIONS clients send ATTACK_BODY as fast as it is answered, interleaved in rounds;
  * the ratio is the median over rounds of attacked p99 / unloaded p99.
  */
-async function conformingUnderAttack(proxy: Contender, seconds: number, rounds: number): Promise<{ unloaded: number; attacked: number; ratio: number; attacks: number }> {
+async function conformingUnderAttack(proxy: Contender, attacker: LoadProcess, seconds: number, rounds: number): Promise<{ unloaded: number; attacked: number; ratio: number; attacks: number }> {
   // Two clients, as a balancer in front names them (X-Forwarded-For): the proxy shares judging between them.
   const conforming = () => autocannon({ url: `${proxy.url}${listPath(10)}`, connections: CONFORMING_CONNECTIONS, duration: seconds / rounds, headers: { authorization: 'Bearer r:bench-session-token', 'x-forwarded-for': '198.51.100.9' } });
-  const attack = () => autocannon({ url: `${proxy.url}/v3/attribute-configs`, method: 'POST', body: ATTACK_BODY, connections: ATTACK_CONNECTIONS, duration: seconds / rounds, headers: { authorization: 'Bearer r:bench-session-token', 'content-type': MEDIA_TYPE, 'content-encoding': 'gzip', 'x-forwarded-for': '203.0.113.7' } });
+  const attack = () => attacker.fire({ url: `${proxy.url}/v3/attribute-configs`, method: 'POST', body: ATTACK_BODY, connections: ATTACK_CONNECTIONS, seconds: seconds / rounds, headers: { authorization: 'Bearer r:bench-session-token', 'content-type': MEDIA_TYPE, 'content-encoding': 'gzip', 'x-forwarded-for': '203.0.113.7' } });
   const ratios: number[] = [];
   const unloaded: number[] = [];
   const attacked: number[] = [];
@@ -249,7 +250,7 @@ async function conformingUnderAttack(proxy: Contender, seconds: number, rounds: 
     await cpuMicros(proxy, { settled: true });
     const [beside, attacking] = await Promise.all([conforming(), attack()]);
     await cpuMicros(proxy, { settled: true });
-    attacks += attacking.requests.total;
+    attacks += attacking;
     unloaded.push(alone.latency.p99);
     attacked.push(beside.latency.p99);
     ratios.push(beside.latency.p99 / Math.max(alone.latency.p99, 1));
@@ -263,11 +264,16 @@ async function reportUnderAttack(seconds: number, rounds: number, upstream: Cont
     { kind: 'validating', name: 'report mode' },
     { kind: 'validating-enforce', name: 'enforce mode' },
   ];
-  for (const mode of modes) {
-    const proxy = proxies.get(mode.kind) ?? (await spawnContender(import.meta.url, mode.kind, upstream.url));
-    proxies.set(mode.kind, proxy);
-    const result = await conformingUnderAttack(proxy, seconds, rounds);
-    process.stdout.write(`  ${mode.name}: p99 ${result.attacked.toFixed(2)} ms under attack against ${result.unloaded.toFixed(2)} ms unloaded: ${result.ratio.toFixed(2)}× (goal ≤ 3×: ${result.ratio <= 3 ? 'met' : 'NOT met'}); ${result.attacks} attacking requests answered\n`);
+  const attacker = await startLoadProcess();
+  try {
+    for (const mode of modes) {
+      const proxy = proxies.get(mode.kind) ?? (await spawnContender(import.meta.url, mode.kind, upstream.url));
+      proxies.set(mode.kind, proxy);
+      const result = await conformingUnderAttack(proxy, attacker, seconds, rounds);
+      process.stdout.write(`  ${mode.name}: p99 ${result.attacked.toFixed(2)} ms under attack against ${result.unloaded.toFixed(2)} ms unloaded: ${result.ratio.toFixed(2)}× (goal ≤ 3×: ${result.ratio <= 3 ? 'met' : 'NOT met'}); ${result.attacks} attacking requests answered\n`);
+    }
+  } finally {
+    attacker.stop();
   }
 }
 
