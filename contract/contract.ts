@@ -98,6 +98,8 @@ export class Contract {
   private readonly requirementsByJudge = new Map<string, Set<string>>();
   /** Every schemaFindings route of the catalogue, in file order. */
   readonly schemaFindingRoutes: readonly CompiledRoute[];
+  /** The schemas of the contract a validator is asked for; each is compiled on its first use, once. */
+  private readonly validatedSchemas = new Set<Schema>();
   private readonly validators = new Map<Schema, ValidateFunction>();
   private readonly quickValidators = new Map<Schema, ValidateFunction>();
   /** Every member name a schema of the contract names (properties, required): the members validation cannot leave out. */
@@ -135,7 +137,7 @@ export class Contract {
     }
     this.operations = readOperations(this.document);
     this.checkRoles();
-    this.compileAll();
+    this.collectSchemas();
   }
 
   /**
@@ -188,18 +190,22 @@ export class Contract {
     return operation;
   }
 
-  /** The compiled validator of a schema object taken from this contract (compiled at load). */
+  /** The compiled validator of a schema object taken from this contract. */
   validator(schema: Schema): ValidateFunction {
-    const validate = this.validators.get(schema);
-    if (!validate) throw new Error('schema was not compiled by this contract');
-    return validate;
+    return this.compiled(schema, this.validators, this.ajv);
   }
 
   /** The validator of a schema that stops at its first error (see createAjv). */
   quickValidator(schema: Schema): ValidateFunction {
-    const validate = this.quickValidators.get(schema);
-    if (!validate) throw new Error('schema was not compiled by this contract');
-    return validate;
+    return this.compiled(schema, this.quickValidators, this.quickAjv);
+  }
+
+  /** Every validator, compiled now: a server compiles them before it serves, off the path of its first requests. */
+  compileValidators(): void {
+    for (const schema of this.validatedSchemas) {
+      this.validator(schema);
+      this.quickValidator(schema);
+    }
   }
 
   /** The compiled validator of a named component, e.g. `NotificationGroup`. */
@@ -277,18 +283,29 @@ export class Contract {
     return this.schemaFindingRoutes.filter((route) => routeMatches(route, context)).sort((a, b) => compareRoutes(b, a));
   }
 
-  private compileAll(): void {
-    const schemas = new Set<Schema>(Object.values(this.schemas));
+  private collectSchemas(): void {
+    const schemas = this.validatedSchemas;
+    for (const schema of Object.values(this.schemas)) schemas.add(schema);
     for (const operation of this.operations) {
       schemas.add(querySchema(operation));
       if (operation.requestBody) schemas.add(operation.requestBody);
       for (const body of operation.responseBodies.values()) if (body) schemas.add(body);
     }
-    for (const schema of schemas) {
-      this.validators.set(schema, this.ajv.compile(schema));
-      this.quickValidators.set(schema, this.quickAjv.compile(schema));
-      collectNamedMembers(schema, this.namedMembers);
-    }
+    for (const schema of schemas) collectNamedMembers(schema, this.namedMembers);
+  }
+
+  /**
+   * A schema's validator from `cache`, compiled on first use: a process that only reads the
+   * catalogue (a usage error, a reporter, the summary) compiles nothing, one that validates a
+   * list compiles the list's schemas only.
+   */
+  private compiled(schema: Schema, cache: Map<Schema, ValidateFunction>, ajv: Ajv2020): ValidateFunction {
+    const known = cache.get(schema);
+    if (known) return known;
+    if (!this.validatedSchemas.has(schema)) throw new Error('schema is not one of this contract');
+    const validate = ajv.compile(schema);
+    cache.set(schema, validate);
+    return validate;
   }
 }
 
