@@ -9,6 +9,7 @@ import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { DEFAULT_LEGACY_HEADER } from './credentials.ts';
 import { SCHEMA_JUDGE } from './judges.ts';
+import { parseYamlCached } from './parse-cache.ts';
 import { inlineRefs } from './resolve.ts';
 import type { Finding, Location, Requirement, SchemaFindingRoute } from './types.ts';
 import type { QueryParameter } from './query.ts';
@@ -108,8 +109,9 @@ export class Contract {
   private readonly ajv = createAjv('full');
   private readonly quickAjv = createAjv('quick');
 
-  constructor(openapiText: string, requirementsText: string) {
-    const raw = parseYaml(openapiText) as Schema;
+  /** `parse` reads a YAML text given its file's name (`openapi`, `requirements`); loadContract's goes through a cache. */
+  constructor(openapiText: string, requirementsText: string, parse: (name: string, text: string) => unknown = (_name, text) => parseYaml(text)) {
+    const raw = parse('openapi', openapiText) as Schema;
     this.document = inlineRefs(raw);
     this.version = String((this.document.info as Schema).version);
     const components = (this.document.components ?? {}) as Schema;
@@ -118,7 +120,7 @@ export class Contract {
     this.legacyHeader = String(legacy?.name ?? DEFAULT_LEGACY_HEADER);
     this.genericStatuses = new Set(((raw['x-generic-statuses'] as Schema | undefined)?.statuses ?? []) as number[]);
     this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<string, string[]>;
-    this.requirements = (parseYaml(requirementsText) as { requirements: Requirement[] }).requirements;
+    this.requirements = (parse('requirements', requirementsText) as { requirements: Requirement[] }).requirements;
     this.requirementsById = new Map(this.requirements.map((r) => [r.id, r]));
     this.schemaFindingRoutes = this.requirements.flatMap((requirement) =>
       (requirement.schemaFindings ?? []).map((route) => ({
@@ -435,6 +437,6 @@ export function useSchemaDirectory(directory: string): void {
 
 /** The process-wide contract, loaded and compiled on first use. */
 export function loadContract(): Contract {
-  shared ??= new Contract(readFileSync(join(schemaDirectory, 'openapi.yaml'), 'utf8'), readFileSync(join(schemaDirectory, 'requirements.yaml'), 'utf8'));
+  shared ??= new Contract(readFileSync(join(schemaDirectory, 'openapi.yaml'), 'utf8'), readFileSync(join(schemaDirectory, 'requirements.yaml'), 'utf8'), parseYamlCached);
   return shared;
 }
