@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import type { Reporter, TestModule } from 'vitest/node';
 
@@ -34,9 +35,9 @@ const EXCLUDED = ['node_modules/**', 'suites/**/*.spec.ts'];
 
 export default defineConfig({
   test: {
-    // Most files wait on child processes (Playwright runs, the CLI, servers), so one more worker
-    // than cores keeps both cores busy.
-    maxWorkers: 3,
+    // Most files wait on child processes (Playwright runs, the CLI, servers) part of the time, so
+    // one more worker than cores keeps every core busy.
+    maxWorkers: availableParallelism() + 1,
     projects: [
       { extends: true, test: { name: 'shared', include: ['**/*.test.ts'], exclude: [...EXCLUDED, ...ISOLATED_FILES, ...PROOF_FILES], isolate: false } },
       { extends: true, test: { name: 'isolated', include: ISOLATED_FILES, exclude: EXCLUDED, isolate: true } },
