@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import type { Reporter, TestModule } from 'vitest/node';
 
@@ -15,10 +16,33 @@ const plainSummaryLine: Reporter = {
   },
 };
 
+/**
+ * Test files that change process-wide state another file would see: each runs in a fresh module
+ * graph. The rest share one per worker, which saves loading and compiling the contract per file.
+ */
+const ISOLATED_FILES = [
+  // Points the process-wide contract at a copy of schemas/ with one more operation (useSchemaDirectory).
+  'suites/new-operation.test.ts',
+];
+
+/**
+ * The proofs run the suite against the reference server dozens of times; `npm run test:quick`
+ * leaves out their project.
+ */
+const PROOF_FILES = ['suites/choice-proof.test.ts', 'suites/fault-proof.test.ts', 'suites/generative-fault-proof.test.ts'];
+
+const EXCLUDED = ['node_modules/**', 'suites/**/*.spec.ts'];
+
 export default defineConfig({
   test: {
-    include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'suites/**/*.spec.ts'],
+    // Most files wait on child processes (Playwright runs, the CLI, servers) part of the time, so
+    // one more worker than cores keeps every core busy.
+    maxWorkers: availableParallelism() + 1,
+    projects: [
+      { extends: true, test: { name: 'shared', include: ['**/*.test.ts'], exclude: [...EXCLUDED, ...ISOLATED_FILES, ...PROOF_FILES], isolate: false } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED_FILES, exclude: EXCLUDED, isolate: true } },
+      { extends: true, test: { name: 'proofs', include: PROOF_FILES, exclude: EXCLUDED, isolate: false } },
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', plainSummaryLine],

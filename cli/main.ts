@@ -1,48 +1,23 @@
 // The command line: the only place that reads flags and the environment.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { contractSummary } from './contract-summary.ts';
+import { commandsFor } from './commands.ts';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
-import { registerDiffCommand } from './diff.ts';
-import { registerJudgeCommand } from './judge.ts';
-import { registerProxyCommand } from './proxy.ts';
-import { registerReplayCommand } from './replay.ts';
-import { registerReportCommand } from './report.ts';
-import { registerRunCommand } from './run.ts';
-import { registerServeCommand } from './serve.ts';
-import { registerVerifyCommand } from './verify.ts';
-
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
-export function buildProgram(): Command {
+export async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command('las-conformance')
     .description('Conformance kit for the Learning and Assessment Service API v3')
     .version(packageJson.version)
     // A mistyped option gets its one error line; --help shows the options.
     .exitOverride();
-
-  program
-    .command('contract')
-    .description('print a summary of the contract: operations and requirements by level')
-    .action(() => {
-      process.stdout.write(contractSummary());
-    });
-
-  registerProxyCommand(program);
-  registerReportCommand(program);
-  registerRunCommand(program);
-  registerServeCommand(program);
-  registerVerifyCommand(program);
-  registerDiffCommand(program);
-  registerJudgeCommand(program);
-  registerReplayCommand(program);
-
+  for (const register of await Promise.all(commandsFor(argv).map((c) => c.load()))) register(program);
   return program;
 }
 
 async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);
   } catch (error) {

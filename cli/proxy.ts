@@ -2,6 +2,7 @@
 import { wholeNumber } from './options.ts';
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { loadContract } from '../contract/index.ts';
 import { CAPTURE_DEFAULTS } from '../proxy/capture.ts';
 import { createProxyLogger, createValidatingProxy, PROXY_DEFAULTS, upstreamDisplay, type ProxyMode } from '../proxy/index.ts';
 
@@ -106,6 +107,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const violationsToStdout = flags.violations === '-';
   let violationsFile = violationsToStdout ? null : await openAppend(flags.violations);
   const logger = createProxyLogger(process.stderr, flags.logLevel);
+  // Compiled before serving, so the first exchanges of each operation do not wait on it.
+  loadContract().compileValidators();
   const proxy = createValidatingProxy({
     upstream: flags.upstream.href,
     mode: flags.mode,

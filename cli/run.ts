@@ -22,7 +22,6 @@ import { readRecordFile, recordProblems } from '../reports/verify.ts';
 import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
 import { readRegressionCases } from '../targets/regression-cases.ts';
-import { casesJudging } from '../suites/selection.ts';
 import { DEFAULT_REPORT_DIR } from '../suites/settings.ts';
 import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
 
@@ -180,6 +179,12 @@ export function runDescription(flags: RunFlags): RunDescription {
   };
 }
 
+/** The --grep of the cases that can judge these requirements. Building the case tables costs a run that selects none nothing. */
+async function requirementGrep(ids: string[]): Promise<string> {
+  const { casesJudging } = await import('../suites/selection.ts');
+  return titlesGrep(await casesJudging(ids)).source;
+}
+
 /** The record the suite left, checked: a record that does not hold its own shape or verdict is no verdict. */
 function checkedRecord(reportDir: string): CertificationRecord {
   const value = readRecordFile(resolve(reportDir, 'conformance.json'));
@@ -213,7 +218,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
     if (run.generate) process.stdout.write(`Generating ${run.generate.inputs} inputs per operation from seed ${run.generate.seed} (--seed ${run.generate.seed} draws them again)\n`);
     suiteStarted = true;
-    const grep = flags.requirement.length > 0 ? titlesGrep(await casesJudging(flags.requirement)).source : flags.grep;
+    const grep = flags.requirement.length > 0 ? await requirementGrep(flags.requirement) : flags.grep;
     const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}) });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');

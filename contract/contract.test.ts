@@ -8,6 +8,14 @@ describe('loadContract', () => {
     expect(loadContract()).toBe(loadContract());
   });
 
+  it("compiles every schema of the contract in strict mode, and validators for the contract's own schemas only", () => {
+    const contract = new Contract(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8'), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));
+    // Validators are compiled on first use; this compiles them all, as the proxy does before it serves.
+    expect(() => contract.compileValidators()).not.toThrow();
+    expect(contract.validator(contract.schemas.NotificationGroup)({})).toBe(false);
+    expect(() => contract.validator({ type: 'string' })).toThrow(/not one of this contract/);
+  });
+
   it('knows the three specified operations', () => {
     expect(loadContract().operations.map((o) => o.operationId)).toEqual(['listNotificationGroups', 'createAttributeConfig', 'createHighlight']);
   });

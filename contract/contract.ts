@@ -9,6 +9,7 @@ import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { DEFAULT_LEGACY_HEADER } from './credentials.ts';
 import { SCHEMA_JUDGE } from './judges.ts';
+import { parseYamlCached } from './parse-cache.ts';
 import { inlineRefs } from './resolve.ts';
 import type { Finding, Location, Requirement, SchemaFindingRoute } from './types.ts';
 import type { QueryParameter } from './query.ts';
@@ -98,6 +99,8 @@ export class Contract {
   private readonly requirementsByJudge = new Map<string, Set<string>>();
   /** Every schemaFindings route of the catalogue, in file order. */
   readonly schemaFindingRoutes: readonly CompiledRoute[];
+  /** The schemas of the contract a validator is asked for; each is compiled on its first use, once. */
+  private readonly validatedSchemas = new Set<Schema>();
   private readonly validators = new Map<Schema, ValidateFunction>();
   private readonly quickValidators = new Map<Schema, ValidateFunction>();
   /** Every member name a schema of the contract names (properties, required): the members validation cannot leave out. */
@@ -108,8 +111,9 @@ export class Contract {
   private readonly ajv = createAjv('full');
   private readonly quickAjv = createAjv('quick');
 
-  constructor(openapiText: string, requirementsText: string) {
-    const raw = parseYaml(openapiText) as Schema;
+  /** `parse` reads a YAML text given its file's name (`openapi`, `requirements`); loadContract's goes through a cache. */
+  constructor(openapiText: string, requirementsText: string, parse: (name: string, text: string) => unknown = (_name, text) => parseYaml(text)) {
+    const raw = parse('openapi', openapiText) as Schema;
     this.document = inlineRefs(raw);
     this.version = String((this.document.info as Schema).version);
     const components = (this.document.components ?? {}) as Schema;
@@ -118,7 +122,7 @@ export class Contract {
     this.legacyHeader = String(legacy?.name ?? DEFAULT_LEGACY_HEADER);
     this.genericStatuses = new Set(((raw['x-generic-statuses'] as Schema | undefined)?.statuses ?? []) as number[]);
     this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<string, string[]>;
-    this.requirements = (parseYaml(requirementsText) as { requirements: Requirement[] }).requirements;
+    this.requirements = (parse('requirements', requirementsText) as { requirements: Requirement[] }).requirements;
     this.requirementsById = new Map(this.requirements.map((r) => [r.id, r]));
     this.schemaFindingRoutes = this.requirements.flatMap((requirement) =>
       (requirement.schemaFindings ?? []).map((route) => ({
@@ -137,7 +141,7 @@ export class Contract {
     }
     this.operations = readOperations(this.document);
     this.checkRoles();
-    this.compileAll();
+    this.collectSchemas();
   }
 
   /**
@@ -190,18 +194,22 @@ export class Contract {
     return operation;
   }
 
-  /** The compiled validator of a schema object taken from this contract (compiled at load). */
+  /** The compiled validator of a schema object taken from this contract. */
   validator(schema: Schema): ValidateFunction {
-    const validate = this.validators.get(schema);
-    if (!validate) throw new Error('schema was not compiled by this contract');
-    return validate;
+    return this.compiled(schema, this.validators, this.ajv);
   }
 
   /** The validator of a schema that stops at its first error (see createAjv). */
   quickValidator(schema: Schema): ValidateFunction {
-    const validate = this.quickValidators.get(schema);
-    if (!validate) throw new Error('schema was not compiled by this contract');
-    return validate;
+    return this.compiled(schema, this.quickValidators, this.quickAjv);
+  }
+
+  /** Every validator, compiled now: a server compiles them before it serves, off the path of its first requests. */
+  compileValidators(): void {
+    for (const schema of this.validatedSchemas) {
+      this.validator(schema);
+      this.quickValidator(schema);
+    }
   }
 
   /** The compiled validator of a named component, e.g. `NotificationGroup`. */
@@ -285,18 +293,29 @@ export class Contract {
     return this.schemaFindingRoutes.filter((route) => routeMatches(route, context)).sort((a, b) => compareRoutes(b, a));
   }
 
-  private compileAll(): void {
-    const schemas = new Set<Schema>(Object.values(this.schemas));
+  private collectSchemas(): void {
+    const schemas = this.validatedSchemas;
+    for (const schema of Object.values(this.schemas)) schemas.add(schema);
     for (const operation of this.operations) {
       schemas.add(querySchema(operation));
       if (operation.requestBody) schemas.add(operation.requestBody);
       for (const body of operation.responseBodies.values()) if (body) schemas.add(body);
     }
-    for (const schema of schemas) {
-      this.validators.set(schema, this.ajv.compile(schema));
-      this.quickValidators.set(schema, this.quickAjv.compile(schema));
-      collectNamedMembers(schema, this.namedMembers);
-    }
+    for (const schema of schemas) collectNamedMembers(schema, this.namedMembers);
+  }
+
+  /**
+   * A schema's validator from `cache`, compiled on first use: a process that only reads the
+   * catalogue (a usage error, a reporter, the summary) compiles nothing, one that validates a
+   * list compiles the list's schemas only.
+   */
+  private compiled(schema: Schema, cache: Map<Schema, ValidateFunction>, ajv: Ajv2020): ValidateFunction {
+    const known = cache.get(schema);
+    if (known) return known;
+    if (!this.validatedSchemas.has(schema)) throw new Error('schema is not one of this contract');
+    const validate = ajv.compile(schema);
+    cache.set(schema, validate);
+    return validate;
   }
 }
 
@@ -426,6 +445,6 @@ export function useSchemaDirectory(directory: string): void {
 
 /** The process-wide contract, loaded and compiled on first use. */
 export function loadContract(): Contract {
-  shared ??= new Contract(readFileSync(join(schemaDirectory, 'openapi.yaml'), 'utf8'), readFileSync(join(schemaDirectory, 'requirements.yaml'), 'utf8'));
+  shared ??= new Contract(readFileSync(join(schemaDirectory, 'openapi.yaml'), 'utf8'), readFileSync(join(schemaDirectory, 'requirements.yaml'), 'utf8'), parseYamlCached);
   return shared;
 }

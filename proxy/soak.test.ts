@@ -118,4 +118,5 @@ test(`${EXCHANGES} exchanges at ${CONNECTIONS} connections: none lost, none alte
   } finally {
     agent.destroy();
   }
-});
+  // Bounded by its count; the time allowed is generous because other test files share the cores.
+}, 180_000);
