@@ -29,10 +29,10 @@ test('a client within its share does not wait', () => {
 test('a client past its share, while other clients are served too, waits for the next window; the others do not', () => {
   const { budget, advance } = budgetAt();
   budget.delayFor('a');
-  advance(10);
+  advance(FAIRNESS_WINDOW_MS / 10);
   budget.charge('a', share);
   for (const other of ['b', 'c', 'd']) budget.charge(other, share / 10);
-  expect(budget.delayFor('a')).toBe(FAIRNESS_WINDOW_MS - 10);
+  expect(budget.delayFor('a')).toBe(Math.ceil(0.9 * FAIRNESS_WINDOW_MS));
   expect(budget.delayFor('b')).toBe(0);
 });
 
@@ -70,14 +70,14 @@ test('a client is charged per request the thread\'s work no section timed in the
   budget.request('a');
   now += FAIRNESS_WINDOW_MS;
   budget.request('a');
-  // A window in which the thread was busy 60 ms, 10 of them timed, for 10 requests: 5 ms each untimed.
+  // A window in which the thread was busy 60% of the time, a sixth of that timed, for 10 requests: each 5% of a window untimed.
   for (let i = 0; i < 9; i += 1) budget.request('a');
-  budget.charge('a', 10);
-  busy += 60;
+  budget.charge('a', 0.1 * FAIRNESS_WINDOW_MS);
+  busy += 0.6 * FAIRNESS_WINDOW_MS;
   now += FAIRNESS_WINDOW_MS;
   budget.request('b');
-  expect(budget.untimedPerRequestMs).toBe(5);
-  for (let i = 0; i < half / 5; i += 1) budget.request('a');
+  expect(budget.untimedPerRequestMs).toBeCloseTo(0.05 * FAIRNESS_WINDOW_MS);
+  for (let i = 0; i < 10; i += 1) budget.request('a');
   expect(budget.delayFor('a')).toBeGreaterThan(0);
   expect(budget.delayFor('b')).toBe(0);
 });
@@ -93,12 +93,12 @@ test('one window in which the whole process stalled does not make the next reque
   };
   budget.request('a');
   now += FAIRNESS_WINDOW_MS;
-  window(10);
-  window(10);
-  window(10);
-  window(90);
+  window(0.1 * FAIRNESS_WINDOW_MS);
+  window(0.1 * FAIRNESS_WINDOW_MS);
+  window(0.1 * FAIRNESS_WINDOW_MS);
+  window(0.9 * FAIRNESS_WINDOW_MS);
   budget.request('a');
-  expect(budget.untimedPerRequestMs).toBe(1);
+  expect(budget.untimedPerRequestMs).toBeCloseTo(0.01 * FAIRNESS_WINDOW_MS);
 });
 
 test('a client alone is never held back, whatever it spends', () => {

@@ -1,6 +1,7 @@
 // The proxy's metrics, in a registry of its own (two proxies in one process never mix counts).
 // Labels are bounded: operation ids, statuses, rule ids, directions and levels, never paths.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { FAIRNESS_WINDOW_MS } from './fairness.ts';
 
 export interface ProxyMetrics {
   registry: Registry;
@@ -59,7 +60,7 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
     bodiesNotValidated: new Counter({ name: 'las_proxy_bodies_not_validated_total', help: 'Bodies passed through without validation (larger than --max-body, or undecodable)', labelNames: ['direction'], registers }),
     judgingFailures: new Counter({ name: 'las_proxy_judging_failures_total', help: 'Exchanges whose judging failed with an error (each logged once per distinct error; enforce mode refuses them)', registers }),
     shedExchanges: new Counter({ name: 'las_proxy_exchanges_shed_total', help: 'Exchanges relayed but not judged because judging was behind: reason backlog (the judging thread\'s backlog was full) or client-share (the client already held its share of the backlog)', labelNames: ['reason'], registers }),
-    deferredRequests: new Counter({ name: 'las_proxy_requests_deferred_total', help: 'Requests held back (their connection not read, to a later 100 ms window) because their client had taken more than its share of the forwarding thread (reading, decoding, judging, answering its requests: a quarter, or its equal part while fewer than four clients are served) and more than the average client served in the window', registers }),
+    deferredRequests: new Counter({ name: 'las_proxy_requests_deferred_total', help: `Requests held back (their connection not read, to a later ${FAIRNESS_WINDOW_MS} ms window) because their client had taken more than its share of the forwarding thread (reading, decoding, judging, answering its requests: a quarter, or its equal part while fewer than four clients are served) and more than the average client served in the window`, registers }),
     judgedExchanges: new Counter({ name: 'las_proxy_exchanges_judged_total', help: 'Exchanges judged, by the thread that judged them (forwarding or worker)', labelNames: ['thread'], registers }),
     judgeBacklog: new Gauge({
       name: 'las_proxy_judge_backlog_exchanges',
