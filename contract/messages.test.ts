@@ -1,7 +1,8 @@
 // The sentences findings carry: what was expected, what came and where, as a person would write
 // them, never an ajv dump. Values stay out of them when `includeValues` is false.
 import { describe, expect, it } from 'vitest';
-import { judgeExchange, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type Finding, type ValidateOptions } from './index.ts';
+import fc from 'fast-check';
+import { judgeExchange, showValue, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type Finding, type ValidateOptions } from './index.ts';
 import { contract, createAttributeConfig, createHighlight, credentials, jsonApi, list } from './test-support.ts';
 
 const userId = '60a7c0f2e4b0c83d2f9a1b23';
@@ -92,5 +93,56 @@ describe('finding messages', () => {
   it('give the parser\'s reason for a body that is not JSON only when values are shown', () => {
     expect(createBody('{"data":')({}).map((f) => f.message)).toEqual([expect.stringMatching(/^the request body is not well-formed JSON \(.+\)$/)]);
     expect(createBody('{"data":')({ includeValues: false }).map((f) => f.message)).toEqual(['the request body is not well-formed JSON']);
+  });
+});
+
+/** What a message showed of a value when it wrote the value out whole and cut it. */
+function shownWhole(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+const LONG = 'x'.repeat(100);
+const SHOWN_VALUES: [string, unknown][] = [
+  ['a short object', { a: 1, b: [true, null, 'c'] }],
+  ['a long string', LONG],
+  ['a string whose surrogate pair is cut at the 80th character', `${'a'.repeat(77)}😀😀😀`],
+  ['a string whose surrogate pair is cut right after the 77th character', `${'a'.repeat(76)}😀${'b'.repeat(10)}`],
+  ['a lone surrogate', `${'a'.repeat(70)}\ud800${'b'.repeat(20)}`],
+  ['characters escaped in JSON', `"\\\n\u0001${'q'.repeat(90)}`],
+  ['a list of objects longer than shown', Array.from({ length: 100 }, (_, i) => ({ id: i, label: `Label ${i}` }))],
+  ['undefined members and elements', { a: undefined, b: [undefined, 1], c: 'd' }],
+  ['numbers JSON writes otherwise', [-0, Number.NaN, Infinity, 1e21, 0.1]],
+  ['an object without a prototype', Object.assign(Object.create(null) as object, { k: LONG })],
+  ['a value with toJSON', { when: new Date(0), then: LONG }],
+  ['an empty array and object', [[], {}]],
+];
+
+/** Values JSON.stringify cannot write: named by their type, or shown from their beginning. */
+const UNWRITABLE_VALUES: [string, unknown, string][] = [
+  ['a bigint', 10n, 'a bigint'],
+  ['a cycle', (() => { const o: Record<string, unknown> = { n: 1 }; o.self = o; return o; })(), 'an object'],
+  ['nesting deeper than JSON.stringify recurses', JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)), `${'['.repeat(77)}...`],
+];
+
+describe('a value in a message: its JSON up to 80 characters, else its first 77 and "..."', () => {
+  for (const [name, value] of SHOWN_VALUES) {
+    it(`${name}: as if written out whole and cut`, () => {
+      expect(showValue(value)).toBe(shownWhole(value));
+    });
+  }
+
+  for (const [name, value, shown] of UNWRITABLE_VALUES) {
+    it(`${name}: ${shown}`, () => {
+      expect(showValue(value)).toBe(shown);
+    });
+  }
+
+  it('any JSON value, strings of any UTF-16 code units included', () => {
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.string({ unit: 'binary', maxLength: 120 }), fc.string({ unit: fc.constantFrom('a', '\ud83d', '\ude00', '"', '\n'), maxLength: 120 }), fc.double(), fc.boolean(), fc.constant(null), fc.array(tie('value')), fc.dictionary(fc.string({ maxLength: 4 }), tie('value'))),
+    })).value;
+    fc.assert(fc.property(json, (value) => showValue(value) === shownWhole(value)), { numRuns: 2000, seed: 19 });
   });
 });

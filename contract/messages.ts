@@ -223,14 +223,65 @@ export function jsonTypeOf(value: unknown): string {
   return withArticle(typeof value);
 }
 
+/** How much of a value a message shows: JSON text up to this length, else its beginning and "...". */
+const SHOWN_MAX = 80;
+
 export function showValue(value: unknown): string {
   if (value === undefined) return 'nothing';
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    // JSON.parse reads nesting of any depth, JSON.stringify recurses: a deep value overflows it.
-    return jsonTypeOf(value);
+  let text = jsonBeginning(value, SHOWN_MAX + 1);
+  if (text === undefined) {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      // A cycle, a bigint, or nesting deeper than JSON.stringify's recursion.
+      return jsonTypeOf(value);
+    }
   }
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return text.length > SHOWN_MAX ? `${text.slice(0, SHOWN_MAX - 3)}...` : text;
+}
+
+/**
+ * JSON.stringify(value) when it is shorter than `limit`, else text beginning as it does and at
+ * least `limit` long: a message shows only the beginning of a value, so a large document or a
+ * long string is not written out whole to be cut. Undefined when, before that length, it meets
+ * anything but the plain values JSON.parse makes (a toJSON method, a class instance, a bigint, a
+ * function, a cycle): those take JSON.stringify's own path.
+ */
+function jsonBeginning(value: unknown, limit: number): string | undefined {
+  let text = '';
+  const ancestors: object[] = [];
+  const full = () => text.length >= limit;
+  function write(item: unknown, inArray: boolean): boolean {
+    if (full()) return true;
+    if (item === null) text += 'null';
+    else if (typeof item === 'boolean' || typeof item === 'number') text += JSON.stringify(item);
+    else if (typeof item === 'string') {
+      // The characters before the last one taken are escaped as in the whole string (a surrogate
+      // pair cut in two changes only the last), and each is at least one character of text.
+      const room = limit - text.length + 1;
+      text += JSON.stringify(item.length > room ? item.slice(0, room) : item);
+    } else if (item === undefined && inArray) text += 'null';
+    else if (typeof item !== 'object' || ancestors.includes(item)) return false;
+    else if (Array.isArray(item)) return writeList(item, item, '[', ']', (element) => write(element, true));
+    else {
+      const prototype = Object.getPrototypeOf(item);
+      if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in item) return false;
+      const members = Object.entries(item).filter(([, member]) => member !== undefined);
+      return writeList(item, members, '{', '}', ([key, member]) => write(key, false) && ((text += ':'), write(member, false)));
+    }
+    return true;
+  }
+  function writeList<T>(container: object, items: T[], open: string, close: string, writeItem: (item: T) => boolean): boolean {
+    ancestors.push(container);
+    text += open;
+    for (const [index, item] of items.entries()) {
+      if (full()) return true;
+      if (index > 0) text += ',';
+      if (!writeItem(item)) return false;
+    }
+    ancestors.pop();
+    text += close;
+    return true;
+  }
+  return write(value, false) ? text : undefined;
 }
