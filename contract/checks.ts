@@ -86,7 +86,10 @@ const unauthenticatedNot401: ExchangeCheck = {
   run(contract, x, _options, verdict) {
     if (!hasNoCredentials(contract, x)) return [];
     const status = x.response.status;
-    if (contract.genericStatuses.has(status)) return [];
+    if (contract.genericStatuses.has(status)) {
+      verdict.cannotJudge('AUTH-401-NO-CREDENTIALS', `${status} is a generic status, answered whatever the credentials`);
+      return [];
+    }
     const invalid = x.requestFindings.some(isValidationProblem);
     if (status === 401) {
       verdict.held('AUTH-401-NO-CREDENTIALS');
@@ -180,7 +183,10 @@ const statusListed: ExchangeCheck = {
       return [];
     }
     // A request that must be refused, refused with a status the contract does not name, is judged by the checks above, once.
-    if (is4xx(status) && x.requestFindings.some(isRequestProblem)) return [];
+    if (is4xx(status) && x.requestFindings.some(isRequestProblem)) {
+      verdict.cannotJudge('EXCH-STATUS-LISTED', `a request the contract rejects was refused with ${status}: judged under what serving it breaks`, 'response');
+      return [];
+    }
     return [contract.finding('EXCH-STATUS-LISTED', 'response', { message: `status ${status} is not listed for ${operation.operationId} (listed: ${operation.statuses.join(', ')})`, expected: operation.statuses.join(', '), actual: String(status) })];
   },
 };
