@@ -39,7 +39,7 @@ const codePoint: fc.Arbitrary<string> = fc
 function longString(minLength: number, maxLength: number): fc.Arbitrary<string> {
   return fc.tuple(fc.string({ unit: codePoint, minLength: 1, maxLength: 8 }), fc.integer({ min: minLength, max: maxLength })).map(([piece, length]) => {
     const points = [...piece];
-    return Array.from({ length }, (_, index) => points[index % points.length]).join('');
+    return piece.repeat(Math.floor(length / points.length)) + points.slice(0, length % points.length).join('');
   });
 }
 
