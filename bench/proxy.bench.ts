@@ -10,21 +10,19 @@
 import { Agent as HttpAgent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { gzipSync } from 'node:zlib';
 import { Pool } from 'undici';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { HOP_BY_HOP_HEADERS, startValidatingProxy } from '../proxy/index.ts';
 import { cpuMicros, serveIfContender, spawnContender, type Contender, type StartedContender } from './contenders.ts';
-import { startLoadProcess, type LoadProcess } from './load-process.ts';
 
 const CONNECTIONS = 16;
 const LIST_SIZES = [10, 100];
 /** Rounds of half a second: 10 s per target in all, each slot close in time to the baseline's. */
-const ROUNDS = 20;
-const SLICE_SECONDS = 0.5;
+export const ROUNDS = 20;
+export const SLICE_SECONDS = 0.5;
 const UPSTREAM_CONNECTIONS = 64;
 
-type ContenderKind = 'upstream' | 'upstream-findings' | 'http-proxy' | 'undici' | 'validating-core' | 'validating-inline' | 'validating' | 'validating-findings' | 'validating-enforce';
+export type ContenderKind = 'upstream' | 'upstream-findings' | 'http-proxy' | 'undici' | 'validating-core' | 'validating-inline' | 'validating' | 'validating-findings' | 'validating-enforce';
 
 interface Target {
   name: string;
@@ -119,7 +117,7 @@ async function startContender(kind: ContenderKind, upstream: string): Promise<St
 
 // --- The measurement, in the bench process ----------------------------------------------------
 
-interface AutocannonResult {
+export interface AutocannonResult {
   requests: { average: number; total: number };
   latency: { p99: number };
   non2xx: number;
@@ -127,9 +125,9 @@ interface AutocannonResult {
   timeouts: number;
 }
 
-type Autocannon = (options: { url: string; connections: number; duration: number; method?: string; body?: Buffer; headers?: Record<string, string> }) => Promise<AutocannonResult>;
+type Autocannon = (options: { url: string; connections: number; duration: number; overallRate?: number; method?: string; body?: Buffer; headers?: Record<string, string> }) => Promise<AutocannonResult>;
 
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 interface Measurement {
   list: number;
@@ -146,7 +144,7 @@ async function measure(url: string, seconds: number): Promise<AutocannonResult> 
   return autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { authorization: 'Bearer r:bench-session-token' } });
 }
 
-function listPath(size: number): string {
+export function listPath(size: number): string {
   return `/v3/notification-groups?filter[type]=portal&page[limit]=${size}&page[offset]=0`;
 }
 
@@ -218,63 +216,10 @@ interface Tally {
   failures: number;
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-// --- Conforming traffic while a client attacks ---------------------------------------------------
-
-/** The red team's request: about a kilobyte of gzip inflating to 500,000 wrong-typed `options` items. */
-const ATTACK_BODY = gzipSync(JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Attack', options: new Array<number>(500_000).fill(1) } } }));
-const ATTACK_CONNECTIONS = 4;
-/** Connections of conforming traffic measured beside the attack (and alone, for its baseline). */
-const CONFORMING_CONNECTIONS = 4;
-
-/**
- * The p99 of conforming 10-item GETs through one validating proxy, alone and then while
- * ATTACK_CONNECTIONS clients send ATTACK_BODY as fast as it is answered, interleaved in rounds;
- * the ratio is the median over rounds of attacked p99 / unloaded p99.
- */
-async function conformingUnderAttack(proxy: Contender, attacker: LoadProcess, seconds: number, rounds: number): Promise<{ unloaded: number; attacked: number; ratio: number; attacks: number }> {
-  // Two clients, as a balancer in front names them (X-Forwarded-For): the proxy shares judging between them.
-  const conforming = () => autocannon({ url: `${proxy.url}${listPath(10)}`, connections: CONFORMING_CONNECTIONS, duration: seconds / rounds, headers: { authorization: 'Bearer r:bench-session-token', 'x-forwarded-for': '198.51.100.9' } });
-  const attack = () => attacker.fire({ url: `${proxy.url}/v3/attribute-configs`, method: 'POST', body: ATTACK_BODY, connections: ATTACK_CONNECTIONS, seconds: seconds / rounds, headers: { authorization: 'Bearer r:bench-session-token', 'content-type': MEDIA_TYPE, 'content-encoding': 'gzip', 'x-forwarded-for': '203.0.113.7' } });
-  const ratios: number[] = [];
-  const unloaded: number[] = [];
-  const attacked: number[] = [];
-  let attacks = 0;
-  for (let round = 0; round < rounds; round += 1) {
-    const alone = await conforming();
-    await cpuMicros(proxy, { settled: true });
-    const [beside, attacking] = await Promise.all([conforming(), attack()]);
-    await cpuMicros(proxy, { settled: true });
-    attacks += attacking;
-    unloaded.push(alone.latency.p99);
-    attacked.push(beside.latency.p99);
-    ratios.push(beside.latency.p99 / Math.max(alone.latency.p99, 1));
-  }
-  return { unloaded: median(unloaded), attacked: median(attacked), ratio: median(ratios), attacks };
-}
-
-async function reportUnderAttack(seconds: number, rounds: number, upstream: Contender, proxies: Map<ContenderKind, Contender>): Promise<void> {
-  process.stdout.write(`\nConforming 10-item GETs (${CONFORMING_CONNECTIONS} connections) alone and while ${ATTACK_CONNECTIONS} clients send a ${ATTACK_BODY.length}-byte gzip body inflating to 500,000 wrong items, ${rounds} rounds each (goal: p99 within a small factor, 3×, of the unloaded p99):\n`);
-  const modes: { kind: ContenderKind; name: string }[] = [
-    { kind: 'validating', name: 'report mode' },
-    { kind: 'validating-enforce', name: 'enforce mode' },
-  ];
-  const attacker = await startLoadProcess();
-  try {
-    for (const mode of modes) {
-      const proxy = proxies.get(mode.kind) ?? (await spawnContender(import.meta.url, mode.kind, upstream.url));
-      proxies.set(mode.kind, proxy);
-      const result = await conformingUnderAttack(proxy, attacker, seconds, rounds);
-      process.stdout.write(`  ${mode.name}: p99 ${result.attacked.toFixed(2)} ms under attack against ${result.unloaded.toFixed(2)} ms unloaded: ${result.ratio.toFixed(2)}× (goal ≤ 3×: ${result.ratio <= 3 ? 'met' : 'NOT met'}); ${result.attacks} attacking requests answered\n`);
-    }
-  } finally {
-    attacker.stop();
-  }
 }
 
 export default async function proxyBench(): Promise<void> {
@@ -331,7 +276,6 @@ export default async function proxyBench(): Promise<void> {
       }
     }
     report(measurements);
-    await reportUnderAttack(seconds, rounds, upstream, proxies);
   } finally {
     for (const contender of [upstream, breakingUpstream, ...proxies.values()]) contender.child.kill();
   }
