@@ -93,6 +93,24 @@ describe('JudgeThread', () => {
     await thread.close(5000);
   });
 
+  test('starts its worker with the first exchange that belongs there, not before', async () => {
+    const { thread } = startThread();
+    expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES - 100), () => undefined)).toBe(false);
+    expect(thread.running).toBe(false);
+    const judged: JudgedExchange[] = [];
+    expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES), (j) => judged.push(j))).toBe(true);
+    expect(thread.running).toBe(true);
+    await thread.whenIdle();
+    expect(judged).toHaveLength(1);
+    await thread.close(5000);
+  });
+
+  test('closes at once when it never started', async () => {
+    const { thread } = startThread();
+    expect(await thread.close(5000)).toBe(0);
+    expect(thread.running).toBe(false);
+  });
+
   test('refuses past the exchange limit of its backlog, and takes exchanges again once it caught up', async () => {
     const { thread } = startThread();
     const judged: JudgedExchange[] = [];

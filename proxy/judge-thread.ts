@@ -6,7 +6,9 @@
 // through a ring of shared memory (byte-ring.ts) rather than in buffers of their own. The
 // backlog is bounded by exchanges and by the ring's size; past it, or once the worker has
 // failed, submit() refuses and the caller judges the exchange itself, which slows forwarding
-// down to the pace of judging.
+// down to the pace of judging. The worker and its ring are started by the first exchange that
+// belongs there: a proxy that never sees a large or coded body never pays for a second thread
+// (about half a CPU-second to start, and the ring's 32 MiB).
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../contract/index.ts';
 import { ByteRing } from './byte-ring.ts';
@@ -56,9 +58,14 @@ export interface JudgeThreadOptions {
   ringBytes?: number;
 }
 
+/** The worker and the ring its bodies lie in, once started. */
+interface StartedWorker {
+  worker: Worker;
+  ring: ByteRing;
+}
+
 export class JudgeThread {
-  private readonly worker: Worker;
-  private readonly ring: ByteRing;
+  private started: StartedWorker | null = null;
   private batch: PostedExchange[] = [];
   private batchSettles: Settle[] = [];
   /** Ring bytes the batch being gathered holds. */
@@ -71,13 +78,24 @@ export class JudgeThread {
   /** Exchanges submitted and not yet answered. */
   backlog = 0;
 
-  constructor(private readonly options: JudgeThreadOptions) {
-    this.ring = new ByteRing(options.ringBytes ?? JUDGE_BACKLOG_LIMITS.bytes);
-    this.worker = new Worker(options.script ?? JUDGE_WORKER_SCRIPT, { workerData: { judge: options.judge, bodies: this.ring.buffer } satisfies JudgeWorkerData });
-    this.worker.on('message', (results: JudgedExchange[]) => this.answered(results));
-    this.worker.on('error', (error) => this.fail(error));
-    this.worker.on('exit', (code) => this.fail(new Error(`judging thread exited with code ${code}`)));
-    this.worker.unref();
+  constructor(private readonly options: JudgeThreadOptions) {}
+
+  /** Whether the worker was started (by the first exchange that belongs there). */
+  get running(): boolean {
+    return this.started !== null;
+  }
+
+  /** The worker and its ring, started on first use. */
+  private get thread(): StartedWorker {
+    if (this.started) return this.started;
+    const ring = new ByteRing(this.options.ringBytes ?? JUDGE_BACKLOG_LIMITS.bytes);
+    const worker = new Worker(this.options.script ?? JUDGE_WORKER_SCRIPT, { workerData: { judge: this.options.judge, bodies: ring.buffer } satisfies JudgeWorkerData });
+    worker.on('message', (results: JudgedExchange[]) => this.answered(results));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => this.fail(new Error(`judging thread exited with code ${code}`)));
+    worker.unref();
+    this.started = { worker, ring };
+    return this.started;
   }
 
   /**
@@ -96,15 +114,16 @@ export class JudgeThread {
 
   /** Whether the backlog has room for one more exchange of `bytes`. */
   hasRoom(bytes: number): boolean {
-    return this.backlog < JUDGE_BACKLOG_LIMITS.exchanges && this.ring.fits(bytes);
+    return this.backlog < JUDGE_BACKLOG_LIMITS.exchanges && this.thread.ring.fits(bytes);
   }
 
   /** Queues one exchange; false when accepts() refuses it: judge it here. */
   submit(captured: CapturedExchange, settle: Settle, encoded = false): boolean {
     const bytes = bodySize(captured.requestBody) + (captured.response ? bodySize(captured.response.body) : 0);
     if (!this.accepts(bytes, encoded)) return false;
-    const piece = this.ring.reserve(bytes)!;
-    this.batch.push(postedExchange(captured, this.ring.bytes, piece.offset));
+    const { ring } = this.thread;
+    const piece = ring.reserve(bytes)!;
+    this.batch.push(postedExchange(captured, ring.bytes, piece.offset));
     this.batchSettles.push(settle);
     this.batchTaken += piece.taken;
     this.backlog += 1;
@@ -127,8 +146,10 @@ export class JudgeThread {
     clearTimeout(timer);
     const unjudged = this.backlog;
     this.failed = true;
-    this.worker.removeAllListeners('exit');
-    await this.worker.terminate();
+    if (this.started) {
+      this.started.worker.removeAllListeners('exit');
+      await this.started.worker.terminate();
+    }
     return unjudged;
   }
 
@@ -138,7 +159,7 @@ export class JudgeThread {
     this.timer = null;
     if (this.batch.length === 0 || this.failed) return;
     this.posted.push({ settles: this.batchSettles, taken: this.batchTaken });
-    this.worker.postMessage({ captured: this.batch } satisfies JudgeBatch);
+    this.thread.worker.postMessage({ captured: this.batch } satisfies JudgeBatch);
     this.batch = [];
     this.batchSettles = [];
     this.batchTaken = 0;
@@ -148,7 +169,7 @@ export class JudgeThread {
     const batch = this.posted.shift();
     if (!batch) return;
     this.backlog -= batch.settles.length;
-    this.ring.release(batch.taken);
+    this.thread.ring.release(batch.taken);
     batch.settles.forEach((settle, i) => settle(results[i]));
     if (this.backlog === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
@@ -163,7 +184,7 @@ export class JudgeThread {
     this.batchSettles = [];
     this.batchTaken = 0;
     this.backlog = 0;
-    this.ring.clear();
+    this.started?.ring.clear();
     this.options.onFailure(error, unjudged);
     for (const resolve of this.idle.splice(0)) resolve();
   }
