@@ -45,6 +45,23 @@ describe('a conformance case', () => {
     ]);
   });
 
+  it('judges nothing from a generic status it did not expect (a rate limit): no finding, the requirement unjudged with why', async () => {
+    const status = 429;
+    expect(contract.genericStatuses.has(status)).toBe(true);
+    const conformance = caseAgainst(scripted([{ status, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ errors: [{ status: String(status), title: 'Too Many Requests' }] }) }]));
+    const answer = await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' });
+    expect(conformance.expectStatus(answer, [200])).toBe(false);
+    expect(conformance.blocking()).toEqual([]);
+    expect(conformance.outcomeData().exercised.find((e) => e.requirement === 'NG-FILTER-ACCEPTED')).toBeUndefined();
+    expect(conformance.outcomeData().unexercised).toContainEqual({ requirement: 'NG-FILTER-ACCEPTED', reason: expect.stringMatching(new RegExp(`^the request was answered ${status} where 200 was expected: a status any operation may answer for a condition the specification leaves open`)) });
+  });
+
+  it('fails a status it did not expect that is not generic', async () => {
+    const conformance = caseAgainst(scripted([{ status: 403, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }) }]));
+    expect(conformance.expectStatus(await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' }), [200])).toBe(false);
+    expect(conformance.blocking().map((f) => f.requirement)).toContain('NG-FILTER-ACCEPTED');
+  });
+
   it('judges itself only requirements the catalogue binds to suiteCase', () => {
     const conformance = caseAgainst(scripted([]));
     expect(() => conformance.held('NG-META-PAGES')).toThrow('a suite case judged NG-META-PAGES, which the catalogue does not bind to suiteCase (judgedBy)');

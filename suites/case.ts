@@ -197,9 +197,17 @@ export class ConformanceCase {
     return { answer: { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, captured }, findings, judged, unjudged };
   }
 
-  /** The case's own status expectation; a requirement the exchange already failed is not reported twice. */
+  /**
+   * The case's own status expectation; a requirement the exchange already failed is not reported
+   * twice. A generic status the case did not expect (a condition the specification leaves open,
+   * such as a rate limit) judges nothing: the requirement is left unjudged, with why.
+   */
   expectStatus(answer: Answer, allowed: number[], requirement = this.primary, what = 'the request'): boolean {
     if (answer.status === NO_ANSWER) return false;
+    if (!allowed.includes(answer.status) && this.context.contract.genericStatuses.has(answer.status)) {
+      this.cannotJudge(requirement, genericStatusReason(what, answer.status, allowed));
+      return false;
+    }
     this.judged(this.ownJudgement(requirement), answer.captured);
     if (allowed.includes(answer.status)) return true;
     if (!this.findings.some((f) => f.requirement === requirement && f.exchange === answer.captured)) {
@@ -351,4 +359,9 @@ function suiteJudged<T extends Judged>(contract: Contract, judged: T[]): T[] {
 function judgedBySuite(contract: Contract, requirementId: string): boolean {
   const checkedBy = contract.requirement(requirementId).checkedBy;
   return checkedBy === undefined || checkedBy.includes('suite');
+}
+
+/** Why a case answered with a generic status it did not expect judged nothing. */
+function genericStatusReason(what: string, status: number, allowed: number[]): string {
+  return `${what} was answered ${status} where ${allowed.join(' or ')} was expected: a status any operation may answer for a condition the specification leaves open, which says nothing either way (a target that limits how fast or how large requests may be answers so: rerun with fewer --workers, or raise its limit)`;
 }
