@@ -27,6 +27,7 @@ const answers: Record<string, Answer> = {
   'no /v3': (_q, r, path) => (path.startsWith('/v3/') ? r.writeHead(200, JSON_API).end(LIST) : r.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found')),
   redirect: (_q, r) => r.writeHead(301, { location: 'https://elsewhere.example/v3/notification-groups' }).end(),
   'a web page': (_q, r) => r.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Portal</title>'),
+  'rate limited': (_q, r) => r.writeHead(429, { ...JSON_API, 'retry-after': '30' }).end('{"errors":[{"status":"429"}]}'),
 };
 
 let server: Server;
@@ -74,6 +75,7 @@ describe('preflight', () => {
     ['not permitted', /was answered 403: the session token is not permitted to list NotificationGroups/],
     ['redirect', /was answered 301, a redirect to https:\/\/elsewhere\.example\/v3\/notification-groups; the kit does not follow redirects/],
     ['a web page', /was answered 200 with text\/html, not a JSON:API document: check that the base URL points at the API/],
+    ['rate limited', /was answered 429, a status for a condition the specification leaves open \(a rate or size limit, .*\), from which no case could judge anything: check the target's limits for this client \(it asked to retry after 30\) and run again$/],
   ];
   for (const [name, message] of stops) {
     it(`stops a run whose target answers: ${name}, in one line that never holds a token`, async () => {

@@ -137,7 +137,7 @@ function isJsonApiDocument(bodyText: string): boolean {
 /**
  * Why an answer to the preflight request means the run would test the configuration rather than
  * the target, or undefined when the suite can start. Failures the suite judges (400, a 5xx with
- * an error document, a wrong shape) are left to it.
+ * an error document, a wrong shape) are left to it; a generic status (a rate limit) judges nothing.
  */
 export function preflightProblem(answer: ProbeAnswer, probe: PreflightProbe): string | undefined {
   const { status } = answer;
@@ -149,6 +149,10 @@ export function preflightProblem(answer: ProbeAnswer, probe: PreflightProbe): st
   if (status === 404) return `${asked} was answered 404: the base URL must include the version root, e.g. https://staging.example.com/v3 (is /v3 missing, or a path prefix?)`;
   if (status === 401) return `${asked} was answered 401: the target refused ${probe.credential.replace(/ \(.*$/, '')}; check ${probe.setting} (a target that refuses valid tokens is reported this way too, not as failed requirements)`;
   if (status === 403) return `${asked} was answered 403: ${probe.credential.replace(/ \(.*$/, '')} is not permitted to list NotificationGroups; give ${probe.setting} of a user who may`;
+  if (loadContract().genericStatuses.has(status)) {
+    const retry = answer.headers['retry-after'];
+    return `${asked} was answered ${status}, a status for a condition the specification leaves open (a rate or size limit, a method or media type the target does not take), from which no case could judge anything: check the target's limits for this client${retry ? ` (it asked to retry after ${String(retry).slice(0, 40)})` : ''} and run again`;
+  }
   if (!isJsonApiDocument(answer.bodyText)) {
     const type = answer.headers['content-type'];
     return `${asked} was answered ${status}${type ? ` with ${String(type).split(';')[0]}` : ''}, not a JSON:API document: check that the base URL points at the API and that the service is up`;
