@@ -131,8 +131,10 @@ function namedRefusals(contract: Contract, operation: Operation): string {
 // A request the contract rejects is refused with a status the contract names for it: answering it
 // 2xx, or refusing it with a 4xx the contract names for no condition (a 422), breaks what serving
 // it breaks (`acceptedBreaks`), at that requirement's level, as the suite's cases judge it; a named
-// refusal holds that. Credentials come first (section 5): a request without valid-looking
-// credentials that is refused shows nothing about its other problems.
+// refusal holds that, but for a generic status the catalogue does not name for the problem
+// (`genericRefusals`): a 429 says nothing about what the request holds. Credentials come first
+// (section 5): a request without valid-looking credentials that is refused shows nothing about
+// its other problems.
 const invalidAnswered2xx: ExchangeCheck = {
   name: 'invalidAnswered2xx',
   appliesTo: (x) => x.operation !== null && (is2xx(x.response.status) || is4xx(x.response.status)) && x.requestFindings.some(isValidationProblem),
@@ -143,7 +145,12 @@ const invalidAnswered2xx: ExchangeCheck = {
     const firstPerRequirement = broken.filter((b, i) => broken.findIndex((c) => c.requirement === b.requirement) === i);
     const status = x.response.status;
     if (isNamedRefusal(contract, x.operation!, status)) {
-      if (refusedForItsProblems(x)) for (const { requirement } of firstPerRequirement) verdict.held(requirement);
+      if (!refusedForItsProblems(x)) return [];
+      for (const { requirement } of firstPerRequirement) {
+        // A generic status refuses for a condition of its own (a rate limit) unless the catalogue names it for this problem.
+        if (contract.genericStatuses.has(status) && !contract.requirement(requirement).genericRefusals?.includes(status)) verdict.cannotJudge(requirement, `${status} is a generic status, answered whatever the request holds`);
+        else verdict.held(requirement);
+      }
       return [];
     }
     const expected = is2xx(status) ? '4xx' : namedRefusals(contract, x.operation!);

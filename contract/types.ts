@@ -27,6 +27,12 @@ export interface Requirement {
    * request 2xx; this requirement itself when absent.
    */
   acceptedBreaks?: string;
+  /**
+   * For a requirement judged on the refusal of a request that breaks the contract: the generic
+   * statuses that refuse such a request for what it is (415 for another media type). Any other
+   * generic status (a 429) says nothing either way.
+   */
+  genericRefusals?: number[];
   /** The parts of the kit that can judge it; both when absent (requirements.yaml). */
   checkedBy?: ('suite' | 'proxy')[];
   /**
