@@ -73,8 +73,12 @@ export class ProxiedExchange {
 
 /** Whether either body of the exchange came in a content coding (its decoded size is unknown until decoded). */
 export function contentCoded(exchange: ProxiedExchange): boolean {
-  const coded = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim().toLowerCase() !== 'identity';
-  return (exchange.requestBody.kind === 'captured' && coded(headerValue(exchange.headers, 'content-encoding'))) || (exchange.responseTap !== null && coded(rawHeaderValue(exchange.responseHeaders, 'content-encoding')));
+  return (exchange.requestBody.kind === 'captured' && namesCoding(headerValue(exchange.headers, 'content-encoding'))) || (exchange.responseTap !== null && namesCoding(rawHeaderValue(exchange.responseHeaders, 'content-encoding')));
+}
+
+/** Whether a Content-Encoding value names a coding other than identity. */
+function namesCoding(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== '' && value.trim().toLowerCase() !== 'identity';
 }
 
 /** Characters of a client's key kept (a forwarded address is the sender's to write). */
