@@ -54,9 +54,12 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** The query of a request target: what follows the first `?`, up to a `#`. */
 export function queryString(path: string): string {
   const index = path.indexOf('?');
-  return index < 0 ? '' : path.slice(index + 1).split('#')[0];
+  if (index < 0) return '';
+  const fragment = path.indexOf('#', index + 1);
+  return fragment < 0 ? path.slice(index + 1) : path.slice(index + 1, fragment);
 }
 
 // The last few queries parsed: validateRequest and the exchange checks of one exchange read
