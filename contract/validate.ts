@@ -29,12 +29,25 @@ export function originForm(target: string): string {
 
 /** The path below the base path, without query or trailing slash; null when outside it. */
 export function relativePath(path: string, basePath: string): string | null {
-  const end = path.search(/[?#]/);
-  const bare = end < 0 ? path : path.slice(0, end);
-  const base = basePath.replace(/\/+$/, '');
-  if (base !== '' && bare !== base && !bare.startsWith(base + '/')) return null;
-  const rest = bare.slice(base.length).replace(/\/+$/, '');
+  const bare = pathWithoutQuery(path);
+  const base = withoutTrailingSlashes(basePath);
+  if (base !== '' && bare !== base && !(bare.startsWith(base) && bare.charCodeAt(base.length) === SLASH)) return null;
+  const rest = withoutTrailingSlashes(bare.slice(base.length));
   return rest === '' ? '/' : rest;
+}
+
+const SLASH = 0x2f;
+
+/** A request target's path: what comes before its query or fragment. */
+export function pathWithoutQuery(path: string): string {
+  const query = path.indexOf('?');
+  const fragment = path.indexOf('#');
+  const end = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
+  return end < 0 ? path : path.slice(0, end);
+}
+
+export function withoutTrailingSlashes(path: string): string {
+  return path.endsWith('/') ? path.replace(/\/+$/, '') : path;
 }
 
 const templatePatterns = new Map<string, RegExp>();

@@ -4,7 +4,7 @@
 // member names, `1e1` read as 1). Each check below names one such place. Report mode logs what
 // they find (INFO, direction request) and forwards the request as sent; enforce mode refuses it
 // (errors.ts: REFUSAL_STATUSES), so what reaches the upstream is what was judged.
-import { parseQueryPairs, queryString, type Contract, type Finding, type Operation } from '../contract/index.ts';
+import { parseQueryPairs, pathWithoutQuery, queryString, withoutTrailingSlashes, type Contract, type Finding, type Operation } from '../contract/index.ts';
 
 /** What the checks read of one request. */
 export interface AdmissionRequest {
@@ -77,7 +77,7 @@ export const ADMISSION_RULES: readonly string[] = admissionChecks.map((c) => c.r
 /** Findings for what the proxy could not judge as the upstream will read it (empty: it can). */
 export function admissionFindings(contract: Contract, request: AdmissionRequest): Finding[] {
   // One pass over the path, the headers and the query each, whatever the number of checks, into one reading.
-  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathOf(request.path)), connectionNames: null, repeated: null, shape: null, number: null, methodOverride: null, separator: null, bodyOnGet: null, rewrite: null, prototypeKey: null, forwarded: null };
+  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathWithoutQuery(request.path)), connectionNames: null, repeated: null, shape: null, number: null, methodOverride: null, separator: null, bodyOnGet: null, rewrite: null, prototypeKey: null, forwarded: null };
   readHeaders(contract, request, reading);
   readQuery(request, reading);
   const findings: Finding[] = [];
@@ -132,10 +132,6 @@ export function nonCanonicalPath(contract: Contract, path: string): string | nul
   return null;
 }
 
-function withoutTrailingSlashes(path: string): string {
-  return path.endsWith('/') ? path.replace(/\/+$/, '') : path;
-}
-
 const lowerCaseTemplates = new WeakMap<Contract, ReadonlyMap<string, readonly string[]>>();
 
 /** The operations' path templates by their lower case, each list in the operations' order; built once per contract. */
@@ -185,13 +181,6 @@ function jsonKind(type: unknown): string {
 
 function rootOf(key: string): string {
   return key.split(/[[.]/, 1)[0].toLowerCase();
-}
-
-function pathOf(path: string): string {
-  const query = path.indexOf('?');
-  const fragment = path.indexOf('#');
-  const end = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
-  return end < 0 ? path : path.slice(0, end);
 }
 
 /**

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { headerValue, originForm, type Finding } from '../contract/index.ts';
+import { headerValue, originForm, type Finding, type Located } from '../contract/index.ts';
 import type { BodyTap } from './body.ts';
 import { rawHeaderValue } from './headers.ts';
 import { NO_BODY, type CapturedBody, type JudgedRequest } from './judge.ts';
@@ -34,7 +34,8 @@ export class ProxiedExchange {
   readonly client: string;
   requestBody: CapturedBody = NO_BODY;
   judgedRequest: JudgedRequest | null = null;
-  location: Pick<JudgedRequest, 'inApi' | 'operation'> | null = null;
+  /** Where the request belongs (located once, by admission or judging); null until then. */
+  location: Located | null = null;
   /** The upstream's status; null when the upstream never answered. */
   status: number | null = null;
   /** The status the client received when it is not the upstream's (the proxy answered itself). */
