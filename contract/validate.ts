@@ -90,7 +90,9 @@ export function parseQuery(operation: Operation, rawQuery: string): Record<strin
 }
 
 export function mediaTypeEssence(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+  const value = contentType ?? '';
+  const parameters = value.indexOf(';');
+  return (parameters < 0 ? value : value.slice(0, parameters)).trim().toLowerCase();
 }
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false; error: string };
