@@ -4,7 +4,7 @@
 // requirement is passed only when a check judged it. Which requirements a check may judge is the
 // catalogue's to say (`judgedBy`); judging another is an error in the kit, never a finding.
 import type { Contract, Operation, OperationRole } from './contract.ts';
-import { headerValue, readCredentials } from './credentials.ts';
+import { carriesCredentials, headerValue } from './credentials.ts';
 import { escapeToken, hasValueAt, resolvePointer } from './resolve.ts';
 import { parsedBody, parseQuery, queryString } from './validate.ts';
 import type { Assessment, Finding, HttpRequest, HttpResponse, Location, ValidateOptions } from './types.ts';
@@ -71,7 +71,7 @@ export function acceptsRefusable(exchange: Pick<Exchange, 'operation' | 'respons
   return exchange.operation !== null && is2xx(exchange.response.status) && exchange.requestFindings.some(isRequestProblem);
 }
 
-const hasNoCredentials = (contract: Contract, x: Exchange) => readCredentials(x.request.headers, contract.legacyHeader).kind === 'none';
+const hasNoCredentials = (contract: Contract, x: Exchange) => !carriesCredentials(x.request.headers, contract.legacyHeader);
 const isCredentialProblem = (f: Finding) => f.requirement === 'AUTH-CREDENTIALS-PRESENT';
 
 const isValidationProblem = (f: Finding) => isRequestProblem(f) && !isCredentialProblem(f);

@@ -36,6 +36,11 @@ export function readCredentials(headers: Headers, legacyHeader = DEFAULT_LEGACY_
   return { kind: 'none' };
 }
 
+/** Whether readCredentials reads anything but none (credentials in some shape), without reading their shape. */
+export function carriesCredentials(headers: Headers, legacyHeader = DEFAULT_LEGACY_HEADER): boolean {
+  return headerValue(headers, 'authorization') !== undefined || headerValue(headers, legacyHeader) !== undefined;
+}
+
 function readAuthorization(value: string): CredentialReading {
   // HTTP auth-schemes are case-insensitive (RFC 9110 section 11.1), so "bearer" reads as Bearer.
   const match = /^(\S+) (.*)$/.exec(value.trim());
