@@ -439,11 +439,14 @@ function deprecatedMembers(contract: Contract): DeprecatedMember[] {
 }
 
 function deprecatedMetaFindings(contract: Contract, meta: Record<string, number>, verdict: CheckVerdict): Finding[] {
-  const findings: Finding[] = [];
   const present = deprecatedMembers(contract).filter(({ name }) => name in meta);
+  if (present.length === 0) {
+    verdict.held('NG-META-DEPRECATED-PRESENT', 'response');
+    return [];
+  }
+  const findings: Finding[] = [];
   const names = present.map(({ name }) => name).join(', ');
-  if (present.length > 0) findings.push(contract.finding('NG-META-DEPRECATED-PRESENT', 'response', { pointer: '/meta', message: `deprecated meta members sent: ${names}`, actual: names }));
-  else verdict.held('NG-META-DEPRECATED-PRESENT', 'response');
+  findings.push(contract.finding('NG-META-DEPRECATED-PRESENT', 'response', { pointer: '/meta', message: `deprecated meta members sent: ${names}`, actual: names }));
   for (const { name, replacement } of present) {
     if (replacement === undefined) continue;
     if (meta[name] !== meta[replacement]) {

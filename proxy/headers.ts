@@ -104,6 +104,8 @@ function headerIndex(raw: readonly string[], name: string): number {
 
 /** Adds the header names a Connection value lists (`close, X-Foo`) that `dropped` does not hold, lower case; null while there are none. */
 function connectionTokens(value: string, dropped: HeaderNames, named: Set<string> | null): Set<string> | null {
+  // The usual value is one such name (`keep-alive`): nothing to split.
+  if (dropped.has(value)) return named;
   for (const token of value.split(',')) {
     const name = token.trim().toLowerCase();
     if (!dropped.has(name)) (named ??= new Set()).add(name);
