@@ -129,7 +129,7 @@ function append(findings: Finding[], more: readonly Finding[]): void {
 
 export function validateRequest(contract: Contract, operation: Operation, request: HttpRequest, options: ValidateOptions = {}): Finding[] {
   const includeValues = options.includeValues ?? true;
-  const findings: Finding[] = [...credentialFindings(contract, request)];
+  const findings = credentialFindings(contract, request);
   if (operation.parameters.length > 0) {
     const query = parseQuery(operation, queryString(request.path));
     const found = boundedSchemaErrors(contract, querySchema(operation), query, request.path.length);
@@ -139,6 +139,7 @@ export function validateRequest(contract: Contract, operation: Operation, reques
   return findings;
 }
 
+/** The request's credential findings, in a list of their own (the caller adds to it). */
 function credentialFindings(contract: Contract, request: HttpRequest): Finding[] {
   const reading = readCredentials(request.headers, contract.legacyHeader);
   if (reading.kind === 'none') {

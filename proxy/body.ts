@@ -45,7 +45,7 @@ export class ByteCollector {
 
   /** The bytes collected (a view, not a copy). */
   bytes(): Buffer {
-    return this.buffer.subarray(0, this.size);
+    return this.size === this.buffer.length ? this.buffer : this.buffer.subarray(0, this.size);
   }
 
   clear(): void {

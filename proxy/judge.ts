@@ -159,7 +159,7 @@ interface Omission {
 function bodyText(body: CapturedBody, headers: Headers, maxBody: number): { bodyText?: string; omitted?: Omission } {
   if (body.kind === 'none') return {};
   if (body.kind === 'omitted') return { omitted: body };
-  const raw = Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
+  const raw = Buffer.isBuffer(body.raw) ? body.raw : Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
   const decoded = decodeBody(raw, headerValue(headers, 'content-encoding'), maxBody);
   return decoded.ok ? { bodyText: decoded.text } : { omitted: decoded };
 }
