@@ -1,7 +1,8 @@
 // Which credentials a request carries (section 5): carriesCredentials says whether readCredentials
-// reads anything but none, for every shape of headers.
+// reads anything but none, for every shape of headers; headerValue finds a header whatever the case
+// of its name, among the object's own members only.
 import { expect, test } from 'vitest';
-import { carriesCredentials, readCredentials, DEFAULT_LEGACY_HEADER } from './credentials.ts';
+import { carriesCredentials, headerValue, readCredentials, DEFAULT_LEGACY_HEADER } from './credentials.ts';
 
 const shapes: { name: string; headers: Record<string, string | string[] | undefined> }[] = [
   { name: 'no headers', headers: {} },
@@ -18,5 +19,20 @@ const shapes: { name: string; headers: Record<string, string | string[] | undefi
 for (const shape of shapes) {
   test(`${shape.name}: carries credentials exactly when they read as something`, () => {
     expect(carriesCredentials(shape.headers)).toBe(readCredentials(shape.headers).kind !== 'none');
+  });
+}
+
+const valueCases: { name: string; headers: Record<string, string | string[] | undefined>; value: string | undefined }[] = [
+  { name: 'a lower-case member', headers: { 'content-type': 'text/plain' }, value: 'text/plain' },
+  { name: 'a member in another case', headers: { 'Content-Type': 'text/plain' }, value: 'text/plain' },
+  { name: 'a repeated header, joined', headers: { 'Content-Type': ['a', 'b'] }, value: 'a, b' },
+  { name: 'an undefined member, then one in another case', headers: { 'CONTENT-TYPE': undefined, 'Content-Type': 'text/plain' }, value: 'text/plain' },
+  { name: 'no such member', headers: { accept: '*/*' }, value: undefined },
+  { name: 'a member inherited, not its own', headers: Object.create({ 'Content-Type': 'text/plain' }) as Record<string, string>, value: undefined },
+];
+
+for (const c of valueCases) {
+  test(`headerValue, ${c.name}: ${c.value ?? 'absent'}`, () => {
+    expect(headerValue(c.headers, 'content-type')).toBe(c.value);
   });
 }
