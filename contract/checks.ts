@@ -4,7 +4,7 @@
 // requirement is passed only when a check judged it. Which requirements a check may judge is the
 // catalogue's to say (`judgedBy`); judging another is an error in the kit, never a finding.
 import type { Contract, Operation, OperationRole } from './contract.ts';
-import { headerValue, readCredentials } from './credentials.ts';
+import { carriesCredentials, headerValue } from './credentials.ts';
 import { escapeToken, hasValueAt, resolvePointer } from './resolve.ts';
 import { parsedBody, parseQuery, queryString } from './validate.ts';
 import type { Assessment, Finding, HttpRequest, HttpResponse, Location, ValidateOptions } from './types.ts';
@@ -71,7 +71,7 @@ export function acceptsRefusable(exchange: Pick<Exchange, 'operation' | 'respons
   return exchange.operation !== null && is2xx(exchange.response.status) && exchange.requestFindings.some(isRequestProblem);
 }
 
-const hasNoCredentials = (contract: Contract, x: Exchange) => readCredentials(x.request.headers, contract.legacyHeader).kind === 'none';
+const hasNoCredentials = (contract: Contract, x: Exchange) => !carriesCredentials(x.request.headers, contract.legacyHeader);
 const isCredentialProblem = (f: Finding) => f.requirement === 'AUTH-CREDENTIALS-PRESENT';
 
 const isValidationProblem = (f: Finding) => isRequestProblem(f) && !isCredentialProblem(f);
@@ -291,8 +291,11 @@ interface PageRequest {
 function requestedPage(x: Exchange): PageRequest {
   const page = parseQuery(x.operation!, queryString(x.request.path)).page as Json | undefined;
   if (!page || typeof page !== 'object') return {};
-  const number = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
-  return { limit: number(page.limit), offset: number(page.offset) };
+  return { limit: integerOrUndefined(page.limit), offset: integerOrUndefined(page.offset) };
+}
+
+function integerOrUndefined(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 }
 
 const pageMetaMembers = new WeakMap<Contract, string[]>();
@@ -323,6 +326,26 @@ function unusableMeta(contract: Contract, meta: Json): string | undefined {
   return undefined;
 }
 
+/** What the page arithmetic found on one list answer, and what it held or could not judge there. */
+class PageVerdict {
+  readonly findings: Finding[] = [];
+
+  constructor(private readonly contract: Contract, private readonly verdict: CheckVerdict) {}
+
+  fail(id: string, pointer: string, message: string, expected: unknown, actual: unknown): void {
+    this.findings.push(this.contract.finding(id, 'response', { pointer, message, expected: String(expected), actual: String(actual) }));
+  }
+
+  /** Marks as held each requirement that no finding of this answer broke. */
+  holdUnlessBroken(...ids: string[]): void {
+    for (const id of ids) if (!this.findings.some((f) => f.requirement === id)) this.verdict.held(id, 'response');
+  }
+
+  cannot(reason: string, ...ids: string[]): void {
+    for (const id of ids) this.verdict.cannotJudge(id, reason, 'response');
+  }
+}
+
 // Section 4.1: what one list page reports adds up. Every requirement it can break is judged, or
 // marked not judged with the value that kept it from it: never passed in silence.
 const listPageArithmetic: ExchangeCheck = {
@@ -337,74 +360,69 @@ const listPageArithmetic: ExchangeCheck = {
     }
     const requested = requestedPage(x);
     const length = body.data.length;
-    const findings: Finding[] = [];
-    const fail = (id: string, pointer: string, message: string, expected: unknown, actual: unknown) =>
-      findings.push(contract.finding(id, 'response', { pointer, message, expected: String(expected), actual: String(actual) }));
-    const judgedHere = (id: string) => findings.some((f) => f.requirement === id);
-    const holdUnlessBroken = (...ids: string[]) => ids.filter((id) => !judgedHere(id)).forEach((id) => verdict.held(id, 'response'));
-    const cannot = (reason: string, ...ids: string[]) => ids.forEach((id) => verdict.cannotJudge(id, reason, 'response'));
+    const pageVerdict = new PageVerdict(contract, verdict);
     const rawMeta = body.meta;
     const metaObject = rawMeta !== null && typeof rawMeta === 'object' && !Array.isArray(rawMeta) ? (rawMeta as Json) : undefined;
     const unusable = metaObject ? unusableMeta(contract, metaObject) : 'the list answer had no meta';
     if (!metaObject || unusable !== undefined) {
       if (requested.limit !== undefined) {
-        if (length > requested.limit) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items, more than page[limit]=${requested.limit}`, `≤ ${requested.limit}`, length);
-        holdUnlessBroken('NG-PAGE-LENGTH');
-      } else cannot(`${unusable} and the request gave no page[limit]`, 'NG-PAGE-LENGTH');
-      if (metaObject) cannot(unusable!, 'NG-META-PAGES', 'NG-META-PAGE-NUMBER', 'NG-META-OFFSET-ECHO', 'NG-META-LIMIT-EFFECTIVE');
-      if (metaObject) findings.push(...deprecatedMetaFindings(contract, metaObject as Record<string, number>, verdict));
-      return findings;
+        if (length > requested.limit) pageVerdict.fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items, more than page[limit]=${requested.limit}`, `≤ ${requested.limit}`, length);
+        pageVerdict.holdUnlessBroken('NG-PAGE-LENGTH');
+      } else pageVerdict.cannot(`${unusable} and the request gave no page[limit]`, 'NG-PAGE-LENGTH');
+      if (metaObject) pageVerdict.cannot(unusable!, 'NG-META-PAGES', 'NG-META-PAGE-NUMBER', 'NG-META-OFFSET-ECHO', 'NG-META-LIMIT-EFFECTIVE');
+      if (metaObject) pageVerdict.findings.push(...deprecatedMetaFindings(contract, metaObject as Record<string, number>, verdict));
+      return pageVerdict.findings;
     }
     const meta = metaObject as unknown as PageMeta;
     if (requested.offset !== undefined) {
-      if (meta.offset !== requested.offset) fail('NG-META-OFFSET-ECHO', '/meta/offset', `meta.offset is ${meta.offset}, the request asked for offset ${requested.offset}`, requested.offset, meta.offset);
-      holdUnlessBroken('NG-META-OFFSET-ECHO');
+      if (meta.offset !== requested.offset) pageVerdict.fail('NG-META-OFFSET-ECHO', '/meta/offset', `meta.offset is ${meta.offset}, the request asked for offset ${requested.offset}`, requested.offset, meta.offset);
+      pageVerdict.holdUnlessBroken('NG-META-OFFSET-ECHO');
     }
     // A page size below 1 cannot be the limit applied (section 8: page.limit has a minimum of 1).
     const metaLimitUsable = meta.limit >= 1;
-    if (!metaLimitUsable) fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `meta.limit is ${meta.limit}: a page size below 1 cannot be the limit applied${requested.limit === undefined ? '' : ` (the request asked for ${requested.limit})`}`, requested.limit === undefined ? '≥ 1' : `≤ ${requested.limit}`, meta.limit);
-    else if (requested.limit !== undefined && meta.limit > requested.limit) fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `meta.limit is ${meta.limit}, above the requested ${requested.limit}`, `≤ ${requested.limit}`, meta.limit);
+    if (!metaLimitUsable) pageVerdict.fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `meta.limit is ${meta.limit}: a page size below 1 cannot be the limit applied${requested.limit === undefined ? '' : ` (the request asked for ${requested.limit})`}`, requested.limit === undefined ? '≥ 1' : `≤ ${requested.limit}`, meta.limit);
+    else if (requested.limit !== undefined && meta.limit > requested.limit) pageVerdict.fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `meta.limit is ${meta.limit}, above the requested ${requested.limit}`, `≤ ${requested.limit}`, meta.limit);
     if (meta.total < 0) {
-      fail('NG-META-TOTAL', '/meta/total', `meta.total is ${meta.total}: a count of items is never negative`, '≥ 0', meta.total);
-      cannot(`meta.total was ${meta.total}`, 'NG-META-PAGES');
+      pageVerdict.fail('NG-META-TOTAL', '/meta/total', `meta.total is ${meta.total}: a count of items is never negative`, '≥ 0', meta.total);
+      pageVerdict.cannot(`meta.total was ${meta.total}`, 'NG-META-PAGES');
     } else {
-      judgePages(meta, fail);
-      holdUnlessBroken('NG-META-PAGES');
+      judgePages(meta, pageVerdict);
+      pageVerdict.holdUnlessBroken('NG-META-PAGES');
     }
     const effectiveLimit = requested.limit === undefined ? (metaLimitUsable ? meta.limit : undefined) : metaLimitUsable ? Math.min(requested.limit, meta.limit) : requested.limit;
     const offset = requested.offset ?? meta.offset;
     const lengthUnknown = meta.total < 0 ? `meta.total was ${meta.total}` : offset < 0 ? `meta.offset was ${offset}` : effectiveLimit === undefined ? `meta.limit was ${meta.limit} and the request gave no page[limit]` : undefined;
     if (lengthUnknown !== undefined) {
-      cannot(lengthUnknown, 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER');
-      if (metaLimitUsable) holdUnlessBroken('NG-META-LIMIT-EFFECTIVE');
+      pageVerdict.cannot(lengthUnknown, 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER');
+      if (metaLimitUsable) pageVerdict.holdUnlessBroken('NG-META-LIMIT-EFFECTIVE');
     } else {
       const limit = effectiveLimit!;
       const expectedLength = Math.min(limit, Math.max(0, meta.total - offset));
       // The maximum page size is not shown (section 8): a shorter page than was due may be a cap
       // of `length` that meta.limit does not report, which only breaks the SHOULD on meta.limit.
-      if (length >= 1 && length < expectedLength) fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `data holds ${length} items where ${expectedLength} were due: a page size cap of ${length} that meta.limit (${meta.limit}) does not report`, `≤ ${length}`, meta.limit);
-      else if (length !== expectedLength) fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${limit} it should hold ${expectedLength}`, expectedLength, length);
+      if (length >= 1 && length < expectedLength) pageVerdict.fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `data holds ${length} items where ${expectedLength} were due: a page size cap of ${length} that meta.limit (${meta.limit}) does not report`, `≤ ${length}`, meta.limit);
+      else if (length !== expectedLength) pageVerdict.fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${limit} it should hold ${expectedLength}`, expectedLength, length);
       const page = Math.floor(offset / limit) + 1;
-      if (meta.page !== page) fail('NG-META-PAGE-NUMBER', '/meta/page', `meta.page is ${meta.page}, floor(offset ${offset} / limit ${limit}) + 1 is ${page}`, page, meta.page);
-      holdUnlessBroken('NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER', 'NG-META-LIMIT-EFFECTIVE');
+      if (meta.page !== page) pageVerdict.fail('NG-META-PAGE-NUMBER', '/meta/page', `meta.page is ${meta.page}, floor(offset ${offset} / limit ${limit}) + 1 is ${page}`, page, meta.page);
+      pageVerdict.holdUnlessBroken('NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER', 'NG-META-LIMIT-EFFECTIVE');
     }
-    findings.push(...deprecatedMetaFindings(contract, metaObject as Record<string, number>, verdict));
-    return findings;
+    pageVerdict.findings.push(...deprecatedMetaFindings(contract, metaObject as Record<string, number>, verdict));
+    return pageVerdict.findings;
   },
 };
 
 /** meta.pages is ceil(total / limit), an empty result 0 or 1; with a limit below 1 no page count is right but for an empty result. */
-function judgePages(meta: PageMeta, fail: (id: string, pointer: string, message: string, expected: unknown, actual: unknown) => void): void {
+function judgePages(meta: PageMeta, verdict: PageVerdict): void {
   if (meta.total === 0) {
-    if (meta.pages !== 0 && meta.pages !== 1) fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages}; an empty result has 0 or 1 pages`, '0 or 1', meta.pages);
+    if (meta.pages !== 0 && meta.pages !== 1) verdict.fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages}; an empty result has 0 or 1 pages`, '0 or 1', meta.pages);
     return;
   }
   if (meta.limit < 1) {
-    fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages} but meta.limit is ${meta.limit}: ceil(total ${meta.total} / limit ${meta.limit}) is no page count`, 'a meta.limit of at least 1', meta.limit);
+    verdict.fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages} but meta.limit is ${meta.limit}: ceil(total ${meta.total} / limit ${meta.limit}) is no page count`, 'a meta.limit of at least 1', meta.limit);
     return;
   }
   const pages = Math.ceil(meta.total / meta.limit);
-  if (meta.pages !== pages) fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages}, ceil(total ${meta.total} / limit ${meta.limit}) is ${pages}`, pages, meta.pages);
+  if (meta.pages !== pages) verdict.fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages}, ceil(total ${meta.total} / limit ${meta.limit}) is ${pages}`, pages, meta.pages);
 }
 
 interface DeprecatedMember {
@@ -428,11 +446,14 @@ function deprecatedMembers(contract: Contract): DeprecatedMember[] {
 }
 
 function deprecatedMetaFindings(contract: Contract, meta: Record<string, number>, verdict: CheckVerdict): Finding[] {
-  const findings: Finding[] = [];
   const present = deprecatedMembers(contract).filter(({ name }) => name in meta);
+  if (present.length === 0) {
+    verdict.held('NG-META-DEPRECATED-PRESENT', 'response');
+    return [];
+  }
+  const findings: Finding[] = [];
   const names = present.map(({ name }) => name).join(', ');
-  if (present.length > 0) findings.push(contract.finding('NG-META-DEPRECATED-PRESENT', 'response', { pointer: '/meta', message: `deprecated meta members sent: ${names}`, actual: names }));
-  else verdict.held('NG-META-DEPRECATED-PRESENT', 'response');
+  findings.push(contract.finding('NG-META-DEPRECATED-PRESENT', 'response', { pointer: '/meta', message: `deprecated meta members sent: ${names}`, actual: names }));
   for (const { name, replacement } of present) {
     if (replacement === undefined) continue;
     if (meta[name] !== meta[replacement]) {
@@ -554,30 +575,38 @@ function unbound(check: ExchangeCheck, requirement: string): Error {
   return new Error(`check ${check.name} judged ${requirement}, which the catalogue does not bind to it (add ${check.name} to its judgedBy${check.roles ? `, or give it the role ${check.roles.join(' or ')}` : ''})`);
 }
 
+/** A check's verdict recorded in an assessment, refusing a requirement the catalogue does not bind to the check. */
+class AssessedVerdict implements CheckVerdict {
+  constructor(private readonly check: ExchangeCheck, private readonly bound: ReadonlySet<string>, private readonly assessment: Assessment) {}
+
+  held(requirement: string, location: Location = 'exchange'): void {
+    this.own(requirement);
+    this.assessment.judged.push({ requirement, location });
+  }
+
+  cannotJudge(requirement: string, reason: string, location: Location = 'exchange'): void {
+    this.own(requirement);
+    this.assessment.unjudged.push({ requirement, location, reason });
+  }
+
+  found(finding: Finding): void {
+    this.own(finding.requirement);
+    this.assessment.findings.push(finding);
+    this.assessment.judged.push({ requirement: finding.requirement, location: finding.location });
+  }
+
+  private own(requirement: string): void {
+    if (!this.bound.has(requirement)) throw unbound(this.check, requirement);
+  }
+}
+
 /** Runs every check that applies, and says what each judged and could not judge; `includeValues: false` keeps body values out of messages. */
 export function assessChecks(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Assessment {
   const assessment: Assessment = { findings: [], judged: [], unjudged: [] };
   for (const check of exchangeChecks) {
     if (!check.appliesTo(exchange)) continue;
-    const bound = requirementsBoundTo(contract, check);
-    const own = (requirement: string) => {
-      if (!bound.has(requirement)) throw unbound(check, requirement);
-    };
-    const verdict: CheckVerdict = {
-      held: (requirement, location = 'exchange') => {
-        own(requirement);
-        assessment.judged.push({ requirement, location });
-      },
-      cannotJudge: (requirement, reason, location = 'exchange') => {
-        own(requirement);
-        assessment.unjudged.push({ requirement, location, reason });
-      },
-    };
-    for (const finding of check.run(contract, exchange, options, verdict)) {
-      own(finding.requirement);
-      assessment.findings.push(finding);
-      assessment.judged.push({ requirement: finding.requirement, location: finding.location });
-    }
+    const verdict = new AssessedVerdict(check, requirementsBoundTo(contract, check), assessment);
+    for (const finding of check.run(contract, exchange, options, verdict)) verdict.found(finding);
   }
   return assessment;
 }

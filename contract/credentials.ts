@@ -18,8 +18,11 @@ export function headerValue(headers: Headers, name: string): string | undefined 
   // Node's own headers objects have lower-case names: look there first, scan only on a miss.
   const direct = headers[wanted];
   if (direct !== undefined) return Array.isArray(direct) ? direct.join(', ') : direct;
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
+  // Own members only, in their order, without a list of entries per miss (a response without Content-Encoding misses on every exchange).
+  for (const key in headers) {
+    if (!Object.hasOwn(headers, key) || key.toLowerCase() !== wanted) continue;
+    const value = headers[key];
+    if (value === undefined) continue;
     return Array.isArray(value) ? value.join(', ') : value;
   }
   return undefined;
@@ -34,6 +37,11 @@ export function readCredentials(headers: Headers, legacyHeader = DEFAULT_LEGACY_
     return token === '' ? { kind: 'malformed', reason: `empty ${legacyHeader} header` } : { kind: 'credential', scheme: 'legacy', token };
   }
   return { kind: 'none' };
+}
+
+/** Whether readCredentials reads anything but none (credentials in some shape), without reading their shape. */
+export function carriesCredentials(headers: Headers, legacyHeader = DEFAULT_LEGACY_HEADER): boolean {
+  return headerValue(headers, 'authorization') !== undefined || headerValue(headers, legacyHeader) !== undefined;
 }
 
 function readAuthorization(value: string): CredentialReading {

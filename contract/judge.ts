@@ -25,14 +25,18 @@ export function unspecifiedOperationKey(contract: Contract, method: string, path
   return `${method} ${contract.basePath}${end < 0 ? relative : relative.slice(0, end)}`;
 }
 
+/** Where a request belongs: under the base path or not, and which of the specified operations. */
+export type Located = Pick<JudgedRequest, 'inApi' | 'operation'>;
+
 /** Where a request belongs: under the base path or not, and which of the specified operations if any. */
-export function locate(contract: Contract, method: string, path: string): Pick<JudgedRequest, 'inApi' | 'operation'> {
+export function locate(contract: Contract, method: string, path: string): Located {
   const inApi = relativePath(path, contract.basePath) !== null;
   return { inApi, operation: inApi ? route(contract, method, path) : null };
 }
 
-export function judgeRequest(contract: Contract, request: HttpRequest, options: ValidateOptions = {}): JudgedRequest {
-  const { inApi, operation } = locate(contract, request.method, request.path);
+/** `located`: where the request belongs, when the caller located it already (locate's answer for its method and path). */
+export function judgeRequest(contract: Contract, request: HttpRequest, options: ValidateOptions = {}, located: Located = locate(contract, request.method, request.path)): JudgedRequest {
+  const { inApi, operation } = located;
   if (!inApi) return { inApi, operation, request, findings: [] };
   if (operation) return { inApi, operation, request, findings: validateRequest(contract, operation, request, options) };
   const key = unspecifiedOperationKey(contract, request.method, request.path);

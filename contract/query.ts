@@ -16,7 +16,6 @@ export interface QueryParameter {
   schema: Record<string, unknown>;
 }
 
-const bracketKey = /^([^[\]]+)\[([^[\]]*)\]$/;
 const numberText = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 export function decodeComponent(text: string): string {
@@ -32,15 +31,26 @@ export function decodeComponent(text: string): string {
 /** Splits a raw query string (with or without the leading `?`) into decoded pairs. */
 export function parseQueryPairs(raw: string): QueryPair[] {
   const pairs: QueryPair[] = [];
-  for (const part of raw.replace(/^\?/, '').split('&')) {
+  for (const part of (raw.startsWith('?') ? raw.slice(1) : raw).split('&')) {
     if (part === '') continue;
     const equals = part.indexOf('=');
     const key = decodeComponent(equals < 0 ? part : part.slice(0, equals));
     const value = equals < 0 ? '' : decodeComponent(part.slice(equals + 1));
-    const bracket = bracketKey.exec(key);
-    pairs.push(bracket ? { name: bracket[1], member: bracket[2], value } : { name: key, value });
+    const open = bracketOpening(key);
+    pairs.push(open > 0 ? { name: key.slice(0, open), member: key.slice(open + 1, -1), value } : { name: key, value });
   }
   return pairs;
+}
+
+/**
+ * Where the `[` of a bracket key (`name[member]`, neither part holding a bracket, the name not
+ * empty: `/^([^[\]]+)\[([^[\]]*)\]$/`) opens; -1 for any other key. Read without a match object
+ * per key: every query key of every request comes here.
+ */
+function bracketOpening(key: string): number {
+  const open = key.indexOf('[');
+  if (open <= 0 || key.indexOf(']') !== key.length - 1 || key.indexOf('[', open + 1) >= 0) return -1;
+  return open;
 }
 
 /**

@@ -29,12 +29,25 @@ export function originForm(target: string): string {
 
 /** The path below the base path, without query or trailing slash; null when outside it. */
 export function relativePath(path: string, basePath: string): string | null {
-  const end = path.search(/[?#]/);
-  const bare = end < 0 ? path : path.slice(0, end);
-  const base = basePath.replace(/\/+$/, '');
-  if (base !== '' && bare !== base && !bare.startsWith(base + '/')) return null;
-  const rest = bare.slice(base.length).replace(/\/+$/, '');
+  const bare = pathWithoutQuery(path);
+  const base = withoutTrailingSlashes(basePath);
+  if (base !== '' && bare !== base && !(bare.startsWith(base) && bare.charCodeAt(base.length) === SLASH)) return null;
+  const rest = withoutTrailingSlashes(bare.slice(base.length));
   return rest === '' ? '/' : rest;
+}
+
+const SLASH = 0x2f;
+
+/** A request target's path: what comes before its query or fragment. */
+export function pathWithoutQuery(path: string): string {
+  const query = path.indexOf('?');
+  const fragment = path.indexOf('#');
+  const end = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
+  return end < 0 ? path : path.slice(0, end);
+}
+
+export function withoutTrailingSlashes(path: string): string {
+  return path.endsWith('/') ? path.replace(/\/+$/, '') : path;
 }
 
 const templatePatterns = new Map<string, RegExp>();
@@ -54,9 +67,12 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** The query of a request target: what follows the first `?`, up to a `#`. */
 export function queryString(path: string): string {
   const index = path.indexOf('?');
-  return index < 0 ? '' : path.slice(index + 1).split('#')[0];
+  if (index < 0) return '';
+  const fragment = path.indexOf('#', index + 1);
+  return fragment < 0 ? path.slice(index + 1) : path.slice(index + 1, fragment);
 }
 
 // The last few queries parsed: validateRequest and the exchange checks of one exchange read
@@ -74,7 +90,9 @@ export function parseQuery(operation: Operation, rawQuery: string): Record<strin
 }
 
 export function mediaTypeEssence(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+  const value = contentType ?? '';
+  const parameters = value.indexOf(';');
+  return (parameters < 0 ? value : value.slice(0, parameters)).trim().toLowerCase();
 }
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false; error: string };
@@ -111,7 +129,7 @@ function append(findings: Finding[], more: readonly Finding[]): void {
 
 export function validateRequest(contract: Contract, operation: Operation, request: HttpRequest, options: ValidateOptions = {}): Finding[] {
   const includeValues = options.includeValues ?? true;
-  const findings: Finding[] = [...credentialFindings(contract, request)];
+  const findings = credentialFindings(contract, request);
   if (operation.parameters.length > 0) {
     const query = parseQuery(operation, queryString(request.path));
     const found = boundedSchemaErrors(contract, querySchema(operation), query, request.path.length);
@@ -121,6 +139,7 @@ export function validateRequest(contract: Contract, operation: Operation, reques
   return findings;
 }
 
+/** The request's credential findings, in a list of their own (the caller adds to it). */
 function credentialFindings(contract: Contract, request: HttpRequest): Finding[] {
   const reading = readCredentials(request.headers, contract.legacyHeader);
   if (reading.kind === 'none') {

@@ -1,10 +1,12 @@
 // Paths a request target can only carry as raw bytes (Node's own client refuses to send them):
-// characters outside ASCII that a server may fold or normalize into an operation's path; and the
-// operating guide's table of refusal codes, kept whole.
+// characters outside ASCII that a server may fold or normalize into an operation's path; plain
+// paths, which skip the checks for encodings and segments but not those for case variants and
+// extensions; which method override is named; and the operating guide's table of refusal codes,
+// kept whole.
 import { readFileSync } from 'node:fs';
-import { expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { nonCanonicalPath } from './admission.ts';
+import { admissionFindings, nonCanonicalPath } from './admission.ts';
 import { REFUSAL_STATUSES } from './errors.ts';
 
 const contract = loadContract();
@@ -24,6 +26,26 @@ for (const c of variants) {
 
 test('the operations\' own paths are canonical', () => {
   for (const operation of contract.operations) expect(nonCanonicalPath(contract, `${contract.basePath}${operation.pathTemplate}`)).toBeNull();
+});
+
+describe('paths of printable ASCII without %, \\, ; or empty and dot segments', () => {
+  const base = contract.basePath;
+  const template = contract.operations[0].pathTemplate;
+  const cases: { path: string; reading: string | null }[] = [
+    { path: `${base}${template}`, reading: null },
+    { path: `${base}${template}/`, reading: null },
+    { path: '/elsewhere/x.json', reading: null },
+    { path: `${base.toUpperCase()}${template}`, reading: `the path's root is a case variant of ${base}` },
+    { path: `${base}${template.toUpperCase()}`, reading: `the path is a case variant of ${base}${template}` },
+    { path: `${base}${template.toUpperCase()}/`, reading: `the path is a case variant of ${base}${template}` },
+    { path: `${base}${template}.json`, reading: `the path is ${base}${template} with an extension, which some servers strip` },
+  ];
+  for (const c of cases) test(`${c.path}: ${c.reading ?? 'canonical'}`, () => expect(nonCanonicalPath(contract, c.path)).toBe(c.reading));
+});
+
+test('a method override in the query is the one named, over one in a header', () => {
+  const findings = admissionFindings(contract, { method: 'POST', path: `${contract.basePath}/x?_method=GET&_METHOD=PUT`, rawHeaders: ['X-HTTP-Method-Override', 'GET'], operation: null });
+  expect(findings.map((f) => f.message)).toEqual(['the query parameter _method asks to read this POST as another method']);
 });
 
 test('the operating guide lists every code enforce mode refuses with', () => {

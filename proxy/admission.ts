@@ -4,7 +4,7 @@
 // member names, `1e1` read as 1). Each check below names one such place. Report mode logs what
 // they find (INFO, direction request) and forwards the request as sent; enforce mode refuses it
 // (errors.ts: REFUSAL_STATUSES), so what reaches the upstream is what was judged.
-import { parseQueryPairs, queryString, type Contract, type Finding, type Operation } from '../contract/index.ts';
+import { parseQueryPairs, pathWithoutQuery, queryString, withoutTrailingSlashes, type Contract, type Finding, type Operation } from '../contract/index.ts';
 
 /** What the checks read of one request. */
 export interface AdmissionRequest {
@@ -76,8 +76,10 @@ export const ADMISSION_RULES: readonly string[] = admissionChecks.map((c) => c.r
 
 /** Findings for what the proxy could not judge as the upstream will read it (empty: it can). */
 export function admissionFindings(contract: Contract, request: AdmissionRequest): Finding[] {
-  // One pass over the path, the headers and the query each, whatever the number of checks.
-  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathOf(request.path)), ...headerCounts(contract, request), ...queryReading(request) };
+  // One pass over the path, the headers and the query each, whatever the number of checks, into one reading.
+  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathWithoutQuery(request.path)), connectionNames: null, repeated: null, shape: null, number: null, methodOverride: null, separator: null, bodyOnGet: null, rewrite: null, prototypeKey: null, forwarded: null };
+  readHeaders(contract, request, reading);
+  readQuery(request, reading);
   const findings: Finding[] = [];
   for (const check of admissionChecks) {
     const message = reading[check.found];
@@ -95,32 +97,55 @@ function looksNumeric(value: string): boolean {
 
 const UNRESERVED_ENCODED = /%(2[dDeE]|5[fF]|7[eE]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA])/;
 
+/** A character or sequence one of the checks of nonCanonicalPath before its case variants looks for: without one, none of them finds anything. */
+const NOT_PLAIN = /[^\x21-\x7e]|%|\\|;|\/\/|\/\.\.?(\/|$)/;
+
 /** Why a path is not in canonical form, or null. */
 export function nonCanonicalPath(contract: Contract, path: string): string | null {
   const base = contract.basePath;
   const lower = path.toLowerCase();
   const underBase = lower === base || lower.startsWith(`${base}/`);
-  if (!underBase && !/[^\x21-\x7e]|%|\\|;|\/\/|\/\.\.?(\/|$)/.test(path)) return null;
-  // Outside ASCII, a server may fold case (the Kelvin sign K, a dotless i) or normalize to an operation's path.
-  if (/[^\x21-\x7e]/.test(path)) return 'the path holds a space, a control character or a character outside ASCII';
-  if (/%25/.test(path)) return 'the path percent-encodes a % (double encoding)';
-  if (/%(?:[01][0-9a-f]|20|7f|[89a-f][0-9a-f])/i.test(path)) return 'the path percent-encodes a space, a control character or a byte outside ASCII';
-  if (/%2f|%5c/i.test(path)) return 'the path holds a percent-encoded / or \\';
-  if (path.includes('\\')) return 'the path holds a backslash';
-  if (UNRESERVED_ENCODED.test(path)) return 'the path percent-encodes a character that needs no encoding';
-  if (path.includes(';')) return 'the path holds a ; (path parameters)';
-  if (/\/\.\.?(\/|$)/.test(path) || /\/%2e/i.test(path)) return 'the path holds a dot segment';
-  if (path.includes('//')) return 'the path holds an empty segment';
+  const plain = !NOT_PLAIN.test(path);
+  if (!underBase && plain) return null;
+  if (!plain) {
+    // Outside ASCII, a server may fold case (the Kelvin sign K, a dotless i) or normalize to an operation's path.
+    if (/[^\x21-\x7e]/.test(path)) return 'the path holds a space, a control character or a character outside ASCII';
+    if (/%25/.test(path)) return 'the path percent-encodes a % (double encoding)';
+    if (/%(?:[01][0-9a-f]|20|7f|[89a-f][0-9a-f])/i.test(path)) return 'the path percent-encodes a space, a control character or a byte outside ASCII';
+    if (/%2f|%5c/i.test(path)) return 'the path holds a percent-encoded / or \\';
+    if (path.includes('\\')) return 'the path holds a backslash';
+    if (UNRESERVED_ENCODED.test(path)) return 'the path percent-encodes a character that needs no encoding';
+    if (path.includes(';')) return 'the path holds a ; (path parameters)';
+    if (/\/\.\.?(\/|$)/.test(path) || /\/%2e/i.test(path)) return 'the path holds a dot segment';
+    if (path.includes('//')) return 'the path holds an empty segment';
+  }
   if (underBase && !path.startsWith(base)) return `the path's root is a case variant of ${base}`;
   if (underBase) {
-    const rest = path.slice(base.length).replace(/\/+$/, '');
-    const variant = contract.operations.find((o) => o.pathTemplate.toLowerCase() === rest.toLowerCase() && o.pathTemplate !== rest);
-    if (variant) return `the path is a case variant of ${base}${variant.pathTemplate}`;
-    const extended = /^(.*)\.[A-Za-z0-9]+$/.exec(rest);
-    const withExtension = extended && contract.operations.find((o) => o.pathTemplate.toLowerCase() === extended[1].toLowerCase());
-    if (withExtension) return `the path is ${base}${withExtension.pathTemplate} with an extension, which some servers strip`;
+    const rest = withoutTrailingSlashes(path.slice(base.length));
+    const templates = templatesByLowerCase(contract);
+    const variant = templates.get(rest.toLowerCase())?.find((template) => template !== rest);
+    if (variant !== undefined) return `the path is a case variant of ${base}${variant}`;
+    const extended = rest.includes('.') ? /^(.*)\.[A-Za-z0-9]+$/.exec(rest) : null;
+    const withExtension = extended && templates.get(extended[1].toLowerCase())?.[0];
+    if (withExtension) return `the path is ${base}${withExtension} with an extension, which some servers strip`;
   }
   return null;
+}
+
+const lowerCaseTemplates = new WeakMap<Contract, ReadonlyMap<string, readonly string[]>>();
+
+/** The operations' path templates by their lower case, each list in the operations' order; built once per contract. */
+function templatesByLowerCase(contract: Contract): ReadonlyMap<string, readonly string[]> {
+  let templates = lowerCaseTemplates.get(contract);
+  if (!templates) {
+    const byLowerCase = new Map<string, string[]>();
+    for (const { pathTemplate } of contract.operations) {
+      const lower = pathTemplate.toLowerCase();
+      byLowerCase.set(lower, [...(byLowerCase.get(lower) ?? []), pathTemplate]);
+    }
+    lowerCaseTemplates.set(contract, (templates = byLowerCase));
+  }
+  return templates;
 }
 
 interface QueryShapes {
@@ -158,30 +183,15 @@ function rootOf(key: string): string {
   return key.split(/[[.]/, 1)[0].toLowerCase();
 }
 
-function pathOf(path: string): string {
-  const end = path.search(/[?#]/);
-  return end < 0 ? path : path.slice(0, end);
-}
-
-interface HeaderReading {
-  connectionNames: string | null;
-  repeated: string | null;
-  methodOverride: string | null;
-  bodyOnGet: string | null;
-  rewrite: string | null;
-  forwarded: string | null;
-}
-
 /**
  * One pass over the raw headers: a Connection token naming a header the contract reads, such a
  * header sent twice, a method override, a body on GET, a rewrite header, and (under
  * --forwarded-headers) the client's own forwarded headers.
  */
-function headerCounts(contract: Contract, request: AdmissionRequest): HeaderReading {
+function readHeaders(contract: Contract, request: AdmissionRequest, reading: AdmissionReading): void {
   const raw = request.rawHeaders;
   const read = contractHeaders(contract);
   const seen = new Set<string>();
-  const reading: HeaderReading = { connectionNames: null, repeated: null, methodOverride: null, bodyOnGet: null, rewrite: null, forwarded: null };
   const bodiless = BODILESS_METHODS.has(request.method);
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toLowerCase();
@@ -199,30 +209,22 @@ function headerCounts(contract: Contract, request: AdmissionRequest): HeaderRead
       seen.add(name);
     }
   }
-  return reading;
-}
-
-interface QueryReading {
-  shape: string | null;
-  number: string | null;
-  separator: string | null;
-  prototypeKey: string | null;
 }
 
 /**
- * One parse of the query: a `;` (a separator to some servers), a method override, a prototype
- * key, and for an operation's query a member in a shape the contract does not define and a
- * number not written plainly.
+ * One parse of the query: a `;` (a separator to some servers), a method override (which stands
+ * for the request's over a header's), a prototype key, and for an operation's query a member in a
+ * shape the contract does not define and a number not written plainly.
  */
-function queryReading(request: AdmissionRequest): QueryReading & { methodOverride?: string } {
+function readQuery(request: AdmissionRequest, reading: AdmissionReading): void {
   const raw = queryString(request.path);
-  const reading: QueryReading & { methodOverride?: string } = { shape: null, number: null, separator: null, prototypeKey: null };
-  if (raw === '') return reading;
+  if (raw === '') return;
   if (raw.includes(';')) reading.separator = 'the query holds a ;, which some servers read as a separator between parameters';
   const shapes = request.operation ? queryShapes(request.operation) : null;
+  let methodOverride: string | null = null;
   for (const pair of parseQueryPairs(raw)) {
     const name = pair.name.toLowerCase();
-    if (METHOD_OVERRIDE_PARAMETERS.has(name)) reading.methodOverride ??= `the query parameter ${name} asks to read this ${request.method.slice(0, 20)} as another method`;
+    if (METHOD_OVERRIDE_PARAMETERS.has(name)) methodOverride ??= `the query parameter ${name} asks to read this ${request.method.slice(0, 20)} as another method`;
     if (reading.prototypeKey === null && (PROTOTYPE_KEYS.has(pair.name) || (pair.member !== undefined && PROTOTYPE_KEYS.has(pair.member)))) reading.prototypeKey = `the query key ${pair.name.slice(0, 40)}${pair.member === undefined ? '' : `[${pair.member.slice(0, 40)}]`} names a prototype member`;
     if (shapes === null) continue;
     const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
@@ -233,7 +235,7 @@ function queryReading(request: AdmissionRequest): QueryReading & { methodOverrid
       reading.number = `${key} is ${JSON.stringify(pair.value.slice(0, 40))}, not a plain decimal integer: parsers read it differently`;
     }
   }
-  return reading;
+  if (methodOverride !== null) reading.methodOverride = methodOverride;
 }
 
 /** What a scan of a body's member names found, each the first such name or null. */

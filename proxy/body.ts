@@ -11,8 +11,11 @@ import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'n
 export const CHUNKS_KEPT_MAX = 16_384;
 
 /** Bytes copied into one buffer that grows by doubling: memory stays within twice the bytes, whatever the number of chunks (a single chunk is kept as it is). */
+/** The buffer of a collector holding nothing, shared: nothing is ever written into it. */
+const NOTHING: Buffer = Buffer.alloc(0);
+
 export class ByteCollector {
-  private buffer: Buffer = Buffer.alloc(0);
+  private buffer: Buffer = NOTHING;
   size = 0;
   chunks = 0;
 
@@ -42,11 +45,11 @@ export class ByteCollector {
 
   /** The bytes collected (a view, not a copy). */
   bytes(): Buffer {
-    return this.buffer.subarray(0, this.size);
+    return this.size === this.buffer.length ? this.buffer : this.buffer.subarray(0, this.size);
   }
 
   clear(): void {
-    this.buffer = Buffer.alloc(0);
+    this.buffer = NOTHING;
     this.size = 0;
   }
 }
@@ -138,6 +141,8 @@ function decodeWithoutStack(decoder: Decoder, input: Buffer, maxOutputLength: nu
  * decoded size held to the byte limit and to DECODED_BOUNDS (a small gzip body can inflate hugely).
  */
 export function decodeBody(raw: Buffer, contentEncoding: string | undefined, limit: number): DecodedBody {
+  // Most bodies come in no coding at all: nothing to split or undo.
+  if (contentEncoding === undefined || contentEncoding === '') return { ok: true, text: raw.toString('utf8') };
   const codings = (contentEncoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '');
   const decodedMax = decodedLimit(raw.length, limit);
   let bytes = raw;

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { headerValue, originForm, type Finding } from '../contract/index.ts';
+import { headerValue, originForm, type Finding, type Located } from '../contract/index.ts';
 import type { BodyTap } from './body.ts';
 import { rawHeaderValue } from './headers.ts';
 import { NO_BODY, type CapturedBody, type JudgedRequest } from './judge.ts';
@@ -34,7 +34,8 @@ export class ProxiedExchange {
   readonly client: string;
   requestBody: CapturedBody = NO_BODY;
   judgedRequest: JudgedRequest | null = null;
-  location: Pick<JudgedRequest, 'inApi' | 'operation'> | null = null;
+  /** Where the request belongs (located once, by admission or judging); null until then. */
+  location: Located | null = null;
   /** The upstream's status; null when the upstream never answered. */
   status: number | null = null;
   /** The status the client received when it is not the upstream's (the proxy answered itself). */
@@ -73,8 +74,12 @@ export class ProxiedExchange {
 
 /** Whether either body of the exchange came in a content coding (its decoded size is unknown until decoded). */
 export function contentCoded(exchange: ProxiedExchange): boolean {
-  const coded = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim().toLowerCase() !== 'identity';
-  return (exchange.requestBody.kind === 'captured' && coded(headerValue(exchange.headers, 'content-encoding'))) || (exchange.responseTap !== null && coded(rawHeaderValue(exchange.responseHeaders, 'content-encoding')));
+  return (exchange.requestBody.kind === 'captured' && namesCoding(headerValue(exchange.headers, 'content-encoding'))) || (exchange.responseTap !== null && namesCoding(rawHeaderValue(exchange.responseHeaders, 'content-encoding')));
+}
+
+/** Whether a Content-Encoding value names a coding other than identity. */
+function namesCoding(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== '' && value.trim().toLowerCase() !== 'identity';
 }
 
 /** Characters of a client's key kept (a forwarded address is the sender's to write). */

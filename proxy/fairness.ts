@@ -57,9 +57,7 @@ export class ForwardingBudget {
 
   /** Adds `ms` of the forwarding thread's time, timed around work done for the client, to its account in the current window. */
   charge(client: string, ms: number): void {
-    this.roll();
-    this.timed += ms;
-    this.add(client, ms);
+    this.chargeAt(this.now(), client, ms);
   }
 
   /** Counts one request of the client, and charges it the thread's untimed work per request (see above). */
@@ -76,7 +74,15 @@ export class ForwardingBudget {
 
   /** Charges the client with the time since `started` (a reading of `now`): the work just done for it. */
   chargeSince(client: string, started: number): void {
-    this.charge(client, this.now() - started);
+    // One reading of the clock for both the time taken and the window it is charged to: every step of every exchange comes here.
+    const now = this.now();
+    this.chargeAt(now, client, now - started);
+  }
+
+  private chargeAt(now: number, client: string, ms: number): void {
+    this.roll(now);
+    this.timed += ms;
+    this.add(client, ms);
   }
 
   /** How long (ms) the client is held back: until the next window once it has taken its share of this one and more than the average client; 0 otherwise. */
@@ -108,8 +114,7 @@ export class ForwardingBudget {
     this.total += ms;
   }
 
-  private roll(): void {
-    const now = this.now();
+  private roll(now = this.now()): void {
     if (now - this.windowStart < this.windowMs) return;
     const busy = this.busy();
     // Measured over a window that just ended, not over a quiet spell since the last request.

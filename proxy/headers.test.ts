@@ -11,6 +11,16 @@ describe('endToEndHeaders', () => {
     expect(endToEndHeaders(raw)).toEqual(['Set-Cookie', 'a=1', 'set-cookie', 'b=2', 'Content-Type', 'text/plain']);
   });
 
+  test('drops hop-by-hop names and those Connection names in any case, whether Connection comes first or last', () => {
+    const raw = ['X-Private', 'p', 'KEEP-ALIVE', 'timeout=5', 'TE', 'trailers', 'Tk', '?', 'Content-Length', '2', 'CONNECTION', 'Keep-Alive, x-PRIVATE'];
+    expect(endToEndHeaders(raw)).toEqual(['Tk', '?', 'Content-Length', '2']);
+  });
+
+  test('keeps every other header when Connection lists only hop-by-hop names', () => {
+    const raw = [Buffer.from('Content-Type'), Buffer.from('text/plain'), Buffer.from('Connection'), Buffer.from('keep-alive'), Buffer.from('Keep-Alive'), Buffer.from('timeout=5')];
+    expect(endToEndHeaders(raw)).toEqual(['Content-Type', 'text/plain']);
+  });
+
   test('reads raw Buffers as latin1, byte for byte', () => {
     expect(endToEndHeaders([Buffer.from('X-Name'), Buffer.from([0x63, 0x61, 0x66, 0xe9])])).toEqual(['X-Name', 'caf\u00e9']);
   });

@@ -21,22 +21,51 @@ export const HOP_BY_HOP_HEADERS: readonly string[] = [
  */
 export const REQUEST_HEADERS_NOT_FORWARDED: readonly string[] = ['host', 'expect'];
 
-const hopByHop = new Set(HOP_BY_HOP_HEADERS);
-const requestOnly = new Set([...HOP_BY_HOP_HEADERS, ...REQUEST_HEADERS_NOT_FORWARDED]);
+/**
+ * Lower-case ASCII header names, matched whatever the case of the name asked about. Lowercasing
+ * keeps a name's length unless it yields a character outside ASCII, so a name of a length none
+ * of them has is told apart without being lowercased: most headers of an exchange are.
+ */
+class HeaderNames {
+  private readonly names: ReadonlySet<string>;
+  private readonly lengths: ReadonlySet<number>;
+
+  constructor(names: readonly string[]) {
+    this.names = new Set(names);
+    this.lengths = new Set(names.map((name) => name.length));
+  }
+
+  has(name: string): boolean {
+    return this.lengths.has(name.length) && this.names.has(name.toLowerCase());
+  }
+}
+
+const hopByHop = new HeaderNames(HOP_BY_HOP_HEADERS);
+const requestOnly = new HeaderNames([...HOP_BY_HOP_HEADERS, ...REQUEST_HEADERS_NOT_FORWARDED]);
 
 type RawHeader = string | Buffer;
 
+const CONNECTION = 'connection';
+
+/** A raw header name or value as a string, byte for byte (undici's are Buffers, Node's strings). */
+function latin1(raw: RawHeader): string {
+  return typeof raw === 'string' ? raw : raw.toString('latin1');
+}
+
 /** The end-to-end headers of a flat raw list `[name, value, name, value, ...]`, as strings. */
-export function endToEndHeaders(raw: readonly RawHeader[], dropped: ReadonlySet<string> = hopByHop): string[] {
-  const named = connectionTokens(raw);
+export function endToEndHeaders(raw: readonly RawHeader[], dropped: HeaderNames = hopByHop): string[] {
   const kept: string[] = [];
+  // Names the Connection header lists besides those dropped anyway; it may come after them, so they are dropped once all is read.
+  let named: Set<string> | null = null;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i].toString('latin1');
-    const lower = name.toLowerCase();
-    if (dropped.has(lower) || named?.has(lower)) continue;
-    kept.push(name, raw[i + 1].toString('latin1'));
+    const name = latin1(raw[i]);
+    if (name.length === CONNECTION.length && name.toLowerCase() === CONNECTION) {
+      named = connectionTokens(latin1(raw[i + 1]), dropped, named);
+      continue;
+    }
+    if (!dropped.has(name)) kept.push(name, latin1(raw[i + 1]));
   }
-  return kept;
+  return named === null ? kept : withoutNames(kept, named);
 }
 
 /** The end-to-end headers of a request, without the ones the proxy sets itself. */
@@ -73,15 +102,22 @@ function headerIndex(raw: readonly string[], name: string): number {
   return -1;
 }
 
-/** Header names listed in Connection (`Connection: close, X-Foo`), lower case; null when absent. */
-function connectionTokens(raw: readonly RawHeader[]): Set<string> | null {
-  let tokens: Set<string> | null = null;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].length !== 10 || raw[i].toString('latin1').toLowerCase() !== 'connection') continue;
-    tokens ??= new Set();
-    for (const token of raw[i + 1].toString('latin1').split(',')) tokens.add(token.trim().toLowerCase());
+/** Adds the header names a Connection value lists (`close, X-Foo`) that `dropped` does not hold, lower case; null while there are none. */
+function connectionTokens(value: string, dropped: HeaderNames, named: Set<string> | null): Set<string> | null {
+  // The usual value is one such name (`keep-alive`): nothing to split.
+  if (dropped.has(value)) return named;
+  for (const token of value.split(',')) {
+    const name = token.trim().toLowerCase();
+    if (!dropped.has(name)) (named ??= new Set()).add(name);
   }
-  return tokens;
+  return named;
+}
+
+/** A flat list of string headers without those whose lower-case name is one of `names`. */
+function withoutNames(headers: readonly string[], names: ReadonlySet<string>): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < headers.length; i += 2) if (!names.has(headers[i].toLowerCase())) kept.push(headers[i], headers[i + 1]);
+  return kept;
 }
 
 /** A flat raw list without every occurrence of one header (case-insensitive). */

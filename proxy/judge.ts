@@ -3,7 +3,7 @@
 // exchange to the contract's one judging path (contract/judge.ts); the findings it returns are
 // bounded (boundFindings). Pure: no I/O, no clocks, no state beyond what the caller passes in.
 import { boundFindings, cutFinding, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, UNSPECIFIED_OPERATION } from '../contract/index.ts';
-import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, Level, ValidateOptions } from '../contract/index.ts';
+import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, Level, Located, ValidateOptions } from '../contract/index.ts';
 
 export type { JudgedRequest };
 import { memberNameReading } from './admission.ts';
@@ -46,10 +46,11 @@ export function repeatKind(finding: Pick<Finding, 'requirement' | 'level' | 'loc
   return finding.level === 'INFO' ? base : `${base} ${finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*')}`;
 }
 
-export function judgeRequest(contract: Contract, method: string, path: string, headers: Headers, body: CapturedBody, options: JudgeOptions): JudgedRequest {
+/** `located`: where the request belongs, when the caller located it already. */
+export function judgeRequest(contract: Contract, method: string, path: string, headers: Headers, body: CapturedBody, options: JudgeOptions, located?: Located): JudgedRequest {
   const text = bodyText(body, headers, options.maxBody);
   const request: HttpRequest = { method, path, headers, bodyText: text.bodyText };
-  const judged = judgeContractRequest(contract, request, validateOptions(options, text.omitted));
+  const judged = judgeContractRequest(contract, request, validateOptions(options, text.omitted), located);
   if (!judged.inApi) return judged;
   const findings = omittedFindings(contract, 'request', text.omitted);
   if (text.bodyText !== undefined) {
@@ -158,7 +159,7 @@ interface Omission {
 function bodyText(body: CapturedBody, headers: Headers, maxBody: number): { bodyText?: string; omitted?: Omission } {
   if (body.kind === 'none') return {};
   if (body.kind === 'omitted') return { omitted: body };
-  const raw = Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
+  const raw = Buffer.isBuffer(body.raw) ? body.raw : Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
   const decoded = decodeBody(raw, headerValue(headers, 'content-encoding'), maxBody);
   return decoded.ok ? { bodyText: decoded.text } : { omitted: decoded };
 }

@@ -82,7 +82,7 @@ export class ExchangeJudging {
       const { contract, judgeOptions, publisher } = this.parts;
       const started = performance.now();
       try {
-        exchange.judgedRequest = judgeRequest(contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, judgeOptions);
+        exchange.judgedRequest = judgeRequest(contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, judgeOptions, exchange.location ?? undefined);
       } catch (error) {
         const { inApi, operation } = locate(contract, exchange.method, exchange.path);
         const request = { method: exchange.method, path: exchange.path, headers: exchange.headers };
@@ -164,7 +164,7 @@ export class ExchangeJudging {
       const responseFindings = this.completedResponseFindings(exchange);
       exchange.findings = exchange.admission.concat(requestFindings, responseFindings);
     }
-    exchange.location = exchange.judgedRequest ?? locate(contract, exchange.method, exchange.path);
+    exchange.location = exchange.judgedRequest ?? exchange.location ?? locate(contract, exchange.method, exchange.path);
     const operation = operationLabel(exchange.location);
     metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
     feed.recordExchange(operation);

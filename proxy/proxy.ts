@@ -288,6 +288,8 @@ export class ValidatingProxy {
   /** What the proxy could not judge as the upstream will read it (admission.ts), and HEAD judged as its GET. */
   private admissionOf(exchange: ProxiedExchange, req: IncomingMessage): Finding[] {
     const located = locate(this.contract, exchange.method, exchange.path);
+    // Judging reads where the request belongs from here rather than locating it again.
+    exchange.location = located;
     let findings = admissionFindings(this.contract, { method: exchange.method, path: exchange.path, rawHeaders: req.rawHeaders, operation: located.operation, forwardedHeaders: this.forwardedHeaders });
     // HEAD asks for what GET would answer: a HEAD the contract's GET rejects is judged as that GET.
     if (exchange.method === 'HEAD' && located.inApi && route(this.contract, 'GET', exchange.path)) {

@@ -14,6 +14,8 @@ import { resendable, resendThroughNodeClient } from './resend.ts';
 
 const NON_ASCII = /[^\x00-\x7f]/;
 const EMPTY = Buffer.alloc(0);
+/** What resumes the upstream's body before its headers came: nothing (one function for every relay, not one each). */
+const NOTHING_TO_RESUME = (): void => undefined;
 
 export interface RelayParts {
   /** Enforce mode holds the response until it is judged. */
@@ -33,7 +35,7 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
   /** What enforce mode holds of the response until it is judged (report mode holds nothing). */
   private held: ByteCollector | null = null;
   private statusText = '';
-  private resume: () => void = () => undefined;
+  private resume: () => void = NOTHING_TO_RESUME;
 
   private resent = false;
 
