@@ -1,10 +1,10 @@
 // The contract module: everything the kit knows about the API, read from schemas/.
 export { Contract, loadContract, useSchemaDirectory, createAjv, querySchema, routeSpecificity, MEDIA_TYPE, SCHEMA_DIR, OPERATION_ROLES } from './contract.ts';
 export type { Operation, OperationRole, CompiledRoute, SchemaViolation } from './contract.ts';
-export { route, originForm, relativePath, pathWithoutQuery, withoutTrailingSlashes, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody } from './validate.ts';
+export { route, originForm, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody } from './validate.ts';
 export { assessChecks, checkExchange, exchangeChecks, judgesOf, refusableFindings, acceptsRefusable, requirementsBoundTo } from './checks.ts';
 export { assessExchange, judgeExchange, judgeRequest, judgeResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from './judge.ts';
-export type { JudgedRequest, Located } from './judge.ts';
+export type { JudgedRequest } from './judge.ts';
 export type { CheckVerdict, Exchange, ExchangeCheck } from './checks.ts';
 export { CASE_JUDGE, JUDGES_OUTSIDE_CHECKS, PROXY_JUDGE, SCHEMA_JUDGE, VALIDATION_JUDGES } from './judges.ts';
 export { readCredentials, headerValue, DEFAULT_LEGACY_HEADER } from './credentials.ts';
@@ -19,3 +19,5 @@ export type { SummaryFinding, FindingLimits } from './bounds.ts';
 export { LEVELS, LOCATIONS } from './levels.ts';
 export { inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolve.ts';
 export type * from './types.ts';
+export { pathWithoutQuery, withoutTrailingSlashes } from './validate.ts';
+export type { Located } from './judge.ts';

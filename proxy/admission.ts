@@ -191,7 +191,8 @@ function rootOf(key: string): string {
 function readHeaders(contract: Contract, request: AdmissionRequest, reading: AdmissionReading): void {
   const raw = request.rawHeaders;
   const read = contractHeaders(contract);
-  const seen = new Set<string>();
+  // The contract's headers seen so far: a handful at most, so a list rather than a set per request.
+  const seen: string[] = [];
   const bodiless = BODILESS_METHODS.has(request.method);
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toLowerCase();
@@ -205,8 +206,8 @@ function readHeaders(contract: Contract, request: AdmissionRequest, reading: Adm
         if (reading.connectionNames === null && read.has(named)) reading.connectionNames = `Connection names ${named}, which the proxy would judge and the upstream would never receive`;
       }
     } else if (read.has(name)) {
-      if (seen.has(name) && reading.repeated === null) reading.repeated = `${name} is sent more than once; the proxy and the upstream may read different ones`;
-      seen.add(name);
+      if (seen.includes(name)) reading.repeated ??= `${name} is sent more than once; the proxy and the upstream may read different ones`;
+      else seen.push(name);
     }
   }
 }
