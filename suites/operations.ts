@@ -2,7 +2,7 @@
 // statuses that mean success, an input a permitted caller gets served, an input that must be
 // rejected, and the filter values of the list.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, loadContract, MEDIA_TYPE, refusableFindings, validateRequest, type Operation } from '../contract/index.ts';
+import { bodyMembers, loadContract, MEDIA_TYPE, refusableFindings, refusalsFor, validateRequest, type Operation } from '../contract/index.ts';
 import type { Fixtures } from '../targets/target.ts';
 import { completeDocument } from './documents.ts';
 
@@ -78,9 +78,9 @@ export function otherResourceType(type: unknown): string {
   return other;
 }
 
-/** A wrong primary `data.type` may be answered 409 as JSON:API has it (a type conflict); every other rejection is 400. */
-export function rejectionStatuses(pointer: string): number[] {
-  return pointer === '/data/type' ? [400, 409] : [400];
+/** The statuses a case may see refusing a request that breaks `requirements`: 400, and what the catalogue names for them (409 for a wrong `data.type`). */
+export function rejectionStatuses(requirements: readonly string[]): number[] {
+  return refusalsFor(contract, requirements);
 }
 
 /** Why a target may refuse a complete document: it names values the specification does not show. */

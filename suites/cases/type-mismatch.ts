@@ -16,7 +16,7 @@ export const typeMismatchCases: SuiteCase[] = createOperations.flatMap((operatio
     const types = wrongTypes(member);
     const mismatched = (type: JsonType, tag: string, fixtures: Fixtures = {}) => withValueAt(rejectionBase(operation, fixtures, tag), member.pointer, SAMPLE_OF_TYPE[type]);
     const requirements = [...new Set(types.flatMap((type) => brokenRequirements(operation, { document: mismatched(type, 'collected') })))];
-    const statuses = rejectionStatuses(member.pointer);
+    const statuses = rejectionStatuses(requirements);
     return {
       title: `${operation.operationId}: ${member.pointer} as ${types.join(', ')} → ${statuses.join(' or ')}`,
       requirements,
