@@ -4,7 +4,7 @@
 // for a wrong `data.type`), never 2xx or 5xx; a valid document in another media type is never 5xx.
 import { bodyMembers, withoutValueAt, withValueAt, type Operation } from '../../contract/index.ts';
 import { rejectionBase, type Document } from '../documents.ts';
-import { brokenRequirements, createOperations, otherResourceType, rejectionStatuses, uniqueTag, validInput } from '../operations.ts';
+import { brokenRequirements, createOperations, expectRefused, otherResourceType, rejectionStatuses, uniqueTag, validInput } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 interface DocumentCase {
@@ -44,7 +44,7 @@ function casesOf(operation: Operation): SuiteCase[] {
         covers: COVERS,
         async run(conformance) {
           const answer = await conformance.send({ operation, credentials: conformance.credentials.session, bodyText: bodyText(uniqueTag(), conformance.target.fixtures) });
-          conformance.expectStatus(answer, statuses);
+          expectRefused(conformance, operation, answer, statuses);
         },
       };
     }),

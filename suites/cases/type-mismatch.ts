@@ -8,7 +8,7 @@
 import { bodyMembers, SAMPLE_OF_TYPE, withValueAt, wrongTypes, type JsonType } from '../../contract/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { rejectionBase } from '../documents.ts';
-import { brokenRequirements, createOperations, rejectionStatuses, uniqueTag } from '../operations.ts';
+import { brokenRequirements, createOperations, expectRefused, rejectionStatuses, uniqueTag } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 export const typeMismatchCases: SuiteCase[] = createOperations.flatMap((operation) =>
@@ -24,7 +24,7 @@ export const typeMismatchCases: SuiteCase[] = createOperations.flatMap((operatio
       async run(conformance) {
         for (const type of types) {
           const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: mismatched(type, uniqueTag(), conformance.target.fixtures) });
-          conformance.expectStatus(answer, statuses, requirements[0], `${member.pointer} as ${type}`);
+          expectRefused(conformance, operation, answer, statuses, requirements[0], `${member.pointer} as ${type}`);
         }
       },
     };
