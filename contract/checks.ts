@@ -122,6 +122,19 @@ function isNamedRefusal(contract: Contract, operation: Operation, status: number
   return is4xx(status) && (operation.statuses.includes(status) || contract.genericStatuses.has(status));
 }
 
+/** The status of an invalid request (section 7). */
+export const INVALID_REQUEST_STATUS = 400;
+
+/** Whether `status` refuses a request that breaks `requirement` for what it holds: 400, or a status the catalogue names for it (refusedWith). */
+export function refusesForWhatItHolds(contract: Contract, requirement: string, status: number): boolean {
+  return status === INVALID_REQUEST_STATUS || (contract.requirement(requirement).refusedWith ?? []).includes(status);
+}
+
+/** The statuses that refuse a request breaking any of `requirements` for what it holds: 400 and what the catalogue names (refusedWith). */
+export function refusalsFor(contract: Contract, requirements: readonly string[]): number[] {
+  return [...new Set([INVALID_REQUEST_STATUS, ...requirements.flatMap((id) => contract.requirement(id).refusedWith ?? [])])].sort((a, b) => a - b);
+}
+
 /** The refusals the contract names for an operation, as an expectation reads them. */
 function namedRefusals(contract: Contract, operation: Operation): string {
   const listed = operation.statuses.filter(is4xx);
@@ -131,8 +144,8 @@ function namedRefusals(contract: Contract, operation: Operation): string {
 // A request the contract rejects is refused with a status the contract names for it: answering it
 // 2xx, or refusing it with a 4xx the contract names for no condition (a 422), breaks what serving
 // it breaks (`acceptedBreaks`), at that requirement's level, as the suite's cases judge it; a named
-// refusal holds that, but for a generic status the catalogue does not name for the problem
-// (`genericRefusals`): a 429 says nothing about what the request holds. Credentials come first
+// refusal holds that when it is 400 or one the catalogue names for the problem (`refusedWith`): a
+// 404 or a 429 says nothing about what the request holds. Credentials come first
 // (section 5): a request without valid-looking credentials that is refused shows nothing about
 // its other problems.
 const invalidAnswered2xx: ExchangeCheck = {
@@ -147,9 +160,8 @@ const invalidAnswered2xx: ExchangeCheck = {
     if (isNamedRefusal(contract, x.operation!, status)) {
       if (!refusedForItsProblems(x)) return [];
       for (const { requirement } of firstPerRequirement) {
-        // A generic status refuses for a condition of its own (a rate limit) unless the catalogue names it for this problem.
-        if (contract.genericStatuses.has(status) && !contract.requirement(requirement).genericRefusals?.includes(status)) verdict.cannotJudge(requirement, `${status} is a generic status, answered whatever the request holds`);
-        else verdict.held(requirement);
+        if (refusesForWhatItHolds(contract, requirement, status)) verdict.held(requirement);
+        else verdict.cannotJudge(requirement, `${status} refuses for a condition of its own (${contract.genericStatuses.has(status) ? 'a generic status, answered whatever the request holds' : 'one the specification does not show'}), not necessarily for what the request holds`);
       }
       return [];
     }

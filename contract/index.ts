@@ -2,7 +2,7 @@
 export { Contract, loadContract, useSchemaDirectory, createAjv, querySchema, routeSpecificity, MEDIA_TYPE, SCHEMA_DIR, OPERATION_ROLES } from './contract.ts';
 export type { Operation, OperationRole, CompiledRoute, SchemaViolation } from './contract.ts';
 export { route, originForm, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody } from './validate.ts';
-export { assessChecks, checkExchange, exchangeChecks, judgesOf, refusableFindings, acceptsRefusable, requirementsBoundTo } from './checks.ts';
+export { assessChecks, checkExchange, exchangeChecks, judgesOf, refusableFindings, refusalsFor, acceptsRefusable, requirementsBoundTo } from './checks.ts';
 export { assessExchange, judgeExchange, judgeRequest, judgeResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from './judge.ts';
 export type { JudgedRequest } from './judge.ts';
 export type { CheckVerdict, Exchange, ExchangeCheck } from './checks.ts';

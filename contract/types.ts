@@ -28,11 +28,11 @@ export interface Requirement {
    */
   acceptedBreaks?: string;
   /**
-   * For a requirement judged on the refusal of a request that breaks the contract: the generic
-   * statuses that refuse such a request for what it is (415 for another media type). Any other
-   * generic status (a 429) says nothing either way.
+   * For a requirement on refusing a request that breaks it: the statuses besides 400 that refuse
+   * such a request for what it holds (409 for another resource type, 415 for another media type).
+   * Any other refusal the contract names (a 404, a 429) says nothing either way.
    */
-  genericRefusals?: number[];
+  refusedWith?: number[];
   /** The parts of the kit that can judge it; both when absent (requirements.yaml). */
   checkedBy?: ('suite' | 'proxy')[];
   /**

@@ -5,6 +5,8 @@ import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import { referenceTarget } from '../server/test-support.ts';
 import { ConformanceCase } from './case.ts';
 import type { ReceivedResponse, TargetClient } from './client.ts';
+import { rejectionBase } from './documents.ts';
+import { expectRefused, rejectionStatuses } from './operations.ts';
 
 const contract = loadContract();
 const list = contract.operation('listNotificationGroups');
@@ -18,11 +20,12 @@ function scripted(answers: ReceivedResponse[]): TargetClient {
 
 const listAnswer = (body: unknown): ReceivedResponse => ({ status: 200, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify(body) });
 
-function caseAgainst(client: TargetClient): ConformanceCase {
+function caseAgainst(client: TargetClient, requirements = ['NG-FILTER-ACCEPTED'], fixtures = referenceTarget('http://127.0.0.1:9/v3').fixtures): ConformanceCase {
   const skip = (reason: string): never => {
     throw new Error(reason);
   };
-  return new ConformanceCase({ contract, client, target: referenceTarget('http://127.0.0.1:9/v3'), failLevel: 'must', scrub: (text) => text, requirements: ['NG-FILTER-ACCEPTED'], outcomeInWorker: true, skip });
+  const target = { ...referenceTarget('http://127.0.0.1:9/v3'), fixtures };
+  return new ConformanceCase({ contract, client, target, failLevel: 'must', scrub: (text) => text, requirements, outcomeInWorker: true, skip });
 }
 
 describe('a conformance case', () => {
@@ -60,6 +63,29 @@ describe('a conformance case', () => {
     const conformance = caseAgainst(scripted([{ status: 403, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }) }]));
     expect(conformance.expectStatus(await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' }), [200])).toBe(false);
     expect(conformance.blocking().map((f) => f.requirement)).toContain('NG-FILTER-ACCEPTED');
+  });
+
+  describe('a rejection answered 404 (a record not found, whose conditions are not shown)', () => {
+    const highlight = contract.operation('createHighlight');
+    const notFound: ReceivedResponse = { status: 404, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ errors: [{ status: '404', title: 'Not Found' }] }) };
+    const refusedWith404 = async (fixtures: Record<string, string>) => {
+      const conformance = caseAgainst(scripted([notFound]), ['HL-DATA-REQUIRED'], fixtures);
+      const document = { ...rejectionBase(highlight, fixtures, 'tag'), data: 'not an object' };
+      const answer = await conformance.send({ operation: highlight, credentials: conformance.credentials.session, document });
+      expectRefused(conformance, highlight, answer, rejectionStatuses(['HL-DATA-REQUIRED']));
+      return conformance;
+    };
+
+    it('judges nothing when the document names stand-in records (no fixture ids given), and says which ids would let it', async () => {
+      const conformance = await refusedWith404({});
+      expect(conformance.blocking()).toEqual([]);
+      expect(conformance.outcomeData().unexercised).toContainEqual({ requirement: 'HL-DATA-REQUIRED', reason: expect.stringMatching(/^the request was answered 404: the run was given no .*fixture, so the document names a stand-in record/) });
+    });
+
+    it('fails when the records it names are the target\'s own', async () => {
+      const conformance = await refusedWith404(referenceTarget('http://127.0.0.1:9/v3').fixtures as Record<string, string>);
+      expect(conformance.blocking().map((f) => f.requirement)).toEqual(['HL-DATA-REQUIRED']);
+    });
   });
 
   it('judges itself only requirements the catalogue binds to suiteCase', () => {

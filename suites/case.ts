@@ -96,8 +96,9 @@ export class ConformanceCase {
   private readonly notRunDeclarations: NotRunDeclaration[] = [];
   /** Per requirement, the exchanges a judge judged it on (WHOLE_CASE for the case's own judgement over several). */
   private readonly judgedOn = new Map<string, Set<CapturedExchange>>();
-  /** Per requirement, the first reason a judge gave for not judging it. */
+  /** Per requirement, the first reason a judge gave for not judging it (the case's own first, if it gave one). */
   private readonly unjudged = new Map<string, string>();
+  private readonly ownReasons = new Set<string>();
 
   constructor(private readonly context: CaseContext) {
     if (context.requirements.length === 0) throw new Error('a conformance case needs at least one requirement annotation');
@@ -237,9 +238,15 @@ export class ConformanceCase {
     this.fail(requirement, answer, { message, actual: String(answer.status) });
   }
 
-  /** The case met `requirement` but a value it cannot reason about kept it from judging it; reported when nothing else judged it. */
+  /**
+   * The case met `requirement` but a value it cannot reason about kept it from judging it; reported
+   * when nothing else judged it. The case's first reason stands over a check's: it knows what it sent.
+   */
   cannotJudge(requirement: string, reason: string): void {
-    if (!this.unjudged.has(this.ownJudgement(requirement))) this.unjudged.set(requirement, reason);
+    const id = this.ownJudgement(requirement);
+    if (this.ownReasons.has(id)) return;
+    this.ownReasons.add(id);
+    this.unjudged.set(id, reason);
   }
 
   /** Requirements this case ran without being able to check (reported not run, unless another case checks them). */

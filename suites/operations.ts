@@ -2,9 +2,10 @@
 // statuses that mean success, an input a permitted caller gets served, an input that must be
 // rejected, and the filter values of the list.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, loadContract, MEDIA_TYPE, refusableFindings, validateRequest, type Operation } from '../contract/index.ts';
+import { bodyMembers, loadContract, MEDIA_TYPE, refusableFindings, refusalsFor, validateRequest, type Operation } from '../contract/index.ts';
 import type { Fixtures } from '../targets/target.ts';
-import { completeDocument } from './documents.ts';
+import type { Answer, ConformanceCase } from './case.ts';
+import { completeDocument, missingFixtures } from './documents.ts';
 
 export interface OperationInput {
   query?: string;
@@ -78,9 +79,26 @@ export function otherResourceType(type: unknown): string {
   return other;
 }
 
-/** A wrong primary `data.type` may be answered 409 as JSON:API has it (a type conflict); every other rejection is 400. */
-export function rejectionStatuses(pointer: string): number[] {
-  return pointer === '/data/type' ? [400, 409] : [400];
+/** The statuses a case may see refusing a request that breaks `requirements`: 400, and what the catalogue names for them (409 for a wrong `data.type`). */
+export function rejectionStatuses(requirements: readonly string[]): number[] {
+  return refusalsFor(contract, requirements);
+}
+
+/** The status of a record that does not exist, whose conditions the specification does not show (sections 4.2, 4.3). */
+const RECORD_NOT_FOUND = 404;
+
+/**
+ * A rejection case's expectation of its answer. A document the run could fill only with stand-in
+ * records (no fixture ids given) may be refused 404 for them, which the specification allows:
+ * such an answer judges nothing, and says which ids would let it.
+ */
+export function expectRefused(conformance: ConformanceCase, operation: Operation, answer: Answer, statuses: number[], requirement?: string, what = 'the request'): void {
+  const missing = missingFixtures(operation, conformance.target.fixtures);
+  if (answer.status === RECORD_NOT_FOUND && !statuses.includes(answer.status) && missing.length > 0) {
+    conformance.cannotJudge(requirement ?? conformance.primary, `${what} was answered 404: the run was given no ${missing.join(' or ')} fixture, so the document names a stand-in record, and a target may refuse a record it does not hold with 404 (give the fixture ids to judge it)`);
+    return;
+  }
+  conformance.expectStatus(answer, statuses, requirement, what);
 }
 
 /** Why a target may refuse a complete document: it names values the specification does not show. */

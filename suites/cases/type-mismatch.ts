@@ -8,7 +8,7 @@
 import { bodyMembers, SAMPLE_OF_TYPE, withValueAt, wrongTypes, type JsonType } from '../../contract/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { rejectionBase } from '../documents.ts';
-import { brokenRequirements, createOperations, rejectionStatuses, uniqueTag } from '../operations.ts';
+import { brokenRequirements, createOperations, expectRefused, rejectionStatuses, uniqueTag } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 export const typeMismatchCases: SuiteCase[] = createOperations.flatMap((operation) =>
@@ -16,7 +16,7 @@ export const typeMismatchCases: SuiteCase[] = createOperations.flatMap((operatio
     const types = wrongTypes(member);
     const mismatched = (type: JsonType, tag: string, fixtures: Fixtures = {}) => withValueAt(rejectionBase(operation, fixtures, tag), member.pointer, SAMPLE_OF_TYPE[type]);
     const requirements = [...new Set(types.flatMap((type) => brokenRequirements(operation, { document: mismatched(type, 'collected') })))];
-    const statuses = rejectionStatuses(member.pointer);
+    const statuses = rejectionStatuses(requirements);
     return {
       title: `${operation.operationId}: ${member.pointer} as ${types.join(', ')} → ${statuses.join(' or ')}`,
       requirements,
@@ -24,7 +24,7 @@ export const typeMismatchCases: SuiteCase[] = createOperations.flatMap((operatio
       async run(conformance) {
         for (const type of types) {
           const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: mismatched(type, uniqueTag(), conformance.target.fixtures) });
-          conformance.expectStatus(answer, statuses, requirements[0], `${member.pointer} as ${type}`);
+          expectRefused(conformance, operation, answer, statuses, requirements[0], `${member.pointer} as ${type}`);
         }
       },
     };

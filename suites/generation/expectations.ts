@@ -65,6 +65,6 @@ export function expectationOf(contract: Contract, operation: Operation, query: s
     return { valid: true, requirement: contract.successRequirement(operation.operationId).id, statuses: [...validStatuses(operation, query), ...generic], described: 'a valid input' };
   }
   const first = refusable[0];
-  const statuses = [...new Set([...refusable.flatMap((f) => rejectionStatuses(f.pointer)), ...generic])].sort((a, b) => a - b);
+  const statuses = [...new Set([...rejectionStatuses(refusable.map((f) => contract.requirementBrokenByAccepting(f.requirement).id)), ...generic])].sort((a, b) => a - b);
   return { valid: false, requirement: contract.requirementBrokenByAccepting(first.requirement).id, statuses, described: `an input the contract rejects (${first.message})` };
 }
