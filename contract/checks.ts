@@ -158,8 +158,11 @@ const invalidAnswered2xx: ExchangeCheck = {
     const firstPerRequirement = broken.filter((b, i) => broken.findIndex((c) => c.requirement === b.requirement) === i);
     const status = x.response.status;
     if (isNamedRefusal(contract, x.operation!, status)) {
-      if (!refusedForItsProblems(x)) return [];
       for (const { requirement } of firstPerRequirement) {
+        if (!refusedForItsProblems(x)) {
+          verdict.cannotJudge(requirement, `credentials come first (section 5) and this ${status} may refuse them: it shows nothing about what the request holds`);
+          continue;
+        }
         if (refusesForWhatItHolds(contract, requirement, status)) verdict.held(requirement);
         else verdict.cannotJudge(requirement, `${status} refuses for a condition of its own (${contract.genericStatuses.has(status) ? 'a generic status, answered whatever the request holds' : 'one the specification does not show'}), not necessarily for what the request holds`);
       }
