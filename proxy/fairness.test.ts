@@ -173,9 +173,18 @@ test('report mode: a client whose requests are all judged on the judging thread 
 test('a client held back is answered once it is within its share again: its request is read then, counted once, nothing refused', async () => {
   const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, mode: 'enforce' });
   try {
-    // Another client was served in this window, and this one took four windows' worth of it.
-    proxy.proxy.budget.charge('198.51.100.9', 1);
-    proxy.proxy.budget.charge('203.0.113.7', 4 * FAIRNESS_WINDOW_MS);
+    // As the request arrives (not before: a window is only 10 ms), another client was served in
+    // this window and this one took four windows' worth of it.
+    const { budget } = proxy.proxy;
+    const counted = budget.request.bind(budget);
+    let charged = false;
+    budget.request = (client) => {
+      counted(client);
+      if (client !== '203.0.113.7' || charged) return;
+      charged = true;
+      budget.charge('198.51.100.9', 1);
+      budget.charge(client, 4 * FAIRNESS_WINDOW_MS);
+    };
     const body = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Held' } } });
     const answer = await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { ...session, 'content-type': MEDIA_TYPE, 'x-forwarded-for': '203.0.113.7' }, body });
     expect(answer.status).toBe(201);
