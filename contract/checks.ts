@@ -123,12 +123,7 @@ function isNamedRefusal(contract: Contract, operation: Operation, status: number
 }
 
 /** The status of an invalid request (section 7). */
-export const INVALID_REQUEST_STATUS = 400;
-
-/** Whether `status` refuses a request that breaks `requirement` for what it holds: 400, or a status the catalogue names for it (refusedWith). */
-export function refusesForWhatItHolds(contract: Contract, requirement: string, status: number): boolean {
-  return status === INVALID_REQUEST_STATUS || (contract.requirement(requirement).refusedWith ?? []).includes(status);
-}
+const INVALID_REQUEST_STATUS = 400;
 
 /** The statuses that refuse a request breaking any of `requirements` for what it holds: 400 and what the catalogue names (refusedWith). */
 export function refusalsFor(contract: Contract, requirements: readonly string[]): number[] {
@@ -163,7 +158,7 @@ const invalidAnswered2xx: ExchangeCheck = {
           verdict.cannotJudge(requirement, `credentials come first (section 5) and this ${status} may refuse them: it shows nothing about what the request holds`);
           continue;
         }
-        if (refusesForWhatItHolds(contract, requirement, status)) verdict.held(requirement);
+        if (refusalsFor(contract, [requirement]).includes(status)) verdict.held(requirement);
         else verdict.cannotJudge(requirement, `${status} refuses for a condition of its own (${contract.genericStatuses.has(status) ? 'a generic status, answered whatever the request holds' : 'one the specification does not show'}), not necessarily for what the request holds`);
       }
       return [];
