@@ -25,7 +25,9 @@ type Schema = Record<string, unknown>;
  */
 export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, includeValues: boolean, listedPerShape: number = FINDING_LIMITS.perRule): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
-  const seen = new Set<string>();
+  // The messages listed so far at each pointer: a key joining pointer and message would be built
+  // and hashed for every problem, where most pointers come once.
+  const listedAt = new Map<string, string[]>();
   const shapes = new Map<string, { listed: number; firstUncounted: ErrorObject | null; uncounted: number }>();
   // Past the first errors, the rest are not read: the message is known to be broken.
   const read = errors.length > SCHEMA_ERRORS_DESCRIBED ? errors.slice(0, SCHEMA_ERRORS_DESCRIBED) : errors;
@@ -43,15 +45,16 @@ export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, incl
     // An error without its schema (the quick validator's, validate.ts) can only be located.
     const problem = error.parentSchema !== undefined && (worded < SCHEMA_ERRORS_WORDED || inQuery) ? describeError(error, inQuery, includeValues) : locatedOnly(error, inQuery);
     worded += 1;
-    const key = `${problem.pointer}\u0000${problem.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const messages = listedAt.get(problem.pointer);
+    if (messages?.includes(problem.message)) continue;
+    if (messages) messages.push(problem.message);
+    else listedAt.set(problem.pointer, [problem.message]);
     problems.push(problem);
   }
   for (const { firstUncounted, uncounted } of shapes.values()) {
     if (firstUncounted === null) continue;
-    const located = locatedOnly(firstUncounted, inQuery);
-    problems.push({ ...located, message: `and ${uncounted} more like ${located.pointer || 'the document'} (${firstUncounted.keyword}), not described`, omitted: uncounted - 1 });
+    const { keyword, pointer, expected } = locatedOnly(firstUncounted, inQuery);
+    problems.push({ keyword, pointer, message: `and ${uncounted} more like ${pointer || 'the document'} (${keyword}), not described`, expected, omitted: uncounted - 1 });
   }
   return problems;
 }

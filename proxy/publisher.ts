@@ -61,6 +61,7 @@ export class Publisher {
         operationId,
         status: exchange.status ?? exchange.proxyStatus,
       });
+    const recordOf = (finding: Finding): ViolationRecord => violationRecord(identityOf(), finding);
     const written: ViolationRecord[] = [];
     // One exchange often breaks one rule many times: the counter is increased once per rule and direction.
     const counted = new Map<string, { finding: Finding; count: number }>();
@@ -72,7 +73,7 @@ export class Publisher {
       else counted.set(key, { finding, count });
       if (NOT_VALIDATED_RULES.has(finding.requirement)) metrics.bodiesNotValidated.inc({ direction: finding.location });
       const kind = { kind: repeatKind(finding, operationId), rule: finding.requirement, direction: finding.location, level: finding.level };
-      const record = this.repeats.sighted(kind, count, () => violationRecord(identityOf(), finding));
+      const record = this.repeats.sighted(kind, count, finding, recordOf);
       if (record) written.push(record);
     }
     for (const { finding, count } of counted.values()) metrics.findings.inc({ rule: finding.requirement, direction: finding.location, party: partyOf(finding.location), level: finding.level }, count);

@@ -12,7 +12,7 @@ function record(finding: FindingKind, requestId: string): ViolationRecord {
 }
 
 function sight(folder: RepeatFolder, finding: FindingKind, requestId: string): ViolationRecord | null {
-  return folder.sighted(finding, 1, () => record(finding, requestId));
+  return folder.sighted(finding, 1, requestId, (id) => record(finding, id));
 }
 
 const clientKind = (i: number): FindingKind => ({ kind: `client ${i}`, rule: 'GEN-UNSPECIFIED-OPERATION', direction: 'request', level: 'INFO' });

@@ -37,24 +37,25 @@ export class RepeatFolder {
 
   /**
    * Whether a finding of this kind is written in full (the first of its interval); otherwise its
-   * `occurrences` are counted for the interval's summary line. `record` is built only when written.
+   * `occurrences` are counted for the interval's summary line. Its line, `record(subject)`, is
+   * built only when written (one function for all the findings of an exchange, not one each).
    */
-  sighted(finding: FindingKind, occurrences: number, record: () => ViolationRecord): ViolationRecord | null {
-    if (!this.folding) return record();
+  sighted<T>(finding: FindingKind, occurrences: number, subject: T, record: (subject: T) => ViolationRecord): ViolationRecord | null {
+    if (!this.folding) return record(subject);
     const kinds = this.kinds[partyOf(finding.direction)];
     const known = kinds.get(finding.kind);
     if (known) {
       known.repeats += occurrences;
       return null;
     }
-    if (kinds.size < this.kindsMax) return this.first(kinds, finding.kind, occurrences, record);
+    if (kinds.size < this.kindsMax) return this.first(kinds, finding.kind, occurrences, record(subject));
     const folded = `${finding.rule} ${finding.direction} ${finding.level}`;
     const overflowing = this.overflow.get(folded);
     if (overflowing) {
       overflowing.repeats += occurrences;
       return null;
     }
-    return this.first(this.overflow, folded, occurrences, record);
+    return this.first(this.overflow, folded, occurrences, record(subject));
   }
 
   /** The summary lines of the interval that ends now (kinds that repeated), and a fresh interval. */
@@ -76,8 +77,7 @@ export class RepeatFolder {
     return summaries;
   }
 
-  private first(kinds: Map<string, Kind>, key: string, occurrences: number, record: () => ViolationRecord): ViolationRecord {
-    const example = record();
+  private first(kinds: Map<string, Kind>, key: string, occurrences: number, example: ViolationRecord): ViolationRecord {
     kinds.set(key, { example, repeats: occurrences - 1 });
     return example;
   }
