@@ -106,8 +106,13 @@ export class Contract {
   /** Every member name a schema of the contract names (properties, required): the members validation cannot leave out. */
   readonly namedMembers = new Set<string>();
   private readonly routedShapes = new Map<string, Requirement>();
-  /** Violations routed as they came (array indices as they were), up to ROUTED_SHAPES_KEPT. */
-  private readonly routedViolations = new Map<string, Requirement>();
+  /**
+   * Violations routed as they came (array indices as they were), up to ROUTED_SHAPES_KEPT, by
+   * pointer: only the pointer is hashed, and the rest of the violation (strings the caller holds
+   * already) is compared, instead of a key joining them being built and hashed per violation.
+   */
+  private readonly routedViolations = new Map<string, { violation: SchemaViolation; requirement: Requirement }[]>();
+  private routedViolationsKept = 0;
   private readonly ajv = createAjv('full');
   private readonly quickAjv = createAjv('quick');
 
@@ -229,9 +234,9 @@ export class Contract {
   requirementFor(context: SchemaViolation): Requirement {
     // The same violation at the same place comes back on every exchange of a service that breaks
     // a rule: it is looked up as it is first, before its array indices are folded.
-    const exact = `${context.operation} ${context.location} ${context.status} ${context.keyword} ${context.pointer}`;
-    const seen = this.routedViolations.get(exact);
-    if (seen !== undefined) return seen;
+    const atPointer = this.routedViolations.get(context.pointer);
+    const seen = atPointer?.find(({ violation }) => violation.operation === context.operation && violation.location === context.location && violation.status === context.status && violation.keyword === context.keyword);
+    if (seen !== undefined) return seen.requirement;
     // Items of one array break the same rule: each shape is routed once (array indices folded;
     // no route names an index). Bounded: a body's member names are the sender's to choose.
     const shape = `${context.operation} ${context.location} ${context.status} ${context.keyword} ${context.pointer.replace(/\/\d+(?=\/|$)/g, '/0')}`;
@@ -240,7 +245,12 @@ export class Contract {
       requirement = this.routeFor(context).requirement;
       if (this.routedShapes.size < ROUTED_SHAPES_KEPT) this.routedShapes.set(shape, requirement);
     }
-    if (this.routedViolations.size < ROUTED_SHAPES_KEPT) this.routedViolations.set(exact, requirement);
+    if (this.routedViolationsKept < ROUTED_SHAPES_KEPT) {
+      const kept = { violation: { operation: context.operation, location: context.location, status: context.status, keyword: context.keyword, pointer: context.pointer }, requirement };
+      if (atPointer) atPointer.push(kept);
+      else this.routedViolations.set(context.pointer, [kept]);
+      this.routedViolationsKept += 1;
+    }
     return requirement;
   }
 
