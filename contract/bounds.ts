@@ -52,7 +52,26 @@ export function boundList<T>(items: readonly T[], keyOf: (item: T) => string, su
 
 /** The findings to list (boundList by rule and direction), each summary a SummaryFinding: "and N more". */
 export function boundFindings(findings: readonly Finding[], limits: FindingLimits = FINDING_LIMITS): Finding[] {
-  return boundList(findings, (f) => `${f.requirement} ${f.location}`, summaryFinding, limits, occurrences);
+  return boundList(findings, ruleAndDirection, summaryFinding, limits, occurrences);
+}
+
+/** Rules and directions whose key is kept (the catalogue has a few dozen rules, three directions). */
+const RULE_KEYS_KEPT = 1000;
+const ruleKeys = new Map<string, Map<string, string>>();
+
+/**
+ * A finding's rule and direction as one string, for keying maps by them. Each key is made once and
+ * reused: a key joined anew for every finding would be built and hashed anew on every exchange.
+ */
+export function ruleAndDirection(finding: Pick<Finding, 'requirement' | 'location'>): string {
+  let byDirection = ruleKeys.get(finding.requirement);
+  if (byDirection === undefined) {
+    if (ruleKeys.size >= RULE_KEYS_KEPT) return `${finding.requirement} ${finding.location}`;
+    ruleKeys.set(finding.requirement, (byDirection = new Map()));
+  }
+  let key = byDirection.get(finding.location);
+  if (key === undefined) byDirection.set(finding.location, (key = `${finding.requirement} ${finding.location}`));
+  return key;
 }
 
 function summaryFinding(first: Finding, count: number): SummaryFinding {

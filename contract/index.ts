@@ -14,7 +14,7 @@ export type { BodyMember, JsonType, ServerAttribute } from './members.ts';
 export { parseQueryPairs, buildQuery, coerce, parameterName, decodeComponent } from './query.ts';
 export { problemsFromErrors, showValue, jsonTypeOf } from './messages.ts';
 export { maskCredentialQuery, credentialLikeName, MASK, CREDENTIAL_NAME_FRAGMENTS, CREDENTIAL_NAME_WORDS } from './mask.ts';
-export { boundFindings, boundList, cutFinding, cutText, occurrences, FINDING_LIMITS, FINDING_TEXT_MAX, SCHEMA_ERRORS_DESCRIBED } from './bounds.ts';
+export { boundFindings, boundList, cutFinding, cutText, occurrences, ruleAndDirection, FINDING_LIMITS, FINDING_TEXT_MAX, SCHEMA_ERRORS_DESCRIBED } from './bounds.ts';
 export type { SummaryFinding, FindingLimits } from './bounds.ts';
 export { LEVELS, LOCATIONS } from './levels.ts';
 export { inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolve.ts';

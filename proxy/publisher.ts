@@ -2,7 +2,7 @@
 // the first of each kind per interval written to the violations log (repeats.ts), and judging
 // failures logged once per distinct error.
 import type { Logger } from 'pino';
-import { cutText, occurrences, type Contract, type Finding, type Location } from '../contract/index.ts';
+import { cutText, occurrences, ruleAndDirection, type Contract, type Finding, type Location } from '../contract/index.ts';
 import type { ExchangeCapture } from './capture.ts';
 import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
@@ -67,7 +67,7 @@ export class Publisher {
     const counted = new Map<string, { finding: Finding; count: number }>();
     for (const finding of findings) {
       const count = occurrences(finding);
-      const key = `${finding.requirement} ${finding.location}`;
+      const key = ruleAndDirection(finding);
       const seen = counted.get(key);
       if (seen) seen.count += count;
       else counted.set(key, { finding, count });
