@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CertificationRecord } from '../reports/record.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
-import { runCli } from './test-support.ts';
+import { runCli, runCliInProcess } from './test-support.ts';
 
 const TLS = fileURLToPath(new URL('../suites/tls/', import.meta.url));
 const CA = join(TLS, 'ca.pem');
@@ -46,7 +46,7 @@ afterAll(async () => {
 
 describe('run --ca', () => {
   it('without it, an internal authority stops the run in the preflight: exit 2, one line', async () => {
-    const result = await runCli(['run', '--base-url', baseUrl, '--report-dir', join(dir, 'untrusted')], TOKENS);
+    const result = await runCliInProcess(['run', '--base-url', baseUrl, '--report-dir', join(dir, 'untrusted')], TOKENS);
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd()).toMatch(/^las-conformance: target https:\/\/127\.0\.0\.1:\d+\/v3 is unreachable: .*(certificate|UNABLE_TO_VERIFY|SELF_SIGNED)/i);
   });

@@ -17,7 +17,7 @@ import { startReferenceServer, DEFAULT_CREDENTIALS, type StartedReferenceServer 
 import { leaksOf, reportFiles } from '../suites/test-support.ts';
 import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
 import { junitCases, readJunit, redCases } from '../test-support/junit.ts';
-import { runCli, type CliResult } from './test-support.ts';
+import { runCli, runCliInProcess, type CliResult } from './test-support.ts';
 
 const GATEWAY_KEY = 'gateway-key-value-3f9e21';
 const FAULTED = 'NG-FILTER-REQUIRED';
@@ -114,7 +114,7 @@ describe('waivers', () => {
   });
 
   it('a waiver naming no requirement of the catalogue is a usage error', async () => {
-    const result = await runCli(['run', '--target', targetFile('unknown', 'waivers:\n  - requirement: NG-NO-SUCH\n    reason: r\n    expires: "2999-01-01"\n')], { LAS_SESSION_TOKEN: 'a-session', LAS_PAT: 'a-pat' });
+    const result = await runCliInProcess(['run', '--target', targetFile('unknown', 'waivers:\n  - requirement: NG-NO-SUCH\n    reason: r\n    expires: "2999-01-01"\n')], { LAS_SESSION_TOKEN: 'a-session', LAS_PAT: 'a-pat' });
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd()).toMatch(/^las-conformance: target file .*unknown\.yaml: waiver for NG-NO-SUCH, which is no requirement of the catalogue/);
   });

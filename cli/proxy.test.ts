@@ -1,11 +1,12 @@
-// The `proxy` and `report` subcommands, run as an operator would: spawned, read, signalled.
+// The `proxy` and `report` subcommands, run as an operator would: spawned, read, signalled; their
+// usage errors, but one of each, in this process.
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, send, startUpstream, type TestServer } from '../proxy/test-support.ts';
-import { firstLine, spawnCli } from './test-support.ts';
+import { firstLine, runCli, runCliInProcess, spawnCli } from './test-support.ts';
 
 const ROOT_README = fileURLToPath(new URL('../README.md', import.meta.url));
 const banner = /^las-conformance proxy: serving (http:\/\/\S+\/v3) \(upstream \S+\), admin (http:\/\/\S+), mode (report|enforce)$/;
@@ -104,8 +105,8 @@ describe('las-conformance proxy', () => {
     expect(await proxy.exit).toBe(0);
   });
 
-  const usageErrors: { name: string; args: string[]; says: RegExp }[] = [
-    { name: 'no --upstream', args: ['proxy'], says: /required option '--upstream <url>'/ },
+  const usageErrors: { name: string; args: string[]; says: RegExp; asProcess?: true }[] = [
+    { name: 'no --upstream', args: ['proxy'], says: /required option '--upstream <url>'/, asProcess: true },
     { name: 'an upstream that is not a URL', args: ['proxy', '--upstream', 'staging'], says: /expected a URL/ },
     { name: 'a sample rate above 1', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--sample', '2'], says: /expected a number from 0 to 1/ },
     { name: 'an unknown mode', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--mode', 'audit'], says: /Allowed choices are report, enforce/ },
@@ -117,11 +118,11 @@ describe('las-conformance proxy', () => {
     { name: 'a violations file in a missing directory', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--violations', '/nonexistent-dir/v.ndjson'], says: /^las-conformance: cannot open the violations file .*: ENOENT$/m },
   ];
   for (const c of usageErrors) {
-    test(`exits 2 on ${c.name}, with a one-line reason and no stack trace`, async () => {
-      const proxy = spawnCli(c.args);
-      expect(await proxy.exit).toBe(2);
-      expect(proxy.stderr()).toMatch(c.says);
-      expect(proxy.stderr()).not.toMatch(/\n\s+at /);
+    test(`exits 2 on ${c.name}, with a one-line reason and no stack trace${c.asProcess ? ' (a real process)' : ''}`, async () => {
+      const result = await (c.asProcess ? runCli : runCliInProcess)(c.args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(c.says);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
     });
   }
 });
@@ -163,10 +164,10 @@ describe('las-conformance report', () => {
   ];
   for (const c of notLogs) {
     test(`exits 2 on ${c.name}, with one line naming it`, async () => {
-      const report = spawnCli(['report', c.file()]);
-      expect(await report.exit).toBe(2);
-      expect(report.stderr()).toMatch(new RegExp(`^las-conformance: ${c.file().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ${c.says.source}`));
-      expect(report.stderr().split('\n').length).toBe(2);
+      const report = await runCliInProcess(['report', c.file()]);
+      expect(report.code).toBe(2);
+      expect(report.stderr).toMatch(new RegExp(`^las-conformance: ${c.file().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ${c.says.source}`));
+      expect(report.stderr.split('\n').length).toBe(2);
     });
   }
 
@@ -179,7 +180,7 @@ describe('las-conformance report', () => {
     expect(readFileSync(html, 'utf8')).toContain('<td>RES-ID-OBJECTID</td>');
   });
 
-  test('exits 2 on a log it cannot read', async () => {
+  test('exits 2 on a log it cannot read (a real process)', async () => {
     const report = spawnCli(['report', join(directory, 'missing.ndjson')]);
     expect(await report.exit).toBe(2);
     expect(report.stderr()).toMatch(/^las-conformance: cannot read .*missing\.ndjson: ENOENT\n$/);

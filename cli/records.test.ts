@@ -12,7 +12,7 @@ import { contractSha256 } from '../reports/run-context.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
 import { diffCommand } from './diff.ts';
 import { verifyCommand } from './verify.ts';
-import { runCli } from './test-support.ts';
+import { runCli, runCliInProcess } from './test-support.ts';
 
 const contract = loadContract();
 const SUITE_CHECKED = contract.requirements.filter((r) => !r.checkedBy || r.checkedBy.includes('suite')).map((r) => r.id);
@@ -83,7 +83,7 @@ describe('las-conformance verify', () => {
 
   it('a file that is not JSON is a usage error (exit 2, one line)', async () => {
     writeFileSync(join(dir, 'notes.txt'), 'not a record');
-    const result = await runCli(['verify', join(dir, 'notes.txt')]);
+    const result = await runCliInProcess(['verify', join(dir, 'notes.txt')]);
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd()).toMatch(/^las-conformance: .*notes\.txt is not JSON: /);
   });
@@ -112,7 +112,7 @@ describe('las-conformance diff', () => {
     expect(output).toMatch(/## Fixed\n\n[^\n]+\n[^\n]+\n\| NG-META-PAGES \| MUST \| failed \| meta\.pages is 2/);
   });
 
-  it('a file that is no record is a usage error (exit 2, one line)', async () => {
+  it('a file that is no record is a usage error (exit 2, one line; a real process)', async () => {
     const result = await runCli(['diff', write('list.json', [1, 2]), write('after.json', record([]))]);
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd()).toMatch(/^las-conformance: .*list\.json is not a conformance record \(conformance\.json\)/);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationSettings } from './run.ts';
 import type { CertificationRecord } from '../reports/record.ts';
-import { runCli } from './test-support.ts';
+import { runCli, runCliInProcess } from './test-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'cli-test-session-token-91ad';
@@ -32,6 +32,8 @@ interface UsageCase {
   args: () => string[];
   env?: Record<string, string>;
   stderr: RegExp;
+  /** Refused only after the suite ran, so run as a real process: the suite's output is the child's own. */
+  runsTheSuite?: true;
 }
 
 const withTokens = ['--session-token', TOKEN, '--pat', 'cli-test-pat-0b7e'];
@@ -46,7 +48,7 @@ const usageCases: UsageCase[] = [
   { title: 'an unknown fault', args: () => ['--fault', 'no-such-fault'], stderr: /^las-conformance: unknown fault no-such-fault; known faults: session-token-rejected, / },
   { title: 'a request timeout that is not a number', args: () => ['--request-timeout', 'soon'], stderr: /^las-conformance: --request-timeout must be a number, got "soon"$/ },
   { title: 'a target that does not answer', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--report-dir', join(dir, 'unreachable')], stderr: /^las-conformance: target http:\/\/127\.0\.0\.1:9\/v3 is unreachable: connect ECONNREFUSED 127\.0\.0\.1:9$/ },
-  { title: 'a --grep no case matches', args: () => ['--grep', 'NO-SUCH-REQUIREMENT', '--report-dir', join(dir, 'grep')], stderr: /^las-conformance: no case matches --grep "NO-SUCH-REQUIREMENT"/ },
+  { title: 'a --grep no case matches', args: () => ['--grep', 'NO-SUCH-REQUIREMENT', '--report-dir', join(dir, 'grep')], stderr: /^las-conformance: no case matches --grep "NO-SUCH-REQUIREMENT"/, runsTheSuite: true },
   // The preflight: a misconfigured run stops before the suite, with what to check.
   {
     title: 'a session token the target refuses',
@@ -82,8 +84,8 @@ const usageCases: UsageCase[] = [
 
 describe('las-conformance run, usage errors', () => {
   for (const c of usageCases) {
-    it(`refuses ${c.title}: exit 2, one line, no token`, async () => {
-      const result = await runCli(['run', ...c.args()], c.env);
+    it(`refuses ${c.title}: exit 2, one line, no token${c.runsTheSuite ? ' (a real process)' : ''}`, async () => {
+      const result = await (c.runsTheSuite ? runCli : runCliInProcess)(['run', ...c.args()], c.env);
       expect(result.code).toBe(2);
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(result.stderr.trimEnd()).toMatch(c.stderr);
@@ -102,7 +104,7 @@ describe('las-conformance run, usage errors', () => {
   ];
   for (const c of parseErrors) {
     it(`refuses ${c.title}: exit 2, one line, no usage text, no stack trace`, async () => {
-      const result = await runCli(['run', ...c.args]);
+      const result = await runCliInProcess(['run', ...c.args]);
       expect(result.code).toBe(2);
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(result.stderr.trimEnd()).toMatch(c.stderr);
@@ -134,7 +136,7 @@ describe('generation settings: flags over the target file', () => {
 describe('las-conformance run stopped before its suite', () => {
   it('leaves no timestamped report folder behind (its one line says what to check)', async () => {
     const baseUrl = 'http://127.0.0.1:9/left-behind-check/v3';
-    const result = await runCli(['run', '--base-url', baseUrl, ...withTokens]);
+    const result = await runCliInProcess(['run', '--base-url', baseUrl, ...withTokens]);
     expect(result.code).toBe(2);
     const reports = join(ROOT, 'reports');
     const left = readdirSync(reports).filter((name) => /^\d{4}-/.test(name) && existsSync(join(reports, name, 'run.log')) && readFileSync(join(reports, name, 'run.log'), 'utf8').includes('left-behind-check'));

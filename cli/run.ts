@@ -133,12 +133,12 @@ export function runSettings(flags: RunFlags, env: Record<string, string | undefi
   return settings;
 }
 
-function runLogger(reportDir: string): Logger {
+/** The run's log, run.log in the report directory, and how to close its file. */
+function runLog(reportDir: string): { log: Logger; close: () => void } {
+  const file = pino.destination({ dest: resolve(reportDir, 'run.log'), mkdir: true, sync: true });
   // Tokens are never handed to the logger; the redaction guards against that changing.
-  return pino(
-    { base: { command: 'run' }, redact: { paths: ['*.sessionToken', '*.pat', '*.forbiddenToken', 'sessionToken', 'pat', 'forbiddenToken'], censor: '[redacted]' } },
-    pino.destination({ dest: resolve(reportDir, 'run.log'), mkdir: true, sync: true }),
-  );
+  const log = pino({ base: { command: 'run' }, redact: { paths: ['*.sessionToken', '*.pat', '*.forbiddenToken', 'sessionToken', 'pat', 'forbiddenToken'], censor: '[redacted]' } }, file);
+  return { log, close: () => file.end() };
 }
 
 function describeTarget(target: Target, embedded: boolean, faults: string[]) {
@@ -200,7 +200,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
   if (flags.target) readRegressionCases(flags.target, loadContract().requirements.map((r) => r.id));
   const timestamped = flags.reportDir === undefined;
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
-  const log = runLogger(reportDir);
+  const { log, close: closeLog } = runLog(reportDir);
   let embedded: EmbeddedTarget | undefined;
   let suiteStarted = false;
   try {
@@ -231,7 +231,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     log.error({ error: (error as Error).message }, 'run failed');
     throw error;
   } finally {
-    log.flush();
+    closeLog();
     // A run stopped before its suite (a preflight, an unreachable target) leaves no folder behind:
     // its one line on the console says what to check.
     if (timestamped && !suiteStarted) rmSync(reportDir, { recursive: true, force: true });

@@ -86,7 +86,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
       logger,
     });
   } catch (error) {
-    // main() turns a thrown error into one line on stderr and the usage exit code, 2.
+    // runCommandLine() turns a thrown error into one line on stderr and the usage exit code, 2.
     if (error instanceof UnknownFaultError || error instanceof UnknownChoiceError || error instanceof InvalidServerOptionError) throw error;
     throw new Error(`cannot listen on ${flags.host}:${flags.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }

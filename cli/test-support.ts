@@ -1,9 +1,11 @@
 // The command line as the tests run it: `las-conformance ARGS` in a child process, as an operator
-// or a script would, its output kept as it comes.
+// or a script would, its output kept as it comes; or, for a command line that ends in a usage
+// error, in this process.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { RUN_ENVIRONMENT } from '../suites/settings.ts';
+import { runCommandLine } from './command-line.ts';
 import { TARGET_ENVIRONMENT } from '../targets/target.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -62,3 +64,52 @@ export async function runCli(args: string[], env: Record<string, string> = {}): 
   const code = await cli.exit;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }
+
+/**
+ * Runs `las-conformance ARGS` in this process, as `runCli` runs it in a child: from the repository
+ * root, with the hermetic environment plus `env` as process.env, its writes to stdout and stderr
+ * kept (commander's error lines included) and its exit code read from process.exitCode. All of
+ * that is put back as it was before this returns.
+ *
+ * A child process costs about half a CPU-second before it does anything (tsx's loader, module
+ * loading), and most usage errors take far less. Only for command lines that end by themselves,
+ * such as usage errors: never for a command that serves, which would keep serving in the test
+ * process, nor to prove what a real process exits with.
+ */
+export async function runCliInProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const saved = { env: process.env, exitCode: process.exitCode, cwd: process.cwd() };
+  const stdout = captureWrites(process.stdout);
+  const stderr = captureWrites(process.stderr);
+  try {
+    process.env = hermeticEnvironment(env);
+    process.exitCode = undefined;
+    process.chdir(ROOT);
+    await runCommandLine([process.execPath, BIN, ...args]);
+    return { code: Number(process.exitCode ?? 0), stdout: stdout.text(), stderr: stderr.text() };
+  } finally {
+    process.chdir(saved.cwd);
+    process.exitCode = saved.exitCode;
+    process.env = saved.env;
+    stdout.restore();
+    stderr.restore();
+  }
+}
+
+/** Keeps what is written to `stream` instead of writing it, until restore(). */
+function captureWrites(stream: NodeJS.WriteStream): { text: () => string; restore: () => void } {
+  const ownWrite = Object.hasOwn(stream, 'write') ? stream.write : undefined;
+  let text = '';
+  stream.write = ((chunk: string | Uint8Array, encodingOrDone?: BufferEncoding | WriteDone, done?: WriteDone) => {
+    text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    const callback = typeof encodingOrDone === 'function' ? encodingOrDone : done;
+    if (callback) process.nextTick(callback);
+    return true;
+  }) as NodeJS.WriteStream['write'];
+  const restore = () => {
+    if (ownWrite) stream.write = ownWrite;
+    else delete (stream as { write?: unknown }).write;
+  };
+  return { text: () => text, restore };
+}
+
+type WriteDone = (error?: Error | null) => void;

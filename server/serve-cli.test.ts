@@ -1,6 +1,7 @@
-// `las-conformance serve` run as a person or a script would: spawned, read, asked, signalled.
+// `las-conformance serve` run as a person or a script would: spawned, read, asked, signalled; its
+// usage errors, but one, in this process.
 import { describe, expect, it } from 'vitest';
-import { firstLine, spawnCli, type CliProcess } from '../cli/test-support.ts';
+import { firstLine, runCli, runCliInProcess, spawnCli, type CliProcess } from '../cli/test-support.ts';
 import { CHOICES, DEFAULT_CREDENTIALS, FAULT_NAMES, FAULTS, startReferenceServer } from './index.ts';
 
 const BASE_URL = /^http:\/\/127\.0\.0\.1:\d+\/v3$/;
@@ -98,20 +99,21 @@ describe('las-conformance serve', () => {
     expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(FAULTS.map((f) => f.name));
   });
 
-  const usageErrors: Array<{ title: string; args: string[]; env: Record<string, string>; message: RegExp }> = [
-    { title: 'an unknown --fault', args: ['--fault', 'no-such-fault'], env: {}, message: new RegExp(`^las-conformance: unknown fault "no-such-fault"; valid faults: ${FAULT_NAMES.join(', ')}$`) },
+  const usageErrors: Array<{ title: string; args: string[]; env: Record<string, string>; message: RegExp; asProcess?: true }> = [
+    { title: 'an unknown --fault', args: ['--fault', 'no-such-fault'], env: {}, message: new RegExp(`^las-conformance: unknown fault "no-such-fault"; valid faults: ${FAULT_NAMES.join(', ')}$`), asProcess: true },
     { title: 'an unknown fault in LAS_FAULTS', args: [], env: { LAS_FAULTS: 'offset-ignored, nope' }, message: /^las-conformance: unknown fault "nope"; valid faults: / },
     { title: 'an unknown --choice', args: ['--choice', 'no-such-choice'], env: {}, message: /^las-conformance: unknown choice "no-such-choice"; valid choices: list-meta-omitted, / },
     { title: 'an empty token', args: ['--pat', ''], env: {}, message: /^las-conformance: pat must be a non-empty token/ },
     { title: 'a port that is not a number', args: ['--port', 'abc'], env: {}, message: /expected a whole number from 0 to 65535/ },
   ];
   for (const c of usageErrors) {
-    it(`exits 2 with one clear line for ${c.title}`, async () => {
-      const failed = run(['--port', '0', ...c.args], c.env);
-      expect(await failed.exit).toBe(2);
-      expect(failed.stdout()).toBe('');
-      expect(failed.stderr().split('\n')[0]).toMatch(c.message);
-      expect(failed.stderr()).not.toMatch(/\n\s+at /);
+    it(`exits 2 with one clear line for ${c.title}${c.asProcess ? ' (a real process)' : ''}`, async () => {
+      // Neither runner passes on this process's LAS_FAULTS or LAS_CHOICES.
+      const failed = await (c.asProcess ? runCli : runCliInProcess)(['serve', '--port', '0', ...c.args], c.env);
+      expect(failed.code).toBe(2);
+      expect(failed.stdout).toBe('');
+      expect(failed.stderr.split('\n')[0]).toMatch(c.message);
+      expect(failed.stderr).not.toMatch(/\n\s+at /);
     });
   }
 

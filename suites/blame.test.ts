@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../cli/test-support.ts';
+import { runCli, runCliInProcess, type CliResult } from '../cli/test-support.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { SIDE_FINDING_ANNOTATION } from '../run-protocol/index.ts';
 import { FAULTS } from '../server/index.ts';
@@ -90,7 +90,7 @@ describe(`--requirement ${BROKEN}, a requirement judged on the side`, () => {
   });
 
   it('an id the catalogue does not have is a usage error: exit 2, one line', async () => {
-    const result = await runCli(['run', '--requirement', 'NG-NO-SUCH']);
+    const result = await runCliInProcess(['run', '--requirement', 'NG-NO-SUCH']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('las-conformance: --requirement NG-NO-SUCH: no such requirement in the catalogue (see las-conformance contract)\n');
   });

@@ -4,7 +4,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../cli/test-support.ts';
+import { runCli, runCliInProcess } from '../cli/test-support.ts';
 import { readRecorded, UnreadableFileError, type RecordedItem } from './recorded-files.ts';
 
 let dir: string;
@@ -125,7 +125,7 @@ describe('las-conformance judge, files it cannot judge whole', () => {
 
   it('exits 2 with one line for a file that is not recorded traffic', async () => {
     writeFileSync(join(dir, 'plain.txt'), 'not traffic\n');
-    const result = await runCli(['judge', join(dir, 'plain.txt')]);
+    const result = await runCliInProcess(['judge', join(dir, 'plain.txt')]);
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^las-conformance: .*plain\.txt is neither a HAR file/)]);
   }, 30_000);

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../cli/test-support.ts';
+import { runCli, runCliInProcess } from '../cli/test-support.ts';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import { startValidatingProxy } from '../proxy/proxy.ts';
 import { send } from '../proxy/test-support.ts';
@@ -152,15 +152,15 @@ describe('a saved regression case in run', () => {
 });
 
 describe('las-conformance replay, usage errors', () => {
-  const cases: { title: string; args: () => string[]; stderr: RegExp }[] = [
-    { title: 'no target base URL', args: () => [captureFiles()[0], '--session-token', 'a', '--pat', 'b'], stderr: /^las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file$/ },
+  const cases: { title: string; args: () => string[]; stderr: RegExp; asProcess?: true }[] = [
+    { title: 'no target base URL', args: () => [captureFiles()[0], '--session-token', 'a', '--pat', 'b'], stderr: /^las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file$/, asProcess: true },
     { title: 'no personal access token', args: () => [captureFiles()[0], '--base-url', fixed.baseUrl, '--session-token', 'a'], stderr: /^las-conformance: no personal access token: give --pat, LAS_PAT/ },
     { title: 'a --save-cases file that is no target file', args: () => [captureFiles()[0], ...fixedTarget(), '--save-cases', join(dir, 'not-a-target.yaml')], stderr: /^las-conformance: target file .*not-a-target\.yaml: unknown key "wrong"$/ },
   ];
   beforeAll(() => writeFileSync(join(dir, 'not-a-target.yaml'), 'wrong: key\n'));
   for (const c of cases) {
-    it(`refuses ${c.title}: exit 2, one line, nothing sent`, async () => {
-      const result = await runCli(['replay', ...c.args()]);
+    it(`refuses ${c.title}: exit 2, one line, nothing sent${c.asProcess ? ' (a real process)' : ''}`, async () => {
+      const result = await (c.asProcess ? runCli : runCliInProcess)(['replay', ...c.args()]);
       expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(c.stderr)]);
       expect(result.stdout).toBe('');
       expect(result.code).toBe(2);
