@@ -9,8 +9,9 @@ import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { DEFAULT_LEGACY_HEADER } from './credentials.ts';
 import { SCHEMA_JUDGE } from './judges.ts';
-import { parseYamlCached } from './parse-cache.ts';
+import { PARSE_CACHE_DIR, parseYamlCached } from './parse-cache.ts';
 import { inlineRefs } from './resolve.ts';
+import { compileCached, validatorFolder } from './validator-cache.ts';
 import type { Finding, Location, Requirement, SchemaFindingRoute } from './types.ts';
 import type { QueryParameter } from './query.ts';
 
@@ -72,13 +73,24 @@ const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-values-n
  * `full`: every error, each carrying the failing value and schema (the messages need them);
  * `quick`: stops at the first error and builds no message, so a valid message costs one pass
  * and a broken one stops where it breaks (validate.ts reads the full errors of a bounded part).
+ * strict: unknown keywords and ambiguous types are errors.
  */
-export function createAjv(errors: 'full' | 'quick' = 'full'): Ajv2020 {
-  // strict: unknown keywords and ambiguous types are errors.
-  const ajv = new Ajv2020(errors === 'full' ? { strict: true, allErrors: true, verbose: true } : { strict: true, allErrors: false, messages: false });
+const AJV_OPTIONS = {
+  full: { strict: true, allErrors: true, verbose: true },
+  quick: { strict: true, allErrors: false, messages: false },
+} as const;
+
+/** `code.source` keeps the generated code, for the validator cache (validator-cache.ts) to write. */
+export function createAjv(errors: 'full' | 'quick' = 'full', code: { source?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ ...AJV_OPTIONS[errors], code });
   addFormats.default(ajv);
   ajv.addVocabulary(extensionKeywords);
   return ajv;
+}
+
+/** Everything createAjv configures an instance with, naming its validators in the validator cache. */
+function ajvSettings(errors: 'full' | 'quick'): string {
+  return JSON.stringify({ errors, options: AJV_OPTIONS[errors], formats: 'ajv-formats (all, full)', vocabulary: extensionKeywords });
 }
 
 /** Shapes of schema violation whose requirement is remembered (Contract.requirementFor). */
@@ -113,11 +125,20 @@ export class Contract {
    */
   private readonly routedViolations = new Map<string, { violation: SchemaViolation; requirement: Requirement }[]>();
   private routedViolationsKept = 0;
-  private readonly ajv = createAjv('full');
-  private readonly quickAjv = createAjv('quick');
+  private readonly ajv: Ajv2020;
+  private readonly quickAjv: Ajv2020;
+  /** Where compiled validators are kept across processes (validator-cache.ts), when they are. */
+  private readonly validatorFolder: string | undefined;
 
-  /** `parse` reads a YAML text given its file's name (`openapi`, `requirements`); loadContract's goes through a cache. */
-  constructor(openapiText: string, requirementsText: string, parse: (name: string, text: string) => unknown = (_name, text) => parseYaml(text)) {
+  /**
+   * `parse` reads a YAML text given its file's name (`openapi`, `requirements`); loadContract's
+   * goes through a cache. `validatorCache`: the cache folder keeping the compiled validators
+   * (loadContract's); none by default.
+   */
+  constructor(openapiText: string, requirementsText: string, parse: (name: string, text: string) => unknown = (_name, text) => parseYaml(text), validatorCache?: string) {
+    this.validatorFolder = validatorCache === undefined ? undefined : validatorFolder(openapiText, validatorCache);
+    this.ajv = createAjv('full', { source: this.validatorFolder !== undefined });
+    this.quickAjv = createAjv('quick', { source: this.validatorFolder !== undefined });
     const raw = parse('openapi', openapiText) as Schema;
     this.document = inlineRefs(raw);
     this.version = String((this.document.info as Schema).version);
@@ -201,12 +222,12 @@ export class Contract {
 
   /** The compiled validator of a schema object taken from this contract. */
   validator(schema: Schema): ValidateFunction {
-    return this.compiled(schema, this.validators, this.ajv);
+    return this.compiled(schema, this.validators, this.ajv, 'full');
   }
 
   /** The validator of a schema that stops at its first error (see createAjv). */
   quickValidator(schema: Schema): ValidateFunction {
-    return this.compiled(schema, this.quickValidators, this.quickAjv);
+    return this.compiled(schema, this.quickValidators, this.quickAjv, 'quick');
   }
 
   /** Every validator, compiled now: a server compiles them before it serves, off the path of its first requests. */
@@ -317,13 +338,14 @@ export class Contract {
   /**
    * A schema's validator from `cache`, compiled on first use: a process that only reads the
    * catalogue (a usage error, a reporter, the summary) compiles nothing, one that validates a
-   * list compiles the list's schemas only.
+   * list compiles the list's schemas only. With a validator cache, a schema another process
+   * compiled is read back instead.
    */
-  private compiled(schema: Schema, cache: Map<Schema, ValidateFunction>, ajv: Ajv2020): ValidateFunction {
+  private compiled(schema: Schema, cache: Map<Schema, ValidateFunction>, ajv: Ajv2020, errors: 'full' | 'quick'): ValidateFunction {
     const known = cache.get(schema);
     if (known) return known;
     if (!this.validatedSchemas.has(schema)) throw new Error('schema is not one of this contract');
-    const validate = ajv.compile(schema);
+    const validate = this.validatorFolder === undefined ? ajv.compile(schema) : compileCached(ajv, ajvSettings(errors), schema, this.validatorFolder);
     cache.set(schema, validate);
     return validate;
   }
@@ -455,6 +477,6 @@ export function useSchemaDirectory(directory: string): void {
 
 /** The process-wide contract, loaded and compiled on first use. */
 export function loadContract(): Contract {
-  shared ??= new Contract(readFileSync(join(schemaDirectory, 'openapi.yaml'), 'utf8'), readFileSync(join(schemaDirectory, 'requirements.yaml'), 'utf8'), parseYamlCached);
+  shared ??= new Contract(readFileSync(join(schemaDirectory, 'openapi.yaml'), 'utf8'), readFileSync(join(schemaDirectory, 'requirements.yaml'), 'utf8'), parseYamlCached, PARSE_CACHE_DIR);
   return shared;
 }
