@@ -2,7 +2,7 @@
 import { collect, wholeNumber } from './options.ts';
 import { Option, type Command } from 'commander';
 import { pino, type Level } from 'pino';
-import { loadContract, type Operation } from '../contract/index.ts';
+import { loadContract, smallestQuery, type Operation } from '../contract/index.ts';
 import {
   CHOICES,
   DEFAULT_CREDENTIALS,
@@ -130,15 +130,10 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choic
   ].join('\n');
 }
 
-/** A query that names, for each required parameter, the first allowed value of each required member (`?filter[type]=portal`). */
+/** The smallest query the operation serves, with its `?` (`?filter[type]=portal`), or nothing. */
 function exampleQuery(operation: Operation): string {
-  const pairs = operation.parameters
-    .filter((parameter) => parameter.required)
-    .flatMap((parameter) => {
-      const schema = parameter.schema as { required?: string[]; properties?: Record<string, { enum?: unknown[] }> };
-      return (schema.required ?? []).map((member) => `${parameter.name}[${member}]=${String(schema.properties?.[member]?.enum?.[0] ?? '')}`);
-    });
-  return pairs.length > 0 ? `?${pairs.join('&')}` : '';
+  const query = smallestQuery(operation.parameters);
+  return query === '' ? '' : `?${query}`;
 }
 
 /** One line per entry, in aligned columns. */

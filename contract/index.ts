@@ -11,7 +11,7 @@ export { readCredentials, headerValue, DEFAULT_LEGACY_HEADER } from './credentia
 export type { CredentialReading, Scheme } from './credentials.ts';
 export { bodyMembers, schemaMembers, mergeAllOf, serverAttributes, successBody, wrongTypes, withValueAt, withoutValueAt, SAMPLE_OF_TYPE, JSON_TYPES, jsonTypeOfValue } from './members.ts';
 export type { BodyMember, JsonType, ServerAttribute } from './members.ts';
-export { parseQueryPairs, buildQuery, coerce, parameterName, decodeComponent } from './query.ts';
+export { parseQueryPairs, buildQuery, coerce, parameterName, decodeComponent, smallestQuery } from './query.ts';
 export { problemsFromErrors, showValue, jsonTypeOf } from './messages.ts';
 export { maskCredentialQuery, credentialLikeName, MASK, CREDENTIAL_NAME_FRAGMENTS, CREDENTIAL_NAME_WORDS } from './mask.ts';
 export { boundFindings, boundList, cutFinding, cutText, occurrences, ruleAndDirection, FINDING_LIMITS, FINDING_TEXT_MAX, SCHEMA_ERRORS_DESCRIBED } from './bounds.ts';

@@ -1,7 +1,7 @@
 // Golden cases of query parsing for List NotificationGroups: the bracket convention the kit
 // reads deepObject parameters with (JSON:API's; the encoding itself is not shown, section 4.4).
 import { describe, expect, it } from 'vitest';
-import { loadContract, parseQuery, validateRequest } from './index.ts';
+import { loadContract, parseQuery, smallestQuery, validateRequest } from './index.ts';
 
 const contract = loadContract();
 const list = contract.operation('listNotificationGroups');
@@ -94,4 +94,28 @@ describe('validateRequest on the parsed query', () => {
       expect(findings.map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(c.findings);
     });
   }
+});
+
+describe('smallestQuery: the smallest query an operation serves, from its parameters\' schemas', () => {
+  const parameters = [
+    { name: 'filter', required: true, schema: { type: 'object', required: ['type'], properties: { type: { enum: ['portal', 'user'] } } } },
+    { name: 'page', required: false, schema: { type: 'object', required: ['limit', 'offset'], properties: { limit: { minimum: 1 }, offset: { minimum: 0 } } } },
+    { name: 'include', required: false, schema: { type: 'array' } },
+  ];
+
+  it('names each required member at its first allowed value', () => {
+    expect(smallestQuery(parameters)).toBe('filter[type]=portal');
+  });
+
+  it('with smallestPage, adds each optional parameter whose members all have a minimum, at those minimums', () => {
+    expect(smallestQuery(parameters, { smallestPage: true })).toBe('filter[type]=portal&page[limit]=1&page[offset]=0');
+  });
+
+  it('is empty for an operation without required parameters', () => {
+    expect(smallestQuery([parameters[2]], { smallestPage: true })).toBe('');
+  });
+
+  it('gives the contract\'s list operation the query the preflight sends', () => {
+    expect(smallestQuery(loadContract().operation('listNotificationGroups').parameters, { smallestPage: true })).toBe('filter[type]=portal&page[limit]=1&page[offset]=0');
+  });
 });

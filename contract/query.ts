@@ -144,3 +144,27 @@ export function parameterName(tokens: string[]): string {
   if (tokens.length === 0) return '';
   return tokens[0] + tokens.slice(1).map((t) => `[${t}]`).join('');
 }
+
+type MemberSchemas = Record<string, { enum?: unknown[]; minimum?: number }>;
+
+/** The members a deepObject parameter requires, with their schemas. */
+function requiredMembers(parameter: QueryParameter): [string, MemberSchemas[string]][] {
+  const schema = parameter.schema as { required?: string[]; properties?: MemberSchemas };
+  return (schema.required ?? []).map((member) => [member, schema.properties?.[member] ?? {}]);
+}
+
+/**
+ * The smallest query an operation serves: for each required parameter, each required member at
+ * its first allowed value (`filter[type]=portal`); with `smallestPage`, also each optional
+ * parameter whose required members all have a minimum, at those minimums (`page[limit]=1&page[offset]=0`:
+ * the smallest answer). Derived from the parameters' schemas, so a new operation brings its own.
+ */
+export function smallestQuery(parameters: QueryParameter[], { smallestPage = false } = {}): string {
+  const pairs = parameters.flatMap((parameter) => {
+    const members = requiredMembers(parameter);
+    if (parameter.required) return members.map(([member, schema]) => `${parameter.name}[${member}]=${String(schema.enum?.[0] ?? '')}`);
+    if (smallestPage && members.length > 0 && members.every(([, schema]) => typeof schema.minimum === 'number')) return members.map(([member, schema]) => `${parameter.name}[${member}]=${schema.minimum}`);
+    return [];
+  });
+  return pairs.join('&');
+}

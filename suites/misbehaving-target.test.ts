@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../contract/index.ts';
 import type { CertificationRecord, RequirementRecord } from '../reports/record.ts';
 import { NO_FORBIDDEN_TOKEN } from './operations.ts';
-import { PREFLIGHT_QUERY } from './runner.ts';
+import { preflightRequest } from './runner.ts';
 import { runCli, type CliResult } from '../cli/test-support.ts';
 import { leaksOf, reportFiles } from './test-support.ts';
 
@@ -49,7 +49,7 @@ const served: Behaviour = (_request, response) => {
 /** What the target does, by request: the preflight gets a proper list, so the run starts. */
 function behaviourFor(request: IncomingMessage): Behaviour {
   const url = request.url ?? '';
-  if (url.endsWith(`?${PREFLIGHT_QUERY}`)) return served;
+  if (url.endsWith(preflightRequest().path)) return served;
   if (request.method === 'POST' && url.startsWith('/v3/attribute-configs')) return endless;
   if (request.method === 'POST' && url.startsWith('/v3/highlights')) return hang;
   if (url.includes('filter[type]=portal')) return html;

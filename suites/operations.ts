@@ -2,7 +2,7 @@
 // statuses that mean success, an input a permitted caller gets served, an input that must be
 // rejected, and the filter values of the list.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, loadContract, MEDIA_TYPE, refusableFindings, refusalsFor, validateRequest, type Operation } from '../contract/index.ts';
+import { bodyMembers, loadContract, MEDIA_TYPE, refusableFindings, refusalsFor, smallestQuery, validateRequest, type Operation } from '../contract/index.ts';
 import type { Fixtures } from '../targets/target.ts';
 import type { Answer, ConformanceCase } from './case.ts';
 import { completeDocument, missingFixtures } from './documents.ts';
@@ -43,7 +43,7 @@ export function filterValues(operation: Operation = listOperation): string[] {
 
 /** An input a permitted caller must be served for: the first filter value, or a complete document. */
 export function validInput(operation: Operation, fixtures: Fixtures): OperationInput {
-  if (operation.requestBody === undefined) return { query: `filter[type]=${filterValues(operation)[0]}` };
+  if (operation.requestBody === undefined) return { query: smallestQuery(operation.parameters) };
   return { document: completeDocument(operation, fixtures, uniqueTag()) };
 }
 

@@ -9,7 +9,7 @@ import { rootCertificates } from 'node:tls';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
+import { loadContract, MEDIA_TYPE, smallestQuery, type Operation } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { CERTIFICATION_FILE, DEFAULT_RUN, NO_VERDICT_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { settingSource, TARGET_ENVIRONMENT, targetEnvironment, type Fixtures, type Target } from '../targets/target.ts';
@@ -63,8 +63,17 @@ export class PreflightError extends Error {
   }
 }
 
-/** The preflight request: the list operation, its first filter value, a one-item page. */
-export const PREFLIGHT_QUERY = 'filter[type]=portal&page[limit]=1&page[offset]=0';
+/**
+ * What the preflight asks: the contract's first operation that reads without naming a record (a
+ * GET without path parameters: the list), with the smallest query it serves (its required
+ * members' first values, the smallest page). Derived from the contract, not named here.
+ */
+export function preflightRequest(): { operation: Operation; path: string } {
+  const operation = loadContract().operations.find((candidate) => candidate.method === 'GET' && !candidate.pathTemplate.includes('{'));
+  if (!operation) throw new Error('the contract has no GET operation without path parameters for the preflight to ask');
+  const query = smallestQuery(operation.parameters, { smallestPage: true });
+  return { operation, path: `${operation.pathTemplate}${query === '' ? '' : `?${query}`}` };
+}
 const PREFLIGHT_BODY_BYTES = 64 * 1024;
 
 export interface ProbeAnswer {
@@ -181,7 +190,7 @@ function givenFixtures(target: Target, operation = fixtureOperations()[0]): (key
   return operation ? fixtureMembers(operation).map(([, key]) => key).filter((key) => target.fixtures[key] !== undefined) : [];
 }
 
-const listPath = () => `${loadContract().operation('listNotificationGroups').pathTemplate}?${PREFLIGHT_QUERY}`;
+const listPath = () => preflightRequest().path;
 
 export const INPUT_CHECKS: InputCheck[] = [
   {
@@ -267,7 +276,7 @@ function describeHeaders(headers: Record<string, string>, target: Target): strin
 
 /** Reachability only, for the embedded reference server: its credentials are right by construction, and a fault may refuse them on purpose. */
 export async function probeTarget(target: Target): Promise<number> {
-  const url = new URL(`${target.baseUrl}${loadContract().operation('listNotificationGroups').pathTemplate}`);
+  const url = new URL(`${target.baseUrl}${preflightRequest().operation.pathTemplate}`);
   return (await probe({ url, headers: {}, timeoutMs: target.limits.requestTimeoutMs })).status;
 }
 
