@@ -123,7 +123,7 @@ export class Contract {
    * pointer: only the pointer is hashed, and the rest of the violation (strings the caller holds
    * already) is compared, instead of a key joining them being built and hashed per violation.
    */
-  private readonly routedViolations = new Map<string, { violation: SchemaViolation; requirement: Requirement }[]>();
+  private readonly routedViolations = new Map<string, { violation: Omit<SchemaViolation, 'pointer'>; requirement: Requirement }[]>();
   private routedViolationsKept = 0;
   private readonly ajv: Ajv2020;
   private readonly quickAjv: Ajv2020;
@@ -267,7 +267,7 @@ export class Contract {
       if (this.routedShapes.size < ROUTED_SHAPES_KEPT) this.routedShapes.set(shape, requirement);
     }
     if (this.routedViolationsKept < ROUTED_SHAPES_KEPT) {
-      const kept = { violation: { operation: context.operation, location: context.location, status: context.status, keyword: context.keyword, pointer: context.pointer }, requirement };
+      const kept = { violation: { operation: context.operation, location: context.location, status: context.status, keyword: context.keyword }, requirement };
       if (atPointer) atPointer.push(kept);
       else this.routedViolations.set(context.pointer, [kept]);
       this.routedViolationsKept += 1;

@@ -31,13 +31,21 @@ export function parseYamlCached(name: string, text: string, directory = PARSE_CA
   const value = parseYaml(text) as unknown;
   try {
     mkdirSync(directory, { recursive: true });
-    const partial = `${file}.${process.pid}.partial`;
-    writeFileSync(partial, JSON.stringify(value));
-    // A rename is atomic: a process reading at the same time sees the whole entry or none.
-    renameSync(partial, file);
+    writeEntry(file, JSON.stringify(value));
     for (const older of readdirSync(directory).filter((entry) => entry.startsWith(`${name}-`) && entry.endsWith('.json') && entry !== `${name}-${key}.json`)) rmSync(join(directory, older), { force: true });
   } catch {
     // Not writable: the next process parses again.
   }
   return value;
+}
+
+/**
+ * Writes a cache entry whole: to a file of this process's own, then renamed into place. A rename
+ * is atomic, so a process reading at the same time sees the whole entry or none. Throws when the
+ * folder is not writable (callers fall back to doing the work).
+ */
+export function writeEntry(file: string, text: string): void {
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, text);
+  renameSync(partial, file);
 }

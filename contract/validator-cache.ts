@@ -13,13 +13,13 @@
 // simply compiles every time. The entries are code run as the kit's own, as trusted as the
 // node_modules folder holding them.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { PARSE_CACHE_DIR } from './parse-cache.ts';
+import { PARSE_CACHE_DIR, writeEntry } from './parse-cache.ts';
 
 const require = createRequire(import.meta.url);
 const version = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
@@ -51,10 +51,7 @@ export function compileCached(ajv: Ajv2020, settings: string, schema: object, fo
       const parent = dirname(folder);
       for (const other of readdirSync(parent).filter((entry) => entry.startsWith(FOLDER_PREFIX) && entry !== basename(folder))) rmSync(join(parent, other), { recursive: true, force: true });
     }
-    const partial = `${file}.${process.pid}.partial`;
-    writeFileSync(partial, standaloneCode.default(ajv, validate));
-    // A rename is atomic: a process reading at the same time sees the whole entry or none.
-    renameSync(partial, file);
+    writeEntry(file, standaloneCode.default(ajv, validate));
   } catch {
     // Not writable (or no code kept): the next process compiles again.
   }
