@@ -1,19 +1,28 @@
 // Each client's share of the forwarding thread: a client that took its share of a window (a
 // quarter, or its equal part while fewer than four clients are served), and more than the average
-// client served in it, waits for the next one; the others do not wait; a new window starts every
+// client served in it, while the thread had no time to spare, waits for the next one; the others do not wait; a new window starts every
 // client afresh. Through a proxy: whatever the thread does for a client is charged to it, and a
 // client held back is answered once it is within its share again.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Pool } from 'undici';
 import { MEDIA_TYPE } from '../contract/index.ts';
-import { CLIENT_SHARE, CLIENTS_FOLLOWED, FAIRNESS_WINDOW_MS, ForwardingBudget } from './fairness.ts';
+import { CLIENT_SHARE, CLIENTS_FOLLOWED, CONTENDED_BUSY, FAIRNESS_WINDOW_MS, ForwardingBudget } from './fairness.ts';
 import { JUDGE_THREAD_MIN_BYTES } from './judge-thread.ts';
 import { startValidatingProxy } from './proxy.ts';
 import { send, startUpstream, type TestServer } from './test-support.ts';
 
-function budgetAt(): { budget: ForwardingBudget; advance: (ms: number) => void } {
+/** A budget on a clock of the test's: `advance` passes time with the thread busy throughout, `idle` with the thread waiting for work. */
+function budgetAt(): { budget: ForwardingBudget; advance: (ms: number) => void; idle: (ms: number) => void } {
   let now = 1_000;
-  return { budget: new ForwardingBudget(() => now), advance: (ms) => (now += ms) };
+  let busy = 0;
+  return {
+    budget: new ForwardingBudget(() => now, FAIRNESS_WINDOW_MS, CLIENT_SHARE, () => busy),
+    advance: (ms) => {
+      now += ms;
+      busy += ms;
+    },
+    idle: (ms) => (now += ms),
+  };
 }
 
 /** The share of a window of one of four clients or more; of two clients, each may take half. */
@@ -33,6 +42,29 @@ test('a client past its share, while other clients are served too, waits for the
   budget.charge('a', share);
   for (const other of ['b', 'c', 'd']) budget.charge(other, share / 10);
   expect(budget.delayFor('a')).toBe(Math.ceil(0.9 * FAIRNESS_WINDOW_MS));
+  expect(budget.delayFor('b')).toBe(0);
+});
+
+test('while the thread has had time to spare in the window, nobody is held back, even a client past its share and above the average', () => {
+  const { budget, advance, idle } = budgetAt();
+  budget.delayFor('a');
+  // A conforming client's many cheap requests beside an attacker's few; the thread waited for work a third of the time.
+  budget.charge('a', 1.2 * half);
+  budget.charge('b', 0.1 * half);
+  advance(0.6 * FAIRNESS_WINDOW_MS);
+  idle(0.3 * FAIRNESS_WINDOW_MS);
+  expect(0.6 / 0.9).toBeLessThan(CONTENDED_BUSY);
+  expect(budget.delayFor('a')).toBe(0);
+});
+
+test(`once the thread was busy ${CONTENDED_BUSY * 100}% of the window so far, the same client is held back`, () => {
+  const { budget, advance, idle } = budgetAt();
+  budget.delayFor('a');
+  budget.charge('a', 1.2 * half);
+  budget.charge('b', 0.1 * half);
+  advance(CONTENDED_BUSY * 0.8 * FAIRNESS_WINDOW_MS);
+  idle((1 - CONTENDED_BUSY) * 0.8 * FAIRNESS_WINDOW_MS);
+  expect(budget.delayFor('a')).toBe(Math.ceil(0.2 * FAIRNESS_WINDOW_MS));
   expect(budget.delayFor('b')).toBe(0);
 });
 
