@@ -11,6 +11,7 @@ import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
 import { SUMMARY_FILE, type FailLevel, type GenerationSettings, type RunDescription } from '../run-protocol/index.ts';
+import { shortSecretWarnings, targetSecrets } from '../run-protocol/secrets.ts';
 import { reportToGithub } from '../reports/github.ts';
 import { CHOICE_NAMES, FAULT_NAMES } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
@@ -210,6 +211,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     }
     const target = resolveTarget(mergeSettings(settings, embedded?.settings ?? {}), loadContract().legacyHeader);
     log.info({ target: describeTarget(target, embedded !== undefined, flags.fault) }, 'target');
+    for (const warning of shortSecretWarnings(targetSecrets(target))) process.stderr.write(`${warning}\n`);
     if (embedded) log.info({ status: await probeTarget(target) }, 'probe answered');
     else {
       await preflight(target, { readOnly: flags.readOnly === true });

@@ -41,6 +41,20 @@ export function environmentSecrets(env: Record<string, string | undefined>): Sec
   return [...credentialSecrets(Object.fromEntries(CREDENTIAL_KEYS.map((key) => [key, env[TARGET_ENVIRONMENT[key]]]))), ...headerValues];
 }
 
+/** Below this length a token is likely to turn up inside other text, which the reports then mask as well. */
+export const SHORT_SECRET_LENGTH = 8;
+
+/**
+ * One warning per secret short enough to turn up inside other text. Every occurrence is masked,
+ * whatever its length (a minimum would let short tokens through), so the reports of a run with a
+ * one-letter token read `$LAS_PAT` in place of every such letter: the run says so before it starts.
+ */
+export function shortSecretWarnings(secrets: Secret[]): string[] {
+  return secrets
+    .filter((secret) => secret.value !== '' && secret.value.length < SHORT_SECRET_LENGTH)
+    .map((secret) => `warning: ${secret.placeholder} is ${secret.value.length} character${secret.value.length === 1 ? '' : 's'} long; the reports replace every occurrence of it with ${secret.placeholder}, so text that merely contains it is masked too`);
+}
+
 export function scrubber(secrets: Secret[]): Scrub {
   // Longest first, so a token that contains another is replaced whole.
   const ordered = [...secrets].filter((s) => s.value !== '').sort((a, b) => b.value.length - a.value.length);

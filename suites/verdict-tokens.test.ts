@@ -69,6 +69,15 @@ describe('the verdict, whatever the tokens look like', () => {
     expect(result.code).toBe(1);
   });
 
+  it('a run says before it starts which tokens are short enough to be masked inside other text, and only those', () => {
+    const warnings = (name: string) => runs.get(name)!.result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+    expect(warnings('mock, one letter')).toEqual([
+      'warning: $LAS_SESSION_TOKEN is 1 character long; the reports replace every occurrence of it with $LAS_SESSION_TOKEN, so text that merely contains it is masked too',
+      'warning: $LAS_PAT is 1 character long; the reports replace every occurrence of it with $LAS_PAT, so text that merely contains it is masked too',
+    ]);
+    expect(warnings('reference, common words, one fault').map((line) => line.split(' ')[1])).toEqual(['$LAS_SESSION_TOKEN', '$LAS_PAT', '$LAS_FORBIDDEN_TOKEN']);
+  });
+
   it('the reference server with one fault and common-word tokens fails exactly the requirement the fault breaks', () => {
     const { result, record } = runs.get('reference, common words, one fault')!;
     expect(failed(record)).toEqual(['NG-META-PAGES']);
