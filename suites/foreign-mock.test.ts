@@ -1,0 +1,108 @@
+// The suite against an implementation the kit did not write: the mock server openapi-backend
+// builds from the kit's own contract, wired as its documentation shows (a mocked answer for every
+// operation; a request its validator rejects answered 400, here in the API's error envelope; an
+// unknown path 404). Such a mock
+// answers from the schemas alone: it never looks at credentials, it reads only bodies sent as
+// `application/json`, and it fills `const` members with `{}`. The verdict must blame exactly
+// those, pass what the mock does get right, and pass nothing it did not judge.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OpenAPIBackend, type Context } from 'openapi-backend';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
+import type { CertificationRecord } from '../reports/record.ts';
+import { runCli, type CliResult } from '../cli/test-support.ts';
+
+async function bodyOf(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** openapi-backend's mock of the contract, served under the contract's base path. */
+async function startMock(): Promise<{ server: Server; baseUrl: string }> {
+  const contract = loadContract();
+  // openapi-backend checks a definition against OpenAPI 3.0; `quick` skips that check (the contract is 3.1).
+  const api = new OpenAPIBackend({ definition: structuredClone(contract.document) as never, quick: true });
+  api.register({
+    notImplemented: (c: Context) => {
+      const { status, mock } = c.api.mockResponseForOperation(c.operation.operationId!);
+      return { status, body: mock };
+    },
+    validationFail: (c: Context) => ({ status: 400, body: { errors: (c.validation.errors ?? []).map((e) => ({ status: '400', title: 'Bad Request', detail: `${e.instancePath} ${e.message ?? ''}` })) } }),
+    notFound: () => ({ status: 404, body: { errors: [{ status: '404', title: 'Not Found' }] } }),
+    methodNotAllowed: () => ({ status: 405, body: { errors: [{ status: '405', title: 'Method Not Allowed' }] } }),
+  });
+  await api.init();
+  const server = createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? '/', 'http://mock');
+      const answer = (await api.handleRequest({ method: request.method ?? 'GET', path: url.pathname.slice(contract.basePath.length), query: url.search.slice(1), headers: request.headers as Record<string, string>, body: await bodyOf(request) })) as { status: number; body: unknown };
+      response.writeHead(answer.status, { 'content-type': MEDIA_TYPE }).end(JSON.stringify(answer.body));
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}${contract.basePath}` };
+}
+
+let root: string;
+let mock: Server;
+let result: CliResult;
+let record: CertificationRecord;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'las-foreign-mock-'));
+  const started = await startMock();
+  mock = started.server;
+  result = await runCli(['run', '--base-url', started.baseUrl, '--session-token', 'mock-session-token', '--pat', 'mock-personal-access-token', '--report-dir', root]);
+  record = JSON.parse(readFileSync(join(root, 'conformance.json'), 'utf8')) as CertificationRecord;
+}, 120_000);
+
+afterAll(async () => {
+  mock?.closeAllConnections();
+  await new Promise((resolve) => mock?.close(resolve));
+  rmSync(root, { recursive: true, force: true });
+});
+
+const verdictOf = (id: string) => record.requirements.find((r) => r.id === id)?.verdict;
+
+describe('the suite against openapi-backend\'s mock of the contract', () => {
+  it('fails the run (exit 1) on the target\'s answers, never on an error of the kit\'s own', () => {
+    expect(record.verdict).toBe('failed');
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(/TypeError|ReferenceError|RangeError|no-verdict/);
+  });
+
+  it('fails every credentials requirement: the mock serves a request whatever its credentials (section 5)', () => {
+    for (const id of ['AUTH-401-NO-CREDENTIALS', 'AUTH-401-UNKNOWN-TOKEN', 'AUTH-401-MALFORMED', 'AUTH-401-WRONG-PREFIX', 'AUTH-401-BEFORE-400']) expect(verdictOf(id), id).toBe('failed');
+  });
+
+  it('fails the document shapes: the mock fills each `type` const with {} (sections 2.2, 4.2, 4.3)', () => {
+    for (const id of ['NG-ITEM-SHAPE', 'AC-RESPONSE-SHAPE', 'HL-RESPONSE-SHAPE']) expect(verdictOf(id), id).toBe('failed');
+  });
+
+  it('fails the request documents it never reads: a body in the API\'s media type is not validated, so broken ones are answered 201 (sections 4.2, 4.3)', () => {
+    for (const id of ['AC-DATA-REQUIRED', 'AC-TYPE-MISMATCH', 'HL-DATA-REQUIRED', 'HL-TYPE-MISMATCH']) expect(verdictOf(id), id).toBe('failed');
+  });
+
+  it('passes what the mock gets right: its query validation answers 400 in the error envelope, and it creates with 201', () => {
+    for (const id of ['NG-FILTER-REQUIRED', 'NG-PAGE-LIMIT-MIN', 'NG-PAGE-OFFSET-MIN', 'ERR-ENVELOPE', 'ERR-STATUS-STRING', 'AC-CREATE-201', 'HL-CREATE-201', 'ERR-NO-5XX']) expect(verdictOf(id), id).toBe('passed');
+  });
+
+  it('passes no MUST or SHOULD requirement that no exchange judged, and none that an exchange broke', () => {
+    const passed = record.requirements.filter((r) => r.verdict === 'passed' && r.level !== 'INFO');
+    expect(passed.length).toBeGreaterThan(0);
+    for (const requirement of passed) {
+      expect(requirement.judged, requirement.id).toBeGreaterThan(0);
+      expect(requirement.broken, requirement.id).toBe(0);
+    }
+  });
+});
