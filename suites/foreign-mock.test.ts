@@ -15,6 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { runCli, type CliResult } from '../cli/test-support.ts';
+import { startValidatingProxy, type StartedProxy } from '../proxy/proxy.ts';
+import { Recorder } from '../proxy/test-support.ts';
+import type { ViolationRecord } from '../proxy/violations.ts';
 
 async function bodyOf(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -53,20 +56,37 @@ async function startMock(): Promise<{ server: Server; baseUrl: string }> {
   return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}${contract.basePath}` };
 }
 
+interface Run {
+  result: CliResult;
+  record: CertificationRecord;
+}
+
+async function runSuite(baseUrl: string, reportDir: string): Promise<Run> {
+  const result = await runCli(['run', '--base-url', baseUrl, '--session-token', 'mock-session-token', '--pat', 'mock-personal-access-token', '--report-dir', reportDir]);
+  return { result, record: JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord };
+}
+
 let root: string;
 let mock: Server;
+let proxy: StartedProxy;
+const violations = new Recorder();
 let result: CliResult;
 let record: CertificationRecord;
+let throughProxy: Run;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'las-foreign-mock-'));
   const started = await startMock();
   mock = started.server;
-  result = await runCli(['run', '--base-url', started.baseUrl, '--session-token', 'mock-session-token', '--pat', 'mock-personal-access-token', '--report-dir', root]);
-  record = JSON.parse(readFileSync(join(root, 'conformance.json'), 'utf8')) as CertificationRecord;
+  proxy = await startValidatingProxy({ upstream: started.baseUrl, violations });
+  const [direct, proxied] = await Promise.all([runSuite(started.baseUrl, join(root, 'direct')), runSuite(proxy.baseUrl, join(root, 'through-proxy'))]);
+  ({ result, record } = direct);
+  throughProxy = proxied;
+  await proxy.proxy.settled();
 }, 120_000);
 
 afterAll(async () => {
+  await proxy?.close();
   mock?.closeAllConnections();
   await new Promise((resolve) => mock?.close(resolve));
   rmSync(root, { recursive: true, force: true });
@@ -104,5 +124,19 @@ describe('the suite against openapi-backend\'s mock of the contract', () => {
       expect(requirement.judged, requirement.id).toBeGreaterThan(0);
       expect(requirement.broken, requirement.id).toBe(0);
     }
+  });
+});
+
+describe('the validating proxy in front of the same mock, the suite sent through it', () => {
+  const failed = (run: CertificationRecord) => run.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort();
+
+  it('changes no verdict: the suite fails the same requirements through the proxy as straight to the mock', () => {
+    expect(failed(throughProxy.record)).toEqual(failed(record));
+    expect(throughProxy.result.code).toBe(1);
+  });
+
+  it('writes a MUST line of the service for each answer the suite failed on its shape or its credentials', () => {
+    const serviceMust = new Set(violations.lines<ViolationRecord>().filter((line) => line.party === 'service' && line.level === 'MUST').map((line) => line.rule));
+    for (const id of ['NG-ITEM-SHAPE', 'AC-RESPONSE-SHAPE', 'HL-RESPONSE-SHAPE', 'AUTH-401-NO-CREDENTIALS']) expect(serviceMust.has(id), id).toBe(true);
   });
 });
