@@ -1,6 +1,6 @@
-import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
-import { BodyTap, decodeBody } from './body.ts';
+import { BodyTap, brotliStreamStart, decodeBody, narrowedBrotliWindow } from './body.ts';
 
 const text = JSON.stringify({ data: [] });
 
@@ -19,6 +19,42 @@ describe('decodeBody', () => {
 
   test('stops at the limit once decoded', () => {
     expect(decodeBody(gzipSync('x'.repeat(10_000)), 'gzip', 1024)).toEqual({ ok: false, reason: 'body larger than 1024 bytes once decoded', cause: 'size' });
+  });
+
+  test('reads the window and the first meta-block\'s length a brotli stream declares, for every window an encoder can choose', () => {
+    for (let windowBits = 10; windowBits <= 24; windowBits += 1) {
+      expect(brotliStreamStart(brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_LGWIN]: windowBits } })).windowBits, `lgwin ${windowBits}`).toBe(windowBits);
+    }
+    const long = JSON.stringify({ options: new Array<number>(30_000).fill(1) });
+    expect(brotliStreamStart(brotliCompressSync(long, { params: { [constants.BROTLI_PARAM_SIZE_HINT]: long.length } }))).toEqual({ windowBits: 22, firstMetaBlockLength: long.length });
+    expect(brotliStreamStart(brotliCompressSync(''))).toEqual({ windowBits: 22, firstMetaBlockLength: undefined });
+    expect(brotliStreamStart(new Uint8Array(0))).toEqual({ windowBits: 16, firstMetaBlockLength: 1 });
+  });
+
+  test('decodes a brotli body within a window narrowed to what the limit needs, to the same bytes, whatever window it declares', () => {
+    const repeats = Array.from({ length: 3000 }, (_, i) => `{"value":"v${i % 97}","label":"Label ${i % 89}"}`).join(',');
+    const texts = [text, `[${repeats}]`, `${'ab'.repeat(20_000)}${'cd'.repeat(10_000)}${'ab'.repeat(20_000)}`];
+    for (const source of texts) {
+      for (const windowBits of [16, 18, 20, 22, 24]) {
+        const stream = brotliCompressSync(source, { params: { [constants.BROTLI_PARAM_LGWIN]: windowBits } });
+        if (source === text) expect(decodeBody(stream, 'br', 1024 * 1024), `lgwin ${windowBits}`).toEqual({ ok: true, text: source });
+        expect(brotliDecompressSync(narrowedBrotliWindow(stream, source.length)).toString(), `lgwin ${windowBits}, narrowed to the text's length`).toBe(source);
+      }
+    }
+  });
+
+  test('narrows a declared window to the smallest that holds the limit, never below 256 KiB, never above what was declared', () => {
+    const declaring = (windowBits: number) => brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_LGWIN]: windowBits } });
+    expect(brotliStreamStart(narrowedBrotliWindow(declaring(24), 64 * 1024)).windowBits).toBe(18);
+    expect(brotliStreamStart(narrowedBrotliWindow(declaring(24), 1024 * 1024)).windowBits).toBe(21);
+    expect(brotliStreamStart(narrowedBrotliWindow(declaring(22), 8 * 1024 * 1024)).windowBits).toBe(22);
+    expect(brotliStreamStart(narrowedBrotliWindow(declaring(16), 64 * 1024)).windowBits).toBe(16);
+  });
+
+  test('a brotli body whose first meta-block is longer than the limit is too large without being decoded', () => {
+    const bomb = brotliCompressSync(JSON.stringify({ options: new Array<number>(2_000_000).fill(1) }));
+    expect(brotliStreamStart(bomb).firstMetaBlockLength).toBeGreaterThan(1024 * 1024);
+    expect(decodeBody(bomb, 'br', 1024 * 1024)).toEqual({ ok: false, reason: `body of ${bomb.length} bytes inflating past 65536 bytes once decoded (32 times its size)`, cause: 'size' });
   });
 
   test('names a coding it cannot undo, and a body that is not what it claims', () => {

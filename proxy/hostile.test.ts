@@ -3,7 +3,7 @@
 // the proxy alive, its log bounded, and enforce mode forwarding nothing it did not judge.
 import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { Pool } from 'undici';
 import { FINDING_LIMITS, loadContract } from '../contract/index.ts';
@@ -109,6 +109,24 @@ describe('one request with hundreds of thousands of schema errors', () => {
       expect((await send(`${proxy.baseUrl}${request.operationPath}`, request)).status).toBe(201);
       await proxy.proxy.settled();
       expect(violations.lines<ViolationRecord>().filter((l) => l.requestId === 'gzip-bomb').map((l) => l.rule)).toEqual(['PROXY-BODY-TOO-LARGE']);
+    });
+  });
+
+  const brotli16MiB = brotliCompressSync(attributeConfigWithOptions(8_000_000), { params: { [zlibConstants.BROTLI_PARAM_LGWIN]: 24 } });
+  test(`a brotli body of ${brotli16MiB.length} bytes declaring a 16 MiB window (a decoder may fill its window before a byte comes out): never inflated past ${DECODED_BOUNDS.ratio} times its size; enforce mode answers 413, report mode logs PROXY-BODY-TOO-LARGE`, async () => {
+    await withProxy({ mode: 'enforce' }, async (proxy) => {
+      const before = reached.length;
+      const request = post('/attribute-configs', brotli16MiB, { 'content-encoding': 'br' });
+      const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
+      expect(response.status).toBe(413);
+      expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual(['PROXY-BODY-TOO-LARGE']);
+      expect(reached.length).toBe(before);
+    });
+    await withProxy({}, async (proxy, violations) => {
+      const request = post('/attribute-configs', brotli16MiB, { 'content-encoding': 'br', 'x-request-id': 'brotli-window' });
+      expect((await send(`${proxy.baseUrl}${request.operationPath}`, request)).status).toBe(201);
+      await proxy.proxy.settled();
+      expect(violations.lines<ViolationRecord>().filter((l) => l.requestId === 'brotli-window').map((l) => l.rule)).toEqual(['PROXY-BODY-TOO-LARGE']);
     });
   });
 
