@@ -44,6 +44,7 @@ const REQUESTS: HostileRequest[] = [
   create('brotli declaring a 16 MiB window, inflating to 8,000,000 items', attributes({ options: options(8_000_000, 1) }), { 'content-encoding': 'br' }, (text) => brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_LGWIN]: 24 } })),
   create('deflate inflating to 500,000 wrong-typed options', attributes({ options: options(500_000, 1) }), { 'content-encoding': 'deflate' }, (text) => deflateSync(text, { level: 9 })),
   create('gzip twice over, inflating to 4,000,000 wrong-typed options', attributes({ options: options(4_000_000, 1) }), { 'content-encoding': 'gzip, gzip' }, (text) => gzipSync(gzipSync(text, { level: 9 }), { level: 9 })),
+  create('801 gzip layers, the inner 800 stored blocks of 60 KB', 'x', { 'content-encoding': Array.from({ length: 801 }, () => 'gzip').join(', ') }, () => gzipSync(Array.from({ length: 800 }, () => 0).reduce<Buffer>((body) => gzipSync(body, { level: 0 }), Buffer.alloc(60_000, 0x20)), { level: 9 })),
   create('480 wrong-typed options, plain', attributes({ options: options(480, 1) })),
   create('nesting 480 arrays deep', `{"data":{"type":"AttributeConfig","attributes":{"label":"Hostile","options":${'['.repeat(480)}${']'.repeat(480)}}}}`),
   create('120 unknown members', attributes(Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`m${i}`, i])))),

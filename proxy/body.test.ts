@@ -1,6 +1,6 @@
 import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
-import { BodyTap, brotliStreamStart, decodeBody, narrowedBrotliWindow } from './body.ts';
+import { BodyTap, brotliStreamStart, CONTENT_CODINGS_MAX, decodeBody, narrowedBrotliWindow } from './body.ts';
 
 const text = JSON.stringify({ data: [] });
 
@@ -55,6 +55,13 @@ describe('decodeBody', () => {
     const bomb = brotliCompressSync(JSON.stringify({ options: new Array<number>(2_000_000).fill(1) }));
     expect(brotliStreamStart(bomb).firstMetaBlockLength).toBeGreaterThan(1024 * 1024);
     expect(decodeBody(bomb, 'br', 1024 * 1024)).toEqual({ ok: false, reason: `body of ${bomb.length} bytes inflating past 65536 bytes once decoded (32 times its size)`, cause: 'size' });
+  });
+
+  test(`undoes at most ${CONTENT_CODINGS_MAX} codings of one body, identity aside: each may inflate to the bound again`, () => {
+    const layered = (count: number) => Array.from({ length: count }, () => 0).reduce<Buffer>((body) => gzipSync(body), Buffer.from(text));
+    const codings = (count: number) => ['identity', ...Array.from({ length: count }, () => 'gzip'), 'identity'].join(', ');
+    expect(decodeBody(layered(CONTENT_CODINGS_MAX), codings(CONTENT_CODINGS_MAX), 1024)).toEqual({ ok: true, text });
+    expect(decodeBody(layered(CONTENT_CODINGS_MAX + 1), codings(CONTENT_CODINGS_MAX + 1), 1024)).toEqual({ ok: false, reason: `${CONTENT_CODINGS_MAX + 1} content codings, more than the ${CONTENT_CODINGS_MAX} the proxy undoes on one body (each may inflate to the bound again)`, cause: 'coding' });
   });
 
   test('names a coding it cannot undo, and a body that is not what it claims', () => {

@@ -9,7 +9,7 @@ import { Pool } from 'undici';
 import { FINDING_LIMITS, loadContract } from '../contract/index.ts';
 import { renderViolationsMarkdown, summarizeViolations } from '../reports/violations-summary.ts';
 import { REQUEST_ID_MAX_LENGTH } from './exchange.ts';
-import { ByteCollector, CHUNKS_KEPT_MAX, DECODED_BOUNDS } from './body.ts';
+import { ByteCollector, CHUNKS_KEPT_MAX, CONTENT_CODINGS_MAX, DECODED_BOUNDS } from './body.ts';
 import { LOGGED_PATH_MAX } from './publisher.ts';
 import { REPEAT_KINDS_MAX } from './repeats.ts';
 import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
@@ -210,6 +210,15 @@ const list = '/v3/notification-groups?filter[type]=portal';
 
 const unjudgedCases: UnjudgedCase[] = [
   { name: 'a body in an unknown content coding', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, 'content-encoding': 'x-foo' }, body: invalidCreate, status: 415, code: 'PROXY-CONTENT-CODING' },
+  {
+    name: 'a body in more content codings than the proxy undoes (each may inflate to the bound again)',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: { ...session, ...json, 'content-encoding': Array.from({ length: CONTENT_CODINGS_MAX + 1 }, () => 'gzip').join(', ') },
+    body: Array.from({ length: CONTENT_CODINGS_MAX + 1 }, () => 0).reduce<Buffer>((body) => gzipSync(body), Buffer.from(invalidCreate)),
+    status: 415,
+    code: 'PROXY-CONTENT-CODING',
+  },
   { name: 'a body padded past --max-body', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: invalidCreate.replace('"label":7', `"label":7,"pad":"${'x'.repeat(SMALL_MAX_BODY)}"`), status: 413, code: 'PROXY-BODY-TOO-LARGE' },
   { name: 'Basic credentials, Connection: authorization and a valid legacy header', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Basic dXNlcjpwYXNz', connection: 'authorization', 'x-svc-session-token': 'legacy-token', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
   { name: 'credentials the proxy cannot parse, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Bearer x:abc', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-401-MALFORMED' },
