@@ -54,6 +54,9 @@ const REQUESTS: HostileRequest[] = [
   create('strings of lone surrogates', `{"data":{"type":"AttributeConfig","attributes":{"label":"Hostile","description":"${'\\ud800'.repeat(160)}"}}}`),
   create('numbers past every range', `{"data":{"type":"AttributeConfig","attributes":{"label":"Hostile","editPermission":1e999,"viewPermission":-1e999,"options":[${Array.from({ length: 40 }, () => '123456789012345678901234567890').join(',')}]}}}`),
   list('a query repeating one key 110 times', `filter[type]=portal${'&page[limit]=1'.repeat(110)}`),
+  list('a query key nested 300 brackets deep', `filter[type]=portal&f${'[a]'.repeat(300)}=1`),
+  list('include naming 500 relationships', `filter[type]=portal&include=${Array.from({ length: 500 }, () => 'a').join(',')}`),
+  list('every character of the query percent-encoded', Array.from('filter[type]=portal&page[limit]=10&page[offset]=0'.repeat(7), (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')),
   list('a query of 90 unknown parameters', Array.from({ length: 90 }, (_, i) => `q${i}[a][b]=${i}`).join('&')),
 ];
 
