@@ -95,40 +95,29 @@ describe('one request with hundreds of thousands of schema errors', () => {
     });
   }
 
-  test(`a gzip body of ${gzipped200k.length} bytes inflating to 200,000 wrong options: never inflated past ${DECODED_BOUNDS.ratio} times its size; enforce mode answers 413, report mode logs PROXY-BODY-TOO-LARGE`, async () => {
-    await withProxy({ mode: 'enforce' }, async (proxy) => {
-      const before = reached.length;
-      const request = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip' });
-      const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
-      expect(response.status).toBe(413);
-      expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual(['PROXY-BODY-TOO-LARGE']);
-      expect(reached.length).toBe(before);
+  const bombs = [
+    { name: `a gzip body of ${gzipped200k.length} bytes inflating to 200,000 wrong options`, coding: 'gzip', body: gzipped200k },
+    // A brotli decoder may fill its whole window before a byte comes out, and the window is the sender's to declare.
+    { name: 'a brotli body declaring a 16 MiB window, inflating to 8,000,000 wrong options', coding: 'br', body: brotliCompressSync(attributeConfigWithOptions(8_000_000), { params: { [zlibConstants.BROTLI_PARAM_LGWIN]: 24 } }) },
+  ];
+  for (const bomb of bombs) {
+    test(`${bomb.name} (${bomb.body.length} bytes): never inflated past ${DECODED_BOUNDS.ratio} times its size; enforce mode answers 413, report mode logs PROXY-BODY-TOO-LARGE`, async () => {
+      await withProxy({ mode: 'enforce' }, async (proxy) => {
+        const before = reached.length;
+        const request = post('/attribute-configs', bomb.body, { 'content-encoding': bomb.coding });
+        const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
+        expect(response.status).toBe(413);
+        expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual(['PROXY-BODY-TOO-LARGE']);
+        expect(reached.length).toBe(before);
+      });
+      await withProxy({}, async (proxy, violations) => {
+        const request = post('/attribute-configs', bomb.body, { 'content-encoding': bomb.coding, 'x-request-id': 'bomb' });
+        expect((await send(`${proxy.baseUrl}${request.operationPath}`, request)).status).toBe(201);
+        await proxy.proxy.settled();
+        expect(violations.lines<ViolationRecord>().filter((l) => l.requestId === 'bomb').map((l) => l.rule)).toEqual(['PROXY-BODY-TOO-LARGE']);
+      });
     });
-    await withProxy({}, async (proxy, violations) => {
-      const request = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip', 'x-request-id': 'gzip-bomb' });
-      expect((await send(`${proxy.baseUrl}${request.operationPath}`, request)).status).toBe(201);
-      await proxy.proxy.settled();
-      expect(violations.lines<ViolationRecord>().filter((l) => l.requestId === 'gzip-bomb').map((l) => l.rule)).toEqual(['PROXY-BODY-TOO-LARGE']);
-    });
-  });
-
-  const brotli16MiB = brotliCompressSync(attributeConfigWithOptions(8_000_000), { params: { [zlibConstants.BROTLI_PARAM_LGWIN]: 24 } });
-  test(`a brotli body of ${brotli16MiB.length} bytes declaring a 16 MiB window (a decoder may fill its window before a byte comes out): never inflated past ${DECODED_BOUNDS.ratio} times its size; enforce mode answers 413, report mode logs PROXY-BODY-TOO-LARGE`, async () => {
-    await withProxy({ mode: 'enforce' }, async (proxy) => {
-      const before = reached.length;
-      const request = post('/attribute-configs', brotli16MiB, { 'content-encoding': 'br' });
-      const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
-      expect(response.status).toBe(413);
-      expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual(['PROXY-BODY-TOO-LARGE']);
-      expect(reached.length).toBe(before);
-    });
-    await withProxy({}, async (proxy, violations) => {
-      const request = post('/attribute-configs', brotli16MiB, { 'content-encoding': 'br', 'x-request-id': 'brotli-window' });
-      expect((await send(`${proxy.baseUrl}${request.operationPath}`, request)).status).toBe(201);
-      await proxy.proxy.settled();
-      expect(violations.lines<ViolationRecord>().filter((l) => l.requestId === 'brotli-window').map((l) => l.rule)).toEqual(['PROXY-BODY-TOO-LARGE']);
-    });
-  });
+  }
 
   test('report mode with the violations header: the client gets the upstream\'s 201, the log stays bounded', async () => {
     await withProxy({ violationsHeader: true }, async (proxy, violations) => {
