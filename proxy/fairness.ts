@@ -27,10 +27,11 @@ export const FAIRNESS_WINDOW_MS = 10;
 /** The share of a window one client's requests may take before it is held back, while other clients are served in the window too (more while fewer than 1 / CLIENT_SHARE clients are: each its equal part). */
 export const CLIENT_SHARE = 0.25;
 /**
- * The part of the window so far the thread must have been busy (the time charged to its clients)
- * before anyone is held back. Below it requests do not queue behind one another: with 1,000
- * conforming GETs a second beside 500 attacking requests the thread was busy about a third of the
- * time, and holding back the conforming client (the heaviest one there) put 10 ms into its p99.
+ * The part of the window so far the thread must have been busy (the event loop's active time)
+ * before anyone is held back. Below it requests do not queue behind one another, and holding a
+ * client back only adds to its latency: with 1,000 conforming GETs a second beside four clients
+ * sending 125 attacking requests a second each, the conforming client (the heaviest one there) was
+ * held back 25-90 times a second, each hold waiting out the rest of the window.
  */
 export const CONTENDED_BUSY = 0.75;
 /** Windows whose untimed work per request is remembered; their median is what a request is charged. */
