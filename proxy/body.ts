@@ -131,9 +131,8 @@ const BROTLI_NARROWED_WINDOW_BITS_MIN = 18;
  * decoding costs what the limit allows, not what the sender declared. Past the limit the output
  * is never read: a stream that needs the larger window there fails to decode instead.
  */
-export function narrowedBrotliWindow(stream: Buffer, maxOutputLength: number): Buffer {
-  const { windowBits } = brotliStreamStart(stream);
-  if (windowBits === undefined || windowBits <= BROTLI_NARROWED_WINDOW_BITS_MIN) return stream;
+export function narrowedBrotliWindow(stream: Buffer, maxOutputLength: number, windowBits = brotliStreamStart(stream).windowBits): Buffer {
+  if (windowBits === undefined) return stream;
   let narrowed = BROTLI_NARROWED_WINDOW_BITS_MIN;
   while (narrowed < windowBits && 2 ** narrowed - 16 < maxOutputLength) narrowed += 1;
   if (narrowed >= windowBits) return stream;
@@ -150,7 +149,7 @@ export function narrowedBrotliWindow(stream: Buffer, maxOutputLength: number): B
 function brotliDecoder(input: Buffer, maxOutputLength: number): Buffer {
   const start = brotliStreamStart(input);
   if (start.firstMetaBlockLength !== undefined && start.firstMetaBlockLength > maxOutputLength) throw Object.assign(new Error('first meta-block past the limit'), { code: 'ERR_BUFFER_TOO_LARGE' });
-  return brotliDecompressSync(narrowedBrotliWindow(input, maxOutputLength), { maxOutputLength });
+  return brotliDecompressSync(narrowedBrotliWindow(input, maxOutputLength, start.windowBits), { maxOutputLength });
 }
 
 /** Content codings the tap can undo (RFC 9110 section 8.4.1), by their token. */

@@ -1,8 +1,9 @@
 // Each client's share of the forwarding thread: a client that took its share of a window (a
 // quarter, or its equal part while fewer than four clients are served), and more than the average
-// client served in it, while the thread had no time to spare, waits for the next one; the others do not wait; a new window starts every
-// client afresh. Through a proxy: whatever the thread does for a client is charged to it, and a
-// client held back is answered once it is within its share again.
+// client served in it, while the thread had no time to spare, waits for the next one; the others
+// do not wait; a new window starts every client afresh. Through a proxy: whatever the thread does
+// for a client is charged to it, and a client held back is answered once it is within its share
+// again.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Pool } from 'undici';
 import { MEDIA_TYPE } from '../contract/index.ts';
