@@ -1,8 +1,12 @@
 // What `npm ci` installs runs on the Node the kit says it needs: npm warns of an engine (EBADENGINE)
-// for any package whose `engines.node` the running Node does not meet.
+// for any package whose `engines.node` the running Node does not meet. The kit installed as a
+// package (examples/ci/ci-examples.test.ts packs and installs it) loads its TypeScript in the
+// suite's processes through tsx.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
+import { typeScriptLoaderOptions } from './suites/runner.ts';
 
 interface LockedPackage {
   dev?: boolean;
@@ -30,5 +34,19 @@ describe('the engines the installed packages ask for', () => {
     const oldest = semver.minVersion(packageJson.engines.node)!;
     const refusing = nodeRanges((locked) => locked.dev !== true).filter(({ range }) => !semver.satisfies(oldest, range, { loose: true }));
     expect(refusing).toEqual([]);
+  });
+});
+
+describe('the TypeScript loader of the suite\'s processes', () => {
+  const tsx = import.meta.resolve('tsx');
+
+  it('is Playwright\'s own in a checkout', () => {
+    expect(typeScriptLoaderOptions(join('/', 'work', 'las-conformance'), '--max-old-space-size=512')).toEqual({});
+  });
+
+  it('is tsx\'s under node_modules, which Playwright\'s leaves as it is, keeping the options already given', () => {
+    const installed = join('/', 'srv', 'gate', 'node_modules', 'las-conformance');
+    expect(typeScriptLoaderOptions(installed, undefined)).toEqual({ NODE_OPTIONS: `--import ${tsx}` });
+    expect(typeScriptLoaderOptions(installed, '--max-old-space-size=512')).toEqual({ NODE_OPTIONS: `--max-old-space-size=512 --import ${tsx}` });
   });
 });
