@@ -9,6 +9,7 @@ import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer 
 import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationSettings } from './run.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { runCli, runCliInProcess } from './test-support.ts';
+import { buildProgram } from './command-line.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'cli-test-session-token-91ad';
@@ -152,5 +153,33 @@ describe('las-conformance run stopped before its suite', () => {
     const reports = join(ROOT, 'reports');
     const left = readdirSync(reports).filter((name) => /^\d{4}-/.test(name) && existsSync(join(reports, name, 'run.log')) && readFileSync(join(reports, name, 'run.log'), 'utf8').includes('left-behind-check'));
     expect(left).toEqual([]);
+  });
+});
+
+describe("the README's run commands", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const shellLines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1].split('\n')).map((line) => line.replace(/\s+#.*$/, '').trim());
+  // A command may start with variables set for it: the command is what follows them.
+  const runLines = shellLines.filter((line) => line.includes('npx las-conformance run')).map((line) => line.slice(line.indexOf('npx las-conformance run')));
+  /** The flags that would put a token on the command line, where every process on the machine sees it. */
+  const TOKEN_FLAGS = ['--session-token', '--pat', '--forbidden-token', '--header'];
+
+  it('are there to check', () => {
+    expect(runLines.length).toBeGreaterThan(5);
+  });
+
+  it('name only flags run has, and keep tokens in variables', async () => {
+    const program = await buildProgram(['node', 'las-conformance', 'run']);
+    const flags = program.commands.find((command) => command.name() === 'run')!.options.map((option) => option.long);
+    for (const line of runLines) {
+      const named = line.split(/\s+/).filter((word) => word.startsWith('--'));
+      expect(named.filter((flag) => !flags.includes(flag)), line).toEqual([]);
+      expect(named.filter((flag) => TOKEN_FLAGS.includes(flag)), line).toEqual([]);
+    }
+  });
+
+  it('give a target in the variables the README exports, tokens among them', () => {
+    const exported = shellLines.filter((line) => line.startsWith('export ')).flatMap((line) => line.slice('export '.length).split(/\s+/).map((word) => word.split('=')[0]));
+    expect(exported).toEqual(expect.arrayContaining(['LAS_BASE_URL', 'LAS_SESSION_TOKEN', 'LAS_PAT', 'LAS_FORBIDDEN_TOKEN', 'LAS_OWNER_USER_ID', 'LAS_COLLECTION_ITEM_ID']));
   });
 });
