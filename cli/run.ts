@@ -1,7 +1,8 @@
 // `las-conformance run`: the conformance suite against a target, or against the embedded
 // reference server when --reference-server asks for it (never in place of a target that is
 // missing). Reads the target from --target FILE, then the LAS_* variables, then flags (later
-// wins). Before the suite, a preflight asks the target's list operation with each token. The exit code is the record's gate (cli/exit-codes.ts).
+// wins). Before the suite, a preflight asks the target's list operation with each token. The
+// exit code is the record's gate (cli/exit-codes.ts).
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK } from './exit-codes.ts';
 import { collect, wholeNumber } from './options.ts';
 import { randomInt } from 'node:crypto';
