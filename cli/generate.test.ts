@@ -45,7 +45,7 @@ async function replayStatus(curl: string, faults: string[]): Promise<number> {
 describe('run --generate 200 --seed 1', () => {
   it('against the reference server: every operation passes, and the record names the seed and the inputs', async () => {
     const reportDir = join(dir, 'plain');
-    const result = await runCli(['run', ...GENERATE, ...GENERATED_ONLY, '--report-dir', reportDir]);
+    const result = await runCli(['run', '--reference-server', ...GENERATE, ...GENERATED_ONLY, '--report-dir', reportDir]);
     expect(result.stdout).toContain('Generating 200 inputs per operation from seed 1 (--seed 1 draws them again)');
     expect(result.code).toBe(EXIT_INCOMPLETE);
     const record = recordIn(reportDir);
@@ -61,7 +61,7 @@ describe('run --generate 200 --seed 1', () => {
   const fault = FAULTS.find((f) => f.foundBy === 'generation')!;
   it(`with ${fault.name}: fails ${fault.requirement} with a minimal input whose curl line gets the 500 again`, async () => {
     const reportDir = join(dir, fault.name);
-    const result = await runCli(['run', ...GENERATE, '--fault', fault.name, ...GENERATED_ONLY, '--report-dir', reportDir]);
+    const result = await runCli(['run', '--reference-server', ...GENERATE, '--fault', fault.name, ...GENERATED_ONLY, '--report-dir', reportDir]);
     expect(result.code).toBe(EXIT_FAILED);
     const record = recordIn(reportDir);
     expect(record.requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');

@@ -9,6 +9,7 @@ import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer 
 import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationSettings } from './run.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { runCli, runCliInProcess } from './test-support.ts';
+import { buildProgram } from './command-line.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'cli-test-session-token-91ad';
@@ -43,12 +44,23 @@ const usageCases: UsageCase[] = [
   { title: 'a target file with an unknown key', args: () => ['--target', join(dir, 'typo.yaml')], stderr: /^las-conformance: target file .*typo\.yaml: unknown key "credentials\.sessionTokn"$/ },
   { title: 'a base URL without tokens', args: () => ['--base-url', 'http://127.0.0.1:9/v3'], stderr: /^las-conformance: no session token: give --session-token, LAS_SESSION_TOKEN or credentials\.sessionToken in the target file$/ },
   { title: 'a base URL that is not http', args: () => ['--base-url', 'ftp://127.0.0.1/v3', ...withTokens], stderr: /^las-conformance: the base URL must be http or https, got ftp$/ },
-  { title: 'a token without a base URL', args: () => [], env: { LAS_SESSION_TOKEN: TOKEN }, stderr: /^las-conformance: --session-token given without a target base URL; give --base-url \(or LAS_BASE_URL\), or leave them out to test the embedded reference server$/ },
+  { title: 'a token without a base URL', args: () => [], env: { LAS_SESSION_TOKEN: TOKEN }, stderr: /^las-conformance: --session-token given without a target base URL; give --base-url, LAS_BASE_URL or baseUrl in the target file$/ },
+  // A gate cannot pass untested: nothing given, or a setting given empty, never falls back to the embedded server.
+  { title: 'no target at all', args: () => [], stderr: /^las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file, or --reference-server to test the kit's own reference server$/ },
+  { title: 'no target in a CI job', args: () => ['--report-dir', join(dir, 'ci')], env: { CI: 'true', GITHUB_ACTIONS: 'true' }, stderr: /^las-conformance: no target base URL: give --base-url, / },
+  { title: 'a base URL variable set but empty', args: () => [], env: { LAS_BASE_URL: '', LAS_SESSION_TOKEN: TOKEN, LAS_PAT: 'cli-test-pat-0b7e' }, stderr: /^las-conformance: LAS_BASE_URL is set but empty: give it a value or leave it out \(an empty setting is a variable or secret the job did not get\)$/ },
+  { title: 'token secrets set but empty beside a base URL', args: () => [], env: { LAS_BASE_URL: 'http://127.0.0.1:9/v3', LAS_SESSION_TOKEN: '', LAS_PAT: '' }, stderr: /^las-conformance: LAS_SESSION_TOKEN, LAS_PAT are set but empty: give them values or leave them out/ },
+  { title: 'an optional secret set but empty', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens], env: { LAS_FORBIDDEN_TOKEN: '' }, stderr: /^las-conformance: LAS_FORBIDDEN_TOKEN is set but empty/ },
+  { title: 'an empty --target', args: () => ['--target', ''], stderr: /^las-conformance: --target is set but empty/ },
+  { title: 'an empty --base-url beside --reference-server', args: () => ['--reference-server', '--base-url', ''], stderr: /^las-conformance: --base-url is set but empty/ },
+  { title: '--reference-server with a base URL', args: () => ['--reference-server', '--base-url', 'http://127.0.0.1:9/v3', ...withTokens], stderr: /^las-conformance: --reference-server tests the kit's own server, but a target base URL is given \(--base-url, LAS_BASE_URL or baseUrl in the target file\); give one or the other$/ },
+  { title: '--reference-server with a token', args: () => ['--reference-server'], env: { LAS_PAT: TOKEN }, stderr: /^las-conformance: --pat given with --reference-server, which brings its own credentials and records; leave them out, or give a target base URL instead$/ },
+  { title: 'a fault without --reference-server', args: () => ['--fault', 'pat-rejected'], stderr: /^las-conformance: --fault applies to the embedded reference server only; add --reference-server$/ },
   { title: 'a fault with a base URL', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--fault', 'pat-rejected'], stderr: /^las-conformance: --fault applies to the embedded reference server only/ },
   { title: 'an unknown fault', args: () => ['--fault', 'no-such-fault'], stderr: /^las-conformance: unknown fault no-such-fault; known faults: session-token-rejected, / },
   { title: 'a request timeout that is not a number', args: () => ['--request-timeout', 'soon'], stderr: /^las-conformance: --request-timeout must be a number, got "soon"$/ },
   { title: 'a target that does not answer', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--report-dir', join(dir, 'unreachable')], stderr: /^las-conformance: target http:\/\/127\.0\.0\.1:9\/v3 is unreachable: connect ECONNREFUSED 127\.0\.0\.1:9$/ },
-  { title: 'a --grep no case matches', args: () => ['--grep', 'NO-SUCH-REQUIREMENT', '--report-dir', join(dir, 'grep')], stderr: /^las-conformance: no case matches --grep "NO-SUCH-REQUIREMENT"/, runsTheSuite: true },
+  { title: 'a --grep no case matches', args: () => ['--reference-server', '--grep', 'NO-SUCH-REQUIREMENT', '--report-dir', join(dir, 'grep')], stderr: /^las-conformance: no case matches --grep "NO-SUCH-REQUIREMENT"/, runsTheSuite: true },
   // The preflight: a misconfigured run stops before the suite, with what to check.
   {
     title: 'a session token the target refuses',
@@ -77,7 +89,7 @@ const usageCases: UsageCase[] = [
     stderr: /^las-conformance: GET \S+ with the forbidden token \(Authorization: Bearer r:…\) was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with --forbidden-token, /,
   },
   { title: 'a --header without a colon', args: () => ['--header', 'X-Gateway-Key'], stderr: /^las-conformance: --header must be "Name: value" with a valid header name \(got X-Gateway-Key without a colon\)$/ },
-  { title: '--seed without --generate', args: () => ['--seed', '3'], stderr: /^las-conformance: --seed given without --generate N \(or generate\.inputs in the target file\)$/ },
+  { title: '--seed without --generate', args: () => ['--reference-server', '--seed', '3'], stderr: /^las-conformance: --seed given without --generate N \(or generate\.inputs in the target file\)$/ },
   { title: 'a target file whose generate has no inputs', args: () => ['--target', join(dir, 'generate-typo.yaml')], stderr: /^las-conformance: target file .*generate-typo\.yaml: generate must have required property 'inputs'$/ },
   { title: 'a --ca file that does not exist', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--ca', join(dir, 'no-ca.pem')], stderr: /^las-conformance: the certificate authority file .*no-ca\.pem cannot be read \(ENOENT\)$/ },
 ];
@@ -141,5 +153,33 @@ describe('las-conformance run stopped before its suite', () => {
     const reports = join(ROOT, 'reports');
     const left = readdirSync(reports).filter((name) => /^\d{4}-/.test(name) && existsSync(join(reports, name, 'run.log')) && readFileSync(join(reports, name, 'run.log'), 'utf8').includes('left-behind-check'));
     expect(left).toEqual([]);
+  });
+});
+
+describe("the README's run commands", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const shellLines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1].split('\n')).map((line) => line.replace(/\s+#.*$/, '').trim());
+  // A command may start with variables set for it: the command is what follows them.
+  const runLines = shellLines.filter((line) => line.includes('npx las-conformance run')).map((line) => line.slice(line.indexOf('npx las-conformance run')));
+  /** The flags that would put a token on the command line, where every process on the machine sees it. */
+  const TOKEN_FLAGS = ['--session-token', '--pat', '--forbidden-token', '--header'];
+
+  it('are there to check', () => {
+    expect(runLines.length).toBeGreaterThan(5);
+  });
+
+  it('name only flags run has, and keep tokens in variables', async () => {
+    const program = await buildProgram(['node', 'las-conformance', 'run']);
+    const flags = program.commands.find((command) => command.name() === 'run')!.options.map((option) => option.long);
+    for (const line of runLines) {
+      const named = line.split(/\s+/).filter((word) => word.startsWith('--'));
+      expect(named.filter((flag) => !flags.includes(flag)), line).toEqual([]);
+      expect(named.filter((flag) => TOKEN_FLAGS.includes(flag)), line).toEqual([]);
+    }
+  });
+
+  it('give a target in the variables the README exports, tokens among them', () => {
+    const exported = shellLines.filter((line) => line.startsWith('export ')).flatMap((line) => line.slice('export '.length).split(/\s+/).map((word) => word.split('=')[0]));
+    expect(exported).toEqual(expect.arrayContaining(['LAS_BASE_URL', 'LAS_SESSION_TOKEN', 'LAS_PAT', 'LAS_FORBIDDEN_TOKEN', 'LAS_OWNER_USER_ID', 'LAS_COLLECTION_ITEM_ID']));
   });
 });

@@ -1,7 +1,8 @@
 // `las-conformance run`: the conformance suite against a target, or against the embedded
-// reference server when none is given. Reads the target from --target FILE, then the LAS_*
-// variables, then flags (later wins). Before the suite, a preflight asks the target's list
-// operation with each token. The exit code is the record's gate (cli/exit-codes.ts).
+// reference server when --reference-server asks for it (never in place of a target that is
+// missing). Reads the target from --target FILE, then the LAS_* variables, then flags (later
+// wins). Before the suite, a preflight asks the target's list operation with each token. The
+// exit code is the record's gate (cli/exit-codes.ts).
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK } from './exit-codes.ts';
 import { collect, wholeNumber } from './options.ts';
 import { randomInt } from 'node:crypto';
@@ -24,7 +25,7 @@ import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
 import { readRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR } from '../suites/settings.ts';
-import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
+import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, emptyEnvironmentSettings, settingSource, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
 
 export interface RunFlags {
   baseUrl?: string;
@@ -56,6 +57,8 @@ export interface RunFlags {
   /** Seconds. */
   generateBudget?: number;
   generateOperationBudget?: number;
+  /** Test the kit's own reference server, started in this process, instead of a target. */
+  referenceServer?: boolean;
 }
 
 /** The time generation may take in all, and per operation, unless the flags or the target file say otherwise. */
@@ -69,7 +72,7 @@ export const GATE_EXIT_CODES: Record<GateResult, number> = { pass: EXIT_OK, fail
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
-    .description('run the conformance suite against a target (none given: the embedded reference server) and write its reports')
+    .description('run the conformance suite against a target (or, with --reference-server, the embedded reference server) and write its reports')
     .option('--base-url <url>', 'target base URL including the version root, e.g. https://staging.example.com/v3 (LAS_BASE_URL)')
     .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it')
     .option('--session-token <token>', 'valid session token (LAS_SESSION_TOKEN; prefer the variable)')
@@ -94,6 +97,7 @@ export function registerRunCommand(program: Command): void {
     .option('--generate-budget <seconds>', `the most generation may take in all, shared out between the operations (default ${DEFAULT_GENERATION_BUDGET_SECONDS})`, wholeNumber(1))
     .option('--generate-operation-budget <seconds>', `the most one operation's generation may take (default ${DEFAULT_OPERATION_BUDGET_SECONDS})`, wholeNumber(1))
     .addOption(new Option('--level <level>', 'what fails the run: must, or should for MUST and SHOULD').choices(['must', 'should']).default('must'))
+    .option('--reference-server', 'test the kit\'s own reference server, started in this process, instead of a target (what npm start runs); never chosen when target settings are missing, so a gate whose settings are unset fails')
     .option('--fault <name>', `embedded reference server only, repeatable: switch on a fault (${FAULT_NAMES.length} known, e.g. ${FAULT_NAMES[0]})`, collect, [])
     .option('--choice <name>', `embedded reference server only, repeatable: switch on a legal choice (${CHOICE_NAMES.length} known, e.g. ${CHOICE_NAMES[0]})`, collect, [])
     .action(async (flags: RunFlags) => {
@@ -117,20 +121,53 @@ function flagSettings(flags: RunFlags): TargetSettings {
   };
 }
 
+/** The flag of a RunFlags key, e.g. `--base-url` for baseUrl. */
+function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
+/** The flags given an empty value (`--base-url "$UNSET"`), by name. */
+function emptyFlags(flags: RunFlags): string[] {
+  return Object.entries(flags).filter(([, value]) => value === '' || (Array.isArray(value) && value.includes(''))).map(([key]) => flagName(key));
+}
+
+/**
+ * A setting present but empty is a variable or secret the job never got: the run stops on it,
+ * naming it, instead of running without it (or, without a base URL, against nothing that was asked for).
+ */
+function refuseEmptySettings(flags: RunFlags, env: Record<string, string | undefined>): void {
+  const empty = [...emptyFlags(flags), ...emptyEnvironmentSettings(env)];
+  if (empty.length > 0) throw new TargetError(`${empty.join(', ')} ${empty.length === 1 ? 'is' : 'are'} set but empty: give ${empty.length === 1 ? 'it a value' : 'them values'} or leave ${empty.length === 1 ? 'it' : 'them'} out (an empty setting is a variable or secret the job did not get)`);
+}
+
+/** Without a base URL the run tests nothing unless --reference-server asks for the embedded server; with one, that flag contradicts it. */
+function checkTargetChosen(settings: TargetSettings, flags: RunFlags): void {
+  const embeddedOnly = [flags.fault.length > 0 && '--fault', flags.choice.length > 0 && '--choice'].filter((name): name is string => typeof name === 'string');
+  if (flags.referenceServer) {
+    if (settings.baseUrl !== undefined) throw new TargetError(`--reference-server tests the kit's own server, but a target base URL is given (${settingSource('baseUrl')}); give one or the other`);
+    const stray = targetOnlySettingsGiven(settings);
+    if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given with --reference-server, which brings its own credentials and records; leave them out, or give a target base URL instead`);
+    return;
+  }
+  if (embeddedOnly.length > 0) throw new TargetError(`${embeddedOnly.join(' and ')} ${embeddedOnly.length === 1 ? 'applies' : 'apply'} to the embedded reference server only; add --reference-server${settings.baseUrl !== undefined ? ' and leave out the target base URL' : ''}`);
+  if (settings.baseUrl !== undefined) return;
+  const given = targetOnlySettingsGiven(settings);
+  if (given.length > 0) throw new TargetError(`${given.join(', ')} given without a target base URL; give ${settingSource('baseUrl')}`);
+  throw new TargetError(`no target base URL: give ${settingSource('baseUrl')}, or --reference-server to test the kit's own reference server`);
+}
+
 /** The merged settings, checked for contradictions before anything starts. */
 export function runSettings(flags: RunFlags, env: Record<string, string | undefined>): TargetSettings {
+  refuseEmptySettings(flags, env);
   const settings = mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), flagSettings(flags));
   const unknown = flags.fault.filter((name) => !FAULT_NAMES.includes(name));
   if (unknown.length > 0) throw new TargetError(`unknown fault ${unknown.join(', ')}; known faults: ${FAULT_NAMES.join(', ')}`);
-  if (settings.baseUrl !== undefined && flags.fault.length > 0) throw new TargetError('--fault applies to the embedded reference server only; leave out the target base URL to use it');
   const unknownChoices = flags.choice.filter((name) => !CHOICE_NAMES.includes(name));
   if (unknownChoices.length > 0) throw new TargetError(`unknown choice ${unknownChoices.join(', ')}; known choices: ${CHOICE_NAMES.join(', ')}`);
-  if (settings.baseUrl !== undefined && flags.choice.length > 0) throw new TargetError('--choice applies to the embedded reference server only; leave out the target base URL to use it');
   if (flags.grep !== undefined && flags.requirement.length > 0) throw new TargetError('give --grep or --requirement, not both');
   const unknownRequirements = flags.requirement.filter((id) => !loadContract().requirements.some((r) => r.id === id));
   if (unknownRequirements.length > 0) throw new TargetError(`--requirement ${unknownRequirements.join(', ')}: no such requirement in the catalogue (see las-conformance contract)`);
-  const stray = settings.baseUrl === undefined ? targetOnlySettingsGiven(settings) : [];
-  if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given without a target base URL; give --base-url (or LAS_BASE_URL), or leave them out to test the embedded reference server`);
+  checkTargetChosen(settings, flags);
   return settings;
 }
 
@@ -205,7 +242,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
   let embedded: EmbeddedTarget | undefined;
   let suiteStarted = false;
   try {
-    if (settings.baseUrl === undefined) {
+    if (flags.referenceServer) {
       embedded = await startEmbeddedTarget(flags.fault, flags.choice);
       process.stdout.write(`Embedded reference server at ${embedded.settings.baseUrl}${flags.fault.length ? ` with fault ${flags.fault.join(', ')}` : ''}${flags.choice.length ? ` with choice ${flags.choice.join(', ')}` : ''}\n`);
     }

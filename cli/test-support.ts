@@ -51,9 +51,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The environment of the test process without any LAS_* setting, plus `env`. */
+/**
+ * What a GitHub Actions job sets that makes `run` annotate the job and write its step summary: a
+ * test that runs in such a job must not write into it (a test that means to sets them itself).
+ */
+const JOB_REPORTING = ['GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY'];
+
+/** The environment of the test process without any LAS_* setting or job reporting, plus `env`. */
 export function hermeticEnvironment(env: Record<string, string> = {}): Record<string, string> {
-  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), ...Object.values(RUN_ENVIRONMENT)]);
+  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), ...Object.values(RUN_ENVIRONMENT), ...JOB_REPORTING]);
   const base = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !ours.has(entry[0]) && !entry[0].startsWith('LAS_')));
   return { ...base, ...env };
 }

@@ -12,7 +12,7 @@ import type { TargetSettings } from '../targets/target.ts';
 import { blockingLevels, failLevelOfMetadata, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
-import { failedRequirementsConsole } from './console-summary.ts';
+import { failedRequirementsConsole, notRunConsole } from './console-summary.ts';
 import { buildRecord, consoleSummary, summaryMarkdown, type CaseOutcome, type GatePolicy, type ReportPaths, type RunContext, type Selection } from './record.ts';
 import { writeRecordRenderings } from './record-renderings.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
@@ -195,7 +195,7 @@ export default class ConformanceReporter implements Reporter {
     writeFileSync(paths.conformance, `${JSON.stringify(record, null, 2)}\n`);
     writeFileSync(paths.summary, summaryMarkdown(record));
     const renderings = writeRecordRenderings(record, this.outputDir);
-    const failures = failedRequirementsConsole(record);
+    const failures = `${notRunConsole(record)}${failedRequirementsConsole(record)}`;
     process.stdout.write(`\n${failures}${failures ? '\n' : ''}${consoleSummary(record, { ...paths, junit: renderings.junit, html: renderings.certification }, process.cwd())}`);
     return undefined;
   }

@@ -1,9 +1,18 @@
 // The console's account of what failed, printed above the verdict: each requirement that fails
 // the gate with its first finding and the curl line that reproduces it, so the next step is on
 // the screen and not only in a report file; failures a waiver or the baseline accepts are listed
-// apart, each with why.
+// apart, each with why; the requirements the run did not run, each reason with what supplies it.
 import type { CertificationRecord } from './record.ts';
-import { evidenceShortestFirst, acceptedRequirements, blockingRequirements, findingText, judgedText } from './requirement-outcomes.ts';
+import { evidenceShortestFirst, acceptedRequirements, blockingRequirements, findingText, judgedText, notRunReasons } from './requirement-outcomes.ts';
+
+/** What keeps the verdict from passed besides failures: each reason a requirement was not run, with the ids, and what a partial run may do. */
+export function notRunConsole(record: CertificationRecord): string {
+  const reasons = notRunReasons(record);
+  if (reasons.length === 0) return '';
+  const lines = [`Not run (${record.notRun.length}), so the run cannot pass them:`, ...reasons.map(({ reason, ids }) => `  ${ids.join(', ')}: ${reason}`)];
+  if (record.gate.result === 'incomplete') lines.push('Give what each reason names, or pass --allow-partial to accept a partial run (the record then says so).');
+  return `${lines.join('\n')}\n`;
+}
 
 export function failedRequirementsConsole(record: CertificationRecord): string {
   const blocking = blockingRequirements(record);

@@ -4,7 +4,7 @@
 import { relative } from 'node:path';
 import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
 import { generatedSummaryLine } from './generated.ts';
-import { evidenceShortestFirst, acceptedRequirements, verdictReasonShown } from './requirement-outcomes.ts';
+import { evidenceShortestFirst, acceptedRequirements, notRunReasons, verdictReasonShown } from './requirement-outcomes.ts';
 import { blockingLevels, failLevelName, regressionCaseName, waiverActive, type CaseFinding, type ExercisedRequirement, type FailLevel, type GeneratedOperation, type GenerationSettings, type NotRunDeclaration, type UnexercisedRequirement } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
@@ -481,6 +481,14 @@ function acceptedTable(accepted: ReturnType<typeof acceptedRequirements>): strin
   return ['| Requirement | Level | Section | Accepted as | Why | First finding |', '|---|---|---|---|---|---|', ...accepted.map(({ requirement: r, acceptance }) => `| ${r.id} | ${r.level} | ${r.section} | ${acceptance.kind} | ${cell(acceptance.why)} | ${cell(firstEvidence(r))} |`)];
 }
 
+/** Each reason requirements were not run, with their ids, as the console lists them. */
+function notRunMarkdown(record: CertificationRecord): string[] {
+  const reasons = notRunReasons(record);
+  if (reasons.length === 0) return [];
+  const partial = record.gate.result === 'incomplete' ? ['', 'Give what each reason names, or pass `--allow-partial` to accept a partial run (the record then says so).'] : [];
+  return ['', `Not run (${record.notRun.length}), so the run cannot pass them:`, '', ...reasons.map(({ reason, ids }) => `- ${ids.join(', ')}: ${cell(reason)}`), ...partial];
+}
+
 /** summary.md: the verdict first, then what failed or did not run, then warnings and observations. */
 export function summaryMarkdown(record: CertificationRecord): string {
   const accepted = acceptedRequirements(record);
@@ -491,6 +499,7 @@ export function summaryMarkdown(record: CertificationRecord): string {
     `# Conformance verdict: ${record.verdict.toUpperCase()}`,
     '',
     `${verdictReasonShown(record)}.`,
+    ...notRunMarkdown(record),
     ...(gateToolsUsed(record) ? ['', `Gate: **${record.gate.result}**: ${record.gate.reason}.`] : []),
     '',
     `- Target: \`${record.target.baseUrl}\``,

@@ -116,6 +116,20 @@ export function omittedCount(requirement: RequirementRecord): number {
   return requirement.evidenceOmitted ?? 0;
 }
 
+/**
+ * Why the run could not certify what it had to: the requirements it did not run (the record's
+ * `notRun`), grouped by their reason in order of first appearance. A reason names the flag or
+ * variable that gives the missing input, where one does.
+ */
+export function notRunReasons(record: CertificationRecord): { reason: string; ids: string[] }[] {
+  const groups = new Map<string, string[]>();
+  for (const id of record.notRun ?? []) {
+    const reason = record.requirements.find((r) => r.id === id)?.reason ?? 'not run';
+    groups.set(reason, [...(groups.get(reason) ?? []), id]);
+  }
+  return [...groups].map(([reason, ids]) => ({ reason, ids }));
+}
+
 /** The record's verdict reason with each failure the gate accepts marked as such: `NG-META-PAGES (waived)`. */
 export function verdictReasonShown(record: CertificationRecord): string {
   const accepted = new Map(acceptedRequirements(record).map(({ requirement, acceptance }) => [requirement.id, acceptance.kind]));

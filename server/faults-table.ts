@@ -51,7 +51,7 @@ export function choicesTable(): string {
     '',
     'Generated from `CHOICES` in `server/choices.ts` by `npm run faults:table` (which writes',
     '`server/FAULTS.md` too); a test keeps this file in sync. Switch a choice on with',
-    '`las-conformance serve --choice NAME` (repeatable, or `LAS_CHOICES`), `las-conformance run --choice NAME`',
+    '`las-conformance serve --choice NAME` (repeatable, or `LAS_CHOICES`), `las-conformance run --reference-server --choice NAME`',
     'for the embedded server, or `startReferenceServer({ choices: [NAME] })`.',
     '',
     'A choice is the mirror of a fault: another legal reading of a place the specification leaves',

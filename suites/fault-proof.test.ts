@@ -42,10 +42,10 @@ function recordIn(reportDir: string): CertificationRecord | undefined {
   }
 }
 
-/** `las-conformance run --workers 1`, as `npm start` runs it. */
+/** `las-conformance run --reference-server --workers 1`, as `npm start` runs it. */
 async function runUnfaulted(): Promise<void> {
   const reportDir = join(root, 'no-fault');
-  unfaulted = await runCli(['run', '--workers', '1', '--report-dir', reportDir]);
+  unfaulted = await runCli(['run', '--reference-server', '--workers', '1', '--report-dir', reportDir]);
   unfaultedRecord = recordIn(reportDir);
 }
 

@@ -3,7 +3,7 @@
 // rejected, and the filter values of the list.
 import { randomUUID } from 'node:crypto';
 import { bodyMembers, loadContract, MEDIA_TYPE, refusableFindings, refusalsFor, smallestQuery, validateRequest, type Operation } from '../contract/index.ts';
-import type { Fixtures } from '../targets/target.ts';
+import { settingSource, type Fixtures } from '../targets/target.ts';
 import type { Answer, ConformanceCase } from './case.ts';
 import { completeDocument, missingFixtures } from './documents.ts';
 
@@ -16,8 +16,8 @@ export interface OperationInput {
 export const NO_FORBIDDEN_TOKEN = 'no forbidden credential configured (--forbidden-token or LAS_FORBIDDEN_TOKEN)';
 
 /** Why a case that must be served is not run when its document would name records the target did not give (docs/certification.md §5). */
-export function noFixturesReason(missing: string[]): string {
-  return `the target names no ${missing.join(' or ')} fixture, the record a complete document refers to`;
+export function noFixturesReason(missing: (keyof Fixtures)[]): string {
+  return `the target names no ${missing.map((name) => `${name} fixture (${settingSource(name)})`).join(' or ')}, the record a complete document refers to`;
 }
 
 export const contract = loadContract();

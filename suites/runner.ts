@@ -7,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract, MEDIA_TYPE, smallestQuery, type Operation } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
@@ -280,6 +280,16 @@ export async function probeTarget(target: Target): Promise<number> {
   return (await probe({ url, headers: {}, timeoutMs: target.limits.requestTimeoutMs })).status;
 }
 
+/**
+ * Installed as a package the kit's TypeScript lies under node_modules, which Playwright's own
+ * loader leaves as it is: the suite's processes (workers inherit NODE_OPTIONS) then load it through
+ * tsx's loader, as bin/las-conformance.js does. In a checkout Playwright's loader does it alone.
+ */
+export function typeScriptLoaderOptions(root: string, nodeOptions: string | undefined): Record<string, string> {
+  if (!root.split(sep).includes('node_modules')) return {};
+  return { NODE_OPTIONS: [nodeOptions, `--import ${import.meta.resolve('tsx')}`].filter(Boolean).join(' ') };
+}
+
 /** The environment of the Playwright child: the base one without stale target settings, plus this run's. */
 export function suiteEnvironment(run: SuiteRun): Record<string, string> {
   // LAS_BLOB_REPORT passes through: it changes what is written, not what is tested.
@@ -289,7 +299,7 @@ export function suiteEnvironment(run: SuiteRun): Record<string, string> {
   // --ca: Node reads extra authorities from this variable when the process starts; Playwright's requests use them.
   const ca: Record<string, string> = run.target.caFile ? { NODE_EXTRA_CA_CERTS: run.target.caFile } : {};
   const regression: Record<string, string> = run.regressionCasesFile ? { [RUN_ENVIRONMENT.regressionCases]: run.regressionCasesFile } : {};
-  return { ...env, ...ca, ...regression, ...targetEnvironment(run.target), [RUN_ENVIRONMENT.failLevel]: run.failLevel, [RUN_ENVIRONMENT.reportDir]: run.reportDir, [RUN_ENVIRONMENT.run]: JSON.stringify(run.run ?? DEFAULT_RUN) };
+  return { ...env, ...ca, ...regression, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...targetEnvironment(run.target), [RUN_ENVIRONMENT.failLevel]: run.failLevel, [RUN_ENVIRONMENT.reportDir]: run.reportDir, [RUN_ENVIRONMENT.run]: JSON.stringify(run.run ?? DEFAULT_RUN) };
 }
 
 export function suiteArguments(run: SuiteRun): string[] {

@@ -62,13 +62,15 @@ export function failLevelOf(env: Environment): FailLevel {
 
 /** The shape of a run, for playwright.config.ts. */
 export function runLayout(env: Environment, root: string): RunLayout {
+  // An empty base URL is a variable the job did not get, never a request for the embedded server.
+  if (env[TARGET_ENVIRONMENT.baseUrl] === '') throw new Error(`${TARGET_ENVIRONMENT.baseUrl} is set but empty: give it a value, or leave it unset to test the embedded reference server`);
   const target = settingsFromEnvironment(env);
   const requestTimeoutMs = target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   return {
     reportDir: resolve(root, env[RUN_ENVIRONMENT.reportDir] || DEFAULT_REPORT_DIR),
     failLevel: failLevelOf(env),
     blobReport: ['1', 'true', 'yes'].includes((env[RUN_ENVIRONMENT.blobReport] ?? '').toLowerCase()),
-    embedded: env[TARGET_ENVIRONMENT.baseUrl] === undefined || env[TARGET_ENVIRONMENT.baseUrl] === '',
+    embedded: env[TARGET_ENVIRONMENT.baseUrl] === undefined,
     workers: cpus().length,
     // A case's requests each end within the request timeout; the case gets room for several, a
     // page walk for many. The run as a whole is bounded too, whatever the target does.

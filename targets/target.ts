@@ -233,6 +233,11 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
   return settings;
 }
 
+/** The variables of TARGET_ENVIRONMENT set to an empty value, by name. */
+export function emptyEnvironmentSettings(env: Record<string, string | undefined>): string[] {
+  return Object.values(TARGET_ENVIRONMENT).filter((variable) => env[variable] === '');
+}
+
 /** A number given as text by a flag or a variable; `name` says where it came from. */
 export function numberSetting(text: string, name: string): number {
   const value = Number(text.trim());

@@ -1,4 +1,5 @@
-// Runs a documented command as a CI job or an operator would: through `sh -c`, its output kept.
+// Runs a documented command as a CI job or an operator would: through `sh -c` (or, for a GitHub
+// Actions step of `shell: bash`, bash as GitHub starts it), its output kept.
 import { spawn } from 'node:child_process';
 
 export interface ShellResult {
@@ -7,8 +8,11 @@ export interface ShellResult {
   stderr: string;
 }
 
-export function shell(command: string, cwd: string, env: Record<string, string>): Promise<ShellResult> {
-  const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** How GitHub Actions runs a step of `shell: bash`. */
+export const GITHUB_BASH = ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'];
+
+export function shell(command: string, cwd: string, env: Record<string, string>, program: string[] = ['sh', '-c']): Promise<ShellResult> {
+  const child = spawn(program[0], [...program.slice(1), command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

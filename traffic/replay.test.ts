@@ -128,7 +128,7 @@ describe('a saved regression case in run', () => {
 
   it('fails run against the faulted server under the requirement it names (record, JUnit, HTML)', async () => {
     const reportDir = join(dir, 'run-faulted');
-    const result = await runCli(['run', '--target', targetFile, '--grep', 'regression: ', '--fault', 'meta-pages-rounded-down', '--report-dir', reportDir, '--workers', '1']);
+    const result = await runCli(['run', '--reference-server', '--target', targetFile, '--grep', 'regression: ', '--fault', 'meta-pages-rounded-down', '--report-dir', reportDir, '--workers', '1']);
     expect(result.code).toBe(1);
     const pages = record(reportDir).requirements.find((r) => r.id === 'NG-META-PAGES')!;
     expect(pages.verdict).toBe('failed');
@@ -139,7 +139,7 @@ describe('a saved regression case in run', () => {
 
   it('passes against the server without the fault: NG-META-PAGES passed by the regression cases alone', async () => {
     const reportDir = join(dir, 'run-fixed');
-    const result = await runCli(['run', '--target', targetFile, '--grep', 'regression: ', '--report-dir', reportDir, '--workers', '1']);
+    const result = await runCli(['run', '--reference-server', '--target', targetFile, '--grep', 'regression: ', '--report-dir', reportDir, '--workers', '1']);
     // Only the regression cases ran: the verdict is incomplete, and nothing failed.
     expect(result.code).toBe(3);
     const pages = record(reportDir).requirements.find((r) => r.id === 'NG-META-PAGES')!;

@@ -1,114 +1,258 @@
-// The CI examples of docs/ci.md: both jobs run the same commands, and those commands, run as a
-// GitHub Actions job would (GITHUB_ACTIONS=true, a step summary file), against a reference server
-// with one fault, fail the job, annotate it, fill the summary, and leave a per-requirement JUnit
-// whose only failure is the requirement the fault breaks. The install step (`npm ci`) is how
-// these tests were installed; every command after it runs here as written, in a directory of
-// its own where the kit is the project's local `las-conformance`.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+// The CI examples of docs/ci.md, run as their CI systems would run them. The GitHub example is one
+// step, the kit's own composite action (action.yml at the repository's root): its shell steps run
+// here as GitHub runs them, expressions filled in as GitHub fills them, so the kit is packed and
+// installed as a package into a directory of its own and run from there. Against a reference
+// server with one fault the job fails, annotates it, fills the summary and leaves a per-requirement
+// JUnit whose only failure is the requirement the fault breaks; with its variables and secrets
+// unset (GitHub expands them to empty strings) the job fails naming them. The GitLab job runs in a
+// checkout of the kit (`npm ci` is how these tests were installed): with its variables unset
+// (GitLab leaves them undefined) it fails too.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shell, type ShellResult } from '../../test-support/shell.ts';
+import { GITHUB_BASH, shell, type ShellResult } from '../../test-support/shell.ts';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_CREDENTIALS, FAULTS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
 import { hermeticEnvironment } from '../../cli/test-support.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/las-conformance.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'las-conformance.js');
 const FAULT = 'meta-pages-rounded-down';
 const INSTALL = 'npm ci';
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+/** The flags that would put a setting on the command line, where every process on the machine sees it. */
+const SETTING_FLAGS = ['--base-url', '--session-token', '--pat', '--forbidden-token', '--owner-user-id', '--collection-item-id', '--header'];
+
+interface WorkflowStep {
+  uses?: string;
+  run?: string;
+  shell?: string;
+  if?: string;
+  env?: Record<string, string>;
+  with?: Record<string, string>;
+}
 
 interface GithubWorkflow {
-  jobs: Record<string, { steps: { run?: string; uses?: string }[] }>;
+  on: Record<string, unknown>;
+  jobs: Record<string, { steps: WorkflowStep[] }>;
 }
 
-function githubCommands(): string[] {
-  const workflow = parseYaml(readFileSync(new URL('github-actions.yml', import.meta.url), 'utf8')) as GithubWorkflow;
-  return Object.values(workflow.jobs).flatMap((job) => job.steps.flatMap((step) => (step.run ? [step.run.trim()] : [])));
+interface CompositeAction {
+  inputs: Record<string, { required?: boolean; default?: string }>;
+  runs: { using: string; steps: WorkflowStep[] };
 }
+
+const workflow = parseYaml(readFileSync(new URL('github-actions.yml', import.meta.url), 'utf8')) as GithubWorkflow;
+const action = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as CompositeAction;
+const workflowSteps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+/** The example's step that runs the kit's action. */
+const gateStep = workflowSteps.find((step) => step.uses?.split('@')[0].endsWith('/las-conformance'))!;
 
 function gitlabCommands(): string[] {
-  const jobs = parseYaml(readFileSync(new URL('gitlab-ci.yml', import.meta.url), 'utf8')) as Record<string, { script: string[]; artifacts: { reports: { junit: string } } }>;
+  const jobs = parseYaml(readFileSync(new URL('gitlab-ci.yml', import.meta.url), 'utf8')) as Record<string, { script: string[] }>;
   return Object.values(jobs).flatMap((job) => job.script);
 }
 
+/** Fills in `${{ name }}` as GitHub does; an expression the test does not know is an error, never skipped. */
+function expand(text: string, context: Record<string, string>): string {
+  return text.replace(/\$\{\{\s*([\w.-]+)\s*\}\}/g, (_, name: string) => {
+    if (!(name in context)) throw new Error(`the test does not know the expression \${{ ${name} }}`);
+    return context[name];
+  });
+}
+
+/** The `vars.` and `secrets.` the example names, each with its value in `given`, or empty as GitHub expands one not set. */
+function repositorySettings(given: Record<string, string>): Record<string, string> {
+  const names = Object.values(gateStep.with ?? {}).flatMap((value) => [...value.matchAll(/\$\{\{\s*((?:vars|secrets)\.(\w+))\s*\}\}/g)].map((m) => [m[1], m[2]]));
+  return Object.fromEntries(names.map(([expression, name]) => [expression, given[name] ?? '']));
+}
+
+/** The action's inputs as the example's step gives them, defaults for the rest. */
+function actionInputs(repository: Record<string, string>): Record<string, string> {
+  const given = Object.fromEntries(Object.entries(gateStep.with ?? {}).map(([name, value]) => [name, expand(value, repository)]));
+  return Object.fromEntries(Object.entries(action.inputs).map(([name, input]) => [`inputs.${name}`, given[name] ?? input.default ?? '']));
+}
+
+/** The action's shell steps, run in `workspace` as GitHub runs a composite action's steps; stops at the first that fails, as a job does. */
+async function runActionSteps(workspace: string, runnerTemp: string, repository: Record<string, string>, env: Record<string, string>): Promise<ShellResult[]> {
+  const context = { ...actionInputs(repository), 'runner.temp': runnerTemp };
+  const results: ShellResult[] = [];
+  for (const step of action.runs.steps.filter((s) => s.run !== undefined)) {
+    expect(step.shell).toBe('bash');
+    const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, expand(value, context)]));
+    const result = await shell(expand(step.run!, context), workspace, { ...env, GITHUB_ACTION_PATH: ROOT, ...stepEnv }, GITHUB_BASH);
+    results.push(result);
+    if (result.code !== 0) break;
+  }
+  return results;
+}
+
+/** Where the action writes its reports, relative to the job's working directory. */
+const reportDirOf = (inputs: Record<string, string>) => inputs['inputs.report-dir'];
+
 describe('the CI examples', () => {
-  it('run the same commands, the install first, on GitHub Actions and GitLab CI', () => {
-    expect(githubCommands()).toEqual(gitlabCommands());
-    expect(githubCommands()[0]).toBe(INSTALL);
-    expect(githubCommands().slice(1).every((command) => command.startsWith('npx las-conformance '))).toBe(true);
+  it('gate pull requests and deployments (workflow_call), not only a schedule', () => {
+    expect(Object.keys(workflow.on)).toEqual(expect.arrayContaining(['pull_request', 'workflow_call']));
   });
 
-  it('run the commands docs/ci.md shows', () => {
+  it('on GitHub, the kit is one step: this repository\'s action at the release of this version, given every input it requires', () => {
+    expect(gateStep.uses).toMatch(new RegExp(`@v${VERSION.replace(/\./g, '\\.')}$`));
+    expect(action.runs.using).toBe('composite');
+    const required = Object.entries(action.inputs).filter(([, input]) => input.required).map(([name]) => name);
+    expect(Object.keys(gateStep.with ?? {})).toEqual(expect.arrayContaining(required));
+    expect(workflowSteps.filter((step) => step.run !== undefined)).toEqual([]);
+  });
+
+  it('take every setting from repository variables and secrets, tokens from secrets', () => {
+    for (const [name, value] of Object.entries(gateStep.with ?? {})) {
+      expect(value, name).toMatch(/^\$\{\{\s*(vars|secrets)\.\w+\s*\}\}$/);
+      if (/token|pat/.test(name)) expect(value, name).toMatch(/secrets\./);
+    }
+  });
+
+  it('never put a setting on a command line: the action hands its inputs to the kit as variables', () => {
+    const commands = [...action.runs.steps.flatMap((step) => step.run ?? []), ...gitlabCommands()];
+    for (const flag of SETTING_FLAGS) expect(commands.join('\n'), flag).not.toContain(flag);
+    for (const step of action.runs.steps) for (const value of Object.values(step.env ?? {})) expect(value).not.toMatch(/^\$\{\{\s*inputs\.[\w-]+\s*\}\}\s+\S/);
+  });
+
+  it('on GitLab, run the commands docs/ci.md shows, the install first', () => {
     const guide = readFileSync(new URL('../../docs/ci.md', import.meta.url), 'utf8');
     const shown = /```sh\n([\s\S]*?)```/.exec(guide)?.[1].trim().split('\n');
-    expect(shown).toEqual(githubCommands());
+    expect(shown).toEqual(gitlabCommands());
+    expect(gitlabCommands()[0]).toBe(INSTALL);
   });
 
-  it('give GitLab the per-requirement JUnit file the run writes', () => {
+  it('give GitLab the per-requirement JUnit file the run writes, where the GitHub action keeps its reports', () => {
     const jobs = parseYaml(readFileSync(new URL('gitlab-ci.yml', import.meta.url), 'utf8')) as Record<string, { artifacts: { reports: { junit: string } } }>;
     const reportDir = /--report-dir (\S+)/.exec(gitlabCommands()[1])?.[1];
     expect(Object.values(jobs)[0].artifacts.reports.junit).toBe(`${reportDir}/junit.xml`);
+    expect(action.inputs['report-dir'].default).toBe(reportDir);
   });
 });
 
-describe('the CI examples\' commands, as a GitHub Actions job runs them against a faulty target', () => {
-  let server: StartedReferenceServer;
+describe('the GitLab job with its variables unset', () => {
   let dir: string;
-  let results: ShellResult[];
-  let reportDir: string;
+  let result: ShellResult;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'las-ci-gitlab-'));
+    mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(BIN, join(dir, 'node_modules', '.bin', 'las-conformance'));
+    // npx must run the kit of this checkout, never fetch a package.
+    const env = hermeticEnvironment({ CI: 'true', GITLAB_CI: 'true', npm_config_yes: 'false' });
+    for (const command of gitlabCommands().slice(1)) result = await shell(command, dir, env);
+  }, 60_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('fails the job (exit 2) with one line naming the base URL to give, and tests nothing', () => {
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd().split('\n')).toEqual(['las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file, or --reference-server to test the kit\'s own reference server']);
+    expect(result.stdout).not.toContain('Embedded reference server');
+  });
+});
+
+describe('the GitHub example, its action run as GitHub runs it', () => {
+  let server: StartedReferenceServer;
+  let workspace: string;
+  let runnerTemp: string;
   let stepSummary: string;
+  let install: ShellResult;
+  let unset: ShellResult[];
+  let faulty: ShellResult[];
+  let faultyReportDir: string;
+  const jobEnvironment = () => hermeticEnvironment({ CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: stepSummary });
 
   beforeAll(async () => {
     server = await startReferenceServer({ faults: [FAULT] });
-    dir = mkdtempSync(join(tmpdir(), 'las-ci-example-'));
-    mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
-    symlinkSync(BIN, join(dir, 'node_modules', '.bin', 'las-conformance'));
-    stepSummary = join(dir, 'step-summary.md');
+    workspace = mkdtempSync(join(tmpdir(), 'las-ci-github-'));
+    runnerTemp = join(workspace, '.runner-temp');
+    mkdirSync(runnerTemp);
+    stepSummary = join(runnerTemp, 'step-summary.md');
     writeFileSync(stepSummary, '');
-    reportDir = join(dir, /--report-dir (\S+)/.exec(githubCommands()[1])![1]);
-    const env = hermeticEnvironment({
-      GITHUB_ACTIONS: 'true',
-      GITHUB_STEP_SUMMARY: stepSummary,
-      // npx must run the kit of this checkout, never fetch a package.
-      npm_config_yes: 'false',
+    // Variables and secrets not set: the install runs, the gate refuses.
+    unset = await runActionSteps(workspace, runnerTemp, repositorySettings({}), jobEnvironment());
+    install = unset[0];
+    const settings = {
       LAS_BASE_URL: server.baseUrl,
       LAS_SESSION_TOKEN: DEFAULT_CREDENTIALS.sessionToken,
       LAS_PAT: DEFAULT_CREDENTIALS.pat,
       LAS_FORBIDDEN_TOKEN: DEFAULT_CREDENTIALS.forbiddenToken,
       LAS_OWNER_USER_ID: REFERENCE_FIXTURES.ownerUserId,
       LAS_COLLECTION_ITEM_ID: REFERENCE_FIXTURES.collectionItemId,
-    });
-    results = [];
-    for (const command of githubCommands().slice(1)) results.push(await shell(command, dir, env));
+    };
+    faulty = await runActionSteps(workspace, runnerTemp, repositorySettings(settings), jobEnvironment());
+    faultyReportDir = join(workspace, reportDirOf(actionInputs(repositorySettings(settings))));
   }, 10 * 60_000);
 
   afterAll(async () => {
     await server?.close();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
   });
 
   const requirement = FAULTS.find((f) => f.name === FAULT)!.requirement;
+  const kitProject = () => join(runnerTemp, 'las-conformance-kit');
 
-  it('fails the job (exit 1)', () => {
-    expect(results.at(-1)?.code, results.at(-1)?.stderr).toBe(1);
+  it('installs the kit as a package: the tarball npm pack makes, into a directory of its own', () => {
+    expect(install.code, install.stderr).toBe(0);
+    const kit = join(runnerTemp, 'las-conformance-kit', 'node_modules', 'las-conformance');
+    expect(existsSync(join(kit, 'package.json'))).toBe(true);
+    expect(existsSync(join(kit, 'playwright.config.ts'))).toBe(true);
+    // A package holds what runs, not the kit's own tests.
+    expect(readdirSync(join(kit, 'cli')).filter((name) => name.endsWith('.test.ts'))).toEqual([]);
+  });
+
+  it('runs from the project it was installed in: npx las-conformance run --reference-server, its reports under that directory', async () => {
+    const result = await shell('npx --no-install las-conformance run --reference-server --requirement NG-META-PAGES --allow-partial --workers 1 --report-dir reports/embedded', kitProject(), hermeticEnvironment({ CI: 'true' }));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Embedded reference server at http://127.0.0.1:');
+    const record = JSON.parse(readFileSync(join(kitProject(), 'reports', 'embedded', 'conformance.json'), 'utf8')) as { requirements: { id: string; verdict: string }[]; gate: { result: string } };
+    expect(record.requirements.find((r) => r.id === 'NG-META-PAGES')?.verdict).toBe('passed');
+    expect(record.gate.result).toBe('pass');
+  }, 120_000);
+
+  it('there, in CI and given no target, refuses to run (exit 2) instead of testing its own server', async () => {
+    const result = await shell('npx --no-install las-conformance run', kitProject(), hermeticEnvironment({ CI: 'true' }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^las-conformance: no target base URL: /);
+  }, 60_000);
+
+  it('with the variables and secrets unset, fails the job (exit 2) with one line naming them, and tests nothing', () => {
+    const gate = unset.at(-1)!;
+    expect(unset).toHaveLength(2);
+    expect(gate.code).toBe(2);
+    expect(gate.stderr.trimEnd().split('\n')).toEqual(['las-conformance: LAS_BASE_URL, LAS_SESSION_TOKEN, LAS_PAT are set but empty: give them values or leave them out (an empty setting is a variable or secret the job did not get)']);
+    expect(gate.stdout).not.toContain('Embedded reference server');
+  });
+
+  it('against a faulty target, fails the job (exit 1)', () => {
+    expect(faulty.at(-1)?.code, faulty.at(-1)?.stderr).toBe(1);
+  });
+
+  it('writes the reports under the job\'s working directory, not inside the installed package', () => {
+    expect(faultyReportDir.startsWith(workspace)).toBe(true);
+    expect(existsSync(join(faultyReportDir, 'conformance.json'))).toBe(true);
+    expect(existsSync(join(runnerTemp, 'las-conformance-kit', 'node_modules', 'las-conformance', 'reports', 'conformance'))).toBe(false);
   });
 
   it('leaves a junit.xml whose only failing test case is the requirement the fault breaks', () => {
-    const junit = readFileSync(join(reportDir, 'junit.xml'), 'utf8');
+    const junit = readFileSync(join(faultyReportDir, 'junit.xml'), 'utf8');
     const failing = [...junit.matchAll(/<testcase name="([A-Z0-9-]+) · [^"]*"[^>]*>((?:(?!<\/testcase>)[\s\S])*)<\/testcase>/g)].filter(([, , body]) => body.includes('<failure')).map(([, id]) => id);
     expect(failing).toEqual([requirement]);
     expect(junit).toMatch(new RegExp(`<failure message="${requirement}: [^"]+ at /meta/pages [^"]+ \\| reproduce: curl -i -g -X GET `));
   });
 
   it('annotates the job with the failed requirement and its curl line', () => {
-    const errors = results.at(-1)!.stdout.split('\n').filter((line) => line.startsWith('::error '));
+    const errors = faulty.at(-1)!.stdout.split('\n').filter((line) => line.startsWith('::error '));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(new RegExp(`^::error title=${requirement} \\(MUST%2C section 4\\.1\\)::.*%0Acurl -i -g -X GET "\\$LAS_BASE_URL/notification-groups`));
   });
 
   it('lists the failed requirement with its finding and curl line on the console, before the verdict', () => {
-    const stdout = results.at(-1)!.stdout;
+    const stdout = faulty.at(-1)!.stdout;
     const failures = stdout.indexOf('Failed requirements (1):');
     expect(failures).toBeGreaterThan(-1);
     expect(stdout.indexOf('Verdict: FAILED')).toBeGreaterThan(failures);
@@ -116,9 +260,9 @@ describe('the CI examples\' commands, as a GitHub Actions job runs them against 
   });
 
   it('appends summary.md to the step summary and writes the certification report', () => {
-    expect(readFileSync(stepSummary, 'utf8')).toBe(`${readFileSync(join(reportDir, 'summary.md'), 'utf8')}\n`);
+    expect(readFileSync(stepSummary, 'utf8')).toBe(`${readFileSync(join(faultyReportDir, 'summary.md'), 'utf8')}\n`);
     expect(readFileSync(stepSummary, 'utf8')).toMatch(/^# Conformance verdict: FAILED\n/);
-    expect(existsSync(join(reportDir, 'junit-cases.xml'))).toBe(true);
-    expect(readFileSync(join(reportDir, 'certification.html'), 'utf8')).toContain('<h1>FAILED</h1>');
+    expect(existsSync(join(faultyReportDir, 'junit-cases.xml'))).toBe(true);
+    expect(readFileSync(join(faultyReportDir, 'certification.html'), 'utf8')).toContain('<h1>FAILED</h1>');
   });
 });
