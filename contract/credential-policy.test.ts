@@ -1,6 +1,6 @@
 // The kit's one credential policy: names, query values, header values, bodies of every shape.
 import { describe, expect, test } from 'vitest';
-import { bodySecrets, headerSecrets, maskCredentialQuery, maskedBody, maskedHeaderValue, maskedRequestTarget as maskedTarget, querySecrets } from './credential-policy.ts';
+import { bodySecrets, headerSecrets, maskCredentialQuery, maskedBody, maskedHeaderValue, maskedText, maskedRequestTarget as maskedTarget, querySecrets } from './credential-policy.ts';
 
 const cases: { path: string; masked: string }[] = [
   { path: '/v3/notification-groups', masked: '/v3/notification-groups' },
@@ -79,7 +79,7 @@ describe('maskedBody: members by name at any depth and of any value, form bodies
     { title: 'true, false and null are kept', text: '{"authenticated":true,"token":null}', masked: '{"authenticated":true,"token":null}' },
     { title: 'a known value under any name', text: '{"note":"known-token-value-1","list":["x known-token-value-1 y"]}', masked: '{"note":"***","list":["x *** y"]}' },
     { title: 'nothing to mask: the text as sent', text: '{ "a" : 1 }', masked: '{ "a" : 1 }' },
-    { title: 'a byte order mark', text: '\ufeff{"refresh_token":"r1"}', masked: '{"refresh_token":"***"}' },
+    { title: 'a byte order mark', text: '\ufeff{"refresh_token":"r1"}', masked: '\ufeff{"refresh_token":"***"}' },
     { title: 'a form body', text: 'user=alice&password=p1&t=known-token-value-1', mimeType: 'application/x-www-form-urlencoded', masked: 'user=alice&password=***&t=***' },
     { title: 'a form body sent as JSON', text: 'user=alice&password=p1', mimeType: 'application/json', masked: 'user=alice&password=***' },
     { title: 'a trailing comma', text: '{"password": "p1", "n": 2,}', masked: '{"password": "***", "n": 2,}' },
@@ -104,4 +104,13 @@ describe('querySecrets and bodySecrets: the values found under credential names'
     expect([...bodySecrets('password=p1&x=2', 'application/x-www-form-urlencoded')]).toEqual(['p1']);
     expect([...bodySecrets('{"refreshToken":"rt-1", ', 'application/json')]).toEqual(['rt-1']);
   });
+});
+
+describe('maskedText: free text read back from elsewhere', () => {
+  const cases = [
+    { text: 'expected a string, got {"password": "p-value"}', masked: 'expected a string, got {"password": "***"}' },
+    { text: 'sent /x?access_token=abc&page=1', masked: 'sent /x?access_token=***&page=1' },
+    { text: 'nothing to hide here', masked: 'nothing to hide here' },
+  ];
+  for (const c of cases) test(c.text, () => expect(maskedText(c.text)).toBe(c.masked));
 });

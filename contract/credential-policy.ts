@@ -188,7 +188,8 @@ export function maskedBody(text: string, mimeType: string, known: ReadonlySet<st
       return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, visit(member, key)]));
     };
     const result = visit(document.value, null);
-    return { text: changed ? JSON.stringify(result) : text };
+    // A byte order mark stays: judged again, the body reads as it was sent.
+    return { text: changed ? `${text.startsWith(BOM) ? BOM : ''}${JSON.stringify(result)}` : text };
   }
   if (credentialMemberOpensValue(text)) return { dropped: 'it does not parse as JSON and holds a member named like a credential whose value is an object or a list' };
   return { text: maskKnownValues(maskedPatterns(text), known) };
@@ -233,6 +234,11 @@ function maskedPatterns(text: string): string {
   return text
     .replace(QUOTED_MEMBER, (whole, name: string) => (credentialLikeName(name) ? `"${name}": "${MASK}"` : whole))
     .replace(NAME_VALUE, (whole, before: string, name: string) => (credentialLikeName(name) ? `${before}${name}=${MASK}` : whole));
+}
+
+/** Free text (a message, a log line read back) with `"name": value` and `name=value` credentials masked, and the known values. */
+export function maskedText(text: string, known: ReadonlySet<string> = NO_VALUES): string {
+  return maskKnownValues(maskedPatterns(text), known);
 }
 
 function parsedJson(text: string): { ok: true; value: unknown } | { ok: false } {
