@@ -19,8 +19,8 @@ export const CREDENTIAL_NAME_FRAGMENTS: readonly string[] = ['token', 'passw', '
 /** Whole words (a name split on anything but letters and digits): too short to match inside other words. */
 export const CREDENTIAL_NAME_WORDS: readonly string[] = ['key', 'sig', 'pat', 'pwd', 'pw', 'pass', 'pin', 'code', 'sid', 'otp'];
 
-/** Headers that carry a credential whatever their name says. */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+/** Headers that carry a credential whatever their name says (lower case). */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 const AUTHORIZATION_HEADERS = new Set(['authorization', 'proxy-authorization']);
 
 /** Below this length a value is only masked where it stands whole (a query value, a JSON string), never inside other text. */
