@@ -83,7 +83,7 @@ describe('maskedBody: members by name at any depth and of any value, form bodies
     { title: 'a form body', text: 'user=alice&password=p1&t=known-token-value-1', mimeType: 'application/x-www-form-urlencoded', masked: 'user=alice&password=***&t=***' },
     { title: 'a form body sent as JSON', text: 'user=alice&password=p1', mimeType: 'application/json', masked: 'user=alice&password=***' },
     { title: 'a trailing comma', text: '{"password": "p1", "n": 2,}', masked: '{"password": "***", "n": 2,}' },
-    { title: 'an answer cut short in a string', text: '{"data":{"refreshToken":"rt-cut-sho', masked: '{"data":{"refreshToken": "***"' },
+    { title: 'an answer cut short in a string', text: '{"data":{"refreshToken":"rt-cut-sho', masked: '{"data":{"refreshToken":"***"' },
     { title: 'a bare value in broken text', text: '{"pin": 4321, }', masked: '{"pin": "***", }' },
     { title: 'a known value in broken text', text: '{"a": "known-token-value-1",', masked: '{"a": "***",' },
     { title: 'an object under a credential name in broken text', text: '{"secrets": {"a": "b"},', masked: { dropped: /does not parse as JSON and holds a member named like a credential whose value is an object or a list/ } },

@@ -204,7 +204,7 @@ export function bodySecrets(text: string, mimeType: string): Set<string> {
   }
   const document = parsedJson(text);
   if (!document.ok) {
-    for (const match of text.matchAll(QUOTED_MEMBER)) if (credentialLikeName(match[1])) addValue(values, match[2].replace(/^"|"$/g, ''));
+    for (const match of text.matchAll(QUOTED_MEMBER)) if (credentialLikeName(match[1])) addValue(values, match[3].replace(/^"|"$/g, ''));
     return values;
   }
   const stack: { value: unknown; credential: boolean }[] = [{ value: document.value, credential: false }];
@@ -218,7 +218,7 @@ export function bodySecrets(text: string, mimeType: string): Set<string> {
 }
 
 // `"name": value` in text that does not parse: a string (perhaps cut short), or a bare word or number.
-const QUOTED_MEMBER = /"((?:[^"\\]|\\.){1,200})"\s*:\s*("(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]{["]+)/g;
+const QUOTED_MEMBER = /"((?:[^"\\]|\\.){1,200})"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]{["]+)/g;
 // `name=value` in text that does not parse (a form body sent as another type, a query in a message).
 const NAME_VALUE = /(^|[\s&;?,])([A-Za-z0-9_.\-[\]%]{1,200})=([^\s&;,]*)/g;
 // A member opening an object or a list.
@@ -232,7 +232,7 @@ function credentialMemberOpensValue(text: string): boolean {
 
 function maskedPatterns(text: string): string {
   return text
-    .replace(QUOTED_MEMBER, (whole, name: string) => (credentialLikeName(name) ? `"${name}": "${MASK}"` : whole))
+    .replace(QUOTED_MEMBER, (whole, name: string, separator: string) => (credentialLikeName(name) ? `"${name}"${separator}"${MASK}"` : whole))
     .replace(NAME_VALUE, (whole, before: string, name: string) => (credentialLikeName(name) ? `${before}${name}=${MASK}` : whole));
 }
 

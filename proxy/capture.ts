@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { appendFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { bodySecrets, headerSecrets, headerValue, maskCredentialQuery, maskedBody, maskedHeaderValue, maskedQueryPairs, maskKnownValues, querySecrets, type Finding } from '../contract/index.ts';
+import { bodySecrets, headerSecrets, headerValue, maskCredentialQuery, maskedBody, maskedHeaderValue, maskedQueryPairs, maskedText, querySecrets, type Finding } from '../contract/index.ts';
 import { decodeBody } from './body.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { BODY_NOT_KEPT, type HarContent, type HarEntry, type HarHeader } from './har.ts';
@@ -137,7 +137,7 @@ export class ExchangeCapture {
       },
       cache: {},
       timings: { send: 0, wait: 0, receive: 0 },
-      _las: { requestId: exchange.requestId, findings: findings.map((f) => ({ rule: f.requirement, level: f.level, direction: f.location, pointer: f.pointer, message: maskKnownValues(f.message, known) })) },
+      _las: { requestId: exchange.requestId, findings: findings.map((f) => ({ rule: f.requirement, level: f.level, direction: f.location, pointer: f.pointer, message: maskedText(f.message, known) })) },
     };
   }
 

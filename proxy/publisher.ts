@@ -2,7 +2,7 @@
 // the first of each kind per interval written to the violations log (repeats.ts), and judging
 // failures logged once per distinct error.
 import type { Logger } from 'pino';
-import { cutText, headerSecrets, maskedRequestTarget, maskKnownValues, occurrences, ruleAndDirection, type Contract, type Finding, type Location } from '../contract/index.ts';
+import { cutText, headerSecrets, maskedRequestTarget, maskedText, occurrences, ruleAndDirection, type Contract, type Finding, type Location } from '../contract/index.ts';
 import type { ExchangeCapture } from './capture.ts';
 import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
@@ -61,11 +61,11 @@ export class Publisher {
         status: exchange.status ?? exchange.proxyStatus,
       });
     let carried: ReadonlySet<string> | null = null;
-    // A message may quote a value (--log-values): the tokens the exchange carries are masked there too.
+    // A message may quote a value (--log-values): credentials in it are masked by name and by the tokens the exchange carries.
     const recordOf = (finding: Finding): ViolationRecord => {
       const record = violationRecord(identityOf(), finding);
       carried ??= headerSecrets(exchange.headers, this.parts.contract.legacyHeader);
-      return { ...record, message: maskKnownValues(record.message, carried) };
+      return { ...record, message: maskedText(record.message, carried) };
     };
     const written: ViolationRecord[] = [];
     // One exchange often breaks one rule many times: the counter is increased once per rule and direction.

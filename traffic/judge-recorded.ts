@@ -2,7 +2,7 @@
 // (proxy/judge.ts judgeExchange, the contract's one path), and its findings become the lines of a
 // violations log, as the proxy writes them. Exchanges outside the API are counted, not judged.
 import { basename } from 'node:path';
-import { bodySecrets, headerSecrets, headerValue, locate, maskCredentialQuery, maskKnownValues, querySecrets, type Contract, type Finding } from '../contract/index.ts';
+import { bodySecrets, headerSecrets, headerValue, locate, maskCredentialQuery, maskedText, querySecrets, type Contract, type Finding } from '../contract/index.ts';
 import type { RecordedExchange } from '../proxy/har.ts';
 import { findingsOf, judgeExchange, type CapturedExchange, type JudgeOptions } from '../proxy/judge.ts';
 import { violationRecords, type ViolationRecord } from '../proxy/violations.ts';
@@ -49,7 +49,7 @@ export function judgeRecordedItem(judging: RecordedJudging, item: Extract<Record
     status: exchange.response?.status ?? null,
   };
   // A message may quote a value (--log-values): the recording's credentials are masked there too.
-  const records = violationRecords(identity, findings).map((record) => ({ ...record, message: maskKnownValues(record.message, secrets) }));
+  const records = violationRecords(identity, findings).map((record) => ({ ...record, message: maskedText(record.message, secrets) }));
   return { inApi: true, operationId, findings, records };
 }
 

@@ -57,6 +57,7 @@ const CORPUS: PlantedRequest[] = [
   { name: 'JSON members by name at any depth, of every value type', method: 'POST', path: '/attribute-configs', headers: { ...session, ...jsonBody }, body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'x', password: planted('json-password'), credentials: { inner: planted('json-object') }, apiKeys: [planted('json-array')], pin: 73914582 } } }), replay: 'not sent: write' },
   { name: 'a form body', method: 'POST', path: '/attribute-configs', headers: { ...session, 'content-type': FORM }, body: `label=x&password=${planted('form-password')}&_method=PUT`, replay: 'not sent: write' },
   { name: 'a trailing comma', method: 'POST', path: '/attribute-configs', headers: { ...session, ...jsonBody }, body: `{"data": {"type": "AttributeConfig", "attributes": {"password": "${planted('trailing-comma')}",}}}`, replay: 'not sent: write' },
+  { name: 'a document that is a list, which a message with --log-values shows', method: 'POST', path: '/attribute-configs', headers: { ...session, ...jsonBody }, body: JSON.stringify([{ password: planted('listed-password') }]), replay: 'not sent: write' },
   { name: 'a byte order mark', method: 'POST', path: '/attribute-configs', headers: { ...session, ...jsonBody }, body: `\ufeff{"data": {"type": "AttributeConfig", "attributes": {"secret": "${planted('bom-secret')}"}}}`, replay: 'not sent: write' },
 ];
 
@@ -136,7 +137,7 @@ describe('the planted corpus through the proxy', () => {
       const captureDir = join(dir, `capture-${mode}`);
       const violations = new Recorder();
       const log = new Recorder();
-      const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, mode, capture: { dir: captureDir }, violations, logger: createProxyLogger(log, 'debug'), judgeThread: false });
+      const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, mode, capture: { dir: captureDir }, violations, logger: createProxyLogger(log, 'debug'), judgeThread: false, logValues: true });
       try {
         for (const c of CORPUS) await send(`${proxy.baseUrl}${c.path}`, { method: c.method, headers: c.headers, ...(c.body === undefined ? {} : { body: c.body }) });
         await proxy.proxy.settled();
@@ -147,6 +148,8 @@ describe('the planted corpus through the proxy', () => {
       // The scan means something only if the exchanges were written, masked.
       expect(capture.trim().split('\n').length).toBeGreaterThanOrEqual(mode === 'report' ? CORPUS.length : 4);
       expect(capture).toContain('***');
+      // A message quoting a body (--log-values) with a credential in it: masked there too.
+      expect(violations.text()).toContain('got [{\\"password\\":\\"***\\"}]');
       written.set(`capture (${mode})`, capture);
       written.set(`violations log (${mode})`, violations.text());
       written.set(`proxy log (${mode})`, log.text());
@@ -160,6 +163,8 @@ describe('the planted corpus recorded by a browser (a HAR holding every secret a
     const written = new Map<string, string>();
     const violations = join(dir, 'judged.ndjson');
     const judged = keep(written, 'judge', await runCliInProcess(['judge', join(dir, 'browser.har'), '--violations', violations, '--log-values']));
+    // The scan means something only if a message quoted a body with a credential in it.
+    expect(readFileSync(violations, 'utf8')).toContain('got [{\\"password\\":\\"***\\"}]');
     expect(judged.stdout).toContain('RES-ID-STRING');
     written.set('judge --violations', readFileSync(violations, 'utf8'));
     const html = join(dir, 'judged.html');
@@ -214,6 +219,7 @@ describe('the planted corpus recorded by a browser (a HAR holding every secret a
       expect.stringContaining('"password":"***","credentials":"***","apiKeys":"***","pin":"***"'),
       'label=x&password=***&_method=PUT',
       expect.stringContaining('"password": "***",}'),
+      '[{"password":"***"}]',
       expect.stringContaining('"secret":"***"'),
     ]);
     written.set('requests replay --allow-writes sent', JSON.stringify(received));

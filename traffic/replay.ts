@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
-import { credentialHeader, headerSecrets, MASK, maskCredentialQuery, maskedBody, maskedQueryPairs, maskKnownValues, parseQueryPairs, relativePath, type Contract, type Finding } from '../contract/index.ts';
+import { credentialHeader, headerSecrets, MASK, maskCredentialQuery, maskedBody, maskedQueryPairs, maskedText, maskKnownValues, parseQueryPairs, relativePath, type Contract, type Finding } from '../contract/index.ts';
 import { METHOD_OVERRIDE_HEADERS, METHOD_OVERRIDE_PARAMETERS, REWRITE_HEADERS } from '../proxy/admission.ts';
 import type { HarHeader, RecordedFinding } from '../proxy/har.ts';
 import { findingsOf, judgeExchange, type JudgeOptions } from '../proxy/judge.ts';
@@ -184,7 +184,7 @@ export class Replayer {
     const replayed = replayedRequest(contract, item, target.legacyHeader);
     if (replayed === null) return null;
     const { request: requestCase, recordedSecrets } = replayed;
-    const original = this.originalFindings(item).map((f) => ({ ...f, message: maskKnownValues(f.message, recordedSecrets) }));
+    const original = this.originalFindings(item).map((f) => ({ ...f, message: maskedText(f.message, recordedSecrets) }));
     const base = { entry: entryName(item), recordedAt: item.recorded.startedDateTime, method: requestCase.method, path: requestCase.path, original, reproduced: [], appeared: [], request: requestCase };
     const originalRules = serviceMustFindings(original);
     if (originalRules.length === 0) return { ...base, verdict: 'nothing-to-check', reason: 'no MUST finding about the service was recorded for it' };
