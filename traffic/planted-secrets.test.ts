@@ -1,6 +1,6 @@
 // Credentials never leave: a corpus of planted secrets, one in every place a request or an answer
 // can carry one, goes through every sink the kit writes (the proxy's capture files in report and
-// enforce mode, its violations log and its own log; judge and report output; replay's console,
+// enforce mode, its violations log, its own log, the dashboard's summary; judge and report output; replay's console,
 // the requests it sends and the regression cases it saves), and none of them holds one. Replay
 // sends only this run's credentials, and no method override without --allow-writes.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -132,7 +132,7 @@ afterAll(async () => {
 
 describe('the planted corpus through the proxy', () => {
   for (const mode of ['report', 'enforce'] as const) {
-    it(`${mode} mode: the capture files, the violations log and the proxy's log hold no planted secret`, async () => {
+    it(`${mode} mode: the capture files, the violations log, the proxy's log and the dashboard's summary hold no planted secret`, async () => {
       const written = new Map<string, string>();
       const captureDir = join(dir, `capture-${mode}`);
       const violations = new Recorder();
@@ -141,6 +141,7 @@ describe('the planted corpus through the proxy', () => {
       try {
         for (const c of CORPUS) await send(`${proxy.baseUrl}${c.path}`, { method: c.method, headers: c.headers, ...(c.body === undefined ? {} : { body: c.body }) });
         await proxy.proxy.settled();
+        for (const path of ['/summary.json', '/metrics']) written.set(`admin ${path} (${mode})`, (await send(`${proxy.adminUrl}${path}`)).body.toString());
       } finally {
         await proxy.close();
       }
@@ -150,6 +151,7 @@ describe('the planted corpus through the proxy', () => {
       expect(capture).toContain('***');
       // A message quoting a body (--log-values) with a credential in it: masked there too.
       expect(violations.text()).toContain('got [{\\"password\\":\\"***\\"}]');
+      expect(written.get(`admin /summary.json (${mode})`)).toContain('access_token=***');
       written.set(`capture (${mode})`, capture);
       written.set(`violations log (${mode})`, violations.text());
       written.set(`proxy log (${mode})`, log.text());
