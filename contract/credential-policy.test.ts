@@ -58,6 +58,10 @@ describe('maskedHeaderValue: every Authorization scheme keeps only its scheme, e
     { name: 'User-Agent', value: 'browser', masked: 'browser' },
   ];
   for (const c of cases) test(`${c.name}: ${c.value} → ${c.masked}`, () => expect(maskedHeaderValue(c.name, c.value, LEGACY)).toBe(c.masked));
+  test('a known value shorter than 4 characters is not masked where it stands whole: page[limit]=5 stays', () => {
+    expect(maskCredentialQuery('/x?page[limit]=5&pin=5&t=5555', new Set(['5', '5555']))).toBe('/x?page[limit]=5&pin=***&t=***');
+    expect(maskedBody('{"limit":5,"n":"5","m":"5555"}', 'application/json', new Set(['5', '5555']))).toEqual({ text: '{"limit":5,"n":"5","m":"***"}' });
+  });
   test('another header keeps its value, a known token in it masked', () => expect(maskedHeaderValue('Referer', 'https://x/?t=known-token-123', LEGACY, new Set(['known-token-123']))).toBe('https://x/?t=***'));
 });
 

@@ -25,6 +25,12 @@ const AUTHORIZATION_HEADERS = new Set(['authorization', 'proxy-authorization']);
 
 /** Below this length a value is only masked where it stands whole (a query value, a JSON string), never inside other text. */
 export const SHORT_SECRET_LENGTH = 8;
+/**
+ * Below this length a known value is not masked even where it stands whole: a cookie `lang=en` or
+ * a `pin` of 5 would otherwise mask `page[limit]=5` in the same exchange, and change what is judged.
+ * The value under its own credential name is masked whatever its length.
+ */
+const KNOWN_VALUE_MIN = 4;
 
 const words = new Set(CREDENTIAL_NAME_WORDS);
 const NO_VALUES: ReadonlySet<string> = new Set();
@@ -149,7 +155,7 @@ function maskedPairs(text: string, known: ReadonlySet<string>): string {
     const equals = pair.indexOf('=');
     if (equals < 0) continue;
     const name = pair.slice(0, equals);
-    if (credentialLikeName(name) || (known.size > 0 && known.has(decoded(pair.slice(equals + 1))))) parts[i] = `${name}=${MASK}`;
+    if (credentialLikeName(name) || isKnown(decoded(pair.slice(equals + 1)), known)) parts[i] = `${name}=${MASK}`;
   }
   return parts.join('');
 }
@@ -179,7 +185,7 @@ export function maskedBody(text: string, mimeType: string, known: ReadonlySet<st
         return MASK;
       }
       if (typeof value === 'string') {
-        const masked = known.has(value) ? MASK : maskKnownValues(value, known);
+        const masked = isKnown(value, known) ? MASK : maskKnownValues(value, known);
         changed ||= masked !== value;
         return masked;
       }
@@ -279,6 +285,10 @@ export function scrubValues<T>(value: T, scrub: Scrub): T {
   if (Array.isArray(value)) return value.map((item) => scrubValues(item, scrub)) as T;
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubValues(item, scrub)])) as T;
   return value;
+}
+
+function isKnown(value: string, known: ReadonlySet<string>): boolean {
+  return value.length >= KNOWN_VALUE_MIN && known.has(value);
 }
 
 function addValue(values: Set<string>, value: string): void {
