@@ -43,8 +43,24 @@ export interface Secret {
 
 export type Scrub = (text: string) => string;
 
+/** Names already read, at most NAMES_KEPT of at most NAME_KEPT_LENGTH characters: a body repeats its member names. */
+const namesRead = new Map<string, boolean>();
+const NAMES_KEPT = 4096;
+const NAME_KEPT_LENGTH = 200;
+
 /** Whether a name (a query parameter, a body member, a header; percent-encoded or not) names a credential. */
 export function credentialLikeName(name: string): boolean {
+  const seen = namesRead.get(name);
+  if (seen !== undefined) return seen;
+  const credential = readName(name);
+  if (name.length <= NAME_KEPT_LENGTH) {
+    if (namesRead.size >= NAMES_KEPT) namesRead.clear();
+    namesRead.set(name, credential);
+  }
+  return credential;
+}
+
+function readName(name: string): boolean {
   const lower = decoded(name).toLowerCase();
   if (CREDENTIAL_NAME_FRAGMENTS.some((fragment) => lower.includes(fragment))) return true;
   // camelCase splits into words too (`apiKey`, `userPin`).
@@ -224,11 +240,12 @@ export function bodySecrets(text: string, mimeType: string): Set<string> {
 }
 
 // `"name": value` in text that does not parse: a string (perhaps cut short), or a bare word or number.
-const QUOTED_MEMBER = /"((?:[^"\\]|\\.){1,200})"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]{["]+)/g;
+// A name holds no escape: scanning one stops at the first quote or backslash, whatever the text.
+const QUOTED_MEMBER = /"([^"\\]{1,200})"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]{["]+)/g;
 // `name=value` in text that does not parse (a form body sent as another type, a query in a message).
 const NAME_VALUE = /(^|[\s&;?,])([A-Za-z0-9_.\-[\]%]{1,200})=([^\s&;,]*)/g;
 // A member opening an object or a list.
-const MEMBER_OPENING_VALUE = /"((?:[^"\\]|\\.){1,200})"\s*:\s*[{[]/g;
+const MEMBER_OPENING_VALUE = /"([^"\\]{1,200})"\s*:\s*[{[]/g;
 
 /** Whether broken text holds a credential-named member whose value is an object or a list: where it ends cannot be told. */
 function credentialMemberOpensValue(text: string): boolean {
