@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
-import { credentialHeader, headerSecrets, MASK, maskCredentialQuery, maskedBody, maskedQueryPairs, maskedText, maskKnownValues, parseQueryPairs, relativePath, type Contract, type Finding } from '../contract/index.ts';
+import { credentialHeader, headerSecrets, MASK, maskCredentialQuery, maskedBody, maskedQueryPairs, maskedText, maskKnownValues, parseQueryPairs, relativePath, type Contract, type Finding, type MaskedBody } from '../contract/index.ts';
 import { METHOD_OVERRIDE_HEADERS, METHOD_OVERRIDE_PARAMETERS, REWRITE_HEADERS } from '../proxy/admission.ts';
 import type { HarHeader, RecordedFinding } from '../proxy/har.ts';
 import { findingsOf, judgeExchange, type JudgeOptions } from '../proxy/judge.ts';
@@ -109,8 +109,15 @@ export function replayedRequest(contract: Contract, item: Extract<RecordedItem, 
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     ...(maskedBodyText !== undefined && 'text' in maskedBodyText ? { body: maskedBodyText.text } : {}),
   };
-  const unsendable = 'unsuppliable' in form ? `the recording authenticates with ${form.unsuppliable}, which this run cannot supply (it sends only Bearer r:, Bearer p: or ${legacyHeader})` : maskedBodyText !== undefined && 'dropped' in maskedBodyText ? `its body cannot be sent without its credentials: ${maskedBodyText.dropped}` : undefined;
+  const unsendable = unsendableReason(form, maskedBodyText, legacyHeader);
   return { request, ...(unsendable ? { unsendable } : {}), overrides: methodOverrides(recordedHeaders, relative, bodyText, contentType), recordedSecrets };
+}
+
+/** Why a request is never sent again, whatever the flags, or undefined. */
+function unsendableReason(form: ReturnType<typeof credentialForm>, body: MaskedBody | undefined, legacyHeader: string): string | undefined {
+  if ('unsuppliable' in form) return `the recording authenticates with ${form.unsuppliable}, which this run cannot supply (it sends only Bearer r:, Bearer p: or ${legacyHeader})`;
+  if (body !== undefined && 'dropped' in body) return `its body cannot be sent without its credentials: ${body.dropped}`;
+  return undefined;
 }
 
 /**
