@@ -1,11 +1,11 @@
 // `las-conformance replay FILE... --base-url URL`: the recorded requests sent again to a target
 // with every recorded credential stripped and the run's own in the scheme each original used (an
-// entry authenticated otherwise is not sent); each original MUST finding
-// about the service still reproduces, is fixed, or changed. Requests that could write are sent
-// only with --allow-writes, and so are requests carrying a method override. Exit 1 when one still reproduces, or changed into another MUST
-// violation; 3 when none does but some were not
-// sent (writes); 2 for a usage error or when a request got no answer. --save-cases FILE keeps the
-// reproduced exchanges as regression cases in a target file's list.
+// entry authenticated otherwise is not sent); each original MUST finding about the service still
+// reproduces, is fixed, or changed. Requests that could write, and requests carrying a method
+// override, are sent only with --allow-writes. Exit 1 when one still reproduces, or changed into
+// another MUST violation; 3 when none does but some were not sent; 2 for a usage error or when a
+// request got no answer. --save-cases FILE keeps the reproduced exchanges as regression cases in a
+// target file's list.
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
 import { PROXY_DEFAULTS } from '../proxy/index.ts';
