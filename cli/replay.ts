@@ -50,7 +50,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--session-token <token>', 'session token sent where the original used Bearer r: or the legacy header (LAS_SESSION_TOKEN; prefer the variable)')
     .option('--pat <token>', 'personal access token sent where the original used Bearer p: (LAS_PAT; prefer the variable)')
     .option('--legacy-header <name>', 'name of the legacy session header (LAS_LEGACY_HEADER; default X-Svc-Session-Token)')
-    .option('--allow-writes', 'also send requests that could write to the target (anything but GET and HEAD)')
+    .option('--allow-writes', 'also send requests that could write to the target: anything but GET and HEAD, and any request carrying a method override or rewrite (X-HTTP-Method-Override, _method, X-Original-URL, ...)')
     .option('--save-cases <file>', 'append the exchanges that still reproduce as regression cases to this target file\'s regressionCases list (created when missing)')
     .option('--max-body <bytes>', 'largest body judged; larger ones are not validated, as in the proxy', wholeNumber(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
     .action(async (files: string[], flags: ReplayFlags) => {
