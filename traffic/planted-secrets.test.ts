@@ -47,6 +47,7 @@ const CORPUS: PlantedRequest[] = [
   { name: 'session bearer, cookie, key header, client headers, the token again under a harmless query name', method: 'GET', path: `${LIST}&t=${SESSION}`, headers: { ...session, cookie: `sid=${planted('cookie')}; theme=${planted('cookie-theme')}`, 'x-api-key': planted('x-api-key'), 'user-agent': 'Planted-Agent/1.0 (client-identifying)', accept: MEDIA_TYPE }, replay: 'sent' },
   { name: 'the legacy header, a *-token and a *secret* header', method: 'GET', path: LIST, headers: { [contract.legacyHeader]: planted('legacy'), 'x-refresh-token': planted('x-refresh-token'), 'x-client-secret': planted('x-client-secret') }, replay: 'sent' },
   { name: 'PAT bearer', method: 'GET', path: LIST, headers: { authorization: `Bearer p:${planted('pat')}` }, replay: 'sent' },
+  { name: "the run's own token under a harmless query name", method: 'GET', path: `${LIST}&q=${RUN.sessionToken}`, headers: session, replay: 'sent' },
   { name: 'a JWT bearer', method: 'GET', path: LIST, headers: { authorization: `Bearer ${JWT}` }, replay: 'not sent: credential' },
   { name: 'Basic', method: 'GET', path: LIST, headers: { authorization: `Basic ${BASIC}` }, replay: 'not sent: credential' },
   { name: 'Digest', method: 'GET', path: LIST, headers: { authorization: `Digest username="alice", realm="api", nonce="n", uri="/v3", response="${DIGEST_RESPONSE}"` }, replay: 'not sent: credential' },
@@ -201,7 +202,11 @@ describe('the planted corpus recorded by a browser (a HAR holding every secret a
       [`Bearer r:${RUN.sessionToken}`, null],
       [null, RUN.sessionToken],
       [`Bearer p:${RUN.pat}`, null],
+      [`Bearer r:${RUN.sessionToken}`, null],
     ]);
+    // The run's own token is sent where its scheme asks, and nowhere else.
+    expect(received.map((r) => `${r.url} ${r.body}`).join('\n')).not.toContain(RUN.sessionToken);
+    expect(result.stdout + result.stderr).not.toContain(RUN.sessionToken);
     for (const request of received) {
       expect(Object.keys(request.headers).filter((name) => /override|x-http-method|original-url|rewrite-url/.test(name))).toEqual([]);
       expect(request.url).not.toMatch(/_method/i);
@@ -233,6 +238,7 @@ describe('the planted corpus recorded by a browser (a HAR holding every secret a
     expect(cases.length).toBeGreaterThan(0);
     for (const c of cases) expect(Object.keys(c.request.headers ?? {}).filter((name) => !['content-type', 'accept', 'x-http-method-override', 'x-original-url'].includes(name)), c.name).toEqual([]);
     expect(saved).not.toMatch(/user-agent/i);
+    for (const token of Object.values(RUN)) expect(saved).not.toContain(token);
     expect(leaks(written)).toEqual({});
   }, 60_000);
 });

@@ -78,9 +78,9 @@ export interface ReplayedRequest {
 /**
  * The request as a regression case sends it: the credential by scheme (read from the recorded
  * headers, masked or not), the contract's headers, the query and body with every recorded
- * credential masked. Null for an entry outside the API.
+ * credential (and any of `runSecrets`, the run's own) masked. Null for an entry outside the API.
  */
-export function replayedRequest(contract: Contract, item: Extract<RecordedItem, { recorded: unknown }>, legacyHeader: string): ReplayedRequest | null {
+export function replayedRequest(contract: Contract, item: Extract<RecordedItem, { recorded: unknown }>, legacyHeader: string, runSecrets: ReadonlySet<string> = new Set()): ReplayedRequest | null {
   const path = apiPath(contract, item.recorded.url, undefined);
   if (path === null || relativePath(path, contract.basePath) === null) return null;
   // Under the base path, the query kept.
@@ -92,7 +92,8 @@ export function replayedRequest(contract: Contract, item: Extract<RecordedItem, 
   const body = item.recorded.exchange.requestBody;
   const bodyText = body.kind === 'captured' ? Buffer.from(body.raw).toString('utf8') : undefined;
   const contentType = headerObject['content-type']?.[0] ?? '';
-  const recordedSecrets = new Set([...secretsOfRecording(item.recorded.exchange, legacyHeader), ...headerSecrets(headerObject, contract.legacyHeader)]);
+  // The run's own tokens too: a recording may hold one where no credential name says so.
+  const recordedSecrets = new Set([...secretsOfRecording(item.recorded.exchange, legacyHeader), ...headerSecrets(headerObject, contract.legacyHeader), ...runSecrets]);
   const form = credentialForm(recordedHeaders, relative, [legacyHeader, contract.legacyHeader]);
   const headers: Record<string, string> = {};
   for (const { name, value } of recordedHeaders) {
@@ -176,7 +177,12 @@ export function credentialHeaders(target: Target, scheme: CaseCredentials): Reco
 export class Replayer {
   private readonly dispatcher: Agent;
 
+  /** The run's own tokens and header values: sent where the scheme asks, never kept in a case. */
+  private readonly runSecrets: ReadonlySet<string>;
+
   constructor(private readonly replay: Replay) {
+    const { sessionToken, pat, forbiddenToken } = replay.target.credentials;
+    this.runSecrets = new Set([sessionToken, pat, forbiddenToken ?? '', ...Object.values(replay.target.extraHeaders ?? {})].filter((value) => value !== ''));
     const ca = replay.target.caFile ? readFileSync(replay.target.caFile, 'utf8') : undefined;
     this.dispatcher = new Agent({ connect: { timeout: replay.target.limits.requestTimeoutMs, ...(ca ? { ca: [...rootCertificates, ca] } : {}) } });
   }
@@ -188,7 +194,7 @@ export class Replayer {
   /** Replays one entry and says what became of its original MUST findings about the service. */
   async replayEntry(item: Extract<RecordedItem, { recorded: unknown }>): Promise<ReplayOutcome | null> {
     const { contract, target, judge } = this.replay;
-    const replayed = replayedRequest(contract, item, target.legacyHeader);
+    const replayed = replayedRequest(contract, item, target.legacyHeader, this.runSecrets);
     if (replayed === null) return null;
     const { request: requestCase, recordedSecrets } = replayed;
     const original = this.originalFindings(item).map((f) => ({ ...f, message: maskedText(f.message, recordedSecrets) }));
