@@ -71,6 +71,8 @@ describe('headerSecrets: the values a request carries as credentials, to be mask
     expect([...secrets]).toEqual(expect.arrayContaining(['alice', 'hunter2-password', 'cookie-value-1', 'dark', 'api-key-value', 'legacy-value']));
     expect(secrets.has('application/json')).toBe(false);
     expect([...headerSecrets({ authorization: 'Bearer r:tok-en-1' }, LEGACY)]).toEqual(expect.arrayContaining(['r:tok-en-1', 'tok-en-1']));
+    expect([...headerSecrets({ authorization: 'Digest username="alice", response="6629fae49393a05397450978507c4ef1"' }, LEGACY)]).toEqual(expect.arrayContaining(['alice', '6629fae49393a05397450978507c4ef1']));
+    expect([...headerSecrets({ authorization: 'Bearer r:***', cookie: 'sid=***' }, LEGACY)]).not.toContain('***');
   });
 });
 

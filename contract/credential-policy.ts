@@ -61,10 +61,11 @@ export function credentialLikeName(name: string): boolean {
 }
 
 function readName(name: string): boolean {
-  const lower = decoded(name).toLowerCase();
+  const plain = decoded(name);
+  const lower = plain.toLowerCase();
   if (CREDENTIAL_NAME_FRAGMENTS.some((fragment) => lower.includes(fragment))) return true;
   // camelCase splits into words too (`apiKey`, `userPin`).
-  return decoded(name)
+  return plain
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
@@ -104,25 +105,26 @@ export function headerSecrets(headers: Headers, legacyHeader: string): Set<strin
     for (const value of Array.isArray(raw) ? raw : [raw]) addHeaderSecret(values, name.toLowerCase(), value);
   }
   const reading: CredentialReading = readCredentials(headers, legacyHeader);
-  if (reading.kind === 'credential') values.add(reading.token);
+  if (reading.kind === 'credential') addValue(values, reading.token);
   return values;
 }
 
 function addHeaderSecret(values: Set<string>, lower: string, value: string): void {
   const trimmed = value.trim();
-  if (trimmed === '') return;
-  values.add(trimmed);
+  addValue(values, trimmed);
   if (AUTHORIZATION_HEADERS.has(lower)) {
     const credentials = trimmed.replace(/^\S+\s+/, '');
-    values.add(credentials);
-    values.add(credentials.replace(/^[rp]:/, ''));
-    if (/^basic\s/i.test(trimmed)) for (const part of Buffer.from(credentials, 'base64').toString('utf8').split(':')) values.add(part);
+    addValue(values, credentials);
+    addValue(values, credentials.replace(/^[rp]:/, ''));
+    if (/^basic\s/i.test(trimmed)) for (const part of Buffer.from(credentials, 'base64').toString('utf8').split(':')) addValue(values, part);
+    // Digest and other schemes with parameters: each value (`response="..."`, `Signature=...`).
+    for (const match of credentials.matchAll(/[\w-]+=\s*("[^"]*"|[^,\s]*)/g)) addValue(values, match[1].replace(/^"|"$/g, ''));
   } else if (lower === 'cookie' || lower === 'set-cookie') {
     // A Cookie holds pairs; a Set-Cookie one pair, then its attributes.
     const pairs = lower === 'cookie' ? trimmed.split(';') : [trimmed.split(';')[0]];
     for (const pair of pairs) {
       const equals = pair.indexOf('=');
-      if (equals > 0) values.add(pair.slice(equals + 1).trim());
+      if (equals > 0) addValue(values, pair.slice(equals + 1).trim());
     }
   }
 }
@@ -308,8 +310,9 @@ function isKnown(value: string, known: ReadonlySet<string>): boolean {
   return value.length >= KNOWN_VALUE_MIN && known.has(value);
 }
 
+/** Adds a value to hide: not an empty one, nor one a writer already masked. */
 function addValue(values: Set<string>, value: string): void {
-  if (value !== '' && value !== MASK) values.add(value);
+  if (value !== '' && !value.includes(MASK)) values.add(value);
 }
 
 function decoded(text: string): string {
