@@ -196,27 +196,38 @@ export function maskedBody(text: string, mimeType: string, known: ReadonlySet<st
   if (FORM_TYPE.test(mimeType)) return { text: maskKnownValues(maskedPairs(text, known), known) };
   const document = parsedJson(text);
   if (document.ok) {
-    let changed = false;
-    const visit = (value: unknown, name: string | null): unknown => {
-      if (name !== null && credentialLikeName(name) && value !== null && typeof value !== 'boolean') {
-        changed = true;
-        return MASK;
-      }
-      if (typeof value === 'string') {
-        const masked = isKnown(value, known) ? MASK : maskKnownValues(value, known);
-        changed ||= masked !== value;
-        return masked;
-      }
-      if (Array.isArray(value)) return value.map((item) => visit(item, null));
-      if (value === null || typeof value !== 'object') return value;
-      return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, visit(member, key)]));
-    };
-    const result = visit(document.value, null);
+    const masked = maskedDocument(document.value, known);
     // A byte order mark stays: judged again, the body reads as it was sent.
-    return { text: changed ? `${text.startsWith(BOM) ? BOM : ''}${JSON.stringify(result)}` : text };
+    if (masked !== null) return { text: masked.changed ? `${text.startsWith(BOM) ? BOM : ''}${masked.text}` : text };
   }
   if (credentialMemberOpensValue(text)) return { dropped: 'it does not parse as JSON and holds a member named like a credential whose value is an object or a list' };
   return { text: maskKnownValues(maskedPatterns(text), known) };
+}
+
+/** A parsed document with its credentials masked, serialized when anything was, or null when it nests too deep to walk (it is then masked as text). */
+function maskedDocument(document: unknown, known: ReadonlySet<string>): { changed: false } | { changed: true; text: string } | null {
+  let changed = false;
+  const visit = (value: unknown, name: string | null): unknown => {
+    if (name !== null && credentialLikeName(name) && value !== null && typeof value !== 'boolean') {
+      changed = true;
+      return MASK;
+    }
+    if (typeof value === 'string') {
+      const masked = isKnown(value, known) ? MASK : maskKnownValues(value, known);
+      changed ||= masked !== value;
+      return masked;
+    }
+    if (Array.isArray(value)) return value.map((item) => visit(item, null));
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, visit(member, key)]));
+  };
+  try {
+    const value = visit(document, null);
+    return changed ? { changed, text: JSON.stringify(value) } : { changed };
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
 }
 
 /** The values of a body's credential-named members and form fields (strings and numbers), to be masked wherever else they turn up. */
