@@ -91,6 +91,7 @@ describe('maskedBody: members by name at any depth and of any value, form bodies
     { title: 'a trailing comma', text: '{"password": "p1", "n": 2,}', masked: '{"password": "***", "n": 2,}' },
     { title: 'an answer cut short in a string', text: '{"data":{"refreshToken":"rt-cut-sho', masked: '{"data":{"refreshToken":"***"' },
     { title: 'a bare value in broken text', text: '{"pin": 4321, }', masked: '{"pin": "***", }' },
+    { title: 'true, false and null in broken text are kept as well', text: '{"authenticated": true, "token": null,', masked: '{"authenticated": true, "token": null,' },
     { title: 'a known value in broken text', text: '{"a": "known-token-value-1",', masked: '{"a": "***",' },
     { title: 'a document nested too deep to walk is masked as text', text: `${'['.repeat(100_000)}{"password":"p1"}${']'.repeat(100_000)}`, masked: `${'['.repeat(100_000)}{"password":"***"}${']'.repeat(100_000)}` },
     { title: 'an object under a credential name in broken text', text: '{"secrets": {"a": "b"},', masked: { dropped: /does not parse as JSON and holds a member named like a credential whose value is an object or a list/ } },

@@ -239,7 +239,7 @@ export function bodySecrets(text: string, mimeType: string): Set<string> {
   }
   const document = parsedJson(text);
   if (!document.ok) {
-    for (const match of text.matchAll(QUOTED_MEMBER)) if (credentialLikeName(match[1])) addValue(values, match[3].replace(/^"|"$/g, ''));
+    for (const match of text.matchAll(QUOTED_MEMBER)) if (credentialLikeName(match[1]) && !KEPT_LITERALS.has(match[3])) addValue(values, match[3].replace(/^"|"$/g, ''));
     return values;
   }
   const stack: { value: unknown; credential: boolean }[] = [{ value: document.value, credential: false }];
@@ -257,6 +257,8 @@ export function bodySecrets(text: string, mimeType: string): Set<string> {
 const QUOTED_MEMBER = /"([^"\\]{1,200})"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]{["]+)/g;
 // `name=value` in text that does not parse (a form body sent as another type, a query in a message).
 const NAME_VALUE = /(^|[\s&;?,])([A-Za-z0-9_.\-[\]%]{1,200})=([^\s&;,]*)/g;
+// Values that hold no secret, kept as the parsed path keeps them.
+const KEPT_LITERALS: ReadonlySet<string> = new Set(['true', 'false', 'null']);
 // A member opening an object or a list.
 const MEMBER_OPENING_VALUE = /"([^"\\]{1,200})"\s*:\s*[{[]/g;
 
@@ -268,7 +270,7 @@ function credentialMemberOpensValue(text: string): boolean {
 
 function maskedPatterns(text: string): string {
   return text
-    .replace(QUOTED_MEMBER, (whole, name: string, separator: string) => (credentialLikeName(name) ? `"${name}"${separator}"${MASK}"` : whole))
+    .replace(QUOTED_MEMBER, (whole, name: string, separator: string, value: string) => (credentialLikeName(name) && !KEPT_LITERALS.has(value) ? `"${name}"${separator}"${MASK}"` : whole))
     .replace(NAME_VALUE, (whole, before: string, name: string) => (credentialLikeName(name) ? `${before}${name}=${MASK}` : whole));
 }
 
