@@ -87,6 +87,11 @@ async function judgeCommand(files: string[], flags: JudgeFlags): Promise<number>
   } finally {
     if (log) await new Promise<void>((resolve) => log.end(resolve));
   }
+  // A file with no exchange in it has no report: only the error is printed.
+  if (tally.judged + tally.outsideApi === 0) {
+    process.stderr.write(`las-conformance: no entry of ${files.join(', ')} could be read as an exchange${tally.malformed > 0 ? ` (${tally.malformed} malformed)` : ''}\n`);
+    return EXIT_USAGE;
+  }
   const summary = summarizer.summary();
   const more = tally.malformed > MALFORMED_LISTED ? ` (the first ${MALFORMED_LISTED} named above)` : '';
   process.stderr.write(`las-conformance judge: ${tally.entries} entries: ${tally.judged} judged, ${tally.outsideApi} outside the API (counted, not judged), ${tally.malformed} malformed${more}; ${summary.findings} findings\n`);
@@ -98,10 +103,6 @@ async function judgeCommand(files: string[], flags: JudgeFlags): Promise<number>
     }
   } else if (!toStdout) {
     process.stdout.write(renderViolationsMarkdown(summary));
-  }
-  if (tally.judged + tally.outsideApi === 0) {
-    process.stderr.write('las-conformance: no entry could be read as an exchange\n');
-    return EXIT_USAGE;
   }
   const failing = summary.byParty.service.MUST + (flags.includeClient ? summary.byParty.client.MUST : 0);
   return failing > 0 ? EXIT_FAILED : 0;

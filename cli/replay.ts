@@ -1,14 +1,16 @@
 // `las-conformance replay FILE... --base-url URL`: the recorded requests sent again to a target
-// with the run's own credentials in the scheme each original used; each original MUST finding
-// about the service still reproduces, is fixed, or changed. Requests that could write are sent
-// only with --allow-writes. Exit 1 when one still reproduces, or changed into another MUST
-// violation; 3 when none does but some were not
-// sent (writes); 2 for a usage error or when a request got no answer. --save-cases FILE keeps the
-// reproduced exchanges as regression cases in a target file's list.
+// with every recorded credential stripped and the run's own in the scheme each original used (an
+// entry authenticated otherwise is not sent); each original MUST finding about the service still
+// reproduces, is fixed, or changed. Requests that could write, and requests carrying a method
+// override, are sent only with --allow-writes. Exit 1 when one still reproduces, or changed into
+// another MUST violation; 3 when none does but some were not sent; 2 for a usage error or when a
+// request got no answer. --save-cases FILE keeps the reproduced exchanges as regression cases in a
+// target file's list.
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
 import { PROXY_DEFAULTS } from '../proxy/index.ts';
 import { existsSync } from 'node:fs';
+import { scrubber, targetSecrets } from '../run-protocol/secrets.ts';
 import { readRegressionCases, saveRegressionCases } from '../targets/regression-cases.ts';
 import { mergeSettings, readTargetFile, resolveTarget, settingsFromEnvironment, type TargetSettings } from '../targets/target.ts';
 import { malformedLine } from '../traffic/judge-recorded.ts';
@@ -48,7 +50,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--session-token <token>', 'session token sent where the original used Bearer r: or the legacy header (LAS_SESSION_TOKEN; prefer the variable)')
     .option('--pat <token>', 'personal access token sent where the original used Bearer p: (LAS_PAT; prefer the variable)')
     .option('--legacy-header <name>', 'name of the legacy session header (LAS_LEGACY_HEADER; default X-Svc-Session-Token)')
-    .option('--allow-writes', 'also send requests that could write to the target (anything but GET and HEAD)')
+    .option('--allow-writes', 'also send requests that could write to the target: anything but GET and HEAD, and any request carrying a method override or rewrite (X-HTTP-Method-Override, _method, X-Original-URL, ...)')
     .option('--save-cases <file>', 'append the exchanges that still reproduce as regression cases to this target file\'s regressionCases list (created when missing)')
     .option('--max-body <bytes>', 'largest body judged; larger ones are not validated, as in the proxy', wholeNumber(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
     .action(async (files: string[], flags: ReplayFlags) => {
@@ -65,6 +67,8 @@ async function replayCommand(files: string[], flags: ReplayFlags, env: Record<st
   const target = resolveTarget(mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), flagSettings(flags)), contract.legacyHeader);
   // A target file that cannot take the cases is a usage error before anything is sent.
   if (flags.saveCases && existsSync(flags.saveCases)) readRegressionCases(flags.saveCases, contract.requirements.map((r) => r.id));
+  // The run's own tokens never reach the console, whatever the target answered.
+  const scrub = scrubber(targetSecrets(target));
   const replayer = new Replayer({ contract, target, judge: { includeValues: false, maxBody: flags.maxBody }, allowWrites: flags.allowWrites === true });
   const outcomes: ReplayOutcome[] = [];
   let malformed = 0;
@@ -79,7 +83,7 @@ async function replayCommand(files: string[], flags: ReplayFlags, env: Record<st
         const outcome = await replayer.replayEntry(item);
         if (outcome === null) continue;
         outcomes.push(outcome);
-        process.stdout.write(`${outcomeLine(outcome)}\n`);
+        process.stdout.write(`${scrub(outcomeLine(outcome))}\n`);
       }
     }
   } finally {

@@ -13,7 +13,8 @@ export { bodyMembers, schemaMembers, mergeAllOf, serverAttributes, successBody, 
 export type { BodyMember, JsonType, ServerAttribute } from './members.ts';
 export { parseQueryPairs, buildQuery, coerce, parameterName, decodeComponent, smallestQuery } from './query.ts';
 export { problemsFromErrors, showValue, jsonTypeOf } from './messages.ts';
-export { maskCredentialQuery, credentialLikeName, MASK, CREDENTIAL_NAME_FRAGMENTS, CREDENTIAL_NAME_WORDS } from './mask.ts';
+export { maskCredentialQuery, maskedQueryPairs, maskedRequestTarget, maskedHeaderValue, maskedBody, maskedText, maskKnownValues, credentialLikeName, credentialHeader, headerSecrets, querySecrets, bodySecrets, scrubber, scrubDeep, scrubValues, MASK, SHORT_SECRET_LENGTH, CREDENTIAL_HEADERS, CREDENTIAL_NAME_FRAGMENTS, CREDENTIAL_NAME_WORDS } from './credential-policy.ts';
+export type { MaskedBody, Scrub, Secret } from './credential-policy.ts';
 export { boundFindings, boundList, cutFinding, cutText, occurrences, ruleAndDirection, FINDING_LIMITS, FINDING_TEXT_MAX, SCHEMA_ERRORS_DESCRIBED } from './bounds.ts';
 export type { SummaryFinding, FindingLimits } from './bounds.ts';
 export { LEVELS, LOCATIONS } from './levels.ts';

@@ -59,11 +59,11 @@ const admissionChecks: { rule: string; found: keyof AdmissionReading }[] = [
 ];
 
 /** Headers with which some server frameworks read a request as another method. */
-const METHOD_OVERRIDE_HEADERS = new Set(['x-http-method-override', 'x-http-method', 'x-method-override']);
+export const METHOD_OVERRIDE_HEADERS: ReadonlySet<string> = new Set(['x-http-method-override', 'x-http-method', 'x-method-override']);
 /** Query parameters with which some server frameworks read a request as another method. */
-const METHOD_OVERRIDE_PARAMETERS = new Set(['_method']);
+export const METHOD_OVERRIDE_PARAMETERS: ReadonlySet<string> = new Set(['_method']);
 /** Headers with which some servers route a request to another path than its own. */
-const REWRITE_HEADERS = new Set(['x-original-url', 'x-rewrite-url']);
+export const REWRITE_HEADERS: ReadonlySet<string> = new Set(['x-original-url', 'x-rewrite-url']);
 /** Headers the proxy writes itself under --forwarded-headers: the client's own would pass for the proxy's. */
 const FORWARDED_HEADERS = new Set(['x-forwarded-host', 'x-forwarded-proto', 'forwarded']);
 /** Member and key names JavaScript merges into an object's prototype. */

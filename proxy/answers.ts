@@ -3,12 +3,11 @@
 // when it refuses an exchange or the upstream failed.
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Finding } from '../contract/index.ts';
+import { maskedRequestTarget, type Finding } from '../contract/index.ts';
 import { classifyUpstreamError, refused, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import type { ExchangeJudging } from './judging.ts';
 import { NO_BODY } from './judge.ts';
-import { maskedTarget } from './mask.ts';
 import type { ProxyMetrics } from './metrics.ts';
 
 export const VIOLATIONS_HEADER = 'Las-Violations';
@@ -82,7 +81,7 @@ export class ClientAnswers {
   upstreamFailed(exchange: ProxiedExchange, res: ServerResponse, error: Error, failure: UpstreamFailure = classifyUpstreamError(error)): void {
     if (exchange.clientGone || exchange.proxyStatus !== null) return;
     this.parts.metrics.upstreamErrors.inc({ kind: failure });
-    this.parts.logger.warn({ requestId: exchange.requestId, method: exchange.method, path: maskedTarget(exchange.path, exchange.headers, this.parts.legacyHeader), failure, code: (error as NodeJS.ErrnoException).code }, 'upstream failed');
+    this.parts.logger.warn({ requestId: exchange.requestId, method: exchange.method, path: maskedRequestTarget(exchange.path, exchange.headers, this.parts.legacyHeader), failure, code: (error as NodeJS.ErrnoException).code }, 'upstream failed');
     if (!res.headersSent) {
       exchange.status = null;
       this.refuse(exchange, res, upstreamErrorAnswer(failure, exchange.requestId), []);

@@ -1,5 +1,5 @@
 // --capture DIR: exchanges that draw a MUST finding become HAR entries with their finding ids,
-// credentials masked as the log masks them, bodies bounded by --max-body, files rotated and the
+// credentials masked by the kit's one policy, bodies bounded by --max-body, files rotated and the
 // directory held under its bound, oldest first, counted on /metrics.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 // `--capture DIR`: each exchange that draws a MUST finding is written as a HAR entry (one per
 // line, with its request id and findings under `_las`), so that it can be judged again offline
 // (`las-conformance judge`), replayed against a fixed service (`las-conformance replay`) and kept
-// as a regression case. Credentials are masked as the violations log masks them (har.ts), bodies
+// as a regression case. Credentials are masked by the kit's one policy (contract/credential-policy.ts), bodies
 // are kept up to --max-body, files rotate at a size and the directory stays under a bound, the
 // oldest file dropped first. Writing is asynchronous and bounded: what cannot wait is counted as
 // lost, never held without limit.
@@ -9,11 +9,10 @@ import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { appendFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { headerValue, type Finding } from '../contract/index.ts';
+import { bodySecrets, headerSecrets, headerValue, maskCredentialQuery, maskedBody, maskedHeaderValue, maskedQueryPairs, maskedText, querySecrets, type Finding } from '../contract/index.ts';
 import { decodeBody } from './body.ts';
 import type { ProxiedExchange } from './exchange.ts';
-import { BODY_NOT_KEPT, maskedBodyText, maskedHeaderValue, maskedQueryString, type HarContent, type HarEntry, type HarHeader } from './har.ts';
-import { maskCredentialQuery } from './mask.ts';
+import { BODY_NOT_KEPT, type HarContent, type HarEntry, type HarHeader } from './har.ts';
 import type { CapturedBody } from './judge.ts';
 import type { ProxyMetrics } from './metrics.ts';
 
@@ -88,29 +87,39 @@ export class ExchangeCapture {
     } while (seen !== this.writing);
   }
 
-  /** The exchange as a HAR entry, credentials masked, bodies as kept. */
+  /** The exchange as a HAR entry, credentials masked (the kit's one policy), bodies as kept. */
   entry(exchange: ProxiedExchange, findings: readonly Finding[]): HarEntry {
     const { legacyHeader } = this.parts;
     const host = headerValue(exchange.headers, 'host') ?? 'proxy.invalid';
-    const path = maskCredentialQuery(exchange.path);
-    const requestHeaders: HarHeader[] = Object.entries(exchange.headers).flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: maskedHeaderValue(name, v, legacyHeader) }))));
-    const responseHeaders: HarHeader[] = [];
-    for (let i = 0; i + 1 < exchange.responseHeaders.length; i += 2) responseHeaders.push({ name: exchange.responseHeaders[i], value: maskedHeaderValue(exchange.responseHeaders[i], exchange.responseHeaders[i + 1], legacyHeader) });
+    const rawResponseHeaders: HarHeader[] = [];
+    for (let i = 0; i + 1 < exchange.responseHeaders.length; i += 2) rawResponseHeaders.push({ name: exchange.responseHeaders[i], value: exchange.responseHeaders[i + 1] });
     const requestType = headerValue(exchange.headers, 'content-type') ?? '';
-    const responseType = responseHeaders.find((h) => h.name.toLowerCase() === 'content-type')?.value ?? '';
-    const requestContent = this.content(exchange.requestBody, headerValue(exchange.headers, 'content-encoding'), requestType);
+    const responseType = rawResponseHeaders.find((h) => h.name.toLowerCase() === 'content-type')?.value ?? '';
+    const requestText = this.decoded(exchange.requestBody, headerValue(exchange.headers, 'content-encoding'));
     const responseBody: CapturedBody = !exchange.responseTap || exchange.responseTap.size === 0 ? { kind: 'none' } : exchange.responseTap.overflowed ? { kind: 'omitted', reason: exchange.responseTap.overflowReason, cause: 'size' } : { kind: 'captured', raw: exchange.responseTap.bytes() };
-    const responseContent = exchange.status === null ? { size: 0, mimeType: '', comment: `answered by the proxy (${exchange.proxyStatus ?? 'no answer'}): the upstream's answer was never complete` } : this.content(responseBody, responseHeaders.find((h) => h.name.toLowerCase() === 'content-encoding')?.value, responseType);
+    const responseText = this.decoded(responseBody, rawResponseHeaders.find((h) => h.name.toLowerCase() === 'content-encoding')?.value);
+    // Every credential the exchange carries, wherever it is, is masked wherever else it turns up.
+    const known = new Set([
+      ...headerSecrets(exchange.headers, legacyHeader),
+      ...headerSecrets({ 'set-cookie': rawResponseHeaders.filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value) }, legacyHeader),
+      ...querySecrets(exchange.path),
+      ...('text' in requestText ? bodySecrets(requestText.text, requestType) : []),
+      ...('text' in responseText ? bodySecrets(responseText.text, responseType) : []),
+    ]);
+    const requestHeaders: HarHeader[] = Object.entries(exchange.headers).flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: maskedHeaderValue(name, v, legacyHeader, known) }))));
+    const responseHeaders = rawResponseHeaders.map(({ name, value }) => ({ name, value: maskedHeaderValue(name, value, legacyHeader, known) }));
+    const requestContent = this.content(requestText, requestType, known);
+    const responseContent = exchange.status === null ? { size: 0, mimeType: '', comment: `answered by the proxy (${exchange.proxyStatus ?? 'no answer'}): the upstream's answer was never complete` } : this.content(responseText, responseType, known);
     return {
       startedDateTime: new Date(exchange.completedAt || Date.now()).toISOString(),
       time: 0,
       request: {
         method: exchange.method,
-        url: safeUrl(host, path),
+        url: safeUrl(host, maskCredentialQuery(exchange.path, known)),
         httpVersion: 'HTTP/1.1',
         cookies: [],
         headers: requestHeaders,
-        queryString: maskedQueryString(exchange.path),
+        queryString: maskedQueryPairs(exchange.path, known),
         ...(exchange.requestBody.kind === 'none' ? {} : { postData: { mimeType: requestType, ...(requestContent.text === undefined ? {} : { text: requestContent.text }), ...(requestContent.comment ? { comment: requestContent.comment } : {}) } }),
         headersSize: -1,
         bodySize: exchange.requestBody.kind === 'captured' ? exchange.requestBody.raw.byteLength : -1,
@@ -128,17 +137,25 @@ export class ExchangeCapture {
       },
       cache: {},
       timings: { send: 0, wait: 0, receive: 0 },
-      _las: { requestId: exchange.requestId, findings: findings.map((f) => ({ rule: f.requirement, level: f.level, direction: f.location, pointer: f.pointer, message: f.message })) },
+      _las: { requestId: exchange.requestId, findings: findings.map((f) => ({ rule: f.requirement, level: f.level, direction: f.location, pointer: f.pointer, message: maskedText(f.message, known) })) },
     };
   }
 
-  /** A body as HAR keeps it: decoded text, credential-like members masked; or why it was not kept. */
-  private content(body: CapturedBody, contentEncoding: string | undefined, mimeType: string): HarContent {
-    if (body.kind === 'none') return { size: 0, mimeType };
-    if (body.kind === 'omitted') return { size: -1, mimeType, comment: `${BODY_NOT_KEPT}${body.reason}` };
+  /** A body's decoded text, or why it is not kept (larger than --max-body, or in a coding not undone). */
+  private decoded(body: CapturedBody, contentEncoding: string | undefined): { text: string } | { none: true } | { notKept: string } {
+    if (body.kind === 'none') return { none: true };
+    if (body.kind === 'omitted') return { notKept: body.reason };
     const decoded = decodeBody(Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength), contentEncoding, this.parts.maxBody);
-    if (!decoded.ok) return { size: -1, mimeType, comment: `${BODY_NOT_KEPT}${decoded.reason}` };
-    return { size: Buffer.byteLength(decoded.text), mimeType, text: maskedBodyText(decoded.text) };
+    return decoded.ok ? { text: decoded.text } : { notKept: decoded.reason };
+  }
+
+  /** A body as HAR keeps it: decoded text with its credentials masked; or why it was not kept. */
+  private content(body: ReturnType<ExchangeCapture['decoded']>, mimeType: string, known: ReadonlySet<string>): HarContent {
+    if ('none' in body) return { size: 0, mimeType };
+    if ('notKept' in body) return { size: -1, mimeType, comment: `${BODY_NOT_KEPT}${body.notKept}` };
+    const masked = maskedBody(body.text, mimeType, known);
+    if ('dropped' in masked) return { size: -1, mimeType, comment: `${BODY_NOT_KEPT}${masked.dropped}` };
+    return { size: Buffer.byteLength(body.text), mimeType, text: masked.text };
   }
 
   private readonly writePending = async (): Promise<void> => {

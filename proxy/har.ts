@@ -2,7 +2,7 @@
 // proxy's capture writes (one entry per line, with the findings it drew under `_las`). Pure: this
 // turns an entry into the plain exchange judging reads (proxy/judge.ts CapturedExchange), and a
 // proxied exchange into an entry; reading files and writing them is done elsewhere.
-import { MASK, credentialLikeName, maskCredentialQuery, type Headers, type Level, type Location } from '../contract/index.ts';
+import type { Headers, Level, Location } from '../contract/index.ts';
 import type { CapturedBody, CapturedExchange } from './judge.ts';
 
 export interface HarHeader {
@@ -183,63 +183,3 @@ function stringAt(value: unknown, where: string): string {
 
 /** How a captured entry says its body was not kept (larger than --max-body, or in a coding not undone). */
 export const BODY_NOT_KEPT = 'body not kept: ';
-
-/**
- * A header value as a capture keeps it: a credential never. Authorization keeps its scheme and
- * the r:/p: prefix (`Bearer r:***`), so a replay can put its own token back in the same scheme;
- * the legacy session header, cookies and any header named like a credential become `***`, the
- * mask the violations log writes for query values.
- */
-export function maskedHeaderValue(name: string, value: string, legacyHeader: string): string {
-  const lower = name.toLowerCase();
-  if (lower === 'authorization' || lower === 'proxy-authorization') {
-    const match = /^(\S+)\s+([rp]:)?/.exec(value.trim());
-    return match ? `${match[1]} ${match[2] ?? ''}${MASK}` : MASK;
-  }
-  if (lower === legacyHeader.toLowerCase() || lower === 'cookie' || lower === 'set-cookie' || credentialLikeName(lower)) return MASK;
-  return value;
-}
-
-/** The query pairs of a target, masked as the violations log masks them. */
-export function maskedQueryString(path: string): HarHeader[] {
-  const masked = maskCredentialQuery(path);
-  const question = masked.indexOf('?');
-  if (question < 0) return [];
-  return masked
-    .slice(question + 1)
-    .split(/[&;]/)
-    .filter((pair) => pair !== '')
-    .map((pair) => {
-      const equals = pair.indexOf('=');
-      return equals < 0 ? { name: pair, value: '' } : { name: pair.slice(0, equals), value: pair.slice(equals + 1) };
-    });
-}
-
-/**
- * A JSON body with the string values of credential-like members (`password`, `token`, ...)
- * masked; other bodies unchanged. Re-serialized only when something was masked.
- */
-export function maskedBodyText(text: string): string {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    return text;
-  }
-  let masked = false;
-  const visit = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(visit);
-    if (value === null || typeof value !== 'object') return value;
-    return Object.fromEntries(
-      Object.entries(value).map(([key, member]) => {
-        if (typeof member === 'string' && credentialLikeName(key)) {
-          masked = true;
-          return [key, MASK];
-        }
-        return [key, visit(member)];
-      }),
-    );
-  };
-  const result = visit(document);
-  return masked ? JSON.stringify(result) : text;
-}

@@ -2,12 +2,11 @@
 // the first of each kind per interval written to the violations log (repeats.ts), and judging
 // failures logged once per distinct error.
 import type { Logger } from 'pino';
-import { cutText, occurrences, ruleAndDirection, type Contract, type Finding, type Location } from '../contract/index.ts';
+import { cutText, headerSecrets, maskedRequestTarget, maskedText, occurrences, ruleAndDirection, type Contract, type Finding, type Location } from '../contract/index.ts';
 import type { ExchangeCapture } from './capture.ts';
 import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { NOT_VALIDATED_RULES, notJudgedFinding, operationLabel, repeatKind, type JudgingFailure } from './judge.ts';
-import { maskedTarget } from './mask.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import { RepeatFolder } from './repeats.ts';
 import { partyOf, violationRecord, type ExchangeIdentity, type ViolationRecord, type ViolationsLog } from './violations.ts';
@@ -57,11 +56,17 @@ export class Publisher {
         time: new Date(exchange.completedAt).toISOString(),
         requestId: exchange.requestId,
         method: exchange.method,
-        path: cutText(maskedTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), LOGGED_PATH_MAX),
+        path: cutText(maskedRequestTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), LOGGED_PATH_MAX),
         operationId,
         status: exchange.status ?? exchange.proxyStatus,
       });
-    const recordOf = (finding: Finding): ViolationRecord => violationRecord(identityOf(), finding);
+    let carried: ReadonlySet<string> | null = null;
+    // A message may quote a value (--log-values): credentials in it are masked by name and by the tokens the exchange carries.
+    const recordOf = (finding: Finding): ViolationRecord => {
+      const record = violationRecord(identityOf(), finding);
+      carried ??= headerSecrets(exchange.headers, this.parts.contract.legacyHeader);
+      return { ...record, message: maskedText(record.message, carried) };
+    };
     const written: ViolationRecord[] = [];
     // One exchange often breaks one rule many times: the counter is increased once per rule and direction.
     const counted = new Map<string, { finding: Finding; count: number }>();
@@ -93,7 +98,7 @@ export class Publisher {
     this.parts.metrics.judgingFailures.inc();
     if (!this.failuresLogged.has(message) && this.failuresLogged.size < FAILURES_LOGGED) {
       this.failuresLogged.add(message);
-      this.parts.logger.error({ requestId: exchange.requestId, method: exchange.method, path: cutText(maskedTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
+      this.parts.logger.error({ requestId: exchange.requestId, method: exchange.method, path: cutText(maskedRequestTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
     }
     return notJudgedFinding(this.parts.contract, { location: location as JudgingFailure['location'], message });
   }

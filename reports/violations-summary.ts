@@ -1,7 +1,7 @@
 // Summarizes a violations log (the proxy's NDJSON) for `las-conformance report`: by rule (with
 // level and spec section from the catalogue), by operation and direction, first and last seen,
 // one example each. It renders findings the proxy recorded; it never judges traffic again.
-import { LEVELS, LOCATIONS, type Contract, type Level, type Location } from '../contract/index.ts';
+import { LEVELS, LOCATIONS, maskCredentialQuery, maskedText, type Contract, type Level, type Location } from '../contract/index.ts';
 import { partyOf, VIOLATION_KEYS, type Party, type ViolationRecord } from '../proxy/violations.ts';
 
 export { partyOf, type Party };
@@ -176,7 +176,8 @@ export function parseRecord(line: string): ViolationRecord | null {
 }
 
 function exampleText(record: ViolationRecord): string {
-  return `${record.method} ${record.path} → ${record.status ?? 'no response'}: ${record.message}${record.pointer ? ` (at ${record.pointer})` : ''}`;
+  // A log from elsewhere may hold what the kit would have masked: masked again here.
+  return `${record.method} ${maskCredentialQuery(record.path)} → ${record.status ?? 'no response'}: ${maskedText(record.message)}${record.pointer ? ` (at ${record.pointer})` : ''}`;
 }
 
 function headline(summary: ViolationsSummary): string[] {

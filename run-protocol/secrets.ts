@@ -1,14 +1,11 @@
 // Tokens never leave the kit: every text the suite or its reports write passes through a
-// scrubber that replaces each token with the name of the variable that holds it, so a message
-// or a curl line still reads `Bearer r:$LAS_SESSION_TOKEN`.
+// scrubber (the kit's one credential policy, contract/credential-policy.ts) that replaces each
+// token with the name of the variable that holds it, so a message or a curl line still reads
+// `Bearer r:$LAS_SESSION_TOKEN`. This names the run's secrets and their placeholders.
+import { SHORT_SECRET_LENGTH, type Secret } from '../contract/credential-policy.ts';
 import { parseHeaderLines, TARGET_ENVIRONMENT, type Credentials, type Target } from '../targets/target.ts';
 
-export interface Secret {
-  value: string;
-  placeholder: string;
-}
-
-export type Scrub = (text: string) => string;
+export { scrubber, scrubDeep, scrubValues, SHORT_SECRET_LENGTH, type Scrub, type Secret } from '../contract/credential-policy.ts';
 
 const CREDENTIAL_KEYS = ['sessionToken', 'pat', 'forbiddenToken'] as const;
 
@@ -41,9 +38,6 @@ export function environmentSecrets(env: Record<string, string | undefined>): Sec
   return [...credentialSecrets(Object.fromEntries(CREDENTIAL_KEYS.map((key) => [key, env[TARGET_ENVIRONMENT[key]]]))), ...headerValues];
 }
 
-/** Below this length a token is likely to turn up inside other text, which the reports then mask as well. */
-export const SHORT_SECRET_LENGTH = 8;
-
 /**
  * One warning per secret short enough to turn up inside other text. Every occurrence is masked,
  * whatever its length (a minimum would let short tokens through), so the reports of a run with a
@@ -53,29 +47,4 @@ export function shortSecretWarnings(secrets: Secret[]): string[] {
   return secrets
     .filter((secret) => secret.value !== '' && secret.value.length < SHORT_SECRET_LENGTH)
     .map((secret) => `warning: ${secret.placeholder} is ${secret.value.length} character${secret.value.length === 1 ? '' : 's'} long; the reports replace every occurrence of it with ${secret.placeholder}, so text that merely contains it is masked too`);
-}
-
-export function scrubber(secrets: Secret[]): Scrub {
-  // Longest first, so a token that contains another is replaced whole.
-  const ordered = [...secrets].filter((s) => s.value !== '').sort((a, b) => b.value.length - a.value.length);
-  if (ordered.length === 0) return (text) => text;
-  return (text) => ordered.reduce((out, secret) => out.split(secret.value).join(secret.placeholder), text);
-}
-
-/** A copy of a JSON-like value with every string scrubbed. */
-export function scrubDeep<T>(value: T, scrub: Scrub): T {
-  if (typeof value === 'string') return scrub(value) as T;
-  if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub)) as T;
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), scrubDeep(item, scrub)])) as T;
-  }
-  return value;
-}
-
-/** A copy of a JSON-like value with every string value scrubbed and every key kept: its shape survives any token. */
-export function scrubValues<T>(value: T, scrub: Scrub): T {
-  if (typeof value === 'string') return scrub(value) as T;
-  if (Array.isArray(value)) return value.map((item) => scrubValues(item, scrub)) as T;
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubValues(item, scrub)])) as T;
-  return value;
 }

@@ -2,9 +2,9 @@
 // (proxy/judge.ts judgeExchange, the contract's one path), and its findings become the lines of a
 // violations log, as the proxy writes them. Exchanges outside the API are counted, not judged.
 import { basename } from 'node:path';
-import { locate, maskCredentialQuery, type Contract, type Finding } from '../contract/index.ts';
+import { bodySecrets, headerSecrets, headerValue, locate, maskCredentialQuery, maskedText, querySecrets, type Contract, type Finding } from '../contract/index.ts';
 import type { RecordedExchange } from '../proxy/har.ts';
-import { findingsOf, judgeExchange, type JudgeOptions } from '../proxy/judge.ts';
+import { findingsOf, judgeExchange, type CapturedExchange, type JudgeOptions } from '../proxy/judge.ts';
 import { violationRecords, type ViolationRecord } from '../proxy/violations.ts';
 import { entryName, type RecordedItem } from './recorded-files.ts';
 
@@ -38,16 +38,25 @@ export function judgeRecordedItem(judging: RecordedJudging, item: Extract<Record
   const exchange = { ...recorded.exchange, path };
   const findings = findingsOf(contract, judgeExchange(contract, exchange, judging.judge));
   const operationId = locate(contract, exchange.method, path).operation?.operationId ?? null;
+  const secrets = secretsOfRecording(exchange, contract.legacyHeader);
   const time = Number.isNaN(Date.parse(recorded.startedDateTime)) ? new Date(0).toISOString() : new Date(recorded.startedDateTime).toISOString();
   const identity = {
     time,
     requestId: recorded.note?.requestId || `${basename(item.file)}#${item.entry}`,
     method: exchange.method,
-    path: maskCredentialQuery(path),
+    path: maskCredentialQuery(path, secrets),
     operationId,
     status: exchange.response?.status ?? null,
   };
-  return { inApi: true, operationId, findings, records: violationRecords(identity, findings) };
+  // A message may quote a value (--log-values): the recording's credentials are masked there too.
+  const records = violationRecords(identity, findings).map((record) => ({ ...record, message: maskedText(record.message, secrets) }));
+  return { inApi: true, operationId, findings, records };
+}
+
+/** Every credential value a recorded request holds (headers, query, body): masked wherever the kit writes of it. */
+export function secretsOfRecording(exchange: CapturedExchange, legacyHeader: string): Set<string> {
+  const body = exchange.requestBody.kind === 'captured' ? Buffer.from(exchange.requestBody.raw).toString('utf8') : undefined;
+  return new Set([...headerSecrets(exchange.requestHeaders, legacyHeader), ...querySecrets(exchange.path), ...(body === undefined ? [] : bodySecrets(body, headerValue(exchange.requestHeaders, 'content-type') ?? ''))]);
 }
 
 /** What judging files came to, besides the findings: for the closing line and the exit code. */

@@ -123,6 +123,20 @@ describe('las-conformance judge, files it cannot judge whole', () => {
     expect(result.code).toBe(1);
   }, 30_000);
 
+  const noExchange = [
+    { title: 'a HAR file with no entry', name: 'empty.har', text: JSON.stringify({ log: { version: '1.2', entries: [] } }), stderr: [/^las-conformance: no entry of .*empty\.har could be read as an exchange$/] },
+    { title: 'a capture file whose only line is malformed', name: 'broken.ndjson', text: '{"request": 1}\n', stderr: [/^las-conformance: .*broken\.ndjson entry #1: /, /^las-conformance: no entry of .*broken\.ndjson could be read as an exchange \(1 malformed\)$/] },
+  ];
+  for (const c of noExchange) {
+    it(`on ${c.title} prints only its error, no empty report: exit 2`, async () => {
+      writeFileSync(join(dir, c.name), c.text);
+      const result = await runCliInProcess(['judge', join(dir, c.name)]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trimEnd().split('\n')).toEqual(c.stderr.map((line) => expect.stringMatching(line)));
+    }, 30_000);
+  }
+
   it('exits 2 with one line for a file that is not recorded traffic', async () => {
     writeFileSync(join(dir, 'plain.txt'), 'not traffic\n');
     const result = await runCliInProcess(['judge', join(dir, 'plain.txt')]);
