@@ -247,3 +247,11 @@ test.runIf(fleetTestRunsHere)('three replicas behind HAProxy, scraped by Prometh
 
   process.stdout.write(`fleet test: ${sent} exchanges through HAProxy over ${REPLICAS} replicas (${summaries.map((s) => s.exchanges).join(' + ')}), findings ${JSON.stringify(summed)}, in ${((performance.now() - started) / 1000).toFixed(1)} s after the replicas started\n`);
 }, 90_000);
+
+test('the guide\'s fleet section names every file of the fleet in examples/proxy', () => {
+  const guide = readFileSync(new URL('../../docs/operating-the-proxy.md', import.meta.url), 'utf8');
+  const section = guide.slice(guide.indexOf('## A fleet:'));
+  const fleetFiles = readdirSync(EXAMPLES).filter((name) => /^(haproxy\.cfg|prometheus\.yml|las-proxy-.*\.yml)$/.test(name));
+  expect(fleetFiles.length).toBe(4);
+  expect(fleetFiles.filter((name) => !section.includes(`| \`${name}\` |`))).toEqual([]);
+});
