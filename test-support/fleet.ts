@@ -2,6 +2,7 @@
 // Prometheus scraping them (Debian's haproxy and prometheus packages). Without them that test is
 // skipped (the global setup prints one line saying how to enable it); with LAS_REQUIRE_FLEET=1
 // (or LAS_REQUIRE_BROWSER=1, which CI sets) it runs anyway, so a missing engine fails it.
+import { fileURLToPath } from 'node:url';
 import { chooseExecutable, type Environment, type ExecutableChoice } from './executable.ts';
 
 const REQUIRED = ['LAS_REQUIRE_FLEET', 'LAS_REQUIRE_BROWSER'] as const;
@@ -31,3 +32,15 @@ export function fleetMissingLine(choice: FleetChoice): string {
 
 export const fleetChoice = chooseFleet(process.env);
 export const fleetTestRunsHere = fleetTestRuns(fleetChoice);
+
+/** The HAProxy configuration of the fleet, used as written. */
+export const HAPROXY_CONFIG = fileURLToPath(new URL('../examples/proxy/haproxy.cfg', import.meta.url));
+
+/** The environment haproxy.cfg reads: where clients connect, and each replica's address and admin port. */
+export function haproxyEnvironment(bind: string, replicas: readonly { url: string; adminUrl: string }[]): Record<string, string> {
+  const addresses = replicas.flatMap((replica, i) => [
+    [`LAS_REPLICA${i + 1}`, new URL(replica.url).host],
+    [`LAS_REPLICA${i + 1}_ADMIN_PORT`, new URL(replica.adminUrl).port],
+  ]);
+  return { LAS_FLEET_BIND: bind, ...Object.fromEntries(addresses) };
+}

@@ -23,7 +23,7 @@ import { hermeticEnvironment, runCliInProcess, spawnCli, type CliProcess } from 
 import { eventually, send } from '../../proxy/test-support.ts';
 import { PARTIES, summarizeViolations, type Party } from '../../reports/violations-summary.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
-import { fleetChoice, fleetTestRunsHere } from '../../test-support/fleet.ts';
+import { fleetChoice, fleetTestRunsHere, HAPROXY_CONFIG, haproxyEnvironment } from '../../test-support/fleet.ts';
 
 const EXAMPLES = new URL('./', import.meta.url);
 const REPLICAS = 3;
@@ -103,8 +103,6 @@ async function startReplica(index: number, upstream: string, tokenFile: string):
   return { cli, baseUrl: banner[1], adminUrl: banner[2], log, captures };
 }
 
-const portOf = (url: string) => new URL(url).port;
-
 /** Whether a TCP connection to the port opens. */
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -183,8 +181,7 @@ test.runIf(fleetTestRunsHere)('three replicas behind HAProxy, scraped by Prometh
   preparePrometheus(promDir);
   const promUrl = `http://127.0.0.1:${promPort}`;
   prometheus = startEngine(prometheusPath!, [`--config.file=${join(promDir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(promDir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`, '--log.level=warn'], {});
-  const addresses = Object.fromEntries(replicas.flatMap((replica, i) => [[`LAS_REPLICA${i + 1}`, new URL(replica.baseUrl).host], [`LAS_REPLICA${i + 1}_ADMIN_PORT`, portOf(replica.adminUrl)]]));
-  haproxy = startEngine(haproxyPath!, ['-f', new URL('haproxy.cfg', EXAMPLES).pathname, '-db'], { LAS_FLEET_BIND: `127.0.0.1:${fleetPort}`, ...addresses });
+  haproxy = startEngine(haproxyPath!, ['-f', HAPROXY_CONFIG, '-db'], haproxyEnvironment(`127.0.0.1:${fleetPort}`, replicas.map((r) => ({ url: r.baseUrl, adminUrl: r.adminUrl }))));
   const fleetUrl = `http://127.0.0.1:${fleetPort}${new URL(replicas[0].baseUrl).pathname}`;
   await eventually('HAProxy to listen', async () => (haproxy!.child.exitCode !== null ? 'exited' : (await accepts(fleetPort)) ? 'listening' : undefined), STARTUP_MS);
   expect(haproxy.child.exitCode, haproxy.output()).toBeNull();
