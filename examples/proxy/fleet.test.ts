@@ -209,7 +209,10 @@ test.runIf(fleetTestRunsHere)('three replicas behind HAProxy, scraped by Prometh
 
   // Prometheus scraped each replica after the last exchange was counted.
   const settledAt = Date.now() / 1000;
-  await eventually('Prometheus to be ready', async () => ((await send(`${promUrl}/-/ready`).catch(() => null))?.status === 200 ? true : prometheus!.child.exitCode !== null ? (() => { throw new Error(`prometheus exited: ${prometheus!.output()}`); })() : undefined), STARTUP_MS);
+  await eventually('Prometheus to be ready', async () => {
+    if (prometheus!.child.exitCode !== null) throw new Error(`prometheus exited: ${prometheus!.output()}`);
+    return (await send(`${promUrl}/-/ready`).catch(() => null))?.status === 200 ? true : undefined;
+  }, STARTUP_MS);
   await eventually(`Prometheus to scrape the ${REPLICAS} replicas after the traffic`, async () => {
     const scrapes = await query(promUrl, 'timestamp(up{job="las-proxy"} == 1)');
     return scrapes.length === REPLICAS && scrapes.every((s) => Number(s.value[1]) > settledAt) ? true : undefined;
