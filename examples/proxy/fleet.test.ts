@@ -5,7 +5,8 @@
 // server with faults on. Traffic that conforms and traffic that breaks the contract goes through
 // HAProxy; the fleet's findings then add up the same everywhere: Prometheus's sums over the
 // replicas, the sum of their /summary.json, `report` over the three logs (a glob), and, for the
-// MUST findings, `judge` over the three capture directories.
+// MUST findings, `judge` over the three capture directories; the alert rules, as Prometheus loaded
+// them, name each rule the service broke.
 //
 // The files are used as written: HAProxy reads the replicas' addresses from the environment
 // variables the file names, Prometheus finds the replicas in the file-discovery file and the
@@ -186,6 +187,13 @@ test.runIf(fleetTestRunsHere)('three replicas behind HAProxy, scraped by Prometh
   await eventually('HAProxy to listen', async () => (haproxy!.child.exitCode !== null ? 'exited' : (await accepts(fleetPort)) ? 'listening' : undefined), STARTUP_MS);
   expect(haproxy.child.exitCode, haproxy.output()).toBeNull();
 
+  // Prometheus has scraped every replica once before the traffic, so that its rates see the traffic as an increase.
+  await eventually('Prometheus to be ready', async () => {
+    if (prometheus!.child.exitCode !== null) throw new Error(`prometheus exited: ${prometheus!.output()}`);
+    return (await send(`${promUrl}/-/ready`).catch(() => null))?.status === 200 ? true : undefined;
+  }, STARTUP_MS);
+  await eventually(`Prometheus to scrape the ${REPLICAS} replicas`, async () => ((await query(promUrl, 'up{job="las-proxy"} == 1')).length === REPLICAS ? true : undefined), SCRAPE_WAIT_MS);
+
   // The bounded traffic; every answer is the service's (HAProxy answers 503 itself when no replica is up).
   let sent = 0;
   const statuses = new Set<number>();
@@ -209,18 +217,25 @@ test.runIf(fleetTestRunsHere)('three replicas behind HAProxy, scraped by Prometh
 
   // Prometheus scraped each replica after the last exchange was counted.
   const settledAt = Date.now() / 1000;
-  await eventually('Prometheus to be ready', async () => {
-    if (prometheus!.child.exitCode !== null) throw new Error(`prometheus exited: ${prometheus!.output()}`);
-    return (await send(`${promUrl}/-/ready`).catch(() => null))?.status === 200 ? true : undefined;
-  }, STARTUP_MS);
   await eventually(`Prometheus to scrape the ${REPLICAS} replicas after the traffic`, async () => {
-    const scrapes = await query(promUrl, 'timestamp(up{job="las-proxy"} == 1)');
+    // timestamp() of the selector itself gives each sample's scrape time (of any other expression, the query's time).
+    const scrapes = await query(promUrl, 'timestamp(up{job="las-proxy"})');
     return scrapes.length === REPLICAS && scrapes.every((s) => Number(s.value[1]) > settledAt) ? true : undefined;
   }, SCRAPE_WAIT_MS);
   const promFindings = zeroCounts();
   for (const sample of await query(promUrl, 'sum by (party, level) (las_proxy_findings_total)')) promFindings[sample.metric.party as Party][sample.metric.level as Level] = Number(sample.value[1]);
   const [promExchanges] = await query(promUrl, 'sum(las_proxy_exchanges_total)');
   expect({ exchanges: Number(promExchanges.value[1]), findings: promFindings }).toEqual({ exchanges: sent, findings: summed });
+
+  // The rules file, as loaded: the alert on the service's MUST findings is pending for each rule the service broke, and no replica is missing.
+  const brokenRules = (await query(promUrl, 'sum by (rule) (las_proxy_findings_total{party="service", level="MUST"})')).map((sample) => sample.metric.rule).sort();
+  const alerts = await eventually('the service alert to be pending for every rule the service broke', async () => {
+    const answer = JSON.parse((await send(`${promUrl}/api/v1/alerts`)).body.toString()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } };
+    const pending = answer.data.alerts.filter((alert) => alert.labels.alertname === 'LasServiceBreaksContract').map((alert) => alert.labels.rule).sort();
+    return pending.length === brokenRules.length ? answer.data.alerts : undefined;
+  }, SCRAPE_WAIT_MS);
+  expect(alerts.filter((alert) => alert.labels.alertname === 'LasServiceBreaksContract').map((alert) => alert.labels.rule).sort()).toEqual(brokenRules);
+  expect(alerts.filter((alert) => alert.labels.alertname !== 'LasServiceBreaksContract')).toEqual([]);
 
   // The logs, once each replica has drained and written its last summary lines.
   for (const replica of replicas) replica.cli.child.kill('SIGTERM');
