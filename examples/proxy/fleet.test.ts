@@ -28,7 +28,7 @@ import { fleetChoice, fleetTestRunsHere, HAPROXY_CONFIG, haproxyEnvironment } fr
 
 const EXAMPLES = new URL('./', import.meta.url);
 const REPLICAS = 3;
-/** A list that breaks NG-META-PAGES, and error bodies whose status is a number. */
+/** Lists whose page count is rounded down, and error bodies whose status is a number. */
 const FAULTS = ['meta-pages-rounded-down', 'error-status-number'];
 const ADMIN_TOKEN = 'fleet-admin-token-for-prometheus';
 const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` };
@@ -36,7 +36,7 @@ const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` 
 const TRAFFIC: { path: string; headers: Record<string, string> }[] = [
   // Conforming: a page of one item, whose page count cannot be rounded wrong.
   { path: '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=0', headers: session },
-  // The service breaks NG-META-PAGES.
+  // The service rounds the page count down.
   { path: '/notification-groups?filter[type]=user&page[limit]=3&page[offset]=0', headers: session },
   // The client sends a filter value the contract does not list, the service answers with a numeric status.
   { path: '/notification-groups?filter[type]=nobody', headers: session },
