@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 export interface Contender {
   child: ChildProcess;
   url: string;
+  /** The admin server of a validating proxy (a balancer in front health-checks it). */
+  adminUrl?: string;
 }
 
 const CONTENDER_FLAG = '--contender';
@@ -17,7 +19,7 @@ const SETTLED_CPU_REQUEST = 'settled-cpu';
 export function spawnContender(moduleUrl: string, kind: string, argument = ''): Promise<Contender> {
   const child = fork(fileURLToPath(moduleUrl), [CONTENDER_FLAG, kind, argument], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
-    child.once('message', (message) => resolve({ child, url: (message as { url: string }).url }));
+    child.once('message', (message) => resolve({ child, ...(message as { url: string; adminUrl?: string }) }));
     child.once('exit', (code) => reject(new Error(`contender ${kind} exited with ${code}`)));
   });
 }
@@ -37,6 +39,7 @@ export function cpuMicros(contender: Contender, { settled = false } = {}): Promi
 /** A contender started: the URL it serves, and (if it defers work) how to wait for that work. */
 export interface StartedContender {
   url: string;
+  adminUrl?: string;
   settled?: () => Promise<void>;
 }
 
@@ -48,10 +51,10 @@ export async function serveIfContender(start: (kind: string, argument: string) =
   const at = process.argv.indexOf(CONTENDER_FLAG);
   if (at < 0) return;
   const started = await start(process.argv[at + 1], process.argv[at + 2]);
-  const { url, settled } = typeof started === 'string' ? { url: started, settled: undefined } : started;
+  const { url, adminUrl, settled } = typeof started === 'string' ? { url: started, adminUrl: undefined, settled: undefined } : started;
   process.on('message', (message) => {
     if (message === CPU_REQUEST) process.send!(process.cpuUsage());
     if (message === SETTLED_CPU_REQUEST) void (settled?.() ?? Promise.resolve()).then(() => process.send!(process.cpuUsage()));
   });
-  process.send!({ url });
+  process.send!(adminUrl === undefined ? { url } : { url, adminUrl });
 }

@@ -6,13 +6,20 @@
 // backlog). Ratios are against the plain http-proxy pass-through measured in the same run: the
 // median over rounds of the ratio within a round. Every server runs in its own child process, so
 // the CPU each proxy spends per exchange is its own (process.cpuUsage deltas, read over IPC
-// around each slot). BENCH_SECONDS shortens the runs for a quick look (default 10).
+// around each slot). BENCH_SECONDS shortens the runs for a quick look (default 10). Where HAProxy
+// is installed, three more validating replicas behind it (examples/proxy/haproxy.cfg as written)
+// take the same load as a slot of their own, right after the one replica's, and the fleet's rate
+// is printed against that replica's.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect, createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { Pool } from 'undici';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { HOP_BY_HOP_HEADERS, startValidatingProxy } from '../proxy/index.ts';
+import { fleetChoice, HAPROXY_CONFIG, haproxyEnvironment } from '../test-support/fleet.ts';
 import { cpuMicros, serveIfContender, spawnContender, type Contender, type StartedContender } from './contenders.ts';
 
 const CONNECTIONS = 16;
@@ -26,9 +33,12 @@ export type ContenderKind = 'upstream' | 'upstream-findings' | 'http-proxy' | 'u
 
 interface Target {
   name: string;
-  kind: ContenderKind | 'direct';
+  kind: ContenderKind | 'direct' | 'fleet';
   description: string;
 }
+
+const FLEET_REPLICAS = 3;
+const FLEET_TARGET: Target = { name: 'fleet', kind: 'fleet', description: `${FLEET_REPLICAS} validating replicas (as "validating") behind HAProxy, examples/proxy/haproxy.cfg as written` };
 
 // In running order: the validating proxy runs right next to its baseline (after it, and before it
 // in the reversed rounds), so the two slots a ratio compares are as close in time as can be.
@@ -108,11 +118,76 @@ async function startContender(kind: ContenderKind, upstream: string): Promise<St
     const sample = kind === 'validating-core' ? 0 : 1;
     const mode = kind === 'validating-enforce' ? 'enforce' : 'report';
     const proxy = await startValidatingProxy({ upstream: `${upstream}/v3`, mode, sample, judgeThread: kind !== 'validating-inline', violations: null, upstreamConnections: UPSTREAM_CONNECTIONS });
-    return { url: proxy.proxyUrl, settled: () => proxy.proxy.settled() };
+    return { url: proxy.proxyUrl, adminUrl: proxy.adminUrl, settled: () => proxy.proxy.settled() };
   }
   const server = kind === 'upstream' || kind === 'upstream-findings' ? startStaticUpstream(kind === 'upstream-findings') : kind === 'http-proxy' ? startHttpProxy(upstream) : startUndiciPassThrough(upstream);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+// --- The fleet: replicas behind HAProxy ---------------------------------------------------------
+
+/** What a slot measures: where the load goes, and the CPU its processes have spent so far. */
+interface Measured {
+  url: string;
+  cpu(settled: boolean): Promise<number>;
+}
+
+interface Fleet extends Measured {
+  replicas: Contender[];
+  haproxy: ChildProcess;
+}
+
+/** A port free now (HAProxy takes a port, not port 0). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createTcpServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** CPU time (µs) a process has spent, from /proc (Linux; clock ticks of 10 ms, the kernel's usual USER_HZ). */
+function procCpuMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return 0;
+  }
+}
+
+/** Three validating replicas and HAProxy in front of them; undefined (with one line saying why) without HAProxy. */
+async function startFleet(upstream: string): Promise<Fleet | undefined> {
+  const executable = fleetChoice.haproxy.executablePath;
+  if (executable === undefined) {
+    process.stdout.write(`fleet slot skipped: no haproxy at ${fleetChoice.haproxy.lookedAt} (apt-get install haproxy, or set LAS_HAPROXY)\n`);
+    return undefined;
+  }
+  const replicas = await Promise.all(Array.from({ length: FLEET_REPLICAS }, () => spawnContender(import.meta.url, 'validating', upstream)));
+  const port = await freePort();
+  const haproxy = spawn(executable, ['-f', HAPROXY_CONFIG, '-db'], { env: { PATH: process.env.PATH ?? '', ...haproxyEnvironment(`127.0.0.1:${port}`, replicas.map((r) => ({ url: r.url, adminUrl: r.adminUrl! }))) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let tries = 0; !(await listening(port)); tries += 1) {
+    if (tries > 500 || haproxy.exitCode !== null) throw new Error(`HAProxy did not listen on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    replicas,
+    haproxy,
+    cpu: async (settled) => (await Promise.all(replicas.map((replica) => cpuMicros(replica, { settled })))).reduce((sum, micros) => sum + micros, 0) + procCpuMicros(haproxy.pid!),
+  };
 }
 
 // --- The measurement, in the bench process ----------------------------------------------------
@@ -202,6 +277,18 @@ function report(measurements: Measurement[]): void {
   }
 }
 
+function reportFleet(measurements: Measurement[]): void {
+  if (!measurements.some((m) => m.target.kind === 'fleet')) return;
+  process.stdout.write(`\n${FLEET_REPLICAS} validating replicas behind HAProxy against one validating replica direct, same load, same run (the fleet's CPU: its replicas' and HAProxy's):\n`);
+  for (const list of LIST_SIZES) {
+    const one = measurements.find((m) => m.list === list && m.target.kind === 'validating')!;
+    const fleet = measurements.find((m) => m.list === list && m.target.kind === 'fleet')!;
+    process.stdout.write(
+      `  ${list} items: ${throughputRatio(fleet, one).toFixed(2)}× requests/s; p99 ${fleet.p99.toFixed(2)} ms against ${one.p99.toFixed(2)} ms; CPU per exchange ${ratio(fleet.cpuPerExchange!, one.cpuPerExchange!)}\n`,
+    );
+  }
+}
+
 /**
  * The median over rounds of the requests/s ratio within a round: the two ran seconds apart, so
  * a burst of outside load that hits one slot of one round does not decide the ratio.
@@ -232,31 +319,37 @@ export default async function proxyBench(): Promise<void> {
   const upstream = await spawnContender(import.meta.url, 'upstream');
   const breakingUpstream = await spawnContender(import.meta.url, 'upstream-findings');
   const proxies = new Map<ContenderKind, Contender>();
+  let fleet: Fleet | undefined;
   try {
     for (const target of targets) {
-      if (target.kind !== 'direct') proxies.set(target.kind, await spawnContender(import.meta.url, target.kind, target.kind === 'validating-findings' ? breakingUpstream.url : upstream.url));
+      if (target.kind !== 'direct' && target.kind !== 'fleet') proxies.set(target.kind, await spawnContender(import.meta.url, target.kind, target.kind === 'validating-findings' ? breakingUpstream.url : upstream.url));
     }
-    process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per target and list in ${rounds} interleaved rounds of ${slice} s (every other round in reverse order), after a ${slice} s warm-up each; a slot ends once the contender has finished the work the load left it (a judging backlog); upstream: a static server in its own process.\n`);
-    for (const target of targets) process.stdout.write(`  ${target.name.padEnd(16)} ${target.description}\n`);
+    fleet = await startFleet(upstream.url);
+    // The fleet runs right after the one replica it is compared with.
+    const running = fleet ? targets.flatMap((target) => (target.kind === 'validating' ? [target, FLEET_TARGET] : [target])) : targets;
+    process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per target and list in ${rounds} interleaved rounds of ${slice} s (every other round in reverse order), after a ${slice} s warm-up each (the fleet: one per replica); a slot ends once the contender has finished the work the load left it (a judging backlog); upstream: a static server in its own process.\n`);
+    for (const target of running) process.stdout.write(`  ${target.name.padEnd(16)} ${target.description}\n`);
     process.stdout.write('\n');
     const measurements: Measurement[] = [];
+    const measuredOf = (contender: Contender): Measured => ({ url: contender.url, cpu: (settled) => cpuMicros(contender, { settled }) });
+    const contenderOf = (target: Target): Measured => (target.kind === 'fleet' ? fleet! : measuredOf(target.kind === 'direct' ? upstream : proxies.get(target.kind)!));
     for (const list of LIST_SIZES) {
-      const contenderOf = (target: Target) => (target.kind === 'direct' ? upstream : proxies.get(target.kind)!);
-      const tallies = new Map<Target, Tally>(targets.map((target) => [target, { requests: 0, seconds: 0, cpuMicros: 0, p99s: [], rates: [], failures: 0 }]));
-      for (const target of targets) await measure(`${contenderOf(target).url}${listPath(list)}`, slice);
+      const tallies = new Map<Target, Tally>(running.map((target) => [target, { requests: 0, seconds: 0, cpuMicros: 0, p99s: [], rates: [], failures: 0 }]));
+      // A warm-up per process: the fleet's replicas each get as much as the one replica.
+      for (const target of running) await measure(`${contenderOf(target).url}${listPath(list)}`, target.kind === 'fleet' ? slice * FLEET_REPLICAS : slice);
       for (let round = 0; round < rounds; round += 1) {
         // Reversing every other round puts each contender as often before the baseline as after
         // it, so a drift in the machine's speed does not favour one of them.
-        for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+        for (const target of round % 2 === 0 ? running : [...running].reverse()) {
           const contender = contenderOf(target);
           const tally = tallies.get(target)!;
-          const cpuBefore = await cpuMicros(contender);
+          const cpuBefore = await contender.cpu(false);
           const started = performance.now();
           const result = await measure(`${contender.url}${listPath(list)}`, slice);
           // A slot ends when the contender has finished what the load left it (the validating
           // proxy's judging backlog): that time and CPU count against it, and the next slot
           // starts on a machine no longer busy with this one.
-          const cpuAfter = await cpuMicros(contender, { settled: true });
+          const cpuAfter = await contender.cpu(true);
           const seconds = (performance.now() - started) / 1000;
           tally.requests += result.requests.total;
           tally.seconds += seconds;
@@ -279,8 +372,10 @@ export default async function proxyBench(): Promise<void> {
       }
     }
     report(measurements);
+    reportFleet(measurements);
   } finally {
-    for (const contender of [upstream, breakingUpstream, ...proxies.values()]) contender.child.kill();
+    fleet?.haproxy.kill();
+    for (const contender of [upstream, breakingUpstream, ...proxies.values(), ...(fleet?.replicas ?? [])]) contender.child.kill();
   }
 }
 

@@ -1,5 +1,5 @@
 // `las-conformance judge FILE...`: recorded traffic judged offline (HAR files, the proxy's capture
-// files), through the same judging path as the proxy; the output is the proxy's: violations NDJSON
+// files, capture directories: one per proxy replica), through the same judging path as the proxy; the output is the proxy's: violations NDJSON
 // (--violations), the `report` summary (Markdown on stdout, or --html), exit 1 when the service
 // broke a MUST requirement (--include-client: or a client did). A malformed entry is one line on
 // stderr naming it, and the rest is still judged; a file that cannot be read at all is exit 2.
@@ -11,6 +11,7 @@ import { renderViolationsHtml, renderViolationsMarkdown, ViolationsSummarizer } 
 import { emptyTally, judgeRecordedItem, malformedLine, type JudgingTally } from '../traffic/judge-recorded.ts';
 import { maxStringFor, readRecorded, UnreadableFileError } from '../traffic/recorded-files.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
+import { expandCaptureDirectories, expandGlobs } from './input-files.ts';
 import { wholeNumber } from './options.ts';
 
 interface JudgeFlags {
@@ -29,15 +30,15 @@ export function registerJudgeCommand(program: Command): void {
   program
     .command('judge')
     .description('judge recorded traffic offline: HAR files (browsers, proxies, gateways) and the proxy\'s capture files, read as a stream; output as the proxy\'s (violations NDJSON, the report summary, exit code)')
-    .argument('<files...>', 'HAR files, or capture files of `proxy --capture` (one HAR entry per line)')
+    .argument('<files...>', 'HAR files, capture files of `proxy --capture` (one HAR entry per line), or capture directories (one per replica: the capture files in each); a quoted glob names the files it matches')
     .option('--violations <file>', 'write the findings as a violations log (NDJSON, one line per finding, as the proxy writes it); - for stdout in place of the summary')
     .option('--html <file>', 'write the summary as HTML to this file instead of Markdown on stdout')
     .option('--include-client', "exit 1 on the client's MUST findings (request) as well as the service's (response, exchange)")
     .option('--base-url <url>', 'where the API was served when recorded, e.g. https://staging.example.com/v3: only entries under it are judged (default: entries whose path is under /v3)', parseBaseUrl)
     .option('--max-body <bytes>', 'largest body judged; larger ones are not validated, as in the proxy', wholeNumber(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
     .option('--log-values', 'include body values in finding messages (off: values are described by type only)')
-    .action(async (files: string[], flags: JudgeFlags) => {
-      process.exitCode = await judgeCommand(files, flags);
+    .action(async (args: string[], flags: JudgeFlags) => {
+      process.exitCode = await judgeCommand(expandCaptureDirectories(expandGlobs(args)), flags);
     });
 }
 

@@ -1,10 +1,11 @@
 // `las-conformance report FILE.ndjson...`: one or several violations logs (one per proxy
-// replica) merged and summarized, as Markdown on stdout or as an HTML file. Exit status 1 when
+// replica, named one by one or by a glob) merged and summarized, as Markdown on stdout or as an HTML file. Exit status 1 when
 // the service broke the contract at MUST (response and exchange findings); with
 // --include-client, a client's MUST findings (request findings) count too. A file that is not a
 // violations log (a directory, or a first line that is not a finding the proxy writes) is a
 // usage error: exit 2, one line naming the file.
 import { EXIT_FAILED } from './exit-codes.ts';
+import { expandGlobs } from './input-files.ts';
 import { createReadStream, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
@@ -15,11 +16,11 @@ export function registerReportCommand(program: Command): void {
   program
     .command('report')
     .description('summarize violations logs (NDJSON from the proxy, one per replica) by rule, party, operation and direction')
-    .argument('<files...>', 'violations logs, one JSON finding per line; several are merged')
+    .argument('<files...>', 'violations logs, one JSON finding per line; several (or a quoted glob such as "logs/replica-*.ndjson") are merged')
     .option('--html <file>', 'write an HTML report to this file instead of Markdown on stdout')
     .option('--include-client', "exit 1 on the client's MUST findings (request) as well as the service's (response, exchange)")
     .action(async (files: string[], flags: { html?: string; includeClient?: boolean }) => {
-      const summary = await summarizeFiles(files);
+      const summary = await summarizeFiles(expandGlobs(files));
       if (flags.html) {
         try {
           writeFileSync(flags.html, renderViolationsHtml(summary));

@@ -30,7 +30,8 @@ export const CAPTURE_DEFAULTS = { fileBytes: 16 * 1024 * 1024, maxBytes: 256 * 1
 /** Lines waiting to be written, at most: past it an entry is counted lost (the disk is slower than the findings). */
 const PENDING_BYTES = 8 * 1024 * 1024;
 
-const CAPTURE_FILE = /^capture-\d{8}T\d{6}Z-\d{4}\.ndjson$/;
+/** The name of a capture file the proxy writes; `judge` reads these from a capture directory. */
+export const CAPTURE_FILE = /^capture-\d{8}T\d{6}Z-\d{4}\.ndjson$/;
 
 export interface CaptureParts {
   legacyHeader: string;
