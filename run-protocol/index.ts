@@ -250,6 +250,8 @@ export const DEFAULT_RUN: RunDescription = { readOnly: false, allowPartial: fals
 
 /** The files a run leaves in its report directory. */
 export const RECORD_FILE = 'conformance.json';
+/** The record's signature, when the run was given a signing key: a DSSE envelope on one line, as in-toto attestation bundles hold them. */
+export const ENVELOPE_FILE = 'conformance.intoto.jsonl';
 export const SUMMARY_FILE = 'summary.md';
 /** The record rendered per requirement, for CI systems. */
 export const REQUIREMENTS_JUNIT_FILE = 'junit.xml';
