@@ -149,7 +149,8 @@ function parseEnvelope(text: string): DsseEnvelope | string {
 }
 
 /** What a signed statement says that disagrees with the record, each as `member: ...`. */
-function predicateProblems(statement: Statement, record: CertificationRecord): string[] {
+function predicateProblems(statement: Statement, record: CertificationRecord | undefined): string[] {
+  if (!record) return [];
   const expected = predicateOf(record);
   const signed = (statement.predicate ?? {}) as unknown as Record<string, unknown>;
   return (Object.keys(expected) as (keyof RecordPredicate)[])
@@ -160,9 +161,9 @@ function predicateProblems(statement: Statement, record: CertificationRecord): s
 /**
  * Where an envelope file fails to sign a record's bytes with the given public key; empty when the
  * signature holds, the statement is the kit's, its subject is these bytes and its predicate
- * agrees with the record.
+ * agrees with the record (when there is one with the record's shape to compare).
  */
-export function envelopeProblems(text: string, recordBytes: Buffer, record: CertificationRecord, publicKey: KeyObject): string[] {
+export function envelopeProblems(text: string, recordBytes: Buffer, record: CertificationRecord | undefined, publicKey: KeyObject): string[] {
   const envelope = parseEnvelope(text);
   if (typeof envelope === 'string') return [`signature: ${envelope}`];
   if (envelope.payloadType !== PAYLOAD_TYPE) return [`signature: its payload type is ${JSON.stringify(envelope.payloadType)}, not ${PAYLOAD_TYPE}`];
@@ -187,4 +188,18 @@ export function envelopeProblems(text: string, recordBytes: Buffer, record: Cert
   const digest = sha256Hex(recordBytes);
   if (subject?.digest?.sha256 !== digest) return [`signature: the record's SHA-256 is ${digest}, the signed statement names ${subject?.digest?.sha256 ?? 'no digest'} for ${RECORD_FILE}: the record was changed after it was signed`, ...predicateProblems(statement, record)];
   return predicateProblems(statement, record);
+}
+
+/** Whether the record a rendering shows was signed when it was written, and by which key. */
+export type RecordSignature = { signed: false } | { signed: true; envelope: string; keyId: string };
+
+export const UNSIGNED_RECORD: RecordSignature = { signed: false };
+
+/** How every rendering and `verify` name a record no checked signature vouches for. */
+export const UNSIGNED = 'unsigned (self-reported)';
+
+/** One phrase for the renderings: unsigned, or signed by which key, and how to check it. */
+export function signatureText(signature: RecordSignature): string {
+  if (!signature.signed) return `${UNSIGNED}: no signature vouches for this record, only whoever ran the kit`;
+  return `signed by key ${signature.keyId.slice(0, 16)}… in ${signature.envelope}; las-conformance verify ${RECORD_FILE} --key PUBLIC_KEY checks it`;
 }

@@ -3,7 +3,7 @@
 // the screen and not only in a report file; failures a waiver or the baseline accepts are listed
 // apart, each with why.
 import type { CertificationRecord } from './record.ts';
-import { evidenceShortestFirst, acceptedRequirements, blockingRequirements, findingText, judgedText } from './requirement-outcomes.ts';
+import { acceptedRequirements, blockingRequirements, findingText, firstFinding, judgedText } from './requirement-outcomes.ts';
 
 export function failedRequirementsConsole(record: CertificationRecord): string {
   const blocking = blockingRequirements(record);
@@ -14,7 +14,7 @@ export function failedRequirementsConsole(record: CertificationRecord): string {
   for (const r of blocking) {
     const judged = judgedText(r);
     lines.push(`  ${r.id} (${r.level}, section ${r.section}${judged ? `; ${judged}` : ''}): ${r.text}`);
-    const first = evidenceShortestFirst(r)[0];
+    const first = firstFinding(r);
     if (first) {
       lines.push(`    ${findingText(first)}`);
       if (first.curl) lines.push(`    ${first.curl}`);

@@ -4,6 +4,7 @@
 import type { Level } from '../contract/index.ts';
 import { readRecordFile, RecordFileError } from './verify.ts';
 import type { RecordedEvidence, RequirementVerdict } from './record.ts';
+import { firstFinding } from './requirement-outcomes.ts';
 
 /** What a comparison needs of a record: its requirements' ids, levels, verdicts and first evidence. Older record formats have these too. */
 export interface ComparableRecord {
@@ -58,7 +59,7 @@ export interface RecordDiff {
 }
 
 function firstEvidence(evidence: RecordedEvidence[]): string | undefined {
-  const e = evidence[0];
+  const e = firstFinding({ evidence });
   return e ? `${e.message}${e.pointer ? ` at ${e.pointer}` : ''}${e.method ? ` (${e.method} ${e.path}${e.status !== undefined ? ` → ${e.status}` : ''})` : ''}` : undefined;
 }
 
