@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { buildRecord, type CaseOutcome, type CertificationRecord } from '../reports/record.ts';
-import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
+import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
+import { REPORT_DIR_ENTRIES } from '../run-protocol/index.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
 import { diffCommand } from './diff.ts';
@@ -51,7 +52,7 @@ describe('las-conformance verify', () => {
     ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /^  verdict: passed, but its requirements make it failed$/m],
     ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /^  gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(false\) make it "fail"$/m],
     ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q)) }), /^  tally\.MUST\.passed: \d+, but its requirements say \d+$/m],
-    ['a failed requirement changed to passed, its broken exchange left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /\/requirements\/\d+\/broken: must be equal to constant/],
+    ['a failed requirement changed to passed, its broken exchange left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /\/requirements\/\d+ \(NG-META-PAGES, verdict passed\)\/broken: must be equal to constant/],
     [
       'a requirement not exercised claimed as the target\'s choice',
       (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'AUTH-401-UNKNOWN-TOKEN' ? { ...q, verdict: 'not-run', judged: 0, reason: 'not exercised: no answer was 401', notExercised: true, byTargetChoice: true } : q)) }),
@@ -113,6 +114,20 @@ describe('las-conformance diff', () => {
     expect(output).toMatch(/## Fixed\n\n[^\n]+\n[^\n]+\n\| NG-META-PAGES \| MUST \| failed \| meta\.pages is 2/);
   });
 
+  it('says so when the two records name different targets, and not for two runs of one', () => {
+    const ours = record([]);
+    const vendor = { ...ours, target: { ...ours.target, baseUrl: 'https://api.vendor.example/v3' } };
+    const different = diffCommand(write('ours.json', ours), write('vendor.json', vendor), {});
+    expect(different.output.split('\n').slice(0, 6).join('\n')).toContain('**The two records name different targets** (http://127.0.0.1:1/v3 and https://api.vendor.example/v3): this compares two implementations, not two runs of one.');
+    expect((JSON.parse(diffCommand(write('ours.json', ours), write('vendor.json', vendor), { json: true }).output) as { sameTarget: boolean }).sameTarget).toBe(false);
+    const same = diffCommand(write('ours.json', ours), write('again.json', record([])), {});
+    expect(same.output).not.toContain('different targets');
+    // The embedded reference server listens on a new port each run: two of its runs with the same faults are one target.
+    const embedded = (port: number, faults: string[]) => ({ ...ours, target: { baseUrl: `http://127.0.0.1:${port}/v3`, embedded: true, faults, choices: [] } });
+    expect(diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4020, [])), {}).output).not.toContain('different targets');
+    expect(diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4010, ['pat-rejected'])), {}).output).toContain('different targets');
+  });
+
   it('a file that is no record is a usage error (exit 2, one line; a real process)', async () => {
     const result = await runCli(['diff', write('list.json', [1, 2]), write('after.json', record([]))]);
     expect(result.code).toBe(2);
@@ -121,6 +136,20 @@ describe('las-conformance diff', () => {
 });
 
 describe('report directories', () => {
+  it('a reused directory loses the files a run writes there, and keeps every other', () => {
+    const reused = join(dir, 'reused');
+    mkdirSync(join(reused, 'html', 'data'), { recursive: true });
+    mkdirSync(join(reused, 'artifacts'), { recursive: true });
+    mkdirSync(join(reused, 'mine'), { recursive: true });
+    for (const name of [...REPORT_DIR_ENTRIES.filter((e) => e.includes('.')), 'notes.txt', 'conformance.old.json', join('mine', 'conformance.json')]) writeFileSync(join(reused, name), 'earlier');
+    writeFileSync(join(reused, 'html', 'data', 'x.json'), '{}');
+    const cleared = clearKitFiles(reused);
+    expect(cleared).toEqual(expect.arrayContaining(['conformance.json', 'conformance.intoto.jsonl', 'summary.md', 'junit.xml', 'certification.html', 'run.log', 'html', 'artifacts']));
+    expect(readdirSync(reused).sort()).toEqual(['conformance.old.json', 'mine', 'notes.txt']);
+    expect(readdirSync(join(reused, 'mine'))).toEqual(['conformance.json']);
+    expect(clearKitFiles(reused)).toEqual([]);
+  });
+
   it('names each run by its start time, never reusing a directory, and points latest at the newest', () => {
     const root = join(dir, 'reports');
     mkdirSync(join(root, 'latest'), { recursive: true });

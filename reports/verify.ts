@@ -53,11 +53,21 @@ export function ensureRecordShaped(value: unknown, path: string): void {
   if (!claims) throw new RecordFileError(`${path} is not a conformance record (conformance.json): it is not an object with requirements`);
 }
 
+/** A pointer into a record, a requirement in it named by its id and verdict: `/requirements/37 (NG-META-PAGES, verdict passed)/broken`. */
+function readablePointer(value: unknown, pointer: string): string {
+  const at = /^\/requirements\/(\d+)(?=\/|$)/.exec(pointer);
+  const requirement = at ? ((value as { requirements: unknown[] }).requirements[Number(at[1])] as { id?: unknown; verdict?: unknown } | undefined) : undefined;
+  if (!at || typeof requirement?.id !== 'string') return pointer || '/';
+  return `${at[0]} (${requirement.id}, verdict ${String(requirement.verdict)})${pointer.slice(at[0].length)}`;
+}
+
 /** Schema problems, each `pointer: message`; empty when the value is a record of this format. */
 export function schemaProblems(value: unknown): string[] {
   const validate = recordValidator();
   if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`);
+  // An if/then's own "must match" says nothing the error beneath it does not.
+  const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'if');
+  return errors.map((e) => `${readablePointer(value, e.instancePath)}: ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`);
 }
 
 type Problems = string[];
@@ -68,16 +78,18 @@ function contractProblems(record: CertificationRecord, contract: Contract, contr
   if (record.contract.sha256 === '') problems.push('contract.sha256: the record holds no contract hash');
   else if (record.contract.sha256 !== contractSha256) problems.push(`contract.sha256: judged by another contract: its SHA-256 is ${record.contract.sha256}, this kit's is ${contractSha256}`);
   const title = String((contract.document.info as { title?: unknown }).title ?? '');
-  if (record.spec.title !== title || record.spec.version !== contract.version) problems.push(`spec: it names ${record.spec.title} ${record.spec.version}, the contract ${title} ${contract.version}`);
-  const catalogue = contract.requirements.map((r) => `${r.id} ${r.level}`);
-  const listed = record.requirements.map((r) => `${r.id} ${r.level}`);
-  if (catalogue.join('\n') !== listed.join('\n')) problems.push(`requirements: they are not this kit's catalogue (${listed.length} listed, ${catalogue.length} in the catalogue; ids and levels in its order)`);
-  const byId = new Map(contract.requirements.map((r) => [r.id, r]));
-  for (const r of record.requirements) {
-    const requirement = byId.get(r.id);
-    if (requirement && r.section !== requirement.section) problems.push(`requirements/${r.id}.section: ${r.section}, the catalogue's is ${requirement.section}`);
-    if (requirement && r.text !== requirement.text) problems.push(`requirements/${r.id}.text: it is not the catalogue's text`);
-  }
+  if (record.spec.title !== title) problems.push(`spec.title: ${record.spec.title}, the contract's is ${title}`);
+  if (record.spec.version !== contract.version) problems.push(`spec.version: ${record.spec.version}, the contract's is ${contract.version}`);
+  if (record.requirements.length !== contract.requirements.length) return [...problems, `requirements: ${record.requirements.length} listed, ${contract.requirements.length} in this kit's catalogue`];
+  contract.requirements.forEach((requirement, index) => {
+    const r = record.requirements[index];
+    if (r.id !== requirement.id) problems.push(`requirements/${index}.id: ${r.id}, the catalogue's requirement there is ${requirement.id}`);
+    else {
+      if (r.level !== requirement.level) problems.push(`requirements/${r.id}.level: ${r.level}, the catalogue's is ${requirement.level}`);
+      if (r.section !== requirement.section) problems.push(`requirements/${r.id}.section: ${r.section}, the catalogue's is ${requirement.section}`);
+      if (r.text !== requirement.text) problems.push(`requirements/${r.id}.text: it is not the catalogue's text`);
+    }
+  });
   return problems;
 }
 
@@ -93,10 +105,13 @@ function requirementProblems(r: RequirementRecord, record: CertificationRecord, 
   const findings = r.evidence.length + (r.evidenceOmitted ?? 0);
   if (r.verdict === 'failed' && r.level !== 'MUST') problems.push(`${at}.verdict: failed, which only a MUST requirement can be (a ${r.level} finding is a ${r.level === 'SHOULD' ? 'warning' : 'recorded observation'})`);
   if (r.verdict === 'warning' && r.level !== 'SHOULD') problems.push(`${at}.verdict: warning, which only a SHOULD requirement can be`);
-  if (r.verdict === 'passed' && r.level !== 'INFO' && findings > 0) problems.push(`${at}.evidence: it holds ${findings} finding${findings === 1 ? '' : 's'}, but its verdict is passed`);
+  if (r.verdict === 'passed' && r.level !== 'INFO' && findings > 0) problems.push(`${at}.verdict: passed, but it holds ${findings} finding${findings === 1 ? '' : 's'}`);
   if (r.verdict === 'passed' && r.level === 'INFO' && r.judged === 0 && findings === 0) problems.push(`${at}.judged: 0 and no observation, but its verdict is passed (passed needs a judged exchange)`);
   if (r.verdict === 'not-run' && (r.judged > 0 || r.broken > 0 || findings > 0)) problems.push(`${at}.verdict: not run, but it was judged on ${r.judged} exchange${r.judged === 1 ? '' : 's'}, ${r.broken} broken, with ${findings} finding${findings === 1 ? '' : 's'}`);
   if (r.broken > 0 && findings === 0) problems.push(`${at}.broken: ${r.broken} exchange${r.broken === 1 ? '' : 's'} broke it, but it holds no finding`);
+  if (r.broken > r.judged) problems.push(`${at}.judged, .broken: ${r.broken} exchange${r.broken === 1 ? '' : 's'} broke it, more than the ${r.judged} judged`);
+  // A finding is a judgement that broke: only a case that failed without one (its error, recorded as evidence) leaves none broken.
+  if (r.broken === 0 && r.evidence.some((e) => !e.message.startsWith(CASE_FAILED_MESSAGE))) problems.push(`${at}.broken: 0, but it holds findings, each of an exchange that broke it`);
   if (r.evidenceOmitted !== undefined && r.evidence.length !== MAX_EVIDENCE) problems.push(`${at}.evidenceOmitted: findings are counted only past the first ${MAX_EVIDENCE}, and it lists ${r.evidence.length}`);
   if (r.notExercised && (r.verdict !== 'not-run' || !r.reason?.startsWith('not exercised: '))) problems.push(`${at}.notExercised: a requirement not exercised is not run, with a reason that says so`);
   if (r.byTargetChoice && r.verdict !== 'not-run') problems.push(`${at}.byTargetChoice: only a requirement not run is left to the target's choice`);
@@ -136,7 +151,7 @@ function verdictProblems(record: CertificationRecord): Problems {
   const problems: Problems = [];
   if (basis.verdict !== record.verdict) problems.push(`verdict: ${record.verdict}, but its requirements make it ${basis.verdict}`);
   if (basis.reason !== record.verdictReason) problems.push(`verdictReason: it does not follow from its requirements, which say: ${basis.reason}`);
-  if (basis.notRun.join(' ') !== record.notRun.join(' ')) problems.push(`notRun: it lists ${record.notRun.join(', ') || 'none'}, but the requirements the run had to check and did not are ${basis.notRun.join(', ') || 'none'}`);
+  if (basis.notRun.join(' ') !== record.notRun.join(' ')) problems.push(`notRun: it lists ${record.notRun.join(', ') || 'none'}, but the requirements the run had to check at failLevel ${record.failLevel} and did not are ${basis.notRun.join(', ') || 'none'}`);
   return problems;
 }
 
@@ -146,6 +161,7 @@ function caseProblems(record: CertificationRecord): Problems {
   const problems: Problems = [];
   if (passed + failed + notRun !== total) problems.push(`cases.total: ${total}, but ${passed} passed, ${failed} failed and ${notRun} not run make ${passed + failed + notRun}`);
   if (record.runStatus === 'passed' && failed > 0) problems.push(`runStatus: passed, but its cases say ${failed} failed`);
+  if (record.runStatus === 'failed' && failed === 0) problems.push(`cases.failed: 0, but the run's status is failed, which a failed case makes it`);
   // A case fails for a finding of its own at the fail level, or with an error recorded as evidence; only a run cut short leaves failed cases unexplained.
   const cutShort = record.runStatus === 'interrupted' || record.runStatus === 'timedout';
   const explaining = record.requirements.flatMap((r) => r.evidence.filter((e) => r.verdict === 'failed' || r.verdict === 'warning' || e.message.startsWith(CASE_FAILED_MESSAGE)));
@@ -179,7 +195,7 @@ function selectionProblems(record: CertificationRecord): Problems {
   if (selection.whole === narrowed) problems.push(`selection.whole: ${selection.whole}, but it ${narrowed ? 'names a --grep, --requirement, shard, filter or --read-only' : 'names no --grep, --requirement, shard, filter or --read-only'}`);
   const unselected = unselectedReason(selection);
   const claiming = record.requirements.filter((r) => r.verdict === 'not-run' && r.reason !== undefined && (r.reason.startsWith('its cases were not selected') || r.reason === UNCOVERED_REASON) && r.reason !== unselected);
-  if (claiming.length > 0) problems.push(`selection: ${claiming[0].id}${claiming.length > 1 ? ` and ${claiming.length - 1} more` : ''} say${claiming.length > 1 ? '' : 's'} "${claiming[0].reason}", but the selection makes it "${unselected}"`);
+  if (claiming.length > 0) problems.push(`requirements/${claiming[0].id}.reason: "${claiming[0].reason}"${claiming.length > 1 ? ` (and ${claiming.length - 1} more)` : ''}, but the selection makes it "${unselected}"`);
   return problems;
 }
 
@@ -189,7 +205,7 @@ function runProblems(record: CertificationRecord): Problems {
   const started = Date.parse(record.startedAt);
   const finished = Date.parse(record.finishedAt);
   // durationMs is rounded; finishedAt is the start plus the unrounded duration.
-  if (!Number.isFinite(started) || !Number.isFinite(finished) || Math.abs(finished - started - record.durationMs) > 1) problems.push(`finishedAt: ${record.finishedAt} is not ${record.durationMs} ms (durationMs) after startedAt ${record.startedAt}`);
+  if (!Number.isFinite(started) || !Number.isFinite(finished) || Math.abs(finished - started - record.durationMs) > 1) problems.push(`startedAt, finishedAt, durationMs: ${record.finishedAt} is not ${record.durationMs} ms after ${record.startedAt}`);
   const { target } = record;
   if (!target.embedded && (target.faults.length > 0 || target.choices.length > 0)) problems.push(`target.embedded: false, but it names ${target.faults.length > 0 ? `faults ${target.faults.join(', ')}` : `choices ${target.choices.join(', ')}`}, which only the embedded reference server has`);
   if (target.embedded && !isLoopback(target.baseUrl)) problems.push(`target.baseUrl: ${target.baseUrl}, but the embedded reference server listens on this machine only`);
