@@ -1,5 +1,6 @@
 // The Playwright reporter that writes the certification record: it collects each case's findings
-// and outcome, and at the end writes conformance.json and summary.md and prints the verdict. It
+// and outcome, and at the end writes conformance.json (signed beside it when the run was given a
+// key: attestation.ts), summary.md and the renderings, and prints the verdict. It
 // renders what the cases found; it never re-checks. The verdict comes from each case's verdict
 // data, which no scrubber touches (reports/case-data.ts); when a case's data cannot be read the
 // run gets no record at all, so nothing can read it as a pass.

@@ -1,7 +1,9 @@
 // Checking a certification record: that it matches the record's JSON Schema, that it was judged
 // by the contract this kit holds (the SHA-256 of its files), that it lists the catalogue as this
-// kit has it, and that its verdict, tally and gate follow from its own requirement verdicts. A
-// record edited by hand to claim more than its run found does not verify.
+// kit has it, and that everything it says about itself agrees: requirement verdicts with their
+// counts and evidence, tallies, verdict, cases, gate, selection, time and target. A record edited
+// in one place does not verify; one rewritten throughout is caught only by its signature
+// (attestation.ts).
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import { createAjv, LEVELS, type Contract } from '../contract/index.ts';
