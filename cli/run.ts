@@ -83,7 +83,7 @@ export function registerRunCommand(program: Command): void {
     .option('--collection-item-id <id>', 'an existing collection item id (LAS_COLLECTION_ITEM_ID)')
     .option('--request-timeout <ms>', 'how long one request may take (LAS_REQUEST_TIMEOUT_MS; default 10000)')
     .option('--max-body-mib <n>', 'the largest answer the kit reads, in MiB (LAS_MAX_BODY_MIB; default 8)')
-    .option('--report-dir <dir>', `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest)`)
+    .option('--report-dir <dir>', `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest); a directory used before loses the files a run writes there, and keeps any other`)
     .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401 (the verdict is then incomplete)')
     .option('--requirement <id>', 'repeatable: run only the cases that can judge this requirement, including those that judge it on the side (the verdict is then incomplete)', collect, [])
     .option('--allow-partial', 'exit 0 when nothing failed though requirements were not run (--grep, --read-only, no forbidden token or fixtures); the record says so')
