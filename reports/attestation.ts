@@ -2,7 +2,9 @@
 // in-toto Statement v1. Its subject is conformance.json by its SHA-256; its predicate repeats what
 // a reader of the record checks first (the kit, the contract's digest, the target, the selection,
 // the run's time, the verdict and the gate), so a statement read alone still says what was
-// certified. Keys are Ed25519, held by whoever runs the kit; signing and checking use node:crypto.
+// certified. Keys are Ed25519, held by whoever runs the kit; signing and checking use node:crypto:
+// both formats are a few lines of JSON and one encoding, and the libraries made for them build
+// Sigstore bundles, which a key the user holds does not need.
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { readFileSync } from 'node:fs';
