@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { suiteEnvironment } from './cli/environment.ts';
-import { CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, FAIL_LEVEL_METADATA } from './run-protocol/index.ts';
+import { ARTIFACTS_DIR, BLOB_DIR, CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, FAIL_LEVEL_METADATA, PLAYWRIGHT_HTML_DIR } from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
 import { ignoredSpecs } from './suites/settings.ts';
 
@@ -18,19 +18,19 @@ const reporters: ReporterDescription[] = [
   // Second: fails the cases whose findings block, before anything renders them.
   [CASE_OUTCOME_REPORTER, { run: recording.run }],
   ['./reports/progress-reporter.ts'],
-  ['html', { outputFolder: join(layout.reportDir, 'html'), open: 'never' }],
+  ['html', { outputFolder: join(layout.reportDir, PLAYWRIGHT_HTML_DIR), open: 'never' }],
   // Per case; the conformance reporter writes junit.xml, per requirement, for CI systems.
   ['junit', { outputFile: join(layout.reportDir, CASES_JUNIT_FILE), embedAnnotationsAsProperties: true, stripANSIControlSequences: true }],
   ['./reports/conformance-reporter.ts', { ...recording, outputDir: layout.reportDir }],
 ];
 // Sharded runs: each shard writes a blob; `npx playwright merge-reports --config playwright.config.ts DIR` renders them all.
-if (layout.blobReport) reporters.push(['blob', { outputDir: join(layout.reportDir, 'blob') }]);
+if (layout.blobReport) reporters.push(['blob', { outputDir: join(layout.reportDir, BLOB_DIR) }]);
 
 export default defineConfig<object, { suiteOptions: SuiteOptions }>({
   testDir: './suites',
   testMatch: '**/*.spec.ts',
   testIgnore: ignoredSpecs(suiteOptions.generate),
-  outputDir: join(layout.reportDir, 'artifacts'),
+  outputDir: join(layout.reportDir, ARTIFACTS_DIR),
   fullyParallel: true,
   forbidOnly: true,
   retries: 0,

@@ -47,12 +47,13 @@ export function suiteEnvironmentOf(env: Environment, command: string | undefined
   const run: RunDescription = layout.embedded && command === 'test' ? { ...described, embedded: { faults: [], choices: [] } } : described;
   const secrets: Secret[] = [...environmentSecrets(env), ...(layout.embedded ? credentialSecrets(EMBEDDED_SETTINGS) : [])];
   const baseUrl = env[TARGET_ENVIRONMENT.baseUrl];
+  const signingKeyFile = env[RUN_ENVIRONMENT.signingKey] || undefined;
   return {
     layout,
     settings,
     suiteOptions: { settings, failLevel: failLevelOf(env), readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
     scrubbing: { secrets },
-    recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}) },
+    recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile: resolve(root, signingKeyFile) } : {}) },
     proofTargets: () => proofTargetsOf(env),
     regressionCases: () => {
       const file = env[RUN_ENVIRONMENT.regressionCases];

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { buildRecord, type CaseOutcome, type CertificationRecord } from '../reports/record.ts';
-import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
+import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
+import { REPORT_DIR_ENTRIES } from '../run-protocol/index.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
 import { diffCommand } from './diff.ts';
@@ -44,20 +45,20 @@ describe('las-conformance verify', () => {
   it('verifies a record as the kit wrote it: exit 0, its verdict and contract named', () => {
     const { code, output } = verifyCommand(write('passed.json', record([])));
     expect(code).toBe(0);
-    expect(output).toMatch(/passed\.json verifies: verdict passed, gate pass, target http:\/\/127\.0\.0\.1:1\/v3, las-conformance 0\.1\.0, contract [0-9a-f]{12}…\n$/);
+    expect(output).toMatch(/passed\.json verifies, unsigned \(self-reported\): target http:\/\/127\.0\.0\.1:1\/v3, verdict passed, gate pass, las-conformance 0\.1\.0, contract [0-9a-f]{12}…\n$/);
   });
 
   const tampered: [string, (r: CertificationRecord) => unknown, RegExp][] = [
-    ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /its verdict is passed, but its requirements make it failed/],
-    ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /its gate passes, but NG-META-PAGES fails unwaived/],
-    ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q)) }), /its tally of MUST passed is \d+, its requirements say \d+/],
-    ['a failed requirement changed to passed, its broken exchange left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /\/requirements\/\d+\/broken: must be equal to constant/],
+    ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /^  verdict: passed, but its requirements make it failed$/m],
+    ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /^  gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(false\) make it "fail"$/m],
+    ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q)) }), /^  tally\.MUST\.passed: \d+, but its requirements say \d+$/m],
+    ['a failed requirement changed to passed, its broken exchange left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /\/requirements\/\d+ \(NG-META-PAGES, verdict passed\)\/broken: must be equal to constant/],
     [
       'a requirement not exercised claimed as the target\'s choice',
       (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'AUTH-401-UNKNOWN-TOKEN' ? { ...q, verdict: 'not-run', judged: 0, reason: 'not exercised: no answer was 401', notExercised: true, byTargetChoice: true } : q)) }),
-      /AUTH-401-UNKNOWN-TOKEN was not exercised, which the catalogue does not leave to the target's choice/,
+      /requirements\/AUTH-401-UNKNOWN-TOKEN\.byTargetChoice: AUTH-401-UNKNOWN-TOKEN was not exercised, which the catalogue does not leave to the target's choice/,
     ],
-    ['another contract', (r) => ({ ...r, contract: { sha256: 'a'.repeat(64) } }), /judged by another contract: its SHA-256 is a{64}, this kit's is [0-9a-f]{64}/],
+    ['another contract', (r) => ({ ...r, contract: { sha256: 'a'.repeat(64) } }), /contract\.sha256: judged by another contract: its SHA-256 is a{64}, this kit's is [0-9a-f]{64}/],
     ['a member the schema does not have', (r) => ({ ...r, certifiedBy: 'someone' }), /^\s+\/: must NOT have additional properties \(certifiedBy\)$/m],
   ];
   for (const [what, change, problem] of tampered) {
@@ -68,25 +69,26 @@ describe('las-conformance verify', () => {
     });
   }
 
-  it('checks consistency, not origin: a hand-edited record fixed up to match verifies, and --help says so', async () => {
-    // A failed record rewritten as a pass, its counts, tally, verdict, reason and gate made to agree.
-    const failed = record([finding('NG-META-PAGES', 'meta.pages is 2')]);
-    const NG = 'NG-META-PAGES';
-    const edited = failed.requirements.map((r) => (r.id === NG ? { ...r, verdict: 'passed' as const, evidence: [], broken: 0, judged: Math.max(1, r.judged) } : r));
-    const tally = { ...failed.tally, MUST: { ...failed.tally.MUST, failed: failed.tally.MUST.failed - 1, passed: failed.tally.MUST.passed + 1 } };
-    const forged = { ...failed, requirements: edited, tally, verdict: 'passed', verdictReason: 'no MUST requirement failed', gate: { ...failed.gate, result: 'pass', reason: 'nothing failed' } };
-    expect(verifyCommand(write('failed.json', failed)).code).toBe(0);
-    expect(verifyCommand(write('forged.json', forged)).code).toBe(0);
-    const help = await runCli(['verify', '--help']);
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain('It checks consistency, not origin: records are not signed, so a hand-edited record whose tally was fixed up to match still verifies');
+  it('--help says a record without a checked signature is unsigned (self-reported)', async () => {
+    const help = await runCliInProcess(['verify', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('Without --key a record is unsigned (self-reported): consistent, but nothing shows who produced it');
   });
 
-  it('a file that is not JSON is a usage error (exit 2, one line)', async () => {
-    writeFileSync(join(dir, 'notes.txt'), 'not a record');
-    const result = await runCliInProcess(['verify', join(dir, 'notes.txt')]);
-    expect(result.code).toBe(2);
-    expect(result.stderr.trimEnd()).toMatch(/^las-conformance: .*notes\.txt is not JSON: /);
-  });
+  const notRecords: [string, string, RegExp][] = [
+    ['a file that is not JSON', 'not a record', /^las-conformance: .*given\.txt is not JSON: /],
+    ['a JSON list', '[1, 2]', /^las-conformance: .*given\.txt is not a conformance record \(conformance\.json\): it is not an object with requirements$/],
+    ['a JSON object without requirements (a violations line, say)', '{"rule":"AUTH-401-NO-CREDENTIALS","level":"MUST"}', /^las-conformance: .*given\.txt is not a conformance record \(conformance\.json\)/],
+  ];
+  for (const [what, content, message] of notRecords) {
+    it(`${what} is a usage error (exit 2, one line)`, async () => {
+      writeFileSync(join(dir, 'given.txt'), content);
+      const result = await runCliInProcess(['verify', join(dir, 'given.txt')]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stderr.trimEnd()).toMatch(message);
+    });
+  }
 });
 
 describe('las-conformance diff', () => {
@@ -112,6 +114,20 @@ describe('las-conformance diff', () => {
     expect(output).toMatch(/## Fixed\n\n[^\n]+\n[^\n]+\n\| NG-META-PAGES \| MUST \| failed \| meta\.pages is 2/);
   });
 
+  it('says so when the two records name different targets, and not for two runs of one', () => {
+    const ours = record([]);
+    const vendor = { ...ours, target: { ...ours.target, baseUrl: 'https://api.vendor.example/v3' } };
+    const different = diffCommand(write('ours.json', ours), write('vendor.json', vendor), {});
+    expect(different.output.split('\n').slice(0, 6).join('\n')).toContain('**The two records name different targets** (http://127.0.0.1:1/v3 and https://api.vendor.example/v3): this compares two implementations, not two runs of one.');
+    expect((JSON.parse(diffCommand(write('ours.json', ours), write('vendor.json', vendor), { json: true }).output) as { sameTarget: boolean }).sameTarget).toBe(false);
+    const same = diffCommand(write('ours.json', ours), write('again.json', record([])), {});
+    expect(same.output).not.toContain('different targets');
+    // The embedded reference server listens on a new port each run: two of its runs with the same faults are one target.
+    const embedded = (port: number, faults: string[]) => ({ ...ours, target: { baseUrl: `http://127.0.0.1:${port}/v3`, embedded: true, faults, choices: [] } });
+    expect(diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4020, [])), {}).output).not.toContain('different targets');
+    expect(diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4010, ['pat-rejected'])), {}).output).toContain('different targets');
+  });
+
   it('a file that is no record is a usage error (exit 2, one line; a real process)', async () => {
     const result = await runCli(['diff', write('list.json', [1, 2]), write('after.json', record([]))]);
     expect(result.code).toBe(2);
@@ -120,6 +136,20 @@ describe('las-conformance diff', () => {
 });
 
 describe('report directories', () => {
+  it('a reused directory loses the files a run writes there, and keeps every other', () => {
+    const reused = join(dir, 'reused');
+    mkdirSync(join(reused, 'html', 'data'), { recursive: true });
+    mkdirSync(join(reused, 'artifacts'), { recursive: true });
+    mkdirSync(join(reused, 'mine'), { recursive: true });
+    for (const name of [...REPORT_DIR_ENTRIES.filter((e) => e.includes('.')), 'notes.txt', 'conformance.old.json', join('mine', 'conformance.json')]) writeFileSync(join(reused, name), 'earlier');
+    writeFileSync(join(reused, 'html', 'data', 'x.json'), '{}');
+    const cleared = clearKitFiles(reused);
+    expect(cleared).toEqual(expect.arrayContaining(['conformance.json', 'conformance.intoto.jsonl', 'summary.md', 'junit.xml', 'certification.html', 'run.log', 'html', 'artifacts']));
+    expect(readdirSync(reused).sort()).toEqual(['conformance.old.json', 'mine', 'notes.txt']);
+    expect(readdirSync(join(reused, 'mine'))).toEqual(['conformance.json']);
+    expect(clearKitFiles(reused)).toEqual([]);
+  });
+
   it('names each run by its start time, never reusing a directory, and points latest at the newest', () => {
     const root = join(dir, 'reports');
     mkdirSync(join(root, 'latest'), { recursive: true });

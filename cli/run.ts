@@ -11,20 +11,21 @@ import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
-import { SUMMARY_FILE, type FailLevel, type GenerationSettings, type RunDescription } from '../run-protocol/index.ts';
+import { ENVELOPE_FILE, RUN_LOG_FILE, SUMMARY_FILE, type FailLevel, type GenerationSettings, type RunDescription } from '../run-protocol/index.ts';
 import { shortSecretWarnings, targetSecrets } from '../run-protocol/secrets.ts';
 import { reportToGithub } from '../reports/github.ts';
 import { CHOICE_NAMES, FAULT_NAMES } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
 import { baselineFailing } from '../reports/diff.ts';
-import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
+import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
+import { readSigningKey } from '../reports/attestation.ts';
 import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import { readRecordFile, recordProblems } from '../reports/verify.ts';
 import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
 import { readRegressionCases } from '../targets/regression-cases.ts';
-import { DEFAULT_REPORT_DIR } from '../suites/settings.ts';
+import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
 import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, emptyEnvironmentSettings, settingSource, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
 
 export interface RunFlags {
@@ -59,6 +60,8 @@ export interface RunFlags {
   generateOperationBudget?: number;
   /** Test the kit's own reference server, started in this process, instead of a target. */
   referenceServer?: boolean;
+  /** An Ed25519 private key file (PEM) to sign the record with. */
+  signingKey?: string;
 }
 
 /** The time generation may take in all, and per operation, unless the flags or the target file say otherwise. */
@@ -83,7 +86,7 @@ export function registerRunCommand(program: Command): void {
     .option('--collection-item-id <id>', 'an existing collection item id (LAS_COLLECTION_ITEM_ID)')
     .option('--request-timeout <ms>', 'how long one request may take (LAS_REQUEST_TIMEOUT_MS; default 10000)')
     .option('--max-body-mib <n>', 'the largest answer the kit reads, in MiB (LAS_MAX_BODY_MIB; default 8)')
-    .option('--report-dir <dir>', `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest)`)
+    .option('--report-dir <dir>', `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest); a directory used before loses the files a run writes there, and keeps any other`)
     .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401 (the verdict is then incomplete)')
     .option('--requirement <id>', 'repeatable: run only the cases that can judge this requirement, including those that judge it on the side (the verdict is then incomplete)', collect, [])
     .option('--allow-partial', 'exit 0 when nothing failed though requirements were not run (--grep, --read-only, no forbidden token or fixtures); the record says so')
@@ -96,6 +99,7 @@ export function registerRunCommand(program: Command): void {
     .option('--seed <n>', 'the seed generated inputs are drawn from: the same seed draws the same inputs (default: a new one, written in the record)', wholeNumber(0, MAX_SEED))
     .option('--generate-budget <seconds>', `the most generation may take in all, shared out between the operations (default ${DEFAULT_GENERATION_BUDGET_SECONDS})`, wholeNumber(1))
     .option('--generate-operation-budget <seconds>', `the most one operation's generation may take (default ${DEFAULT_OPERATION_BUDGET_SECONDS})`, wholeNumber(1))
+    .option('--signing-key <file>', `sign the record with this Ed25519 private key (PEM): ${ENVELOPE_FILE} beside conformance.json, checked by verify --key (${RUN_ENVIRONMENT.signingKey})`)
     .addOption(new Option('--level <level>', 'what fails the run: must, or should for MUST and SHOULD').choices(['must', 'should']).default('must'))
     .option('--reference-server', 'test the kit\'s own reference server, started in this process, instead of a target (what npm start runs); never chosen when target settings are missing, so a gate whose settings are unset fails')
     .option('--fault <name>', `embedded reference server only, repeatable: switch on a fault (${FAULT_NAMES.length} known, e.g. ${FAULT_NAMES[0]})`, collect, [])
@@ -173,7 +177,7 @@ export function runSettings(flags: RunFlags, env: Record<string, string | undefi
 
 /** The run's log, run.log in the report directory, and how to close its file. */
 function runLog(reportDir: string): { log: Logger; close: () => void } {
-  const file = pino.destination({ dest: resolve(reportDir, 'run.log'), mkdir: true, sync: true });
+  const file = pino.destination({ dest: resolve(reportDir, RUN_LOG_FILE), mkdir: true, sync: true });
   // Tokens are never handed to the logger; the redaction guards against that changing.
   const log = pino({ base: { command: 'run' }, redact: { paths: ['*.sessionToken', '*.pat', '*.forbiddenToken', 'sessionToken', 'pat', 'forbiddenToken'], censor: '[redacted]' } }, file);
   return { log, close: () => file.end() };
@@ -231,13 +235,24 @@ function checkedRecord(reportDir: string): CertificationRecord {
   return value as CertificationRecord;
 }
 
+/** The signing key file (--signing-key, else LAS_SIGNING_KEY) as an absolute path, checked before anything starts; undefined when the record is not to be signed. */
+function signingKeyOf(flags: RunFlags, env: Record<string, string | undefined>): string | undefined {
+  const file = flags.signingKey ?? (env[RUN_ENVIRONMENT.signingKey] || undefined);
+  if (file === undefined) return undefined;
+  readSigningKey(resolve(file));
+  return resolve(file);
+}
+
 export async function runCommand(flags: RunFlags, env: Record<string, string | undefined>): Promise<number> {
   const settings = runSettings(flags, env);
   const description = runDescription(flags);
   // A regression case naming no requirement of the catalogue is a usage error before anything starts.
   if (flags.target) readRegressionCases(flags.target, loadContract().requirements.map((r) => r.id));
+  const signingKeyFile = signingKeyOf(flags, env);
   const timestamped = flags.reportDir === undefined;
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
+  const cleared = timestamped ? [] : clearKitFiles(reportDir);
+  if (cleared.length > 0) process.stdout.write(`Cleared the earlier run's ${cleared.join(', ')} from ${reportDir}\n`);
   const { log, close: closeLog } = runLog(reportDir);
   let embedded: EmbeddedTarget | undefined;
   let suiteStarted = false;
@@ -258,7 +273,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     if (run.generate) process.stdout.write(`Generating ${run.generate.inputs} inputs per operation from seed ${run.generate.seed} (--seed ${run.generate.seed} draws them again)\n`);
     suiteStarted = true;
     const grep = flags.requirement.length > 0 ? await requirementGrep(flags.requirement) : flags.grep;
-    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}) });
+    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}), ...(signingKeyFile ? { signingKeyFile } : {}) });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
     if (!outcome.record) throw new Error(outcome.noVerdict ?? `the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);

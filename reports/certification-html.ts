@@ -5,8 +5,9 @@
 import { generatedHtml } from './generated.ts';
 import { LEVELS } from '../contract/index.ts';
 import type { CertificationRecord, RecordedEvidence, RequirementRecord } from './record.ts';
-import { acceptedRequirements, evidenceShortestFirst, exchangeText, failsGate, gateAcceptance, omittedCount, reasonText, runVerdictOf, shownVerdict, verdictOf, verdictReasonShown, type GateAcceptance, type RequirementVerdictName } from './requirement-outcomes.ts';
+import { acceptedRequirements, evidenceShortestFirst, exchangeText, failsGate, firstFinding, gateAcceptance, omittedCount, reasonText, runVerdictOf, shownVerdict, verdictOf, verdictReasonShown, type GateAcceptance, type RequirementVerdictName } from './requirement-outcomes.ts';
 import { gateToolsUsed } from './record.ts';
+import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
 
 type ShownVerdict = RequirementVerdictName | GateAcceptance['kind'];
 
@@ -214,7 +215,7 @@ function requirementEvidence(record: CertificationRecord, requirement: Requireme
 }
 
 function firstEvidenceCell(record: CertificationRecord, requirement: RequirementRecord): string {
-  const first = evidenceShortestFirst(requirement)[0];
+  const first = firstFinding(requirement);
   const acceptance = gateAcceptance(record, requirement);
   const accepted = acceptance ? `<span class="accepted-why">${escape(acceptance.why)}</span> ` : '';
   if (!first) return escape(reasonText(requirement, record) ?? '');
@@ -240,6 +241,7 @@ main { max-width: 1200px; margin: 0 auto; padding: 0 1.5rem 3rem; }
 .banner { padding-left: 0; padding-right: 0; }
 .banner > div { max-width: 1200px; margin: 0 auto; padding: 0 1.5rem; }
 .banner.passed { background: var(--passed); } .banner.failed { background: var(--failed); } .banner.incomplete { background: var(--warning); } .banner.accepted { background: var(--waived); }
+#signature { display: inline-block; margin-top: .35rem; padding: .2rem .6rem; border-radius: 4px; font-weight: 600; background: rgba(0, 0, 0, .25); }
 #gate { margin-top: .5rem; padding: .35rem .6rem; background: rgba(255, 255, 255, .15); border-radius: 4px; display: inline-block; }
 .banner h1 { margin: 0; font-size: 2rem; letter-spacing: .04em; }
 .banner p { margin: .25rem 0 0; font-size: 1.05rem; }
@@ -344,7 +346,13 @@ function section(id: string, title: string, body: string): string {
   return `<section id="${id}"><h2>${title}</h2>${body}</section>`;
 }
 
-export function certificationHtml(record: CertificationRecord): string {
+/** The header's lines under the verdict: the target, and whether a signature vouches for the record. */
+function targetAndSignature(record: CertificationRecord, signature: RecordSignature): string {
+  const signed = signature.signed ? 'signed' : 'unsigned';
+  return `<p id="record-target">Target <code>${escape(record.target.baseUrl)}</code>${record.target.embedded ? ' (the embedded reference server)' : ''}</p><p id="signature" class="${signed}">${escape(signatureText(signature).replace(/^./, (c) => c.toUpperCase()))}</p>`;
+}
+
+export function certificationHtml(record: CertificationRecord, signature: RecordSignature = UNSIGNED_RECORD): string {
   const verdict = runVerdictOf(record);
   const attention = record.requirements.filter((r) => failsGate(record, r) || ['failed', 'warning', 'waived'].includes(verdictOf(r)));
   const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);
@@ -361,7 +369,7 @@ export function certificationHtml(record: CertificationRecord): string {
 <style>${STYLE}</style>
 </head>
 <body>
-<header id="verdict" class="banner ${escape(bannerClass(record))}"><div><h1>${escape(verdict.toUpperCase())}</h1><p id="verdict-reason">${escape(verdictReasonShown(record))}</p>${gateToolsUsed(record) ? `<p id="gate">Gate: <strong>${escape(record.gate.result.toUpperCase())}</strong>: ${escape(record.gate.reason)}</p>` : ''}</div></header>
+<header id="verdict" class="banner ${escape(bannerClass(record))}"><div><h1>${escape(verdict.toUpperCase())}</h1>${targetAndSignature(record, signature)}<p id="verdict-reason">${escape(verdictReasonShown(record))}</p>${gateToolsUsed(record) ? `<p id="gate">Gate: <strong>${escape(record.gate.result.toUpperCase())}</strong>: ${escape(record.gate.reason)}</p>` : ''}</div></header>
 <main>
 ${section('run', 'The run', runFacts(record))}
 ${section('summary', 'Requirements by level', tallyTable(record))}

@@ -1,19 +1,21 @@
 // The Playwright reporter that writes the certification record: it collects each case's findings
-// and outcome, and at the end writes conformance.json and summary.md and prints the verdict. It
+// and outcome, and at the end writes conformance.json (signed beside it when the run was given a
+// key: attestation.ts), summary.md and the renderings, and prints the verdict. It
 // renders what the cases found; it never re-checks. The verdict comes from each case's verdict
 // data, which no scrubber touches (reports/case-data.ts); when a case's data cannot be read the
 // run gets no record at all, so nothing can read it as a pass.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, failLevelOfMetadata, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, ENVELOPE_FILE, failLevelOfMetadata, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import { failedRequirementsConsole, notRunConsole } from './console-summary.ts';
-import { buildRecord, consoleSummary, summaryMarkdown, type CaseOutcome, type GatePolicy, type ReportPaths, type RunContext, type Selection } from './record.ts';
+import { envelopeText, keyId, readSigningKey, signRecord, UNSIGNED_RECORD, type DsseEnvelope, type RecordSignature } from './attestation.ts';
+import { buildRecord, consoleHeading, consoleSummary, summaryMarkdown, type CertificationRecord, type CaseOutcome, type GatePolicy, type ReportPaths, type RunContext, type Selection } from './record.ts';
 import { writeRecordRenderings } from './record-renderings.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
 
@@ -27,6 +29,8 @@ export interface ConformanceReporterOptions {
   secrets: Secret[];
   /** The target's base URL; absent, the one the cases report (the embedded server's, started after the configuration was read). */
   baseUrl?: string;
+  /** An Ed25519 private key file (PEM): the record is signed with it (ENVELOPE_FILE beside it). */
+  signingKeyFile?: string;
 }
 
 function requirementsOf(test: TestCase): string[] {
@@ -191,13 +195,31 @@ export default class ConformanceReporter implements Reporter {
       ...(run.generate ? { generated: generatedRecord(run.generate, this.generated) } : {}),
     });
     const paths = this.paths();
+    const recordBytes = Buffer.from(`${JSON.stringify(record, null, 2)}\n`);
+    let signed: { envelope: DsseEnvelope; signature: RecordSignature } | undefined;
+    try {
+      signed = this.sign(recordBytes, record);
+    } catch (error) {
+      return this.noVerdict(`the record cannot be signed: ${(error as Error).message}`);
+    }
     mkdirSync(this.outputDir, { recursive: true });
-    writeFileSync(paths.conformance, `${JSON.stringify(record, null, 2)}\n`);
-    writeFileSync(paths.summary, summaryMarkdown(record));
-    const renderings = writeRecordRenderings(record, this.outputDir);
+    writeFileSync(paths.conformance, recordBytes);
+    // An envelope an earlier run left here signs another record: it goes with it.
+    if (signed) writeFileSync(join(this.outputDir, ENVELOPE_FILE), envelopeText(signed.envelope));
+    else rmSync(join(this.outputDir, ENVELOPE_FILE), { force: true });
+    const signature = signed?.signature ?? UNSIGNED_RECORD;
+    writeFileSync(paths.summary, summaryMarkdown(record, signature));
+    const renderings = writeRecordRenderings(record, this.outputDir, signature);
     const failures = `${notRunConsole(record)}${failedRequirementsConsole(record)}`;
-    process.stdout.write(`\n${failures}${failures ? '\n' : ''}${consoleSummary(record, { ...paths, junit: renderings.junit, html: renderings.certification }, process.cwd())}`);
+    process.stdout.write(`\n${consoleHeading(record, signature)}${failures}${failures ? '\n' : ''}${consoleSummary(record, { ...paths, junit: renderings.junit, html: renderings.certification }, process.cwd())}`);
     return undefined;
+  }
+
+  /** The record's envelope, when the run was given a signing key. */
+  private sign(recordBytes: Buffer, record: CertificationRecord): { envelope: DsseEnvelope; signature: RecordSignature } | undefined {
+    if (this.options.signingKeyFile === undefined) return undefined;
+    const key = readSigningKey(this.options.signingKeyFile);
+    return { envelope: signRecord(recordBytes, record, key), signature: { signed: true, envelope: ENVELOPE_FILE, keyId: keyId(key) } };
   }
 
   /** No record: the reason, on stderr and in NO_VERDICT_FILE for the run command to show as its one line. */

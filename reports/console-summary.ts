@@ -3,7 +3,7 @@
 // the screen and not only in a report file; failures a waiver or the baseline accepts are listed
 // apart, each with why; the requirements the run did not run, each reason with what supplies it.
 import type { CertificationRecord } from './record.ts';
-import { evidenceShortestFirst, acceptedRequirements, blockingRequirements, findingText, judgedText, notRunReasons } from './requirement-outcomes.ts';
+import { acceptedRequirements, blockingRequirements, findingText, firstFinding, judgedText, notRunReasons } from './requirement-outcomes.ts';
 
 /** What keeps the verdict from passed besides failures: each reason a requirement was not run, with the ids, and what a partial run may do. */
 export function notRunConsole(record: CertificationRecord): string {
@@ -23,7 +23,7 @@ export function failedRequirementsConsole(record: CertificationRecord): string {
   for (const r of blocking) {
     const judged = judgedText(r);
     lines.push(`  ${r.id} (${r.level}, section ${r.section}${judged ? `; ${judged}` : ''}): ${r.text}`);
-    const first = evidenceShortestFirst(r)[0];
+    const first = firstFinding(r);
     if (first) {
       lines.push(`    ${findingText(first)}`);
       if (first.curl) lines.push(`    ${first.curl}`);

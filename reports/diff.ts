@@ -1,14 +1,16 @@
-// Comparing two certification records of the same target: which requirements newly fail, which
-// were fixed, and where a requirement fails in both with different evidence. `las-conformance
+// Comparing two certification records, usually of one target: which requirements newly fail, which
+// were fixed, and where a requirement fails in both with different evidence; and whether the two
+// records name different targets, which the Markdown says first. `las-conformance
 // diff` renders it as Markdown or JSON, and `run --baseline` uses the same reading of a record.
 import type { Level } from '../contract/index.ts';
 import { readRecordFile, RecordFileError } from './verify.ts';
 import type { RecordedEvidence, RequirementVerdict } from './record.ts';
+import { firstFinding } from './requirement-outcomes.ts';
 
 /** What a comparison needs of a record: its requirements' ids, levels, verdicts and first evidence. Older record formats have these too. */
 export interface ComparableRecord {
   verdict: string;
-  target?: { baseUrl?: string };
+  target?: { baseUrl?: string; embedded?: boolean; faults?: string[]; choices?: string[] };
   startedAt?: string;
   requirements: { id: string; level: Level; verdict: RequirementVerdict; evidence: RecordedEvidence[] }[];
 }
@@ -55,10 +57,20 @@ export interface RecordDiff {
   otherChanges: RequirementChange[];
   /** MUST requirements that newly fail: what makes `diff` exit 1. */
   regressions: string[];
+  /** False when the records name different targets: the diff then compares two implementations, not two runs of one. */
+  sameTarget: boolean;
+}
+
+/** What makes two records' targets one: the base URL, or for the embedded reference server (a new port each run) its faults and choices. */
+function targetIdentity(record: ComparableRecord): string | undefined {
+  const target = record.target;
+  if (!target) return undefined;
+  if (target.embedded) return `the embedded reference server${target.faults?.length ? ` with faults ${target.faults.join(', ')}` : ''}${target.choices?.length ? ` with choices ${target.choices.join(', ')}` : ''}`;
+  return target.baseUrl;
 }
 
 function firstEvidence(evidence: RecordedEvidence[]): string | undefined {
-  const e = evidence[0];
+  const e = firstFinding({ evidence });
   return e ? `${e.message}${e.pointer ? ` at ${e.pointer}` : ''}${e.method ? ` (${e.method} ${e.path}${e.status !== undefined ? ` → ${e.status}` : ''})` : ''}` : undefined;
 }
 
@@ -79,8 +91,9 @@ export function diffRecords(before: ComparableRecord, after: ComparableRecord, f
   const changedEvidence = changes.filter((c) => failing(c.before) && failing(c.after) && c.evidenceBefore !== c.evidenceAfter);
   const listed = new Set([...newlyFailing, ...fixed, ...changedEvidence]);
   const otherChanges = changes.filter((c) => !listed.has(c) && c.before !== c.after);
-  const side = (record: ComparableRecord, file: string) => ({ file, verdict: record.verdict, ...(record.startedAt ? { startedAt: record.startedAt } : {}), ...(record.target?.baseUrl ? { target: record.target.baseUrl } : {}) });
-  return { old: side(before, files.old), new: side(after, files.new), newlyFailing, fixed, changedEvidence, otherChanges, regressions: newlyFailing.filter((c) => c.level === 'MUST' && c.after === 'failed').map((c) => c.id) };
+  const side = (record: ComparableRecord, file: string) => ({ file, verdict: record.verdict, ...(record.startedAt ? { startedAt: record.startedAt } : {}), ...(record.target?.baseUrl ? { target: `${record.target.baseUrl}${record.target.embedded ? ' (the embedded reference server)' : ''}` } : {}) });
+  const sameTarget = targetIdentity(before) === targetIdentity(after);
+  return { old: side(before, files.old), new: side(after, files.new), newlyFailing, fixed, changedEvidence, otherChanges, regressions: newlyFailing.filter((c) => c.level === 'MUST' && c.after === 'failed').map((c) => c.id), sameTarget };
 }
 
 function cell(text: string | undefined): string {
@@ -100,6 +113,7 @@ export function diffMarkdown(diff: RecordDiff): string {
     `- Old: ${describe(diff.old)}`,
     `- New: ${describe(diff.new)}`,
     '',
+    ...(diff.sameTarget ? [] : [`**The two records name different targets** (${diff.old.target ?? 'none'} and ${diff.new.target ?? 'none'}): this compares two implementations, not two runs of one.`, '']),
     ...section('Newly failing', diff.newlyFailing, [['Was', (c) => c.before], ['Now', (c) => c.after], ['Evidence', (c) => c.evidenceAfter ?? '']]),
     ...section('Fixed', diff.fixed, [['Was', (c) => c.before], ['Evidence before', (c) => c.evidenceBefore ?? '']]),
     ...section('Changed evidence', diff.changedEvidence, [['Before', (c) => c.evidenceBefore ?? ''], ['Now', (c) => c.evidenceAfter ?? '']]),

@@ -3,7 +3,7 @@
 // page. The command line decides whether the run is on GitHub Actions and hands over the file.
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
-import { failsGate, findingText, gateAcceptance, verdictOf } from './requirement-outcomes.ts';
+import { failsGate, findingText, firstFinding, gateAcceptance, verdictOf } from './requirement-outcomes.ts';
 
 export interface GithubReportOptions {
   /** The file GITHUB_STEP_SUMMARY names, when set. */
@@ -23,7 +23,7 @@ function escapeProperty(value: string): string {
 }
 
 function annotation(command: 'error' | 'warning' | 'notice', requirement: RequirementRecord, accepted?: string): string {
-  const first = requirement.evidence[0];
+  const first = firstFinding(requirement);
   const message = [...(accepted ? [`accepted by the gate: ${accepted}`] : []), `${requirement.text}`, ...(first ? [findingText(first), ...(first.curl ? [first.curl] : [])] : [])].join('\n');
   return `::${command} title=${escapeProperty(`${requirement.id} (${requirement.level}, section ${requirement.section})`)}::${escapeData(message)}`;
 }

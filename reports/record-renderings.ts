@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CERTIFICATION_FILE, REQUIREMENTS_JUNIT_FILE } from '../run-protocol/index.ts';
+import { UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
 import { certificationHtml } from './certification-html.ts';
 import type { CertificationRecord } from './record.ts';
 import { requirementsJunit } from './requirements-junit.ts';
@@ -13,9 +14,9 @@ export interface RenderingPaths {
   certification: string;
 }
 
-export function writeRecordRenderings(record: CertificationRecord, outputDir: string): RenderingPaths {
+export function writeRecordRenderings(record: CertificationRecord, outputDir: string, signature: RecordSignature = UNSIGNED_RECORD): RenderingPaths {
   const paths = { junit: join(outputDir, REQUIREMENTS_JUNIT_FILE), certification: join(outputDir, CERTIFICATION_FILE) };
   writeFileSync(paths.junit, requirementsJunit(record));
-  writeFileSync(paths.certification, certificationHtml(record));
+  writeFileSync(paths.certification, certificationHtml(record, signature));
   return paths;
 }

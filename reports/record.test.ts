@@ -258,7 +258,7 @@ describe('renderings', () => {
     const text = consoleSummary(record, { conformance: '/r/conformance.json', summary: '/r/summary.md', junit: '/r/junit.xml', html: '/r/html/index.html' }, '/r');
     const lines = text.trimEnd().split('\n');
     expect(lines[0]).toBe('Verdict: FAILED: 1 MUST requirement failed: NG-META-PAGES');
-    expect(lines[2]).toBe('Cases: 2 cases: 2 passed, 0 failed, 0 not run (1.5 s)');
+    expect(lines[1]).toBe('Cases: 2 cases: 2 passed, 0 failed, 0 not run (1.5 s)');
     expect(lines.slice(-4)).toEqual(['  conformance.json', '  summary.md', '  junit.xml', '  html/index.html']);
   });
 });

@@ -4,7 +4,8 @@
 import { relative } from 'node:path';
 import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
 import { generatedSummaryLine } from './generated.ts';
-import { evidenceShortestFirst, acceptedRequirements, notRunReasons, verdictReasonShown } from './requirement-outcomes.ts';
+import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
+import { acceptedRequirements, firstFinding, notRunReasons, targetText, verdictReasonShown } from './requirement-outcomes.ts';
 import { blockingLevels, failLevelName, regressionCaseName, waiverActive, type CaseFinding, type ExercisedRequirement, type FailLevel, type GeneratedOperation, type GenerationSettings, type NotRunDeclaration, type UnexercisedRequirement } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
@@ -206,6 +207,10 @@ export const UNCOVERED_REASON = 'no case of the suite covers it';
 /** Why a requirement whose cases ran was not exercised, when neither a judge nor the catalogue says more. */
 const UNEXERCISED_REASON = 'no exchange of the run gave a check that can break it anything to judge';
 const RAN: CaseStatus[] = ['passed', 'failed', 'timedOut', 'interrupted'];
+/** How the evidence of a case that failed with no finding to explain it begins. */
+export const CASE_FAILED_MESSAGE = 'the case failed: ';
+/** The verdict reason of a run in which no case ran. */
+export const NOTHING_RAN_REASON = 'no case ran, so nothing was certified';
 
 const DEFAULT_CONTEXT: Omit<RunContext, 'kit' | 'target'> = {
   contractSha256: '',
@@ -242,7 +247,7 @@ export function buildRecord(input: RecordInput): CertificationRecord {
     durationMs: Math.round(input.durationMs),
     runStatus: input.runStatus,
     verdict,
-    verdictReason: ranAny ? verdictReason({ blocking, failed, warned, notRun, complete, runStatus: input.runStatus }) : 'no case ran, so nothing was certified',
+    verdictReason: ranAny ? verdictReason({ blocking, failed, warned, notRun, complete, runStatus: input.runStatus }) : NOTHING_RAN_REASON,
     notRun,
     gate: gateRecord(verdict, blocking, requirements, input.gate),
     cases: {
@@ -263,7 +268,7 @@ export function blockingRequirementIds(failed: string[], warned: string[], failL
 }
 
 /** Requirements the run had to check and did not; the proxy's own requirements are no suite's to check. */
-function unverified(requirements: RequirementRecord[], failLevel: FailLevel): string[] {
+export function unverified(requirements: RequirementRecord[], failLevel: FailLevel): string[] {
   return requirements.filter((r) => r.verdict === 'not-run' && r.reason !== PROXY_ONLY_REASON && !r.byTargetChoice && blockingLevels(failLevel).includes(r.level)).map((r) => r.id);
 }
 
@@ -285,7 +290,7 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-function verdictReason(basis: { blocking: string[]; failed: string[]; warned: string[]; notRun: string[]; complete: boolean; runStatus: string }): string {
+export function verdictReason(basis: { blocking: string[]; failed: string[]; warned: string[]; notRun: string[]; complete: boolean; runStatus: string }): string {
   const { blocking, failed, warned, notRun, complete, runStatus } = basis;
   const parts = [];
   if (!complete) parts.push(`the run did not complete (${runStatus}); requirements whose cases did not run are not run`);
@@ -326,7 +331,7 @@ export function gateRecord(verdict: RunVerdict, blocking: string[], requirements
 
 function requirementRecord(requirement: Requirement, cases: CaseOutcome[], selection: Selection, scrub: (text: string) => string): RequirementRecord {
   const evidence = cases.flatMap((c) => c.findings.filter((f) => f.requirement === requirement.id).map((f) => recordedEvidence(c.title, f)));
-  const unexplained = cases.filter((c) => c.error !== undefined && c.requirements[0] === requirement.id).map((c) => ({ case: c.title, message: `the case failed: ${c.error}` }));
+  const unexplained = cases.filter((c) => c.error !== undefined && c.requirements[0] === requirement.id).map((c) => ({ case: c.title, message: `${CASE_FAILED_MESSAGE}${c.error}` }));
   const all = [...evidence, ...unexplained];
   const covering = cases.filter((c) => c.requirements.includes(requirement.id));
   const declaredNotRun = (c: CaseOutcome) => c.notRun?.find((n) => n.requirements.includes(requirement.id));
@@ -441,13 +446,17 @@ export function gateToolsUsed(record: CertificationRecord): boolean {
   return gate.waived.length > 0 || gate.expiredWaivers.length > 0 || gate.baseline !== undefined || (gate.allowPartial && record.verdict === 'incomplete');
 }
 
+/** The console's first line about the record: which target it certifies, and whether it is signed. */
+export function consoleHeading(record: CertificationRecord, signature: RecordSignature = UNSIGNED_RECORD): string {
+  return `Target: ${targetText(record)}\nRecord: ${signatureText(signature)}\n`;
+}
+
 /** The console's closing lines: verdict first, then counts, then where the reports are. */
 export function consoleSummary(record: CertificationRecord, paths: ReportPaths, cwd: string): string {
   const show = (path: string) => (relative(cwd, path).startsWith('..') ? path : relative(cwd, path));
   const lines = [
     `Verdict: ${record.verdict.toUpperCase()}: ${verdictReasonShown(record)}`,
     ...(gateToolsUsed(record) ? [`Gate: ${record.gate.result.toUpperCase()}: ${record.gate.reason}`] : []),
-    `Target: ${record.target.baseUrl}${record.target.embedded ? ' (the embedded reference server)' : ''}`,
     `Cases: ${casesLine(record)} (${(record.durationMs / 1000).toFixed(1)} s)`,
     `Requirements: ${tallyLine(record)}`,
     ...optional(notExercisedLine(record), (line) => `  ${line}`),
@@ -466,7 +475,7 @@ function cell(text: string): string {
 }
 
 function firstEvidence(r: RequirementRecord): string {
-  const e = evidenceShortestFirst(r)[0];
+  const e = firstFinding(r);
   if (!e) return r.reason ?? '';
   const where = e.method ? ` (\`${e.method} ${e.path}\`${e.status !== undefined ? ` → ${e.status}` : ''})` : '';
   const more = r.evidence.length + (r.evidenceOmitted ?? 0) - 1;
@@ -489,8 +498,8 @@ function notRunMarkdown(record: CertificationRecord): string[] {
   return ['', `Not run (${record.notRun.length}), so the run cannot pass them:`, '', ...reasons.map(({ reason, ids }) => `- ${ids.join(', ')}: ${cell(reason)}`), ...partial];
 }
 
-/** summary.md: the verdict first, then what failed or did not run, then warnings and observations. */
-export function summaryMarkdown(record: CertificationRecord): string {
+/** summary.md: the verdict and the target first, then what failed or did not run, then warnings and observations. */
+export function summaryMarkdown(record: CertificationRecord, signature: RecordSignature = UNSIGNED_RECORD): string {
   const accepted = acceptedRequirements(record);
   const failedOrNotRun = record.requirements.filter((r) => (r.verdict === 'failed' || r.verdict === 'not-run') && !accepted.some((a) => a.requirement === r));
   const warnings = record.requirements.filter((r) => r.verdict === 'warning');
@@ -498,11 +507,12 @@ export function summaryMarkdown(record: CertificationRecord): string {
   const lines = [
     `# Conformance verdict: ${record.verdict.toUpperCase()}`,
     '',
+    `Target: \`${record.target.baseUrl}\`${record.target.embedded ? ' (the embedded reference server)' : ''}. Record: **${signatureText(signature)}**.`,
+    '',
     `${verdictReasonShown(record)}.`,
     ...notRunMarkdown(record),
     ...(gateToolsUsed(record) ? ['', `Gate: **${record.gate.result}**: ${record.gate.reason}.`] : []),
     '',
-    `- Target: \`${record.target.baseUrl}\``,
     `- ${record.spec.title} ${record.spec.version}, checked by ${record.kit.name} ${record.kit.version}; ${record.failLevel} findings fail the run`,
     `- ${record.startedAt} to ${record.finishedAt} (${(record.durationMs / 1000).toFixed(1)} s), ${casesLine(record)}`,
     `- Requirements: ${tallyLine(record)}`,
@@ -521,7 +531,7 @@ export function summaryMarkdown(record: CertificationRecord): string {
     '',
     '## Observations',
     '',
-    ...(observations.length > 0 ? observations.map((r) => `- ${r.id} (section ${r.section}): ${cell(r.evidence[0].message)}`) : ['None.']),
+    ...(observations.length > 0 ? observations.map((r) => `- ${r.id} (section ${r.section}): ${cell(firstFinding(r)!.message)}`) : ['None.']),
     '',
     ...(record.generated ? ['## Generated inputs', '', `${generatedSummaryLine(record.generated)}.`, ''] : []),
     'Each failure in `conformance.json` carries a `curl` line; export `LAS_BASE_URL`, `LAS_SESSION_TOKEN`, `LAS_PAT` (and `LAS_FORBIDDEN_TOKEN`) to run it.',

@@ -1,7 +1,10 @@
 // Report directories of `las-conformance run`: each run writes into a directory of its own, named
 // by its start time, and `latest` beside them points at the newest, so no run overwrites another.
+// A directory given with --report-dir is reused: the kit's own files of an earlier run go first,
+// so none of them can be read as this run's; whatever else the directory holds stays.
 import { existsSync, lstatSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { REPORT_DIR_ENTRIES } from '../run-protocol/index.ts';
 
 export const LATEST = 'latest';
 
@@ -24,6 +27,13 @@ export function pointLatestAt(dir: string): void {
   rmSync(temporary, { force: true });
   symlinkSync(process.platform === 'win32' ? dir : basename(dir), temporary, process.platform === 'win32' ? 'junction' : 'dir');
   renameSync(temporary, latest);
+}
+
+/** Removes from `dir` the files and directories a run writes there (REPORT_DIR_ENTRIES) and nothing else; returns the names it removed. */
+export function clearKitFiles(dir: string): string[] {
+  const present = REPORT_DIR_ENTRIES.filter((name) => lstatExists(join(dir, name)) !== undefined);
+  for (const name of present) rmSync(join(dir, name), { recursive: true, force: true });
+  return present;
 }
 
 function lstatExists(path: string) {

@@ -9,6 +9,11 @@ import type { CertificationRecord, RecordedEvidence, RequirementRecord } from '.
 export type RunVerdictName = CertificationRecord['verdict'] | 'incomplete';
 export type RequirementVerdictName = RequirementRecord['verdict'] | 'waived';
 
+/** The target as every rendering names it, first: its base URL, and whether it was the kit's own server. */
+export function targetText(record: CertificationRecord): string {
+  return `${record.target.baseUrl}${record.target.embedded ? ' (the embedded reference server)' : ''}`;
+}
+
 export function runVerdictOf(record: CertificationRecord): RunVerdictName {
   return record.verdict as RunVerdictName;
 }
@@ -61,10 +66,10 @@ export function acceptedRequirements(record: CertificationRecord): { requirement
   });
 }
 
-/** Findings grouped by message, in order of first appearance: each message once, with how often and its first evidence. */
+/** Findings grouped by message, in the order the renderings show findings (firstFinding first): each message once, with how often and its first evidence. */
 export function groupedEvidence(requirement: RequirementRecord): { first: RecordedEvidence; count: number }[] {
   const groups = new Map<string, { first: RecordedEvidence; count: number }>();
-  for (const evidence of requirement.evidence) {
+  for (const evidence of evidenceShortestFirst(requirement)) {
     const group = groups.get(evidence.message);
     if (group) group.count++;
     else groups.set(evidence.message, { first: evidence, count: 1 });
@@ -138,7 +143,12 @@ export function verdictReasonShown(record: CertificationRecord): string {
 }
 
 /** The evidence with the shortest reproducer first (a one-line GET before a long POST), otherwise in the record's order. */
-export function evidenceShortestFirst(requirement: RequirementRecord): RecordedEvidence[] {
+export function evidenceShortestFirst(requirement: Pick<RequirementRecord, 'evidence'>): RecordedEvidence[] {
   const length = (e: RecordedEvidence) => e.curl?.length ?? Number.MAX_SAFE_INTEGER;
   return [...requirement.evidence].sort((a, b) => length(a) - length(b));
+}
+
+/** The finding every rendering shows first for a requirement: the one with the shortest reproducer. */
+export function firstFinding(requirement: Pick<RequirementRecord, 'evidence'>): RecordedEvidence | undefined {
+  return evidenceShortestFirst(requirement)[0];
 }

@@ -8,7 +8,7 @@
 import { LEVELS } from '../contract/index.ts';
 import { generatedJunitSuite } from './generated.ts';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
-import { evidenceShortestFirst, failsGate, findingText, gateAcceptance, groupedEvidence, omittedCount, reasonText, shownVerdict, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
+import { evidenceShortestFirst, failsGate, findingText, firstFinding, gateAcceptance, groupedEvidence, omittedCount, reasonText, shownVerdict, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
 
 const SKIPPED: RequirementVerdictName[] = ['not-run', 'waived'];
 
@@ -22,13 +22,13 @@ export function sectionClassName(requirement: RequirementRecord): string {
 
 /** The <failure> message: the first finding, its pointer, and the curl line that reproduces it. */
 export function failureMessage(requirement: RequirementRecord): string {
-  const first = evidenceShortestFirst(requirement)[0];
+  const first = firstFinding(requirement);
   if (!first) return `${requirement.id} failed`;
   return `${requirement.id}: ${findingText(first)}${first.curl ? ` | reproduce: ${first.curl}` : ''}`;
 }
 
 function evidenceDetail(requirement: RequirementRecord): string {
-  const lines = requirement.evidence.flatMap((e, i) => [`${i + 1}. ${findingText(e)}`, `   case: ${e.case}`, ...(e.curl ? [`   ${e.curl}`] : [])]);
+  const lines = evidenceShortestFirst(requirement).flatMap((e, i) => [`${i + 1}. ${findingText(e)}`, `   case: ${e.case}`, ...(e.curl ? [`   ${e.curl}`] : [])]);
   const omitted = omittedCount(requirement);
   if (omitted > 0) lines.push(`${omitted} more finding${omitted === 1 ? '' : 's'} counted in conformance.json`);
   return lines.join('\n');

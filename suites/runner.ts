@@ -45,6 +45,8 @@ export interface SuiteRun {
   run?: RunDescription;
   /** A target file whose regression cases run alongside the suite. */
   regressionCasesFile?: string;
+  /** The private key file the record is signed with, an absolute path. */
+  signingKeyFile?: string;
 }
 
 export interface SuiteOutcome {
@@ -293,13 +295,14 @@ export function typeScriptLoaderOptions(root: string, nodeOptions: string | unde
 /** The environment of the Playwright child: the base one without stale target settings, plus this run's. */
 export function suiteEnvironment(run: SuiteRun): Record<string, string> {
   // LAS_BLOB_REPORT passes through: it changes what is written, not what is tested.
-  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), RUN_ENVIRONMENT.failLevel, RUN_ENVIRONMENT.reportDir, RUN_ENVIRONMENT.run, RUN_ENVIRONMENT.regressionCases]);
+  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), RUN_ENVIRONMENT.failLevel, RUN_ENVIRONMENT.reportDir, RUN_ENVIRONMENT.run, RUN_ENVIRONMENT.regressionCases, RUN_ENVIRONMENT.signingKey]);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(run.baseEnvironment)) if (value !== undefined && !ours.has(name)) env[name] = value;
   // --ca: Node reads extra authorities from this variable when the process starts; Playwright's requests use them.
   const ca: Record<string, string> = run.target.caFile ? { NODE_EXTRA_CA_CERTS: run.target.caFile } : {};
   const regression: Record<string, string> = run.regressionCasesFile ? { [RUN_ENVIRONMENT.regressionCases]: run.regressionCasesFile } : {};
-  return { ...env, ...ca, ...regression, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...targetEnvironment(run.target), [RUN_ENVIRONMENT.failLevel]: run.failLevel, [RUN_ENVIRONMENT.reportDir]: run.reportDir, [RUN_ENVIRONMENT.run]: JSON.stringify(run.run ?? DEFAULT_RUN) };
+  const signing: Record<string, string> = run.signingKeyFile ? { [RUN_ENVIRONMENT.signingKey]: run.signingKeyFile } : {};
+  return { ...env, ...ca, ...regression, ...signing, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...targetEnvironment(run.target), [RUN_ENVIRONMENT.failLevel]: run.failLevel, [RUN_ENVIRONMENT.reportDir]: run.reportDir, [RUN_ENVIRONMENT.run]: JSON.stringify(run.run ?? DEFAULT_RUN) };
 }
 
 export function suiteArguments(run: SuiteRun): string[] {

@@ -17,6 +17,8 @@ export const RUN_ENVIRONMENT = {
   run: 'LAS_RUN',
   /** A target file whose regressionCases the suite runs alongside its own cases. */
   regressionCases: 'LAS_REGRESSION_CASES',
+  /** An Ed25519 private key file (PEM) the record is signed with. */
+  signingKey: 'LAS_SIGNING_KEY',
 } as const;
 
 export function runDescriptionOf(env: Environment): RunDescription {
