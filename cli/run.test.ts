@@ -91,8 +91,8 @@ const usageCases: UsageCase[] = [
   { title: 'a --header without a colon', args: () => ['--header', 'X-Gateway-Key'], stderr: /^las-conformance: --header must be "Name: value" with a valid header name \(got X-Gateway-Key without a colon\)$/ },
   { title: '--seed without --generate', args: () => ['--reference-server', '--seed', '3'], stderr: /^las-conformance: --seed given without --generate N \(or generate\.inputs in the target file\)$/ },
   { title: 'a target file whose generate has no inputs', args: () => ['--target', join(dir, 'generate-typo.yaml')], stderr: /^las-conformance: target file .*generate-typo\.yaml: generate must have required property 'inputs'$/ },
-  { title: 'a --signing-key file that does not exist', args: () => ['--signing-key', join(dir, 'no-key.pem')], stderr: /^las-conformance: the signing key .*no-key\.pem cannot be read \(ENOENT\)$/ },
-  { title: 'a LAS_SIGNING_KEY file that holds no key', args: () => [], env: { LAS_SIGNING_KEY: fileURLToPath(import.meta.url) }, stderr: /^las-conformance: the signing key .*run\.test\.ts holds no private key; give an Ed25519 key in PEM/ },
+  { title: 'a --signing-key file that does not exist', args: () => ['--reference-server', '--signing-key', join(dir, 'no-key.pem')], stderr: /^las-conformance: the signing key .*no-key\.pem cannot be read \(ENOENT\)$/ },
+  { title: 'a LAS_SIGNING_KEY file that holds no key', args: () => ['--reference-server'], env: { LAS_SIGNING_KEY: fileURLToPath(import.meta.url) }, stderr: /^las-conformance: the signing key .*run\.test\.ts holds no private key; give an Ed25519 key in PEM/ },
   { title: 'a --ca file that does not exist', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--ca', join(dir, 'no-ca.pem')], stderr: /^las-conformance: the certificate authority file .*no-ca\.pem cannot be read \(ENOENT\)$/ },
 ];
 
