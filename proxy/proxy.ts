@@ -101,7 +101,7 @@ export class ValidatingProxy {
     this.publisher = new Publisher({ contract: this.contract, metrics: this.metrics, feed: this.feed, violations: this.violations, logger: this.logger, repeatInterval: options.repeatInterval ?? REPEAT_INTERVAL_MS, capture: this.capture });
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
     const onWorkerThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
-    this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread, budget: this.budget });
+    this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread, judgeThreadScript: options.judgeThreadScript, budget: this.budget });
     this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false, draining: () => this.closing, legacyHeader: this.contract.legacyHeader });
     this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging, budget: this.budget, upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa } };
     this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
