@@ -10,7 +10,8 @@ import type { ForwardingBudget } from './fairness.ts';
 import { contentCoded, type ProxiedExchange } from './exchange.ts';
 import { headersObject } from './headers.ts';
 import { bodySize, judgeRequest, judgeResponse, NO_BODY, operationLabel, type CapturedBody, type CapturedExchange, type JudgeOptions, type JudgedRequest } from './judge.ts';
-import { JUDGE_BACKLOG_LIMITS, JudgeThread, type JudgedExchange } from './judge-thread.ts';
+import { HEAP_SLACK_BODIES, HeapBound } from './heap-bound.ts';
+import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import type { Publisher } from './publisher.ts';
 
@@ -66,8 +67,10 @@ export class ExchangeJudging {
   private readonly secondsPerExchange = new Map<string, number>();
   private drainScheduled = false;
   private readonly judgeThread: JudgeThread | null;
+  private readonly heap: HeapBound;
 
   constructor(private readonly parts: JudgingParts) {
+    this.heap = new HeapBound(HEAP_SLACK_BODIES * parts.judgeOptions.maxBody);
     this.judgeThread = parts.onWorkerThread ? new JudgeThread({ judge: parts.judgeOptions, script: parts.judgeThreadScript, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
   }
 
@@ -219,6 +222,8 @@ export class ExchangeJudging {
     if (!judged) return;
     metrics.judgedExchanges.inc({ thread: 'forwarding' });
     publisher.publish(exchange, exchange.findings!, exchange.judgeSeconds);
+    // Large bodies judged on this thread (enforce mode, --no-judge-thread): the judging thread looks after its own.
+    if (bytes >= JUDGE_THREAD_MIN_BYTES || contentCoded(exchange)) this.heap.afterLargeBody();
   }
 
   private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange, charge: BacklogCharge): void {
