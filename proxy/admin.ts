@@ -67,7 +67,7 @@ const adminRoutes: Record<string, AdminRoute> = {
   '/metrics': async (context, _req, res) => send(res, 200, context.metrics.registry.contentType, await context.metrics.registry.metrics()),
   '/summary.json': (context, _req, res) => sendJson(res, 200, context.feed.snapshot()),
   '/events': (context, _req, res) => {
-    if (!context.feed.subscribe(res)) sendJson(res, 503, { status: `too many event clients (at most ${EVENT_CLIENTS_MAX}, ${EVENT_CLIENTS_PER_ADDRESS} from one address)` });
+    if (!context.feed.subscribe(res)) sendJson(res, 503, { status: `too many event clients (at most ${EVENT_CLIENTS_MAX}, ${EVENT_CLIENTS_PER_ADDRESS} from one client: an address, or an IPv6 /64)` });
   },
 };
 
