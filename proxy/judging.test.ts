@@ -23,10 +23,13 @@ const A_SECOND_EACH = new URL(`data:text/javascript,${encodeURIComponent("import
 const body = Buffer.alloc(JUDGE_THREAD_MIN_BYTES, 0x20);
 
 let judging: ExchangeJudging | null = null;
+let publisher: Publisher | null = null;
 
 afterEach(async () => {
   await judging?.close(10);
+  publisher?.close();
   judging = null;
+  publisher = null;
 });
 
 function startJudging(script = NEVER_ANSWERS): { judging: ExchangeJudging; metrics: ProxyMetrics; publisher: Publisher; log: Recorder } {
@@ -34,7 +37,7 @@ function startJudging(script = NEVER_ANSWERS): { judging: ExchangeJudging; metri
   const feed = new DashboardFeed(contract, { upstream: 'http://upstream', mode: 'report' });
   const logger = pino({ level: 'silent' });
   const log = new Recorder();
-  const publisher = new Publisher({ contract, metrics, feed, violations: new ViolationsLog(log), logger, repeatInterval: 0 });
+  publisher = new Publisher({ contract, metrics, feed, violations: new ViolationsLog(log), logger, repeatInterval: 0 });
   judging = new ExchangeJudging({ contract, judgeOptions: { includeValues: false, maxBody: 2 * 1024 * 1024 }, metrics, feed, publisher, logger, onWorkerThread: true, judgeThreadScript: script });
   return { judging, metrics, publisher, log };
 }
