@@ -100,6 +100,7 @@ test('a client sending megabyte POSTs on 24 connections is shed; every MUST find
   // Charged by bytes, the heavy client holds a quarter of the backlog at most: the light one always finds room.
   expect(shedOf('127.0.0.2')).toBe(0);
   expect(shedOf('127.0.0.1') + shedOf('127.0.0.2')).toBe(await shedCount());
+  expect(proxy.proxy.feed.snapshot().shed).toBe(await shedCount());
   expect(shedOf('127.0.0.1')).toBeGreaterThan(0);
   expect(sheds.filter((s) => s.client === '127.0.0.1').every((s) => s.reason === 'client-share' && s.operationId === 'createAttributeConfig')).toBe(true);
 }, 120_000);

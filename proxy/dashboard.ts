@@ -49,11 +49,14 @@ export interface DashboardSnapshot {
   rules: RuleCount[];
   operations: OperationCount[];
   latest: ViolationRecord[];
+  /** Exchanges relayed unjudged (shed): any finding they held is in no count here. */
+  shed: number;
 }
 
 export class DashboardFeed {
   private readonly startedAt = new Date().toISOString();
   private exchanges = 0;
+  private shed = 0;
   private readonly findingsByLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
   private readonly findingsByParty: Record<Party, Record<Level, number>> = { service: { MUST: 0, SHOULD: 0, INFO: 0 }, client: { MUST: 0, SHOULD: 0, INFO: 0 } };
   private readonly rules = new Map<string, RuleCount>();
@@ -69,6 +72,12 @@ export class DashboardFeed {
   recordExchange(operation: string): void {
     this.exchanges += 1;
     this.operationCount(operation).exchanges += 1;
+    this.schedulePush();
+  }
+
+  /** Counts an exchange relayed unjudged. */
+  recordShed(): void {
+    this.shed += 1;
     this.schedulePush();
   }
 
@@ -97,6 +106,7 @@ export class DashboardFeed {
       rules: [...this.rules.values()].sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule)),
       operations: [...this.operations.values()].sort((a, b) => b.exchanges - a.exchanges),
       latest: this.latest,
+      shed: this.shed,
     };
   }
 

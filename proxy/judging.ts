@@ -216,6 +216,7 @@ export class ExchangeJudging {
     if (place === 'backlog' || place === 'client-share') {
       metrics.shedExchanges.inc({ reason: place });
       publisher.shed(exchange, place, bytes);
+      feed.recordShed();
     }
     metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
     feed.recordExchange(operation);
