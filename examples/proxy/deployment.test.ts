@@ -188,10 +188,9 @@ describe('the systemd unit', () => {
       expect(await runAsServiceUser([process.execPath, '-e', `require('fs').readFileSync(${JSON.stringify(tokenFile)})`], root, {}).exit).not.toBe(0);
       const service = startUnit(unit, root);
       try {
-        const exited = service.exit.then((code): never => {
-          throw new Error(`the unit's ExecStart exited with ${code}: ${service.stderr()}`);
-        });
-        const { baseUrl, adminUrl } = await Promise.race([addressesOf(service.stdout), exited]);
+        const started = await Promise.race([addressesOf(service.stdout).catch((error: Error) => error.message), service.exit.then((code) => `exited with ${code}`)]);
+        if (typeof started === 'string') throw new Error(`the unit's ExecStart ${started}: ${service.stderr()}`);
+        const { baseUrl, adminUrl } = started;
         expect((await send(`${adminUrl}/metrics`)).status).toBe(401);
         expect((await send(`${adminUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
         const violations = service.env.LAS_PROXY_VIOLATIONS;
