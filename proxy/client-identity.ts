@@ -54,15 +54,21 @@ function expandedIpv6(address: string): string[] | null {
 export function trustedRanges(entries: readonly string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
-    const [address, bits, extra] = entry.trim().split('/');
-    const family = isIP(address);
-    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
-    if (family === 0 || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32) || (bits !== undefined && !/^\d+$/.test(bits))) {
-      throw new Error(`--trusted-proxies: "${entry}" is neither an address nor a CIDR range (e.g. 10.0.0.0/8, 192.0.2.7, fd00::/8)`);
-    }
-    list.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
+    const range = parsedRange(entry.trim());
+    if (range === null) throw new Error(`--trusted-proxies: "${entry}" is neither an address nor a CIDR range (e.g. 10.0.0.0/8, 192.0.2.7, fd00::/8)`);
+    list.addSubnet(range.address, range.prefix, range.family);
   }
   return list;
+}
+
+/** `10.0.0.0/8`, `fd00::/8` or a lone address (its own range); null for anything else. */
+function parsedRange(entry: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
+  const match = /^([^/]+)(?:\/(\d{1,3}))?$/.exec(entry);
+  const version = match ? isIP(match[1]) : 0;
+  if (!match || version === 0) return null;
+  const widest = version === 6 ? 128 : 32;
+  const prefix = match[2] === undefined ? widest : Number(match[2]);
+  return prefix > widest ? null : { address: match[1], prefix, family: version === 6 ? 'ipv6' : 'ipv4' };
 }
 
 /** The entries of a Forwarded header's `for=` parameters, in order (RFC 7239 section 4). */
