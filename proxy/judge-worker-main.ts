@@ -36,11 +36,17 @@ function judgeOne(captured: CapturedExchange): JudgedExchange {
 
 const heap = new HeapBound(HEAP_SLACK_BODIES * options.maxBody);
 
-// Every exchange here has a large or coded body (judge-thread.ts): the heap is looked at after each.
+/**
+ * Judging time (s) past which the heap is looked at right after the exchange, not only after its
+ * batch: what allocates much takes long (a megabyte of small items, a decoded bomb).
+ */
+const HEAP_CHECK_SECONDS = 0.01;
+
 parentPort!.on('message', (batch: JudgeBatch) => {
   parentPort!.postMessage(batch.captured.map((posted) => {
     const judged = judgeOne(capturedFromRing(posted, bodies));
-    heap.afterLargeBody();
+    if (judged.seconds >= HEAP_CHECK_SECONDS) heap.afterLargeBody();
     return judged;
   }));
+  heap.afterLargeBody();
 });
