@@ -112,12 +112,16 @@ function startUndiciPassThrough(upstream: string): ReturnType<typeof createServe
   });
 }
 
+/** The bench's clients all share 127.0.0.1; the X-Forwarded-For each load sends tells them apart. */
+const CLIENTS_NAMED_ON_LOOPBACK = { forwardedHeaders: true, trustedProxies: ['127.0.0.1'] };
+
 /** Starts the contender of `kind` in this process; resolves with its URL. */
 async function startContender(kind: ContenderKind, upstream: string): Promise<StartedContender> {
   if (kind === 'validating' || kind === 'validating-inline' || kind === 'validating-core' || kind === 'validating-findings' || kind === 'validating-enforce') {
     const sample = kind === 'validating-core' ? 0 : 1;
     const mode = kind === 'validating-enforce' ? 'enforce' : 'report';
-    const proxy = await startValidatingProxy({ upstream: `${upstream}/v3`, mode, sample, judgeThread: kind !== 'validating-inline', violations: null, upstreamConnections: UPSTREAM_CONNECTIONS });
+    // The loads name their clients in X-Forwarded-For, read as a balancer's on this host would be.
+    const proxy = await startValidatingProxy({ upstream: `${upstream}/v3`, mode, sample, judgeThread: kind !== 'validating-inline', violations: null, upstreamConnections: UPSTREAM_CONNECTIONS, ...CLIENTS_NAMED_ON_LOOPBACK });
     return { url: proxy.proxyUrl, adminUrl: proxy.adminUrl, settled: () => proxy.proxy.settled() };
   }
   const server = kind === 'upstream' || kind === 'upstream-findings' ? startStaticUpstream(kind === 'upstream-findings') : kind === 'http-proxy' ? startHttpProxy(upstream) : startUndiciPassThrough(upstream);

@@ -180,6 +180,16 @@ describe('las-conformance report', () => {
     expect(readFileSync(html, 'utf8')).toContain('<td>RES-ID-OBJECTID</td>');
   });
 
+  test('reads a log that begins with a line of exchanges shed, and lists them beside the findings', async () => {
+    const file = join(directory, 'shed.ndjson');
+    const shed = { time: '2026-01-01T10:00:10.000Z', shed: 3, bytes: 3_000_000, reason: 'client-share', client: '203.0.113.7', operationId: 'createAttributeConfig', message: '3 exchanges relayed unjudged' };
+    writeFileSync(file, `${JSON.stringify(shed)}\n${JSON.stringify({ ...record, rule: 'NG-FILTER-REQUIRED', level: 'MUST' })}\n`);
+    const report = await runCliInProcess(['report', file]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain('3 exchanges (3000000 body bytes) relayed unjudged (shed)');
+    expect(report.stdout).toContain("| 203.0.113.7 | createAttributeConfig | client's share of the backlog full | 3 | 3000000 |");
+  });
+
   test('exits 2 on a log it cannot read (a real process)', async () => {
     const report = spawnCli(['report', join(directory, 'missing.ndjson')]);
     expect(await report.exit).toBe(2);

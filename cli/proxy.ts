@@ -4,6 +4,7 @@ import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
 import { CAPTURE_DEFAULTS } from '../proxy/capture.ts';
+import { trustedRanges } from '../proxy/client-identity.ts';
 import { createProxyLogger, createValidatingProxy, PROXY_DEFAULTS, upstreamDisplay, type ProxyMode } from '../proxy/index.ts';
 
 interface ProxyFlags {
@@ -25,6 +26,7 @@ interface ProxyFlags {
   logValues?: boolean;
   violationsHeader?: boolean;
   forwardedHeaders?: boolean;
+  trustedProxies?: string[];
   judgeThread: boolean;
   capture?: string;
   captureFileBytes: number;
@@ -47,6 +49,17 @@ function fraction(value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number) || number < 0 || number > 1) throw new InvalidArgumentError('expected a number from 0 to 1.');
   return number;
+}
+
+/** A comma-separated list of addresses and CIDR ranges, each checked. */
+function addressList(value: string): string[] {
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  try {
+    trustedRanges(entries);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message.replace(/^--trusted-proxies: /, ''));
+  }
+  return entries;
 }
 
 /** An option also read from `LAS_PROXY_<FLAG NAME>`: a flag given wins over the environment, which wins over the default. */
@@ -77,6 +90,7 @@ export function registerProxyCommand(program: Command): void {
     .addOption(proxyOption('--log-values', 'include body values in finding messages (off: values are described by type only)'))
     .addOption(proxyOption('--violations-header', 'add a Las-Violations header listing the rule ids known before the response starts'))
     .addOption(proxyOption('--forwarded-headers', 'add X-Forwarded-For (the client address, appended), X-Forwarded-Proto and X-Forwarded-Host to forwarded requests'))
+    .addOption(proxyOption('--trusted-proxies <list>', 'with --forwarded-headers: comma-separated addresses and CIDR ranges of the balancers in front; only their X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host and Forwarded are read and passed on (none by default: every peer is its own client)').argParser(addressList))
     .addOption(proxyOption('--no-judge-thread', 'judge every exchange on the forwarding thread (by default, report mode judges exchanges with bodies of 8 KiB or more on a worker thread)'))
     .addOption(proxyOption('--capture <dir>', 'write each exchange that draws a MUST finding to capture files in this directory (HAR entries, one per line, credentials masked, bodies up to --max-body); off by default'))
     .addOption(proxyOption('--capture-file-bytes <bytes>', 'start a new capture file once the current one holds this many bytes').argParser(wholeNumber(1024, 2 ** 40)).default(CAPTURE_DEFAULTS.fileBytes))
@@ -119,6 +133,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     logValues: flags.logValues === true,
     violationsHeader: flags.violationsHeader === true,
     forwardedHeaders: flags.forwardedHeaders === true,
+    trustedProxies: flags.trustedProxies ?? [],
     judgeThread: flags.judgeThread,
     violations: violationsFile ?? process.stdout,
     adminToken: token,

@@ -10,7 +10,7 @@ import { createReadStream, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
-import { parseRecord, renderViolationsHtml, renderViolationsMarkdown, ViolationsSummarizer, type ViolationsSummary } from '../reports/violations-summary.ts';
+import { isLogLine, renderViolationsHtml, renderViolationsMarkdown, ViolationsSummarizer, type ViolationsSummary } from '../reports/violations-summary.ts';
 
 export function registerReportCommand(program: Command): void {
   program
@@ -66,7 +66,7 @@ async function summarizeFile(summarizer: ViolationsSummarizer, file: string): Pr
     // lines (a line cut by a crash, say) are counted and skipped.
     if (!checked && line.trim() !== '') {
       checked = true;
-      if (parseRecord(line) === null) {
+      if (!isLogLine(line)) {
         input.destroy();
         throw new Error(`${file} is not a violations log: line ${lineNumber} is not a finding the proxy writes`);
       }

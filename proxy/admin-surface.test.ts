@@ -1,10 +1,10 @@
 // The admin surface in front of production: an optional bearer token on everything but the
 // probes, a cap on event clients, and event clients that do not read dropped past a bound.
 import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { get, type IncomingMessage, type ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { DashboardFeed, EVENT_CLIENT_BUFFER_MAX, EVENT_CLIENTS_MAX, EVENT_CLIENTS_PER_ADDRESS } from './dashboard.ts';
+import { DashboardFeed, EVENT_CLIENT_BUFFER_MAX, EVENT_CLIENTS_MAX, EVENT_CLIENTS_PER_ADDRESS, EVENT_STREAM_LIFETIME_MS } from './dashboard.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { answering, eventually, send, startUpstream, type TestServer } from './test-support.ts';
 
@@ -64,6 +64,22 @@ describe('with an admin token', () => {
   }
 });
 
+test(`one client opening ${EVENT_CLIENTS_MAX} event streams on the admin port cannot lock the operator's dashboard out`, async () => {
+  const open = (localAddress: string) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      get(`${proxy.adminUrl}/events`, { localAddress, agent: false, headers: { authorization: `Bearer ${TOKEN}` } }, resolve).on('error', reject);
+    });
+  const flood = await Promise.all(Array.from({ length: EVENT_CLIENTS_MAX }, () => open('127.0.0.1')));
+  try {
+    expect(flood.filter((stream) => stream.statusCode === 200)).toHaveLength(EVENT_CLIENTS_PER_ADDRESS);
+    const operator = await open('127.0.0.2');
+    expect(operator.statusCode).toBe(200);
+    operator.destroy();
+  } finally {
+    for (const stream of flood) stream.destroy();
+  }
+});
+
 test('the admin server listens on 127.0.0.1 unless told otherwise', () => {
   expect(new URL(proxy.adminUrl).hostname).toBe('127.0.0.1');
 });
@@ -96,7 +112,9 @@ class FakeClient extends EventEmitter {
     this.emit('close');
   }
 
-  end(): void {}
+  end(): void {
+    this.emit('close');
+  }
 }
 
 describe('event clients', () => {
@@ -116,6 +134,39 @@ describe('event clients', () => {
     expect(fromOne.filter(Boolean).length).toBe(EVENT_CLIENTS_PER_ADDRESS);
     expect(feed.subscribe(new FakeClient(0, '10.0.2.2') as unknown as ServerResponse)).toBe(true);
     feed.close();
+  });
+
+  test(`${EVENT_CLIENTS_MAX / EVENT_CLIENTS_PER_ADDRESS} clients holding every place cannot keep the operator out: a newcomer takes the oldest stream of a client holding the most`, () => {
+    const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
+    const readers = Array.from({ length: EVENT_CLIENTS_MAX }, (_, i) => new FakeClient(0, `10.0.3.${i % (EVENT_CLIENTS_MAX / EVENT_CLIENTS_PER_ADDRESS)}`));
+    expect(readers.map((reader) => feed.subscribe(reader as unknown as ServerResponse)).every(Boolean)).toBe(true);
+    expect(feed.subscribe(new FakeClient(0, '10.0.3.200') as unknown as ServerResponse)).toBe(true);
+    expect(feed.clientCount).toBe(EVENT_CLIENTS_MAX);
+    expect(readers.filter((reader) => reader.destroyed)).toEqual([readers[0]]);
+    feed.close();
+  });
+
+  test('one client is one /64 of IPv6: new addresses of it do not give it more places', () => {
+    const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
+    const accepted = Array.from({ length: EVENT_CLIENTS_MAX }, (_, i) => feed.subscribe(new FakeClient(0, `2001:db8:0:7::${(i + 1).toString(16)}`) as unknown as ServerResponse));
+    expect(accepted.filter(Boolean).length).toBe(EVENT_CLIENTS_PER_ADDRESS);
+    feed.close();
+  });
+
+  test(`a stream ends after ${EVENT_STREAM_LIFETIME_MS / 60_000} minutes (a page reconnects at once), so a reader that holds its place and reads nothing gives it back`, () => {
+    vi.useFakeTimers();
+    try {
+      const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
+      const idle = Array.from({ length: EVENT_CLIENTS_PER_ADDRESS }, () => new FakeClient(0, '10.0.4.1'));
+      for (const reader of idle) feed.subscribe(reader as unknown as ServerResponse);
+      expect(feed.subscribe(new FakeClient(0, '10.0.4.1') as unknown as ServerResponse)).toBe(false);
+      vi.advanceTimersByTime(EVENT_STREAM_LIFETIME_MS);
+      expect(feed.clientCount).toBe(0);
+      expect(feed.subscribe(new FakeClient(0, '10.0.4.1') as unknown as ServerResponse)).toBe(true);
+      feed.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test('a client that leaves more than the bound unread is dropped at the next push; one that reads is kept', async () => {

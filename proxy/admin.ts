@@ -7,6 +7,11 @@ import { DASHBOARD_HTML, EVENT_CLIENTS_MAX, EVENT_CLIENTS_PER_ADDRESS, type Dash
 import type { ProxyMetrics } from './metrics.ts';
 
 const READINESS_TIMEOUT_MS = 1000;
+/**
+ * How long (ms) one probe of the upstream answers /readyz. Balancers, orchestrators and monitors
+ * may each probe every replica often; without it each probe opened a connection to the service.
+ */
+export const READINESS_CACHE_MS = 1000;
 
 export interface AdminContext {
   metrics: ProxyMetrics;
@@ -18,6 +23,33 @@ export interface AdminContext {
   trouble?: () => string | null;
   /** When set, every endpoint but /healthz and /readyz asks for `Authorization: Bearer <token>` (or `?token=` from a browser). */
   token?: string;
+  /** Whether the upstream accepts a connection, probed at most once a second; createAdminServer makes one when absent. */
+  readiness?: ReadinessProbe;
+}
+
+/**
+ * The upstream's reachability as /readyz tells it: one TCP probe at a time, its answer kept for
+ * READINESS_CACHE_MS, so a thousand probes of the admin port open one connection to the service.
+ */
+export class ReadinessProbe {
+  private probing: Promise<boolean> | null = null;
+  private answer: { reachable: boolean; at: number } | null = null;
+
+  constructor(
+    private readonly upstream: URL,
+    private readonly probe: (upstream: URL) => Promise<boolean> = upstreamReachable,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  reachable(): Promise<boolean> {
+    if (this.answer !== null && this.now() - this.answer.at < READINESS_CACHE_MS) return Promise.resolve(this.answer.reachable);
+    this.probing ??= this.probe(this.upstream).then((reachable) => {
+      this.answer = { reachable, at: this.now() };
+      this.probing = null;
+      return reachable;
+    });
+    return this.probing;
+  }
 }
 
 type AdminRoute = (context: AdminContext, req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -29,20 +61,21 @@ const adminRoutes: Record<string, AdminRoute> = {
     if (!context.accepting()) return sendJson(res, 503, { status: 'closing' });
     const trouble = context.trouble?.() ?? null;
     if (trouble !== null) return sendJson(res, 503, { status: trouble });
-    const reachable = await upstreamReachable(context.upstream);
+    const reachable = await context.readiness!.reachable();
     sendJson(res, reachable ? 200 : 503, { status: reachable ? 'ready' : 'upstream unreachable', upstream: context.upstream.host });
   },
   '/metrics': async (context, _req, res) => send(res, 200, context.metrics.registry.contentType, await context.metrics.registry.metrics()),
   '/summary.json': (context, _req, res) => sendJson(res, 200, context.feed.snapshot()),
   '/events': (context, _req, res) => {
-    if (!context.feed.subscribe(res)) sendJson(res, 503, { status: `too many event clients (at most ${EVENT_CLIENTS_MAX}, ${EVENT_CLIENTS_PER_ADDRESS} from one address)` });
+    if (!context.feed.subscribe(res)) sendJson(res, 503, { status: `too many event clients (at most ${EVENT_CLIENTS_MAX}, ${EVENT_CLIENTS_PER_ADDRESS} from one client: an address, or an IPv6 /64)` });
   },
 };
 
 /** Probes a load balancer calls without credentials. */
 const OPEN_PATHS = new Set(['/healthz', '/readyz']);
 
-export function createAdminServer(context: AdminContext): Server {
+export function createAdminServer(given: AdminContext): Server {
+  const context = { ...given, readiness: given.readiness ?? new ReadinessProbe(given.upstream) };
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const handler = req.method === 'GET' || req.method === 'HEAD' ? adminRoutes[path] : undefined;

@@ -198,7 +198,7 @@ function readHeaders(contract: Contract, request: AdmissionRequest, reading: Adm
     const name = raw[i].toLowerCase();
     if (METHOD_OVERRIDE_HEADERS.has(name)) reading.methodOverride ??= `${name} asks to read this ${request.method.slice(0, 20)} as another method`;
     else if (REWRITE_HEADERS.has(name)) reading.rewrite ??= `${name} asks to route the request to another path than the one judged`;
-    else if (request.forwardedHeaders === true && FORWARDED_HEADERS.has(name)) reading.forwarded ??= `the client sent its own ${name}, which the upstream would take for the proxy's`;
+    else if (request.forwardedHeaders === true && FORWARDED_HEADERS.has(name)) reading.forwarded ??= `a peer outside --trusted-proxies sent its own ${name}, speaking for a proxy it is not`;
     if (bodiless && ((name === 'content-length' && raw[i + 1].trim() !== '0') || name === 'transfer-encoding')) reading.bodyOnGet ??= `a ${request.method} carrying a body (${name}), which the contract never judges`;
     if (name === 'connection') {
       for (const token of raw[i + 1].split(',')) {

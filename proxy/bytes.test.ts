@@ -149,24 +149,27 @@ describe('the validation tap', () => {
     expect(seen[1]).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  test('adds X-Forwarded-For, -Proto and -Host only when asked to', async () => {
+  test('adds X-Forwarded-For, -Proto and -Host only when asked to, keeping the forwarding headers of a trusted peer only', async () => {
     const seen: IncomingMessage['headers'][] = [];
     const name = 'forwarded headers';
     responders.set(name, (req, res) => {
       seen.push(req.headers);
       res.writeHead(204).end();
     });
+    const claimed = { 'x-case': name, 'x-forwarded-for': '198.51.100.1', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'claimed.example' };
     const forwarding = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, forwardedHeaders: true });
+    const behindTrusted = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, forwardedHeaders: true, trustedProxies: ['127.0.0.0/8'] });
     try {
       await send(`${proxy.baseUrl}/things`, { headers: { 'x-case': name } });
-      await send(`${forwarding.baseUrl}/things`, { headers: { 'x-case': name, 'x-forwarded-for': '198.51.100.1' } });
+      await send(`${forwarding.baseUrl}/things`, { headers: claimed });
+      await send(`${behindTrusted.baseUrl}/things`, { headers: claimed });
     } finally {
       await forwarding.close();
+      await behindTrusted.close();
     }
     expect(Object.keys(seen[0]).filter((header) => header.startsWith('x-forwarded-'))).toEqual([]);
-    expect(seen[1]['x-forwarded-for']).toBe('198.51.100.1, 127.0.0.1');
-    expect(seen[1]['x-forwarded-proto']).toBe('http');
-    expect(seen[1]['x-forwarded-host']).toBe(new URL(forwarding.proxyUrl).host);
+    expect([seen[1]['x-forwarded-for'], seen[1]['x-forwarded-proto'], seen[1]['x-forwarded-host']]).toEqual(['127.0.0.1', 'http', new URL(forwarding.proxyUrl).host]);
+    expect([seen[2]['x-forwarded-for'], seen[2]['x-forwarded-proto'], seen[2]['x-forwarded-host']]).toEqual(['198.51.100.1, 127.0.0.1', 'https', 'claimed.example']);
   });
 
   test('drops hop-by-hop headers and those Connection names, in both directions', async () => {

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { occurrences, type Contract, type Finding, type Level, type Location } from '../contract/index.ts';
+import { clientKey } from './client-identity.ts';
 import { partyOf, type Party, type ViolationRecord } from './violations.ts';
 
 export const DASHBOARD_HTML = readFileSync(new URL('./dashboard.html', import.meta.url), 'utf8');
@@ -11,8 +12,15 @@ const LATEST_KEPT = 50;
 const PUSH_INTERVAL_MS = 250;
 /** Event clients served at once; past it, /events answers 503. */
 export const EVENT_CLIENTS_MAX = 16;
-/** Event clients served at once from one address: one reader cannot take every place and lock the operator out. */
+/** Event clients served at once from one client (an address; an IPv6 /64): one reader cannot take every place and lock the operator out. */
 export const EVENT_CLIENTS_PER_ADDRESS = 4;
+/**
+ * How long one event stream lasts (ms). A page's EventSource opens the next at once (the stream
+ * says to retry after EVENT_STREAM_RETRY_MS), so an open dashboard stays live; a place taken by
+ * a reader that holds its connection and reads nothing is free again after it.
+ */
+export const EVENT_STREAM_LIFETIME_MS = 5 * 60_000;
+const EVENT_STREAM_RETRY_MS = 1000;
 /** Bytes a client may leave unread; past it, it is dropped (a paused page must not grow memory). */
 export const EVENT_CLIENT_BUFFER_MAX = 1024 * 1024;
 
@@ -41,17 +49,21 @@ export interface DashboardSnapshot {
   rules: RuleCount[];
   operations: OperationCount[];
   latest: ViolationRecord[];
+  /** Exchanges relayed unjudged (shed): any finding they held is in no count here. */
+  shed: number;
 }
 
 export class DashboardFeed {
   private readonly startedAt = new Date().toISOString();
   private exchanges = 0;
+  private shed = 0;
   private readonly findingsByLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
   private readonly findingsByParty: Record<Party, Record<Level, number>> = { service: { MUST: 0, SHOULD: 0, INFO: 0 }, client: { MUST: 0, SHOULD: 0, INFO: 0 } };
   private readonly rules = new Map<string, RuleCount>();
   private readonly operations = new Map<string, OperationCount>();
   private latest: ViolationRecord[] = [];
-  private readonly clients = new Set<ServerResponse>();
+  /** Event clients, oldest first: the client each is counted for, and the end of its stream's lifetime. */
+  private readonly clients = new Map<ServerResponse, { client: string; lifetime: NodeJS.Timeout }>();
   private readonly clientsByAddress = new Map<string, number>();
   private pushTimer: NodeJS.Timeout | null = null;
 
@@ -60,6 +72,12 @@ export class DashboardFeed {
   recordExchange(operation: string): void {
     this.exchanges += 1;
     this.operationCount(operation).exchanges += 1;
+    this.schedulePush();
+  }
+
+  /** Counts an exchange relayed unjudged. */
+  recordShed(): void {
+    this.shed += 1;
     this.schedulePush();
   }
 
@@ -88,24 +106,56 @@ export class DashboardFeed {
       rules: [...this.rules.values()].sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule)),
       operations: [...this.operations.values()].sort((a, b) => b.exchanges - a.exchanges),
       latest: this.latest,
+      shed: this.shed,
     };
   }
 
-  /** Serves `/events`: the current snapshot at once, then a fresh one whenever something changed; false when the client cap is reached. */
+  /**
+   * Serves `/events`: the current snapshot at once, then a fresh one whenever something changed,
+   * for EVENT_STREAM_LIFETIME_MS; false when no place is left. Once every place is taken, a
+   * newcomer holding fewer streams than the client holding the most takes the oldest of that
+   * client's: readers from a few addresses cannot keep the operator's page out.
+   */
   subscribe(res: ServerResponse): boolean {
-    const address = res.req?.socket.remoteAddress ?? '';
-    if (this.clients.size >= EVENT_CLIENTS_MAX || (this.clientsByAddress.get(address) ?? 0) >= EVENT_CLIENTS_PER_ADDRESS) return false;
+    const client = clientKey(res.req?.socket.remoteAddress ?? '');
+    const held = this.clientsByAddress.get(client) ?? 0;
+    if (held >= EVENT_CLIENTS_PER_ADDRESS) return false;
+    if (this.clients.size >= EVENT_CLIENTS_MAX && !this.makeRoomFor(held)) return false;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-    this.clients.add(res);
-    this.clientsByAddress.set(address, (this.clientsByAddress.get(address) ?? 0) + 1);
-    res.on('close', () => {
-      this.clients.delete(res);
-      const left = (this.clientsByAddress.get(address) ?? 1) - 1;
-      if (left <= 0) this.clientsByAddress.delete(address);
-      else this.clientsByAddress.set(address, left);
-    });
-    this.send(res);
+    this.clients.set(res, { client, lifetime: setTimeout(() => res.end(), EVENT_STREAM_LIFETIME_MS).unref() });
+    this.clientsByAddress.set(client, held + 1);
+    res.on('close', () => this.forget(res));
+    this.send(res, `retry: ${EVENT_STREAM_RETRY_MS}\n${this.event()}`);
     return true;
+  }
+
+  /** Ends the oldest stream of the client holding the most, when it holds more than a newcomer holding `held` would; whether a place is free. */
+  private makeRoomFor(held: number): boolean {
+    let most: string | null = null;
+    for (const [client, count] of this.clientsByAddress) if (most === null || count > this.clientsByAddress.get(most)!) most = client;
+    if (most === null || this.clientsByAddress.get(most)! <= held + 1) return false;
+    for (const [reader, { client }] of this.clients) {
+      if (client !== most) continue;
+      this.drop(reader);
+      return true;
+    }
+    return false;
+  }
+
+  /** Ends a stream and frees its place now. */
+  private drop(res: ServerResponse): void {
+    this.forget(res);
+    res.destroy();
+  }
+
+  private forget(res: ServerResponse): void {
+    const reader = this.clients.get(res);
+    if (!reader) return;
+    clearTimeout(reader.lifetime);
+    this.clients.delete(res);
+    const left = (this.clientsByAddress.get(reader.client) ?? 1) - 1;
+    if (left <= 0) this.clientsByAddress.delete(reader.client);
+    else this.clientsByAddress.set(reader.client, left);
   }
 
   /** Event clients connected now. */
@@ -116,17 +166,17 @@ export class DashboardFeed {
   close(): void {
     if (this.pushTimer) clearTimeout(this.pushTimer);
     this.pushTimer = null;
-    for (const client of this.clients) client.end();
+    for (const [client, { lifetime }] of this.clients) {
+      clearTimeout(lifetime);
+      client.end();
+    }
     this.clients.clear();
+    this.clientsByAddress.clear();
   }
 
   private send(res: ServerResponse, text = this.event()): void {
     // A client that does not read keeps its pushes in memory: past the bound it is dropped.
-    if (res.writableLength > EVENT_CLIENT_BUFFER_MAX) {
-      this.clients.delete(res);
-      res.destroy();
-      return;
-    }
+    if (res.writableLength > EVENT_CLIENT_BUFFER_MAX) return this.drop(res);
     res.write(text);
   }
 
@@ -139,7 +189,7 @@ export class DashboardFeed {
     this.pushTimer = setTimeout(() => {
       this.pushTimer = null;
       const text = this.event();
-      for (const client of this.clients) this.send(client, text);
+      for (const client of [...this.clients.keys()]) this.send(client, text);
     }, PUSH_INTERVAL_MS);
     this.pushTimer.unref();
   }

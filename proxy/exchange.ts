@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { headerValue, originForm, type Finding, type Located } from '../contract/index.ts';
 import type { BodyTap } from './body.ts';
+import { clientKey } from './client-identity.ts';
 import { rawHeaderValue } from './headers.ts';
 import { NO_BODY, type CapturedBody, type JudgedRequest } from './judge.ts';
 
@@ -25,12 +26,7 @@ export class ProxiedExchange {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingMessage['headers'];
-  /**
-   * Who sent it, as far as sharing the judging backlog goes: the last X-Forwarded-For entry (the
-   * address a load balancer in front saw, appended by it) or else the peer's address. A client
-   * that writes its own X-Forwarded-For only changes which share it draws on; the backlog's own
-   * bound still holds.
-   */
+  /** Who sent it, for its shares of the forwarding thread and the judging backlog (client-identity.ts). */
   readonly client: string;
   requestBody: CapturedBody = NO_BODY;
   judgedRequest: JudgedRequest | null = null;
@@ -58,7 +54,7 @@ export class ProxiedExchange {
   /** Set once the client was held back for its share of the forwarding thread (fairness.ts): counted once per request. */
   heldBack = false;
 
-  constructor(req: IncomingMessage, readonly sampled: boolean) {
+  constructor(req: IncomingMessage, readonly sampled: boolean, client: string = clientKey(req.socket.remoteAddress ?? '')) {
     const given = req.headers['x-request-id'];
     this.requestIdGiven = acceptableRequestId(given);
     this.requestIdRefused = given !== undefined && !this.requestIdGiven;
@@ -68,7 +64,7 @@ export class ProxiedExchange {
     const target = originForm(req.url ?? '/');
     this.path = target.startsWith('/') ? target : '/';
     this.headers = req.headers;
-    this.client = clientOf(req);
+    this.client = client;
   }
 }
 
@@ -80,14 +76,4 @@ export function contentCoded(exchange: ProxiedExchange): boolean {
 /** Whether a Content-Encoding value names a coding other than identity. */
 function namesCoding(value: string | undefined): boolean {
   return value !== undefined && value.trim() !== '' && value.trim().toLowerCase() !== 'identity';
-}
-
-/** Characters of a client's key kept (a forwarded address is the sender's to write). */
-const CLIENT_KEY_MAX = 64;
-
-function clientOf(req: IncomingMessage): string {
-  const forwarded = req.headers['x-forwarded-for'];
-  const list = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
-  const last = list === undefined ? '' : list.slice(list.lastIndexOf(',') + 1).trim();
-  return (last === '' ? (req.socket.remoteAddress ?? '') : last).slice(0, CLIENT_KEY_MAX);
 }

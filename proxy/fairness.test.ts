@@ -174,12 +174,15 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/** The tests' clients all share 127.0.0.1; the X-Forwarded-For each sends tells them apart, as a trusted balancer's would. */
+const CLIENTS_NAMED_ON_LOOPBACK = { forwardedHeaders: true, trustedProxies: ['127.0.0.1'] };
+
 /** A create request large enough to be judged on the judging thread, never on the forwarding thread. */
 const largeCreate = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Large', options: new Array<string>(JUDGE_THREAD_MIN_BYTES / 4).fill('ab') } } });
 
 test('report mode: a client whose requests are all judged on the judging thread is still held back for what reading, relaying and answering them takes on the forwarding thread, while another client is answered throughout', async () => {
   expect(largeCreate.length).toBeGreaterThan(JUDGE_THREAD_MIN_BYTES);
-  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null });
+  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, ...CLIENTS_NAMED_ON_LOOPBACK });
   const pool = new Pool(proxy.proxyUrl, { connections: 8 });
   try {
     let sending = true;
@@ -204,7 +207,7 @@ test('report mode: a client whose requests are all judged on the judging thread 
 });
 
 test('a client held back is answered once it is within its share again: its request is read then, counted once, nothing refused', async () => {
-  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, mode: 'enforce' });
+  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, mode: 'enforce', ...CLIENTS_NAMED_ON_LOOPBACK });
   try {
     // As the request arrives (not before: a window is only 10 ms), another client was served in
     // this window and this one took four windows' worth of it.

@@ -34,12 +34,18 @@ describe('forwardedRequestHeaders', () => {
 
 describe('addForwardedHeaders', () => {
   const client = { address: '203.0.113.7', host: 'api.example.com' };
-  const cases: { name: string; given: string[]; client?: { address: string | undefined; host: string | undefined; encrypted?: boolean }; added: string[] }[] = [
+  const cases: { name: string; given: string[]; client?: { address: string | undefined; host: string | undefined; encrypted?: boolean }; trustedPeer?: boolean; added: string[] }[] = [
     { name: 'adds all three to a request that had none', given: ['Accept', '*/*'], added: ['Accept', '*/*', 'X-Forwarded-For', '203.0.113.7', 'X-Forwarded-Proto', 'http', 'X-Forwarded-Host', 'api.example.com'] },
     {
-      name: 'appends the client to a list an earlier proxy started, and keeps the scheme and host it named',
+      name: 'from a trusted proxy: appends the client to the list it started, and keeps the scheme and host it named',
       given: ['x-forwarded-for', '198.51.100.1', 'X-Forwarded-Proto', 'https', 'x-forwarded-host', 'www.example.com'],
+      trustedPeer: true,
       added: ['x-forwarded-for', '198.51.100.1, 203.0.113.7', 'X-Forwarded-Proto', 'https', 'x-forwarded-host', 'www.example.com'],
+    },
+    {
+      name: 'from any other peer: replaces the forwarding headers it wrote (Forwarded too) with the proxy\'s own',
+      given: ['x-forwarded-for', '198.51.100.1', 'X-Forwarded-Proto', 'https', 'Accept', '*/*', 'x-forwarded-host', 'www.example.com', 'Forwarded', 'for=192.0.2.1;proto=https'],
+      added: ['Accept', '*/*', 'X-Forwarded-For', '203.0.113.7', 'X-Forwarded-Proto', 'http', 'X-Forwarded-Host', 'api.example.com'],
     },
     { name: 'names https when the client reached the proxy over TLS', given: [], client: { ...client, encrypted: true }, added: ['X-Forwarded-For', '203.0.113.7', 'X-Forwarded-Proto', 'https', 'X-Forwarded-Host', 'api.example.com'] },
     { name: 'names an unknown client and leaves out a missing host', given: [], client: { address: undefined, host: undefined }, added: ['X-Forwarded-For', 'unknown', 'X-Forwarded-Proto', 'http'] },
@@ -47,7 +53,7 @@ describe('addForwardedHeaders', () => {
   for (const c of cases) {
     test(c.name, () => {
       const headers = [...c.given];
-      addForwardedHeaders(headers, c.client ?? client);
+      addForwardedHeaders(headers, c.client ?? client, c.trustedPeer);
       expect(headers).toEqual(c.added);
     });
   }

@@ -81,13 +81,19 @@ export interface ClientConnection {
   encrypted?: boolean;
 }
 
+/** The forwarding headers a peer the operator does not trust may not set: the proxy's own replace them. */
+const UNTRUSTED_FORWARDING: ReadonlySet<string> = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded']);
+
 /**
  * Adds the de facto forwarding headers to a request's forwarded list, in place: the client's
- * address appended to X-Forwarded-For (a proxy in front of this one may have started the list),
- * and X-Forwarded-Proto (the scheme the client used to reach the proxy) and X-Forwarded-Host unless an
- * earlier proxy set them, since theirs name what the original client used.
+ * address appended to X-Forwarded-For (a trusted proxy in front of this one may have started the
+ * list), and X-Forwarded-Proto (the scheme the client used to reach the proxy) and
+ * X-Forwarded-Host unless a trusted proxy set them, since theirs name what the original client
+ * used. From any other peer, whatever forwarding headers it wrote are dropped first: the upstream
+ * sees only the proxy's.
  */
-export function addForwardedHeaders(headers: string[], client: ClientConnection): void {
+export function addForwardedHeaders(headers: string[], client: ClientConnection, trustedPeer = false): void {
+  if (!trustedPeer) headers.splice(0, headers.length, ...withoutNames(headers, UNTRUSTED_FORWARDING));
   const forwardedFor = headerIndex(headers, 'x-forwarded-for');
   const address = client.address ?? 'unknown';
   if (forwardedFor < 0) headers.push('X-Forwarded-For', address);

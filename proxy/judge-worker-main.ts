@@ -4,6 +4,7 @@ import { constants, setPriority } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadContract } from '../contract/index.ts';
+import { HEAP_SLACK_BODIES, HeapBound } from './heap-bound.ts';
 import { judgeExchange, type CapturedExchange } from './judge.ts';
 import { capturedFromRing, type JudgeBatch, type JudgedExchange, type JudgeWorkerData } from './judge-thread.ts';
 
@@ -33,4 +34,19 @@ function judgeOne(captured: CapturedExchange): JudgedExchange {
   return { findings, seconds: (performance.now() - started) / 1000, ...(failures.length > 0 ? { failures } : {}) };
 }
 
-parentPort!.on('message', (batch: JudgeBatch) => parentPort!.postMessage(batch.captured.map((posted) => judgeOne(capturedFromRing(posted, bodies)))));
+const heap = new HeapBound(HEAP_SLACK_BODIES * options.maxBody);
+
+/**
+ * Judging time (s) past which the heap is looked at right after the exchange, not only after its
+ * batch: what allocates much takes long (a megabyte of small items, a decoded bomb).
+ */
+const HEAP_CHECK_SECONDS = 0.01;
+
+parentPort!.on('message', (batch: JudgeBatch) => {
+  parentPort!.postMessage(batch.captured.map((posted) => {
+    const judged = judgeOne(capturedFromRing(posted, bodies));
+    if (judged.seconds >= HEAP_CHECK_SECONDS) heap.afterLargeBody();
+    return judged;
+  }));
+  heap.afterLargeBody();
+});

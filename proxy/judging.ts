@@ -10,7 +10,8 @@ import type { ForwardingBudget } from './fairness.ts';
 import { contentCoded, type ProxiedExchange } from './exchange.ts';
 import { headersObject } from './headers.ts';
 import { bodySize, judgeRequest, judgeResponse, NO_BODY, operationLabel, type CapturedBody, type CapturedExchange, type JudgeOptions, type JudgedRequest } from './judge.ts';
-import { JUDGE_BACKLOG_LIMITS, JudgeThread, type JudgedExchange } from './judge-thread.ts';
+import { HEAP_SLACK_BODIES, HeapBound } from './heap-bound.ts';
+import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import type { Publisher } from './publisher.ts';
 
@@ -34,15 +35,42 @@ export type ShedReason = 'backlog' | 'client-share';
 
 /** Exchanges one client may have waiting for the judging thread: a quarter of its backlog. */
 export const CLIENT_BACKLOG_SHARE = JUDGE_BACKLOG_LIMITS.exchanges / 4;
+/** Body bytes one client may have waiting for the judging thread: a quarter of the ring they wait in. */
+export const CLIENT_BACKLOG_BYTES = JUDGE_BACKLOG_LIMITS.bytes / 4;
+/**
+ * Judging time (s) one client may have waiting for the judging thread, as its exchanges judged
+ * last took: a client whose bodies are small but slow to judge (a kilobyte of gzip inflating to
+ * thousands of wrong items) cannot make everyone else's findings wait behind minutes of its own.
+ */
+export const CLIENT_BACKLOG_SECONDS = 2;
+/** Clients whose judging time per exchange is remembered; past it, the oldest is forgotten. */
+const CLIENT_COSTS_FOLLOWED = 10_000;
+
+/** What one client has waiting for the judging thread. */
+interface ClientBacklog {
+  exchanges: number;
+  bytes: number;
+  seconds: number;
+}
+
+/** What one exchange waiting for the judging thread was charged to its client. */
+interface BacklogCharge {
+  bytes: number;
+  seconds: number;
+}
 
 export class ExchangeJudging {
   private queue: ProxiedExchange[] = [];
-  /** Exchanges waiting for the judging thread, by client. */
-  private readonly backlogByClient = new Map<string, number>();
+  /** What each client has waiting for the judging thread. */
+  private readonly backlogByClient = new Map<string, ClientBacklog>();
+  /** The judging thread's time per exchange (s) of each client's exchanges, as last judged (a moving average). */
+  private readonly secondsPerExchange = new Map<string, number>();
   private drainScheduled = false;
   private readonly judgeThread: JudgeThread | null;
+  private readonly heap: HeapBound;
 
   constructor(private readonly parts: JudgingParts) {
+    this.heap = new HeapBound(HEAP_SLACK_BODIES * parts.judgeOptions.maxBody);
     this.judgeThread = parts.onWorkerThread ? new JudgeThread({ judge: parts.judgeOptions, script: parts.judgeThreadScript, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
   }
 
@@ -127,36 +155,55 @@ export class ExchangeJudging {
    * header judge the request before answering): a request is judged once. An exchange that
    * belongs on the judging thread is never judged here instead when the thread is behind: that
    * would stall forwarding for everyone. It is shed and counted, and so is one from a client that
-   * already holds its share of the backlog, so that no client can crowd the others out.
+   * already holds its share of the backlog (in exchanges, bytes or judging time), so that no
+   * client can crowd the others out: a client sending large bodies is shed before one sending
+   * small ones.
    */
-  private placeOf(exchange: ProxiedExchange): 'here' | 'worker' | ShedReason {
+  private placeOf(exchange: ProxiedExchange, bytes: number): 'here' | 'worker' | ShedReason {
     const thread = this.judgeThread;
     if (exchange.judgedRequest !== null || thread === null) return 'here';
-    // The bytes that would travel to the judging thread: none of a body too large to keep.
-    const tap = exchange.responseTap;
-    const bytes = bodySize(exchange.requestBody) + (tap && !tap.overflowed ? tap.size : 0);
     const coded = contentCoded(exchange);
     if (!thread.wants(bytes, coded)) return 'here';
+    const charge = { bytes, seconds: this.secondsPerExchange.get(exchange.client) ?? 0 };
+    const held = this.backlogByClient.get(exchange.client) ?? { exchanges: 0, bytes: 0, seconds: 0 };
+    // A client's first exchange always has room in its share, however large: the share bounds what waits behind it.
+    if (held.exchanges > 0 && (held.exchanges >= CLIENT_BACKLOG_SHARE || held.bytes + charge.bytes > CLIENT_BACKLOG_BYTES || held.seconds + charge.seconds > CLIENT_BACKLOG_SECONDS)) return 'client-share';
     if (!thread.hasRoom(bytes)) return 'backlog';
-    if ((this.backlogByClient.get(exchange.client) ?? 0) >= CLIENT_BACKLOG_SHARE) return 'client-share';
-    this.backlogByClient.set(exchange.client, (this.backlogByClient.get(exchange.client) ?? 0) + 1);
-    const submitted = thread.submit(this.captured(exchange), (result) => this.publishJudged(exchange, result), coded);
-    if (!submitted) this.leftBacklog(exchange.client);
-    return submitted ? 'worker' : 'backlog';
+    const submitted = thread.submit(this.captured(exchange), (result) => this.publishJudged(exchange, result, charge), coded);
+    if (!submitted) return 'backlog';
+    this.backlogByClient.set(exchange.client, { exchanges: held.exchanges + 1, bytes: held.bytes + charge.bytes, seconds: held.seconds + charge.seconds });
+    return 'worker';
   }
 
-  private leftBacklog(client: string): void {
-    const held = (this.backlogByClient.get(client) ?? 1) - 1;
-    if (held <= 0) this.backlogByClient.delete(client);
-    else this.backlogByClient.set(client, held);
+  /** The body bytes that would travel to the judging thread: none of a body too large to keep. */
+  private bodyBytes(exchange: ProxiedExchange): number {
+    const tap = exchange.responseTap;
+    return bodySize(exchange.requestBody) + (tap && !tap.overflowed ? tap.size : 0);
+  }
+
+  private leftBacklog(client: string, charge: BacklogCharge, seconds: number): void {
+    const held = this.backlogByClient.get(client);
+    if (held) {
+      if (held.exchanges <= 1) this.backlogByClient.delete(client);
+      else this.backlogByClient.set(client, { exchanges: held.exchanges - 1, bytes: held.bytes - charge.bytes, seconds: Math.max(0, held.seconds - charge.seconds) });
+    }
+    this.rememberCost(client, seconds);
+  }
+
+  /** Folds what judging one of the client's exchanges took into its time per exchange. */
+  private rememberCost(client: string, seconds: number): void {
+    const known = this.secondsPerExchange.get(client);
+    this.secondsPerExchange.delete(client);
+    if (this.secondsPerExchange.size >= CLIENT_COSTS_FOLLOWED) this.secondsPerExchange.delete(this.secondsPerExchange.keys().next().value!);
+    this.secondsPerExchange.set(client, known === undefined ? seconds : 0.75 * known + 0.25 * seconds);
   }
 
   /** Counts the exchange and judges it (here or on the judging thread), unless enforce mode already did. */
   private judge(exchange: ProxiedExchange): void {
     const { contract, metrics, feed, publisher } = this.parts;
     // An exchange the client abandoned may hold half a request: it is counted, not judged.
-    const place = exchange.sampled && !exchange.clientGone ? this.placeOf(exchange) : null;
-    if (place === 'backlog' || place === 'client-share') metrics.shedExchanges.inc({ reason: place });
+    const bytes = this.bodyBytes(exchange);
+    const place = exchange.sampled && !exchange.clientGone ? this.placeOf(exchange, bytes) : null;
     const judged = place === 'here';
     if (judged && exchange.findings === null) {
       // Judged before the admission findings are read: a judging failure is added to them.
@@ -166,15 +213,23 @@ export class ExchangeJudging {
     }
     exchange.location = exchange.judgedRequest ?? exchange.location ?? locate(contract, exchange.method, exchange.path);
     const operation = operationLabel(exchange.location);
+    if (place === 'backlog' || place === 'client-share') {
+      metrics.shedExchanges.inc({ reason: place });
+      publisher.shed(exchange, place, bytes);
+      feed.recordShed();
+    }
     metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
     feed.recordExchange(operation);
     if (!judged) return;
     metrics.judgedExchanges.inc({ thread: 'forwarding' });
     publisher.publish(exchange, exchange.findings!, exchange.judgeSeconds);
+    // Large bodies judged on this thread (enforce mode, --no-judge-thread): the judging thread looks after its own.
+    if (bytes >= JUDGE_THREAD_MIN_BYTES || contentCoded(exchange)) this.heap.afterLargeBody();
   }
 
-  private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange): void {
+  private publishJudged(exchange: ProxiedExchange, judged: JudgedExchange, charge: BacklogCharge): void {
     const started = this.parts.budget?.now() ?? 0;
+    this.leftBacklog(exchange.client, charge, judged.seconds);
     this.publishJudgedHere(exchange, judged);
     this.parts.budget?.chargeSince(exchange.client, started);
   }
@@ -182,7 +237,6 @@ export class ExchangeJudging {
   /** Publishes what the judging thread found (the publishing is this thread's work, charged to the client). */
   private publishJudgedHere(exchange: ProxiedExchange, judged: JudgedExchange): void {
     const { metrics, publisher } = this.parts;
-    this.leftBacklog(exchange.client);
     const failed = (judged.failures ?? []).map((failure) => publisher.judgingFailed(exchange, failure.location, new Error(failure.message)));
     exchange.findings = exchange.admission.concat(judged.findings, failed);
     metrics.judgedExchanges.inc({ thread: 'worker' });

@@ -32,8 +32,12 @@ export interface ValidatingProxyOptions {
   upstreamCa?: string | Buffer;
   /** Judges report-mode exchanges on a worker thread (default); false judges on the forwarding thread. */
   judgeThread?: boolean;
+  /** The judging thread's script (tests pass one that judges at a known pace). */
+  judgeThreadScript?: URL;
   /** Adds X-Forwarded-For, -Proto and -Host to forwarded requests; off by default (requests pass as sent, but for X-Request-Id). */
   forwardedHeaders?: boolean;
+  /** With forwardedHeaders: addresses and CIDR ranges of the proxies in front whose forwarding headers name the client (client-identity.ts); none by default. */
+  trustedProxies?: readonly string[];
   /** How often (ms) the log writes the counts of findings it did not write one by one (repeats.ts); 0 writes every finding. */
   repeatInterval?: number;
   /** Bearer token the admin endpoints ask for (all but /healthz and /readyz); none by default. */

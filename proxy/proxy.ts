@@ -16,6 +16,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { loadContract, readCredentials, route, type Contract, type Finding } from '../contract/index.ts';
 import { createAdminServer } from './admin.ts';
 import { ExchangeCapture } from './capture.ts';
+import { ClientIdentity } from './client-identity.ts';
 import { admissionFindings } from './admission.ts';
 import { ClientAnswers } from './answers.ts';
 import { DashboardFeed } from './dashboard.ts';
@@ -49,6 +50,7 @@ export class ValidatingProxy {
   private readonly upstreamCa: string | Buffer | undefined;
   private readonly sample: number;
   private readonly forwardedHeaders: boolean;
+  private readonly identity: ClientIdentity;
   private readonly drainTimeout: number;
   private readonly judgeOptions: JudgeOptions;
   private readonly pool: Pool;
@@ -78,6 +80,8 @@ export class ValidatingProxy {
     this.upstreamCa = options.upstreamCa;
     this.sample = options.sample ?? PROXY_DEFAULTS.sample;
     this.forwardedHeaders = options.forwardedHeaders ?? false;
+    if (!this.forwardedHeaders && (options.trustedProxies?.length ?? 0) > 0) throw new Error('--trusted-proxies names the proxies whose forwarding headers are read, which only --forwarded-headers does: add --forwarded-headers, or leave --trusted-proxies out');
+    this.identity = new ClientIdentity({ forwardedHeaders: this.forwardedHeaders, trustedProxies: options.trustedProxies ?? [] });
     this.drainTimeout = options.drainTimeout ?? PROXY_DEFAULTS.drainTimeout;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.judgeOptions = { includeValues: options.logValues ?? false, maxBody: this.maxBody };
@@ -97,7 +101,7 @@ export class ValidatingProxy {
     this.publisher = new Publisher({ contract: this.contract, metrics: this.metrics, feed: this.feed, violations: this.violations, logger: this.logger, repeatInterval: options.repeatInterval ?? REPEAT_INTERVAL_MS, capture: this.capture });
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
     const onWorkerThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
-    this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread, budget: this.budget });
+    this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread, judgeThreadScript: options.judgeThreadScript, budget: this.budget });
     this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false, draining: () => this.closing, legacyHeader: this.contract.legacyHeader });
     this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging, budget: this.budget, upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa } };
     this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
@@ -187,7 +191,7 @@ export class ValidatingProxy {
     this.inFlight += 1;
     // The upstream's Date passes through; the proxy adds none of its own.
     res.sendDate = false;
-    const exchange = new ProxiedExchange(req, this.nextSampled());
+    const exchange = new ProxiedExchange(req, this.nextSampled(), this.identity.clientOf({ peer: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'], forwarded: req.headers.forwarded }));
     res.on('close', () => this.clientClosed(exchange, res));
     this.budget.request(exchange.client);
     // A client past its share of the forwarding thread is held back (fairness.ts): its body stays unread meanwhile.
@@ -271,7 +275,7 @@ export class ValidatingProxy {
       this.logger.warn({ requestId: exchange.requestId, method: exchange.method }, 'X-Request-Id replaced: longer than 200 characters, empty, repeated or outside the token set');
     }
     if (!exchange.requestIdGiven) headers.push('x-request-id', exchange.requestId);
-    if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host, encrypted: 'encrypted' in req.socket });
+    if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host, encrypted: 'encrypted' in req.socket }, this.identity.trusts(req.socket.remoteAddress));
     const options: Dispatcher.DispatchOptions = {
       path: this.upstreamPrefix + exchange.path,
       method: exchange.method as Dispatcher.HttpMethod,
@@ -290,7 +294,7 @@ export class ValidatingProxy {
     const located = locate(this.contract, exchange.method, exchange.path);
     // Judging reads where the request belongs from here rather than locating it again.
     exchange.location = located;
-    let findings = admissionFindings(this.contract, { method: exchange.method, path: exchange.path, rawHeaders: req.rawHeaders, operation: located.operation, forwardedHeaders: this.forwardedHeaders });
+    let findings = admissionFindings(this.contract, { method: exchange.method, path: exchange.path, rawHeaders: req.rawHeaders, operation: located.operation, forwardedHeaders: this.forwardedHeaders && !this.identity.trusts(req.socket.remoteAddress) });
     // HEAD asks for what GET would answer: a HEAD the contract's GET rejects is judged as that GET.
     if (exchange.method === 'HEAD' && located.inApi && route(this.contract, 'GET', exchange.path)) {
       const asGet = judgeRequest(this.contract, 'GET', exchange.path, exchange.headers, NO_BODY, this.judgeOptions).findings.filter((f) => f.level === 'MUST' && f.location === 'request');

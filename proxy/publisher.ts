@@ -8,7 +8,9 @@ import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { NOT_VALIDATED_RULES, notJudgedFinding, operationLabel, repeatKind, type JudgingFailure } from './judge.ts';
 import type { ProxyMetrics } from './metrics.ts';
-import { RepeatFolder } from './repeats.ts';
+import type { ShedReason } from './judging.ts';
+import { REPEAT_INTERVAL_MS, RepeatFolder } from './repeats.ts';
+import { ShedTally } from './sheds.ts';
 import { partyOf, violationRecord, type ExchangeIdentity, type ViolationRecord, type ViolationsLog } from './violations.ts';
 
 /** Characters of a request's path and query written on a log line (a client may send 16 KB of query). */
@@ -23,7 +25,7 @@ export interface PublisherParts {
   feed: DashboardFeed;
   violations: ViolationsLog;
   logger: Logger;
-  /** How often (ms) the counts of findings not written one by one are written; 0 writes every finding. */
+  /** How often (ms) the counts of findings not written one by one, and of exchanges shed, are written; 0 writes every finding (sheds are still counted per REPEAT_INTERVAL_MS). */
   repeatInterval: number;
   /** --capture: exchanges with a MUST finding written as HAR entries. */
   capture?: ExchangeCapture | null;
@@ -31,13 +33,14 @@ export interface PublisherParts {
 
 export class Publisher {
   private readonly repeats: RepeatFolder;
-  private readonly repeatTimer: NodeJS.Timeout | null;
+  private readonly sheds = new ShedTally();
+  private readonly intervalTimer: NodeJS.Timeout;
   /** Distinct judging errors logged so far (each once). */
   private readonly failuresLogged = new Set<string>();
 
   constructor(private readonly parts: PublisherParts) {
     this.repeats = new RepeatFolder(parts.repeatInterval > 0);
-    this.repeatTimer = parts.repeatInterval > 0 ? setInterval(this.endRepeatInterval, parts.repeatInterval).unref() : null;
+    this.intervalTimer = setInterval(this.endInterval, parts.repeatInterval > 0 ? parts.repeatInterval : REPEAT_INTERVAL_MS).unref();
   }
 
   /**
@@ -103,15 +106,22 @@ export class Publisher {
     return notJudgedFinding(this.parts.contract, { location: location as JudgingFailure['location'], message });
   }
 
+  /** An exchange relayed unjudged: tallied, and written with the others of its client, operation and reason when the interval ends (sheds.ts). */
+  shed(exchange: ProxiedExchange, reason: ShedReason, bytes: number): void {
+    this.sheds.note(exchange.client, exchange.location?.operation?.operationId ?? null, reason, bytes);
+  }
+
   /** Ends the current interval (its summary lines written) and stops the interval timer. */
   close(): void {
-    if (this.repeatTimer) clearInterval(this.repeatTimer);
-    this.endRepeatInterval();
+    clearInterval(this.intervalTimer);
+    this.endInterval();
     this.parts.violations.flush();
   }
 
-  /** Writes the summary lines of the interval that ended (kinds that repeated, with their counts). */
-  private readonly endRepeatInterval = (): void => {
-    this.parts.violations.append(this.repeats.endInterval());
+  /** Writes the summary lines of the interval that ended: kinds that repeated, with their counts, and the exchanges shed. */
+  private readonly endInterval = (): void => {
+    const now = new Date();
+    this.parts.violations.append(this.repeats.endInterval(now));
+    this.parts.violations.append(this.sheds.endInterval(now));
   };
 }

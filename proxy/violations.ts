@@ -2,6 +2,7 @@
 // in batches (one write per batch of judged exchanges) so operators can tail the file.
 import type { Writable } from 'node:stream';
 import type { Finding, Level, Location } from '../contract/index.ts';
+import type { ShedRecord } from './sheds.ts';
 
 /** One line of the violations log. Its keys, in this order, are the log's format. */
 export interface ViolationRecord {
@@ -103,7 +104,7 @@ export class ViolationsLog {
     return this.dropping;
   }
 
-  append(records: readonly ViolationRecord[]): void {
+  append(records: readonly (ViolationRecord | ShedRecord)[]): void {
     if (this.destination === null || records.length === 0) return;
     for (const record of records) this.pending.push(JSON.stringify(record));
     if (!this.scheduled) {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import type { ViolationRecord } from '../proxy/violations.ts';
-import { parseRecord, renderViolationsHtml, renderViolationsMarkdown, summarizeViolations } from './violations-summary.ts';
+import { ShedTally } from '../proxy/sheds.ts';
+import { parseRecord, parseShedRecord, renderViolationsHtml, renderViolationsMarkdown, summarizeViolations } from './violations-summary.ts';
 
 const contract = loadContract();
 
@@ -102,6 +103,51 @@ describe('rendering', () => {
 
   test('an empty log renders as having no findings', () => {
     expect(renderViolationsMarkdown(summarizeViolations(contract, 'empty.ndjson', ''))).toContain('0 findings in 0 exchanges.');
+  });
+});
+
+describe('exchanges shed', () => {
+  const tally = new ShedTally();
+  for (let i = 0; i < 3; i += 1) tally.note('203.0.113.7', 'createAttributeConfig', 'client-share', 1_000_000);
+  tally.note('198.51.100.1', 'listNotificationGroups', 'backlog', 20_000);
+  const first = tally.endInterval(new Date('2026-01-01T10:00:10.000Z'));
+  tally.note('203.0.113.7', 'createAttributeConfig', 'client-share', 1_000_000);
+  const second = tally.endInterval(new Date('2026-01-01T10:00:20.000Z'));
+  const text = [record({}), ...first, ...second].map((line) => JSON.stringify(line)).join('\n');
+  const summary = summarizeViolations(contract, 'shed.ndjson', text);
+
+  test('are counted beside the findings, by client, operation and reason over every interval, never as findings or malformed lines', () => {
+    expect({ findings: summary.findings, malformed: summary.malformed.count }).toEqual({ findings: 1, malformed: 0 });
+    expect(summary.shed).toEqual({
+      exchanges: 5,
+      bytes: 4_020_000,
+      tallies: [
+        { client: '203.0.113.7', operationId: 'createAttributeConfig', reason: 'client-share', exchanges: 4, bytes: 4_000_000, firstSeen: '2026-01-01T10:00:10.000Z', lastSeen: '2026-01-01T10:00:20.000Z' },
+        { client: '198.51.100.1', operationId: 'listNotificationGroups', reason: 'backlog', exchanges: 1, bytes: 20_000, firstSeen: '2026-01-01T10:00:10.000Z', lastSeen: '2026-01-01T10:00:10.000Z' },
+      ],
+    });
+  });
+
+  test('Markdown and HTML say how many went unjudged, and list them', () => {
+    const markdown = renderViolationsMarkdown(summary);
+    expect(markdown).toContain('5 exchanges (4020000 body bytes) relayed unjudged (shed)');
+    expect(markdown).toContain("| 203.0.113.7 | createAttributeConfig | client's share of the backlog full | 4 | 4000000 |");
+    expect(renderViolationsHtml(summary)).toContain('<td>198.51.100.1</td><td>listNotificationGroups</td><td>judging backlog full</td><td>1</td>');
+    expect(renderViolationsMarkdown(summarizeViolations(contract, 'clean.ndjson', JSON.stringify(record({}))))).toContain('None: every exchange the proxy sampled was judged.');
+  });
+
+  test('a tally past the bound folds its client into the other clients', () => {
+    const crowded = new ShedTally();
+    for (let i = 0; i < 150; i += 1) crowded.note(`10.0.${i >> 8}.${i & 255}`, 'createAttributeConfig', 'backlog', 10);
+    const lines = crowded.endInterval();
+    expect(lines).toHaveLength(101);
+    expect(lines.at(-1)).toMatchObject({ client: '(other clients)', shed: 50, bytes: 500 });
+  });
+
+  test('a shed line is not taken for a finding, nor a finding for a shed line', () => {
+    expect(parseRecord(JSON.stringify(first[0]))).toBeNull();
+    expect(parseShedRecord(JSON.stringify(record({})))).toBeNull();
+    expect(parseShedRecord(JSON.stringify({ ...first[0], shed: 0 }))).toBeNull();
   });
 });
 

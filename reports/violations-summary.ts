@@ -3,6 +3,7 @@
 // one example each. It renders findings the proxy recorded; it never judges traffic again.
 import { LEVELS, LOCATIONS, maskCredentialQuery, maskedText, type Contract, type Level, type Location } from '../contract/index.ts';
 import { partyOf, VIOLATION_KEYS, type Party, type ViolationRecord } from '../proxy/violations.ts';
+import { SHED_RECORD_KEYS, type ShedRecord } from '../proxy/sheds.ts';
 
 export { partyOf, type Party };
 
@@ -38,6 +39,17 @@ export interface OperationSummary extends Seen {
   direction: Location;
 }
 
+/** Exchanges the proxy relayed unjudged, by client, operation and reason (its shed lines). */
+export interface ShedSummary {
+  client: string;
+  operationId: string | null;
+  reason: ShedRecord['reason'];
+  exchanges: number;
+  bytes: number;
+  firstSeen: string;
+  lastSeen: string;
+}
+
 export interface ViolationsSummary {
   source: string;
   lines: number;
@@ -55,6 +67,8 @@ export interface ViolationsSummary {
   malformed: { count: number; lineNumbers: (number | string)[] };
   rules: RuleSummary[];
   operations: OperationSummary[];
+  /** Exchanges relayed unjudged (their findings, if any, are in no count above), in all and by client, operation and reason. */
+  shed: { exchanges: number; bytes: number; tallies: ShedSummary[] };
 }
 
 /** Reads a log line by line (logs can be large), then hands out the summary. */
@@ -65,6 +79,7 @@ export class ViolationsSummarizer {
   private readonly byParty: Record<Party, Record<Level, number>> = { service: levelCounts(), client: levelCounts() };
   private readonly rules = new Map<string, RuleSummary>();
   private readonly operations = new Map<string, OperationSummary>();
+  private readonly sheds = new Map<string, ShedSummary>();
   private readonly malformed = { count: 0, lineNumbers: [] as (number | string)[] };
   private file: string | null = null;
   private fileLine = 0;
@@ -87,6 +102,8 @@ export class ViolationsSummarizer {
     if (line.trim() === '') return;
     const record = parseRecord(line);
     if (!record) {
+      const shed = parseShedRecord(line);
+      if (shed) return this.addShed(shed);
       this.malformed.count += 1;
       if (this.malformed.lineNumbers.length < MALFORMED_LINES_LISTED) this.malformed.lineNumbers.push(this.file === null ? this.lineCount : `${this.file}:${this.fileLine}`);
       return;
@@ -110,6 +127,19 @@ export class ViolationsSummarizer {
     seen(this.operations, `${operation} ${record.direction}`, record, count, () => ({ operation, direction: record.direction }));
   }
 
+  private addShed(record: ShedRecord): void {
+    const key = `${record.client} ${record.operationId} ${record.reason}`;
+    const tally = this.sheds.get(key);
+    if (!tally) {
+      this.sheds.set(key, { client: record.client, operationId: record.operationId, reason: record.reason, exchanges: record.shed, bytes: record.bytes, firstSeen: record.time, lastSeen: record.time });
+      return;
+    }
+    tally.exchanges += record.shed;
+    tally.bytes += record.bytes;
+    if (record.time < tally.firstSeen) tally.firstSeen = record.time;
+    if (record.time > tally.lastSeen) tally.lastSeen = record.time;
+  }
+
   summary(): ViolationsSummary {
     const levelOrder = (level: Level) => LEVELS.indexOf(level);
     return {
@@ -125,6 +155,7 @@ export class ViolationsSummarizer {
       malformed: { count: this.malformed.count, lineNumbers: [...this.malformed.lineNumbers] },
       rules: [...this.rules.values()].sort((a, b) => levelOrder(a.level) - levelOrder(b.level) || b.count - a.count || a.rule.localeCompare(b.rule)),
       operations: [...this.operations.values()].sort((a, b) => a.operation.localeCompare(b.operation) || LOCATIONS.indexOf(a.direction) - LOCATIONS.indexOf(b.direction)),
+      shed: shedTotals([...this.sheds.values()]),
     };
   }
 }
@@ -133,6 +164,14 @@ export function summarizeViolations(contract: Contract, source: string, text: st
   const summarizer = new ViolationsSummarizer(contract, source);
   for (const line of text.split('\n')) summarizer.add(line);
   return summarizer.summary();
+}
+
+function shedTotals(tallies: ShedSummary[]): ViolationsSummary['shed'] {
+  return {
+    exchanges: tallies.reduce((sum, t) => sum + t.exchanges, 0),
+    bytes: tallies.reduce((sum, t) => sum + t.bytes, 0),
+    tallies: tallies.sort((a, b) => b.exchanges - a.exchanges || a.client.localeCompare(b.client)),
+  };
 }
 
 function seen<T extends Seen>(table: Map<string, T>, key: string, record: ViolationRecord, count: number, create: () => Omit<T, keyof Seen>): void {
@@ -175,6 +214,42 @@ export function parseRecord(line: string): ViolationRecord | null {
   return VIOLATION_KEYS.every((key) => fieldChecks[key](record[key])) && fieldChecks.repeated(record.repeated) && fieldChecks.party(record.party) ? (record as unknown as ViolationRecord) : null;
 }
 
+const shedChecks: Record<keyof ShedRecord, (value: unknown) => boolean> = {
+  time: fieldChecks.time,
+  shed: (v) => Number.isInteger(v) && (v as number) > 0,
+  bytes: (v) => Number.isInteger(v) && (v as number) >= 0,
+  reason: (v) => v === 'backlog' || v === 'client-share',
+  client: (v) => typeof v === 'string',
+  operationId: fieldChecks.operationId,
+  message: fieldChecks.message,
+};
+
+/** A line that stands for exchanges the proxy relayed unjudged (sheds.ts), or null. */
+export function parseShedRecord(line: string): ShedRecord | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const record = value as Record<string, unknown>;
+  return SHED_RECORD_KEYS.every((key) => shedChecks[key](record[key])) ? (record as unknown as ShedRecord) : null;
+}
+
+/** Whether a line is one the proxy writes to its violations log: a finding, a summary of findings, or exchanges shed. */
+export function isLogLine(line: string): boolean {
+  return parseRecord(line) !== null || parseShedRecord(line) !== null;
+}
+
+const SHED_HEADER = ['Client', 'Operation', 'Why', 'Exchanges', 'Body bytes', 'First seen', 'Last seen'];
+const SHED_WHY: Record<ShedRecord['reason'], string> = { backlog: 'judging backlog full', 'client-share': "client's share of the backlog full" };
+const SHED_NONE = 'None: every exchange the proxy sampled was judged.';
+
+function shedRows(summary: ViolationsSummary): string[][] {
+  return summary.shed.tallies.map((t) => [t.client, t.operationId ?? '(outside the contract)', SHED_WHY[t.reason], String(t.exchanges), String(t.bytes), t.firstSeen, t.lastSeen]);
+}
+
 function exampleText(record: ViolationRecord): string {
   // A log from elsewhere may hold what the kit would have masked: masked again here.
   return `${record.method} ${maskCredentialQuery(record.path)} → ${record.status ?? 'no response'}: ${maskedText(record.message)}${record.pointer ? ` (at ${record.pointer})` : ''}`;
@@ -190,7 +265,8 @@ function headline(summary: ViolationsSummary): string[] {
   const counted = summary.summarized === 0
     ? `${summary.findings} findings in ${summary.exchanges} exchanges${span}.`
     : `${summary.findings} findings${span}: ${summary.findings - summary.summarized} written one by one, from ${summary.exchanges} exchange${summary.exchanges === 1 ? '' : 's'}, and ${summary.summarized} counted on summary lines.`;
-  return [counted, `${levels}.`, ...parties, malformed];
+  const shed = summary.shed.exchanges === 0 ? [] : [`${summary.shed.exchanges} exchange${summary.shed.exchanges === 1 ? '' : 's'} (${summary.shed.bytes} body bytes) relayed unjudged (shed): any finding they held is in no count here.`];
+  return [counted, `${levels}.`, ...parties, ...shed, malformed];
 }
 
 function markdownCell(text: string): string {
@@ -229,6 +305,8 @@ export function renderViolationsMarkdown(summary: ViolationsSummary): string {
     ['Operation', 'Direction', 'Count', 'First seen', 'Last seen', 'Example'],
     summary.operations.map((o) => [o.operation, o.direction, String(o.count), o.firstSeen, o.lastSeen, `${o.example.rule}: ${exampleText(o.example)}`]),
   )));
+  lines.push('', '## Exchanges not judged (shed)', '');
+  lines.push(...(summary.shed.tallies.length === 0 ? [SHED_NONE] : markdownTable(SHED_HEADER, shedRows(summary))));
   if (summary.rules.length > 0) {
     lines.push('', '## Rules', '');
     for (const r of uniqueRules(summary.rules)) lines.push(`- **${markdownCell(r.rule)}** (${r.level}, section ${markdownCell(r.section || '?')}): ${markdownCell(r.text)}`);
@@ -266,6 +344,7 @@ export function renderViolationsHtml(summary: ViolationsSummary): string {
     ['Operation', 'Direction', 'Count', 'First seen', 'Last seen', 'Example'],
     summary.operations.map((o) => [o.operation, o.direction, String(o.count), o.firstSeen, o.lastSeen, `${o.example.rule}: ${exampleText(o.example)}`]),
   );
+  const sheds = summary.shed.tallies.length === 0 ? `<p>${escapeHtml(SHED_NONE)}</p>` : htmlTable(SHED_HEADER, shedRows(summary));
   const definitions = uniqueRules(summary.rules).map((r) => `<dt>${escapeHtml(r.rule)} <span class="level">${r.level}</span>, section ${escapeHtml(r.section || '?')}</dt><dd>${escapeHtml(r.text)}</dd>`).join('\n');
   return `<!doctype html>
 <html lang="en">
@@ -286,6 +365,8 @@ ${headline(summary).map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
 ${rules}
 <h2>By operation and direction</h2>
 ${operations}
+<h2>Exchanges not judged (shed)</h2>
+${sheds}
 <h2>Rules</h2>
 <dl>
 ${definitions}

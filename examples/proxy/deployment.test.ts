@@ -5,13 +5,14 @@
 // replaced: where things live (a temporary directory), the upstream, and loopback with port 0
 // in place of every interface and fixed ports.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MEDIA_TYPE } from '../../contract/index.ts';
 import { eventually, send, startUpstream, type TestServer } from '../../proxy/test-support.ts';
+import { shell } from '../../test-support/shell.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 const UNIT = readFileSync(new URL('las-proxy.service', import.meta.url), 'utf8');
@@ -81,6 +82,70 @@ function lines(file: string): string[] {
   }
 }
 
+/** A uid no account holds, in the range systemd gives dynamic users. */
+const SERVICE_USER = 61_999;
+/** Running a command as another user needs root and setpriv (util-linux). */
+const SERVICE_USER_POSSIBLE = process.getuid?.() === 0 && existsSync('/usr/bin/setpriv');
+if (!SERVICE_USER_POSSIBLE) console.log('the systemd install steps test is skipped: running the proxy as a user of its own needs root and setpriv (util-linux)');
+
+/** The text of the guide from a heading to the next of its level. */
+function section(text: string, heading: string): string {
+  const start = text.indexOf(`\n${heading}\n`);
+  const end = text.indexOf('\n## ', start + heading.length + 2);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** The ```sh blocks of a text, in order. */
+function shellBlocks(text: string): string[] {
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1].trim());
+}
+
+/** The host paths the steps and the unit name, under `root`. */
+function relocateHost(text: string, root: string): string {
+  return text.replace(/\/(opt\/las-conformance|etc\/las-proxy|etc\/systemd\/system|var\/log\/las-proxy|run\/credentials)/g, (_match, path: string) => `${root}/${path}`);
+}
+
+/** Runs a command as the service user, as DynamicUser=yes does: a uid and gid of its own, no other groups. */
+function runAsServiceUser(argv: string[], cwd: string, env: Record<string, string>): Running {
+  return run(['/usr/bin/setpriv', `--reuid=${SERVICE_USER}`, `--regid=${SERVICE_USER}`, '--clear-groups', '--', ...argv], cwd, env);
+}
+
+/**
+ * Starts an installed unit as systemd would: its logs directory and credentials directory made
+ * and given to the service user (LoadCredential copies each file there, readable by that user
+ * alone, and %d names the directory), its Environment with %d expanded, ExecStart run as the
+ * service user in its WorkingDirectory. Loopback and any free port in place of the unit's ports.
+ */
+function startUnit(unit: Map<string, string[]>, root: string): Running & { env: Record<string, string> } {
+  const logs = `${root}/var/log/${unit.get('LogsDirectory')![0]}`;
+  mkdirSync(logs, { recursive: true });
+  chownSync(logs, SERVICE_USER, SERVICE_USER);
+  const credentials = `${root}/run/credentials/las-proxy.service`;
+  mkdirSync(credentials, { recursive: true });
+  for (const credential of unit.get('LoadCredential') ?? []) {
+    const [name, source] = credential.split(/:(.*)/s, 2);
+    copyFileSync(relocateHost(source, root), join(credentials, name));
+    chownSync(join(credentials, name), SERVICE_USER, SERVICE_USER);
+    chmodSync(join(credentials, name), 0o400);
+  }
+  chownSync(credentials, SERVICE_USER, SERVICE_USER);
+  chmodSync(credentials, 0o500);
+  const expand = (value: string) => relocateHost(value, root).replaceAll('%d', credentials);
+  const environment = Object.fromEntries(unit.get('Environment')!.map((pair) => pair.split(/=(.*)/s, 2).map(expand)));
+  const env = { ...environment, ...LOOPBACK, LAS_PROXY_UPSTREAM: `${upstream.url}/v3`, CREDENTIALS_DIRECTORY: credentials };
+  const [program, ...args] = expand(unit.get('ExecStart')![0]).split(/\s+/);
+  return { ...runAsServiceUser([existsSync(program) ? program : process.execPath, ...args], expand(unit.get('WorkingDirectory')![0]), env), env };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('the systemd unit', () => {
   const settings = serviceSettings(UNIT);
   const install = settings.get('WorkingDirectory')![0];
@@ -96,35 +161,91 @@ describe('the systemd unit', () => {
     expect(GUIDE).toContain(UNIT.slice(UNIT.indexOf('[Unit]')).trim());
   });
 
-  test('ExecStart serves, ExecReload reopens the moved log in the process that holds it, KillSignal stops it cleanly', async () => {
-    const tokenFile = join(directory, 'admin-token');
-    writeFileSync(tokenFile, 'deploy-test-token\n');
-    const relocate = (value: string) => value.replaceAll(install, ROOT).replace('/var/log/las-proxy', directory).replace('/etc/las-proxy/admin-token', tokenFile);
-    const environment = Object.fromEntries(settings.get('Environment')!.map((pair) => pair.split(/=(.*)/s, 2).map(relocate)));
-    const env = { ...environment, ...LOOPBACK, LAS_PROXY_UPSTREAM: `${upstream.url}/v3` };
-    const [program, ...args] = relocate(settings.get('ExecStart')![0]).split(/\s+/);
-    const service = run([program === '/usr/bin/node' ? process.execPath : program, ...args], relocate(install), env);
+  test('the install steps, run as written, then the unit started as systemd would: the proxy runs as a user of its own, which reads the token only through LoadCredential, and ExecReload reopens the moved log', async (context) => {
+    if (!SERVICE_USER_POSSIBLE) {
+      context.skip();
+      return;
+    }
+    const root = mkdtempSync(join(tmpdir(), 'las-host-'));
+    chmodSync(root, 0o755);
+    const host = (path: string) => relocateHost(path, root);
     try {
-      // The first line goes to stdout when the violations go to a file.
-      const { baseUrl, adminUrl } = await addressesOf(service.stdout);
-      const violations = environment.LAS_PROXY_VIOLATIONS;
-      await send(`${baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:deploy' } });
+      const steps = shellBlocks(section(GUIDE, '## A systemd unit')).find((block) => block.includes('systemctl enable'))!;
+      const calls = join(root, 'systemctl-calls');
+      // No systemd here: sudo runs the command as this (root) process; systemctl notes what it was asked.
+      // What a fresh host has before the steps run.
+      for (const path of ['opt', 'etc/systemd/system', 'var/log', 'run']) mkdirSync(join(root, path), { recursive: true });
+      const installed = await shell(`set -e\nsudo() { "$@"; }\nsystemctl() { echo "$*" >> ${calls}; }\n${host(steps)}`, ROOT, { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root });
+      expect({ code: installed.code, stderr: installed.stderr }).toMatchObject({ code: 0 });
+      expect(readFileSync(calls, 'utf8').trim()).toBe('enable --now las-proxy');
+      const tokenFile = host('/etc/las-proxy/admin-token');
+      const token = readFileSync(tokenFile, 'utf8').trim();
+      expect(token).toMatch(/^[0-9a-f]{64}$/);
+      expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+
+      const unit = serviceSettings(readFileSync(host('/etc/systemd/system/las-proxy.service'), 'utf8'));
+      expect(unit.get('DynamicUser')).toEqual(['yes']);
+      expect(await runAsServiceUser([process.execPath, '-e', `require('fs').readFileSync(${JSON.stringify(tokenFile)})`], root, {}).exit).not.toBe(0);
+      const service = startUnit(unit, root);
+      try {
+        const started = await Promise.race([addressesOf(service.stdout).catch((error: Error) => error.message), service.exit.then((code) => `exited with ${code}`)]);
+        if (typeof started === 'string') throw new Error(`the unit's ExecStart ${started}: ${service.stderr()}`);
+        const { baseUrl, adminUrl } = started;
+        expect((await send(`${adminUrl}/metrics`)).status).toBe(401);
+        expect((await send(`${adminUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+        const violations = service.env.LAS_PROXY_VIOLATIONS;
+        expect(violations.startsWith(host('/var/log/las-proxy'))).toBe(true);
+        await send(`${baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:deploy' } });
+        await eventually('a line in the log', () => (lines(violations).length > 0 ? true : undefined));
+        expect(statSync(violations).uid).toBe(SERVICE_USER);
+        renameSync(violations, `${violations}.1`);
+        const reload = unit.get('ExecReload')![0].replace('$MAINPID', String(service.child.pid));
+        expect(await run(['sh', '-c', reload], root, {}).exit).toBe(0);
+        await eventually('the log reopened', () => (service.stderr().includes('violations log reopened') ? true : undefined));
+        await send(`${baseUrl}/unspecified`, { headers: { authorization: 'Bearer r:deploy' } });
+        await eventually('a line in the new log', () => (lines(violations).length > 0 ? true : undefined));
+        expect(unit.get('KillSignal')).toEqual(['SIGTERM']);
+        service.child.kill('SIGTERM');
+        expect(await service.exit).toBe(0);
+        expect(lines(`${violations}.1`).length).toBeGreaterThan(0);
+      } finally {
+        service.child.kill('SIGKILL');
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
+describe('the command the log rotation section documents', () => {
+  test('keeps the process id of the proxy itself: SIGHUP to it reopens the moved log, and the proxy lives on', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'las-rotate-'));
+    const relocate = (text: string) => text.replaceAll('/opt/las-conformance', ROOT).replaceAll('/var/log/las-proxy', root).replaceAll('/run/', `${root}/`);
+    const [start, reload] = shellBlocks(section(GUIDE, '## Logs')).map(relocate);
+    expect(start).not.toMatch(/npx|npm exec/);
+    const started = run(['sh', '-c', start], directory, { ...LOOPBACK, UPSTREAM: `${upstream.url}/v3` });
+    let pid = 0;
+    try {
+      expect(await started.exit).toBe(0);
+      pid = Number(readFileSync(join(root, 'las-proxy.pid'), 'utf8'));
+      const { baseUrl } = await addressesOf(started.stdout);
+      const violations = join(root, 'violations.ndjson');
+      await send(`${baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:rotate' } });
       await eventually('a line in the log', () => (lines(violations).length > 0 ? true : undefined));
       renameSync(violations, `${violations}.1`);
-      const reload = settings.get('ExecReload')![0].replace('$MAINPID', String(service.child.pid));
-      expect((await run(['sh', '-c', reload], directory, {}).exit)).toBe(0);
-      await eventually('the log reopened', () => (service.stderr().includes('violations log reopened') ? true : undefined));
-      await send(`${baseUrl}/unspecified`, { headers: { authorization: 'Bearer r:deploy' } });
+      expect(await run(['sh', '-c', reload], directory, {}).exit).toBe(0);
+      await eventually('the log reopened', () => (started.stderr().includes('violations log reopened') ? true : undefined));
+      await send(`${baseUrl}/unspecified`, { headers: { authorization: 'Bearer r:rotate' } });
       await eventually('a line in the new log', () => (lines(violations).length > 0 ? true : undefined));
-      expect((await send(`${adminUrl}/metrics`)).status).toBe(401);
-      expect(settings.get('KillSignal')).toEqual(['SIGTERM']);
-      service.child.kill('SIGTERM');
-      expect(await service.exit).toBe(0);
-      expect(lines(`${violations}.1`).length).toBeGreaterThan(0);
+      expect(processAlive(pid)).toBe(true);
     } finally {
-      service.child.kill('SIGKILL');
+      if (pid > 0 && processAlive(pid)) {
+        process.kill(pid, 'SIGTERM');
+        await eventually('the proxy closed', () => (started.stderr().includes('validating proxy closed') ? true : undefined), 20_000);
+      }
+      rmSync(root, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });
 
 interface DockerInstruction {

@@ -1,0 +1,106 @@
+// No finding lost in silence. One client sends megabyte POSTs on 24 connections while the judging
+// thread is behind (slowed here to a known pace, as on a machine whose cores are all taken);
+// another client's answers, each large enough for the judging thread, break a service MUST.
+// The heavy client's exchanges are shed once it holds its share of the backlog's bytes; the light
+// client's findings are all logged, and whatever is shed is written to the log with its count.
+import { Agent } from 'node:http';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { Pool } from 'undici';
+import { MEDIA_TYPE } from '../contract/index.ts';
+import { startValidatingProxy, type StartedProxy } from './proxy.ts';
+import type { ShedRecord } from './sheds.ts';
+import { eventually, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
+import type { ViolationRecord } from './violations.ts';
+
+/** The judging thread, pausing 50 ms per exchange before it answers: at most 20 exchanges a second. */
+const SLOW_JUDGE = new URL(`data:text/javascript,${encodeURIComponent(`
+import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
+import { parentPort } from 'node:worker_threads';
+register();
+const post = parentPort.postMessage.bind(parentPort);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+parentPort.postMessage = (results) => { Atomics.wait(pause, 0, 0, 50 * results.length); post(results); };
+await import(${JSON.stringify(new URL('./judge-worker-main.ts', import.meta.url).href)});
+`)}`);
+
+const HEAVY_CONNECTIONS = 24;
+const HEAVY_MAX_REQUESTS = 400;
+const LIGHT_REQUESTS = 30;
+const session = { authorization: 'Bearer r:crowding' };
+const heavyBody = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Heavy', options: new Array<string>(85_000).fill('abcdefgh') } } });
+/** A list answer of about 12 KB whose every item breaks the contract (defaultValue is a string). */
+const brokenList = JSON.stringify({
+  data: Array.from({ length: 80 }, (_, i) => ({ id: `5f1d7c2e9b1e8a00123456${String(i).padStart(2, '0')}`, type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'l', defaultValue: 'yes', description: 'd' } })),
+});
+const created = JSON.stringify({ data: { id: '5f1d7c2e9b1e8a0012345678', type: 'AttributeConfig', attributes: { label: 'Heavy', inUse: false }, relationships: {} } });
+
+let upstream: TestServer;
+let proxy: StartedProxy;
+const log = new Recorder();
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const body = req.method === 'POST' ? created : brokenList;
+      res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': MEDIA_TYPE, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
+  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: log, repeatInterval: 0, judgeThreadScript: SLOW_JUDGE });
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await upstream?.close();
+});
+
+async function shedCount(): Promise<number> {
+  return (await proxy.proxy.metrics.shedExchanges.get()).values.reduce((sum, v) => sum + v.value, 0);
+}
+
+test('a client sending megabyte POSTs on 24 connections is shed; every MUST finding of a light client beside it is logged, or logged as shed with its count', async () => {
+  expect(heavyBody.length).toBeGreaterThan(800_000);
+  expect(heavyBody.length).toBeLessThan(proxy.proxy.maxBody);
+  const pool = new Pool(proxy.proxyUrl, { connections: HEAVY_CONNECTIONS });
+  // The light client reaches the proxy from another loopback address: another client.
+  const light = new Agent({ keepAlive: true, localAddress: '127.0.0.2' });
+  let heavySent = 0;
+  let lightDone = false;
+  const heavyConnection = async () => {
+    while (!lightDone && heavySent < HEAVY_MAX_REQUESTS) {
+      heavySent += 1;
+      await pool.request({ method: 'POST', path: '/v3/attribute-configs', headers: { ...session, 'content-type': MEDIA_TYPE }, body: heavyBody }).then((r) => r.body.dump());
+    }
+  };
+  try {
+    const heavy = Promise.all(Array.from({ length: HEAVY_CONNECTIONS }, heavyConnection));
+    await eventually('the heavy client crowding the judging backlog', async () => ((await shedCount()) > 0 ? true : undefined), 60_000);
+    for (let i = 0; i < LIGHT_REQUESTS; i += 1) {
+      const answer = await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { agent: light, headers: { ...session, 'x-request-id': `light-${i}` } });
+      expect(answer.status).toBe(200);
+    }
+    lightDone = true;
+    await heavy;
+  } finally {
+    lightDone = true;
+    light.destroy();
+    await pool.close();
+  }
+  await proxy.close();
+
+  const lines = log.lines<ViolationRecord & ShedRecord>();
+  const findings = lines.filter((line) => 'rule' in line);
+  const sheds = lines.filter((line) => 'shed' in line);
+  const lightJudged = new Set(findings.filter((f) => f.requestId.startsWith('light-') && f.party === 'service' && f.level === 'MUST').map((f) => f.requestId));
+  const shedOf = (client: string) => sheds.filter((s) => s.client === client).reduce((sum, s) => sum + s.shed, 0);
+  const shedBytesOf = (client: string) => sheds.filter((s) => s.client === client).reduce((sum, s) => sum + s.bytes, 0);
+  console.log(`crowding: ${heavySent} heavy requests, ${shedOf('127.0.0.1')} shed (${shedBytesOf('127.0.0.1')} bytes); light: ${lightJudged.size} of ${LIGHT_REQUESTS} logged with a service MUST finding, ${shedOf('127.0.0.2')} shed`);
+  expect(lightJudged.size + shedOf('127.0.0.2')).toBe(LIGHT_REQUESTS);
+  // Charged by bytes, the heavy client holds a quarter of the backlog at most: the light one always finds room.
+  expect(shedOf('127.0.0.2')).toBe(0);
+  expect(shedOf('127.0.0.1') + shedOf('127.0.0.2')).toBe(await shedCount());
+  expect(proxy.proxy.feed.snapshot().shed).toBe(await shedCount());
+  expect(shedOf('127.0.0.1')).toBeGreaterThan(0);
+  expect(sheds.filter((s) => s.client === '127.0.0.1').every((s) => s.reason === 'client-share' && s.operationId === 'createAttributeConfig')).toBe(true);
+}, 120_000);
