@@ -98,7 +98,7 @@ function freePort(): Promise<number> {
 async function startReplica(index: number, upstream: string, tokenFile: string): Promise<Replica> {
   const log = join(dir, 'logs', `replica-${index}.ndjson`);
   const captures = join(dir, 'captures', `replica-${index}`);
-  const cli = spawnCli(['proxy', '--upstream', upstream, '--port', '0', '--admin-port', '0', '--violations', log, '--capture', captures, '--admin-token-file', tokenFile, '--log-level', 'warn'], hermeticEnvironment());
+  const cli = spawnCli(['proxy', '--upstream', upstream, '--port', '0', '--admin-port', '0', '--violations', log, '--capture', captures, '--admin-token-file', tokenFile, '--log-level', 'warn', '--forwarded-headers', '--trusted-proxies', '127.0.0.1'], hermeticEnvironment());
   const banner = await eventually(`replica ${index}'s first line`, () => /serving (\S+) .*admin (\S+),/.exec(cli.stdout()) ?? (cli.child.exitCode === null ? undefined : [`exited: ${cli.stderr()}`]), STARTUP_MS);
   expect(banner.length, String(banner[0])).toBe(3);
   return { cli, baseUrl: banner[1], adminUrl: banner[2], log, captures };
