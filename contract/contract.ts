@@ -26,10 +26,42 @@ type Schema = Record<string, unknown>;
  * operationId. `success`: the 2xx statuses it lists; `responseShape`: its success body;
  * `serverAttributes`: attributes only the server sets in a created resource; `attributesEcho`:
  * a created resource carries the attributes sent; `relationshipsEcho`: it carries the
- * relationships sent; `pageLength`: a list page's items and meta agree.
+ * relationships sent; `pageLength`: a list page's items and meta agree. A list (a GET whose
+ * success body's `data` is an array) names the rules of sections 4.1, 8 and 9 that every list
+ * follows in LIST_ROLES.
  */
 export const OPERATION_ROLES = ['success', 'responseShape', 'serverAttributes', 'attributesEcho', 'relationshipsEcho', 'pageLength'] as const;
-export type OperationRole = (typeof OPERATION_ROLES)[number];
+
+/**
+ * The roles a list's requirements play beside `success`, `responseShape` and `pageLength`:
+ * `filterRequired` its filter's members and values; the page bounds (`pageBothMembers`,
+ * `pageLimitMin`, `pageOffsetMin`, `pageNotANumber`, `pageFractional`); `includeShape`;
+ * `itemShape` a data item; the meta members and their arithmetic (`metaIntegers`, `metaTotal`,
+ * `metaOffsetEcho`, `metaPages`, `metaLimitEffective`, `metaPageNumber`, `metaDeprecatedAgree`,
+ * `metaDeprecatedPresent`); `pageWalk` a walk over every page; `limitCap` a cap on the page size.
+ */
+export const LIST_ROLES = [
+  'filterRequired',
+  'pageBothMembers',
+  'pageLimitMin',
+  'pageOffsetMin',
+  'pageNotANumber',
+  'pageFractional',
+  'includeShape',
+  'itemShape',
+  'metaIntegers',
+  'metaTotal',
+  'metaOffsetEcho',
+  'metaPages',
+  'metaLimitEffective',
+  'metaPageNumber',
+  'metaDeprecatedAgree',
+  'metaDeprecatedPresent',
+  'pageWalk',
+  'limitCap',
+] as const;
+export type OperationRole = (typeof OPERATION_ROLES)[number] | (typeof LIST_ROLES)[number];
+const ALL_ROLES: readonly string[] = [...OPERATION_ROLES, ...LIST_ROLES];
 
 export interface Operation {
   operationId: string;
@@ -312,7 +344,7 @@ export class Contract {
   private checkRoles(): void {
     for (const operation of this.operations) {
       for (const [role, id] of Object.entries(operation.roles)) {
-        if (!(OPERATION_ROLES as readonly string[]).includes(role)) throw new Error(`${operation.operationId}: unknown role "${role}" in x-requirements; roles: ${OPERATION_ROLES.join(', ')}`);
+        if (!ALL_ROLES.includes(role)) throw new Error(`${operation.operationId}: unknown role "${role}" in x-requirements; roles: ${ALL_ROLES.join(', ')}`);
         if (!this.requirementsById.has(id)) throw new Error(`${operation.operationId}: x-requirements ${role} names ${id}, which schemas/requirements.yaml does not hold`);
       }
       if (operation.roles.success === undefined) throw new Error(`${operation.operationId}: x-requirements names no success requirement`);
