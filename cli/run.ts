@@ -13,7 +13,7 @@ import { loadContract } from '../contract/index.ts';
 import { SUMMARY_FILE, type FailLevel, type GenerationSettings, type RunDescription } from '../run-protocol/index.ts';
 import { shortSecretWarnings, targetSecrets } from '../run-protocol/secrets.ts';
 import { reportToGithub } from '../reports/github.ts';
-import { CHOICE_NAMES, FAULT_NAMES } from '../server/index.ts';
+import { CHOICE_NAMES, FAULT_NAMES, INAPPLICABLE_CHOICES, INAPPLICABLE_FAULTS } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
 import { baselineFailing } from '../reports/diff.ts';
 import { pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
@@ -120,6 +120,10 @@ function flagSettings(flags: RunFlags): TargetSettings {
 /** The merged settings, checked for contradictions before anything starts. */
 export function runSettings(flags: RunFlags, env: Record<string, string | undefined>): TargetSettings {
   const settings = mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), flagSettings(flags));
+  const inapplicable = flags.fault.find((name) => INAPPLICABLE_FAULTS.has(name));
+  if (inapplicable !== undefined) throw new TargetError(`fault ${inapplicable} does not apply to this contract: ${INAPPLICABLE_FAULTS.get(inapplicable)}`);
+  const inapplicableChoice = flags.choice.find((name) => INAPPLICABLE_CHOICES.has(name));
+  if (inapplicableChoice !== undefined) throw new TargetError(`choice ${inapplicableChoice} does not apply to this contract: ${INAPPLICABLE_CHOICES.get(inapplicableChoice)}`);
   const unknown = flags.fault.filter((name) => !FAULT_NAMES.includes(name));
   if (unknown.length > 0) throw new TargetError(`unknown fault ${unknown.join(', ')}; known faults: ${FAULT_NAMES.join(', ')}`);
   if (settings.baseUrl !== undefined && flags.fault.length > 0) throw new TargetError('--fault applies to the embedded reference server only; leave out the target base URL to use it');

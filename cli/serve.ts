@@ -15,6 +15,8 @@ import {
   startReferenceServer,
   UnknownChoiceError,
   UnknownFaultError,
+  InapplicableFaultError,
+  InapplicableChoiceError,
   type StartedReferenceServer,
 } from '../server/index.ts';
 
@@ -87,7 +89,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     });
   } catch (error) {
     // runCommandLine() turns a thrown error into one line on stderr and the usage exit code, 2.
-    if (error instanceof UnknownFaultError || error instanceof UnknownChoiceError || error instanceof InvalidServerOptionError) throw error;
+    if (error instanceof UnknownFaultError || error instanceof InapplicableFaultError || error instanceof UnknownChoiceError || error instanceof InapplicableChoiceError || error instanceof InvalidServerOptionError) throw error;
     throw new Error(`cannot listen on ${flags.host}:${flags.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const stop = async () => {
