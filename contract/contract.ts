@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { expandCatalogue, type CatalogueFile } from './catalogue.ts';
 import { DEFAULT_LEGACY_HEADER } from './credentials.ts';
 import { SCHEMA_JUDGE } from './judges.ts';
 import { PARSE_CACHE_DIR, parseYamlCached } from './parse-cache.ts';
@@ -14,6 +15,7 @@ import { inlineRefs } from './resolve.ts';
 import { compileCached, validatorFolder } from './validator-cache.ts';
 import type { Finding, Location, Requirement, SchemaFindingRoute } from './types.ts';
 import type { QueryParameter } from './query.ts';
+import { successBody } from './members.ts';
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
 export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
@@ -180,7 +182,9 @@ export class Contract {
     this.legacyHeader = String(legacy?.name ?? DEFAULT_LEGACY_HEADER);
     this.genericStatuses = new Set(((raw['x-generic-statuses'] as Schema | undefined)?.statuses ?? []) as number[]);
     this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<string, string[]>;
-    this.requirements = (parse('requirements', requirementsText) as { requirements: Requirement[] }).requirements;
+    const operations = readOperations(this.document);
+    const catalogue = expandCatalogue(parse('requirements', requirementsText) as CatalogueFile, (operationId) => listItemType(operations.find((o) => o.operationId === operationId)));
+    this.requirements = catalogue.requirements;
     this.requirementsById = new Map(this.requirements.map((r) => [r.id, r]));
     this.schemaFindingRoutes = this.requirements.flatMap((requirement) =>
       (requirement.schemaFindings ?? []).map((route) => ({
@@ -197,7 +201,9 @@ export class Contract {
         this.requirementsByJudge.set(judge, bound.add(requirement.id));
       }
     }
-    this.operations = readOperations(this.document);
+    // A role the operation's x-requirements name keeps its requirement; the templates it takes fill the others.
+    for (const operation of operations) operation.roles = { ...catalogue.roles.get(operation.operationId), ...operation.roles };
+    this.operations = operations;
     this.checkRoles();
     this.collectSchemas();
   }
@@ -480,6 +486,13 @@ function readOperations(document: Schema): Operation[] {
     }
   }
   return operations;
+}
+
+/** The `type` of a list operation's items (its item schema's `type` const), for the templates' `{itemType}`. */
+function listItemType(operation: Operation | undefined): string | undefined {
+  const data = (((operation === undefined ? undefined : successBody(operation))?.properties ?? {}) as Schema).data as Schema | undefined;
+  const type = (((data?.items as Schema | undefined)?.properties ?? {}) as Schema).type as Schema | undefined;
+  return typeof type?.const === 'string' ? type.const : undefined;
 }
 
 function readRoles(value: unknown): Operation['roles'] {

@@ -13,13 +13,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { SCHEMA_DIR, useSchemaDirectory } from '../contract/contract.ts';
+import { isTemplateUse, type TemplateUse } from '../contract/catalogue.ts';
 import type { Requirement } from '../contract/types.ts';
 
 interface ContractAddition {
   removedPaths: string[];
   paths: Record<string, unknown>;
   components: { schemas: Record<string, unknown> };
-  requirements: Requirement[];
+  requirements: (Requirement | TemplateUse)[];
 }
 
 type Yaml = Record<string, any>;
@@ -29,16 +30,17 @@ const addition = parseYaml(readFileSync(new URL('./new-operation.yaml', import.m
 /** A copy of schemas/ with the addition joined in; the catalogue takes its entries before those of the first create operation. */
 function contractWithAddition(): string {
   const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as Yaml;
-  const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as { requirements: Requirement[] };
+  const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as { requirements: (Requirement | TemplateUse)[] };
   const creating = Object.values(openapi.paths as Yaml).flatMap((item: Yaml) => (item.post ? [String(item.post.operationId)] : []));
-  const at = catalogue.requirements.findIndex((r) => r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation)));
+  const at = catalogue.requirements.findIndex((r) => !isTemplateUse(r) && r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation)));
   catalogue.requirements.splice(at, 0, ...addition.requirements);
   for (const path of addition.removedPaths) {
     const removed = Object.values(openapi.paths[path] as Yaml);
     const ids = new Set(removed.map((operation: Yaml) => String(operation.operationId)));
     const named = new Set(removed.flatMap((operation: Yaml) => Object.values(operation['x-requirements'] ?? {}).map(String)));
     // The requirements only the removed operations have: named for one of their roles, or routed only from them.
-    const onlyTheirs = (r: Requirement) => named.has(r.id) || (r.schemaFindings !== undefined && r.schemaFindings.every((route) => route.operation !== undefined && ids.has(route.operation)));
+    const onlyTheirs = (r: Requirement | TemplateUse) =>
+      isTemplateUse(r) ? ids.has(r.operation) : named.has(r.id) || (r.schemaFindings !== undefined && r.schemaFindings.every((route) => route.operation !== undefined && ids.has(route.operation)));
     delete openapi.paths[path];
     catalogue.requirements = catalogue.requirements.filter((r) => !onlyTheirs(r));
   }
@@ -76,7 +78,7 @@ type CaseOutcome = Parameters<typeof buildRecord>[0]['cases'][number];
 const contract = loadContract();
 const operationId = 'zzProofCreateAnnotation';
 const operation = contract.operation(operationId);
-const ownRequirements = addition.requirements.map((r) => r.id).filter((id) => id.startsWith('ZZPROOF-AN-'));
+const ownRequirements = contract.requirements.map((r) => r.id).filter((id) => id.startsWith('ZZPROOF-AN-'));
 const ownCases = SUITE_CASES.filter((c) => c.title.startsWith(`${operationId}:`));
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -210,10 +212,18 @@ describe('a create operation added to the contract as data only', () => {
 describe('a list added to the contract as data only, its filter on another member than type', () => {
   const listId = 'zzProofListShades';
   const list = contract.operation(listId);
-  const listRequirements = addition.requirements.map((r) => r.id).filter((id) => id.startsWith('ZZPROOF-SH-'));
+  const listRequirements = contract.requirements.map((r) => r.id).filter((id) => id.startsWith('ZZPROOF-SH-'));
   const listCases = SUITE_CASES.filter((c) => c.title.startsWith(`${listId}:`));
   /** Requirements the proxy alone judges (client traffic the suite never makes). */
   const proxyOnly = listRequirements.filter((id) => contract.requirement(id).checkedBy?.includes('suite') === false);
+
+  it('takes the rules every list follows from the catalogue\'s templates, by one entry, each bound to its role', () => {
+    const taking = addition.requirements.filter(isTemplateUse);
+    expect(taking).toHaveLength(1);
+    expect(listRequirements).toHaveLength(taking[0].templates.length + addition.requirements.filter((r) => !isTemplateUse(r) && r.id.startsWith('ZZPROOF-SH-')).length);
+    expect(list.roles).toMatchObject({ pageLength: 'ZZPROOF-SH-PAGE-LENGTH', metaPages: 'ZZPROOF-SH-META-PAGES', pageWalk: 'ZZPROOF-SH-PAGE-WALK', responseShape: 'ZZPROOF-SH-RESPONSE-SHAPE' });
+    expect(contract.requirement('ZZPROOF-SH-RESPONSE-SHAPE').basis).toBe('4.1: the 200 body requires a data array of ZzProofShades; included, when sent, is an array of resources.');
+  });
 
   it('gets its filter and pagination cases from its own filter member, page and roles', () => {
     const { filterCases } = SUITE_CASES_BY_CONCERN;
