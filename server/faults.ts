@@ -64,8 +64,6 @@ export interface FaultDefinition extends Omit<FaultEntry, 'hooks' | 'requirement
   requirements: string[];
 }
 
-type Fault = FaultEntry;
-
 export class UnknownFaultError extends Error {
   constructor(readonly unknown: string[], readonly valid: string[]) {
     super(`unknown fault${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; valid faults: ${valid.join(', ')}`);
@@ -609,7 +607,7 @@ function lastFilterValueRefused(context: RequestContext): ReturnType<Contract['f
 // --- Binding to the contract ----------------------------------------------------------------
 
 /** The operations a fault applies to, or why it applies to none. */
-function operationsOf(contract: Contract, fault: Fault): Operation[] | string {
+function operationsOf(contract: Contract, fault: FaultEntry): Operation[] | string {
   const inScope = (operation: Operation) => (fault.appliesTo === 'lists' ? isListOperation(operation) : fault.appliesTo === 'creations' ? creates(operation) : true);
   const named = fault.operation === undefined ? contract.operations : contract.operations.filter((o) => o.operationId === fault.operation);
   if (fault.operation !== undefined && named.length === 0) return `the contract has no operation ${fault.operation}`;
@@ -620,7 +618,7 @@ function operationsOf(contract: Contract, fault: Fault): Operation[] | string {
 }
 
 /** The requirements a fault breaks in this contract, or why it breaks none. */
-function requirementsOf(contract: Contract, fault: Fault, operations: Operation[]): string[] | string {
+function requirementsOf(contract: Contract, fault: FaultEntry, operations: Operation[]): string[] | string {
   if (fault.role !== undefined) return [...new Set(operations.map((operation) => operation.roles[fault.role!]!))];
   if (fault.requirement === undefined) return 'it names neither a requirement nor a role';
   if (!contract.requirements.some((r) => r.id === fault.requirement)) return `the catalogue holds no requirement ${fault.requirement}`;
