@@ -14,7 +14,7 @@ import { loadContract } from '../contract/index.ts';
 import { ENVELOPE_FILE, RUN_LOG_FILE, SUMMARY_FILE, type FailLevel, type GenerationSettings, type RunDescription } from '../run-protocol/index.ts';
 import { shortSecretWarnings, targetSecrets } from '../run-protocol/secrets.ts';
 import { reportToGithub } from '../reports/github.ts';
-import { CHOICE_NAMES, FAULT_NAMES } from '../server/index.ts';
+import { CHOICE_NAMES, FAULT_NAMES, INAPPLICABLE_CHOICES, INAPPLICABLE_FAULTS } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
 import { baselineFailing } from '../reports/diff.ts';
 import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
@@ -164,6 +164,10 @@ function checkTargetChosen(settings: TargetSettings, flags: RunFlags): void {
 export function runSettings(flags: RunFlags, env: Record<string, string | undefined>): TargetSettings {
   refuseEmptySettings(flags, env);
   const settings = mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), flagSettings(flags));
+  const inapplicable = flags.fault.find((name) => INAPPLICABLE_FAULTS.has(name));
+  if (inapplicable !== undefined) throw new TargetError(`fault ${inapplicable} does not apply to this contract: ${INAPPLICABLE_FAULTS.get(inapplicable)}`);
+  const inapplicableChoice = flags.choice.find((name) => INAPPLICABLE_CHOICES.has(name));
+  if (inapplicableChoice !== undefined) throw new TargetError(`choice ${inapplicableChoice} does not apply to this contract: ${INAPPLICABLE_CHOICES.get(inapplicableChoice)}`);
   const unknown = flags.fault.filter((name) => !FAULT_NAMES.includes(name));
   if (unknown.length > 0) throw new TargetError(`unknown fault ${unknown.join(', ')}; known faults: ${FAULT_NAMES.join(', ')}`);
   const unknownChoices = flags.choice.filter((name) => !CHOICE_NAMES.includes(name));

@@ -15,6 +15,8 @@ import {
   startReferenceServer,
   UnknownChoiceError,
   UnknownFaultError,
+  InapplicableFaultError,
+  InapplicableChoiceError,
   type StartedReferenceServer,
 } from '../server/index.ts';
 
@@ -87,7 +89,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     });
   } catch (error) {
     // runCommandLine() turns a thrown error into one line on stderr and the usage exit code, 2.
-    if (error instanceof UnknownFaultError || error instanceof UnknownChoiceError || error instanceof InvalidServerOptionError) throw error;
+    if (error instanceof UnknownFaultError || error instanceof InapplicableFaultError || error instanceof UnknownChoiceError || error instanceof InapplicableChoiceError || error instanceof InvalidServerOptionError) throw error;
     throw new Error(`cannot listen on ${flags.host}:${flags.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const stop = async () => {
@@ -112,7 +114,7 @@ function shown(supplied: string | undefined, fallback: string, what: string): st
 function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choices: string[]): string {
   const contract = loadContract();
   const session = shown(flags.sessionToken, DEFAULT_CREDENTIALS.sessionToken, 'session token');
-  const seed = Object.entries(SEED_SIZES).map(([type, size]) => `${size} ${type}`).join(' and ');
+  const seed = Object.entries(SEED_SIZES).map(([value, size]) => `${size} ${value}`).join(' and ');
   return [
     `las-conformance reference server: ${(contract.document.info as { title: string }).title} ${contract.version}`,
     ...contract.operations.map((operation) => `  ${operation.method.padEnd(4)} ${baseUrl}${operation.pathTemplate}${exampleQuery(operation)}`),
@@ -122,7 +124,7 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choic
     `  ${flags.legacyHeader ?? contract.legacyHeader}: ${session}`,
     `  forbidden (403 in any scheme): ${shown(flags.forbiddenToken, DEFAULT_CREDENTIALS.forbiddenToken, 'forbidden token')}`,
     `records that exist: owner User ${REFERENCE_FIXTURES.ownerUserId}, collection item ${REFERENCE_FIXTURES.collectionItemId}`,
-    `seed: ${seed} NotificationGroups; pages of ${DEFAULT_PAGE_LIMIT} by default, at most ${MAX_PAGE_LIMIT}`,
+    `seed: ${seed} items per list and filter value; pages of ${DEFAULT_PAGE_LIMIT} by default, at most ${MAX_PAGE_LIMIT}`,
     `faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
     `choices: ${choices.length > 0 ? choices.join(', ') : 'none'}`,
     'request log: JSON lines on stderr; Ctrl-C stops',

@@ -11,6 +11,7 @@ import type { Assessment, Finding, HttpRequest, HttpResponse, Location, Validate
 import { isDeepStrictEqual } from 'node:util';
 import { showValue } from './messages.ts';
 import { serverAttributes } from './members.ts';
+import { deprecatedMetaMembers, requiredMetaMembers } from './lists.ts';
 
 export interface Exchange {
   operation: Operation | null;
@@ -308,18 +309,6 @@ function integerOrUndefined(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 }
 
-const pageMetaMembers = new WeakMap<Contract, string[]>();
-
-/** The members ListMeta requires (total, pages, page, offset, limit), read from the schema once per contract. */
-function requiredMetaMembers(contract: Contract): string[] {
-  let members = pageMetaMembers.get(contract);
-  if (!members) {
-    members = (contract.schemas.ListMeta.required ?? []) as string[];
-    pageMetaMembers.set(contract, members);
-  }
-  return members;
-}
-
 /** The meta members the page arithmetic reads, when every one is an integer that can be a count or a position. */
 interface PageMeta {
   total: number;
@@ -330,93 +319,114 @@ interface PageMeta {
 }
 
 /** Why a list answer's meta gives the page arithmetic nothing to compute with, or undefined when it does. */
-function unusableMeta(contract: Contract, meta: Json): string | undefined {
-  const notInteger = requiredMetaMembers(contract).find((k) => !Number.isInteger(meta[k]));
+function unusableMeta(operation: Operation, meta: Json): string | undefined {
+  const notInteger = requiredMetaMembers(operation).find((k) => !Number.isInteger(meta[k]));
   if (notInteger !== undefined) return `meta.${notInteger} was ${meta[notInteger] === undefined ? 'absent' : 'not an integer'}`;
   return undefined;
 }
 
-/** What the page arithmetic found on one list answer, and what it held or could not judge there. */
+/** The roles the page arithmetic judges: what a list's page and meta report adds up (sections 4.1, 8, 9). */
+const PAGE_ARITHMETIC_ROLES: OperationRole[] = ['pageLength', 'metaTotal', 'metaOffsetEcho', 'metaPages', 'metaLimitEffective', 'metaPageNumber', 'metaDeprecatedAgree', 'metaDeprecatedPresent'];
+
+/**
+ * What the page arithmetic found on one list answer, and what it held or could not judge there,
+ * by role: each finding carries the requirement the list's operation names for the role (a role
+ * it names none for is not judged).
+ */
 class PageVerdict {
   readonly findings: Finding[] = [];
 
-  constructor(private readonly contract: Contract, private readonly verdict: CheckVerdict) {}
+  constructor(private readonly contract: Contract, private readonly operation: Operation, private readonly verdict: CheckVerdict) {}
 
-  fail(id: string, pointer: string, message: string, expected: unknown, actual: unknown): void {
-    this.findings.push(this.contract.finding(id, 'response', { pointer, message, expected: String(expected), actual: String(actual) }));
+  fail(role: OperationRole, pointer: string, message: string, expected: unknown, actual: unknown): void {
+    const id = this.operation.roles[role];
+    if (id !== undefined) this.findings.push(this.contract.finding(id, 'response', { pointer, message, expected: String(expected), actual: String(actual) }));
   }
 
-  /** Marks as held each requirement that no finding of this answer broke. */
-  holdUnlessBroken(...ids: string[]): void {
-    for (const id of ids) if (!this.findings.some((f) => f.requirement === id)) this.verdict.held(id, 'response');
+  /** A finding without an expected value (what was observed, such as deprecated members sent). */
+  observe(role: OperationRole, pointer: string, message: string, actual: string): void {
+    const id = this.operation.roles[role];
+    if (id !== undefined) this.findings.push(this.contract.finding(id, 'response', { pointer, message, actual }));
   }
 
-  cannot(reason: string, ...ids: string[]): void {
-    for (const id of ids) this.verdict.cannotJudge(id, reason, 'response');
+  /** Marks as held each role's requirement that no finding of this answer broke. */
+  holdUnlessBroken(...roles: OperationRole[]): void {
+    for (const role of roles) {
+      const id = this.operation.roles[role];
+      if (id !== undefined && !this.findings.some((f) => f.requirement === id)) this.verdict.held(id, 'response');
+    }
+  }
+
+  cannot(reason: string, ...roles: OperationRole[]): void {
+    for (const role of roles) {
+      const id = this.operation.roles[role];
+      if (id !== undefined) this.verdict.cannotJudge(id, reason, 'response');
+    }
   }
 }
 
-// Section 4.1: what one list page reports adds up. Every requirement it can break is judged, or
-// marked not judged with the value that kept it from it: never passed in silence.
+// Sections 4.1, 8: what one list page reports adds up. Every requirement it can break is judged,
+// or marked not judged with the value that kept it from it: never passed in silence.
 const listPageArithmetic: ExchangeCheck = {
   name: 'listPageArithmetic',
-  roles: ['pageLength'],
+  roles: PAGE_ARITHMETIC_ROLES,
   appliesTo: (x) => x.operation?.roles.pageLength !== undefined && x.response.status === 200,
   run(contract, x, _options, verdict) {
+    const operation = x.operation!;
+    const pageVerdict = new PageVerdict(contract, operation, verdict);
     const body = jsonBody(x.response);
     if (!body || !Array.isArray(body.data)) {
-      verdict.cannotJudge('NG-PAGE-LENGTH', 'the list answer held no data array', 'response');
+      pageVerdict.cannot('the list answer held no data array', 'pageLength');
       return [];
     }
     const requested = requestedPage(x);
     const length = body.data.length;
-    const pageVerdict = new PageVerdict(contract, verdict);
     const rawMeta = body.meta;
     const metaObject = rawMeta !== null && typeof rawMeta === 'object' && !Array.isArray(rawMeta) ? (rawMeta as Json) : undefined;
-    const unusable = metaObject ? unusableMeta(contract, metaObject) : 'the list answer had no meta';
+    const unusable = metaObject ? unusableMeta(operation, metaObject) : 'the list answer had no meta';
     if (!metaObject || unusable !== undefined) {
       if (requested.limit !== undefined) {
-        if (length > requested.limit) pageVerdict.fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items, more than page[limit]=${requested.limit}`, `≤ ${requested.limit}`, length);
-        pageVerdict.holdUnlessBroken('NG-PAGE-LENGTH');
-      } else pageVerdict.cannot(`${unusable} and the request gave no page[limit]`, 'NG-PAGE-LENGTH');
-      if (metaObject) pageVerdict.cannot(unusable!, 'NG-META-PAGES', 'NG-META-PAGE-NUMBER', 'NG-META-OFFSET-ECHO', 'NG-META-LIMIT-EFFECTIVE');
-      if (metaObject) pageVerdict.findings.push(...deprecatedMetaFindings(contract, metaObject as Record<string, number>, verdict));
+        if (length > requested.limit) pageVerdict.fail('pageLength', '/data', `data holds ${length} items, more than page[limit]=${requested.limit}`, `≤ ${requested.limit}`, length);
+        pageVerdict.holdUnlessBroken('pageLength');
+      } else pageVerdict.cannot(`${unusable} and the request gave no page[limit]`, 'pageLength');
+      if (metaObject) pageVerdict.cannot(unusable!, 'metaPages', 'metaPageNumber', 'metaOffsetEcho', 'metaLimitEffective');
+      if (metaObject) judgeDeprecatedMeta(operation, metaObject as Record<string, number>, pageVerdict);
       return pageVerdict.findings;
     }
     const meta = metaObject as unknown as PageMeta;
     if (requested.offset !== undefined) {
-      if (meta.offset !== requested.offset) pageVerdict.fail('NG-META-OFFSET-ECHO', '/meta/offset', `meta.offset is ${meta.offset}, the request asked for offset ${requested.offset}`, requested.offset, meta.offset);
-      pageVerdict.holdUnlessBroken('NG-META-OFFSET-ECHO');
+      if (meta.offset !== requested.offset) pageVerdict.fail('metaOffsetEcho', '/meta/offset', `meta.offset is ${meta.offset}, the request asked for offset ${requested.offset}`, requested.offset, meta.offset);
+      pageVerdict.holdUnlessBroken('metaOffsetEcho');
     }
     // A page size below 1 cannot be the limit applied (section 8: page.limit has a minimum of 1).
     const metaLimitUsable = meta.limit >= 1;
-    if (!metaLimitUsable) pageVerdict.fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `meta.limit is ${meta.limit}: a page size below 1 cannot be the limit applied${requested.limit === undefined ? '' : ` (the request asked for ${requested.limit})`}`, requested.limit === undefined ? '≥ 1' : `≤ ${requested.limit}`, meta.limit);
-    else if (requested.limit !== undefined && meta.limit > requested.limit) pageVerdict.fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `meta.limit is ${meta.limit}, above the requested ${requested.limit}`, `≤ ${requested.limit}`, meta.limit);
+    if (!metaLimitUsable) pageVerdict.fail('metaLimitEffective', '/meta/limit', `meta.limit is ${meta.limit}: a page size below 1 cannot be the limit applied${requested.limit === undefined ? '' : ` (the request asked for ${requested.limit})`}`, requested.limit === undefined ? '≥ 1' : `≤ ${requested.limit}`, meta.limit);
+    else if (requested.limit !== undefined && meta.limit > requested.limit) pageVerdict.fail('metaLimitEffective', '/meta/limit', `meta.limit is ${meta.limit}, above the requested ${requested.limit}`, `≤ ${requested.limit}`, meta.limit);
     if (meta.total < 0) {
-      pageVerdict.fail('NG-META-TOTAL', '/meta/total', `meta.total is ${meta.total}: a count of items is never negative`, '≥ 0', meta.total);
-      pageVerdict.cannot(`meta.total was ${meta.total}`, 'NG-META-PAGES');
+      pageVerdict.fail('metaTotal', '/meta/total', `meta.total is ${meta.total}: a count of items is never negative`, '≥ 0', meta.total);
+      pageVerdict.cannot(`meta.total was ${meta.total}`, 'metaPages');
     } else {
       judgePages(meta, pageVerdict);
-      pageVerdict.holdUnlessBroken('NG-META-PAGES');
+      pageVerdict.holdUnlessBroken('metaPages');
     }
     const effectiveLimit = requested.limit === undefined ? (metaLimitUsable ? meta.limit : undefined) : metaLimitUsable ? Math.min(requested.limit, meta.limit) : requested.limit;
     const offset = requested.offset ?? meta.offset;
     const lengthUnknown = meta.total < 0 ? `meta.total was ${meta.total}` : offset < 0 ? `meta.offset was ${offset}` : effectiveLimit === undefined ? `meta.limit was ${meta.limit} and the request gave no page[limit]` : undefined;
     if (lengthUnknown !== undefined) {
-      pageVerdict.cannot(lengthUnknown, 'NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER');
-      if (metaLimitUsable) pageVerdict.holdUnlessBroken('NG-META-LIMIT-EFFECTIVE');
+      pageVerdict.cannot(lengthUnknown, 'pageLength', 'metaPageNumber');
+      if (metaLimitUsable) pageVerdict.holdUnlessBroken('metaLimitEffective');
     } else {
       const limit = effectiveLimit!;
       const expectedLength = Math.min(limit, Math.max(0, meta.total - offset));
       // The maximum page size is not shown (section 8): a shorter page than was due may be a cap
       // of `length` that meta.limit does not report, which only breaks the SHOULD on meta.limit.
-      if (length >= 1 && length < expectedLength) pageVerdict.fail('NG-META-LIMIT-EFFECTIVE', '/meta/limit', `data holds ${length} items where ${expectedLength} were due: a page size cap of ${length} that meta.limit (${meta.limit}) does not report`, `≤ ${length}`, meta.limit);
-      else if (length !== expectedLength) pageVerdict.fail('NG-PAGE-LENGTH', '/data', `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${limit} it should hold ${expectedLength}`, expectedLength, length);
+      if (length >= 1 && length < expectedLength) pageVerdict.fail('metaLimitEffective', '/meta/limit', `data holds ${length} items where ${expectedLength} were due: a page size cap of ${length} that meta.limit (${meta.limit}) does not report`, `≤ ${length}`, meta.limit);
+      else if (length !== expectedLength) pageVerdict.fail('pageLength', '/data', `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${limit} it should hold ${expectedLength}`, expectedLength, length);
       const page = Math.floor(offset / limit) + 1;
-      if (meta.page !== page) pageVerdict.fail('NG-META-PAGE-NUMBER', '/meta/page', `meta.page is ${meta.page}, floor(offset ${offset} / limit ${limit}) + 1 is ${page}`, page, meta.page);
-      pageVerdict.holdUnlessBroken('NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER', 'NG-META-LIMIT-EFFECTIVE');
+      if (meta.page !== page) pageVerdict.fail('metaPageNumber', '/meta/page', `meta.page is ${meta.page}, floor(offset ${offset} / limit ${limit}) + 1 is ${page}`, page, meta.page);
+      pageVerdict.holdUnlessBroken('pageLength', 'metaPageNumber', 'metaLimitEffective');
     }
-    pageVerdict.findings.push(...deprecatedMetaFindings(contract, metaObject as Record<string, number>, verdict));
+    judgeDeprecatedMeta(operation, metaObject as Record<string, number>, pageVerdict);
     return pageVerdict.findings;
   },
 };
@@ -424,53 +434,31 @@ const listPageArithmetic: ExchangeCheck = {
 /** meta.pages is ceil(total / limit), an empty result 0 or 1; with a limit below 1 no page count is right but for an empty result. */
 function judgePages(meta: PageMeta, verdict: PageVerdict): void {
   if (meta.total === 0) {
-    if (meta.pages !== 0 && meta.pages !== 1) verdict.fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages}; an empty result has 0 or 1 pages`, '0 or 1', meta.pages);
+    if (meta.pages !== 0 && meta.pages !== 1) verdict.fail('metaPages', '/meta/pages', `meta.pages is ${meta.pages}; an empty result has 0 or 1 pages`, '0 or 1', meta.pages);
     return;
   }
   if (meta.limit < 1) {
-    verdict.fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages} but meta.limit is ${meta.limit}: ceil(total ${meta.total} / limit ${meta.limit}) is no page count`, 'a meta.limit of at least 1', meta.limit);
+    verdict.fail('metaPages', '/meta/pages', `meta.pages is ${meta.pages} but meta.limit is ${meta.limit}: ceil(total ${meta.total} / limit ${meta.limit}) is no page count`, 'a meta.limit of at least 1', meta.limit);
     return;
   }
   const pages = Math.ceil(meta.total / meta.limit);
-  if (meta.pages !== pages) verdict.fail('NG-META-PAGES', '/meta/pages', `meta.pages is ${meta.pages}, ceil(total ${meta.total} / limit ${meta.limit}) is ${pages}`, pages, meta.pages);
+  if (meta.pages !== pages) verdict.fail('metaPages', '/meta/pages', `meta.pages is ${meta.pages}, ceil(total ${meta.total} / limit ${meta.limit}) is ${pages}`, pages, meta.pages);
 }
 
-interface DeprecatedMember {
-  name: string;
-  replacement?: string;
-}
-
-const deprecatedMetaMembers = new WeakMap<Contract, DeprecatedMember[]>();
-
-/** The deprecated members of ListMeta and what replaces each, read from the schema once per contract. */
-function deprecatedMembers(contract: Contract): DeprecatedMember[] {
-  let members = deprecatedMetaMembers.get(contract);
-  if (!members) {
-    const properties = (contract.schemas.ListMeta.properties ?? {}) as Record<string, Json>;
-    members = Object.entries(properties)
-      .filter(([, schema]) => schema.deprecated === true)
-      .map(([name, schema]) => ({ name, replacement: typeof schema['x-replaced-by'] === 'string' ? schema['x-replaced-by'] : undefined }));
-    deprecatedMetaMembers.set(contract, members);
-  }
-  return members;
-}
-
-function deprecatedMetaFindings(contract: Contract, meta: Record<string, number>, verdict: CheckVerdict): Finding[] {
-  const present = deprecatedMembers(contract).filter(({ name }) => name in meta);
+/** Deprecated meta members (section 9): noted when sent, and each agrees with its replacement. */
+function judgeDeprecatedMeta(operation: Operation, meta: Record<string, number>, verdict: PageVerdict): void {
+  const present = deprecatedMetaMembers(operation).filter(({ name }) => name in meta);
   if (present.length === 0) {
-    verdict.held('NG-META-DEPRECATED-PRESENT', 'response');
-    return [];
+    verdict.holdUnlessBroken('metaDeprecatedPresent');
+    return;
   }
-  const findings: Finding[] = [];
   const names = present.map(({ name }) => name).join(', ');
-  findings.push(contract.finding('NG-META-DEPRECATED-PRESENT', 'response', { pointer: '/meta', message: `deprecated meta members sent: ${names}`, actual: names }));
+  verdict.observe('metaDeprecatedPresent', '/meta', `deprecated meta members sent: ${names}`, names);
   for (const { name, replacement } of present) {
     if (replacement === undefined) continue;
-    if (meta[name] !== meta[replacement]) {
-      findings.push(contract.finding('NG-META-DEPRECATED-AGREE', 'response', { pointer: `/meta/${name}`, message: `meta.${name} is ${meta[name]} but meta.${replacement} is ${meta[replacement]}`, expected: String(meta[replacement]), actual: String(meta[name]) }));
-    } else verdict.held('NG-META-DEPRECATED-AGREE', 'response');
+    if (meta[name] !== meta[replacement]) verdict.fail('metaDeprecatedAgree', `/meta/${name}`, `meta.${name} is ${meta[name]} but meta.${replacement} is ${meta[replacement]}`, meta[replacement], meta[name]);
+    else verdict.holdUnlessBroken('metaDeprecatedAgree');
   }
-  return findings;
 }
 
 const createdResourceEchoes: ExchangeCheck = {
@@ -574,6 +562,26 @@ export function requirementsBoundTo(contract: Contract, check: ExchangeCheck): R
   return bound;
 }
 
+const operationBoundSets = new WeakMap<Operation, Map<string, ReadonlySet<string>>>();
+
+/**
+ * The requirements a check may judge on an exchange of `operation`: those whose `judgedBy` names
+ * it, and those this operation names for the check's roles. A role's requirement of another
+ * operation is not among them, so a check cannot blame one list for another's page.
+ */
+export function requirementsBoundFor(contract: Contract, check: ExchangeCheck, operation: Operation | null): ReadonlySet<string> {
+  if (operation === null || !check.roles?.length) return contract.requirementsJudgedBy(check.name);
+  let byCheck = operationBoundSets.get(operation);
+  if (!byCheck) operationBoundSets.set(operation, (byCheck = new Map()));
+  let bound = byCheck.get(check.name);
+  if (!bound) {
+    const byRole = check.roles.flatMap((role) => operation.roles[role] ?? []);
+    bound = new Set([...contract.requirementsJudgedBy(check.name), ...byRole]);
+    byCheck.set(check.name, bound);
+  }
+  return bound;
+}
+
 /** Every judge that can break a requirement: the catalogue's (schema routes, judgedBy) and the checks judging a role an operation names it for. */
 export function judgesOf(contract: Contract, requirementId: string): string[] {
   const byRole = exchangeChecks.filter((check) => requirementsBoundTo(contract, check).has(requirementId)).map((check) => check.name);
@@ -581,13 +589,14 @@ export function judgesOf(contract: Contract, requirementId: string): string[] {
 }
 
 /** A check judged a requirement the catalogue does not bind to it: an error in the kit, never a finding. */
-function unbound(check: ExchangeCheck, requirement: string): Error {
-  return new Error(`check ${check.name} judged ${requirement}, which the catalogue does not bind to it (add ${check.name} to its judgedBy${check.roles ? `, or give it the role ${check.roles.join(' or ')}` : ''})`);
+function unbound(check: ExchangeCheck, requirement: string, operation: Operation | null): Error {
+  const where = operation === null ? '' : ` on an exchange of ${operation.operationId}`;
+  return new Error(`check ${check.name} judged ${requirement}, which the catalogue does not bind to it${where} (add ${check.name} to its judgedBy${check.roles ? `, or name it in the operation's x-requirements for the role ${check.roles.join(' or ')}` : ''})`);
 }
 
 /** A check's verdict recorded in an assessment, refusing a requirement the catalogue does not bind to the check. */
 class AssessedVerdict implements CheckVerdict {
-  constructor(private readonly check: ExchangeCheck, private readonly bound: ReadonlySet<string>, private readonly assessment: Assessment) {}
+  constructor(private readonly check: ExchangeCheck, private readonly operation: Operation | null, private readonly bound: ReadonlySet<string>, private readonly assessment: Assessment) {}
 
   held(requirement: string, location: Location = 'exchange'): void {
     this.own(requirement);
@@ -606,7 +615,7 @@ class AssessedVerdict implements CheckVerdict {
   }
 
   private own(requirement: string): void {
-    if (!this.bound.has(requirement)) throw unbound(this.check, requirement);
+    if (!this.bound.has(requirement)) throw unbound(this.check, requirement, this.operation);
   }
 }
 
@@ -615,7 +624,7 @@ export function assessChecks(contract: Contract, exchange: Exchange, options: Va
   const assessment: Assessment = { findings: [], judged: [], unjudged: [] };
   for (const check of exchangeChecks) {
     if (!check.appliesTo(exchange)) continue;
-    const verdict = new AssessedVerdict(check, requirementsBoundTo(contract, check), assessment);
+    const verdict = new AssessedVerdict(check, exchange.operation, requirementsBoundFor(contract, check, exchange.operation), assessment);
     for (const finding of check.run(contract, exchange, options, verdict)) verdict.found(finding);
   }
   return assessment;
@@ -629,7 +638,7 @@ export function checkExchange(contract: Contract, exchange: Exchange, options: V
   for (const check of exchangeChecks) {
     if (!check.appliesTo(exchange)) continue;
     for (const finding of check.run(contract, exchange, options, NO_VERDICT)) {
-      if (!requirementsBoundTo(contract, check).has(finding.requirement)) throw unbound(check, finding.requirement);
+      if (!requirementsBoundFor(contract, check, exchange.operation).has(finding.requirement)) throw unbound(check, finding.requirement, exchange.operation);
       findings.push(finding);
     }
   }

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { expandCatalogue, type CatalogueFile } from './catalogue.ts';
 import { DEFAULT_LEGACY_HEADER } from './credentials.ts';
 import { SCHEMA_JUDGE } from './judges.ts';
 import { PARSE_CACHE_DIR, parseYamlCached } from './parse-cache.ts';
@@ -14,6 +15,7 @@ import { inlineRefs } from './resolve.ts';
 import { compileCached, validatorFolder } from './validator-cache.ts';
 import type { Finding, Location, Requirement, SchemaFindingRoute } from './types.ts';
 import type { QueryParameter } from './query.ts';
+import { successBody } from './members.ts';
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
 export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
@@ -26,10 +28,42 @@ type Schema = Record<string, unknown>;
  * operationId. `success`: the 2xx statuses it lists; `responseShape`: its success body;
  * `serverAttributes`: attributes only the server sets in a created resource; `attributesEcho`:
  * a created resource carries the attributes sent; `relationshipsEcho`: it carries the
- * relationships sent; `pageLength`: a list page's items and meta agree.
+ * relationships sent; `pageLength`: a list page's items and meta agree. A list (a GET whose
+ * success body's `data` is an array) names the rules of sections 4.1, 8 and 9 that every list
+ * follows in LIST_ROLES.
  */
 export const OPERATION_ROLES = ['success', 'responseShape', 'serverAttributes', 'attributesEcho', 'relationshipsEcho', 'pageLength'] as const;
-export type OperationRole = (typeof OPERATION_ROLES)[number];
+
+/**
+ * The roles a list's requirements play beside `success`, `responseShape` and `pageLength`:
+ * `filterRequired` its filter's members and values; the page bounds (`pageBothMembers`,
+ * `pageLimitMin`, `pageOffsetMin`, `pageNotANumber`, `pageFractional`); `includeShape`;
+ * `itemShape` a data item; the meta members and their arithmetic (`metaIntegers`, `metaTotal`,
+ * `metaOffsetEcho`, `metaPages`, `metaLimitEffective`, `metaPageNumber`, `metaDeprecatedAgree`,
+ * `metaDeprecatedPresent`); `pageWalk` a walk over every page; `limitCap` a cap on the page size.
+ */
+export const LIST_ROLES = [
+  'filterRequired',
+  'pageBothMembers',
+  'pageLimitMin',
+  'pageOffsetMin',
+  'pageNotANumber',
+  'pageFractional',
+  'includeShape',
+  'itemShape',
+  'metaIntegers',
+  'metaTotal',
+  'metaOffsetEcho',
+  'metaPages',
+  'metaLimitEffective',
+  'metaPageNumber',
+  'metaDeprecatedAgree',
+  'metaDeprecatedPresent',
+  'pageWalk',
+  'limitCap',
+] as const;
+export type OperationRole = (typeof OPERATION_ROLES)[number] | (typeof LIST_ROLES)[number];
+const ALL_ROLES: readonly string[] = [...OPERATION_ROLES, ...LIST_ROLES];
 
 export interface Operation {
   operationId: string;
@@ -148,7 +182,9 @@ export class Contract {
     this.legacyHeader = String(legacy?.name ?? DEFAULT_LEGACY_HEADER);
     this.genericStatuses = new Set(((raw['x-generic-statuses'] as Schema | undefined)?.statuses ?? []) as number[]);
     this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<string, string[]>;
-    this.requirements = (parse('requirements', requirementsText) as { requirements: Requirement[] }).requirements;
+    const operations = readOperations(this.document);
+    const catalogue = expandCatalogue(parse('requirements', requirementsText) as CatalogueFile, (operationId) => listItemType(operations.find((o) => o.operationId === operationId)));
+    this.requirements = catalogue.requirements;
     this.requirementsById = new Map(this.requirements.map((r) => [r.id, r]));
     this.schemaFindingRoutes = this.requirements.flatMap((requirement) =>
       (requirement.schemaFindings ?? []).map((route) => ({
@@ -165,7 +201,9 @@ export class Contract {
         this.requirementsByJudge.set(judge, bound.add(requirement.id));
       }
     }
-    this.operations = readOperations(this.document);
+    // A role the operation's x-requirements name keeps its requirement; the templates it takes fill the others.
+    for (const operation of operations) operation.roles = { ...catalogue.roles.get(operation.operationId), ...operation.roles };
+    this.operations = operations;
     this.checkRoles();
     this.collectSchemas();
   }
@@ -312,7 +350,7 @@ export class Contract {
   private checkRoles(): void {
     for (const operation of this.operations) {
       for (const [role, id] of Object.entries(operation.roles)) {
-        if (!(OPERATION_ROLES as readonly string[]).includes(role)) throw new Error(`${operation.operationId}: unknown role "${role}" in x-requirements; roles: ${OPERATION_ROLES.join(', ')}`);
+        if (!ALL_ROLES.includes(role)) throw new Error(`${operation.operationId}: unknown role "${role}" in x-requirements; roles: ${ALL_ROLES.join(', ')}`);
         if (!this.requirementsById.has(id)) throw new Error(`${operation.operationId}: x-requirements ${role} names ${id}, which schemas/requirements.yaml does not hold`);
       }
       if (operation.roles.success === undefined) throw new Error(`${operation.operationId}: x-requirements names no success requirement`);
@@ -448,6 +486,13 @@ function readOperations(document: Schema): Operation[] {
     }
   }
   return operations;
+}
+
+/** The `type` of a list operation's items (its item schema's `type` const), for the templates' `{itemType}`. */
+function listItemType(operation: Operation | undefined): string | undefined {
+  const data = (((operation === undefined ? undefined : successBody(operation))?.properties ?? {}) as Schema).data as Schema | undefined;
+  const type = (((data?.items as Schema | undefined)?.properties ?? {}) as Schema).type as Schema | undefined;
+  return typeof type?.const === 'string' ? type.const : undefined;
 }
 
 function readRoles(value: unknown): Operation['roles'] {

@@ -1,8 +1,8 @@
 // The contract module: everything the kit knows about the API, read from schemas/.
-export { Contract, loadContract, useSchemaDirectory, createAjv, querySchema, routeSpecificity, MEDIA_TYPE, SCHEMA_DIR, OPERATION_ROLES } from './contract.ts';
+export { Contract, loadContract, useSchemaDirectory, createAjv, querySchema, routeSpecificity, MEDIA_TYPE, SCHEMA_DIR, OPERATION_ROLES, LIST_ROLES } from './contract.ts';
 export type { Operation, OperationRole, CompiledRoute, SchemaViolation } from './contract.ts';
 export { route, originForm, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody } from './validate.ts';
-export { assessChecks, checkExchange, exchangeChecks, judgesOf, refusableFindings, refusalsFor, acceptsRefusable, requirementsBoundTo } from './checks.ts';
+export { assessChecks, checkExchange, exchangeChecks, judgesOf, refusableFindings, refusalsFor, acceptsRefusable, requirementsBoundTo, requirementsBoundFor } from './checks.ts';
 export { assessExchange, judgeExchange, judgeRequest, judgeResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from './judge.ts';
 export type { JudgedRequest } from './judge.ts';
 export type { CheckVerdict, Exchange, ExchangeCheck } from './checks.ts';
@@ -22,3 +22,5 @@ export { inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolv
 export type * from './types.ts';
 export { pathWithoutQuery, withoutTrailingSlashes } from './validate.ts';
 export type { Located } from './judge.ts';
+export { deprecatedMetaMembers, filterMembers, filterRequired, isListOperation, listItemSchema, listMetaSchema, listOperations, pageMembers, parameterSchema, requiredMetaMembers, servedFilterMember, FILTER_PARAMETER, INCLUDE_PARAMETER, PAGE_PARAMETER } from './lists.ts';
+export type { FilterMember } from './lists.ts';

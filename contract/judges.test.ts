@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { assessChecks, checkExchange, Contract, exchangeChecks, judgesOf, JUDGES_OUTSIDE_CHECKS, MEDIA_TYPE, requirementsBoundTo, SCHEMA_DIR, validateRequest, type Requirement } from './index.ts';
+import { assessChecks, checkExchange, Contract, exchangeChecks, judgesOf, JUDGES_OUTSIDE_CHECKS, MEDIA_TYPE, requirementsBoundFor, requirementsBoundTo, SCHEMA_DIR, validateRequest, type Requirement } from './index.ts';
+import { isTemplateUse, type TemplateUse } from './catalogue.ts';
 import { contract, credentials, list } from './test-support.ts';
 
 const openapiText = readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8');
@@ -11,8 +12,8 @@ const requirementsText = readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8');
 
 /** A contract whose catalogue is changed by `change`, and its openapi.yaml by `changeOpenapi` (the shipped ones are left alone). */
 function contractWith(change: (requirements: Requirement[]) => Requirement[], changeOpenapi: (text: string) => string = (text) => text): Contract {
-  const catalogue = parseYaml(requirementsText) as { requirements: Requirement[] };
-  return new Contract(changeOpenapi(openapiText), stringifyYaml({ requirements: change(catalogue.requirements) }));
+  const catalogue = parseYaml(requirementsText) as { requirements: Requirement[]; templates?: unknown[] };
+  return new Contract(changeOpenapi(openapiText), stringifyYaml({ ...catalogue, requirements: change(catalogue.requirements) }));
 }
 
 /** The checks that judge by role, with the roles each judges. */
@@ -89,6 +90,35 @@ describe('the binding of requirements to their judges', () => {
     const held = { ...unauthorizedWithoutHeader, response: { ...unauthorizedWithoutHeader.response, headers: { ...unauthorizedWithoutHeader.response.headers, 'www-authenticate': 'Bearer' } } };
     expect(() => assessChecks(unbound, held)).toThrow('check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE');
     expect(() => assessChecks(contract, held)).not.toThrow();
+  });
+
+  it("blames, on each list, the requirement that list names for a role: a second list's wrong page is never reported under the first's ids", () => {
+    const first = openapiText.slice(openapiText.indexOf('  /notification-groups:'), openapiText.indexOf('  /attribute-configs:'));
+    const second = first.replace('/notification-groups:', '/zz-proof-pages:').replace('operationId: listNotificationGroups', 'operationId: zzProofListPages').replace(/: NG-/g, ': ZZ-');
+    // The second list takes the first's own requirements under other ids, and the same templates.
+    const asSecond = (entry: Requirement | TemplateUse): Requirement | TemplateUse =>
+      isTemplateUse(entry)
+        ? { ...entry, operation: 'zzProofListPages', prefix: 'ZZ' }
+        : { ...entry, id: entry.id.replace(/^NG-/, 'ZZ-'), ...(entry.schemaFindings ? { schemaFindings: entry.schemaFindings.map((route) => ({ ...route, operation: 'zzProofListPages' })) } : {}) };
+    const ofFirst = (entry: Requirement | TemplateUse) => (isTemplateUse(entry) ? entry.operation === 'listNotificationGroups' : entry.id.startsWith('NG-'));
+    const twoLists = contractWith(
+      (requirements) => [...requirements, ...(requirements as (Requirement | TemplateUse)[]).filter(ofFirst).map(asSecond)] as Requirement[],
+      (text) => text.replace('  /attribute-configs:', `${second}  /attribute-configs:`),
+    );
+    const arithmetic = exchangeChecks.find((check) => check.name === 'listPageArithmetic')!;
+    const items = Array.from({ length: 10 }, (_, i) => ({ id: i.toString(16).padStart(24, '0'), type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'Exams', defaultValue: false, description: 'Exams' } }));
+    const wrongPages = (operationId: string, path: string) => ({
+      operation: twoLists.operation(operationId),
+      request: { method: 'GET', path: `/v3${path}?filter[type]=user&page[limit]=10&page[offset]=0`, headers: credentials },
+      response: { status: 200, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ data: items, meta: { total: 25, pages: 2, page: 1, offset: 0, limit: 10 } }) },
+      requestFindings: [],
+    });
+    const onSecond = assessChecks(twoLists, wrongPages('zzProofListPages', '/zz-proof-pages'));
+    expect(onSecond.findings.map((f) => f.requirement)).toEqual(['ZZ-META-PAGES']);
+    expect(onSecond.judged.map((j) => j.requirement).filter((id) => id.startsWith('NG-'))).toEqual([]);
+    expect(checkExchange(twoLists, wrongPages('listNotificationGroups', '/notification-groups')).map((f) => f.requirement)).toEqual(['NG-META-PAGES']);
+    expect(requirementsBoundTo(twoLists, arithmetic).has('NG-META-PAGES')).toBe(true);
+    expect(requirementsBoundFor(twoLists, arithmetic, twoLists.operation('zzProofListPages')).has('NG-META-PAGES')).toBe(false);
   });
 
   it('binds what the validation emits: credentials, media type and ObjectId', () => {

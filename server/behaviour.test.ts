@@ -11,6 +11,7 @@ import {
   startReferenceServer,
   type StartedReferenceServer,
 } from './index.ts';
+import { keep, MAX_KEPT_RESOURCES } from './create.ts';
 import { completeDocumentOf, judgeExchange, send, type Exchanged, type Probe } from './test-support.ts';
 
 const SESSION = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` };
@@ -229,6 +230,27 @@ describe('the reference server', () => {
         expect(judgeExchange(exchanged)).toEqual([]);
       });
     }
+
+    it('keeps what it creates: a relationship naming a resource it created is served, one naming an id it holds no record of is 404, pointing at it', async () => {
+      const highlight = body(await exchange(create('/highlights', completeDocumentOf('createHighlight')))).data;
+      const naming = (id: string) => {
+        const document = completeDocumentOf('createAttributeConfig');
+        (document.data as Json).relationships = { marks: { data: [{ type: 'Highlight', id }] } };
+        return create('/attribute-configs', document);
+      };
+      expect((await exchange(naming(highlight.id))).response.status).toBe(201);
+      const unknown = await exchange(naming('ffffffffffffffffffffffff'));
+      expect(unknown.response.status).toBe(404);
+      expect(body(unknown).errors[0]).toMatchObject({ status: '404', code: 'record-not-found', source: { pointer: '/data/relationships/marks/data/0/id' } });
+      expect(judgeExchange(unknown)).toEqual([]);
+    });
+
+    it('keeps at most a bounded number of records, the oldest going first', () => {
+      const kept = new Map<string, number>();
+      for (const [index, key] of ['a', 'b', 'c', 'b', 'd'].entries()) keep(kept, key, index, 3);
+      expect([...kept.keys()]).toEqual(['c', 'b', 'd']);
+      expect(MAX_KEPT_RESOURCES).toBeGreaterThan(0);
+    });
 
     it('uses the fixtures as the records that exist', async () => {
       const created = body(await exchange(create('/highlights', completeDocumentOf('createHighlight')))).data;

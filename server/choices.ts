@@ -5,7 +5,7 @@
 // suite against the reference server with any choice on, or with every compatible choice at
 // once, passes: rule zero, where the specification is open the kit does not fail a server.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, loadContract, resolvePointer, unescapeToken, type Operation } from '../contract/index.ts';
+import { bodyMembers, isListOperation, listOperations, loadContract, requiredMetaMembers as metaMembersRequired, resolvePointer, unescapeToken, type Contract, type Operation, type OperationRole } from '../contract/index.ts';
 import { changeCreated, changeCreatedWhere, changeErrors, creates, withoutMember, withStatus } from './hook-helpers.ts';
 import { conditionProblem, isErrorDocument } from './problems.ts';
 import type { Problem, RequestContext, ServerHooks, SeedItem } from './types.ts';
@@ -29,8 +29,31 @@ export interface ChoiceDefinition {
   combines?: string[];
 }
 
-interface Choice extends ChoiceDefinition {
+/**
+ * A requirement a choice names: an id, or `{ role }`, the requirement each operation the choice
+ * applies to names for that role in its `x-requirements` (a list's `limitCap`, say).
+ */
+type RequirementRef = string | { role: OperationRole };
+
+/**
+ * A choice as the catalogue writes it: its requirements by id or by role; `appliesTo` the kind of
+ * operation it reads (every list, every create operation), `operations` the ones its hooks are
+ * written for. A choice none of whose operations the contract holds does not apply.
+ */
+interface Choice extends Omit<ChoiceDefinition, 'warns' | 'leavesNotRun'> {
+  warns: RequirementRef[];
+  leavesNotRun?: RequirementRef[];
+  appliesTo?: 'lists' | 'creations';
+  operations?: string[];
   hooks: ServerHooks[];
+}
+
+/** A choice of the catalogue the contract gives nothing to read: its operations are gone. */
+export class InapplicableChoiceError extends Error {
+  constructor(readonly name: string, readonly reason: string) {
+    super(`choice "${name}" does not apply to this contract: ${reason}`);
+    this.name = 'InapplicableChoiceError';
+  }
 }
 
 export class UnknownChoiceError extends Error {
@@ -91,9 +114,14 @@ function uuidShaped(id: unknown): unknown {
   return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}00000000`;
 }
 
-/** The members of the list's meta the contract requires. */
+/** The members the meta of some list of the contract requires. */
 function requiredMetaMembers(): string[] {
-  return (loadContract().schemas.ListMeta.required ?? []) as string[];
+  return [...new Set(listOperations(loadContract()).flatMap(metaMembersRequired))];
+}
+
+/** Rejects a valid request of every operation `applies` picks for the problems `find` names (400). */
+function rejectWhere(applies: (operation: Operation) => boolean, find: (context: RequestContext) => Problem[]): ServerHooks {
+  return { rejections: (problems, context) => (context.operation !== undefined && applies(context.operation) ? [...problems, ...find(context)] : problems) };
 }
 
 function changeMeta(change: (meta: Json) => Json): ServerHooks['listMembers'] {
@@ -164,7 +192,8 @@ const SINGLE: Choice[] = [
     description: 'The list document has no `meta`: `data` alone (and `included` when there is one).',
     warns: [],
     // What only `meta` shows: nothing judges it against this reading.
-    leavesNotRun: ['NG-META-INTEGERS', 'NG-META-TOTAL', 'NG-META-OFFSET-ECHO', 'NG-META-PAGES', 'NG-META-LIMIT-EFFECTIVE', 'NG-META-PAGE-NUMBER', 'NG-META-DEPRECATED-AGREE'],
+    leavesNotRun: [{ role: 'metaIntegers' }, { role: 'metaTotal' }, { role: 'metaOffsetEcho' }, { role: 'metaPages' }, { role: 'metaLimitEffective' }, { role: 'metaPageNumber' }, { role: 'metaDeprecatedAgree' }],
+    appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ listMembers: (members) => withoutMember(members, 'meta') }],
   },
@@ -174,7 +203,8 @@ const SINGLE: Choice[] = [
     openPlace: '`totalWithoutFilters` is optional and the deprecated members may be left out',
     description: '`meta` holds only `total`, `pages`, `page`, `offset` and `limit`: no `totalWithoutFilters`, no deprecated members.',
     warns: [],
-    leavesNotRun: ['NG-META-DEPRECATED-AGREE'],
+    leavesNotRun: [{ role: 'metaDeprecatedAgree' }],
+    appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ listMembers: changeMeta((meta) => Object.fromEntries(Object.entries(meta).filter(([name]) => requiredMetaMembers().includes(name)))) }],
   },
@@ -184,6 +214,7 @@ const SINGLE: Choice[] = [
     openPlace: '`included` is optional, and which include names exist is not shown',
     description: 'Every list document carries `included: []`, whether or not `include` was given.',
     warns: [],
+    appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ included: () => [] }],
   },
@@ -193,9 +224,10 @@ const SINGLE: Choice[] = [
     openPlace: 'which include names exist is not shown',
     description: 'A list request with any `include` name is answered 400, naming `include` in `source.parameter`.',
     warns: [],
+    appliesTo: 'lists',
     conflictsWith: [],
     hooks: [
-      rejectWhen('listNotificationGroups', (context) => {
+      rejectWhere(isListOperation, (context) => {
         const names = Array.isArray(context.query.include) ? context.query.include : [];
         return names.length === 0 ? [] : [conditionProblem(400, 'unknown-include', `no related resource is named ${names.map(String).join(', ')}`, { parameter: 'include' })];
       }),
@@ -206,7 +238,8 @@ const SINGLE: Choice[] = [
     section: '8',
     openPlace: 'the maximum page size is not shown',
     description: 'A `page[limit]` above 20 is served as 20, and `meta.limit` reports 20.',
-    warns: ['NG-LIMIT-CAP'],
+    warns: [{ role: 'limitCap' }],
+    appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ pageRequest: (page) => ({ ...page, limit: Math.min(page.limit, 20) }) }],
   },
@@ -215,7 +248,8 @@ const SINGLE: Choice[] = [
     section: '8',
     openPlace: 'the maximum page size is not shown',
     description: 'A page holds at most 7 items, and `meta.limit` reports the limit asked for, not the cap: a client sees the cap only as a short page before the end.',
-    warns: ['NG-LIMIT-CAP', 'NG-META-LIMIT-EFFECTIVE'],
+    warns: [{ role: 'limitCap' }, { role: 'metaLimitEffective' }],
+    appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ pageWindow: (window) => ({ start: window.start, length: Math.min(window.length, 7) }) }],
   },
@@ -225,6 +259,7 @@ const SINGLE: Choice[] = [
     openPlace: 'the default page size is not shown',
     description: 'Without `page`, a page holds 5 items (`meta.limit` 5) instead of 10.',
     warns: [],
+    appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ pageRequest: (page, query) => (query.page === undefined ? { ...page, limit: 5 } : page) }],
   },
@@ -233,7 +268,8 @@ const SINGLE: Choice[] = [
     section: '4.1',
     openPlace: 'how `meta.page` numbers pages is not shown',
     description: '`meta.page` (and `meta.currentPage`) counts from 0: floor(offset / limit).',
-    warns: ['NG-META-PAGE-NUMBER'],
+    warns: [{ role: 'metaPageNumber' }],
+    appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ listMeta: (meta, page) => ({ ...meta, page: Math.floor(page.offset / page.limit) }) }],
   },
@@ -242,11 +278,12 @@ const SINGLE: Choice[] = [
     section: '8',
     openPlace: 'how a fractional `page` member is treated is not shown',
     description: 'A fractional `page[limit]` or `page[offset]` is served, truncated to a whole number, instead of answered 400.',
-    warns: ['NG-PAGE-FRACTIONAL'],
+    warns: [{ role: 'pageFractional' }],
+    appliesTo: 'lists',
     conflictsWith: [],
     hooks: [
       {
-        findings: (findings) => findings.filter((f) => f.requirement !== 'NG-PAGE-FRACTIONAL'),
+        findings: (findings, context) => findings.filter((f) => f.requirement !== context.operation?.roles.pageFractional),
         pageRequest: (page) => ({ offset: Math.trunc(page.offset), limit: Math.max(1, Math.trunc(page.limit)) }),
       },
     ],
@@ -257,6 +294,7 @@ const SINGLE: Choice[] = [
     openPlace: 'which NotificationGroups a filter matches is the service\'s data',
     description: '`filter[type]=user` matches no NotificationGroup: an empty `data`, `meta.total` 0 and `meta.pages` 0.',
     warns: [],
+    operations: ['listNotificationGroups'],
     conflictsWith: [],
     hooks: [{ seedList: (items, filterType) => (filterType === 'user' ? [] : items) }],
   },
@@ -266,6 +304,7 @@ const SINGLE: Choice[] = [
     openPlace: 'how many pages an empty result has is not shown',
     description: 'An empty result reports `meta.pages` 1 instead of 0 (the reference server has one only with `user-filter-matches-nothing`, so the two meet in a run of compatible choices).',
     warns: [],
+    appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ listMeta: (meta, page) => (page.total === 0 ? { ...meta, pages: 1 } : meta) }],
   },
@@ -352,6 +391,7 @@ const SINGLE: Choice[] = [
     openPlace: '`inUse` appears in responses only; what a server does with one in a request is not shown',
     description: 'A Create AttributeConfig request that sends `attributes.inUse` is answered 400 instead of ignoring it.',
     warns: [],
+    operations: ['createAttributeConfig'],
     conflictsWith: [],
     hooks: [
       rejectWhen('createAttributeConfig', (context) =>
@@ -365,6 +405,7 @@ const SINGLE: Choice[] = [
     openPlace: 'the meaning of permission numbers is not shown',
     description: 'An AttributeConfig whose `editPermission` or `viewPermission` is not 0 is answered 400, naming the member: this server knows permission 0 only.',
     warns: [],
+    operations: ['createAttributeConfig'],
     // The complete document is refused; the minimal one sends no attribute to echo.
     leavesNotRun: ['AC-ATTRIBUTES-ECHO'],
     // Without `source.pointer` such a refusal cannot be told from a refused valid document.
@@ -384,6 +425,7 @@ const SINGLE: Choice[] = [
     openPlace: 'the full allowed-value sets of `target`, `type` and `clickBehavior` are not shown',
     description: 'An AttributeConfig whose `target`, `type` or `settings.link.clickBehavior` is not the value the specification shows (User, boolean, newWindow) is answered 400.',
     warns: [],
+    operations: ['createAttributeConfig'],
     conflictsWith: [],
     hooks: [
       rejectWhen('createAttributeConfig', (context) =>
@@ -400,6 +442,7 @@ const SINGLE: Choice[] = [
     openPlace: 'which attributes are required is not shown',
     description: 'An AttributeConfig without `target`, `type` or `label`, or a Highlight without `collectionItemId`, `range` or an owner, is answered 400.',
     warns: [],
+    operations: ['createAttributeConfig', 'createHighlight'],
     conflictsWith: [],
     hooks: [rejectWhen('createAttributeConfig', missingMembers(ATTRIBUTE_CONFIG_REQUIRED)), rejectWhen('createHighlight', missingMembers(HIGHLIGHT_REQUIRED))],
   },
@@ -409,6 +452,7 @@ const SINGLE: Choice[] = [
     openPlace: 'which attributes a created resource carries beyond those sent is not shown',
     description: 'A created resource carries the attributes sent plus server defaults for those left out (AttributeConfig `required`, `editPermission`, `viewPermission`; Highlight `summary`).',
     warns: [],
+    operations: ['createAttributeConfig', 'createHighlight'],
     conflictsWith: [],
     hooks: [
       { created: changeCreated('createAttributeConfig', (data) => ({ ...data, attributes: { required: false, editPermission: 0, viewPermission: 0, ...(data.attributes as Json) } })) },
@@ -510,10 +554,14 @@ const COMBINED: Omit<ChoiceDefinition, 'warns' | 'conflictsWith'>[] = [
 
 function combined(definition: (typeof COMBINED)[number]): Choice {
   const parts = definition.combines!.map((name) => SINGLE.find((c) => c.name === name)!);
+  const scopes = [...new Set(parts.flatMap((p) => p.appliesTo ?? []))];
+  const operations = [...new Set(parts.flatMap((p) => p.operations ?? []))];
   return {
     ...definition,
-    warns: [...new Set(parts.flatMap((p) => p.warns))],
-    ...(parts.some((p) => p.leavesNotRun) ? { leavesNotRun: [...new Set(parts.flatMap((p) => p.leavesNotRun ?? []))] } : {}),
+    warns: parts.flatMap((p) => p.warns),
+    ...(parts.some((p) => p.leavesNotRun) ? { leavesNotRun: parts.flatMap((p) => p.leavesNotRun ?? []) } : {}),
+    ...(scopes.length === 1 ? { appliesTo: scopes[0] } : {}),
+    ...(operations.length > 0 ? { operations } : {}),
     // A part on beside the whole would run its hooks twice.
     conflictsWith: [...new Set([...definition.combines!, ...parts.flatMap((p) => p.conflictsWith)])],
     hooks: parts.flatMap((p) => p.hooks),
@@ -522,9 +570,56 @@ function combined(definition: (typeof COMBINED)[number]): Choice {
 
 const CATALOGUE: Choice[] = [...SINGLE, ...COMBINED.map(combined)];
 
-export const CHOICES: ChoiceDefinition[] = CATALOGUE.map(({ hooks: _hooks, ...definition }) => definition);
+/** The operations a choice reads, or why the contract holds none of them. */
+function operationsOf(contract: Contract, choice: Choice): Operation[] | string {
+  const inScope = (operation: Operation) => (choice.appliesTo === 'lists' ? isListOperation(operation) : choice.appliesTo === 'creations' ? creates(operation) : true);
+  const named = choice.operations === undefined ? contract.operations : contract.operations.filter((o) => choice.operations!.includes(o.operationId));
+  const read = named.filter(inScope);
+  if (read.length > 0 || (choice.appliesTo === undefined && choice.operations === undefined)) return read;
+  return choice.operations === undefined ? `the contract has no ${choice.appliesTo === 'lists' ? 'list' : 'create operation'}` : `the contract has none of ${choice.operations.join(', ')}`;
+}
 
-export const CHOICE_NAMES: string[] = CATALOGUE.map((c) => c.name);
+/** The requirement ids of `refs` for the operations a choice reads: ids the catalogue holds, and each operation's for a role. */
+function resolveRefs(contract: Contract, refs: readonly RequirementRef[], operations: Operation[]): string[] {
+  const ids = refs.flatMap((ref) => (typeof ref === 'string' ? (contract.requirements.some((r) => r.id === ref) ? [ref] : []) : operations.flatMap((o) => o.roles[ref.role] ?? [])));
+  return [...new Set(ids)];
+}
+
+interface BoundChoice {
+  definition?: ChoiceDefinition;
+  inapplicable?: string;
+}
+
+/** Every choice of the catalogue bound to `contract`: its definition, or why it does not apply. */
+function bind(contract: Contract): Map<string, BoundChoice> {
+  return new Map(
+    CATALOGUE.map((choice): [string, BoundChoice] => {
+      const operations = operationsOf(contract, choice);
+      if (typeof operations === 'string') return [choice.name, { inapplicable: operations }];
+      const { hooks: _hooks, appliesTo: _appliesTo, operations: _operations, warns, leavesNotRun, ...written } = choice;
+      return [choice.name, { definition: { ...written, warns: resolveRefs(contract, warns, operations), ...(leavesNotRun ? { leavesNotRun: resolveRefs(contract, leavesNotRun, operations) } : {}) } }];
+    }),
+  );
+}
+
+/** The choices of the catalogue that apply to `contract`, and why each other does not. */
+export function choicesBoundTo(contract: Contract): { choices: ChoiceDefinition[]; inapplicable: Map<string, string> } {
+  const bound = [...bind(contract)];
+  return {
+    choices: bound.flatMap(([, c]) => (c.definition ? [c.definition] : [])),
+    inapplicable: new Map(bound.flatMap(([name, c]) => (c.inapplicable === undefined ? [] : [[name, c.inapplicable] as const]))),
+  };
+}
+
+const BOUND = choicesBoundTo(loadContract());
+
+/** The choices that apply to the contract loaded, each with the requirements it names there. */
+export const CHOICES: ChoiceDefinition[] = BOUND.choices;
+
+export const CHOICE_NAMES: string[] = CHOICES.map((c) => c.name);
+
+/** The choices of the catalogue that do not apply to the contract loaded, each with why: `run --choice` refuses them. */
+export const INAPPLICABLE_CHOICES: ReadonlyMap<string, string> = BOUND.inapplicable;
 
 function definitionOf(name: string): ChoiceDefinition | undefined {
   return CHOICES.find((c) => c.name === name);
@@ -559,6 +654,8 @@ export function compatibleChoiceSets(names: readonly string[] = CHOICE_NAMES): s
 
 /** The hooks of the named choices, in the order given; an unknown name throws UnknownChoiceError. */
 export function choiceHooks(names: readonly string[]): ServerHooks[] {
+  const inapplicable = names.find((name) => INAPPLICABLE_CHOICES.has(name));
+  if (inapplicable !== undefined) throw new InapplicableChoiceError(inapplicable, INAPPLICABLE_CHOICES.get(inapplicable)!);
   const unknown = names.filter((name) => !CHOICE_NAMES.includes(name));
   if (unknown.length > 0) throw new UnknownChoiceError(unknown, CHOICE_NAMES);
   return names.flatMap((name) => CATALOGUE.find((c) => c.name === name)!.hooks);

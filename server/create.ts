@@ -1,10 +1,11 @@
 // The create operations (sections 4.2, 4.3; docs/certification.md §5), one handler driven by the
 // contract: the created resource is the request's `data` with a fresh id, the operation's resource
 // type, the attributes and relationships sent, and the attributes only a server sets (AttributeConfig
-// `inUse`) at their defaults. Created resources live in memory for the life of the process.
+// `inUse`) at their defaults. Created resources are kept in memory, the latest MAX_KEPT_RESOURCES.
 // Conditions for 404 and 409 are not shown; this server's are: a record it does not hold (an
-// owner, a collection item) → 404, a `customId` already used for the operation → 409.
-import { bodyMembers, MEDIA_TYPE, serverAttributes, unescapeToken, type BodyMember, type JsonType, type Operation } from '../contract/index.ts';
+// owner, a collection item, a relationship naming an id it neither seeded nor created) → 404, a
+// `customId` already used for the operation → 409.
+import { bodyMembers, escapeToken, MEDIA_TYPE, serverAttributes, unescapeToken, type BodyMember, type JsonType, type Operation } from '../contract/index.ts';
 import { REFERENCE_FIXTURES } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
 import type { ObjectIdGenerator } from './object-id.ts';
@@ -28,6 +29,9 @@ const SERVER_DEFAULTS: Record<JsonType, unknown> = { boolean: false, number: 0, 
 /** Attributes whose value this server holds unique among the resources one operation created. */
 const UNIQUE_ATTRIBUTES = ['customId'];
 
+/** The created resources kept, and the unique values remembered: the oldest go first past it. */
+export const MAX_KEPT_RESOURCES = 10_000;
+
 interface UnknownRecord {
   pointer: string;
   detail: string;
@@ -42,7 +46,7 @@ export class CreatedResources {
 
   create(operation: Operation, context: RequestContext): Reply {
     const data = sentData(context);
-    const unknown = unknownRecord(operation, context.document);
+    const unknown = unknownRecord(operation, context.document) ?? this.unheldRelationship(operation, data);
     if (unknown) return errorReply(404, [conditionProblem(404, CONDITION_CODES.recordNotFound, unknown.detail, { pointer: unknown.pointer })]);
     const attributes = objectOf(data.attributes) ?? {};
     const taken = this.uniqueValues(operation, attributes).find((key) => this.usedValues.has(key.value));
@@ -50,9 +54,30 @@ export class CreatedResources {
       return errorReply(409, [conditionProblem(409, CONDITION_CODES.duplicateCustomId, `a ${operation.resourceType} with this ${taken.name} already exists; ${taken.name} values are unique`, { pointer: `/data/attributes/${taken.name}` })]);
     }
     const resource = { id: this.newId(), type: operation.resourceType, attributes: { ...attributes, ...serverSetAttributes(operation) }, relationships: data.relationships ?? {} };
-    for (const key of this.uniqueValues(operation, attributes)) this.usedValues.add(key.value);
-    this.resources.set(resource.id, resource);
+    for (const key of this.uniqueValues(operation, attributes)) keep(this.usedValues, key.value);
+    keep(this.resources, `${resource.type} ${resource.id}`, resource);
     return this.createdReply({ status: 201, document: { data: resource } }, context);
+  }
+
+  /** Whether this server holds a record of `type` with `id`: one it created, or a record of the fixtures. */
+  holds(type: unknown, id: unknown): boolean {
+    return typeof id === 'string' && (FIXTURE_IDS.has(id) || this.resources.has(`${String(type)} ${id}`));
+  }
+
+  /** The first resource identifier of the request's relationships (those no `x-record` member names) naming a record this server does not hold. */
+  private unheldRelationship(operation: Operation, data: Json): UnknownRecord | undefined {
+    const checked = new Set(recordMembers(operation).map((m) => m.pointer));
+    for (const [name, relationship] of Object.entries(objectOf(data.relationships) ?? {})) {
+      const linked = objectOf(relationship)?.data;
+      const identifiers = Array.isArray(linked) ? linked.map((item, index) => [item, `/${index}`] as const) : [[linked, ''] as const];
+      for (const [identifier, at] of identifiers) {
+        const pointer = `/data/relationships/${escapeToken(name)}/data${at}/id`;
+        const { type, id } = objectOf(identifier) ?? {};
+        if (id === undefined || checked.has(pointer) || this.holds(type, id)) continue;
+        return { pointer, detail: `no ${String(type)} with this id exists` };
+      }
+    }
+    return undefined;
   }
 
   private uniqueValues(operation: Operation, attributes: Json): { name: string; value: string }[] {
@@ -64,6 +89,17 @@ export class CreatedResources {
     return { status, contentType: MEDIA_TYPE, document };
   }
 }
+
+/** Adds to a map or set kept in insertion order, the oldest entry dropped past `limit`. */
+export function keep<K, V>(kept: Map<K, V> | Set<K>, key: K, value?: V, limit = MAX_KEPT_RESOURCES): void {
+  kept.delete(key);
+  if (kept instanceof Map) kept.set(key, value as V);
+  else kept.add(key);
+  if (kept.size > limit) kept.delete(kept.keys().next().value as K);
+}
+
+/** The ids of the records the fixtures name, which this server holds from its start. */
+const FIXTURE_IDS: ReadonlySet<string> = new Set(Object.values(REFERENCE_FIXTURES));
 
 /** The attributes only a server sets, at this server's defaults; one a client sent is overwritten (section 2.3: `inUse` appears in responses only). */
 function serverSetAttributes(operation: Operation): Json {

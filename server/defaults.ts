@@ -14,7 +14,7 @@ export const REFERENCE_FIXTURES = {
   collectionItemId: '6553f100c0ffee0000000002',
 } as const satisfies Record<string, string>;
 
-/** NotificationGroups seeded per `filter[type]` value: different sizes make pagination real. */
+/** Items seeded per value of a list's filter (by value; a value not named takes these sizes in turn): different sizes make pagination real. */
 export const SEED_SIZES: Readonly<Record<string, number>> = { portal: 27, user: 13 };
 
 /** Page size without `page` (the default page size is not shown, section 8). */

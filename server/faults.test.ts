@@ -1,9 +1,11 @@
 // The fault catalogue as data (names, the MUST each cites, triggers), and each fault marked
 // detectable in one exchange showing in its trigger alone, judged by the contract. That the suite
 // catches every fault is proven by suites/fault-proof.test.ts.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadContract } from '../contract/index.ts';
-import { DEFAULT_CREDENTIALS, expandTrigger, FAULTS, startReferenceServer, UnknownFaultError, createReferenceServer, type FaultDefinition } from './index.ts';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { Contract, loadContract, SCHEMA_DIR } from '../contract/index.ts';
+import { choicesBoundTo, DEFAULT_CREDENTIALS, expandTrigger, FAULTS, faultsBoundTo, INAPPLICABLE_FAULTS, startReferenceServer, UnknownFaultError, createReferenceServer, type FaultDefinition } from './index.ts';
 import { judgeExchange, send } from './test-support.ts';
 
 async function withServer<T>(faults: string[], use: (baseUrl: string) => Promise<T>): Promise<T> {
@@ -41,6 +43,41 @@ describe('the fault catalogue', () => {
   it('refuses an unknown fault, naming the valid ones', () => {
     expect(() => createReferenceServer({ faults: ['no-such-fault'] })).toThrow(UnknownFaultError);
     expect(() => createReferenceServer({ faults: ['no-such-fault'] })).toThrow(/valid faults: session-token-rejected, /);
+  });
+});
+
+/** The shipped contract without the path item of `path`. */
+function contractWithout(path: string): Contract {
+  const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as { paths: Record<string, unknown> };
+  delete openapi.paths[path];
+  return new Contract(stringifyYaml(openapi), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));
+}
+
+describe('faults and choices bound to roles', () => {
+  it('binds every fault to the contract shipped: none is left without an operation or a requirement', () => {
+    expect([...INAPPLICABLE_FAULTS]).toEqual([]);
+  });
+
+  it('breaks, for a fault bound to a role, the requirement each operation names for it', () => {
+    expect(FAULTS.find((f) => f.name === 'meta-pages-rounded-down')).toMatchObject({ role: 'metaPages', requirement: 'NG-META-PAGES', requirements: ['NG-META-PAGES'] });
+    expect(FAULTS.find((f) => f.name === 'relationships-dropped')).toMatchObject({ requirement: 'HL-RESPONSE-RELATIONSHIPS' });
+  });
+
+  it('leaves out, once an operation is removed, the faults and choices written for it, each with why, and keeps the rest', () => {
+    const withoutConfigs = contractWithout('/attribute-configs');
+    const faults = faultsBoundTo(withoutConfigs);
+    expect(faults.inapplicable.get('attribute-config-created-200')).toBe('the contract has no operation createAttributeConfig');
+    expect(faults.inapplicable.get('in-use-missing')).toBe('no operation of the contract names a requirement for the role serverAttributes (x-requirements)');
+    expect(faults.faults.map((f) => f.name)).toEqual(expect.arrayContaining(['highlight-created-200', 'meta-pages-rounded-down', 'relationships-dropped']));
+    expect(choicesBoundTo(withoutConfigs).inapplicable.get('values-seen-only')).toBe('the contract has none of createAttributeConfig');
+
+    const withoutList = contractWithout('/notification-groups');
+    const listless = faultsBoundTo(withoutList);
+    expect(listless.inapplicable.get('meta-pages-rounded-down')).toBe('no operation of the contract names a requirement for the role metaPages (x-requirements)');
+    expect(listless.inapplicable.get('included-not-an-array')).toBe('no list of the contract names a requirement for the role responseShape (x-requirements)');
+    // A fault of no operation keeps applying; its trigger on a list is gone with the list.
+    expect(listless.faults.find((f) => f.name === 'error-status-number')).toMatchObject({ requirement: 'ERR-STATUS-STRING', detectableInOneExchange: false, trigger: undefined });
+    expect(choicesBoundTo(withoutList).inapplicable.get('page-size-capped-at-20')).toBe('the contract has no list');
   });
 });
 

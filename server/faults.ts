@@ -1,27 +1,45 @@
 // The fault catalogue: each fault breaks one MUST requirement of schemas/requirements.yaml, as
 // data (name, requirement, what changes, how to see it) plus small hooks at the pipeline's named
 // points (types.ts). Where a fault cannot help tripping another check, its description says so.
-import { loadContract, MEDIA_TYPE, unescapeToken, type Scheme } from '../contract/index.ts';
+import { isListOperation, loadContract, MEDIA_TYPE, serverAttributes, servedFilterMember, smallestQuery, unescapeToken, type Contract, type Operation, type OperationRole, type Scheme } from '../contract/index.ts';
 import { knownTokens } from './credentials.ts';
 import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES } from './defaults.ts';
-import { changeCreated, changeCreatedWhere, changeErrors, createdStatus, overlook, withoutMember, withStatus } from './hook-helpers.ts';
+import { changeCreated, changeCreatedWhere, changeErrors, createdStatus, creates, overlook, overlookRole, withoutMember, withStatus } from './hook-helpers.ts';
 import { CONDITION_CODES, conditionProblem, errorReply, isErrorDocument, unauthorizedReply } from './problems.ts';
 import type { CredentialContext, CredentialDecision, Creation, Reply, ServerHooks, RequestContext, StageName, Tokens } from './types.ts';
 
 export interface FaultTrigger {
   method: string;
-  /** Relative to the base URL, e.g. `/notification-groups?filter[type]=portal`. */
+  /**
+   * Relative to the base URL, e.g. `/attribute-configs`. `{list}` stands for the first list the
+   * fault applies to (the first list of the contract, for a fault of no role) with the smallest
+   * query it serves: `{list}&page[limit]=5` is `/notification-groups?filter[type]=portal&page[limit]=5`;
+   * `{listPath}` for its path alone.
+   */
   path: string;
   /** Credentials appear as the placeholders `{sessionToken}`, `{pat}` and `{forbiddenToken}`. */
   headers?: Record<string, string>;
   body?: string;
 }
 
-export interface FaultDefinition {
+/** The operations a fault bound to a role applies to: every list, every create operation, or (`operation`) one. */
+export type FaultScope = 'lists' | 'creations';
+
+/**
+ * A fault as the catalogue writes it. It breaks `requirement`, a rule every operation shares
+ * (AUTH-, ERR-, MEDIA-, RES-, or one of `operation`'s own), or, with `role`, the requirement each
+ * operation it applies to names for that role in its `x-requirements` (`appliesTo` narrows them to
+ * the lists or the create operations, `operation` to one). A fault whose operation or requirement
+ * the contract no longer holds does not apply, and `run --fault` refuses it.
+ */
+export interface FaultEntry {
   /** kebab-case, e.g. `meta-total-not-integer`. */
   name: string;
-  /** The MUST requirement it breaks. */
-  requirement: string;
+  requirement?: string;
+  role?: OperationRole;
+  appliesTo?: FaultScope;
+  /** The one operation it is about, by operationId (its hooks are written for that operation's data). */
+  operation?: string;
   /** What changes, in one sentence. */
   description: string;
   /**
@@ -35,10 +53,15 @@ export interface FaultDefinition {
    * fixed suite does not (suites/generative-fault-proof.test.ts proves both).
    */
   foundBy?: 'generation';
+  hooks: ServerHooks;
 }
 
-interface Fault extends FaultDefinition {
-  hooks: ServerHooks;
+/** A fault of the catalogue bound to the contract loaded. */
+export interface FaultDefinition extends Omit<FaultEntry, 'hooks' | 'requirement'> {
+  /** The MUST it breaks: as written, or the requirement of its role on the first operation it applies to. */
+  requirement: string;
+  /** Every requirement it breaks: with a role, each operation's it applies to. */
+  requirements: string[];
 }
 
 export class UnknownFaultError extends Error {
@@ -48,11 +71,18 @@ export class UnknownFaultError extends Error {
   }
 }
 
+/** A fault of the catalogue the contract gives nothing to break: its operation or its requirement is gone. */
+export class InapplicableFaultError extends Error {
+  constructor(readonly name: string, readonly reason: string) {
+    super(`fault "${name}" does not apply to this contract: ${reason}`);
+    this.name = 'InapplicableFaultError';
+  }
+}
+
 // --- Triggers -------------------------------------------------------------------------------
 
 const SESSION = { Authorization: 'Bearer r:{sessionToken}' };
 const SESSION_JSON_API = { ...SESSION, 'Content-Type': MEDIA_TYPE };
-const LIST = '/notification-groups?filter[type]=portal';
 
 const attributeConfigBody = (data: Record<string, unknown> = {}) =>
   JSON.stringify({ data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Receives the newsletter' }, ...data } });
@@ -66,7 +96,7 @@ const highlightBody = (data: Record<string, unknown> = {}) =>
     },
   });
 
-const listTrigger = (query: string, headers: Record<string, string> = SESSION): FaultTrigger => ({ method: 'GET', path: `${LIST}${query}`, headers });
+const listTrigger = (query: string, headers: Record<string, string> = SESSION): FaultTrigger => ({ method: 'GET', path: `{list}${query}`, headers });
 const createTrigger = (path: string, body: string, headers: Record<string, string> = SESSION_JSON_API): FaultTrigger => ({ method: 'POST', path, headers, body });
 
 /** Replaces the credential placeholders of a trigger with the server's tokens. */
@@ -138,7 +168,7 @@ const credentialsLast = (order: StageName[]): StageName[] => [...order.filter((s
 
 // --- The catalogue --------------------------------------------------------------------------
 
-const CATALOGUE: Fault[] = [
+const CATALOGUE: FaultEntry[] = [
   // Credentials (section 5)
   {
     name: 'session-token-rejected',
@@ -210,72 +240,68 @@ const CATALOGUE: Fault[] = [
     requirement: 'AUTH-401-BEFORE-400',
     description: 'Request validation runs before the credential check, so an unauthenticated invalid request is answered 400 (and one to an unknown path 404, one with another media type 415).',
     detectableInOneExchange: true,
-    trigger: { method: 'GET', path: '/notification-groups', headers: {} },
+    trigger: { method: 'GET', path: '{listPath}', headers: {} },
     hooks: { stageOrder: credentialsLast },
   },
 
   // List NotificationGroups: filter and page bounds (sections 4.1, 8)
   {
     name: 'filter-not-required',
-    requirement: 'NG-FILTER-REQUIRED',
+    role: 'filterRequired',
     description: 'A list request without `filter[type]` is answered 200 with the NotificationGroups of every type (an empty or unknown value is still 400).',
     detectableInOneExchange: true,
-    trigger: { method: 'GET', path: '/notification-groups', headers: SESSION },
-    hooks: { findings: overlook('NG-FILTER-REQUIRED', (_, c) => c.query.filter === undefined) },
+    trigger: { method: 'GET', path: '{listPath}', headers: SESSION },
+    hooks: { findings: overlookRole('filterRequired', (_, c) => c.query.filter === undefined) },
   },
   {
     name: 'user-filter-rejected',
-    requirement: 'NG-FILTER-ACCEPTED',
-    description: '`filter[type]=user` is answered 400 as if only `portal` were allowed.',
+    role: 'success',
+    appliesTo: 'lists',
+    description: "The last allowed value of each list's filter (`filter[type]=user`) is answered 400 as if only the others were allowed.",
     detectableInOneExchange: false,
-    hooks: {
-      findings: (findings, context) =>
-        queryMember(context, 'filter', 'type') !== 'user'
-          ? findings
-          : [...findings, loadContract().finding('NG-FILTER-REQUIRED', 'request', { pointer: 'filter[type]', message: 'filter[type] must be "portal", got "user"', expected: '"portal"', actual: '"user"' })],
-    },
+    hooks: { findings: (findings, context) => [...findings, ...lastFilterValueRefused(context)] },
   },
   {
     name: 'page-member-alone-accepted',
-    requirement: 'NG-PAGE-BOTH-MEMBERS',
+    role: 'pageBothMembers',
     description: '`page[limit]` without `page[offset]` (or the reverse) is accepted, the missing member taking its default.',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=5'),
-    hooks: { findings: overlook('NG-PAGE-BOTH-MEMBERS') },
+    hooks: { findings: overlookRole('pageBothMembers') },
   },
   {
     name: 'page-limit-below-one-accepted',
-    requirement: 'NG-PAGE-LIMIT-MIN',
+    role: 'pageLimitMin',
     description: '`page[limit]` below 1 is accepted and answered with an empty page (`meta.limit` echoes it, `meta.pages` is 0, `meta.page` 1).',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=0&page[offset]=0'),
     hooks: {
-      findings: overlook('NG-PAGE-LIMIT-MIN'),
+      findings: overlookRole('pageLimitMin'),
       pageWindow: (window, page) => (page.limit < 1 ? { start: window.start, length: 0 } : window),
       listMeta: (meta, page) => (page.limit < 1 ? { ...meta, pages: 0, page: 1 } : meta),
     },
   },
   {
     name: 'page-offset-negative-accepted',
-    requirement: 'NG-PAGE-OFFSET-MIN',
+    role: 'pageOffsetMin',
     description: 'A negative `page[offset]` is accepted and read as 0 for the items (`meta.offset` still echoes it).',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=10&page[offset]=-1'),
-    hooks: { findings: overlook('NG-PAGE-OFFSET-MIN'), pageWindow: (window) => ({ start: Math.max(0, window.start), length: window.length }) },
+    hooks: { findings: overlookRole('pageOffsetMin'), pageWindow: (window) => ({ start: Math.max(0, window.start), length: window.length }) },
   },
   {
     name: 'page-not-a-number-accepted',
-    requirement: 'NG-PAGE-NOT-A-NUMBER',
+    role: 'pageNotANumber',
     description: 'A `page` member that is not a number is accepted and replaced by its default.',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=ten&page[offset]=0'),
-    hooks: { findings: overlook('NG-PAGE-NOT-A-NUMBER') },
+    hooks: { findings: overlookRole('pageNotANumber') },
   },
 
   // List NotificationGroups: meta and its arithmetic
   {
     name: 'meta-total-not-integer',
-    requirement: 'NG-META-INTEGERS',
+    role: 'metaIntegers',
     description: '`meta.total` (and `meta.totalCount`, which mirrors it) is sent as a string, e.g. "27".',
     detectableInOneExchange: true,
     trigger: listTrigger(''),
@@ -283,7 +309,7 @@ const CATALOGUE: Fault[] = [
   },
   {
     name: 'meta-offset-not-echoed',
-    requirement: 'NG-META-OFFSET-ECHO',
+    role: 'metaOffsetEcho',
     description: '`meta.offset` is always 0, whatever `page[offset]` asked for.',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=10&page[offset]=10'),
@@ -291,7 +317,7 @@ const CATALOGUE: Fault[] = [
   },
   {
     name: 'meta-pages-rounded-down',
-    requirement: 'NG-META-PAGES',
+    role: 'metaPages',
     description: '`meta.pages` (and `meta.totalPages`) is floor(total / limit) instead of ceil(total / limit).',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=10&page[offset]=0'),
@@ -299,7 +325,7 @@ const CATALOGUE: Fault[] = [
   },
   {
     name: 'meta-total-inconsistent',
-    requirement: 'NG-META-TOTAL',
+    role: 'metaTotal',
     description: "`meta.total` is one too high on every page but the last (`meta.pages` follows it), so it differs between pages; a walk that counts items against the first page's total also sees one item fewer.",
     detectableInOneExchange: false,
     hooks: {
@@ -308,7 +334,7 @@ const CATALOGUE: Fault[] = [
   },
   {
     name: 'page-past-end-not-empty',
-    requirement: 'NG-PAGE-LENGTH',
+    role: 'pageLength',
     description: 'A `page[offset]` at or beyond `meta.total` returns the last item instead of an empty `data` array (pages in range are right, so a walk that stops at the last page is unaffected).',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=10&page[offset]=100'),
@@ -318,21 +344,21 @@ const CATALOGUE: Fault[] = [
   // List NotificationGroups: walking the pages
   {
     name: 'offset-ignored',
-    requirement: 'NG-PAGE-WALK',
+    role: 'pageWalk',
     description: "Every page starts at the first item whatever `page[offset]` says; each page's length and meta still follow the request.",
     detectableInOneExchange: false,
     hooks: { pageWindow: (window) => ({ start: 0, length: window.length }) },
   },
   {
     name: 'limit-ignored-in-page-start',
-    requirement: 'NG-PAGE-WALK',
+    role: 'pageWalk',
     description: `A page starts at \`page[offset]\` rounded down to a multiple of the default page size (${DEFAULT_PAGE_LIMIT}), as if \`page[limit]\` played no part in placing it; lengths and meta follow the request, so a walk with a limit that is not a multiple of ${DEFAULT_PAGE_LIMIT} repeats items.`,
     detectableInOneExchange: false,
     hooks: { pageWindow: (window, page) => ({ start: Math.floor(page.offset / DEFAULT_PAGE_LIMIT) * DEFAULT_PAGE_LIMIT, length: window.length }) },
   },
   {
     name: 'page-overlaps-previous',
-    requirement: 'NG-PAGE-WALK',
+    role: 'pageWalk',
     description: 'Every page after the first starts one item early, so the last item of a page comes again first on the next and the final item is never reached; lengths and meta stay right.',
     detectableInOneExchange: false,
     hooks: { pageWindow: (window, page) => (page.offset > 0 ? { start: window.start - 1, length: window.length } : window) },
@@ -341,23 +367,26 @@ const CATALOGUE: Fault[] = [
   // List NotificationGroups: the document and its items (section 2.2)
   {
     name: 'group-id-outside-enum',
-    requirement: 'NG-ITEM-SHAPE',
+    role: 'itemShape',
+    operation: 'listNotificationGroups',
     description: "Every NotificationGroup's `groupId` is sent in lower case (e.g. \"exams\"), outside the allowed values.",
     detectableInOneExchange: true,
     trigger: listTrigger(''),
-    hooks: { seedItem: (item) => ({ ...item, attributes: { ...item.attributes, groupId: String(item.attributes.groupId).toLowerCase() } }) },
+    hooks: { seedItem: (item) => ('groupId' in item.attributes ? { ...item, attributes: { ...item.attributes, groupId: String(item.attributes.groupId).toLowerCase() } } : item) },
   },
   {
     name: 'default-value-as-string',
-    requirement: 'NG-ITEM-SHAPE',
+    role: 'itemShape',
+    operation: 'listNotificationGroups',
     description: 'Every NotificationGroup\'s `defaultValue` is sent as the string "true" or "false" instead of a boolean.',
     detectableInOneExchange: true,
     trigger: listTrigger(''),
-    hooks: { seedItem: (item) => ({ ...item, attributes: { ...item.attributes, defaultValue: String(item.attributes.defaultValue) } }) },
+    hooks: { seedItem: (item) => ('defaultValue' in item.attributes ? { ...item, attributes: { ...item.attributes, defaultValue: String(item.attributes.defaultValue) } } : item) },
   },
   {
     name: 'included-not-an-array',
-    requirement: 'NG-RESPONSE-SHAPE',
+    role: 'responseShape',
+    appliesTo: 'lists',
     description: 'When `include` names something, `included` is sent as an object keyed by those names instead of an array.',
     detectableInOneExchange: true,
     trigger: listTrigger('&include=owner'),
@@ -417,7 +446,8 @@ const CATALOGUE: Fault[] = [
   // Create AttributeConfig and Create Highlight (sections 2.3, 2.4, 4.2, 4.3)
   {
     name: 'attribute-config-created-200',
-    requirement: 'AC-CREATE-201',
+    role: 'success',
+    operation: 'createAttributeConfig',
     description: 'A valid AttributeConfig is answered 200 with the created document instead of 201, a success status the operation does not list.',
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody()),
@@ -425,7 +455,8 @@ const CATALOGUE: Fault[] = [
   },
   {
     name: 'highlight-created-200',
-    requirement: 'HL-CREATE-201',
+    role: 'success',
+    operation: 'createHighlight',
     description: 'A valid Highlight is answered 200 with the created document instead of 201, a success status the operation does not list.',
     detectableInOneExchange: true,
     trigger: createTrigger('/highlights', highlightBody()),
@@ -433,23 +464,24 @@ const CATALOGUE: Fault[] = [
   },
   {
     name: 'in-use-missing',
-    requirement: 'AC-RESPONSE-INUSE',
-    description: 'The created AttributeConfig has no `attributes.inUse`.',
+    role: 'serverAttributes',
+    description: 'A created resource lacks the attributes only the server sets (an AttributeConfig its `attributes.inUse`).',
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody()),
-    hooks: { created: changeCreated('createAttributeConfig', (data) => ({ ...data, attributes: withoutMember(data.attributes as Record<string, unknown>, 'inUse') })) },
+    hooks: { created: changeCreatedWhere((operation) => operation.roles.serverAttributes !== undefined, (data, context) => ({ ...data, attributes: withoutServerAttributes(data.attributes as Record<string, unknown>, context.operation!) })) },
   },
   {
     name: 'created-id-not-a-string',
     requirement: 'RES-ID-STRING',
-    description: "The created AttributeConfig's `id` is a number instead of a string.",
+    description: "A created resource's `id` is a number instead of a string.",
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody()),
-    hooks: { created: changeCreated('createAttributeConfig', (data) => ({ ...data, id: Number.parseInt(String(data.id).slice(-6), 16) })) },
+    hooks: { created: changeCreatedWhere(creates, (data) => ({ ...data, id: Number.parseInt(String(data.id).slice(-6), 16) })) },
   },
   {
     name: 'created-type-misspelled',
-    requirement: 'AC-RESPONSE-SHAPE',
+    role: 'responseShape',
+    operation: 'createAttributeConfig',
     description: "The created AttributeConfig's `type` is sent as \"attributeConfig\".",
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody()),
@@ -457,7 +489,7 @@ const CATALOGUE: Fault[] = [
   },
   {
     name: 'relationships-dropped',
-    requirement: 'HL-RESPONSE-RELATIONSHIPS',
+    role: 'relationshipsEcho',
     description: 'A created resource whose operation echoes relationships (a Highlight, and any other whose x-requirements name relationshipsEcho) is sent without the relationships of the request.',
     detectableInOneExchange: true,
     trigger: createTrigger('/highlights', highlightBody()),
@@ -466,6 +498,7 @@ const CATALOGUE: Fault[] = [
   {
     name: 'attribute-config-wrong-type-accepted',
     requirement: 'AC-DATA-TYPE',
+    operation: 'createAttributeConfig',
     description: 'A `data.type` other than AttributeConfig is accepted and created as an AttributeConfig.',
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody({ type: 'Highlight' })),
@@ -474,6 +507,7 @@ const CATALOGUE: Fault[] = [
   {
     name: 'highlight-wrong-type-accepted',
     requirement: 'HL-DATA-TYPE',
+    operation: 'createHighlight',
     description: 'A `data.type` other than Highlight is accepted and created as a Highlight.',
     detectableInOneExchange: true,
     trigger: createTrigger('/highlights', highlightBody({ type: 'AttributeConfig' })),
@@ -482,6 +516,7 @@ const CATALOGUE: Fault[] = [
   {
     name: 'attribute-type-mismatch-accepted',
     requirement: 'AC-TYPE-MISMATCH',
+    operation: 'createAttributeConfig',
     description: 'An AttributeConfig attribute of the wrong JSON type is accepted with 201 and left out of the created resource (so its echo, a SHOULD, differs too).',
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody({ attributes: { target: 'User', type: 'boolean', required: 'yes' } })),
@@ -493,6 +528,7 @@ const CATALOGUE: Fault[] = [
   {
     name: 'attributes-required-not-enforced',
     requirement: 'AC-ATTRIBUTES-REQUIRED',
+    operation: 'createAttributeConfig',
     description: 'An AttributeConfig without `data.attributes` is created with `inUse` as its only attribute.',
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', JSON.stringify({ data: { type: 'AttributeConfig' } })),
@@ -501,6 +537,7 @@ const CATALOGUE: Fault[] = [
   {
     name: 'owner-type-not-checked',
     requirement: 'HL-OWNER-TYPE',
+    operation: 'createHighlight',
     description: 'A Highlight whose owner is not of type User is accepted with 202 Accepted (a User owner still gets 201).',
     detectableInOneExchange: true,
     trigger: createTrigger('/highlights', highlightBody({ relationships: { owner: { data: { type: 'Group', id: REFERENCE_FIXTURES.ownerUserId } } } })),
@@ -549,12 +586,108 @@ function withoutOverlooked(attributes: Record<string, unknown>, context: Request
   return Object.fromEntries(Object.entries(attributes).filter(([name]) => !names.has(name)));
 }
 
-export const FAULTS: FaultDefinition[] = CATALOGUE.map(({ hooks: _hooks, ...definition }) => definition);
+/** The attributes without those only the server sets (serverAttributes of the operation). */
+function withoutServerAttributes(attributes: Record<string, unknown>, operation: Operation): Record<string, unknown> {
+  const names = new Set(serverAttributes(operation).map((attribute) => attribute.name));
+  return Object.fromEntries(Object.entries(attributes ?? {}).filter(([name]) => !names.has(name)));
+}
 
-export const FAULT_NAMES: string[] = CATALOGUE.map((f) => f.name);
+/** A finding of the list's filter requirement when the query asks for the last allowed value of its served filter member. */
+function lastFilterValueRefused(context: RequestContext): ReturnType<Contract['finding']>[] {
+  const operation = context.operation;
+  const requirement = operation?.roles.filterRequired;
+  const member = operation === undefined ? undefined : servedFilterMember(operation);
+  if (requirement === undefined || member === undefined || member.values.length < 2) return [];
+  const last = member.values[member.values.length - 1];
+  if (queryMember(context, 'filter', member.name) !== last) return [];
+  const others = member.values.slice(0, -1).map((v) => `"${v}"`).join(' or ');
+  return [loadContract().finding(requirement, 'request', { pointer: `filter[${member.name}]`, message: `filter[${member.name}] must be ${others}, got "${last}"`, expected: others, actual: `"${last}"` })];
+}
 
-/** The hooks of the named faults, in the order given; an unknown name throws UnknownFaultError. */
+// --- Binding to the contract ----------------------------------------------------------------
+
+/** The operations a fault applies to, or why it applies to none. */
+function operationsOf(contract: Contract, fault: FaultEntry): Operation[] | string {
+  const inScope = (operation: Operation) => (fault.appliesTo === 'lists' ? isListOperation(operation) : fault.appliesTo === 'creations' ? creates(operation) : true);
+  const named = fault.operation === undefined ? contract.operations : contract.operations.filter((o) => o.operationId === fault.operation);
+  if (fault.operation !== undefined && named.length === 0) return `the contract has no operation ${fault.operation}`;
+  if (fault.role === undefined) return named;
+  const playing = named.filter((operation) => inScope(operation) && operation.roles[fault.role!] !== undefined);
+  const which = fault.operation ?? (fault.appliesTo === undefined ? 'operation' : fault.appliesTo === 'lists' ? 'list' : 'create operation');
+  return playing.length > 0 ? playing : `no ${which} of the contract names a requirement for the role ${fault.role} (x-requirements)`;
+}
+
+/** The requirements a fault breaks in this contract, or why it breaks none. */
+function requirementsOf(contract: Contract, fault: FaultEntry, operations: Operation[]): string[] | string {
+  if (fault.role !== undefined) return [...new Set(operations.map((operation) => operation.roles[fault.role!]!))];
+  if (fault.requirement === undefined) return 'it names neither a requirement nor a role';
+  if (!contract.requirements.some((r) => r.id === fault.requirement)) return `the catalogue holds no requirement ${fault.requirement}`;
+  return [fault.requirement];
+}
+
+/** The trigger with `{list}` and `{listPath}` resolved, or undefined when the contract has no list or no operation at its path. */
+function resolvedTrigger(contract: Contract, trigger: FaultTrigger | undefined, operations: Operation[]): FaultTrigger | undefined {
+  if (trigger === undefined) return undefined;
+  let path = trigger.path;
+  if (/\{list(Path)?\}/.test(path)) {
+    const list = operations.find(isListOperation) ?? contract.operations.find(isListOperation);
+    if (list === undefined) return undefined;
+    const query = smallestQuery(list.parameters);
+    path = path.replace('{listPath}', list.pathTemplate).replace('{list}&', query === '' ? `${list.pathTemplate}?` : `${list.pathTemplate}?${query}&`).replace('{list}', query === '' ? list.pathTemplate : `${list.pathTemplate}?${query}`);
+  }
+  const pathname = path.split('?')[0];
+  return contract.operations.some((o) => o.pathTemplate === pathname) ? { ...trigger, path } : undefined;
+}
+
+interface BoundFault {
+  definition?: FaultDefinition;
+  inapplicable?: string;
+}
+
+const boundFaults = new WeakMap<Contract, Map<string, BoundFault>>();
+
+/** Every fault of the catalogue bound to `contract`: its definition, or why it does not apply. */
+function bind(contract: Contract): Map<string, BoundFault> {
+  let bound = boundFaults.get(contract);
+  if (bound) return bound;
+  bound = new Map();
+  for (const fault of CATALOGUE) {
+    const operations = operationsOf(contract, fault);
+    const requirements = typeof operations === 'string' ? operations : requirementsOf(contract, fault, operations);
+    if (typeof requirements === 'string') {
+      bound.set(fault.name, { inapplicable: requirements });
+      continue;
+    }
+    const { hooks: _hooks, ...written } = fault;
+    const trigger = resolvedTrigger(contract, fault.trigger, operations as Operation[]);
+    const detectable = fault.detectableInOneExchange && trigger !== undefined;
+    bound.set(fault.name, { definition: { ...written, requirement: requirements[0], requirements, detectableInOneExchange: detectable, ...(detectable ? { trigger } : { trigger: undefined }) } });
+  }
+  boundFaults.set(contract, bound);
+  return bound;
+}
+
+/** The faults of the catalogue that apply to `contract`, and why each other does not. */
+export function faultsBoundTo(contract: Contract): { faults: FaultDefinition[]; inapplicable: Map<string, string> } {
+  const bound = [...bind(contract)];
+  return {
+    faults: bound.flatMap(([, f]) => (f.definition ? [f.definition] : [])),
+    inapplicable: new Map(bound.flatMap(([name, f]) => (f.inapplicable === undefined ? [] : [[name, f.inapplicable] as const]))),
+  };
+}
+
+/** The faults that apply to the contract loaded, each with the requirements it breaks there. */
+export const FAULTS: FaultDefinition[] = faultsBoundTo(loadContract()).faults;
+
+export const FAULT_NAMES: string[] = FAULTS.map((f) => f.name);
+
+/** The faults of the catalogue that do not apply to the contract loaded, each with why: `run --fault` refuses them. */
+export const INAPPLICABLE_FAULTS: ReadonlyMap<string, string> = faultsBoundTo(loadContract()).inapplicable;
+
+/** The hooks of the named faults, in the order given; an unknown name throws UnknownFaultError, one that does not apply InapplicableFaultError. */
 export function faultHooks(names: readonly string[]): ServerHooks[] {
+  const inapplicable = names.find((name) => INAPPLICABLE_FAULTS.has(name));
+  if (inapplicable !== undefined) throw new InapplicableFaultError(inapplicable, INAPPLICABLE_FAULTS.get(inapplicable)!);
   const unknown = names.filter((name) => !FAULT_NAMES.includes(name));
   if (unknown.length > 0) throw new UnknownFaultError(unknown, FAULT_NAMES);
   return names.map((name) => CATALOGUE.find((f) => f.name === name)!.hooks);

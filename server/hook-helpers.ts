@@ -1,12 +1,20 @@
 // Small hook builders the fault and choice catalogues share: each returns a hook for one of the
 // pipeline's named points (types.ts), or a value a hook returns.
-import type { Finding, Operation } from '../contract/index.ts';
+import type { Finding, Operation, OperationRole } from '../contract/index.ts';
 import { isErrorDocument } from './problems.ts';
 import type { Reply, RequestContext, ServerHooks } from './types.ts';
 
 /** Drops the findings of one requirement (those `applies` picks), so the server acts as if they were not there. */
 export function overlook(requirement: string, applies: (finding: Finding, context: RequestContext) => boolean = () => true): ServerHooks['findings'] {
   return (findings, context) => findings.filter((f) => f.requirement !== requirement || !applies(f, context));
+}
+
+/** Drops the findings of the requirement the request's operation names for `role` (those `applies` picks). */
+export function overlookRole(role: OperationRole, applies: (finding: Finding, context: RequestContext) => boolean = () => true): ServerHooks['findings'] {
+  return (findings, context) => {
+    const requirement = context.operation?.roles[role];
+    return requirement === undefined ? findings : findings.filter((f) => f.requirement !== requirement || !applies(f, context));
+  };
 }
 
 type ChangeData = (data: Record<string, unknown>, context: RequestContext) => Record<string, unknown>;

@@ -1,9 +1,11 @@
-// List NotificationGroups (section 4.1; docs/certification.md §4). Each seeded item is serialized once when the
-// server is built; a page is the join of its items' JSON and a small meta object.
-import { MEDIA_TYPE, successBody, type Contract, type Finding, type Operation } from '../contract/index.ts';
+// Every list of the contract (sections 4.1, 8; docs/certification.md §4), each served from items
+// seeded from its own item schema, filtered on its served filter member and paged as section 8
+// reads `page`. Each seeded item is serialized once when the server is built; a page is the join
+// of its items' JSON and a small meta object.
+import { deprecatedMetaMembers, FILTER_PARAMETER, listOperations, MEDIA_TYPE, pageMembers, PAGE_PARAMETER, servedFilterMember, type Contract, type Finding, type Operation } from '../contract/index.ts';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
-import { filterTypes, seedNotificationGroups } from './seed.ts';
+import { filterGroups, seedListItems } from './seed.ts';
 import type { PageRequest, Reply, SeedItem } from './types.ts';
 
 type Json = Record<string, unknown>;
@@ -14,22 +16,24 @@ function objectOf(value: unknown): Json | undefined {
 
 /** What the query asks for: members that are numbers are used, others take their defaults. */
 export function requestedPage(query: Json): { offset: number; limit: number } {
-  const page = objectOf(query.page);
+  const page = objectOf(query[PAGE_PARAMETER]);
   const limit = typeof page?.limit === 'number' ? page.limit : DEFAULT_PAGE_LIMIT;
   const offset = typeof page?.offset === 'number' ? page.offset : 0;
   return { offset, limit: Math.min(limit, MAX_PAGE_LIMIT) };
 }
 
 /**
- * Fractional page members are not shown (docs/certification.md §4, NG-PAGE-FRACTIONAL): this server answers
- * them, and numbers too large to be whole (past 2^53 - 1, where `9007199254740993` reads as
- * `9007199254740992` and could not be echoed in `meta.offset` as sent), with 400.
+ * Fractional page members are not shown (docs/certification.md §4; the list's `pageFractional`
+ * requirement): this server answers them, and numbers too large to be whole (past 2^53 - 1, where
+ * `9007199254740993` reads as `9007199254740992` and could not be echoed in `meta.offset` as
+ * sent), with 400.
  */
 export function fractionalPageFindings(contract: Contract, operation: Operation, query: Json): Finding[] {
-  const page = objectOf(query.page);
-  if (!page) return [];
+  const page = objectOf(query[PAGE_PARAMETER]);
+  const requirement = operation.roles.pageFractional;
+  if (!page || requirement === undefined) return [];
   return pageMembers(operation).filter((member) => typeof page[member] === 'number' && !Number.isSafeInteger(page[member])).map((member) =>
-    contract.finding('NG-PAGE-FRACTIONAL', 'request', {
+    contract.finding(requirement, 'request', {
       pointer: `page[${member}]`,
       message: `page[${member}] must be a whole number of at most ${Number.MAX_SAFE_INTEGER}, got ${String(page[member])}`,
       expected: 'an integer',
@@ -38,54 +42,38 @@ export function fractionalPageFindings(contract: Contract, operation: Operation,
   );
 }
 
-/** The members of an operation's `page` parameter (limit, offset), read from its schema. */
-function pageMembers(operation: Operation): string[] {
-  const parameter = operation.parameters.find((p) => p.name === 'page');
-  return Object.keys(((parameter?.schema as { properties?: Json } | undefined)?.properties) ?? {});
-}
-
 /** Pages kept serialized; the seed never changes, so a page is built once per query shape. */
 const MAX_CACHED_PAGES = 2048;
 
-export class NotificationGroupList {
+/** One list of the contract, served from its seed. */
+export class ReferenceList {
   private readonly itemsByFilter = new Map<string | undefined, string[]>();
   private readonly pages = new Map<string, Buffer>();
   private readonly deprecatedMembers: Array<[name: string, replacement: string | undefined]>;
   private readonly totalWithoutFilters: number;
+  private readonly filterMember: string | undefined;
 
-  private readonly itemSchema: unknown;
-
-  constructor(contract: Contract, private readonly hooks: ComposedHooks) {
-    this.itemSchema = contract.schemas.NotificationGroup;
-    const operation = contract.operations.find((o) => this.serves(o));
-    if (!operation) throw new Error('the contract has no operation listing NotificationGroups, which the reference server seeds');
-    const lists = seedNotificationGroups(contract, operation);
-    const serialize = (items: SeedItem[], type: string) => hooks.seedList(items.map((item) => hooks.seedItem(item)), type).map((item) => JSON.stringify(item));
-    for (const type of filterTypes(operation)) this.itemsByFilter.set(type, serialize(lists.get(type) ?? [], type));
-    // Only a fault that lets a missing filter through ever reads the unfiltered list.
-    this.itemsByFilter.set(undefined, filterTypes(operation).flatMap((type) => this.itemsByFilter.get(type) ?? []));
+  constructor(contract: Contract, readonly operation: Operation, listIndex: number, private readonly hooks: ComposedHooks) {
+    const lists = seedListItems(contract, operation, listIndex);
+    this.filterMember = servedFilterMember(operation)?.name;
+    const groups = filterGroups(operation);
+    const serialize = (items: SeedItem[], value: string | undefined) => hooks.seedList(items.map((item) => hooks.seedItem(item)), value ?? '').map((item) => JSON.stringify(item));
+    for (const value of groups) this.itemsByFilter.set(value, serialize(lists.get(value) ?? [], value));
+    // Only a fault that lets a missing filter through ever reads the unfiltered list of a filtered one.
+    if (this.filterMember !== undefined) this.itemsByFilter.set(undefined, groups.flatMap((value) => this.itemsByFilter.get(value) ?? []));
     this.totalWithoutFilters = this.itemsByFilter.get(undefined)?.length ?? 0;
-    const properties = (contract.schemas.ListMeta.properties ?? {}) as Record<string, Json>;
-    this.deprecatedMembers = Object.entries(properties)
-      .filter(([, schema]) => schema.deprecated === true)
-      .map(([name, schema]) => [name, typeof schema['x-replaced-by'] === 'string' ? schema['x-replaced-by'] : undefined]);
-  }
-
-  /** Whether an operation lists NotificationGroups: its success body's `data` items are the NotificationGroup component. */
-  serves(operation: Operation): boolean {
-    const data = objectOf(objectOf(successBody(operation)?.properties)?.data);
-    return data?.items === this.itemSchema;
+    this.deprecatedMembers = deprecatedMetaMembers(operation).map(({ name, replacement }) => [name, replacement]);
   }
 
   respond(query: Json): Reply {
-    const rawFilter = objectOf(query.filter)?.type;
-    const filterType = typeof rawFilter === 'string' ? rawFilter : undefined;
+    const rawFilter = this.filterMember === undefined ? undefined : objectOf(query[FILTER_PARAMETER])?.[this.filterMember];
+    const filterValue = typeof rawFilter === 'string' ? rawFilter : undefined;
     const { offset, limit } = this.hooks.pageRequest(requestedPage(query), query);
     const names = Array.isArray(query.include) ? query.include.map(String) : [];
-    const key = `${filterType}|${limit}|${offset}|${names.join(',')}`;
+    const key = `${filterValue}|${limit}|${offset}|${names.join(',')}`;
     let json = this.pages.get(key);
     if (!json) {
-      json = Buffer.from(this.page(this.itemsByFilter.get(filterType) ?? [], { offset, limit, total: 0 }, names));
+      json = Buffer.from(this.page(this.itemsByFilter.get(filterValue) ?? [], { offset, limit, total: 0 }, names));
       if (this.pages.size >= MAX_CACHED_PAGES) this.pages.clear();
       this.pages.set(key, json);
     }
@@ -113,4 +101,9 @@ export class NotificationGroupList {
     for (const [name, replacement] of this.deprecatedMembers) out[name] = replacement === undefined ? pageLength : meta[replacement];
     return out;
   }
+}
+
+/** Every list of the contract, each with its seed, by operation. */
+export function referenceLists(contract: Contract, hooks: ComposedHooks): Map<Operation, ReferenceList> {
+  return new Map(listOperations(contract).map((operation, index) => [operation, new ReferenceList(contract, operation, index, hooks)]));
 }

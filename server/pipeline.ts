@@ -26,7 +26,7 @@ import { CreatedResources } from './create.ts';
 import { judgeCredentials, knownTokens } from './credentials.ts';
 import { MAX_NESTING_DEPTH } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
-import { fractionalPageFindings, NotificationGroupList } from './list.ts';
+import { fractionalPageFindings, referenceLists } from './list.ts';
 import { maskedTarget } from './log.ts';
 import { freshObjectIds } from './object-id.ts';
 import { CONDITION_CODES, conditionProblem, errorReply, problemFromFinding, unauthorizedReply } from './problems.ts';
@@ -80,7 +80,7 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
   const contract = loadContract();
   const { hooks, logger, tokens } = config;
   const routes = pathRoutes(contract);
-  const list = new NotificationGroupList(contract, hooks);
+  const lists = referenceLists(contract, hooks);
   const created = new CreatedResources(hooks, freshObjectIds());
   const tokenSet = knownTokens(tokens);
   const isRelationship = contract.componentValidator('Relationship');
@@ -159,7 +159,8 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
     handle(context) {
       const operation = context.operation!;
       if (operation.requestBody !== undefined) return created.create(operation, context);
-      if (list.serves(operation)) return list.respond(context.query);
+      const list = lists.get(operation);
+      if (list) return list.respond(context.query);
       return errorReply(404, [conditionProblem(404, CONDITION_CODES.notFound, `this server holds no records for ${operation.method} ${operation.pathTemplate}`)]);
     },
   };

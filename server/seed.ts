@@ -1,72 +1,88 @@
-// The deterministic NotificationGroups the list serves (section 2.2). Allowed values come from
-// the contract, so every groupId and every recipientType value is used in each filter's list.
-import type { Contract, Operation } from '../contract/index.ts';
-import { SEED_SIZES } from './defaults.ts';
+// The deterministic items each list serves, derived from its item schema: every member the schema
+// names gets a value of its type, an enumerated member each allowed value in turn (so every value
+// is used in each filter's list once it holds as many items), a member naming a record (`x-record`)
+// a record this server holds. Items are grouped by the value of the list's served filter member.
+import { listItemSchema, mergeAllOf, servedFilterMember, type Contract, type Operation } from '../contract/index.ts';
+import { REFERENCE_FIXTURES, SEED_SIZES } from './defaults.ts';
 import { objectIdSequence } from './object-id.ts';
-import type { NotificationGroupResource } from './types.ts';
+import type { SeedItem } from './types.ts';
 
 type Schema = Record<string, unknown>;
 
-const EVENTS = ['published', 'updated', 'due soon', 'overdue', 'summary'];
 const SEED_SECONDS = 0x6553f100;
-const SEED_MACHINE = '5eed00a1b2';
+const SEED_MACHINE = '5eed00a1';
+/** How deep the sampler follows nested objects and arrays: item schemas are a few levels deep. */
+const MAX_SAMPLE_DEPTH = 8;
 
-/** The values of `filter[type]` the list operation allows, in the contract's order. */
-export function filterTypes(operation: Operation): string[] {
-  const filter = operation.parameters.find((p) => p.name === 'filter');
-  const type = ((filter?.schema.properties ?? {}) as Record<string, Schema>).type;
-  return (type?.enum ?? []) as string[];
+/** The values of the list's served filter member, in the contract's order; one unnamed group when it has none. */
+export function filterGroups(operation: Operation): (string | undefined)[] {
+  const served = servedFilterMember(operation);
+  return served === undefined ? [undefined] : served.values;
 }
 
-function attributeEnum(contract: Contract, name: string): string[] {
-  const attribute = ((contract.schemas.NotificationGroupAttributes.properties ?? {}) as Record<string, Schema>)[name];
-  return (attribute.enum ?? (attribute.items as Schema | undefined)?.enum ?? []) as string[];
+/** Items seeded for one filter value: SEED_SIZES by name, else its sizes in turn, so pages differ per value. */
+function seedSize(value: string | undefined, index: number): number {
+  const sizes = Object.values(SEED_SIZES);
+  return value !== undefined && value in SEED_SIZES ? SEED_SIZES[value] : sizes[index % sizes.length];
 }
 
-/** "SpacedLearning" → "Spaced learning". */
-function words(identifier: string): string {
-  const spaced = identifier.replace(/([a-z])([A-Z])/g, '$1 $2');
-  return spaced.charAt(0) + spaced.slice(1).toLowerCase();
+function objectOf(value: unknown): Schema | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Schema) : undefined;
 }
 
-/** One recipient value per item in turn, a second one on every third item, none on every fifth. */
-function recipientsOf(index: number, values: string[]): string[] | undefined {
-  if (index % 5 === 4) return undefined;
-  const first = values[index % values.length];
-  return index % 3 === 0 ? [first, values[(index + 1) % values.length]] : [first];
-}
-
-/** NotificationGroups per filter type, ordered by id; sizes from SEED_SIZES. */
-export function seedNotificationGroups(contract: Contract, operation: Operation): Map<string, NotificationGroupResource[]> {
-  const types = filterTypes(operation);
-  if (types.length !== Object.keys(SEED_SIZES).length || !types.every((t) => t in SEED_SIZES)) {
-    throw new Error(`SEED_SIZES must name exactly the filter types of the contract (${types.join(', ')})`);
+/** A value the schema accepts, varying with `index`: enumerated values in turn, numbers and strings counting. */
+export function sampleOf(schema: Schema, index: number, name: string, depth = 0): unknown {
+  const record = schema['x-record'];
+  if (typeof record === 'string' && record in REFERENCE_FIXTURES) return REFERENCE_FIXTURES[record as keyof typeof REFERENCE_FIXTURES];
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[index % schema.enum.length];
+  const seen = schema['x-values-seen'];
+  if (Array.isArray(seen) && seen.length > 0) return seen[index % seen.length];
+  const options = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
+  if (options) return sampleOf(options.find((o) => o.type !== 'null') ?? options[0], index, name, depth);
+  const merged = mergeAllOf(schema);
+  const declared = Array.isArray(merged.type) ? merged.type.find((t) => t !== 'null') : merged.type;
+  const type = declared ?? (merged.properties ? 'object' : merged.items ? 'array' : 'string');
+  switch (type) {
+    case 'boolean':
+      return index % 2 === 0;
+    case 'integer':
+    case 'number':
+      return Math.max(typeof merged.minimum === 'number' ? merged.minimum : 0, index);
+    case 'array':
+      return depth >= MAX_SAMPLE_DEPTH || !objectOf(merged.items) ? [] : [sampleOf(objectOf(merged.items)!, index, name, depth + 1)];
+    case 'object':
+      return depth >= MAX_SAMPLE_DEPTH ? {} : Object.fromEntries(Object.entries(objectOf(merged.properties) ?? {}).map(([member, s]) => [member, sampleOf(objectOf(s) ?? {}, index, member, depth + 1)]));
+    case 'null':
+      return null;
+    default:
+      return `${name} ${index + 1}`;
   }
-  const resourceType = String(((contract.schemas.NotificationGroup.properties ?? {}) as Record<string, Schema>).type.const);
-  const groupIds = attributeEnum(contract, 'groupId');
-  const recipientValues = attributeEnum(contract, 'recipientType');
-  const nextId = objectIdSequence(SEED_SECONDS, SEED_MACHINE);
-  const lists = new Map<string, NotificationGroupResource[]>();
-  for (const filterType of types) {
-    const items: NotificationGroupResource[] = [];
-    for (let index = 0; index < SEED_SIZES[filterType]; index++) {
-      const groupId = groupIds[index % groupIds.length];
-      const event = EVENTS[Math.floor(index / groupIds.length) % EVENTS.length];
-      const recipientType = recipientsOf(index, recipientValues);
-      items.push({
-        id: nextId(),
-        type: resourceType,
-        attributes: {
-          groupId,
-          label: `${words(groupId)} ${event}`,
-          defaultValue: index % 2 === 0,
-          description: `Notifies ${filterType} recipients when ${words(groupId).toLowerCase()} notices are ${event === 'summary' ? 'summarised' : event}.`,
-          ...(recipientType ? { recipientType } : {}),
-        },
-        relationships: {},
-      });
+}
+
+/**
+ * The items of a list per value of its served filter member, ordered by id: each a sample of the
+ * item schema with a seeded ObjectId, the filter member's attribute (when the item has one) the
+ * group's value. `listIndex` keeps the ids of two lists apart.
+ */
+export function seedListItems(contract: Contract, operation: Operation, listIndex: number): Map<string | undefined, SeedItem[]> {
+  const itemSchema = listItemSchema(operation);
+  if (!itemSchema) throw new Error(`${operation.operationId}: its success body's data has no item schema to seed from`);
+  const nextId = objectIdSequence(SEED_SECONDS, SEED_MACHINE + (0xb2 + listIndex).toString(16).padStart(2, '0').slice(-2));
+  const served = servedFilterMember(operation);
+  const attributesSchema = objectOf(objectOf(mergeAllOf(itemSchema).properties)?.attributes);
+  const filteredAttribute = served !== undefined && objectOf(attributesSchema?.properties)?.[served.name] !== undefined ? served.name : undefined;
+  const validate = contract.validator(itemSchema);
+  const lists = new Map<string | undefined, SeedItem[]>();
+  filterGroups(operation).forEach((value, groupIndex) => {
+    const items: SeedItem[] = [];
+    for (let index = 0; index < seedSize(value, groupIndex); index++) {
+      const item = { ...(sampleOf(itemSchema, index, 'item') as Schema), id: nextId() } as unknown as SeedItem;
+      if (filteredAttribute !== undefined) item.attributes = { ...item.attributes, [filteredAttribute]: value };
+      if (!validate(item)) throw new Error(`${operation.operationId}: the reference server cannot seed a valid item from its schema: ${contract.validator(itemSchema).errors?.[0]?.message ?? 'invalid'} at ${validate.errors?.[0]?.instancePath ?? ''}`);
+      items.push(item);
     }
-    lists.set(filterType, items);
-  }
+    lists.set(value, items);
+  });
   return lists;
 }

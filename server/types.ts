@@ -79,20 +79,7 @@ export interface PageRequest {
   total: number;
 }
 
-export interface NotificationGroupResource {
-  id: string;
-  type: string;
-  attributes: {
-    groupId: string;
-    label: string;
-    defaultValue: boolean;
-    description: string;
-    recipientType?: string[];
-  };
-  relationships: Record<string, never>;
-}
-
-/** A NotificationGroup as a seed hook sees it: loose, so a fault can give a member the wrong type. */
+/** A list item as a seed hook sees it: loose, so a fault can give a member the wrong type. */
 export interface SeedItem {
   id: unknown;
   type: unknown;
@@ -122,9 +109,9 @@ export interface ServerHooks {
   findings?(findings: Finding[], context: RequestContext): Finding[];
   /** Stage validate, for a request with no findings: problems the server answers 400 for all the same. */
   rejections?(problems: Problem[], context: RequestContext): Problem[];
-  /** Seed: each NotificationGroup as the server sends it (applied once, when the server is built). */
+  /** Seed: each list item as the server sends it (applied once, when the server is built). */
   seedItem?(item: SeedItem): SeedItem;
-  /** Seed: the NotificationGroups one `filter[type]` value matches, in the order they are served. */
+  /** Seed: the items one value of a list's filter matches, in the order they are served. */
   seedList?(items: SeedItem[], filterType: string): SeedItem[];
   /** List: the page asked for, from the query (default page size and cap already applied). */
   pageRequest?(page: PageAsked, query: Record<string, unknown>): PageAsked;

@@ -1,21 +1,26 @@
-// The proof that an operation is defined once, in the contract: suites/new-operation.yaml adds
-// Create Annotation (POST /annotations) to a copy of schemas/ as data only, and in this process,
-// with no other change to the kit, the suite generates its cases, the reference server serves it,
-// the proxy judges its traffic, a generic fault on it fails the run under its own requirement,
-// and no requirement of it is passed without a judged exchange (the record's judged counts) that
-// can break it.
+// The proof that an operation is defined once, in the contract: suites/new-operation.yaml adds a
+// create operation (POST /zz-proof-annotations) and a list whose filter has another member than
+// type (GET /zz-proof-shades, after List NotificationGroups) to a copy of schemas/, and removes Create
+// AttributeConfig, as data
+// only. In this process, with no other change to the kit, the suite generates the cases of each
+// new operation, the reference server serves it, the proxy judges its traffic under its own ids, a
+// generic fault on it fails the run under its own requirement, and no requirement is passed
+// without a judged exchange (the record's judged counts) that can break it; the removed operation
+// leaves a suite that loads and passes, and its faults and choices are refused in one line.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { SCHEMA_DIR, useSchemaDirectory } from '../contract/contract.ts';
+import { isTemplateUse, type TemplateUse } from '../contract/catalogue.ts';
 import type { Requirement } from '../contract/types.ts';
 
 interface ContractAddition {
+  removedPaths: string[];
   paths: Record<string, unknown>;
   components: { schemas: Record<string, unknown> };
-  requirements: Requirement[];
+  requirements: (Requirement | TemplateUse)[];
 }
 
 type Yaml = Record<string, any>;
@@ -25,12 +30,22 @@ const addition = parseYaml(readFileSync(new URL('./new-operation.yaml', import.m
 /** A copy of schemas/ with the addition joined in; the catalogue takes its entries before those of the first create operation. */
 function contractWithAddition(): string {
   const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as Yaml;
-  const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as { requirements: Requirement[] };
+  const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as { requirements: (Requirement | TemplateUse)[] };
   const creating = Object.values(openapi.paths as Yaml).flatMap((item: Yaml) => (item.post ? [String(item.post.operationId)] : []));
-  const at = catalogue.requirements.findIndex((r) => r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation)));
+  const at = catalogue.requirements.findIndex((r) => !isTemplateUse(r) && r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation)));
+  catalogue.requirements.splice(at, 0, ...addition.requirements);
+  for (const path of addition.removedPaths) {
+    const removed = Object.values(openapi.paths[path] as Yaml);
+    const ids = new Set(removed.map((operation: Yaml) => String(operation.operationId)));
+    const named = new Set(removed.flatMap((operation: Yaml) => Object.values(operation['x-requirements'] ?? {}).map(String)));
+    // The requirements only the removed operations have: named for one of their roles, or routed only from them.
+    const onlyTheirs = (r: Requirement | TemplateUse) =>
+      isTemplateUse(r) ? ids.has(r.operation) : named.has(r.id) || (r.schemaFindings !== undefined && r.schemaFindings.every((route) => route.operation !== undefined && ids.has(route.operation)));
+    delete openapi.paths[path];
+    catalogue.requirements = catalogue.requirements.filter((r) => !onlyTheirs(r));
+  }
   Object.assign(openapi.paths, addition.paths);
   Object.assign(openapi.components.schemas, addition.components.schemas);
-  catalogue.requirements.splice(at, 0, ...addition.requirements);
   const directory = mkdtempSync(join(tmpdir(), 'las-new-operation-'));
   writeFileSync(join(directory, 'openapi.yaml'), stringifyYaml(openapi));
   writeFileSync(join(directory, 'requirements.yaml'), stringifyYaml(catalogue));
@@ -48,10 +63,11 @@ const { errorEnvelopeCases } = await import('./cases/error-envelope.ts');
 const { requestDocumentCases } = await import('./cases/request-documents.ts');
 const { typeMismatchCases } = await import('./cases/type-mismatch.ts');
 const { SUITE_CASES } = await import('./cases/index.ts');
+const SUITE_CASES_BY_CONCERN = { filterCases: (await import('./cases/filter.ts')).filterCases, paginationCases: (await import('./cases/pagination.ts')).paginationCases };
 const { ConformanceCase } = await import('./case.ts');
 const { completeDocument } = await import('./documents.ts');
 const { buildRecord } = await import('../reports/record.ts');
-const { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
+const { createReferenceServer, DEFAULT_CREDENTIALS, FAULTS, REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
 const { CaseSkipped, directClient, referenceTarget, send } = await import('../server/test-support.ts');
 const { startValidatingProxy } = await import('../proxy/proxy.ts');
 const { Recorder } = await import('../proxy/test-support.ts');
@@ -60,9 +76,9 @@ type SuiteCase = (typeof SUITE_CASES)[number];
 type CaseOutcome = Parameters<typeof buildRecord>[0]['cases'][number];
 
 const contract = loadContract();
-const operationId = 'createAnnotation';
+const operationId = 'zzProofCreateAnnotation';
 const operation = contract.operation(operationId);
-const ownRequirements = addition.requirements.map((r) => r.id);
+const ownRequirements = contract.requirements.map((r) => r.id).filter((id) => id.startsWith('ZZPROOF-AN-'));
 const ownCases = SUITE_CASES.filter((c) => c.title.startsWith(`${operationId}:`));
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -93,13 +109,13 @@ async function outcomeOf(suiteCase: SuiteCase, baseUrl: string): Promise<CaseOut
   return { title: suiteCase.title, requirements, status: conformance.blocking().length > 0 ? 'failed' : 'passed', findings, notRun, exercised, unexercised };
 }
 
-/** The certification record of the operation's own cases against the reference server with `faults` on. */
-async function recordAgainst(faults: string[]) {
+/** The certification record of `cases` (the operation's own, by default) against the reference server with `faults` on. */
+async function recordAgainst(faults: string[], cases: readonly SuiteCase[] = ownCases) {
   const server = await startReferenceServer({ faults });
   try {
-    const cases: CaseOutcome[] = [];
-    for (const suiteCase of ownCases) cases.push(await outcomeOf(suiteCase, server.baseUrl));
-    return buildRecord({ contract, kit: { name: 'las-conformance', version: 'proof' }, target: server.baseUrl, failLevel: 'must', startedAt: new Date(), durationMs: 0, runStatus: 'passed', cases });
+    const outcomes: CaseOutcome[] = [];
+    for (const suiteCase of cases) outcomes.push(await outcomeOf(suiteCase, server.baseUrl));
+    return buildRecord({ contract, kit: { name: 'las-conformance', version: 'proof' }, target: server.baseUrl, failLevel: 'must', startedAt: new Date(), durationMs: 0, runStatus: 'passed', cases: outcomes });
   } finally {
     await server.close();
   }
@@ -108,10 +124,10 @@ async function recordAgainst(faults: string[]) {
 const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`, 'content-type': MEDIA_TYPE };
 const createdDocument = () => completeDocument(operation, REFERENCE_FIXTURES, 'proof');
 
-describe('an operation added to the contract as data only (Create Annotation)', () => {
+describe('a create operation added to the contract as data only', () => {
   it('is in the contract with the requirement of each of its roles', () => {
-    expect(contract.requirementOf(operation, 'success')?.id).toBe('AN-CREATE-201');
-    expect(contract.requirementOf(operation, 'relationshipsEcho')?.id).toBe('AN-RESPONSE-RELATIONSHIPS');
+    expect(contract.requirementOf(operation, 'success')?.id).toBe('ZZPROOF-AN-CREATE-201');
+    expect(contract.requirementOf(operation, 'relationshipsEcho')?.id).toBe('ZZPROOF-AN-RESPONSE-RELATIONSHIPS');
   });
 
   const tables = { creation: creationCases, credentials: credentialCases, 'error envelope': errorEnvelopeCases, 'request documents': requestDocumentCases, 'type mismatch': typeMismatchCases };
@@ -131,18 +147,18 @@ describe('an operation added to the contract as data only (Create Annotation)', 
   it('is bound, requirement by requirement, to judges that can break it: its judgedBy, its schema routes, or the checks judging its roles', async () => {
     const { judgesOf } = await import('../contract/checks.ts');
     expect(ownRequirements.filter((id) => judgesOf(contract, id).length === 0)).toEqual([]);
-    expect(judgesOf(contract, 'AN-RESPONSE-RELATIONSHIPS')).toContain('createdResourceEchoes');
-    expect(judgesOf(contract, 'AN-CREATE-201')).toContain('unlistedSuccess');
+    expect(judgesOf(contract, 'ZZPROOF-AN-RESPONSE-RELATIONSHIPS')).toContain('createdResourceEchoes');
+    expect(judgesOf(contract, 'ZZPROOF-AN-CREATE-201')).toContain('unlistedSuccess');
   });
 
   it('fails the run under its own requirement when the generic fault relationships-dropped is on', async () => {
     const record = await recordAgainst(['relationships-dropped']);
     expect(record.verdict).toBe('failed');
-    expect(record.requirements.find((r) => r.id === 'AN-RESPONSE-RELATIONSHIPS')).toMatchObject({ verdict: 'failed', broken: expect.any(Number) });
-    expect(record.requirements.find((r) => r.id === 'AN-RESPONSE-RELATIONSHIPS')!.broken).toBeGreaterThan(0);
+    expect(record.requirements.find((r) => r.id === 'ZZPROOF-AN-RESPONSE-RELATIONSHIPS')).toMatchObject({ verdict: 'failed', broken: expect.any(Number) });
+    expect(record.requirements.find((r) => r.id === 'ZZPROOF-AN-RESPONSE-RELATIONSHIPS')!.broken).toBeGreaterThan(0);
   });
 
-  it("is judged by the proxy: a client's wrong data.type under AN-DATA-TYPE, a created answer without relationships under AN-RESPONSE-RELATIONSHIPS", async () => {
+  it("is judged by the proxy: a client's wrong data.type under ZZPROOF-AN-DATA-TYPE, a created answer without relationships under ZZPROOF-AN-RESPONSE-RELATIONSHIPS", async () => {
     const upstream = await startReferenceServer({ faults: ['relationships-dropped'] });
     const violations = new Recorder();
     const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
@@ -156,19 +172,19 @@ describe('an operation added to the contract as data only (Create Annotation)', 
       await upstream.close();
     }
     const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
-    expect(rules).toEqual(expect.arrayContaining(['request AN-DATA-TYPE', 'response AN-RESPONSE-RELATIONSHIPS']));
+    expect(rules).toEqual(expect.arrayContaining(['request ZZPROOF-AN-DATA-TYPE', 'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS']));
   });
 
   // How each requirement of the addition is broken, on the request or on a real created answer.
   const breaks: Record<string, { request?: (document: unknown) => unknown; answer?: (status: number, document: Record<string, any>) => [number, unknown] }> = {
-    'AN-DATA-REQUIRED': { request: (d) => withoutValueAt(d, '/data') },
-    'AN-DATA-TYPE': { request: (d) => withValueAt(d, '/data/type', 'Note') },
-    'AN-OWNER-TYPE': { request: (d) => withValueAt(d, '/data/relationships/owner/data/type', 'Group') },
-    'AN-TYPE-MISMATCH': { request: (d) => withValueAt(d, '/data/attributes/pinned', 'yes') },
-    'AN-CREATE-201': { answer: (_, d) => [200, d] },
-    'AN-RESPONSE-SHAPE': { answer: (status, d) => [status, withValueAt(d, '/data/type', 'annotation')] },
-    'AN-RESPONSE-RELATIONSHIPS': { answer: (status, d) => [status, withoutValueAt(d, '/data/relationships')] },
-    'AN-ATTRIBUTES-ECHO': { answer: (status, d) => [status, withValueAt(d, '/data/attributes/note', 'another note')] },
+    'ZZPROOF-AN-DATA-REQUIRED': { request: (d) => withoutValueAt(d, '/data') },
+    'ZZPROOF-AN-DATA-TYPE': { request: (d) => withValueAt(d, '/data/type', 'Note') },
+    'ZZPROOF-AN-OWNER-TYPE': { request: (d) => withValueAt(d, '/data/relationships/owner/data/type', 'Group') },
+    'ZZPROOF-AN-TYPE-MISMATCH': { request: (d) => withValueAt(d, '/data/attributes/pinned', 'yes') },
+    'ZZPROOF-AN-CREATE-201': { answer: (_, d) => [200, d] },
+    'ZZPROOF-AN-RESPONSE-SHAPE': { answer: (status, d) => [status, withValueAt(d, '/data/type', 'annotation')] },
+    'ZZPROOF-AN-RESPONSE-RELATIONSHIPS': { answer: (status, d) => [status, withoutValueAt(d, '/data/relationships')] },
+    'ZZPROOF-AN-ATTRIBUTES-ECHO': { answer: (status, d) => [status, withValueAt(d, '/data/attributes/note', 'another note')] },
   };
 
   it('names how each of its requirements is broken here, so none goes unjudged', () => {
@@ -191,4 +207,107 @@ describe('an operation added to the contract as data only (Create Annotation)', 
       }
     });
   }
+});
+
+describe('a list added to the contract as data only, its filter on another member than type', () => {
+  const listId = 'zzProofListShades';
+  const list = contract.operation(listId);
+  const listRequirements = contract.requirements.map((r) => r.id).filter((id) => id.startsWith('ZZPROOF-SH-'));
+  const listCases = SUITE_CASES.filter((c) => c.title.startsWith(`${listId}:`));
+  /** Requirements the proxy alone judges (client traffic the suite never makes). */
+  const proxyOnly = listRequirements.filter((id) => contract.requirement(id).checkedBy?.includes('suite') === false);
+
+  it('takes the rules every list follows from the catalogue\'s templates, by one entry, each bound to its role', () => {
+    const taking = addition.requirements.filter(isTemplateUse);
+    expect(taking).toHaveLength(1);
+    expect(listRequirements).toHaveLength(taking[0].templates.length + addition.requirements.filter((r) => !isTemplateUse(r) && r.id.startsWith('ZZPROOF-SH-')).length);
+    expect(list.roles).toMatchObject({ pageLength: 'ZZPROOF-SH-PAGE-LENGTH', metaPages: 'ZZPROOF-SH-META-PAGES', pageWalk: 'ZZPROOF-SH-PAGE-WALK', responseShape: 'ZZPROOF-SH-RESPONSE-SHAPE' });
+    expect(contract.requirement('ZZPROOF-SH-RESPONSE-SHAPE').basis).toBe('4.1: the 200 body requires a data array of ZzProofShades; included, when sent, is an array of resources.');
+  });
+
+  it('gets its filter and pagination cases from its own filter member, page and roles', () => {
+    const { filterCases } = SUITE_CASES_BY_CONCERN;
+    const titles = listCases.map((c) => c.title);
+    for (const value of ['warm', 'cool', 'neutral']) {
+      expect(titles).toContain(`${listId}: filter[tone]=${value} → 200 with a list document`);
+      for (const limit of [1, 3, 10, 25]) expect(titles).toContain(`${listId}: walk filter[tone]=${value} at page[limit]=${limit}: every item exactly once`);
+    }
+    expect(titles).toEqual(expect.arrayContaining([`${listId}: no filter → 400`, `${listId}: an unknown filter[tone] value → 400`, `${listId}: filter with another member instead of tone → 400`, `${listId}: page[limit]=0 → 400`, `${listId}: page[offset] without page[limit] → 400`]));
+    expect(filterCases.filter((c) => c.title.startsWith(`${listId}:`)).length).toBeGreaterThan(0);
+    // Every requirement of the list the suite can judge is one its cases answer to or cover; none is another list's.
+    const named = new Set(listCases.flatMap((c) => [...c.requirements, ...(c.covers ?? [])]));
+    expect(listRequirements.filter((id) => !proxyOnly.includes(id) && !named.has(id))).toEqual([]);
+    expect([...named].filter((id) => id.startsWith('NG-'))).toEqual([]);
+  });
+
+  it('is served by the reference server from items seeded from its schema: every case passes, and each requirement is passed on judged exchanges, none broken', async () => {
+    const record = await recordAgainst([], listCases);
+    expect(record.cases).toMatchObject({ total: listCases.length, failed: 0, notRun: 0 });
+    // An INFO requirement's observations are findings too: only a MUST or a SHOULD is broken by one.
+    const broken = (r: { level: string; broken: number }) => (r.level === 'INFO' ? 0 : r.broken);
+    const verdicts = record.requirements.filter((r) => listRequirements.includes(r.id) && !proxyOnly.includes(r.id)).map((r) => [r.id, r.verdict, (r.judged ?? 0) > 0, broken(r)]);
+    expect(verdicts).toEqual(listRequirements.filter((id) => !proxyOnly.includes(id)).map((id) => [id, 'passed', true, 0]));
+  });
+
+  it('fails the run under its own requirement when the generic fault meta-pages-rounded-down is on', async () => {
+    const record = await recordAgainst(['meta-pages-rounded-down'], listCases);
+    expect(record.verdict).toBe('failed');
+    expect(record.requirements.find((r) => r.id === 'ZZPROOF-SH-META-PAGES')).toMatchObject({ verdict: 'failed' });
+    expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual(['ZZPROOF-SH-META-PAGES']);
+  });
+
+  it("is judged by the proxy under its own ids: a client's page[limit]=0 under ZZPROOF-SH-PAGE-LIMIT-MIN, a wrong meta.pages under ZZPROOF-SH-META-PAGES", async () => {
+    const upstream = await startReferenceServer({ faults: ['meta-pages-rounded-down', 'page-limit-below-one-accepted'] });
+    const violations = new Recorder();
+    const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
+    try {
+      for (const query of ['filter[tone]=warm&page[limit]=10&page[offset]=0', 'filter[tone]=cool&page[limit]=0&page[offset]=0']) {
+        await send(proxy.baseUrl, { method: 'GET', path: `${list.pathTemplate}?${query}`, headers: { authorization: session.authorization } });
+      }
+      await proxy.proxy.settled();
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+    const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
+    expect(rules).toEqual(expect.arrayContaining(['request ZZPROOF-SH-PAGE-LIMIT-MIN', 'response ZZPROOF-SH-META-PAGES']));
+    expect(rules.filter((rule) => / NG-/.test(rule))).toEqual([]);
+  });
+});
+
+describe('an operation removed from the contract as data only (Create AttributeConfig)', () => {
+  it('leaves a suite that loads with no case for it and passes against the reference server, no requirement passed without a judged exchange', async () => {
+    expect(SUITE_CASES.filter((c) => c.title.includes('createAttributeConfig') || c.requirements.some((id) => id.startsWith('AC-')))).toEqual([]);
+    const record = await recordAgainst([], SUITE_CASES);
+    expect(record.cases).toMatchObject({ total: SUITE_CASES.length, failed: 0 });
+    expect(record.requirements.filter((r) => r.verdict === 'passed' && !((r.judged ?? 0) > 0)).map((r) => r.id)).toEqual([]);
+    expect(record.requirements.filter((r) => r.id.startsWith('AC-'))).toEqual([]);
+  });
+
+  it('is answered 404 by the reference server and judged by the proxy as traffic outside the contract, under no id of its own', async () => {
+    const upstream = await startReferenceServer();
+    const violations = new Recorder();
+    const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
+    try {
+      const answer = await send(proxy.baseUrl, { method: 'POST', path: '/attribute-configs', headers: session, body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Newsletter' } } }) });
+      expect(answer.response.status).toBe(404);
+      await proxy.proxy.settled();
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+    expect(violations.lines<{ rule: string }>().filter((l) => l.rule.startsWith('AC-'))).toEqual([]);
+  });
+
+  it('refuses, in one line, each fault and choice written for it, at run --fault, run --choice and the server', async () => {
+    const { runSettings } = await import('../cli/run.ts');
+    const { TargetError } = await import('../targets/target.ts');
+    const flags = { requirement: [], level: 'must' as const, fault: ['attribute-config-created-200'], choice: [], header: [] };
+    expect(() => runSettings(flags, {})).toThrow(TargetError);
+    expect(() => runSettings(flags, {})).toThrow(/^fault attribute-config-created-200 does not apply to this contract: the contract has no operation createAttributeConfig$/);
+    expect(() => runSettings({ ...flags, fault: [], choice: ['values-seen-only'] }, {})).toThrow(/^choice values-seen-only does not apply to this contract: the contract has none of createAttributeConfig$/);
+    expect(() => createReferenceServer({ faults: ['in-use-missing'] })).toThrow('fault "in-use-missing" does not apply to this contract: no operation of the contract names a requirement for the role serverAttributes (x-requirements)');
+    // A fault bound to a role applies to every list, each under its own requirement.
+    expect(FAULTS.find((f) => f.name === 'meta-pages-rounded-down')).toMatchObject({ requirement: 'NG-META-PAGES', requirements: ['NG-META-PAGES', 'ZZPROOF-SH-META-PAGES'] });
+  });
 });

@@ -1,8 +1,8 @@
-// What the cases need to know about each of the three operations, read from the contract: the
-// statuses that mean success, an input a permitted caller gets served, an input that must be
-// rejected, and the filter values of the list.
+// What the cases need to know about each operation, read from the contract: the statuses that
+// mean success, an input a permitted caller gets served, an input that must be rejected, and for
+// each list its filter's members and values.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, loadContract, MEDIA_TYPE, refusableFindings, refusalsFor, smallestQuery, validateRequest, type Operation } from '../contract/index.ts';
+import { bodyMembers, FILTER_PARAMETER, filterMembers, filterRequired, listOperations as listsOf, loadContract, MEDIA_TYPE, PAGE_PARAMETER, refusableFindings, refusalsFor, servedFilterMember, smallestQuery, validateRequest, type Operation, type OperationRole } from '../contract/index.ts';
 import { settingSource, type Fixtures } from '../targets/target.ts';
 import type { Answer, ConformanceCase } from './case.ts';
 import { completeDocument, missingFixtures } from './documents.ts';
@@ -22,8 +22,19 @@ export function noFixturesReason(missing: (keyof Fixtures)[]): string {
 
 export const contract = loadContract();
 export const operations = contract.operations;
-export const listOperation = contract.operations.find((o) => o.method === 'GET')!;
+/** Every list of the contract: a GET whose success body's `data` is an array, wherever it stands. */
+export const listOperations = listsOf(contract);
 export const createOperations = contract.operations.filter((o) => o.requestBody !== undefined);
+
+/** The requirement an operation names for a role (its `x-requirements`), or undefined when it names none. */
+export function roleId(operation: Operation, role: OperationRole): string | undefined {
+  return contract.requirementOf(operation, role)?.id;
+}
+
+/** The requirements an operation names for each of `roles` that it names one for. */
+export function roleIds(operation: Operation, roles: readonly OperationRole[]): string[] {
+  return roles.flatMap((role) => roleId(operation, role) ?? []);
+}
 
 /** A fresh tag for free strings, so documents never collide (e.g. on a unique customId). */
 export function uniqueTag(): string {
@@ -35,10 +46,21 @@ export function successStatuses(operation: Operation): number[] {
   return operation.statuses.filter((status) => status >= 200 && status < 300);
 }
 
-/** The values `filter[type]` takes (section 4.1). */
-export function filterValues(operation: Operation = listOperation): string[] {
-  const filter = operation.parameters.find((p) => p.name === 'filter')?.schema as { properties?: { type?: { enum?: string[] } } } | undefined;
-  return filter?.properties?.type?.enum ?? [];
+/** The values a list's filter is served for (its served member's allowed values, section 4.1). */
+export function filterValues(operation: Operation): string[] {
+  return servedFilterMember(operation)?.values ?? [];
+}
+
+/**
+ * The query that filters a list on `value` of its served member, each other required member of
+ * the filter at its first allowed value: `filter[type]=user`. Without a served member, the
+ * smallest query the list serves.
+ */
+export function filterQuery(operation: Operation, value?: string): string {
+  const served = servedFilterMember(operation);
+  if (served === undefined || value === undefined) return smallestQuery(operation.parameters);
+  const others = filterMembers(operation).filter((m) => m.required && m.name !== served.name);
+  return [[served.name, value] as const, ...others.map((m) => [m.name, m.values[0] ?? ''] as const)].map(([name, v]) => `${FILTER_PARAMETER}[${name}]=${v}`).join('&');
 }
 
 /** An input a permitted caller must be served for: the first filter value, or a complete document. */
@@ -47,9 +69,39 @@ export function validInput(operation: Operation, fixtures: Fixtures): OperationI
   return { document: completeDocument(operation, fixtures, uniqueTag()) };
 }
 
-/** An input the operation must reject with 400: no filter, or a body without `data`. */
+/** A page below its bounds (section 8): refused by every list that takes a page. */
+const PAGE_BELOW_BOUNDS = `${PAGE_PARAMETER}[limit]=0&${PAGE_PARAMETER}[offset]=0`;
+
+/** An input the operation must reject with 400: no filter (a list that requires one), a page below its bounds, or a body without `data`. */
 export function invalidInput(operation: Operation): OperationInput {
-  return operation.requestBody === undefined ? {} : { document: {} };
+  if (operation.requestBody !== undefined) return { document: {} };
+  return filterRequired(operation) ? {} : { query: `${smallestQuery(operation.parameters)}&${PAGE_BELOW_BOUNDS}`.replace(/^&/, '') };
+}
+
+/**
+ * A query the list must refuse with 400 for a parameter it can name: a filter value it does not
+ * allow, or (a filter that names none) a page below its bounds.
+ */
+export function refusedParameterQuery(operation: Operation): string {
+  const served = servedFilterMember(operation);
+  if (served !== undefined) return filterQuery(operation, unknownValue(served.values));
+  return `${smallestQuery(operation.parameters)}&${PAGE_BELOW_BOUNDS}`.replace(/^&/, '');
+}
+
+/** A value none of `values` is: `base` (`everyone`), lengthened until it is none of them. */
+export function unknownValue(values: readonly string[], base = 'everyone'): string {
+  let value = base;
+  while (values.includes(value)) value += '-else';
+  return value;
+}
+
+/** The requirements a server breaks by serving `input`, or undefined when the contract accepts it. */
+export function refusalOf(operation: Operation, input: OperationInput): string[] | undefined {
+  try {
+    return brokenRequirements(operation, input);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

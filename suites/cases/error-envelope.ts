@@ -7,14 +7,14 @@ import { bodyMembers, SAMPLE_OF_TYPE, withValueAt, wrongTypes, type Operation } 
 import type { Fixtures } from '../../targets/target.ts';
 import type { CredentialHeaders, ConformanceCase } from '../case.ts';
 import { rejectionBase } from '../documents.ts';
-import { brokenRequirements, NO_FORBIDDEN_TOKEN, operations, uniqueTag, validInput, type OperationInput } from '../operations.ts';
+import { brokenRequirements, NO_FORBIDDEN_TOKEN, operations, refusedParameterQuery, uniqueTag, validInput, type OperationInput } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 const ENVELOPE = ['ERR-ENVELOPE', 'ERR-OBJECT-MEMBERS', 'ERR-STATUS-STRING', 'MEDIA-TYPE-RESPONSE'];
 
 /** A 400 the answer can point at: a wrongly typed attribute, or a filter value that does not exist. */
 function pointedProblem(operation: Operation, fixtures: Fixtures): OperationInput {
-  if (operation.requestBody === undefined) return { query: 'filter[type]=everyone' };
+  if (operation.requestBody === undefined) return { query: refusedParameterQuery(operation) };
   const attribute = bodyMembers(operation).find((m) => m.pointer.startsWith('/data/attributes/') && m.types.includes('string'))!;
   return { document: withValueAt(rejectionBase(operation, fixtures, uniqueTag()), attribute.pointer, SAMPLE_OF_TYPE[wrongTypes(attribute)[0]]) };
 }

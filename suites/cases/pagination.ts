@@ -1,30 +1,16 @@
-// List NotificationGroups, pagination (sections 4.1, 8, 9; docs/certification.md §4): page bounds answered 400;
+// Each list's pagination (sections 4.1, 8, 9; docs/certification.md §4): page bounds answered 400;
 // single pages whose data and meta agree (checked by the contract on every answer: length,
 // pages, offset echo, page number, deprecated members); and a full walk of every filter value at
-// several limits that meets each item exactly once, with one total on every page.
+// several limits that meets each item exactly once, with one total on every page. Every
+// requirement is the one the list names for its role (x-requirements).
+import { PAGE_PARAMETER, type Operation, type OperationRole } from '../../contract/index.ts';
 import { NO_ANSWER, type Answer, type ConformanceCase } from '../case.ts';
-import { brokenRequirements, filterValues, listOperation as operation } from '../operations.ts';
+import { brokenRequirements, filterQuery, filterValues, listOperations, roleId, roleIds } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
-const [first] = filterValues();
-const list = (page: string) => `filter[type]=${first}${page}`;
-
-/** Requirements the contract checks on every list page; a walk exercises all of them. */
-const PAGE_CHECKS = [
-  'NG-META-TOTAL',
-  'NG-META-OFFSET-ECHO',
-  'NG-META-PAGES',
-  'NG-PAGE-LENGTH',
-  'NG-META-INTEGERS',
-  'NG-META-LIMIT-EFFECTIVE',
-  'NG-META-PAGE-NUMBER',
-  'NG-META-DEPRECATED-AGREE',
-  'NG-META-DEPRECATED-PRESENT',
-  'NG-RESPONSE-SHAPE',
-  'NG-ITEM-SHAPE',
-  'RES-ID-STRING',
-  'RES-ID-OBJECTID',
-];
+/** Roles of the requirements the contract checks on every list page; a walk exercises all of them. */
+const PAGE_CHECK_ROLES: OperationRole[] = ['metaTotal', 'metaOffsetEcho', 'metaPages', 'pageLength', 'metaIntegers', 'metaLimitEffective', 'metaPageNumber', 'metaDeprecatedAgree', 'metaDeprecatedPresent', 'responseShape', 'itemShape'];
+const PAGE_CHECKS = ['RES-ID-STRING', 'RES-ID-OBJECTID'];
 
 const WALK_LIMITS = [1, 3, 10, 25];
 /** A walk stops here even if the target has more: it judges the items it met. */
@@ -63,9 +49,16 @@ interface WalkState {
 }
 
 /** A walk that cannot go on judges nothing: it says why. */
-function walkStopped(conformance: ConformanceCase, reason: string): undefined {
-  conformance.cannotJudge('NG-PAGE-WALK', reason);
+function walkStopped(conformance: ConformanceCase, walk: string, reason: string): undefined {
+  conformance.cannotJudge(walk, reason);
   return undefined;
+}
+
+/** The requirements of one list a walk answers to, by role. */
+interface WalkRequirements {
+  walk: string;
+  success: string;
+  total?: string;
 }
 
 /**
@@ -73,14 +66,14 @@ function walkStopped(conformance: ConformanceCase, reason: string): undefined {
  * contract as it comes. A server may cap the limit (section 8 does not show the maximum), so the
  * next offset follows the limit `meta` reports when it is lower.
  */
-async function pageWalk(conformance: ConformanceCase, value: string, limit: number): Promise<WalkState | undefined> {
+async function pageWalk(conformance: ConformanceCase, operation: Operation, ids: WalkRequirements, value: string | undefined, limit: number): Promise<WalkState | undefined> {
   const state: WalkState = { seen: new Map(), pages: 0 };
   let offset = 0;
   while (state.pages < MAX_WALK_PAGES) {
-    const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: `filter[type]=${value}&page[limit]=${limit}&page[offset]=${offset}` });
-    if (!conformance.expectStatus(answer, [200], 'NG-FILTER-ACCEPTED')) return walkStopped(conformance, `a page of the walk was answered ${answer.status === NO_ANSWER ? 'not at all' : answer.status}`);
+    const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: withPage(operation, value, `&${PAGE_PARAMETER}[limit]=${limit}&${PAGE_PARAMETER}[offset]=${offset}`) });
+    if (!conformance.expectStatus(answer, [200], ids.success)) return walkStopped(conformance, ids.walk, `a page of the walk was answered ${answer.status === NO_ANSWER ? 'not at all' : answer.status}`);
     const data = (answer.json as { data?: unknown } | undefined)?.data;
-    if (!Array.isArray(data)) return walkStopped(conformance, 'a page of the walk held no data array');
+    if (!Array.isArray(data)) return walkStopped(conformance, ids.walk, 'a page of the walk held no data array');
     state.pages++;
     for (const item of data) {
       const key = JSON.stringify((item as { id?: unknown } | null)?.id);
@@ -89,13 +82,15 @@ async function pageWalk(conformance: ConformanceCase, value: string, limit: numb
     const meta = metaOf(answer);
     if (typeof meta?.total === 'number') {
       if (state.total === undefined) state.total = meta.total;
-      else if (meta.total !== state.total) {
-        conformance.fail('NG-META-TOTAL', answer, { pointer: '/meta/total', message: `meta.total is ${meta.total} on the page at offset ${offset}, ${state.total} on the first page`, expected: String(state.total), actual: String(meta.total) });
-      } else conformance.held('NG-META-TOTAL', answer);
+      else if (ids.total === undefined) {
+        // The list names no requirement for one total on every page: the walk only counts.
+      } else if (meta.total !== state.total) {
+        conformance.fail(ids.total, answer, { pointer: '/meta/total', message: `meta.total is ${meta.total} on the page at offset ${offset}, ${state.total} on the first page`, expected: String(state.total), actual: String(meta.total) });
+      } else conformance.held(ids.total, answer);
     }
     const reported = Number.isInteger(meta?.limit) && (meta!.limit as number) >= 1 && (meta!.limit as number) < limit ? (meta!.limit as number) : limit;
     // A page shorter than the limit before the end shows a cap `meta.limit` does not report
-    // (NG-META-LIMIT-EFFECTIVE warns of that): the walk goes on from what was served.
+    // (the list's metaLimitEffective requirement warns of that): the walk goes on from what was served.
     const effective = state.total !== undefined && data.length > 0 && data.length < reported && offset + data.length < state.total ? data.length : reported;
     // With a total, the walk ends past it; without, at the first short page (docs/certification.md §4).
     const done = state.total !== undefined ? offset + effective >= state.total : data.length < effective;
@@ -105,67 +100,87 @@ async function pageWalk(conformance: ConformanceCase, value: string, limit: numb
   return state;
 }
 
-export const paginationCases: SuiteCase[] = [
-  ...rejectedPages.map((c): SuiteCase => ({
-    title: `${c.title} → 400`,
-    requirements: brokenRequirements(operation, { query: list(c.page) }),
-    covers: ['ERR-SOURCE-PARAMETER', 'ERR-ENVELOPE'],
-    async run(conformance) {
-      const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(c.page) });
-      conformance.expectStatus(answer, [400]);
-    },
-  })),
-  ...servedPages.map((c): SuiteCase => ({
-    title: `${c.title} → 200, data and meta agreeing`,
-    requirements: ['NG-PAGE-LENGTH'],
-    covers: PAGE_CHECKS,
-    async run(conformance) {
-      const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(c.page) });
-      conformance.expectStatus(answer, [200]);
-    },
-  })),
-  // The maximum page size is not shown (section 8): a cap, or a 400, are both fine; what is served must add up.
-  {
-    title: `a large page[limit] (${LARGE_LIMIT}) → capped or served, or 400`,
-    requirements: ['NG-LIMIT-CAP'],
-    covers: ['NG-META-LIMIT-EFFECTIVE', 'NG-PAGE-LENGTH'],
-    async run(conformance) {
-      const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(`&page[limit]=${LARGE_LIMIT}&page[offset]=0`) });
-      if (!conformance.expectStatus(answer, [200, 400], 'NG-FILTER-ACCEPTED')) return;
-      const data = (answer.json as { data?: unknown[] } | undefined)?.data;
-      const served = answer.status === 400 ? 'answered 400' : `served ${Array.isArray(data) ? data.length : 'no'} items, meta.limit ${String(metaOf(answer)?.limit ?? 'absent')}`;
-      conformance.observe('NG-LIMIT-CAP', answer, `page[limit]=${LARGE_LIMIT}: ${served}`);
-    },
-  },
-  // Fractional page members are not shown (section 8): whatever the answer, it is only recorded.
-  ...['&page[limit]=2.5&page[offset]=0', '&page[limit]=10&page[offset]=1.5'].map((page): SuiteCase => ({
-    title: `a fractional page member (${page.slice(1)}) → recorded`,
-    requirements: ['NG-PAGE-FRACTIONAL'],
-    async run(conformance) {
-      const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(page) });
-      if (conformance.expectStatus(answer, [200, 400], 'NG-FILTER-ACCEPTED')) conformance.observe('NG-PAGE-FRACTIONAL', answer, `${page.slice(1)} was answered ${answer.status}`);
-    },
-  })),
-  ...filterValues().flatMap((value) =>
-    WALK_LIMITS.map((limit): SuiteCase => ({
-      title: `walk filter[type]=${value} at page[limit]=${limit}: every item exactly once`,
-      requirements: ['NG-PAGE-WALK'],
-      covers: PAGE_CHECKS,
+/** The list query for `value` of the served filter member, with a page part (`&page[limit]=1&page[offset]=0`). */
+function withPage(operation: Operation, value: string | undefined, page: string): string {
+  return `${filterQuery(operation, value)}${page}`.replace(/^&/, '');
+}
+
+function paginationCasesOf(operation: Operation): SuiteCase[] {
+  const values: (string | undefined)[] = filterValues(operation).length === 0 ? [undefined] : filterValues(operation);
+  const [first] = values;
+  const list = (page: string) => withPage(operation, first, page);
+  const success = roleId(operation, 'success')!;
+  const pageLength = roleId(operation, 'pageLength');
+  const covers = [...roleIds(operation, PAGE_CHECK_ROLES), ...PAGE_CHECKS];
+  const walk = roleId(operation, 'pageWalk');
+  const limitCap = roleId(operation, 'limitCap');
+  const fractional = roleId(operation, 'pageFractional');
+  const limitCovers = roleIds(operation, ['metaLimitEffective', 'pageLength']);
+  const label = operation.operationId;
+  return [
+    ...rejectedPages.map((c): SuiteCase => ({
+      title: `${label}: ${c.title} → 400`,
+      requirements: brokenRequirements(operation, { query: list(c.page) }),
+      covers: ['ERR-SOURCE-PARAMETER', 'ERR-ENVELOPE'],
       async run(conformance) {
-        const state = await pageWalk(conformance, value, limit);
-        if (!state) return;
-        const repeated = [...state.seen].filter(([, count]) => count > 1);
-        if (repeated.length > 0) {
-          const shown = repeated.slice(0, 5).map(([id, count]) => `${id} ${count} times`).join(', ');
-          conformance.fail('NG-PAGE-WALK', undefined, { message: `walking ${value} at limit ${limit} met ${repeated.length} item(s) more than once: ${shown}`, expected: 'each item once', actual: shown });
-        }
-        conformance.held('NG-PAGE-WALK');
-        if (state.pages === MAX_WALK_PAGES) return;
-        const met = [...state.seen.values()].reduce((sum, count) => sum + count, 0);
-        if (state.total !== undefined && met !== state.total) {
-          conformance.fail('NG-PAGE-WALK', undefined, { message: `walking ${value} at limit ${limit} met ${met} items in ${state.pages} pages; meta.total is ${state.total}`, expected: String(state.total), actual: String(met) });
-        }
+        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(c.page) });
+        conformance.expectStatus(answer, [400]);
       },
     })),
-  ),
-];
+    ...(pageLength === undefined ? [] : servedPages).map((c): SuiteCase => ({
+      title: `${label}: ${c.title} → 200, data and meta agreeing`,
+      requirements: [pageLength!],
+      covers,
+      async run(conformance) {
+        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(c.page) });
+        conformance.expectStatus(answer, [200]);
+      },
+    })),
+    // The maximum page size is not shown (section 8): a cap, or a 400, are both fine; what is served must add up.
+    ...(limitCap === undefined ? [] : [{
+      title: `${label}: a large page[limit] (${LARGE_LIMIT}) → capped or served, or 400`,
+      requirements: [limitCap],
+      covers: limitCovers,
+      async run(conformance) {
+        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(`&page[limit]=${LARGE_LIMIT}&page[offset]=0`) });
+        if (!conformance.expectStatus(answer, [200, 400], success)) return;
+        const data = (answer.json as { data?: unknown[] } | undefined)?.data;
+        const served = answer.status === 400 ? 'answered 400' : `served ${Array.isArray(data) ? data.length : 'no'} items, meta.limit ${String(metaOf(answer)?.limit ?? 'absent')}`;
+        conformance.observe(limitCap, answer, `page[limit]=${LARGE_LIMIT}: ${served}`);
+      },
+    } satisfies SuiteCase]),
+    // Fractional page members are not shown (section 8): whatever the answer, it is only recorded.
+    ...(fractional === undefined ? [] : ['&page[limit]=2.5&page[offset]=0', '&page[limit]=10&page[offset]=1.5']).map((page): SuiteCase => ({
+      title: `${label}: a fractional page member (${page.slice(1)}) → recorded`,
+      requirements: [fractional!],
+      async run(conformance) {
+        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(page) });
+        if (conformance.expectStatus(answer, [200, 400], success)) conformance.observe(fractional!, answer, `${page.slice(1)} was answered ${answer.status}`);
+      },
+    })),
+    ...(walk === undefined ? [] : values).flatMap((value) =>
+      WALK_LIMITS.map((limit): SuiteCase => ({
+        title: `${label}: walk ${filterQuery(operation, value) || 'the list'} at page[limit]=${limit}: every item exactly once`,
+        requirements: [walk!],
+        covers,
+        async run(conformance) {
+          const state = await pageWalk(conformance, operation, { walk: walk!, success, total: roleId(operation, 'metaTotal') }, value, limit);
+          if (!state) return;
+          const repeated = [...state.seen].filter(([, count]) => count > 1);
+          if (repeated.length > 0) {
+            const shown = repeated.slice(0, 5).map(([id, count]) => `${id} ${count} times`).join(', ');
+            conformance.fail(walk!, undefined, { message: `walking ${value ?? 'the list'} at limit ${limit} met ${repeated.length} item(s) more than once: ${shown}`, expected: 'each item once', actual: shown });
+          }
+          conformance.held(walk!);
+          if (state.pages === MAX_WALK_PAGES) return;
+          const met = [...state.seen.values()].reduce((sum, count) => sum + count, 0);
+          if (state.total !== undefined && met !== state.total) {
+            conformance.fail(walk!, undefined, { message: `walking ${value ?? 'the list'} at limit ${limit} met ${met} items in ${state.pages} pages; meta.total is ${state.total}`, expected: String(state.total), actual: String(met) });
+          }
+        },
+      })),
+    ),
+  ];
+}
+
+export const paginationCases: SuiteCase[] = listOperations.filter((operation) => operation.parameters.some((p) => p.name === PAGE_PARAMETER)).flatMap(paginationCasesOf);
