@@ -1,5 +1,5 @@
 // The import rules of the kit, checked by dependency-cruiser (`architecture.test.ts` in `npm test`,
-// or `npx depcruise --validate .`). The arrows between parts are not written here: they are read
+// or `npx depcruise .`). The arrows between parts are not written here: they are read
 // from the drawing in ARCHITECTURE.md, so the drawing is what the imports are checked against.
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
