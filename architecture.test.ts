@@ -1,7 +1,8 @@
 // The import rules of ARCHITECTURE.md ("The arrows, checked"), run by dependency-cruiser with the
 // kit's own configuration: over the kit, and over a small tree that breaks them, so a
 // configuration that could pass anything would fail here.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,5 +53,19 @@ describe('the import rules', () => {
       'not-in-allowed: contract/reads-flags.ts → cli/flags.ts',
       'not-in-allowed: suites/builds-records.ts → reports/record.ts',
     ]);
+  });
+
+  it.each([
+    { drawing: 'The parts, drawn as a picture only.\n', says: /ARCHITECTURE\.md has no ```arrows block/ },
+    { drawing: '```arrows\ncontract → nothing\nsuites -> contract\n```\n', says: /ARCHITECTURE\.md: line 2 of the arrows block is not "part → target, \.\.\.": suites -> contract/ },
+  ])('are not read from a drawing they cannot parse: $says', ({ drawing, says }) => {
+    const copy = mkdtempSync(join(tmpdir(), 'las-drawing-'));
+    try {
+      copyFileSync(CONFIG, join(copy, '.dependency-cruiser.cjs'));
+      writeFileSync(join(copy, 'ARCHITECTURE.md'), drawing);
+      expect(() => createRequire(import.meta.url)(join(copy, '.dependency-cruiser.cjs'))).toThrow(says);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
