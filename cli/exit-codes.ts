@@ -1,4 +1,4 @@
-// The kit's exit statuses, one table for every subcommand (README: "Exit codes").
+// The kit's exit statuses, one table for every subcommand (docs/reference.md: "Verdict and exit codes").
 export const EXIT_OK = 0;
 /** A MUST requirement failed (or a SHOULD under --level should), past waivers and baseline; `diff`: a regression; `verify`: the record does not hold. */
 export const EXIT_FAILED = 1;

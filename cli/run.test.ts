@@ -158,9 +158,12 @@ describe('las-conformance run stopped before its suite', () => {
   });
 });
 
-describe("the README's run commands", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const shellLines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1].split('\n')).map((line) => line.replace(/\s+#.*$/, '').trim());
+describe("the run commands of the README and the reference", () => {
+  /** The shell lines of a document's sh blocks, comments cut. */
+  const shellLinesOf = (file: string) =>
+    [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1].split('\n')).map((line) => line.replace(/\s+#.*$/, '').trim());
+  const readmeLines = shellLinesOf('README.md');
+  const shellLines = [...readmeLines, ...shellLinesOf('docs/reference.md')];
   // A command may start with variables set for it: the command is what follows them.
   const runLines = shellLines.filter((line) => line.includes('npx las-conformance run')).map((line) => line.slice(line.indexOf('npx las-conformance run')));
   /** The flags that would put a token on the command line, where every process on the machine sees it. */
@@ -180,8 +183,15 @@ describe("the README's run commands", () => {
     }
   });
 
+  it('start with the two commands the README gives: npm start runs the suite against the embedded reference server, npm test every test', () => {
+    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(readmeLines).toEqual(expect.arrayContaining(['npm ci && npm start', 'npm ci && npm test']));
+    expect(scripts.start).toContain(' run --reference-server');
+    expect(scripts.test).toContain('vitest run');
+  });
+
   it('give a target in the variables the README exports, tokens among them', () => {
-    const exported = shellLines.filter((line) => line.startsWith('export ')).flatMap((line) => line.slice('export '.length).split(/\s+/).map((word) => word.split('=')[0]));
+    const exported = readmeLines.filter((line) => line.startsWith('export ')).flatMap((line) => line.slice('export '.length).split(/\s+/).map((word) => word.split('=')[0]));
     expect(exported).toEqual(expect.arrayContaining(['LAS_BASE_URL', 'LAS_SESSION_TOKEN', 'LAS_PAT', 'LAS_FORBIDDEN_TOKEN', 'LAS_OWNER_USER_ID', 'LAS_COLLECTION_ITEM_ID']));
   });
 });

@@ -2,11 +2,10 @@
 // verdict first, then the target and the run, the requirements that need attention with their
 // evidence (request, response status, expected and actual, curl with a copy button), and every
 // requirement of the catalogue in one table. It renders conformance.json and nothing else.
-import { generatedHtml } from './generated.ts';
+import { generatedRows, generatedSummaryLine } from './generated.ts';
 import { LEVELS } from '../contract/index.ts';
-import type { CertificationRecord, RecordedEvidence, RequirementRecord } from './record.ts';
-import { acceptedRequirements, evidenceShortestFirst, exchangeText, failsGate, firstFinding, gateAcceptance, omittedCount, reasonText, runVerdictOf, shownVerdict, verdictOf, verdictReasonShown, type GateAcceptance, type RequirementVerdictName } from './requirement-outcomes.ts';
-import { gateToolsUsed } from './record.ts';
+import type { CertificationRecord, GeneratedRecord, RecordedEvidence, RequirementRecord } from './record.ts';
+import { acceptedRequirements, evidenceShortestFirst, exchangeText, failsGate, firstFinding, gateAcceptance, gateToolsUsed, omittedCount, reasonText, runVerdictOf, shownVerdict, verdictOf, verdictReasonShown, type GateAcceptance, type RequirementVerdictName } from './requirement-outcomes.ts';
 import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
 
 type ShownVerdict = RequirementVerdictName | GateAcceptance['kind'];
@@ -27,7 +26,7 @@ function verdictClass(verdict: ShownVerdict): string {
 }
 
 /** Text as HTML content or attribute value. */
-export function escape(value: string): string {
+function escape(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
@@ -340,6 +339,18 @@ export function wrappedCurl(curl: string): string {
   }
   parts.push(current);
   return parts.join(' \\\n  ');
+}
+
+/** The body of the HTML report's section on generated inputs. */
+export function generatedHtml(generated: GeneratedRecord): string {
+  const rows = generatedRows(generated).map(({ operation, requirement }) => {
+    const example = requirement.counterexample;
+    const detail = example
+      ? `${escape(example.message)} (<code>${escape(example.method)} ${escape(example.path.length > 300 ? `${example.path.slice(0, 300)}…` : example.path)}</code> → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps)<pre style="white-space: pre-wrap; word-break: break-all">${escape(example.curl)}</pre>`
+      : '';
+    return `<tr class="${requirement.verdict}"><td><code>${escape(operation.operation)}</code></td><td><code>${escape(requirement.id)}</code></td><td>${requirement.verdict}</td><td class="number">${requirement.inputs}</td><td>${detail}</td></tr>`;
+  });
+  return `<p>${escape(generatedSummaryLine(generated))}.</p><table><thead><tr><th>Operation</th><th>Requirement</th><th>Verdict</th><th>Inputs</th><th>Minimal input</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function section(id: string, title: string, body: string): string {

@@ -13,9 +13,9 @@ import type { TargetSettings } from '../targets/target.ts';
 import { blockingLevels, ENVELOPE_FILE, failLevelOfMetadata, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
-import { failedRequirementsConsole, notRunConsole } from './console-summary.ts';
+import { consoleHeading, consoleSummary, failedRequirementsConsole, notRunConsole, summaryMarkdown, type ReportPaths } from './console-summary.ts';
 import { envelopeText, keyId, readSigningKey, signRecord, UNSIGNED_RECORD, type DsseEnvelope, type RecordSignature } from './attestation.ts';
-import { buildRecord, consoleHeading, consoleSummary, summaryMarkdown, type CertificationRecord, type CaseOutcome, type GatePolicy, type ReportPaths, type RunContext, type Selection } from './record.ts';
+import { buildRecord, type CertificationRecord, type CaseOutcome, type GatePolicy, type RunContext, type Selection } from './record.ts';
 import { writeRecordRenderings } from './record-renderings.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
 

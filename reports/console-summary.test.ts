@@ -2,9 +2,8 @@
 // run, with their ids and the flag or variable that gives what was missing.
 import { describe, expect, it } from 'vitest';
 import { NO_FORBIDDEN_TOKEN, noFixturesReason } from '../suites/operations.ts';
-import { notRunConsole } from './console-summary.ts';
+import { notRunConsole, summaryMarkdown } from './console-summary.ts';
 import { caseOutcome, recordOf } from './record-fixtures.ts';
-import { summaryMarkdown } from './record.ts';
 
 const FIXTURES_REASON = noFixturesReason(['ownerUserId']);
 

@@ -2,8 +2,14 @@
 // the gate with its first finding and the curl line that reproduces it, so the next step is on
 // the screen and not only in a report file; failures a waiver or the baseline accepts are listed
 // apart, each with why; the requirements the run did not run, each reason with what supplies it.
-import type { CertificationRecord } from './record.ts';
-import { acceptedRequirements, blockingRequirements, findingText, firstFinding, judgedText, notRunReasons } from './requirement-outcomes.ts';
+// Then the record in short: the console's closing lines (verdict, counts, where the reports are)
+// and summary.md, which says the same in Markdown.
+import { relative } from 'node:path';
+import type { Level } from '../contract/index.ts';
+import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
+import { generatedSummaryLine } from './generated.ts';
+import type { CertificationRecord, RequirementRecord, RequirementVerdict } from './record.ts';
+import { acceptedRequirements, blockingRequirements, findingText, firstFinding, gateToolsUsed, judgedText, notRunReasons, targetText, verdictReasonShown } from './requirement-outcomes.ts';
 
 /** What keeps the verdict from passed besides failures: each reason a requirement was not run, with the ids, and what a partial run may do. */
 export function notRunConsole(record: CertificationRecord): string {
@@ -33,4 +39,131 @@ export function failedRequirementsConsole(record: CertificationRecord): string {
   }
   lines.push('To reproduce a finding, export LAS_BASE_URL and the credentials it names (LAS_SESSION_TOKEN, LAS_PAT, LAS_FORBIDDEN_TOKEN) and run its curl line.');
   return `${lines.join('\n')}\n`;
+}
+
+// --- The record in short: the console's closing lines and summary.md ------------------------
+
+export interface ReportPaths {
+  conformance: string;
+  summary: string;
+  junit?: string;
+  html?: string;
+}
+
+const VERDICT_WORDS: Record<RequirementVerdict, string> = { passed: 'passed', failed: 'failed', warning: 'warning', 'not-run': 'not run' };
+
+function tallyLine(record: CertificationRecord): string {
+  const level = (name: Level, words: [RequirementVerdict, string][]) =>
+    `${name} ${words.filter(([verdict]) => record.tally[name][verdict] > 0 || verdict === 'passed').map(([verdict, word]) => `${record.tally[name][verdict]} ${word}`).join(', ')}`;
+  return [
+    level('MUST', [['passed', 'passed'], ['failed', 'failed'], ['not-run', 'not run']]),
+    level('SHOULD', [['passed', 'passed'], ['warning', 'warned'], ['not-run', 'not run']]),
+    level('INFO', [['passed', 'recorded'], ['not-run', 'not run']]),
+  ].join(' · ');
+}
+
+/** The requirements whose cases ran but judged nothing, by id, or undefined when there are none. */
+function notExercisedLine(record: CertificationRecord): string | undefined {
+  const ids = record.requirements.filter((r) => r.notExercised).map((r) => r.id);
+  if (ids.length === 0) return undefined;
+  return `not exercised: ${ids.join(', ')} (their cases ran, but no exchange gave a check that can break them anything to judge)`;
+}
+
+function casesLine(record: CertificationRecord): string {
+  const { total, passed, failed, notRun } = record.cases;
+  return `${total} cases: ${passed} passed, ${failed} failed, ${notRun} not run`;
+}
+
+/** The console's first line about the record: which target it certifies, and whether it is signed. */
+export function consoleHeading(record: CertificationRecord, signature: RecordSignature = UNSIGNED_RECORD): string {
+  return `Target: ${targetText(record)}\nRecord: ${signatureText(signature)}\n`;
+}
+
+/** The console's closing lines: verdict first, then counts, then where the reports are. */
+export function consoleSummary(record: CertificationRecord, paths: ReportPaths, cwd: string): string {
+  const show = (path: string) => (relative(cwd, path).startsWith('..') ? path : relative(cwd, path));
+  const lines = [
+    `Verdict: ${record.verdict.toUpperCase()}: ${verdictReasonShown(record)}`,
+    ...(gateToolsUsed(record) ? [`Gate: ${record.gate.result.toUpperCase()}: ${record.gate.reason}`] : []),
+    `Cases: ${casesLine(record)} (${(record.durationMs / 1000).toFixed(1)} s)`,
+    `Requirements: ${tallyLine(record)}`,
+    ...optional(notExercisedLine(record), (line) => `  ${line}`),
+    'Reports:',
+    ...[paths.conformance, paths.summary, paths.junit, paths.html].filter((p): p is string => p !== undefined).map((p) => `  ${show(p)}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function optional(line: string | undefined, shape: (line: string) => string): string[] {
+  return line === undefined ? [] : [shape(line)];
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+}
+
+function firstEvidence(r: RequirementRecord): string {
+  const e = firstFinding(r);
+  if (!e) return r.reason ?? '';
+  const where = e.method ? ` (\`${e.method} ${e.path}\`${e.status !== undefined ? ` → ${e.status}` : ''})` : '';
+  const more = r.evidence.length + (r.evidenceOmitted ?? 0) - 1;
+  return `${e.message}${where}${more > 0 ? `; ${more} more` : ''}`;
+}
+
+function table(rows: RequirementRecord[], lastColumn: string, lastCell: (r: RequirementRecord) => string): string[] {
+  return [`| Requirement | Level | Section | Verdict | Judged | Broken | ${lastColumn} |`, '|---|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.id} | ${r.level} | ${r.section} | ${VERDICT_WORDS[r.verdict]} | ${r.judged} | ${r.broken} | ${cell(lastCell(r))} |`)];
+}
+
+function acceptedTable(accepted: ReturnType<typeof acceptedRequirements>): string[] {
+  return ['| Requirement | Level | Section | Accepted as | Why | First finding |', '|---|---|---|---|---|---|', ...accepted.map(({ requirement: r, acceptance }) => `| ${r.id} | ${r.level} | ${r.section} | ${acceptance.kind} | ${cell(acceptance.why)} | ${cell(firstEvidence(r))} |`)];
+}
+
+/** Each reason requirements were not run, with their ids, as the console lists them. */
+function notRunMarkdown(record: CertificationRecord): string[] {
+  const reasons = notRunReasons(record);
+  if (reasons.length === 0) return [];
+  const partial = record.gate.result === 'incomplete' ? ['', 'Give what each reason names, or pass `--allow-partial` to accept a partial run (the record then says so).'] : [];
+  return ['', `Not run (${record.notRun.length}), so the run cannot pass them:`, '', ...reasons.map(({ reason, ids }) => `- ${ids.join(', ')}: ${cell(reason)}`), ...partial];
+}
+
+/** summary.md: the verdict and the target first, then what failed or did not run, then warnings and observations. */
+export function summaryMarkdown(record: CertificationRecord, signature: RecordSignature = UNSIGNED_RECORD): string {
+  const accepted = acceptedRequirements(record);
+  const failedOrNotRun = record.requirements.filter((r) => (r.verdict === 'failed' || r.verdict === 'not-run') && !accepted.some((a) => a.requirement === r));
+  const warnings = record.requirements.filter((r) => r.verdict === 'warning');
+  const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);
+  const lines = [
+    `# Conformance verdict: ${record.verdict.toUpperCase()}`,
+    '',
+    `Target: \`${record.target.baseUrl}\`${record.target.embedded ? ' (the embedded reference server)' : ''}. Record: **${signatureText(signature)}**.`,
+    '',
+    `${verdictReasonShown(record)}.`,
+    ...notRunMarkdown(record),
+    ...(gateToolsUsed(record) ? ['', `Gate: **${record.gate.result}**: ${record.gate.reason}.`] : []),
+    '',
+    `- ${record.spec.title} ${record.spec.version}, checked by ${record.kit.name} ${record.kit.version}; ${record.failLevel} findings fail the run`,
+    `- ${record.startedAt} to ${record.finishedAt} (${(record.durationMs / 1000).toFixed(1)} s), ${casesLine(record)}`,
+    `- Requirements: ${tallyLine(record)}`,
+    ...optional(notExercisedLine(record), (line) => `- ${line[0].toUpperCase()}${line.slice(1)}`),
+    '',
+    '## Failed and not-run requirements',
+    '',
+    ...(failedOrNotRun.length > 0 ? table(failedOrNotRun, 'Evidence or reason', firstEvidence) : ['None.']),
+    '',
+    ...(accepted.length > 0
+      ? ['## Failures the gate accepts', '', ...acceptedTable(accepted), '']
+      : []),
+    '## Warnings',
+    '',
+    ...(warnings.length > 0 ? table(warnings, 'Evidence', firstEvidence) : ['None.']),
+    '',
+    '## Observations',
+    '',
+    ...(observations.length > 0 ? observations.map((r) => `- ${r.id} (section ${r.section}): ${cell(firstFinding(r)!.message)}`) : ['None.']),
+    '',
+    ...(record.generated ? ['## Generated inputs', '', `${generatedSummaryLine(record.generated)}.`, ''] : []),
+    'Each failure in `conformance.json` carries a `curl` line; export `LAS_BASE_URL`, `LAS_SESSION_TOKEN`, `LAS_PAT` (and `LAS_FORBIDDEN_TOKEN`) to run it.',
+    '',
+  ];
+  return lines.join('\n');
 }

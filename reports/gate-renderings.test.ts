@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { junitCases, readJunit, redCases } from '../test-support/junit.ts';
 import { certificationHtml } from './certification-html.ts';
-import { failedRequirementsConsole } from './console-summary.ts';
+import { consoleSummary, failedRequirementsConsole, summaryMarkdown } from './console-summary.ts';
 import { githubAnnotations } from './github.ts';
-import { consoleSummary, summaryMarkdown, type CertificationRecord, type GatePolicy } from './record.ts';
+import type { CertificationRecord, GatePolicy } from './record.ts';
 import { caseOutcome, failedRun, findingOf, recordOf } from './record-fixtures.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 

@@ -7,7 +7,7 @@ import type { GeneratedOperation } from '../run-protocol/index.ts';
 import { certificationHtml } from './certification-html.ts';
 import { generatedRecord } from './generated.ts';
 import { failedRun } from './record-fixtures.ts';
-import { summaryMarkdown } from './record.ts';
+import { summaryMarkdown } from './console-summary.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 import { contractSha256 } from './run-context.ts';
 import { recordProblems } from './verify.ts';

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificationHtml } from './certification-html.ts';
-import { failedRequirementsConsole } from './console-summary.ts';
+import { consoleHeading, consoleSummary, failedRequirementsConsole, summaryMarkdown } from './console-summary.ts';
 import { diffMarkdown, diffRecords } from './diff.ts';
 import { reportToGithub } from './github.ts';
-import { consoleHeading, consoleSummary, summaryMarkdown, type CertificationRecord } from './record.ts';
+import type { CertificationRecord } from './record.ts';
 import { caseOutcome, findingOf, recordOf } from './record-fixtures.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 

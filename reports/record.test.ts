@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createAjv, loadContract } from '../contract/index.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
-import { buildRecord, consoleSummary, MAX_EVIDENCE, PROXY_ONLY_REASON, summaryMarkdown, UNCOVERED_REASON, type CaseOutcome, type GatePolicy, type RecordInput } from './record.ts';
+import { consoleSummary, summaryMarkdown } from './console-summary.ts';
+import { buildRecord, MAX_EVIDENCE, PROXY_ONLY_REASON, UNCOVERED_REASON, type CaseOutcome, type GatePolicy, type RecordInput } from './record.ts';
 
 const contract = loadContract();
 const validateRecord = createAjv().compile(JSON.parse(readFileSync(new URL('conformance.schema.json', import.meta.url), 'utf8')) as object);

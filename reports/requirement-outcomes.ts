@@ -152,3 +152,9 @@ export function evidenceShortestFirst(requirement: Pick<RequirementRecord, 'evid
 export function firstFinding(requirement: Pick<RequirementRecord, 'evidence'>): RecordedEvidence | undefined {
   return evidenceShortestFirst(requirement)[0];
 }
+
+/** True when waivers, a baseline or --allow-partial had a say, so the gate's result needs its own line. */
+export function gateToolsUsed(record: CertificationRecord): boolean {
+  const { gate } = record;
+  return gate.waived.length > 0 || gate.expiredWaivers.length > 0 || gate.baseline !== undefined || (gate.allowPartial && record.verdict === 'incomplete');
+}

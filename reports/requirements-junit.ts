@@ -6,7 +6,7 @@
 // accepted failure's findings stay in its output). Observations and warnings are listed once per
 // message. Rendered from the certification record alone. A run that generated inputs adds a test suite of them, a test case per operation and requirement.
 import { LEVELS } from '../contract/index.ts';
-import { generatedJunitSuite } from './generated.ts';
+import { generatedRows } from './generated.ts';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
 import { evidenceShortestFirst, failsGate, findingText, firstFinding, gateAcceptance, groupedEvidence, omittedCount, reasonText, shownVerdict, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
 
@@ -118,15 +118,32 @@ export function requirementsJunit(record: CertificationRecord): string {
   return [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="${attribute(name)}" ${countAttributes(total)} time="${seconds}">`, ...suites, ...(generated ? [generated.xml] : []), `</testsuites>`, ''].join('\n');
 }
 
+/** The <testsuite> of the generated inputs: a test case per operation and requirement, a failure with the minimal input's curl line. */
+export function generatedJunitSuite(record: CertificationRecord): { xml: string; tests: number; failures: number } | undefined {
+  if (!record.generated) return undefined;
+  const rows = generatedRows(record.generated);
+  const cases = rows.map(({ operation, requirement }) => {
+    const open = `    <testcase name="${attribute(`${operation.operation} · ${requirement.id}`)}" classname="generated ${attribute(operation.operation)}" time="0">`;
+    const example = requirement.counterexample;
+    const body = example
+      ? [`      <failure message="${attribute(`${requirement.id}: ${example.message} | reproduce: ${example.curl}`)}" type="generated">${text(`${example.method} ${example.path} → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps\n${example.curl}`)}</failure>`]
+      : [`      <system-out>${text(`${requirement.inputs} generated inputs judged`)}</system-out>`];
+    return [open, ...body, '    </testcase>'].join('\n');
+  });
+  const failures = rows.filter((r) => r.requirement.verdict === 'failed').length;
+  const xml = [`  <testsuite name="${attribute(`generated inputs (seed ${record.generated.seed})`)}" tests="${rows.length}" failures="${failures}" errors="0" skipped="0" time="0" timestamp="${attribute(record.startedAt)}">`, ...cases, '  </testsuite>'].join('\n');
+  return { xml, tests: rows.length, failures };
+}
+
 // Characters XML 1.0 cannot hold at all, even escaped.
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 /** Text as XML content. */
-export function text(value: string): string {
+function text(value: string): string {
   return value.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** Text as an XML attribute value. */
-export function attribute(value: string): string {
+function attribute(value: string): string {
   return text(value).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
 }
