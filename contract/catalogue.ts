@@ -1,7 +1,7 @@
 // The requirement catalogue as written (schemas/requirements.yaml): requirements, and entries that
 // instantiate requirement templates for one operation. The rules every list follows are written
 // once, as templates bound to roles; each list takes them by one entry naming them.
-import type { OperationRole } from './contract.ts';
+import type { OperationRole } from './operation.ts';
 import type { Requirement } from './types.ts';
 
 /** A requirement written once for every operation that takes it: its id is `{prefix}-{name}`. */

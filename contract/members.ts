@@ -1,7 +1,7 @@
 // Enumerates, from the schemas, every typed member of a request body with its JSON type, so
 // type-mismatch cases are generated rather than hand-written: a new schema member brings its
 // own cases.
-import type { Operation } from './contract.ts';
+import type { Operation } from './operation.ts';
 import { escapeToken, unescapeToken } from './resolve.ts';
 
 export type JsonType = 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';

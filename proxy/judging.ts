@@ -14,6 +14,7 @@ import { HEAP_SLACK_BODIES, HeapBound } from './heap-bound.ts';
 import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import type { Publisher } from './publisher.ts';
+import type { ShedReason } from './sheds.ts';
 
 export interface JudgingParts {
   contract: Contract;
@@ -31,7 +32,6 @@ export interface JudgingParts {
 }
 
 /** Why an exchange went unjudged (las_proxy_exchanges_shed_total's reason). */
-export type ShedReason = 'backlog' | 'client-share';
 
 /** Exchanges one client may have waiting for the judging thread: a quarter of its backlog. */
 export const CLIENT_BACKLOG_SHARE = JUDGE_BACKLOG_LIMITS.exchanges / 4;

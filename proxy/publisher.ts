@@ -8,9 +8,8 @@ import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { NOT_VALIDATED_RULES, notJudgedFinding, operationLabel, repeatKind, type JudgingFailure } from './judge.ts';
 import type { ProxyMetrics } from './metrics.ts';
-import type { ShedReason } from './judging.ts';
 import { REPEAT_INTERVAL_MS, RepeatFolder } from './repeats.ts';
-import { ShedTally } from './sheds.ts';
+import { ShedTally, type ShedReason } from './sheds.ts';
 import { partyOf, violationRecord, type ExchangeIdentity, type ViolationRecord, type ViolationsLog } from './violations.ts';
 
 /** Characters of a request's path and query written on a log line (a client may send 16 KB of query). */

@@ -3,7 +3,9 @@
 // interval ends one line per tally says how many there were and how many body bytes they carried.
 // The log so names every exchange whose findings it cannot hold. The tallies of an interval are
 // bounded: past SHED_TALLIES_MAX, clients are folded into one line per operation and reason.
-import type { ShedReason } from './judging.ts';
+
+/** Why an exchange was relayed unjudged: the backlog was full, or its client held its share of it. */
+export type ShedReason = 'backlog' | 'client-share';
 
 /** A line of the violations log standing for exchanges that went unjudged. Its keys, in this order, are its format. */
 export interface ShedRecord {
