@@ -32,6 +32,8 @@ interface AdmissionReading {
   rewrite: string | null;
   prototypeKey: string | null;
   forwarded: string | null;
+  frameworkReading: string | null;
+  documentMerge: string | null;
 }
 
 const contractHeadersOf = new WeakMap<Contract, ReadonlySet<string>>();
@@ -56,6 +58,8 @@ const admissionChecks: { rule: string; found: keyof AdmissionReading }[] = [
   { rule: 'PROXY-REWRITE-HEADER', found: 'rewrite' },
   { rule: 'PROXY-PROTOTYPE-KEY', found: 'prototypeKey' },
   { rule: 'PROXY-FORWARDED-HEADER', found: 'forwarded' },
+  { rule: 'PROXY-QUERY-READING', found: 'frameworkReading' },
+  { rule: 'PROXY-QUERY-MERGES-DOCUMENT', found: 'documentMerge' },
 ];
 
 /** Headers with which some server frameworks read a request as another method. */
@@ -77,7 +81,7 @@ export const ADMISSION_RULES: readonly string[] = admissionChecks.map((c) => c.r
 /** Findings for what the proxy could not judge as the upstream will read it (empty: it can). */
 export function admissionFindings(contract: Contract, request: AdmissionRequest): Finding[] {
   // One pass over the path, the headers and the query each, whatever the number of checks, into one reading.
-  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathWithoutQuery(request.path)), connectionNames: null, repeated: null, shape: null, number: null, methodOverride: null, separator: null, bodyOnGet: null, rewrite: null, prototypeKey: null, forwarded: null };
+  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathWithoutQuery(request.path)), connectionNames: null, repeated: null, shape: null, number: null, methodOverride: null, separator: null, bodyOnGet: null, rewrite: null, prototypeKey: null, forwarded: null, frameworkReading: null, documentMerge: null };
   readHeaders(contract, request, reading);
   readQuery(request, reading);
   const findings: Finding[] = [];
@@ -153,6 +157,8 @@ interface QueryShapes {
   roots: Set<string>;
   /** Every query key the contract defines, with the JSON type of its value. */
   members: Map<string, string>;
+  /** Lower-case names of the request document's top-level members (`data`), which some frameworks merge query parameters into. */
+  documentMembers: Set<string>;
 }
 
 const shapesByOperation = new WeakMap<Operation, QueryShapes>();
@@ -160,7 +166,7 @@ const shapesByOperation = new WeakMap<Operation, QueryShapes>();
 function queryShapes(operation: Operation): QueryShapes {
   let shapes = shapesByOperation.get(operation);
   if (!shapes) {
-    shapes = { roots: new Set(), members: new Map() };
+    shapes = { roots: new Set(), members: new Map(), documentMembers: new Set(Object.keys((operation.requestBody?.properties ?? {}) as object).map((name) => name.toLowerCase())) };
     for (const parameter of operation.parameters) {
       shapes.roots.add(parameter.name.toLowerCase());
       const properties = parameter.schema.properties as Record<string, Record<string, unknown>> | undefined;
@@ -215,13 +221,18 @@ function readHeaders(contract: Contract, request: AdmissionRequest, reading: Adm
 /**
  * One parse of the query: a `;` (a separator to some servers), a method override (which stands
  * for the request's over a header's), a prototype key, and for an operation's query a member in a
- * shape the contract does not define and a number not written plainly.
+ * shape the contract does not define, a number not written plainly, what the common frameworks'
+ * parsers read otherwise (queryMisreading; a key opening with a bracket; a member given twice)
+ * and a key a framework merges into the request document.
  */
 function readQuery(request: AdmissionRequest, reading: AdmissionReading): void {
   const raw = queryString(request.path);
   if (raw === '') return;
   if (raw.includes(';')) reading.separator = 'the query holds a ;, which some servers read as a separator between parameters';
   const shapes = request.operation ? queryShapes(request.operation) : null;
+  if (shapes !== null) reading.frameworkReading = queryMisreading(raw);
+  // The contract's members seen so far: a handful at most.
+  const given: string[] = [];
   let methodOverride: string | null = null;
   for (const pair of parseQueryPairs(raw)) {
     const name = pair.name.toLowerCase();
@@ -229,14 +240,63 @@ function readQuery(request: AdmissionRequest, reading: AdmissionReading): void {
     if (reading.prototypeKey === null && (PROTOTYPE_KEYS.has(pair.name) || (pair.member !== undefined && PROTOTYPE_KEYS.has(pair.member)))) reading.prototypeKey = `the query key ${pair.name.slice(0, 40)}${pair.member === undefined ? '' : `[${pair.member.slice(0, 40)}]`} names a prototype member`;
     if (shapes === null) continue;
     const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
+    if (reading.frameworkReading === null && key.charCodeAt(0) === 0x5b /* [ */) reading.frameworkReading = `the query key ${key.slice(0, 80)} opens with a bracket: qs reads it as the parameter inside the brackets, the contract as another name`;
+    if (reading.documentMerge === null && shapes.documentMembers.size > 0 && shapes.documentMembers.has(documentRoot(key))) reading.documentMerge = `the query key ${key.slice(0, 80)} names a member of the request document, which Rails-style frameworks merge into the body they read`;
     const kind = shapes.members.get(key);
     if (kind === undefined) {
       if (reading.shape === null && shapes.roots.has(rootOf(key))) reading.shape = `query member ${key.slice(0, 80)} is not one of ${[...shapes.members.keys()].join(', ')}`;
-    } else if (kind === 'number' && reading.number === null && looksNumeric(pair.value) && !PLAIN_INTEGER.test(pair.value)) {
+      continue;
+    }
+    if (given.includes(key)) reading.frameworkReading ??= `${key} is given more than once: qs and node:querystring read a list, URLSearchParams's get the first`;
+    else given.push(key);
+    if (kind === 'number' && reading.number === null && looksNumeric(pair.value) && !PLAIN_INTEGER.test(pair.value)) {
       reading.number = `${key} is ${JSON.stringify(pair.value.slice(0, 40))}, not a plain decimal integer: parsers read it differently`;
     }
   }
   if (methodOverride !== null) reading.methodOverride = methodOverride;
+}
+
+/** The name a query key merges into, as Rack reads it: leading brackets skipped, up to the next bracket (or dot, as other binders read it). */
+function documentRoot(key: string): string {
+  return key.replace(/^[[\]]+/, '').split(/[[\].]/, 1)[0].toLowerCase();
+}
+
+/** How many `&`-separated parts of a query qs (Express 4) and node:querystring (Express 5) read, empty parts counted; the rest they drop. */
+export const QUERY_PARTS_READ_MAX = 1000;
+
+/**
+ * Where the common parsers split or decode a query otherwise than the contract's reading, or
+ * null: more parts than they read, a part qs splits at a `]=` after its first `=` (qs reads
+ * `%5B`/`%5D` as brackets before splitting), a `%` that is no UTF-8 percent-encoding (qs keeps it
+ * as sent, node:querystring and URLSearchParams decode what they can). Each test runs only when
+ * the character it needs is in the query.
+ */
+export function queryMisreading(raw: string): string | null {
+  if (raw.length >= QUERY_PARTS_READ_MAX && partsOf(raw) > QUERY_PARTS_READ_MAX) return `the query has ${partsOf(raw)} parts: qs and node:querystring read only the first ${QUERY_PARTS_READ_MAX}`;
+  const percent = raw.includes('%');
+  if (!percent && !raw.includes(']=')) return null;
+  for (const part of raw.split('&')) {
+    const bracketed = percent ? part.replace(/%5b/gi, '[').replace(/%5d/gi, ']') : part;
+    const bracketEquals = bracketed.indexOf(']=');
+    if (bracketEquals >= 0 && bracketed.indexOf('=') !== bracketEquals + 1) return `the query part ${part.slice(0, 80)} holds a ]= after its first =: qs splits its name there`;
+    if (percent && part.includes('%') && !decodes(part)) return `the query part ${part.slice(0, 80)} holds a % that is no UTF-8 percent-encoding: parsers decode it differently`;
+  }
+  return null;
+}
+
+function partsOf(raw: string): number {
+  let parts = 1;
+  for (let at = raw.indexOf('&'); at >= 0; at = raw.indexOf('&', at + 1)) parts += 1;
+  return parts;
+}
+
+function decodes(part: string): boolean {
+  try {
+    decodeURIComponent(part);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What a scan of a body's member names found, each the first such name or null. */

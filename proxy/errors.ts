@@ -44,6 +44,8 @@ export const REFUSAL_STATUSES: Record<string, number> = {
   'PROXY-REWRITE-HEADER': 400,
   'PROXY-PROTOTYPE-KEY': 400,
   'PROXY-FORWARDED-HEADER': 400,
+  'PROXY-QUERY-READING': 400,
+  'PROXY-QUERY-MERGES-DOCUMENT': 400,
 };
 
 /** Whether enforce mode refuses an exchange for this finding: it breaks the contract, or the proxy could not judge. */
