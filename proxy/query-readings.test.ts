@@ -30,7 +30,7 @@ function forwarded(query: string): boolean {
   const located = locate(contract, 'GET', path);
   const admission = admissionFindings(contract, { method: 'GET', path, rawHeaders: ['Authorization', headers.authorization], operation: located.operation });
   const judged = judgeRequest(contract, 'GET', path, headers, NO_BODY, judgeOptions, located);
-  return refusalOf(judged.findings.concat(admission), 'credential') === null;
+  return refusalOf(contract, judged.findings.concat(admission), 'credential') === null;
 }
 
 /** Each of the operation's parameters as one parser reads it: a member value, a list, an object. */
@@ -133,7 +133,7 @@ test.each(['data[attributes][required]=yes', 'data=x', '[data][attributes][label
   const path = `${createPath}?${query}`;
   const findings = admissionFindings(contract, { method: 'POST', path, rawHeaders: ['Authorization', headers.authorization], operation: locate(contract, 'POST', path).operation });
   expect(findings.map((f) => f.requirement)).toContain('PROXY-QUERY-MERGES-DOCUMENT');
-  expect(refusalOf(findings, 'credential')?.status).toBe(400);
+  expect(refusalOf(contract, findings, 'credential')?.status).toBe(400);
 });
 
 const keys = ['filter[type]', 'page[limit]', 'page[offset]', 'include', '[filter][type]', '[filter]type', '[page][limit]', 'filter[type', 'filter]type[', 'filter[type]]', 'Filter[type]', 'filter.type', 'page[]', 'include[]', 'fil=ter[type]', 'x', 'a]', ''];
