@@ -21,3 +21,5 @@ export { inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolv
 export type * from './types.ts';
 export { pathWithoutQuery, withoutTrailingSlashes } from './validate.ts';
 export type { Located } from './judge.ts';
+export { firstInvalidUtf8, memberNameReading, PROTOTYPE_KEYS, repeatedMemberName, utf8Reading, utf8Text, wholeNumbersWithFraction } from './json-text.ts';
+export type { MemberNameReading, NumberLiteral, Utf8Reading } from './json-text.ts';

@@ -4,7 +4,7 @@
 // member names, `1e1` read as 1). Each check below names one such place. Report mode logs what
 // they find (INFO, direction request) and forwards the request as sent; enforce mode refuses it
 // (errors.ts: REFUSAL_STATUSES), so what reaches the upstream is what was judged.
-import { parseQueryPairs, pathWithoutQuery, queryString, withoutTrailingSlashes, type Contract, type Finding, type Operation } from '../contract/index.ts';
+import { parseQueryPairs, pathWithoutQuery, PROTOTYPE_KEYS, queryString, withoutTrailingSlashes, type Contract, type Finding, type Operation } from '../contract/index.ts';
 
 /** What the checks read of one request. */
 export interface AdmissionRequest {
@@ -70,8 +70,6 @@ const METHOD_OVERRIDE_PARAMETERS = new Set(['_method']);
 const REWRITE_HEADERS = new Set(['x-original-url', 'x-rewrite-url']);
 /** Headers the proxy writes itself under --forwarded-headers: the client's own would pass for the proxy's. */
 const FORWARDED_HEADERS = new Set(['x-forwarded-host', 'x-forwarded-proto', 'forwarded']);
-/** Member and key names JavaScript merges into an object's prototype. */
-export const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 /** Methods whose body the contract never judges, and some servers read anyway. */
 const BODILESS_METHODS = new Set(['GET', 'HEAD']);
 
@@ -296,78 +294,5 @@ function decodes(part: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** What a scan of a body's member names found, each the first such name or null. */
-export interface MemberNameReading {
-  /** A name repeated within one object. */
-  duplicate: string | null;
-  /** A name differing only by case from another of its object. */
-  caseVariant: string | null;
-  /** A name JavaScript merges into the prototype (PROTOTYPE_KEYS). */
-  prototypeKey: string | null;
-}
-
-/** The first object member name repeated within one object of a JSON text, or null. */
-export function duplicateMemberName(text: string): string | null {
-  return memberNameReading(text).duplicate;
-}
-
-/**
- * The member names of a JSON text that parsers and binders read differently: repeated, differing
- * only by case, or naming the prototype. A scanner over the text, with an explicit stack: no
- * recursion, whatever the nesting; one pass, whatever it finds.
- */
-export function memberNameReading(text: string): MemberNameReading {
-  const reading: MemberNameReading = { duplicate: null, caseVariant: null, prototypeKey: null };
-  const stack: ({ names: Set<string>; folded: Set<string> } | null)[] = [];
-  let expectingKey = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      let end = i + 1;
-      let escaped = false;
-      while (end < text.length) {
-        const d = text.charCodeAt(end);
-        if (escaped) escaped = false;
-        else if (d === 0x5c) escaped = true;
-        else if (d === 0x22) break;
-        end += 1;
-      }
-      const top = stack[stack.length - 1];
-      if (expectingKey && top) {
-        const raw = text.slice(i + 1, end);
-        const name = raw.includes('\\') ? safeJsonString(raw) : raw;
-        const folded = name.toLowerCase();
-        if (top.names.has(name)) reading.duplicate ??= name;
-        else if (top.folded.has(folded)) reading.caseVariant ??= name;
-        if (PROTOTYPE_KEYS.has(name)) reading.prototypeKey ??= name;
-        top.names.add(name);
-        top.folded.add(folded);
-        expectingKey = false;
-      }
-      i = end;
-    } else if (c === 0x7b /* { */) {
-      stack.push({ names: new Set(), folded: new Set() });
-      expectingKey = true;
-    } else if (c === 0x5b /* [ */) {
-      stack.push(null);
-      expectingKey = false;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      stack.pop();
-      expectingKey = false;
-    } else if (c === 0x2c /* , */) {
-      expectingKey = stack[stack.length - 1] !== null && stack.length > 0;
-    }
-  }
-  return reading;
-}
-
-function safeJsonString(raw: string): string {
-  try {
-    return JSON.parse(`"${raw}"`) as string;
-  } catch {
-    return raw;
   }
 }
