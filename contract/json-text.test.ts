@@ -92,13 +92,15 @@ describe('repeatedMemberName', () => {
 
 describe('wholeNumbersWithFraction', () => {
   const pointers = new Set(['/meta/total', '/data/0/count']);
-  const cases: { name: string; text: string; found: { pointer: string; literal: string }[] }[] = [
+  const cases: { name: string; text: string; found: { pointer: string; literal: string }[]; at?: ReadonlySet<string> }[] = [
     { name: 'plain integers', text: '{"meta":{"total":10},"data":[{"count":1}]}', found: [] },
     { name: 'a fraction, an exponent and a zero exponent', text: '{"meta":{"total":10.0},"data":[{"count":1},{"count":0e0},{"count":1E+2}]}', found: [{ pointer: '/meta/total', literal: '10.0' }, { pointer: '/data/0/count', literal: '0e0' }, { pointer: '/data/0/count', literal: '1E+2' }] },
     { name: 'a fraction that is not whole (the schema finds it)', text: '{"meta":{"total":1.5}}', found: [] },
     { name: 'a whole number with a fraction elsewhere', text: '{"meta":{"other":1.0,"total":1},"data":[{"count":2,"x":3e0}]}', found: [] },
     { name: 'numbers inside strings', text: '{"meta":{"total":1,"note":":1.0, [1e2"},"data":[{"count":2}]}', found: [] },
     { name: 'a name with an escaped quote before the member', text: '{"meta":{"a\\"":[1.0],"total":2.0}}', found: [{ pointer: '/meta/total', literal: '2.0' }] },
+    { name: 'the member\'s name spelt with a \\u escape', text: '{"meta":{"tot\\u0061l":3.0}}', found: [{ pointer: '/meta/total', literal: '3.0' }] },
+    { name: 'integers as the items of an array', text: '{"sizes":[1,2.0],"other":[3.0]}', found: [{ pointer: '/sizes/0', literal: '2.0' }], at: new Set(['/sizes/0']) },
   ];
-  for (const c of cases) test(c.name, () => expect(wholeNumbersWithFraction(c.text, pointers)).toEqual(c.found));
+  for (const c of cases) test(c.name, () => expect(wholeNumbersWithFraction(c.text, c.at ?? pointers)).toEqual(c.found));
 });

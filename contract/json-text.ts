@@ -5,7 +5,7 @@
 // clients refuse it). Each reading has a cheap test first, so that a body that has none of them
 // costs little more than its parse.
 import { isUtf8 } from 'node:buffer';
-import { escapeToken } from './resolve.ts';
+import { escapeToken, unescapeToken } from './resolve.ts';
 
 /** How a body's bytes read as UTF-8: all of them, or from which byte offset not. */
 export type Utf8Reading = 'valid' | { invalidAt: number };
@@ -159,8 +159,26 @@ function memberCount(value: unknown): number {
   return count;
 }
 
-/** A number with a fraction or exponent where a value begins (after `:`, `[` or `,`): without one, no number of the text has either. */
+const candidatesOf = new WeakMap<ReadonlySet<string>, RegExp>();
+
+/** A number with a fraction or exponent where a value begins (after `:`, `[` or `,`). */
 const FRACTION_OR_EXPONENT = /[:[,]\s*-?\d+(?:\.\d|[eE])/;
+
+/**
+ * A member named as one of the pointers ends, its value a number with a fraction or exponent:
+ * without one (and without a `\u` escape, which could spell such a name), no literal at those
+ * pointers has either. Where a pointer ends in an array's item, any number with a fraction or
+ * exponent. Built once per set of pointers.
+ */
+function candidates(pointers: ReadonlySet<string>): RegExp {
+  let pattern = candidatesOf.get(pointers);
+  if (!pattern && [...pointers].some((pointer) => pointer.endsWith('/0'))) candidatesOf.set(pointers, (pattern = FRACTION_OR_EXPONENT));
+  if (!pattern) {
+    const names = [...new Set([...pointers].map((pointer) => unescapeToken(pointer.slice(pointer.lastIndexOf('/') + 1))))];
+    candidatesOf.set(pointers, (pattern = new RegExp(`"(?:${names.map((name) => JSON.stringify(name).slice(1, -1).replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')).join('|')})"\\s*:\\s*-?\\d+[.eE]`)));
+  }
+  return pattern;
+}
 
 /** A number literal of the text, at the pointer of its value (array indices written 0). */
 export interface NumberLiteral {
@@ -171,11 +189,10 @@ export interface NumberLiteral {
 /**
  * The numbers of a JSON text written with a fraction or exponent whose value is a whole number
  * (`10.0`, `1e1`, `0e0`), at pointers among `pointers` (array indices written 0, as schemaMembers
- * writes them). A scanner with an explicit stack, run only when FRACTION_OR_EXPONENT finds a
- * candidate.
+ * writes them). A scanner with an explicit stack, run only when `candidates` finds one.
  */
 export function wholeNumbersWithFraction(text: string, pointers: ReadonlySet<string>): NumberLiteral[] {
-  if (pointers.size === 0 || !FRACTION_OR_EXPONENT.test(text)) return [];
+  if (pointers.size === 0 || (!candidates(pointers).test(text) && !text.includes('\\u'))) return [];
   const found: NumberLiteral[] = [];
   const stack: { array: boolean; pointer: string; key: string }[] = [];
   let expectingKey = false;
