@@ -164,7 +164,7 @@ const SINGLE: Choice[] = [
     description: 'The list document has no `meta`: `data` alone (and `included` when there is one).',
     warns: [],
     // What only `meta` shows: nothing judges it against this reading.
-    leavesNotRun: ['NG-META-INTEGERS', 'NG-META-TOTAL', 'NG-META-OFFSET-ECHO', 'NG-META-PAGES', 'NG-META-LIMIT-EFFECTIVE', 'NG-META-PAGE-NUMBER', 'NG-META-DEPRECATED-AGREE'],
+    leavesNotRun: ['NG-META-INTEGERS', 'RES-INTEGER-FORM', 'NG-META-TOTAL', 'NG-META-OFFSET-ECHO', 'NG-META-PAGES', 'NG-META-LIMIT-EFFECTIVE', 'NG-META-PAGE-NUMBER', 'NG-META-DEPRECATED-AGREE'],
     conflictsWith: [],
     hooks: [{ listMembers: (members) => withoutMember(members, 'meta') }],
   },

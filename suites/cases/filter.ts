@@ -6,7 +6,7 @@ import type { SuiteCase } from './suite-case.ts';
 
 const [first] = filterValues();
 
-const LIST_DOCUMENT = ['NG-RESPONSE-SHAPE', 'NG-ITEM-SHAPE', 'NG-META-INTEGERS', 'RES-ID-STRING', 'RES-ID-OBJECTID', 'MEDIA-TYPE-RESPONSE'];
+const LIST_DOCUMENT = ['NG-RESPONSE-SHAPE', 'NG-ITEM-SHAPE', 'NG-META-INTEGERS', 'RES-INTEGER-FORM', 'RES-ID-STRING', 'RES-ID-OBJECTID', 'MEDIA-TYPE-RESPONSE'];
 
 const rejectedFilters: { title: string; query?: string }[] = [
   { title: 'no filter' },
