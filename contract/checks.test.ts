@@ -228,7 +228,30 @@ const cases: CheckCase[] = [
 
   { check: 'acceptedWithoutBody', description: 'a create answered 202', exchange: highlightCreation({}, 202), findings: [{ requirement: 'CREATE-202-ACCEPTED', pointer: '' }] },
   { check: 'acceptedWithoutBody', description: 'a create answered 201', exchange: highlightCreation({}, 201, created('Highlight', highlightId, {})), findings: [] },
+
+  { check: 'bodyUtf8', description: 'a body read as bytes, all UTF-8', exchange: answeredWith(listing('filter[type]=user', 200), '{"data":[]}', 'valid'), findings: [], held: ['RES-JSON-UTF8'] },
+  { check: 'bodyUtf8', description: 'a body whose bytes stop being UTF-8 inside a string', exchange: answeredWith(listing('filter[type]=user', 200), '{"data":[],"meta":"\uFFFD"}', { invalidAt: 19 }), findings: [{ requirement: 'RES-JSON-UTF8', pointer: '' }] },
+  { check: 'bodyUtf8', description: 'a body seen only as text (a HAR\'s): not judged', exchange: answeredWith(listing('filter[type]=user', 200), '{"data":[]}'), findings: [], held: [] },
+
+  { check: 'memberNamesUnique', description: 'every name once', exchange: listing('filter[type]=user', 200, page(groups(2))), findings: [], held: ['RES-MEMBER-NAMES-UNIQUE'] },
+  { check: 'memberNamesUnique', description: 'a string holding ": and spaced colons, every name once', exchange: answeredWith(listing('filter[type]=user', 200), '{"data" : [], "meta" : {"note":"a \\":b"}}'), findings: [], held: ['RES-MEMBER-NAMES-UNIQUE'] },
+  { check: 'memberNamesUnique', description: 'meta given twice, the first a string', exchange: answeredWith(listing('filter[type]=user', 200), '{"data":[],"meta":"bogus","meta":{"total":0,"pages":0,"page":1,"offset":0,"limit":10}}'), findings: [{ requirement: 'RES-MEMBER-NAMES-UNIQUE', pointer: '' }] },
+  { check: 'memberNamesUnique', description: 'a name given twice with a space before its colon', exchange: answeredWith(listing('filter[type]=user', 200), '{"data":[],"meta" :{},"meta" :{}}'), findings: [{ requirement: 'RES-MEMBER-NAMES-UNIQUE', pointer: '' }] },
+
+  { check: 'integerForm', description: 'meta written as plain integers, a label that reads 1.0', exchange: listing('filter[type]=user&page[limit]=10&page[offset]=0', 200, page([{ ...groups(1)[0], attributes: { ...groups(1)[0].attributes, label: '1.0' } }], { total: 1, pages: 1, page: 1, offset: 0, limit: 10 })), findings: [], held: ['RES-INTEGER-FORM'] },
+  { check: 'integerForm', description: 'a list without meta: nothing typed integer to judge', exchange: listing('filter[type]=user', 200, page(groups(1))), findings: [], held: [] },
+  {
+    check: 'integerForm',
+    description: 'meta members written 1.0, 1e0 and 0e0',
+    exchange: answeredWith(listing('filter[type]=user&page[limit]=10&page[offset]=0', 200), `{"data":${JSON.stringify(groups(1))},"meta":{"total":1.0,"pages":1e0,"page":1,"offset":0e0,"limit":10}}`),
+    findings: [{ requirement: 'RES-INTEGER-FORM', pointer: '/meta/total' }, { requirement: 'RES-INTEGER-FORM', pointer: '/meta/pages' }, { requirement: 'RES-INTEGER-FORM', pointer: '/meta/offset' }],
+  },
 ];
+
+/** The exchange answered with this body text, read as bytes when `utf8` says how they read. */
+function answeredWith(x: Exchange, bodyText: string, utf8?: Exchange['response']['utf8']): Exchange {
+  return { ...x, response: { ...x.response, headers: jsonApi, bodyText, ...(utf8 === undefined ? {} : { utf8 }) } };
+}
 
 interface CheckRun {
   findings: Finding[];

@@ -6,11 +6,12 @@
 import type { Contract, Operation, OperationRole } from './contract.ts';
 import { carriesCredentials, headerValue } from './credentials.ts';
 import { escapeToken, hasValueAt, resolvePointer } from './resolve.ts';
-import { parsedBody, parseQuery, queryString } from './validate.ts';
+import { parsedBody, parseQuery, queryString, responseDocument } from './validate.ts';
+import { repeatedMemberName, wholeNumbersWithFraction } from './json-text.ts';
 import type { Assessment, Finding, HttpRequest, HttpResponse, Location, ValidateOptions } from './types.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { showValue } from './messages.ts';
-import { serverAttributes } from './members.ts';
+import { schemaMembers, serverAttributes } from './members.ts';
 import { deprecatedMetaMembers, requiredMetaMembers } from './lists.ts';
 
 export interface Exchange {
@@ -523,6 +524,70 @@ const acceptedWithoutBody: ExchangeCheck = {
   run: (contract) => [contract.finding('CREATE-202-ACCEPTED', 'response', { message: 'answered 202 Accepted; the body of 202 is not shown, so body checks were skipped' })],
 };
 
+// How clients read a response's JSON text beyond the value the contract validates (json-text.ts).
+// Section 4 puts every body in a JSON media type; RFC 8259 asks JSON exchanged between systems to
+// be UTF-8 (8.1, a MUST) and the names of one object to be unique (4, a SHOULD). A whole number
+// written `10.0` or `1e1` is an integer to JSON Schema, so the contract holds; typed clients (Go's
+// encoding/json, serde) refuse to decode it into one: a SHOULD.
+
+/** The parsed value of a response's body, when it has one and it is JSON. */
+function parsedResponse(response: HttpResponse): { value: unknown } | undefined {
+  if (!response.bodyText) return undefined;
+  const parsed = parsedBody(response);
+  return parsed.ok ? parsed : undefined;
+}
+
+const bodyUtf8: ExchangeCheck = {
+  name: 'bodyUtf8',
+  appliesTo: (x) => x.response.utf8 !== undefined && parsedResponse(x.response) !== undefined,
+  run(contract, x, _options, verdict) {
+    const utf8 = x.response.utf8!;
+    if (utf8 === 'valid') {
+      verdict.held('RES-JSON-UTF8', 'response');
+      return [];
+    }
+    const actual = `bytes that are not UTF-8 from byte ${utf8.invalidAt}`;
+    return [contract.finding('RES-JSON-UTF8', 'response', { message: `the body holds ${actual}: clients decode them as U+FFFD or refuse the body (RFC 8259 section 8.1)`, expected: 'bytes in UTF-8', actual })];
+  },
+};
+
+const memberNamesUnique: ExchangeCheck = {
+  name: 'memberNamesUnique',
+  appliesTo: (x) => parsedResponse(x.response) !== undefined,
+  run(contract, x, _options, verdict) {
+    const name = repeatedMemberName(x.response.bodyText!, parsedResponse(x.response)!.value);
+    if (name === null) {
+      verdict.held('RES-MEMBER-NAMES-UNIQUE', 'response');
+      return [];
+    }
+    const shown = JSON.stringify(name.slice(0, 40));
+    return [contract.finding('RES-MEMBER-NAMES-UNIQUE', 'response', { message: `the member name ${shown} appears twice in one object: the kit judged the last, clients that keep the first read the other`, expected: 'each name once per object', actual: `${shown} twice` })];
+  },
+};
+
+const integerPointersOf = new WeakMap<object, ReadonlySet<string>>();
+
+/** The pointers of the members a response schema types `integer` (array indices written 0); built once per schema. */
+function integerPointers(schema: Record<string, unknown>): ReadonlySet<string> {
+  let pointers = integerPointersOf.get(schema);
+  if (!pointers) integerPointersOf.set(schema, (pointers = new Set(schemaMembers(schema).filter((m) => m.integer).map((m) => m.pointer))));
+  return pointers;
+}
+
+const integerForm: ExchangeCheck = {
+  name: 'integerForm',
+  appliesTo: (x) => x.operation !== null && parsedResponse(x.response) !== undefined,
+  run(contract, x, _options, verdict) {
+    const document = responseDocument(contract, x.operation, x.response.status);
+    const pointers = document ? integerPointers(document.schema) : new Set<string>();
+    if (pointers.size === 0) return [];
+    const written = wholeNumbersWithFraction(x.response.bodyText!, pointers);
+    const value = parsedResponse(x.response)!.value;
+    if (written.length === 0 && [...pointers].some((pointer) => hasValueAt(value, pointer))) verdict.held('RES-INTEGER-FORM', 'response');
+    return written.map(({ pointer, literal }) => contract.finding('RES-INTEGER-FORM', 'response', { pointer, message: `${pointer} is the integer ${Number(literal)} written ${literal.slice(0, 40)}: typed clients refuse to decode it into an integer`, expected: String(Number(literal)), actual: literal.slice(0, 40) }));
+  },
+};
+
 export const exchangeChecks: ExchangeCheck[] = [
   unauthenticatedNot401,
   invalidAnswered2xx,
@@ -536,6 +601,9 @@ export const exchangeChecks: ExchangeCheck[] = [
   listPageArithmetic,
   createdResourceEchoes,
   acceptedWithoutBody,
+  bodyUtf8,
+  memberNamesUnique,
+  integerForm,
 ];
 
 /** Deep equality that survives pathologically deep documents (a stack overflow counts as unequal). */

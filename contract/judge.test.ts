@@ -49,12 +49,12 @@ describe('assessExchange', () => {
 
   it('says what was judged on a created resource: its shape, ids, media type, echo and status', () => {
     const judged = judgedIds(configRequest({ label: 'Consent' }), created({ label: 'Consent', inUse: false }));
-    expect(judged).toEqual(['AC-ATTRIBUTES-ECHO', 'AC-CREATE-201', 'AC-RESPONSE-INUSE', 'AC-RESPONSE-SHAPE', 'ERR-NO-5XX', 'MEDIA-TYPE-RESPONSE', 'RES-ID-OBJECTID', 'RES-ID-STRING']);
+    expect(judged).toEqual(['AC-ATTRIBUTES-ECHO', 'AC-CREATE-201', 'AC-RESPONSE-INUSE', 'AC-RESPONSE-SHAPE', 'ERR-NO-5XX', 'MEDIA-TYPE-RESPONSE', 'RES-ID-OBJECTID', 'RES-ID-STRING', 'RES-MEMBER-NAMES-UNIQUE']);
   });
 
   it('judges no item, id or meta requirement on an empty list without meta', () => {
     const judged = judgedIds(listRequest, listAnswer({ data: [] }));
-    expect(judged).toEqual(['ERR-NO-5XX', 'MEDIA-TYPE-RESPONSE', 'NG-FILTER-ACCEPTED', 'NG-RESPONSE-SHAPE']);
+    expect(judged).toEqual(['ERR-NO-5XX', 'MEDIA-TYPE-RESPONSE', 'NG-FILTER-ACCEPTED', 'NG-RESPONSE-SHAPE', 'RES-MEMBER-NAMES-UNIQUE']);
   });
 
   it('judges items, ids and meta where the list holds them', () => {

@@ -33,6 +33,8 @@ export interface BodyMember {
   record?: string;
   /** The smallest number the member takes (`minimum`). */
   minimum?: number;
+  /** The schema types it `integer` (types says number): JSON Schema takes 1.0 for one, typed clients do not. */
+  integer?: true;
 }
 
 type Schema = Record<string, unknown>;
@@ -97,6 +99,7 @@ function collect(schema: Schema, pointer: string, required: boolean, out: BodyMe
       ...(merged['x-values-not-shown'] === true ? { valuesNotShown: true } : {}),
       ...(typeof merged['x-record'] === 'string' ? { record: merged['x-record'] } : {}),
       ...(typeof merged.minimum === 'number' ? { minimum: merged.minimum } : {}),
+      ...(merged.type === 'integer' ? { integer: true as const } : {}),
     });
   }
   const requiredNames = new Set((merged.required ?? []) as string[]);

@@ -1,4 +1,5 @@
 // The shapes every part of the kit shares: levels, requirements, findings and exchanges.
+import type { Utf8Reading } from './json-text.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'INFO';
 export type Location = 'request' | 'response' | 'exchange';
@@ -96,6 +97,8 @@ export interface HttpResponse {
   status: number;
   headers: Headers;
   bodyText?: string;
+  /** Whether the body's bytes were UTF-8, when they were read as bytes; absent when only their text was seen (a HAR's text). */
+  utf8?: Utf8Reading;
 }
 
 export interface ValidateOptions {

@@ -123,6 +123,21 @@ const traffic: TrafficCase[] = [
     validate: () => validateGenericResponse(contract, { status: 403, headers: jsonApi, bodyText: '{"errors":[{"title":403}]}' }),
     expected: [{ requirement: 'ERR-OBJECT-MEMBERS', pointer: '/errors/0/title' }],
   },
+  ...[
+    { description: 'a 415 of a create operation', validate: (response: { status: number; headers: Record<string, string>; bodyText: string }) => validateResponse(contract, createAttributeConfig, response) },
+    { description: 'a 415 outside the three operations', validate: (response: { status: number; headers: Record<string, string>; bodyText: string }) => validateGenericResponse(contract, response) },
+  ].flatMap((c) => [
+    {
+      description: `${c.description} sent as application/json with a numeric status: the media type and the status`,
+      validate: () => c.validate({ status: 415, headers: { 'content-type': 'application/json' }, bodyText: '{"errors":[{"status":415}]}' }),
+      expected: [{ requirement: 'MEDIA-TYPE-RESPONSE', pointer: '' }, { requirement: 'ERR-STATUS-STRING', pointer: '/errors/0/status' }],
+    },
+    {
+      description: `${c.description} sent as text/html, not JSON: its media type only`,
+      validate: () => c.validate({ status: 415, headers: { 'content-type': 'text/html' }, bodyText: '<html>415</html>' }),
+      expected: [{ requirement: 'MEDIA-TYPE-RESPONSE', pointer: '' }],
+    },
+  ]),
 ];
 
 describe('validation routes each violation to its requirement', () => {

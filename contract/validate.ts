@@ -298,8 +298,9 @@ export function validateResponse(contract: Contract, operation: Operation, respo
   const document = responseDocument(contract, operation, response.status);
   if (document === undefined || options.bodyOmitted) return findings;
   if (document.routedAs === GENERIC) {
-    // An error status the operation does not list: judged as traffic outside the operations is, when its body is a JSON:API one.
+    // An error status the operation does not list: judged as traffic outside the operations is, when its body is a JSON:API one or an error in JSON.
     if (findings.length === 0) append(findings, genericFindings(contract, 'response', response.status, document.schema, response, options));
+    else if (errorInJson(response)) append(findings, documentFindings(contract, GENERIC, 'response', response.status, document.schema, response, options.includeValues ?? true, options.listedPerShape));
     return findings;
   }
   const includeValues = options.includeValues ?? true;
@@ -342,7 +343,7 @@ export function responseCoverage(contract: Contract, operation: Operation | null
   // What validateResponse validates against a schema: an operation's listed body; by the generic rules, a body in the right media type.
   const document = responseDocument(contract, operation, response.status);
   if (document === undefined) return covered;
-  if (document.routedAs === GENERIC && !(hasBody && mediaTypeFindings(contract, 'response', response.headers).length === 0)) return covered;
+  if (document.routedAs === GENERIC && !(hasBody && (mediaTypeFindings(contract, 'response', response.headers).length === 0 || errorInJson(response)))) return covered;
   const parsed = hasBody ? parsedBody(response) : undefined;
   const pointers = parsed?.ok ? documentPointers(parsed.value) : new Set(['']);
   for (const requirement of contract.requirementsRoutedAt(document.routedAs, 'response', response.status, pointers)) covered.push({ requirement, location: 'response' });
@@ -433,10 +434,20 @@ export function validateGenericResponse(contract: Contract, response: HttpRespon
   return genericFindings(contract, 'response', response.status, responseDocument(contract, null, response.status)!.schema, response, options);
 }
 
-/** A message with a body: its media type, then (when that holds and the body was kept) its envelope. */
+/** A message with a body: its media type, then (when that holds, or it is an error in JSON, and the body was kept) its envelope. */
 function genericFindings(contract: Contract, location: 'request' | 'response', status: number | undefined, schema: Schema, message: HttpRequest | HttpResponse, options: ValidateOptions): Finding[] {
   if ((message.bodyText ?? '').trim() === '' && !options.bodyOmitted) return [];
   const findings = mediaTypeFindings(contract, location, message.headers);
-  if (findings.length > 0 || options.bodyOmitted) return findings;
-  return documentFindings(contract, GENERIC, location, status, schema, message, options.includeValues ?? true, options.listedPerShape);
+  if (options.bodyOmitted || (findings.length > 0 && !(location === 'response' && errorInJson(message as HttpResponse)))) return findings;
+  return findings.concat(documentFindings(contract, GENERIC, location, status, schema, message, options.includeValues ?? true, options.listedPerShape));
+}
+
+/**
+ * An error answer whose body is JSON under another media type (a framework's 415 is often
+ * `application/json`): its error objects are judged all the same, as a listed status's are, so a
+ * numeric `status` in it is found beside the media type. A body that is not JSON is judged by its
+ * media type alone.
+ */
+function errorInJson(response: HttpResponse): boolean {
+  return response.status >= 400 && parsedBody(response).ok;
 }

@@ -4,7 +4,7 @@
 // member names, `1e1` read as 1). Each check below names one such place. Report mode logs what
 // they find (INFO, direction request) and forwards the request as sent; enforce mode refuses it
 // (errors.ts: REFUSAL_STATUSES), so what reaches the upstream is what was judged.
-import { parseQueryPairs, pathWithoutQuery, queryString, withoutTrailingSlashes, type Contract, type Finding, type Operation } from '../contract/index.ts';
+import { parseQueryPairs, pathWithoutQuery, PROTOTYPE_KEYS, queryString, withoutTrailingSlashes, type Contract, type Finding, type Operation } from '../contract/index.ts';
 
 /** What the checks read of one request. */
 export interface AdmissionRequest {
@@ -32,6 +32,8 @@ interface AdmissionReading {
   rewrite: string | null;
   prototypeKey: string | null;
   forwarded: string | null;
+  frameworkReading: string | null;
+  documentMerge: string | null;
 }
 
 const contractHeadersOf = new WeakMap<Contract, ReadonlySet<string>>();
@@ -56,6 +58,8 @@ const admissionChecks: { rule: string; found: keyof AdmissionReading }[] = [
   { rule: 'PROXY-REWRITE-HEADER', found: 'rewrite' },
   { rule: 'PROXY-PROTOTYPE-KEY', found: 'prototypeKey' },
   { rule: 'PROXY-FORWARDED-HEADER', found: 'forwarded' },
+  { rule: 'PROXY-QUERY-READING', found: 'frameworkReading' },
+  { rule: 'PROXY-QUERY-MERGES-DOCUMENT', found: 'documentMerge' },
 ];
 
 /** Headers with which some server frameworks read a request as another method. */
@@ -66,8 +70,6 @@ export const METHOD_OVERRIDE_PARAMETERS: ReadonlySet<string> = new Set(['_method
 export const REWRITE_HEADERS: ReadonlySet<string> = new Set(['x-original-url', 'x-rewrite-url']);
 /** Headers the proxy writes itself under --forwarded-headers: the client's own would pass for the proxy's. */
 const FORWARDED_HEADERS = new Set(['x-forwarded-host', 'x-forwarded-proto', 'forwarded']);
-/** Member and key names JavaScript merges into an object's prototype. */
-export const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 /** Methods whose body the contract never judges, and some servers read anyway. */
 const BODILESS_METHODS = new Set(['GET', 'HEAD']);
 
@@ -77,7 +79,7 @@ export const ADMISSION_RULES: readonly string[] = admissionChecks.map((c) => c.r
 /** Findings for what the proxy could not judge as the upstream will read it (empty: it can). */
 export function admissionFindings(contract: Contract, request: AdmissionRequest): Finding[] {
   // One pass over the path, the headers and the query each, whatever the number of checks, into one reading.
-  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathWithoutQuery(request.path)), connectionNames: null, repeated: null, shape: null, number: null, methodOverride: null, separator: null, bodyOnGet: null, rewrite: null, prototypeKey: null, forwarded: null };
+  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathWithoutQuery(request.path)), connectionNames: null, repeated: null, shape: null, number: null, methodOverride: null, separator: null, bodyOnGet: null, rewrite: null, prototypeKey: null, forwarded: null, frameworkReading: null, documentMerge: null };
   readHeaders(contract, request, reading);
   readQuery(request, reading);
   const findings: Finding[] = [];
@@ -153,6 +155,8 @@ interface QueryShapes {
   roots: Set<string>;
   /** Every query key the contract defines, with the JSON type of its value. */
   members: Map<string, string>;
+  /** Lower-case names of the request document's top-level members (`data`), which some frameworks merge query parameters into. */
+  documentMembers: Set<string>;
 }
 
 const shapesByOperation = new WeakMap<Operation, QueryShapes>();
@@ -160,7 +164,7 @@ const shapesByOperation = new WeakMap<Operation, QueryShapes>();
 function queryShapes(operation: Operation): QueryShapes {
   let shapes = shapesByOperation.get(operation);
   if (!shapes) {
-    shapes = { roots: new Set(), members: new Map() };
+    shapes = { roots: new Set(), members: new Map(), documentMembers: new Set(Object.keys((operation.requestBody?.properties ?? {}) as object).map((name) => name.toLowerCase())) };
     for (const parameter of operation.parameters) {
       shapes.roots.add(parameter.name.toLowerCase());
       const properties = parameter.schema.properties as Record<string, Record<string, unknown>> | undefined;
@@ -215,13 +219,18 @@ function readHeaders(contract: Contract, request: AdmissionRequest, reading: Adm
 /**
  * One parse of the query: a `;` (a separator to some servers), a method override (which stands
  * for the request's over a header's), a prototype key, and for an operation's query a member in a
- * shape the contract does not define and a number not written plainly.
+ * shape the contract does not define, a number not written plainly, what the common frameworks'
+ * parsers read otherwise (queryMisreading; a key opening with a bracket; a member given twice)
+ * and a key a framework merges into the request document.
  */
 function readQuery(request: AdmissionRequest, reading: AdmissionReading): void {
   const raw = queryString(request.path);
   if (raw === '') return;
   if (raw.includes(';')) reading.separator = 'the query holds a ;, which some servers read as a separator between parameters';
   const shapes = request.operation ? queryShapes(request.operation) : null;
+  if (shapes !== null) reading.frameworkReading = queryMisreading(raw);
+  // The contract's members seen so far: a handful at most.
+  const given: string[] = [];
   let methodOverride: string | null = null;
   for (const pair of parseQueryPairs(raw)) {
     const name = pair.name.toLowerCase();
@@ -229,85 +238,61 @@ function readQuery(request: AdmissionRequest, reading: AdmissionReading): void {
     if (reading.prototypeKey === null && (PROTOTYPE_KEYS.has(pair.name) || (pair.member !== undefined && PROTOTYPE_KEYS.has(pair.member)))) reading.prototypeKey = `the query key ${pair.name.slice(0, 40)}${pair.member === undefined ? '' : `[${pair.member.slice(0, 40)}]`} names a prototype member`;
     if (shapes === null) continue;
     const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
+    if (reading.frameworkReading === null && key.charCodeAt(0) === 0x5b /* [ */) reading.frameworkReading = `the query key ${key.slice(0, 80)} opens with a bracket: qs reads it as the parameter inside the brackets, the contract as another name`;
+    if (reading.documentMerge === null && shapes.documentMembers.size > 0 && shapes.documentMembers.has(documentRoot(key))) reading.documentMerge = `the query key ${key.slice(0, 80)} names a member of the request document, which Rails-style frameworks merge into the body they read`;
     const kind = shapes.members.get(key);
     if (kind === undefined) {
       if (reading.shape === null && shapes.roots.has(rootOf(key))) reading.shape = `query member ${key.slice(0, 80)} is not one of ${[...shapes.members.keys()].join(', ')}`;
-    } else if (kind === 'number' && reading.number === null && looksNumeric(pair.value) && !PLAIN_INTEGER.test(pair.value)) {
+      continue;
+    }
+    if (given.includes(key)) reading.frameworkReading ??= `${key} is given more than once: qs and node:querystring read a list, URLSearchParams's get the first`;
+    else given.push(key);
+    if (kind === 'number' && reading.number === null && looksNumeric(pair.value) && !PLAIN_INTEGER.test(pair.value)) {
       reading.number = `${key} is ${JSON.stringify(pair.value.slice(0, 40))}, not a plain decimal integer: parsers read it differently`;
     }
   }
   if (methodOverride !== null) reading.methodOverride = methodOverride;
 }
 
-/** What a scan of a body's member names found, each the first such name or null. */
-export interface MemberNameReading {
-  /** A name repeated within one object. */
-  duplicate: string | null;
-  /** A name differing only by case from another of its object. */
-  caseVariant: string | null;
-  /** A name JavaScript merges into the prototype (PROTOTYPE_KEYS). */
-  prototypeKey: string | null;
+/** The name a query key merges into, as Rack reads it: leading brackets skipped, up to the next bracket (or dot, as other binders read it). */
+function documentRoot(key: string): string {
+  return key.replace(/^[[\]]+/, '').split(/[[\].]/, 1)[0].toLowerCase();
 }
 
-/** The first object member name repeated within one object of a JSON text, or null. */
-export function duplicateMemberName(text: string): string | null {
-  return memberNameReading(text).duplicate;
-}
+/** How many `&`-separated parts of a query qs (Express 4) and node:querystring (Express 5) read, empty parts counted; the rest they drop. */
+export const QUERY_PARTS_READ_MAX = 1000;
 
 /**
- * The member names of a JSON text that parsers and binders read differently: repeated, differing
- * only by case, or naming the prototype. A scanner over the text, with an explicit stack: no
- * recursion, whatever the nesting; one pass, whatever it finds.
+ * Where the common parsers split or decode a query otherwise than the contract's reading, or
+ * null: more parts than they read, a part qs splits at a `]=` after its first `=` (qs reads
+ * `%5B`/`%5D` as brackets before splitting), a `%` that is no UTF-8 percent-encoding (qs keeps it
+ * as sent, node:querystring and URLSearchParams decode what they can). Each test runs only when
+ * the character it needs is in the query.
  */
-export function memberNameReading(text: string): MemberNameReading {
-  const reading: MemberNameReading = { duplicate: null, caseVariant: null, prototypeKey: null };
-  const stack: ({ names: Set<string>; folded: Set<string> } | null)[] = [];
-  let expectingKey = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      let end = i + 1;
-      let escaped = false;
-      while (end < text.length) {
-        const d = text.charCodeAt(end);
-        if (escaped) escaped = false;
-        else if (d === 0x5c) escaped = true;
-        else if (d === 0x22) break;
-        end += 1;
-      }
-      const top = stack[stack.length - 1];
-      if (expectingKey && top) {
-        const raw = text.slice(i + 1, end);
-        const name = raw.includes('\\') ? safeJsonString(raw) : raw;
-        const folded = name.toLowerCase();
-        if (top.names.has(name)) reading.duplicate ??= name;
-        else if (top.folded.has(folded)) reading.caseVariant ??= name;
-        if (PROTOTYPE_KEYS.has(name)) reading.prototypeKey ??= name;
-        top.names.add(name);
-        top.folded.add(folded);
-        expectingKey = false;
-      }
-      i = end;
-    } else if (c === 0x7b /* { */) {
-      stack.push({ names: new Set(), folded: new Set() });
-      expectingKey = true;
-    } else if (c === 0x5b /* [ */) {
-      stack.push(null);
-      expectingKey = false;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      stack.pop();
-      expectingKey = false;
-    } else if (c === 0x2c /* , */) {
-      expectingKey = stack[stack.length - 1] !== null && stack.length > 0;
-    }
+export function queryMisreading(raw: string): string | null {
+  if (raw.length >= QUERY_PARTS_READ_MAX && partsOf(raw) > QUERY_PARTS_READ_MAX) return `the query has ${partsOf(raw)} parts: qs and node:querystring read only the first ${QUERY_PARTS_READ_MAX}`;
+  const percent = raw.includes('%');
+  if (!percent && !raw.includes(']=')) return null;
+  for (const part of raw.split('&')) {
+    const bracketed = percent ? part.replace(/%5b/gi, '[').replace(/%5d/gi, ']') : part;
+    const bracketEquals = bracketed.indexOf(']=');
+    if (bracketEquals >= 0 && bracketed.indexOf('=') !== bracketEquals + 1) return `the query part ${part.slice(0, 80)} holds a ]= after its first =: qs splits its name there`;
+    if (percent && part.includes('%') && !decodes(part)) return `the query part ${part.slice(0, 80)} holds a % that is no UTF-8 percent-encoding: parsers decode it differently`;
   }
-  return reading;
+  return null;
 }
 
-function safeJsonString(raw: string): string {
+function partsOf(raw: string): number {
+  let parts = 1;
+  for (let at = raw.indexOf('&'); at >= 0; at = raw.indexOf('&', at + 1)) parts += 1;
+  return parts;
+}
+
+function decodes(part: string): boolean {
   try {
-    return JSON.parse(`"${raw}"`) as string;
+    decodeURIComponent(part);
+    return true;
   } catch {
-    return raw;
+    return false;
   }
 }

@@ -15,7 +15,12 @@ describe('decodeBody', () => {
     { coding: 'br', raw: brotliCompressSync(text) },
     { coding: 'gzip, br', raw: brotliCompressSync(gzipSync(text)) },
   ];
-  for (const c of cases) test(`undoes ${c.coding ?? 'no coding'}`, () => expect(decodeBody(c.raw, c.coding, 1024)).toEqual({ ok: true, text }));
+  for (const c of cases) test(`undoes ${c.coding ?? 'no coding'}`, () => expect(decodeBody(c.raw, c.coding, 1024)).toEqual({ ok: true, text, utf8: 'valid' }));
+
+  test('reads the decoded bytes as UTF-8 before they become text, with a coding or without', () => {
+    const latin1 = Buffer.from([0x22, 0x63, 0x61, 0x66, 0xe9, 0x22]);
+    for (const [raw, coding] of [[latin1, undefined], [gzipSync(latin1), 'gzip']] as const) expect(decodeBody(raw, coding, 1024)).toEqual({ ok: true, text: '"caf\uFFFD"', utf8: { invalidAt: 4 } });
+  });
 
   test('stops at the limit once decoded', () => {
     expect(decodeBody(gzipSync('x'.repeat(10_000)), 'gzip', 1024)).toEqual({ ok: false, reason: 'body larger than 1024 bytes once decoded', cause: 'size' });
@@ -37,7 +42,7 @@ describe('decodeBody', () => {
     for (const source of texts) {
       for (const windowBits of [16, 18, 20, 22, 24]) {
         const stream = brotliCompressSync(source, { params: { [constants.BROTLI_PARAM_LGWIN]: windowBits } });
-        if (source === text) expect(decodeBody(stream, 'br', 1024 * 1024), `lgwin ${windowBits}`).toEqual({ ok: true, text: source });
+        if (source === text) expect(decodeBody(stream, 'br', 1024 * 1024), `lgwin ${windowBits}`).toEqual({ ok: true, text: source, utf8: 'valid' });
         expect(brotliDecompressSync(narrowedBrotliWindow(stream, source.length)).toString(), `lgwin ${windowBits}, narrowed to the text's length`).toBe(source);
       }
     }
@@ -64,7 +69,7 @@ describe('decodeBody', () => {
   test(`undoes at most ${CONTENT_CODINGS_MAX} codings of one body, identity aside: each may inflate to the bound again`, () => {
     const layered = (count: number) => Array.from({ length: count }, () => 0).reduce<Buffer>((body) => gzipSync(body), Buffer.from(text));
     const codings = (count: number) => ['identity', ...Array.from({ length: count }, () => 'gzip'), 'identity'].join(', ');
-    expect(decodeBody(layered(CONTENT_CODINGS_MAX), codings(CONTENT_CODINGS_MAX), 1024)).toEqual({ ok: true, text });
+    expect(decodeBody(layered(CONTENT_CODINGS_MAX), codings(CONTENT_CODINGS_MAX), 1024)).toEqual({ ok: true, text, utf8: 'valid' });
     expect(decodeBody(layered(CONTENT_CODINGS_MAX + 1), codings(CONTENT_CODINGS_MAX + 1), 1024)).toEqual({ ok: false, reason: `${CONTENT_CODINGS_MAX + 1} content codings, more than the ${CONTENT_CODINGS_MAX} the proxy undoes on one body (each may inflate to the bound again)`, cause: 'coding' });
   });
 

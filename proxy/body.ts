@@ -1,6 +1,7 @@
 // The validation tap: a copy of a body, kept only while it fits the limit, and decoded only
 // for validation. The bytes that reach the client are never touched here.
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { utf8Text, type Utf8Reading } from '../contract/index.ts';
 
 /**
  * Most chunks one body may arrive in and still be kept to judge. A chunk costs a few hundred
@@ -87,7 +88,8 @@ export class BodyTap {
 /** Why a body was not validated: too large (raw or decoded), or in a coding the proxy cannot undo. */
 export type OmissionCause = 'size' | 'coding';
 
-export type DecodedBody = { ok: true; text: string } | { ok: false; reason: string; cause: OmissionCause };
+/** A body decoded: its text, and whether its bytes were UTF-8 (read before decoding them replaces what is not). */
+export type DecodedBody = { ok: true; text: string; utf8: Utf8Reading } | { ok: false; reason: string; cause: OmissionCause };
 
 type Decoder = (input: Buffer, maxOutputLength: number) => Buffer;
 
@@ -210,7 +212,7 @@ function decodeWithoutStack(decoder: Decoder, input: Buffer, maxOutputLength: nu
  */
 export function decodeBody(raw: Buffer, contentEncoding: string | undefined, limit: number): DecodedBody {
   // Most bodies come in no coding at all: nothing to split or undo.
-  if (contentEncoding === undefined || contentEncoding === '') return { ok: true, text: raw.toString('utf8') };
+  if (contentEncoding === undefined || contentEncoding === '') return { ok: true, ...utf8Text(raw) };
   const codings = (contentEncoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '');
   const applied = codings.filter((coding) => coding !== 'identity').length;
   if (applied > CONTENT_CODINGS_MAX) return { ok: false, reason: `${applied} content codings, more than the ${CONTENT_CODINGS_MAX} the proxy undoes on one body (each may inflate to the bound again)`, cause: 'coding' };
@@ -226,5 +228,5 @@ export function decodeBody(raw: Buffer, contentEncoding: string | undefined, lim
       return { ok: false, reason: `the ${coding} body could not be decoded`, cause: 'coding' };
     }
   }
-  return { ok: true, text: bytes.toString('utf8') };
+  return { ok: true, ...utf8Text(bytes) };
 }

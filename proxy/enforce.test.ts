@@ -49,6 +49,8 @@ interface RejectedCase {
   path: string;
   request: RawRequest;
   errors: { code: string; source: Record<string, string> }[];
+  /** The refusal's status, when not 400: the one the catalogue asks the service to refuse such a request with. */
+  status?: number;
 }
 
 const rejectedCases: RejectedCase[] = [
@@ -66,23 +68,31 @@ const rejectedCases: RejectedCase[] = [
     request: { method: 'POST', headers: { 'x-svc-session-token': 'legacy-token-1', 'content-type': MEDIA_TYPE }, body: '{"data": ' },
     errors: [{ code: 'REQ-MALFORMED-JSON', source: {} }],
   },
+  {
+    name: 'a valid document sent as application/json',
+    path: '/attribute-configs',
+    request: { method: 'POST', headers: { ...session, 'content-type': 'application/json' }, body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Fine' } } }) },
+    errors: [{ code: 'MEDIA-TYPE-REQUEST', source: {} }],
+    status: 415,
+  },
 ];
 
 describe('enforce mode refuses a request that breaks the contract', () => {
   for (const c of rejectedCases) {
-    test(`${c.name}: 400 with the findings as error objects, never forwarded`, async () => {
+    const status = c.status ?? 400;
+    test(`${c.name}: ${status} with the findings as error objects, never forwarded`, async () => {
       const before = reached.length;
       const response = await send(`${proxy.baseUrl}${c.path}`, c.request);
-      expect(response.status).toBe(400);
+      expect(response.status).toBe(status);
       expect(reached.length).toBe(before);
       const document = JSON.parse(response.body.toString()) as { errors: { status: string; code: string; source?: Record<string, string> }[] };
       expect(document.errors.map((e) => ({ code: e.code, source: e.source ?? {} }))).toEqual(c.errors);
-      expect(document.errors.every((e) => e.status === '400')).toBe(true);
+      expect(document.errors.every((e) => e.status === String(status))).toBe(true);
       expect(response.headers['las-violations']).toBe(c.errors.map((e) => e.code).join(', '));
       // The proxy's own answer is one the contract accepts for this request.
       const operation = contract.operations.find((o) => c.path.startsWith(o.pathTemplate))!;
       const request = { method: c.request.method ?? 'GET', path: `/v3${c.path}`, headers: c.request.headers as Record<string, string>, bodyText: c.request.body as string | undefined };
-      const answer = { status: 400, headers: response.headers, bodyText: response.body.toString() };
+      const answer = { status, headers: response.headers, bodyText: response.body.toString() };
       const requestFindings = validateRequest(contract, operation, request);
       expect([...validateResponse(contract, operation, answer), ...checkExchange(contract, { operation, request, response: answer, requestFindings })]).toEqual([]);
     });

@@ -3,7 +3,7 @@
 // upstream that failed. The proxy's own codes are stable and live in this one table; a
 // contract finding's code is its requirement id.
 import { MEDIA_TYPE } from '../contract/index.ts';
-import type { Finding } from '../contract/index.ts';
+import type { Contract, Finding } from '../contract/index.ts';
 
 export type UpstreamFailure = 'unreachable' | 'untrusted' | 'reset' | 'invalid' | 'timeout';
 
@@ -44,6 +44,8 @@ export const REFUSAL_STATUSES: Record<string, number> = {
   'PROXY-REWRITE-HEADER': 400,
   'PROXY-PROTOTYPE-KEY': 400,
   'PROXY-FORWARDED-HEADER': 400,
+  'PROXY-QUERY-READING': 400,
+  'PROXY-QUERY-MERGES-DOCUMENT': 400,
 };
 
 /** Whether enforce mode refuses an exchange for this finding: it breaks the contract, or the proxy could not judge. */
@@ -95,14 +97,27 @@ const CREDENTIAL_RULES = new Set(['AUTH-CREDENTIALS-PRESENT', 'AUTH-401-MALFORME
  * nothing else is forwarded, since which operations are public is not shown. Then whatever
  * breaks the contract or cannot be judged is refused: 413 or 415 when that is the reason, else 400.
  */
-export function refusalOf(findings: readonly Finding[], credentials: 'none' | 'malformed' | 'credential'): ErrorAnswer | null {
+export function refusalOf(contract: Contract, findings: readonly Finding[], credentials: 'none' | 'malformed' | 'credential'): ErrorAnswer | null {
   const blocking = findings.filter((f) => refused(f) && !CREDENTIAL_RULES.has(f.requirement));
   if (credentials === 'malformed') return unauthorizedAnswer('the credentials are in none of the three schemes of section 5');
   if (blocking.length === 0) return null;
   if (credentials === 'none') return unauthorizedAnswer('no credentials, on a request the proxy would refuse: section 5 answers 401 before any validation');
-  const statuses = blocking.map((f) => REFUSAL_STATUSES[f.requirement] ?? 400);
+  const statuses = blocking.map((f) => refusalStatus(contract, f.requirement));
   const status = statuses.includes(413) ? 413 : statuses.includes(415) ? 415 : 400;
   return rejectedRequestAnswer(blocking, status);
+}
+
+/**
+ * The status enforce mode refuses a finding with: the proxy's own for what it cannot judge; for a
+ * contract finding, the status the catalogue asks a service to refuse it with when serving it
+ * breaks a requirement of its own (`acceptedBreaks` naming one with `refusedWith`: another
+ * request media type, 415), as the service would; else 400.
+ */
+export function refusalStatus(contract: Contract, requirement: string): number {
+  const own = REFUSAL_STATUSES[requirement];
+  if (own !== undefined) return own;
+  const { acceptedBreaks } = contract.requirement(requirement);
+  return (acceptedBreaks === undefined ? undefined : contract.requirement(acceptedBreaks).refusedWith?.[0]) ?? 400;
 }
 
 function unauthorizedAnswer(detail: string): ErrorAnswer {

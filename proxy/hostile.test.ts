@@ -10,6 +10,7 @@ import { FINDING_LIMITS, loadContract } from '../contract/index.ts';
 import { renderViolationsMarkdown, summarizeViolations } from '../reports/violations-summary.ts';
 import { REQUEST_ID_MAX_LENGTH } from './exchange.ts';
 import { ByteCollector, CHUNKS_KEPT_MAX, CONTENT_CODINGS_MAX, DECODED_BOUNDS } from './body.ts';
+import { QUERY_PARTS_READ_MAX } from './admission.ts';
 import { LOGGED_PATH_MAX } from './publisher.ts';
 import { REPEAT_KINDS_MAX } from './repeats.ts';
 import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
@@ -237,6 +238,10 @@ const unjudgedCases: UnjudgedCase[] = [
   ...['X-Original-URL', 'X-Rewrite-URL'].map((header) => ({ name: `${header}: /v3/attribute-configs on a GET`, target: list, headers: { ...session, [header]: '/v3/attribute-configs' }, status: 400, code: 'PROXY-REWRITE-HEADER' })),
   { name: 'a __proto__ member', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","__proto__":{"inUse":true}}}}', status: 400, code: 'PROXY-PROTOTYPE-KEY' },
   { name: 'a __proto__ query key', target: `${list}&__proto__[admin]=1`, headers: session, status: 400, code: 'PROXY-PROTOTYPE-KEY' },
+  // What qs (Express 4) or node:querystring (Express 5) read otherwise: the required filter past the first 1,000 parts, a key opening with a bracket.
+  { name: `${QUERY_PARTS_READ_MAX} undeclared parameters ahead of the filter`, target: `/v3/notification-groups?${Array.from({ length: QUERY_PARTS_READ_MAX }, (_, i) => `x${i}=1`).join('&')}&filter[type]=portal`, headers: session, status: 400, code: 'PROXY-QUERY-READING' },
+  ...['[page][limit]=100000', '[filter][type]=bogus', '%5Bfilter%5D%5Btype%5D=bogus', '[filter]type=bogus'].map((query) => ({ name: `the query ${query} beside a conforming one`, target: `${list}&${query}`, headers: session, status: 400, code: 'PROXY-QUERY-READING' })),
+  { name: 'a POST whose query names a member of the request document', target: '/v3/attribute-configs?data[attributes][required]=yes', method: 'POST', headers: { ...session, ...json }, body: validCreate, status: 400, code: 'PROXY-QUERY-MERGES-DOCUMENT' },
   ...['X-Forwarded-Host', 'X-Forwarded-Proto', 'Forwarded'].map((header) => ({ name: `the client's own ${header} under --forwarded-headers`, target: list, headers: { ...session, [header]: header === 'Forwarded' ? 'host=evil.example' : 'evil.example' }, status: 400, code: 'PROXY-FORWARDED-HEADER', options: { forwardedHeaders: true } })),
 ];
 

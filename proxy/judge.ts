@@ -2,11 +2,10 @@
 // what only a proxy sees (a body it did not keep, a member name written twice), and hands the
 // exchange to the contract's one judging path (contract/judge.ts); the findings it returns are
 // bounded (boundFindings). Pure: no I/O, no clocks, no state beyond what the caller passes in.
-import { boundFindings, cutFinding, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, UNSPECIFIED_OPERATION } from '../contract/index.ts';
-import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, Level, Located, ValidateOptions } from '../contract/index.ts';
+import { boundFindings, cutFinding, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, memberNameReading, UNSPECIFIED_OPERATION } from '../contract/index.ts';
+import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, Level, Located, Utf8Reading, ValidateOptions } from '../contract/index.ts';
 
 export type { JudgedRequest };
-import { memberNameReading } from './admission.ts';
 import { decodeBody, type OmissionCause } from './body.ts';
 import { headersObject } from './headers.ts';
 
@@ -66,7 +65,7 @@ export function judgeRequest(contract: Contract, method: string, path: string, h
 export function judgeResponse(contract: Contract, request: JudgedRequest, status: number, headers: Headers, body: CapturedBody, options: JudgeOptions): Finding[] {
   if (!request.inApi) return [];
   const text = bodyText(body, headers, options.maxBody);
-  const response: HttpResponse = { status, headers, bodyText: text.bodyText };
+  const response: HttpResponse = { status, headers, bodyText: text.bodyText, ...(text.utf8 === undefined ? {} : { utf8: text.utf8 }) };
   return listed(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, request, response, validateOptions(options, text.omitted))));
 }
 
@@ -156,12 +155,12 @@ interface Omission {
   cause: OmissionCause;
 }
 
-function bodyText(body: CapturedBody, headers: Headers, maxBody: number): { bodyText?: string; omitted?: Omission } {
+function bodyText(body: CapturedBody, headers: Headers, maxBody: number): { bodyText?: string; utf8?: Utf8Reading; omitted?: Omission } {
   if (body.kind === 'none') return {};
   if (body.kind === 'omitted') return { omitted: body };
   const raw = Buffer.isBuffer(body.raw) ? body.raw : Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
   const decoded = decodeBody(raw, headerValue(headers, 'content-encoding'), maxBody);
-  return decoded.ok ? { bodyText: decoded.text } : { omitted: decoded };
+  return decoded.ok ? { bodyText: decoded.text, utf8: decoded.utf8 } : { omitted: decoded };
 }
 
 /** The finding for a body not validated: a request's names why (enforce mode refuses it, 413 or 415); a response's is an observation. */

@@ -259,7 +259,7 @@ export class ValidatingProxy {
     if (this.mode === 'enforce') {
       const request = this.judging.judgedRequest(exchange);
       const findings = request.inApi || exchange.admission.length > 0 ? request.findings.concat(exchange.admission) : request.findings;
-      const refusal = refusalOf(findings, readCredentials(exchange.headers, this.contract.legacyHeader).kind);
+      const refusal = refusalOf(this.contract, findings, readCredentials(exchange.headers, this.contract.legacyHeader).kind);
       if (refusal) {
         exchange.findings = findings;
         // An unread body is not drained: the connection closes after the answer.

@@ -192,7 +192,7 @@ const SINGLE: Choice[] = [
     description: 'The list document has no `meta`: `data` alone (and `included` when there is one).',
     warns: [],
     // What only `meta` shows: nothing judges it against this reading.
-    leavesNotRun: [{ role: 'metaIntegers' }, { role: 'metaTotal' }, { role: 'metaOffsetEcho' }, { role: 'metaPages' }, { role: 'metaLimitEffective' }, { role: 'metaPageNumber' }, { role: 'metaDeprecatedAgree' }],
+    leavesNotRun: [{ role: 'metaIntegers' }, 'RES-INTEGER-FORM', { role: 'metaTotal' }, { role: 'metaOffsetEcho' }, { role: 'metaPages' }, { role: 'metaLimitEffective' }, { role: 'metaPageNumber' }, { role: 'metaDeprecatedAgree' }],
     appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ listMembers: (members) => withoutMember(members, 'meta') }],

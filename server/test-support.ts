@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { judgeExchange as judgeWithContract, loadContract, type Finding, type HttpRequest, type HttpResponse } from '../contract/index.ts';
+import { judgeExchange as judgeWithContract, loadContract, utf8Text, type Finding, type HttpRequest, type HttpResponse } from '../contract/index.ts';
 import { ConformanceCase } from '../suites/case.ts';
 import type { SuiteCase } from '../suites/cases/index.ts';
 import type { TargetClient } from '../suites/client.ts';
@@ -47,11 +47,12 @@ export async function send(baseUrl: string, probe: Probe, dispatcher?: Dispatche
   const response = dispatcher
     ? await dispatcher.request({ origin: url.origin, path, method: probe.method as Dispatcher.HttpMethod, headers: probe.headers, body: probe.body })
     : await undiciRequest(`${url.origin}${path}`, { method: probe.method as Dispatcher.HttpMethod, headers: probe.headers, body: probe.body });
-  const bodyText = await response.body.text();
+  // Read as bytes first, as the suite's client reads them: whether they were UTF-8 is judged too.
+  const { text: bodyText, utf8 } = utf8Text(Buffer.from(await response.body.arrayBuffer()));
   const bodyString = probe.body === undefined ? '' : probe.body.toString();
   return {
     request: { method: probe.method, path, headers: probe.headers ?? {}, bodyText: bodyString },
-    response: { status: response.statusCode, headers: flatHeaders(response.headers), bodyText },
+    response: { status: response.statusCode, headers: flatHeaders(response.headers), bodyText, utf8 },
     json: parsedOrUndefined(bodyText),
   };
 }
@@ -136,7 +137,7 @@ export function directClient(baseUrl: string): TargetClient {
     async transmit(request) {
       try {
         const { response } = await send(baseUrl, { method: request.method, path: request.path, headers: request.headers, ...(request.bodyText === undefined ? {} : { body: request.bodyText }) });
-        return { ok: true, response: { status: response.status, headers: flatHeaders(response.headers), bodyText: response.bodyText ?? '' } };
+        return { ok: true, response: { status: response.status, headers: flatHeaders(response.headers), bodyText: response.bodyText ?? '', ...(response.utf8 === undefined ? {} : { utf8: response.utf8 }) } };
       } catch (error) {
         return { ok: false, failure: (error as Error).message };
       }

@@ -2,6 +2,7 @@
 // answer or, when none came, why, in one sentence. Bounded in time (request timeout) and size
 // (body guard); redirects are not followed, so credentials never travel to another address.
 import type { APIRequest, APIRequestContext } from '@playwright/test';
+import { utf8Text, type Utf8Reading } from '../contract/index.ts';
 import type { Target } from '../targets/target.ts';
 import { startBodyGuard, type BodyGuard, type TunnelProblem } from './body-guard.ts';
 import type { Scrub } from '../run-protocol/secrets.ts';
@@ -19,6 +20,8 @@ export interface ReceivedResponse {
   /** Lower-case names; repeated headers joined with `, `. */
   headers: Record<string, string>;
   bodyText: string;
+  /** Whether the body's bytes were UTF-8 (read before decoding them replaced what was not). */
+  utf8?: Utf8Reading;
 }
 
 /** `silenced`: not sent, the operation having gone silent SILENCE_LIMIT times in a row. */
@@ -87,7 +90,8 @@ async function transmit(context: APIRequestContext, guard: BodyGuard, target: Ta
     // The context keeps each body until disposed; releasing small ones one by one costs a Playwright
     // call per request, so only large ones are released early (the rest go with the context).
     if (body.length > EARLY_RELEASE_BYTES) await response.dispose();
-    return { ok: true, response: { status: response.status(), headers, bodyText: body.toString('utf8') } };
+    const { text, utf8 } = utf8Text(body);
+    return { ok: true, response: { status: response.status(), headers, bodyText: text, utf8 } };
   } catch (error) {
     const problem = guard.problemSince(mark);
     const timedOut = problem === undefined && isTimeout(error as Error);

@@ -3,7 +3,7 @@
 // recorded answer), the proxy's judge and the server's test judge, and each reports what the
 // contract's one judging path found, filtered only by what that caller is about.
 import { describe, expect, it } from 'vitest';
-import { loadContract, MEDIA_TYPE, type Finding } from '../contract/index.ts';
+import { loadContract, MEDIA_TYPE, utf8Text, type Finding } from '../contract/index.ts';
 import { judgeExchange as judgeAsProxy } from '../proxy/judge.ts';
 import { CaseSkipped, judgeExchange as judgeAsServerTests, runSuiteCase } from '../server/test-support.ts';
 import type { Target } from '../targets/target.ts';
@@ -43,7 +43,8 @@ const createdHighlight = (data: Record<string, unknown>) => ({ data: { id: creat
 interface RecordedExchange {
   name: string;
   request: CaseRequest;
-  response: { status: number; headers?: Record<string, string>; body?: unknown; bodyText?: string };
+  /** `bodyBytes`: the body as sent, when its bytes are not all UTF-8 (bodyText cannot hold them). */
+  response: { status: number; headers?: Record<string, string>; body?: unknown; bodyText?: string; bodyBytes?: Buffer };
   /** The requirements the target's side breaks (response and exchange findings, any level). */
   breaks: string[];
 }
@@ -64,6 +65,26 @@ const recorded: RecordedExchange[] = [
     response: { status: 500, headers: { 'content-type': 'text/html' }, bodyText: '<html><body>Internal Server Error</body></html>' },
     breaks: ['ERR-NO-5XX', 'MEDIA-TYPE-RESPONSE'],
   },
+  // Answers clients read otherwise than the value the contract validates.
+  {
+    name: 'a list page holding a byte that is not UTF-8 in a label',
+    request: { operation: list, query: 'filter[type]=portal&page[limit]=5&page[offset]=0', credentials: session },
+    response: { status: 200, bodyBytes: Buffer.concat(JSON.stringify(listPage(1, 1)).split('Group 0').flatMap((part, i) => (i === 0 ? [Buffer.from(`${part}Caf`), Buffer.from([0xe9])] : [Buffer.from(part)]))) },
+    breaks: ['RES-JSON-UTF8'],
+  },
+  {
+    name: 'a list page whose meta is given twice, the first a string',
+    request: { operation: list, query: 'filter[type]=portal&page[limit]=5&page[offset]=0', credentials: session },
+    response: { status: 200, bodyText: JSON.stringify(listPage(1, 1)).replace('"meta":', '"meta":"bogus","meta":') },
+    breaks: ['RES-MEMBER-NAMES-UNIQUE'],
+  },
+  // One such member each: the proxy lists the first finding of a rule, the suite each.
+  ...[['"total":1', '"total":1.0'], ['"offset":0', '"offset":0e0']].map(([plain, written]) => ({
+    name: `a list page whose meta writes ${plain} as ${written}`,
+    request: { operation: list, query: 'filter[type]=portal&page[limit]=5&page[offset]=0', credentials: session },
+    response: { status: 200, bodyText: JSON.stringify(listPage(1, 1)).replace(plain, written) },
+    breaks: ['RES-INTEGER-FORM'],
+  })),
   { name: 'malformed JSON answered 503', request: { operation: createHighlight, credentials: session, bodyText: '{"data":' }, response: { status: 503, body: errors(503) }, breaks: ['ERR-NO-5XX'] },
   { name: 'a valid create answered 200, a success status it does not list', request: { operation: createAttributeConfig, credentials: session, document: attributeConfig({ label: 'Consent' }) }, response: { status: 200, body: createdConfig({ label: 'Consent' }) }, breaks: ['AC-CREATE-201'] },
   { name: 'a valid create answered 422, an error status it does not list', request: { operation: createAttributeConfig, credentials: session, document: attributeConfig({ label: 'Consent' }) }, response: { status: 422, body: errors(422) }, breaks: ['EXCH-STATUS-LISTED'] },
@@ -129,9 +150,14 @@ function replayingClient(response: ReceivedResponse): TargetClient & { sent: Out
   };
 }
 
+/** The recorded answer as the suite's client receives it: read as bytes, as the client reads them. */
 function receivedResponse(recordedResponse: RecordedExchange['response']): ReceivedResponse {
-  const bodyText = recordedResponse.bodyText ?? (recordedResponse.body === undefined ? '' : JSON.stringify(recordedResponse.body));
-  return { status: recordedResponse.status, headers: { ...(bodyText === '' ? {} : { 'content-type': MEDIA_TYPE }), ...recordedResponse.headers }, bodyText };
+  const { text: bodyText, utf8 } = utf8Text(bodyBytes(recordedResponse));
+  return { status: recordedResponse.status, headers: { ...(bodyText === '' ? {} : { 'content-type': MEDIA_TYPE }), ...recordedResponse.headers }, bodyText, utf8 };
+}
+
+function bodyBytes(recordedResponse: RecordedExchange['response']): Buffer {
+  return recordedResponse.bodyBytes ?? Buffer.from(recordedResponse.bodyText ?? (recordedResponse.body === undefined ? '' : JSON.stringify(recordedResponse.body)));
 }
 
 const comparable = ({ requirement, level, location, pointer, message, expected, actual }: Finding) => ({ requirement, level, location, pointer, message, expected, actual });
@@ -144,12 +170,12 @@ interface Judged {
 
 const bytes = (text: string | undefined) => (text === undefined || text === '' ? { kind: 'none' as const } : { kind: 'captured' as const, raw: Buffer.from(text) });
 
-/** What the proxy finds on one exchange a case sent. */
-function judgedByProxy(sent: OutgoingRequest, response: ReceivedResponse): Finding[] {
+/** What the proxy finds on one exchange a case sent (`raw`: the body's bytes, when its text cannot hold them). */
+function judgedByProxy(sent: OutgoingRequest, response: ReceivedResponse, raw?: Buffer): Finding[] {
   const path = `${contract.basePath}${sent.path}`;
   return judgeAsProxy(
     contract,
-    { method: sent.method, path, requestHeaders: sent.headers, requestBody: bytes(sent.bodyText), response: { status: response.status, rawHeaders: Object.entries(response.headers).flat(), body: bytes(response.bodyText) } },
+    { method: sent.method, path, requestHeaders: sent.headers, requestBody: bytes(sent.bodyText), response: { status: response.status, rawHeaders: Object.entries(response.headers).flat(), body: raw === undefined ? bytes(response.bodyText) : { kind: 'captured', raw } } },
     { includeValues: true, maxBody: target.limits.maxBodyBytes },
   ).findings;
 }
@@ -164,7 +190,7 @@ async function judgeEveryWay(exchange: RecordedExchange): Promise<Judged> {
   const [sent] = client.sent;
   const path = `${contract.basePath}${sent.path}`;
   const serverTests = judgeAsServerTests({ request: { method: sent.method, path, headers: sent.headers, bodyText: sent.bodyText }, response, json: undefined });
-  return { suite: conformance.findingsForPeople().findings.map(comparable), proxy: judgedByProxy(sent, response).map(comparable), serverTests: serverTests.map(comparable) };
+  return { suite: conformance.findingsForPeople().findings.map(comparable), proxy: judgedByProxy(sent, response, exchange.response.bodyBytes).map(comparable), serverTests: serverTests.map(comparable) };
 }
 
 describe('one exchange, one verdict: the suite, the proxy and the server tests judge alike', () => {

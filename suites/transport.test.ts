@@ -22,6 +22,10 @@ const behaviours: Record<string, Behaviour> = {
       response.end(JSON.stringify({ meta: { echo: body, authorization: request.headers.authorization } }));
     });
   },
+  '/v3/latin1': (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/vnd.api+json' });
+    response.end(Buffer.concat([Buffer.from('{"meta":{"label":"caf'), Buffer.from([0xe9]), Buffer.from('"}}')]));
+  },
   '/v3/hang': () => undefined,
   '/v3/silent': () => undefined,
   '/v3/reset': (request) => request.socket.destroy(),
@@ -90,6 +94,12 @@ describe('transmit', () => {
   it('delivers a non-JSON answer as it came: judging it is the contract checks\' business', async () => {
     const sent = await client.transmit({ method: 'GET', path: '/html', headers: {} });
     expect(sent).toEqual({ ok: true, response: expect.objectContaining({ status: 200, bodyText: '<html><body>Service Unavailable</body></html>' }) });
+  });
+
+  it('reads the body as bytes first: whether they were UTF-8 survives their decoding', async () => {
+    const [latin1, utf8] = await Promise.all(['/latin1', '/ok'].map((path) => client.transmit({ method: 'GET', path, headers: {} })));
+    expect(latin1).toEqual({ ok: true, response: expect.objectContaining({ bodyText: '{"meta":{"label":"caf\uFFFD"}}', utf8: { invalidAt: 21 } }) });
+    expect(utf8).toEqual({ ok: true, response: expect.objectContaining({ utf8: 'valid' }) });
   });
 
   const failures: { path: string; message: RegExp }[] = [

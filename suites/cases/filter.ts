@@ -8,7 +8,7 @@ import type { SuiteCase } from './suite-case.ts';
 
 /** What every list answer is checked for besides its status: the document, its items, its meta. */
 const LIST_DOCUMENT_ROLES: OperationRole[] = ['responseShape', 'itemShape', 'metaIntegers'];
-const LIST_DOCUMENT = ['RES-ID-STRING', 'RES-ID-OBJECTID', 'MEDIA-TYPE-RESPONSE'];
+const LIST_DOCUMENT = ['RES-INTEGER-FORM', 'RES-ID-STRING', 'RES-ID-OBJECTID', 'MEDIA-TYPE-RESPONSE'];
 
 /** The requirements a served list answer is checked for, for one list. */
 export function listDocumentCovers(operation: Operation): string[] {

@@ -10,7 +10,7 @@ import type { SuiteCase } from './suite-case.ts';
 
 /** Roles of the requirements the contract checks on every list page; a walk exercises all of them. */
 const PAGE_CHECK_ROLES: OperationRole[] = ['metaTotal', 'metaOffsetEcho', 'metaPages', 'pageLength', 'metaIntegers', 'metaLimitEffective', 'metaPageNumber', 'metaDeprecatedAgree', 'metaDeprecatedPresent', 'responseShape', 'itemShape'];
-const PAGE_CHECKS = ['RES-ID-STRING', 'RES-ID-OBJECTID'];
+const PAGE_CHECKS = ['RES-INTEGER-FORM', 'RES-ID-STRING', 'RES-ID-OBJECTID'];
 
 const WALK_LIMITS = [1, 3, 10, 25];
 /** A walk stops here even if the target has more: it judges the items it met. */
