@@ -24,6 +24,7 @@ const traffic: TrafficCase[] = [
   { description: 'a list request with page[offset]=-1', validate: listQuery('filter[type]=user&page[limit]=1&page[offset]=-1'), expected: [{ requirement: 'NG-PAGE-OFFSET-MIN', pointer: 'page[offset]' }] },
   { description: 'a list request with page[offset]=abc', validate: listQuery('filter[type]=user&page[limit]=1&page[offset]=abc'), expected: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page[offset]' }] },
   { description: 'a list request with include as an object', validate: listQuery('filter[type]=user&include[a]=b'), expected: [{ requirement: 'NG-INCLUDE-SHAPE', pointer: 'include' }] },
+  { description: 'a list request with a bare page', validate: listQuery('filter[type]=user&page=2'), expected: [{ requirement: 'NG-PAGE-SHAPE', pointer: 'page' }] },
   {
     description: 'a create request whose body is not JSON',
     validate: () => validateRequest(contract, createAttributeConfig, { method: 'POST', path: '/v3/attribute-configs', headers: { ...credentials, ...jsonApi }, bodyText: '{"data": {' }),
