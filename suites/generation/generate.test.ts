@@ -88,6 +88,19 @@ describe('generation', () => {
     expect(sent).toEqual([]);
   });
 
+  it('what generation judged is judged in the case too: every requirement its summary lists, held or broken, counts in the record', async () => {
+    for (const operation of [list, create]) {
+      const conformance = caseWith(directClient(server.baseUrl), operation);
+      const outcome = await generateForOperation(conformance, job(operation, 5));
+      const exercised = new Map(conformance.exercised().map((e) => [e.requirement, e]));
+      expect(outcome.requirements.length, operation.operationId).toBeGreaterThan(3);
+      for (const requirement of outcome.requirements) {
+        expect(exercised.get(requirement.id)?.judged, `${operation.operationId} ${requirement.id}`).toBeGreaterThan(0);
+        expect(exercised.get(requirement.id)?.broken ?? 0, `${operation.operationId} ${requirement.id}`).toBe(requirement.verdict === 'failed' ? 1 : 0);
+      }
+    }
+  });
+
   it('shares the total budget out evenly, never past an operation\'s own', () => {
     const settings = { inputs: 10, seed: 1, operationBudgetMs: 60_000, totalBudgetMs: 90_000 };
     expect(operationBudgetMs(settings, 3)).toBe(30_000);

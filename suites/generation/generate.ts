@@ -11,7 +11,7 @@ import type { Finding, Level, Operation } from '../../contract/index.ts';
 import type { Counterexample, GeneratedOperation, GeneratedRequirement } from '../../run-protocol/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { NO_ANSWER, type Answer, type ConformanceCase } from '../case.ts';
-import { expectationOf, type Expectation } from './expectations.ts';
+import { expectationOf, serverErrorRequirements, type Expectation } from './expectations.ts';
 import { operationInputs, queryText, type GeneratedInput } from './inputs.ts';
 
 export interface OperationGeneration {
@@ -38,6 +38,8 @@ interface Tally {
   valid: number;
   invalid: number;
   judged: Map<string, number>;
+  /** The first input that failed each requirement, recorded unshrunk when no round was left to shrink it. */
+  firstFailures: Map<string, Trial>;
 }
 
 /** The request a generated input is sent as. */
@@ -59,23 +61,52 @@ function expectationFinding(conformance: ConformanceCase, expectation: Expectati
   return [conformance.contract.finding(expectation.requirement, 'response', { message, expected: own, actual: String(answer.status) })];
 }
 
+/**
+ * What an exchange judged, as generation reads it: an open input judges only whether it was
+ * answered without a 5xx; any other, every judge of the exchange and its own expectation (unless
+ * the answer was a generic status the input was not expected to meet, which judges nothing).
+ */
+function judgedBy(conformance: ConformanceCase, expectation: Expectation, answer: Answer, judged: string[], found: Finding[]): { findings: Finding[]; judged: string[] } {
+  if (expectation.open) {
+    const crash = serverErrorRequirements(conformance.contract);
+    return { findings: answer.status >= 500 ? found : [], judged: judged.filter((id) => crash.has(id)) };
+  }
+  const findings = [...found, ...expectationFinding(conformance, expectation, answer, found)];
+  const ownJudged = expectation.statuses.includes(answer.status) && conformance.contract.genericStatuses.has(answer.status) ? [] : [expectation.requirement];
+  return { findings, judged: [...new Set([...judged, ...ownJudged])] };
+}
+
 async function trial(conformance: ConformanceCase, job: OperationGeneration, input: GeneratedInput, tally: Tally): Promise<Trial> {
   const { query, bodyText } = requestOf(job.operation, input);
   const expectation = expectationOf(conformance.contract, job.operation, query, bodyText);
-  const { answer, findings } = await conformance.exchange({ operation: job.operation, credentials: conformance.credentials.session, ...(query !== undefined ? { query } : {}), ...(bodyText !== undefined ? { bodyText } : {}) });
+  const exchanged = await conformance.exchange({ operation: job.operation, credentials: conformance.credentials.session, ...(query !== undefined ? { query } : {}), ...(bodyText !== undefined ? { bodyText } : {}) });
+  const { answer } = exchanged;
   tally.sent++;
   tally[expectation.valid ? 'valid' : 'invalid']++;
-  if (answer.status === NO_ANSWER) return { answer, failures: findings };
-  const failures = [...findings, ...expectationFinding(conformance, expectation, answer, findings)].filter((f) => job.blocking.includes(f.level));
-  for (const id of new Set([...conformance.requirements, expectation.requirement, ...failures.map((f) => f.requirement)])) tally.judged.set(id, (tally.judged.get(id) ?? 0) + 1);
+  if (answer.status === NO_ANSWER) return { answer, failures: exchanged.findings };
+  const { findings, judged } = judgedBy(conformance, expectation, answer, exchanged.judged, exchanged.findings);
+  const failures = findings.filter((f) => job.blocking.includes(f.level));
+  // A requirement counts as judged where it held; where it broke, the recorded failure counts it.
+  const held = judged.filter((id) => !findings.some((f) => f.requirement === id));
+  conformance.countJudged(held, answer);
+  for (const id of new Set([...held, ...failures.map((f) => f.requirement)])) tally.judged.set(id, (tally.judged.get(id) ?? 0) + 1);
+  for (const failure of failures) if (!tally.firstFailures.has(failure.requirement)) tally.firstFailures.set(failure.requirement, { answer, failures });
   return { answer, failures };
+}
+
+/** Records the findings of `requirement` on a failing input, and its counterexample. */
+function recordFailure(conformance: ConformanceCase, found: Map<string, Counterexample>, requirement: string, failing: Trial, shrinks: number): void {
+  const evidence = failing.failures.filter((f) => f.requirement === requirement);
+  conformance.record(evidence, failing.answer);
+  const { method, path, status, curl } = failing.answer.captured;
+  found.set(requirement, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks });
 }
 
 /** Runs generation for one operation; failures are recorded on `conformance` under their requirements. */
 export async function generateForOperation(conformance: ConformanceCase, job: OperationGeneration): Promise<GeneratedOperation> {
   const started = Date.now();
   const deadline = started + job.budgetMs;
-  const tally: Tally = { sent: 0, valid: 0, invalid: 0, judged: new Map() };
+  const tally: Tally = { sent: 0, valid: 0, invalid: 0, judged: new Map(), firstFailures: new Map() };
   const found = new Map<string, Counterexample>();
   let stopped: string | undefined;
   let noAnswerRecorded = false;
@@ -110,12 +141,10 @@ export async function generateForOperation(conformance: ConformanceCase, job: Op
     // A predicate that threw (the case skipped, say) is no failure of the target: the error goes on.
     if (details.failed && target === undefined && details.errorInstance) throw details.errorInstance;
     if (!details.failed || target === undefined || last === undefined) break;
-    const shrunk: Trial = last;
-    const evidence = shrunk.failures.filter((f) => f.requirement === target);
-    conformance.record(evidence, shrunk.answer);
-    const { method, path, status, curl } = shrunk.answer.captured;
-    found.set(target, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks: details.numShrinks });
+    recordFailure(conformance, found, target, last, details.numShrinks);
   }
+  // A requirement broken by an input no round was left to shrink is recorded as that input broke it.
+  for (const [id, first] of tally.firstFailures) if (!found.has(id)) recordFailure(conformance, found, id, first, 0);
 
   const requirements: GeneratedRequirement[] = [...new Set([...tally.judged.keys(), ...found.keys()])].sort().map((id) => {
     const counterexample = found.get(id);
