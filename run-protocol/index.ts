@@ -186,6 +186,9 @@ export interface GenerationSettings {
   totalBudgetMs: number;
 }
 
+/** Random inputs per operation a run sends after the boundary phase unless told otherwise (`--generate N`; 0 turns generation off). */
+export const DEFAULT_GENERATED_INPUTS = 100;
+
 /** The attachment a generated case leaves: its GeneratedOperation, tokens replaced. */
 export const GENERATION_ATTACHMENT = 'conformance-generated';
 

@@ -48,6 +48,7 @@ export async function runGeneratedCase(generated: GeneratedCase, conformance: Co
     operation: generated.operation,
     fixtures: suite.target.fixtures,
     inputs: settings.inputs,
+    boundary: true,
     seed: settings.seed,
     budgetMs,
     blocking: blockingLevels(suite.failLevel),

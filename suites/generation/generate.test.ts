@@ -55,7 +55,7 @@ function silentClient(sent: OutgoingRequest[]): TargetClient {
   };
 }
 
-const job = (operation: Operation, seed: number, fields: { inputs?: number; budgetMs?: number } = {}) => ({ operation, fixtures: referenceTarget(server.baseUrl).fixtures, inputs: fields.inputs ?? 40, seed, budgetMs: fields.budgetMs ?? 60_000, blocking: ['MUST' as const] });
+const job = (operation: Operation, seed: number, fields: { inputs?: number; budgetMs?: number; boundary?: boolean } = {}) => ({ operation, fixtures: referenceTarget(server.baseUrl).fixtures, inputs: fields.inputs ?? 40, boundary: fields.boundary ?? false, seed, budgetMs: fields.budgetMs ?? 60_000, blocking: ['MUST' as const] });
 
 describe('generation', () => {
   it('the same seed sends the same requests; another seed sends others', async () => {

@@ -7,17 +7,21 @@
 // budget does: each failing requirement gets its own minimal input. The same seed draws the same
 // inputs, so `--seed` replays a run.
 import fc from 'fast-check';
-import type { Finding, Level, Operation } from '../../contract/index.ts';
+import { smallestQuery, type Finding, type Level, type Operation } from '../../contract/index.ts';
 import type { Counterexample, GeneratedOperation, GeneratedRequirement } from '../../run-protocol/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { NO_ANSWER, type Answer, type ConformanceCase } from '../case.ts';
 import { expectationOf, serverErrorRequirements, type Expectation } from './expectations.ts';
+import { contractBoundaries, isPaged, pageBoundaries, totalOf, type BoundaryInput } from './boundary.ts';
 import { operationInputs, queryText, type GeneratedInput } from './inputs.ts';
 
 export interface OperationGeneration {
   operation: Operation;
   fixtures: Fixtures;
+  /** Random inputs after the boundary phase (0: none). */
   inputs: number;
+  /** Whether the boundary phase runs first. */
+  boundary: boolean;
   seed: number;
   budgetMs: number;
   /** The levels whose findings fail an input: the run's fail level and stronger. */
@@ -42,8 +46,14 @@ interface Tally {
   firstFailures: Map<string, Trial>;
 }
 
+/** A generated request as it is sent: its query string, its body. */
+export interface GeneratedRequest {
+  query?: string;
+  bodyText?: string;
+}
+
 /** The request a generated input is sent as. */
-export function requestOf(operation: Operation, input: GeneratedInput): { query?: string; bodyText?: string } {
+export function requestOf(operation: Operation, input: GeneratedInput): GeneratedRequest {
   return {
     ...(input.query !== undefined ? { query: queryText(operation, input.query) } : {}),
     ...(input.document !== undefined ? { bodyText: JSON.stringify(input.document) } : {}),
@@ -76,8 +86,8 @@ function judgedBy(conformance: ConformanceCase, expectation: Expectation, answer
   return { findings, judged: [...new Set([...judged, ...ownJudged])] };
 }
 
-async function trial(conformance: ConformanceCase, job: OperationGeneration, input: GeneratedInput, tally: Tally): Promise<Trial> {
-  const { query, bodyText } = requestOf(job.operation, input);
+async function trial(conformance: ConformanceCase, job: OperationGeneration, request: GeneratedRequest, tally: Tally): Promise<Trial> {
+  const { query, bodyText } = request;
   const expectation = expectationOf(conformance.contract, job.operation, query, bodyText);
   const exchanged = await conformance.exchange({ operation: job.operation, credentials: conformance.credentials.session, ...(query !== undefined ? { query } : {}), ...(bodyText !== undefined ? { bodyText } : {}) });
   const { answer } = exchanged;
@@ -102,34 +112,82 @@ function recordFailure(conformance: ConformanceCase, found: Map<string, Countere
   found.set(requirement, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks });
 }
 
-/** Runs generation for one operation; failures are recorded on `conformance` under their requirements. */
-export async function generateForOperation(conformance: ConformanceCase, job: OperationGeneration): Promise<GeneratedOperation> {
-  const started = Date.now();
-  const deadline = started + job.budgetMs;
-  const tally: Tally = { sent: 0, valid: 0, invalid: 0, judged: new Map(), firstFailures: new Map() };
-  const found = new Map<string, Counterexample>();
-  let stopped: string | undefined;
-  let noAnswerRecorded = false;
-  const inputs = operationInputs(job.operation, job.fixtures);
+/** One operation's generation as it goes: what it sent and found, and whether it stopped. */
+interface Generation {
+  conformance: ConformanceCase;
+  job: OperationGeneration;
+  deadline: number;
+  tally: Tally;
+  found: Map<string, Counterexample>;
+  stopped?: string;
+  noAnswerRecorded: boolean;
+}
 
-  for (let round = 0; round < MAX_ROUNDS && stopped === undefined; round++) {
-    const remaining = deadline - Date.now();
+const budgetRanOut = (job: OperationGeneration) => `its time budget of ${job.budgetMs} ms ran out`;
+
+/** Sends one request; no answer is recorded once, not shrunk (each try would wait out the request timeout), and three in a row stop the operation. */
+async function attempt(g: Generation, request: GeneratedRequest): Promise<Trial | undefined> {
+  const tried = await trial(g.conformance, g.job, request, g.tally);
+  if (tried.answer.status !== NO_ANSWER) return tried;
+  if (!g.noAnswerRecorded) g.conformance.record(tried.failures, tried.answer);
+  g.noAnswerRecorded = true;
+  if (tried.answer.silenced) g.stopped = 'three requests in a row got no answer within the request timeout';
+  return undefined;
+}
+
+/**
+ * A boundary input that failed `requirement`, shrunk: the smallest of its smaller inputs that
+ * still fails it, or the input itself.
+ */
+async function shrinkBoundary(g: Generation, input: BoundaryInput, requirement: string, failed: Trial): Promise<void> {
+  const candidates = input.smaller?.() ?? [];
+  for (const [index, candidate] of candidates.entries()) {
+    if (g.stopped !== undefined || Date.now() > g.deadline) break;
+    const tried = await attempt(g, candidate);
+    if (tried?.failures.some((f) => f.requirement === requirement)) return recordFailure(g.conformance, g.found, requirement, tried, index + 1);
+  }
+  recordFailure(g.conformance, g.found, requirement, failed, 0);
+}
+
+/** Sends boundary inputs in order, shrinking and recording each requirement the first time one fails it. */
+async function sendBoundaries(g: Generation, inputs: BoundaryInput[]): Promise<void> {
+  for (const input of inputs) {
+    if (g.stopped !== undefined) return;
+    if (Date.now() > g.deadline) {
+      g.stopped = budgetRanOut(g.job);
+      return;
+    }
+    const tried = await attempt(g, input);
+    for (const requirement of new Set(tried?.failures.map((f) => f.requirement) ?? [])) if (!g.found.has(requirement)) await shrinkBoundary(g, input, requirement, tried!);
+  }
+}
+
+/** The boundary phase: the contract's boundaries, then, for a paged list, the pages its first answer's total gives. */
+async function boundaryPhase(g: Generation): Promise<void> {
+  const { operation, fixtures, seed } = g.job;
+  await sendBoundaries(g, contractBoundaries(operation, fixtures, seed));
+  if (g.stopped !== undefined || !isPaged(operation)) return;
+  const first = await attempt(g, { query: smallestQuery(operation.parameters) });
+  const total = first && first.failures.length === 0 ? totalOf(first.answer.json) : undefined;
+  if (total !== undefined) await sendBoundaries(g, pageBoundaries(operation, total));
+}
+
+/** The random phase: rounds of fast-check from the seed, each shrinking one more failing requirement. */
+async function randomPhase(g: Generation): Promise<void> {
+  const { conformance, job, found } = g;
+  const inputs = operationInputs(job.operation, job.fixtures);
+  for (let round = 0; round < MAX_ROUNDS && g.stopped === undefined; round++) {
+    const remaining = g.deadline - Date.now();
     if (remaining <= 0) {
-      stopped = `its time budget of ${job.budgetMs} ms ran out`;
+      g.stopped = budgetRanOut(job);
       break;
     }
     let target: string | undefined;
     let last: Trial | undefined;
     const property = fc.asyncProperty(inputs, async (input) => {
-      if (stopped !== undefined) return true;
-      const tried = await trial(conformance, job, input, tally);
-      if (tried.answer.status === NO_ANSWER) {
-        // No answer is recorded once, not shrunk: each try would wait out the request timeout.
-        if (!noAnswerRecorded) conformance.record(tried.failures, tried.answer);
-        noAnswerRecorded = true;
-        if (tried.answer.silenced) stopped = 'three requests in a row got no answer within the request timeout';
-        return true;
-      }
+      if (g.stopped !== undefined) return true;
+      const tried = await attempt(g, requestOf(job.operation, input));
+      if (tried === undefined) return true;
       const failing = tried.failures.filter((f) => !found.has(f.requirement) && (target === undefined || f.requirement === target));
       if (failing.length === 0) return true;
       target ??= failing[0].requirement;
@@ -137,15 +195,24 @@ export async function generateForOperation(conformance: ConformanceCase, job: Op
       return false;
     });
     const details = await fc.check(property, { seed: job.seed, numRuns: job.inputs, plugins: [fc.interruptAfterTimeLimit(remaining)] });
-    if (details.interrupted && stopped === undefined) stopped = `its time budget of ${job.budgetMs} ms ran out`;
+    if (details.interrupted && g.stopped === undefined) g.stopped = budgetRanOut(job);
     // A predicate that threw (the case skipped, say) is no failure of the target: the error goes on.
     if (details.failed && target === undefined && details.errorInstance) throw details.errorInstance;
     if (!details.failed || target === undefined || last === undefined) break;
     recordFailure(conformance, found, target, last, details.numShrinks);
   }
-  // A requirement broken by an input no round was left to shrink is recorded as that input broke it.
-  for (const [id, first] of tally.firstFailures) if (!found.has(id)) recordFailure(conformance, found, id, first, 0);
+}
 
+/** Runs generation for one operation, the boundary phase first; failures are recorded on `conformance` under their requirements. */
+export async function generateForOperation(conformance: ConformanceCase, job: OperationGeneration): Promise<GeneratedOperation> {
+  const started = Date.now();
+  const g: Generation = { conformance, job, deadline: started + job.budgetMs, tally: { sent: 0, valid: 0, invalid: 0, judged: new Map(), firstFailures: new Map() }, found: new Map(), noAnswerRecorded: false };
+  if (job.boundary) await boundaryPhase(g);
+  if (job.inputs > 0 && g.stopped === undefined) await randomPhase(g);
+  // A requirement broken by an input no round was left to shrink is recorded as that input broke it.
+  for (const [id, first] of g.tally.firstFailures) if (!g.found.has(id)) recordFailure(conformance, g.found, id, first, 0);
+
+  const { tally, found } = g;
   const requirements: GeneratedRequirement[] = [...new Set([...tally.judged.keys(), ...found.keys()])].sort().map((id) => {
     const counterexample = found.get(id);
     return { id, inputs: tally.judged.get(id) ?? 0, verdict: counterexample ? 'failed' : 'passed', ...(counterexample ? { counterexample } : {}) };
@@ -154,7 +221,7 @@ export async function generateForOperation(conformance: ConformanceCase, job: Op
     operation: job.operation.operationId,
     inputs: { sent: tally.sent, valid: tally.valid, invalid: tally.invalid },
     durationMs: Date.now() - started,
-    ...(stopped !== undefined ? { stopped } : {}),
+    ...(g.stopped !== undefined ? { stopped: g.stopped } : {}),
     requirements,
   };
 }
