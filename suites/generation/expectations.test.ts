@@ -101,6 +101,7 @@ describe('inputs whose encoding or meaning the specification does not show are o
     { input: 'an include name', query: 'filter[type]=portal&include=owner' },
     { input: 'an empty include', query: 'filter[type]=portal&include=' },
     { input: 'a fractional page member', query: 'filter[type]=portal&page[limit]=2.5&page[offset]=0' },
+    { input: 'a page member in exponent form', query: 'filter[type]=portal&page[limit]=1&page[offset]=1e1' },
     { input: 'a relationship the specification does not name', body: { data: { type: 'Highlight', relationships: { owner, ' ': { data: null } } } } },
   ];
   for (const c of open) {

@@ -8,13 +8,14 @@
 // does not define where others are not shown (`x-names-not-shown`: a Highlight relationship
 // besides `owner`), a number that is not a whole number a double holds exactly (fractional page
 // members are not shown; past 2^53 a number cannot be echoed as sent), or a form only a convention
-// makes wrong (a request finding below MUST: a bare `page=`). An open input may be answered
+// makes wrong (a request finding below MUST: a bare `page=`), or a query number written other than
+// in plain decimal digits (`1e1`: how a query writes numbers is not shown). An open input may be answered
 // anything but a 5xx, and nothing else is judged of its answer. A create may also be refused for
 // what its conditions leave open: which attributes are required, records that do not exist (404),
 // conflicts (409). Any input may be answered a status the contract lists as generic
 // (x-generic-statuses: 414, 431, ...).
 import { isDeepStrictEqual } from 'node:util';
-import { exchangeChecks, MEDIA_TYPE, mergeAllOf, parseQuery, querySchema, refusableFindings, requirementsBoundTo, validateRequest, type Contract, type Finding, type Operation } from '../../contract/index.ts';
+import { exchangeChecks, MEDIA_TYPE, mergeAllOf, parseQuery, parseQueryPairs, querySchema, refusableFindings, requirementsBoundTo, validateRequest, type Contract, type Finding, type Operation } from '../../contract/index.ts';
 import { rejectionStatuses, successStatuses } from '../operations.ts';
 
 type Schema = Record<string, unknown>;
@@ -94,9 +95,18 @@ function inputValue(operation: Operation, query: string | undefined, bodyText: s
   }
 }
 
+/** A number in a query written as plain decimal digits: the one form every reading of a query agrees on. */
+const PLAIN_DECIMAL = /^-?(0|[1-9]\d*)$/;
+
+/** A query value that is a number written another way (`1e1`, `10.0`, `+5`, `010`): how a query writes numbers is not shown, so a server may read it otherwise. */
+function holdsNumberInAnotherForm(query: string | undefined): boolean {
+  return parseQueryPairs(query ?? '').some(({ value }) => value.trim() !== '' && Number.isFinite(Number(value)) && !PLAIN_DECIMAL.test(value));
+}
+
 /** Whether a valid input is open: it holds a value or name not shown, or a form only a convention makes wrong. */
 function isOpen(operation: Operation, findings: Finding[], query: string | undefined, bodyText: string | undefined): boolean {
   if (findings.some((f) => f.location === 'request' && f.level !== 'MUST')) return true;
+  if (!operation.requestBody && holdsNumberInAnotherForm(query)) return true;
   const schema = operation.requestBody ?? querySchema(operation);
   return holdsUnshownValue(schema, inputValue(operation, query, bodyText));
 }
