@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
-import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationSettings } from './run.ts';
+import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationLine, generationSettings, runDescription } from './run.ts';
+import { DEFAULT_GENERATED_INPUTS } from '../run-protocol/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { runCli, runCliInProcess } from './test-support.ts';
 
@@ -77,7 +78,7 @@ const usageCases: UsageCase[] = [
     stderr: /^las-conformance: GET \S+ with the forbidden token \(Authorization: Bearer r:…\) was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with --forbidden-token, /,
   },
   { title: 'a --header without a colon', args: () => ['--header', 'X-Gateway-Key'], stderr: /^las-conformance: --header must be "Name: value" with a valid header name \(got X-Gateway-Key without a colon\)$/ },
-  { title: '--seed without --generate', args: () => ['--seed', '3'], stderr: /^las-conformance: --seed given without --generate N \(or generate\.inputs in the target file\)$/ },
+  { title: '--seed with --generate 0', args: () => ['--generate', '0', '--seed', '3'], stderr: /^las-conformance: --seed given with --generate 0 \(or generate\.inputs: 0\), which turns generation off$/ },
   { title: 'a target file whose generate has no inputs', args: () => ['--target', join(dir, 'generate-typo.yaml')], stderr: /^las-conformance: target file .*generate-typo\.yaml: generate must have required property 'inputs'$/ },
   { title: 'a --ca file that does not exist', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--ca', join(dir, 'no-ca.pem')], stderr: /^las-conformance: the certificate authority file .*no-ca\.pem cannot be read \(ENOENT\)$/ },
 ];
@@ -99,7 +100,7 @@ describe('las-conformance run, usage errors', () => {
 
   const parseErrors: { title: string; args: string[]; stderr: RegExp }[] = [
     { title: 'a worker count of 0', args: ['--workers', '0'], stderr: /^error: option '--workers <n>' argument '0' is invalid\. expected a whole number of at least 1\.$/ },
-    { title: 'a --generate of 0', args: ['--generate', '0'], stderr: /^error: option '--generate <n>' argument '0' is invalid\. expected a whole number of at least 1\.$/ },
+    { title: 'a negative --generate', args: ['--generate', '-1'], stderr: /^error: option '--generate <n>' argument '-1' is invalid\. expected a whole number of at least 0\.$/ },
     { title: 'an unknown level', args: ['--level', 'may'], stderr: /^error: option '--level <level>' argument 'may' is invalid\. Allowed choices are must, should\.$/ },
   ];
   for (const c of parseErrors) {
@@ -116,8 +117,17 @@ describe('las-conformance run, usage errors', () => {
 describe('generation settings: flags over the target file', () => {
   const flags = { level: 'must' as const, fault: [], choice: [], header: [], requirement: [] };
 
-  it('none without --generate or generate.inputs', () => {
-    expect(generationSettings(flags, {})).toBeUndefined();
+  it(`on by default: the boundary phase and ${DEFAULT_GENERATED_INPUTS} random inputs per operation, from a seed drawn and printed`, () => {
+    expect(generationSettings(flags, {})).toMatchObject({ inputs: DEFAULT_GENERATED_INPUTS });
+    expect(generationLine(generationSettings({ ...flags, seed: 7 }, {}))).toBe(`Generating inputs per operation: the boundary phase, then ${DEFAULT_GENERATED_INPUTS} random inputs from seed 7 (--seed 7 draws them again; --generate 0 turns generation off)`);
+  });
+
+  it('--generate 0 (or generate.inputs: 0) turns it off, and the record is told so; a seed or budget beside it is a usage error', () => {
+    expect(generationSettings({ ...flags, generate: 0 }, {})).toBeUndefined();
+    expect(generationSettings(flags, { inputs: 0 })).toBeUndefined();
+    expect(runDescription({ ...flags, generate: 0 })).toMatchObject({ generationOff: true });
+    expect(runDescription({ ...flags, generate: 0 }).generate).toBeUndefined();
+    expect(() => generationSettings({ ...flags, generate: 0, seed: 3 }, {})).toThrow('--seed given with --generate 0 (or generate.inputs: 0), which turns generation off');
   });
 
   it('the target file gives them; flags override each; budgets in milliseconds', () => {

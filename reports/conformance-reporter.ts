@@ -9,7 +9,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, failLevelOfMetadata, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, failLevelOfMetadata, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import { failedRequirementsConsole } from './console-summary.ts';
@@ -189,6 +189,7 @@ export default class ConformanceReporter implements Reporter {
       runStatus: result.status,
       cases: [...this.outcomes.values()],
       ...(run.generate ? { generated: generatedRecord(run.generate, this.generated) } : {}),
+      ...(run.generationOff ? { generationOff: GENERATION_OFF } : {}),
     });
     const paths = this.paths();
     mkdirSync(this.outputDir, { recursive: true });

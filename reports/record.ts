@@ -180,6 +180,8 @@ export interface CertificationRecord {
   tally: Record<Level, Tally>;
   requirements: RequirementRecord[];
   generated?: GeneratedRecord;
+  /** Present when the run turned generation off (run --generate 0). */
+  generationOff?: string;
 }
 
 export interface RecordInput {
@@ -198,6 +200,8 @@ export interface RecordInput {
   cases: CaseOutcome[];
   /** Present when the run generated inputs (run --generate). */
   generated?: GeneratedRecord;
+  /** Present when the run turned generation off (run --generate 0): why no input was generated. */
+  generationOff?: string;
 }
 
 export const MAX_EVIDENCE = 25;
@@ -254,6 +258,7 @@ export function buildRecord(input: RecordInput): CertificationRecord {
     tally: tallyOf(requirements),
     requirements,
     ...(input.generated ? { generated: input.generated } : {}),
+    ...(input.generationOff ? { generationOff: input.generationOff } : {}),
   };
 }
 
@@ -515,6 +520,7 @@ export function summaryMarkdown(record: CertificationRecord): string {
     ...(observations.length > 0 ? observations.map((r) => `- ${r.id} (section ${r.section}): ${cell(r.evidence[0].message)}`) : ['None.']),
     '',
     ...(record.generated ? ['## Generated inputs', '', `${generatedSummaryLine(record.generated)}.`, ''] : []),
+    ...(record.generationOff ? ['## Generated inputs', '', `Generation was ${record.generationOff}.`, ''] : []),
     'Each failure in `conformance.json` carries a `curl` line; export `LAS_BASE_URL`, `LAS_SESSION_TOKEN`, `LAS_PAT` (and `LAS_FORBIDDEN_TOKEN`) to run it.',
     '',
   ];
