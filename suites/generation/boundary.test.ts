@@ -56,11 +56,14 @@ describe('boundaries from the contract', () => {
     expect(sent(3)).toEqual(sent(3));
   });
 
-  it('each string place gets every Unicode class and a very long string, in a body that is otherwise the complete document', () => {
-    const inputs = contractBoundaries(highlight, fixtures, 1).filter((input) => input.boundary.startsWith('/data/attributes/color: '));
-    for (const { name, text } of STRING_CLASSES) expect(inputs.map((input) => JSON.parse(input.bodyText!).data.attributes.color), name).toContain(text);
+  it('every string place gets every Unicode class and a very long string at once, shrinking to one place of an otherwise complete document', () => {
+    const inputs = contractBoundaries(highlight, fixtures, 1).filter((input) => input.boundary.startsWith('every string: '));
+    for (const { name, text } of STRING_CLASSES) expect(inputs.map((input) => JSON.parse(input.bodyText!).data.attributes), name).toContainEqual(expect.objectContaining({ color: text, summary: text }));
     expect(inputs.some((input) => JSON.parse(input.bodyText!).data.attributes.color.length > 4096)).toBe(true);
-    expect(JSON.parse(inputs[0].bodyText!).data.relationships.owner.data.id).toBe(fixtures.ownerUserId);
+    const astral = inputs.find((input) => input.boundary === 'every string: astral')!;
+    const colorOnly = astral.smaller!().find((input) => input.boundary === '/data/attributes/color: astral')!;
+    expect(JSON.parse(colorOnly.bodyText!).data).toMatchObject({ attributes: { color: '\u{1F600}\u{1D11E}\u{20000}', range: 'range boundary 1' }, relationships: { owner: { data: { id: fixtures.ownerUserId } } } });
+    expect(colorOnly.smaller!().map((input) => [...JSON.parse(input.bodyText!).data.attributes.color].length)).toEqual([1]);
   });
 
   it('an array without uniqueItems: two equal items, none, many; a long list and a long string shrink to shorter ones', () => {

@@ -2,8 +2,8 @@
 // contract: each place of an operation's schemas gets the values that break naive code, one place
 // at a time in an otherwise valid input (numbers: each bound and one past it, 0, 2^31 − 1, 2^31,
 // 2^53, exponent forms; arrays without uniqueItems: duplicates, empty, many; strings: empty, very
-// long, and one per Unicode class that breaks naive code; free-form maps: many members, odd
-// names). From the target: a paged list's total, read from a first answer, gives the offsets 0,
+// long, and one per Unicode class that breaks naive code, in every string place of a document at
+// once; free-form maps: many members, odd names). From the target: a paged list's total, read from a first answer, gives the offsets 0,
 // total − 1, total, total + 1, and the limits 1, total, each small divisor of the total and one
 // past it, each walked page by page. Which of these the target may refuse, and how, is the
 // contract's to say (expectations.ts), as for any generated input. The same seed sends the same
@@ -118,18 +118,32 @@ function documentInput(boundary: string, document: unknown, smaller?: () => Boun
   return { boundary, bodyText: JSON.stringify(document), ...(smaller ? { smaller } : {}) };
 }
 
-/** The document boundary inputs of one place. */
+const isStringPlace = (place: Place) => !fixedValue(place.schema) && typesOf(place.schema).includes('string');
+
+/**
+ * One input per string class, every string place of the document holding it at once: a few
+ * requests instead of one per place and class. It shrinks to the one place that fails, and a long
+ * text to the shortest prefix that still fails.
+ */
+function documentStringInputs(base: unknown, places: Place[]): BoundaryInput[] {
+  const stringPlaces = places.filter(isStringPlace);
+  if (stringPlaces.length === 0) return [];
+  return stringValues(false).map(({ name, value }) => {
+    const atOnePlace = (pointer: string): BoundaryInput => {
+      const shorter = () => shorterTexts(value).map((text) => documentInput(`${pointer}: ${name}, ${[...text].length} characters`, withValueAt(base, pointer, text)));
+      return documentInput(`${pointer}: ${name}`, withValueAt(base, pointer, value), value.length > 1 ? shorter : undefined);
+    };
+    const everywhere = stringPlaces.reduce<unknown>((document, place) => withValueAt(document, place.pointer, value), base);
+    return documentInput(`every string: ${name}`, everywhere, () => stringPlaces.map((place) => atOnePlace(place.pointer)));
+  });
+}
+
+/** The document boundary inputs of one place besides its strings. */
 function documentPlaceInputs(base: unknown, place: Place, seed: number): BoundaryInput[] {
   const { pointer, schema } = place;
   if (fixedValue(schema)) return [];
   const types = typesOf(schema);
   const inputs: BoundaryInput[] = [];
-  if (types.includes('string')) {
-    for (const { name, value } of stringValues(false)) {
-      const shrink = value.length > 1 ? () => shorterTexts(value).map((text) => documentInput(`${pointer}: ${name}, ${[...text].length} characters`, withValueAt(base, pointer, text))) : undefined;
-      inputs.push(documentInput(`${pointer}: ${name}`, withValueAt(base, pointer, value), shrink));
-    }
-  }
   if (types.includes('number') || types.includes('integer')) {
     for (const text of numberTexts(schema)) inputs.push({ boundary: `${pointer}: ${text}`, bodyText: withRawNumber(base, pointer, text) });
   }
@@ -178,7 +192,8 @@ function valueAt(document: unknown, pointer: string): unknown {
 /** The boundary inputs of an operation that takes a document: each place of its schema in the complete document. */
 function documentInputs(operation: Operation, fixtures: Fixtures, seed: number): BoundaryInput[] {
   const base = completeDocument(operation, fixtures, `boundary ${seed}`);
-  return placesOf(operation.requestBody!).flatMap((place) => documentPlaceInputs(base, place, seed));
+  const places = placesOf(operation.requestBody!);
+  return [...documentStringInputs(base, places), ...places.flatMap((place) => documentPlaceInputs(base, place, seed))];
 }
 
 // --- Queries ---------------------------------------------------------------------------------

@@ -136,17 +136,25 @@ async function attempt(g: Generation, request: GeneratedRequest): Promise<Trial 
 }
 
 /**
- * A boundary input that failed `requirement`, shrunk: the smallest of its smaller inputs that
- * still fails it, or the input itself.
+ * A boundary input that failed `requirement`, shrunk: the first of its smaller inputs (smallest
+ * first) that still fails it, shrunk again the same way, until none of the smaller ones fails.
  */
 async function shrinkBoundary(g: Generation, input: BoundaryInput, requirement: string, failed: Trial): Promise<void> {
-  const candidates = input.smaller?.() ?? [];
-  for (const [index, candidate] of candidates.entries()) {
-    if (g.stopped !== undefined || Date.now() > g.deadline) break;
-    const tried = await attempt(g, candidate);
-    if (tried?.failures.some((f) => f.requirement === requirement)) return recordFailure(g.conformance, g.found, requirement, tried, index + 1);
+  let current = { input, trial: failed };
+  let shrinks = 0;
+  for (let smaller = true; smaller; ) {
+    smaller = false;
+    for (const candidate of current.input.smaller?.() ?? []) {
+      if (g.stopped !== undefined || Date.now() > g.deadline) break;
+      const tried = await attempt(g, candidate);
+      shrinks++;
+      if (!tried?.failures.some((f) => f.requirement === requirement)) continue;
+      current = { input: candidate, trial: tried };
+      smaller = true;
+      break;
+    }
   }
-  recordFailure(g.conformance, g.found, requirement, failed, 0);
+  recordFailure(g.conformance, g.found, requirement, current.trial, shrinks);
 }
 
 /** Sends boundary inputs in order, shrinking and recording each requirement the first time one fails it. */
