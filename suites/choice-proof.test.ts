@@ -51,7 +51,7 @@ const runs: ChoiceRun[] = [
 const GENERATION: RunDescription = { ...DEFAULT_RUN, generate: { inputs: DEFAULT_GENERATED_INPUTS, seed: 1, operationBudgetMs: 60_000, totalBudgetMs: 180_000 } };
 /** The seeds of the generation in process against every run's server (the boundary phase with the first), and the random inputs each draws per operation. */
 const SEEDS = [1, 2, 3];
-const SEED_INPUTS = 50;
+const SEED_INPUTS = 30;
 
 let root: string;
 let proof: ProofOutcome;
