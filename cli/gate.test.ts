@@ -64,7 +64,7 @@ const waiver = (expires: string) => `waivers:\n  - requirement: ${FAULTED}\n    
 
 async function run(name: string, args: string[]): Promise<void> {
   const dir = join(root, name);
-  const result = await runCli(['run', '--report-dir', dir, '--workers', '1', '--header', `X-Run: gate-run-${name}`, '--header', `X-Gateway-Key: ${GATEWAY_KEY}`, ...args], {
+  const result = await runCli(['run', '--generate', '0', '--report-dir', dir, '--workers', '1', '--header', `X-Run: gate-run-${name}`, '--header', `X-Gateway-Key: ${GATEWAY_KEY}`, ...args], {
     LAS_SESSION_TOKEN: DEFAULT_CREDENTIALS.sessionToken,
     LAS_PAT: DEFAULT_CREDENTIALS.pat,
   });

@@ -1,6 +1,7 @@
 // `las-conformance run --generate 200 --seed 1`, the generated cases alone (--grep), end to end:
-// against the reference server every operation's generation passes and the record says what it
-// did; with a fault only generated inputs reach, the run fails under the fault's requirement, and
+// against the reference server every operation's generation (the boundary phase, then 200 random
+// inputs) passes, the record says what it did, and what generation judged counts as judged in the
+// record's requirements too; with a fault only generated inputs reach, the run fails under the fault's requirement, and
 // the minimal input's curl line, run by curl, gets the 500 from a server with that fault and not
 // from one without it. One such fault shows the command's path from generation to the record's
 // curl line; that every one of them is found is proven in-process, for each, by
@@ -46,16 +47,19 @@ describe('run --generate 200 --seed 1', () => {
   it('against the reference server: every operation passes, and the record names the seed and the inputs', async () => {
     const reportDir = join(dir, 'plain');
     const result = await runCli(['run', '--reference-server', ...GENERATE, ...GENERATED_ONLY, '--report-dir', reportDir]);
-    expect(result.stdout).toContain('Generating 200 inputs per operation from seed 1 (--seed 1 draws them again)');
+    expect(result.stdout).toContain('Generating inputs per operation: the boundary phase, then 200 random inputs from seed 1 (--seed 1 draws them again; --generate 0 turns generation off)');
     expect(result.code).toBe(EXIT_INCOMPLETE);
     const record = recordIn(reportDir);
     expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([]);
     expect(record.generated).toMatchObject({ inputs: 200, seed: 1 });
-    expect(record.generated!.operations.map((o) => [o.operation, o.inputs.sent])).toEqual([
-      ['createAttributeConfig', 200],
-      ['createHighlight', 200],
-      ['listNotificationGroups', 200],
-    ]);
+    expect(record.generated!.operations.map((o) => o.operation)).toEqual(['createAttributeConfig', 'createHighlight', 'listNotificationGroups']);
+    // The boundary phase's inputs, then the 200 random ones.
+    for (const operation of record.generated!.operations) expect(operation.inputs.sent, operation.operation).toBeGreaterThan(230);
+    // The record agrees with itself: a requirement generation judged is judged in the requirements section too.
+    const judgedByGeneration = [...new Set(record.generated!.operations.flatMap((o) => o.requirements.filter((r) => r.inputs > 0).map((r) => r.id)))];
+    const notRun = new Set(record.requirements.filter((r) => r.verdict === 'not-run').map((r) => r.id));
+    expect(judgedByGeneration.length).toBeGreaterThan(5);
+    expect(judgedByGeneration.filter((id) => notRun.has(id))).toEqual([]);
   }, 120_000);
 
   const fault = FAULTS.find((f) => f.foundBy === 'generation')!;

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
-import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationSettings } from './run.ts';
+import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationLine, generationSettings, runDescription } from './run.ts';
+import { DEFAULT_GENERATED_INPUTS } from '../run-protocol/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { runCli, runCliInProcess } from './test-support.ts';
 import { buildProgram } from './command-line.ts';
@@ -89,7 +90,7 @@ const usageCases: UsageCase[] = [
     stderr: /^las-conformance: GET \S+ with the forbidden token \(Authorization: Bearer r:…\) was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with --forbidden-token, /,
   },
   { title: 'a --header without a colon', args: () => ['--header', 'X-Gateway-Key'], stderr: /^las-conformance: --header must be "Name: value" with a valid header name \(got X-Gateway-Key without a colon\)$/ },
-  { title: '--seed without --generate', args: () => ['--reference-server', '--seed', '3'], stderr: /^las-conformance: --seed given without --generate N \(or generate\.inputs in the target file\)$/ },
+  { title: '--seed with --generate 0', args: () => ['--reference-server', '--generate', '0', '--seed', '3'], stderr: /^las-conformance: --seed given with --generate 0 \(or generate\.inputs: 0\), which turns generation off$/ },
   { title: 'a target file whose generate has no inputs', args: () => ['--target', join(dir, 'generate-typo.yaml')], stderr: /^las-conformance: target file .*generate-typo\.yaml: generate must have required property 'inputs'$/ },
   { title: 'a --signing-key file that does not exist', args: () => ['--reference-server', '--signing-key', join(dir, 'no-key.pem')], stderr: /^las-conformance: the signing key .*no-key\.pem cannot be read \(ENOENT\)$/ },
   { title: 'a LAS_SIGNING_KEY file that holds no key', args: () => ['--reference-server'], env: { LAS_SIGNING_KEY: fileURLToPath(import.meta.url) }, stderr: /^las-conformance: the signing key .*run\.test\.ts holds no private key; give an Ed25519 key in PEM/ },
@@ -113,7 +114,7 @@ describe('las-conformance run, usage errors', () => {
 
   const parseErrors: { title: string; args: string[]; stderr: RegExp }[] = [
     { title: 'a worker count of 0', args: ['--workers', '0'], stderr: /^error: option '--workers <n>' argument '0' is invalid\. expected a whole number of at least 1\.$/ },
-    { title: 'a --generate of 0', args: ['--generate', '0'], stderr: /^error: option '--generate <n>' argument '0' is invalid\. expected a whole number of at least 1\.$/ },
+    { title: 'a negative --generate', args: ['--generate', '-1'], stderr: /^error: option '--generate <n>' argument '-1' is invalid\. expected a whole number of at least 0\.$/ },
     { title: 'an unknown level', args: ['--level', 'may'], stderr: /^error: option '--level <level>' argument 'may' is invalid\. Allowed choices are must, should\.$/ },
   ];
   for (const c of parseErrors) {
@@ -130,8 +131,17 @@ describe('las-conformance run, usage errors', () => {
 describe('generation settings: flags over the target file', () => {
   const flags = { level: 'must' as const, fault: [], choice: [], header: [], requirement: [] };
 
-  it('none without --generate or generate.inputs', () => {
-    expect(generationSettings(flags, {})).toBeUndefined();
+  it(`on by default: the boundary phase and ${DEFAULT_GENERATED_INPUTS} random inputs per operation, from a seed drawn and printed`, () => {
+    expect(generationSettings(flags, {})).toMatchObject({ inputs: DEFAULT_GENERATED_INPUTS });
+    expect(generationLine(generationSettings({ ...flags, seed: 7 }, {}))).toBe(`Generating inputs per operation: the boundary phase, then ${DEFAULT_GENERATED_INPUTS} random inputs from seed 7 (--seed 7 draws them again; --generate 0 turns generation off)`);
+  });
+
+  it('--generate 0 (or generate.inputs: 0) turns it off, and the record is told so; a seed or budget beside it is a usage error', () => {
+    expect(generationSettings({ ...flags, generate: 0 }, {})).toBeUndefined();
+    expect(generationSettings(flags, { inputs: 0 })).toBeUndefined();
+    expect(runDescription({ ...flags, generate: 0 })).toMatchObject({ generationOff: true });
+    expect(runDescription({ ...flags, generate: 0 }).generate).toBeUndefined();
+    expect(() => generationSettings({ ...flags, generate: 0, seed: 3 }, {})).toThrow('--seed given with --generate 0 (or generate.inputs: 0), which turns generation off');
   });
 
   it('the target file gives them; flags override each; budgets in milliseconds', () => {

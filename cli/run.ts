@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
-import { ENVELOPE_FILE, RUN_LOG_FILE, SUMMARY_FILE, type FailLevel, type GenerationSettings, type RunDescription } from '../run-protocol/index.ts';
+import { DEFAULT_GENERATED_INPUTS, ENVELOPE_FILE, RUN_LOG_FILE, SUMMARY_FILE, type FailLevel, type GenerationSettings, type RunDescription } from '../run-protocol/index.ts';
 import { shortSecretWarnings, targetSecrets } from '../run-protocol/secrets.ts';
 import { reportToGithub } from '../reports/github.ts';
 import { CHOICE_NAMES, FAULT_NAMES, INAPPLICABLE_CHOICES, INAPPLICABLE_FAULTS } from '../server/index.ts';
@@ -52,7 +52,7 @@ export interface RunFlags {
   readOnly?: boolean;
   ca?: string;
   header: string[];
-  /** --generate N: inputs per operation drawn from the contract. */
+  /** --generate N: random inputs per operation drawn from the contract after the boundary phase; 0 turns generation off. */
   generate?: number;
   seed?: number;
   /** Seconds. */
@@ -95,8 +95,8 @@ export function registerRunCommand(program: Command): void {
     .option('--ca <file>', 'PEM certificate authorities to trust besides Node\'s, for a target behind an internal authority (LAS_CA_FILE)')
     .option('--header <header>', "repeatable: 'Name: value' sent with every request, e.g. a gateway key; the value is never written anywhere (LAS_HEADERS)", collect, [])
     .option('--workers <n>', 'parallel Playwright workers (default: one per core)', wholeNumber(1))
-    .option('--generate <n>', 'also send N inputs per operation drawn from the contract\'s schemas, valid and near-valid; a failure is shrunk to a minimal input with its curl line (target file: generate.inputs)', wholeNumber(1))
-    .option('--seed <n>', 'the seed generated inputs are drawn from: the same seed draws the same inputs (default: a new one, written in the record)', wholeNumber(0, MAX_SEED))
+    .option('--generate <n>', `after the fixed cases, a boundary phase and then N random inputs per operation drawn from the contract's schemas, valid and near-valid; a failure is shrunk to a minimal input with its curl line; 0 turns generation off (default ${DEFAULT_GENERATED_INPUTS}; target file: generate.inputs)`, wholeNumber(0))
+    .option('--seed <n>', 'the seed generated inputs are drawn from: the same seed draws the same inputs (default: a new one, printed and written in the record)', wholeNumber(0, MAX_SEED))
     .option('--generate-budget <seconds>', `the most generation may take in all, shared out between the operations (default ${DEFAULT_GENERATION_BUDGET_SECONDS})`, wholeNumber(1))
     .option('--generate-operation-budget <seconds>', `the most one operation's generation may take (default ${DEFAULT_OPERATION_BUDGET_SECONDS})`, wholeNumber(1))
     .option('--signing-key <file>', `sign the record with this Ed25519 private key (PEM): ${ENVELOPE_FILE} beside conformance.json, checked by verify --key (${RUN_ENVIRONMENT.signingKey})`)
@@ -192,12 +192,16 @@ function describeTarget(target: Target, embedded: boolean, faults: string[]) {
   return { baseUrl: target.baseUrl, embedded, faults, legacyHeader: target.legacyHeader, forbiddenTokenGiven: target.credentials.forbiddenToken !== undefined, fixtures: Object.keys(target.fixtures), limits: target.limits, caGiven: target.caFile !== undefined, headers: Object.keys(target.extraHeaders ?? {}) };
 }
 
-/** What --generate and its companions (over the target file's `generate`) ask for; undefined when no generation is asked for. */
+/**
+ * What --generate and its companions (over the target file's `generate`) ask for: by default the
+ * boundary phase and DEFAULT_GENERATED_INPUTS random inputs per operation; undefined when
+ * `--generate 0` (or generate.inputs: 0) turns generation off.
+ */
 export function generationSettings(flags: RunFlags, file: GenerationFileSettings): GenerationSettings | undefined {
-  const inputs = flags.generate ?? file.inputs;
-  if (inputs === undefined) {
+  const inputs = flags.generate ?? file.inputs ?? DEFAULT_GENERATED_INPUTS;
+  if (inputs === 0) {
     const stray = [flags.seed !== undefined && '--seed', flags.generateBudget !== undefined && '--generate-budget', flags.generateOperationBudget !== undefined && '--generate-operation-budget'].filter(Boolean);
-    if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given without --generate N (or generate.inputs in the target file)`);
+    if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given with --generate 0 (or generate.inputs: 0), which turns generation off`);
     return undefined;
   }
   return {
@@ -221,8 +225,14 @@ export function runDescription(flags: RunFlags): RunDescription {
     allowPartial: flags.allowPartial === true,
     waivers,
     ...(baseline ? { baseline } : {}),
-    ...(generate ? { generate } : {}),
+    ...(generate ? { generate } : { generationOff: true }),
   };
+}
+
+/** What the console says of generation before the suite starts: the seed to draw the same inputs again, or that it is off. */
+export function generationLine(generate: GenerationSettings | undefined): string {
+  if (!generate) return 'Generated inputs: off (--generate 0); the record says so';
+  return `Generating inputs per operation: the boundary phase, then ${generate.inputs} random inputs from seed ${generate.seed} (--seed ${generate.seed} draws them again; --generate 0 turns generation off)`;
 }
 
 /** The --grep of the cases that can judge these requirements. Building the case tables costs a run that selects none nothing. */
@@ -274,7 +284,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
       log.info('preflight passed');
     }
     const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
-    if (run.generate) process.stdout.write(`Generating ${run.generate.inputs} inputs per operation from seed ${run.generate.seed} (--seed ${run.generate.seed} draws them again)\n`);
+    process.stdout.write(`${generationLine(run.generate)}\n`);
     suiteStarted = true;
     const grep = flags.requirement.length > 0 ? await requirementGrep(flags.requirement) : flags.grep;
     const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}), ...(signingKeyFile ? { signingKeyFile } : {}) });

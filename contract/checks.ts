@@ -11,7 +11,7 @@ import { repeatedMemberName, wholeNumbersWithFraction } from './json-text.ts';
 import type { Assessment, Finding, HttpRequest, HttpResponse, Location, ValidateOptions } from './types.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { showValue } from './messages.ts';
-import { schemaMembers, serverAttributes } from './members.ts';
+import { namesShownAt, schemaMembers, serverAttributes } from './members.ts';
 import { deprecatedMetaMembers, requiredMetaMembers } from './lists.ts';
 
 export interface Exchange {
@@ -492,12 +492,25 @@ const createdResourceEchoes: ExchangeCheck = {
       findings.push(contract.finding(echo!, 'response', { pointer: `/data/attributes/${name}`, message, expected: shown(value), actual: shown(createdAttributes[name]) }));
     }
     if (sentAttributes.length > 0 && findings.length === 0) verdict.held(echo!, 'response');
-    if (relationshipsEcho !== undefined) findings.push(...relationshipLinkageFindings(contract, relationshipsEcho, sent.relationships, (created as Json).relationships, shown, verdict));
+    if (relationshipsEcho !== undefined) findings.push(...relationshipLinkageFindings(contract, relationshipsEcho, echoedRelationships(operation, sent.relationships), (created as Json).relationships, shown, verdict));
     return findings;
   },
 };
 
 const asObject = (value: unknown): Json => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
+
+const shownRelationshipNames = new WeakMap<Operation, { names: ReadonlySet<string> | undefined }>();
+
+/**
+ * The relationships sent whose echo is judged: those the request schema names, when it marks other
+ * names not shown (x-names-not-shown: a server may echo, ignore or refuse those); else all.
+ */
+function echoedRelationships(operation: Operation, sent: unknown): Json {
+  let shown = shownRelationshipNames.get(operation);
+  if (!shown) shownRelationshipNames.set(operation, (shown = { names: operation.requestBody ? namesShownAt(operation.requestBody, '/data/relationships') : undefined }));
+  const names = shown.names;
+  return names === undefined ? asObject(sent) : Object.fromEntries(Object.entries(asObject(sent)).filter(([name]) => names.has(name)));
+}
 
 /**
  * Section 4.3: the created resource's relationships are those of the request. What a relationship

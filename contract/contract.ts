@@ -45,7 +45,7 @@ export interface SchemaCompiler {
   compile(schema: Schema): ValidateFunction;
 }
 
-const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-values-not-shown', 'x-replaced-by', 'x-record'];
+const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-values-not-shown', 'x-names-not-shown', 'x-maximum-not-shown', 'x-replaced-by', 'x-record'];
 
 /**
  * `full`: every error, each carrying the failing value and schema (the messages need them);

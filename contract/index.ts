@@ -9,7 +9,7 @@ export type { CheckVerdict, Exchange, ExchangeCheck } from './checks.ts';
 export { CASE_JUDGE, JUDGES_OUTSIDE_CHECKS, PROXY_JUDGE, SCHEMA_JUDGE, VALIDATION_JUDGES } from './judges.ts';
 export { readCredentials, headerValue, DEFAULT_LEGACY_HEADER } from './credentials.ts';
 export type { CredentialReading, Scheme } from './credentials.ts';
-export { bodyMembers, schemaMembers, mergeAllOf, serverAttributes, successBody, wrongTypes, withValueAt, withoutValueAt, SAMPLE_OF_TYPE, JSON_TYPES, jsonTypeOfValue } from './members.ts';
+export { bodyMembers, namesShownAt, schemaMembers, mergeAllOf, serverAttributes, successBody, wrongTypes, withValueAt, withoutValueAt, SAMPLE_OF_TYPE, JSON_TYPES, jsonTypeOfValue } from './members.ts';
 export type { BodyMember, JsonType, ServerAttribute } from './members.ts';
 export { parseQueryPairs, buildQuery, coerce, parameterName, decodeComponent, smallestQuery } from './query.ts';
 export { problemsFromErrors, showValue, jsonTypeOf } from './messages.ts';

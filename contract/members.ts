@@ -29,6 +29,8 @@ export interface BodyMember {
   valuesSeen?: unknown[];
   /** The specification does not show which values the member takes (nor what they mean): a server may refuse any. */
   valuesNotShown?: boolean;
+  /** An object whose member names beyond those it defines the specification does not show (`x-names-not-shown`). */
+  namesNotShown?: boolean;
   /** The member names a record the service must hold (`x-record`): the name of the target's fixture that supplies one. */
   record?: string;
   /** The smallest number the member takes (`minimum`). */
@@ -78,6 +80,17 @@ export function bodyMembers(operation: Operation): BodyMember[] {
   return schemaMembers(operation.requestBody).filter((m) => m.pointer !== '');
 }
 
+/**
+ * The member names the schema of the object at `pointer` defines, when it marks other names not
+ * shown (`x-names-not-shown`); undefined when it does not, or no member lies there.
+ */
+export function namesShownAt(schema: Schema, pointer: string): ReadonlySet<string> | undefined {
+  const members = schemaMembers(schema);
+  if (!members.some((m) => m.pointer === pointer && m.namesNotShown)) return undefined;
+  const prefix = `${pointer}/`;
+  return new Set(members.filter((m) => m.pointer.startsWith(prefix) && !m.pointer.slice(prefix.length).includes('/')).map((m) => unescapeToken(m.pointer.slice(prefix.length))));
+}
+
 /** Every typed member of any resolved schema, the root itself (pointer "") first. */
 export function schemaMembers(schema: Schema): BodyMember[] {
   const members: BodyMember[] = [];
@@ -97,6 +110,7 @@ function collect(schema: Schema, pointer: string, required: boolean, out: BodyMe
       ...(Array.isArray(merged.enum) ? { enum: merged.enum } : {}),
       ...(Array.isArray(merged['x-values-seen']) ? { valuesSeen: merged['x-values-seen'] as unknown[] } : {}),
       ...(merged['x-values-not-shown'] === true ? { valuesNotShown: true } : {}),
+      ...(merged['x-names-not-shown'] === true ? { namesNotShown: true } : {}),
       ...(typeof merged['x-record'] === 'string' ? { record: merged['x-record'] } : {}),
       ...(typeof merged.minimum === 'number' ? { minimum: merged.minimum } : {}),
       ...(merged.type === 'integer' ? { integer: true as const } : {}),

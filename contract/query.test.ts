@@ -83,7 +83,8 @@ const verdicts: { query: string; findings: { requirement: string; pointer: strin
   { query: 'filter[type]=portal&page[limit]=10&page[offset]=-1', findings: [{ requirement: 'NG-PAGE-OFFSET-MIN', pointer: 'page[offset]' }] },
   { query: 'filter[type]=portal&page[limit]=abc&page[offset]=0', findings: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page[limit]' }] },
   { query: 'filter[type]=portal&page[limit]=&page[offset]=0', findings: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page[limit]' }] },
-  { query: 'filter[type]=portal&page=5', findings: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page' }] },
+  { query: 'filter[type]=portal&page=5', findings: [{ requirement: 'NG-PAGE-SHAPE', pointer: 'page' }] },
+  { query: 'filter[type]=portal&page=', findings: [{ requirement: 'NG-PAGE-SHAPE', pointer: 'page' }] },
   { query: 'filter[type]=portal&include[owner]=true', findings: [{ requirement: 'NG-INCLUDE-SHAPE', pointer: 'include' }] },
 ];
 

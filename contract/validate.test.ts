@@ -32,6 +32,7 @@ const listQueryRows: ListQueryRow[] = [
   { description: 'with page[offset]=-1', query: 'page[limit]=1&page[offset]=-1', role: 'pageOffsetMin', pointer: () => 'page[offset]' },
   { description: 'with page[offset]=abc', query: 'page[limit]=1&page[offset]=abc', role: 'pageNotANumber', pointer: () => 'page[offset]' },
   { description: 'with include as an object', query: 'include[a]=b', role: 'includeShape', pointer: () => 'include' },
+  { description: 'with a bare page', query: 'page=2', role: 'pageShape', pointer: () => 'page' },
 ];
 
 /**

@@ -53,7 +53,7 @@ function anchor(requirement: RequirementRecord): string {
 
 // The record's members this page lays out itself, as people read them; a member a newer record
 // adds is still shown, as a nested list of its names and values.
-const LAID_OUT = new Set(['format', 'kit', 'contract', 'environment', 'spec', 'target', 'selection', 'inputs', 'failLevel', 'startedAt', 'finishedAt', 'durationMs', 'runStatus', 'verdict', 'verdictReason', 'notRun', 'gate', 'cases', 'tally', 'requirements']);
+const LAID_OUT = new Set(['format', 'kit', 'contract', 'environment', 'spec', 'target', 'selection', 'inputs', 'failLevel', 'startedAt', 'finishedAt', 'durationMs', 'runStatus', 'verdict', 'verdictReason', 'notRun', 'gate', 'cases', 'tally', 'requirements', 'generationOff']);
 const LAID_OUT_WITHIN: Record<string, Set<string>> = {
   kit: new Set(['name', 'version', 'commit']),
   contract: new Set(['sha256']),
@@ -388,6 +388,7 @@ ${section('attention', 'Needs attention', details(attention, true))}
 ${section('all', 'Every requirement', requirementsTable(record))}
 ${section('observations', 'Observations', details(observations, false))}
 ${record.generated ? section('generated', 'Generated inputs', generatedHtml(record.generated)) : ''}
+${record.generationOff ? section('generated', 'Generated inputs', `<p>Generation was ${escape(record.generationOff)}.</p>`) : ''}
 </main>
 <script>${SCRIPT}</script>
 </body>

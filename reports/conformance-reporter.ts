@@ -10,7 +10,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, ENVELOPE_FILE, failLevelOfMetadata, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, ENVELOPE_FILE, failLevelOfMetadata, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import { consoleHeading, consoleSummary, failedRequirementsConsole, notRunConsole, summaryMarkdown, type ReportPaths } from './console-summary.ts';
@@ -193,6 +193,7 @@ export default class ConformanceReporter implements Reporter {
       runStatus: result.status,
       cases: [...this.outcomes.values()],
       ...(run.generate ? { generated: generatedRecord(run.generate, this.generated) } : {}),
+      ...(run.generationOff ? { generationOff: GENERATION_OFF } : {}),
     });
     const paths = this.paths();
     const recordBytes = Buffer.from(`${JSON.stringify(record, null, 2)}\n`);

@@ -162,6 +162,7 @@ export function summaryMarkdown(record: CertificationRecord, signature: RecordSi
     ...(observations.length > 0 ? observations.map((r) => `- ${r.id} (section ${r.section}): ${cell(firstFinding(r)!.message)}`) : ['None.']),
     '',
     ...(record.generated ? ['## Generated inputs', '', `${generatedSummaryLine(record.generated)}.`, ''] : []),
+    ...(record.generationOff ? ['## Generated inputs', '', `Generation was ${record.generationOff}.`, ''] : []),
     'Each failure in `conformance.json` carries a `curl` line; export `LAS_BASE_URL`, `LAS_SESSION_TOKEN`, `LAS_PAT` (and `LAS_FORBIDDEN_TOKEN`) to run it.',
     '',
   ];

@@ -177,6 +177,8 @@ export interface CertificationRecord {
   tally: Record<Level, Tally>;
   requirements: RequirementRecord[];
   generated?: GeneratedRecord;
+  /** Present when the run turned generation off (run --generate 0). */
+  generationOff?: string;
 }
 
 export interface RecordInput {
@@ -195,6 +197,8 @@ export interface RecordInput {
   cases: CaseOutcome[];
   /** Present when the run generated inputs (run --generate). */
   generated?: GeneratedRecord;
+  /** Present when the run turned generation off (run --generate 0): why no input was generated. */
+  generationOff?: string;
 }
 
 export const MAX_EVIDENCE = 25;
@@ -255,6 +259,7 @@ export function buildRecord(input: RecordInput): CertificationRecord {
     tally: tallyOf(requirements),
     requirements,
     ...(input.generated ? { generated: input.generated } : {}),
+    ...(input.generationOff ? { generationOff: input.generationOff } : {}),
   };
 }
 

@@ -171,9 +171,14 @@ export interface RunDescription {
   waivers: WaiverSetting[];
   /** --baseline: the file and the requirements failing in it. */
   baseline?: { file: string; failing: string[] };
-  /** --generate: inputs drawn from the contract's schemas for each operation (absent: none). */
+  /** Generated inputs for each operation: the boundary phase, then random ones (absent: none). */
   generate?: GenerationSettings;
+  /** `run --generate 0` turned generation off: the record says so. */
+  generationOff?: boolean;
 }
+
+/** What the record says when `run --generate 0` turned generation off. */
+export const GENERATION_OFF = 'turned off (run --generate 0): no input was drawn from the contract, only the fixed cases ran';
 
 /** What `run --generate N --seed S` asks for: N inputs per operation, drawn from seed S, within time budgets. */
 export interface GenerationSettings {
@@ -185,6 +190,9 @@ export interface GenerationSettings {
   /** The most generation may take in all: shared out evenly between the operations. */
   totalBudgetMs: number;
 }
+
+/** Random inputs per operation a run sends after the boundary phase unless told otherwise (`--generate N`; 0 turns generation off). */
+export const DEFAULT_GENERATED_INPUTS = 100;
 
 /** The attachment a generated case leaves: its GeneratedOperation, tokens replaced. */
 export const GENERATION_ATTACHMENT = 'conformance-generated';

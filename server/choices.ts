@@ -5,7 +5,7 @@
 // suite against the reference server with any choice on, or with every compatible choice at
 // once, passes: rule zero, where the specification is open the kit does not fail a server.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, isListOperation, listOperations, loadContract, requiredMetaMembers as metaMembersRequired, resolvePointer, unescapeToken, type Contract, type Operation, type OperationRole } from '../contract/index.ts';
+import { bodyMembers, isListOperation, listOperations, loadContract, namesShownAt, requiredMetaMembers as metaMembersRequired, resolvePointer, unescapeToken, type Contract, type Operation, type OperationRole } from '../contract/index.ts';
 import { changeCreated, changeCreatedWhere, changeErrors, creates, withoutMember, withStatus } from './hook-helpers.ts';
 import { conditionProblem, isErrorDocument } from './problems.ts';
 import type { Problem, RequestContext, ServerHooks, SeedItem } from './types.ts';
@@ -289,6 +289,15 @@ const SINGLE: Choice[] = [
     ],
   },
   {
+    name: 'scalar-page-ignored',
+    section: '4.1',
+    openPlace: 'how `page` is written in the query is not shown',
+    description: 'A bare or scalar `page` (`page=`, `page=3`) is ignored: the list is served with its default page instead of answered 400.',
+    warns: [],
+    conflictsWith: [],
+    hooks: [{ findings: (findings, context) => findings.filter((f) => f.requirement !== context.operation?.roles.pageShape) }],
+  },
+  {
     name: 'user-filter-matches-nothing',
     section: '4.1',
     openPlace: 'which NotificationGroups a filter matches is the service\'s data',
@@ -349,6 +358,20 @@ const SINGLE: Choice[] = [
     warns: [],
     conflictsWith: [],
     hooks: changeEveryCreated(withUnsentRelationships(relationshipLinks)),
+  },
+  {
+    name: 'undefined-relationships-dropped',
+    section: '2.4, 4.3',
+    openPlace: 'which relationships a resource has besides those the specification defines is not shown (x-names-not-shown)',
+    description: 'A created resource keeps only the relationships its request schema names (a Highlight its `owner`): one of another name is ignored, not echoed.',
+    warns: [],
+    conflictsWith: [],
+    hooks: changeEveryCreated((data, context) => {
+      const relationships = objectOf(data.relationships);
+      const shown = context.operation?.requestBody ? namesShownAt(context.operation.requestBody, '/data/relationships') : undefined;
+      if (!relationships || !shown) return data;
+      return { ...data, relationships: Object.fromEntries(Object.entries(relationships).filter(([name]) => shown.has(name))) };
+    }),
   },
   {
     name: 'relationship-links-added',

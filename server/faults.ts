@@ -3,7 +3,7 @@
 // points (types.ts). Where a fault cannot help tripping another check, its description says so.
 import { isListOperation, loadContract, MEDIA_TYPE, serverAttributes, servedFilterMember, smallestQuery, unescapeToken, type Contract, type Operation, type OperationRole, type Scheme } from '../contract/index.ts';
 import { knownTokens } from './credentials.ts';
-import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES } from './defaults.ts';
+import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES, SEED_SIZES } from './defaults.ts';
 import { changeCreated, changeCreatedWhere, changeErrors, createdStatus, creates, overlook, overlookRole, withoutMember, withStatus } from './hook-helpers.ts';
 import { CONDITION_CODES, conditionProblem, errorReply, isErrorDocument, unauthorizedReply } from './problems.ts';
 import type { CredentialContext, CredentialDecision, Creation, Reply, ServerHooks, RequestContext, StageName, Tokens } from './types.ts';
@@ -133,6 +133,26 @@ function internalErrorOnString(breaks: (text: string) => boolean, detail: string
 }
 
 const outsideBmp = (text: string) => /[\u{10000}-\u{10FFFF}]/u.test(text);
+
+/** One predicate per Unicode class that breaks naive code, for the faults only generated inputs reach. */
+const UNICODE_CLASS_FAULTS: { name: string; described: string; breaks: (text: string) => boolean; detail: string; sample: string }[] = [
+  { name: 'combining-mark-500', described: 'a combining mark (an accent written after its letter)', breaks: (text) => /\p{M}/u.test(text), detail: 'normalization failed', sample: 'cafe\u0301' },
+  { name: 'right-to-left-500', described: 'right-to-left text (Hebrew, Arabic, or a bidirectional control)', breaks: (text) => /[\p{Script=Hebrew}\p{Script=Arabic}\u200f\u202b\u202e\u2067]/u.test(text), detail: 'layout of bidirectional text failed', sample: '\u05e9\u05dc\u05d5\u05dd' },
+  { name: 'control-character-500', described: 'a control character other than NUL, tab, line feed and carriage return', breaks: (text) => /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/.test(text), detail: 'the log line could not be written', sample: 'a\u0007b' },
+  { name: 'nul-character-500', described: 'a NUL character (written `\\u0000` in JSON)', breaks: (text) => text.includes('\u0000'), detail: 'a C string ended early', sample: 'a\u0000b' },
+  { name: 'lone-surrogate-500', described: 'a lone surrogate (a `\\ud800` escape with no partner)', breaks: (text) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text), detail: 'the text could not be encoded as UTF-8', sample: 'a\ud800b' },
+];
+
+/** Two items of an array sharing one `value` (AttributeConfig options, say): a unique index on it fails. */
+function hasSharedValue(document: unknown): boolean {
+  const options = (document as { data?: { attributes?: { options?: unknown } } } | undefined)?.data?.attributes?.options;
+  if (!Array.isArray(options)) return false;
+  const values = options.map((option) => JSON.stringify((option as { value?: unknown } | null)?.value));
+  return new Set(values).size < values.length;
+}
+
+/** At most this many pages: the off-by-one fault below strikes only a total divided into one or two pages exactly. */
+const EXACT_MULTIPLE_FAULT_PAGES = 2;
 
 const permitted = (scheme: Scheme): CredentialDecision => ({ outcome: 'permitted', scheme });
 
@@ -577,6 +597,44 @@ const CATALOGUE: FaultEntry[] = [
         return reply.status === 200 && typeof offset === 'number' && offset >= LARGE_OFFSET_FAULT ? internalError('integer overflow') : reply;
       },
     },
+  },
+  ...UNICODE_CLASS_FAULTS.map(({ name, described, breaks, detail, sample }) => ({
+    name,
+    requirement: 'ERR-NO-5XX',
+    description: `A request document holding ${described} is answered 500.`,
+    detectableInOneExchange: true,
+    trigger: createTrigger('/highlights', highlightBody({ attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: sample } })),
+    foundBy: 'generation' as const,
+    hooks: { reply: internalErrorOnString(breaks, detail) },
+  })),
+  {
+    name: 'duplicate-option-values-500',
+    requirement: 'ERR-NO-5XX',
+    description: 'An AttributeConfig whose `options` hold two entries with one `value` is answered 500 (a unique index on the option value).',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/attribute-configs', attributeConfigBody({ attributes: { target: 'User', type: 'boolean', options: [{ value: 'a', label: 'A' }, { value: 'a', label: 'B' }] } })),
+    foundBy: 'generation',
+    hooks: { reply: (reply, context) => (hasSharedValue(context.document) ? internalError('duplicate key value violates unique constraint') : reply) },
+  },
+  {
+    name: 'meta-pages-off-at-exact-multiple',
+    requirement: 'NG-META-PAGES',
+    description: `\`meta.pages\` is one too many when \`page[limit]\` (above 1) divides the total into at most ${EXACT_MULTIPLE_FAULT_PAGES} pages exactly, as floor(total / limit) + 1 has it; every other page count is right.`,
+    detectableInOneExchange: true,
+    trigger: listTrigger(`&page[limit]=${SEED_SIZES.portal}&page[offset]=0`),
+    foundBy: 'generation',
+    hooks: {
+      listMeta: (meta, page) => (page.limit > 1 && page.total > 0 && page.total % page.limit === 0 && page.total / page.limit <= EXACT_MULTIPLE_FAULT_PAGES ? { ...meta, pages: page.total / page.limit + 1 } : meta),
+    },
+  },
+  {
+    name: 'last-item-at-offset-equal-to-total',
+    requirement: 'NG-PAGE-LENGTH',
+    description: 'A `page[offset]` equal to the total returns the last item instead of an empty `data` array (an offset past it is right, and so is every page of a walk).',
+    detectableInOneExchange: true,
+    trigger: listTrigger(`&page[limit]=10&page[offset]=${SEED_SIZES.portal}`),
+    foundBy: 'generation',
+    hooks: { pageWindow: (window, page) => (page.offset === page.total && page.total > 0 ? { start: page.total - 1, length: 1 } : window) },
   },
 ];
 

@@ -10,6 +10,8 @@ import type { SuiteCase } from '../suites/cases/index.ts';
 import type { TargetClient } from '../suites/client.ts';
 import { completeDocument, type Document } from '../suites/documents.ts';
 import { EMBEDDED_SETTINGS } from '../suites/embedded.ts';
+import { generateForOperation } from '../suites/generation/generate.ts';
+import type { GeneratedOperation } from '../run-protocol/index.ts';
 import { resolveTarget, type Target } from '../targets/target.ts';
 import { REFERENCE_FIXTURES } from './defaults.ts';
 
@@ -168,4 +170,33 @@ export async function runSuiteCase(suiteCase: SuiteCase, target: Target, client:
   });
   await suiteCase.run(conformance);
   return conformance.blocking();
+}
+
+/** What generation did for one operation in process, and the requirements of the findings it recorded (its shrunk inputs'). */
+export interface GeneratedInProcess {
+  outcome: GeneratedOperation;
+  findings: string[];
+}
+
+/**
+ * Generation for one operation against `baseUrl`, in process, as a generated case of the suite
+ * runs it (judged at MUST): the boundary phase when `boundary`, then `inputs` random inputs from `seed`.
+ */
+export async function generateInProcess(baseUrl: string, operationId: string, job: { inputs: number; boundary: boolean; seed: number }): Promise<GeneratedInProcess> {
+  const contract = loadContract();
+  const target = referenceTarget(baseUrl);
+  const conformance = new ConformanceCase({
+    contract,
+    client: directClient(baseUrl),
+    target,
+    failLevel: 'must',
+    scrub: (text) => text,
+    requirements: [contract.successRequirement(operationId).id],
+    outcomeInWorker: true,
+    skip: (reason) => {
+      throw new CaseSkipped(reason);
+    },
+  });
+  const outcome = await generateForOperation(conformance, { operation: contract.operation(operationId), fixtures: target.fixtures, ...job, budgetMs: 60_000, blocking: ['MUST'] });
+  return { outcome, findings: conformance.blocking().map((f) => f.requirement) };
 }

@@ -24,7 +24,7 @@ const runs = new Map<string, { result: CliResult; dir: string; record: Certifica
 
 async function run(name: string, args: string[]): Promise<void> {
   const dir = join(root, name);
-  const result = await runCli(['run', '--reference-server', '--fault', FAULT.name, '--report-dir', dir, '--workers', '1', ...args]);
+  const result = await runCli(['run', '--reference-server', '--fault', FAULT.name, '--generate', '0', '--report-dir', dir, '--workers', '1', ...args]);
   runs.set(name, { result, dir, record: JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as CertificationRecord });
 }
 

@@ -138,11 +138,18 @@ export class ConformanceCase {
 
   /**
    * Sends a request and judges the exchange, recording nothing: the findings send() would record
-   * (when no answer came, one saying why, under the case's own requirement).
+   * (when no answer came, one saying why, under the case's own requirement), and the requirements
+   * the exchange's judges judged, as send() counts them.
    */
-  async exchange(request: CaseRequest): Promise<{ answer: Answer; findings: Finding[] }> {
+  async exchange(request: CaseRequest): Promise<{ answer: Answer; findings: Finding[]; judged: string[] }> {
     const exchanged = await this.judgeOutgoing(outgoingOf(request));
-    return { answer: exchanged.answer, findings: this.reported(exchanged) };
+    return { answer: exchanged.answer, findings: this.reported(exchanged), judged: [...new Set(suiteJudged(this.context.contract, exchanged.judged).map((j) => j.requirement))] };
+  }
+
+  /** Counts `requirements` as judged on an exchange exchange() sent: its caller decided they held there. */
+  countJudged(requirements: Iterable<string>, answer: Answer): void {
+    if (answer.status === NO_ANSWER) return;
+    for (const requirement of requirements) this.judged(requirement, answer.captured);
   }
 
   /**

@@ -8,9 +8,11 @@
 // declare, and printed here; requirements a choice declares it leaves unverifiable, such as the
 // body of a 202, may be reported not run as the target's own choice, which neither fails the run
 // nor makes it incomplete), and the proxy writes no MUST finding about the service (direction
-// `response` or `exchange`). Each whole-suite run also sends inputs generated from the contract
-// (as `run --generate 100 --seed 1` does), which every legal choice must pass too. The choices come
-// from CHOICES: a choice added to the server is proven here without a line changed.
+// `response` or `exchange`). Each whole-suite run also sends the inputs a plain run generates (the
+// boundary phase, then random inputs from seed 1), through the proxy; and each run's server, a
+// choice's own included, gets generated inputs in process from several seeds (the boundary phase
+// and random inputs), which every legal choice must pass too. The choices come from CHOICES: a
+// choice added to the server is proven here without a line changed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +21,10 @@ import { loadContract } from '../contract/index.ts';
 import { startValidatingProxy, type StartedProxy, type ViolationRecord } from '../proxy/index.ts';
 import { Recorder } from '../proxy/test-support.ts';
 import type { CertificationRecord } from '../reports/record.ts';
-import { DEFAULT_RUN, type RunDescription } from '../run-protocol/index.ts';
+import { DEFAULT_GENERATED_INPUTS, DEFAULT_RUN, type RunDescription } from '../run-protocol/index.ts';
 import { CHOICES, compatibleChoiceSets, DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { resolveTarget } from '../targets/target.ts';
+import { generateInProcess } from '../server/test-support.ts';
 import { generatedCases } from './generation/cases.ts';
 import { runProof, type ProofOutcome } from './proof-runs.ts';
 import { caseTitle, SUITE_CASES } from './cases/index.ts';
@@ -44,8 +47,11 @@ const runs: ChoiceRun[] = [
     .filter((set) => set.length > 1)
     .map((set, index) => ({ name: `compatible-set-${index + 1}`, choices: set, violations: new Recorder() })),
 ];
-/** Generated inputs each run sends besides the fixed cases: a fixed seed, so a failure replays. */
-const GENERATION: RunDescription = { ...DEFAULT_RUN, generate: { inputs: 100, seed: 1, operationBudgetMs: 60_000, totalBudgetMs: 180_000 } };
+/** Generated inputs each run sends besides the fixed cases, as a plain run does: a fixed seed, so a failure replays. */
+const GENERATION: RunDescription = { ...DEFAULT_RUN, generate: { inputs: DEFAULT_GENERATED_INPUTS, seed: 1, operationBudgetMs: 60_000, totalBudgetMs: 180_000 } };
+/** The seeds of the generation in process against every run's server (the boundary phase with the first), and the random inputs each draws per operation. */
+const SEEDS = [1, 2, 3];
+const SEED_INPUTS = 30;
 
 let root: string;
 let proof: ProofOutcome;
@@ -121,7 +127,7 @@ describe('the suite and the proxy against each legal reading', () => {
       if (warned.length > 0) console.log(`${run.name}: SHOULD warnings ${warned.join(', ')}`);
       expect(requirementsWith(record, 'failed'), record?.verdictReason).toEqual([]);
       expect(record).toMatchObject({ runStatus: 'passed', cases: { failed: 0 } });
-      // Generated inputs run with the whole suite; a narrowed run holds only fixed cases.
+      // Generated inputs run with the whole suite; a narrowed run holds only fixed cases (its server gets generated inputs in process, below).
       if (run.titles === undefined) expect(record?.generated?.operations.map((o) => o.operation).sort(), 'every operation generated its inputs').toEqual(generatedCases.map((c) => c.operation.operationId).sort());
       expect((record?.generated?.operations ?? []).flatMap((o) => o.requirements.filter((r) => r.verdict === 'failed').map((r) => `${o.operation} ${r.id}: ${r.counterexample?.curl}`))).toEqual([]);
       expect(warned.filter((id) => !declaredWarnings(run).has(id))).toEqual([]);
@@ -141,5 +147,20 @@ describe('the suite and the proxy against each legal reading', () => {
       if (shouldFindings.length > 0) console.log(`${run.name}: proxy SHOULD findings ${shouldFindings.join(', ')}`);
       expect(findings.filter((l) => l.level === 'MUST').map((l) => `${l.direction} ${l.rule} ${l.method} ${l.path} ${l.status}: ${l.message}`)).toEqual([]);
     });
+  }
+});
+
+describe(`generated inputs from seeds ${SEEDS.join(', ')} against each legal reading, in process`, () => {
+  for (const run of runs) {
+    it(`${run.name}: the boundary phase and ${SEED_INPUTS} random inputs per operation and seed, and none fails a MUST`, async () => {
+      const failed: string[] = [];
+      for (const [index, seed] of SEEDS.entries()) {
+        for (const operation of loadContract().operations) {
+          const { outcome } = await generateInProcess(run.server!.baseUrl, operation.operationId, { inputs: SEED_INPUTS, boundary: index === 0, seed });
+          failed.push(...outcome.requirements.filter((r) => r.verdict === 'failed').map((r) => `seed ${seed} ${operation.operationId} ${r.id}: ${r.counterexample?.message} ${r.counterexample?.curl}`));
+        }
+      }
+      expect(failed).toEqual([]);
+    }, 120_000);
   }
 });

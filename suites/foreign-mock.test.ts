@@ -63,7 +63,7 @@ interface Run {
 }
 
 async function runSuite(baseUrl: string, reportDir: string): Promise<Run> {
-  const result = await runCli(['run', '--base-url', baseUrl, '--session-token', 'mock-session-token', '--pat', 'mock-personal-access-token', '--report-dir', reportDir]);
+  const result = await runCli(['run', '--base-url', baseUrl, '--session-token', 'mock-session-token', '--pat', 'mock-personal-access-token', '--generate', '0', '--report-dir', reportDir]);
   return { result, record: JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord };
 }
 

@@ -1,5 +1,5 @@
-// Generated inputs (run --generate N [--seed S]): the cases of generation/cases.ts, one per
-// operation. The configurations run this file only when the run asks for generation.
+// Generated inputs (on by default; run --generate N [--seed S], --generate 0 for none): the cases of
+// generation/cases.ts, one per operation. The configurations leave this file out when generation is off.
 import { caseHeader, test } from './fixtures.ts';
 import { generatedCases, runGeneratedCase } from './generation/cases.ts';
 

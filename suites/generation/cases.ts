@@ -1,9 +1,10 @@
-// The generated cases: one per operation, run only when the run asks for generation
-// (suites/generated.spec.ts, `run --generate N`). Each draws N inputs for its operation from the
-// contract, judges every answer and records a shrunk failure under its requirement; its summary
-// (inputs sent, why it stopped, each requirement it judged) travels to the record as an attachment.
+// The generated cases: one per operation, run unless the run turns generation off
+// (suites/generated.spec.ts, `run --generate 0`). Each sends the boundary phase's inputs, then N
+// random ones drawn from the contract, judges every answer and records a shrunk failure under its
+// requirement; its summary (inputs sent, why it stopped, each requirement it judged) travels to the
+// record as an attachment.
 import type { TestInfo } from '@playwright/test';
-import { blockingLevels, GENERATION_ATTACHMENT, type GenerationSettings } from '../../run-protocol/index.ts';
+import { blockingLevels, GENERATION_ATTACHMENT, GENERATION_OFF, type GenerationSettings } from '../../run-protocol/index.ts';
 import { scrubValues } from '../../run-protocol/secrets.ts';
 import type { Operation } from '../../contract/index.ts';
 import { READ_ONLY_REASON, type ConformanceCase } from '../case.ts';
@@ -39,7 +40,7 @@ export function operationBudgetMs(settings: GenerationSettings, operationCount: 
 /** Runs one generated case: generation, then its summary left on the test for the record. */
 export async function runGeneratedCase(generated: GeneratedCase, conformance: ConformanceCase, suite: SuiteContext, testInfo: TestInfo): Promise<void> {
   const settings = suite.generate;
-  if (!settings) return conformance.skip('no generation asked for (run --generate N)');
+  if (!settings) return conformance.skip(`generation was ${GENERATION_OFF}`);
   if (suite.readOnly && generated.operation.method !== 'GET') return conformance.skip(READ_ONLY_REASON);
   const budgetMs = operationBudgetMs(settings, generatedOperations(suite.readOnly).length);
   // Room for the budget, a request in flight when it runs out, and the last minimal input's record.
@@ -48,6 +49,7 @@ export async function runGeneratedCase(generated: GeneratedCase, conformance: Co
     operation: generated.operation,
     fixtures: suite.target.fixtures,
     inputs: settings.inputs,
+    boundary: true,
     seed: settings.seed,
     budgetMs,
     blocking: blockingLevels(suite.failLevel),

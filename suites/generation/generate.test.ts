@@ -55,7 +55,7 @@ function silentClient(sent: OutgoingRequest[]): TargetClient {
   };
 }
 
-const job = (operation: Operation, seed: number, fields: { inputs?: number; budgetMs?: number } = {}) => ({ operation, fixtures: referenceTarget(server.baseUrl).fixtures, inputs: fields.inputs ?? 40, seed, budgetMs: fields.budgetMs ?? 60_000, blocking: ['MUST' as const] });
+const job = (operation: Operation, seed: number, fields: { inputs?: number; budgetMs?: number; boundary?: boolean } = {}) => ({ operation, fixtures: referenceTarget(server.baseUrl).fixtures, inputs: fields.inputs ?? 40, boundary: fields.boundary ?? false, seed, budgetMs: fields.budgetMs ?? 60_000, blocking: ['MUST' as const] });
 
 describe('generation', () => {
   it('the same seed sends the same requests; another seed sends others', async () => {
@@ -86,6 +86,19 @@ describe('generation', () => {
     const sent: string[] = [];
     await expect(generateForOperation(caseWith(recordingClient(sent), create, true), job(create, 1))).rejects.toThrow(CaseSkipped);
     expect(sent).toEqual([]);
+  });
+
+  it('what generation judged is judged in the case too: every requirement its summary lists, held or broken, counts in the record', async () => {
+    for (const operation of [list, create]) {
+      const conformance = caseWith(directClient(server.baseUrl), operation);
+      const outcome = await generateForOperation(conformance, job(operation, 5));
+      const exercised = new Map(conformance.exercised().map((e) => [e.requirement, e]));
+      expect(outcome.requirements.length, operation.operationId).toBeGreaterThan(3);
+      for (const requirement of outcome.requirements) {
+        expect(exercised.get(requirement.id)?.judged, `${operation.operationId} ${requirement.id}`).toBeGreaterThan(0);
+        expect(exercised.get(requirement.id)?.broken ?? 0, `${operation.operationId} ${requirement.id}`).toBe(requirement.verdict === 'failed' ? 1 : 0);
+      }
+    }
   });
 
   it('shares the total budget out evenly, never past an operation\'s own', () => {

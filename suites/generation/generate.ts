@@ -1,23 +1,30 @@
-// Generative testing of one operation: fast-check draws inputs from the contract's schemas
-// (inputs.ts), each is sent with the session credential and judged by the one judging path
-// (ConformanceCase.exchange, judgeExchange) plus what the input may be answered
-// (expectations.ts). A failure at the fail level is shrunk to a minimal input, which is recorded
-// under its requirement with its exchange and curl line. Then generation runs again from the same
-// seed, that requirement set aside, until nothing new fails, the rounds run out or the time
-// budget does: each failing requirement gets its own minimal input. The same seed draws the same
-// inputs, so `--seed` replays a run.
+// Generative testing of one operation: first the boundary phase (boundary.ts: the contract's
+// boundaries, then a paged list's pages around the total its first answer reports), then
+// fast-check draws inputs from the contract's schemas (inputs.ts). Each is sent with the session
+// credential and judged by the one judging path (ConformanceCase.exchange, judgeExchange) plus what
+// the input may be answered (expectations.ts); what it judged and held counts as judged on the
+// case, so the record's sections agree. A failure at the fail level is shrunk to a minimal input
+// (a boundary input through its smaller ones), which is recorded under its requirement with its
+// exchange and curl line. Then generation runs again from the same seed, that requirement set
+// aside, until nothing new fails, the rounds run out or the time budget does: each failing
+// requirement gets its own minimal input, and one no round was left to shrink is recorded as
+// found. The same seed draws the same inputs, so `--seed` replays a run.
 import fc from 'fast-check';
-import type { Finding, Level, Operation } from '../../contract/index.ts';
+import { smallestQuery, type Finding, type Level, type Operation } from '../../contract/index.ts';
 import type { Counterexample, GeneratedOperation, GeneratedRequirement } from '../../run-protocol/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { NO_ANSWER, type Answer, type ConformanceCase } from '../case.ts';
-import { expectationOf, type Expectation } from './expectations.ts';
+import { expectationOf, serverErrorRequirements, type Expectation } from './expectations.ts';
+import { contractBoundaries, isPaged, pageBoundaries, totalOf, type BoundaryInput } from './boundary.ts';
 import { operationInputs, queryText, type GeneratedInput } from './inputs.ts';
 
 export interface OperationGeneration {
   operation: Operation;
   fixtures: Fixtures;
+  /** Random inputs after the boundary phase (0: none). */
   inputs: number;
+  /** Whether the boundary phase runs first. */
+  boundary: boolean;
   seed: number;
   budgetMs: number;
   /** The levels whose findings fail an input: the run's fail level and stronger. */
@@ -38,10 +45,18 @@ interface Tally {
   valid: number;
   invalid: number;
   judged: Map<string, number>;
+  /** The first input that failed each requirement, recorded unshrunk when no round was left to shrink it. */
+  firstFailures: Map<string, Trial>;
+}
+
+/** A generated request as it is sent: its query string, its body. */
+export interface GeneratedRequest {
+  query?: string;
+  bodyText?: string;
 }
 
 /** The request a generated input is sent as. */
-export function requestOf(operation: Operation, input: GeneratedInput): { query?: string; bodyText?: string } {
+export function requestOf(operation: Operation, input: GeneratedInput): GeneratedRequest {
   return {
     ...(input.query !== undefined ? { query: queryText(operation, input.query) } : {}),
     ...(input.document !== undefined ? { bodyText: JSON.stringify(input.document) } : {}),
@@ -59,46 +74,131 @@ function expectationFinding(conformance: ConformanceCase, expectation: Expectati
   return [conformance.contract.finding(expectation.requirement, 'response', { message, expected: own, actual: String(answer.status) })];
 }
 
-async function trial(conformance: ConformanceCase, job: OperationGeneration, input: GeneratedInput, tally: Tally): Promise<Trial> {
-  const { query, bodyText } = requestOf(job.operation, input);
+/**
+ * What an exchange judged, as generation reads it: an open input judges only whether it was
+ * answered without a 5xx; any other, every judge of the exchange and its own expectation (unless
+ * the answer was a generic status the input was not expected to meet, which judges nothing).
+ */
+function judgedBy(conformance: ConformanceCase, expectation: Expectation, answer: Answer, judged: string[], found: Finding[]): { findings: Finding[]; judged: string[] } {
+  if (expectation.open) {
+    const crash = serverErrorRequirements(conformance.contract);
+    return { findings: answer.status >= 500 ? found : [], judged: judged.filter((id) => crash.has(id)) };
+  }
+  const findings = [...found, ...expectationFinding(conformance, expectation, answer, found)];
+  const ownJudged = expectation.statuses.includes(answer.status) && conformance.contract.genericStatuses.has(answer.status) ? [] : [expectation.requirement];
+  return { findings, judged: [...new Set([...judged, ...ownJudged])] };
+}
+
+async function trial(conformance: ConformanceCase, job: OperationGeneration, request: GeneratedRequest, tally: Tally): Promise<Trial> {
+  const { query, bodyText } = request;
   const expectation = expectationOf(conformance.contract, job.operation, query, bodyText);
-  const { answer, findings } = await conformance.exchange({ operation: job.operation, credentials: conformance.credentials.session, ...(query !== undefined ? { query } : {}), ...(bodyText !== undefined ? { bodyText } : {}) });
+  const exchanged = await conformance.exchange({ operation: job.operation, credentials: conformance.credentials.session, ...(query !== undefined ? { query } : {}), ...(bodyText !== undefined ? { bodyText } : {}) });
+  const { answer } = exchanged;
   tally.sent++;
   tally[expectation.valid ? 'valid' : 'invalid']++;
-  if (answer.status === NO_ANSWER) return { answer, failures: findings };
-  const failures = [...findings, ...expectationFinding(conformance, expectation, answer, findings)].filter((f) => job.blocking.includes(f.level));
-  for (const id of new Set([...conformance.requirements, expectation.requirement, ...failures.map((f) => f.requirement)])) tally.judged.set(id, (tally.judged.get(id) ?? 0) + 1);
+  if (answer.status === NO_ANSWER) return { answer, failures: exchanged.findings };
+  const { findings, judged } = judgedBy(conformance, expectation, answer, exchanged.judged, exchanged.findings);
+  const failures = findings.filter((f) => job.blocking.includes(f.level));
+  // A requirement counts as judged where it held; where it broke, the recorded failure counts it.
+  const held = judged.filter((id) => !findings.some((f) => f.requirement === id));
+  conformance.countJudged(held, answer);
+  for (const id of new Set([...held, ...failures.map((f) => f.requirement)])) tally.judged.set(id, (tally.judged.get(id) ?? 0) + 1);
+  for (const failure of failures) if (!tally.firstFailures.has(failure.requirement)) tally.firstFailures.set(failure.requirement, { answer, failures });
   return { answer, failures };
 }
 
-/** Runs generation for one operation; failures are recorded on `conformance` under their requirements. */
-export async function generateForOperation(conformance: ConformanceCase, job: OperationGeneration): Promise<GeneratedOperation> {
-  const started = Date.now();
-  const deadline = started + job.budgetMs;
-  const tally: Tally = { sent: 0, valid: 0, invalid: 0, judged: new Map() };
-  const found = new Map<string, Counterexample>();
-  let stopped: string | undefined;
-  let noAnswerRecorded = false;
-  const inputs = operationInputs(job.operation, job.fixtures);
+/** Records the findings of `requirement` on a failing input, and its counterexample. */
+function recordFailure(conformance: ConformanceCase, found: Map<string, Counterexample>, requirement: string, failing: Trial, shrinks: number): void {
+  const evidence = failing.failures.filter((f) => f.requirement === requirement);
+  conformance.record(evidence, failing.answer);
+  const { method, path, status, curl } = failing.answer.captured;
+  found.set(requirement, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks });
+}
 
-  for (let round = 0; round < MAX_ROUNDS && stopped === undefined; round++) {
-    const remaining = deadline - Date.now();
+/** One operation's generation as it goes: what it sent and found, and whether it stopped. */
+interface Generation {
+  conformance: ConformanceCase;
+  job: OperationGeneration;
+  deadline: number;
+  tally: Tally;
+  found: Map<string, Counterexample>;
+  stopped?: string;
+  noAnswerRecorded: boolean;
+}
+
+const budgetRanOut = (job: OperationGeneration) => `its time budget of ${job.budgetMs} ms ran out`;
+
+/** Sends one request; no answer is recorded once, not shrunk (each try would wait out the request timeout), and three in a row stop the operation. */
+async function attempt(g: Generation, request: GeneratedRequest): Promise<Trial | undefined> {
+  const tried = await trial(g.conformance, g.job, request, g.tally);
+  if (tried.answer.status !== NO_ANSWER) return tried;
+  if (!g.noAnswerRecorded) g.conformance.record(tried.failures, tried.answer);
+  g.noAnswerRecorded = true;
+  if (tried.answer.silenced) g.stopped = 'three requests in a row got no answer within the request timeout';
+  return undefined;
+}
+
+/**
+ * A boundary input that failed `requirement`, shrunk: the first of its smaller inputs (smallest
+ * first) that still fails it, shrunk again the same way, until none of the smaller ones fails.
+ */
+async function shrinkBoundary(g: Generation, input: BoundaryInput, requirement: string, failed: Trial): Promise<void> {
+  let current = { input, trial: failed };
+  let shrinks = 0;
+  for (let smaller = true; smaller; ) {
+    smaller = false;
+    for (const candidate of current.input.smaller?.() ?? []) {
+      if (g.stopped !== undefined || Date.now() > g.deadline) break;
+      const tried = await attempt(g, candidate);
+      shrinks++;
+      if (!tried?.failures.some((f) => f.requirement === requirement)) continue;
+      current = { input: candidate, trial: tried };
+      smaller = true;
+      break;
+    }
+  }
+  recordFailure(g.conformance, g.found, requirement, current.trial, shrinks);
+}
+
+/** Sends boundary inputs in order, shrinking and recording each requirement the first time one fails it. */
+async function sendBoundaries(g: Generation, inputs: BoundaryInput[]): Promise<void> {
+  for (const input of inputs) {
+    if (g.stopped !== undefined) return;
+    if (Date.now() > g.deadline) {
+      g.stopped = budgetRanOut(g.job);
+      return;
+    }
+    const tried = await attempt(g, input);
+    for (const requirement of new Set(tried?.failures.map((f) => f.requirement) ?? [])) if (!g.found.has(requirement)) await shrinkBoundary(g, input, requirement, tried!);
+  }
+}
+
+/** The boundary phase: the contract's boundaries, then, for a paged list, the pages its first answer's total gives. */
+async function boundaryPhase(g: Generation): Promise<void> {
+  const { operation, fixtures, seed } = g.job;
+  await sendBoundaries(g, contractBoundaries(operation, fixtures, seed));
+  if (g.stopped !== undefined || !isPaged(operation)) return;
+  const first = await attempt(g, { query: smallestQuery(operation.parameters) });
+  const total = first && first.failures.length === 0 ? totalOf(first.answer.json) : undefined;
+  if (total !== undefined) await sendBoundaries(g, pageBoundaries(operation, total));
+}
+
+/** The random phase: rounds of fast-check from the seed, each shrinking one more failing requirement. */
+async function randomPhase(g: Generation): Promise<void> {
+  const { conformance, job, found } = g;
+  const inputs = operationInputs(job.operation, job.fixtures);
+  for (let round = 0; round < MAX_ROUNDS && g.stopped === undefined; round++) {
+    const remaining = g.deadline - Date.now();
     if (remaining <= 0) {
-      stopped = `its time budget of ${job.budgetMs} ms ran out`;
+      g.stopped = budgetRanOut(job);
       break;
     }
     let target: string | undefined;
     let last: Trial | undefined;
     const property = fc.asyncProperty(inputs, async (input) => {
-      if (stopped !== undefined) return true;
-      const tried = await trial(conformance, job, input, tally);
-      if (tried.answer.status === NO_ANSWER) {
-        // No answer is recorded once, not shrunk: each try would wait out the request timeout.
-        if (!noAnswerRecorded) conformance.record(tried.failures, tried.answer);
-        noAnswerRecorded = true;
-        if (tried.answer.silenced) stopped = 'three requests in a row got no answer within the request timeout';
-        return true;
-      }
+      if (g.stopped !== undefined) return true;
+      const tried = await attempt(g, requestOf(job.operation, input));
+      if (tried === undefined) return true;
       const failing = tried.failures.filter((f) => !found.has(f.requirement) && (target === undefined || f.requirement === target));
       if (failing.length === 0) return true;
       target ??= failing[0].requirement;
@@ -106,17 +206,24 @@ export async function generateForOperation(conformance: ConformanceCase, job: Op
       return false;
     });
     const details = await fc.check(property, { seed: job.seed, numRuns: job.inputs, plugins: [fc.interruptAfterTimeLimit(remaining)] });
-    if (details.interrupted && stopped === undefined) stopped = `its time budget of ${job.budgetMs} ms ran out`;
+    if (details.interrupted && g.stopped === undefined) g.stopped = budgetRanOut(job);
     // A predicate that threw (the case skipped, say) is no failure of the target: the error goes on.
     if (details.failed && target === undefined && details.errorInstance) throw details.errorInstance;
     if (!details.failed || target === undefined || last === undefined) break;
-    const shrunk: Trial = last;
-    const evidence = shrunk.failures.filter((f) => f.requirement === target);
-    conformance.record(evidence, shrunk.answer);
-    const { method, path, status, curl } = shrunk.answer.captured;
-    found.set(target, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks: details.numShrinks });
+    recordFailure(conformance, found, target, last, details.numShrinks);
   }
+}
 
+/** Runs generation for one operation, the boundary phase first; failures are recorded on `conformance` under their requirements. */
+export async function generateForOperation(conformance: ConformanceCase, job: OperationGeneration): Promise<GeneratedOperation> {
+  const started = Date.now();
+  const g: Generation = { conformance, job, deadline: started + job.budgetMs, tally: { sent: 0, valid: 0, invalid: 0, judged: new Map(), firstFailures: new Map() }, found: new Map(), noAnswerRecorded: false };
+  if (job.boundary) await boundaryPhase(g);
+  if (job.inputs > 0 && g.stopped === undefined) await randomPhase(g);
+  // A requirement broken by an input no round was left to shrink is recorded as that input broke it.
+  for (const [id, first] of g.tally.firstFailures) if (!g.found.has(id)) recordFailure(conformance, g.found, id, first, 0);
+
+  const { tally, found } = g;
   const requirements: GeneratedRequirement[] = [...new Set([...tally.judged.keys(), ...found.keys()])].sort().map((id) => {
     const counterexample = found.get(id);
     return { id, inputs: tally.judged.get(id) ?? 0, verdict: counterexample ? 'failed' : 'passed', ...(counterexample ? { counterexample } : {}) };
@@ -125,7 +232,7 @@ export async function generateForOperation(conformance: ConformanceCase, job: Op
     operation: job.operation.operationId,
     inputs: { sent: tally.sent, valid: tally.valid, invalid: tally.invalid },
     durationMs: Date.now() - started,
-    ...(stopped !== undefined ? { stopped } : {}),
+    ...(g.stopped !== undefined ? { stopped: g.stopped } : {}),
     requirements,
   };
 }

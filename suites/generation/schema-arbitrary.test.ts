@@ -92,8 +92,9 @@ describe('inputs and what they may be answered', () => {
     expect(Math.max(...inputs.map((input) => Buffer.byteLength(`${list.pathTemplate}?${queryText(list, input.query!)}`)))).toBeLessThanOrEqual(MAX_QUERY_OCTETS);
   });
 
-  it('a valid list query must be served; with a fraction, a number past 2^53 - 1 or a value not shown it may be refused with 400', () => {
-    const success = expectationOf(contract, list, 'filter[type]=portal&page[limit]=5&page[offset]=0', undefined);
+  it('a valid list query must be served; with a page limit (its maximum is not shown), a fraction, a number past 2^53 - 1 or a value not shown it may be refused with 400', () => {
+    expect(expectationOf(contract, list, 'filter[type]=portal&page[limit]=5&page[offset]=0', undefined).statuses).toContain(400);
+    const success = expectationOf(contract, list, 'filter[type]=portal', undefined);
     expect(success).toMatchObject({ valid: true, requirement: contract.successRequirement(list.operationId).id });
     expect(success.statuses).toContain(200);
     expect(success.statuses).not.toContain(400);

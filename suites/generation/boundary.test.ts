@@ -1,0 +1,89 @@
+// The boundary phase's inputs: drawn from the contract the same way for the same seed, each class
+// of value at each place it applies to, and the page limits and offsets a total gives.
+import { describe, expect, it } from 'vitest';
+import { loadContract, parseQuery } from '../../contract/index.ts';
+import { contractBoundaries, isPaged, MANY_ITEMS, numberTexts, pageBoundaries, STRING_CLASSES, totalOf, walkLimits, walkOffsets } from './boundary.ts';
+
+const contract = loadContract();
+const list = contract.operation('listNotificationGroups');
+const attributeConfig = contract.operation('createAttributeConfig');
+const highlight = contract.operation('createHighlight');
+const fixtures = { ownerUserId: '6553f100c0ffee0000000001', collectionItemId: '6553f100c0ffee0000000002' };
+
+describe('pages from a total', () => {
+  const cases = [
+    { total: 27, limits: [1, 2, 3, 4, 9, 10, 27] },
+    { total: 12, limits: [1, 2, 3, 4, 5, 6, 7, 12, 13] },
+    { total: 1, limits: [1, 2] },
+    { total: 0, limits: [1] },
+  ];
+  for (const { total, limits } of cases) {
+    it(`a total of ${total}: limits 1, the total, each small divisor and one past it`, () => {
+      expect(walkLimits(total)).toEqual(limits);
+    });
+  }
+
+  it('a walk visits every page and the first past the end; a long one only its ends', () => {
+    expect(walkOffsets(27, 9)).toEqual([0, 9, 18, 27]);
+    expect(walkOffsets(27, 10)).toEqual([0, 10, 20, 30]);
+    expect(walkOffsets(1000, 1)).toEqual([0, 1, 2, 998, 999, 1000]);
+  });
+
+  it('offsets 0, total - 1, total and total + 1 at limits 1 and the total, then the walks', () => {
+    const queries = pageBoundaries(list, 27).map((input) => parseQuery(list, input.query!).page);
+    for (const offset of [0, 26, 27, 28]) for (const limit of [1, 27]) expect(queries).toContainEqual({ limit, offset });
+    expect(queries).toContainEqual({ limit: 9, offset: 18 });
+    expect(queries).toContainEqual({ limit: 10, offset: 30 });
+  });
+
+  it('the total is read from meta.total of a list answer', () => {
+    expect(totalOf({ data: [], meta: { total: 27 } })).toBe(27);
+    expect(totalOf({ data: [] })).toBeUndefined();
+    expect(totalOf({ errors: [] })).toBeUndefined();
+    expect(isPaged(list)).toBe(true);
+    expect(isPaged(highlight)).toBe(false);
+  });
+});
+
+describe('boundaries from the contract', () => {
+  it('numbers: each bound and one past it, 0, 2^31 - 1, 2^31, 2^53 and exponent forms', () => {
+    expect(numberTexts({ type: 'number', minimum: 1 })).toEqual(expect.arrayContaining(['1', '0', String(2 ** 31 - 1), String(2 ** 31), String(2 ** 53), '1e1', '1E1']));
+    expect(numberTexts({ type: 'number', minimum: 0, maximum: 5 })).toEqual(expect.arrayContaining(['-1', '5', '6']));
+  });
+
+  it('the same seed gives the same inputs', () => {
+    const sent = (seed: number) => contractBoundaries(highlight, fixtures, seed).map(({ boundary, bodyText }) => ({ boundary, bodyText }));
+    expect(sent(3)).toEqual(sent(3));
+  });
+
+  it('every string place gets every Unicode class and a very long string at once, shrinking to one place of an otherwise complete document', () => {
+    const inputs = contractBoundaries(highlight, fixtures, 1).filter((input) => input.boundary.startsWith('every string: '));
+    for (const { name, text } of STRING_CLASSES) expect(inputs.map((input) => JSON.parse(input.bodyText!).data.attributes), name).toContainEqual(expect.objectContaining({ color: text, summary: text }));
+    expect(inputs.some((input) => JSON.parse(input.bodyText!).data.attributes.color.length > 4096)).toBe(true);
+    const astral = inputs.find((input) => input.boundary === 'every string: astral')!;
+    const colorOnly = astral.smaller!().find((input) => input.boundary === '/data/attributes/color: astral')!;
+    expect(JSON.parse(colorOnly.bodyText!).data).toMatchObject({ attributes: { color: '\u{1F600}\u{1D11E}\u{20000}', range: 'range boundary 1' }, relationships: { owner: { data: { id: fixtures.ownerUserId } } } });
+    expect(colorOnly.smaller!().map((input) => [...JSON.parse(input.bodyText!).data.attributes.color].length)).toEqual([1]);
+  });
+
+  it('an array without uniqueItems: two equal items, none, many; a long list and a long string shrink to shorter ones', () => {
+    const options = contractBoundaries(attributeConfig, fixtures, 1).filter((input) => input.boundary.startsWith('/data/attributes/options: '));
+    const lists = options.map((input) => JSON.parse(input.bodyText!).data.attributes.options as unknown[]);
+    expect(lists.map((l) => l.length)).toEqual([2, 0, MANY_ITEMS]);
+    expect(lists[0][0]).toEqual(lists[0][1]);
+    expect(options[2].smaller!().map((input) => JSON.parse(input.bodyText!).data.attributes.options.length)).toEqual([1, 2, 5, 10, 20]);
+  });
+
+  it('a free-form map: many members and odd names', () => {
+    const meta = contractBoundaries(highlight, fixtures, 1).filter((input) => input.boundary.startsWith('/data/relationships/owner/meta: '));
+    const names = meta.flatMap((input) => Object.keys(JSON.parse(input.bodyText!).data.relationships.owner.meta));
+    expect(names).toEqual(expect.arrayContaining(['', ' ', '__proto__', '\u0000', 'member59']));
+  });
+
+  it('a query: each place of its schema, within the URI length, never a lone surrogate', () => {
+    const inputs = contractBoundaries(list, {}, 1);
+    expect(inputs.some((input) => input.boundary.startsWith('/page/limit: ') && input.query!.includes('page[limit]=1e1'))).toBe(true);
+    expect(inputs.some((input) => input.boundary.startsWith('/include/0: astral'))).toBe(true);
+    expect(inputs.some((input) => input.boundary.includes('lone surrogates'))).toBe(false);
+  });
+});

@@ -1,0 +1,119 @@
+// One reading for fixed and generated inputs: every request a fixed case sends as a generated input
+// could be sent (the session credential, the kit's encoding) is read by the generator's
+// expectations too, and every status the fixed case accepts must be one the generator accepts. A
+// generated expectation stricter than a fixed case's fails a correct implementation under
+// generation that the fixed cases pass. Run in process against the reference server, whose
+// answers only steer the cases that read them (page walks); the comparison is of expectations.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract, MEDIA_TYPE, route } from '../../contract/index.ts';
+import { startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
+import { CaseSkipped, directClient, referenceTarget } from '../../server/test-support.ts';
+import { ConformanceCase, NO_ANSWER, type Answer } from '../case.ts';
+import type { OutgoingRequest, TargetClient } from '../client.ts';
+import { caseTitle, SUITE_CASES } from '../cases/index.ts';
+import { curlLine } from '../curl.ts';
+import { expectationOf, holdsUnshownValue } from './expectations.ts';
+
+const contract = loadContract();
+const unscrubbed = (text: string) => text;
+
+/** A fixed case's expectation of one answer: the request sent and the statuses it accepts. */
+interface FixedExpectation {
+  title: string;
+  request: OutgoingRequest;
+  allowed: number[];
+}
+
+/** A ConformanceCase noting every status expectation its case states, with the request answered. */
+class NotingCase extends ConformanceCase {
+  constructor(
+    context: ConstructorParameters<typeof ConformanceCase>[0],
+    private readonly sent: Map<string, OutgoingRequest>,
+    private readonly noted: FixedExpectation[],
+    private readonly title: string,
+  ) {
+    super(context);
+  }
+
+  override expectStatus(answer: Answer, allowed: number[], requirement?: string, what?: string): boolean {
+    const request = this.sent.get(answer.captured.curl);
+    if (answer.status !== NO_ANSWER && request) this.noted.push({ title: this.title, request, allowed });
+    return super.expectStatus(answer, allowed, requirement, what);
+  }
+}
+
+/** The fixed cases' expectations, each case run against `baseUrl`. */
+async function fixedExpectations(baseUrl: string): Promise<FixedExpectation[]> {
+  const target = referenceTarget(baseUrl);
+  const direct = directClient(baseUrl);
+  const sent = new Map<string, OutgoingRequest>();
+  const client: TargetClient = { ...direct, transmit: (request) => (sent.set(curlLine(request, unscrubbed), request), direct.transmit(request)) };
+  const noted: FixedExpectation[] = [];
+  for (const suiteCase of SUITE_CASES) {
+    const context = { contract, client, target, failLevel: 'should' as const, scrub: unscrubbed, requirements: suiteCase.requirements, outcomeInWorker: true, skip: (reason: string): never => { throw new CaseSkipped(reason); } };
+    try {
+      await suiteCase.run(new NotingCase(context, sent, noted, caseTitle(suiteCase)));
+    } catch (error) {
+      if (!(error instanceof CaseSkipped)) throw error;
+    }
+  }
+  return noted;
+}
+
+/** Whether the generator could send this request: the session credential in the kit's headers, and nothing else. */
+function generatorCouldSend(request: OutgoingRequest, session: Record<string, string>): boolean {
+  const expected = { ...session, ...(request.bodyText === undefined ? {} : { 'content-type': MEDIA_TYPE }) };
+  return JSON.stringify(Object.entries(request.headers).sort()) === JSON.stringify(Object.entries(expected).sort());
+}
+
+describe('generated expectations against the fixed cases', () => {
+  let server: StartedReferenceServer;
+  let noted: FixedExpectation[];
+  beforeAll(async () => {
+    server = await startReferenceServer();
+    noted = await fixedExpectations(server.baseUrl);
+  }, 120_000);
+  afterAll(() => server.close());
+
+  it('no status a fixed case accepts is one a generated input of the same request may not be answered', () => {
+    const session = new ConformanceCase({ contract, client: directClient(server.baseUrl), target: referenceTarget(server.baseUrl), failLevel: 'must', scrub: unscrubbed, requirements: ['ERR-NO-5XX'], outcomeInWorker: true, skip: () => { throw new CaseSkipped(''); } }).credentials.session;
+    const comparable = noted.filter((n) => generatorCouldSend(n.request, session));
+    // Each operation's requests of every kind (valid, refused, open) are compared, not a handful.
+    for (const operation of contract.operations) expect(comparable.filter((n) => route(contract, n.request.method, `${contract.basePath}${n.request.path}`) === operation).length, operation.operationId).toBeGreaterThan(3);
+    const stricter = comparable.flatMap(({ title, request, allowed }) => {
+      const operation = route(contract, request.method, `${contract.basePath}${request.path}`)!;
+      const query = request.path.includes('?') ? request.path.slice(request.path.indexOf('?') + 1) : undefined;
+      const expectation = expectationOf(contract, operation, query, request.bodyText);
+      const refused = allowed.filter((status) => (expectation.open ? status >= 500 : !expectation.statuses.includes(status)));
+      return refused.length === 0 ? [] : [`${title}: ${request.method} ${request.path} ${request.bodyText ?? ''} accepts ${refused.join(', ')}; generation expects ${expectation.open ? 'anything but a 5xx' : expectation.statuses.join(', ')}`];
+    });
+    expect(stricter).toEqual([]);
+  });
+});
+
+describe('inputs whose encoding or meaning the specification does not show are open: anything but a 5xx', () => {
+  const list = contract.operation('listNotificationGroups');
+  const highlight = contract.operation('createHighlight');
+  const owner = { data: { type: 'User', id: '6553f100c0ffee0000000001' } };
+  const open = [
+    { input: 'a bare page', query: 'filter[type]=portal&page=' },
+    { input: 'a scalar page', query: 'filter[type]=portal&page=3' },
+    { input: 'an include name', query: 'filter[type]=portal&include=owner' },
+    { input: 'an empty include', query: 'filter[type]=portal&include=' },
+    { input: 'a fractional page member', query: 'filter[type]=portal&page[limit]=2.5&page[offset]=0' },
+    { input: 'a page member in exponent form', query: 'filter[type]=portal&page[limit]=1&page[offset]=1e1' },
+    { input: 'a relationship the specification does not name', body: { data: { type: 'Highlight', relationships: { owner, ' ': { data: null } } } } },
+  ];
+  for (const c of open) {
+    it(c.input, () => {
+      const operation = c.body ? highlight : list;
+      expect(expectationOf(contract, operation, c.query, c.body ? JSON.stringify(c.body) : undefined)).toMatchObject({ valid: true, open: true });
+    });
+  }
+
+  it('a request whose every place the specification shows is not open', () => {
+    expect(expectationOf(contract, list, 'filter[type]=portal&page[limit]=5&page[offset]=0', undefined)).toMatchObject({ valid: true, open: false });
+    expect(expectationOf(contract, highlight, undefined, JSON.stringify({ data: { type: 'Highlight', relationships: { owner } } }))).toMatchObject({ valid: true, open: false });
+    expect(holdsUnshownValue(highlight.requestBody!, { data: { type: 'Highlight', relationships: { owner } } })).toBe(false);
+  });
+});
