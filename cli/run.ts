@@ -26,19 +26,16 @@ import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
 import { readRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
-import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, emptyEnvironmentSettings, settingSource, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
+import { settingRows, withSetting, type SettingRow } from '../targets/settings.ts';
+import { mergeSettings, parsedSetting, parseHeaderLine, readTargetFile, emptyEnvironmentSettings, settingSource, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
 
-export interface RunFlags {
-  baseUrl?: string;
+/** The target settings' flags, by commander's attribute name of each row's flag (`baseUrl` for --base-url): text, or every value of a repeatable one. */
+export type SettingFlags = Record<string, unknown>;
+
+export type RunFlags = RunOptions & SettingFlags;
+
+interface RunOptions {
   target?: string;
-  sessionToken?: string;
-  pat?: string;
-  forbiddenToken?: string;
-  legacyHeader?: string;
-  ownerUserId?: string;
-  collectionItemId?: string;
-  requestTimeout?: string;
-  maxBodyMib?: string;
   /** Absent: a new timestamped directory under reports/, with reports/latest pointing at it. */
   reportDir?: string;
   grep?: string;
@@ -50,8 +47,6 @@ export interface RunFlags {
   allowPartial?: boolean;
   baseline?: string;
   readOnly?: boolean;
-  ca?: string;
-  header: string[];
   /** --generate N: inputs per operation drawn from the contract. */
   generate?: number;
   seed?: number;
@@ -72,28 +67,34 @@ const MAX_SEED = 2 ** 31 - 1;
 /** The exit code of each gate result. */
 export const GATE_EXIT_CODES: Record<GateResult, number> = { pass: EXIT_OK, fail: EXIT_FAILED, incomplete: EXIT_INCOMPLETE };
 
+/** One option per target setting of the table, its variable named in its help. */
+function addSettingOptions(command: Command): void {
+  for (const row of settingRows()) {
+    const flag = `${row.flag} <${row.argument}>`;
+    const help = `${row.help} (${row.variable})`;
+    if (row.parse === 'headers') command.option(flag, help, collect, []);
+    else command.option(flag, help);
+  }
+}
+
+/** commander's attribute name of a flag: `baseUrl` for --base-url. */
+function attributeOf(flag: string): string {
+  return flag.replace(/^--/, '').replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
 export function registerRunCommand(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description('run the conformance suite against a target (or, with --reference-server, the embedded reference server) and write its reports')
-    .option('--base-url <url>', 'target base URL including the version root, e.g. https://staging.example.com/v3 (LAS_BASE_URL)')
-    .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it')
-    .option('--session-token <token>', 'valid session token (LAS_SESSION_TOKEN; prefer the variable)')
-    .option('--pat <token>', 'valid personal access token (LAS_PAT; prefer the variable)')
-    .option('--forbidden-token <token>', 'authenticated but not permitted token; without it the 403 cases are not run (LAS_FORBIDDEN_TOKEN)')
-    .option('--legacy-header <name>', 'name of the legacy session header (LAS_LEGACY_HEADER; default X-Svc-Session-Token)')
-    .option('--owner-user-id <id>', 'an existing User id, owner of created Highlights (LAS_OWNER_USER_ID)')
-    .option('--collection-item-id <id>', 'an existing collection item id (LAS_COLLECTION_ITEM_ID)')
-    .option('--request-timeout <ms>', 'how long one request may take (LAS_REQUEST_TIMEOUT_MS; default 10000)')
-    .option('--max-body-mib <n>', 'the largest answer the kit reads, in MiB (LAS_MAX_BODY_MIB; default 8)')
+    .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it');
+  addSettingOptions(command);
+  command
     .option('--report-dir <dir>', `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest); a directory used before loses the files a run writes there, and keeps any other`)
     .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401 (the verdict is then incomplete)')
     .option('--requirement <id>', 'repeatable: run only the cases that can judge this requirement, including those that judge it on the side (the verdict is then incomplete)', collect, [])
     .option('--allow-partial', 'exit 0 when nothing failed though requirements were not run (--grep, --read-only, no forbidden token or fixtures); the record says so')
     .option('--baseline <file>', 'a previous conformance.json: only requirements failing now and not then fail the run')
     .option('--read-only', 'send no request that could create a record on the target; creation cases are reported not run')
-    .option('--ca <file>', 'PEM certificate authorities to trust besides Node\'s, for a target behind an internal authority (LAS_CA_FILE)')
-    .option('--header <header>', "repeatable: 'Name: value' sent with every request, e.g. a gateway key; the value is never written anywhere (LAS_HEADERS)", collect, [])
     .option('--workers <n>', 'parallel Playwright workers (default: one per core)', wholeNumber(1))
     .option('--generate <n>', 'also send N inputs per operation drawn from the contract\'s schemas, valid and near-valid; a failure is shrunk to a minimal input with its curl line (target file: generate.inputs)', wholeNumber(1))
     .option('--seed <n>', 'the seed generated inputs are drawn from: the same seed draws the same inputs (default: a new one, written in the record)', wholeNumber(0, MAX_SEED))
@@ -109,20 +110,14 @@ export function registerRunCommand(program: Command): void {
     });
 }
 
+/** A setting's value as its flag gives it (a repeatable flag: each of its lines), or undefined. */
+function flagValue(row: SettingRow, given: unknown): unknown {
+  if (Array.isArray(given)) return given.length === 0 ? undefined : Object.fromEntries(given.map((line) => parseHeaderLine(String(line), row.flag)));
+  return typeof given === 'string' ? parsedSetting(row, given, row.flag) : undefined;
+}
+
 function flagSettings(flags: RunFlags): TargetSettings {
-  return {
-    baseUrl: flags.baseUrl,
-    sessionToken: flags.sessionToken,
-    pat: flags.pat,
-    forbiddenToken: flags.forbiddenToken,
-    legacyHeader: flags.legacyHeader,
-    ownerUserId: flags.ownerUserId,
-    collectionItemId: flags.collectionItemId,
-    requestTimeoutMs: flags.requestTimeout === undefined ? undefined : numberSetting(flags.requestTimeout, '--request-timeout'),
-    maxBodyMiB: flags.maxBodyMib === undefined ? undefined : numberSetting(flags.maxBodyMib, '--max-body-mib'),
-    caFile: flags.ca,
-    headers: flags.header.length === 0 ? undefined : Object.fromEntries(flags.header.map((line) => parseHeaderLine(line, '--header'))),
-  };
+  return settingRows().reduce((settings, row) => withSetting(settings, row, flagValue(row, flags[attributeOf(row.flag)])), {} as TargetSettings);
 }
 
 /** The flag of a RunFlags key, e.g. `--base-url` for baseUrl. */
