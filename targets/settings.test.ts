@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerRunCommand } from '../cli/run.ts';
-import { settingRows, settingSource, recordSetting } from './settings.ts';
+import { recordSetting, settingRows, settingsMarkdown, settingSource } from './settings.ts';
 import { parseTargetFile, settingsFromEnvironment, targetSchemaFile, targetSchemaText, targetOnlySettingsGiven } from './target.ts';
 import { readFileSync } from 'node:fs';
 
@@ -40,8 +40,9 @@ describe('the settings table', () => {
     }
   });
 
-  it('is what the schema file says of every setting (npm run targets:schema writes it)', () => {
+  it('is what the schema file says of every setting (npm run targets:settings writes it)', () => {
     expect(readFileSync(new URL('target.schema.json', import.meta.url), 'utf8')).toBe(targetSchemaText());
+    expect(readFileSync(new URL('../docs/settings.md', import.meta.url), 'utf8')).toBe(settingsMarkdown());
     const properties = targetSchemaFile().properties as Record<string, { properties?: Record<string, { description: string }>; description?: string }>;
     for (const row of settingRows()) {
       const [group, key] = row.fileKey.includes('.') ? row.fileKey.split('.') : [undefined, row.fileKey];

@@ -165,3 +165,25 @@ export function targetFileSchema(base: JsonObject, rows: SettingRow[] = settingR
   }
   return { ...base, properties };
 }
+
+const PARSE_WORDS: Record<SettingParse, string> = { text: 'text', number: 'a number', headers: "`Name: value` lines (a flag: one per flag)" };
+
+/** docs/settings.md: every setting of a target as the table has it, the contract's record kinds included. */
+export function settingsMarkdown(rows: SettingRow[] = settingRows()): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  return [
+    '# Target settings',
+    '',
+    '<!-- Written by `npm run targets:settings` from the settings table (targets/settings.ts) and the contract; do not edit by hand. -->',
+    '',
+    'Each setting of a run\'s target, from the target file (`--target FILE`), then its variable, then',
+    'its flag: a later source wins, key by key. A kind of record the contract names (`x-record` on a',
+    'request member) is a setting of its own, named from the kind: `ownerUserId` is',
+    '`--owner-user-id`, `LAS_OWNER_USER_ID` and `fixtures.ownerUserId`.',
+    '',
+    '| setting | flag | variable | target file | read as | what it is |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((row) => `| ${row.label}${row.record ? ' (a record)' : ''} | \`${row.flag}\` | \`${row.variable}\` | \`${row.fileKey}\` | ${PARSE_WORDS[row.parse]} | ${cell(row.help)} |`),
+    '',
+  ].join('\n');
+}

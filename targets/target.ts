@@ -65,12 +65,12 @@ export function parseHeaderLines(text: string, source: string): Record<string, s
 
 let fileValidator: ValidateFunction | undefined;
 
-/** The schema file as written (targets:schema writes its settings from the table). */
+/** The schema file as written (targets:settings writes its settings from the table). */
 export function targetSchemaFile(): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL('target.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 }
 
-/** The schema file's text with its settings as the table has them: what targets:schema writes. */
+/** The schema file's text with its settings as the table has them: what targets:settings writes. */
 export function targetSchemaText(): string {
   return `${JSON.stringify(targetFileSchema(targetSchemaFile()), null, 2)}\n`;
 }
