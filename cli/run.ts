@@ -26,8 +26,8 @@ import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
 import { readRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
-import { settingRows, withSetting, type SettingRow } from '../targets/settings.ts';
-import { mergeSettings, parsedSetting, parseHeaderLine, readTargetFile, emptyEnvironmentSettings, settingSource, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
+import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
+import { mergeSettings, readTargetFile, emptyEnvironmentSettings, settingSource, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
 
 /** The target settings' flags, by commander's attribute name of each row's flag (`baseUrl` for --base-url): text, or every value of a repeatable one. */
 export type SettingFlags = Record<string, unknown>;
@@ -67,21 +67,6 @@ const MAX_SEED = 2 ** 31 - 1;
 /** The exit code of each gate result. */
 export const GATE_EXIT_CODES: Record<GateResult, number> = { pass: EXIT_OK, fail: EXIT_FAILED, incomplete: EXIT_INCOMPLETE };
 
-/** One option per target setting of the table, its variable named in its help. */
-function addSettingOptions(command: Command): void {
-  for (const row of settingRows()) {
-    const flag = `${row.flag} <${row.argument}>`;
-    const help = `${row.help} (${row.variable})`;
-    if (row.parse === 'headers') command.option(flag, help, collect, []);
-    else command.option(flag, help);
-  }
-}
-
-/** commander's attribute name of a flag: `baseUrl` for --base-url. */
-function attributeOf(flag: string): string {
-  return flag.replace(/^--/, '').replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
-}
-
 export function registerRunCommand(program: Command): void {
   const command = program
     .command('run')
@@ -108,16 +93,6 @@ export function registerRunCommand(program: Command): void {
     .action(async (flags: RunFlags) => {
       process.exitCode = await runCommand(flags, process.env);
     });
-}
-
-/** A setting's value as its flag gives it (a repeatable flag: each of its lines), or undefined. */
-function flagValue(row: SettingRow, given: unknown): unknown {
-  if (Array.isArray(given)) return given.length === 0 ? undefined : Object.fromEntries(given.map((line) => parseHeaderLine(String(line), row.flag)));
-  return typeof given === 'string' ? parsedSetting(row, given, row.flag) : undefined;
-}
-
-function flagSettings(flags: RunFlags): TargetSettings {
-  return settingRows().reduce((settings, row) => withSetting(settings, row, flagValue(row, flags[attributeOf(row.flag)])), {} as TargetSettings);
 }
 
 /** The flag of a RunFlags key, e.g. `--base-url` for baseUrl. */
@@ -158,7 +133,7 @@ function checkTargetChosen(settings: TargetSettings, flags: RunFlags): void {
 /** The merged settings, checked for contradictions before anything starts. */
 export function runSettings(flags: RunFlags, env: Record<string, string | undefined>): TargetSettings {
   refuseEmptySettings(flags, env);
-  const settings = mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), flagSettings(flags));
+  const settings = mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), settingsFromFlags(flags));
   const unknown = flags.fault.filter((name) => !FAULT_NAMES.includes(name));
   if (unknown.length > 0) throw new TargetError(`unknown fault ${unknown.join(', ')}; known faults: ${FAULT_NAMES.join(', ')}`);
   const unknownChoices = flags.choice.filter((name) => !CHOICE_NAMES.includes(name));
