@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerRunCommand } from '../cli/run.ts';
-import { recordSetting, settingRows, settingsMarkdown, settingSource } from './settings.ts';
+import { recordSetting, refuseCollisions, settingRows, settingsMarkdown, settingSource } from './settings.ts';
 import { parseTargetFile, settingsFromEnvironment, targetSchemaFile, targetSchemaText, targetOnlySettingsGiven } from './target.ts';
 import { readFileSync } from 'node:fs';
 
@@ -30,6 +30,11 @@ describe('the settings table', () => {
 
   it('names a record kind\'s flag, variable and file key by one rule from the kind', () => {
     expect(recordSetting('learningPathStepId')).toMatchObject({ key: 'learningPathStepId', record: true, flag: '--learning-path-step-id', variable: 'LAS_LEARNING_PATH_STEP_ID', fileKey: 'fixtures.learningPathStepId', label: 'learning path step id' });
+  });
+
+  it('refuses a kind of record whose flag or variable another setting has', () => {
+    expect(() => refuseCollisions([...settingRows(), recordSetting('baseUrl')])).toThrow("the contract's x-record kind baseUrl would be given by --base-url and LAS_BASE_URL, as baseUrl is: name the kind otherwise");
+    expect(() => refuseCollisions(settingRows())).not.toThrow();
   });
 
   it('gives the run command one option per setting, its help naming its variable', () => {

@@ -96,9 +96,18 @@ export function settingRows(contract: Contract = loadContract()): SettingRow[] {
   if (!rows) {
     const at = FIXED_ROWS.findIndex((row) => row.key === 'legacyHeader') + 1;
     rows = [...FIXED_ROWS.slice(0, at), ...recordKinds(contract.operations).map((kind) => recordSetting(kind, contract)), ...FIXED_ROWS.slice(at)];
+    refuseCollisions(rows);
     rowsOf.set(contract, rows);
   }
   return rows;
+}
+
+/** A kind of record whose flag or variable another setting has would be read as that setting: the contract must name it otherwise. */
+export function refuseCollisions(rows: SettingRow[]): void {
+  for (const [i, row] of rows.entries()) {
+    const other = rows.slice(0, i).find((r) => r.flag === row.flag || r.variable === row.variable);
+    if (other) throw new Error(`the contract's x-record kind ${row.key} would be given by ${row.flag} and ${row.variable}, as ${other.key} is: name the kind otherwise`);
+  }
 }
 
 /** The row of a key; a key no row has is a mistake in the kit. */
