@@ -19,12 +19,12 @@ describe('the kinds of record the contract names', () => {
     expect(kinds.length).toBeGreaterThan(0);
   });
 
-  test('the names of today\'s kinds follow the rule', () => {
+  test('the names of today\'s kinds follow the rule (another kind adds its own)', () => {
     const named = settingRows().filter((row) => row.record).map(({ key, flag, variable, fileKey }) => ({ key, flag, variable, fileKey }));
-    expect(named).toEqual([
+    expect(named).toEqual(expect.arrayContaining([
       { key: 'collectionItemId', flag: '--collection-item-id', variable: 'LAS_COLLECTION_ITEM_ID', fileKey: 'fixtures.collectionItemId' },
       { key: 'ownerUserId', flag: '--owner-user-id', variable: 'LAS_OWNER_USER_ID', fileKey: 'fixtures.ownerUserId' },
-    ]);
+    ]));
   });
 
   for (const kind of kinds) {
