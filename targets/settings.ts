@@ -137,11 +137,6 @@ export function withSetting(settings: TargetSettings, row: SettingRow, value: un
   return { ...settings, [row.key]: value };
 }
 
-/** The kinds of record a target's fixtures supply, as the contract names them. */
-export function fixtureKinds(): string[] {
-  return settingRows().filter((row) => row.record).map((row) => row.key);
-}
-
 /** How a setting is named to a person: its flag, variable and target-file key. */
 export function settingSource(key: string): string {
   const row = settingRow(key);
