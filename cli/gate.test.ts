@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_ONLY_REASON } from '../suites/case.ts';
 import type { CertificationRecord } from '../reports/record.ts';
-import { startReferenceServer, DEFAULT_CREDENTIALS, type StartedReferenceServer } from '../server/index.ts';
+import { startReferenceServer, DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, type StartedReferenceServer } from '../server/index.ts';
 import { leaksOf, reportFiles } from '../suites/test-support.ts';
 import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
 import { junitCases, readJunit, redCases } from '../test-support/junit.ts';
@@ -56,7 +56,7 @@ function startRelay(upstream: URL): Promise<Server> {
 
 function targetFile(name: string, waivers: string): string {
   const path = join(root, `${name}.yaml`);
-  writeFileSync(path, `baseUrl: ${baseUrl}\nfixtures:\n  ownerUserId: 6553f100c0ffee0000000001\n  collectionItemId: 6553f100c0ffee0000000002\n${waivers}`);
+  writeFileSync(path, `baseUrl: ${baseUrl}\nfixtures:\n${Object.entries(REFERENCE_FIXTURES).map(([kind, id]) => `  ${kind}: ${id}\n`).join('')}${waivers}`);
   return path;
 }
 

@@ -41,6 +41,16 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A record as format 3 wrote it: each kind of record a boolean member of inputs. */
+function formatThree(record: CertificationRecord): unknown {
+  return { ...record, format: 3, inputs: formatThreeInputs(record) };
+}
+
+function formatThreeInputs(record: CertificationRecord): Record<string, unknown> {
+  const { records, ...rest } = record.inputs;
+  return { ...rest, ...records };
+}
+
 describe('las-conformance verify', () => {
   it('verifies a record as the kit wrote it: exit 0, its verdict and contract named', () => {
     const { code, output } = verifyCommand(write('passed.json', record([])));
@@ -60,7 +70,17 @@ describe('las-conformance verify', () => {
     ],
     ['another contract', (r) => ({ ...r, contract: { sha256: 'a'.repeat(64) } }), /contract\.sha256: judged by another contract: its SHA-256 is a{64}, this kit's is [0-9a-f]{64}/],
     ['a member the schema does not have', (r) => ({ ...r, certifiedBy: 'someone' }), /^\s+\/: must NOT have additional properties \(certifiedBy\)$/m],
+    ['a kind of record left out of inputs', (r) => ({ ...r, inputs: { ...r.inputs, records: { ownerUserId: true } } }), /^ {2}inputs\.records: it does not say whether the run was given collectionItemId, which the contract names$/m],
+    ['a kind of record the contract does not name', (r) => ({ ...r, inputs: { ...r.inputs, records: { ...r.inputs.records, courseId: true } } }), /^ {2}inputs\.records: courseId, which the contract names no record of$/m],
+    ['format 4 with the inputs of format 3', (r) => ({ ...r, inputs: formatThreeInputs(r) }), /\/inputs: must NOT have additional properties/],
   ];
+  it('verifies a record of format 3, whose kinds of record are members of inputs', () => {
+    const old = formatThree(record([]));
+    expect(old).toMatchObject({ format: 3, inputs: { ownerUserId: false, collectionItemId: false } });
+    expect(verifyCommand(write('format-3.json', old)).code).toBe(0);
+    expect(verifyCommand(write('format-3-new-inputs.json', { ...record([]), format: 3 })).code).toBe(1);
+  });
+
   for (const [what, change, problem] of tampered) {
     it(`does not verify ${what}: exit 1, the problem named`, () => {
       const { code, output } = verifyCommand(write('tampered.json', change(record([finding('NG-META-PAGES', 'meta.pages is 2')]))));
@@ -104,6 +124,15 @@ describe('las-conformance diff', () => {
     const json = JSON.parse(diffCommand(before, after, { json: true }).output) as { regressions: string[]; fixed: unknown[] };
     expect(json).toMatchObject({ regressions: ['NG-META-PAGES'], fixed: [] });
     expect(JSON.parse(readFileSync(join(dir, 'diff.json'), 'utf8'))).toEqual(json);
+  });
+
+  it('reads a record of format 3 beside one of format 4', () => {
+    const before = write('before-format-3.json', formatThree(record([])));
+    const after = write('after-format-4.json', record([finding('NG-META-PAGES', 'meta.pages is 2')]));
+    const diff = diffCommand(before, after, { json: true });
+    expect(diff.code).toBe(1);
+    expect(JSON.parse(diff.output)).toMatchObject({ regressions: ['NG-META-PAGES'] });
+    expect(diffCommand(after, before, {}).code).toBe(0);
   });
 
   it('a fix is no regression: exit 0, listed as fixed', () => {

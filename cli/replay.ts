@@ -12,19 +12,19 @@ import { PROXY_DEFAULTS } from '../proxy/index.ts';
 import { existsSync } from 'node:fs';
 import { scrubber, targetSecrets } from '../run-protocol/secrets.ts';
 import { readRegressionCases, saveRegressionCases } from '../targets/regression-cases.ts';
-import { mergeSettings, readTargetFile, resolveTarget, settingsFromEnvironment, type TargetSettings } from '../targets/target.ts';
+import { mergeSettings, readTargetFile, resolveTarget, settingsFromEnvironment } from '../targets/target.ts';
+import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
 import { malformedLine } from '../traffic/judge-recorded.ts';
 import { maxStringFor, readRecorded } from '../traffic/recorded-files.ts';
 import { regressionCasesOf, Replayer, type ReplayOutcome, type ReplayVerdict } from '../traffic/replay.ts';
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import { wholeNumber } from './options.ts';
 
+/** The target settings replay takes as flags: where to send, and the credentials it sends in place of the recorded ones. */
+const REPLAY_SETTINGS = ['baseUrl', 'sessionToken', 'pat', 'legacyHeader'];
+
 interface ReplayFlags {
-  baseUrl?: string;
   target?: string;
-  sessionToken?: string;
-  pat?: string;
-  legacyHeader?: string;
   allowWrites?: boolean;
   saveCases?: string;
   maxBody: number;
@@ -41,15 +41,13 @@ const VERDICT_WORDS: Record<ReplayVerdict, string> = {
 };
 
 export function registerReplayCommand(program: Command): void {
-  program
+  const command = program
     .command('replay')
-    .description('send recorded requests (capture files of `proxy --capture`, or HAR files) to a target again, with this run\'s credentials, and say of each original MUST violation: still reproduces, fixed or changed')
+    .description('send recorded requests (capture files of `proxy --capture`, or HAR files) to a target again, with this run\'s credentials (the session token where the original used Bearer r: or the legacy header, the personal access token where it used Bearer p:), and say of each original MUST violation: still reproduces, fixed or changed')
     .argument('<files...>', 'capture files or HAR files')
-    .option('--base-url <url>', 'the target, including the version root, e.g. https://staging.example.com/v3 (LAS_BASE_URL)')
-    .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it')
-    .option('--session-token <token>', 'session token sent where the original used Bearer r: or the legacy header (LAS_SESSION_TOKEN; prefer the variable)')
-    .option('--pat <token>', 'personal access token sent where the original used Bearer p: (LAS_PAT; prefer the variable)')
-    .option('--legacy-header <name>', 'name of the legacy session header (LAS_LEGACY_HEADER; default X-Svc-Session-Token)')
+    .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it');
+  addSettingOptions(command, REPLAY_SETTINGS);
+  command
     .option('--allow-writes', 'also send requests that could write to the target: anything but GET and HEAD, and any request carrying a method override or rewrite (X-HTTP-Method-Override, _method, X-Original-URL, ...)')
     .option('--save-cases <file>', 'append the exchanges that still reproduce as regression cases to this target file\'s regressionCases list (created when missing)')
     .option('--max-body <bytes>', 'largest body judged; larger ones are not validated, as in the proxy', wholeNumber(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
@@ -58,13 +56,9 @@ export function registerReplayCommand(program: Command): void {
     });
 }
 
-function flagSettings(flags: ReplayFlags): TargetSettings {
-  return { baseUrl: flags.baseUrl, sessionToken: flags.sessionToken, pat: flags.pat, legacyHeader: flags.legacyHeader };
-}
-
 async function replayCommand(files: string[], flags: ReplayFlags, env: Record<string, string | undefined>): Promise<number> {
   const contract = loadContract();
-  const target = resolveTarget(mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), flagSettings(flags)), contract.legacyHeader);
+  const target = resolveTarget(mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), settingsFromFlags(flags as unknown as Record<string, unknown>, REPLAY_SETTINGS)), contract.legacyHeader);
   // A target file that cannot take the cases is a usage error before anything is sent.
   if (flags.saveCases && existsSync(flags.saveCases)) readRegressionCases(flags.saveCases, contract.requirements.map((r) => r.id));
   // The run's own tokens never reach the console, whatever the target answered.

@@ -77,12 +77,12 @@ const usageCases: UsageCase[] = [
   {
     title: 'a legacy header name the target does not read',
     args: () => ['--base-url', reference.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--legacy-header', 'X-Acme-Session-Token', '--report-dir', join(dir, 'legacy')],
-    stderr: /^las-conformance: GET http:\/\/127\.0\.0\.1:\d+\/v3\/notification-groups\?\S+ with the session token in X-Acme-Session-Token was answered 401, though the same token was served as Authorization: Bearer r:; the target reads its legacy session header under another name: give it with --legacy-header, LAS_LEGACY_HEADER or legacyHeader \(now X-Acme-Session-Token;/,
+    stderr: /^las-conformance: GET http:\/\/127\.0\.0\.1:\d+\/v3\/notification-groups\?\S+ with the session token in X-Acme-Session-Token was answered 401, though the same token was served as Authorization: Bearer r:; the target reads its legacy session header under another name: give it with --legacy-header, LAS_LEGACY_HEADER or legacyHeader in the target file \(now X-Acme-Session-Token;/,
   },
   {
     title: 'fixture ids the target does not know',
     args: () => ['--base-url', reference.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--owner-user-id', '64aa00000000000000000001', '--collection-item-id', '64aa00000000000000000002', '--report-dir', join(dir, 'fixtures')],
-    stderr: /^las-conformance: POST http:\/\/127\.0\.0\.1:\d+\/v3\/highlights with the session token \(Authorization: Bearer r:…\) was answered 404 Record Not Found: the target does not know the collection item id or the owner user id the run was given; give ids of records that exist there with --collection-item-id, LAS_COLLECTION_ITEM_ID or fixtures\.collectionItemId, and --owner-user-id, LAS_OWNER_USER_ID or fixtures\.ownerUserId$/,
+    stderr: /^las-conformance: POST http:\/\/127\.0\.0\.1:\d+\/v3\/highlights with the session token \(Authorization: Bearer r:…\) was answered 404 Record Not Found: the target does not know the collection item id or the owner user id the run was given; give ids of records that exist there with --collection-item-id, LAS_COLLECTION_ITEM_ID or fixtures\.collectionItemId in the target file, and --owner-user-id, LAS_OWNER_USER_ID or fixtures\.ownerUserId in the target file$/,
   },
   {
     title: 'a forbidden token the target does not know',

@@ -26,19 +26,16 @@ import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
 import { readRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
-import { mergeSettings, numberSetting, parseHeaderLine, readTargetFile, emptyEnvironmentSettings, settingSource, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
+import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
+import { mergeSettings, readTargetFile, emptyEnvironmentSettings, settingSource, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
 
-export interface RunFlags {
-  baseUrl?: string;
+/** The target settings' flags, by commander's attribute name of each row's flag (`baseUrl` for --base-url): text, or every value of a repeatable one. */
+export type SettingFlags = Record<string, unknown>;
+
+export type RunFlags = RunOptions & SettingFlags;
+
+interface RunOptions {
   target?: string;
-  sessionToken?: string;
-  pat?: string;
-  forbiddenToken?: string;
-  legacyHeader?: string;
-  ownerUserId?: string;
-  collectionItemId?: string;
-  requestTimeout?: string;
-  maxBodyMib?: string;
   /** Absent: a new timestamped directory under reports/, with reports/latest pointing at it. */
   reportDir?: string;
   grep?: string;
@@ -50,8 +47,6 @@ export interface RunFlags {
   allowPartial?: boolean;
   baseline?: string;
   readOnly?: boolean;
-  ca?: string;
-  header: string[];
   /** --generate N: random inputs per operation drawn from the contract after the boundary phase; 0 turns generation off. */
   generate?: number;
   seed?: number;
@@ -73,27 +68,18 @@ const MAX_SEED = 2 ** 31 - 1;
 export const GATE_EXIT_CODES: Record<GateResult, number> = { pass: EXIT_OK, fail: EXIT_FAILED, incomplete: EXIT_INCOMPLETE };
 
 export function registerRunCommand(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description('run the conformance suite against a target (or, with --reference-server, the embedded reference server) and write its reports')
-    .option('--base-url <url>', 'target base URL including the version root, e.g. https://staging.example.com/v3 (LAS_BASE_URL)')
-    .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it')
-    .option('--session-token <token>', 'valid session token (LAS_SESSION_TOKEN; prefer the variable)')
-    .option('--pat <token>', 'valid personal access token (LAS_PAT; prefer the variable)')
-    .option('--forbidden-token <token>', 'authenticated but not permitted token; without it the 403 cases are not run (LAS_FORBIDDEN_TOKEN)')
-    .option('--legacy-header <name>', 'name of the legacy session header (LAS_LEGACY_HEADER; default X-Svc-Session-Token)')
-    .option('--owner-user-id <id>', 'an existing User id, owner of created Highlights (LAS_OWNER_USER_ID)')
-    .option('--collection-item-id <id>', 'an existing collection item id (LAS_COLLECTION_ITEM_ID)')
-    .option('--request-timeout <ms>', 'how long one request may take (LAS_REQUEST_TIMEOUT_MS; default 10000)')
-    .option('--max-body-mib <n>', 'the largest answer the kit reads, in MiB (LAS_MAX_BODY_MIB; default 8)')
+    .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it');
+  addSettingOptions(command);
+  command
     .option('--report-dir <dir>', `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest); a directory used before loses the files a run writes there, and keeps any other`)
     .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401 (the verdict is then incomplete)')
     .option('--requirement <id>', 'repeatable: run only the cases that can judge this requirement, including those that judge it on the side (the verdict is then incomplete)', collect, [])
     .option('--allow-partial', 'exit 0 when nothing failed though requirements were not run (--grep, --read-only, no forbidden token or fixtures); the record says so')
     .option('--baseline <file>', 'a previous conformance.json: only requirements failing now and not then fail the run')
     .option('--read-only', 'send no request that could create a record on the target; creation cases are reported not run')
-    .option('--ca <file>', 'PEM certificate authorities to trust besides Node\'s, for a target behind an internal authority (LAS_CA_FILE)')
-    .option('--header <header>', "repeatable: 'Name: value' sent with every request, e.g. a gateway key; the value is never written anywhere (LAS_HEADERS)", collect, [])
     .option('--workers <n>', 'parallel Playwright workers (default: one per core)', wholeNumber(1))
     .option('--generate <n>', `after the fixed cases, a boundary phase and then N random inputs per operation drawn from the contract's schemas, valid and near-valid; a failure is shrunk to a minimal input with its curl line; 0 turns generation off (default ${DEFAULT_GENERATED_INPUTS}; target file: generate.inputs)`, wholeNumber(0))
     .option('--seed <n>', 'the seed generated inputs are drawn from: the same seed draws the same inputs (default: a new one, printed and written in the record)', wholeNumber(0, MAX_SEED))
@@ -107,22 +93,6 @@ export function registerRunCommand(program: Command): void {
     .action(async (flags: RunFlags) => {
       process.exitCode = await runCommand(flags, process.env);
     });
-}
-
-function flagSettings(flags: RunFlags): TargetSettings {
-  return {
-    baseUrl: flags.baseUrl,
-    sessionToken: flags.sessionToken,
-    pat: flags.pat,
-    forbiddenToken: flags.forbiddenToken,
-    legacyHeader: flags.legacyHeader,
-    ownerUserId: flags.ownerUserId,
-    collectionItemId: flags.collectionItemId,
-    requestTimeoutMs: flags.requestTimeout === undefined ? undefined : numberSetting(flags.requestTimeout, '--request-timeout'),
-    maxBodyMiB: flags.maxBodyMib === undefined ? undefined : numberSetting(flags.maxBodyMib, '--max-body-mib'),
-    caFile: flags.ca,
-    headers: flags.header.length === 0 ? undefined : Object.fromEntries(flags.header.map((line) => parseHeaderLine(line, '--header'))),
-  };
 }
 
 /** The flag of a RunFlags key, e.g. `--base-url` for baseUrl. */
@@ -163,7 +133,7 @@ function checkTargetChosen(settings: TargetSettings, flags: RunFlags): void {
 /** The merged settings, checked for contradictions before anything starts. */
 export function runSettings(flags: RunFlags, env: Record<string, string | undefined>): TargetSettings {
   refuseEmptySettings(flags, env);
-  const settings = mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), flagSettings(flags));
+  const settings = mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), settingsFromFlags(flags));
   const inapplicable = flags.fault.find((name) => INAPPLICABLE_FAULTS.has(name));
   if (inapplicable !== undefined) throw new TargetError(`fault ${inapplicable} does not apply to this contract: ${INAPPLICABLE_FAULTS.get(inapplicable)}`);
   const inapplicableChoice = flags.choice.find((name) => INAPPLICABLE_CHOICES.has(name));

@@ -2,7 +2,7 @@
 import { collect, wholeNumber } from './options.ts';
 import { Option, type Command } from 'commander';
 import { pino, type Level } from 'pino';
-import { loadContract, smallestQuery, type Operation } from '../contract/index.ts';
+import { loadContract, recordKindLabel, smallestQuery, type Operation } from '../contract/index.ts';
 import {
   CHOICES,
   DEFAULT_CREDENTIALS,
@@ -123,7 +123,7 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choic
     `  Authorization: Bearer p:${shown(flags.pat, DEFAULT_CREDENTIALS.pat, 'personal access token')}`,
     `  ${flags.legacyHeader ?? contract.legacyHeader}: ${session}`,
     `  forbidden (403 in any scheme): ${shown(flags.forbiddenToken, DEFAULT_CREDENTIALS.forbiddenToken, 'forbidden token')}`,
-    `records that exist: owner User ${REFERENCE_FIXTURES.ownerUserId}, collection item ${REFERENCE_FIXTURES.collectionItemId}`,
+    `records that exist: ${Object.entries(REFERENCE_FIXTURES).map(([kind, id]) => `${recordKindLabel(kind)} ${id}`).join(', ') || 'none (the contract names no kind)'}`,
     `seed: ${seed} items per list and filter value; pages of ${DEFAULT_PAGE_LIMIT} by default, at most ${MAX_PAGE_LIMIT}`,
     `faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
     `choices: ${choices.length > 0 ? choices.join(', ') : 'none'}`,

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { RUN_ENVIRONMENT } from '../suites/settings.ts';
 import { runCommandLine } from './command-line.ts';
-import { TARGET_ENVIRONMENT } from '../targets/target.ts';
+import { targetVariables } from '../targets/settings.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/las-conformance.js', import.meta.url));
@@ -59,7 +59,7 @@ const JOB_REPORTING = ['GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY'];
 
 /** The environment of the test process without any LAS_* setting or job reporting, plus `env`. */
 export function hermeticEnvironment(env: Record<string, string> = {}): Record<string, string> {
-  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), ...Object.values(RUN_ENVIRONMENT), ...JOB_REPORTING]);
+  const ours = new Set<string>([...targetVariables(), ...Object.values(RUN_ENVIRONMENT), ...JOB_REPORTING]);
   const base = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !ours.has(entry[0]) && !entry[0].startsWith('LAS_')));
   return { ...base, ...env };
 }

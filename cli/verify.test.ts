@@ -159,7 +159,7 @@ describe('verify, unsigned', () => {
     ['durationMs', (r) => ({ ...r, durationMs: r.durationMs * 10 + 1000 }), /^ {2}startedAt, finishedAt, durationMs: /m],
     ['target.embedded', (r) => ({ ...r, target: { ...r.target, embedded: false } }), /^ {2}target\.embedded: false, but it names faults meta-pages-rounded-down/m],
     ['target.baseUrl of the embedded server', (r) => ({ ...r, target: { ...r.target, baseUrl: 'https://api.vendor.example/v3' } }), /^ {2}target\.baseUrl: https:\/\/api\.vendor\.example\/v3, but the embedded reference server listens on this machine only$/m],
-    ['format', (r) => ({ ...r, format: 2 }), /^ {2}\/format: must be equal to constant$/m],
+    ['format', (r) => ({ ...r, format: 2 }), /^ {2}\/format: must be equal to one of the allowed values$/m],
   ];
   for (const [member, edit, problem] of edits) {
     it(`fails for ${member} edited alone, naming it: exit 1`, () => {

@@ -180,3 +180,25 @@ export function withoutValueAt(document: unknown, pointer: string): unknown {
   if (node && typeof node === 'object') delete node[tokens[tokens.length - 1]];
   return copy;
 }
+
+/** A member of an operation's request that names a record the service must hold, with the kind it names. */
+export interface RecordMember {
+  operation: Operation;
+  pointer: string;
+  kind: string;
+}
+
+/** Every request member the contract marks `x-record`, operation by operation, in the contract's order. */
+export function recordMembers(operations: Operation[]): RecordMember[] {
+  return operations.flatMap((operation) => bodyMembers(operation).flatMap((m) => (m.record === undefined ? [] : [{ operation, pointer: m.pointer, kind: m.record }])));
+}
+
+/** The kinds of record the contract names (`x-record`), each once, in the contract's order: what a target's fixtures supply. */
+export function recordKinds(operations: Operation[]): string[] {
+  return [...new Set(recordMembers(operations).map((m) => m.kind))];
+}
+
+/** How a person calls a kind of record's id, its name in words: ownerUserId is "owner user id". */
+export function recordKindLabel(kind: string): string {
+  return kind.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+}

@@ -34,7 +34,7 @@ describe('the certification report as text', () => {
     const html = certificationHtml(record);
     expect(html).toContain('las-conformance 0.2.0 (commit <code>4b3e1e0</code>)');
     expect(html).toContain('<dt>Selection</dt><dd>the cases whose titles match <code>AUTH-401</code> (--grep)<br>read-only: no request that could create a record was sent</dd>');
-    expect(html).toContain('<dt>Optional inputs</dt><dd>none of the optional inputs</dd>');
+    expect(html).toContain('<dt>Optional inputs</dt><dd>none of the optional inputs<br>not given: forbidden token, collection item id, owner user id, legacy header name, certificate authorities</dd>');
     expect(html).toContain('<dt>Gate</dt><dd><strong>fail</strong>: failing: NG-META-PAGES</dd>');
     const facts = /<dl class="facts">.*?<\/dl>/s.exec(html)?.[0] ?? '';
     expect(facts).toContain('<dt>Checked by</dt>');

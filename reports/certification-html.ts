@@ -6,6 +6,7 @@ import { generatedRows, generatedSummaryLine } from './generated.ts';
 import { LEVELS } from '../contract/index.ts';
 import type { CertificationRecord, GeneratedRecord, RecordedEvidence, RequirementRecord } from './record.ts';
 import { acceptedRequirements, evidenceShortestFirst, exchangeText, failsGate, firstFinding, gateAcceptance, gateToolsUsed, omittedCount, reasonText, runVerdictOf, shownVerdict, verdictOf, verdictReasonShown, type GateAcceptance, type RequirementVerdictName } from './requirement-outcomes.ts';
+import { optionalInputs, recordsGiven } from './record.ts';
 import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
 
 type ShownVerdict = RequirementVerdictName | GateAcceptance['kind'];
@@ -61,7 +62,7 @@ const LAID_OUT_WITHIN: Record<string, Set<string>> = {
   spec: new Set(['title', 'version']),
   target: new Set(['baseUrl', 'embedded', 'faults', 'choices']),
   selection: new Set(['whole', 'grep', 'grepInvert', 'shard', 'filters', 'readOnly', 'requirements']),
-  inputs: new Set(['forbiddenToken', 'ownerUserId', 'collectionItemId', 'legacyHeader', 'ca', 'headers']),
+  inputs: new Set(['forbiddenToken', 'records', 'legacyHeader', 'ca', 'headers']),
   gate: new Set(['result', 'reason', 'allowPartial', 'waived', 'expiredWaivers', 'baseline']),
 };
 
@@ -78,7 +79,9 @@ function moreFacts(record: CertificationRecord): [string, string][] {
   const within = Object.entries(LAID_OUT_WITHIN).flatMap(([member, known]) => {
     const value = fields[member];
     if (value === null || typeof value !== 'object') return [];
-    return Object.entries(value as Record<string, unknown>).filter(([k]) => !known.has(k)).map(([k, v]): [string, string] => [`${member} ${k}`, v as string]);
+    // A format 3 record names each kind of record as a member of inputs: laid out with the others.
+    const laidOut = member === 'inputs' ? new Set([...known, ...Object.keys(recordsGiven(record.inputs))]) : known;
+    return Object.entries(value as Record<string, unknown>).filter(([k]) => !laidOut.has(k)).map(([k, v]): [string, string] => [`${member} ${k}`, v as string]);
   });
   const top = Object.entries(fields).filter(([k]) => !LAID_OUT.has(k)) as [string, unknown][];
   return [...within, ...top].map(([term, value]) => [escape(term), `<span class="more-fact">${nestedValue(value)}</span>`]);
@@ -118,18 +121,11 @@ function selectionFact(record: CertificationRecord): string {
   return lines.join('<br>');
 }
 
-const INPUT_NAMES: [keyof Omit<CertificationRecord['inputs'], 'headers'>, string][] = [
-  ['forbiddenToken', 'forbidden token'],
-  ['ownerUserId', 'owner user id'],
-  ['collectionItemId', 'collection item id'],
-  ['legacyHeader', 'legacy header name'],
-  ['ca', 'certificate authorities'],
-];
-
 function inputsFact(record: CertificationRecord): string {
-  const given = INPUT_NAMES.filter(([member]) => record.inputs[member]).map(([, name]) => name);
-  const missing = INPUT_NAMES.filter(([member]) => !record.inputs[member]).map(([, name]) => name);
-  const lines = [given.length > 0 ? `given: ${given.join(', ')}` : 'none of the optional inputs', ...(given.length > 0 && missing.length > 0 ? [`not given: ${missing.join(', ')}`] : [])];
+  const inputs = optionalInputs(record.inputs);
+  const given = inputs.filter((input) => input.given).map((input) => input.name);
+  const missing = inputs.filter((input) => !input.given).map((input) => input.name);
+  const lines = [given.length > 0 ? `given: ${given.join(', ')}` : 'none of the optional inputs', ...(missing.length > 0 ? [`not given: ${missing.join(', ')}`] : [])];
   if (record.inputs.headers.length > 0) lines.push(`extra headers ${list(record.inputs.headers)} (values never recorded)`);
   return lines.join('<br>');
 }

@@ -7,7 +7,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { loadContract } from '../contract/index.ts';
+import { loadContract, recordKinds } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
 import { blockingLevels, ENVELOPE_FILE, failLevelOfMetadata, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
@@ -90,8 +90,7 @@ export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'sh
 export function inputsOf(settings: TargetSettings, defaultLegacyHeader: string): RunContext['inputs'] {
   return {
     forbiddenToken: settings.forbiddenToken !== undefined,
-    ownerUserId: settings.ownerUserId !== undefined,
-    collectionItemId: settings.collectionItemId !== undefined,
+    records: Object.fromEntries(recordKinds(loadContract().operations).map((kind) => [kind, settings.fixtures?.[kind] !== undefined])),
     legacyHeader: settings.legacyHeader !== undefined && settings.legacyHeader.toLowerCase() !== defaultLegacyHeader.toLowerCase(),
     ca: settings.caFile !== undefined,
     headers: Object.keys(settings.headers ?? {}),

@@ -31,7 +31,7 @@ describe('the console of a run that did not run everything', () => {
   });
 
   it('names the flag, variable and target-file key of a missing fixture', () => {
-    expect(FIXTURES_REASON).toContain('ownerUserId fixture (--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId)');
+    expect(FIXTURES_REASON).toContain('ownerUserId fixture (--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId in the target file)');
   });
 
   it('says in summary.md what it says on the console', () => {

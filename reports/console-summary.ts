@@ -8,7 +8,7 @@ import { relative } from 'node:path';
 import type { Level } from '../contract/index.ts';
 import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
 import { generatedSummaryLine } from './generated.ts';
-import type { CertificationRecord, RequirementRecord, RequirementVerdict } from './record.ts';
+import { recordsGivenLine, type CertificationRecord, type RequirementRecord, type RequirementVerdict } from './record.ts';
 import { acceptedRequirements, blockingRequirements, findingText, firstFinding, gateToolsUsed, judgedText, notRunReasons, targetText, verdictReasonShown } from './requirement-outcomes.ts';
 
 /** What keeps the verdict from passed besides failures: each reason a requirement was not run, with the ids, and what a partial run may do. */
@@ -88,6 +88,7 @@ export function consoleSummary(record: CertificationRecord, paths: ReportPaths, 
     `Cases: ${casesLine(record)} (${(record.durationMs / 1000).toFixed(1)} s)`,
     `Requirements: ${tallyLine(record)}`,
     ...optional(notExercisedLine(record), (line) => `  ${line}`),
+    `Records: ${recordsGivenLine(record.inputs)}`,
     'Reports:',
     ...[paths.conformance, paths.summary, paths.junit, paths.html].filter((p): p is string => p !== undefined).map((p) => `  ${show(p)}`),
   ];
@@ -145,6 +146,7 @@ export function summaryMarkdown(record: CertificationRecord, signature: RecordSi
     `- ${record.startedAt} to ${record.finishedAt} (${(record.durationMs / 1000).toFixed(1)} s), ${casesLine(record)}`,
     `- Requirements: ${tallyLine(record)}`,
     ...optional(notExercisedLine(record), (line) => `- ${line[0].toUpperCase()}${line.slice(1)}`),
+    `- Records the creation cases name: ${recordsGivenLine(record.inputs)}`,
     '',
     '## Failed and not-run requirements',
     '',

@@ -1,7 +1,7 @@
 // The certification record (conformance.json, schema: reports/conformance.schema.json). The record
 // gathers what the cases found, per requirement of the catalogue; it judges nothing the cases did
 // not. Its renderings read it from their own files and none is imported here.
-import { LEVELS, type Contract, type Level, type Requirement } from '../contract/index.ts';
+import { LEVELS, recordKindLabel, recordKinds, type Contract, type Level, type Requirement } from '../contract/index.ts';
 import { blockingLevels, failLevelName, regressionCaseName, waiverActive, type CaseFinding, type ExercisedRequirement, type FailLevel, type GeneratedOperation, type GenerationSettings, type NotRunDeclaration, type UnexercisedRequirement } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
@@ -115,12 +115,43 @@ export interface Selection {
 /** Which optional inputs the run had: never their values. */
 export interface InputsGiven {
   forbiddenToken: boolean;
-  ownerUserId: boolean;
-  collectionItemId: boolean;
+  /** Each kind of record the contract names (`x-record`): whether the run was given an id of one. */
+  records: Record<string, boolean>;
   legacyHeader: boolean;
   ca: boolean;
   /** Names of the extra request headers (--header); their values are never recorded. */
   headers: string[];
+}
+
+/** The inputs of a format 3 record: each kind of record a boolean member of its own, beside the others. */
+export type InputsGivenFormat3 = Omit<InputsGiven, 'records'> & Record<string, boolean | string[]>;
+
+const NOT_A_RECORD_KIND = new Set(['forbiddenToken', 'legacyHeader', 'ca', 'headers', 'records']);
+
+/** Each kind of record and whether the run was given one, from a record of either format. */
+export function recordsGiven(inputs: InputsGiven | InputsGivenFormat3): Record<string, boolean> {
+  if (typeof inputs.records === 'object' && inputs.records !== null) return inputs.records as Record<string, boolean>;
+  return Object.fromEntries(Object.entries(inputs).filter((entry): entry is [string, boolean] => !NOT_A_RECORD_KIND.has(entry[0]) && typeof entry[1] === 'boolean'));
+}
+
+/** The optional inputs other than record kinds, as a person calls them, in the order renderings list them. */
+const FIXED_INPUT_NAMES: [keyof Pick<InputsGiven, 'forbiddenToken' | 'legacyHeader' | 'ca'>, string][] = [
+  ['forbiddenToken', 'forbidden token'],
+  ['legacyHeader', 'legacy header name'],
+  ['ca', 'certificate authorities'],
+];
+
+/** Each optional input of a record of either format, named, given or not: the forbidden token, each kind of record, the legacy header name, certificate authorities. */
+export function optionalInputs(inputs: InputsGiven | InputsGivenFormat3): { name: string; given: boolean }[] {
+  const named = FIXED_INPUT_NAMES.map(([member, name]) => ({ name, given: inputs[member] === true }));
+  const records = Object.entries(recordsGiven(inputs)).map(([kind, given]) => ({ name: recordKindLabel(kind), given }));
+  return [named[0], ...records, ...named.slice(1)];
+}
+
+/** One line of each kind of record and whether the run was given one: `collection item id given, owner user id not given`. */
+export function recordsGivenLine(inputs: InputsGiven | InputsGivenFormat3): string {
+  const records = Object.entries(recordsGiven(inputs));
+  return records.length === 0 ? 'the contract names none' : records.map(([kind, given]) => `${recordKindLabel(kind)} ${given ? 'given' : 'not given'}`).join(', ');
 }
 
 /** How the gate reads the verdict: --allow-partial, waivers from the target file, --baseline. */
@@ -152,7 +183,8 @@ export interface GeneratedRecord extends GenerationSettings {
   operations: GeneratedOperation[];
 }
 
-export const RECORD_FORMAT = 3;
+/** 4: the record kinds given are a map in `inputs.records` (3 had a member per kind); verify and diff read both. */
+export const RECORD_FORMAT = 4;
 
 export interface CertificationRecord {
   format: number;
@@ -216,14 +248,19 @@ const DEFAULT_CONTEXT: Omit<RunContext, 'kit' | 'target'> = {
   contractSha256: '',
   environment: { node: process.version, playwright: 'unknown', platform: process.platform },
   selection: { whole: true, readOnly: false },
-  inputs: { forbiddenToken: false, ownerUserId: false, collectionItemId: false, legacyHeader: false, ca: false, headers: [] },
+  inputs: { forbiddenToken: false, records: {}, legacyHeader: false, ca: false, headers: [] },
 };
+
+/** Every kind of record the contract names, none given. */
+function noRecordsGiven(contract: Contract): Record<string, boolean> {
+  return Object.fromEntries(recordKinds(contract.operations).map((kind) => [kind, false]));
+}
 
 export function buildRecord(input: RecordInput): CertificationRecord {
   const scrub = input.scrub ?? ((text: string) => text);
   const waivers = new Map((input.gate?.waivers ?? []).map((w) => [w.requirement, w]));
   const today = input.gate?.today ?? input.startedAt.toISOString().slice(0, 10);
-  const context = { ...DEFAULT_CONTEXT, ...input.context };
+  const context = { ...DEFAULT_CONTEXT, inputs: { ...DEFAULT_CONTEXT.inputs, records: noRecordsGiven(input.contract) }, ...input.context };
   const requirements = input.contract.requirements.map((requirement) => withWaiver(requirementRecord(requirement, input.cases, context.selection, scrub), waivers.get(requirement.id), today));
   const failed = requirements.filter((r) => r.level === 'MUST' && r.verdict === 'failed').map((r) => r.id);
   const warned = requirements.filter((r) => r.level === 'SHOULD' && r.verdict === 'warning').map((r) => r.id);

@@ -6,7 +6,7 @@
 // (attestation.ts).
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import { createAjv, LEVELS, type Contract } from '../contract/index.ts';
+import { createAjv, LEVELS, recordKinds, type Contract } from '../contract/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { failLevelOfName, waiverActive } from '../run-protocol/index.ts';
 import { blockingRequirementIds, CASE_FAILED_MESSAGE, gateRecord, MAX_EVIDENCE, NOTHING_RAN_REASON, runVerdict, UNCOVERED_REASON, unselectedReason, unverified, verdictReason, type CertificationRecord, type GatePolicy, type RequirementRecord, type RequirementVerdict } from './record.ts';
@@ -234,6 +234,20 @@ export function consistencyProblems(record: CertificationRecord, contract: Contr
     ...gateProblems(record, basis.blocking),
     ...selectionProblems(record),
     ...runProblems(record),
+    ...inputsProblems(record, contract),
+  ];
+}
+
+/** A format 4 record lists the kinds of record its contract names, each once (format 3 had its own fixed members, which the schema checks). */
+function inputsProblems(record: CertificationRecord, contract: Contract): Problems {
+  if (record.format === 3) return [];
+  const listed = Object.keys(record.inputs.records);
+  const kinds = recordKinds(contract.operations);
+  const missing = kinds.filter((kind) => !listed.includes(kind));
+  const unknown = listed.filter((kind) => !kinds.includes(kind));
+  return [
+    ...(missing.length > 0 ? [`inputs.records: it does not say whether the run was given ${missing.join(', ')}, which the contract names`] : []),
+    ...(unknown.length > 0 ? [`inputs.records: ${unknown.join(', ')}, which the contract names no record of`] : []),
   ];
 }
 

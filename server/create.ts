@@ -5,7 +5,7 @@
 // Conditions for 404 and 409 are not shown; this server's are: a record it does not hold (an
 // owner, a collection item, a relationship naming an id it neither seeded nor created) → 404, a
 // `customId` already used for the operation → 409.
-import { bodyMembers, escapeToken, MEDIA_TYPE, serverAttributes, unescapeToken, type BodyMember, type JsonType, type Operation } from '../contract/index.ts';
+import { bodyMembers, escapeToken, MEDIA_TYPE, recordKindLabel, serverAttributes, unescapeToken, type BodyMember, type JsonType, type Operation } from '../contract/index.ts';
 import { REFERENCE_FIXTURES } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
 import type { ObjectIdGenerator } from './object-id.ts';
@@ -106,9 +106,6 @@ function serverSetAttributes(operation: Operation): Json {
   return Object.fromEntries(serverAttributes(operation).filter((m) => m.required).map((m) => [m.name, structuredClone(SERVER_DEFAULTS[m.types[0]])]));
 }
 
-/** What each kind of record the contract names (`x-record`) is, in an error's words. */
-const RECORD_NAMES: Record<keyof typeof REFERENCE_FIXTURES, string> = { ownerUserId: 'User', collectionItemId: 'collection item' };
-
 /**
  * The first member of the request naming a record this server does not hold: the members the
  * contract marks `x-record`, each to hold the REFERENCE_FIXTURES record of its kind.
@@ -116,8 +113,7 @@ const RECORD_NAMES: Record<keyof typeof REFERENCE_FIXTURES, string> = { ownerUse
 function unknownRecord(operation: Operation, document: unknown): UnknownRecord | undefined {
   for (const member of recordMembers(operation)) {
     const value = valueAt(document, member.pointer);
-    const held = REFERENCE_FIXTURES[member.record as keyof typeof REFERENCE_FIXTURES];
-    if (value !== undefined && value !== held) return { pointer: member.pointer, detail: `no ${RECORD_NAMES[member.record as keyof typeof RECORD_NAMES] ?? member.record} with this id exists` };
+    if (value !== undefined && value !== REFERENCE_FIXTURES[member.record]) return { pointer: member.pointer, detail: `no record with this ${recordKindLabel(member.record)} exists` };
   }
   return undefined;
 }

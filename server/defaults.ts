@@ -1,5 +1,7 @@
 // The reference server's documented choices where the specification leaves a value open
 // (docs/certification.md §4 and §5), and the public test values it starts with.
+import { createHash } from 'node:crypto';
+import { loadContract, recordKinds } from '../contract/index.ts';
 
 /** Public test credentials: the reference server is a test target, never a real service. */
 export const DEFAULT_CREDENTIALS = {
@@ -8,11 +10,16 @@ export const DEFAULT_CREDENTIALS = {
   forbiddenToken: 'reference-forbidden-token',
 } as const satisfies Record<string, string>;
 
-/** Records that exist, for Create Highlight's owner and collection item (docs/certification.md §5). */
-export const REFERENCE_FIXTURES = {
-  ownerUserId: '6553f100c0ffee0000000001',
-  collectionItemId: '6553f100c0ffee0000000002',
-} as const satisfies Record<string, string>;
+/**
+ * The id of the record of a kind the reference server holds: a well-formed ObjectId drawn from
+ * the kind's name alone, so that it stays the same whatever other kinds the contract names.
+ */
+export function referenceRecordId(kind: string): string {
+  return `6553f100c0ffee${createHash('sha256').update(kind).digest('hex').slice(0, 10)}`;
+}
+
+/** Records that exist: one of each kind the contract names (`x-record`; docs/certification.md §5). */
+export const REFERENCE_FIXTURES: Readonly<Record<string, string>> = Object.fromEntries(recordKinds(loadContract().operations).map((kind) => [kind, referenceRecordId(kind)]));
 
 /** Items seeded per value of a list's filter (by value; a value not named takes these sizes in turn): different sizes make pagination real. */
 export const SEED_SIZES: Readonly<Record<string, number>> = { portal: 27, user: 13 };

@@ -2,7 +2,7 @@
 // fills every attribute (and the relationships the target's fixtures allow), the minimal one only
 // what is required. A new schema member shows up in the complete document, and so in every case
 // derived from it.
-import { bodyMembers, withValueAt, type BodyMember, type Operation } from '../contract/index.ts';
+import { bodyMembers, loadContract, recordKinds, withValueAt, type BodyMember, type Operation } from '../contract/index.ts';
 import type { Fixtures } from '../targets/target.ts';
 
 export type Document = Record<string, unknown>;
@@ -12,10 +12,7 @@ export type Document = Record<string, unknown>;
  * Stand-ins for fixtures a target did not name, in documents that are rejected anyway: a
  * well-formed ObjectId that names no record.
  */
-export const PLACEHOLDER_FIXTURES: Required<Fixtures> = {
-  ownerUserId: '000000000000000000000000',
-  collectionItemId: '000000000000000000000000',
-};
+export const PLACEHOLDER_FIXTURES: Fixtures = Object.fromEntries(recordKinds(loadContract().operations).map((kind) => [kind, '000000000000000000000000']));
 
 const ATTRIBUTES = '/data/attributes';
 

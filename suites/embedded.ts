@@ -11,7 +11,7 @@ export interface EmbeddedTarget {
 }
 
 /** The embedded target's settings but its address: public test credentials and fixtures. */
-export const EMBEDDED_SETTINGS: TargetSettings = { ...DEFAULT_CREDENTIALS, ...REFERENCE_FIXTURES };
+export const EMBEDDED_SETTINGS: TargetSettings = { ...DEFAULT_CREDENTIALS, fixtures: { ...REFERENCE_FIXTURES } };
 
 export async function startEmbeddedTarget(faults: string[] = [], choices: string[] = []): Promise<EmbeddedTarget> {
   const server = await startReferenceServer({ host: '127.0.0.1', port: 0, faults, choices });

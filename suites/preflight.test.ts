@@ -115,11 +115,11 @@ describe('preflight of the optional inputs, against the reference server', () =>
   const referenceTarget = (settings: Partial<TargetSettings>) => resolveTarget({ baseUrl: reference.baseUrl, ...DEFAULT_CREDENTIALS, ...settings }, loadContract().legacyHeader);
 
   it('passes the inputs the target takes: its legacy header, its forbidden token, records that exist', async () => {
-    await expect(preflight(referenceTarget({ ...REFERENCE_FIXTURES }))).resolves.toBeUndefined();
+    await expect(preflight(referenceTarget({ fixtures: { ...REFERENCE_FIXTURES } }))).resolves.toBeUndefined();
   });
 
   it('with --read-only sends nothing that could create a record, so unknown ids are left to the (skipped) creation cases', async () => {
-    await expect(preflight(referenceTarget({ ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId }), { readOnly: true })).resolves.toBeUndefined();
-    await expect(preflight(referenceTarget({ ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId }))).rejects.toThrow(/answered 404 Record Not Found: the target does not know the collection item id or the owner user id/);
+    await expect(preflight(referenceTarget({ fixtures: { ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId } }), { readOnly: true })).resolves.toBeUndefined();
+    await expect(preflight(referenceTarget({ fixtures: { ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId } }))).rejects.toThrow(/answered 404 Record Not Found: the target does not know the collection item id or the owner user id/);
   });
 });

@@ -9,10 +9,11 @@ import { rootCertificates } from 'node:tls';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadContract, MEDIA_TYPE, smallestQuery, type Operation } from '../contract/index.ts';
+import { loadContract, MEDIA_TYPE, recordKindLabel, smallestQuery, type Operation } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { CERTIFICATION_FILE, DEFAULT_RUN, NO_VERDICT_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
-import { settingSource, TARGET_ENVIRONMENT, targetEnvironment, type Fixtures, type Target } from '../targets/target.ts';
+import { settingSource, targetEnvironment, type Target } from '../targets/target.ts';
+import { targetVariables } from '../targets/settings.ts';
 import { fixtureMembers } from './documents.ts';
 import { validInput } from './operations.ts';
 import { RUN_ENVIRONMENT } from './settings.ts';
@@ -181,14 +182,12 @@ interface InputCheck {
   problem: (answer: ProbeAnswer, target: Target, asked: string) => string | undefined;
 }
 
-const FIXTURE_NAMES: Record<keyof Fixtures, string> = { ownerUserId: 'owner user id', collectionItemId: 'collection item id' };
-
 /** The create operations whose documents carry the target's fixtures (records that must exist there). */
 function fixtureOperations() {
   return loadContract().operations.filter((operation) => fixtureMembers(operation).length > 0);
 }
 
-function givenFixtures(target: Target, operation = fixtureOperations()[0]): (keyof Fixtures)[] {
+function givenFixtures(target: Target, operation = fixtureOperations()[0]): string[] {
   return operation ? fixtureMembers(operation).map(([, key]) => key).filter((key) => target.fixtures[key] !== undefined) : [];
 }
 
@@ -229,7 +228,7 @@ export const INPUT_CHECKS: InputCheck[] = [
       problem: (answer, target, asked) => {
         if (answer.status !== 404) return undefined;
         const given = givenFixtures(target, operation);
-        return `${asked} was answered 404 Record Not Found: the target does not know the ${given.map((key) => FIXTURE_NAMES[key]).join(' or the ')} the run was given; give ids of records that exist there with ${given.map((key) => settingSource(key)).join(', and ')}`;
+        return `${asked} was answered 404 Record Not Found: the target does not know the ${given.map(recordKindLabel).join(' or the ')} the run was given; give ids of records that exist there with ${given.map((key) => settingSource(key)).join(', and ')}`;
       },
     }),
   ),
@@ -295,7 +294,7 @@ export function typeScriptLoaderOptions(root: string, nodeOptions: string | unde
 /** The environment of the Playwright child: the base one without stale target settings, plus this run's. */
 export function suiteEnvironment(run: SuiteRun): Record<string, string> {
   // LAS_BLOB_REPORT passes through: it changes what is written, not what is tested.
-  const ours = new Set<string>([...Object.values(TARGET_ENVIRONMENT), RUN_ENVIRONMENT.failLevel, RUN_ENVIRONMENT.reportDir, RUN_ENVIRONMENT.run, RUN_ENVIRONMENT.regressionCases, RUN_ENVIRONMENT.signingKey]);
+  const ours = new Set<string>([...targetVariables(), RUN_ENVIRONMENT.failLevel, RUN_ENVIRONMENT.reportDir, RUN_ENVIRONMENT.run, RUN_ENVIRONMENT.regressionCases, RUN_ENVIRONMENT.signingKey]);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(run.baseEnvironment)) if (value !== undefined && !ours.has(name)) env[name] = value;
   // --ca: Node reads extra authorities from this variable when the process starts; Playwright's requests use them.

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
-import { startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { CONFIG_FILE, ROOT } from './runner.ts';
 import { hermeticEnvironment, runCli, type CliResult } from '../cli/test-support.ts';
 import { leaksOf, reportFiles } from './test-support.ts';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   server = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: FAULTS, legacyHeader: LEGACY_HEADER, ...TOKENS });
   root = mkdtempSync(join(tmpdir(), 'las-secrets-'));
   result = await runCli(
-    ['run', '--base-url', server.baseUrl, '--session-token', TOKENS.sessionToken, '--pat', TOKENS.pat, '--owner-user-id', '6553f100c0ffee0000000001', '--collection-item-id', '6553f100c0ffee0000000002', '--legacy-header', LEGACY_HEADER, '--generate', '0', '--workers', '1', '--report-dir', join(root, 'run')],
+    ['run', '--base-url', server.baseUrl, '--session-token', TOKENS.sessionToken, '--pat', TOKENS.pat, '--owner-user-id', REFERENCE_FIXTURES.ownerUserId, '--collection-item-id', REFERENCE_FIXTURES.collectionItemId, '--legacy-header', LEGACY_HEADER, '--generate', '0', '--workers', '1', '--report-dir', join(root, 'run')],
     { LAS_FORBIDDEN_TOKEN: TOKENS.forbiddenToken, LAS_BLOB_REPORT: '1' },
   );
   record = recordIn(join(root, 'run'));

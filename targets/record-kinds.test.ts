@@ -1,34 +1,44 @@
 // Every kind of record the contract names (`x-record` on a request member) is one a target can
-// supply and the reference server holds. A contract that names a new kind fails here, saying what
-// to add, instead of every creation that needs such a record going unrun against a target and
-// answered 404 by the reference server.
-import { readFileSync } from 'node:fs';
+// supply and the reference server holds, by one rule from its name and with no code of its own:
+// its flag, variable and target-file key are read, and the reference server holds one.
 import { Command } from 'commander';
 import { describe, expect, test } from 'vitest';
-import { loadContract } from '../contract/index.ts';
+import { loadContract, recordKinds } from '../contract/index.ts';
 import { registerRunCommand } from '../cli/run.ts';
 import { REFERENCE_FIXTURES } from '../server/index.ts';
-import { fixtureMembers } from '../suites/documents.ts';
-import { TARGET_ENVIRONMENT, type TargetSettings } from './target.ts';
+import { parseTargetFile, settingsFromEnvironment } from './target.ts';
+import { settingRows } from './settings.ts';
 
-const recordKinds = [...new Set(loadContract().operations.flatMap((operation) => fixtureMembers(operation).map(([, kind]) => kind as string)))];
+const kinds = recordKinds(loadContract().operations);
 const program = new Command();
 registerRunCommand(program);
-const runFlags = program.commands.find((command) => command.name() === 'run')!.options.map((option) => option.attributeName());
-const fileFixtures = (JSON.parse(readFileSync(new URL('target.schema.json', import.meta.url), 'utf8')) as { properties: { fixtures: { properties: Record<string, unknown> } } }).properties.fixtures.properties;
+const runOptions = program.commands.find((command) => command.name() === 'run')!.options;
 
 describe('the kinds of record the contract names', () => {
   test('there is at least one (the creation cases that must succeed need them)', () => {
-    expect(recordKinds.length).toBeGreaterThan(0);
+    expect(kinds.length).toBeGreaterThan(0);
   });
 
-  for (const kind of recordKinds) {
-    test(`${kind}: a target supplies it (a flag, a variable, a target-file key) and the reference server holds one`, () => {
-      const where = 'add it to TargetSettings, TARGET_ENVIRONMENT and SETTING_SOURCES (targets/target.ts), fixtures in targets/target.schema.json, the run command\'s flags (cli/run.ts) and REFERENCE_FIXTURES (server/defaults.ts)';
-      expect(TARGET_ENVIRONMENT[kind as keyof TargetSettings], `${kind}: no variable; ${where}`).toBeDefined();
-      expect(runFlags, `${kind}: no flag of run; ${where}`).toContain(kind);
-      expect(fileFixtures[kind], `${kind}: no target-file key; ${where}`).toBeDefined();
-      expect(REFERENCE_FIXTURES[kind as keyof typeof REFERENCE_FIXTURES], `${kind}: the reference server holds none; ${where}`).toMatch(/^[0-9a-f]{24}$/);
+  test('the names of today\'s kinds follow the rule (another kind adds its own)', () => {
+    const named = settingRows().filter((row) => row.record).map(({ key, flag, variable, fileKey }) => ({ key, flag, variable, fileKey }));
+    expect(named).toEqual(expect.arrayContaining([
+      { key: 'collectionItemId', flag: '--collection-item-id', variable: 'LAS_COLLECTION_ITEM_ID', fileKey: 'fixtures.collectionItemId' },
+      { key: 'ownerUserId', flag: '--owner-user-id', variable: 'LAS_OWNER_USER_ID', fileKey: 'fixtures.ownerUserId' },
+    ]));
+  });
+
+  for (const kind of kinds) {
+    test(`${kind}: a flag, a variable and a target-file key give it, and the reference server holds one`, () => {
+      const row = settingRows().find((r) => r.key === kind)!;
+      expect(runOptions.map((option) => option.long)).toContain(row.flag);
+      expect(settingsFromEnvironment({ [row.variable]: 'from-variable' }).fixtures).toEqual({ [kind]: 'from-variable' });
+      expect(parseTargetFile(`fixtures:\n  ${kind}: from-file\n`, 't.yaml').fixtures).toEqual({ [kind]: 'from-file' });
+      expect(REFERENCE_FIXTURES[kind]).toMatch(/^[0-9a-f]{24}$/);
     });
   }
+
+  test('the reference server holds a different record of each kind', () => {
+    expect(new Set(Object.values(REFERENCE_FIXTURES)).size).toBe(kinds.length);
+    expect(Object.keys(REFERENCE_FIXTURES)).toEqual(kinds);
+  });
 });

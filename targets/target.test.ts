@@ -9,8 +9,7 @@ describe('target file', () => {
     expect(readTargetFile(new URL('example.yaml', import.meta.url).pathname)).toEqual({
       baseUrl: 'https://staging.example.com/v3',
       legacyHeader: 'X-Svc-Session-Token',
-      ownerUserId: '6553f100c0ffee0000000001',
-      collectionItemId: '6553f100c0ffee0000000002',
+      fixtures: { ownerUserId: '6553f100c0ffee0000000001', collectionItemId: '6553f100c0ffee0000000002' },
       requestTimeoutMs: 10000,
       maxBodyMiB: 8,
     });
@@ -120,7 +119,7 @@ describe('waivers', () => {
 
 describe('targetEnvironment', () => {
   it('round-trips through the environment the suite reads', () => {
-    const target = resolveTarget({ ...complete, forbiddenToken: 'forbidden-cccc', ownerUserId: 'u1', maxBodyMiB: 0.5, requestTimeoutMs: 700 }, LEGACY);
+    const target = resolveTarget({ ...complete, forbiddenToken: 'forbidden-cccc', fixtures: { ownerUserId: 'u1' }, maxBodyMiB: 0.5, requestTimeoutMs: 700 }, LEGACY);
     expect(resolveTarget(settingsFromEnvironment(targetEnvironment(target)), LEGACY)).toEqual(target);
   });
 });

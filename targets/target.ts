@@ -5,34 +5,16 @@ import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { createAjv } from '../contract/index.ts';
+import { settingRows, settingSource, settingValue, targetFileSchema, targetVariables, withSetting, type Fixtures, type SettingRow, type TargetSettings } from './settings.ts';
 
-/** One source's view of the target: every key optional, flat. */
-export interface TargetSettings {
-  baseUrl?: string;
-  legacyHeader?: string;
-  sessionToken?: string;
-  pat?: string;
-  forbiddenToken?: string;
-  ownerUserId?: string;
-  collectionItemId?: string;
-  requestTimeoutMs?: number;
-  maxBodyMiB?: number;
-  /** PEM file of certificate authorities to trust besides Node's (an internal authority). */
-  caFile?: string;
-  /** Extra request headers sent with every request (a gateway key); their values are secrets. */
-  headers?: Record<string, string>;
-}
+export type { Fixtures, TargetSettings } from './settings.ts';
+export { settingSource, TARGET_ENVIRONMENT } from './settings.ts';
 
 export interface Credentials {
   sessionToken: string;
   pat: string;
   /** Authenticated but not permitted; without it the 403 cases are not run. */
   forbiddenToken?: string;
-}
-
-export interface Fixtures {
-  ownerUserId?: string;
-  collectionItemId?: string;
 }
 
 export interface Limits {
@@ -64,42 +46,6 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BODY_MIB = 8;
 const MIB = 1024 * 1024;
 
-/** The environment variables of each setting: the run command passes the resolved target to the suite through these. */
-export const TARGET_ENVIRONMENT = {
-  baseUrl: 'LAS_BASE_URL',
-  sessionToken: 'LAS_SESSION_TOKEN',
-  pat: 'LAS_PAT',
-  forbiddenToken: 'LAS_FORBIDDEN_TOKEN',
-  legacyHeader: 'LAS_LEGACY_HEADER',
-  ownerUserId: 'LAS_OWNER_USER_ID',
-  collectionItemId: 'LAS_COLLECTION_ITEM_ID',
-  requestTimeoutMs: 'LAS_REQUEST_TIMEOUT_MS',
-  maxBodyMiB: 'LAS_MAX_BODY_MIB',
-  caFile: 'LAS_CA_FILE',
-  /** One `Name: value` per line. */
-  headers: 'LAS_HEADERS',
-} as const satisfies Record<keyof TargetSettings, string>;
-
-/** How each setting is named to a person: flag, variable, file key. */
-const SETTING_SOURCES: Record<keyof TargetSettings, string> = {
-  baseUrl: '--base-url, LAS_BASE_URL or baseUrl in the target file',
-  sessionToken: '--session-token, LAS_SESSION_TOKEN or credentials.sessionToken in the target file',
-  pat: '--pat, LAS_PAT or credentials.pat in the target file',
-  forbiddenToken: '--forbidden-token, LAS_FORBIDDEN_TOKEN or credentials.forbiddenToken',
-  legacyHeader: '--legacy-header, LAS_LEGACY_HEADER or legacyHeader',
-  ownerUserId: '--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId',
-  collectionItemId: '--collection-item-id, LAS_COLLECTION_ITEM_ID or fixtures.collectionItemId',
-  requestTimeoutMs: '--request-timeout, LAS_REQUEST_TIMEOUT_MS or limits.requestTimeoutMs',
-  maxBodyMiB: '--max-body-mib, LAS_MAX_BODY_MIB or limits.maxBodyMiB',
-  caFile: '--ca, LAS_CA_FILE or ca',
-  headers: '--header, LAS_HEADERS or headers',
-};
-
-/** How a setting is named to a person: its flag, variable and target-file key. */
-export function settingSource(key: keyof TargetSettings): string {
-  return SETTING_SOURCES[key];
-}
-
 const TOKEN_NAMES = { sessionToken: 'session token', pat: 'personal access token', forbiddenToken: 'forbidden token' } as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = ['authorization', 'content-type', 'content-length', 'host'];
@@ -119,8 +65,19 @@ export function parseHeaderLines(text: string, source: string): Record<string, s
 
 let fileValidator: ValidateFunction | undefined;
 
+/** The schema file as written (targets:settings writes its settings from the table). */
+export function targetSchemaFile(): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL('target.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+}
+
+/** The schema file's text with its settings as the table has them: what targets:settings writes. */
+export function targetSchemaText(): string {
+  return `${JSON.stringify(targetFileSchema(targetSchemaFile()), null, 2)}\n`;
+}
+
+// Compiled from the table, so that a record kind the contract names is a key of the file whether or not the schema file was written since.
 function targetFileValidator(): ValidateFunction {
-  fileValidator ??= createAjv().compile(JSON.parse(readFileSync(new URL('target.schema.json', import.meta.url), 'utf8')) as object);
+  fileValidator ??= createAjv().compile(targetFileSchema(targetSchemaFile()));
   return fileValidator;
 }
 
@@ -181,16 +138,15 @@ export function parseTargetWaivers(text: string, source: string, requirementIds:
 }
 
 export function parseTargetFile(text: string, source: string): TargetSettings {
-  const file = checkedTargetDocument(text, source) as {
-    baseUrl?: string;
-    legacyHeader?: string;
-    credentials?: Pick<TargetSettings, 'sessionToken' | 'pat' | 'forbiddenToken'>;
-    fixtures?: Pick<TargetSettings, 'ownerUserId' | 'collectionItemId'>;
-    limits?: Pick<TargetSettings, 'requestTimeoutMs' | 'maxBodyMiB'>;
-    ca?: string;
-    headers?: Record<string, string>;
-  };
-  return withoutUndefined({ baseUrl: file.baseUrl, legacyHeader: file.legacyHeader, ...file.credentials, ...file.fixtures, ...file.limits, caFile: file.ca, headers: file.headers });
+  const file = checkedTargetDocument(text, source) as Record<string, unknown>;
+  return settingRows().reduce((settings, row) => withSetting(settings, row, valueAtKey(file, row.fileKey)), {} as TargetSettings);
+}
+
+/** The value at a dotted key of a parsed file, or undefined. */
+function valueAtKey(document: Record<string, unknown>, dotted: string): unknown {
+  let node: unknown = document;
+  for (const step of dotted.split('.')) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[step] : undefined;
+  return node;
 }
 
 /** A target file's document, checked against targets/target.schema.json; a problem is one TargetError line. */
@@ -220,22 +176,24 @@ function describeFileError(error: ErrorObject): string {
   return `${where || 'the file'} ${error.message ?? 'is invalid'}`;
 }
 
-/** The settings the environment gives (variables named in TARGET_ENVIRONMENT); empty values count as unset. */
+/** The settings the environment gives (each row's variable); empty values count as unset. */
 export function settingsFromEnvironment(env: Record<string, string | undefined>): TargetSettings {
-  const settings: TargetSettings = {};
-  for (const [key, variable] of Object.entries(TARGET_ENVIRONMENT) as [keyof TargetSettings, string][]) {
-    const value = env[variable];
-    if (value === undefined || value === '') continue;
-    if (key === 'requestTimeoutMs' || key === 'maxBodyMiB') settings[key] = numberSetting(value, variable);
-    else if (key === 'headers') settings.headers = parseHeaderLines(value, variable);
-    else settings[key] = value;
-  }
-  return settings;
+  return settingRows().reduce((settings, row) => {
+    const value = env[row.variable];
+    return value === undefined || value === '' ? settings : withSetting(settings, row, parsedSetting(row, value, row.variable));
+  }, {} as TargetSettings);
 }
 
-/** The variables of TARGET_ENVIRONMENT set to an empty value, by name. */
+/** A setting's text as its row reads it; `source` names the flag or variable it came from. */
+export function parsedSetting(row: SettingRow, text: string, source: string): unknown {
+  if (row.parse === 'number') return numberSetting(text, source);
+  if (row.parse === 'headers') return parseHeaderLines(text, source);
+  return text;
+}
+
+/** The target settings' variables set to an empty value, by name. */
 export function emptyEnvironmentSettings(env: Record<string, string | undefined>): string[] {
-  return Object.values(TARGET_ENVIRONMENT).filter((variable) => env[variable] === '');
+  return targetVariables().filter((variable) => env[variable] === '');
 }
 
 /** A number given as text by a flag or a variable; `name` says where it came from. */
@@ -247,7 +205,9 @@ export function numberSetting(text: string, name: string): number {
 
 /** Later layers win, key by key; undefined never overrides. */
 export function mergeSettings(...layers: TargetSettings[]): TargetSettings {
-  return Object.assign({}, ...layers.map(withoutUndefined)) as TargetSettings;
+  const fixtures = Object.assign({}, ...layers.map((layer) => withoutUndefined(layer.fixtures ?? {}))) as Fixtures;
+  const merged = Object.assign({}, ...layers.map(withoutUndefined)) as TargetSettings;
+  return Object.keys(fixtures).length > 0 ? { ...merged, fixtures } : withoutUndefined({ ...merged, fixtures: undefined });
 }
 
 function withoutUndefined<T extends object>(object: T): T {
@@ -256,8 +216,7 @@ function withoutUndefined<T extends object>(object: T): T {
 
 /** The names of settings that only make sense with a target base URL. */
 export function targetOnlySettingsGiven(settings: TargetSettings): string[] {
-  const keys: (keyof TargetSettings)[] = ['sessionToken', 'pat', 'forbiddenToken', 'ownerUserId', 'collectionItemId', 'caFile', 'headers'];
-  return keys.filter((key) => settings[key] !== undefined).map((key) => SETTING_SOURCES[key].split(',')[0]);
+  return settingRows().filter((row) => row.targetOnly && settingValue(settings, row) !== undefined).map((row) => row.flag);
 }
 
 /** Checks merged settings and fills defaults; throws TargetError with one actionable line. */
@@ -269,7 +228,7 @@ export function resolveTarget(settings: TargetSettings, defaultLegacyHeader: str
     baseUrl,
     legacyHeader,
     credentials,
-    fixtures: withoutUndefined({ ownerUserId: settings.ownerUserId, collectionItemId: settings.collectionItemId }),
+    fixtures: withoutUndefined(settings.fixtures ?? {}),
     limits: checkedLimits(settings),
     extraHeaders: checkedExtraHeaders(settings.headers ?? {}, legacyHeader),
     ...(settings.caFile !== undefined ? { caFile: checkedCaFile(settings.caFile) } : {}),
@@ -297,7 +256,7 @@ function checkedCaFile(path: string): string {
 }
 
 function checkedBaseUrl(text: string | undefined): string {
-  if (text === undefined) throw new TargetError(`no target base URL: give ${SETTING_SOURCES.baseUrl}`);
+  if (text === undefined) throw new TargetError(`no target base URL: give ${settingSource('baseUrl')}`);
   let url: URL;
   try {
     url = new URL(text);
@@ -314,7 +273,7 @@ function checkedBaseUrl(text: string | undefined): string {
 function checkedCredentials(settings: TargetSettings): Credentials {
   const names = Object.keys(TOKEN_NAMES) as (keyof typeof TOKEN_NAMES)[];
   for (const name of ['sessionToken', 'pat'] as const) {
-    if (settings[name] === undefined) throw new TargetError(`no ${TOKEN_NAMES[name]}: give ${SETTING_SOURCES[name]}`);
+    if (settings[name] === undefined) throw new TargetError(`no ${TOKEN_NAMES[name]}: give ${settingSource(name)}`);
   }
   for (const name of names) {
     const token = settings[name];
@@ -353,16 +312,20 @@ export function targetEnvironment(target: Target): Record<string, string> {
     baseUrl: target.baseUrl,
     legacyHeader: target.legacyHeader,
     ...target.credentials,
-    ...target.fixtures,
+    fixtures: target.fixtures,
     requestTimeoutMs: target.limits.requestTimeoutMs,
     maxBodyMiB: target.limits.maxBodyBytes / MIB,
     caFile: target.caFile,
+    headers: target.extraHeaders,
   };
   const env: Record<string, string> = {};
-  for (const [key, variable] of Object.entries(TARGET_ENVIRONMENT) as [keyof TargetSettings, string][]) {
-    if (key !== 'headers' && settings[key] !== undefined) env[variable] = String(settings[key]);
+  for (const row of settingRows()) {
+    const value = settingValue(settings, row);
+    if (value === undefined) continue;
+    if (row.parse === 'headers') {
+      const lines = Object.entries(value as Record<string, string>).map(([name, header]) => `${name}: ${header}`);
+      if (lines.length > 0) env[row.variable] = lines.join('\n');
+    } else env[row.variable] = String(value);
   }
-  const headerLines = Object.entries(target.extraHeaders ?? {}).map(([name, value]) => `${name}: ${value}`);
-  if (headerLines.length > 0) env[TARGET_ENVIRONMENT.headers] = headerLines.join('\n');
   return env;
 }

@@ -1,0 +1,100 @@
+// The proof that a kind of record is named by the contract alone: a copy of schemas/ in which
+// Create Highlight names one more kind (`x-record: kitProofRecordId`, a name no revision of the
+// specification will use), and with no other change to the kit its flag, variable and target-file
+// key give it, the record says whether it was given, and the reference server holds one.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { SCHEMA_DIR, useSchemaDirectory } from '../contract/contract.ts';
+
+const KIND = 'kitProofRecordId';
+
+/** A copy of schemas/ whose Highlight attributes name one more kind of record. */
+function contractWithKind(): string {
+  const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+  openapi.components.schemas.HighlightAttributes.properties[KIND] = { type: 'string', 'x-record': KIND };
+  const directory = mkdtempSync(join(tmpdir(), 'las-new-record-kind-'));
+  writeFileSync(join(directory, 'openapi.yaml'), stringifyYaml(openapi));
+  writeFileSync(join(directory, 'requirements.yaml'), readFileSync(join(SCHEMA_DIR, 'requirements.yaml')));
+  return directory;
+}
+
+// Every part of the kit reads the one process-wide contract: point it at the copy before any
+// module that loads it is imported.
+const directory = contractWithKind();
+useSchemaDirectory(directory);
+const { loadContract, recordKindLabel, recordKinds } = await import('../contract/index.ts');
+const { registerRunCommand, runSettings } = await import('../cli/run.ts');
+const { inputsOf } = await import('../reports/conformance-reporter.ts');
+const { buildRecord } = await import('../reports/record.ts');
+const { summaryMarkdown, consoleSummary } = await import('../reports/console-summary.ts');
+const { certificationHtml } = await import('../reports/certification-html.ts');
+const { recordProblems } = await import('../reports/verify.ts');
+const { contractSha256 } = await import('../reports/run-context.ts');
+const { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
+const { preflight } = await import('../suites/runner.ts');
+const { resolveTarget } = await import('./target.ts');
+const { settingRows } = await import('./settings.ts');
+
+const contract = loadContract();
+const kinds = () => recordKinds(contract.operations);
+const noneGiven = () => Object.fromEntries(kinds().map((kind) => [kind, false]));
+const BASE = ['--base-url', 'http://127.0.0.1:1/v3'];
+
+/** The run command's flags as commander reads them from `args`, without running anything. */
+function flagsOf(args: string[]) {
+  const program = new Command();
+  registerRunCommand(program);
+  const run = program.commands.find((command) => command.name() === 'run')!;
+  run.parseOptions(args);
+  return run.opts() as Parameters<typeof runSettings>[0];
+}
+
+let server: Awaited<ReturnType<typeof startReferenceServer>>;
+beforeAll(async () => {
+  server = await startReferenceServer({ host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describe(`a kind of record the contract alone names (${KIND})`, () => {
+  it('is a setting of the table, named by the rule', () => {
+    expect(settingRows().find((row) => row.key === KIND)).toMatchObject({ record: true, flag: '--kit-proof-record-id', variable: 'LAS_KIT_PROOF_RECORD_ID', fileKey: `fixtures.${KIND}`, label: 'kit proof record id' });
+  });
+
+  it('is given by its flag, its variable and its target-file key', () => {
+    expect(runSettings(flagsOf([...BASE, '--kit-proof-record-id', 'from-flag']), {}).fixtures).toEqual({ [KIND]: 'from-flag' });
+    expect(runSettings(flagsOf(BASE), { LAS_KIT_PROOF_RECORD_ID: 'from-variable' }).fixtures).toEqual({ [KIND]: 'from-variable' });
+    const file = join(directory, 'target.yaml');
+    writeFileSync(file, `fixtures:\n  ${KIND}: from-file\n  ownerUserId: owner\n`);
+    expect(runSettings(flagsOf([...BASE, '--target', file]), { LAS_KIT_PROOF_RECORD_ID: 'from-variable' }).fixtures).toEqual({ [KIND]: 'from-variable', ownerUserId: 'owner' });
+  });
+
+  it('is listed in the record, given or not, and in every rendering of it', () => {
+    const given = runSettings(flagsOf([...BASE, '--kit-proof-record-id', 'x']), {});
+    const inputs = inputsOf(given, contract.legacyHeader);
+    expect(inputs.records).toEqual({ ...noneGiven(), [KIND]: true });
+    const record = buildRecord({ contract, kit: { name: 'las-conformance', version: '0.1.0' }, target: 'http://127.0.0.1:1/v3', context: { contractSha256: contractSha256(), inputs }, failLevel: 'must', startedAt: new Date('2026-01-01T00:00:00Z'), durationMs: 10, runStatus: 'passed', cases: [] });
+    expect(recordProblems(record, contract, contractSha256())).toEqual([]);
+    const line = kinds().map((kind) => `${recordKindLabel(kind)} ${kind === KIND ? 'given' : 'not given'}`).join(', ');
+    expect(line).toContain('kit proof record id given, owner user id not given');
+    expect(summaryMarkdown(record)).toContain(`- Records the creation cases name: ${line}\n`);
+    expect(consoleSummary(record, { conformance: 'conformance.json', summary: 'summary.md' }, process.cwd())).toContain(`Records: ${line}\n`);
+    const others = kinds().filter((kind) => kind !== KIND).map(recordKindLabel).join(', ');
+    expect(certificationHtml(record)).toContain(`<dt>Optional inputs</dt><dd>given: kit proof record id<br>not given: forbidden token, ${others}, legacy header name, certificate authorities</dd>`);
+    const none = buildRecord({ contract, kit: { name: 'las-conformance', version: '0.1.0' }, target: 'http://127.0.0.1:1/v3', context: { contractSha256: contractSha256() }, failLevel: 'must', startedAt: new Date('2026-01-01T00:00:00Z'), durationMs: 10, runStatus: 'passed', cases: [] });
+    expect(none.inputs.records).toEqual(noneGiven());
+  });
+
+  it('is held by the reference server, which refuses another id of it in the preflight\'s creation', async () => {
+    expect(REFERENCE_FIXTURES[KIND]).toMatch(/^[0-9a-f]{24}$/);
+    const target = (fixtures: Record<string, string>) => resolveTarget({ baseUrl: server.baseUrl, ...DEFAULT_CREDENTIALS, fixtures }, contract.legacyHeader);
+    await expect(preflight(target({ ...REFERENCE_FIXTURES }))).resolves.toBeUndefined();
+    await expect(preflight(target({ ...REFERENCE_FIXTURES, [KIND]: 'ffffffffffffffffffffffff' }))).rejects.toThrow(/the target does not know the (.* or the )?kit proof record id( or the .*)? the run was given; give ids of records that exist there with (.*, and )?--kit-proof-record-id, LAS_KIT_PROOF_RECORD_ID or fixtures\.kitProofRecordId in the target file(, and |$)/);
+  });
+});
