@@ -201,16 +201,21 @@ const fieldChecks: Record<keyof ViolationRecord, (value: unknown) => boolean> = 
   party: (v) => v === undefined || v === 'client' || v === 'service',
 };
 
-/** A line that is a violation record, or null: not JSON, not an object, or a key missing or mistyped. */
-export function parseRecord(line: string): ViolationRecord | null {
+/** A line's JSON object, or null when it is not JSON or not an object. */
+function jsonObject(line: string): Record<string, unknown> | null {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     return null;
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  const record = value as Record<string, unknown>;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/** A line that is a violation record, or null: not JSON, not an object, or a key missing or mistyped. */
+export function parseRecord(line: string): ViolationRecord | null {
+  const record = jsonObject(line);
+  if (record === null) return null;
   return VIOLATION_KEYS.every((key) => fieldChecks[key](record[key])) && fieldChecks.repeated(record.repeated) && fieldChecks.party(record.party) ? (record as unknown as ViolationRecord) : null;
 }
 
@@ -226,14 +231,8 @@ const shedChecks: Record<keyof ShedRecord, (value: unknown) => boolean> = {
 
 /** A line that stands for exchanges the proxy relayed unjudged (sheds.ts), or null. */
 export function parseShedRecord(line: string): ShedRecord | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  const record = value as Record<string, unknown>;
+  const record = jsonObject(line);
+  if (record === null) return null;
   return SHED_RECORD_KEYS.every((key) => shedChecks[key](record[key])) ? (record as unknown as ShedRecord) : null;
 }
 
