@@ -22,7 +22,8 @@ import { startValidatingProxy, type StartedProxy, type ViolationRecord } from '.
 import { Recorder } from '../proxy/test-support.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { DEFAULT_GENERATED_INPUTS, DEFAULT_RUN, type RunDescription } from '../run-protocol/index.ts';
-import { CHOICES, compatibleChoiceSets, DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { CHOICES, compatibleChoiceSets, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { EMBEDDED_SETTINGS } from './embedded.ts';
 import { resolveTarget } from '../targets/target.ts';
 import { generateInProcess } from '../server/test-support.ts';
 import { generatedCases } from './generation/cases.ts';
@@ -82,7 +83,7 @@ beforeAll(async () => {
     run.server = await startReferenceServer({ port: 0, choices: run.choices });
     run.proxy = await startValidatingProxy({ upstream: run.server.baseUrl, violations: run.violations, judgeThread: false, port: 0, adminPort: 0 });
   }
-  const target = (run: ChoiceRun) => resolveTarget({ baseUrl: run.proxy!.baseUrl, ...DEFAULT_CREDENTIALS, ...REFERENCE_FIXTURES }, loadContract().legacyHeader);
+  const target = (run: ChoiceRun) => resolveTarget({ ...EMBEDDED_SETTINGS, baseUrl: run.proxy!.baseUrl }, loadContract().legacyHeader);
   proof = await runProof(runs.map((run) => ({ name: run.name, target: target(run), ...(run.titles ? { titles: run.titles } : {}) })), root, hermeticEnvironment(), undefined, GENERATION);
   await Promise.all(runs.map((run) => run.proxy!.proxy.settled()));
 }, 30 * 60_000);
