@@ -1,11 +1,13 @@
 // The proof that an operation is defined once, in the contract: suites/new-operation.yaml adds a
-// create operation (POST /zz-proof-annotations) and a list whose filter has another member than
-// type (GET /zz-proof-shades, after List NotificationGroups) to a copy of schemas/, and removes Create
-// AttributeConfig, as data
+// create operation (POST /zz-proof-annotations) naming a kind of record the kit has never seen
+// (zzProofShelfId) and a list whose filter has another member than type (GET /zz-proof-shades,
+// after List NotificationGroups) to a copy of schemas/, and removes Create AttributeConfig, as data
 // only. In this process, with no other change to the kit, the suite generates the cases of each
 // new operation, the reference server serves it, the proxy judges its traffic under its own ids, a
 // generic fault on it fails the run under its own requirement, and no requirement is passed
-// without a judged exchange (the record's judged counts) that can break it; the removed operation
+// without a judged exchange (the record's judged counts) that can break it; the new kind of record
+// is given by the flag, variable and target-file key its name derives, and a target that gives
+// none has the creation cases needing one reported not run, naming them; the removed operation
 // leaves a suite that loads and passes, and its faults and choices are refused in one line.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,8 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { SCHEMA_DIR, useSchemaDirectory } from '../contract/contract.ts';
 import { isTemplateUse, type TemplateUse } from '../contract/catalogue.ts';
 import type { Requirement } from '../contract/types.ts';
+import type { Fixtures, Target } from '../targets/target.ts';
+import type { TargetClient } from './client.ts';
 
 interface ContractAddition {
   removedPaths: string[];
@@ -56,7 +60,7 @@ function contractWithAddition(): string {
 // module that loads it is imported.
 const directory = contractWithAddition();
 useSchemaDirectory(directory);
-const { judgeExchange, loadContract, MEDIA_TYPE, withValueAt, withoutValueAt } = await import('../contract/index.ts');
+const { judgeExchange, loadContract, MEDIA_TYPE, parseJson, recordMembers, resolvePointer, withValueAt, withoutValueAt } = await import('../contract/index.ts');
 const { creationCases } = await import('./cases/creation.ts');
 const { credentialCases } = await import('./cases/credentials.ts');
 const { errorEnvelopeCases } = await import('./cases/error-envelope.ts');
@@ -67,6 +71,8 @@ const SUITE_CASES_BY_CONCERN = { filterCases: (await import('./cases/filter.ts')
 const { ConformanceCase } = await import('./case.ts');
 const { completeDocument } = await import('./documents.ts');
 const { buildRecord } = await import('../reports/record.ts');
+const { inputsOf } = await import('../reports/conformance-reporter.ts');
+const { settingRows } = await import('../targets/settings.ts');
 const { createReferenceServer, DEFAULT_CREDENTIALS, FAULTS, REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
 const { CaseSkipped, directClient, referenceTarget, send } = await import('../server/test-support.ts');
 const { startValidatingProxy } = await import('../proxy/proxy.ts');
@@ -83,13 +89,49 @@ const ownCases = SUITE_CASES.filter((c) => c.title.startsWith(`${operationId}:`)
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
+/** A request a case sent: the case's title, the document sent and the status it was answered (none when no answer came). */
+interface SentRequest {
+  case: string;
+  document: unknown;
+  status?: number;
+}
+
+/** How a run of cases differs from the embedded target's: the records the target names, and where the requests sent are noted. */
+interface RunOptions {
+  fixtures?: Fixtures;
+  sent?: SentRequest[];
+  /** Where each case's outcome is noted too. */
+  outcomes?: CaseOutcome[];
+}
+
+/** The suite's transport to `baseUrl`, noting in `sent` each request of the case `title`. */
+function notingClient(baseUrl: string, title: string, sent: SentRequest[]): TargetClient {
+  const client = directClient(baseUrl);
+  return {
+    async transmit(request) {
+      const transmission = await client.transmit(request);
+      const parsed = parseJson(request.bodyText ?? '');
+      const document = parsed.ok ? parsed.value : undefined;
+      sent.push({ case: title, document, ...(transmission.ok ? { status: transmission.response.status } : {}) });
+      return transmission;
+    },
+    close: () => client.close(),
+  };
+}
+
+/** The reference server at `baseUrl` as the suite's target, naming `fixtures` when given instead of the server's own records. */
+function targetOf(baseUrl: string, fixtures?: Fixtures): Target {
+  const target = referenceTarget(baseUrl);
+  return fixtures ? { ...target, fixtures } : target;
+}
+
 /** Runs one case in process, as the suite's worker would, and returns its outcome for the record. */
-async function outcomeOf(suiteCase: SuiteCase, baseUrl: string): Promise<CaseOutcome> {
+async function outcomeOf(suiteCase: SuiteCase, baseUrl: string, options: RunOptions = {}): Promise<CaseOutcome> {
   const requirements = [...new Set([...suiteCase.requirements, ...(suiteCase.covers ?? [])])];
   const conformance = new ConformanceCase({
     contract,
-    client: directClient(baseUrl),
-    target: referenceTarget(baseUrl),
+    client: options.sent ? notingClient(baseUrl, suiteCase.title, options.sent) : directClient(baseUrl),
+    target: targetOf(baseUrl, options.fixtures),
     failLevel: 'must',
     scrub: (text) => text,
     requirements: suiteCase.requirements,
@@ -110,12 +152,14 @@ async function outcomeOf(suiteCase: SuiteCase, baseUrl: string): Promise<CaseOut
 }
 
 /** The certification record of `cases` (the operation's own, by default) against the reference server with `faults` on. */
-async function recordAgainst(faults: string[], cases: readonly SuiteCase[] = ownCases) {
+async function recordAgainst(faults: string[], cases: readonly SuiteCase[] = ownCases, options: RunOptions = {}) {
   const server = await startReferenceServer({ faults });
   try {
     const outcomes: CaseOutcome[] = [];
-    for (const suiteCase of cases) outcomes.push(await outcomeOf(suiteCase, server.baseUrl));
-    return buildRecord({ contract, kit: { name: 'las-conformance', version: 'proof' }, target: server.baseUrl, failLevel: 'must', startedAt: new Date(), durationMs: 0, runStatus: 'passed', cases: outcomes });
+    for (const suiteCase of cases) outcomes.push(await outcomeOf(suiteCase, server.baseUrl, options));
+    options.outcomes?.push(...outcomes);
+    const inputs = inputsOf({ fixtures: targetOf(server.baseUrl, options.fixtures).fixtures }, contract.legacyHeader);
+    return buildRecord({ contract, kit: { name: 'las-conformance', version: 'proof' }, target: server.baseUrl, context: { inputs }, failLevel: 'must', startedAt: new Date(), durationMs: 0, runStatus: 'passed', cases: outcomes });
   } finally {
     await server.close();
   }
@@ -207,6 +251,123 @@ describe('a create operation added to the contract as data only', () => {
       }
     });
   }
+});
+
+describe('a kind of record the kit has never seen, named by the added create operation alone (x-record: zzProofShelfId)', () => {
+  const KIND = 'zzProofShelfId';
+  /** How the kind is given to a run, derived from its name by the one rule. */
+  const GIVEN_BY = '--zz-proof-shelf-id, LAS_ZZ_PROOF_SHELF_ID or fixtures.zzProofShelfId in the target file';
+  const members = recordMembers(contract.operations).filter((m) => m.kind === KIND);
+  const created = contract.requirementOf(operation, 'success')!.id;
+  const shelfIdIn = (document: unknown): unknown => {
+    try {
+      return resolvePointer(document as Parameters<typeof resolvePointer>[0], members[0].pointer);
+    } catch {
+      return undefined;
+    }
+  };
+  const withoutKind = (): Fixtures => Object.fromEntries(Object.entries(REFERENCE_FIXTURES).filter(([kind]) => kind !== KIND));
+  /** The titles of the cases that sent `id` as the kind's record in a request answered 201, each once. */
+  const creatingWith = (sent: SentRequest[], id: string) => [...new Set(sent.filter((r) => r.status === 201 && shelfIdIn(r.document) === id).map((r) => r.case))];
+
+  it('is named by one member of the added operation, and is a target setting whose flag, variable and file key derive from its name', () => {
+    expect(members.map((m) => `${m.operation.operationId} ${m.pointer}`)).toEqual([`${operationId} /data/attributes/shelfId`]);
+    expect(settingRows().find((row) => row.key === KIND)).toMatchObject({ record: true, flag: '--zz-proof-shelf-id', variable: 'LAS_ZZ_PROOF_SHELF_ID', fileKey: `fixtures.${KIND}` });
+  });
+
+  it('is given to a run by its flag, its variable or its target-file key', async () => {
+    const { Command } = await import('commander');
+    const { registerRunCommand, runSettings } = await import('../cli/run.ts');
+    /** The settings of `run` with these flags and variables, as the command reads them. */
+    const settingsOf = (args: string[], env: Record<string, string> = {}) => {
+      const program = new Command();
+      registerRunCommand(program);
+      const run = program.commands.find((command) => command.name() === 'run')!;
+      run.parseOptions(['--base-url', 'http://127.0.0.1:1/v3', ...args]);
+      return runSettings(run.opts() as Parameters<typeof runSettings>[0], env);
+    };
+    expect(settingsOf(['--zz-proof-shelf-id', 'from-flag']).fixtures).toEqual({ [KIND]: 'from-flag' });
+    expect(settingsOf([], { LAS_ZZ_PROOF_SHELF_ID: 'from-variable' }).fixtures).toEqual({ [KIND]: 'from-variable' });
+    const file = join(directory, 'shelf-target.yaml');
+    writeFileSync(file, `fixtures:\n  ${KIND}: from-file\n`);
+    expect(settingsOf(['--target', file]).fixtures).toEqual({ [KIND]: 'from-file' });
+  });
+
+  it("has the operation's full set of cases run against the embedded reference server, those that must create sending the record the target supplied (the server's own)", async () => {
+    const sent: SentRequest[] = [];
+    const record = await recordAgainst([], ownCases, { sent });
+    expect(record.cases).toMatchObject({ total: ownCases.length, failed: 0, notRun: 0 });
+    expect(record.inputs.records[KIND]).toBe(true);
+    expect(record.requirements.filter((r) => r.verdict === 'passed' && !((r.judged ?? 0) > 0)).map((r) => r.id)).toEqual([]);
+    const supplied = referenceTarget('http://127.0.0.1:1/v3').fixtures[KIND];
+    expect(supplied).toBe(REFERENCE_FIXTURES[KIND]);
+    expect(creatingWith(sent, supplied)).toEqual(expect.arrayContaining([expect.stringMatching(/: a complete valid document → /), expect.stringMatching(/: the same complete document twice → /)]));
+  });
+
+  it('sends the id the target supplies: one the reference server does not hold is answered 404, and the creation fails under the operation\'s own requirement', async () => {
+    const sent: SentRequest[] = [];
+    const unheld = 'ffffffffffffffffffffffff';
+    const record = await recordAgainst([], ownCases, { sent, fixtures: { ...REFERENCE_FIXTURES, [KIND]: unheld } });
+    expect(sent.filter((r) => shelfIdIn(r.document) === unheld).map((r) => r.status)).toContain(404);
+    expect(record.requirements.find((r) => r.id === created)).toMatchObject({ verdict: 'failed' });
+  });
+
+  it('is held by the reference server: a creation naming its record is answered 201 and echoes it; an id it does not hold is answered 404 at the member', async () => {
+    const server = await startReferenceServer();
+    try {
+      const post = (fixtures: Fixtures) => send(server.baseUrl, { method: 'POST', path: operation.pathTemplate, headers: session, body: JSON.stringify(completeDocument(operation, fixtures, 'shelf')) });
+      const held = await post(REFERENCE_FIXTURES);
+      expect(held.response.status).toBe(201);
+      expect(shelfIdIn(held.json)).toBe(REFERENCE_FIXTURES[KIND]);
+      const unheld = await post({ ...REFERENCE_FIXTURES, [KIND]: 'ffffffffffffffffffffffff' });
+      expect(unheld.response.status).toBe(404);
+      expect(unheld.json).toMatchObject({ errors: [{ status: '404', source: { pointer: members[0].pointer } }] });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("is judged by the proxy under the operation's own ids, and only those: a shelf id of another JSON type under ZZPROOF-AN-TYPE-MISMATCH, a creation naming the shelf answered without relationships under ZZPROOF-AN-RESPONSE-RELATIONSHIPS", async () => {
+    const upstream = await startReferenceServer({ faults: ['relationships-dropped'] });
+    const violations = new Recorder();
+    const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
+    try {
+      for (const document of [createdDocument(), withValueAt(createdDocument(), members[0].pointer, 42)]) {
+        await send(proxy.baseUrl, { method: 'POST', path: operation.pathTemplate, headers: session, body: JSON.stringify(document) });
+      }
+      await proxy.proxy.settled();
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+    const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
+    expect([...new Set(rules)].sort()).toEqual(['request ZZPROOF-AN-TYPE-MISMATCH', 'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS']);
+  });
+
+  it('fails the run under the operation\'s own requirement when the generic fault relationships-dropped is on, in the cases that created with the shelf', async () => {
+    const sent: SentRequest[] = [];
+    const record = await recordAgainst(['relationships-dropped'], ownCases, { sent });
+    const relationships = contract.requirementOf(operation, 'relationshipsEcho')!.id;
+    expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([relationships]);
+    const blamed = new Set(record.requirements.find((r) => r.id === relationships)!.evidence.map((e) => e.case));
+    expect(creatingWith(sent, REFERENCE_FIXTURES[KIND]).filter((title) => blamed.has(title)).length).toBeGreaterThan(0);
+  });
+
+  it('is reported not given by a run whose target does not supply it: exactly the cases that create with it are not run, their reason naming its flag, variable and target-file key', async () => {
+    const sent: SentRequest[] = [];
+    await recordAgainst([], ownCases, { sent });
+    const outcomes: CaseOutcome[] = [];
+    const record = await recordAgainst([], ownCases, { fixtures: withoutKind(), outcomes });
+    expect(record.inputs.records[KIND]).toBe(false);
+    const notRun = outcomes.filter((o) => o.status === 'skipped');
+    expect(notRun.map((o) => o.title).sort()).toEqual(creatingWith(sent, REFERENCE_FIXTURES[KIND]).sort());
+    for (const outcome of notRun) expect(outcome.skipReason).toContain(GIVEN_BY);
+    expect(record).toMatchObject({ verdict: 'incomplete', cases: { failed: 0, notRun: notRun.length } });
+    // The operation's requirements the run had to check and could not: each says which setting would have let it.
+    const ownNotRun = record.requirements.filter((r) => ownRequirements.includes(r.id) && record.notRun.includes(r.id));
+    expect(ownNotRun.length).toBeGreaterThan(0);
+    for (const requirement of ownNotRun) expect(requirement.reason).toContain(GIVEN_BY);
+  });
 });
 
 describe('a list added to the contract as data only, its filter on another member than type', () => {
