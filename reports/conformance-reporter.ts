@@ -73,12 +73,18 @@ export function commandLineSelection(argv: string[]): { grep?: string; grepInver
   return found;
 }
 
-/** The selection: the run command's --grep, else Playwright's command line and configuration (grep, shard). */
+/**
+ * The selection: the run description's (the run command's --requirement or --grep, carried as
+ * data), else Playwright's command line and configuration (grep, shard), for a suite started
+ * without the run command. The command line is read only then: what the run command selected is
+ * never parsed back out of the arguments it gave Playwright.
+ */
 export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'shard'>, run: Pick<RunDescription, 'readOnly' | 'grep' | 'requirements'>, argv: string[]): Selection {
-  const line = commandLineSelection(argv);
   // --requirement selects by a --grep of titles: the record names the requirements, not the pattern.
   if (run.requirements?.length) return { whole: false, requirements: run.requirements, readOnly: run.readOnly };
-  const grep = run.grep ?? line.grep ?? patternText(config.grep);
+  if (run.grep !== undefined) return { whole: false, grep: run.grep, readOnly: run.readOnly };
+  const line = commandLineSelection(argv);
+  const grep = line.grep ?? patternText(config.grep);
   const grepInvert = line.grepInvert ?? patternText(config.grepInvert);
   const shard = config.shard && config.shard.total > 1 ? { current: config.shard.current, total: config.shard.total } : undefined;
   const filters = line.filters;
