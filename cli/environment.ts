@@ -13,7 +13,7 @@ import { EMBEDDED_SETTINGS } from '../suites/embedded.ts';
 import type { SuiteOptions } from '../suites/fixtures.ts';
 import { proofTargetsOf, type ProofTarget } from '../suites/proof-targets.ts';
 import { credentialSecrets, environmentSecrets, type Secret } from '../run-protocol/secrets.ts';
-import { failLevelOf, RUN_ENVIRONMENT, runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
+import { RUN_ENVIRONMENT, runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
 import { readRegressionCases, type RegressionCase } from '../targets/regression-cases.ts';
 import { mergeSettings, settingsFromEnvironment, TARGET_ENVIRONMENT, type TargetSettings } from '../targets/target.ts';
 
@@ -39,9 +39,9 @@ export interface SuiteEnvironment {
 
 /** What an environment tells the suite's processes; `command` is Playwright's (`test`, `merge-reports`, ...). */
 export function suiteEnvironmentOf(env: Environment, command: string | undefined, root = ROOT): SuiteEnvironment {
-  const layout = runLayout(env, root);
+  const described = runDescriptionOf(env, root);
+  const layout = runLayout(env, described, root);
   const settings = layout.embedded ? mergeSettings(settingsFromEnvironment(env), EMBEDDED_SETTINGS) : settingsFromEnvironment(env);
-  const described = runDescriptionOf(env);
   // Without a target, `playwright test` starts the reference server in its global setup: the record
   // says so. Merging reports starts nothing.
   const run: RunDescription = layout.embedded && command === 'test' ? { ...described, embedded: { faults: [], choices: [] } } : described;
@@ -51,7 +51,7 @@ export function suiteEnvironmentOf(env: Environment, command: string | undefined
   return {
     layout,
     settings,
-    suiteOptions: { settings, failLevel: failLevelOf(env), readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
+    suiteOptions: { settings, failLevel: run.failLevel, readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
     scrubbing: { secrets },
     recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile: resolve(root, signingKeyFile) } : {}) },
     proofTargets: () => proofTargetsOf(env),

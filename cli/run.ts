@@ -189,6 +189,7 @@ export function runDescription(flags: RunFlags): RunDescription {
   const baseline = flags.baseline === undefined ? undefined : { file: flags.baseline, failing: baselineFailing(flags.baseline) };
   const generate = generationSettings(flags, flags.target ? readTargetGeneration(flags.target) : {});
   return {
+    failLevel: flags.level,
     readOnly: flags.readOnly === true,
     ...(flags.grep !== undefined ? { grep: flags.grep } : {}),
     ...(flags.requirement.length > 0 ? { requirements: flags.requirement } : {}),

@@ -301,7 +301,8 @@ export function suiteEnvironment(run: SuiteRun): Record<string, string> {
   const ca: Record<string, string> = run.target.caFile ? { NODE_EXTRA_CA_CERTS: run.target.caFile } : {};
   const regression: Record<string, string> = run.regressionCasesFile ? { [RUN_ENVIRONMENT.regressionCases]: run.regressionCasesFile } : {};
   const signing: Record<string, string> = run.signingKeyFile ? { [RUN_ENVIRONMENT.signingKey]: run.signingKeyFile } : {};
-  return { ...env, ...ca, ...regression, ...signing, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...targetEnvironment(run.target), [RUN_ENVIRONMENT.failLevel]: run.failLevel, [RUN_ENVIRONMENT.reportDir]: run.reportDir, [RUN_ENVIRONMENT.run]: JSON.stringify(run.run ?? DEFAULT_RUN) };
+  const description: RunDescription = { ...(run.run ?? DEFAULT_RUN), failLevel: run.failLevel, reportDir: run.reportDir };
+  return { ...env, ...ca, ...regression, ...signing, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...targetEnvironment(run.target), [RUN_ENVIRONMENT.run]: JSON.stringify(description) };
 }
 
 export function suiteArguments(run: SuiteRun): string[] {
