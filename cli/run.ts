@@ -24,10 +24,10 @@ import { contractSha256 } from '../reports/run-context.ts';
 import { readRecordFile, recordProblems } from '../reports/verify.ts';
 import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
-import { readRegressionCases } from '../targets/regression-cases.ts';
+import { targetFileRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
 import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
-import { mergeSettings, readTargetFile, emptyEnvironmentSettings, settingSource, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
+import { loadTargetFile, mergeSettings, emptyEnvironmentSettings, settingSource, targetFileGeneration, targetFileSettings, targetFileWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetFile, type TargetSettings } from '../targets/target.ts';
 
 /** The target settings' flags, by commander's attribute name of each row's flag (`baseUrl` for --base-url): text, or every value of a repeatable one. */
 export type SettingFlags = Record<string, unknown>;
@@ -130,10 +130,17 @@ function checkTargetChosen(settings: TargetSettings, flags: RunFlags): void {
   throw new TargetError(`no target base URL: give ${settingSource('baseUrl')}, or --reference-server to test the kit's own reference server`);
 }
 
+/** The run's target file (--target), read and checked on first use and kept: a run reads it once. */
+export function targetFileReader(path: string | undefined): () => TargetFile | undefined {
+  let file: TargetFile | undefined;
+  return () => (path === undefined ? undefined : (file ??= loadTargetFile(path)));
+}
+
 /** The merged settings, checked for contradictions before anything starts. */
-export function runSettings(flags: RunFlags, env: Record<string, string | undefined>): TargetSettings {
+export function runSettings(flags: RunFlags, env: Record<string, string | undefined>, targetFile = targetFileReader(flags.target)): TargetSettings {
   refuseEmptySettings(flags, env);
-  const settings = mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), settingsFromFlags(flags));
+  const file = targetFile();
+  const settings = mergeSettings(file ? targetFileSettings(file) : {}, settingsFromEnvironment(env), settingsFromFlags(flags));
   const inapplicable = flags.fault.find((name) => INAPPLICABLE_FAULTS.has(name));
   if (inapplicable !== undefined) throw new TargetError(`fault ${inapplicable} does not apply to this contract: ${INAPPLICABLE_FAULTS.get(inapplicable)}`);
   const inapplicableChoice = flags.choice.find((name) => INAPPLICABLE_CHOICES.has(name));
@@ -183,11 +190,12 @@ export function generationSettings(flags: RunFlags, file: GenerationFileSettings
 }
 
 /** What the record is told about the run: waivers from the target file, the baseline's failures, the switches. */
-export function runDescription(flags: RunFlags): RunDescription {
+export function runDescription(flags: RunFlags, targetFile = targetFileReader(flags.target)): RunDescription {
   const ids = loadContract().requirements.map((r) => r.id);
-  const waivers = flags.target ? readTargetWaivers(flags.target, ids) : [];
+  const file = targetFile();
+  const waivers = file ? targetFileWaivers(file, ids) : [];
   const baseline = flags.baseline === undefined ? undefined : { file: flags.baseline, failing: baselineFailing(flags.baseline) };
-  const generate = generationSettings(flags, flags.target ? readTargetGeneration(flags.target) : {});
+  const generate = generationSettings(flags, file ? targetFileGeneration(file) : {});
   return {
     failLevel: flags.level,
     readOnly: flags.readOnly === true,
@@ -229,10 +237,12 @@ function signingKeyOf(flags: RunFlags, env: Record<string, string | undefined>):
 }
 
 export async function runCommand(flags: RunFlags, env: Record<string, string | undefined>): Promise<number> {
-  const settings = runSettings(flags, env);
-  const description = runDescription(flags);
+  const targetFile = targetFileReader(flags.target);
+  const settings = runSettings(flags, env, targetFile);
+  const description = runDescription(flags, targetFile);
   // A regression case naming no requirement of the catalogue is a usage error before anything starts.
-  if (flags.target) readRegressionCases(flags.target, loadContract().requirements.map((r) => r.id));
+  const file = targetFile();
+  if (file) targetFileRegressionCases(file, loadContract().requirements.map((r) => r.id));
   const signingKeyFile = signingKeyOf(flags, env);
   const timestamped = flags.reportDir === undefined;
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
