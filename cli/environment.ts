@@ -1,8 +1,9 @@
 // The environment of the suite's Playwright processes, read here and only here, once per process:
 // playwright.config.ts and the proofs' configuration import it and hand what it says to the
-// workers (`use: { suiteOptions }`) and to the reporters (their options). The run command sets
-// the variables (LAS_BASE_URL, LAS_SESSION_TOKEN, ..., LAS_RUN); a person running
-// `npx playwright test` may set them too, or none, for the embedded reference server.
+// workers (`use: { suiteOptions }`) and to the reporters (their options). The run command
+// describes the run once, in LAS_RUN, and gives the secrets (LAS_SESSION_TOKEN, LAS_PAT, ...) in
+// their own variables; a person running `npx playwright test` sets the LAS_* variables instead, or
+// none, for the embedded reference server, and the same description is built from them.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract } from '../contract/index.ts';
@@ -15,7 +16,7 @@ import { proofTargetsOf, type ProofTarget } from '../suites/proof-targets.ts';
 import { credentialSecrets, environmentSecrets, type Secret } from '../run-protocol/secrets.ts';
 import { RUN_ENVIRONMENT, runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
 import { readRegressionCases, type RegressionCase } from '../targets/regression-cases.ts';
-import { mergeSettings, settingsFromEnvironment, TARGET_ENVIRONMENT, type TargetSettings } from '../targets/target.ts';
+import { mergeSettings, secretsOnly, settingsFromEnvironment, type TargetSettings } from '../targets/target.ts';
 
 type Environment = Record<string, string | undefined>;
 
@@ -41,12 +42,13 @@ export interface SuiteEnvironment {
 export function suiteEnvironmentOf(env: Environment, command: string | undefined, root = ROOT): SuiteEnvironment {
   const described = runDescriptionOf(env, root);
   const layout = runLayout(env, described, root);
-  const settings = layout.embedded ? mergeSettings(settingsFromEnvironment(env), EMBEDDED_SETTINGS) : settingsFromEnvironment(env);
+  const given = mergeSettings(described.target ?? {}, secretsOnly(settingsFromEnvironment(env)));
+  const settings = layout.embedded ? mergeSettings(given, EMBEDDED_SETTINGS) : given;
   // Without a target, `playwright test` starts the reference server in its global setup: the record
   // says so. Merging reports starts nothing.
   const run: RunDescription = layout.embedded && command === 'test' ? { ...described, embedded: { faults: [], choices: [] } } : described;
   const secrets: Secret[] = [...environmentSecrets(env), ...(layout.embedded ? credentialSecrets(EMBEDDED_SETTINGS) : [])];
-  const baseUrl = env[TARGET_ENVIRONMENT.baseUrl];
+  const baseUrl = described.target?.baseUrl;
   const signingKeyFile = env[RUN_ENVIRONMENT.signingKey] || undefined;
   return {
     layout,

@@ -6,6 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LEVELS, type Finding, type Level } from '../contract/index.ts';
+import type { TargetSettings } from '../targets/target.ts';
 
 /** Which requirement levels fail a case and the run: MUST only, or MUST and SHOULD (`--level should`). */
 export type FailLevel = 'must' | 'should';
@@ -159,6 +160,8 @@ export interface RunDescription {
   failLevel: FailLevel;
   /** Where the reports go, an absolute path; absent: the default report directory. */
   reportDir?: string;
+  /** The target's settings but its secrets (tokens, header values), which travel in their own variables; absent or without a base URL: the embedded reference server. */
+  target?: TargetSettings;
   /** The target is the kit's reference server, started for this run, with these faults and choices. */
   embedded?: { faults: string[]; choices: string[] };
   /** Requests that could create records are not sent (--read-only). */

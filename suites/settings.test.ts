@@ -7,7 +7,7 @@ import { runDescriptionOf, runLayout } from './settings.ts';
 describe('runLayout', () => {
   it('starts the embedded reference server only when no base URL is set at all', () => {
     expect(runLayout({}, DEFAULT_RUN, '/kit').embedded).toBe(true);
-    expect(runLayout({ LAS_BASE_URL: 'https://staging.example.com/v3' }, DEFAULT_RUN, '/kit').embedded).toBe(false);
+    expect(runLayout({}, { ...DEFAULT_RUN, target: { baseUrl: 'https://staging.example.com/v3' } }, '/kit').embedded).toBe(false);
   });
 
   it('refuses a base URL set but empty, naming it', () => {
@@ -17,8 +17,15 @@ describe('runLayout', () => {
 
 describe('runDescriptionOf', () => {
   it('builds the description of a suite started without the run command from LAS_FAIL_LEVEL and LAS_REPORT_DIR', () => {
-    expect(runDescriptionOf({ LAS_FAIL_LEVEL: 'should', LAS_REPORT_DIR: 'out' }, '/kit')).toEqual({ ...DEFAULT_RUN, failLevel: 'should', reportDir: '/kit/out' });
-    expect(runDescriptionOf({}, '/kit')).toEqual({ ...DEFAULT_RUN, failLevel: 'must', reportDir: '/kit/reports/latest' });
+    expect(runDescriptionOf({ LAS_FAIL_LEVEL: 'should', LAS_REPORT_DIR: 'out' }, '/kit')).toEqual({ ...DEFAULT_RUN, failLevel: 'should', reportDir: '/kit/out', target: {} });
+    expect(runDescriptionOf({}, '/kit')).toEqual({ ...DEFAULT_RUN, failLevel: 'must', reportDir: '/kit/reports/latest', target: {} });
+  });
+
+  it('takes the target from its variables, its secrets left out', () => {
+    const env = { LAS_BASE_URL: 'https://staging.example.com/v3', LAS_SESSION_TOKEN: 'session-secret', LAS_PAT: 'pat-secret', LAS_HEADERS: 'X-Gateway-Key: header-secret', LAS_REQUEST_TIMEOUT_MS: '20000' };
+    const described = runDescriptionOf(env, '/kit');
+    expect(described.target).toEqual({ baseUrl: 'https://staging.example.com/v3', requestTimeoutMs: 20000 });
+    expect(runLayout(env, described, '/kit')).toMatchObject({ embedded: false, testTimeoutMs: 80_000 });
   });
 
   it('takes what LAS_RUN says over the variables', () => {

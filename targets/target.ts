@@ -336,6 +336,32 @@ function checkedLimits(settings: TargetSettings): Limits {
   return { requestTimeoutMs, maxBodyBytes: Math.round(maxBodyMiB * MIB) };
 }
 
+/** The settings whose values are secrets (the tokens, the extra headers): they travel in their own variables, never in a description of the run. */
+const SECRET_SETTINGS = [...(Object.keys(TOKEN_NAMES) as (keyof typeof TOKEN_NAMES)[]), 'headers'] as const;
+
+/** Settings without their secrets: what may be written into a description of the run. */
+export function withoutSecrets(settings: TargetSettings): TargetSettings {
+  const kept: TargetSettings = { ...settings };
+  for (const key of SECRET_SETTINGS) delete kept[key];
+  return kept;
+}
+
+/** Only the secrets of the settings. */
+export function secretsOnly(settings: TargetSettings): TargetSettings {
+  return Object.fromEntries(SECRET_SETTINGS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]])) as TargetSettings;
+}
+
+/** The variables of a resolved target's secrets only: the rest of the target travels in the run's description. */
+export function secretEnvironment(target: Target): Record<string, string> {
+  const secretVariables = new Set(settingRows().filter((row) => (SECRET_SETTINGS as readonly string[]).includes(row.key)).map((row) => row.variable));
+  return Object.fromEntries(Object.entries(targetEnvironment(target)).filter(([name]) => secretVariables.has(name)));
+}
+
+/** A resolved target as settings, secrets left out. */
+export function describedTarget(target: Target): TargetSettings {
+  return withoutSecrets(settingsFromEnvironment(targetEnvironment(target)));
+}
+
 /** The environment variables that carry a resolved target to the suite's processes. */
 export function targetEnvironment(target: Target): Record<string, string> {
   const settings: TargetSettings = {
