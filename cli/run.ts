@@ -21,7 +21,7 @@ import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/r
 import { readSigningKey } from '../reports/attestation.ts';
 import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
-import { readRecordFile, recordProblems } from '../reports/verify.ts';
+import { recordProblems } from '../reports/verify.ts';
 import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
 import { targetFileRegressionCases } from '../targets/regression-cases.ts';
@@ -220,9 +220,8 @@ async function requirementGrep(ids: string[]): Promise<string> {
   return titlesGrep(await casesJudging(ids)).source;
 }
 
-/** The record the suite left, checked: a record that does not hold its own shape or verdict is no verdict. */
-function checkedRecord(reportDir: string): CertificationRecord {
-  const value = readRecordFile(resolve(reportDir, 'conformance.json'));
+/** The record the suite left, as runSuite read it, checked: a record that does not hold its own shape or verdict is no verdict. */
+function checkedRecord(value: unknown): CertificationRecord {
   const problems = recordProblems(value, loadContract(), contractSha256());
   if (problems.length > 0) throw new Error(`the record the suite wrote cannot be read as a verdict: ${problems[0]}`);
   return value as CertificationRecord;
@@ -272,7 +271,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
     if (!outcome.record) throw new Error(outcome.noVerdict ?? `the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
-    const record = checkedRecord(reportDir);
+    const record = checkedRecord(outcome.record);
     if (record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their own requirement ids, e.g. AUTH-401-MALFORMED; --requirement ID selects every case that can judge a requirement`);
     if (env.GITHUB_ACTIONS === 'true') reportToGithub(record, { stepSummaryFile: env.GITHUB_STEP_SUMMARY, summaryFile: join(reportDir, SUMMARY_FILE), write: (text) => process.stdout.write(text) });
     return GATE_EXIT_CODES[record.gate.result];
