@@ -4,7 +4,6 @@
 // describes the run once, in LAS_RUN, and gives the secrets (LAS_SESSION_TOKEN, LAS_PAT, ...) in
 // their own variables; a person running `npx playwright test` sets the LAS_* variables instead, or
 // none, for the embedded reference server, and the same description is built from them.
-import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract } from '../contract/index.ts';
 import { inputsOf, type ConformanceReporterOptions } from '../reports/conformance-reporter.ts';
@@ -14,7 +13,7 @@ import { EMBEDDED_SETTINGS } from '../suites/embedded.ts';
 import type { SuiteOptions } from '../suites/fixtures.ts';
 import { proofTargetsOf, type ProofTarget } from '../suites/proof-targets.ts';
 import { credentialSecrets, environmentSecrets, type Secret } from '../run-protocol/secrets.ts';
-import { RUN_ENVIRONMENT, runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
+import { runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
 import { readRegressionCases, type RegressionCase } from '../targets/regression-cases.ts';
 import { mergeSettings, secretsOnly, settingsFromEnvironment, type TargetSettings } from '../targets/target.ts';
 
@@ -34,7 +33,7 @@ export interface SuiteEnvironment {
   recording: Omit<ConformanceReporterOptions, 'outputDir'>;
   /** The targets of a proof run (LAS_PROOF_TARGETS); only the proofs' configuration asks. */
   proofTargets: () => ProofTarget[];
-  /** The regression cases of the target file LAS_REGRESSION_CASES names (none without it); only their spec file asks. */
+  /** The regression cases of the description's target file (LAS_REGRESSION_CASES without the run command; none without it); only their spec file asks. */
   regressionCases: () => RegressionCase[];
 }
 
@@ -49,17 +48,17 @@ export function suiteEnvironmentOf(env: Environment, command: string | undefined
   const run: RunDescription = layout.embedded && command === 'test' ? { ...described, embedded: { faults: [], choices: [] } } : described;
   const secrets: Secret[] = [...environmentSecrets(env), ...(layout.embedded ? credentialSecrets(EMBEDDED_SETTINGS) : [])];
   const baseUrl = described.target?.baseUrl;
-  const signingKeyFile = env[RUN_ENVIRONMENT.signingKey] || undefined;
+  const signingKeyFile = run.signingKeyFile;
   return {
     layout,
     settings,
     suiteOptions: { settings, failLevel: run.failLevel, readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
     scrubbing: { secrets },
-    recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile: resolve(root, signingKeyFile) } : {}) },
+    recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile } : {}) },
     proofTargets: () => proofTargetsOf(env),
     regressionCases: () => {
-      const file = env[RUN_ENVIRONMENT.regressionCases];
-      return file ? readRegressionCases(resolve(root, file), loadContract().requirements.map((r) => r.id)) : [];
+      const file = run.regressionCasesFile;
+      return file ? readRegressionCases(file, loadContract().requirements.map((r) => r.id)) : [];
     },
   };
 }

@@ -7,20 +7,22 @@ import { suiteEnvironment } from './runner.ts';
 import { RUN_ENVIRONMENT } from './settings.ts';
 
 const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'session-secret', pat: 'pat-secret', headers: { 'X-Gateway-Key': 'header-secret' } }, loadContract().legacyHeader);
-const run = { target, reportDir: '/reports/run', failLevel: 'should' as const, baseEnvironment: { PATH: '/bin', [RUN_ENVIRONMENT.failLevel]: 'must', [RUN_ENVIRONMENT.reportDir]: 'stale' }, output: 'ignore' as const, run: { ...DEFAULT_RUN, requirements: ['AUTH-401-MALFORMED'] } };
+const run = { target, reportDir: '/reports/run', failLevel: 'should' as const, baseEnvironment: { PATH: '/bin', [RUN_ENVIRONMENT.failLevel]: 'must', [RUN_ENVIRONMENT.reportDir]: 'stale' }, output: 'ignore' as const, regressionCasesFile: '/targets/staging.yaml', signingKeyFile: '/keys/record.pem', run: { ...DEFAULT_RUN, requirements: ['AUTH-401-MALFORMED'] } };
 
 describe('suiteEnvironment', () => {
   const env = suiteEnvironment(run);
   const description = JSON.parse(env[RUN_ENVIRONMENT.run]) as Record<string, unknown>;
 
-  it('carries the target but its secrets, the fail level, the report directory and the selection in the one description', () => {
-    expect(description).toMatchObject({ failLevel: 'should', reportDir: '/reports/run', requirements: ['AUTH-401-MALFORMED'], target: { baseUrl: 'http://127.0.0.1:9/v3', legacyHeader: target.legacyHeader } });
+  it('carries the target but its secrets, the fail level, the report directory, the selection and the files it reads in the one description', () => {
+    expect(description).toMatchObject({ failLevel: 'should', reportDir: '/reports/run', requirements: ['AUTH-401-MALFORMED'], regressionCasesFile: '/targets/staging.yaml', signingKeyFile: '/keys/record.pem', target: { baseUrl: 'http://127.0.0.1:9/v3', legacyHeader: target.legacyHeader } });
   });
 
   it('sets no second copy of what the description holds, and drops a stale one from the base environment', () => {
     expect(env[RUN_ENVIRONMENT.failLevel]).toBeUndefined();
     expect(env[RUN_ENVIRONMENT.reportDir]).toBeUndefined();
     expect(env[TARGET_ENVIRONMENT.baseUrl]).toBeUndefined();
+    expect(env[RUN_ENVIRONMENT.regressionCases]).toBeUndefined();
+    expect(env[RUN_ENVIRONMENT.signingKey]).toBeUndefined();
     expect(env.PATH).toBe('/bin');
   });
 

@@ -300,11 +300,16 @@ export function suiteEnvironment(run: SuiteRun): Record<string, string> {
   for (const [name, value] of Object.entries(run.baseEnvironment)) if (value !== undefined && !ours.has(name)) env[name] = value;
   // --ca: Node reads extra authorities from this variable when the process starts; Playwright's requests use them.
   const ca: Record<string, string> = run.target.caFile ? { NODE_EXTRA_CA_CERTS: run.target.caFile } : {};
-  const regression: Record<string, string> = run.regressionCasesFile ? { [RUN_ENVIRONMENT.regressionCases]: run.regressionCasesFile } : {};
-  const signing: Record<string, string> = run.signingKeyFile ? { [RUN_ENVIRONMENT.signingKey]: run.signingKeyFile } : {};
-  const description: RunDescription = { ...(run.run ?? DEFAULT_RUN), failLevel: run.failLevel, reportDir: run.reportDir, target: describedTarget(run.target) };
+  const description: RunDescription = {
+    ...(run.run ?? DEFAULT_RUN),
+    failLevel: run.failLevel,
+    reportDir: run.reportDir,
+    target: describedTarget(run.target),
+    ...(run.regressionCasesFile ? { regressionCasesFile: run.regressionCasesFile } : {}),
+    ...(run.signingKeyFile ? { signingKeyFile: run.signingKeyFile } : {}),
+  };
   // The secrets in their own variables, never in the description, which a person may log.
-  return { ...env, ...ca, ...regression, ...signing, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...secretEnvironment(run.target), [RUN_ENVIRONMENT.run]: JSON.stringify(description) };
+  return { ...env, ...ca, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...secretEnvironment(run.target), [RUN_ENVIRONMENT.run]: JSON.stringify(description) };
 }
 
 export function suiteArguments(run: SuiteRun): string[] {

@@ -21,6 +21,10 @@ describe('runDescriptionOf', () => {
     expect(runDescriptionOf({}, '/kit')).toEqual({ ...DEFAULT_RUN, failLevel: 'must', reportDir: '/kit/reports/latest', target: {} });
   });
 
+  it('takes the regression cases and signing key files from their variables, as absolute paths', () => {
+    expect(runDescriptionOf({ LAS_REGRESSION_CASES: 'staging.yaml', LAS_SIGNING_KEY: 'keys/record.pem' }, '/kit')).toMatchObject({ regressionCasesFile: '/kit/staging.yaml', signingKeyFile: '/kit/keys/record.pem' });
+  });
+
   it('takes the target from its variables, its secrets left out', () => {
     const env = { LAS_BASE_URL: 'https://staging.example.com/v3', LAS_SESSION_TOKEN: 'session-secret', LAS_PAT: 'pat-secret', LAS_HEADERS: 'X-Gateway-Key: header-secret', LAS_REQUEST_TIMEOUT_MS: '20000' };
     const described = runDescriptionOf(env, '/kit');

@@ -23,12 +23,22 @@ export const RUN_ENVIRONMENT = {
 
 /**
  * The run's description: LAS_RUN as the run command writes it, over what a suite started without
- * the run command is given in the environment (LAS_FAIL_LEVEL, LAS_REPORT_DIR, the target's LAS_*
+ * the run command is given in the environment (LAS_FAIL_LEVEL, LAS_REPORT_DIR, LAS_REGRESSION_CASES,
+ * LAS_SIGNING_KEY, the target's LAS_*
  * variables but its secrets, which are read from their variables either way). The one place the
  * suite's processes learn the run from.
  */
 export function runDescriptionOf(env: Environment, root: string): RunDescription {
-  const fromVariables: RunDescription = { ...DEFAULT_RUN, failLevel: failLevelOf(env), reportDir: resolve(root, env[RUN_ENVIRONMENT.reportDir] || DEFAULT_REPORT_DIR), target: withoutSecrets(settingsFromEnvironment(env)) };
+  const regressionCases = env[RUN_ENVIRONMENT.regressionCases] || undefined;
+  const signingKey = env[RUN_ENVIRONMENT.signingKey] || undefined;
+  const fromVariables: RunDescription = {
+    ...DEFAULT_RUN,
+    failLevel: failLevelOf(env),
+    reportDir: resolve(root, env[RUN_ENVIRONMENT.reportDir] || DEFAULT_REPORT_DIR),
+    target: withoutSecrets(settingsFromEnvironment(env)),
+    ...(regressionCases ? { regressionCasesFile: resolve(root, regressionCases) } : {}),
+    ...(signingKey ? { signingKeyFile: resolve(root, signingKey) } : {}),
+  };
   const text = env[RUN_ENVIRONMENT.run];
   if (text === undefined || text === '') return fromVariables;
   let value: unknown;
