@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { suiteEnvironment } from './cli/environment.ts';
-import { ARTIFACTS_DIR, BLOB_DIR, CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, FAIL_LEVEL_METADATA, PLAYWRIGHT_HTML_DIR } from './run-protocol/index.ts';
+import { ARTIFACTS_DIR, BLOB_DIR, CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, PLAYWRIGHT_HTML_DIR } from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
 import { ignoredSpecs } from './suites/settings.ts';
 
@@ -38,7 +38,6 @@ export default defineConfig<object, { suiteOptions: SuiteOptions }>({
   timeout: layout.testTimeoutMs,
   globalTimeout: layout.runTimeoutMs,
   globalSetup: layout.embedded ? './cli/suite-global-setup.ts' : undefined,
-  metadata: { [FAIL_LEVEL_METADATA]: layout.failLevel },
   reporter: reporters,
   use: { trace: 'off', screenshot: 'off', video: 'off', suiteOptions },
 });

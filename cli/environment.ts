@@ -1,9 +1,9 @@
 // The environment of the suite's Playwright processes, read here and only here, once per process:
 // playwright.config.ts and the proofs' configuration import it and hand what it says to the
-// workers (`use: { suiteOptions }`) and to the reporters (their options). The run command sets
-// the variables (LAS_BASE_URL, LAS_SESSION_TOKEN, ..., LAS_RUN); a person running
-// `npx playwright test` may set them too, or none, for the embedded reference server.
-import { resolve } from 'node:path';
+// workers (`use: { suiteOptions }`) and to the reporters (their options). The run command
+// describes the run once, in LAS_RUN, and gives the secrets (LAS_SESSION_TOKEN, LAS_PAT, ...) in
+// their own variables; a person running `npx playwright test` sets the LAS_* variables instead, or
+// none, for the embedded reference server, and the same description is built from them.
 import { fileURLToPath } from 'node:url';
 import { loadContract } from '../contract/index.ts';
 import { inputsOf, type ConformanceReporterOptions } from '../reports/conformance-reporter.ts';
@@ -13,9 +13,9 @@ import { EMBEDDED_SETTINGS } from '../suites/embedded.ts';
 import type { SuiteOptions } from '../suites/fixtures.ts';
 import { proofTargetsOf, type ProofTarget } from '../suites/proof-targets.ts';
 import { credentialSecrets, environmentSecrets, type Secret } from '../run-protocol/secrets.ts';
-import { failLevelOf, RUN_ENVIRONMENT, runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
+import { runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
 import { readRegressionCases, type RegressionCase } from '../targets/regression-cases.ts';
-import { mergeSettings, settingsFromEnvironment, TARGET_ENVIRONMENT, type TargetSettings } from '../targets/target.ts';
+import { mergeSettings, secretsOnly, settingsFromEnvironment, type TargetSettings } from '../targets/target.ts';
 
 type Environment = Record<string, string | undefined>;
 
@@ -33,31 +33,32 @@ export interface SuiteEnvironment {
   recording: Omit<ConformanceReporterOptions, 'outputDir'>;
   /** The targets of a proof run (LAS_PROOF_TARGETS); only the proofs' configuration asks. */
   proofTargets: () => ProofTarget[];
-  /** The regression cases of the target file LAS_REGRESSION_CASES names (none without it); only their spec file asks. */
+  /** The regression cases of the description's target file (LAS_REGRESSION_CASES without the run command; none without it); only their spec file asks. */
   regressionCases: () => RegressionCase[];
 }
 
 /** What an environment tells the suite's processes; `command` is Playwright's (`test`, `merge-reports`, ...). */
 export function suiteEnvironmentOf(env: Environment, command: string | undefined, root = ROOT): SuiteEnvironment {
-  const layout = runLayout(env, root);
-  const settings = layout.embedded ? mergeSettings(settingsFromEnvironment(env), EMBEDDED_SETTINGS) : settingsFromEnvironment(env);
-  const described = runDescriptionOf(env);
+  const described = runDescriptionOf(env, root);
+  const layout = runLayout(env, described, root);
+  const given = mergeSettings(described.target ?? {}, secretsOnly(settingsFromEnvironment(env)));
+  const settings = layout.embedded ? mergeSettings(given, EMBEDDED_SETTINGS) : given;
   // Without a target, `playwright test` starts the reference server in its global setup: the record
   // says so. Merging reports starts nothing.
   const run: RunDescription = layout.embedded && command === 'test' ? { ...described, embedded: { faults: [], choices: [] } } : described;
   const secrets: Secret[] = [...environmentSecrets(env), ...(layout.embedded ? credentialSecrets(EMBEDDED_SETTINGS) : [])];
-  const baseUrl = env[TARGET_ENVIRONMENT.baseUrl];
-  const signingKeyFile = env[RUN_ENVIRONMENT.signingKey] || undefined;
+  const baseUrl = described.target?.baseUrl;
+  const signingKeyFile = run.signingKeyFile;
   return {
     layout,
     settings,
-    suiteOptions: { settings, failLevel: failLevelOf(env), readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
+    suiteOptions: { settings, failLevel: run.failLevel, readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
     scrubbing: { secrets },
-    recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile: resolve(root, signingKeyFile) } : {}) },
+    recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile } : {}) },
     proofTargets: () => proofTargetsOf(env),
     regressionCases: () => {
-      const file = env[RUN_ENVIRONMENT.regressionCases];
-      return file ? readRegressionCases(resolve(root, file), loadContract().requirements.map((r) => r.id)) : [];
+      const file = run.regressionCasesFile;
+      return file ? readRegressionCases(file, loadContract().requirements.map((r) => r.id)) : [];
     },
   };
 }

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
-import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationLine, generationSettings, runDescription } from './run.ts';
+import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationLine, generationSettings, runDescription, runSettings, targetFileReader } from './run.ts';
+import { loadContract } from '../contract/index.ts';
 import { DEFAULT_GENERATED_INPUTS } from '../run-protocol/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { runCli, runCliInProcess } from './test-support.ts';
@@ -203,5 +204,19 @@ describe("the run commands of the README and the reference", () => {
   it('give a target in the variables the README exports, tokens among them', () => {
     const exported = readmeLines.filter((line) => line.startsWith('export ')).flatMap((line) => line.slice('export '.length).split(/\s+/).map((word) => word.split('=')[0]));
     expect(exported).toEqual(expect.arrayContaining(['LAS_BASE_URL', 'LAS_SESSION_TOKEN', 'LAS_PAT', 'LAS_FORBIDDEN_TOKEN', 'LAS_OWNER_USER_ID', 'LAS_COLLECTION_ITEM_ID']));
+  });
+});
+
+describe('the target file is read once per run', () => {
+  it('settings, waivers and generation all come from one reading: the file gone after it, none reads it again', () => {
+    const waived = loadContract().requirements[0].id;
+    const file = join(dir, 'read-once.yaml');
+    writeFileSync(file, `baseUrl: http://127.0.0.1:9/v3\ngenerate:\n  inputs: 3\n  seed: 5\nwaivers:\n  - requirement: ${waived}\n    reason: known\n    expires: 2999-01-01\n`);
+    const flags = { target: file, level: 'must' as const, fault: [], choice: [], header: [], requirement: [] };
+    const targetFile = targetFileReader(file);
+    expect(targetFile()?.path).toBe(file);
+    rmSync(file);
+    expect(runSettings(flags, {}, targetFile).baseUrl).toBe('http://127.0.0.1:9/v3');
+    expect(runDescription(flags, targetFile)).toMatchObject({ waivers: [{ requirement: waived, reason: 'known', expires: '2999-01-01' }], generate: { inputs: 3, seed: 5 } });
   });
 });

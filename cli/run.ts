@@ -21,13 +21,13 @@ import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/r
 import { readSigningKey } from '../reports/attestation.ts';
 import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
-import { readRecordFile, recordProblems } from '../reports/verify.ts';
+import { recordProblems } from '../reports/verify.ts';
 import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
-import { readRegressionCases } from '../targets/regression-cases.ts';
+import { targetFileRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
 import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
-import { mergeSettings, readTargetFile, emptyEnvironmentSettings, settingSource, readTargetGeneration, readTargetWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetSettings } from '../targets/target.ts';
+import { loadTargetFile, mergeSettings, emptyEnvironmentSettings, settingSource, targetFileGeneration, targetFileSettings, targetFileWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetFile, type TargetSettings } from '../targets/target.ts';
 
 /** The target settings' flags, by commander's attribute name of each row's flag (`baseUrl` for --base-url): text, or every value of a repeatable one. */
 export type SettingFlags = Record<string, unknown>;
@@ -130,10 +130,17 @@ function checkTargetChosen(settings: TargetSettings, flags: RunFlags): void {
   throw new TargetError(`no target base URL: give ${settingSource('baseUrl')}, or --reference-server to test the kit's own reference server`);
 }
 
+/** The run's target file (--target), read and checked on first use and kept: a run reads it once. */
+export function targetFileReader(path: string | undefined): () => TargetFile | undefined {
+  let file: TargetFile | undefined;
+  return () => (path === undefined ? undefined : (file ??= loadTargetFile(path)));
+}
+
 /** The merged settings, checked for contradictions before anything starts. */
-export function runSettings(flags: RunFlags, env: Record<string, string | undefined>): TargetSettings {
+export function runSettings(flags: RunFlags, env: Record<string, string | undefined>, targetFile = targetFileReader(flags.target)): TargetSettings {
   refuseEmptySettings(flags, env);
-  const settings = mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), settingsFromFlags(flags));
+  const file = targetFile();
+  const settings = mergeSettings(file ? targetFileSettings(file) : {}, settingsFromEnvironment(env), settingsFromFlags(flags));
   const inapplicable = flags.fault.find((name) => INAPPLICABLE_FAULTS.has(name));
   if (inapplicable !== undefined) throw new TargetError(`fault ${inapplicable} does not apply to this contract: ${INAPPLICABLE_FAULTS.get(inapplicable)}`);
   const inapplicableChoice = flags.choice.find((name) => INAPPLICABLE_CHOICES.has(name));
@@ -183,12 +190,14 @@ export function generationSettings(flags: RunFlags, file: GenerationFileSettings
 }
 
 /** What the record is told about the run: waivers from the target file, the baseline's failures, the switches. */
-export function runDescription(flags: RunFlags): RunDescription {
+export function runDescription(flags: RunFlags, targetFile = targetFileReader(flags.target)): RunDescription {
   const ids = loadContract().requirements.map((r) => r.id);
-  const waivers = flags.target ? readTargetWaivers(flags.target, ids) : [];
+  const file = targetFile();
+  const waivers = file ? targetFileWaivers(file, ids) : [];
   const baseline = flags.baseline === undefined ? undefined : { file: flags.baseline, failing: baselineFailing(flags.baseline) };
-  const generate = generationSettings(flags, flags.target ? readTargetGeneration(flags.target) : {});
+  const generate = generationSettings(flags, file ? targetFileGeneration(file) : {});
   return {
+    failLevel: flags.level,
     readOnly: flags.readOnly === true,
     ...(flags.grep !== undefined ? { grep: flags.grep } : {}),
     ...(flags.requirement.length > 0 ? { requirements: flags.requirement } : {}),
@@ -211,9 +220,8 @@ async function requirementGrep(ids: string[]): Promise<string> {
   return titlesGrep(await casesJudging(ids)).source;
 }
 
-/** The record the suite left, checked: a record that does not hold its own shape or verdict is no verdict. */
-function checkedRecord(reportDir: string): CertificationRecord {
-  const value = readRecordFile(resolve(reportDir, 'conformance.json'));
+/** The record the suite left, as runSuite read it, checked: a record that does not hold its own shape or verdict is no verdict. */
+function checkedRecord(value: unknown): CertificationRecord {
   const problems = recordProblems(value, loadContract(), contractSha256());
   if (problems.length > 0) throw new Error(`the record the suite wrote cannot be read as a verdict: ${problems[0]}`);
   return value as CertificationRecord;
@@ -228,10 +236,12 @@ function signingKeyOf(flags: RunFlags, env: Record<string, string | undefined>):
 }
 
 export async function runCommand(flags: RunFlags, env: Record<string, string | undefined>): Promise<number> {
-  const settings = runSettings(flags, env);
-  const description = runDescription(flags);
+  const targetFile = targetFileReader(flags.target);
+  const settings = runSettings(flags, env, targetFile);
+  const description = runDescription(flags, targetFile);
   // A regression case naming no requirement of the catalogue is a usage error before anything starts.
-  if (flags.target) readRegressionCases(flags.target, loadContract().requirements.map((r) => r.id));
+  const file = targetFile();
+  if (file) targetFileRegressionCases(file, loadContract().requirements.map((r) => r.id));
   const signingKeyFile = signingKeyOf(flags, env);
   const timestamped = flags.reportDir === undefined;
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
@@ -261,7 +271,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
     if (!outcome.record) throw new Error(outcome.noVerdict ?? `the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
-    const record = checkedRecord(reportDir);
+    const record = checkedRecord(outcome.record);
     if (record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their own requirement ids, e.g. AUTH-401-MALFORMED; --requirement ID selects every case that can judge a requirement`);
     if (env.GITHUB_ACTIONS === 'true') reportToGithub(record, { stepSummaryFile: env.GITHUB_STEP_SUMMARY, summaryFile: join(reportDir, SUMMARY_FILE), write: (text) => process.stdout.write(text) });
     return GATE_EXIT_CODES[record.gate.result];

@@ -16,12 +16,12 @@
 // finding still fails the run as a whole, as its requirement fails in the record.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { blockingLevels, DEFAULT_RUN, failLevelOfMetadata, failureMessage, FORGIVEN_ANNOTATION, gateAccepted, ownFindings, REQUIREMENT_ANNOTATION, SIDE_FINDING_ANNOTATION, type CaseFinding, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, DEFAULT_RUN, failureMessage, FORGIVEN_ANNOTATION, gateAccepted, ownFindings, REQUIREMENT_ANNOTATION, SIDE_FINDING_ANNOTATION, type CaseFinding, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
 
 export interface CaseOutcomeOptions {
-  /** The run's waivers and baseline; absent, the gate accepts no failure. */
-  run?: Pick<RunDescription, 'waivers' | 'baseline'>;
+  /** The run's fail level, waivers and baseline; absent, MUST findings fail and the gate accepts no failure. */
+  run?: Pick<RunDescription, 'failLevel' | 'waivers' | 'baseline'>;
   /** YYYY-MM-DD (UTC) waivers are judged on; default today. */
   today?: string;
 }
@@ -49,13 +49,15 @@ function requirementsOf(test: TestCase): string[] {
 }
 
 export default class CaseOutcomeReporter implements Reporter {
-  private failLevel: FailLevel = 'must';
+  private readonly failLevel: FailLevel;
   private failedAny = false;
   private readonly accepted: Map<string, string>;
   private readonly requirements = new Map<TestCase, string[]>();
 
   constructor(options: CaseOutcomeOptions = {}) {
-    this.accepted = gateAccepted(options.run ?? DEFAULT_RUN, options.today ?? new Date().toISOString().slice(0, 10));
+    const run = options.run ?? DEFAULT_RUN;
+    this.failLevel = run.failLevel;
+    this.accepted = gateAccepted(run, options.today ?? new Date().toISOString().slice(0, 10));
   }
 
   printsToStdio(): boolean {
@@ -63,7 +65,6 @@ export default class CaseOutcomeReporter implements Reporter {
   }
 
   onBegin(config: FullConfig, suite: Suite): void {
-    this.failLevel = failLevelOfMetadata(config.metadata);
     // Read before the secret scrubber rewrites annotations at each test's end.
     for (const test of suite.allTests()) this.requirements.set(test, requirementsOf(test));
   }

@@ -10,7 +10,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { loadContract, recordKinds } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, ENVELOPE_FILE, failLevelOfMetadata, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, ENVELOPE_FILE, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import { consoleHeading, consoleSummary, failedRequirementsConsole, notRunConsole, summaryMarkdown, type ReportPaths } from './console-summary.ts';
@@ -73,12 +73,18 @@ export function commandLineSelection(argv: string[]): { grep?: string; grepInver
   return found;
 }
 
-/** The selection: the run command's --grep, else Playwright's command line and configuration (grep, shard). */
+/**
+ * The selection: the run description's (the run command's --requirement or --grep, carried as
+ * data), else Playwright's command line and configuration (grep, shard), for a suite started
+ * without the run command. The command line is read only then: what the run command selected is
+ * never parsed back out of the arguments it gave Playwright.
+ */
 export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'shard'>, run: Pick<RunDescription, 'readOnly' | 'grep' | 'requirements'>, argv: string[]): Selection {
-  const line = commandLineSelection(argv);
   // --requirement selects by a --grep of titles: the record names the requirements, not the pattern.
   if (run.requirements?.length) return { whole: false, requirements: run.requirements, readOnly: run.readOnly };
-  const grep = run.grep ?? line.grep ?? patternText(config.grep);
+  if (run.grep !== undefined) return { whole: false, grep: run.grep, readOnly: run.readOnly };
+  const line = commandLineSelection(argv);
+  const grep = line.grep ?? patternText(config.grep);
   const grepInvert = line.grepInvert ?? patternText(config.grepInvert);
   const shard = config.shard && config.shard.total > 1 ? { current: config.shard.current, total: config.shard.total } : undefined;
   const filters = line.filters;
@@ -231,7 +237,7 @@ export default class ConformanceReporter implements Reporter {
   }
 
   private failLevel(): FailLevel {
-    return failLevelOfMetadata(this.config?.metadata ?? {});
+    return this.options.run.failLevel;
   }
 
   private paths(): ReportPaths {

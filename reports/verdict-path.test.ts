@@ -89,7 +89,7 @@ async function runReporters(tokens: { session: string; pat: string }, cases: Cas
   const scrub = scrubber(secrets);
   const tests = cases.map(testCase);
   const results = cases.map((c) => testResult(c, scrub));
-  const config = { metadata: { failLevel: 'must' }, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig;
+  const config = { metadata: {}, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig;
   const suite = { allTests: () => tests } as unknown as Suite;
   const reporters: Reporter[] = [new SecretScrubber({ secrets }), new CaseOutcomeReporter({ run }), new ConformanceReporter({ ...recording(secrets), run })];
   for (const reporter of reporters) reporter.onBegin?.(config, suite);
@@ -193,4 +193,20 @@ describe('verdict data the verdict step cannot read', () => {
     expect(await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as FullResult)).toEqual({ status: 'failed' });
     expect(existsSync(join(dir, 'conformance.json'))).toBe(false);
   });
+});
+
+describe('the fail level comes from the run description alone', () => {
+  const should = contract.requirements.find((r) => r.level === 'SHOULD' && r.checkedBy?.includes('suite') !== false)!;
+  const shouldCase = { title: `${should.id} · case`, requirements: [should.id], findings: [finding(should.id, 'broken on purpose', 's')] };
+
+  for (const { failLevel, caseStatus, recordLevel } of [
+    { failLevel: 'must', caseStatus: 'passed', recordLevel: 'MUST' },
+    { failLevel: 'should', caseStatus: 'failed', recordLevel: 'SHOULD' },
+  ] as const) {
+    it(`a SHOULD finding with fail level ${failLevel}: the case ${caseStatus}, the record's fail level ${recordLevel}`, async () => {
+      const { record, results } = await runReporters(LONG_TOKENS, [shouldCase], { ...DEFAULT_RUN, failLevel });
+      expect(results[0].status).toBe(caseStatus);
+      expect(record?.failLevel).toBe(recordLevel);
+    });
+  }
 });

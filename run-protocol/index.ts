@@ -6,6 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LEVELS, type Finding, type Level } from '../contract/index.ts';
+import type { TargetSettings } from '../targets/target.ts';
 
 /** Which requirement levels fail a case and the run: MUST only, or MUST and SHOULD (`--level should`). */
 export type FailLevel = 'must' | 'should';
@@ -26,14 +27,6 @@ export function failLevelName(failLevel: FailLevel): 'MUST' | 'SHOULD' {
 /** The fail level from its name in a certification record. */
 export function failLevelOfName(name: 'MUST' | 'SHOULD'): FailLevel {
   return name === 'SHOULD' ? 'should' : 'must';
-}
-
-/** The key of the configuration's metadata that carries the fail level to the reporters. */
-export const FAIL_LEVEL_METADATA = 'failLevel';
-
-/** The fail level the configuration's metadata gives the reporters. */
-export function failLevelOfMetadata(metadata: Record<string, unknown>): FailLevel {
-  return metadata[FAIL_LEVEL_METADATA] === 'should' ? 'should' : 'must';
 }
 
 /** The attachment every case leaves for people: its findings with their captured exchanges, tokens replaced. */
@@ -157,8 +150,22 @@ export interface WaiverSetting {
   expires: string;
 }
 
-/** What the run command tells the reporters about the run: no secrets, no values of optional inputs. */
+/**
+ * The run as the suite's processes (configuration, workers, reporters) are told it, in one piece:
+ * what the run command decided, or what a suite started without it reads from the environment.
+ * No secrets, no values of optional inputs.
+ */
 export interface RunDescription {
+  /** What fails a case and the run. */
+  failLevel: FailLevel;
+  /** Where the reports go, an absolute path; absent: the default report directory. */
+  reportDir?: string;
+  /** A target file whose regression cases run alongside the suite, an absolute path. */
+  regressionCasesFile?: string;
+  /** The private key file (PEM) the record is signed with, an absolute path: a path, not the key. */
+  signingKeyFile?: string;
+  /** The target's settings but its secrets (tokens, header values), which travel in their own variables; absent or without a base URL: the embedded reference server. */
+  target?: TargetSettings;
   /** The target is the kit's reference server, started for this run, with these faults and choices. */
   embedded?: { faults: string[]; choices: string[] };
   /** Requests that could create records are not sent (--read-only). */
@@ -254,7 +261,7 @@ export function gateAccepted(run: Pick<RunDescription, 'waivers' | 'baseline'>, 
   return accepted;
 }
 
-export const DEFAULT_RUN: RunDescription = { readOnly: false, allowPartial: false, waivers: [] };
+export const DEFAULT_RUN: RunDescription = { failLevel: 'must', readOnly: false, allowPartial: false, waivers: [] };
 
 /** The files a run leaves in its report directory. */
 export const RECORD_FILE = 'conformance.json';

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { suiteEnvironment } from '../cli/environment.ts';
-import { CASE_OUTCOME_REPORTER, FAIL_LEVEL_METADATA } from '../run-protocol/index.ts';
+import { CASE_OUTCOME_REPORTER } from '../run-protocol/index.ts';
 import type { SuiteOptions } from './fixtures.ts';
 import { ignoredSpecs } from './settings.ts';
 import { titlesGrep } from './proof-targets.ts';
@@ -25,7 +25,6 @@ export default defineConfig<object, { suiteOptions: SuiteOptions; targetEnvironm
   timeout: layout.testTimeoutMs,
   // Each target gets the time a run of its own would.
   globalTimeout: layout.runTimeoutMs * targets.length,
-  metadata: { [FAIL_LEVEL_METADATA]: layout.failLevel },
   reporter: [
     // In the order the run command's configuration has them: tokens out first, then verdicts.
     ['../reports/secret-scrubber.ts', scrubbing],

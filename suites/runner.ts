@@ -1,5 +1,6 @@
 // Running the suite from code: probe the target, start Playwright as a child process with the
-// target in its environment (never on its command line), and read the certification record it
+// run described once in its environment (LAS_RUN, the secrets in their own variables; never on
+// its command line), and read the certification record it
 // leaves. The run command and the benchmark use this; `npx playwright test` is the same suite.
 import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { loadContract, MEDIA_TYPE, recordKindLabel, smallestQuery, type Operation } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { CERTIFICATION_FILE, DEFAULT_RUN, NO_VERDICT_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
-import { settingSource, targetEnvironment, type Target } from '../targets/target.ts';
+import { describedTarget, secretEnvironment, settingSource, type Target } from '../targets/target.ts';
 import { targetVariables } from '../targets/settings.ts';
 import { fixtureMembers } from './documents.ts';
 import { validInput } from './operations.ts';
@@ -299,9 +300,16 @@ export function suiteEnvironment(run: SuiteRun): Record<string, string> {
   for (const [name, value] of Object.entries(run.baseEnvironment)) if (value !== undefined && !ours.has(name)) env[name] = value;
   // --ca: Node reads extra authorities from this variable when the process starts; Playwright's requests use them.
   const ca: Record<string, string> = run.target.caFile ? { NODE_EXTRA_CA_CERTS: run.target.caFile } : {};
-  const regression: Record<string, string> = run.regressionCasesFile ? { [RUN_ENVIRONMENT.regressionCases]: run.regressionCasesFile } : {};
-  const signing: Record<string, string> = run.signingKeyFile ? { [RUN_ENVIRONMENT.signingKey]: run.signingKeyFile } : {};
-  return { ...env, ...ca, ...regression, ...signing, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...targetEnvironment(run.target), [RUN_ENVIRONMENT.failLevel]: run.failLevel, [RUN_ENVIRONMENT.reportDir]: run.reportDir, [RUN_ENVIRONMENT.run]: JSON.stringify(run.run ?? DEFAULT_RUN) };
+  const description: RunDescription = {
+    ...(run.run ?? DEFAULT_RUN),
+    failLevel: run.failLevel,
+    reportDir: run.reportDir,
+    target: describedTarget(run.target),
+    ...(run.regressionCasesFile ? { regressionCasesFile: run.regressionCasesFile } : {}),
+    ...(run.signingKeyFile ? { signingKeyFile: run.signingKeyFile } : {}),
+  };
+  // The secrets in their own variables, never in the description, which a person may log.
+  return { ...env, ...ca, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...secretEnvironment(run.target), [RUN_ENVIRONMENT.run]: JSON.stringify(description) };
 }
 
 export function suiteArguments(run: SuiteRun): string[] {

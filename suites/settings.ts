@@ -5,7 +5,7 @@
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_RUN, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, settingsFromEnvironment, TARGET_ENVIRONMENT } from '../targets/target.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, settingsFromEnvironment, TARGET_ENVIRONMENT, withoutSecrets } from '../targets/target.ts';
 
 type Environment = Record<string, string | undefined>;
 
@@ -21,9 +21,26 @@ export const RUN_ENVIRONMENT = {
   signingKey: 'LAS_SIGNING_KEY',
 } as const;
 
-export function runDescriptionOf(env: Environment): RunDescription {
+/**
+ * The run's description: LAS_RUN as the run command writes it, over what a suite started without
+ * the run command is given in the environment (LAS_FAIL_LEVEL, LAS_REPORT_DIR, LAS_REGRESSION_CASES,
+ * LAS_SIGNING_KEY, the target's LAS_*
+ * variables but its secrets, which are read from their variables either way). The one place the
+ * suite's processes learn the run from.
+ */
+export function runDescriptionOf(env: Environment, root: string): RunDescription {
+  const regressionCases = env[RUN_ENVIRONMENT.regressionCases] || undefined;
+  const signingKey = env[RUN_ENVIRONMENT.signingKey] || undefined;
+  const fromVariables: RunDescription = {
+    ...DEFAULT_RUN,
+    failLevel: failLevelOf(env),
+    reportDir: resolve(root, env[RUN_ENVIRONMENT.reportDir] || DEFAULT_REPORT_DIR),
+    target: withoutSecrets(settingsFromEnvironment(env)),
+    ...(regressionCases ? { regressionCasesFile: resolve(root, regressionCases) } : {}),
+    ...(signingKey ? { signingKeyFile: resolve(root, signingKey) } : {}),
+  };
   const text = env[RUN_ENVIRONMENT.run];
-  if (text === undefined || text === '') return DEFAULT_RUN;
+  if (text === undefined || text === '') return fromVariables;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -31,7 +48,7 @@ export function runDescriptionOf(env: Environment): RunDescription {
     throw new Error(`${RUN_ENVIRONMENT.run} is not JSON`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${RUN_ENVIRONMENT.run} is not a JSON object`);
-  return { ...DEFAULT_RUN, ...(value as Partial<RunDescription>) };
+  return { ...fromVariables, ...(value as Partial<RunDescription>) };
 }
 
 export const DEFAULT_REPORT_DIR = 'reports/latest';
@@ -62,17 +79,16 @@ export function failLevelOf(env: Environment): FailLevel {
   return value;
 }
 
-/** The shape of a run, for playwright.config.ts. */
-export function runLayout(env: Environment, root: string): RunLayout {
+/** The shape of a run, for playwright.config.ts, from its description. */
+export function runLayout(env: Environment, run: Pick<RunDescription, 'failLevel' | 'reportDir' | 'target'>, root: string): RunLayout {
   // An empty base URL is a variable the job did not get, never a request for the embedded server.
   if (env[TARGET_ENVIRONMENT.baseUrl] === '') throw new Error(`${TARGET_ENVIRONMENT.baseUrl} is set but empty: give it a value, or leave it unset to test the embedded reference server`);
-  const target = settingsFromEnvironment(env);
-  const requestTimeoutMs = target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const requestTimeoutMs = run.target?.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   return {
-    reportDir: resolve(root, env[RUN_ENVIRONMENT.reportDir] || DEFAULT_REPORT_DIR),
-    failLevel: failLevelOf(env),
+    reportDir: resolve(root, run.reportDir || DEFAULT_REPORT_DIR),
+    failLevel: run.failLevel,
     blobReport: ['1', 'true', 'yes'].includes((env[RUN_ENVIRONMENT.blobReport] ?? '').toLowerCase()),
-    embedded: env[TARGET_ENVIRONMENT.baseUrl] === undefined,
+    embedded: run.target?.baseUrl === undefined,
     workers: cpus().length,
     // A case's requests each end within the request timeout; the case gets room for several, a
     // page walk for many. The run as a whole is bounded too, whatever the target does.

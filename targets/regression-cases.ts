@@ -5,7 +5,7 @@
 // list; `run` executes each case alongside the suite, under its requirement.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isMap, isSeq, parseDocument, type Document } from 'yaml';
-import { parseTargetDocument, TargetError } from './target.ts';
+import { parseTargetDocument, TargetError, type TargetFile } from './target.ts';
 
 /** The credential a case sends, by scheme (section 5): the run's own token in it, or none. */
 export const CASE_CREDENTIALS = ['session', 'pat', 'legacy', 'none'] as const;
@@ -44,7 +44,12 @@ export function readRegressionCases(path: string, requirementIds: readonly strin
 }
 
 export function parseRegressionCases(text: string, source: string, requirementIds: readonly string[]): RegressionCase[] {
-  const document = parseTargetDocument(text, source) as { regressionCases?: RegressionCase[] };
+  return targetFileRegressionCases({ path: source, document: parseTargetDocument(text, source) as Record<string, unknown> }, requirementIds);
+}
+
+/** The regression cases of a target file read once; an unknown requirement id is a usage error. */
+export function targetFileRegressionCases(file: TargetFile, requirementIds: readonly string[]): RegressionCase[] {
+  const { document, path: source } = file as { document: { regressionCases?: RegressionCase[] }; path: string };
   const cases = document.regressionCases ?? [];
   const unknown = cases.filter((c) => !requirementIds.includes(c.requirement)).map((c) => c.requirement);
   if (unknown.length > 0) throw new TargetError(`target file ${source}: regression case for ${[...new Set(unknown)].join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`);

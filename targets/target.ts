@@ -97,14 +97,25 @@ function readTargetText(path: string): string {
   }
 }
 
+/** A target file read and checked once: each part of a run takes its own keys from it. */
+export interface TargetFile {
+  path: string;
+  document: Record<string, unknown>;
+}
+
+/** Reads a YAML target file and checks it against targets/target.schema.json. */
+export function loadTargetFile(path: string): TargetFile {
+  return { path, document: checkedTargetDocument(readTargetText(path), path) as Record<string, unknown> };
+}
+
 /** Reads and checks a YAML target file (schema: targets/target.schema.json). */
 export function readTargetFile(path: string): TargetSettings {
-  return parseTargetFile(readTargetText(path), path);
+  return targetFileSettings(loadTargetFile(path));
 }
 
 /** The waivers of a target file; `requirementIds` are the catalogue's, and a waiver naming another is a usage error. */
 export function readTargetWaivers(path: string, requirementIds: string[]): Waiver[] {
-  return parseTargetWaivers(readTargetText(path), path, requirementIds);
+  return targetFileWaivers(loadTargetFile(path), requirementIds);
 }
 
 /** `generate` in a target file: inputs drawn from the contract per operation (run --generate). */
@@ -117,15 +128,25 @@ export interface GenerationFileSettings {
 
 /** The `generate` key of a target file; absent: {}. */
 export function readTargetGeneration(path: string): GenerationFileSettings {
-  return parseTargetGeneration(readTargetText(path), path);
+  return targetFileGeneration(loadTargetFile(path));
 }
 
 export function parseTargetGeneration(text: string, source: string): GenerationFileSettings {
-  return (checkedTargetDocument(text, source) as { generate?: GenerationFileSettings }).generate ?? {};
+  return targetFileGeneration(parsedTargetFile(text, source));
+}
+
+/** The `generate` key of a target file read once; absent: {}. */
+export function targetFileGeneration(file: TargetFile): GenerationFileSettings {
+  return (file.document as { generate?: GenerationFileSettings }).generate ?? {};
 }
 
 export function parseTargetWaivers(text: string, source: string, requirementIds: string[]): Waiver[] {
-  const document = checkedTargetDocument(text, source) as { waivers?: { requirement: string; reason: string; expires: string | Date }[] };
+  return targetFileWaivers(parsedTargetFile(text, source), requirementIds);
+}
+
+/** The waivers of a target file read once, checked against the catalogue's requirement ids. */
+export function targetFileWaivers(file: TargetFile, requirementIds: string[]): Waiver[] {
+  const { document, path: source } = file as { document: { waivers?: { requirement: string; reason: string; expires: string | Date }[] }; path: string };
   const waivers = (document.waivers ?? []).map((w) => ({ requirement: w.requirement, reason: w.reason, expires: w.expires instanceof Date ? w.expires.toISOString().slice(0, 10) : w.expires }));
   const unknown = waivers.filter((w) => !requirementIds.includes(w.requirement)).map((w) => w.requirement);
   if (unknown.length > 0) throw new TargetError(`target file ${source}: waiver for ${unknown.join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`);
@@ -138,8 +159,17 @@ export function parseTargetWaivers(text: string, source: string, requirementIds:
 }
 
 export function parseTargetFile(text: string, source: string): TargetSettings {
-  const file = checkedTargetDocument(text, source) as Record<string, unknown>;
-  return settingRows().reduce((settings, row) => withSetting(settings, row, valueAtKey(file, row.fileKey)), {} as TargetSettings);
+  return targetFileSettings(parsedTargetFile(text, source));
+}
+
+/** The target settings of a target file read once. */
+export function targetFileSettings(file: TargetFile): TargetSettings {
+  return settingRows().reduce((settings, row) => withSetting(settings, row, valueAtKey(file.document, row.fileKey)), {} as TargetSettings);
+}
+
+/** A target file's text, checked, as a TargetFile named by `source`. */
+function parsedTargetFile(text: string, source: string): TargetFile {
+  return { path: source, document: checkedTargetDocument(text, source) as Record<string, unknown> };
 }
 
 /** The value at a dotted key of a parsed file, or undefined. */
@@ -304,6 +334,32 @@ function checkedLimits(settings: TargetSettings): Limits {
   }
   if (!(maxBodyMiB > 0 && maxBodyMiB <= 1024)) throw new TargetError(`the body size cap must be more than 0 and at most 1024 MiB, got ${maxBodyMiB}`);
   return { requestTimeoutMs, maxBodyBytes: Math.round(maxBodyMiB * MIB) };
+}
+
+/** The settings whose values are secrets (the tokens, the extra headers): they travel in their own variables, never in a description of the run. */
+const SECRET_SETTINGS = [...(Object.keys(TOKEN_NAMES) as (keyof typeof TOKEN_NAMES)[]), 'headers'] as const;
+
+/** Settings without their secrets: what may be written into a description of the run. */
+export function withoutSecrets(settings: TargetSettings): TargetSettings {
+  const kept: TargetSettings = { ...settings };
+  for (const key of SECRET_SETTINGS) delete kept[key];
+  return kept;
+}
+
+/** Only the secrets of the settings. */
+export function secretsOnly(settings: TargetSettings): TargetSettings {
+  return Object.fromEntries(SECRET_SETTINGS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]])) as TargetSettings;
+}
+
+/** The variables of a resolved target's secrets only: the rest of the target travels in the run's description. */
+export function secretEnvironment(target: Target): Record<string, string> {
+  const secretVariables = new Set(settingRows().filter((row) => (SECRET_SETTINGS as readonly string[]).includes(row.key)).map((row) => row.variable));
+  return Object.fromEntries(Object.entries(targetEnvironment(target)).filter(([name]) => secretVariables.has(name)));
+}
+
+/** A resolved target as settings, secrets left out. */
+export function describedTarget(target: Target): TargetSettings {
+  return withoutSecrets(settingsFromEnvironment(targetEnvironment(target)));
 }
 
 /** The environment variables that carry a resolved target to the suite's processes. */

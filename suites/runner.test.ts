@@ -1,0 +1,35 @@
+// The Playwright child is told the run once: LAS_RUN carries the description, the secrets their own variables.
+import { describe, expect, it } from 'vitest';
+import { loadContract } from '../contract/index.ts';
+import { DEFAULT_RUN } from '../run-protocol/index.ts';
+import { resolveTarget, TARGET_ENVIRONMENT } from '../targets/target.ts';
+import { suiteEnvironment } from './runner.ts';
+import { RUN_ENVIRONMENT } from './settings.ts';
+
+const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'session-secret', pat: 'pat-secret', headers: { 'X-Gateway-Key': 'header-secret' } }, loadContract().legacyHeader);
+const run = { target, reportDir: '/reports/run', failLevel: 'should' as const, baseEnvironment: { PATH: '/bin', [RUN_ENVIRONMENT.failLevel]: 'must', [RUN_ENVIRONMENT.reportDir]: 'stale' }, output: 'ignore' as const, regressionCasesFile: '/targets/staging.yaml', signingKeyFile: '/keys/record.pem', run: { ...DEFAULT_RUN, requirements: ['AUTH-401-MALFORMED'] } };
+
+describe('suiteEnvironment', () => {
+  const env = suiteEnvironment(run);
+  const description = JSON.parse(env[RUN_ENVIRONMENT.run]) as Record<string, unknown>;
+
+  it('carries the target but its secrets, the fail level, the report directory, the selection and the files it reads in the one description', () => {
+    expect(description).toMatchObject({ failLevel: 'should', reportDir: '/reports/run', requirements: ['AUTH-401-MALFORMED'], regressionCasesFile: '/targets/staging.yaml', signingKeyFile: '/keys/record.pem', target: { baseUrl: 'http://127.0.0.1:9/v3', legacyHeader: target.legacyHeader } });
+  });
+
+  it('sets no second copy of what the description holds, and drops a stale one from the base environment', () => {
+    expect(env[RUN_ENVIRONMENT.failLevel]).toBeUndefined();
+    expect(env[RUN_ENVIRONMENT.reportDir]).toBeUndefined();
+    expect(env[TARGET_ENVIRONMENT.baseUrl]).toBeUndefined();
+    expect(env[RUN_ENVIRONMENT.regressionCases]).toBeUndefined();
+    expect(env[RUN_ENVIRONMENT.signingKey]).toBeUndefined();
+    expect(env.PATH).toBe('/bin');
+  });
+
+  it('keeps the tokens out of the description', () => {
+    expect(env[RUN_ENVIRONMENT.run]).not.toContain('session-secret');
+    expect(env[RUN_ENVIRONMENT.run]).not.toContain('pat-secret');
+    expect(env[RUN_ENVIRONMENT.run]).not.toContain('header-secret');
+    expect([env[TARGET_ENVIRONMENT.sessionToken], env[TARGET_ENVIRONMENT.pat], env[TARGET_ENVIRONMENT.headers]]).toEqual(['session-secret', 'pat-secret', 'X-Gateway-Key: header-secret']);
+  });
+});
