@@ -13,13 +13,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect, createServer as createTcpServer } from 'node:net';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { Pool } from 'undici';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { HOP_BY_HOP_HEADERS, startValidatingProxy } from '../proxy/index.ts';
-import { fleetChoice, HAPROXY_CONFIG, haproxyEnvironment } from '../test-support/fleet.ts';
+import { fleetChoice, freePort, HAPROXY_CONFIG, haproxyEnvironment } from '../test-support/fleet.ts';
 import { cpuMicros, serveIfContender, spawnContender, type Contender, type StartedContender } from './contenders.ts';
 
 const CONNECTIONS = 16;
@@ -140,18 +140,6 @@ interface Measured {
 interface Fleet extends Measured {
   replicas: Contender[];
   haproxy: ChildProcess;
-}
-
-/** A port free now (HAProxy takes a port, not port 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createTcpServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function listening(port: number): Promise<boolean> {

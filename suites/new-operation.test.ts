@@ -203,19 +203,7 @@ describe('a create operation added to the contract as data only', () => {
   });
 
   it("is judged by the proxy: a client's wrong data.type under ZZPROOF-AN-DATA-TYPE, a created answer without relationships under ZZPROOF-AN-RESPONSE-RELATIONSHIPS", async () => {
-    const upstream = await startReferenceServer({ faults: ['relationships-dropped'] });
-    const violations = new Recorder();
-    const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
-    try {
-      for (const document of [createdDocument(), withValueAt(createdDocument(), '/data/type', 'Highlight')]) {
-        await send(proxy.baseUrl, { method: 'POST', path: operation.pathTemplate, headers: session, body: JSON.stringify(document) });
-      }
-      await proxy.proxy.settled();
-    } finally {
-      await proxy.close();
-      await upstream.close();
-    }
-    const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
+    const rules = await rulesLoggedFor([createdDocument(), withValueAt(createdDocument(), '/data/type', 'Highlight')]);
     expect(rules).toEqual(expect.arrayContaining(['request ZZPROOF-AN-DATA-TYPE', 'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS']));
   });
 
@@ -328,19 +316,7 @@ describe('a kind of record the kit has never seen, named by the added create ope
   });
 
   it("is judged by the proxy under the operation's own ids, and only those: a shelf id of another JSON type under ZZPROOF-AN-TYPE-MISMATCH, a creation naming the shelf answered without relationships under ZZPROOF-AN-RESPONSE-RELATIONSHIPS", async () => {
-    const upstream = await startReferenceServer({ faults: ['relationships-dropped'] });
-    const violations = new Recorder();
-    const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
-    try {
-      for (const document of [createdDocument(), withValueAt(createdDocument(), members[0].pointer, 42)]) {
-        await send(proxy.baseUrl, { method: 'POST', path: operation.pathTemplate, headers: session, body: JSON.stringify(document) });
-      }
-      await proxy.proxy.settled();
-    } finally {
-      await proxy.close();
-      await upstream.close();
-    }
-    const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
+    const rules = await rulesLoggedFor([createdDocument(), withValueAt(createdDocument(), members[0].pointer, 42)]);
     expect([...new Set(rules)].sort()).toEqual(['request ZZPROOF-AN-TYPE-MISMATCH', 'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS']);
   });
 
@@ -472,3 +448,20 @@ describe('an operation removed from the contract as data only (Create AttributeC
     expect(FAULTS.find((f) => f.name === 'meta-pages-rounded-down')).toMatchObject({ requirement: 'NG-META-PAGES', requirements: ['NG-META-PAGES', 'ZZPROOF-SH-META-PAGES'] });
   });
 });
+
+/** The direction and rule of each line the proxy logs for `documents` created through it, in front of a server whose created answers drop their relationships. */
+async function rulesLoggedFor(documents: unknown[]): Promise<string[]> {
+  const upstream = await startReferenceServer({ faults: ['relationships-dropped'] });
+  const violations = new Recorder();
+  const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
+  try {
+    for (const document of documents) {
+      await send(proxy.baseUrl, { method: 'POST', path: operation.pathTemplate, headers: session, body: JSON.stringify(document) });
+    }
+    await proxy.proxy.settled();
+  } finally {
+    await proxy.close();
+    await upstream.close();
+  }
+  return violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
+}

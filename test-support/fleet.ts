@@ -2,6 +2,7 @@
 // Prometheus scraping them (Debian's haproxy and prometheus packages). Without them that test is
 // skipped (the global setup prints one line saying how to enable it); with LAS_REQUIRE_FLEET=1
 // (or LAS_REQUIRE_BROWSER=1, which CI sets) it runs anyway, so a missing engine fails it.
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chooseExecutable, type Environment, type ExecutableChoice } from './executable.ts';
 
@@ -43,4 +44,16 @@ export function haproxyEnvironment(bind: string, replicas: readonly { url: strin
     [`LAS_REPLICA${i + 1}_ADMIN_PORT`, new URL(replica.adminUrl).port],
   ]);
   return { LAS_FLEET_BIND: bind, ...Object.fromEntries(addresses) };
+}
+
+/** A port free now (HAProxy and Prometheus take a port, not port 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

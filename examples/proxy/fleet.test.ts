@@ -14,7 +14,7 @@
 // shortened to a second, so that the test waits seconds and not a quarter of a minute.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -24,7 +24,7 @@ import { hermeticEnvironment, runCliInProcess, spawnCli, type CliProcess } from 
 import { eventually, send } from '../../proxy/test-support.ts';
 import { PARTIES, summarizeViolations, type Party } from '../../reports/violations-summary.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
-import { fleetChoice, fleetTestRunsHere, HAPROXY_CONFIG, haproxyEnvironment } from '../../test-support/fleet.ts';
+import { fleetChoice, fleetTestRunsHere, freePort, HAPROXY_CONFIG, haproxyEnvironment } from '../../test-support/fleet.ts';
 
 const EXAMPLES = new URL('./', import.meta.url);
 const REPLICAS = 3;
@@ -81,18 +81,6 @@ async function stopEngine(engine: Engine | undefined): Promise<void> {
   if (!engine || engine.child.exitCode !== null || engine.child.signalCode !== null) return;
   engine.child.kill('SIGTERM');
   await engine.exit;
-}
-
-/** A port free now (HAProxy and Prometheus take a port, not port 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function startReplica(index: number, upstream: string, tokenFile: string): Promise<Replica> {
