@@ -1,7 +1,7 @@
 // The contract module: everything the kit knows about the API, read from schemas/.
 export { Contract, loadContract, useSchemaDirectory, createAjv, querySchema, routeSpecificity, MEDIA_TYPE, SCHEMA_DIR, OPERATION_ROLES, LIST_ROLES } from './contract.ts';
 export type { Operation, OperationRole, CompiledRoute, SchemaViolation } from './contract.ts';
-export { route, originForm, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody } from './validate.ts';
+export { route, originForm, relativePath, parseQuery, queryString, validateRequest, validateResponse, validateGenericRequest, validateGenericResponse, mediaTypeEssence, parseJson, parsedBody, forgetLargeParses } from './validate.ts';
 export { assessChecks, checkExchange, exchangeChecks, judgesOf, refusableFindings, refusalsFor, acceptsRefusable, requirementsBoundTo, requirementsBoundFor } from './checks.ts';
 export { assessExchange, judgeExchange, judgeRequest, judgeResponse, locate, unspecifiedOperationKey, UNSPECIFIED_OPERATION } from './judge.ts';
 export type { JudgedRequest } from './judge.ts';

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
-import { Contract, filterRequired, listOperations, routeSpecificity, SCHEMA_DIR, servedFilterMember, smallestQuery, type OperationRole, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type CompiledRoute, type Finding, type SchemaViolation } from './index.ts';
+import { Contract, filterRequired, forgetLargeParses, parsedBody, listOperations, routeSpecificity, SCHEMA_DIR, servedFilterMember, smallestQuery, type OperationRole, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type CompiledRoute, type Finding, type SchemaViolation } from './index.ts';
 import { contract, createAttributeConfig, createHighlight, credentials, jsonApi, list } from './test-support.ts';
 import { allCases, documentUses, readCaseFiles } from './schema-cases.ts';
 
@@ -226,5 +226,32 @@ describe('the schemaFindings routes of requirements.yaml', () => {
       return tied ? [`${JSON.stringify(violation)}: ${label(best)} and ${label(next)}`] : [];
     });
     expect(ties).toEqual([]);
+  });
+});
+
+describe('the parses the contract keeps between readers of one message', () => {
+  const message = (bodyText: string) => ({ method: 'POST', path: '/v3/attribute-configs', headers: {}, bodyText });
+  const nextTask = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('reads a small body parsed once, across tasks', async () => {
+    const small = message('{"data":{"type":"AttributeConfig","attributes":{}}}');
+    const first = parsedBody(small);
+    await nextTask();
+    expect(parsedBody(small)).toBe(first);
+  });
+
+  it('keeps a large body parsed only until its task ends: a judged megabyte is not held after it', async () => {
+    const large = message(`{"data":{"type":"AttributeConfig","attributes":{"options":[${Array(40_000).fill('{}').join(',')}]}}}`);
+    const first = parsedBody(large);
+    expect(parsedBody(large)).toBe(first);
+    await nextTask();
+    expect(parsedBody(large)).not.toBe(first);
+  });
+
+  it('lets go of large parses at once when asked', () => {
+    const large = message(`[${Array(40_000).fill('0').join(',')}]`);
+    const first = parsedBody(large);
+    forgetLargeParses();
+    expect(parsedBody(large)).not.toBe(first);
   });
 });

@@ -108,9 +108,19 @@ export function parseJson(text: string): JsonParse {
 // The last few bodies parsed: validateRequest, validateResponse and the exchange checks of one
 // exchange read the same two messages in turn. A short list rather than a WeakMap: ephemeron
 // entries keep every parsed body alive into old-generation collection, which cost more than the
-// parse they saved (bench/contract.bench.ts).
+// parse they saved (bench/contract.bench.ts). A large body's parse is many times its bytes (a
+// megabyte of `{}` items is a quarter of a million objects): it is kept only until the task that
+// parsed it ends, so that a thread judging nothing holds no parse of a large body.
 const RECENT_PARSES = 4;
+const LARGE_BODY_CHARS = 64 * 1024;
 const recentParses: { message: HttpRequest | HttpResponse; text: string; parsed: JsonParse }[] = [];
+let forgetLargeScheduled = false;
+
+/** Lets go of the parses of large bodies now (a caller about to measure its heap); otherwise done when the parsing task ends. */
+export function forgetLargeParses(): void {
+  forgetLargeScheduled = false;
+  for (let i = recentParses.length - 1; i >= 0; i--) if (recentParses[i].text.length > LARGE_BODY_CHARS) recentParses.splice(i, 1);
+}
 
 /** The message's body parsed once, however many validators and checks read it. */
 export function parsedBody(message: HttpRequest | HttpResponse): JsonParse {
@@ -119,6 +129,10 @@ export function parsedBody(message: HttpRequest | HttpResponse): JsonParse {
   const parsed = parseJson(text);
   recentParses.unshift({ message, text, parsed });
   if (recentParses.length > RECENT_PARSES) recentParses.pop();
+  if (text.length > LARGE_BODY_CHARS && !forgetLargeScheduled) {
+    forgetLargeScheduled = true;
+    setImmediate(forgetLargeParses).unref();
+  }
   return parsed;
 }
 

@@ -5,6 +5,7 @@
 // behind stays within the slack whatever the number of bodies judged.
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { forgetLargeParses } from '../contract/index.ts';
 
 /** Growth of what a thread retains (in bodies of --max-body) it may leave uncollected. */
 export const HEAP_SLACK_BODIES = 16;
@@ -40,6 +41,8 @@ export class HeapBound {
 
   /** Called after judging a large body: collects once what is retained grew past the slack. */
   afterLargeBody(): void {
+    // The contract keeps its last parses for the checks of one exchange: a large body's would count as retained.
+    forgetLargeParses();
     if (retained() - this.afterCollection <= this.slackBytes) return;
     collectFully();
     this.afterCollection = retained();
