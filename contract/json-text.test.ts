@@ -103,4 +103,24 @@ describe('wholeNumbersWithFraction', () => {
     { name: 'integers as the items of an array', text: '{"sizes":[1,2.0],"other":[3.0]}', found: [{ pointer: '/sizes/0', literal: '2.0' }], at: new Set(['/sizes/0']) },
   ];
   for (const c of cases) test(c.name, () => expect(wholeNumbersWithFraction(c.text, c.at ?? pointers)).toEqual(c.found));
+
+  test('finds every whole number written with a fraction, whatever digits the strings around it hold', () => {
+    // Literals as written: numbers of every form, and strings holding digits before `.`, `e` and `:`.
+    const literal = fc.constantFrom('1', '10', '-2', '1.0', '0e0', '-3E+1', '2.5', '"1.0"', '"a1e2"', '"x: 1.0"', '"c0ffee"', '"v1.2"', '[1.0]', '[2,3e0]');
+    const member = fc.tuple(fc.constantFrom('total', 'count', 'note'), literal, fc.constantFrom('', ' ', '\n'));
+    fc.assert(
+      fc.property(fc.array(member, { maxLength: 6 }), (members) => {
+        const text = `{"meta":{${members.map(([name, value, space], i) => `"${name}${i}":${space}${value}`).join(',')}}}`;
+        const at = new Set(members.map(([name], i) => `/meta/${name}${i}`).concat(members.map(([name], i) => `/meta/${name}${i}/0`)));
+        const expected = members.flatMap(([name, value], i) => {
+          const pointer = `/meta/${name}${i}`;
+          if (value.startsWith('"')) return [];
+          const numbers = value.startsWith('[') ? value.slice(1, -1).split(',').map((n) => ({ pointer: `${pointer}/0`, literal: n })) : [{ pointer, literal: value }];
+          return numbers.filter((n) => /[.eE]/.test(n.literal) && Number.isInteger(Number(n.literal)));
+        });
+        expect(wholeNumbersWithFraction(text, at)).toEqual(expected);
+      }),
+      { numRuns: 2000, seed: 7 },
+    );
+  });
 });

@@ -5,7 +5,7 @@
 // clients refuse it). Each reading has a cheap test first, so that a body that has none of them
 // costs little more than its parse.
 import { isUtf8 } from 'node:buffer';
-import { escapeToken, unescapeToken } from './resolve.ts';
+import { escapeToken } from './resolve.ts';
 
 /** How a body's bytes read as UTF-8: all of them, or from which byte offset not. */
 export type Utf8Reading = 'valid' | { invalidAt: number };
@@ -124,12 +124,15 @@ const SPACED_COLON = /"\s+:/;
 
 /**
  * The first member name a JSON text repeats within one object, or null. `parsed` is the text's
- * value: when the text holds as many `":` as the value has members, no name can have been given
- * twice (each name brings one, and JSON.parse keeps one member of two equal names), so the
- * scanner runs only on a text that has more.
+ * value, which holds one member of two equal names. Each member brings one colon, and two equal
+ * names two: a text holding as many colons as the value has members repeats no name (and holds no
+ * colon inside a string). Where strings hold colons (times, addresses), the count of `":` bounds
+ * the names instead, and only a text with more runs the scanner.
  */
 export function repeatedMemberName(text: string, parsed: unknown): string | null {
-  if (!SPACED_COLON.test(text) && occurrences(text, '":') === memberCount(parsed)) return null;
+  const members = memberCount(parsed);
+  if (occurrences(text, ':') === members) return null;
+  if (!SPACED_COLON.test(text) && occurrences(text, '":') === members) return null;
   return memberNameReading(text).duplicate;
 }
 
@@ -159,25 +162,38 @@ function memberCount(value: unknown): number {
   return count;
 }
 
-const candidatesOf = new WeakMap<ReadonlySet<string>, RegExp>();
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
 /** A number with a fraction or exponent where a value begins (after `:`, `[` or `,`). */
 const FRACTION_OR_EXPONENT = /[:[,]\s*-?\d+(?:\.\d|[eE])/;
 
 /**
- * A member named as one of the pointers ends, its value a number with a fraction or exponent:
- * without one (and without a `\u` escape, which could spell such a name), no literal at those
- * pointers has either. Where a pointer ends in an array's item, any number with a fraction or
- * exponent. Built once per set of pointers.
+ * Whether a member's value may be a number written with a fraction or exponent: a colon followed
+ * by such a number (a colon inside a string may pass too: the scanner decides). Each colon is
+ * found by the engine's own search; a pattern naming the members cost as much as the rest of the
+ * check. Where a pointer ends in an array's item, any number after `:`, `[` or `,`.
  */
-function candidates(pointers: ReadonlySet<string>): RegExp {
-  let pattern = candidatesOf.get(pointers);
-  if (!pattern && [...pointers].some((pointer) => pointer.endsWith('/0'))) candidatesOf.set(pointers, (pattern = FRACTION_OR_EXPONENT));
-  if (!pattern) {
-    const names = [...new Set([...pointers].map((pointer) => unescapeToken(pointer.slice(pointer.lastIndexOf('/') + 1))))];
-    candidatesOf.set(pointers, (pattern = new RegExp(`"(?:${names.map((name) => JSON.stringify(name).slice(1, -1).replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')).join('|')})"\\s*:\\s*-?\\d+[.eE]`)));
+function mayHoldFraction(text: string, pointers: ReadonlySet<string>): boolean {
+  if (arrayItemPointers(pointers)) return FRACTION_OR_EXPONENT.test(text);
+  for (let at = text.indexOf(':'); at >= 0; at = text.indexOf(':', at + 1)) {
+    let i = at + 1;
+    while (isSpace(text.charCodeAt(i))) i += 1;
+    if (text.charCodeAt(i) === 0x2d /* - */) i += 1;
+    if (!isDigit(text.charCodeAt(i))) continue;
+    while (isDigit(text.charCodeAt(i))) i += 1;
+    const c = text.charCodeAt(i);
+    if (c === 0x2e /* . */ || c === 0x65 /* e */ || c === 0x45 /* E */) return true;
   }
-  return pattern;
+  return false;
+}
+
+const withArrayItems = new WeakMap<ReadonlySet<string>, boolean>();
+
+function arrayItemPointers(pointers: ReadonlySet<string>): boolean {
+  let found = withArrayItems.get(pointers);
+  if (found === undefined) withArrayItems.set(pointers, (found = [...pointers].some((pointer) => pointer.endsWith('/0'))));
+  return found;
 }
 
 /** A number literal of the text, at the pointer of its value (array indices written 0). */
@@ -189,10 +205,10 @@ export interface NumberLiteral {
 /**
  * The numbers of a JSON text written with a fraction or exponent whose value is a whole number
  * (`10.0`, `1e1`, `0e0`), at pointers among `pointers` (array indices written 0, as schemaMembers
- * writes them). A scanner with an explicit stack, run only when `candidates` finds one.
+ * writes them). A scanner with an explicit stack, run only when `mayHoldFraction` finds one.
  */
 export function wholeNumbersWithFraction(text: string, pointers: ReadonlySet<string>): NumberLiteral[] {
-  if (pointers.size === 0 || (!candidates(pointers).test(text) && !text.includes('\\u'))) return [];
+  if (pointers.size === 0 || !mayHoldFraction(text, pointers)) return [];
   const found: NumberLiteral[] = [];
   const stack: { array: boolean; pointer: string; key: string }[] = [];
   let expectingKey = false;

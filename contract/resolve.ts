@@ -5,26 +5,26 @@
 type Json = unknown;
 
 export function resolvePointer(root: Json, pointer: string): Json {
-  if (pointer === '' || pointer === '#') return root;
+  const found = walk(root, pointer);
+  if ('missing' in found) throw new Error(`unresolvable $ref ${pointer}: no member "${found.missing}"`);
+  return found.value;
+}
+
+/** Whether a pointer names a value of the document (without building an error for each one that does not: checks ask this of every response). */
+export function hasValueAt(document: Json, pointer: string): boolean {
+  return !('missing' in walk(document, pointer));
+}
+
+/** The value a pointer names, or the first token that names nothing. */
+function walk(root: Json, pointer: string): { value: Json } | { missing: string } {
+  if (pointer === '' || pointer === '#') return { value: root };
   const tokens = pointer.replace(/^#/, '').split('/').slice(1).map(unescapeToken);
   let node: Json = root;
   for (const token of tokens) {
-    if (node === null || typeof node !== 'object' || !(token in (node as object))) {
-      throw new Error(`unresolvable $ref ${pointer}: no member "${token}"`);
-    }
+    if (node === null || typeof node !== 'object' || !(token in (node as object))) return { missing: token };
     node = (node as Record<string, Json>)[token];
   }
-  return node;
-}
-
-/** Whether a pointer names a value of the document. */
-export function hasValueAt(document: Json, pointer: string): boolean {
-  try {
-    resolvePointer(document, pointer);
-    return true;
-  } catch {
-    return false;
-  }
+  return { value: node };
 }
 
 export function unescapeToken(token: string): string {
