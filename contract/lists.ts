@@ -19,6 +19,7 @@ export interface FilterMember {
   required: boolean;
   /** The values the schema allows (`enum`, or a `const`); empty when it names none. */
   values: string[];
+  /** Its schema, where a member with no allowed values may name a record (`x-record`) or show a value. */
   schema: Schema;
 }
 
