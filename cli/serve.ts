@@ -114,7 +114,6 @@ function shown(supplied: string | undefined, fallback: string, what: string): st
 function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choices: string[]): string {
   const contract = loadContract();
   const session = shown(flags.sessionToken, DEFAULT_CREDENTIALS.sessionToken, 'session token');
-  const seed = Object.entries(SEED_SIZES).map(([value, size]) => `${size} ${value}`).join(' and ');
   return [
     `las-conformance reference server: ${(contract.document.info as { title: string }).title} ${contract.version}`,
     ...contract.operations.map((operation) => `  ${operation.method.padEnd(4)} ${baseUrl}${operation.pathTemplate}${exampleQuery(operation)}`),
@@ -124,7 +123,7 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choic
     `  ${flags.legacyHeader ?? contract.legacyHeader}: ${session}`,
     `  forbidden (403 in any scheme): ${shown(flags.forbiddenToken, DEFAULT_CREDENTIALS.forbiddenToken, 'forbidden token')}`,
     `records that exist: ${Object.entries(REFERENCE_FIXTURES).map(([kind, id]) => `${recordKindLabel(kind)} ${id}`).join(', ') || 'none (the contract names no kind)'}`,
-    `seed: ${seed} items per list and filter value; pages of ${DEFAULT_PAGE_LIMIT} by default, at most ${MAX_PAGE_LIMIT}`,
+    `seed per list: ${SEED_SIZES.join(', then ')} items for its filter values in turn; pages of ${DEFAULT_PAGE_LIMIT} by default, at most ${MAX_PAGE_LIMIT}`,
     `faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
     `choices: ${choices.length > 0 ? choices.join(', ') : 'none'}`,
     'request log: JSON lines on stderr; Ctrl-C stops',
@@ -132,9 +131,9 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choic
   ].join('\n');
 }
 
-/** The smallest query the operation serves, with its `?` (`?filter[type]=portal`), or nothing. */
+/** The smallest query the operation serves, naming the server's records, with its `?` (`?filter[type]=portal`), or nothing. */
 function exampleQuery(operation: Operation): string {
-  const query = smallestQuery(operation.parameters);
+  const query = smallestQuery(operation.parameters, { records: REFERENCE_FIXTURES });
   return query === '' ? '' : `?${query}`;
 }
 

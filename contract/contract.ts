@@ -418,6 +418,7 @@ function readOperations(document: Schema): Operation[] {
       const typeSchema = ((dataSchema.properties as Schema | undefined)?.type ?? {}) as Schema;
       operations.push({
         operationId: String(spec.operationId),
+        ...(typeof spec.summary === 'string' ? { summary: spec.summary } : {}),
         roles: readRoles(spec['x-requirements']),
         method: method.toUpperCase(),
         pathTemplate,

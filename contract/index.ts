@@ -11,7 +11,8 @@ export { readCredentials, headerValue, DEFAULT_LEGACY_HEADER } from './credentia
 export type { CredentialReading, Scheme } from './credentials.ts';
 export { bodyMembers, namesShownAt, recordKindLabel, recordKinds, recordMembers, schemaMembers, mergeAllOf, serverAttributes, successBody, wrongTypes, withValueAt, withoutValueAt, SAMPLE_OF_TYPE, JSON_TYPES, jsonTypeOfValue } from './members.ts';
 export type { BodyMember, JsonType, RecordMember, ServerAttribute } from './members.ts';
-export { parseQueryPairs, buildQuery, coerce, parameterName, decodeComponent, smallestQuery } from './query.ts';
+export { parseQueryPairs, buildQuery, coerce, parameterName, decodeComponent, memberValue, smallestQuery } from './query.ts';
+export type { RecordIds } from './query.ts';
 export { problemsFromErrors, showValue, jsonTypeOf } from './messages.ts';
 export { maskCredentialQuery, maskedQueryPairs, maskedRequestTarget, maskedHeaderValue, maskedBody, maskedText, maskKnownValues, credentialLikeName, credentialHeader, headerSecrets, querySecrets, bodySecrets, scrubber, scrubDeep, scrubValues, MASK, SHORT_SECRET_LENGTH, CREDENTIAL_HEADERS, CREDENTIAL_NAME_FRAGMENTS, CREDENTIAL_NAME_WORDS } from './credential-policy.ts';
 export type { MaskedBody, Scrub, Secret } from './credential-policy.ts';
@@ -22,7 +23,7 @@ export { inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolv
 export type * from './types.ts';
 export { pathWithoutQuery, withoutTrailingSlashes } from './validate.ts';
 export type { Located } from './judge.ts';
-export { deprecatedMetaMembers, filterMembers, filterRequired, isListOperation, listItemSchema, listMetaSchema, listOperations, pageMembers, parameterSchema, requiredMetaMembers, servedFilterMember, FILTER_PARAMETER, INCLUDE_PARAMETER, PAGE_PARAMETER } from './lists.ts';
+export { deprecatedMetaMembers, filterMembers, filterRequired, freeFilterMember, isListOperation, listItemAttributes, listItemSchema, listMetaSchema, listOperations, pageMembers, parameterSchema, requiredMetaMembers, servedFilterMember, FILTER_PARAMETER, INCLUDE_PARAMETER, PAGE_PARAMETER } from './lists.ts';
 export type { FilterMember } from './lists.ts';
 export { firstInvalidUtf8, memberNameReading, PROTOTYPE_KEYS, repeatedMemberName, utf8Reading, utf8Text, wholeNumbersWithFraction } from './json-text.ts';
 export type { MemberNameReading, NumberLiteral, Utf8Reading } from './json-text.ts';

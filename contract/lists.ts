@@ -3,7 +3,7 @@
 // members, its item and meta schemas) is read here from the operation's own parameters and
 // schemas, whatever the operation, its path or its filter's members are called.
 import type { Contract, Operation } from './contract.ts';
-import { successBody } from './members.ts';
+import { mergeAllOf, successBody } from './members.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -19,6 +19,8 @@ export interface FilterMember {
   required: boolean;
   /** The values the schema allows (`enum`, or a `const`); empty when it names none. */
   values: string[];
+  /** Its schema, where a member with no allowed values may name a record (`x-record`) or show a value. */
+  schema: Schema;
 }
 
 function objectOf(value: unknown): Schema | undefined {
@@ -66,7 +68,7 @@ export function filterMembers(operation: Operation): FilterMember[] {
   return Object.entries(objectOf(schema?.properties) ?? {}).map(([name, member]) => {
     const memberSchema = objectOf(member) ?? {};
     const values = Array.isArray(memberSchema.enum) ? memberSchema.enum : memberSchema.const !== undefined ? [memberSchema.const] : [];
-    return { name, required: required.has(name), values: values.map(String) };
+    return { name, required: required.has(name), values: values.map(String), schema: memberSchema };
   });
 }
 
@@ -74,6 +76,23 @@ export function filterMembers(operation: Operation): FilterMember[] {
 export function servedFilterMember(operation: Operation): FilterMember | undefined {
   const members = filterMembers(operation).filter((m) => m.values.length > 0);
   return members.find((m) => m.required) ?? members[0];
+}
+
+/**
+ * The member a list is filtered on when no member of its filter names allowed values: its first
+ * required member, a free one (the id of a record, say), whose values are the service's data.
+ */
+export function freeFilterMember(operation: Operation): FilterMember | undefined {
+  const members = filterMembers(operation);
+  return members.some((m) => m.values.length > 0) ? undefined : members.find((m) => m.required);
+}
+
+/** The attributes of a list's items, each with its schema (`allOf` merged), in the schema's order. */
+export function listItemAttributes(operation: Operation): { name: string; schema: Schema }[] {
+  const item = listItemSchema(operation);
+  const attributes = objectOf(objectOf(item === undefined ? undefined : mergeAllOf(item).properties)?.attributes);
+  const properties = objectOf(attributes === undefined ? undefined : mergeAllOf(attributes).properties) ?? {};
+  return Object.entries(properties).map(([name, schema]) => ({ name, schema: mergeAllOf(objectOf(schema) ?? {}) }));
 }
 
 /** The members of a list's page parameter (limit and offset, section 8), as its schema names them. */

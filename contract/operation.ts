@@ -49,6 +49,8 @@ export type OperationRole = (typeof OPERATION_ROLES)[number] | (typeof LIST_ROLE
 
 export interface Operation {
   operationId: string;
+  /** What the specification calls it (`summary`), e.g. `List NotificationGroups (section 4.1)`. */
+  summary?: string;
   /** The requirement id of each role the operation's requirements play (`x-requirements`). */
   roles: Readonly<Partial<Record<OperationRole, string>>>;
   method: string;

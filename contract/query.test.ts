@@ -112,6 +112,15 @@ describe('smallestQuery: the smallest query an operation serves, from its parame
     expect(smallestQuery(parameters, { smallestPage: true })).toBe('filter[type]=portal&page[limit]=1&page[offset]=0');
   });
 
+  it('names a required member with no allowed values at the id of the record it names, else at the value its schema shows, else empty', () => {
+    const free = (member: Record<string, unknown>) => [{ name: 'filter', required: true, schema: { type: 'object', required: ['item'], properties: { item: { type: 'string', ...member } } } }];
+    const records = { collectionItemId: '6553f100c0ffee382ddfb9f5' };
+    expect(smallestQuery(free({ 'x-record': 'collectionItemId' }), { records })).toBe('filter[item]=6553f100c0ffee382ddfb9f5');
+    expect(smallestQuery(free({ 'x-record': 'collectionItemId', example: 'shown' }))).toBe('filter[item]=shown');
+    expect(smallestQuery(free({ examples: ['first', 'second'] }))).toBe('filter[item]=first');
+    expect(smallestQuery(free({}), { records })).toBe('filter[item]=');
+  });
+
   it('is empty for an operation without required parameters', () => {
     expect(smallestQuery([parameters[2]], { smallestPage: true })).toBe('');
   });

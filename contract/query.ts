@@ -145,7 +145,23 @@ export function parameterName(tokens: string[]): string {
   return tokens[0] + tokens.slice(1).map((t) => `[${t}]`).join('');
 }
 
-type MemberSchemas = Record<string, { enum?: unknown[]; minimum?: number }>;
+type MemberSchemas = Record<string, { enum?: unknown[]; minimum?: number; 'x-record'?: unknown }>;
+
+/** The ids of the records a request may name, by kind (`x-record`): a target's fixtures. */
+export type RecordIds = Readonly<Record<string, string | undefined>>;
+
+/** The value a schema shows for a member without allowing only that one: its first `examples`, its `example` or its `default`. */
+function shownValue(schema: Record<string, unknown>): string | undefined {
+  const shown = Array.isArray(schema.examples) && schema.examples.length > 0 ? schema.examples[0] : (schema.example ?? schema.default);
+  return shown === undefined || (shown !== null && typeof shown === 'object') ? undefined : String(shown);
+}
+
+/** The value a request gives a member of a deepObject parameter: its first allowed value, the id in `records` of the kind of record it names (`x-record`), or the value its schema shows; empty when there is none. */
+export function memberValue(schema: MemberSchemas[string], records: RecordIds): string {
+  if (schema.enum !== undefined && schema.enum.length > 0) return String(schema.enum[0]);
+  const record = typeof schema['x-record'] === 'string' ? records[schema['x-record']] : undefined;
+  return record ?? shownValue(schema) ?? '';
+}
 
 /** The members a deepObject parameter requires, with their schemas. */
 function requiredMembers(parameter: QueryParameter): [string, MemberSchemas[string]][] {
@@ -155,14 +171,15 @@ function requiredMembers(parameter: QueryParameter): [string, MemberSchemas[stri
 
 /**
  * The smallest query an operation serves: for each required parameter, each required member at
- * its first allowed value (`filter[type]=portal`); with `smallestPage`, also each optional
- * parameter whose required members all have a minimum, at those minimums (`page[limit]=1&page[offset]=0`:
- * the smallest answer). Derived from the parameters' schemas, so a new operation brings its own.
+ * its first allowed value (`filter[type]=portal`), or one naming a record (`x-record`) at the id
+ * `records` give for its kind; with `smallestPage`, also each optional parameter whose required
+ * members all have a minimum, at those minimums (`page[limit]=1&page[offset]=0`: the smallest
+ * answer). Derived from the parameters' schemas, so a new operation brings its own.
  */
-export function smallestQuery(parameters: QueryParameter[], { smallestPage = false } = {}): string {
+export function smallestQuery(parameters: QueryParameter[], { smallestPage = false, records = {} as RecordIds } = {}): string {
   const pairs = parameters.flatMap((parameter) => {
     const members = requiredMembers(parameter);
-    if (parameter.required) return members.map(([member, schema]) => `${parameter.name}[${member}]=${String(schema.enum?.[0] ?? '')}`);
+    if (parameter.required) return members.map(([member, schema]) => `${parameter.name}[${member}]=${memberValue(schema, records)}`);
     if (smallestPage && members.length > 0 && members.every(([, schema]) => typeof schema.minimum === 'number')) return members.map(([member, schema]) => `${parameter.name}[${member}]=${schema.minimum}`);
     return [];
   });

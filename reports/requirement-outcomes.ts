@@ -135,7 +135,7 @@ export function notRunReasons(record: CertificationRecord): { reason: string; id
   return [...groups].map(([reason, ids]) => ({ reason, ids }));
 }
 
-/** The record's verdict reason with each failure the gate accepts marked as such: `NG-META-PAGES (waived)`. */
+/** The record's verdict reason with each failure the gate accepts marked as such: `ERR-STATUS-STRING (waived)`. */
 export function verdictReasonShown(record: CertificationRecord): string {
   const accepted = new Map(acceptedRequirements(record).map(({ requirement, acceptance }) => [requirement.id, acceptance.kind]));
   if (accepted.size === 0) return record.verdictReason;

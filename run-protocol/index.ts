@@ -55,7 +55,7 @@ export function outcomesDecidedByReporter(reporters: readonly (readonly [string,
 /** The annotation type that names a requirement a case exercises, with its `level` and `section` beside it. */
 export const REQUIREMENT_ANNOTATION = 'requirement';
 
-/** What a regression case's title says after its requirement ids: `NG-META-PAGES · regression: name`. */
+/** What a regression case's title says after its requirement ids: `ERR-STATUS-STRING · regression: name`. */
 export const REGRESSION_TITLE_MARK = 'regression: ';
 
 /** The name of a regression case from its test title, or null for a case of the suite. */

@@ -85,7 +85,8 @@ describe('the reference server', () => {
       return schema.enum ?? schema.items.enum;
     };
 
-    for (const [filterType, size] of Object.entries(SEED_SIZES)) {
+    const filterTypes = (contract.operation('listNotificationGroups').parameters[0].schema.properties as Json).type.enum as string[];
+    for (const [filterType, size] of filterTypes.map((value, index) => [value, SEED_SIZES[index % SEED_SIZES.length]] as const)) {
       it(`${size} ${filterType} NotificationGroups using every groupId and recipientType, with ObjectId ids`, async () => {
         const page = body(await exchange(list(`?filter[type]=${filterType}&page[limit]=${MAX_PAGE_LIMIT}&page[offset]=0`)));
         expect(page.meta.total).toBe(size);
@@ -97,7 +98,7 @@ describe('the reference server', () => {
     }
 
     it('has different sizes per filter type, and the same items on every server', async () => {
-      expect(new Set(Object.values(SEED_SIZES)).size).toBe(Object.keys(SEED_SIZES).length);
+      expect(new Set(SEED_SIZES).size).toBe(SEED_SIZES.length);
       const other = await startReferenceServer();
       try {
         const here = await exchange(list('?filter[type]=user'));

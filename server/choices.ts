@@ -5,8 +5,8 @@
 // suite against the reference server with any choice on, or with every compatible choice at
 // once, passes: rule zero, where the specification is open the kit does not fail a server.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, isListOperation, listOperations, loadContract, namesShownAt, requiredMetaMembers as metaMembersRequired, resolvePointer, unescapeToken, type Contract, type Operation, type OperationRole } from '../contract/index.ts';
-import { changeCreated, changeCreatedWhere, changeErrors, creates, withoutMember, withStatus } from './hook-helpers.ts';
+import { bodyMembers, isListOperation, listOperations, loadContract, namesShownAt, requiredMetaMembers as metaMembersRequired, resolvePointer, servedFilterMember, unescapeToken, type Contract, type Operation, type OperationRole } from '../contract/index.ts';
+import { changeCreated, changeCreatedWhere, changeErrors, creates, withoutMember, withStatus, type OperationsHaving } from './hook-helpers.ts';
 import { conditionProblem, isErrorDocument } from './problems.ts';
 import type { Problem, RequestContext, ServerHooks, SeedItem } from './types.ts';
 
@@ -37,13 +37,15 @@ type RequirementRef = string | { role: OperationRole };
 
 /**
  * A choice as the catalogue writes it: its requirements by id or by role; `appliesTo` the kind of
- * operation it reads (every list, every create operation), `operations` the ones its hooks are
- * written for. A choice none of whose operations the contract holds does not apply.
+ * operation it reads (every list, every create operation), `having` those of them with what its
+ * hooks change, `operations` the ones its hooks are written for. A choice none of whose
+ * operations the contract holds does not apply.
  */
 interface Choice extends Omit<ChoiceDefinition, 'warns' | 'leavesNotRun'> {
   warns: RequirementRef[];
   leavesNotRun?: RequirementRef[];
   appliesTo?: 'lists' | 'creations';
+  having?: OperationsHaving;
   operations?: string[];
   hooks: ServerHooks[];
 }
@@ -89,6 +91,12 @@ function nearestPointer(document: unknown, pointer: string): string {
 
 function operationIs(context: RequestContext, operationId: string): boolean {
   return context.operation?.operationId === operationId;
+}
+
+/** The last allowed value of a list's served filter member, when it has two or more (so the others still match items). */
+function lastFilterValue(operation: Operation): string | undefined {
+  const values = servedFilterMember(operation)?.values ?? [];
+  return values.length >= 2 ? values[values.length - 1] : undefined;
 }
 
 /** Each create operation's successful creation, changed alike. */
@@ -184,7 +192,7 @@ function missingMembers(pointers: string[]): (context: RequestContext) => Proble
 // --- The catalogue --------------------------------------------------------------------------
 
 const SINGLE: Choice[] = [
-  // List NotificationGroups: the document (section 4.1)
+  // Lists: the document (section 4.1)
   {
     name: 'list-meta-omitted',
     section: '4.1',
@@ -298,20 +306,21 @@ const SINGLE: Choice[] = [
     hooks: [{ findings: (findings, context) => findings.filter((f) => f.requirement !== context.operation?.roles.pageShape) }],
   },
   {
-    name: 'user-filter-matches-nothing',
+    name: 'last-filter-value-matches-nothing',
     section: '4.1',
-    openPlace: 'which NotificationGroups a filter matches is the service\'s data',
-    description: '`filter[type]=user` matches no NotificationGroup: an empty `data`, `meta.total` 0 and `meta.pages` 0.',
+    openPlace: "which items a list's filter matches is the service's data",
+    description: "The last allowed value of each list's filter member matches no item: an empty `data`, `meta.total` 0 and `meta.pages` 0.",
     warns: [],
-    operations: ['listNotificationGroups'],
+    appliesTo: 'lists',
+    having: { what: 'a filter member with two allowed values or more', has: (operation) => lastFilterValue(operation) !== undefined },
     conflictsWith: [],
-    hooks: [{ seedList: (items, filterType) => (filterType === 'user' ? [] : items) }],
+    hooks: [{ seedList: (items, value, operation) => (value !== undefined && value === lastFilterValue(operation) ? [] : items) }],
   },
   {
     name: 'empty-result-one-page',
     section: '4.1',
     openPlace: 'how many pages an empty result has is not shown',
-    description: 'An empty result reports `meta.pages` 1 instead of 0 (the reference server has one only with `user-filter-matches-nothing`, so the two meet in a run of compatible choices).',
+    description: 'An empty result reports `meta.pages` 1 instead of 0 (the reference server has one only with `last-filter-value-matches-nothing`, so the two meet in a run of compatible choices).',
     warns: [],
     appliesTo: 'lists',
     conflictsWith: [],
@@ -323,7 +332,7 @@ const SINGLE: Choice[] = [
     name: 'ids-not-object-ids',
     section: '2.1',
     openPlace: 'an ObjectId in the 24-hex-digit form is a convention (SHOULD)',
-    description: 'Every resource id the server makes (NotificationGroups, created resources) is a UUID-shaped string instead of an ObjectId.',
+    description: 'Every resource id the server makes (list items, created resources) is a UUID-shaped string instead of an ObjectId.',
     warns: ['RES-ID-OBJECTID'],
     conflictsWith: [],
     hooks: [{ seedItem: (item: SeedItem) => ({ ...item, id: uuidShaped(item.id) }) }, ...changeEveryCreated((data) => ({ ...data, id: uuidShaped(data.id) }))],
@@ -332,7 +341,7 @@ const SINGLE: Choice[] = [
     name: 'empty-relationships-omitted',
     section: '2.2, 4.2, 4.3',
     openPlace: '`relationships` is not among the required members of a resource',
-    description: 'A resource with no relationships (every NotificationGroup, a resource created without any) has no `relationships` member instead of `{}`.',
+    description: 'A resource with no relationships (the items of a list whose item schema names none, a resource created without any) has no `relationships` member instead of `{}`.',
     warns: [],
     conflictsWith: [],
     hooks: [
@@ -598,8 +607,13 @@ function operationsOf(contract: Contract, choice: Choice): Operation[] | string 
   const inScope = (operation: Operation) => (choice.appliesTo === 'lists' ? isListOperation(operation) : choice.appliesTo === 'creations' ? creates(operation) : true);
   const named = choice.operations === undefined ? contract.operations : contract.operations.filter((o) => choice.operations!.includes(o.operationId));
   const read = named.filter(inScope);
-  if (read.length > 0 || (choice.appliesTo === undefined && choice.operations === undefined)) return read;
-  return choice.operations === undefined ? `the contract has no ${choice.appliesTo === 'lists' ? 'list' : 'create operation'}` : `the contract has none of ${choice.operations.join(', ')}`;
+  const which = choice.appliesTo === 'lists' ? 'list' : 'create operation';
+  if (read.length === 0 && (choice.appliesTo !== undefined || choice.operations !== undefined)) {
+    return choice.operations === undefined ? `the contract has no ${which}` : `the contract has none of ${choice.operations.join(', ')}`;
+  }
+  if (choice.having === undefined) return read;
+  const having = read.filter(choice.having.has);
+  return having.length > 0 ? having : `no ${choice.appliesTo === undefined ? 'operation' : which} of the contract has ${choice.having.what}`;
 }
 
 /** The requirement ids of `refs` for the operations a choice reads: ids the catalogue holds, and each operation's for a role. */
@@ -619,7 +633,7 @@ function bind(contract: Contract): Map<string, BoundChoice> {
     CATALOGUE.map((choice): [string, BoundChoice] => {
       const operations = operationsOf(contract, choice);
       if (typeof operations === 'string') return [choice.name, { inapplicable: operations }];
-      const { hooks: _hooks, appliesTo: _appliesTo, operations: _operations, warns, leavesNotRun, ...written } = choice;
+      const { hooks: _hooks, appliesTo: _appliesTo, having: _having, operations: _operations, warns, leavesNotRun, ...written } = choice;
       return [choice.name, { definition: { ...written, warns: resolveRefs(contract, warns, operations), ...(leavesNotRun ? { leavesNotRun: resolveRefs(contract, leavesNotRun, operations) } : {}) } }];
     }),
   );

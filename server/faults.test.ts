@@ -79,6 +79,21 @@ describe('faults and choices bound to roles', () => {
     expect(listless.faults.find((f) => f.name === 'error-status-number')).toMatchObject({ requirement: 'ERR-STATUS-STRING', detectableInOneExchange: false, trigger: undefined });
     expect(choicesBoundTo(withoutList).inapplicable.get('page-size-capped-at-20')).toBe('the contract has no list');
   });
+
+  it("applies a fault or choice that changes a kind of item attribute or filter value only where a list has one, refusing it in one line where none has", () => {
+    const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as Record<string, any>;
+    const attributes = openapi.components.schemas.NotificationGroupAttributes.properties;
+    delete attributes.groupId.enum;
+    attributes.defaultValue.type = 'string';
+    openapi.paths['/notification-groups'].get.parameters[0].schema.properties.type.enum = ['portal'];
+    const plain = new Contract(stringifyYaml(openapi), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));
+    const faults = faultsBoundTo(plain);
+    expect(faults.inapplicable.get('item-value-outside-enum')).toBe('no list of the contract has an item attribute with allowed values (enum)');
+    expect(faults.inapplicable.get('item-boolean-as-string')).toBe('no list of the contract has a boolean item attribute');
+    expect(faults.inapplicable.get('last-filter-value-rejected')).toBe('no list of the contract has a filter member with two allowed values or more');
+    expect(choicesBoundTo(plain).inapplicable.get('last-filter-value-matches-nothing')).toBe('no list of the contract has a filter member with two allowed values or more');
+    expect(faults.faults.map((f) => f.name)).toContain('meta-pages-rounded-down');
+  });
 });
 
 describe('faults detectable in one exchange show in their trigger alone', () => {

@@ -1,12 +1,12 @@
 // The fault catalogue: each fault breaks one MUST requirement of schemas/requirements.yaml, as
 // data (name, requirement, what changes, how to see it) plus small hooks at the pipeline's named
 // points (types.ts). Where a fault cannot help tripping another check, its description says so.
-import { isListOperation, loadContract, MEDIA_TYPE, serverAttributes, servedFilterMember, smallestQuery, unescapeToken, type Contract, type Operation, type OperationRole, type Scheme } from '../contract/index.ts';
+import { isListOperation, listItemAttributes, loadContract, MEDIA_TYPE, serverAttributes, servedFilterMember, smallestQuery, unescapeToken, type Contract, type Operation, type OperationRole, type Scheme } from '../contract/index.ts';
 import { knownTokens } from './credentials.ts';
 import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES, SEED_SIZES } from './defaults.ts';
-import { changeCreated, changeCreatedWhere, changeErrors, createdStatus, creates, overlook, overlookRole, withoutMember, withStatus } from './hook-helpers.ts';
+import { changeCreated, changeCreatedWhere, changeErrors, createdStatus, creates, overlook, overlookRole, withoutMember, withStatus, type OperationsHaving } from './hook-helpers.ts';
 import { CONDITION_CODES, conditionProblem, errorReply, isErrorDocument, unauthorizedReply } from './problems.ts';
-import type { CredentialContext, CredentialDecision, Creation, Reply, ServerHooks, RequestContext, StageName, Tokens } from './types.ts';
+import type { CredentialContext, CredentialDecision, Creation, Reply, ServerHooks, RequestContext, SeedItem, StageName, Tokens } from './types.ts';
 
 export interface FaultTrigger {
   method: string;
@@ -29,8 +29,9 @@ export type FaultScope = 'lists' | 'creations';
  * A fault as the catalogue writes it. It breaks `requirement`, a rule every operation shares
  * (AUTH-, ERR-, MEDIA-, RES-, or one of `operation`'s own), or, with `role`, the requirement each
  * operation it applies to names for that role in its `x-requirements` (`appliesTo` narrows them to
- * the lists or the create operations, `operation` to one). A fault whose operation or requirement
- * the contract no longer holds does not apply, and `run --fault` refuses it.
+ * the lists or the create operations, `having` to those with what its hooks change, `operation`
+ * to one). A fault whose operation or requirement the contract no longer holds does not apply,
+ * and `run --fault` refuses it.
  */
 export interface FaultEntry {
   /** kebab-case, e.g. `meta-total-not-integer`. */
@@ -38,6 +39,7 @@ export interface FaultEntry {
   requirement?: string;
   role?: OperationRole;
   appliesTo?: FaultScope;
+  having?: OperationsHaving;
   /** The one operation it is about, by operationId (its hooks are written for that operation's data). */
   operation?: string;
   /** What changes, in one sentence. */
@@ -149,6 +151,32 @@ function hasSharedValue(document: unknown): boolean {
   if (!Array.isArray(options)) return false;
   const values = options.map((option) => JSON.stringify((option as { value?: unknown } | null)?.value));
   return new Set(values).size < values.length;
+}
+
+/** The first attribute of a list's items whose schema names its allowed values (`enum`), with them. */
+function firstEnumAttribute(operation: Operation): { name: string; values: unknown[] } | undefined {
+  const attribute = listItemAttributes(operation).find((a) => Array.isArray(a.schema.enum));
+  return attribute === undefined ? undefined : { name: attribute.name, values: attribute.schema.enum as unknown[] };
+}
+
+/** The attributes of a list's items whose schema is a boolean. */
+function booleanAttributes(operation: Operation): string[] {
+  return listItemAttributes(operation).filter((a) => a.schema.type === 'boolean').map((a) => a.name);
+}
+
+/** A value none of `allowed` is, made from `value`: in lower case (in upper case where lower case is allowed), lengthened until it is none of them. */
+function outsideAllowed(value: unknown, allowed: readonly unknown[]): string {
+  const text = String(value);
+  let outside = text.toLowerCase() === text ? text.toUpperCase() : text.toLowerCase();
+  while (allowed.includes(outside)) outside += '-unlisted';
+  return outside;
+}
+
+/** The item with each of the attributes `names` it has changed by `change`. */
+function withAttributesChanged(item: SeedItem, names: readonly string[], change: (value: unknown) => unknown): SeedItem {
+  const present = names.filter((name) => name in item.attributes);
+  if (present.length === 0) return item;
+  return { ...item, attributes: { ...item.attributes, ...Object.fromEntries(present.map((name) => [name, change(item.attributes[name])])) } };
 }
 
 /** At most this many pages: the off-by-one fault below strikes only a total divided into one or two pages exactly. */
@@ -264,20 +292,21 @@ const CATALOGUE: FaultEntry[] = [
     hooks: { stageOrder: credentialsLast },
   },
 
-  // List NotificationGroups: filter and page bounds (sections 4.1, 8)
+  // Lists: filter and page bounds (sections 4.1, 8)
   {
     name: 'filter-not-required',
     role: 'filterRequired',
-    description: 'A list request without `filter[type]` is answered 200 with the NotificationGroups of every type (an empty or unknown value is still 400).',
+    description: "A list request without its filter is answered 200 with the items of every filter value (an empty or unknown value is still 400).",
     detectableInOneExchange: true,
     trigger: { method: 'GET', path: '{listPath}', headers: SESSION },
     hooks: { findings: overlookRole('filterRequired', (_, c) => c.query.filter === undefined) },
   },
   {
-    name: 'user-filter-rejected',
+    name: 'last-filter-value-rejected',
     role: 'success',
     appliesTo: 'lists',
-    description: "The last allowed value of each list's filter (`filter[type]=user`) is answered 400 as if only the others were allowed.",
+    having: { what: 'a filter member with two allowed values or more', has: (operation) => (servedFilterMember(operation)?.values.length ?? 0) >= 2 },
+    description: "The last allowed value of each list's filter member is answered 400 as if only the others were allowed.",
     detectableInOneExchange: false,
     hooks: { findings: (findings, context) => [...findings, ...lastFilterValueRefused(context)] },
   },
@@ -318,7 +347,7 @@ const CATALOGUE: FaultEntry[] = [
     hooks: { findings: overlookRole('pageNotANumber') },
   },
 
-  // List NotificationGroups: meta and its arithmetic
+  // Lists: meta and its arithmetic
   {
     name: 'meta-total-not-integer',
     role: 'metaIntegers',
@@ -361,7 +390,7 @@ const CATALOGUE: FaultEntry[] = [
     hooks: { pageWindow: (window, page) => (page.offset >= page.total && page.total > 0 ? { start: page.total - 1, length: 1 } : window) },
   },
 
-  // List NotificationGroups: walking the pages
+  // Lists: walking the pages
   {
     name: 'offset-ignored',
     role: 'pageWalk',
@@ -384,24 +413,31 @@ const CATALOGUE: FaultEntry[] = [
     hooks: { pageWindow: (window, page) => (page.offset > 0 ? { start: window.start - 1, length: window.length } : window) },
   },
 
-  // List NotificationGroups: the document and its items (section 2.2)
+  // Lists: the document and its items (section 2.2)
   {
-    name: 'group-id-outside-enum',
+    name: 'item-value-outside-enum',
     role: 'itemShape',
-    operation: 'listNotificationGroups',
-    description: "Every NotificationGroup's `groupId` is sent in lower case (e.g. \"exams\"), outside the allowed values.",
+    appliesTo: 'lists',
+    having: { what: 'an item attribute with allowed values (enum)', has: (operation) => firstEnumAttribute(operation) !== undefined },
+    description: "Every list item's first attribute with allowed values is sent outside them: in lower case (\"exams\" for \"Exams\"), or in upper case where lower case is allowed.",
     detectableInOneExchange: true,
     trigger: listTrigger(''),
-    hooks: { seedItem: (item) => ('groupId' in item.attributes ? { ...item, attributes: { ...item.attributes, groupId: String(item.attributes.groupId).toLowerCase() } } : item) },
+    hooks: {
+      seedItem: (item, operation) => {
+        const attribute = firstEnumAttribute(operation);
+        return attribute === undefined ? item : withAttributesChanged(item, [attribute.name], (value) => outsideAllowed(value, attribute.values));
+      },
+    },
   },
   {
-    name: 'default-value-as-string',
+    name: 'item-boolean-as-string',
     role: 'itemShape',
-    operation: 'listNotificationGroups',
-    description: 'Every NotificationGroup\'s `defaultValue` is sent as the string "true" or "false" instead of a boolean.',
+    appliesTo: 'lists',
+    having: { what: 'a boolean item attribute', has: (operation) => booleanAttributes(operation).length > 0 },
+    description: 'Every boolean attribute of every list item is sent as the string "true" or "false" instead of a boolean.',
     detectableInOneExchange: true,
     trigger: listTrigger(''),
-    hooks: { seedItem: (item) => ('defaultValue' in item.attributes ? { ...item, attributes: { ...item.attributes, defaultValue: String(item.attributes.defaultValue) } } : item) },
+    hooks: { seedItem: (item, operation) => withAttributesChanged(item, booleanAttributes(operation), String) },
   },
   {
     name: 'included-not-an-array',
@@ -621,7 +657,7 @@ const CATALOGUE: FaultEntry[] = [
     requirement: 'NG-META-PAGES',
     description: `\`meta.pages\` is one too many when \`page[limit]\` (above 1) divides the total into at most ${EXACT_MULTIPLE_FAULT_PAGES} pages exactly, as floor(total / limit) + 1 has it; every other page count is right.`,
     detectableInOneExchange: true,
-    trigger: listTrigger(`&page[limit]=${SEED_SIZES.portal}&page[offset]=0`),
+    trigger: listTrigger(`&page[limit]=${SEED_SIZES[0]}&page[offset]=0`),
     foundBy: 'generation',
     hooks: {
       listMeta: (meta, page) => (page.limit > 1 && page.total > 0 && page.total % page.limit === 0 && page.total / page.limit <= EXACT_MULTIPLE_FAULT_PAGES ? { ...meta, pages: page.total / page.limit + 1 } : meta),
@@ -632,7 +668,7 @@ const CATALOGUE: FaultEntry[] = [
     requirement: 'NG-PAGE-LENGTH',
     description: 'A `page[offset]` equal to the total returns the last item instead of an empty `data` array (an offset past it is right, and so is every page of a walk).',
     detectableInOneExchange: true,
-    trigger: listTrigger(`&page[limit]=10&page[offset]=${SEED_SIZES.portal}`),
+    trigger: listTrigger(`&page[limit]=10&page[offset]=${SEED_SIZES[0]}`),
     foundBy: 'generation',
     hooks: { pageWindow: (window, page) => (page.offset === page.total && page.total > 0 ? { start: page.total - 1, length: 1 } : window) },
   },
@@ -672,7 +708,9 @@ function operationsOf(contract: Contract, fault: FaultEntry): Operation[] | stri
   if (fault.role === undefined) return named;
   const playing = named.filter((operation) => inScope(operation) && operation.roles[fault.role!] !== undefined);
   const which = fault.operation ?? (fault.appliesTo === undefined ? 'operation' : fault.appliesTo === 'lists' ? 'list' : 'create operation');
-  return playing.length > 0 ? playing : `no ${which} of the contract names a requirement for the role ${fault.role} (x-requirements)`;
+  if (playing.length === 0) return `no ${which} of the contract names a requirement for the role ${fault.role} (x-requirements)`;
+  const having = fault.having === undefined ? playing : playing.filter(fault.having.has);
+  return having.length > 0 ? having : `no ${which} of the contract has ${fault.having!.what}`;
 }
 
 /** The requirements a fault breaks in this contract, or why it breaks none. */
@@ -690,7 +728,7 @@ function resolvedTrigger(contract: Contract, trigger: FaultTrigger | undefined, 
   if (/\{list(Path)?\}/.test(path)) {
     const list = operations.find(isListOperation) ?? contract.operations.find(isListOperation);
     if (list === undefined) return undefined;
-    const query = smallestQuery(list.parameters);
+    const query = smallestQuery(list.parameters, { records: REFERENCE_FIXTURES });
     path = path.replace('{listPath}', list.pathTemplate).replace('{list}&', query === '' ? `${list.pathTemplate}?` : `${list.pathTemplate}?${query}&`).replace('{list}', query === '' ? list.pathTemplate : `${list.pathTemplate}?${query}`);
   }
   const pathname = path.split('?')[0];

@@ -32,6 +32,16 @@ export function changeCreatedWhere(applies: (operation: Operation) => boolean, c
   };
 }
 
+/**
+ * What a list or a create operation must have for the hooks of a fault or a choice to change
+ * anything there (an item attribute with allowed values, say): those without it are left alone.
+ */
+export interface OperationsHaving {
+  /** In words, for the one line that refuses the fault or choice where no operation has it. */
+  what: string;
+  has: (operation: Operation) => boolean;
+}
+
 /** Whether an operation creates a resource: it takes a request body. */
 export const creates = (operation: Operation): boolean => operation.requestBody !== undefined;
 

@@ -1,11 +1,11 @@
 // Every list of the contract (sections 4.1, 8; docs/certification.md §4), each served from items
-// seeded from its own item schema, filtered on its served filter member and paged as section 8
+// seeded from its own item schema, filtered on the member its filter names and paged as section 8
 // reads `page`. Each seeded item is serialized once when the server is built; a page is the join
 // of its items' JSON and a small meta object.
-import { deprecatedMetaMembers, FILTER_PARAMETER, listOperations, MEDIA_TYPE, pageMembers, PAGE_PARAMETER, servedFilterMember, type Contract, type Finding, type Operation } from '../contract/index.ts';
+import { deprecatedMetaMembers, FILTER_PARAMETER, listOperations, MEDIA_TYPE, pageMembers, PAGE_PARAMETER, type Contract, type Finding, type Operation } from '../contract/index.ts';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
-import { filterGroups, seedListItems } from './seed.ts';
+import { filterGroups, seededFilter, seedListItems } from './seed.ts';
 import type { PageRequest, Reply, SeedItem } from './types.ts';
 
 type Json = Record<string, unknown>;
@@ -55,9 +55,9 @@ export class ReferenceList {
 
   constructor(contract: Contract, readonly operation: Operation, listIndex: number, private readonly hooks: ComposedHooks) {
     const lists = seedListItems(contract, operation, listIndex);
-    this.filterMember = servedFilterMember(operation)?.name;
+    this.filterMember = seededFilter(operation)?.name;
     const groups = filterGroups(operation);
-    const serialize = (items: SeedItem[], value: string | undefined) => hooks.seedList(items.map((item) => hooks.seedItem(item)), value ?? '').map((item) => JSON.stringify(item));
+    const serialize = (items: SeedItem[], value: string | undefined) => hooks.seedList(items.map((item) => hooks.seedItem(item, operation)), value, operation).map((item) => JSON.stringify(item));
     for (const value of groups) this.itemsByFilter.set(value, serialize(lists.get(value) ?? [], value));
     // Only a fault that lets a missing filter through ever reads the unfiltered list of a filtered one.
     if (this.filterMember !== undefined) this.itemsByFilter.set(undefined, groups.flatMap((value) => this.itemsByFilter.get(value) ?? []));

@@ -1,8 +1,8 @@
 // The deterministic items each list serves, derived from its item schema: every member the schema
 // names gets a value of its type, an enumerated member each allowed value in turn (so every value
 // is used in each filter's list once it holds as many items), a member naming a record (`x-record`)
-// a record this server holds. Items are grouped by the value of the list's served filter member.
-import { listItemSchema, mergeAllOf, servedFilterMember, type Contract, type Operation } from '../contract/index.ts';
+// a record this server holds. Items are grouped by the value of the member the list is filtered on.
+import { freeFilterMember, listItemAttributes, listItemSchema, memberValue, mergeAllOf, servedFilterMember, type Contract, type Operation } from '../contract/index.ts';
 import { REFERENCE_FIXTURES, SEED_SIZES } from './defaults.ts';
 import { objectIdSequence } from './object-id.ts';
 import type { SeedItem } from './types.ts';
@@ -14,16 +14,35 @@ const SEED_MACHINE = '5eed00a1';
 /** How deep the sampler follows nested objects and arrays: item schemas are a few levels deep. */
 const MAX_SAMPLE_DEPTH = 8;
 
-/** The values of the list's served filter member, in the contract's order; one unnamed group when it has none. */
-export function filterGroups(operation: Operation): (string | undefined)[] {
-  const served = servedFilterMember(operation);
-  return served === undefined ? [undefined] : served.values;
+/** The member a list is filtered on and the values its items are seeded with. */
+export interface SeededFilter {
+  name: string;
+  values: string[];
 }
 
-/** Items seeded for one filter value: SEED_SIZES by name, else its sizes in turn, so pages differ per value. */
-function seedSize(value: string | undefined, index: number): number {
-  const sizes = Object.values(SEED_SIZES);
-  return value !== undefined && value in SEED_SIZES ? SEED_SIZES[value] : sizes[index % sizes.length];
+/**
+ * The member the items of a list are grouped by: its served member, with each allowed value; or a
+ * free member (no allowed values, an id say) with the one value a request gives it (the id of the
+ * record of its kind this server holds, or the value its schema shows), else a sample of the
+ * items' attribute of its name.
+ */
+export function seededFilter(operation: Operation): SeededFilter | undefined {
+  const served = servedFilterMember(operation);
+  if (served !== undefined) return { name: served.name, values: served.values };
+  const free = freeFilterMember(operation);
+  if (free === undefined) return undefined;
+  const attribute = listItemAttributes(operation).find((a) => a.name === free.name);
+  return { name: free.name, values: [memberValue(free.schema, REFERENCE_FIXTURES) || String(sampleOf(attribute?.schema ?? {}, 0, free.name))] };
+}
+
+/** The values a list's items are grouped by, in the contract's order; one unnamed group when it is filtered on none. */
+export function filterGroups(operation: Operation): (string | undefined)[] {
+  return seededFilter(operation)?.values ?? [undefined];
+}
+
+/** Items seeded for the filter value at `index`: the sizes in turn, so pages differ per value. */
+function seedSize(index: number): number {
+  return SEED_SIZES[index % SEED_SIZES.length];
 }
 
 function objectOf(value: unknown): Schema | undefined {
@@ -61,7 +80,7 @@ export function sampleOf(schema: Schema, index: number, name: string, depth = 0)
 }
 
 /**
- * The items of a list per value of its served filter member, ordered by id: each a sample of the
+ * The items of a list per value of the member it is filtered on, ordered by id: each a sample of the
  * item schema with a seeded ObjectId, the filter member's attribute (when the item has one) the
  * group's value. `listIndex` keeps the ids of two lists apart.
  */
@@ -69,14 +88,13 @@ export function seedListItems(contract: Contract, operation: Operation, listInde
   const itemSchema = listItemSchema(operation);
   if (!itemSchema) throw new Error(`${operation.operationId}: its success body's data has no item schema to seed from`);
   const nextId = objectIdSequence(SEED_SECONDS, SEED_MACHINE + (0xb2 + listIndex).toString(16).padStart(2, '0').slice(-2));
-  const served = servedFilterMember(operation);
-  const attributesSchema = objectOf(objectOf(mergeAllOf(itemSchema).properties)?.attributes);
-  const filteredAttribute = served !== undefined && objectOf(attributesSchema?.properties)?.[served.name] !== undefined ? served.name : undefined;
+  const filtered = seededFilter(operation);
+  const filteredAttribute = filtered !== undefined && listItemAttributes(operation).some((a) => a.name === filtered.name) ? filtered.name : undefined;
   const validate = contract.validator(itemSchema);
   const lists = new Map<string | undefined, SeedItem[]>();
   filterGroups(operation).forEach((value, groupIndex) => {
     const items: SeedItem[] = [];
-    for (let index = 0; index < seedSize(value, groupIndex); index++) {
+    for (let index = 0; index < seedSize(groupIndex); index++) {
       const item = { ...(sampleOf(itemSchema, index, 'item') as Schema), id: nextId() } as unknown as SeedItem;
       if (filteredAttribute !== undefined) item.attributes = { ...item.attributes, [filteredAttribute]: value };
       if (!validate(item)) throw new Error(`${operation.operationId}: the reference server cannot seed a valid item from its schema: ${contract.validator(itemSchema).errors?.[0]?.message ?? 'invalid'} at ${validate.errors?.[0]?.instancePath ?? ''}`);

@@ -109,10 +109,10 @@ export interface ServerHooks {
   findings?(findings: Finding[], context: RequestContext): Finding[];
   /** Stage validate, for a request with no findings: problems the server answers 400 for all the same. */
   rejections?(problems: Problem[], context: RequestContext): Problem[];
-  /** Seed: each list item as the server sends it (applied once, when the server is built). */
-  seedItem?(item: SeedItem): SeedItem;
-  /** Seed: the items one value of a list's filter matches, in the order they are served. */
-  seedList?(items: SeedItem[], filterType: string): SeedItem[];
+  /** Seed: each item of the list `operation` as the server sends it (applied once, when the server is built). */
+  seedItem?(item: SeedItem, operation: Operation): SeedItem;
+  /** Seed: the items one value of the list's filter matches (none when it is filtered on nothing), in the order they are served. */
+  seedList?(items: SeedItem[], filterValue: string | undefined, operation: Operation): SeedItem[];
   /** List: the page asked for, from the query (default page size and cap already applied). */
   pageRequest?(page: PageAsked, query: Record<string, unknown>): PageAsked;
   /** List: the items a page holds. */

@@ -1,4 +1,4 @@
-// List NotificationGroups, the required filter (section 4.1): the cases of cases/filter.ts.
+// Every list's filter (section 4.1): the cases of cases/filter.ts.
 import { filterCases } from './cases/filter.ts';
 import { caseHeader, test } from './fixtures.ts';
 

@@ -1,10 +1,11 @@
 // The proof that an operation is defined once, in the contract: suites/new-operation.yaml adds a
 // create operation (POST /zz-proof-annotations) naming a kind of record the kit has never seen
-// (zzProofShelfId) and a list whose filter has another member than type (GET /zz-proof-shades,
-// after List NotificationGroups) to a copy of schemas/, and removes Create AttributeConfig, as data
-// only. In this process, with no other change to the kit, the suite generates the cases of each
-// new operation, the reference server serves it, the proxy judges its traffic under its own ids, a
-// generic fault on it fails the run under its own requirement, and no requirement is passed
+// (zzProofShelfId), a list whose filter has another member than type (GET /zz-proof-shades,
+// after List NotificationGroups) and a list filtered on the id of a record, a member with no
+// allowed values (GET /zz-proof-marks) to a copy of schemas/, and removes Create AttributeConfig,
+// as data only. In this process, with no other change to the kit, the suite generates the cases
+// of each new operation, the reference server serves it, the proxy judges its traffic under its
+// own ids, generic faults on it fail the run under its own requirement, and no requirement is passed
 // without a judged exchange (the record's judged counts) that can break it; the new kind of record
 // is given by the flag, variable and target-file key its name derives, and a target that gives
 // none has the creation cases needing one reported not run, naming them; the removed operation
@@ -69,6 +70,7 @@ const { typeMismatchCases } = await import('./cases/type-mismatch.ts');
 const { SUITE_CASES } = await import('./cases/index.ts');
 const SUITE_CASES_BY_CONCERN = { filterCases: (await import('./cases/filter.ts')).filterCases, paginationCases: (await import('./cases/pagination.ts')).paginationCases };
 const { ConformanceCase } = await import('./case.ts');
+const { filterQuery } = await import('./operations.ts');
 const { completeDocument } = await import('./documents.ts');
 const { buildRecord } = await import('../reports/record.ts');
 const { inputsOf } = await import('../reports/conformance-reporter.ts');
@@ -96,9 +98,10 @@ interface SentRequest {
   status?: number;
 }
 
-/** How a run of cases differs from the embedded target's: the records the target names, and where the requests sent are noted. */
+/** How a run of cases differs from the embedded target's: the records the target names, the server's choices, and where the requests sent are noted. */
 interface RunOptions {
   fixtures?: Fixtures;
+  choices?: string[];
   sent?: SentRequest[];
   /** Where each case's outcome is noted too. */
   outcomes?: CaseOutcome[];
@@ -153,7 +156,7 @@ async function outcomeOf(suiteCase: SuiteCase, baseUrl: string, options: RunOpti
 
 /** The certification record of `cases` (the operation's own, by default) against the reference server with `faults` on. */
 async function recordAgainst(faults: string[], cases: readonly SuiteCase[] = ownCases, options: RunOptions = {}) {
-  const server = await startReferenceServer({ faults });
+  const server = await startReferenceServer({ faults, choices: options.choices });
   try {
     const outcomes: CaseOutcome[] = [];
     for (const suiteCase of cases) outcomes.push(await outcomeOf(suiteCase, server.baseUrl, options));
@@ -355,7 +358,7 @@ describe('a list added to the contract as data only, its filter on another membe
   const proxyOnly = listRequirements.filter((id) => contract.requirement(id).checkedBy?.includes('suite') === false);
 
   it('takes the rules every list follows from the catalogue\'s templates, by one entry, each bound to its role', () => {
-    const taking = addition.requirements.filter(isTemplateUse);
+    const taking = addition.requirements.filter(isTemplateUse).filter((use) => use.operation === listId);
     expect(taking).toHaveLength(1);
     expect(listRequirements).toHaveLength(taking[0].templates.length + addition.requirements.filter((r) => !isTemplateUse(r) && r.id.startsWith('ZZPROOF-SH-')).length);
     expect(list.roles).toMatchObject({ pageLength: 'ZZPROOF-SH-PAGE-LENGTH', metaPages: 'ZZPROOF-SH-META-PAGES', pageWalk: 'ZZPROOF-SH-PAGE-WALK', responseShape: 'ZZPROOF-SH-RESPONSE-SHAPE' });
@@ -386,11 +389,31 @@ describe('a list added to the contract as data only, its filter on another membe
     expect(verdicts).toEqual(listRequirements.filter((id) => !proxyOnly.includes(id)).map((id) => [id, 'passed', true, 0]));
   });
 
-  it('fails the run under its own requirement when the generic fault meta-pages-rounded-down is on', async () => {
-    const record = await recordAgainst(['meta-pages-rounded-down'], listCases);
-    expect(record.verdict).toBe('failed');
-    expect(record.requirements.find((r) => r.id === 'ZZPROOF-SH-META-PAGES')).toMatchObject({ verdict: 'failed' });
-    expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual(['ZZPROOF-SH-META-PAGES']);
+  const ownFailures: [fault: string, requirement: string][] = [
+    ['meta-pages-rounded-down', 'ZZPROOF-SH-META-PAGES'],
+    // Its items' first attribute with allowed values (tone) and their boolean one (glossy): what the item faults change.
+    ['item-value-outside-enum', 'ZZPROOF-SH-ITEM-SHAPE'],
+    ['item-boolean-as-string', 'ZZPROOF-SH-ITEM-SHAPE'],
+  ];
+  for (const [fault, requirement] of ownFailures) {
+    it(`fails the run under its own requirement when the generic fault ${fault} is on`, async () => {
+      const record = await recordAgainst([fault], listCases);
+      expect(record.verdict).toBe('failed');
+      expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([requirement]);
+    });
+  }
+
+  it('passes every case with the generic choice last-filter-value-matches-nothing on, its last filter value then served an empty page', async () => {
+    const record = await recordAgainst([], listCases, { choices: ['last-filter-value-matches-nothing'] });
+    expect(record.cases).toMatchObject({ total: listCases.length, failed: 0 });
+    const server = await startReferenceServer({ choices: ['last-filter-value-matches-nothing'] });
+    try {
+      const page = async (tone: string) => (await send(server.baseUrl, { method: 'GET', path: `${list.pathTemplate}?filter[tone]=${tone}`, headers: { authorization: session.authorization } })).json as { meta: { total: number } };
+      expect((await page('neutral')).meta.total).toBe(0);
+      expect((await page('warm')).meta.total).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
   });
 
   it("is judged by the proxy under its own ids: a client's page[limit]=0 under ZZPROOF-SH-PAGE-LIMIT-MIN, a wrong meta.pages under ZZPROOF-SH-META-PAGES", async () => {
@@ -409,6 +432,48 @@ describe('a list added to the contract as data only, its filter on another membe
     const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
     expect(rules).toEqual(expect.arrayContaining(['request ZZPROOF-SH-PAGE-LIMIT-MIN', 'response ZZPROOF-SH-META-PAGES']));
     expect(rules.filter((rule) => / NG-/.test(rule))).toEqual([]);
+  });
+});
+
+describe('a list added to the contract as data only, filtered on the id of a record: a member with no allowed values', () => {
+  const listId = 'zzProofListMarks';
+  const list = contract.operation(listId);
+  const kind = 'collectionItemId';
+  const listRequirements = contract.requirements.map((r) => r.id).filter((id) => id.startsWith('ZZPROOF-MK-'));
+  const listCases = SUITE_CASES.filter((c) => c.title.startsWith(`${listId}:`));
+  const proxyOnly = listRequirements.filter((id) => contract.requirement(id).checkedBy?.includes('suite') === false);
+  const total = async (baseUrl: string, query: string) =>
+    ((await send(baseUrl, { method: 'GET', path: `${list.pathTemplate}?${query}`, headers: { authorization: session.authorization } })).json as { meta: { total: number } }).meta.total;
+
+  it("gets a filter case and walks that send the target's record of the kind its member names", () => {
+    const titles = listCases.map((c) => c.title);
+    expect(titles).toContain(`${listId}: filter[${kind}]=<${kind}> → 200 with a list document`);
+    for (const limit of [1, 3, 10, 25]) expect(titles).toContain(`${listId}: walk filter[${kind}]=<${kind}> at page[limit]=${limit}: every item exactly once`);
+    expect(filterQuery(list, undefined, { [kind]: 'the-record' })).toBe(`filter[${kind}]=the-record`);
+  });
+
+  it("is served by the reference server filtered on that member: the record it holds matches items, another id none", async () => {
+    const server = await startReferenceServer();
+    try {
+      expect(await total(server.baseUrl, filterQuery(list, undefined, referenceTarget(server.baseUrl).fixtures))).toBeGreaterThan(0);
+      expect(await total(server.baseUrl, `filter[${kind}]=ffffffffffffffffffffffff`)).toBe(0);
+      expect(await total(server.baseUrl, `filter[${kind}]=`)).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('passes every case against the reference server, each requirement passed on judged exchanges, none broken', async () => {
+    const record = await recordAgainst([], listCases);
+    expect(record.cases).toMatchObject({ total: listCases.length, failed: 0, notRun: 0 });
+    const broken = (r: { level: string; broken: number }) => (r.level === 'INFO' ? 0 : r.broken);
+    const verdicts = record.requirements.filter((r) => listRequirements.includes(r.id) && !proxyOnly.includes(r.id)).map((r) => [r.id, r.verdict, (r.judged ?? 0) > 0, broken(r)]);
+    expect(verdicts).toEqual(listRequirements.filter((id) => !proxyOnly.includes(id)).map((id) => [id, 'passed', true, 0]));
+  });
+
+  it('fails the run under its own requirement when the generic fault meta-pages-rounded-down is on: its cases judge pages that hold items', async () => {
+    const record = await recordAgainst(['meta-pages-rounded-down'], listCases);
+    expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual(['ZZPROOF-MK-META-PAGES']);
   });
 });
 
@@ -444,8 +509,9 @@ describe('an operation removed from the contract as data only (Create AttributeC
     expect(() => runSettings(flags, {})).toThrow(/^fault attribute-config-created-200 does not apply to this contract: the contract has no operation createAttributeConfig$/);
     expect(() => runSettings({ ...flags, fault: [], choice: ['values-seen-only'] }, {})).toThrow(/^choice values-seen-only does not apply to this contract: the contract has none of createAttributeConfig$/);
     expect(() => createReferenceServer({ faults: ['in-use-missing'] })).toThrow('fault "in-use-missing" does not apply to this contract: no operation of the contract names a requirement for the role serverAttributes (x-requirements)');
-    // A fault bound to a role applies to every list, each under its own requirement.
-    expect(FAULTS.find((f) => f.name === 'meta-pages-rounded-down')).toMatchObject({ requirement: 'NG-META-PAGES', requirements: ['NG-META-PAGES', 'ZZPROOF-SH-META-PAGES'] });
+    // A fault bound to a role applies to every list, each under its own requirement; one that changes a kind of item attribute, to every list whose items have one.
+    expect(FAULTS.find((f) => f.name === 'meta-pages-rounded-down')).toMatchObject({ requirement: 'NG-META-PAGES', requirements: ['NG-META-PAGES', 'ZZPROOF-SH-META-PAGES', 'ZZPROOF-MK-META-PAGES'] });
+    for (const name of ['item-value-outside-enum', 'item-boolean-as-string']) expect(FAULTS.find((f) => f.name === name)).toMatchObject({ requirements: ['NG-ITEM-SHAPE', 'ZZPROOF-SH-ITEM-SHAPE'] });
   });
 });
 

@@ -2,7 +2,7 @@
 // mean success, an input a permitted caller gets served, an input that must be rejected, and for
 // each list its filter's members and values.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, FILTER_PARAMETER, filterMembers, filterRequired, listOperations as listsOf, loadContract, MEDIA_TYPE, PAGE_PARAMETER, refusableFindings, refusalsFor, servedFilterMember, smallestQuery, validateRequest, type Operation, type OperationRole } from '../contract/index.ts';
+import { bodyMembers, FILTER_PARAMETER, filterMembers, filterRequired, listOperations as listsOf, loadContract, MEDIA_TYPE, memberValue, PAGE_PARAMETER, refusableFindings, refusalsFor, servedFilterMember, smallestQuery, validateRequest, type Operation, type OperationRole, type RecordIds } from '../contract/index.ts';
 import { settingSource, type Fixtures } from '../targets/target.ts';
 import type { Answer, ConformanceCase } from './case.ts';
 import { completeDocument, missingFixtures } from './documents.ts';
@@ -52,20 +52,29 @@ export function filterValues(operation: Operation): string[] {
 }
 
 /**
- * The query that filters a list on `value` of its served member, each other required member of
- * the filter at its first allowed value: `filter[type]=user`. Without a served member, the
- * smallest query the list serves.
+ * What stands in a case's title for each record a list's filter names (`x-record`): the query it
+ * sends names the target's (`filter[collectionItemId]=<collectionItemId>`).
  */
-export function filterQuery(operation: Operation, value?: string): string {
-  const served = servedFilterMember(operation);
-  if (served === undefined || value === undefined) return smallestQuery(operation.parameters);
-  const others = filterMembers(operation).filter((m) => m.required && m.name !== served.name);
-  return [[served.name, value] as const, ...others.map((m) => [m.name, m.values[0] ?? ''] as const)].map(([name, v]) => `${FILTER_PARAMETER}[${name}]=${v}`).join('&');
+export function recordsInTitles(operation: Operation): RecordIds {
+  const kinds = filterMembers(operation).flatMap((m) => (typeof m.schema['x-record'] === 'string' ? [m.schema['x-record']] : []));
+  return Object.fromEntries(kinds.map((kind) => [kind, `<${kind}>`]));
 }
 
-/** An input a permitted caller must be served for: the first filter value, or a complete document. */
+/**
+ * The query that filters a list on `value` of its served member, each other required member of
+ * the filter at its first allowed value: `filter[type]=user`. Without a served member, the
+ * smallest query the list serves, a member naming a record (`x-record`) at the id `records` give.
+ */
+export function filterQuery(operation: Operation, value?: string, records: RecordIds = {}): string {
+  const served = servedFilterMember(operation);
+  if (served === undefined || value === undefined) return smallestQuery(operation.parameters, { records });
+  const others = filterMembers(operation).filter((m) => m.required && m.name !== served.name);
+  return [[served.name, value] as const, ...others.map((m) => [m.name, memberValue(m.schema, records)] as const)].map(([name, v]) => `${FILTER_PARAMETER}[${name}]=${v}`).join('&');
+}
+
+/** An input a permitted caller must be served for: the first filter value (naming the target's records), or a complete document. */
 export function validInput(operation: Operation, fixtures: Fixtures): OperationInput {
-  if (operation.requestBody === undefined) return { query: smallestQuery(operation.parameters) };
+  if (operation.requestBody === undefined) return { query: smallestQuery(operation.parameters, { records: fixtures }) };
   return { document: completeDocument(operation, fixtures, uniqueTag()) };
 }
 

@@ -1,4 +1,4 @@
-// List NotificationGroups, pagination (sections 4.1, 8, 9): the cases of cases/pagination.ts.
+// Every list's pagination (sections 4.1, 8, 9): the cases of cases/pagination.ts.
 import { paginationCases } from './cases/pagination.ts';
 import { caseHeader, test } from './fixtures.ts';
 

@@ -10,7 +10,7 @@ import { rootCertificates } from 'node:tls';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadContract, MEDIA_TYPE, recordKindLabel, smallestQuery, type Operation } from '../contract/index.ts';
+import { loadContract, MEDIA_TYPE, recordKindLabel, smallestQuery, type Operation, type RecordIds } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { CERTIFICATION_FILE, DEFAULT_RUN, NO_VERDICT_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { describedTarget, secretEnvironment, settingSource, type Target } from '../targets/target.ts';
@@ -70,12 +70,13 @@ export class PreflightError extends Error {
 /**
  * What the preflight asks: the contract's first operation that reads without naming a record (a
  * GET without path parameters: the list), with the smallest query it serves (its required
- * members' first values, the smallest page). Derived from the contract, not named here.
+ * members' first values, or the id `records` give a member naming a record; the smallest page).
+ * Derived from the contract, not named here.
  */
-export function preflightRequest(): { operation: Operation; path: string } {
+export function preflightRequest(records: RecordIds = {}): { operation: Operation; path: string } {
   const operation = loadContract().operations.find((candidate) => candidate.method === 'GET' && !candidate.pathTemplate.includes('{'));
   if (!operation) throw new Error('the contract has no GET operation without path parameters for the preflight to ask');
-  const query = smallestQuery(operation.parameters, { smallestPage: true });
+  const query = smallestQuery(operation.parameters, { smallestPage: true, records });
   return { operation, path: `${operation.pathTemplate}${query === '' ? '' : `?${query}`}` };
 }
 const PREFLIGHT_BODY_BYTES = 64 * 1024;
@@ -138,6 +139,12 @@ export interface PreflightProbe {
   url: string;
 }
 
+/** What calling an operation does, in the words of the specification's summary (`list NotificationGroups`), else its method and path. */
+function operationInWords(operation: Operation): string {
+  const summary = operation.summary?.replace(/\s*\(.*\)\s*$/, '').trim();
+  return summary ? `${summary.charAt(0).toLowerCase()}${summary.slice(1)}` : `${operation.method} ${operation.pathTemplate}`;
+}
+
 function isJsonApiDocument(bodyText: string): boolean {
   try {
     const document = JSON.parse(bodyText) as unknown;
@@ -161,7 +168,7 @@ export function preflightProblem(answer: ProbeAnswer, probe: PreflightProbe): st
   }
   if (status === 404) return `${asked} was answered 404: the base URL must include the version root, e.g. https://staging.example.com/v3 (is /v3 missing, or a path prefix?)`;
   if (status === 401) return `${asked} was answered 401: the target refused ${probe.credential.replace(/ \(.*$/, '')}; check ${probe.setting} (a target that refuses valid tokens is reported this way too, not as failed requirements)`;
-  if (status === 403) return `${asked} was answered 403: ${probe.credential.replace(/ \(.*$/, '')} is not permitted to list NotificationGroups; give ${probe.setting} of a user who may`;
+  if (status === 403) return `${asked} was answered 403: ${probe.credential.replace(/ \(.*$/, '')} is not permitted to ${operationInWords(preflightRequest().operation)}; give ${probe.setting} of a user who may`;
   if (loadContract().genericStatuses.has(status)) {
     const retry = answer.headers['retry-after'];
     return `${asked} was answered ${status}, a status for a condition the specification leaves open (a rate or size limit, a method or media type the target does not take), from which no case could judge anything: check the target's limits for this client${retry ? ` (it asked to retry after ${String(retry).slice(0, 40)})` : ''} and run again`;
@@ -192,14 +199,14 @@ function givenFixtures(target: Target, operation = fixtureOperations()[0]): stri
   return operation ? fixtureMembers(operation).map(([, key]) => key).filter((key) => target.fixtures[key] !== undefined) : [];
 }
 
-const listPath = () => preflightRequest().path;
+const listPath = (target: Target) => preflightRequest(target.fixtures).path;
 
 export const INPUT_CHECKS: InputCheck[] = [
   {
     // Section 5: the legacy header's name is the service's own ("Svc" stands for it). The session
     // token was just served as Bearer r:, so a 401 to the same token here is the header's name.
     applies: () => true,
-    request: (target) => ({ path: listPath(), method: 'GET', headers: { [target.legacyHeader]: target.credentials.sessionToken } }),
+    request: (target) => ({ path: listPath(target), method: 'GET', headers: { [target.legacyHeader]: target.credentials.sessionToken } }),
     problem: (answer, target, asked) =>
       answer.status === 401
         ? `${asked} was answered 401, though the same token was served as Authorization: Bearer r:; the target reads its legacy session header under another name: give it with ${settingSource('legacyHeader')} (now ${target.legacyHeader}; a target that refuses the legacy scheme altogether is reported this way too, not as failed requirements)`
@@ -208,7 +215,7 @@ export const INPUT_CHECKS: InputCheck[] = [
   {
     // The forbidden token must be authenticated (a 403 case tests permission, not authentication).
     applies: (target) => target.credentials.forbiddenToken !== undefined,
-    request: (target) => ({ path: listPath(), method: 'GET', headers: { authorization: `Bearer r:${target.credentials.forbiddenToken}` } }),
+    request: (target) => ({ path: listPath(target), method: 'GET', headers: { authorization: `Bearer r:${target.credentials.forbiddenToken}` } }),
     problem: (answer, _target, asked) =>
       answer.status === 401
         ? `${asked} was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with ${settingSource('forbiddenToken')}, or leave it out (the 403 cases are then reported not run)`
@@ -243,7 +250,7 @@ export const INPUT_CHECKS: InputCheck[] = [
  * given (INPUT_CHECKS): the legacy header's name, the forbidden token, the fixtures' records.
  */
 export async function preflight(target: Target, options: { readOnly?: boolean } = {}): Promise<void> {
-  const url = new URL(`${target.baseUrl}${listPath()}`);
+  const url = new URL(`${target.baseUrl}${listPath(target)}`);
   const ca = target.caFile ? readFileSync(target.caFile, 'utf8') : undefined;
   const probes: [PreflightProbe, Record<string, string>][] = [
     [{ credential: 'the session token (Authorization: Bearer r:…)', setting: '--session-token or LAS_SESSION_TOKEN', url: url.href }, { authorization: `Bearer r:${target.credentials.sessionToken}` }],

@@ -11,7 +11,7 @@ import { startValidatingProxy } from '../proxy/proxy.ts';
 import { Recorder, send } from '../proxy/test-support.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 
-const FAULTS = ['meta-pages-rounded-down', 'in-use-missing', 'error-status-number', 'default-value-as-string'];
+const FAULTS = ['meta-pages-rounded-down', 'in-use-missing', 'error-status-number', 'item-boolean-as-string'];
 const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` };
 
 let dir: string;

@@ -83,7 +83,7 @@ describe('capture, then replay', () => {
   }, 60_000);
 
   it('against a server that breaks another MUST on the same request: changed, naming the new finding, exit 1', async () => {
-    const other = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: ['default-value-as-string'], ...FAULTED_TOKENS });
+    const other = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: ['item-boolean-as-string'], ...FAULTED_TOKENS });
     try {
       const result = await runCli(['replay', ...captureFiles(), '--base-url', other.baseUrl, '--session-token', FAULTED_TOKENS.sessionToken, '--pat', FAULTED_TOKENS.pat]);
       expect(result.stdout).toMatch(/^changed: NG-META-PAGES no longer, now NG-ITEM-SHAPE \(.+\) · GET \/notification-groups\S* answered 200 /m);

@@ -3,7 +3,7 @@
 // missing, empty, unknown or wrongly shaped filter that the contract refuses is answered 400
 // with an error document that names the parameter (SHOULD).
 import { FILTER_PARAMETER, filterMembers, filterRequired, INCLUDE_PARAMETER, servedFilterMember, type Operation, type OperationRole } from '../../contract/index.ts';
-import { brokenRequirements, filterQuery, filterValues, listOperations, refusalOf, roleId, roleIds, unknownValue } from '../operations.ts';
+import { brokenRequirements, filterQuery, filterValues, listOperations, recordsInTitles, refusalOf, roleId, roleIds, unknownValue } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 /** What every list answer is checked for besides its status: the document, its items, its meta. */
@@ -57,11 +57,11 @@ function filterCasesOf(operation: Operation): SuiteCase[] {
       },
     })),
     ...values.map((value): SuiteCase => ({
-      title: `${operation.operationId}: ${named(filterQuery(operation, value))} → 200 with a list document`,
+      title: `${operation.operationId}: ${named(filterQuery(operation, value, recordsInTitles(operation)))} → 200 with a list document`,
       requirements: [success],
       covers: listDocumentCovers(operation),
       async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: filterQuery(operation, value) || undefined });
+        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: filterQuery(operation, value, conformance.target.fixtures) || undefined });
         conformance.expectStatus(answer, [200]);
       },
     })),
@@ -74,7 +74,7 @@ function filterCasesOf(operation: Operation): SuiteCase[] {
             requirements: [responseShape],
             covers: roleIds(operation, ['itemShape']),
             async run(conformance) {
-              const query = [filterQuery(operation, first), `${INCLUDE_PARAMETER}=owner`].filter((part) => part !== '').join('&');
+              const query = [filterQuery(operation, first, conformance.target.fixtures), `${INCLUDE_PARAMETER}=owner`].filter((part) => part !== '').join('&');
               const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query });
               conformance.expectStatus(answer, [200, 400]);
             },

@@ -3,9 +3,9 @@
 // pages, offset echo, page number, deprecated members); and a full walk of every filter value at
 // several limits that meets each item exactly once, with one total on every page. Every
 // requirement is the one the list names for its role (x-requirements).
-import { PAGE_PARAMETER, type Operation, type OperationRole } from '../../contract/index.ts';
+import { PAGE_PARAMETER, type Operation, type OperationRole, type RecordIds } from '../../contract/index.ts';
 import { NO_ANSWER, type Answer, type ConformanceCase } from '../case.ts';
-import { brokenRequirements, filterQuery, filterValues, listOperations, roleId, roleIds } from '../operations.ts';
+import { brokenRequirements, filterQuery, filterValues, listOperations, recordsInTitles, roleId, roleIds } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 /** Roles of the requirements the contract checks on every list page; a walk exercises all of them. */
@@ -70,7 +70,7 @@ async function pageWalk(conformance: ConformanceCase, operation: Operation, ids:
   const state: WalkState = { seen: new Map(), pages: 0 };
   let offset = 0;
   while (state.pages < MAX_WALK_PAGES) {
-    const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: withPage(operation, value, `&${PAGE_PARAMETER}[limit]=${limit}&${PAGE_PARAMETER}[offset]=${offset}`) });
+    const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: withPage(operation, value, `&${PAGE_PARAMETER}[limit]=${limit}&${PAGE_PARAMETER}[offset]=${offset}`, conformance.target.fixtures) });
     if (!conformance.expectStatus(answer, [200], ids.success)) return walkStopped(conformance, ids.walk, `a page of the walk was answered ${answer.status === NO_ANSWER ? 'not at all' : answer.status}`);
     const data = (answer.json as { data?: unknown } | undefined)?.data;
     if (!Array.isArray(data)) return walkStopped(conformance, ids.walk, 'a page of the walk held no data array');
@@ -100,15 +100,15 @@ async function pageWalk(conformance: ConformanceCase, operation: Operation, ids:
   return state;
 }
 
-/** The list query for `value` of the served filter member, with a page part (`&page[limit]=1&page[offset]=0`). */
-function withPage(operation: Operation, value: string | undefined, page: string): string {
-  return `${filterQuery(operation, value)}${page}`.replace(/^&/, '');
+/** The list query for `value` of the served filter member (naming `records` where a member names a record), with a page part (`&page[limit]=1&page[offset]=0`). */
+function withPage(operation: Operation, value: string | undefined, page: string, records: RecordIds = {}): string {
+  return `${filterQuery(operation, value, records)}${page}`.replace(/^&/, '');
 }
 
 function paginationCasesOf(operation: Operation): SuiteCase[] {
   const values: (string | undefined)[] = filterValues(operation).length === 0 ? [undefined] : filterValues(operation);
   const [first] = values;
-  const list = (page: string) => withPage(operation, first, page);
+  const list = (page: string, records: RecordIds = {}) => withPage(operation, first, page, records);
   const success = roleId(operation, 'success')!;
   const pageLength = roleId(operation, 'pageLength');
   const covers = [...roleIds(operation, PAGE_CHECK_ROLES), ...PAGE_CHECKS];
@@ -123,7 +123,7 @@ function paginationCasesOf(operation: Operation): SuiteCase[] {
       requirements: brokenRequirements(operation, { query: list(c.page) }),
       covers: ['ERR-SOURCE-PARAMETER', 'ERR-ENVELOPE'],
       async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(c.page) });
+        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(c.page, conformance.target.fixtures) });
         conformance.expectStatus(answer, [400]);
       },
     })),
@@ -132,7 +132,7 @@ function paginationCasesOf(operation: Operation): SuiteCase[] {
       requirements: [pageLength!],
       covers,
       async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(c.page) });
+        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(c.page, conformance.target.fixtures) });
         conformance.expectStatus(answer, [200]);
       },
     })),
@@ -142,7 +142,7 @@ function paginationCasesOf(operation: Operation): SuiteCase[] {
       requirements: [limitCap],
       covers: limitCovers,
       async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(`&page[limit]=${LARGE_LIMIT}&page[offset]=0`) });
+        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(`&page[limit]=${LARGE_LIMIT}&page[offset]=0`, conformance.target.fixtures) });
         if (!conformance.expectStatus(answer, [200, 400], success)) return;
         const data = (answer.json as { data?: unknown[] } | undefined)?.data;
         const served = answer.status === 400 ? 'answered 400' : `served ${Array.isArray(data) ? data.length : 'no'} items, meta.limit ${String(metaOf(answer)?.limit ?? 'absent')}`;
@@ -154,13 +154,13 @@ function paginationCasesOf(operation: Operation): SuiteCase[] {
       title: `${label}: a fractional page member (${page.slice(1)}) → recorded`,
       requirements: [fractional!],
       async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(page) });
+        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(page, conformance.target.fixtures) });
         if (conformance.expectStatus(answer, [200, 400], success)) conformance.observe(fractional!, answer, `${page.slice(1)} was answered ${answer.status}`);
       },
     })),
     ...(walk === undefined ? [] : values).flatMap((value) =>
       WALK_LIMITS.map((limit): SuiteCase => ({
-        title: `${label}: walk ${filterQuery(operation, value) || 'the list'} at page[limit]=${limit}: every item exactly once`,
+        title: `${label}: walk ${filterQuery(operation, value, recordsInTitles(operation)) || 'the list'} at page[limit]=${limit}: every item exactly once`,
         requirements: [walk!],
         covers,
         async run(conformance) {

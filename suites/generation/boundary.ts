@@ -215,12 +215,12 @@ function queryInput(operation: Operation, boundary: string, query: Record<string
   return Buffer.byteLength(`${operation.pathTemplate}?${text}`) <= MAX_QUERY_OCTETS ? { boundary, query: text, ...(smaller ? { smaller } : {}) } : undefined;
 }
 
-/** The query boundary inputs of one place: the smallest valid query (with the smallest page for a page member), that place changed. */
-function queryPlaceInputs(operation: Operation, place: Place, seed: number): BoundaryInput[] {
+/** The query boundary inputs of one place: the smallest valid query (with the smallest page for a page member, naming the target's records), that place changed. */
+function queryPlaceInputs(operation: Operation, place: Place, fixtures: Fixtures, seed: number): BoundaryInput[] {
   const { pointer, schema } = place;
   if (fixedValue(schema)) return [];
   const inPage = pointer.split('/').length > 2;
-  const base = parseQuery(operation, smallestQuery(operation.parameters, { smallestPage: inPage }));
+  const base = parseQuery(operation, smallestQuery(operation.parameters, { smallestPage: inPage, records: fixtures }));
   const at = (value: unknown) => withValueAt(base, pointer, value) as Record<string, unknown>;
   const types = typesOf(schema);
   const inputs: (BoundaryInput | undefined)[] = [];
@@ -239,7 +239,7 @@ function queryPlaceInputs(operation: Operation, place: Place, seed: number): Bou
 /** The boundary inputs the contract alone gives for one operation, in a fixed order. */
 export function contractBoundaries(operation: Operation, fixtures: Fixtures, seed: number): BoundaryInput[] {
   if (operation.requestBody) return documentInputs(operation, fixtures, seed);
-  return placesOf(querySchema(operation)).flatMap((place) => queryPlaceInputs(operation, place, seed));
+  return placesOf(querySchema(operation)).flatMap((place) => queryPlaceInputs(operation, place, fixtures, seed));
 }
 
 // --- Pages, from what the target answers ----------------------------------------------------
@@ -251,9 +251,9 @@ export function isPaged(operation: Operation): boolean {
   return operation.roles.pageLength !== undefined && members.limit !== undefined && members.offset !== undefined;
 }
 
-/** The query of one page: the smallest valid query with `page[limit]` and `page[offset]`. */
-export function pageQuery(operation: Operation, limit: number, offset: number): string {
-  return `${smallestQuery(operation.parameters)}&page[limit]=${limit}&page[offset]=${offset}`;
+/** The query of one page: the smallest valid query (naming the target's records) with `page[limit]` and `page[offset]`. */
+export function pageQuery(operation: Operation, limit: number, offset: number, fixtures: Fixtures = {}): string {
+  return `${smallestQuery(operation.parameters, { records: fixtures })}&page[limit]=${limit}&page[offset]=${offset}`;
 }
 
 /** The limits a total is walked at: 1, the total, each small divisor and one past it. */
@@ -270,8 +270,8 @@ export function walkOffsets(total: number, limit: number): number[] {
 }
 
 /** The page inputs a total gives: offsets around the end at limits 1 and the total, then each walk. */
-export function pageBoundaries(operation: Operation, total: number): BoundaryInput[] {
-  const page = (what: string, limit: number, offset: number): BoundaryInput => ({ boundary: `page ${what}: limit ${limit}, offset ${offset} (total ${total})`, query: pageQuery(operation, limit, offset) });
+export function pageBoundaries(operation: Operation, total: number, fixtures: Fixtures = {}): BoundaryInput[] {
+  const page = (what: string, limit: number, offset: number): BoundaryInput => ({ boundary: `page ${what}: limit ${limit}, offset ${offset} (total ${total})`, query: pageQuery(operation, limit, offset, fixtures) });
   const ends = [...new Set([0, total - 1, total, total + 1])].filter((offset) => offset >= 0);
   const aroundTheEnd = [1, Math.max(1, total)].flatMap((limit) => ends.map((offset) => page('offset around the end', limit, offset)));
   const walks = walkLimits(total).flatMap((limit) => walkOffsets(total, limit).map((offset) => page(`walk at limit ${limit}`, limit, offset)));

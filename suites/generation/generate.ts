@@ -178,9 +178,9 @@ async function boundaryPhase(g: Generation): Promise<void> {
   const { operation, fixtures, seed } = g.job;
   await sendBoundaries(g, contractBoundaries(operation, fixtures, seed));
   if (g.stopped !== undefined || !isPaged(operation)) return;
-  const first = await attempt(g, { query: smallestQuery(operation.parameters) });
+  const first = await attempt(g, { query: smallestQuery(operation.parameters, { records: fixtures }) });
   const total = first && first.failures.length === 0 ? totalOf(first.answer.json) : undefined;
-  if (total !== undefined) await sendBoundaries(g, pageBoundaries(operation, total));
+  if (total !== undefined) await sendBoundaries(g, pageBoundaries(operation, total, fixtures));
 }
 
 /** The random phase: rounds of fast-check from the seed, each shrinking one more failing requirement. */
