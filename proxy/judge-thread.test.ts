@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { NO_BODY, type CapturedExchange } from './judge.ts';
-import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, SMALL_EXCHANGE_BACKLOG, type JudgedExchange } from './judge-thread.ts';
+import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import { startValidatingProxy } from './proxy.ts';
 import { eventually, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 
@@ -63,13 +63,12 @@ describe('judging on the worker thread', () => {
     const onWorker = await judgedTraffic(true);
     const inline = await judgedTraffic(false);
     expect(onWorker.findings).toEqual(inline.findings);
-    // The broken item is found in the large list and the small one, both judged on the worker once
-    // it runs (it keeps up, so it takes small exchanges too); the third exchange, served though
-    // it had to be refused, is judged once for that.
+    // The broken item is found in the large list judged on the worker and the small one judged
+    // inline; the third exchange, served though it had to be refused, is judged once for that.
     expect(onWorker.findings.filter((f) => f.includes(' /data/3/attributes/defaultValue ')).map((f) => f.split(' ')[0])).toEqual(['thread-0', 'thread-1']);
     expect(onWorker.findings.some((f) => f.startsWith('thread-2 request AUTH-CREDENTIALS-PRESENT'))).toBe(true);
     expect(onWorker.findings.some((f) => f.startsWith('thread-2 exchange AUTH-401-NO-CREDENTIALS'))).toBe(true);
-    expect(onWorker.byThread).toEqual({ worker: 3 });
+    expect(onWorker.byThread).toEqual({ worker: 2, forwarding: 1 });
     expect(inline.byThread).toEqual({ forwarding: 3 });
   });
 });
@@ -91,23 +90,6 @@ describe('JudgeThread', () => {
     expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES - 100), () => undefined)).toBe(false);
     expect(thread.submit({ ...capturedWithBody(0), response: null }, () => undefined)).toBe(false);
     expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(true);
-    await thread.close(5000);
-  });
-
-  test('takes small exchanges only once started, and only while its backlog is short', async () => {
-    const { thread } = startThread();
-    const small = capturedWithBody(JUDGE_THREAD_MIN_BYTES - 100);
-    expect(thread.submit(small, () => undefined, false, true)).toBe(false);
-    expect(thread.running).toBe(false);
-    thread.start();
-    const judged: JudgedExchange[] = [];
-    for (let i = 0; i < SMALL_EXCHANGE_BACKLOG; i += 1) expect(thread.submit(small, (j) => judged.push(j), false, true)).toBe(true);
-    expect(thread.submit(small, () => undefined, false, true)).toBe(false);
-    // Past the short backlog, a large exchange is still taken.
-    expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES), (j) => judged.push(j))).toBe(true);
-    await thread.whenIdle();
-    expect(judged).toHaveLength(SMALL_EXCHANGE_BACKLOG + 1);
-    expect(thread.submit(small, () => undefined, false, true)).toBe(true);
     await thread.close(5000);
   });
 

@@ -1,14 +1,13 @@
 // Judging off the forwarding thread. Parsing a large body costs more than forwarding it, so in
 // report mode exchanges with large bodies are judged on a worker thread and the forwarding
-// thread goes on relaying bytes. Exchanges are posted in batches (a full batch, or whatever
-// gathered within a few milliseconds), their bodies through a ring of shared memory
-// (byte-ring.ts) rather than in buffers of their own. The backlog is bounded by exchanges and by
-// the ring's size; past it, or once the worker has failed, submit() refuses and the caller
-// judges the exchange itself, which slows forwarding down to the pace of judging. Small
-// exchanges are taken only while the worker keeps up (a short backlog): past that they are
-// judged where they were forwarded, never left waiting. The worker and its ring are started by
-// the first exchange that belongs there, or once judging small ones takes a share of the
-// forwarding thread (judging.ts): a proxy that judges little never pays for a second thread
+// thread goes on relaying bytes. Posting a message has a cost of its own, about that of judging
+// a small exchange: small exchanges stay on the forwarding thread, and the rest are posted in
+// batches (a full batch, or whatever gathered within a few milliseconds). Their bodies travel
+// through a ring of shared memory (byte-ring.ts) rather than in buffers of their own. The
+// backlog is bounded by exchanges and by the ring's size; past it, or once the worker has
+// failed, submit() refuses and the caller judges the exchange itself, which slows forwarding
+// down to the pace of judging. The worker and its ring are started by the first exchange that
+// belongs there: a proxy that never sees a large or coded body never pays for a second thread
 // (about half a CPU-second to start, and the ring's 32 MiB).
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../contract/index.ts';
@@ -41,11 +40,9 @@ export interface JudgeWorkerData {
 
 type Settle = (judged: JudgedExchange) => void;
 
-/** Exchanges with fewer body bytes are small: posted only while the worker keeps up (bench/proxy.bench.ts). */
+/** Exchanges with fewer body bytes are judged where they were forwarded (bench/proxy.bench.ts). */
 export const JUDGE_THREAD_MIN_BYTES = 8 * 1024;
 export const JUDGE_BATCH = { exchanges: 64, delayMs: 5 };
-/** The backlog below which the worker keeps up, and takes small exchanges too: two batches. */
-export const SMALL_EXCHANGE_BACKLOG = 2 * JUDGE_BATCH.exchanges;
 /** The most exchanges posted and unanswered, and the size of the ring their bodies lie in. */
 export const JUDGE_BACKLOG_LIMITS = { exchanges: 1024, bytes: 32 * 1024 * 1024 };
 
@@ -88,11 +85,6 @@ export class JudgeThread {
     return this.started !== null;
   }
 
-  /** Starts the worker now, rather than with the first exchange that belongs there. */
-  start(): void {
-    if (!this.failed) void this.thread;
-  }
-
   /** The worker and its ring, started on first use. */
   private get thread(): StartedWorker {
     if (this.started) return this.started;
@@ -125,15 +117,10 @@ export class JudgeThread {
     return this.backlog < JUDGE_BACKLOG_LIMITS.exchanges && this.thread.ring.fits(bytes);
   }
 
-  /** Whether a small exchange of `bytes` goes to the worker: only a started worker that keeps up takes one. */
-  takesSmall(bytes: number): boolean {
-    return this.started !== null && !this.failed && this.backlog < SMALL_EXCHANGE_BACKLOG && this.started.ring.fits(bytes);
-  }
-
-  /** Queues one exchange (`small`: as takesSmall() allows); false when refused: judge it here. */
-  submit(captured: CapturedExchange, settle: Settle, encoded = false, small = false): boolean {
+  /** Queues one exchange; false when accepts() refuses it: judge it here. */
+  submit(captured: CapturedExchange, settle: Settle, encoded = false): boolean {
     const bytes = bodySize(captured.requestBody) + (captured.response ? bodySize(captured.response.body) : 0);
-    if (!(small ? this.takesSmall(bytes) : this.accepts(bytes, encoded))) return false;
+    if (!this.accepts(bytes, encoded)) return false;
     const { ring } = this.thread;
     const piece = ring.reserve(bytes)!;
     this.batch.push(postedExchange(captured, ring.bytes, piece.offset));

@@ -1,6 +1,6 @@
 // Judging under backlog: an exchange that belongs on the judging thread is never judged on the
 // forwarding thread instead (that would stall forwarding for everyone); past the backlog, or past
-// a client's share of it, it is shed and counted. A small exchange is never shed. A judging thread that never answers makes the
+// a client's share of it, it is shed and counted. A judging thread that never answers makes the
 // backlog fill deterministically.
 import type { IncomingMessage } from 'node:http';
 import { pino } from 'pino';
@@ -8,7 +8,7 @@ import { afterEach, expect, test } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { DashboardFeed } from './dashboard.ts';
 import { ProxiedExchange } from './exchange.ts';
-import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, SMALL_EXCHANGE_BACKLOG } from './judge-thread.ts';
+import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES } from './judge-thread.ts';
 import { CLIENT_BACKLOG_BYTES, CLIENT_BACKLOG_SECONDS, CLIENT_BACKLOG_SHARE, ExchangeJudging } from './judging.ts';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.ts';
 import { Publisher } from './publisher.ts';
@@ -72,43 +72,6 @@ test(`past the backlog of ${JUDGE_BACKLOG_LIMITS.exchanges} exchanges, exchanges
   for (let i = 0; i < 20; i += 1) judging.settle(largeExchange('10.0.2.1'));
   await new Promise((resolve) => setImmediate(resolve));
   expect(await counts(metrics)).toEqual({ shed: { backlog: 20 }, judged: {} });
-});
-
-/** A finished list GET whose answer is too small for the judging thread to take it unasked. */
-function smallExchange(client: string): ProxiedExchange {
-  const req = { method: 'GET', url: '/v3/notification-groups?filter[type]=portal', headers: { authorization: 'Bearer r:small' }, socket: { remoteAddress: client } } as unknown as IncomingMessage;
-  const exchange = new ProxiedExchange(req, true);
-  exchange.status = 200;
-  exchange.responseComplete = true;
-  return exchange;
-}
-
-test(`small exchanges go to the judging thread only while it keeps up (${SMALL_EXCHANGE_BACKLOG} waiting); past that they are judged here, never shed`, async () => {
-  const { judging, metrics } = startJudging();
-  // Not started: judged here.
-  for (let i = 0; i < 5; i += 1) judging.settle(smallExchange('10.0.0.1'));
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(await counts(metrics)).toEqual({ shed: {}, judged: { forwarding: 5 } });
-  // Started by a large exchange; a thread that never answers keeps everything it took.
-  judging.settle(largeExchange('10.0.0.9'));
-  for (let i = 0; i < SMALL_EXCHANGE_BACKLOG + 40; i += 1) judging.settle(smallExchange(`10.0.3.${i % 4}`));
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(await counts(metrics)).toEqual({ shed: {}, judged: { forwarding: 5 + 41 } });
-  expect(judging.backlog).toBe(SMALL_EXCHANGE_BACKLOG);
-});
-
-test('judging small exchanges here for a tenth of a second within one starts the judging thread, which then takes them', async () => {
-  const { judging, metrics } = startJudging(A_SECOND_EACH);
-  // Each judged here is charged as if it took 60 ms: the second one passes a tenth of a second.
-  const slow = () => Object.assign(smallExchange('10.0.0.1'), { judgeSeconds: 0.06 });
-  judging.settle(slow());
-  await judging.settled();
-  expect(judging.backlog).toBe(0);
-  judging.settle(slow());
-  await judging.settled();
-  judging.settle(smallExchange('10.0.0.1'));
-  await judging.settled();
-  expect(await counts(metrics)).toEqual({ shed: {}, judged: { forwarding: 2, worker: 1 } });
 });
 
 test(`one client holds at most ${CLIENT_BACKLOG_BYTES} bytes of the backlog: a client sending megabyte bodies is shed, one sending small bodies is not`, async () => {

@@ -43,8 +43,6 @@ export const CLIENT_BACKLOG_BYTES = JUDGE_BACKLOG_LIMITS.bytes / 4;
  * thousands of wrong items) cannot make everyone else's findings wait behind minutes of its own.
  */
 export const CLIENT_BACKLOG_SECONDS = 2;
-/** Seconds of judging within one second on the forwarding thread past which the judging thread starts (placeOf). */
-const SMALL_JUDGING_STARTS_THREAD = 0.1;
 /** Clients whose judging time per exchange is remembered; past it, the oldest is forgotten. */
 const CLIENT_COSTS_FOLLOWED = 10_000;
 
@@ -68,8 +66,6 @@ export class ExchangeJudging {
   /** The judging thread's time per exchange (s) of each client's exchanges, as last judged (a moving average). */
   private readonly secondsPerExchange = new Map<string, number>();
   private drainScheduled = false;
-  /** Time spent judging here within the current second, while the judging thread is not started. */
-  private judgingWindow = { start: 0, seconds: 0 };
   private readonly judgeThread: JudgeThread | null;
   private readonly heap: HeapBound;
 
@@ -157,43 +153,26 @@ export class ExchangeJudging {
    * Where an exchange is judged: here, on the judging thread, or nowhere (shed). The judging
    * thread takes only exchanges nothing of which was judged yet (enforce mode and the violations
    * header judge the request before answering): a request is judged once. An exchange that
-   * belongs on the judging thread (large or coded) is never judged here instead when the thread
-   * is behind: that would stall forwarding for everyone. It is shed and counted, and so is one
-   * from a client that already holds its share of the backlog (in exchanges, bytes or judging
-   * time), so that no client can crowd the others out: a client sending large bodies is shed
-   * before one sending small ones. A small exchange is never shed: the thread takes it while it
-   * keeps up and the client is within its share, and otherwise it is judged here, as cheap as
-   * forwarding it.
+   * belongs on the judging thread is never judged here instead when the thread is behind: that
+   * would stall forwarding for everyone. It is shed and counted, and so is one from a client that
+   * already holds its share of the backlog (in exchanges, bytes or judging time), so that no
+   * client can crowd the others out: a client sending large bodies is shed before one sending
+   * small ones.
    */
   private placeOf(exchange: ProxiedExchange, bytes: number): 'here' | 'worker' | ShedReason {
     const thread = this.judgeThread;
     if (exchange.judgedRequest !== null || thread === null) return 'here';
     const coded = contentCoded(exchange);
-    const small = !thread.wants(bytes, coded);
-    if (small && !thread.takesSmall(bytes)) return 'here';
+    if (!thread.wants(bytes, coded)) return 'here';
     const charge = { bytes, seconds: this.secondsPerExchange.get(exchange.client) ?? 0 };
     const held = this.backlogByClient.get(exchange.client) ?? { exchanges: 0, bytes: 0, seconds: 0 };
     // A client's first exchange always has room in its share, however large: the share bounds what waits behind it.
-    if (held.exchanges > 0 && (held.exchanges >= CLIENT_BACKLOG_SHARE || held.bytes + charge.bytes > CLIENT_BACKLOG_BYTES || held.seconds + charge.seconds > CLIENT_BACKLOG_SECONDS)) return small ? 'here' : 'client-share';
-    if (!small && !thread.hasRoom(bytes)) return 'backlog';
-    const submitted = thread.submit(this.captured(exchange), (result) => this.publishJudged(exchange, result, charge), coded, small);
-    if (!submitted) return small ? 'here' : 'backlog';
+    if (held.exchanges > 0 && (held.exchanges >= CLIENT_BACKLOG_SHARE || held.bytes + charge.bytes > CLIENT_BACKLOG_BYTES || held.seconds + charge.seconds > CLIENT_BACKLOG_SECONDS)) return 'client-share';
+    if (!thread.hasRoom(bytes)) return 'backlog';
+    const submitted = thread.submit(this.captured(exchange), (result) => this.publishJudged(exchange, result, charge), coded);
+    if (!submitted) return 'backlog';
     this.backlogByClient.set(exchange.client, { exchanges: held.exchanges + 1, bytes: held.bytes + charge.bytes, seconds: held.seconds + charge.seconds });
     return 'worker';
-  }
-
-  /**
-   * Starts the judging thread once judging small exchanges here took more than
-   * SMALL_JUDGING_STARTS_THREAD of a second within one: such a proxy has judging to spare a core
-   * for, and an idle one never starts a second thread.
-   */
-  private judgedHere(seconds: number): void {
-    const thread = this.judgeThread;
-    if (thread === null || thread.running) return;
-    const now = performance.now();
-    if (now - this.judgingWindow.start > 1000) this.judgingWindow = { start: now, seconds: 0 };
-    this.judgingWindow.seconds += seconds;
-    if (this.judgingWindow.seconds > SMALL_JUDGING_STARTS_THREAD) thread.start();
   }
 
   /** The body bytes that would travel to the judging thread: none of a body too large to keep. */
@@ -244,7 +223,6 @@ export class ExchangeJudging {
     if (!judged) return;
     metrics.judgedExchanges.inc({ thread: 'forwarding' });
     publisher.publish(exchange, exchange.findings!, exchange.judgeSeconds);
-    this.judgedHere(exchange.judgeSeconds);
     // Large bodies judged on this thread (enforce mode, --no-judge-thread): the judging thread looks after its own.
     if (bytes >= JUDGE_THREAD_MIN_BYTES || contentCoded(exchange)) this.heap.afterLargeBody();
   }
