@@ -119,6 +119,8 @@ export class ExchangeJudging {
         exchange.judgedRequest = { inApi, operation, request, findings: [] };
       }
       exchange.judgeSeconds += (performance.now() - started) / 1000;
+      // Enforce mode judges each request as it comes: a burst of large ones would otherwise leave all their garbage until the first is over.
+      if (bodySize(exchange.requestBody) >= JUDGE_THREAD_MIN_BYTES) this.heap.afterLargeBody();
     }
     return exchange.judgedRequest;
   }
