@@ -39,7 +39,8 @@ export interface SuiteEnvironment {
 
 /** What an environment tells the suite's processes; `command` is Playwright's (`test`, `merge-reports`, ...). */
 export function suiteEnvironmentOf(env: Environment, command: string | undefined, root = ROOT): SuiteEnvironment {
-  const described = runDescriptionOf(env, root);
+  // The record pipe is the conformance reporter's alone: the proofs' reporters and the record never see it.
+  const { recordPipe, ...described } = runDescriptionOf(env, root);
   const layout = runLayout(env, described, root);
   const given = mergeSettings(described.target ?? {}, secretsOnly(settingsFromEnvironment(env)));
   const settings = layout.embedded ? mergeSettings(given, EMBEDDED_SETTINGS) : given;
@@ -54,7 +55,7 @@ export function suiteEnvironmentOf(env: Environment, command: string | undefined
     settings,
     suiteOptions: { settings, failLevel: run.failLevel, readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
     scrubbing: { secrets },
-    recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile } : {}) },
+    recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile } : {}), ...(recordPipe === undefined ? {} : { recordPipe }) },
     proofTargets: () => proofTargetsOf(env),
     regressionCases: () => {
       const file = run.regressionCasesFile;

@@ -4,13 +4,13 @@
 // renders what the cases found; it never re-checks. The verdict comes from each case's verdict
 // data, which no scrubber touches (reports/case-data.ts); when a case's data cannot be read the
 // run gets no record at all, so nothing can read it as a pass.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { loadContract, recordKinds } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, ENVELOPE_FILE, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, ENVELOPE_FILE, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RecordMessage, type RunDescription } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import { consoleHeading, consoleSummary, failedRequirementsConsole, notRunConsole, summaryMarkdown, type ReportPaths } from './console-summary.ts';
@@ -31,6 +31,8 @@ export interface ConformanceReporterOptions {
   baseUrl?: string;
   /** An Ed25519 private key file (PEM): the record is signed with it (ENVELOPE_FILE beside it). */
   signingKeyFile?: string;
+  /** The run command's record pipe (RunDescription.recordPipe): the record, or why there is none, is sent there too. */
+  recordPipe?: number;
 }
 
 function requirementsOf(test: TestCase): string[] {
@@ -218,7 +220,16 @@ export default class ConformanceReporter implements Reporter {
     const renderings = writeRecordRenderings(record, this.outputDir, signature);
     const failures = `${notRunConsole(record)}${failedRequirementsConsole(record)}`;
     process.stdout.write(`\n${consoleHeading(record, signature)}${failures}${failures ? '\n' : ''}${consoleSummary(record, { ...paths, junit: renderings.junit, html: renderings.certification }, process.cwd())}`);
+    this.send(Buffer.concat([Buffer.from('{"record":'), recordBytes, Buffer.from('}')]));
     return undefined;
+  }
+
+  /** A RecordMessage on the run command's pipe, when it gave one; the pipe is closed after it. */
+  private send(message: Buffer): void {
+    const fd = this.options.recordPipe;
+    if (fd === undefined) return;
+    for (let written = 0; written < message.length; ) written += writeSync(fd, message, written);
+    closeSync(fd);
   }
 
   /** The record's envelope, when the run was given a signing key. */
@@ -228,11 +239,13 @@ export default class ConformanceReporter implements Reporter {
     return { envelope: signRecord(recordBytes, record, key), signature: { signed: true, envelope: ENVELOPE_FILE, keyId: keyId(key) } };
   }
 
-  /** No record: the reason, on stderr and in NO_VERDICT_FILE for the run command to show as its one line. */
+  /** No record: the reason, on stderr, in NO_VERDICT_FILE and on the record pipe (the run command shows it as its one line). */
   private noVerdict(reason: string): { status: FullResult['status'] } {
     process.stderr.write(`\nNo verdict: ${reason}\n`);
     mkdirSync(this.outputDir, { recursive: true });
     writeFileSync(join(this.outputDir, NO_VERDICT_FILE), `${reason}\n`);
+    const message: RecordMessage<CertificationRecord> = { noVerdict: reason };
+    this.send(Buffer.from(JSON.stringify(message)));
     return { status: 'failed' };
   }
 

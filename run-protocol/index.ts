@@ -182,7 +182,16 @@ export interface RunDescription {
   generate?: GenerationSettings;
   /** `run --generate 0` turned generation off: the record says so. */
   generationOff?: boolean;
+  /**
+   * A file descriptor the run command opened for the suite's process: the conformance reporter
+   * sends the record it built there (a RecordMessage), so the run command has the verdict without
+   * reading back the files written for people.
+   */
+  recordPipe?: number;
 }
+
+/** What the conformance reporter sends on the record pipe: the record as built, or why there is none. */
+export type RecordMessage<Record> = { record: Record } | { noVerdict: string };
 
 /** What the record says when `run --generate 0` turned generation off. */
 export const GENERATION_OFF = 'turned off (run --generate 0): no input was drawn from the contract, only the fixed cases ran';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { DEFAULT_RUN } from '../run-protocol/index.ts';
 import { resolveTarget, TARGET_ENVIRONMENT } from '../targets/target.ts';
-import { suiteEnvironment } from './runner.ts';
+import { recordMessageOf, suiteEnvironment } from './runner.ts';
 import { RUN_ENVIRONMENT } from './settings.ts';
 
 const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'session-secret', pat: 'pat-secret', headers: { 'X-Gateway-Key': 'header-secret' } }, loadContract().legacyHeader);
@@ -31,5 +31,18 @@ describe('suiteEnvironment', () => {
     expect(env[RUN_ENVIRONMENT.run]).not.toContain('pat-secret');
     expect(env[RUN_ENVIRONMENT.run]).not.toContain('header-secret');
     expect([env[TARGET_ENVIRONMENT.sessionToken], env[TARGET_ENVIRONMENT.pat], env[TARGET_ENVIRONMENT.headers]]).toEqual(['session-secret', 'pat-secret', 'X-Gateway-Key: header-secret']);
+  });
+});
+
+describe('the record message the suite sends back on its pipe', () => {
+  it('is the record as built, or the reason there is none', () => {
+    expect(recordMessageOf('{"record":{"verdict":"PASSED"}}')).toEqual({ record: { verdict: 'PASSED' } });
+    expect(recordMessageOf('{"noVerdict":"the suite could not be run: a case file failed to load"}')).toEqual({ noVerdict: 'the suite could not be run: a case file failed to load' });
+  });
+
+  it('is absent when the suite sent nothing, and an error when what it sent is cut or foreign', () => {
+    expect(recordMessageOf('')).toBeUndefined();
+    expect(() => recordMessageOf('{"record":{"verd')).toThrow(/not JSON/);
+    expect(() => recordMessageOf('{"verdict":"PASSED"}')).toThrow(/neither a record nor a reason/);
   });
 });

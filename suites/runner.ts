@@ -1,18 +1,19 @@
 // Running the suite from code: probe the target, start Playwright as a child process with the
 // run described once in its environment (LAS_RUN, the secrets in their own variables; never on
-// its command line), and read the certification record it
-// leaves. The run command and the benchmark use this; `npx playwright test` is the same suite.
+// its command line), and take the certification record its conformance reporter sends back on an
+// inherited pipe (RECORD_PIPE), as built: the files it writes are for people and are not read back.
+// The run command and the benchmark use this; `npx playwright test` is the same suite.
 import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract, MEDIA_TYPE, recordKindLabel, smallestQuery, type Operation, type RecordIds } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
-import { CERTIFICATION_FILE, DEFAULT_RUN, NO_VERDICT_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import { CERTIFICATION_FILE, DEFAULT_RUN, NO_VERDICT_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RecordMessage, type RunDescription } from '../run-protocol/index.ts';
 import { describedTarget, secretEnvironment, settingSource, type Target } from '../targets/target.ts';
 import { targetVariables } from '../targets/settings.ts';
 import { fixtureMembers } from './documents.ts';
@@ -21,6 +22,8 @@ import { RUN_ENVIRONMENT } from './settings.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONFIG_FILE = join(ROOT, 'playwright.config.ts');
+/** The suite process's file descriptor on which its conformance reporter sends the record: the first after stdin, stdout and stderr. */
+export const RECORD_PIPE = 3;
 const PLAYWRIGHT_CLI = join(dirname(createRequire(import.meta.url).resolve('@playwright/test/package.json')), 'cli.js');
 
 /** The target answered nothing: the run cannot start (exit code 2). */
@@ -314,6 +317,7 @@ export function suiteEnvironment(run: SuiteRun): Record<string, string> {
     target: describedTarget(run.target),
     ...(run.regressionCasesFile ? { regressionCasesFile: run.regressionCasesFile } : {}),
     ...(run.signingKeyFile ? { signingKeyFile: run.signingKeyFile } : {}),
+    recordPipe: RECORD_PIPE,
   };
   // The secrets in their own variables, never in the description, which a person may log.
   return { ...env, ...ca, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...secretEnvironment(run.target), [RUN_ENVIRONMENT.run]: JSON.stringify(description) };
@@ -330,17 +334,30 @@ export function suiteArguments(run: SuiteRun): string[] {
   ];
 }
 
+/** The record message the reporter sent, or undefined when it sent none (the suite ended before its reporters did). */
+export function recordMessageOf(text: string): RecordMessage<CertificationRecord> | undefined {
+  if (text === '') return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    throw new Error(`the suite's record message is not JSON (${text.length} characters; was the suite stopped while sending it?)`);
+  }
+  if (typeof message === 'object' && message !== null && ('record' in message || typeof (message as { noVerdict?: unknown }).noVerdict === 'string')) return message as RecordMessage<CertificationRecord>;
+  throw new Error('the suite sent a record message that is neither a record nor a reason for none');
+}
+
 export async function runSuite(run: SuiteRun): Promise<SuiteOutcome> {
-  const recordPath = join(run.reportDir, RECORD_FILE);
-  // A record left by an earlier run must never stand in for this one's.
+  // The renderings an earlier run left here must not sit beside this one's as if they were its own.
   for (const file of [RECORD_FILE, SUMMARY_FILE, REQUIREMENTS_JUNIT_FILE, CERTIFICATION_FILE, NO_VERDICT_FILE]) rmSync(join(run.reportDir, file), { force: true });
-  const child = spawn(process.execPath, suiteArguments(run), { cwd: ROOT, env: suiteEnvironment(run), stdio: ['ignore', run.output, run.output] });
+  const child = spawn(process.execPath, suiteArguments(run), { cwd: ROOT, env: suiteEnvironment(run), stdio: ['ignore', run.output, run.output, 'pipe'] });
+  const sent: Buffer[] = [];
+  child.stdio[RECORD_PIPE]!.on('data', (chunk: Buffer) => sent.push(chunk));
+  // 'close': the child has exited and the pipe has ended, so the message is whole.
   const playwrightExitCode = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code) => resolve(code));
+    child.once('close', (code) => resolve(code));
   });
-  const record = existsSync(recordPath) ? (JSON.parse(readFileSync(recordPath, 'utf8')) as CertificationRecord) : undefined;
-  const noVerdictPath = join(run.reportDir, NO_VERDICT_FILE);
-  const noVerdict = existsSync(noVerdictPath) ? readFileSync(noVerdictPath, 'utf8').trim() : undefined;
-  return { playwrightExitCode, ...(record ? { record } : {}), ...(noVerdict ? { noVerdict } : {}) };
+  const message = recordMessageOf(Buffer.concat(sent).toString('utf8'));
+  return { playwrightExitCode, ...(message && 'record' in message ? { record: message.record } : {}), ...(message && 'noVerdict' in message ? { noVerdict: message.noVerdict } : {}) };
 }
