@@ -12,14 +12,19 @@ import type { ShedRecord } from './sheds.ts';
 import { eventually, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { ViolationRecord } from './violations.ts';
 
-/** The judging thread, pausing 50 ms per exchange before it answers: at most 20 exchanges a second. */
+/**
+ * The judging thread, pausing 50 ms per exchange before it answers: at most 20 exchanges a second.
+ * It reports each exchange as judged in a millisecond, so that the shares are charged by exchanges
+ * and bytes, as this test means, and not by how long judging took on a machine busy with other
+ * work (under a full test run, the light client's own judging time once used up its share).
+ */
 const SLOW_JUDGE = new URL(`data:text/javascript,${encodeURIComponent(`
 import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
 import { parentPort } from 'node:worker_threads';
 register();
 const post = parentPort.postMessage.bind(parentPort);
 const pause = new Int32Array(new SharedArrayBuffer(4));
-parentPort.postMessage = (results) => { Atomics.wait(pause, 0, 0, 50 * results.length); post(results); };
+parentPort.postMessage = (results) => { Atomics.wait(pause, 0, 0, 50 * results.length); post(results.map((result) => ({ ...result, seconds: 0.001 }))); };
 await import(${JSON.stringify(new URL('./judge-worker-main.ts', import.meta.url).href)});
 `)}`);
 
