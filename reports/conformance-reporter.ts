@@ -228,8 +228,13 @@ export default class ConformanceReporter implements Reporter {
   private send(message: Buffer): void {
     const fd = this.options.recordPipe;
     if (fd === undefined) return;
-    for (let written = 0; written < message.length; ) written += writeSync(fd, message, written);
-    closeSync(fd);
+    try {
+      for (let written = 0; written < message.length; ) written += writeSync(fd, message, written);
+      closeSync(fd);
+    } catch (error) {
+      // A description copied from another run names a pipe this process does not have: the files stand alone.
+      process.stderr.write(`\nThe record could not be sent to the run command (file descriptor ${fd}: ${(error as Error).message}); the files above hold it.\n`);
+    }
   }
 
   /** The record's envelope, when the run was given a signing key. */

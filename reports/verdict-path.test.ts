@@ -2,7 +2,7 @@
 // verdict, record) over results shaped as the cases leave them, with tokens that are one letter or
 // a common word: the scrubber rewrites every text people read, the verdict still comes out of the
 // findings, and data the verdict step cannot read ends the run without a record.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
@@ -209,4 +209,40 @@ describe('the fail level comes from the run description alone', () => {
       expect(record?.failLevel).toBe(recordLevel);
     });
   }
+});
+
+describe('the record pipe', () => {
+  const shape = { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [] };
+
+  async function endWith(recordPipe: number, data: 'kept' | 'none'): Promise<FullResult['status'] | undefined> {
+    const reporter = new ConformanceReporter({ ...recording([]), recordPipe });
+    const test = testCase(shape);
+    reporter.onBegin({ metadata: {}, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig, { allTests: () => [test] } as unknown as Suite);
+    const result = testResult(shape, (text) => text);
+    reporter.onTestEnd(test, (data === 'kept' ? result : { ...result, attachments: [] }) as unknown as TestResult);
+    return (await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as FullResult))?.status;
+  }
+
+  it('carries the record as built, as conformance.json holds it', async () => {
+    const pipe = join(dir, 'pipe');
+    const fd = openSync(pipe, 'w');
+    await endWith(fd, 'kept');
+    const sent = JSON.parse(readFileSync(pipe, 'utf8')) as { record: CertificationRecord };
+    expect(sent.record).toEqual(JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')));
+  });
+
+  it('carries the reason when there is no record', async () => {
+    const pipe = join(dir, 'pipe');
+    const fd = openSync(pipe, 'w');
+    expect(await endWith(fd, 'none')).toBe('failed');
+    expect(JSON.parse(readFileSync(pipe, 'utf8'))).toEqual({ noVerdict: expect.stringMatching(/left no verdict data/) });
+  });
+
+  it('a pipe this process does not have leaves the files as they are, with a line saying so', async () => {
+    const fd = openSync(join(dir, 'closed'), 'w');
+    closeSync(fd);
+    await endWith(fd, 'kept');
+    expect(existsSync(join(dir, 'conformance.json'))).toBe(true);
+    expect(vi.mocked(process.stderr.write).mock.calls.map(([text]) => String(text)).join('')).toMatch(/could not be sent to the run command/);
+  });
 });
