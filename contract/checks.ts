@@ -587,16 +587,24 @@ function integerPointers(schema: Record<string, unknown>): ReadonlySet<string> {
   return pointers;
 }
 
+const NO_POINTERS: ReadonlySet<string> = new Set();
+
+function holdsValueAtAny(value: unknown, pointers: ReadonlySet<string>): boolean {
+  for (const pointer of pointers) if (hasValueAt(value, pointer)) return true;
+  return false;
+}
+
 const integerForm: ExchangeCheck = {
   name: 'integerForm',
   appliesTo: (x) => x.operation !== null && parsedResponse(x.response) !== undefined,
   run(contract, x, _options, verdict) {
     const document = responseDocument(contract, x.operation, x.response.status);
-    const pointers = document ? integerPointers(document.schema) : new Set<string>();
+    const pointers = document ? integerPointers(document.schema) : NO_POINTERS;
+    // A document with no integer member cannot judge the requirement: no verdict, so it is not passed for this exchange.
     if (pointers.size === 0) return [];
     const written = wholeNumbersWithFraction(x.response.bodyText!, pointers);
-    const value = parsedResponse(x.response)!.value;
-    if (written.length === 0 && [...pointers].some((pointer) => hasValueAt(value, pointer))) verdict.held('RES-INTEGER-FORM', 'response');
+    // Held only where an integer member was written (and none with a fraction); otherwise nothing was judged.
+    if (written.length === 0 && holdsValueAtAny(parsedResponse(x.response)!.value, pointers)) verdict.held('RES-INTEGER-FORM', 'response');
     return written.map(({ pointer, literal }) => contract.finding('RES-INTEGER-FORM', 'response', { pointer, message: `${pointer} is the integer ${Number(literal)} written ${literal.slice(0, 40)}: typed clients refuse to decode it into an integer`, expected: String(Number(literal)), actual: literal.slice(0, 40) }));
   },
 };
