@@ -5,7 +5,7 @@
 // catalogue's to say (`judgedBy`); judging another is an error in the kit, never a finding.
 import type { Contract, Operation, OperationRole } from './contract.ts';
 import { carriesCredentials, headerValue } from './credentials.ts';
-import { escapeToken, hasValueAt, resolvePointer } from './resolve.ts';
+import { escapeToken, hasValueAt, hasValueAtTokens, pointerTokens, resolvePointer } from './resolve.ts';
 import { parsedBody, parseQuery, queryString, responseDocument } from './validate.ts';
 import { repeatedMemberName, wholeNumbersWithFraction } from './json-text.ts';
 import type { Assessment, Finding, HttpRequest, HttpResponse, Location, ValidateOptions } from './types.ts';
@@ -578,33 +578,38 @@ const memberNamesUnique: ExchangeCheck = {
   },
 };
 
-const integerPointersOf = new WeakMap<object, ReadonlySet<string>>();
-
-/** The pointers of the members a response schema types `integer` (array indices written 0); built once per schema. */
-function integerPointers(schema: Record<string, unknown>): ReadonlySet<string> {
-  let pointers = integerPointersOf.get(schema);
-  if (!pointers) integerPointersOf.set(schema, (pointers = new Set(schemaMembers(schema).filter((m) => m.integer).map((m) => m.pointer))));
-  return pointers;
+/** The members a response schema types `integer`: their pointers (array indices written 0) and each one's tokens. */
+interface IntegerMembers {
+  pointers: ReadonlySet<string>;
+  tokens: readonly (readonly string[])[];
 }
 
-const NO_POINTERS: ReadonlySet<string> = new Set();
+const integerMembersOf = new WeakMap<object, IntegerMembers>();
 
-function holdsValueAtAny(value: unknown, pointers: ReadonlySet<string>): boolean {
-  for (const pointer of pointers) if (hasValueAt(value, pointer)) return true;
-  return false;
+/** The members a response schema types `integer`; built once per schema. */
+function integerMembers(schema: Record<string, unknown>): IntegerMembers {
+  let members = integerMembersOf.get(schema);
+  if (!members) {
+    const pointers = new Set(schemaMembers(schema).filter((m) => m.integer).map((m) => m.pointer));
+    integerMembersOf.set(schema, (members = { pointers, tokens: [...pointers].map(pointerTokens) }));
+  }
+  return members;
 }
+
+const NO_INTEGER_MEMBERS: IntegerMembers = { pointers: new Set(), tokens: [] };
 
 const integerForm: ExchangeCheck = {
   name: 'integerForm',
   appliesTo: (x) => x.operation !== null && parsedResponse(x.response) !== undefined,
   run(contract, x, _options, verdict) {
     const document = responseDocument(contract, x.operation, x.response.status);
-    const pointers = document ? integerPointers(document.schema) : NO_POINTERS;
+    const { pointers, tokens } = document ? integerMembers(document.schema) : NO_INTEGER_MEMBERS;
     // A document with no integer member cannot judge the requirement: no verdict, so it is not passed for this exchange.
     if (pointers.size === 0) return [];
     const written = wholeNumbersWithFraction(x.response.bodyText!, pointers);
     // Held only where an integer member was written (and none with a fraction); otherwise nothing was judged.
-    if (written.length === 0 && holdsValueAtAny(parsedResponse(x.response)!.value, pointers)) verdict.held('RES-INTEGER-FORM', 'response');
+    const value = parsedResponse(x.response)!.value;
+    if (written.length === 0 && tokens.some((memberTokens) => hasValueAtTokens(value, memberTokens))) verdict.held('RES-INTEGER-FORM', 'response');
     return written.map(({ pointer, literal }) => contract.finding('RES-INTEGER-FORM', 'response', { pointer, message: `${pointer} is the integer ${Number(literal)} written ${literal.slice(0, 40)}: typed clients refuse to decode it into an integer`, expected: String(Number(literal)), actual: literal.slice(0, 40) }));
   },
 };

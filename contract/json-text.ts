@@ -131,7 +131,7 @@ const SPACED_COLON = /"\s+:/;
  */
 export function repeatedMemberName(text: string, parsed: unknown): string | null {
   const members = memberCount(parsed);
-  if (occurrences(text, ':') === members) return null;
+  if (colonReading(text).colons === members) return null;
   if (!SPACED_COLON.test(text) && occurrences(text, '":') === members) return null;
   return memberNameReading(text).duplicate;
 }
@@ -168,24 +168,47 @@ const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0
 /** A number with a fraction or exponent where a value begins (after `:`, `[` or `,`). */
 const FRACTION_OR_EXPONENT = /[:[,]\s*-?\d+(?:\.\d|[eE])/;
 
-/**
- * Whether a member's value may be a number written with a fraction or exponent: a colon followed
- * by such a number (a colon inside a string may pass too: the scanner decides). Each colon is
- * found by the engine's own search; a pattern naming the members cost as much as the rest of the
- * check. Where a pointer ends in an array's item, any number after `:`, `[` or `,`.
- */
-function mayHoldFraction(text: string, pointers: ReadonlySet<string>): boolean {
-  if (arrayItemPointers(pointers)) return FRACTION_OR_EXPONENT.test(text);
+/** One walk over a text's colons: how many, and whether a number written with a fraction or exponent follows one. */
+interface ColonReading {
+  colons: number;
+  fractionAfterColon: boolean;
+}
+
+// The checks of one exchange read the same body text twice (member names, integer form): the last
+// reading of a text up to 64 KiB is kept for it (a larger one is not held past its exchange).
+const KEPT_TEXT_CHARS = 64 * 1024;
+let lastColonText: string | undefined;
+let lastColonReading: ColonReading | undefined;
+
+/** Each colon is found by the engine's own search; a pattern naming the members cost as much as the rest of the check. */
+function colonReading(text: string): ColonReading {
+  if (text === lastColonText && lastColonReading) return lastColonReading;
+  let colons = 0;
+  let fractionAfterColon = false;
   for (let at = text.indexOf(':'); at >= 0; at = text.indexOf(':', at + 1)) {
+    colons += 1;
+    if (fractionAfterColon) continue;
     let i = at + 1;
     while (isSpace(text.charCodeAt(i))) i += 1;
     if (text.charCodeAt(i) === 0x2d /* - */) i += 1;
     if (!isDigit(text.charCodeAt(i))) continue;
     while (isDigit(text.charCodeAt(i))) i += 1;
     const c = text.charCodeAt(i);
-    if (c === 0x2e /* . */ || c === 0x65 /* e */ || c === 0x45 /* E */) return true;
+    fractionAfterColon = c === 0x2e /* . */ || c === 0x65 /* e */ || c === 0x45; /* E */
   }
-  return false;
+  const reading = { colons, fractionAfterColon };
+  if (text.length <= KEPT_TEXT_CHARS) [lastColonText, lastColonReading] = [text, reading];
+  return reading;
+}
+
+/**
+ * Whether a member's value may be a number written with a fraction or exponent: a colon followed
+ * by such a number (a colon inside a string may pass too: the scanner decides). Where a pointer
+ * ends in an array's item, any number after `:`, `[` or `,`.
+ */
+function mayHoldFraction(text: string, pointers: ReadonlySet<string>): boolean {
+  if (arrayItemPointers(pointers)) return FRACTION_OR_EXPONENT.test(text);
+  return colonReading(text).fractionAfterColon;
 }
 
 const withArrayItems = new WeakMap<ReadonlySet<string>, boolean>();

@@ -105,12 +105,19 @@ export function requiredMetaMembers(operation: Operation): string[] {
   return (listMetaSchema(operation)?.required ?? []) as string[];
 }
 
-/** The deprecated members of a list's meta, each with the member that replaces it (`x-replaced-by`, section 9). */
-export function deprecatedMetaMembers(operation: Operation): { name: string; replacement?: string }[] {
-  return Object.entries(objectOf(listMetaSchema(operation)?.properties) ?? {})
-    .filter(([, schema]) => objectOf(schema)?.deprecated === true)
-    .map(([name, schema]) => {
-      const replacement = objectOf(schema)?.['x-replaced-by'];
-      return { name, replacement: typeof replacement === 'string' ? replacement : undefined };
-    });
+const deprecatedMetaOf = new WeakMap<Operation, readonly { name: string; replacement?: string }[]>();
+
+/** The deprecated members of a list's meta, each with the member that replaces it (`x-replaced-by`, section 9); read once per operation (checks ask it of every answer). */
+export function deprecatedMetaMembers(operation: Operation): readonly { name: string; replacement?: string }[] {
+  let members = deprecatedMetaOf.get(operation);
+  if (!members) {
+    members = Object.entries(objectOf(listMetaSchema(operation)?.properties) ?? {})
+      .filter(([, schema]) => objectOf(schema)?.deprecated === true)
+      .map(([name, schema]) => {
+        const replacement = objectOf(schema)?.['x-replaced-by'];
+        return { name, replacement: typeof replacement === 'string' ? replacement : undefined };
+      });
+    deprecatedMetaOf.set(operation, members);
+  }
+  return members;
 }

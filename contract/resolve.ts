@@ -15,10 +15,25 @@ export function hasValueAt(document: Json, pointer: string): boolean {
   return !('missing' in walk(document, pointer));
 }
 
+/** Whether the tokens of a pointer (`pointerTokens`) name a value: for one pointer asked of many documents, read once. */
+export function hasValueAtTokens(document: Json, tokens: readonly string[]): boolean {
+  let node: Json = document;
+  for (const token of tokens) {
+    if (node === null || typeof node !== 'object' || !(token in (node as object))) return false;
+    node = (node as Record<string, Json>)[token];
+  }
+  return true;
+}
+
+/** A pointer's reference tokens, unescaped (`#` and the empty pointer have none). */
+export function pointerTokens(pointer: string): string[] {
+  if (pointer === '' || pointer === '#') return [];
+  return pointer.replace(/^#/, '').split('/').slice(1).map(unescapeToken);
+}
+
 /** The value a pointer names, or the first token that names nothing. */
 function walk(root: Json, pointer: string): { value: Json } | { missing: string } {
-  if (pointer === '' || pointer === '#') return { value: root };
-  const tokens = pointer.replace(/^#/, '').split('/').slice(1).map(unescapeToken);
+  const tokens = pointerTokens(pointer);
   let node: Json = root;
   for (const token of tokens) {
     if (node === null || typeof node !== 'object' || !(token in (node as object))) return { missing: token };

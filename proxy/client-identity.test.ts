@@ -30,6 +30,16 @@ describe('ClientIdentity.clientOf', () => {
   }
 });
 
+describe('ClientIdentity.trusts', () => {
+  test('reads each address the same way after more addresses than it remembers', () => {
+    const identity = new ClientIdentity(BALANCERS);
+    const asked = Array.from({ length: 3000 }, (_, i) => (i % 2 === 0 ? `10.0.${(i >> 8) & 255}.${i & 255}` : `198.51.${(i >> 8) & 255}.${i & 255}`));
+    for (let round = 0; round < 2; round += 1) {
+      for (const [i, address] of asked.entries()) expect(identity.trusts(address)).toBe(i % 2 === 0);
+    }
+  });
+});
+
 describe('clientKey', () => {
   test('two addresses of one /64 are one client, of two /64s two', () => {
     expect(clientKey('2001:db8::1')).toBe(clientKey('2001:0db8:0:0:ffff::9'));
