@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { loadContract } from '../contract/index.ts';
 import { inputsOf, type ConformanceReporterOptions } from '../reports/conformance-reporter.ts';
 import type { SecretScrubberOptions } from '../reports/secret-scrubber.ts';
-import type { RunDescription } from '../run-protocol/index.ts';
+import { gateAccepted, type RunDescription } from '../run-protocol/index.ts';
 import { EMBEDDED_SETTINGS } from '../suites/embedded.ts';
 import type { SuiteOptions } from '../suites/fixtures.ts';
 import { proofTargetsOf, type ProofTarget } from '../suites/proof-targets.ts';
@@ -53,7 +53,7 @@ export function suiteEnvironmentOf(env: Environment, command: string | undefined
   return {
     layout,
     settings,
-    suiteOptions: { settings, failLevel: run.failLevel, readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
+    suiteOptions: { settings, failLevel: run.failLevel, accepted: Object.fromEntries(gateAccepted(run, new Date().toISOString().slice(0, 10))), readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
     scrubbing: { secrets },
     recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile } : {}), ...(recordPipe === undefined ? {} : { recordPipe }) },
     proofTargets: () => proofTargetsOf(env),

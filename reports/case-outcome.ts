@@ -7,7 +7,8 @@
 // a new worker costs about a second (measured on 2 cores), so a target that breaks a requirement
 // every case touches would turn seconds into many minutes. Workers see the run's reporters in
 // their configuration: when this one is among them they leave the outcome to it; when a person
-// replaces the reporters (`--reporter=list`), the workers fail their own cases instead.
+// replaces the reporters (`--reporter=list`), the workers fail their own cases instead, by the same
+// rule (run-protocol judgeCase, with the waivers and baseline the configuration hands them).
 //
 // A case fails only for the requirements it names (run-protocol ownFindings): a blocking finding
 // of another requirement is a side finding, noted on the case and recorded on its requirement.
@@ -16,7 +17,7 @@
 // finding still fails the run as a whole, as its requirement fails in the record.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { blockingLevels, DEFAULT_RUN, failureMessage, FORGIVEN_ANNOTATION, gateAccepted, ownFindings, REQUIREMENT_ANNOTATION, SIDE_FINDING_ANNOTATION, type CaseFinding, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, DEFAULT_RUN, failureMessage, gateAccepted, judgeCase, judgementNotes, REQUIREMENT_ANNOTATION, type CaseFinding, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
 
 export interface CaseOutcomeOptions {
@@ -24,24 +25,6 @@ export interface CaseOutcomeOptions {
   run?: Pick<RunDescription, 'failLevel' | 'waivers' | 'baseline'>;
   /** YYYY-MM-DD (UTC) waivers are judged on; default today. */
   today?: string;
-}
-
-/** What one case's blocking findings mean for it: what fails it, what the gate accepts, what is another requirement's. */
-export interface CaseJudgement {
-  failing: CaseFinding[];
-  accepted: { finding: CaseFinding; why: string }[];
-  side: CaseFinding[];
-}
-
-/** Sorts a case's findings at blocking levels into those that fail it, those the gate accepts and side findings. */
-export function judgeCase(findings: CaseFinding[], caseRequirements: readonly string[], levels: readonly string[], accepted: ReadonlyMap<string, string>): CaseJudgement {
-  const blocking = findings.filter((f) => levels.includes(f.level));
-  const own = ownFindings(blocking, caseRequirements);
-  return {
-    failing: own.filter((f) => !accepted.has(f.requirement)),
-    accepted: own.filter((f) => accepted.has(f.requirement)).map((finding) => ({ finding, why: accepted.get(finding.requirement)! })),
-    side: blocking.filter((f) => !own.includes(f)),
-  };
 }
 
 function requirementsOf(test: TestCase): string[] {
@@ -90,12 +73,8 @@ export default class CaseOutcomeReporter implements Reporter {
   private blockingMessage(test: TestCase, findings: CaseFinding[]): string | undefined {
     const caseRequirements = this.requirements.get(test) ?? requirementsOf(test);
     const judged = judgeCase(findings, caseRequirements, blockingLevels(this.failLevel), this.accepted);
-    const notes = [
-      ...judged.accepted.map(({ finding, why }) => ({ type: FORGIVEN_ANNOTATION, description: `${finding.requirement} (${why}): ${finding.message}` })),
-      ...judged.side.map((f) => ({ type: SIDE_FINDING_ANNOTATION, description: `${f.requirement} (${f.level}, recorded on its requirement): ${f.message}` })),
-    ];
     // On the test, where the HTML and JUnit reporters read annotations when the run ends.
-    for (const note of new Map(notes.map((n) => [`${n.type}\u0000${n.description}`, n])).values()) test.annotations.push(note);
+    for (const note of judgementNotes(judged)) test.annotations.push(note);
     // A side finding the gate does not accept fails the run (Playwright's exit code), not the case.
     if (judged.side.some((f) => !this.accepted.has(f.requirement))) this.failedAny = true;
     return judged.failing.length === 0 ? undefined : failureMessage(judged.failing);

@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import { referenceTarget } from '../server/test-support.ts';
+import type { TestInfo } from '@playwright/test';
+import { FORGIVEN_ANNOTATION } from '../run-protocol/index.ts';
 import { ConformanceCase } from './case.ts';
 import type { ReceivedResponse, TargetClient } from './client.ts';
 import { rejectionBase } from './documents.ts';
@@ -63,6 +65,33 @@ describe('a conformance case', () => {
     const conformance = caseAgainst(scripted([{ status: 403, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }) }]));
     expect(conformance.expectStatus(await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' }), [200])).toBe(false);
     expect(conformance.blocking().map((f) => f.requirement)).toContain('NG-FILTER-ACCEPTED');
+  });
+
+  describe('finished in its worker (the case-outcome reporter replaced), by the reporter\'s rule', () => {
+    const forbidden: ReceivedResponse = { status: 403, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }) };
+    const testInfo = () => ({ attachments: [], annotations: [] as { type: string; description?: string }[], status: 'passed', expectedStatus: 'passed' }) as unknown as TestInfo;
+
+    async function finished(accepted?: ReadonlyMap<string, string>): Promise<{ info: TestInfo; error: unknown }> {
+      const conformance = new ConformanceCase({ contract, client: scripted([forbidden]), target: referenceTarget('http://127.0.0.1:9/v3'), failLevel: 'must', scrub: (text) => text, requirements: ['NG-FILTER-ACCEPTED'], outcomeInWorker: true, accepted, skip: (reason) => { throw new Error(reason); } });
+      conformance.expectStatus(await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' }), [200]);
+      const info = testInfo();
+      try {
+        conformance.finish(info);
+        return { info, error: undefined };
+      } catch (error) {
+        return { info, error };
+      }
+    }
+
+    it('fails the case for its own blocking finding', async () => {
+      expect(String((await finished()).error)).toMatch(/^Error: NG-FILTER-ACCEPTED \(MUST\)/);
+    });
+
+    it('leaves a failure the gate accepts passed, with the note the reporter writes', async () => {
+      const { info, error } = await finished(new Map([['NG-FILTER-ACCEPTED', 'waived until 2999-12-31: a known gap']]));
+      expect(error).toBeUndefined();
+      expect(info.annotations.filter((a) => a.type === FORGIVEN_ANNOTATION).map((a) => a.description)).toEqual([expect.stringMatching(/^NG-FILTER-ACCEPTED \(waived until 2999-12-31: a known gap\): /)]);
+    });
   });
 
   describe('a rejection answered 404 (a record not found, whose conditions are not shown)', () => {

@@ -6,7 +6,7 @@
 // break it judged one of the run's exchanges and it held.
 import type { TestInfo } from '@playwright/test';
 import { assessExchange, CASE_JUDGE, MEDIA_TYPE, parseJson, type Assessment, type Contract, type Finding, type Judged, type Operation } from '../contract/index.ts';
-import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, failureMessage, ownFindings, SIDE_FINDING_ANNOTATION, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type CapturedExchange, type ExercisedRequirement, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, failureMessage, judgeCase, judgementNotes, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type CapturedExchange, type ExercisedRequirement, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
 import { curlLine } from './curl.ts';
@@ -53,6 +53,8 @@ export interface CredentialHeaders {
   none: Record<string, string>;
 }
 
+const NONE_ACCEPTED: ReadonlyMap<string, string> = new Map();
+
 export interface CaseContext {
   contract: Contract;
   client: TargetClient;
@@ -63,6 +65,8 @@ export interface CaseContext {
   requirements: string[];
   /** False when the case-outcome reporter fails cases in the runner (see reports/case-outcome.ts). */
   outcomeInWorker: boolean;
+  /** The requirements whose failures the gate accepts (an active waiver, a --baseline failure), each with why; absent: none. */
+  accepted?: ReadonlyMap<string, string>;
   /** --read-only: requests that could create records are not sent; the case is skipped with READ_ONLY_REASON. */
   readOnly?: boolean;
   /** Ends the case as not run, with the reason (no forbidden credential configured, say). */
@@ -312,11 +316,12 @@ export class ConformanceCase {
     annotate(WARNING_ANNOTATION, notBlocking.filter((f) => f.level !== 'INFO'));
     // Deciding in the runner, the case-outcome reporter notes side findings and fails the case.
     if (!this.context.outcomeInWorker) return;
-    const own = ownFindings(blocking, this.context.requirements);
-    annotate(SIDE_FINDING_ANNOTATION, blocking.filter((f) => !own.includes(f)));
+    // The same rule as the reporter's (judgeCase), waivers and baseline included.
+    const judged = judgeCase(this.findings, this.context.requirements, blockingLevels(this.context.failLevel), this.context.accepted ?? NONE_ACCEPTED);
+    for (const note of judgementNotes(judged)) testInfo.annotations.push({ type: note.type, description: this.context.scrub(note.description) });
     // A case that already failed (an error in its own code, a timeout) keeps that one error.
-    if (own.length === 0 || testInfo.status !== testInfo.expectedStatus) return;
-    throw new Error(failureMessage(own.map((f) => this.forPeople(f))));
+    if (judged.failing.length === 0 || testInfo.status !== testInfo.expectedStatus) return;
+    throw new Error(failureMessage(judged.failing.map((f) => this.forPeople(f))));
   }
 
   /** Kept as found: the outcome is decided from these; findingsForPeople() scrubs them. A finding is a judgement that broke. */

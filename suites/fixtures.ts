@@ -16,6 +16,8 @@ export interface SuiteContext {
   contract: Contract;
   target: Target;
   failLevel: FailLevel;
+  /** The requirements whose failures the gate accepts, each with why (gateAccepted). */
+  accepted: ReadonlyMap<string, string>;
   scrub: Scrub;
   client: TargetClient;
   readOnly: boolean;
@@ -28,6 +30,8 @@ export interface SuiteOptions {
   /** The target's settings; the worker resolves and checks them. */
   settings: TargetSettings;
   failLevel: FailLevel;
+  /** The requirements whose failures the gate accepts (an active waiver, a --baseline failure), each with why; absent: none. */
+  accepted?: Record<string, string>;
   /** --read-only: requests that could create records are not sent. */
   readOnly: boolean;
   /** --generate: the configuration runs suites/generated.spec.ts too. */
@@ -46,7 +50,7 @@ export const test = base.extend<{ conformance: ConformanceCase }, { suite: Suite
       const target = resolveTarget(mergeSettings(suiteOptions.settings, settingsFromEnvironment(targetEnvironment)), contract.legacyHeader);
       const scrub = scrubber(targetSecrets(target));
       const client = await openTargetClient(playwright.request, target, scrub);
-      await use({ contract, target, failLevel: suiteOptions.failLevel, scrub, client, readOnly: suiteOptions.readOnly, ...(suiteOptions.generate ? { generate: suiteOptions.generate } : {}) });
+      await use({ contract, target, failLevel: suiteOptions.failLevel, accepted: new Map(Object.entries(suiteOptions.accepted ?? {})), scrub, client, readOnly: suiteOptions.readOnly, ...(suiteOptions.generate ? { generate: suiteOptions.generate } : {}) });
       await client.close();
     },
     { scope: 'worker' },
