@@ -11,12 +11,17 @@
 import { Pool } from 'undici';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { firstLine, hermeticEnvironment, spawnCli } from '../cli/test-support.ts';
+import { JUDGE_THREAD_IDLE_MS } from '../proxy/judge-thread.ts';
 import { PROXY_DEFAULTS } from '../proxy/options.ts';
 import { eventually, send, startUpstream } from '../proxy/test-support.ts';
 
 const MIB = 1024 * 1024;
-/** How long the proxy is left idle before a settled reading: V8 shrinks an idle heap about 8 s after it stopped growing (its memory reducer), and glibc unmaps what it mapped when it is freed. */
-const SETTLE_MS = 10_000;
+/**
+ * How long the proxy is left idle before a settled reading: past JUDGE_THREAD_IDLE_MS, when an
+ * idle judging thread is stopped, and V8's shrinking of an idle heap (about 8 s after it stopped
+ * growing).
+ */
+const SETTLE_MS = JUDGE_THREAD_IDLE_MS + 5_000;
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 const REQUESTS = 12;
 const ROUNDS = 6;

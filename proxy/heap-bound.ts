@@ -26,7 +26,7 @@ function retained(): number {
 let collect: (() => void) | null = null;
 
 /** A full collection of this thread's heap (V8's gc, reached from a fresh context once exposed). */
-function collectFully(): void {
+export function collectFully(): void {
   if (collect === null) {
     setFlagsFromString('--expose-gc');
     collect = runInNewContext('gc') as () => void;

@@ -78,9 +78,9 @@ function capturedWithBody(bytes: number): CapturedExchange {
   return { method: 'GET', path: '/v3/notification-groups?filter[type]=portal', requestHeaders: { authorization: 'Bearer r:t' }, requestBody: NO_BODY, response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured', raw: body } } };
 }
 
-function startThread(script?: URL, ringBytes?: number) {
+function startThread(script?: URL, ringBytes?: number, idleMs?: number) {
   const failures: { error: Error; unjudged: number }[] = [];
-  const thread = new JudgeThread({ judge: { includeValues: false, maxBody: 4 * 1024 * 1024 }, onFailure: (error, unjudged) => failures.push({ error, unjudged }), script, ringBytes });
+  const thread = new JudgeThread({ judge: { includeValues: false, maxBody: 4 * 1024 * 1024 }, onFailure: (error, unjudged) => failures.push({ error, unjudged }), script, ringBytes, idleMs });
   return { thread, failures };
 }
 
@@ -102,6 +102,36 @@ describe('JudgeThread', () => {
     expect(thread.running).toBe(true);
     await thread.whenIdle();
     expect(judged).toHaveLength(1);
+    await thread.close(5000);
+  });
+
+  test('stops its worker once idle, and the next exchange that belongs there starts another and is judged', async () => {
+    const { thread, failures } = startThread(undefined, undefined, 50);
+    const judged: JudgedExchange[] = [];
+    const broken = capturedWithBody(JUDGE_THREAD_MIN_BYTES);
+    broken.requestHeaders = {};
+    expect(thread.submit(broken, (j) => judged.push(j))).toBe(true);
+    await thread.whenIdle();
+    expect(thread.running).toBe(true);
+    await eventually('the idle worker stopped', async () => (thread.running ? undefined : true), 5000);
+    expect(thread.submit(broken, (j) => judged.push(j))).toBe(true);
+    expect(thread.running).toBe(true);
+    await thread.whenIdle();
+    expect(judged).toHaveLength(2);
+    expect(judged[1].findings.map((f) => f.requirement)).toEqual(judged[0].findings.map((f) => f.requirement));
+    expect(judged[1].findings.map((f) => f.requirement)).toContain('AUTH-CREDENTIALS-PRESENT');
+    expect(failures).toEqual([]);
+    await thread.close(5000);
+  });
+
+  test('keeps its worker while exchanges keep coming', async () => {
+    const { thread } = startThread(undefined, undefined, 200);
+    for (let i = 0; i < 6; i += 1) {
+      expect(thread.submit(capturedWithBody(JUDGE_THREAD_MIN_BYTES), () => undefined)).toBe(true);
+      await thread.whenIdle();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(thread.running).toBe(true);
+    }
     await thread.close(5000);
   });
 

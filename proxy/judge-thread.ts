@@ -8,10 +8,13 @@
 // failed, submit() refuses and the caller judges the exchange itself, which slows forwarding
 // down to the pace of judging. The worker and its ring are started by the first exchange that
 // belongs there: a proxy that never sees a large or coded body never pays for a second thread
-// (about half a CPU-second to start, and the ring's 32 MiB).
+// (about half a CPU-second to start, and the ring's 32 MiB). Once nothing has been posted to it
+// for JUDGE_THREAD_IDLE_MS, the worker is stopped and its ring let go: the heap a burst of large
+// bodies grew goes back to the system, and the next exchange that belongs there starts a new one.
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../contract/index.ts';
 import { ByteRing } from './byte-ring.ts';
+import { collectFully } from './heap-bound.ts';
 import { bodySize, type CapturedBody, type CapturedExchange, type JudgeOptions, type JudgingFailure } from './judge.ts';
 
 export interface JudgedExchange {
@@ -48,6 +51,13 @@ export const JUDGE_BACKLOG_LIMITS = { exchanges: 1024, bytes: 32 * 1024 * 1024 }
 
 export const JUDGE_WORKER_SCRIPT = new URL('./judge-worker.js', import.meta.url);
 
+/**
+ * How long the worker may go without an exchange before it is stopped. Long enough that steady
+ * traffic never pays the start again; at worst a large body every so often restarts it, half a
+ * CPU-second each time.
+ */
+export const JUDGE_THREAD_IDLE_MS = 15_000;
+
 export interface JudgeThreadOptions {
   judge: JudgeOptions;
   /** The worker is gone; `unjudged` exchanges it held will never be answered. */
@@ -56,6 +66,8 @@ export interface JudgeThreadOptions {
   script?: URL;
   /** Size of the ring the bodies travel in (default JUDGE_BACKLOG_LIMITS.bytes); tests pass a small one. */
   ringBytes?: number;
+  /** How long the worker may go without an exchange before it is stopped (default JUDGE_THREAD_IDLE_MS). */
+  idleMs?: number;
 }
 
 /** The worker and the ring its bodies lie in, once started. */
@@ -71,6 +83,7 @@ export class JudgeThread {
   /** Ring bytes the batch being gathered holds. */
   private batchTaken = 0;
   private timer: NodeJS.Timeout | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
   /** The settle callbacks and ring bytes of each batch posted and not yet answered, oldest first. */
   private readonly posted: { settles: Settle[]; taken: number }[] = [];
   private failed = false;
@@ -121,6 +134,7 @@ export class JudgeThread {
   submit(captured: CapturedExchange, settle: Settle, encoded = false): boolean {
     const bytes = bodySize(captured.requestBody) + (captured.response ? bodySize(captured.response.body) : 0);
     if (!this.accepts(bytes, encoded)) return false;
+    this.stopIdleTimer();
     const { ring } = this.thread;
     const piece = ring.reserve(bytes)!;
     this.batch.push(postedExchange(captured, ring.bytes, piece.offset));
@@ -146,12 +160,32 @@ export class JudgeThread {
     clearTimeout(timer);
     const unjudged = this.backlog;
     this.failed = true;
+    this.stopIdleTimer();
     if (this.started) {
       this.started.worker.removeAllListeners('exit');
       await this.started.worker.terminate();
     }
     return unjudged;
   }
+
+  private stopIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** Stops the worker once it has gone `idleMs` without an exchange; the next one that belongs there starts another. */
+  private readonly stopWhenIdle = (): void => {
+    this.idleTimer = null;
+    const started = this.started;
+    if (!started || this.failed || this.backlog > 0 || this.batch.length > 0) return;
+    this.started = null;
+    started.worker.removeAllListeners();
+    // Errors of a worker being stopped say nothing about judging: nothing is left to it.
+    started.worker.on('error', () => undefined);
+    // The ring is memory outside the heap, freed only when a collection finds it unreachable: an
+    // idle forwarding thread may not collect for a long while, so one collection follows the stop.
+    void started.worker.terminate().then(collectFully);
+  };
 
   /** Posts the exchanges gathered since the last post as one batch. */
   private readonly flush = (): void => {
@@ -171,13 +205,18 @@ export class JudgeThread {
     this.backlog -= batch.settles.length;
     this.thread.ring.release(batch.taken);
     batch.settles.forEach((settle, i) => settle(results[i]));
-    if (this.backlog === 0) for (const resolve of this.idle.splice(0)) resolve();
+    if (this.backlog > 0) return;
+    for (const resolve of this.idle.splice(0)) resolve();
+    this.stopIdleTimer();
+    this.idleTimer = setTimeout(this.stopWhenIdle, this.options.idleMs ?? JUDGE_THREAD_IDLE_MS);
+    this.idleTimer.unref();
   }
 
   private fail(error: Error): void {
     if (this.failed) return;
     this.failed = true;
     if (this.timer) clearTimeout(this.timer);
+    this.stopIdleTimer();
     const unjudged = this.backlog;
     this.posted.length = 0;
     this.batch = [];
