@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelopeProblems, envelopeText, keyId, PAYLOAD_TYPE, PREDICATE_TYPE, preAuthEncoding, readSigningKey, readVerificationKey, sha256Hex, signRecord, SigningKeyError, STATEMENT_TYPE, type Statement } from './attestation.ts';
-import { failedRun } from './record-fixtures.ts';
+import { failedRun } from './test-support.ts';
 
 const keys = generateKeyPairSync('ed25519');
 const other = generateKeyPairSync('ed25519');

@@ -9,7 +9,7 @@ import { loadContract } from '../contract/index.ts';
 import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
 import { certificationHtml, wrappedCurl } from './certification-html.ts';
 import type { CertificationRecord } from './record.ts';
-import { caseOutcome, failedRun, findingOf, recordOf, waivedIncompleteRun } from './record-fixtures.ts';
+import { caseOutcome, failedRun, findingOf, recordOf, waivedIncompleteRun } from './test-support.ts';
 
 const CURL = 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
 

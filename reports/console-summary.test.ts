@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { NO_FORBIDDEN_TOKEN, noFixturesReason } from '../suites/operations.ts';
 import { notRunConsole, summaryMarkdown } from './console-summary.ts';
-import { caseOutcome, recordOf } from './record-fixtures.ts';
+import { caseOutcome, recordOf } from './test-support.ts';
 
 const FIXTURES_REASON = noFixturesReason(['ownerUserId']);
 

@@ -12,7 +12,7 @@ import { certificationHtml } from './certification-html.ts';
 import { consoleSummary, failedRequirementsConsole, summaryMarkdown } from './console-summary.ts';
 import { githubAnnotations } from './github.ts';
 import type { CertificationRecord, GatePolicy } from './record.ts';
-import { caseOutcome, failedRun, findingOf, recordOf } from './record-fixtures.ts';
+import { caseOutcome, failedRun, findingOf, recordOf } from './test-support.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'las-gate-renderings-'));

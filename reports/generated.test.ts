@@ -6,7 +6,7 @@ import { loadContract } from '../contract/index.ts';
 import type { GeneratedOperation } from '../run-protocol/index.ts';
 import { certificationHtml } from './certification-html.ts';
 import { generatedRecord } from './generated.ts';
-import { failedRun } from './record-fixtures.ts';
+import { failedRun } from './test-support.ts';
 import { summaryMarkdown } from './console-summary.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 import { contractSha256 } from './run-context.ts';

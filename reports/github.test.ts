@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { failedRequirementsConsole } from './console-summary.ts';
 import { githubAnnotations, reportToGithub } from './github.ts';
-import { caseOutcome, failedRun, findingOf, recordOf } from './record-fixtures.ts';
+import { caseOutcome, failedRun, findingOf, recordOf } from './test-support.ts';
 
 describe('the console list of failed requirements', () => {
   it('names each requirement that fails the run, with its first finding and curl line', () => {

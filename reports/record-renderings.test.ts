@@ -10,7 +10,7 @@ import { consoleHeading, consoleSummary, failedRequirementsConsole, summaryMarkd
 import { diffMarkdown, diffRecords } from './diff.ts';
 import { reportToGithub } from './github.ts';
 import type { CertificationRecord } from './record.ts';
-import { caseOutcome, findingOf, recordOf } from './record-fixtures.ts';
+import { caseOutcome, findingOf, recordOf } from './test-support.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 
 const LONG = { message: 'meta.pages is 1 after a long POST', method: 'POST', path: '/highlights', status: 201, curl: `curl -i -g -X POST "$LAS_BASE_URL/highlights" --data-binary '${'x'.repeat(300)}'` };

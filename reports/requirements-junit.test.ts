@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { failedRun, findingOf, caseOutcome, recordOf, waivedIncompleteRun } from './record-fixtures.ts';
+import { failedRun, findingOf, caseOutcome, recordOf, waivedIncompleteRun } from './test-support.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 
 interface JunitCase {
