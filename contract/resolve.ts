@@ -17,12 +17,7 @@ export function hasValueAt(document: Json, pointer: string): boolean {
 
 /** Whether the tokens of a pointer (`pointerTokens`) name a value: for one pointer asked of many documents, read once. */
 export function hasValueAtTokens(document: Json, tokens: readonly string[]): boolean {
-  let node: Json = document;
-  for (const token of tokens) {
-    if (node === null || typeof node !== 'object' || !(token in (node as object))) return false;
-    node = (node as Record<string, Json>)[token];
-  }
-  return true;
+  return !('missing' in walkTokens(document, tokens));
 }
 
 /** A pointer's reference tokens, unescaped (`#` and the empty pointer have none). */
@@ -31,9 +26,12 @@ export function pointerTokens(pointer: string): string[] {
   return pointer.replace(/^#/, '').split('/').slice(1).map(unescapeToken);
 }
 
-/** The value a pointer names, or the first token that names nothing. */
 function walk(root: Json, pointer: string): { value: Json } | { missing: string } {
-  const tokens = pointerTokens(pointer);
+  return walkTokens(root, pointerTokens(pointer));
+}
+
+/** The value the tokens name, or the first token that names nothing. */
+function walkTokens(root: Json, tokens: readonly string[]): { value: Json } | { missing: string } {
   let node: Json = root;
   for (const token of tokens) {
     if (node === null || typeof node !== 'object' || !(token in (node as object))) return { missing: token };

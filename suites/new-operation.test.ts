@@ -171,6 +171,19 @@ async function recordAgainst(faults: string[], cases: readonly SuiteCase[] = own
 const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`, 'content-type': MEDIA_TYPE };
 const createdDocument = () => completeDocument(operation, REFERENCE_FIXTURES, 'proof');
 
+/**
+ * Runs `cases` against the reference server: every case passes, and each of `requirements` is
+ * passed on judged exchanges with none broken (an INFO requirement's observations are findings
+ * too: only a MUST or a SHOULD is broken by one).
+ */
+async function expectPassedOnJudgedExchanges(cases: readonly SuiteCase[], requirements: readonly string[]): Promise<void> {
+  const record = await recordAgainst([], cases);
+  expect(record.cases).toMatchObject({ total: cases.length, failed: 0, notRun: 0 });
+  const broken = (r: { level: string; broken: number }) => (r.level === 'INFO' ? 0 : r.broken);
+  const verdicts = record.requirements.filter((r) => requirements.includes(r.id)).map((r) => [r.id, r.verdict, (r.judged ?? 0) > 0, broken(r)]);
+  expect(verdicts).toEqual(requirements.map((id) => [id, 'passed', true, 0]));
+}
+
 describe('a create operation added to the contract as data only', () => {
   it('is in the contract with the requirement of each of its roles', () => {
     expect(contract.requirementOf(operation, 'success')?.id).toBe('ZZPROOF-AN-CREATE-201');
@@ -381,12 +394,7 @@ describe('a list added to the contract as data only, its filter on another membe
   });
 
   it('is served by the reference server from items seeded from its schema: every case passes, and each requirement is passed on judged exchanges, none broken', async () => {
-    const record = await recordAgainst([], listCases);
-    expect(record.cases).toMatchObject({ total: listCases.length, failed: 0, notRun: 0 });
-    // An INFO requirement's observations are findings too: only a MUST or a SHOULD is broken by one.
-    const broken = (r: { level: string; broken: number }) => (r.level === 'INFO' ? 0 : r.broken);
-    const verdicts = record.requirements.filter((r) => listRequirements.includes(r.id) && !proxyOnly.includes(r.id)).map((r) => [r.id, r.verdict, (r.judged ?? 0) > 0, broken(r)]);
-    expect(verdicts).toEqual(listRequirements.filter((id) => !proxyOnly.includes(id)).map((id) => [id, 'passed', true, 0]));
+    await expectPassedOnJudgedExchanges(listCases, listRequirements.filter((id) => !proxyOnly.includes(id)));
   });
 
   const ownFailures: [fault: string, requirement: string][] = [
@@ -464,11 +472,7 @@ describe('a list added to the contract as data only, filtered on the id of a rec
   });
 
   it('passes every case against the reference server, each requirement passed on judged exchanges, none broken', async () => {
-    const record = await recordAgainst([], listCases);
-    expect(record.cases).toMatchObject({ total: listCases.length, failed: 0, notRun: 0 });
-    const broken = (r: { level: string; broken: number }) => (r.level === 'INFO' ? 0 : r.broken);
-    const verdicts = record.requirements.filter((r) => listRequirements.includes(r.id) && !proxyOnly.includes(r.id)).map((r) => [r.id, r.verdict, (r.judged ?? 0) > 0, broken(r)]);
-    expect(verdicts).toEqual(listRequirements.filter((id) => !proxyOnly.includes(id)).map((id) => [id, 'passed', true, 0]));
+    await expectPassedOnJudgedExchanges(listCases, listRequirements.filter((id) => !proxyOnly.includes(id)));
   });
 
   it('fails the run under its own requirement when the generic fault meta-pages-rounded-down is on: its cases judge pages that hold items', async () => {
