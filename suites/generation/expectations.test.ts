@@ -111,6 +111,15 @@ describe('inputs whose encoding or meaning the specification does not show are o
     });
   }
 
+  it('an include name or a relationship of another name relaxes no check; a fraction relaxes what reads the page', () => {
+    expect(expectationOf(contract, list, 'filter[type]=portal&include=owner&page[limit]=5&page[offset]=10', undefined).relaxed).toEqual([]);
+    const other = { data: { type: 'Highlight', relationships: { owner, tag: { data: null } } } };
+    expect(expectationOf(contract, highlight, undefined, JSON.stringify(other)).relaxed).toEqual([]);
+    const fractional = expectationOf(contract, list, 'filter[type]=portal&page[limit]=2.5&page[offset]=0', undefined);
+    expect(fractional.relaxed).toContain(list.roles.pageLength);
+    expect(fractional.relaxed).not.toContain(list.roles.metaTotal);
+  });
+
   it('a request whose every place the specification shows is not open', () => {
     expect(expectationOf(contract, list, 'filter[type]=portal&page[limit]=5&page[offset]=0', undefined)).toMatchObject({ valid: true, open: false });
     expect(expectationOf(contract, highlight, undefined, JSON.stringify({ data: { type: 'Highlight', relationships: { owner } } }))).toMatchObject({ valid: true, open: false });

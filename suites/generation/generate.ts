@@ -14,7 +14,7 @@ import { smallestQuery, type Finding, type Level, type Operation } from '../../c
 import type { Counterexample, GeneratedOperation, GeneratedRequirement } from '../../run-protocol/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { NO_ANSWER, type Answer, type ConformanceCase } from '../case.ts';
-import { expectationOf, serverErrorRequirements, type Expectation } from './expectations.ts';
+import { expectationOf, type Expectation } from './expectations.ts';
 import { contractBoundaries, isPaged, pageBoundaries, totalOf, type BoundaryInput } from './boundary.ts';
 import { operationInputs, queryText, type GeneratedInput } from './inputs.ts';
 
@@ -65,28 +65,37 @@ export function requestOf(operation: Operation, input: GeneratedInput): Generate
 
 /**
  * The finding an answer outside what the input may be answered breaks; none when the exchange
- * already broke that requirement, or for a 5xx, which the contract's checks judge (ERR-NO-5XX).
+ * already broke that requirement, for a 5xx, which the contract's checks judge (ERR-NO-5XX), or
+ * for any 4xx refusing an open input.
  */
 function expectationFinding(conformance: ConformanceCase, expectation: Expectation, answer: Answer, findings: Finding[]): Finding[] {
   if (answer.status >= 500 || expectation.statuses.includes(answer.status) || findings.some((f) => f.requirement === expectation.requirement)) return [];
+  if (expectation.open && answer.status >= 400) return [];
   const own = expectation.statuses.filter((status) => !conformance.contract.genericStatuses.has(status)).join(' or ');
   const message = `${expectation.described} was answered ${answer.status}; expected ${own} (or a status HTTP defines for a condition the specification leaves open)`;
   return [conformance.contract.finding(expectation.requirement, 'response', { message, expected: own, actual: String(answer.status) })];
 }
 
 /**
- * What an exchange judged, as generation reads it: an open input judges only whether it was
- * answered without a 5xx; any other, every judge of the exchange and its own expectation (unless
- * the answer was a generic status the input was not expected to meet, which judges nothing).
+ * What an exchange judged, as generation reads it: every judge of the exchange but those that read
+ * an open place of the input (`relaxed`), and the input's own expectation (unless the answer was a
+ * generic status the input was not expected to meet, or a refusal of an open input, which judge
+ * nothing of it).
  */
-function judgedBy(conformance: ConformanceCase, expectation: Expectation, answer: Answer, judged: string[], found: Finding[]): { findings: Finding[]; judged: string[] } {
-  if (expectation.open) {
-    const crash = serverErrorRequirements(conformance.contract);
-    return { findings: answer.status >= 500 ? found : [], judged: judged.filter((id) => crash.has(id)) };
-  }
-  const findings = [...found, ...expectationFinding(conformance, expectation, answer, found)];
-  const ownJudged = expectation.statuses.includes(answer.status) && conformance.contract.genericStatuses.has(answer.status) ? [] : [expectation.requirement];
-  return { findings, judged: [...new Set([...judged, ...ownJudged])] };
+export function judgedBy(
+  conformance: ConformanceCase,
+  expectation: Expectation,
+  answer: Answer,
+  judged: string[],
+  found: Finding[],
+): { findings: Finding[]; judged: string[] } {
+  const relaxed = new Set(expectation.relaxed);
+  const findings = [...found, ...expectationFinding(conformance, expectation, answer, found)].filter((f) => !relaxed.has(f.requirement));
+  const { genericStatuses } = conformance.contract;
+  const genericMet = expectation.statuses.includes(answer.status) && genericStatuses.has(answer.status);
+  const openRefused = expectation.open && answer.status >= 400;
+  const own = genericMet || openRefused ? [] : [expectation.requirement];
+  return { findings, judged: [...new Set([...judged, ...own])].filter((id) => !relaxed.has(id)) };
 }
 
 async function trial(conformance: ConformanceCase, job: OperationGeneration, request: GeneratedRequest, tally: Tally): Promise<Trial> {
