@@ -31,8 +31,9 @@ interface Generated {
   findings: string[];
 }
 
-async function generate(server: StartedReferenceServer, operationId: string, inputs = INPUTS): Promise<Generated> {
-  const target = referenceTarget(server.baseUrl);
+async function generate(server: StartedReferenceServer, operationId: string, inputs = INPUTS, seed = SEED, withFixtures = true): Promise<Generated> {
+  const reference = referenceTarget(server.baseUrl);
+  const target = withFixtures ? reference : { ...reference, fixtures: {} };
   const operation = contract.operation(operationId);
   const conformance = new ConformanceCase({
     contract,
@@ -46,7 +47,7 @@ async function generate(server: StartedReferenceServer, operationId: string, inp
       throw new CaseSkipped(reason);
     },
   });
-  const outcome = await generateForOperation(conformance, { operation, fixtures: target.fixtures, inputs, boundary: true, seed: SEED, budgetMs: 60_000, blocking: ['MUST'] });
+  const outcome = await generateForOperation(conformance, { operation, fixtures: target.fixtures, inputs, boundary: true, seed, budgetMs: 60_000, blocking: ['MUST'] });
   return { outcome, findings: conformance.blocking().map((f) => f.requirement) };
 }
 
@@ -74,6 +75,34 @@ describe('generated inputs against the unfaulted reference server', () => {
       expect(outcome.inputs.valid).toBeGreaterThan(INPUTS / 4);
       expect(outcome.inputs.invalid).toBeGreaterThan(INPUTS / 4);
     }, 120_000);
+  }
+});
+
+/** Seeds 1 to 10, each a plain run's generation: what a run judges must be the same for each. */
+const SEEDS = Array.from({ length: 10 }, (_, i) => i + 1);
+
+describe('what generation judges does not depend on the seed', () => {
+  let server: StartedReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer();
+  });
+  afterAll(() => server.close());
+
+  for (const withFixtures of [true, false]) {
+    it(`seeds 1 to 10, ${withFixtures ? 'with' : 'without'} the target's records: the same requirements judged, so the same not run`, async () => {
+      // The seeds run side by side: each its own cases, one server, whose answers do not depend on the order.
+      const judgedOn = async (seed: number) => {
+        const judged: string[] = [];
+        for (const operation of contract.operations) {
+          const { outcome } = await generate(server, operation.operationId, INPUTS, seed, withFixtures);
+          judged.push(...outcome.requirements.filter((r) => r.inputs > 0).map((r) => `${operation.operationId} ${r.id}`));
+        }
+        return judged.sort();
+      };
+      const judgedBySeed = await Promise.all(SEEDS.map(judgedOn));
+      expect(judgedBySeed[0].length).toBeGreaterThan(30);
+      SEEDS.forEach((seed, i) => expect(judgedBySeed[i], `seed ${seed} against seed ${SEEDS[0]}`).toEqual(judgedBySeed[0]));
+    }, 600_000);
   }
 });
 

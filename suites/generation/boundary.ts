@@ -1,19 +1,25 @@
-// The boundary phase: inputs drawn on purpose, not at random, before any random input. From the
-// contract: each place of an operation's schemas gets the values that break naive code, one place
-// at a time in an otherwise valid input (numbers: each bound and one past it, 0, 2^31 − 1, 2^31,
-// 2^53, exponent forms; arrays without uniqueItems: duplicates, empty, many; strings: empty, very
-// long, and one per Unicode class that breaks naive code, in every string place of a document at
-// once; free-form maps: many members, odd names). From the target: a paged list's total, read from a first answer, gives the offsets 0,
-// total − 1, total, total + 1, and the limits 1, total, each small divisor of the total and one
-// past it, each walked page by page. Which of these the target may refuse, and how, is the
-// contract's to say (expectations.ts), as for any generated input. The same seed sends the same
-// inputs. A failing input is shrunk (smaller()) to the smallest of its kind that still fails.
+// The boundary phase: inputs drawn on purpose, not at random, before any random input, and the same
+// for every seed, so what a run judges never depends on its seed. From the contract: each place of
+// an operation's schemas gets the values that break naive code, one place at a time in an otherwise
+// valid input (numbers: the smallest and largest valid values, 2^53 − 1 where no bound is shown,
+// one past each, 0, −1, −0, 2^31 − 1, 2^31, 2^32, 2^53, exponent forms; arrays without
+// uniqueItems: duplicates, empty, many; strings: empty, very long, and one per Unicode class that
+// breaks naive code, in every string place of a document at once; a place of fixed values: a value
+// outside them in each of those classes; free-form maps: many members and odd names beside the
+// members they hold); each change that makes it invalid (mutationsOf: a wrong JSON type, a required
+// member removed, a value left); each alternative a place allows (null where it may be null); and,
+// for a document, the smallest one alone and with each member of the complete one added. From the
+// target: a paged list's total, read from a first answer, gives the offsets 0, total − 1, total,
+// total + 1, and the limits 1, total, each small divisor of the total and one past it, each walked
+// page by page, and the offsets around the end again with each other query parameter present. Which
+// of these the target may refuse, and how, is the contract's to say (expectations.ts), as for any
+// generated input. A failing input is shrunk (smaller()) to the smallest of its kind that still fails.
 import fc from 'fast-check';
-import { mergeAllOf, parseQuery, querySchema, smallestQuery, withValueAt, type Operation } from '../../contract/index.ts';
+import { mergeAllOf, parseQuery, querySchema, smallestQuery, withoutValueAt, withValueAt, type JsonType, type Operation } from '../../contract/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
-import { completeDocument } from '../documents.ts';
+import { completeDocument, minimalDocument } from '../documents.ts';
 import { MAX_QUERY_OCTETS, queryText } from './inputs.ts';
-import { arbitraryOf, LONG_STRING_CHARACTERS } from './schema-arbitrary.ts';
+import { arbitraryOf, LONG_STRING_CHARACTERS, mutationsOf, type Mutation } from './schema-arbitrary.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -30,6 +36,7 @@ export interface BoundaryInput {
 /** Strings that break naive code, one per class. A query carries no lone surrogate: no URI can (RFC 3986 encodes UTF-8). */
 export const STRING_CLASSES: { name: string; text: string; inQuery: boolean }[] = [
   { name: 'empty', text: '', inQuery: true },
+  { name: 'non-ASCII', text: 'caf\u00e9 \u00fc\u00df \u0436', inQuery: true },
   { name: 'combining marks', text: 'e\u0301\u0302\u0303\u20dd', inQuery: true },
   { name: 'right-to-left', text: '\u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627 \u202eabc\u202c', inQuery: true },
   { name: 'astral', text: '\u{1F600}\u{1D11E}\u{20000}', inQuery: true },
@@ -48,8 +55,22 @@ const MANY_MEMBERS = 60;
 /** Member names that break naive code: empty, blank, a prototype's, a path's, a pointer's, a reference's, NUL, long. */
 const ODD_NAMES = ['', ' ', '__proto__', 'constructor', 'toString', 'a.b', 'a/b~1', '$ref', '\u0000', '\u{1F600}', 'n'.repeat(300)];
 
-/** 2^31 − 1, 2^31 (a signed 32-bit integer's end), 2^53 (past a double's exact integers). */
-const WIDE_NUMBERS = [2 ** 31 - 1, 2 ** 31, 2 ** 53];
+/**
+ * Numbers that break naive code wherever they are allowed: −1 and −0 (a sign where none is
+ * expected), 2^31 − 1 and 2^31 (a signed 32-bit integer's end), 2^32 (an unsigned one's).
+ */
+const WIDE_NUMBERS = [-1, 2 ** 31 - 1, 2 ** 31, 2 ** 32];
+
+/** The largest whole number a double holds exactly: the largest valid value of a place whose maximum is not shown. */
+const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The seed the boundary phase samples its few drawn values with (an item of a list, a member of a
+ * map): fixed, so the phase is the same for every run's seed.
+ */
+const BOUNDARY_SEED = 0;
+/** The tag of the boundary phase's documents (a string member's sample names it). */
+const BOUNDARY_TAG = 'boundary';
 
 /** Limits below this that divide the total are walked; a walk longer than MAX_WALK_PAGES pages walks only its ends. */
 const SMALL_DIVISOR_LIMIT = 12;
@@ -83,9 +104,9 @@ const isFreeMap = (schema: Schema) => typesOf(schema).includes('object') && (Obj
  */
 const SAMPLE_STRING_CHARACTERS = 64;
 
-/** One value of a schema, the same for the same seed. */
-function sampleOf(schema: Schema, seed: number): unknown {
-  return fc.sample(arbitraryOf(schema, '', { maxStringLength: SAMPLE_STRING_CHARACTERS }), { seed, numRuns: 1 })[0];
+/** One value of a schema, the same in every run. */
+function sampleOf(schema: Schema): unknown {
+  return fc.sample(arbitraryOf(schema, '', { maxStringLength: SAMPLE_STRING_CHARACTERS }), { seed: BOUNDARY_SEED, numRuns: 1 })[0];
 }
 
 /** The string values a place is tried with, each named by its class. */
@@ -96,13 +117,16 @@ function stringValues(inQuery: boolean): { name: string; value: string }[] {
   ];
 }
 
-/** Number texts a place is tried with: each bound and one past it, 0, the wide integers, and exponent forms. */
+/**
+ * Number texts a place is tried with: the smallest and largest valid values (±(2^53 − 1) where no
+ * bound is shown) and one past each, 0, −0, the wide numbers, and exponent forms.
+ */
 export function numberTexts(schema: Schema): string[] {
-  const bounds = [schema.minimum, schema.maximum].filter((b): b is number => typeof b === 'number');
-  const pastBounds = [typeof schema.minimum === 'number' ? schema.minimum - 1 : undefined, typeof schema.maximum === 'number' ? schema.maximum + 1 : undefined].filter((b): b is number => b !== undefined);
-  const base = bounds[0] ?? 1;
-  const exponents = ['1e1', '1E1', '1.0e1', `${Math.max(base, 1)}e0`, '1e-1'];
-  return [...new Set([...bounds, ...pastBounds, 0, ...WIDE_NUMBERS].map(String).concat(exponents))];
+  const smallest = typeof schema.minimum === 'number' ? schema.minimum : -LARGEST_EXACT;
+  const largest = typeof schema.maximum === 'number' ? schema.maximum : LARGEST_EXACT;
+  const ends = [smallest, smallest - 1, largest, largest + 1].map(String);
+  const exponents = ['1e1', '1E1', '1.0e1', `${Math.max(smallest, 1)}e0`, '1e-1'];
+  return [...new Set([...ends, '0', '-0', ...WIDE_NUMBERS.map(String), String(2 ** 53), ...exponents])];
 }
 
 /** Prefixes of a string, by whole code points, halving down to one: what a failing long string is shrunk through. */
@@ -146,7 +170,7 @@ function documentStringInputs(base: unknown, places: Place[]): BoundaryInput[] {
 }
 
 /** The document boundary inputs of one place besides its strings. */
-function documentPlaceInputs(base: unknown, place: Place, seed: number): BoundaryInput[] {
+function documentPlaceInputs(base: unknown, place: Place): BoundaryInput[] {
   const { pointer, schema } = place;
   if (fixedValue(schema)) return [];
   const types = typesOf(schema);
@@ -157,7 +181,7 @@ function documentPlaceInputs(base: unknown, place: Place, seed: number): Boundar
   if (types.includes('array') && schema.uniqueItems !== true) {
     const items = typeof schema.items === 'object' && schema.items !== null ? (schema.items as Schema) : {};
     const existing = valueAt(base, pointer);
-    const item = Array.isArray(existing) && existing.length > 0 ? existing[0] : sampleOf(items, seed);
+    const item = Array.isArray(existing) && existing.length > 0 ? existing[0] : sampleOf(items);
     const many = Array.from({ length: MANY_ITEMS }, (_, i) => distinct(item, i));
     inputs.push(documentInput(`${pointer}: two equal items`, withValueAt(base, pointer, [item, item])));
     inputs.push(documentInput(`${pointer}: empty`, withValueAt(base, pointer, [])));
@@ -165,8 +189,11 @@ function documentPlaceInputs(base: unknown, place: Place, seed: number): Boundar
   }
   if (isFreeMap(schema)) {
     const memberSchema = typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as Schema) : {};
-    const value = sampleOf(memberSchema, seed);
-    const members = (names: string[]) => Object.fromEntries(names.map((name) => [name, value]));
+    const value = sampleOf(memberSchema);
+    // Beside the members the map holds: a member of another name must not cost those their judging (the echo of `owner`).
+    const held = valueAt(base, pointer);
+    const kept = held !== null && typeof held === 'object' && !Array.isArray(held) ? held : {};
+    const members = (names: string[]) => ({ ...kept, ...Object.fromEntries(names.map((name) => [name, value])) });
     const manyNames = Array.from({ length: MANY_MEMBERS }, (_, i) => `member${i}`);
     inputs.push(documentInput(`${pointer}: ${MANY_MEMBERS} members`, withValueAt(base, pointer, members(manyNames)), () => shorterLists(manyNames).map((names) => documentInput(`${pointer}: ${names.length} members`, withValueAt(base, pointer, members(names))))));
     for (const name of ODD_NAMES) inputs.push(documentInput(`${pointer}: a member named ${JSON.stringify(name.length > 20 ? `${name.slice(0, 8)}…` : name)}`, withValueAt(base, pointer, members([name]))));
@@ -196,11 +223,70 @@ function valueAt(document: unknown, pointer: string): unknown {
     .reduce<unknown>((node, token) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[token] : undefined), document);
 }
 
+/**
+ * The smallest document alone, then with each member of the complete one whose parent it holds:
+ * what a server that refuses some member (a relationship it does not know, an attribute it does not
+ * take) still creates, so each echo is judged on some input whatever the target refuses.
+ */
+function memberByMemberInputs(operation: Operation, complete: unknown): BoundaryInput[] {
+  const minimal = minimalDocument(operation, BOUNDARY_TAG);
+  const added = placesOf(operation.requestBody!)
+    .map((place) => place.pointer)
+    .filter((pointer) => valueAt(complete, pointer) !== undefined && valueAt(minimal, pointer) === undefined && valueAt(minimal, parentOf(pointer)) !== undefined);
+  return [documentInput('the smallest document', minimal), ...added.map((pointer) => documentInput(`the smallest document and ${pointer}`, withValueAt(minimal, pointer, valueAt(complete, pointer))))];
+}
+
+const parentOf = (pointer: string) => pointer.slice(0, pointer.lastIndexOf('/'));
+
 /** The boundary inputs of an operation that takes a document: each place of its schema in the complete document. */
-function documentInputs(operation: Operation, fixtures: Fixtures, seed: number): BoundaryInput[] {
-  const base = completeDocument(operation, fixtures, `boundary ${seed}`);
+function documentInputs(operation: Operation, fixtures: Fixtures): BoundaryInput[] {
+  const base = completeDocument(operation, fixtures, BOUNDARY_TAG);
   const places = placesOf(operation.requestBody!);
-  return [...documentStringInputs(base, places), ...places.flatMap((place) => documentPlaceInputs(base, place, seed))];
+  const changed = (boundary: string, pointer: string, value: unknown) => documentInput(boundary, value === undefined ? withoutValueAt(base, pointer) : withValueAt(base, pointer, value));
+  return [
+    ...memberByMemberInputs(operation, base),
+    ...documentStringInputs(base, places),
+    ...places.flatMap((place) => documentPlaceInputs(base, place)),
+    ...places.flatMap((place) => alternativesOf(place).map(({ name, value }) => changed(`${place.pointer}: ${name}`, place.pointer, value))),
+    ...mutationsOf(operation.requestBody!).flatMap((mutation) => mutationValues(mutation).map(({ name, value }) => changed(`${mutation.pointer}: ${name}`, mutation.pointer, value))),
+  ];
+}
+
+// --- Alternatives and changes that make an input invalid -------------------------------------
+
+/** One value of each type and each branch (oneOf, anyOf) a place allows beside the first: `null` where it may be null. */
+function alternativesOf(place: Place): { name: string; value: unknown }[] {
+  const { schema } = place;
+  const branches = ((schema.oneOf ?? schema.anyOf) as Schema[] | undefined) ?? [];
+  const types = typesOf(schema);
+  const ofType = types.length > 1 ? types.map((type) => ({ name: `a ${type}`, value: type === 'null' ? null : sampleOf({ ...schema, type }) })) : [];
+  const ofBranch = branches.map((branch, index) => ({ name: `alternative ${index + 1}`, value: sampleOf(mergeAllOf(branch)) }));
+  return [...ofType, ...ofBranch];
+}
+
+/** A value of each JSON type, the same every run: what a wrong-type change puts in place. */
+const VALUE_OF_TYPE: Record<JsonType, unknown> = { string: 'x', number: 1, boolean: true, null: null, object: {}, array: [] };
+
+/** The values outside a place's fixed ones, in every Unicode class: the first value with the class's text after it, and cased otherwise. */
+function outsideValues(values: unknown[]): { name: string; value: unknown }[] {
+  const first = values.find((v): v is string => typeof v === 'string');
+  if (first === undefined) return [{ name: 'a value outside those allowed', value: 'x' }];
+  const unicode = STRING_CLASSES.filter((c) => c.text !== '' && c.inQuery).map((c) => ({ name: `outside the allowed values, ${c.name}`, value: `${first}${c.text}` }));
+  return [{ name: 'outside the allowed values, upper case', value: first.toUpperCase() }, ...unicode].filter(({ value }) => !values.includes(value));
+}
+
+/** The values a change that makes the input invalid puts in place (undefined: the member removed), each named. */
+function mutationValues(mutation: Mutation): { name: string; value: unknown }[] {
+  switch (mutation.kind) {
+    case 'wrong-type':
+      return [{ name: `a ${mutation.type} where the schema wants another type`, value: VALUE_OF_TYPE[mutation.type] }];
+    case 'missing':
+      return [{ name: 'a required member removed', value: undefined }];
+    case 'below-minimum':
+      return [];
+    case 'outside-values':
+      return outsideValues(mutation.values);
+  }
 }
 
 // --- Queries ---------------------------------------------------------------------------------
@@ -216,7 +302,7 @@ function queryInput(operation: Operation, boundary: string, query: Record<string
 }
 
 /** The query boundary inputs of one place: the smallest valid query (with the smallest page for a page member, naming the target's records), that place changed. */
-function queryPlaceInputs(operation: Operation, place: Place, fixtures: Fixtures, seed: number): BoundaryInput[] {
+function queryPlaceInputs(operation: Operation, place: Place, fixtures: Fixtures): BoundaryInput[] {
   const { pointer, schema } = place;
   if (fixedValue(schema)) return [];
   const inPage = pointer.split('/').length > 2;
@@ -227,7 +313,7 @@ function queryPlaceInputs(operation: Operation, place: Place, fixtures: Fixtures
   if (types.includes('string')) for (const { name, value } of stringValues(true)) inputs.push(queryInput(operation, `${pointer}: ${name}`, at(value)));
   if (types.includes('number') || types.includes('integer')) for (const text of numberTexts(schema)) inputs.push(queryInput(operation, `${pointer}: ${text}`, at(text)));
   if (types.includes('array') && schema.uniqueItems !== true) {
-    const item = sampleOf((schema.items ?? {}) as Schema, seed);
+    const item = sampleOf((schema.items ?? {}) as Schema);
     const many = Array.from({ length: MANY_ITEMS }, (_, i) => distinct(typeof item === 'string' && item !== '' ? item : 'item', i));
     inputs.push(queryInput(operation, `${pointer}: two equal items`, at([item, item])));
     inputs.push(queryInput(operation, `${pointer}: empty`, at([])));
@@ -236,10 +322,21 @@ function queryPlaceInputs(operation: Operation, place: Place, fixtures: Fixtures
   return inputs.filter((input): input is BoundaryInput => input !== undefined);
 }
 
-/** The boundary inputs the contract alone gives for one operation, in a fixed order. */
-export function contractBoundaries(operation: Operation, fixtures: Fixtures, seed: number): BoundaryInput[] {
-  if (operation.requestBody) return documentInputs(operation, fixtures, seed);
-  return placesOf(querySchema(operation)).flatMap((place) => queryPlaceInputs(operation, place, fixtures, seed));
+/** The query inputs of each change that makes a query invalid, in the smallest query with its smallest page: percent-encoded UTF-8 for text. */
+function queryMutationInputs(operation: Operation, fixtures: Fixtures): BoundaryInput[] {
+  const base = parseQuery(operation, smallestQuery(operation.parameters, { smallestPage: true, records: fixtures }));
+  return mutationsOf(querySchema(operation)).flatMap((mutation) =>
+    mutationValues(mutation).flatMap(({ name, value }) => {
+      const query = (value === undefined ? withoutValueAt(base, mutation.pointer) : withValueAt(base, mutation.pointer, value)) as Record<string, unknown>;
+      return queryInput(operation, `${mutation.pointer}: ${name}`, query) ?? [];
+    }),
+  );
+}
+
+/** The boundary inputs the contract alone gives for one operation, in a fixed order, the same for every seed. */
+export function contractBoundaries(operation: Operation, fixtures: Fixtures): BoundaryInput[] {
+  if (operation.requestBody) return documentInputs(operation, fixtures);
+  return [...placesOf(querySchema(operation)).flatMap((place) => queryPlaceInputs(operation, place, fixtures)), ...queryMutationInputs(operation, fixtures)];
 }
 
 // --- Pages, from what the target answers ----------------------------------------------------
@@ -269,13 +366,31 @@ export function walkOffsets(total: number, limit: number): number[] {
   return pages <= MAX_WALK_PAGES ? all : [...all.slice(0, WALK_END_PAGES), ...all.slice(-WALK_END_PAGES)];
 }
 
-/** The page inputs a total gives: offsets around the end at limits 1 and the total, then each walk. */
+/** The page inputs a total gives: offsets around the end at limits 1 and the total, then each walk, then the offsets around the end again with each optional parameter present. */
 export function pageBoundaries(operation: Operation, total: number, fixtures: Fixtures = {}): BoundaryInput[] {
-  const page = (what: string, limit: number, offset: number): BoundaryInput => ({ boundary: `page ${what}: limit ${limit}, offset ${offset} (total ${total})`, query: pageQuery(operation, limit, offset, fixtures) });
+  const page = (what: string, limit: number, offset: number, extra = ''): BoundaryInput => ({
+    boundary: `page ${what}: limit ${limit}, offset ${offset} (total ${total})`,
+    query: `${pageQuery(operation, limit, offset, fixtures)}${extra}`,
+  });
   const ends = [...new Set([0, total - 1, total, total + 1])].filter((offset) => offset >= 0);
-  const aroundTheEnd = [1, Math.max(1, total)].flatMap((limit) => ends.map((offset) => page('offset around the end', limit, offset)));
+  const aroundTheEnd = (extra = '', also = '') => [1, Math.max(1, total)].flatMap((limit) => ends.map((offset) => page(`offset around the end${also}`, limit, offset, extra)));
   const walks = walkLimits(total).flatMap((limit) => walkOffsets(total, limit).map((offset) => page(`walk at limit ${limit}`, limit, offset)));
-  return [...aroundTheEnd, ...walks];
+  const withOthers = optionalParameterPairs(operation).flatMap((pair) => aroundTheEnd(`&${pair}`, ` with ${pair}`));
+  return [...aroundTheEnd(), ...walks, ...withOthers];
+}
+
+/**
+ * One query pair for each optional parameter besides `page`, holding a value its schema allows
+ * (an include name, say): the page arithmetic holds whatever such a parameter means.
+ */
+function optionalParameterPairs(operation: Operation): string[] {
+  return operation.parameters
+    .filter((parameter) => !parameter.required && parameter.name !== 'page' && parameter.style !== 'deepObject')
+    .map((parameter) => {
+      const schema = mergeAllOf((parameter.schema ?? {}) as Schema);
+      const value = typesOf(schema).includes('array') ? [parameter.name] : parameter.name;
+      return queryText(operation, { [parameter.name]: value });
+    });
 }
 
 /** The total a list answer reports (`meta.total`), or the number of items when it reports none; undefined when it holds no list. */

@@ -184,8 +184,8 @@ async function sendBoundaries(g: Generation, inputs: BoundaryInput[]): Promise<v
 
 /** The boundary phase: the contract's boundaries, then, for a paged list, the pages its first answer's total gives. */
 async function boundaryPhase(g: Generation): Promise<void> {
-  const { operation, fixtures, seed } = g.job;
-  await sendBoundaries(g, contractBoundaries(operation, fixtures, seed));
+  const { operation, fixtures } = g.job;
+  await sendBoundaries(g, contractBoundaries(operation, fixtures));
   if (g.stopped !== undefined || !isPaged(operation)) return;
   const first = await attempt(g, { query: smallestQuery(operation.parameters, { records: fixtures }) });
   const total = first && first.failures.length === 0 ? totalOf(first.answer.json) : undefined;
