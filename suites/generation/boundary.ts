@@ -333,10 +333,22 @@ function queryMutationInputs(operation: Operation, fixtures: Fixtures): Boundary
   );
 }
 
+/** The boundary inputs of each operation, by its fixtures: the same for every seed, so built once. */
+const builtBoundaries = new WeakMap<Operation, Map<string, BoundaryInput[]>>();
+
 /** The boundary inputs the contract alone gives for one operation, in a fixed order, the same for every seed. */
 export function contractBoundaries(operation: Operation, fixtures: Fixtures): BoundaryInput[] {
-  if (operation.requestBody) return documentInputs(operation, fixtures);
-  return [...placesOf(querySchema(operation)).flatMap((place) => queryPlaceInputs(operation, place, fixtures)), ...queryMutationInputs(operation, fixtures)];
+  const byFixtures = builtBoundaries.get(operation) ?? new Map<string, BoundaryInput[]>();
+  builtBoundaries.set(operation, byFixtures);
+  const key = JSON.stringify(Object.entries(fixtures).sort());
+  let inputs = byFixtures.get(key);
+  if (inputs === undefined) {
+    inputs = operation.requestBody
+      ? documentInputs(operation, fixtures)
+      : [...placesOf(querySchema(operation)).flatMap((place) => queryPlaceInputs(operation, place, fixtures)), ...queryMutationInputs(operation, fixtures)];
+    byFixtures.set(key, inputs);
+  }
+  return inputs;
 }
 
 // --- Pages, from what the target answers ----------------------------------------------------

@@ -119,6 +119,14 @@ describe('inputs and what they may be answered', () => {
     expect(holdsUnshownValue(body, { data: { type: 'AttributeConfig', attributes: { target: 'User' } } })).toBe(false);
   });
 
+  it('strings are full Unicode, not ASCII by default: drawn values and values outside an enum alike', () => {
+    const nonAscii = (values: unknown[]) => values.filter((v) => typeof v === 'string' && /[^\x00-\x7f]/.test(v)).length;
+    const drawn = fc.sample(arbitraryOf({ type: 'string' }), { seed: SEED, numRuns: 200 });
+    expect(nonAscii(drawn)).toBeGreaterThan(100);
+    const outside = fc.sample(mutatedValue({ kind: 'outside-values', pointer: '/type', values: ['portal', 'user'] }), { seed: SEED, numRuns: 200 });
+    expect(nonAscii(outside)).toBeGreaterThan(50);
+  });
+
   it('every operation draws valid and near-valid inputs, the create operations naming the target records', () => {
     for (const operation of contract.operations) {
       const fixtures = { ownerUserId: 'owner-fixture', collectionItemId: 'item-fixture' };

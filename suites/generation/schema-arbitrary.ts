@@ -26,10 +26,19 @@ export const LONG_STRING_CHARACTERS = 12_000;
 const LONG_STRING_FROM = 256;
 const LARGE_ARRAY_ITEMS = 40;
 
-/** Any Unicode scalar value: the whole range, surrogate halves left out (no well-formed text holds one alone). */
+/**
+ * Any Unicode scalar value: the whole range, surrogate halves left out (no well-formed text holds
+ * one alone). Every string drawn is made of these, none ASCII only: a value outside an enum or a
+ * member name reaches a server's text handling as a client's would.
+ */
 const codePoint: fc.Arbitrary<string> = fc
   .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0x10ffff }), fc.integer({ min: 0x10000, max: 0x10ffff }))
   .map((point) => String.fromCodePoint(point));
+
+/** Text of any Unicode scalar values, from printable ASCII to the astral planes. */
+function anyText(constraints: { minLength?: number; maxLength: number }): fc.Arbitrary<string> {
+  return fc.string({ unit: codePoint, ...constraints });
+}
 
 /**
  * A long string: a short piece repeated to a length. Drawn as (piece, length), it shrinks in a few
@@ -49,8 +58,7 @@ function stringArbitrary(schema: Schema, longest: number): fc.Arbitrary<string> 
   const short = Math.min(maxLength, Math.max(minLength, 24));
   const long = Math.max(minLength, Math.min(maxLength, LONG_STRING_FROM));
   return fc.oneof(
-    { weight: 3, arbitrary: fc.string({ minLength, maxLength: short }) },
-    { weight: 2, arbitrary: fc.string({ unit: codePoint, minLength, maxLength: short }) },
+    { weight: 5, arbitrary: anyText({ minLength, maxLength: short }) },
     { weight: 1, arbitrary: longString(long, maxLength) },
   );
 }
@@ -77,17 +85,17 @@ function objectArbitrary(schema: Schema, pointer: string, options: DerivationOpt
   const declared = fc.record(model, { requiredKeys: names.filter((name) => required.has(name)) });
   if (additional === undefined) return declared;
   // Members the schema does not name, beside those it does: a name of its own, never one of theirs.
-  const extra = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !(name in properties) && name !== '__proto__'), arbitraryOf(additional, `${pointer}/*`, options), { maxKeys: 2 });
+  const extra = fc.dictionary(anyText({ minLength: 1, maxLength: 12 }).filter((name) => !(name in properties) && name !== '__proto__'), arbitraryOf(additional, `${pointer}/*`, options), { maxKeys: 2 });
   return fc.tuple(declared, extra).map(([own, more]) => ({ ...more, ...own }));
 }
 
 /** A member whose schema says only "object": any small JSON object. */
 function freeObject(): fc.Arbitrary<unknown> {
-  return fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
+  return fc.dictionary(anyText({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2, stringUnit: codePoint }), { maxKeys: 4 });
 }
 
 function arrayArbitrary(schema: Schema, pointer: string, options: DerivationOptions): fc.Arbitrary<unknown> {
-  const items = typeof schema.items === 'object' && schema.items !== null ? arbitraryOf(schema.items as Schema, `${pointer}/0`, options) : fc.jsonValue({ maxDepth: 1 });
+  const items = typeof schema.items === 'object' && schema.items !== null ? arbitraryOf(schema.items as Schema, `${pointer}/0`, options) : fc.jsonValue({ maxDepth: 1, stringUnit: codePoint });
   const minLength = typeof schema.minItems === 'number' ? schema.minItems : 0;
   const maxLength = typeof schema.maxItems === 'number' ? schema.maxItems : Math.max(minLength, LARGE_ARRAY_ITEMS);
   return fc.oneof({ weight: 4, arbitrary: fc.array(items, { minLength, maxLength: Math.min(maxLength, Math.max(minLength, 4)) }) }, { weight: 1, arbitrary: fc.array(items, { minLength, maxLength, size: 'max' }) });
@@ -124,7 +132,7 @@ export function arbitraryOf(schema: Schema, pointer = '', options: DerivationOpt
   const alternatives = (merged.oneOf ?? merged.anyOf) as Schema[] | undefined;
   if (Array.isArray(alternatives)) return fc.oneof(...alternatives.map((branch) => arbitraryOf({ ...withoutAlternatives(merged), ...branch }, pointer, options)));
   const types = Array.isArray(merged.type) ? (merged.type as string[]) : merged.type === undefined ? [] : [merged.type as string];
-  if (types.length === 0) return typeof merged.properties === 'object' ? objectArbitrary(merged, pointer, options) : fc.jsonValue({ maxDepth: 2 });
+  if (types.length === 0) return typeof merged.properties === 'object' ? objectArbitrary(merged, pointer, options) : fc.jsonValue({ maxDepth: 2, stringUnit: codePoint });
   const typed = fc.oneof(...types.map((type) => typedArbitrary(type, merged, pointer, options)));
   // Values the specification shows for a member whose full set it does not show: sent often, beside any other value of the type.
   const seen = merged['x-values-seen'];
@@ -167,12 +175,12 @@ function fixedValues(member: BodyMember): Mutation[] {
 }
 
 const valueOfType: Record<JsonType, () => fc.Arbitrary<unknown>> = {
-  string: () => fc.string({ maxLength: 16 }),
+  string: () => anyText({ maxLength: 16 }),
   number: () => fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })),
   boolean: () => fc.boolean(),
   null: () => fc.constant(null),
   object: () => freeObject(),
-  array: () => fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }),
+  array: () => fc.array(fc.jsonValue({ maxDepth: 1, stringUnit: codePoint }), { maxLength: 3 }),
 };
 
 /** The value a mutation puts in place (undefined: the member is removed). */
@@ -187,7 +195,7 @@ export function mutatedValue(mutation: Mutation): fc.Arbitrary<unknown> {
     case 'outside-values': {
       const strings = mutation.values.filter((v) => typeof v === 'string') as string[];
       const near = strings.flatMap((v) => [v.toUpperCase(), `${v} `, v.slice(1)]);
-      return fc.oneof(fc.constantFrom(...near, ''), fc.string({ maxLength: 16 })).filter((v) => !mutation.values.some((allowed) => jsonTypeOfValue(allowed) === 'string' && allowed === v));
+      return fc.oneof(fc.constantFrom(...near, ''), anyText({ maxLength: 16 })).filter((v) => !mutation.values.some((allowed) => jsonTypeOfValue(allowed) === 'string' && allowed === v));
     }
   }
 }
