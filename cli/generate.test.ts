@@ -36,7 +36,9 @@ async function replayStatus(curl: string, faults: string[]): Promise<number> {
   const server = await startReferenceServer({ faults });
   try {
     const env = { PATH: process.env.PATH ?? '', ...targetEnvironment(referenceTarget(server.baseUrl)) };
-    const { stdout } = await promisify(execFile)('bash', ['--norc', '--noprofile', '-c', `${curl} -s -o /dev/null -w '%{http_code}' --max-time 10`], { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    // The line ends in a comment saying whether its sends reproduced it: the options go right after `curl`.
+    const line = curl.replace(/^curl /, "curl -s -o /dev/null -w '%{http_code}' --max-time 10 ");
+    const { stdout } = await promisify(execFile)('bash', ['--norc', '--noprofile', '-c', line], { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
     return Number(stdout);
   } finally {
     await server.close();

@@ -8,6 +8,7 @@ import type { CertificationRecord, GeneratedRecord, RecordedEvidence, Requiremen
 import { acceptedRequirements, evidenceShortestFirst, exchangeText, failsGate, firstFinding, gateAcceptance, gateToolsUsed, omittedCount, reasonText, runVerdictOf, shownVerdict, verdictOf, verdictReasonShown, type GateAcceptance, type RequirementVerdictName } from './requirement-outcomes.ts';
 import { optionalInputs, recordsGiven } from './record.ts';
 import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
+import { reproductionText } from '../run-protocol/reproduction.ts';
 
 type ShownVerdict = RequirementVerdictName | GateAcceptance['kind'];
 
@@ -342,7 +343,7 @@ export function generatedHtml(generated: GeneratedRecord): string {
   const rows = generatedRows(generated).map(({ operation, requirement }) => {
     const example = requirement.counterexample;
     const detail = example
-      ? `${escape(example.message)} (<code>${escape(example.method)} ${escape(example.path.length > 300 ? `${example.path.slice(0, 300)}…` : example.path)}</code> → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps)<pre style="white-space: pre-wrap; word-break: break-all">${escape(example.curl)}</pre>`
+      ? `${escape(example.message)} (<code>${escape(example.method)} ${escape(example.path.length > 300 ? `${example.path.slice(0, 300)}…` : example.path)}</code> → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps, ${escape(reproductionText(example))})<pre style="white-space: pre-wrap; word-break: break-all">${escape(example.curl)}</pre>`
       : '';
     return `<tr class="${requirement.verdict}"><td><code>${escape(operation.operation)}</code></td><td><code>${escape(requirement.id)}</code></td><td>${requirement.verdict}</td><td class="number">${requirement.inputs}</td><td>${detail}</td></tr>`;
   });

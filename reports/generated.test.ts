@@ -11,6 +11,7 @@ import { summaryMarkdown } from './console-summary.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 import { contractSha256 } from './run-context.ts';
 import { recordProblems } from './verify.ts';
+import { reproductionText } from '../run-protocol/reproduction.ts';
 
 const CURL = 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
 const operations: GeneratedOperation[] = [
@@ -19,7 +20,7 @@ const operations: GeneratedOperation[] = [
     inputs: { sent: 226, valid: 120, invalid: 106 },
     durationMs: 5263,
     requirements: [
-      { id: 'ERR-NO-5XX', inputs: 226, verdict: 'failed', counterexample: { message: 'a valid request was answered 500', method: 'GET', path: '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648', status: 500, curl: CURL, shrinks: 25 } },
+      { id: 'ERR-NO-5XX', inputs: 226, verdict: 'failed', counterexample: { message: 'a valid request was answered 500', method: 'GET', path: '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648', status: 500, curl: `${CURL} # seen once in 3 sends`, shrinks: 25, sends: 3, failedSends: 1 } },
       { id: 'NG-FILTER-ACCEPTED', inputs: 226, verdict: 'passed' },
     ],
   },
@@ -41,6 +42,8 @@ describe('generated inputs in the record and its renderings', () => {
     expect(suite.match(/<testcase /g)).toHaveLength(3);
     expect(suite).toContain('<testcase name="listNotificationGroups · ERR-NO-5XX" classname="generated listNotificationGroups"');
     expect(suite).toContain('reproduce: curl -i -g -X GET &quot;$LAS_BASE_URL/notification-groups?filter[type]=portal&amp;page[limit]=1&amp;page[offset]=2147483648&quot;');
+    expect(suite).toContain('shrunk in 25 steps, seen once in 3 sends');
+    expect(suite).toContain('# seen once in 3 sends');
     const root = xml.match(/<testsuites [^>]*tests="(\d+)" failures="(\d+)"/)!;
     const withoutGeneration = requirementsJunit(failedRun()).match(/<testsuites [^>]*tests="(\d+)" failures="(\d+)"/)!;
     expect([Number(root[1]) - Number(withoutGeneration[1]), Number(root[2]) - Number(withoutGeneration[2])]).toEqual([3, 1]);
@@ -52,8 +55,15 @@ describe('generated inputs in the record and its renderings', () => {
     expect(section).toContain('<h2>Generated inputs</h2>');
     expect(section).toContain('200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; createHighlight stopped early: its time budget of 30000 ms ran out.');
     expect(section.match(/<tr class="(passed|failed)">/g)).toHaveLength(3);
-    expect(section).toContain('shrunk in 25 steps');
-    expect(section).toContain('page[offset]=2147483648&quot; -H &quot;authorization: Bearer r:$LAS_SESSION_TOKEN&quot;</pre>');
+    expect(section).toContain('shrunk in 25 steps, seen once in 3 sends');
+    expect(section).toContain('page[offset]=2147483648&quot; -H &quot;authorization: Bearer r:$LAS_SESSION_TOKEN&quot; # seen once in 3 sends</pre>');
+  });
+
+  it('what the sends of a failing input showed, in the words every rendering uses', () => {
+    expect(reproductionText({ sends: 3, failedSends: 1 })).toBe('seen once in 3 sends');
+    expect(reproductionText({ sends: 3, failedSends: 3 })).toBe('reproduced: failed 3 of 3 sends');
+    expect(reproductionText({ sends: 3, failedSends: 2 })).toBe('reproduced: failed 2 of 3 sends');
+    expect(reproductionText({})).toBe('not sent again');
   });
 
   it('summary.md: one paragraph on what generation did', () => {

@@ -254,6 +254,10 @@ export interface Counterexample {
   curl: string;
   /** Steps fast-check took from the first failing input to this one. */
   shrinks: number;
+  /** How many times the input was sent (run-protocol/reproduction.ts); absent in records written before it was sent again. */
+  sends?: number;
+  /** How many of those sends failed the requirement: 1 is a failure seen once, not reproduced. */
+  failedSends?: number;
 }
 
 /** One requirement as generation met it for one operation. */

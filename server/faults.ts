@@ -1,7 +1,25 @@
 // The fault catalogue: each fault breaks one MUST requirement of schemas/requirements.yaml, as
 // data (name, requirement, what changes, how to see it) plus small hooks at the pipeline's named
 // points (types.ts). Where a fault cannot help tripping another check, its description says so.
-import { isListOperation, listItemAttributes, loadContract, MEDIA_TYPE, serverAttributes, servedFilterMember, smallestQuery, unescapeToken, type Contract, type Operation, type OperationRole, type Scheme } from '../contract/index.ts';
+import {
+  deprecatedMetaMembers,
+  FILTER_PARAMETER,
+  INCLUDE_PARAMETER,
+  isListOperation,
+  listItemAttributes,
+  listOperations,
+  loadContract,
+  MEDIA_TYPE,
+  namesShownAt,
+  serverAttributes,
+  servedFilterMember,
+  smallestQuery,
+  unescapeToken,
+  type Contract,
+  type Operation,
+  type OperationRole,
+  type Scheme,
+} from '../contract/index.ts';
 import { knownTokens } from './credentials.ts';
 import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES, SEED_SIZES } from './defaults.ts';
 import { changeCreated, changeCreatedWhere, changeErrors, createdStatus, creates, overlook, overlookRole, withoutMember, withStatus, type OperationsHaving } from './hook-helpers.ts';
@@ -55,7 +73,10 @@ export interface FaultEntry {
    * fixed suite does not (suites/generative-fault-proof.test.ts proves both).
    */
   foundBy?: 'generation';
-  hooks: ServerHooks;
+  /** True when it breaks the requirement only now and then, whatever the request: the same request sent again is answered right. */
+  intermittent?: true;
+  /** Its hooks; a function for a fault that keeps state (a count of requests), called once per server built. */
+  hooks: ServerHooks | (() => ServerHooks);
 }
 
 /** A fault of the catalogue bound to the contract loaded. */
@@ -213,6 +234,62 @@ function queryMember(context: RequestContext, parameter: string, member: string)
 }
 
 const credentialsLast = (order: StageName[]): StageName[] => [...order.filter((s) => s !== 'credentials' && s !== 'handle'), 'credentials', 'handle'];
+
+/** A page[limit] equal to this (2^53 − 1, the largest whole number a double holds exactly, a valid limit) breaks the largest-limit fault. */
+export const LARGEST_LIMIT_FAULT = Number.MAX_SAFE_INTEGER;
+/** Every this-many-th list request breaks the intermittent fault: more than the fixed cases send, fewer than generation does. */
+export const INTERMITTENT_FAULT_PERIOD = 97;
+
+/** A list request whose served filter member holds `value` (the member named by the contract's first list). */
+function filterValueTrigger(value: (allowed: readonly unknown[]) => string): FaultTrigger | undefined {
+  const list = listOperations(loadContract())[0];
+  const member = list === undefined ? undefined : servedFilterMember(list);
+  if (member === undefined) return undefined;
+  return { method: 'GET', path: `{listPath}?${FILTER_PARAMETER}[${member.name}]=${encodeURIComponent(value(member.values))}`, headers: SESSION };
+}
+
+/** A value outside the allowed ones that holds a character outside ASCII: the first allowed value with an accented letter after it. */
+const nonAsciiOutside = (allowed: readonly unknown[]) => `${String(allowed[0])}\u00e1`;
+const hasNonAscii = (text: string) => /[^\u0000-\u007f]/.test(text);
+
+/** A list reply whose `meta.total` counts every item of the list (`totalWithoutFilters`), `meta.pages` with it, when the request names an include. */
+function totalOfEveryGroupWithInclude(reply: Reply, context: RequestContext): Reply {
+  if (context.operation === undefined || !isListOperation(context.operation) || reply.status !== 200 || context.query[INCLUDE_PARAMETER] === undefined || reply.json === undefined) return reply;
+  const document = JSON.parse(reply.json.toString()) as { meta?: Record<string, number> };
+  const meta = document.meta;
+  if (meta?.totalWithoutFilters === undefined || meta.limit < 1) return reply;
+  const counts: Record<string, number> = { total: meta.totalWithoutFilters, pages: Math.ceil(meta.totalWithoutFilters / meta.limit) };
+  // Deprecated members mirror their replacements, as the server derives them.
+  const mirrored = deprecatedMetaMembers(context.operation).filter(({ name, replacement }) => name in meta && replacement !== undefined && replacement in counts);
+  const changed = { ...meta, ...counts, ...Object.fromEntries(mirrored.map(({ name, replacement }) => [name, counts[replacement!]])) };
+  return { ...reply, json: undefined, document: { ...document, meta: changed } };
+}
+
+/** A created resource without the relationships the specification names when the request sent one it does not name beside them. */
+function shownRelationshipsDroppedBesideOthers(creation: Creation, context: RequestContext): Creation {
+  const operation = context.operation;
+  const shown = operation?.requestBody === undefined ? undefined : namesShownAt(operation.requestBody, '/data/relationships');
+  const sent = (context.document as { data?: { relationships?: unknown } } | undefined)?.data?.relationships;
+  const created = creation.document?.data;
+  if (shown === undefined || created === undefined || sent === null || typeof sent !== 'object') return creation;
+  if (!Object.keys(sent).some((name) => !shown.has(name))) return creation;
+  const relationships = Object.fromEntries(Object.entries((created.relationships ?? {}) as Record<string, unknown>).filter(([name]) => !shown.has(name)));
+  return { ...creation, document: { ...creation.document, data: { ...created, relationships } } };
+}
+
+/** The hooks of a server that answers 500 to every `period`-th list request it serves, counted from its start. */
+function intermittentListFailure(period: number): () => ServerHooks {
+  return () => {
+    let served = 0;
+    return {
+      reply: (reply, context) => {
+        if (context.operation === undefined || !isListOperation(context.operation)) return reply;
+        served++;
+        return served % period === 0 ? internalError('a connection of the pool was stale') : reply;
+      },
+    };
+  };
+}
 
 // --- The catalogue --------------------------------------------------------------------------
 
@@ -672,6 +749,63 @@ const CATALOGUE: FaultEntry[] = [
     foundBy: 'generation',
     hooks: { pageWindow: (window, page) => (page.offset === page.total && page.total > 0 ? { start: page.total - 1, length: 1 } : window) },
   },
+  {
+    name: 'total-of-every-group-with-include',
+    role: 'pageLength',
+    appliesTo: 'lists',
+    description:
+      'When the request names an `include`, `meta.total` counts every item of the list whatever the filter (`meta.totalWithoutFilters`), `meta.pages` with it; without one it is right.',
+    detectableInOneExchange: true,
+    trigger: listTrigger(`&include=owner&page[limit]=1&page[offset]=${SEED_SIZES[0]}`),
+    foundBy: 'generation',
+    hooks: { reply: totalOfEveryGroupWithInclude },
+  },
+  {
+    name: 'owner-dropped-beside-another-relationship',
+    role: 'relationshipsEcho',
+    appliesTo: 'creations',
+    description:
+      'A created resource leaves out the relationships the specification names (`owner`) when the request sent one of another name beside them; sent alone, they are echoed.',
+    detectableInOneExchange: true,
+    trigger: createTrigger('/highlights', highlightBody({ relationships: { owner: { data: { type: 'User', id: REFERENCE_FIXTURES.ownerUserId } }, tag: { data: null } } })),
+    foundBy: 'generation',
+    hooks: { created: shownRelationshipsDroppedBesideOthers },
+  },
+  {
+    name: 'largest-limit-500',
+    requirement: 'ERR-NO-5XX',
+    description: `A list page at \`page[limit]\` ${LARGEST_LIMIT_FAULT} (2^53 − 1, the largest whole number a double holds exactly, a valid limit) is answered 500 (it is rounded up to 2^53 and overflows).`,
+    detectableInOneExchange: true,
+    trigger: listTrigger(`&page[limit]=${LARGEST_LIMIT_FAULT}&page[offset]=0`),
+    foundBy: 'generation',
+    hooks: {
+      reply: (reply, context) => ((context.query.page as { limit?: unknown } | undefined)?.limit === LARGEST_LIMIT_FAULT && reply.status === 200 ? internalError('page size overflow') : reply),
+    },
+  },
+  {
+    name: 'non-ascii-filter-value-500',
+    requirement: 'ERR-NO-5XX',
+    description: "A list filter value outside the allowed ones that holds a character outside ASCII (`port%C3%A1l`) is answered 500 instead of 400 (the refusal's message cannot be encoded).",
+    detectableInOneExchange: true,
+    trigger: filterValueTrigger(nonAsciiOutside),
+    foundBy: 'generation',
+    hooks: {
+      reply: (reply, context) => {
+        const member = context.operation === undefined ? undefined : servedFilterMember(context.operation);
+        const value = member === undefined ? undefined : queryMember(context, FILTER_PARAMETER, member.name);
+        return reply.status === 400 && typeof value === 'string' && hasNonAscii(value) && !member!.values.includes(value) ? internalError('the message could not be encoded') : reply;
+      },
+    },
+  },
+  {
+    name: 'every-97th-list-request-500',
+    requirement: 'ERR-NO-5XX',
+    description: `Every ${INTERMITTENT_FAULT_PERIOD}th list request the server serves is answered 500, whatever it asks (a stale connection of a pool); sent again, the same request is answered.`,
+    detectableInOneExchange: false,
+    foundBy: 'generation',
+    intermittent: true,
+    hooks: intermittentListFailure(INTERMITTENT_FAULT_PERIOD),
+  },
 ];
 
 /** The attributes left after removing those named by overlooked findings (`/data/attributes/<name>/...`). */
@@ -786,5 +920,8 @@ export function faultHooks(names: readonly string[]): ServerHooks[] {
   if (inapplicable !== undefined) throw new InapplicableFaultError(inapplicable, INAPPLICABLE_FAULTS.get(inapplicable)!);
   const unknown = names.filter((name) => !FAULT_NAMES.includes(name));
   if (unknown.length > 0) throw new UnknownFaultError(unknown, FAULT_NAMES);
-  return names.map((name) => CATALOGUE.find((f) => f.name === name)!.hooks);
+  return names.map((name) => {
+    const { hooks } = CATALOGUE.find((f) => f.name === name)!;
+    return typeof hooks === 'function' ? hooks() : hooks;
+  });
 }

@@ -1,17 +1,20 @@
 // Proof that generated inputs find what the fixed suite does not: against the unfaulted reference
 // server, generation as a plain run does it (the boundary phase, then DEFAULT_GENERATED_INPUTS
-// random inputs from a fixed seed) passes for every operation; with each fault that only generated
-// inputs reach (`foundBy: 'generation'` in server/faults.ts), the suite's fixed cases find nothing,
-// and generation fails the fault's requirement with a shrunk input whose curl line, run by curl,
-// gets the fault's answer again; so does the boundary phase alone, with random inputs off. In-process
-// (the cases and the generation run as the Playwright suite runs them, without Playwright), so it
-// takes seconds; the faults come from FAULTS, so a generative fault added to the server is proven
-// here unchanged.
+// random inputs from a fixed seed) passes for every operation, and judges the same requirements on
+// seeds 1 to 10, with the target's records and without; with each fault that only generated inputs
+// reach (`foundBy: 'generation'` in server/faults.ts), the suite's fixed cases find nothing, and a
+// plain run on two seeds, and the boundary phase alone, fail the fault's requirement with a shrunk
+// input sent again before it is reported: its curl line says whether the sends reproduced it (an
+// intermittent fault's does not) and, run by curl, gets the fault's answer again when they did.
+// In-process (the cases and the generation run as the Playwright suite runs them, without
+// Playwright), so it takes seconds; the faults come from FAULTS, so a generative fault added to the
+// server is proven here unchanged.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { DEFAULT_GENERATED_INPUTS, type GeneratedOperation } from '../run-protocol/index.ts';
+import { reproductionText } from '../run-protocol/reproduction.ts';
 import { scrubber, targetSecrets } from '../run-protocol/secrets.ts';
 import { FAULTS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { CaseSkipped, directClient, referenceTarget, runSuiteCase } from '../server/test-support.ts';
@@ -54,7 +57,9 @@ async function generate(server: StartedReferenceServer, operationId: string, inp
 /** Runs a curl line as a person would, with the target's variables exported; the status line of the answer. */
 async function replay(curl: string, server: StartedReferenceServer): Promise<string> {
   const env = { PATH: process.env.PATH ?? '', ...targetEnvironment(referenceTarget(server.baseUrl)) };
-  const { stdout } = await promisify(execFile)('bash', ['--norc', '--noprofile', '-c', `${curl} -s --max-time 10`], { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  // The line may end in a comment (what its sends showed): the options go right after `curl`.
+  const line = curl.replace(/^curl /, 'curl -s --max-time 10 ');
+  const { stdout } = await promisify(execFile)('bash', ['--norc', '--noprofile', '-c', line], { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   return stdout.split('\r\n')[0];
 }
 
@@ -122,11 +127,16 @@ describe('each fault only generated inputs reach', () => {
         expect(found).toEqual([]);
       }, 300_000);
 
-      for (const [phase, inputs] of [['a plain run\'s generation (the boundary phase, then random inputs)', INPUTS], ['the boundary phase alone', 0]] as const) {
-        it(`${phase} fails ${fault.requirement} with a shrunk input whose curl line gets the same answer again`, async () => {
+      const phases = [
+        { phase: `a plain run's generation from seed ${SEED}`, inputs: INPUTS, seed: SEED },
+        { phase: `a plain run's generation from seed ${SEED + 1}`, inputs: INPUTS, seed: SEED + 1 },
+        { phase: 'the boundary phase alone', inputs: 0, seed: SEED },
+      ];
+      for (const { phase, inputs, seed } of phases) {
+        it(`${phase} fails ${fault.requirement} with a shrunk input sent again, its curl line saying whether it reproduced and, reproduced, getting the same answer`, async () => {
           const failures = [];
           for (const operation of contract.operations) {
-            const { outcome, findings } = await generate(server, operation.operationId, inputs);
+            const { outcome, findings } = await generate(server, operation.operationId, inputs, seed);
             const failed = outcome.requirements.find((r) => r.id === fault.requirement && r.verdict === 'failed');
             if (failed) failures.push({ failed, findings });
           }
@@ -135,7 +145,11 @@ describe('each fault only generated inputs reach', () => {
             expect(findings).toContain(fault.requirement);
             const counterexample = failed.counterexample!;
             expect(counterexample.curl).not.toContain(server.baseUrl);
-            expect(await replay(counterexample.curl, server)).toMatch(new RegExp(`^HTTP/1\\.1 ${counterexample.status} `));
+            expect(counterexample.curl).toContain(`# ${reproductionText(counterexample)}`);
+            const reproduces = counterexample.failedSends! > 1;
+            expect(reproduces, `${reproductionText(counterexample)}, where the fault ${fault.intermittent ? 'breaks it now and then' : 'breaks it every time'}`).toBe(!fault.intermittent);
+            const again = await replay(counterexample.curl, server);
+            if (reproduces) expect(again).toMatch(new RegExp(`^HTTP/1\\.1 ${counterexample.status} `));
           }
         }, 300_000);
       }

@@ -15,7 +15,7 @@
 // of these the target may refuse, and how, is the contract's to say (expectations.ts), as for any
 // generated input. A failing input is shrunk (smaller()) to the smallest of its kind that still fails.
 import fc from 'fast-check';
-import { mergeAllOf, parseQuery, querySchema, smallestQuery, withoutValueAt, withValueAt, type JsonType, type Operation } from '../../contract/index.ts';
+import { mergeAllOf, PAGE_PARAMETER, parseQuery, querySchema, smallestQuery, withoutValueAt, withValueAt, type JsonType, type Operation } from '../../contract/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { completeDocument, minimalDocument } from '../documents.ts';
 import { MAX_QUERY_OCTETS, queryText } from './inputs.ts';
@@ -189,7 +189,7 @@ function documentPlaceInputs(base: unknown, place: Place): BoundaryInput[] {
   }
   if (isFreeMap(schema)) {
     const memberSchema = typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as Schema) : {};
-    const value = sampleOf(memberSchema);
+    const value = smallestOf(memberSchema);
     // Beside the members the map holds: a member of another name must not cost those their judging (the echo of `owner`).
     const held = valueAt(base, pointer);
     const kept = held !== null && typeof held === 'object' && !Array.isArray(held) ? held : {};
@@ -199,6 +199,27 @@ function documentPlaceInputs(base: unknown, place: Place): BoundaryInput[] {
     for (const name of ODD_NAMES) inputs.push(documentInput(`${pointer}: a member named ${JSON.stringify(name.length > 20 ? `${name.slice(0, 8)}…` : name)}`, withValueAt(base, pointer, members([name]))));
   }
   return inputs;
+}
+
+/**
+ * The smallest value a schema accepts: its required members only, an empty array or string, the
+ * least number, the first fixed value or branch. What a member of a map holds, so that the member's
+ * name, not a record its value names, is what the input tries.
+ */
+function smallestOf(schema: Schema): unknown {
+  const merged = mergeAllOf(schema);
+  if (merged.const !== undefined) return merged.const;
+  if (Array.isArray(merged.enum)) return merged.enum[0];
+  const branches = (merged.oneOf ?? merged.anyOf) as Schema[] | undefined;
+  if (Array.isArray(branches) && branches.length > 0) return smallestOf(branches[0]);
+  const type = typesOf(merged)[0] ?? 'object';
+  if (type === 'object') {
+    const properties = (merged.properties ?? {}) as Record<string, Schema>;
+    return Object.fromEntries(((merged.required ?? []) as string[]).map((name) => [name, smallestOf(properties[name] ?? {})]));
+  }
+  const least = typeof merged.minimum === 'number' ? merged.minimum : 0;
+  const smallest: Record<string, unknown> = { array: [], string: '', number: least, integer: least, boolean: false, null: null };
+  return smallest[type];
 }
 
 /** A copy of `value` told apart from the others by `index`: each string gets it appended. */
@@ -397,7 +418,7 @@ export function pageBoundaries(operation: Operation, total: number, fixtures: Fi
  */
 function optionalParameterPairs(operation: Operation): string[] {
   return operation.parameters
-    .filter((parameter) => !parameter.required && parameter.name !== 'page' && parameter.style !== 'deepObject')
+    .filter((parameter) => !parameter.required && parameter.name !== PAGE_PARAMETER && parameter.style !== 'deepObject')
     .map((parameter) => {
       const schema = mergeAllOf((parameter.schema ?? {}) as Schema);
       const value = typesOf(schema).includes('array') ? [parameter.name] : parameter.name;

@@ -12,6 +12,7 @@
 import fc from 'fast-check';
 import { smallestQuery, type Finding, type Level, type Operation } from '../../contract/index.ts';
 import type { Counterexample, GeneratedOperation, GeneratedRequirement } from '../../run-protocol/index.ts';
+import { curlWithReproduction, FAILURE_SENDS, reproductionText } from '../../run-protocol/reproduction.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { NO_ANSWER, type Answer, type ConformanceCase } from '../case.ts';
 import { expectationOf, type Expectation } from './expectations.ts';
@@ -35,6 +36,7 @@ export interface OperationGeneration {
 export const MAX_ROUNDS = 5;
 
 interface Trial {
+  request: GeneratedRequest;
   answer: Answer;
   /** Findings at a blocking level: the requirements this input fails. */
   failures: Finding[];
@@ -105,23 +107,34 @@ async function trial(conformance: ConformanceCase, job: OperationGeneration, req
   const { answer } = exchanged;
   tally.sent++;
   tally[expectation.valid ? 'valid' : 'invalid']++;
-  if (answer.status === NO_ANSWER) return { answer, failures: exchanged.findings };
+  if (answer.status === NO_ANSWER) return { request, answer, failures: exchanged.findings };
   const { findings, judged } = judgedBy(conformance, expectation, answer, exchanged.judged, exchanged.findings);
   const failures = findings.filter((f) => job.blocking.includes(f.level));
   // A requirement counts as judged where it held; where it broke, the recorded failure counts it.
   const held = judged.filter((id) => !findings.some((f) => f.requirement === id));
   conformance.countJudged(held, answer);
   for (const id of new Set([...held, ...failures.map((f) => f.requirement)])) tally.judged.set(id, (tally.judged.get(id) ?? 0) + 1);
-  for (const failure of failures) if (!tally.firstFailures.has(failure.requirement)) tally.firstFailures.set(failure.requirement, { answer, failures });
-  return { answer, failures };
+  for (const failure of failures) if (!tally.firstFailures.has(failure.requirement)) tally.firstFailures.set(failure.requirement, { request, answer, failures });
+  return { request, answer, failures };
 }
 
-/** Records the findings of `requirement` on a failing input, and its counterexample. */
-function recordFailure(conformance: ConformanceCase, found: Map<string, Counterexample>, requirement: string, failing: Trial, shrinks: number): void {
-  const evidence = failing.failures.filter((f) => f.requirement === requirement);
-  conformance.record(evidence, failing.answer);
-  const { method, path, status, curl } = failing.answer.captured;
-  found.set(requirement, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks });
+/**
+ * Sends a failing input again (FAILURE_SENDS in all) and records the findings of `requirement` on
+ * it, each message and the curl line saying whether the sends reproduced it, and its counterexample.
+ */
+async function recordFailure(g: Generation, requirement: string, failing: Trial, shrinks: number): Promise<void> {
+  let failedSends = 1;
+  for (let send = 1; send < FAILURE_SENDS; send++) {
+    const again = await trial(g.conformance, g.job, failing.request, g.tally);
+    if (again.failures.some((f) => f.requirement === requirement)) failedSends++;
+  }
+  const sends = { sends: FAILURE_SENDS, failedSends };
+  const said = reproductionText(sends);
+  const evidence = failing.failures.filter((f) => f.requirement === requirement).map((f) => ({ ...f, message: `${f.message} (${said})` }));
+  const captured = { ...failing.answer.captured, curl: curlWithReproduction(failing.answer.captured.curl, sends) };
+  g.conformance.record(evidence, { ...failing.answer, captured });
+  const { method, path, status, curl } = captured;
+  g.found.set(requirement, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks, ...sends });
 }
 
 /** One operation's generation as it goes: what it sent and found, and whether it stopped. */
@@ -166,7 +179,7 @@ async function shrinkBoundary(g: Generation, input: BoundaryInput, requirement: 
       break;
     }
   }
-  recordFailure(g.conformance, g.found, requirement, current.trial, shrinks);
+  await recordFailure(g, requirement, current.trial, shrinks);
 }
 
 /** Sends boundary inputs in order, shrinking and recording each requirement the first time one fails it. */
@@ -194,7 +207,7 @@ async function boundaryPhase(g: Generation): Promise<void> {
 
 /** The random phase: rounds of fast-check from the seed, each shrinking one more failing requirement. */
 async function randomPhase(g: Generation): Promise<void> {
-  const { conformance, job, found } = g;
+  const { job, found } = g;
   const inputs = operationInputs(job.operation, job.fixtures);
   for (let round = 0; round < MAX_ROUNDS && g.stopped === undefined; round++) {
     const remaining = g.deadline - Date.now();
@@ -219,7 +232,7 @@ async function randomPhase(g: Generation): Promise<void> {
     // A predicate that threw (the case skipped, say) is no failure of the target: the error goes on.
     if (details.failed && target === undefined && details.errorInstance) throw details.errorInstance;
     if (!details.failed || target === undefined || last === undefined) break;
-    recordFailure(conformance, found, target, last, details.numShrinks);
+    await recordFailure(g, target, last, details.numShrinks);
   }
 }
 
@@ -230,7 +243,7 @@ export async function generateForOperation(conformance: ConformanceCase, job: Op
   if (job.boundary) await boundaryPhase(g);
   if (job.inputs > 0 && g.stopped === undefined) await randomPhase(g);
   // A requirement broken by an input no round was left to shrink is recorded as that input broke it.
-  for (const [id, first] of g.tally.firstFailures) if (!g.found.has(id)) recordFailure(conformance, g.found, id, first, 0);
+  for (const [id, first] of g.tally.firstFailures) if (!g.found.has(id)) await recordFailure(g, id, first, 0);
 
   const { tally, found } = g;
   const requirements: GeneratedRequirement[] = [...new Set([...tally.judged.keys(), ...found.keys()])].sort().map((id) => {
