@@ -3,24 +3,36 @@
 // (reports/verify.ts). With --key it also checks the record's signature: the DSSE envelope beside
 // it (reports/attestation.ts) must be signed by that key, name the record's SHA-256 and agree with
 // it. Without a checked signature a record is only self-reported, and the answer says so.
+// With --seed N it also checks that the record's generated inputs were drawn from seed N with at
+// least the default count and budgets: a buyer who chose the seed knows the vendor did not draw
+// seeds until one passed.
 // Exit 0 when it holds, 1 when it does not (each problem on its own line), 2 when the file cannot
 // be read or is not a record, or the key cannot be used.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
-import { ENVELOPE_FILE } from '../run-protocol/index.ts';
+import { DEFAULT_GENERATED_INPUTS, ENVELOPE_FILE } from '../run-protocol/index.ts';
 import { envelopeProblems, keyId, readVerificationKey, UNSIGNED } from '../reports/attestation.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
-import { ensureRecordShaped, parseRecordBytes, readRecordBytes, recordProblems, schemaProblems } from '../reports/verify.ts';
+import { ensureRecordShaped, generationProblems, parseRecordBytes, readRecordBytes, recordProblems, schemaProblems, type GenerationDemand } from '../reports/verify.ts';
+import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS } from './run.ts';
+import { wholeNumber } from './options.ts';
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
 
 export interface VerifyFlags {
   /** The public key (PEM) the record must be signed by. */
   key?: string;
+  /** The seed the record's generated inputs must have been drawn from, with at least the default count and budgets. */
+  seed?: number;
   /** The envelope, when it is not beside the record under its usual name. */
   envelope?: string;
+}
+
+/** What `--seed N` asks of a record: seed N, and at least the count and budgets a plain run uses. */
+function defaultGenerationWith(seed: number): GenerationDemand {
+  return { seed, inputs: DEFAULT_GENERATED_INPUTS, operationBudgetMs: 1000 * DEFAULT_OPERATION_BUDGET_SECONDS, totalBudgetMs: 1000 * DEFAULT_GENERATION_BUDGET_SECONDS };
 }
 
 function recordLine(record: CertificationRecord): string {
@@ -48,9 +60,11 @@ export function verifyCommand(file: string, flags: VerifyFlags = {}): { code: nu
   ensureRecordShaped(value, file);
   const consistency = recordProblems(value, loadContract(), contractSha256());
   const signature = signatureCheck(bytes, value, flags.envelope ?? join(dirname(file), ENVELOPE_FILE), flags, schemaProblems(value).length === 0);
-  const problems = [...signature.problems, ...consistency];
+  const generation = flags.seed === undefined ? [] : generationProblems(value as CertificationRecord, defaultGenerationWith(flags.seed));
+  const problems = [...signature.problems, ...consistency, ...generation];
   if (problems.length > 0) return { code: EXIT_FAILED, output: `${file} does not verify:\n${problems.map((p) => `  ${p}`).join('\n')}\n` };
-  return { code: EXIT_OK, output: `${file} verifies, ${signature.said}: ${recordLine(value as CertificationRecord)}\n` };
+  const seed = flags.seed === undefined ? '' : `, generated inputs from seed ${flags.seed} with at least the default count and budgets`;
+  return { code: EXIT_OK, output: `${file} verifies, ${signature.said}${seed}: ${recordLine(value as CertificationRecord)}\n` };
 }
 
 export function registerVerifyCommand(program: Command): void {
@@ -62,6 +76,7 @@ export function registerVerifyCommand(program: Command): void {
     .argument('<file>', 'a conformance.json')
     .option('--key <file>', 'the public key (Ed25519, PEM) the record must be signed by')
     .option('--envelope <file>', `the signature's DSSE envelope (default: ${ENVELOPE_FILE} beside the record)`)
+    .option('--seed <n>', 'the seed the record\'s generated inputs must have been drawn from (a buyer chooses it), with at least the default count and budgets', wholeNumber(0))
     .action((file: string, flags: VerifyFlags) => {
       const { code, output } = verifyCommand(file, flags);
       process.stdout.write(output);
