@@ -21,7 +21,8 @@ import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/r
 import { readSigningKey } from '../reports/attestation.ts';
 import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
-import { recordProblems } from '../reports/verify.ts';
+import { readRecordFile, recordProblems } from '../reports/verify.ts';
+import { foundInputsOf } from '../reports/generated.ts';
 import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
 import { targetFileRegressionCases } from '../targets/regression-cases.ts';
@@ -195,7 +196,10 @@ export function runDescription(flags: RunFlags, targetFile = targetFileReader(fl
   const file = targetFile();
   const waivers = file ? targetFileWaivers(file, ids) : [];
   const baseline = flags.baseline === undefined ? undefined : { file: flags.baseline, failing: baselineFailing(flags.baseline) };
-  const generate = generationSettings(flags, file ? targetFileGeneration(file) : {});
+  const settings = generationSettings(flags, file ? targetFileGeneration(file) : {});
+  // A gate that failed on a generated input keeps failing until the service is fixed, whatever the new seed draws.
+  const foundBefore = flags.baseline === undefined ? [] : foundInputsOf((readRecordFile(flags.baseline) as CertificationRecord).generated);
+  const generate = settings && foundBefore.length > 0 ? { ...settings, foundBefore } : settings;
   return {
     failLevel: flags.level,
     readOnly: flags.readOnly === true,

@@ -10,7 +10,7 @@ import { failedRun } from './test-support.ts';
 import { summaryMarkdown } from './console-summary.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 import { contractSha256 } from './run-context.ts';
-import { recordProblems } from './verify.ts';
+import { generationProblems, recordProblems } from './verify.ts';
 import { reproductionText } from '../run-protocol/reproduction.ts';
 
 const CURL = 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
@@ -64,6 +64,19 @@ describe('generated inputs in the record and its renderings', () => {
     expect(reproductionText({ sends: 3, failedSends: 3 })).toBe('reproduced: failed 3 of 3 sends');
     expect(reproductionText({ sends: 3, failedSends: 2 })).toBe('reproduced: failed 2 of 3 sends');
     expect(reproductionText({})).toBe('not sent again');
+  });
+
+  it('verify --seed: the seed a buyer chose, at least the default count and budgets, no operation stopped early', () => {
+    const demand = { seed: 1, inputs: 100, operationBudgetMs: 30_000, totalBudgetMs: 300_000 };
+    expect(generationProblems({ generated: { ...generated, operations: [operations[0]] } }, demand)).toEqual([]);
+    expect(generationProblems(record, demand)).toEqual(['generated.operations: createHighlight stopped early (its time budget of 30000 ms ran out)']);
+    const fewer = { ...generated, seed: 7, inputs: 10, totalBudgetMs: 1000, operations: [] };
+    expect(generationProblems({ generated: fewer }, demand)).toEqual([
+      'generated.seed: the inputs were drawn from seed 7, not 1',
+      'generated.inputs: 10 random inputs per operation, fewer than the default 100',
+      'generated.totalBudgetMs: 1000 ms in all, fewer than the default 300000',
+    ]);
+    expect(generationProblems({ generationOff: 'off (--generate 0)' }, demand)).toEqual(['generated: the run generated no inputs (off (--generate 0)); seed 1 was asked for']);
   });
 
   it('summary.md: one paragraph on what generation did', () => {

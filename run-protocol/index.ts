@@ -236,6 +236,16 @@ export interface GenerationSettings {
   operationBudgetMs: number;
   /** The most generation may take in all: shared out evenly between the operations. */
   totalBudgetMs: number;
+  /** The generated failures of an earlier record (--baseline): each operation sends its own first, whatever the seed. */
+  foundBefore?: FoundInput[];
+}
+
+/** A generated input that failed a requirement in an earlier record: its operation, and the request as it was sent. */
+export interface FoundInput {
+  operation: string;
+  requirement: string;
+  query?: string;
+  bodyText?: string;
 }
 
 /** Random inputs per operation a run sends after the boundary phase unless told otherwise (`--generate N`; 0 turns generation off). */
@@ -258,6 +268,8 @@ export interface Counterexample {
   sends?: number;
   /** How many of those sends failed the requirement: 1 is a failure seen once, not reproduced. */
   failedSends?: number;
+  /** The request body as it was sent, tokens replaced: what a later run sends again (--baseline). */
+  bodyText?: string;
 }
 
 /** One requirement as generation met it for one operation. */

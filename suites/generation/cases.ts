@@ -49,6 +49,7 @@ export async function runGeneratedCase(generated: GeneratedCase, conformance: Co
     operation: generated.operation,
     fixtures: suite.target.fixtures,
     inputs: settings.inputs,
+    foundBefore: (settings.foundBefore ?? []).filter((found) => found.operation === generated.operation.operationId).map(({ query, bodyText }) => ({ ...(query !== undefined ? { query } : {}), ...(bodyText !== undefined ? { bodyText } : {}) })),
     boundary: true,
     seed: settings.seed,
     budgetMs,

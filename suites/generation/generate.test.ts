@@ -1,7 +1,8 @@
 // The generation engine's bounds and replay, against the reference server in process: the same
 // seed sends the same requests and another seed others; an operation stops when its time budget
 // runs out, and when its requests time out three times in a row (recording one no-answer finding,
-// never shrinking it); --read-only leaves the create operations out.
+// never shrinking it); --read-only leaves the create operations out; the inputs an earlier record
+// failed on (--baseline) are sent before anything else and fail again while the fault stays.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract, type Operation } from '../../contract/index.ts';
 import { startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
@@ -9,6 +10,7 @@ import { CaseSkipped, directClient, referenceTarget } from '../../server/test-su
 import { ConformanceCase } from '../case.ts';
 import { SILENCE_LIMIT, type OutgoingRequest, type TargetClient } from '../client.ts';
 import { generateForOperation } from './generate.ts';
+import { foundInputsOf, generatedRecord } from '../../reports/generated.ts';
 import { operationBudgetMs } from './cases.ts';
 
 const contract = loadContract();
@@ -80,6 +82,29 @@ describe('generation', () => {
     expect(sent).toHaveLength(SILENCE_LIMIT);
     expect(outcome.stopped).toBe('three requests in a row got no answer within the request timeout');
     expect(conformance.blocking().map((f) => `${f.requirement}: ${f.message}`)).toEqual([`${contract.successRequirement(list.operationId).id}: no answer: no complete answer within 100 ms (the request timeout; raise it with --request-timeout)`]);
+  });
+
+  it('--baseline: the inputs an earlier record failed on are sent first and fail again, whatever the seed draws', async () => {
+    const faulted = await startReferenceServer({ faults: ['largest-limit-500'] });
+    try {
+      // The earlier run: the boundary phase finds the 500 and records its input.
+      const earlier = await generateForOperation(caseWith(directClient(faulted.baseUrl), list), job(list, 1, { inputs: 0, boundary: true }));
+      const found = foundInputsOf(generatedRecord({ inputs: 0, seed: 1, operationBudgetMs: 1, totalBudgetMs: 1 }, [earlier]));
+      expect(found.map((f) => f.requirement)).toContain('ERR-NO-5XX');
+      const foundBefore = found.filter((f) => f.operation === list.operationId).map(({ query }) => ({ query }));
+      for (const seed of [2, 3]) {
+        const sent: string[] = [];
+        const direct = directClient(faulted.baseUrl);
+        const client = { ...direct, transmit: (request: OutgoingRequest) => (sent.push(request.path), direct.transmit(request)) };
+        const again = await generateForOperation(caseWith(client, list), { ...job(list, seed, { inputs: 5 }), foundBefore });
+        expect(sent[0]).toBe(`${list.pathTemplate}?${foundBefore[0].query}`);
+        expect(again.requirements.find((r) => r.id === 'ERR-NO-5XX')?.verdict, `seed ${seed}`).toBe('failed');
+      }
+      const withoutThem = await generateForOperation(caseWith(directClient(faulted.baseUrl), list), job(list, 2, { inputs: 5 }));
+      expect(withoutThem.requirements.find((r) => r.id === 'ERR-NO-5XX')?.verdict).toBe('passed');
+    } finally {
+      await faulted.close();
+    }
   });
 
   it('--read-only: a create operation sends nothing', async () => {

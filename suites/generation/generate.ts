@@ -1,10 +1,11 @@
-// Generative testing of one operation: first the boundary phase (boundary.ts: the contract's
+// Generative testing of one operation: first the inputs an earlier record failed on (--baseline),
+// then the boundary phase (boundary.ts: the contract's
 // boundaries, then a paged list's pages around the total its first answer reports), then
 // fast-check draws inputs from the contract's schemas (inputs.ts). Each is sent with the session
 // credential and judged by the one judging path (ConformanceCase.exchange, judgeExchange) plus what
 // the input may be answered (expectations.ts); what it judged and held counts as judged on the
 // case, so the record's sections agree. A failure at the fail level is shrunk to a minimal input
-// (a boundary input through its smaller ones), which is recorded under its requirement with its
+// (a boundary input through its smaller ones), sent twice more (run-protocol/reproduction.ts), and recorded under its requirement with its
 // exchange and curl line. Then generation runs again from the same seed, that requirement set
 // aside, until nothing new fails, the rounds run out or the time budget does: each failing
 // requirement gets its own minimal input, and one no round was left to shrink is recorded as
@@ -24,6 +25,8 @@ export interface OperationGeneration {
   fixtures: Fixtures;
   /** Random inputs after the boundary phase (0: none). */
   inputs: number;
+  /** Inputs that failed in an earlier record (--baseline): sent before anything else, whatever the seed. */
+  foundBefore?: GeneratedRequest[];
   /** Whether the boundary phase runs first. */
   boundary: boolean;
   seed: number;
@@ -134,7 +137,8 @@ async function recordFailure(g: Generation, requirement: string, failing: Trial,
   const captured = { ...failing.answer.captured, curl: curlWithReproduction(failing.answer.captured.curl, sends) };
   g.conformance.record(evidence, { ...failing.answer, captured });
   const { method, path, status, curl } = captured;
-  g.found.set(requirement, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks, ...sends });
+  const { bodyText } = failing.request;
+  g.found.set(requirement, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks, ...sends, ...(bodyText !== undefined ? { bodyText } : {}) });
 }
 
 /** One operation's generation as it goes: what it sent and found, and whether it stopped. */
@@ -195,6 +199,15 @@ async function sendBoundaries(g: Generation, inputs: BoundaryInput[]): Promise<v
   }
 }
 
+/** The inputs an earlier record failed on, sent first: each failure recorded as found, not shrunk (it was shrunk when found). */
+async function foundBeforePhase(g: Generation, inputs: GeneratedRequest[]): Promise<void> {
+  for (const input of inputs) {
+    if (g.stopped !== undefined) return;
+    const tried = await attempt(g, input);
+    for (const requirement of new Set(tried?.failures.map((f) => f.requirement) ?? [])) if (!g.found.has(requirement)) await recordFailure(g, requirement, tried!, 0);
+  }
+}
+
 /** The boundary phase: the contract's boundaries, then, for a paged list, the pages its first answer's total gives. */
 async function boundaryPhase(g: Generation): Promise<void> {
   const { operation, fixtures } = g.job;
@@ -240,7 +253,8 @@ async function randomPhase(g: Generation): Promise<void> {
 export async function generateForOperation(conformance: ConformanceCase, job: OperationGeneration): Promise<GeneratedOperation> {
   const started = Date.now();
   const g: Generation = { conformance, job, deadline: started + job.budgetMs, tally: { sent: 0, valid: 0, invalid: 0, judged: new Map(), firstFailures: new Map() }, found: new Map(), noAnswerRecorded: false };
-  if (job.boundary) await boundaryPhase(g);
+  await foundBeforePhase(g, job.foundBefore ?? []);
+  if (job.boundary && g.stopped === undefined) await boundaryPhase(g);
   if (job.inputs > 0 && g.stopped === undefined) await randomPhase(g);
   // A requirement broken by an input no round was left to shrink is recorded as that input broke it.
   for (const [id, first] of g.tally.firstFailures) if (!g.found.has(id)) await recordFailure(g, id, first, 0);
