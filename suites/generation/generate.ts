@@ -1,15 +1,15 @@
 // Generative testing of one operation: first the inputs an earlier record failed on (--baseline),
-// then the boundary phase (boundary.ts: the contract's
-// boundaries, then a paged list's pages around the total its first answer reports), then
-// fast-check draws inputs from the contract's schemas (inputs.ts). Each is sent with the session
-// credential and judged by the one judging path (ConformanceCase.exchange, judgeExchange) plus what
-// the input may be answered (expectations.ts); what it judged and held counts as judged on the
-// case, so the record's sections agree. A failure at the fail level is shrunk to a minimal input
-// (a boundary input through its smaller ones), sent twice more (run-protocol/reproduction.ts), and recorded under its requirement with its
-// exchange and curl line. Then generation runs again from the same seed, that requirement set
-// aside, until nothing new fails, the rounds run out or the time budget does: each failing
-// requirement gets its own minimal input, and one no round was left to shrink is recorded as
-// found. The same seed draws the same inputs, so `--seed` replays a run.
+// then the boundary phase (boundary.ts: the contract's boundaries, then a paged list's pages around
+// the total its first answer reports), then fast-check draws inputs from the contract's schemas
+// (inputs.ts). Each is sent with the session credential and judged by the one judging path
+// (ConformanceCase.exchange, judgeExchange) plus what the input may be answered (expectations.ts);
+// what it judged and held counts as judged on the case, so the record's sections agree. A failure
+// at the fail level is shrunk to a minimal input (a boundary input through its smaller ones), sent
+// twice more (run-protocol/reproduction.ts) and recorded under its requirement with its exchange
+// and curl line. Then generation runs again from the same seed, that requirement set aside, until
+// nothing new fails, the rounds run out or the time budget does: each failing requirement gets its
+// own minimal input, and one no round was left to shrink is recorded as found. The same seed draws
+// the same inputs, so `--seed` replays a run.
 import fc from 'fast-check';
 import { smallestQuery, type Finding, type Level, type Operation } from '../../contract/index.ts';
 import type { Counterexample, GeneratedOperation, GeneratedRequirement } from '../../run-protocol/index.ts';
