@@ -38,7 +38,8 @@ async function replayStatus(curl: string, faults: string[]): Promise<number> {
     const env = { PATH: process.env.PATH ?? '', ...targetEnvironment(referenceTarget(server.baseUrl)) };
     // The line ends in a comment saying whether its sends reproduced it: the options go right after `curl`.
     const line = curl.replace(/^curl /, "curl -s -o /dev/null -w '%{http_code}' --max-time 10 ");
-    const { stdout } = await promisify(execFile)('bash', ['--norc', '--noprofile', '-c', line], { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    const options = { env, encoding: 'utf8' as const, maxBuffer: 16 * 1024 * 1024 };
+    const { stdout } = await promisify(execFile)('bash', ['--norc', '--noprofile', '-c', line], options);
     return Number(stdout);
   } finally {
     await server.close();

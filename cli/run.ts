@@ -198,7 +198,8 @@ export function runDescription(flags: RunFlags, targetFile = targetFileReader(fl
   const baseline = flags.baseline === undefined ? undefined : { file: flags.baseline, failing: baselineFailing(flags.baseline) };
   const settings = generationSettings(flags, file ? targetFileGeneration(file) : {});
   // A gate that failed on a generated input keeps failing until the service is fixed, whatever the new seed draws.
-  const foundBefore = flags.baseline === undefined ? [] : foundInputsOf((readRecordFile(flags.baseline) as CertificationRecord).generated);
+  const baselineRecord = flags.baseline === undefined ? undefined : readRecordFile(flags.baseline);
+  const foundBefore = foundInputsOf((baselineRecord as CertificationRecord | undefined)?.generated);
   const generate = settings && foundBefore.length > 0 ? { ...settings, foundBefore } : settings;
   return {
     failLevel: flags.level,

@@ -16,7 +16,15 @@ import { DEFAULT_GENERATED_INPUTS, ENVELOPE_FILE } from '../run-protocol/index.t
 import { envelopeProblems, keyId, readVerificationKey, UNSIGNED } from '../reports/attestation.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
-import { ensureRecordShaped, generationProblems, parseRecordBytes, readRecordBytes, recordProblems, schemaProblems, type GenerationDemand } from '../reports/verify.ts';
+import {
+  ensureRecordShaped,
+  generationProblems,
+  parseRecordBytes,
+  readRecordBytes,
+  recordProblems,
+  schemaProblems,
+  type GenerationDemand,
+} from '../reports/verify.ts';
 import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS } from './run.ts';
 import { wholeNumber } from './options.ts';
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
@@ -32,7 +40,12 @@ export interface VerifyFlags {
 
 /** What `--seed N` asks of a record: seed N, and at least the count and budgets a plain run uses. */
 function defaultGenerationWith(seed: number): GenerationDemand {
-  return { seed, inputs: DEFAULT_GENERATED_INPUTS, operationBudgetMs: 1000 * DEFAULT_OPERATION_BUDGET_SECONDS, totalBudgetMs: 1000 * DEFAULT_GENERATION_BUDGET_SECONDS };
+  return {
+    seed,
+    inputs: DEFAULT_GENERATED_INPUTS,
+    operationBudgetMs: 1000 * DEFAULT_OPERATION_BUDGET_SECONDS,
+    totalBudgetMs: 1000 * DEFAULT_GENERATION_BUDGET_SECONDS,
+  };
 }
 
 function recordLine(record: CertificationRecord): string {
@@ -60,11 +73,16 @@ export function verifyCommand(file: string, flags: VerifyFlags = {}): { code: nu
   ensureRecordShaped(value, file);
   const consistency = recordProblems(value, loadContract(), contractSha256());
   const signature = signatureCheck(bytes, value, flags.envelope ?? join(dirname(file), ENVELOPE_FILE), flags, schemaProblems(value).length === 0);
-  const generation = flags.seed === undefined ? [] : generationProblems(value as CertificationRecord, defaultGenerationWith(flags.seed));
+  const record = value as CertificationRecord;
+  // A record not of the record's shape already fails on its schema; its generated section is not read.
+  const shaped = schemaProblems(value).length === 0;
+  const asked = flags.seed === undefined || !shaped ? undefined : defaultGenerationWith(flags.seed);
+  const generation = asked === undefined ? [] : generationProblems(record, asked);
   const problems = [...signature.problems, ...consistency, ...generation];
   if (problems.length > 0) return { code: EXIT_FAILED, output: `${file} does not verify:\n${problems.map((p) => `  ${p}`).join('\n')}\n` };
-  const seed = flags.seed === undefined ? '' : `, generated inputs from seed ${flags.seed} with at least the default count and budgets`;
-  return { code: EXIT_OK, output: `${file} verifies, ${signature.said}${seed}: ${recordLine(value as CertificationRecord)}\n` };
+  const drawn = `generated inputs from seed ${flags.seed} with at least the default count and budgets`;
+  const seed = flags.seed === undefined ? '' : `, ${drawn}`;
+  return { code: EXIT_OK, output: `${file} verifies, ${signature.said}${seed}: ${recordLine(record)}\n` };
 }
 
 export function registerVerifyCommand(program: Command): void {
@@ -76,7 +94,12 @@ export function registerVerifyCommand(program: Command): void {
     .argument('<file>', 'a conformance.json')
     .option('--key <file>', 'the public key (Ed25519, PEM) the record must be signed by')
     .option('--envelope <file>', `the signature's DSSE envelope (default: ${ENVELOPE_FILE} beside the record)`)
-    .option('--seed <n>', 'the seed the record\'s generated inputs must have been drawn from (a buyer chooses it), with at least the default count and budgets', wholeNumber(0))
+    .option(
+      '--seed <n>',
+      "the seed the record's generated inputs must have been drawn from (a buyer chooses it), " +
+        'with the default count and budgets',
+      wholeNumber(0),
+    )
     .action((file: string, flags: VerifyFlags) => {
       const { code, output } = verifyCommand(file, flags);
       process.stdout.write(output);

@@ -8,6 +8,7 @@ import type { CertificationRecord, GeneratedRecord, RecordedEvidence, Requiremen
 import { acceptedRequirements, evidenceShortestFirst, exchangeText, failsGate, firstFinding, gateAcceptance, gateToolsUsed, omittedCount, reasonText, runVerdictOf, shownVerdict, verdictOf, verdictReasonShown, type GateAcceptance, type RequirementVerdictName } from './requirement-outcomes.ts';
 import { optionalInputs, recordsGiven } from './record.ts';
 import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
+import type { Counterexample } from '../run-protocol/index.ts';
 import { reproductionText } from '../run-protocol/reproduction.ts';
 
 type ShownVerdict = RequirementVerdictName | GateAcceptance['kind'];
@@ -338,13 +339,20 @@ export function wrappedCurl(curl: string): string {
   return parts.join(' \\\n  ');
 }
 
+/** A minimal input as the report shows it: its message, request, answer, shrinking and sends, and its curl line. */
+function counterexampleHtml(example: Counterexample): string {
+  const path = example.path.length > 300 ? `${example.path.slice(0, 300)}…` : example.path;
+  const answered = `${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps, ${reproductionText(example)}`;
+  const curl = `<pre style="white-space: pre-wrap; word-break: break-all">${escape(example.curl)}</pre>`;
+  const request = `<code>${escape(example.method)} ${escape(path)}</code>`;
+  return `${escape(example.message)} (${request} → ${escape(answered)})${curl}`;
+}
+
 /** The body of the HTML report's section on generated inputs. */
 export function generatedHtml(generated: GeneratedRecord): string {
   const rows = generatedRows(generated).map(({ operation, requirement }) => {
     const example = requirement.counterexample;
-    const detail = example
-      ? `${escape(example.message)} (<code>${escape(example.method)} ${escape(example.path.length > 300 ? `${example.path.slice(0, 300)}…` : example.path)}</code> → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps, ${escape(reproductionText(example))})<pre style="white-space: pre-wrap; word-break: break-all">${escape(example.curl)}</pre>`
-      : '';
+    const detail = example === undefined ? '' : counterexampleHtml(example);
     return `<tr class="${requirement.verdict}"><td><code>${escape(operation.operation)}</code></td><td><code>${escape(requirement.id)}</code></td><td>${requirement.verdict}</td><td class="number">${requirement.inputs}</td><td>${detail}</td></tr>`;
   });
   return `<p>${escape(generatedSummaryLine(generated))}.</p><table><thead><tr><th>Operation</th><th>Requirement</th><th>Verdict</th><th>Inputs</th><th>Minimal input</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;

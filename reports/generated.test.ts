@@ -13,26 +13,58 @@ import { contractSha256 } from './run-context.ts';
 import { generationProblems, recordProblems } from './verify.ts';
 import { reproductionText } from '../run-protocol/reproduction.ts';
 
-const CURL = 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
+const CURL =
+  'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
 const operations: GeneratedOperation[] = [
   {
     operation: 'listNotificationGroups',
     inputs: { sent: 226, valid: 120, invalid: 106 },
     durationMs: 5263,
     requirements: [
-      { id: 'ERR-NO-5XX', inputs: 226, verdict: 'failed', counterexample: { message: 'a valid request was answered 500', method: 'GET', path: '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648', status: 500, curl: `${CURL} # seen once in 3 sends`, shrinks: 25, sends: 3, failedSends: 1 } },
+      {
+        id: 'ERR-NO-5XX',
+        inputs: 226,
+        verdict: 'failed',
+        counterexample: {
+          message: 'a valid request was answered 500',
+          method: 'GET',
+          path: '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648',
+          status: 500,
+          curl: `${CURL} # seen once in 3 sends`,
+          shrinks: 25,
+          sends: 3,
+          failedSends: 1,
+        },
+      },
       { id: 'NG-FILTER-ACCEPTED', inputs: 226, verdict: 'passed' },
     ],
   },
-  { operation: 'createHighlight', inputs: { sent: 3, valid: 3, invalid: 0 }, durationMs: 30_001, stopped: 'its time budget of 30000 ms ran out', requirements: [{ id: 'HL-CREATE-201', inputs: 3, verdict: 'passed' }] },
+  {
+    operation: 'createHighlight',
+    inputs: { sent: 3, valid: 3, invalid: 0 },
+    durationMs: 30_001,
+    stopped: 'its time budget of 30000 ms ran out',
+    requirements: [{ id: 'HL-CREATE-201', inputs: 3, verdict: 'passed' }],
+  },
 ];
-const generated = generatedRecord({ inputs: 200, seed: 1, operationBudgetMs: 30_000, totalBudgetMs: 300_000 }, operations);
+const generated = generatedRecord(
+  { inputs: 200, seed: 1, operationBudgetMs: 30_000, totalBudgetMs: 300_000 },
+  operations,
+);
 const record = failedRun({ generated });
 
 describe('generated inputs in the record and its renderings', () => {
   it('the record holds the settings and the operations in name order, and verifies against its schema', () => {
-    expect(record.generated).toMatchObject({ inputs: 200, seed: 1, operations: [{ operation: 'createHighlight' }, { operation: 'listNotificationGroups' }] });
-    expect(recordProblems(JSON.parse(JSON.stringify(record)), loadContract(), contractSha256()).filter((p) => p.includes('generated'))).toEqual([]);
+    expect(record.generated).toMatchObject({
+      inputs: 200,
+      seed: 1,
+      operations: [{ operation: 'createHighlight' }, { operation: 'listNotificationGroups' }],
+    });
+    expect(
+      recordProblems(JSON.parse(JSON.stringify(record)), loadContract(), contractSha256()).filter((p) =>
+        p.includes('generated'),
+      ),
+    ).toEqual([]);
   });
 
   it('JUnit: a test suite of its own, a test case per operation and requirement, the failure carrying the curl line', () => {
@@ -40,23 +72,33 @@ describe('generated inputs in the record and its renderings', () => {
     const suite = xml.slice(xml.indexOf('<testsuite name="generated inputs (seed 1)"'));
     expect(suite).toMatch(/^<testsuite name="generated inputs \(seed 1\)" tests="3" failures="1"/);
     expect(suite.match(/<testcase /g)).toHaveLength(3);
-    expect(suite).toContain('<testcase name="listNotificationGroups · ERR-NO-5XX" classname="generated listNotificationGroups"');
-    expect(suite).toContain('reproduce: curl -i -g -X GET &quot;$LAS_BASE_URL/notification-groups?filter[type]=portal&amp;page[limit]=1&amp;page[offset]=2147483648&quot;');
+    expect(suite).toContain(
+      '<testcase name="listNotificationGroups · ERR-NO-5XX" classname="generated listNotificationGroups"',
+    );
+    expect(suite).toContain(
+      'reproduce: curl -i -g -X GET &quot;$LAS_BASE_URL/notification-groups?filter[type]=portal&amp;page[limit]=1&amp;page[offset]=2147483648&quot;',
+    );
     expect(suite).toContain('shrunk in 25 steps, seen once in 3 sends');
     expect(suite).toContain('# seen once in 3 sends');
     const root = xml.match(/<testsuites [^>]*tests="(\d+)" failures="(\d+)"/)!;
     const withoutGeneration = requirementsJunit(failedRun()).match(/<testsuites [^>]*tests="(\d+)" failures="(\d+)"/)!;
-    expect([Number(root[1]) - Number(withoutGeneration[1]), Number(root[2]) - Number(withoutGeneration[2])]).toEqual([3, 1]);
+    expect([Number(root[1]) - Number(withoutGeneration[1]), Number(root[2]) - Number(withoutGeneration[2])]).toEqual([
+      3, 1,
+    ]);
   });
 
   it('HTML: a section listing each operation and requirement, the minimal input and its curl line', () => {
     const html = certificationHtml(record);
     const section = html.slice(html.indexOf('<section id="generated">'));
     expect(section).toContain('<h2>Generated inputs</h2>');
-    expect(section).toContain('200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; createHighlight stopped early: its time budget of 30000 ms ran out.');
+    expect(section).toContain(
+      '200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; createHighlight stopped early: its time budget of 30000 ms ran out.',
+    );
     expect(section.match(/<tr class="(passed|failed)">/g)).toHaveLength(3);
     expect(section).toContain('shrunk in 25 steps, seen once in 3 sends');
-    expect(section).toContain('page[offset]=2147483648&quot; -H &quot;authorization: Bearer r:$LAS_SESSION_TOKEN&quot; # seen once in 3 sends</pre>');
+    expect(section).toContain(
+      '&quot;authorization: Bearer r:$LAS_SESSION_TOKEN&quot; # seen once in 3 sends</pre>',
+    );
   });
 
   it('what the sends of a failing input showed, in the words every rendering uses', () => {
@@ -66,21 +108,27 @@ describe('generated inputs in the record and its renderings', () => {
     expect(reproductionText({})).toBe('not sent again');
   });
 
-  it('verify --seed: the seed a buyer chose, at least the default count and budgets, no operation stopped early', () => {
+  it('verify --seed: the seed a buyer chose, the default count and budgets at least, no operation stopped', () => {
     const demand = { seed: 1, inputs: 100, operationBudgetMs: 30_000, totalBudgetMs: 300_000 };
     expect(generationProblems({ generated: { ...generated, operations: [operations[0]] } }, demand)).toEqual([]);
-    expect(generationProblems(record, demand)).toEqual(['generated.operations: createHighlight stopped early (its time budget of 30000 ms ran out)']);
+    expect(generationProblems(record, demand)).toEqual([
+      'generated.operations: createHighlight stopped early (its time budget of 30000 ms ran out)',
+    ]);
     const fewer = { ...generated, seed: 7, inputs: 10, totalBudgetMs: 1000, operations: [] };
     expect(generationProblems({ generated: fewer }, demand)).toEqual([
       'generated.seed: the inputs were drawn from seed 7, not 1',
       'generated.inputs: 10 random inputs per operation, fewer than the default 100',
       'generated.totalBudgetMs: 1000 ms in all, fewer than the default 300000',
     ]);
-    expect(generationProblems({ generationOff: 'off (--generate 0)' }, demand)).toEqual(['generated: the run generated no inputs (off (--generate 0)); seed 1 was asked for']);
+    expect(generationProblems({ generationOff: 'off (--generate 0)' }, demand)).toEqual([
+      'generated: the run generated no inputs (off (--generate 0)); seed 1 was asked for',
+    ]);
   });
 
   it('summary.md: one paragraph on what generation did', () => {
-    expect(summaryMarkdown(record)).toContain('## Generated inputs\n\n200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; createHighlight stopped early');
+    expect(summaryMarkdown(record)).toContain(
+      '## Generated inputs\n\n200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; createHighlight stopped early',
+    );
   });
 
   it('a run without generation shows none of it', () => {

@@ -4,7 +4,13 @@
 // Failures are evidence of their requirements in the record as well; these only add where they
 // came from, the minimal input and its curl line.
 import type { TestResult } from '@playwright/test/reporter';
-import { GENERATION_ATTACHMENT, type FoundInput, type GeneratedOperation, type GeneratedRequirement, type GenerationSettings } from '../run-protocol/index.ts';
+import {
+  GENERATION_ATTACHMENT,
+  type FoundInput,
+  type GeneratedOperation,
+  type GeneratedRequirement,
+  type GenerationSettings,
+} from '../run-protocol/index.ts';
 import type { GeneratedRecord } from './record.ts';
 
 /** The GeneratedOperation a generated case attached; undefined for other cases, or one that ended before it attached. */
@@ -37,13 +43,15 @@ export function generatedSummaryLine(generated: GeneratedRecord): string {
   return [`${generated.inputs} inputs per operation from seed ${generated.seed}, ${sent} requests sent, ${failed} requirement${failed === 1 ? '' : 's'} failed`, ...stopped].join('; ');
 }
 
-/** The generated failures of a record, each as the request it sent: what a run given the record as --baseline sends first. */
+/** The generated failures of a record, each as the request it sent: what a run given it as --baseline sends first. */
 export function foundInputsOf(generated: GeneratedRecord | undefined): FoundInput[] {
   if (generated === undefined) return [];
   return generatedRows(generated).flatMap(({ operation, requirement }) => {
     const example = requirement.counterexample;
     if (example === undefined) return [];
     const query = example.path.includes('?') ? example.path.slice(example.path.indexOf('?') + 1) : undefined;
-    return [{ operation: operation.operation, requirement: requirement.id, ...(query !== undefined ? { query } : {}), ...(example.bodyText !== undefined ? { bodyText: example.bodyText } : {}) }];
+    const body = example.bodyText !== undefined ? { bodyText: example.bodyText } : {};
+    const sent = { ...(query !== undefined ? { query } : {}), ...body };
+    return [{ operation: operation.operation, requirement: requirement.id, ...sent }];
   });
 }

@@ -7,6 +7,7 @@
 // message. Rendered from the certification record alone. A run that generated inputs adds a test suite of them, a test case per operation and requirement.
 import { LEVELS } from '../contract/index.ts';
 import { generatedRows } from './generated.ts';
+import type { Counterexample } from '../run-protocol/index.ts';
 import { reproductionText } from '../run-protocol/reproduction.ts';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
 import { evidenceShortestFirst, failsGate, findingText, firstFinding, gateAcceptance, groupedEvidence, omittedCount, reasonText, shownVerdict, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
@@ -126,8 +127,14 @@ export function generatedJunitSuite(record: CertificationRecord): { xml: string;
   const cases = rows.map(({ operation, requirement }) => {
     const open = `    <testcase name="${attribute(`${operation.operation} · ${requirement.id}`)}" classname="generated ${attribute(operation.operation)}" time="0">`;
     const example = requirement.counterexample;
+    const failure = (example: Counterexample) => {
+      const message = attribute(`${requirement.id}: ${example.message} | reproduce: ${example.curl}`);
+      const answered = `${example.method} ${example.path} → ${example.status ?? 'no answer'}`;
+      const detail = `${answered}, shrunk in ${example.shrinks} steps, ${reproductionText(example)}\n${example.curl}`;
+      return `      <failure message="${message}" type="generated">${text(detail)}</failure>`;
+    };
     const body = example
-      ? [`      <failure message="${attribute(`${requirement.id}: ${example.message} | reproduce: ${example.curl}`)}" type="generated">${text(`${example.method} ${example.path} → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps, ${reproductionText(example)}\n${example.curl}`)}</failure>`]
+      ? [failure(example)]
       : [`      <system-out>${text(`${requirement.inputs} generated inputs judged`)}</system-out>`];
     return [open, ...body, '    </testcase>'].join('\n');
   });

@@ -257,7 +257,10 @@ export function recordProblems(value: unknown, contract: Contract, contractSha25
   return schema.length > 0 ? schema : consistencyProblems(value as CertificationRecord, contract, contractSha256);
 }
 
-/** What a buyer asks of a record's generated inputs (`verify --seed N`): the seed it chose, and at least the kit's default count and budgets. */
+/**
+ * What a buyer asks of a record's generated inputs (`verify --seed N`): the seed it chose, and at
+ * least the kit's default count and budgets.
+ */
 export interface GenerationDemand {
   seed: number;
   inputs: number;
@@ -270,23 +273,33 @@ export interface GenerationDemand {
  * fewer inputs or a shorter budget than the defaults, or an operation that stopped early. Empty
  * when they were: a vendor handed the seed cannot have drawn seeds until one passed.
  */
-export function generationProblems(record: Pick<CertificationRecord, 'generated' | 'generationOff'>, demand: GenerationDemand): string[] {
+export function generationProblems(
+  record: Pick<CertificationRecord, 'generated' | 'generationOff'>,
+  demand: GenerationDemand,
+): string[] {
   const generated = record.generated;
   if (generated === undefined) {
-    return [`generated: the run generated no inputs (${record.generationOff ?? 'the record has no generated section'}); seed ${demand.seed} was asked for`];
+    const why = record.generationOff ?? 'the record has no generated section';
+    return [`generated: the run generated no inputs (${why}); seed ${demand.seed} was asked for`];
   }
   const problems: string[] = [];
-  if (generated.seed !== demand.seed) problems.push(`generated.seed: the inputs were drawn from seed ${generated.seed}, not ${demand.seed}`);
+  if (generated.seed !== demand.seed) {
+    problems.push(`generated.seed: the inputs were drawn from seed ${generated.seed}, not ${demand.seed}`);
+  }
   const atLeast: [keyof Omit<GenerationDemand, 'seed'>, string][] = [
     ['inputs', 'random inputs per operation'],
     ['operationBudgetMs', 'ms per operation'],
     ['totalBudgetMs', 'ms in all'],
   ];
   for (const [member, unit] of atLeast) {
-    if (generated[member] < demand[member]) problems.push(`generated.${member}: ${generated[member]} ${unit}, fewer than the default ${demand[member]}`);
+    if (generated[member] < demand[member]) {
+      problems.push(`generated.${member}: ${generated[member]} ${unit}, fewer than the default ${demand[member]}`);
+    }
   }
   for (const operation of generated.operations) {
-    if (operation.stopped !== undefined) problems.push(`generated.operations: ${operation.operation} stopped early (${operation.stopped})`);
+    if (operation.stopped !== undefined) {
+      problems.push(`generated.operations: ${operation.operation} stopped early (${operation.stopped})`);
+    }
   }
   return problems;
 }

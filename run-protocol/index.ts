@@ -236,7 +236,7 @@ export interface GenerationSettings {
   operationBudgetMs: number;
   /** The most generation may take in all: shared out evenly between the operations. */
   totalBudgetMs: number;
-  /** The generated failures of an earlier record (--baseline): each operation sends its own first, whatever the seed. */
+  /** The generated failures of an earlier record (--baseline): each operation sends its own first. */
   foundBefore?: FoundInput[];
 }
 
@@ -264,7 +264,7 @@ export interface Counterexample {
   curl: string;
   /** Steps fast-check took from the first failing input to this one. */
   shrinks: number;
-  /** How many times the input was sent (run-protocol/reproduction.ts); absent in records written before it was sent again. */
+  /** How many times the input was sent (run-protocol/reproduction.ts); absent in records written before. */
   sends?: number;
   /** How many of those sends failed the requirement: 1 is a failure seen once, not reproduced. */
   failedSends?: number;

@@ -6,13 +6,19 @@ import type { Counterexample } from './index.ts';
 /** How many times a failing generated input is sent in all: once when it failed, then again before it is reported. */
 export const FAILURE_SENDS = 3;
 
-/** What the sends of a failing input showed, as every rendering words it: `reproduced: failed 3 of 3 sends`, `seen once in 3 sends`. */
+/**
+ * What the sends of a failing input showed, as every rendering words it: `reproduced: failed 3 of 3 sends`, `seen once
+ * in 3 sends`.
+ */
 export function reproductionText({ sends, failedSends }: Pick<Counterexample, 'sends' | 'failedSends'>): string {
   if (sends === undefined || failedSends === undefined) return 'not sent again';
   return failedSends > 1 ? `reproduced: failed ${failedSends} of ${sends} sends` : `seen once in ${sends} sends`;
 }
 
-/** The curl line of a failing input with what its sends showed, as a shell comment after it: run as it is, the comment is ignored. */
+/**
+ * The curl line of a failing input with what its sends showed, as a shell comment after it: run as it is, the comment
+ * is ignored.
+ */
 export function curlWithReproduction(curl: string, example: Pick<Counterexample, 'sends' | 'failedSends'>): string {
   return `${curl} # ${reproductionText(example)}`;
 }

@@ -5,6 +5,7 @@ import {
   deprecatedMetaMembers,
   FILTER_PARAMETER,
   INCLUDE_PARAMETER,
+  PAGE_PARAMETER,
   isListOperation,
   listItemAttributes,
   listOperations,
@@ -73,7 +74,7 @@ export interface FaultEntry {
    * fixed suite does not (suites/generative-fault-proof.test.ts proves both).
    */
   foundBy?: 'generation';
-  /** True when it breaks the requirement only now and then, whatever the request: the same request sent again is answered right. */
+  /** True when it breaks the requirement now and then, whatever the request: sent again, it is answered right. */
   intermittent?: true;
   /** Its hooks; a function for a fault that keeps state (a count of requests), called once per server built. */
   hooks: ServerHooks | (() => ServerHooks);
@@ -235,9 +236,12 @@ function queryMember(context: RequestContext, parameter: string, member: string)
 
 const credentialsLast = (order: StageName[]): StageName[] => [...order.filter((s) => s !== 'credentials' && s !== 'handle'), 'credentials', 'handle'];
 
-/** A page[limit] equal to this (2^53 − 1, the largest whole number a double holds exactly, a valid limit) breaks the largest-limit fault. */
+/** A page[limit] of this (2^53 − 1, the largest whole number a double holds exactly) breaks largest-limit-500. */
 export const LARGEST_LIMIT_FAULT = Number.MAX_SAFE_INTEGER;
-/** Every this-many-th list request breaks the intermittent fault: more than the fixed cases send, fewer than generation does. */
+/**
+ * The intermittent fault breaks every this-many-th list request: more than the fixed cases send,
+ * fewer than generation does.
+ */
 export const INTERMITTENT_FAULT_PERIOD = 97;
 
 /** A list request whose served filter member holds `value` (the member named by the contract's first list). */
@@ -245,35 +249,46 @@ function filterValueTrigger(value: (allowed: readonly unknown[]) => string): Fau
   const list = listOperations(loadContract())[0];
   const member = list === undefined ? undefined : servedFilterMember(list);
   if (member === undefined) return undefined;
-  return { method: 'GET', path: `{listPath}?${FILTER_PARAMETER}[${member.name}]=${encodeURIComponent(value(member.values))}`, headers: SESSION };
+  const path = `{listPath}?${FILTER_PARAMETER}[${member.name}]=${encodeURIComponent(value(member.values))}`;
+  return { method: 'GET', path, headers: SESSION };
 }
 
-/** A value outside the allowed ones that holds a character outside ASCII: the first allowed value with an accented letter after it. */
+/** A value outside the allowed ones with a character outside ASCII: the first allowed value and an accented letter. */
 const nonAsciiOutside = (allowed: readonly unknown[]) => `${String(allowed[0])}\u00e1`;
 const hasNonAscii = (text: string) => /[^\u0000-\u007f]/.test(text);
 
-/** A list reply whose `meta.total` counts every item of the list (`totalWithoutFilters`), `meta.pages` with it, when the request names an include. */
+/**
+ * A list reply whose `meta.total` counts every item of the list (`totalWithoutFilters`), `meta.pages`
+ * with it, when the request names an include.
+ */
 function totalOfEveryGroupWithInclude(reply: Reply, context: RequestContext): Reply {
-  if (context.operation === undefined || !isListOperation(context.operation) || reply.status !== 200 || context.query[INCLUDE_PARAMETER] === undefined || reply.json === undefined) return reply;
+  const list = context.operation !== undefined && isListOperation(context.operation);
+  const included = context.query[INCLUDE_PARAMETER] !== undefined;
+  if (!list || !included || reply.status !== 200 || reply.json === undefined) return reply;
   const document = JSON.parse(reply.json.toString()) as { meta?: Record<string, number> };
   const meta = document.meta;
   if (meta?.totalWithoutFilters === undefined || meta.limit < 1) return reply;
-  const counts: Record<string, number> = { total: meta.totalWithoutFilters, pages: Math.ceil(meta.totalWithoutFilters / meta.limit) };
+  const total = meta.totalWithoutFilters;
+  const counts: Record<string, number> = { total, pages: Math.ceil(total / meta.limit) };
   // Deprecated members mirror their replacements, as the server derives them.
-  const mirrored = deprecatedMetaMembers(context.operation).filter(({ name, replacement }) => name in meta && replacement !== undefined && replacement in counts);
-  const changed = { ...meta, ...counts, ...Object.fromEntries(mirrored.map(({ name, replacement }) => [name, counts[replacement!]])) };
+  const mirrored = deprecatedMetaMembers(context.operation!).flatMap(({ name, replacement }) =>
+    name in meta && replacement !== undefined && replacement in counts ? [[name, counts[replacement]] as const] : [],
+  );
+  const changed = { ...meta, ...counts, ...Object.fromEntries(mirrored) };
   return { ...reply, json: undefined, document: { ...document, meta: changed } };
 }
 
-/** A created resource without the relationships the specification names when the request sent one it does not name beside them. */
+/** A created resource without the relationships the specification names when the request sent another beside them. */
 function shownRelationshipsDroppedBesideOthers(creation: Creation, context: RequestContext): Creation {
   const operation = context.operation;
-  const shown = operation?.requestBody === undefined ? undefined : namesShownAt(operation.requestBody, '/data/relationships');
+  const body = operation?.requestBody;
+  const shown = body === undefined ? undefined : namesShownAt(body, '/data/relationships');
   const sent = (context.document as { data?: { relationships?: unknown } } | undefined)?.data?.relationships;
   const created = creation.document?.data;
   if (shown === undefined || created === undefined || sent === null || typeof sent !== 'object') return creation;
   if (!Object.keys(sent).some((name) => !shown.has(name))) return creation;
-  const relationships = Object.fromEntries(Object.entries((created.relationships ?? {}) as Record<string, unknown>).filter(([name]) => !shown.has(name)));
+  const held = Object.entries((created.relationships ?? {}) as Record<string, unknown>);
+  const relationships = Object.fromEntries(held.filter(([name]) => !shown.has(name)));
   return { ...creation, document: { ...creation.document, data: { ...created, relationships } } };
 }
 
@@ -754,7 +769,8 @@ const CATALOGUE: FaultEntry[] = [
     role: 'pageLength',
     appliesTo: 'lists',
     description:
-      'When the request names an `include`, `meta.total` counts every item of the list whatever the filter (`meta.totalWithoutFilters`), `meta.pages` with it; without one it is right.',
+      'When the request names an `include`, `meta.total` counts every item of the list whatever the filter ' +
+      '(`meta.totalWithoutFilters`), `meta.pages` with it; without one it is right.',
     detectableInOneExchange: true,
     trigger: listTrigger(`&include=owner&page[limit]=1&page[offset]=${SEED_SIZES[0]}`),
     foundBy: 'generation',
@@ -765,27 +781,40 @@ const CATALOGUE: FaultEntry[] = [
     role: 'relationshipsEcho',
     appliesTo: 'creations',
     description:
-      'A created resource leaves out the relationships the specification names (`owner`) when the request sent one of another name beside them; sent alone, they are echoed.',
+      'A created resource leaves out the relationships the specification names (`owner`) when the request sent ' +
+      'one of another name beside them; sent alone, they are echoed.',
     detectableInOneExchange: true,
-    trigger: createTrigger('/highlights', highlightBody({ relationships: { owner: { data: { type: 'User', id: REFERENCE_FIXTURES.ownerUserId } }, tag: { data: null } } })),
+    trigger: createTrigger(
+      '/highlights',
+      highlightBody({
+        relationships: { owner: { data: { type: 'User', id: REFERENCE_FIXTURES.ownerUserId } }, tag: { data: null } },
+      }),
+    ),
     foundBy: 'generation',
     hooks: { created: shownRelationshipsDroppedBesideOthers },
   },
   {
     name: 'largest-limit-500',
     requirement: 'ERR-NO-5XX',
-    description: `A list page at \`page[limit]\` ${LARGEST_LIMIT_FAULT} (2^53 − 1, the largest whole number a double holds exactly, a valid limit) is answered 500 (it is rounded up to 2^53 and overflows).`,
+    description:
+      `A list page at \`page[limit]\` ${LARGEST_LIMIT_FAULT} (2^53 − 1, the largest whole number a double ` +
+      'holds exactly, a valid limit) is answered 500 (it is rounded up to 2^53 and overflows).',
     detectableInOneExchange: true,
     trigger: listTrigger(`&page[limit]=${LARGEST_LIMIT_FAULT}&page[offset]=0`),
     foundBy: 'generation',
     hooks: {
-      reply: (reply, context) => ((context.query.page as { limit?: unknown } | undefined)?.limit === LARGEST_LIMIT_FAULT && reply.status === 200 ? internalError('page size overflow') : reply),
+      reply: (reply, context) => {
+        const limit = (context.query[PAGE_PARAMETER] as { limit?: unknown } | undefined)?.limit;
+        return limit === LARGEST_LIMIT_FAULT && reply.status === 200 ? internalError('page size overflow') : reply;
+      },
     },
   },
   {
     name: 'non-ascii-filter-value-500',
     requirement: 'ERR-NO-5XX',
-    description: "A list filter value outside the allowed ones that holds a character outside ASCII (`port%C3%A1l`) is answered 500 instead of 400 (the refusal's message cannot be encoded).",
+    description:
+      'A list filter value outside the allowed ones that holds a character outside ASCII (`port%C3%A1l`) ' +
+      "is answered 500 instead of 400 (the refusal's message cannot be encoded).",
     detectableInOneExchange: true,
     trigger: filterValueTrigger(nonAsciiOutside),
     foundBy: 'generation',
@@ -793,14 +822,17 @@ const CATALOGUE: FaultEntry[] = [
       reply: (reply, context) => {
         const member = context.operation === undefined ? undefined : servedFilterMember(context.operation);
         const value = member === undefined ? undefined : queryMember(context, FILTER_PARAMETER, member.name);
-        return reply.status === 400 && typeof value === 'string' && hasNonAscii(value) && !member!.values.includes(value) ? internalError('the message could not be encoded') : reply;
+        const outside = typeof value === 'string' && hasNonAscii(value) && !member!.values.includes(value);
+        return reply.status === 400 && outside ? internalError('the message could not be encoded') : reply;
       },
     },
   },
   {
     name: 'every-97th-list-request-500',
     requirement: 'ERR-NO-5XX',
-    description: `Every ${INTERMITTENT_FAULT_PERIOD}th list request the server serves is answered 500, whatever it asks (a stale connection of a pool); sent again, the same request is answered.`,
+    description:
+      `Every ${INTERMITTENT_FAULT_PERIOD}th list request the server serves is answered 500, whatever it asks ` +
+      '(a stale connection of a pool); sent again, the same request is answered.',
     detectableInOneExchange: false,
     foundBy: 'generation',
     intermittent: true,

@@ -34,7 +34,13 @@ interface Generated {
   findings: string[];
 }
 
-async function generate(server: StartedReferenceServer, operationId: string, inputs = INPUTS, seed = SEED, withFixtures = true): Promise<Generated> {
+async function generate(
+  server: StartedReferenceServer,
+  operationId: string,
+  inputs = INPUTS,
+  seed = SEED,
+  withFixtures = true,
+): Promise<Generated> {
   const reference = referenceTarget(server.baseUrl);
   const target = withFixtures ? reference : { ...reference, fixtures: {} };
   const operation = contract.operation(operationId);
@@ -50,7 +56,15 @@ async function generate(server: StartedReferenceServer, operationId: string, inp
       throw new CaseSkipped(reason);
     },
   });
-  const outcome = await generateForOperation(conformance, { operation, fixtures: target.fixtures, inputs, boundary: true, seed, budgetMs: 60_000, blocking: ['MUST'] });
+  const outcome = await generateForOperation(conformance, {
+    operation,
+    fixtures: target.fixtures,
+    inputs,
+    boundary: true,
+    seed,
+    budgetMs: 60_000,
+    blocking: ['MUST'],
+  });
   return { outcome, findings: conformance.blocking().map((f) => f.requirement) };
 }
 
@@ -59,7 +73,11 @@ async function replay(curl: string, server: StartedReferenceServer): Promise<str
   const env = { PATH: process.env.PATH ?? '', ...targetEnvironment(referenceTarget(server.baseUrl)) };
   // The line may end in a comment (what its sends showed): the options go right after `curl`.
   const line = curl.replace(/^curl /, 'curl -s --max-time 10 ');
-  const { stdout } = await promisify(execFile)('bash', ['--norc', '--noprofile', '-c', line], { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)('bash', ['--norc', '--noprofile', '-c', line], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return stdout.split('\r\n')[0];
 }
 
@@ -94,19 +112,24 @@ describe('what generation judges does not depend on the seed', () => {
   afterAll(() => server.close());
 
   for (const withFixtures of [true, false]) {
-    it(`seeds 1 to 10, ${withFixtures ? 'with' : 'without'} the target's records: the same requirements judged, so the same not run`, async () => {
+    const records = withFixtures ? 'with' : 'without';
+    it(`seeds 1 to 10, ${records} the target's records: the same requirements judged, the same not run`, async () => {
       // The seeds run side by side: each its own cases, one server, whose answers do not depend on the order.
       const judgedOn = async (seed: number) => {
         const judged: string[] = [];
         for (const operation of contract.operations) {
           const { outcome } = await generate(server, operation.operationId, INPUTS, seed, withFixtures);
-          judged.push(...outcome.requirements.filter((r) => r.inputs > 0).map((r) => `${operation.operationId} ${r.id}`));
+          judged.push(
+            ...outcome.requirements.filter((r) => r.inputs > 0).map((r) => `${operation.operationId} ${r.id}`),
+          );
         }
         return judged.sort();
       };
       const judgedBySeed = await Promise.all(SEEDS.map(judgedOn));
       expect(judgedBySeed[0].length).toBeGreaterThan(30);
-      SEEDS.forEach((seed, i) => expect(judgedBySeed[i], `seed ${seed} against seed ${SEEDS[0]}`).toEqual(judgedBySeed[0]));
+      SEEDS.forEach((seed, i) =>
+        expect(judgedBySeed[i], `seed ${seed} against seed ${SEEDS[0]}`).toEqual(judgedBySeed[0]),
+      );
     }, 600_000);
   }
 });
@@ -123,7 +146,12 @@ describe('each fault only generated inputs reach', () => {
       it(`the suite's fixed cases find no ${fault.requirement}`, async () => {
         const target = referenceTarget(server.baseUrl);
         const found: string[] = [];
-        for (const suiteCase of SUITE_CASES) found.push(...(await runSuiteCase(suiteCase, target, directClient(server.baseUrl))).map((f) => `${suiteCase.title}: ${f.requirement} ${f.message}`));
+        for (const suiteCase of SUITE_CASES)
+          found.push(
+            ...(await runSuiteCase(suiteCase, target, directClient(server.baseUrl))).map(
+              (f) => `${suiteCase.title}: ${f.requirement} ${f.message}`,
+            ),
+          );
         expect(found).toEqual([]);
       }, 300_000);
 
@@ -133,7 +161,8 @@ describe('each fault only generated inputs reach', () => {
         { phase: 'the boundary phase alone', inputs: 0, seed: SEED },
       ];
       for (const { phase, inputs, seed } of phases) {
-        it(`${phase} fails ${fault.requirement} with a shrunk input sent again, its curl line saying whether it reproduced and, reproduced, getting the same answer`, async () => {
+        const sentAgain = 'sent again, its curl line saying whether it reproduced and, if so, getting the same answer';
+        it(`${phase} fails ${fault.requirement} with a shrunk input ${sentAgain}`, async () => {
           const failures = [];
           for (const operation of contract.operations) {
             const { outcome, findings } = await generate(server, operation.operationId, inputs, seed);
@@ -147,7 +176,9 @@ describe('each fault only generated inputs reach', () => {
             expect(counterexample.curl).not.toContain(server.baseUrl);
             expect(counterexample.curl).toContain(`# ${reproductionText(counterexample)}`);
             const reproduces = counterexample.failedSends! > 1;
-            expect(reproduces, `${reproductionText(counterexample)}, where the fault ${fault.intermittent ? 'breaks it now and then' : 'breaks it every time'}`).toBe(!fault.intermittent);
+            const breaks = fault.intermittent ? 'now and then' : 'always';
+            const said = `${reproductionText(counterexample)}; the fault breaks it ${breaks}`;
+            expect(reproduces, said).toBe(!fault.intermittent);
             const again = await replay(counterexample.curl, server);
             if (reproduces) expect(again).toMatch(new RegExp(`^HTTP/1\\.1 ${counterexample.status} `));
           }

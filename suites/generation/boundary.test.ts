@@ -2,7 +2,17 @@
 // of value at each place it applies to, and the page limits and offsets a total gives.
 import { describe, expect, it } from 'vitest';
 import { loadContract, parseQuery } from '../../contract/index.ts';
-import { contractBoundaries, isPaged, MANY_ITEMS, numberTexts, pageBoundaries, STRING_CLASSES, totalOf, walkLimits, walkOffsets } from './boundary.ts';
+import {
+  contractBoundaries,
+  isPaged,
+  MANY_ITEMS,
+  numberTexts,
+  pageBoundaries,
+  STRING_CLASSES,
+  totalOf,
+  walkLimits,
+  walkOffsets,
+} from './boundary.ts';
 
 const contract = loadContract();
 const list = contract.operation('listNotificationGroups');
@@ -36,7 +46,8 @@ describe('pages from a total', () => {
 
   it('offsets 0, total - 1, total and total + 1 at limits 1 and the total, then the walks', () => {
     const queries = pageBoundaries(list, 27).map((input) => parseQuery(list, input.query!).page);
-    for (const offset of [0, 26, 27, 28]) for (const limit of [1, 27]) expect(queries).toContainEqual({ limit, offset });
+    for (const offset of [0, 26, 27, 28])
+      for (const limit of [1, 27]) expect(queries).toContainEqual({ limit, offset });
     expect(queries).toContainEqual({ limit: 9, offset: 18 });
     expect(queries).toContainEqual({ limit: 10, offset: 30 });
   });
@@ -51,60 +62,104 @@ describe('pages from a total', () => {
 });
 
 describe('boundaries from the contract', () => {
-  it('numbers: the smallest and largest valid values and one past each, 2^53 - 1 where no maximum is shown, 0, -1, -0, 2^31 - 1, 2^32', () => {
+  it('numbers: the valid ends (2^53 - 1 with no maximum shown), one past each, 0, -1, -0, 2^31 - 1, 2^32', () => {
     const wide = [String(2 ** 31 - 1), String(2 ** 31), String(2 ** 32), '-1', '-0', '0'];
-    expect(numberTexts({ type: 'number', minimum: 1 })).toEqual(expect.arrayContaining(['1', '0', '9007199254740991', '9007199254740992', ...wide, '1e1', '1E1']));
-    expect(numberTexts({ type: 'number', minimum: 0, maximum: 5 })).toEqual(expect.arrayContaining(['0', '-1', '5', '6']));
-    expect(numberTexts({ type: 'number' })).toEqual(expect.arrayContaining(['-9007199254740991', '-9007199254740992', '9007199254740991', '9007199254740992']));
+    expect(numberTexts({ type: 'number', minimum: 1 })).toEqual(
+      expect.arrayContaining(['1', '0', '9007199254740991', '9007199254740992', ...wide, '1e1', '1E1']),
+    );
+    expect(numberTexts({ type: 'number', minimum: 0, maximum: 5 })).toEqual(
+      expect.arrayContaining(['0', '-1', '5', '6']),
+    );
+    expect(numberTexts({ type: 'number' })).toEqual(
+      expect.arrayContaining(['-9007199254740991', '-9007199254740992', '9007199254740991', '9007199254740992']),
+    );
   });
 
-  it('a place of fixed values gets a value outside them in each Unicode class, in the query percent-encoded UTF-8 and in bodies', () => {
-    const filters = contractBoundaries(list, {}).filter((input) => input.boundary.startsWith('/filter/type: outside the allowed values'));
+  it('fixed values: one outside them per Unicode class, percent-encoded UTF-8 in the query, and in bodies', () => {
+    const filters = contractBoundaries(list, {}).filter((input) =>
+      input.boundary.startsWith('/filter/type: outside the allowed values'),
+    );
     expect(filters.map((input) => input.query)).toContainEqual(expect.stringContaining('filter[type]=portalcaf%C3%A9'));
     expect(filters.length).toBeGreaterThanOrEqual(5);
-    const types = contractBoundaries(highlight, fixtures).filter((input) => input.boundary.startsWith('/data/type: outside the allowed values'));
-    expect(types.map((input) => JSON.parse(input.bodyText!).data.type)).toContainEqual('Highlight\u{1F600}\u{1D11E}\u{20000}');
+    const types = contractBoundaries(highlight, fixtures).filter((input) =>
+      input.boundary.startsWith('/data/type: outside the allowed values'),
+    );
+    expect(types.map((input) => JSON.parse(input.bodyText!).data.type)).toContainEqual(
+      'Highlight\u{1F600}\u{1D11E}\u{20000}',
+    );
   });
 
-  it('each change that makes an input invalid, each alternative of a place, and the smallest document member by member', () => {
+  it('each invalidating change, each alternative of a place, and the smallest document member by member', () => {
     const boundaries = contractBoundaries(highlight, {}).map((input) => input.boundary);
-    expect(boundaries).toEqual(expect.arrayContaining(['/data: a required member removed', '/data/relationships/owner/data: a null', 'the smallest document', 'the smallest document and /data/attributes']));
-    expect(contractBoundaries(list, {}).map((input) => input.boundary)).toEqual(expect.arrayContaining(['/filter/type: a required member removed', '/page/limit: a string where the schema wants another type']));
+    expect(boundaries).toEqual(
+      expect.arrayContaining([
+        '/data: a required member removed',
+        '/data/relationships/owner/data: a null',
+        'the smallest document',
+        'the smallest document and /data/attributes',
+      ]),
+    );
+    expect(contractBoundaries(list, {}).map((input) => input.boundary)).toEqual(
+      expect.arrayContaining([
+        '/filter/type: a required member removed',
+        '/page/limit: a string where the schema wants another type',
+      ]),
+    );
   });
 
   it('draws no random choice: the inputs take no seed, and two calls give the same', () => {
-    const sent = () => contractBoundaries(highlight, fixtures).map(({ boundary, bodyText }) => ({ boundary, bodyText }));
+    const sent = () =>
+      contractBoundaries(highlight, fixtures).map(({ boundary, bodyText }) => ({ boundary, bodyText }));
     expect(contractBoundaries.length).toBe(2);
     expect(sent()).toEqual(sent());
   });
 
   it('every string place gets every Unicode class and a very long string at once, shrinking to one place of an otherwise complete document', () => {
-    const inputs = contractBoundaries(highlight, fixtures).filter((input) => input.boundary.startsWith('every string: '));
-    for (const { name, text } of STRING_CLASSES) expect(inputs.map((input) => JSON.parse(input.bodyText!).data.attributes), name).toContainEqual(expect.objectContaining({ color: text, summary: text }));
+    const inputs = contractBoundaries(highlight, fixtures).filter((input) =>
+      input.boundary.startsWith('every string: '),
+    );
+    for (const { name, text } of STRING_CLASSES)
+      expect(
+        inputs.map((input) => JSON.parse(input.bodyText!).data.attributes),
+        name,
+      ).toContainEqual(expect.objectContaining({ color: text, summary: text }));
     expect(inputs.some((input) => JSON.parse(input.bodyText!).data.attributes.color.length > 4096)).toBe(true);
     const astral = inputs.find((input) => input.boundary === 'every string: astral')!;
     const colorOnly = astral.smaller!().find((input) => input.boundary === '/data/attributes/color: astral')!;
-    expect(JSON.parse(colorOnly.bodyText!).data).toMatchObject({ attributes: { color: '\u{1F600}\u{1D11E}\u{20000}', range: 'range boundary' }, relationships: { owner: { data: { id: fixtures.ownerUserId } } } });
-    expect(colorOnly.smaller!().map((input) => [...JSON.parse(input.bodyText!).data.attributes.color].length)).toEqual([1]);
+    expect(JSON.parse(colorOnly.bodyText!).data).toMatchObject({
+      attributes: { color: '\u{1F600}\u{1D11E}\u{20000}', range: 'range boundary' },
+      relationships: { owner: { data: { id: fixtures.ownerUserId } } },
+    });
+    expect(colorOnly.smaller!().map((input) => [...JSON.parse(input.bodyText!).data.attributes.color].length)).toEqual([
+      1,
+    ]);
   });
 
   it('an array without uniqueItems: two equal items, none, many; a long list and a long string shrink to shorter ones', () => {
-    const options = contractBoundaries(attributeConfig, fixtures).filter((input) => /^\/data\/attributes\/options: (two equal items|empty|\d+ items)$/.test(input.boundary));
+    const options = contractBoundaries(attributeConfig, fixtures).filter((input) =>
+      /^\/data\/attributes\/options: (two equal items|empty|\d+ items)$/.test(input.boundary),
+    );
     const lists = options.map((input) => JSON.parse(input.bodyText!).data.attributes.options as unknown[]);
     expect(lists.map((l) => l.length)).toEqual([2, 0, MANY_ITEMS]);
     expect(lists[0][0]).toEqual(lists[0][1]);
-    expect(options[2].smaller!().map((input) => JSON.parse(input.bodyText!).data.attributes.options.length)).toEqual([1, 2, 5, 10, 20]);
+    expect(options[2].smaller!().map((input) => JSON.parse(input.bodyText!).data.attributes.options.length)).toEqual([
+      1, 2, 5, 10, 20,
+    ]);
   });
 
   it('a free-form map: many members and odd names', () => {
-    const meta = contractBoundaries(highlight, fixtures).filter((input) => /^\/data\/relationships\/owner\/meta: (\d+ members|a member named)/.test(input.boundary));
+    const meta = contractBoundaries(highlight, fixtures).filter((input) =>
+      /^\/data\/relationships\/owner\/meta: (\d+ members|a member named)/.test(input.boundary),
+    );
     const names = meta.flatMap((input) => Object.keys(JSON.parse(input.bodyText!).data.relationships.owner.meta));
     expect(names).toEqual(expect.arrayContaining(['', ' ', '__proto__', '\u0000', 'member59']));
   });
 
   it('a query: each place of its schema, within the URI length, never a lone surrogate', () => {
     const inputs = contractBoundaries(list, {});
-    expect(inputs.some((input) => input.boundary.startsWith('/page/limit: ') && input.query!.includes('page[limit]=1e1'))).toBe(true);
+    expect(
+      inputs.some((input) => input.boundary.startsWith('/page/limit: ') && input.query!.includes('page[limit]=1e1')),
+    ).toBe(true);
     expect(inputs.some((input) => input.boundary.startsWith('/include/0: astral'))).toBe(true);
     expect(inputs.some((input) => input.boundary.includes('lone surrogates'))).toBe(false);
   });

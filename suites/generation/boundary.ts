@@ -15,7 +15,17 @@
 // of these the target may refuse, and how, is the contract's to say (expectations.ts), as for any
 // generated input. A failing input is shrunk (smaller()) to the smallest of its kind that still fails.
 import fc from 'fast-check';
-import { mergeAllOf, PAGE_PARAMETER, parseQuery, querySchema, smallestQuery, withoutValueAt, withValueAt, type JsonType, type Operation } from '../../contract/index.ts';
+import {
+  mergeAllOf,
+  PAGE_PARAMETER,
+  parseQuery,
+  querySchema,
+  smallestQuery,
+  withoutValueAt,
+  withValueAt,
+  type JsonType,
+  type Operation,
+} from '../../contract/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { completeDocument, minimalDocument } from '../documents.ts';
 import { MAX_QUERY_OCTETS, queryText } from './inputs.ts';
@@ -33,12 +43,18 @@ export interface BoundaryInput {
   smaller?: () => BoundaryInput[];
 }
 
-/** Strings that break naive code, one per class. A query carries no lone surrogate: no URI can (RFC 3986 encodes UTF-8). */
+/**
+ * Strings that break naive code, one per class. A query carries no lone surrogate: no URI can (RFC 3986 encodes UTF-8).
+ */
 export const STRING_CLASSES: { name: string; text: string; inQuery: boolean }[] = [
   { name: 'empty', text: '', inQuery: true },
   { name: 'non-ASCII', text: 'caf\u00e9 \u00fc\u00df \u0436', inQuery: true },
   { name: 'combining marks', text: 'e\u0301\u0302\u0303\u20dd', inQuery: true },
-  { name: 'right-to-left', text: '\u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627 \u202eabc\u202c', inQuery: true },
+  {
+    name: 'right-to-left',
+    text: '\u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627 \u202eabc\u202c',
+    inQuery: true,
+  },
   { name: 'astral', text: '\u{1F600}\u{1D11E}\u{20000}', inQuery: true },
   { name: 'control characters', text: 'a\u0001\u0007\u001b\u007f\u0085b', inQuery: true },
   { name: 'escaped NUL', text: 'a\u0000b', inQuery: true },
@@ -53,7 +69,19 @@ const LONG_QUERY_TEXT = 'x'.repeat(Math.floor(MAX_QUERY_OCTETS / 4));
 export const MANY_ITEMS = 40;
 const MANY_MEMBERS = 60;
 /** Member names that break naive code: empty, blank, a prototype's, a path's, a pointer's, a reference's, NUL, long. */
-const ODD_NAMES = ['', ' ', '__proto__', 'constructor', 'toString', 'a.b', 'a/b~1', '$ref', '\u0000', '\u{1F600}', 'n'.repeat(300)];
+const ODD_NAMES = [
+  '',
+  ' ',
+  '__proto__',
+  'constructor',
+  'toString',
+  'a.b',
+  'a/b~1',
+  '$ref',
+  '\u0000',
+  '\u{1F600}',
+  'n'.repeat(300),
+];
 
 /**
  * Numbers that break naive code wherever they are allowed: −1 and −0 (a sign where none is
@@ -88,14 +116,19 @@ interface Place {
 function placesOf(schema: Schema, pointer = ''): Place[] {
   const merged = mergeAllOf(schema);
   const places: Place[] = pointer === '' ? [] : [{ pointer, schema: merged }];
-  for (const [name, member] of Object.entries((merged.properties ?? {}) as Record<string, Schema>)) places.push(...placesOf(member, `${pointer}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`));
-  if (typeof merged.items === 'object' && merged.items !== null) places.push(...placesOf(merged.items as Schema, `${pointer}/0`));
+  for (const [name, member] of Object.entries((merged.properties ?? {}) as Record<string, Schema>))
+    places.push(...placesOf(member, `${pointer}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`));
+  if (typeof merged.items === 'object' && merged.items !== null)
+    places.push(...placesOf(merged.items as Schema, `${pointer}/0`));
   return places;
 }
 
-const typesOf = (schema: Schema): string[] => (Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : []);
+const typesOf = (schema: Schema): string[] =>
+  Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
 const fixedValue = (schema: Schema) => schema.const !== undefined || Array.isArray(schema.enum);
-const isFreeMap = (schema: Schema) => typesOf(schema).includes('object') && (Object.keys((schema.properties ?? {}) as object).length === 0 || typeof schema.additionalProperties === 'object');
+const isFreeMap = (schema: Schema) =>
+  typesOf(schema).includes('object') &&
+  (Object.keys((schema.properties ?? {}) as object).length === 0 || typeof schema.additionalProperties === 'object');
 
 /**
  * Strings of a sampled item or member stay this short: "many" is about the count, and 60 members
@@ -106,7 +139,10 @@ const SAMPLE_STRING_CHARACTERS = 64;
 
 /** One value of a schema, the same in every run. */
 function sampleOf(schema: Schema): unknown {
-  return fc.sample(arbitraryOf(schema, '', { maxStringLength: SAMPLE_STRING_CHARACTERS }), { seed: BOUNDARY_SEED, numRuns: 1 })[0];
+  return fc.sample(arbitraryOf(schema, '', { maxStringLength: SAMPLE_STRING_CHARACTERS }), {
+    seed: BOUNDARY_SEED,
+    numRuns: 1,
+  })[0];
 }
 
 /** The string values a place is tried with, each named by its class. */
@@ -161,11 +197,23 @@ function documentStringInputs(base: unknown, places: Place[]): BoundaryInput[] {
   if (stringPlaces.length === 0) return [];
   return stringValues(false).map(({ name, value }) => {
     const atOnePlace = (pointer: string): BoundaryInput => {
-      const shorter = () => shorterTexts(value).map((text) => documentInput(`${pointer}: ${name}, ${[...text].length} characters`, withValueAt(base, pointer, text)));
-      return documentInput(`${pointer}: ${name}`, withValueAt(base, pointer, value), value.length > 1 ? shorter : undefined);
+      const shorter = () =>
+        shorterTexts(value).map((text) =>
+          documentInput(`${pointer}: ${name}, ${[...text].length} characters`, withValueAt(base, pointer, text)),
+        );
+      return documentInput(
+        `${pointer}: ${name}`,
+        withValueAt(base, pointer, value),
+        value.length > 1 ? shorter : undefined,
+      );
     };
-    const everywhere = stringPlaces.reduce<unknown>((document, place) => withValueAt(document, place.pointer, value), base);
-    return documentInput(`every string: ${name}`, everywhere, () => stringPlaces.map((place) => atOnePlace(place.pointer)));
+    const everywhere = stringPlaces.reduce<unknown>(
+      (document, place) => withValueAt(document, place.pointer, value),
+      base,
+    );
+    return documentInput(`every string: ${name}`, everywhere, () =>
+      stringPlaces.map((place) => atOnePlace(place.pointer)),
+    );
   });
 }
 
@@ -176,7 +224,8 @@ function documentPlaceInputs(base: unknown, place: Place): BoundaryInput[] {
   const types = typesOf(schema);
   const inputs: BoundaryInput[] = [];
   if (types.includes('number') || types.includes('integer')) {
-    for (const text of numberTexts(schema)) inputs.push({ boundary: `${pointer}: ${text}`, bodyText: withRawNumber(base, pointer, text) });
+    for (const text of numberTexts(schema))
+      inputs.push({ boundary: `${pointer}: ${text}`, bodyText: withRawNumber(base, pointer, text) });
   }
   if (types.includes('array') && schema.uniqueItems !== true) {
     const items = typeof schema.items === 'object' && schema.items !== null ? (schema.items as Schema) : {};
@@ -185,18 +234,37 @@ function documentPlaceInputs(base: unknown, place: Place): BoundaryInput[] {
     const many = Array.from({ length: MANY_ITEMS }, (_, i) => distinct(item, i));
     inputs.push(documentInput(`${pointer}: two equal items`, withValueAt(base, pointer, [item, item])));
     inputs.push(documentInput(`${pointer}: empty`, withValueAt(base, pointer, [])));
-    inputs.push(documentInput(`${pointer}: ${MANY_ITEMS} items`, withValueAt(base, pointer, many), () => shorterLists(many).map((list) => documentInput(`${pointer}: ${list.length} items`, withValueAt(base, pointer, list)))));
+    inputs.push(
+      documentInput(`${pointer}: ${MANY_ITEMS} items`, withValueAt(base, pointer, many), () =>
+        shorterLists(many).map((list) =>
+          documentInput(`${pointer}: ${list.length} items`, withValueAt(base, pointer, list)),
+        ),
+      ),
+    );
   }
   if (isFreeMap(schema)) {
     const memberSchema = typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as Schema) : {};
     const value = smallestOf(memberSchema);
-    // Beside the members the map holds: a member of another name must not cost those their judging (the echo of `owner`).
+    // Beside the members the map holds: a member of another name must not cost those their judging (the echo of
+    // `owner`).
     const held = valueAt(base, pointer);
     const kept = held !== null && typeof held === 'object' && !Array.isArray(held) ? held : {};
     const members = (names: string[]) => ({ ...kept, ...Object.fromEntries(names.map((name) => [name, value])) });
     const manyNames = Array.from({ length: MANY_MEMBERS }, (_, i) => `member${i}`);
-    inputs.push(documentInput(`${pointer}: ${MANY_MEMBERS} members`, withValueAt(base, pointer, members(manyNames)), () => shorterLists(manyNames).map((names) => documentInput(`${pointer}: ${names.length} members`, withValueAt(base, pointer, members(names))))));
-    for (const name of ODD_NAMES) inputs.push(documentInput(`${pointer}: a member named ${JSON.stringify(name.length > 20 ? `${name.slice(0, 8)}…` : name)}`, withValueAt(base, pointer, members([name]))));
+    inputs.push(
+      documentInput(`${pointer}: ${MANY_MEMBERS} members`, withValueAt(base, pointer, members(manyNames)), () =>
+        shorterLists(manyNames).map((names) =>
+          documentInput(`${pointer}: ${names.length} members`, withValueAt(base, pointer, members(names))),
+        ),
+      ),
+    );
+    for (const name of ODD_NAMES)
+      inputs.push(
+        documentInput(
+          `${pointer}: a member named ${JSON.stringify(name.length > 20 ? `${name.slice(0, 8)}…` : name)}`,
+          withValueAt(base, pointer, members([name])),
+        ),
+      );
   }
   return inputs;
 }
@@ -215,10 +283,19 @@ function smallestOf(schema: Schema): unknown {
   const type = typesOf(merged)[0] ?? 'object';
   if (type === 'object') {
     const properties = (merged.properties ?? {}) as Record<string, Schema>;
-    return Object.fromEntries(((merged.required ?? []) as string[]).map((name) => [name, smallestOf(properties[name] ?? {})]));
+    return Object.fromEntries(
+      ((merged.required ?? []) as string[]).map((name) => [name, smallestOf(properties[name] ?? {})]),
+    );
   }
   const least = typeof merged.minimum === 'number' ? merged.minimum : 0;
-  const smallest: Record<string, unknown> = { array: [], string: '', number: least, integer: least, boolean: false, null: null };
+  const smallest: Record<string, unknown> = {
+    array: [],
+    string: '',
+    number: least,
+    integer: least,
+    boolean: false,
+    null: null,
+  };
   return smallest[type];
 }
 
@@ -226,7 +303,8 @@ function smallestOf(schema: Schema): unknown {
 function distinct(value: unknown, index: number): unknown {
   if (typeof value === 'string') return `${value} ${index}`;
   if (Array.isArray(value)) return value.map((v) => distinct(v, index));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, distinct(v, index)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, distinct(v, index)]));
   return value;
 }
 
@@ -241,7 +319,11 @@ function valueAt(document: unknown, pointer: string): unknown {
     .split('/')
     .slice(1)
     .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, token) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[token] : undefined), document);
+    .reduce<unknown>(
+      (node, token) =>
+        node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[token] : undefined,
+      document,
+    );
 }
 
 /**
@@ -253,8 +335,18 @@ function memberByMemberInputs(operation: Operation, complete: unknown): Boundary
   const minimal = minimalDocument(operation, BOUNDARY_TAG);
   const added = placesOf(operation.requestBody!)
     .map((place) => place.pointer)
-    .filter((pointer) => valueAt(complete, pointer) !== undefined && valueAt(minimal, pointer) === undefined && valueAt(minimal, parentOf(pointer)) !== undefined);
-  return [documentInput('the smallest document', minimal), ...added.map((pointer) => documentInput(`the smallest document and ${pointer}`, withValueAt(minimal, pointer, valueAt(complete, pointer))))];
+    .filter(
+      (pointer) =>
+        valueAt(complete, pointer) !== undefined &&
+        valueAt(minimal, pointer) === undefined &&
+        valueAt(minimal, parentOf(pointer)) !== undefined,
+    );
+  return [
+    documentInput('the smallest document', minimal),
+    ...added.map((pointer) =>
+      documentInput(`the smallest document and ${pointer}`, withValueAt(minimal, pointer, valueAt(complete, pointer))),
+    ),
+  ];
 }
 
 const parentOf = (pointer: string) => pointer.slice(0, pointer.lastIndexOf('/'));
@@ -263,37 +355,67 @@ const parentOf = (pointer: string) => pointer.slice(0, pointer.lastIndexOf('/'))
 function documentInputs(operation: Operation, fixtures: Fixtures): BoundaryInput[] {
   const base = completeDocument(operation, fixtures, BOUNDARY_TAG);
   const places = placesOf(operation.requestBody!);
-  const changed = (boundary: string, pointer: string, value: unknown) => documentInput(boundary, value === undefined ? withoutValueAt(base, pointer) : withValueAt(base, pointer, value));
+  const changed = (boundary: string, pointer: string, value: unknown) =>
+    documentInput(boundary, value === undefined ? withoutValueAt(base, pointer) : withValueAt(base, pointer, value));
   return [
     ...memberByMemberInputs(operation, base),
     ...documentStringInputs(base, places),
     ...places.flatMap((place) => documentPlaceInputs(base, place)),
-    ...places.flatMap((place) => alternativesOf(place).map(({ name, value }) => changed(`${place.pointer}: ${name}`, place.pointer, value))),
-    ...mutationsOf(operation.requestBody!).flatMap((mutation) => mutationValues(mutation).map(({ name, value }) => changed(`${mutation.pointer}: ${name}`, mutation.pointer, value))),
+    ...places.flatMap((place) =>
+      alternativesOf(place).map(({ name, value }) => changed(`${place.pointer}: ${name}`, place.pointer, value)),
+    ),
+    ...mutationsOf(operation.requestBody!).flatMap((mutation) =>
+      mutationValues(mutation).map(({ name, value }) =>
+        changed(`${mutation.pointer}: ${name}`, mutation.pointer, value),
+      ),
+    ),
   ];
 }
 
 // --- Alternatives and changes that make an input invalid -------------------------------------
 
-/** One value of each type and each branch (oneOf, anyOf) a place allows beside the first: `null` where it may be null. */
+/**
+ * One value of each type and each branch (oneOf, anyOf) a place allows beside the first: `null` where it may be null.
+ */
 function alternativesOf(place: Place): { name: string; value: unknown }[] {
   const { schema } = place;
   const branches = ((schema.oneOf ?? schema.anyOf) as Schema[] | undefined) ?? [];
   const types = typesOf(schema);
-  const ofType = types.length > 1 ? types.map((type) => ({ name: `a ${type}`, value: type === 'null' ? null : sampleOf({ ...schema, type }) })) : [];
-  const ofBranch = branches.map((branch, index) => ({ name: `alternative ${index + 1}`, value: sampleOf(mergeAllOf(branch)) }));
+  const ofType =
+    types.length > 1
+      ? types.map((type) => ({ name: `a ${type}`, value: type === 'null' ? null : sampleOf({ ...schema, type }) }))
+      : [];
+  const ofBranch = branches.map((branch, index) => ({
+    name: `alternative ${index + 1}`,
+    value: sampleOf(mergeAllOf(branch)),
+  }));
   return [...ofType, ...ofBranch];
 }
 
 /** A value of each JSON type, the same every run: what a wrong-type change puts in place. */
-const VALUE_OF_TYPE: Record<JsonType, unknown> = { string: 'x', number: 1, boolean: true, null: null, object: {}, array: [] };
+const VALUE_OF_TYPE: Record<JsonType, unknown> = {
+  string: 'x',
+  number: 1,
+  boolean: true,
+  null: null,
+  object: {},
+  array: [],
+};
 
-/** The values outside a place's fixed ones, in every Unicode class: the first value with the class's text after it, and cased otherwise. */
+/**
+ * The values outside a place's fixed ones, in every Unicode class: the first value with the class's text after it, and
+ * cased otherwise.
+ */
 function outsideValues(values: unknown[]): { name: string; value: unknown }[] {
   const first = values.find((v): v is string => typeof v === 'string');
   if (first === undefined) return [{ name: 'a value outside those allowed', value: 'x' }];
-  const unicode = STRING_CLASSES.filter((c) => c.text !== '' && c.inQuery).map((c) => ({ name: `outside the allowed values, ${c.name}`, value: `${first}${c.text}` }));
-  return [{ name: 'outside the allowed values, upper case', value: first.toUpperCase() }, ...unicode].filter(({ value }) => !values.includes(value));
+  const unicode = STRING_CLASSES.filter((c) => c.text !== '' && c.inQuery).map((c) => ({
+    name: `outside the allowed values, ${c.name}`,
+    value: `${first}${c.text}`,
+  }));
+  return [{ name: 'outside the allowed values, upper case', value: first.toUpperCase() }, ...unicode].filter(
+    ({ value }) => !values.includes(value),
+  );
 }
 
 /** The values a change that makes the input invalid puts in place (undefined: the member removed), each named. */
@@ -312,17 +434,27 @@ function mutationValues(mutation: Mutation): { name: string; value: unknown }[] 
 
 // --- Queries ---------------------------------------------------------------------------------
 
-function queryInput(operation: Operation, boundary: string, query: Record<string, unknown>, smaller?: () => BoundaryInput[]): BoundaryInput | undefined {
+function queryInput(
+  operation: Operation,
+  boundary: string,
+  query: Record<string, unknown>,
+  smaller?: () => BoundaryInput[],
+): BoundaryInput | undefined {
   let text: string;
   try {
     text = queryText(operation, query);
   } catch {
     return undefined;
   }
-  return Buffer.byteLength(`${operation.pathTemplate}?${text}`) <= MAX_QUERY_OCTETS ? { boundary, query: text, ...(smaller ? { smaller } : {}) } : undefined;
+  return Buffer.byteLength(`${operation.pathTemplate}?${text}`) <= MAX_QUERY_OCTETS
+    ? { boundary, query: text, ...(smaller ? { smaller } : {}) }
+    : undefined;
 }
 
-/** The query boundary inputs of one place: the smallest valid query (with the smallest page for a page member, naming the target's records), that place changed. */
+/**
+ * The query boundary inputs of one place: the smallest valid query (with the smallest page for a page member, naming
+ * the target's records), that place changed.
+ */
 function queryPlaceInputs(operation: Operation, place: Place, fixtures: Fixtures): BoundaryInput[] {
   const { pointer, schema } = place;
   if (fixedValue(schema)) return [];
@@ -331,24 +463,38 @@ function queryPlaceInputs(operation: Operation, place: Place, fixtures: Fixtures
   const at = (value: unknown) => withValueAt(base, pointer, value) as Record<string, unknown>;
   const types = typesOf(schema);
   const inputs: (BoundaryInput | undefined)[] = [];
-  if (types.includes('string')) for (const { name, value } of stringValues(true)) inputs.push(queryInput(operation, `${pointer}: ${name}`, at(value)));
-  if (types.includes('number') || types.includes('integer')) for (const text of numberTexts(schema)) inputs.push(queryInput(operation, `${pointer}: ${text}`, at(text)));
+  if (types.includes('string'))
+    for (const { name, value } of stringValues(true))
+      inputs.push(queryInput(operation, `${pointer}: ${name}`, at(value)));
+  if (types.includes('number') || types.includes('integer'))
+    for (const text of numberTexts(schema)) inputs.push(queryInput(operation, `${pointer}: ${text}`, at(text)));
   if (types.includes('array') && schema.uniqueItems !== true) {
     const item = sampleOf((schema.items ?? {}) as Schema);
-    const many = Array.from({ length: MANY_ITEMS }, (_, i) => distinct(typeof item === 'string' && item !== '' ? item : 'item', i));
+    const many = Array.from({ length: MANY_ITEMS }, (_, i) =>
+      distinct(typeof item === 'string' && item !== '' ? item : 'item', i),
+    );
     inputs.push(queryInput(operation, `${pointer}: two equal items`, at([item, item])));
     inputs.push(queryInput(operation, `${pointer}: empty`, at([])));
-    inputs.push(queryInput(operation, `${pointer}: ${MANY_ITEMS} items`, at(many), () => shorterLists(many).flatMap((list) => queryInput(operation, `${pointer}: ${list.length} items`, at(list)) ?? [])));
+    inputs.push(
+      queryInput(operation, `${pointer}: ${MANY_ITEMS} items`, at(many), () =>
+        shorterLists(many).flatMap((list) => queryInput(operation, `${pointer}: ${list.length} items`, at(list)) ?? []),
+      ),
+    );
   }
   return inputs.filter((input): input is BoundaryInput => input !== undefined);
 }
 
-/** The query inputs of each change that makes a query invalid, in the smallest query with its smallest page: percent-encoded UTF-8 for text. */
+/**
+ * The query inputs of each change that makes a query invalid, in the smallest query with its smallest page:
+ * percent-encoded UTF-8 for text.
+ */
 function queryMutationInputs(operation: Operation, fixtures: Fixtures): BoundaryInput[] {
   const base = parseQuery(operation, smallestQuery(operation.parameters, { smallestPage: true, records: fixtures }));
   return mutationsOf(querySchema(operation)).flatMap((mutation) =>
     mutationValues(mutation).flatMap(({ name, value }) => {
-      const query = (value === undefined ? withoutValueAt(base, mutation.pointer) : withValueAt(base, mutation.pointer, value)) as Record<string, unknown>;
+      const query = (
+        value === undefined ? withoutValueAt(base, mutation.pointer) : withValueAt(base, mutation.pointer, value)
+      ) as Record<string, unknown>;
       return queryInput(operation, `${mutation.pointer}: ${name}`, query) ?? [];
     }),
   );
@@ -366,7 +512,10 @@ export function contractBoundaries(operation: Operation, fixtures: Fixtures): Bo
   if (inputs === undefined) {
     inputs = operation.requestBody
       ? documentInputs(operation, fixtures)
-      : [...placesOf(querySchema(operation)).flatMap((place) => queryPlaceInputs(operation, place, fixtures)), ...queryMutationInputs(operation, fixtures)];
+      : [
+          ...placesOf(querySchema(operation)).flatMap((place) => queryPlaceInputs(operation, place, fixtures)),
+          ...queryMutationInputs(operation, fixtures),
+        ];
     byFixtures.set(key, inputs);
   }
   return inputs;
@@ -374,40 +523,58 @@ export function contractBoundaries(operation: Operation, fixtures: Fixtures): Bo
 
 // --- Pages, from what the target answers ----------------------------------------------------
 
-/** Whether an operation serves pages (its x-requirements name a pageLength role) with a `page[limit]`/`page[offset]`, as the contract's page arithmetic reads them. */
+/**
+ * Whether an operation serves pages (its x-requirements name a pageLength role) with a `page[limit]`/`page[offset]`, as
+ * the contract's page arithmetic reads them.
+ */
 export function isPaged(operation: Operation): boolean {
   const page = operation.parameters.find((p) => p.name === 'page');
   const members = ((page?.schema as Schema | undefined)?.properties ?? {}) as Record<string, Schema>;
   return operation.roles.pageLength !== undefined && members.limit !== undefined && members.offset !== undefined;
 }
 
-/** The query of one page: the smallest valid query (naming the target's records) with `page[limit]` and `page[offset]`. */
+/**
+ * The query of one page: the smallest valid query (naming the target's records) with `page[limit]` and `page[offset]`.
+ */
 export function pageQuery(operation: Operation, limit: number, offset: number, fixtures: Fixtures = {}): string {
   return `${smallestQuery(operation.parameters, { records: fixtures })}&page[limit]=${limit}&page[offset]=${offset}`;
 }
 
 /** The limits a total is walked at: 1, the total, each small divisor and one past it. */
 export function walkLimits(total: number): number[] {
-  const divisors = Array.from({ length: Math.min(total, SMALL_DIVISOR_LIMIT) }, (_, i) => i + 1).filter((d) => total % d === 0);
+  const divisors = Array.from({ length: Math.min(total, SMALL_DIVISOR_LIMIT) }, (_, i) => i + 1).filter(
+    (d) => total % d === 0,
+  );
   return [...new Set([1, ...divisors.flatMap((d) => [d, d + 1]), Math.max(1, total)])].sort((a, b) => a - b);
 }
 
-/** The offsets of a walk at `limit`: every page and the first past the end, or only the pages at either end of a long walk. */
+/**
+ * The offsets of a walk at `limit`: every page and the first past the end, or only the pages at either end of a long
+ * walk.
+ */
 export function walkOffsets(total: number, limit: number): number[] {
   const pages = Math.ceil(total / limit) + 1;
   const all = Array.from({ length: pages }, (_, i) => i * limit);
   return pages <= MAX_WALK_PAGES ? all : [...all.slice(0, WALK_END_PAGES), ...all.slice(-WALK_END_PAGES)];
 }
 
-/** The page inputs a total gives: offsets around the end at limits 1 and the total, then each walk, then the offsets around the end again with each optional parameter present. */
+/**
+ * The page inputs a total gives: offsets around the end at limits 1 and the total, then each walk, then the offsets
+ * around the end again with each optional parameter present.
+ */
 export function pageBoundaries(operation: Operation, total: number, fixtures: Fixtures = {}): BoundaryInput[] {
   const page = (what: string, limit: number, offset: number, extra = ''): BoundaryInput => ({
     boundary: `page ${what}: limit ${limit}, offset ${offset} (total ${total})`,
     query: `${pageQuery(operation, limit, offset, fixtures)}${extra}`,
   });
   const ends = [...new Set([0, total - 1, total, total + 1])].filter((offset) => offset >= 0);
-  const aroundTheEnd = (extra = '', also = '') => [1, Math.max(1, total)].flatMap((limit) => ends.map((offset) => page(`offset around the end${also}`, limit, offset, extra)));
-  const walks = walkLimits(total).flatMap((limit) => walkOffsets(total, limit).map((offset) => page(`walk at limit ${limit}`, limit, offset)));
+  const aroundTheEnd = (extra = '', also = '') =>
+    [1, Math.max(1, total)].flatMap((limit) =>
+      ends.map((offset) => page(`offset around the end${also}`, limit, offset, extra)),
+    );
+  const walks = walkLimits(total).flatMap((limit) =>
+    walkOffsets(total, limit).map((offset) => page(`walk at limit ${limit}`, limit, offset)),
+  );
   const withOthers = optionalParameterPairs(operation).flatMap((pair) => aroundTheEnd(`&${pair}`, ` with ${pair}`));
   return [...aroundTheEnd(), ...walks, ...withOthers];
 }
@@ -426,7 +593,10 @@ function optionalParameterPairs(operation: Operation): string[] {
     });
 }
 
-/** The total a list answer reports (`meta.total`), or the number of items when it reports none; undefined when it holds no list. */
+/**
+ * The total a list answer reports (`meta.total`), or the number of items when it reports none; undefined when it holds
+ * no list.
+ */
 export function totalOf(json: unknown): number | undefined {
   const document = json as { data?: unknown; meta?: { total?: unknown } } | undefined;
   if (!Array.isArray(document?.data)) return undefined;

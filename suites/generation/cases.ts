@@ -4,7 +4,12 @@
 // requirement; its summary (inputs sent, why it stopped, each requirement it judged) travels to the
 // record as an attachment.
 import type { TestInfo } from '@playwright/test';
-import { blockingLevels, GENERATION_ATTACHMENT, GENERATION_OFF, type GenerationSettings } from '../../run-protocol/index.ts';
+import {
+  blockingLevels,
+  GENERATION_ATTACHMENT,
+  GENERATION_OFF,
+  type GenerationSettings,
+} from '../../run-protocol/index.ts';
 import { scrubValues } from '../../run-protocol/secrets.ts';
 import type { Operation } from '../../contract/index.ts';
 import { READ_ONLY_REASON, type ConformanceCase } from '../case.ts';
@@ -34,11 +39,19 @@ function generatedOperations(readOnly: boolean): Operation[] {
 
 /** One operation's share of the time: its own budget, or an even share of the whole, whichever is less. */
 export function operationBudgetMs(settings: GenerationSettings, operationCount: number): number {
-  return Math.max(1, Math.min(settings.operationBudgetMs, Math.floor(settings.totalBudgetMs / Math.max(1, operationCount))));
+  return Math.max(
+    1,
+    Math.min(settings.operationBudgetMs, Math.floor(settings.totalBudgetMs / Math.max(1, operationCount))),
+  );
 }
 
 /** Runs one generated case: generation, then its summary left on the test for the record. */
-export async function runGeneratedCase(generated: GeneratedCase, conformance: ConformanceCase, suite: SuiteContext, testInfo: TestInfo): Promise<void> {
+export async function runGeneratedCase(
+  generated: GeneratedCase,
+  conformance: ConformanceCase,
+  suite: SuiteContext,
+  testInfo: TestInfo,
+): Promise<void> {
   const settings = suite.generate;
   if (!settings) return conformance.skip(`generation was ${GENERATION_OFF}`);
   if (suite.readOnly && generated.operation.method !== 'GET') return conformance.skip(READ_ONLY_REASON);
@@ -49,11 +62,20 @@ export async function runGeneratedCase(generated: GeneratedCase, conformance: Co
     operation: generated.operation,
     fixtures: suite.target.fixtures,
     inputs: settings.inputs,
-    foundBefore: (settings.foundBefore ?? []).filter((found) => found.operation === generated.operation.operationId).map(({ query, bodyText }) => ({ ...(query !== undefined ? { query } : {}), ...(bodyText !== undefined ? { bodyText } : {}) })),
+    foundBefore: (settings.foundBefore ?? [])
+      .filter((found) => found.operation === generated.operation.operationId)
+      .map(({ query, bodyText }) => ({
+        ...(query !== undefined ? { query } : {}),
+        ...(bodyText !== undefined ? { bodyText } : {}),
+      })),
     boundary: true,
     seed: settings.seed,
     budgetMs,
     blocking: blockingLevels(suite.failLevel),
   });
-  testInfo.attachments.push({ name: GENERATION_ATTACHMENT, body: Buffer.from(JSON.stringify(scrubValues(outcome, suite.scrub))), contentType: 'application/json' });
+  testInfo.attachments.push({
+    name: GENERATION_ATTACHMENT,
+    body: Buffer.from(JSON.stringify(scrubValues(outcome, suite.scrub))),
+    contentType: 'application/json',
+  });
 }

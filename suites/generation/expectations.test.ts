@@ -47,10 +47,24 @@ async function fixedExpectations(baseUrl: string): Promise<FixedExpectation[]> {
   const target = referenceTarget(baseUrl);
   const direct = directClient(baseUrl);
   const sent = new Map<string, OutgoingRequest>();
-  const client: TargetClient = { ...direct, transmit: (request) => (sent.set(curlLine(request, unscrubbed), request), direct.transmit(request)) };
+  const client: TargetClient = {
+    ...direct,
+    transmit: (request) => (sent.set(curlLine(request, unscrubbed), request), direct.transmit(request)),
+  };
   const noted: FixedExpectation[] = [];
   for (const suiteCase of SUITE_CASES) {
-    const context = { contract, client, target, failLevel: 'should' as const, scrub: unscrubbed, requirements: suiteCase.requirements, outcomeInWorker: true, skip: (reason: string): never => { throw new CaseSkipped(reason); } };
+    const context = {
+      contract,
+      client,
+      target,
+      failLevel: 'should' as const,
+      scrub: unscrubbed,
+      requirements: suiteCase.requirements,
+      outcomeInWorker: true,
+      skip: (reason: string): never => {
+        throw new CaseSkipped(reason);
+      },
+    };
     try {
       await suiteCase.run(new NotingCase(context, sent, noted, caseTitle(suiteCase)));
     } catch (error) {
@@ -76,16 +90,39 @@ describe('generated expectations against the fixed cases', () => {
   afterAll(() => server.close());
 
   it('no status a fixed case accepts is one a generated input of the same request may not be answered', () => {
-    const session = new ConformanceCase({ contract, client: directClient(server.baseUrl), target: referenceTarget(server.baseUrl), failLevel: 'must', scrub: unscrubbed, requirements: ['ERR-NO-5XX'], outcomeInWorker: true, skip: () => { throw new CaseSkipped(''); } }).credentials.session;
+    const session = new ConformanceCase({
+      contract,
+      client: directClient(server.baseUrl),
+      target: referenceTarget(server.baseUrl),
+      failLevel: 'must',
+      scrub: unscrubbed,
+      requirements: ['ERR-NO-5XX'],
+      outcomeInWorker: true,
+      skip: () => {
+        throw new CaseSkipped('');
+      },
+    }).credentials.session;
     const comparable = noted.filter((n) => generatorCouldSend(n.request, session));
     // Each operation's requests of every kind (valid, refused, open) are compared, not a handful.
-    for (const operation of contract.operations) expect(comparable.filter((n) => route(contract, n.request.method, `${contract.basePath}${n.request.path}`) === operation).length, operation.operationId).toBeGreaterThan(3);
+    for (const operation of contract.operations)
+      expect(
+        comparable.filter(
+          (n) => route(contract, n.request.method, `${contract.basePath}${n.request.path}`) === operation,
+        ).length,
+        operation.operationId,
+      ).toBeGreaterThan(3);
     const stricter = comparable.flatMap(({ title, request, allowed }) => {
       const operation = route(contract, request.method, `${contract.basePath}${request.path}`)!;
       const query = request.path.includes('?') ? request.path.slice(request.path.indexOf('?') + 1) : undefined;
       const expectation = expectationOf(contract, operation, query, request.bodyText);
-      const refused = allowed.filter((status) => (expectation.open ? status >= 500 : !expectation.statuses.includes(status)));
-      return refused.length === 0 ? [] : [`${title}: ${request.method} ${request.path} ${request.bodyText ?? ''} accepts ${refused.join(', ')}; generation expects ${expectation.open ? 'anything but a 5xx' : expectation.statuses.join(', ')}`];
+      const refused = allowed.filter((status) =>
+        expectation.open ? status >= 500 : !expectation.statuses.includes(status),
+      );
+      return refused.length === 0
+        ? []
+        : [
+            `${title}: ${request.method} ${request.path} ${request.bodyText ?? ''} accepts ${refused.join(', ')}; generation expects ${expectation.open ? 'anything but a 5xx' : expectation.statuses.join(', ')}`,
+          ];
     });
     expect(stricter).toEqual([]);
   });
@@ -102,17 +139,26 @@ describe('inputs whose encoding or meaning the specification does not show are o
     { input: 'an empty include', query: 'filter[type]=portal&include=' },
     { input: 'a fractional page member', query: 'filter[type]=portal&page[limit]=2.5&page[offset]=0' },
     { input: 'a page member in exponent form', query: 'filter[type]=portal&page[limit]=1&page[offset]=1e1' },
-    { input: 'a relationship the specification does not name', body: { data: { type: 'Highlight', relationships: { owner, ' ': { data: null } } } } },
+    {
+      input: 'a relationship the specification does not name',
+      body: { data: { type: 'Highlight', relationships: { owner, ' ': { data: null } } } },
+    },
   ];
   for (const c of open) {
     it(c.input, () => {
       const operation = c.body ? highlight : list;
-      expect(expectationOf(contract, operation, c.query, c.body ? JSON.stringify(c.body) : undefined)).toMatchObject({ valid: true, open: true });
+      expect(expectationOf(contract, operation, c.query, c.body ? JSON.stringify(c.body) : undefined)).toMatchObject({
+        valid: true,
+        open: true,
+      });
     });
   }
 
-  it('an include name or a relationship of another name relaxes no check; a fraction relaxes what reads the page', () => {
-    expect(expectationOf(contract, list, 'filter[type]=portal&include=owner&page[limit]=5&page[offset]=10', undefined).relaxed).toEqual([]);
+  it('an include name or a relationship of another name relaxes no check; a fraction, what reads the page', () => {
+    expect(
+      expectationOf(contract, list, 'filter[type]=portal&include=owner&page[limit]=5&page[offset]=10', undefined)
+        .relaxed,
+    ).toEqual([]);
     const other = { data: { type: 'Highlight', relationships: { owner, tag: { data: null } } } };
     expect(expectationOf(contract, highlight, undefined, JSON.stringify(other)).relaxed).toEqual([]);
     const fractional = expectationOf(contract, list, 'filter[type]=portal&page[limit]=2.5&page[offset]=0', undefined);
@@ -121,8 +167,20 @@ describe('inputs whose encoding or meaning the specification does not show are o
   });
 
   it('a request whose every place the specification shows is not open', () => {
-    expect(expectationOf(contract, list, 'filter[type]=portal&page[limit]=5&page[offset]=0', undefined)).toMatchObject({ valid: true, open: false });
-    expect(expectationOf(contract, highlight, undefined, JSON.stringify({ data: { type: 'Highlight', relationships: { owner } } }))).toMatchObject({ valid: true, open: false });
-    expect(holdsUnshownValue(highlight.requestBody!, { data: { type: 'Highlight', relationships: { owner } } })).toBe(false);
+    expect(expectationOf(contract, list, 'filter[type]=portal&page[limit]=5&page[offset]=0', undefined)).toMatchObject({
+      valid: true,
+      open: false,
+    });
+    expect(
+      expectationOf(
+        contract,
+        highlight,
+        undefined,
+        JSON.stringify({ data: { type: 'Highlight', relationships: { owner } } }),
+      ),
+    ).toMatchObject({ valid: true, open: false });
+    expect(holdsUnshownValue(highlight.requestBody!, { data: { type: 'Highlight', relationships: { owner } } })).toBe(
+      false,
+    );
   });
 });

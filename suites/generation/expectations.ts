@@ -52,7 +52,10 @@ export interface Expectation {
 /** Section 5: a permitted credential is answered neither 401 nor 403, whatever the input. */
 const CREDENTIAL_STATUSES = [401, 403];
 
-/** Whether the value at one place, under its merged schema, is what the walk looks for; an object's extra member names are asked with `name`. */
+/**
+ * Whether the value at one place, under its merged schema, is what the walk looks for; an object's extra member names
+ * are asked with `name`.
+ */
 type PlaceTest = (schema: Schema, value: unknown) => boolean;
 
 /** True when `test` holds at some place of `value` the schema describes: the value itself, an item, a member. */
@@ -60,20 +63,32 @@ function somePlace(schema: Schema, value: unknown, test: PlaceTest): boolean {
   if (value === undefined) return false;
   const merged = mergeAllOf(schema);
   if (test(merged, value)) return true;
-  if (Array.isArray(value)) return typeof merged.items === 'object' && merged.items !== null && value.some((item) => somePlace(merged.items as Schema, item, test));
+  if (Array.isArray(value))
+    return (
+      typeof merged.items === 'object' &&
+      merged.items !== null &&
+      value.some((item) => somePlace(merged.items as Schema, item, test))
+    );
   if (value === null || typeof value !== 'object') return false;
   const properties = (merged.properties ?? {}) as Record<string, Schema>;
-  const additional = typeof merged.additionalProperties === 'object' ? (merged.additionalProperties as Schema) : undefined;
+  const additional =
+    typeof merged.additionalProperties === 'object' ? (merged.additionalProperties as Schema) : undefined;
   return Object.entries(value).some(([name, member]) => {
     const memberSchema = properties[name] ?? additional;
     return memberSchema !== undefined && somePlace(memberSchema, member, test);
   });
 }
 
-/** A place marked `x-values-not-shown`, or a list of such values (however many: how an empty one is written is not shown either). */
+/**
+ * A place marked `x-values-not-shown`, or a list of such values (however many: how an empty one is written is not shown
+ * either).
+ */
 const valueNotShownAt: PlaceTest = (schema, value) =>
   schema['x-values-not-shown'] === true ||
-  (Array.isArray(value) && typeof schema.items === 'object' && schema.items !== null && mergeAllOf(schema.items as Schema)['x-values-not-shown'] === true);
+  (Array.isArray(value) &&
+    typeof schema.items === 'object' &&
+    schema.items !== null &&
+    mergeAllOf(schema.items as Schema)['x-values-not-shown'] === true);
 
 /** A value other than those the specification shows for a place whose full set it does not show (`x-values-seen`). */
 const valueNotSeenAt: PlaceTest = (schema, value) => {
@@ -81,18 +96,25 @@ const valueNotSeenAt: PlaceTest = (schema, value) => {
   return Array.isArray(seen) && !seen.some((v) => isDeepStrictEqual(v, value));
 };
 
-/** A member name an object does not define where the specification does not show its other names (`x-names-not-shown`). */
+/**
+ * A member name an object does not define where the specification does not show its other names (`x-names-not-shown`).
+ */
 const nameNotShownAt: PlaceTest = (schema, value) => {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || schema['x-names-not-shown'] !== true) return false;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || schema['x-names-not-shown'] !== true)
+    return false;
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   return Object.keys(value).some((name) => !(name in properties));
 };
 
-/** A number that is not a whole number a double holds exactly: fractional page members are not shown, and past 2^53 a number cannot be read back as sent. */
+/**
+ * A number that is not a whole number a double holds exactly: fractional page members are not shown, and past 2^53 a
+ * number cannot be read back as sent.
+ */
 const inexactNumberAt: PlaceTest = (_schema, value) => typeof value === 'number' && !Number.isSafeInteger(value);
 
 /** A number whose largest allowed value is not shown (`x-maximum-not-shown`). */
-const numberPastUnshownMaximumAt: PlaceTest = (schema, value) => schema['x-maximum-not-shown'] === true && typeof value === 'number';
+const numberPastUnshownMaximumAt: PlaceTest = (schema, value) =>
+  schema['x-maximum-not-shown'] === true && typeof value === 'number';
 
 /** A generated request as the open places read it. */
 export interface HeldInput {
@@ -123,8 +145,16 @@ export interface OpenPlace {
   holds(input: HeldInput): boolean;
 }
 
-/** The roles of the page arithmetic that read `page[limit]` or `page[offset]` from the request (contract/checks.ts listPageArithmetic). */
-const PAGE_READING_ROLES: readonly OperationRole[] = ['pageLength', 'metaOffsetEcho', 'metaPageNumber', 'metaLimitEffective'];
+/**
+ * The roles of the page arithmetic that read `page[limit]` or `page[offset]` from the request (contract/checks.ts
+ * listPageArithmetic).
+ */
+const PAGE_READING_ROLES: readonly OperationRole[] = [
+  'pageLength',
+  'metaOffsetEcho',
+  'metaPageNumber',
+  'metaLimitEffective',
+];
 
 const schemaOf = (operation: Operation): Schema => operation.requestBody ?? querySchema(operation);
 const holdsAt = (test: PlaceTest) => (input: HeldInput) => somePlace(schemaOf(input.operation), input.value, test);
@@ -132,24 +162,56 @@ const holdsAt = (test: PlaceTest) => (input: HeldInput) => somePlace(schemaOf(in
 /** A query number written other than in plain decimal digits: the one form every reading of a query agrees on. */
 const PLAIN_DECIMAL = /^-?(0|[1-9]\d*)$/;
 
-/** A query value that is a number written another way (`1e1`, `10.0`, `+5`, `010`): how a query writes numbers is not shown, so a server may read it otherwise. */
+/**
+ * A query value that is a number written another way (`1e1`, `10.0`, `+5`, `010`): how a query writes numbers is not
+ * shown, so a server may read it otherwise.
+ */
 function holdsNumberInAnotherForm(query: string | undefined): boolean {
-  return parseQueryPairs(query ?? '').some(({ value }) => value.trim() !== '' && Number.isFinite(Number(value)) && !PLAIN_DECIMAL.test(value));
+  return parseQueryPairs(query ?? '').some(
+    ({ value }) => value.trim() !== '' && Number.isFinite(Number(value)) && !PLAIN_DECIMAL.test(value),
+  );
 }
 
-/** A finding below MUST on how the request writes `page` (a bare `page=`, a scalar, a fraction): the page a server reads from it is not shown. */
+/**
+ * A finding below MUST on how the request writes `page` (a bare `page=`, a scalar, a fraction): the page a server reads
+ * from it is not shown.
+ */
 const isPageFormFinding = (operation: Operation) => (finding: Finding) =>
   finding.requirement === operation.roles.pageShape || finding.requirement === operation.roles.pageFractional;
 
 export const OPEN_PLACES: readonly OpenPlace[] = [
   // Which include names exist, and what permission numbers mean, is not shown: no check reads the
   // meaning of an include name or a permission; the echo reads the number as sent, whatever it means.
-  { name: 'a value whose meaning is not shown', marker: 'x-values-not-shown', refusal: 'any 4xx', relaxes: [], holds: holdsAt(valueNotShownAt) },
-  { name: 'a value other than those seen', marker: 'x-values-seen', refusal: 'any 4xx', relaxes: [], holds: holdsAt(valueNotSeenAt) },
+  {
+    name: 'a value whose meaning is not shown',
+    marker: 'x-values-not-shown',
+    refusal: 'any 4xx',
+    relaxes: [],
+    holds: holdsAt(valueNotShownAt),
+  },
+  {
+    name: 'a value other than those seen',
+    marker: 'x-values-seen',
+    refusal: 'any 4xx',
+    relaxes: [],
+    holds: holdsAt(valueNotSeenAt),
+  },
   // The echo reads only the relationships the specification names (`owner`), whatever else is sent.
-  { name: 'a member name not shown', marker: 'x-names-not-shown', refusal: 'any 4xx', relaxes: [], holds: holdsAt(nameNotShownAt) },
+  {
+    name: 'a member name not shown',
+    marker: 'x-names-not-shown',
+    refusal: 'any 4xx',
+    relaxes: [],
+    holds: holdsAt(nameNotShownAt),
+  },
   // A cap on the page size is judged as one (meta.limit reports it, SHOULD), not relaxed.
-  { name: 'a number past a maximum not shown', marker: 'x-maximum-not-shown', refusal: 'also 400', relaxes: [], holds: holdsAt(numberPastUnshownMaximumAt) },
+  {
+    name: 'a number past a maximum not shown',
+    marker: 'x-maximum-not-shown',
+    refusal: 'also 400',
+    relaxes: [],
+    holds: holdsAt(numberPastUnshownMaximumAt),
+  },
   {
     name: 'a number no double holds exactly as a whole number',
     refusal: 'any 4xx',
@@ -178,7 +240,12 @@ export const OPEN_PLACES: readonly OpenPlace[] = [
 
 /** True when `value` holds, somewhere the schema describes, a value or member name the specification does not show. */
 export function holdsUnshownValue(schema: Schema, value: unknown): boolean {
-  return somePlace(schema, value, (place, v) => valueNotShownAt(place, v) || valueNotSeenAt(place, v) || nameNotShownAt(place, v) || inexactNumberAt(place, v));
+  return somePlace(
+    schema,
+    value,
+    (place, v) =>
+      valueNotShownAt(place, v) || valueNotSeenAt(place, v) || nameNotShownAt(place, v) || inexactNumberAt(place, v),
+  );
 }
 
 /** The requirements a 5xx answer breaks, whatever the input: those the contract binds to its check of server errors. */
@@ -205,11 +272,22 @@ export function openPlacesOf(input: HeldInput): OpenPlace[] {
 
 /** The requirements an operation names for the roles the places relax. */
 function relaxedRequirements(operation: Operation, places: OpenPlace[]): string[] {
-  return [...new Set(places.flatMap((place) => place.relaxes.map((role) => operation.roles[role]).filter((id): id is string => id !== undefined)))];
+  return [
+    ...new Set(
+      places.flatMap((place) =>
+        place.relaxes.map((role) => operation.roles[role]).filter((id): id is string => id !== undefined),
+      ),
+    ),
+  ];
 }
 
 /** What the contract says of a generated request, and what it may be answered. */
-export function expectationOf(contract: Contract, operation: Operation, query: string | undefined, bodyText: string | undefined): Expectation {
+export function expectationOf(
+  contract: Contract,
+  operation: Operation,
+  query: string | undefined,
+  bodyText: string | undefined,
+): Expectation {
   const findings = validateRequest(contract, operation, {
     method: operation.method,
     path: `${contract.basePath}${operation.pathTemplate}${query === undefined ? '' : `?${query}`}`,
@@ -222,18 +300,56 @@ export function expectationOf(contract: Contract, operation: Operation, query: s
   const success = contract.successRequirement(operation.operationId).id;
   if (refusable.length === 0) {
     const conventionFindings = findings.filter((f) => f.location === 'request' && f.level !== 'MUST');
-    const places = openPlacesOf({ operation, query, value: inputValue(operation, query, bodyText), conventionFindings });
+    const places = openPlacesOf({
+      operation,
+      query,
+      value: inputValue(operation, query, bodyText),
+      conventionFindings,
+    });
     const relaxed = relaxedRequirements(operation, places);
     const openPlaces = places.map((place) => place.name);
     if (places.some((place) => place.refusal === 'any 4xx')) {
-      const anyBut5xx = [...new Set([...operation.statuses, ...generic])].filter((status) => status < 500).sort((a, b) => a - b);
-      return { valid: true, open: true, openPlaces, relaxed, requirement: success, statuses: anyBut5xx, described: `an input holding ${openPlaces.join(', ')}` };
+      const anyBut5xx = [...new Set([...operation.statuses, ...generic])]
+        .filter((status) => status < 500)
+        .sort((a, b) => a - b);
+      return {
+        valid: true,
+        open: true,
+        openPlaces,
+        relaxed,
+        requirement: success,
+        statuses: anyBut5xx,
+        described: `an input holding ${openPlaces.join(', ')}`,
+      };
     }
-    const served = operation.requestBody ? operation.statuses.filter((status) => status < 500 && !CREDENTIAL_STATUSES.includes(status)) : successStatuses(operation);
+    const served = operation.requestBody
+      ? operation.statuses.filter((status) => status < 500 && !CREDENTIAL_STATUSES.includes(status))
+      : successStatuses(operation);
     const refusals = places.length > 0 ? rejectionStatuses([]) : [];
-    return { valid: true, open: false, openPlaces, relaxed, requirement: success, statuses: [...new Set([...served, ...refusals, ...generic])], described: 'a valid input' };
+    return {
+      valid: true,
+      open: false,
+      openPlaces,
+      relaxed,
+      requirement: success,
+      statuses: [...new Set([...served, ...refusals, ...generic])],
+      described: 'a valid input',
+    };
   }
   const first = refusable[0];
-  const statuses = [...new Set([...rejectionStatuses(refusable.map((f) => contract.requirementBrokenByAccepting(f.requirement).id)), ...generic])].sort((a, b) => a - b);
-  return { valid: false, open: false, openPlaces: [], relaxed: [], requirement: contract.requirementBrokenByAccepting(first.requirement).id, statuses, described: `an input the contract rejects (${first.message})` };
+  const statuses = [
+    ...new Set([
+      ...rejectionStatuses(refusable.map((f) => contract.requirementBrokenByAccepting(f.requirement).id)),
+      ...generic,
+    ]),
+  ].sort((a, b) => a - b);
+  return {
+    valid: false,
+    open: false,
+    openPlaces: [],
+    relaxed: [],
+    requirement: contract.requirementBrokenByAccepting(first.requirement).id,
+    statuses,
+    described: `an input the contract rejects (${first.message})`,
+  };
 }

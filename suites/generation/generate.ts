@@ -73,12 +73,28 @@ export function requestOf(operation: Operation, input: GeneratedInput): Generate
  * already broke that requirement, for a 5xx, which the contract's checks judge (ERR-NO-5XX), or
  * for any 4xx refusing an open input.
  */
-function expectationFinding(conformance: ConformanceCase, expectation: Expectation, answer: Answer, findings: Finding[]): Finding[] {
-  if (answer.status >= 500 || expectation.statuses.includes(answer.status) || findings.some((f) => f.requirement === expectation.requirement)) return [];
+function expectationFinding(
+  conformance: ConformanceCase,
+  expectation: Expectation,
+  answer: Answer,
+  findings: Finding[],
+): Finding[] {
+  if (
+    answer.status >= 500 ||
+    expectation.statuses.includes(answer.status) ||
+    findings.some((f) => f.requirement === expectation.requirement)
+  )
+    return [];
   if (expectation.open && answer.status >= 400) return [];
   const own = expectation.statuses.filter((status) => !conformance.contract.genericStatuses.has(status)).join(' or ');
   const message = `${expectation.described} was answered ${answer.status}; expected ${own} (or a status HTTP defines for a condition the specification leaves open)`;
-  return [conformance.contract.finding(expectation.requirement, 'response', { message, expected: own, actual: String(answer.status) })];
+  return [
+    conformance.contract.finding(expectation.requirement, 'response', {
+      message,
+      expected: own,
+      actual: String(answer.status),
+    }),
+  ];
 }
 
 /**
@@ -95,7 +111,9 @@ export function judgedBy(
   found: Finding[],
 ): { findings: Finding[]; judged: string[] } {
   const relaxed = new Set(expectation.relaxed);
-  const findings = [...found, ...expectationFinding(conformance, expectation, answer, found)].filter((f) => !relaxed.has(f.requirement));
+  const findings = [...found, ...expectationFinding(conformance, expectation, answer, found)].filter(
+    (f) => !relaxed.has(f.requirement),
+  );
   const { genericStatuses } = conformance.contract;
   const genericMet = expectation.statuses.includes(answer.status) && genericStatuses.has(answer.status);
   const openRefused = expectation.open && answer.status >= 400;
@@ -103,10 +121,20 @@ export function judgedBy(
   return { findings, judged: [...new Set([...judged, ...own])].filter((id) => !relaxed.has(id)) };
 }
 
-async function trial(conformance: ConformanceCase, job: OperationGeneration, request: GeneratedRequest, tally: Tally): Promise<Trial> {
+async function trial(
+  conformance: ConformanceCase,
+  job: OperationGeneration,
+  request: GeneratedRequest,
+  tally: Tally,
+): Promise<Trial> {
   const { query, bodyText } = request;
   const expectation = expectationOf(conformance.contract, job.operation, query, bodyText);
-  const exchanged = await conformance.exchange({ operation: job.operation, credentials: conformance.credentials.session, ...(query !== undefined ? { query } : {}), ...(bodyText !== undefined ? { bodyText } : {}) });
+  const exchanged = await conformance.exchange({
+    operation: job.operation,
+    credentials: conformance.credentials.session,
+    ...(query !== undefined ? { query } : {}),
+    ...(bodyText !== undefined ? { bodyText } : {}),
+  });
   const { answer } = exchanged;
   tally.sent++;
   tally[expectation.valid ? 'valid' : 'invalid']++;
@@ -116,8 +144,11 @@ async function trial(conformance: ConformanceCase, job: OperationGeneration, req
   // A requirement counts as judged where it held; where it broke, the recorded failure counts it.
   const held = judged.filter((id) => !findings.some((f) => f.requirement === id));
   conformance.countJudged(held, answer);
-  for (const id of new Set([...held, ...failures.map((f) => f.requirement)])) tally.judged.set(id, (tally.judged.get(id) ?? 0) + 1);
-  for (const failure of failures) if (!tally.firstFailures.has(failure.requirement)) tally.firstFailures.set(failure.requirement, { request, answer, failures });
+  for (const id of new Set([...held, ...failures.map((f) => f.requirement)]))
+    tally.judged.set(id, (tally.judged.get(id) ?? 0) + 1);
+  for (const failure of failures)
+    if (!tally.firstFailures.has(failure.requirement))
+      tally.firstFailures.set(failure.requirement, { request, answer, failures });
   return { request, answer, failures };
 }
 
@@ -133,12 +164,23 @@ async function recordFailure(g: Generation, requirement: string, failing: Trial,
   }
   const sends = { sends: FAILURE_SENDS, failedSends };
   const said = reproductionText(sends);
-  const evidence = failing.failures.filter((f) => f.requirement === requirement).map((f) => ({ ...f, message: `${f.message} (${said})` }));
+  const evidence = failing.failures
+    .filter((f) => f.requirement === requirement)
+    .map((f) => ({ ...f, message: `${f.message} (${said})` }));
   const captured = { ...failing.answer.captured, curl: curlWithReproduction(failing.answer.captured.curl, sends) };
   g.conformance.record(evidence, { ...failing.answer, captured });
   const { method, path, status, curl } = captured;
   const { bodyText } = failing.request;
-  g.found.set(requirement, { message: evidence[0].message, method, path, ...(status !== undefined ? { status } : {}), curl, shrinks, ...sends, ...(bodyText !== undefined ? { bodyText } : {}) });
+  g.found.set(requirement, {
+    message: evidence[0].message,
+    method,
+    path,
+    ...(status !== undefined ? { status } : {}),
+    curl,
+    shrinks,
+    ...sends,
+    ...(bodyText !== undefined ? { bodyText } : {}),
+  });
 }
 
 /** One operation's generation as it goes: what it sent and found, and whether it stopped. */
@@ -154,7 +196,10 @@ interface Generation {
 
 const budgetRanOut = (job: OperationGeneration) => `its time budget of ${job.budgetMs} ms ran out`;
 
-/** Sends one request; no answer is recorded once, not shrunk (each try would wait out the request timeout), and three in a row stop the operation. */
+/**
+ * Sends one request; no answer is recorded once, not shrunk (each try would wait out the request timeout), and three in
+ * a row stop the operation.
+ */
 async function attempt(g: Generation, request: GeneratedRequest): Promise<Trial | undefined> {
   const tried = await trial(g.conformance, g.job, request, g.tally);
   if (tried.answer.status !== NO_ANSWER) return tried;
@@ -171,7 +216,7 @@ async function attempt(g: Generation, request: GeneratedRequest): Promise<Trial 
 async function shrinkBoundary(g: Generation, input: BoundaryInput, requirement: string, failed: Trial): Promise<void> {
   let current = { input, trial: failed };
   let shrinks = 0;
-  for (let smaller = true; smaller; ) {
+  for (let smaller = true; smaller;) {
     smaller = false;
     for (const candidate of current.input.smaller?.() ?? []) {
       if (g.stopped !== undefined || Date.now() > g.deadline) break;
@@ -195,16 +240,21 @@ async function sendBoundaries(g: Generation, inputs: BoundaryInput[]): Promise<v
       return;
     }
     const tried = await attempt(g, input);
-    for (const requirement of new Set(tried?.failures.map((f) => f.requirement) ?? [])) if (!g.found.has(requirement)) await shrinkBoundary(g, input, requirement, tried!);
+    for (const requirement of new Set(tried?.failures.map((f) => f.requirement) ?? []))
+      if (!g.found.has(requirement)) await shrinkBoundary(g, input, requirement, tried!);
   }
 }
 
-/** The inputs an earlier record failed on, sent first: each failure recorded as found, not shrunk (it was shrunk when found). */
+/**
+ * The inputs an earlier record failed on, sent first: each failure recorded as found, not shrunk (it was shrunk when
+ * found).
+ */
 async function foundBeforePhase(g: Generation, inputs: GeneratedRequest[]): Promise<void> {
   for (const input of inputs) {
     if (g.stopped !== undefined) return;
     const tried = await attempt(g, input);
-    for (const requirement of new Set(tried?.failures.map((f) => f.requirement) ?? [])) if (!g.found.has(requirement)) await recordFailure(g, requirement, tried!, 0);
+    for (const requirement of new Set(tried?.failures.map((f) => f.requirement) ?? []))
+      if (!g.found.has(requirement)) await recordFailure(g, requirement, tried!, 0);
   }
 }
 
@@ -234,13 +284,19 @@ async function randomPhase(g: Generation): Promise<void> {
       if (g.stopped !== undefined) return true;
       const tried = await attempt(g, requestOf(job.operation, input));
       if (tried === undefined) return true;
-      const failing = tried.failures.filter((f) => !found.has(f.requirement) && (target === undefined || f.requirement === target));
+      const failing = tried.failures.filter(
+        (f) => !found.has(f.requirement) && (target === undefined || f.requirement === target),
+      );
       if (failing.length === 0) return true;
       target ??= failing[0].requirement;
       last = tried;
       return false;
     });
-    const details = await fc.check(property, { seed: job.seed, numRuns: job.inputs, plugins: [fc.interruptAfterTimeLimit(remaining)] });
+    const details = await fc.check(property, {
+      seed: job.seed,
+      numRuns: job.inputs,
+      plugins: [fc.interruptAfterTimeLimit(remaining)],
+    });
     if (details.interrupted && g.stopped === undefined) g.stopped = budgetRanOut(job);
     // A predicate that threw (the case skipped, say) is no failure of the target: the error goes on.
     if (details.failed && target === undefined && details.errorInstance) throw details.errorInstance;
@@ -249,10 +305,23 @@ async function randomPhase(g: Generation): Promise<void> {
   }
 }
 
-/** Runs generation for one operation, the boundary phase first; failures are recorded on `conformance` under their requirements. */
-export async function generateForOperation(conformance: ConformanceCase, job: OperationGeneration): Promise<GeneratedOperation> {
+/**
+ * Runs generation for one operation, the boundary phase first; failures are recorded on `conformance` under their
+ * requirements.
+ */
+export async function generateForOperation(
+  conformance: ConformanceCase,
+  job: OperationGeneration,
+): Promise<GeneratedOperation> {
   const started = Date.now();
-  const g: Generation = { conformance, job, deadline: started + job.budgetMs, tally: { sent: 0, valid: 0, invalid: 0, judged: new Map(), firstFailures: new Map() }, found: new Map(), noAnswerRecorded: false };
+  const g: Generation = {
+    conformance,
+    job,
+    deadline: started + job.budgetMs,
+    tally: { sent: 0, valid: 0, invalid: 0, judged: new Map(), firstFailures: new Map() },
+    found: new Map(),
+    noAnswerRecorded: false,
+  };
   await foundBeforePhase(g, job.foundBefore ?? []);
   if (job.boundary && g.stopped === undefined) await boundaryPhase(g);
   if (job.inputs > 0 && g.stopped === undefined) await randomPhase(g);
@@ -260,10 +329,17 @@ export async function generateForOperation(conformance: ConformanceCase, job: Op
   for (const [id, first] of g.tally.firstFailures) if (!g.found.has(id)) await recordFailure(g, id, first, 0);
 
   const { tally, found } = g;
-  const requirements: GeneratedRequirement[] = [...new Set([...tally.judged.keys(), ...found.keys()])].sort().map((id) => {
-    const counterexample = found.get(id);
-    return { id, inputs: tally.judged.get(id) ?? 0, verdict: counterexample ? 'failed' : 'passed', ...(counterexample ? { counterexample } : {}) };
-  });
+  const requirements: GeneratedRequirement[] = [...new Set([...tally.judged.keys(), ...found.keys()])]
+    .sort()
+    .map((id) => {
+      const counterexample = found.get(id);
+      return {
+        id,
+        inputs: tally.judged.get(id) ?? 0,
+        verdict: counterexample ? 'failed' : 'passed',
+        ...(counterexample ? { counterexample } : {}),
+      };
+    });
   return {
     operation: job.operation.operationId,
     inputs: { sent: tally.sent, valid: tally.valid, invalid: tally.invalid },

@@ -16,7 +16,9 @@ const SEED = 7;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const requestSchemas = contract.operations.flatMap((operation) => [
-  ...(operation.parameters.length > 0 ? [{ name: `${operation.operationId} query`, schema: querySchema(operation) }] : []),
+  ...(operation.parameters.length > 0
+    ? [{ name: `${operation.operationId} query`, schema: querySchema(operation) }]
+    : []),
   ...(operation.requestBody ? [{ name: `${operation.operationId} body`, schema: operation.requestBody }] : []),
 ]);
 
@@ -39,7 +41,10 @@ describe('values derived from a schema', () => {
   for (const { name, schema } of [...requestSchemas, { name: 'a schema with members no code names', schema: unseen }]) {
     it(`${name}: every value drawn is accepted by the schema`, () => {
       const validate = createAjv().compile(schema);
-      fc.assert(fc.property(arbitraryOf(schema), (value) => validate(value)), { seed: SEED, numRuns: 300 });
+      fc.assert(
+        fc.property(arbitraryOf(schema), (value) => validate(value)),
+        { seed: SEED, numRuns: 300 },
+      );
     });
 
     // Removing a member whose optional parent was not drawn changes nothing: that input is simply valid.
@@ -48,17 +53,36 @@ describe('values derived from a schema', () => {
       const mutations = mutationsOf(schema);
       expect(mutations.length).toBeGreaterThan(0);
       const changed = fc.tuple(arbitraryOf(schema), fc.constantFrom(...mutations)).chain(([value, mutation]) =>
-        mutatedValue(mutation).map((replacement) => ({ before: value, value: mutation.kind === 'missing' ? withoutValueAt(value, mutation.pointer) : withValueAt(value, mutation.pointer, replacement) })),
+        mutatedValue(mutation).map((replacement) => ({
+          before: value,
+          value:
+            mutation.kind === 'missing'
+              ? withoutValueAt(value, mutation.pointer)
+              : withValueAt(value, mutation.pointer, replacement),
+        })),
       );
-      fc.assert(fc.property(changed, ({ before, value }) => !validate(value) || JSON.stringify(before) === JSON.stringify(value)), { seed: SEED, numRuns: 300 });
+      fc.assert(
+        fc.property(
+          changed,
+          ({ before, value }) => !validate(value) || JSON.stringify(before) === JSON.stringify(value),
+        ),
+        { seed: SEED, numRuns: 300 },
+      );
     });
   }
 
   it('a schema with members no code names: each member is drawn present and absent', () => {
     const values = fc.sample(arbitraryOf(unseen), { seed: SEED, numRuns: 400 }) as Record<string, unknown>[];
     for (const member of Object.keys(unseen.properties)) {
-      expect(values.some((v) => member in v), `${member} present`).toBe(true);
-      if (member !== 'count') expect(values.some((v) => !(member in v)), `${member} absent`).toBe(true);
+      expect(
+        values.some((v) => member in v),
+        `${member} present`,
+      ).toBe(true);
+      if (member !== 'count')
+        expect(
+          values.some((v) => !(member in v)),
+          `${member} absent`,
+        ).toBe(true);
     }
   });
 
@@ -89,24 +113,41 @@ describe('inputs and what they may be answered', () => {
 
   it(`every query drawn stays within ${MAX_QUERY_OCTETS} octets, the URI length every HTTP recipient is asked to take`, () => {
     const inputs = fc.sample(operationInputs(list, {}), { seed: SEED, numRuns: 300 });
-    expect(Math.max(...inputs.map((input) => Buffer.byteLength(`${list.pathTemplate}?${queryText(list, input.query!)}`)))).toBeLessThanOrEqual(MAX_QUERY_OCTETS);
+    expect(
+      Math.max(...inputs.map((input) => Buffer.byteLength(`${list.pathTemplate}?${queryText(list, input.query!)}`))),
+    ).toBeLessThanOrEqual(MAX_QUERY_OCTETS);
   });
 
   it('a valid list query must be served; with a page limit (its maximum is not shown), a fraction, a number past 2^53 - 1 or a value not shown it may be refused with 400', () => {
-    expect(expectationOf(contract, list, 'filter[type]=portal&page[limit]=5&page[offset]=0', undefined).statuses).toContain(400);
+    expect(
+      expectationOf(contract, list, 'filter[type]=portal&page[limit]=5&page[offset]=0', undefined).statuses,
+    ).toContain(400);
     const success = expectationOf(contract, list, 'filter[type]=portal', undefined);
     expect(success).toMatchObject({ valid: true, requirement: contract.successRequirement(list.operationId).id });
     expect(success.statuses).toContain(200);
     expect(success.statuses).not.toContain(400);
-    for (const query of ['filter[type]=portal&page[limit]=2.5&page[offset]=0', 'filter[type]=portal&page[limit]=1&page[offset]=1e300', 'filter[type]=portal&include=owner']) {
+    for (const query of [
+      'filter[type]=portal&page[limit]=2.5&page[offset]=0',
+      'filter[type]=portal&page[limit]=1&page[offset]=1e300',
+      'filter[type]=portal&include=owner',
+    ]) {
       expect(expectationOf(contract, list, query, undefined).statuses, query).toContain(400);
     }
   });
 
   it('an invalid input is refused under the requirement serving it breaks; a wrong data.type may be 409', () => {
-    expect(expectationOf(contract, list, 'page[limit]=5&page[offset]=0', undefined)).toMatchObject({ valid: false, requirement: 'NG-FILTER-REQUIRED', statuses: expect.arrayContaining([400]) });
+    expect(expectationOf(contract, list, 'page[limit]=5&page[offset]=0', undefined)).toMatchObject({
+      valid: false,
+      requirement: 'NG-FILTER-REQUIRED',
+      statuses: expect.arrayContaining([400]),
+    });
     const create = contract.operations.find((o) => o.resourceType !== undefined)!;
-    const wrongType = expectationOf(contract, create, undefined, JSON.stringify({ data: { type: 'Nothing', attributes: {} } }));
+    const wrongType = expectationOf(
+      contract,
+      create,
+      undefined,
+      JSON.stringify({ data: { type: 'Nothing', attributes: {} } }),
+    );
     expect(wrongType.valid).toBe(false);
     expect(wrongType.statuses).toEqual(expect.arrayContaining([400, 409]));
   });
@@ -114,16 +155,22 @@ describe('inputs and what they may be answered', () => {
   it('values the specification leaves open are found wherever the schema marks them', () => {
     const body = contract.operations.find((o) => o.operationId === 'createAttributeConfig')!.requestBody!;
     expect(holdsUnshownValue(body, { data: { type: 'AttributeConfig', attributes: { label: 'x' } } })).toBe(false);
-    expect(holdsUnshownValue(body, { data: { type: 'AttributeConfig', attributes: { editPermission: 1 } } })).toBe(true);
+    expect(holdsUnshownValue(body, { data: { type: 'AttributeConfig', attributes: { editPermission: 1 } } })).toBe(
+      true,
+    );
     expect(holdsUnshownValue(body, { data: { type: 'AttributeConfig', attributes: { target: 'Group' } } })).toBe(true);
     expect(holdsUnshownValue(body, { data: { type: 'AttributeConfig', attributes: { target: 'User' } } })).toBe(false);
   });
 
   it('strings are full Unicode, not ASCII by default: drawn values and values outside an enum alike', () => {
-    const nonAscii = (values: unknown[]) => values.filter((v) => typeof v === 'string' && /[^\x00-\x7f]/.test(v)).length;
+    const nonAscii = (values: unknown[]) =>
+      values.filter((v) => typeof v === 'string' && /[^\x00-\x7f]/.test(v)).length;
     const drawn = fc.sample(arbitraryOf({ type: 'string' }), { seed: SEED, numRuns: 200 });
     expect(nonAscii(drawn)).toBeGreaterThan(100);
-    const outside = fc.sample(mutatedValue({ kind: 'outside-values', pointer: '/type', values: ['portal', 'user'] }), { seed: SEED, numRuns: 200 });
+    const outside = fc.sample(mutatedValue({ kind: 'outside-values', pointer: '/type', values: ['portal', 'user'] }), {
+      seed: SEED,
+      numRuns: 200,
+    });
     expect(nonAscii(outside)).toBeGreaterThan(50);
   });
 
@@ -137,7 +184,11 @@ describe('inputs and what they may be answered', () => {
       });
       expect(expectations.filter((e) => e.valid).length, operation.operationId).toBeGreaterThan(40);
       expect(expectations.filter((e) => !e.valid).length, operation.operationId).toBeGreaterThan(40);
-      if (fixtureMembers(operation).length > 0) expect(inputs.some((input) => JSON.stringify(input.document).includes('-fixture')), operation.operationId).toBe(true);
+      if (fixtureMembers(operation).length > 0)
+        expect(
+          inputs.some((input) => JSON.stringify(input.document).includes('-fixture')),
+          operation.operationId,
+        ).toBe(true);
     }
   });
 });
