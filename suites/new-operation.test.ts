@@ -2,66 +2,29 @@
 // create operation (POST /zz-proof-annotations) naming a kind of record the kit has never seen
 // (zzProofShelfId), a list whose filter has another member than type (GET /zz-proof-shades,
 // after List NotificationGroups) and a list filtered on the id of a record, a member with no
-// allowed values (GET /zz-proof-marks) to a copy of schemas/, and removes Create AttributeConfig,
-// as data only. In this process, with no other change to the kit, the suite generates the cases
+// allowed values (GET /zz-proof-marks) to a copy of schemas/, as data only. In this process, with no other change to the kit, the suite generates the cases
 // of each new operation, the reference server serves it, the proxy judges its traffic under its
 // own ids, generic faults on it fail the run under its own requirement, and no requirement is passed
 // without a judged exchange (the record's judged counts) that can break it; the new kind of record
 // is given by the flag, variable and target-file key its name derives, and a target that gives
-// none has the creation cases needing one reported not run, naming them; the removed operation
-// leaves a suite that loads and passes, and its faults and choices are refused in one line.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// none has the creation cases needing one reported not run, naming them. The removal of each
+// operation in turn is suites/removal.test.ts.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { SCHEMA_DIR, useSchemaDirectory } from '../contract/contract.ts';
-import { isTemplateUse, type TemplateUse } from '../contract/catalogue.ts';
-import type { Requirement } from '../contract/types.ts';
-import type { Fixtures, Target } from '../targets/target.ts';
-import type { TargetClient } from './client.ts';
+import { parse as parseYaml } from 'yaml';
+import { useSchemaDirectory } from '../contract/contract.ts';
+import { isTemplateUse } from '../contract/catalogue.ts';
+import type { Fixtures } from '../targets/target.ts';
+import { contractCopy, type ContractChange } from '../test-support/contract-copy.ts';
 
-interface ContractAddition {
-  removedPaths: string[];
-  paths: Record<string, unknown>;
-  components: { schemas: Record<string, unknown> };
-  requirements: (Requirement | TemplateUse)[];
-}
-
-type Yaml = Record<string, any>;
-
-const addition = parseYaml(readFileSync(new URL('./new-operation.yaml', import.meta.url), 'utf8')) as ContractAddition;
-
-/** A copy of schemas/ with the addition joined in; the catalogue takes its entries before those of the first create operation. */
-function contractWithAddition(): string {
-  const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as Yaml;
-  const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as { requirements: (Requirement | TemplateUse)[] };
-  const creating = Object.values(openapi.paths as Yaml).flatMap((item: Yaml) => (item.post ? [String(item.post.operationId)] : []));
-  const at = catalogue.requirements.findIndex((r) => !isTemplateUse(r) && r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation)));
-  catalogue.requirements.splice(at, 0, ...addition.requirements);
-  for (const path of addition.removedPaths) {
-    const removed = Object.values(openapi.paths[path] as Yaml);
-    const ids = new Set(removed.map((operation: Yaml) => String(operation.operationId)));
-    const named = new Set(removed.flatMap((operation: Yaml) => Object.values(operation['x-requirements'] ?? {}).map(String)));
-    // The requirements only the removed operations have: named for one of their roles, or routed only from them.
-    const onlyTheirs = (r: Requirement | TemplateUse) =>
-      isTemplateUse(r) ? ids.has(r.operation) : named.has(r.id) || (r.schemaFindings !== undefined && r.schemaFindings.every((route) => route.operation !== undefined && ids.has(route.operation)));
-    delete openapi.paths[path];
-    catalogue.requirements = catalogue.requirements.filter((r) => !onlyTheirs(r));
-  }
-  Object.assign(openapi.paths, addition.paths);
-  Object.assign(openapi.components.schemas, addition.components.schemas);
-  const directory = mkdtempSync(join(tmpdir(), 'las-new-operation-'));
-  writeFileSync(join(directory, 'openapi.yaml'), stringifyYaml(openapi));
-  writeFileSync(join(directory, 'requirements.yaml'), stringifyYaml(catalogue));
-  return directory;
-}
+const addition = parseYaml(readFileSync(new URL('./new-operation.yaml', import.meta.url), 'utf8')) as Required<ContractChange>;
 
 // Every part of the kit reads the one process-wide contract: point it at the copy before any
 // module that loads it is imported.
-const directory = contractWithAddition();
+const directory = contractCopy(addition);
 useSchemaDirectory(directory);
-const { judgeExchange, loadContract, MEDIA_TYPE, parseJson, recordMembers, resolvePointer, withValueAt, withoutValueAt } = await import('../contract/index.ts');
+const { judgeExchange, loadContract, MEDIA_TYPE, recordMembers, resolvePointer, withValueAt, withoutValueAt } = await import('../contract/index.ts');
 const { creationCases } = await import('./cases/creation.ts');
 const { credentialCases } = await import('./cases/credentials.ts');
 const { errorEnvelopeCases } = await import('./cases/error-envelope.ts');
@@ -69,19 +32,19 @@ const { requestDocumentCases } = await import('./cases/request-documents.ts');
 const { typeMismatchCases } = await import('./cases/type-mismatch.ts');
 const { SUITE_CASES } = await import('./cases/index.ts');
 const SUITE_CASES_BY_CONCERN = { filterCases: (await import('./cases/filter.ts')).filterCases, paginationCases: (await import('./cases/pagination.ts')).paginationCases };
-const { ConformanceCase } = await import('./case.ts');
 const { filterQuery } = await import('./operations.ts');
 const { completeDocument } = await import('./documents.ts');
-const { buildRecord } = await import('../reports/record.ts');
-const { inputsOf } = await import('../reports/conformance-reporter.ts');
+const { recordAgainst: recordOfCases } = await import('../test-support/in-process-run.ts');
 const { settingRows } = await import('../targets/settings.ts');
-const { createReferenceServer, DEFAULT_CREDENTIALS, FAULTS, REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
-const { CaseSkipped, directClient, referenceTarget, send } = await import('../server/test-support.ts');
+const { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
+const { referenceTarget, send } = await import('../server/test-support.ts');
 const { startValidatingProxy } = await import('../proxy/proxy.ts');
 const { Recorder } = await import('../proxy/test-support.ts');
 
 type SuiteCase = (typeof SUITE_CASES)[number];
-type CaseOutcome = Parameters<typeof buildRecord>[0]['cases'][number];
+type RunOptions = NonNullable<Parameters<typeof recordOfCases>[2]>;
+type SentRequest = NonNullable<RunOptions['sent']>[number];
+type CaseOutcome = NonNullable<RunOptions['outcomes']>[number];
 
 const contract = loadContract();
 const operationId = 'zzProofCreateAnnotation';
@@ -91,81 +54,9 @@ const ownCases = SUITE_CASES.filter((c) => c.title.startsWith(`${operationId}:`)
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-/** A request a case sent: the case's title, the document sent and the status it was answered (none when no answer came). */
-interface SentRequest {
-  case: string;
-  document: unknown;
-  status?: number;
-}
-
-/** How a run of cases differs from the embedded target's: the records the target names, the server's choices, and where the requests sent are noted. */
-interface RunOptions {
-  fixtures?: Fixtures;
-  choices?: string[];
-  sent?: SentRequest[];
-  /** Where each case's outcome is noted too. */
-  outcomes?: CaseOutcome[];
-}
-
-/** The suite's transport to `baseUrl`, noting in `sent` each request of the case `title`. */
-function notingClient(baseUrl: string, title: string, sent: SentRequest[]): TargetClient {
-  const client = directClient(baseUrl);
-  return {
-    async transmit(request) {
-      const transmission = await client.transmit(request);
-      const parsed = parseJson(request.bodyText ?? '');
-      const document = parsed.ok ? parsed.value : undefined;
-      sent.push({ case: title, document, ...(transmission.ok ? { status: transmission.response.status } : {}) });
-      return transmission;
-    },
-    close: () => client.close(),
-  };
-}
-
-/** The reference server at `baseUrl` as the suite's target, naming `fixtures` when given instead of the server's own records. */
-function targetOf(baseUrl: string, fixtures?: Fixtures): Target {
-  const target = referenceTarget(baseUrl);
-  return fixtures ? { ...target, fixtures } : target;
-}
-
-/** Runs one case in process, as the suite's worker would, and returns its outcome for the record. */
-async function outcomeOf(suiteCase: SuiteCase, baseUrl: string, options: RunOptions = {}): Promise<CaseOutcome> {
-  const requirements = [...new Set([...suiteCase.requirements, ...(suiteCase.covers ?? [])])];
-  const conformance = new ConformanceCase({
-    contract,
-    client: options.sent ? notingClient(baseUrl, suiteCase.title, options.sent) : directClient(baseUrl),
-    target: targetOf(baseUrl, options.fixtures),
-    failLevel: 'must',
-    scrub: (text) => text,
-    requirements: suiteCase.requirements,
-    outcomeInWorker: true,
-    skip: (reason) => {
-      throw new CaseSkipped(reason);
-    },
-  });
-  try {
-    await suiteCase.run(conformance);
-  } catch (error) {
-    if (error instanceof CaseSkipped) return { title: suiteCase.title, requirements, status: 'skipped', skipReason: error.message, findings: [] };
-    throw error;
-  }
-  const { findings } = conformance.findingsForPeople();
-  const { notRun, exercised, unexercised } = conformance.outcomeData();
-  return { title: suiteCase.title, requirements, status: conformance.blocking().length > 0 ? 'failed' : 'passed', findings, notRun, exercised, unexercised };
-}
-
 /** The certification record of `cases` (the operation's own, by default) against the reference server with `faults` on. */
-async function recordAgainst(faults: string[], cases: readonly SuiteCase[] = ownCases, options: RunOptions = {}) {
-  const server = await startReferenceServer({ faults, choices: options.choices });
-  try {
-    const outcomes: CaseOutcome[] = [];
-    for (const suiteCase of cases) outcomes.push(await outcomeOf(suiteCase, server.baseUrl, options));
-    options.outcomes?.push(...outcomes);
-    const inputs = inputsOf({ fixtures: targetOf(server.baseUrl, options.fixtures).fixtures }, contract.legacyHeader);
-    return buildRecord({ contract, kit: { name: 'las-conformance', version: 'proof' }, target: server.baseUrl, context: { inputs }, failLevel: 'must', startedAt: new Date(), durationMs: 0, runStatus: 'passed', cases: outcomes });
-  } finally {
-    await server.close();
-  }
+function recordAgainst(faults: string[], cases: readonly SuiteCase[] = ownCases, options: RunOptions = {}) {
+  return recordOfCases(faults, cases, options);
 }
 
 const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`, 'content-type': MEDIA_TYPE };
@@ -478,44 +369,6 @@ describe('a list added to the contract as data only, filtered on the id of a rec
   it('fails the run under its own requirement when the generic fault meta-pages-rounded-down is on: its cases judge pages that hold items', async () => {
     const record = await recordAgainst(['meta-pages-rounded-down'], listCases);
     expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual(['ZZPROOF-MK-META-PAGES']);
-  });
-});
-
-describe('an operation removed from the contract as data only (Create AttributeConfig)', () => {
-  it('leaves a suite that loads with no case for it and passes against the reference server, no requirement passed without a judged exchange', async () => {
-    expect(SUITE_CASES.filter((c) => c.title.includes('createAttributeConfig') || c.requirements.some((id) => id.startsWith('AC-')))).toEqual([]);
-    const record = await recordAgainst([], SUITE_CASES);
-    expect(record.cases).toMatchObject({ total: SUITE_CASES.length, failed: 0 });
-    expect(record.requirements.filter((r) => r.verdict === 'passed' && !((r.judged ?? 0) > 0)).map((r) => r.id)).toEqual([]);
-    expect(record.requirements.filter((r) => r.id.startsWith('AC-'))).toEqual([]);
-  });
-
-  it('is answered 404 by the reference server and judged by the proxy as traffic outside the contract, under no id of its own', async () => {
-    const upstream = await startReferenceServer();
-    const violations = new Recorder();
-    const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
-    try {
-      const answer = await send(proxy.baseUrl, { method: 'POST', path: '/attribute-configs', headers: session, body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Newsletter' } } }) });
-      expect(answer.response.status).toBe(404);
-      await proxy.proxy.settled();
-    } finally {
-      await proxy.close();
-      await upstream.close();
-    }
-    expect(violations.lines<{ rule: string }>().filter((l) => l.rule.startsWith('AC-'))).toEqual([]);
-  });
-
-  it('refuses, in one line, each fault and choice written for it, at run --fault, run --choice and the server', async () => {
-    const { runSettings } = await import('../cli/run.ts');
-    const { TargetError } = await import('../targets/target.ts');
-    const flags = { requirement: [], level: 'must' as const, fault: ['attribute-config-created-200'], choice: [], header: [] };
-    expect(() => runSettings(flags, {})).toThrow(TargetError);
-    expect(() => runSettings(flags, {})).toThrow(/^fault attribute-config-created-200 does not apply to this contract: the contract has no operation createAttributeConfig$/);
-    expect(() => runSettings({ ...flags, fault: [], choice: ['values-seen-only'] }, {})).toThrow(/^choice values-seen-only does not apply to this contract: the contract has none of createAttributeConfig$/);
-    expect(() => createReferenceServer({ faults: ['in-use-missing'] })).toThrow('fault "in-use-missing" does not apply to this contract: no operation of the contract names a requirement for the role serverAttributes (x-requirements)');
-    // A fault bound to a role applies to every list, each under its own requirement; one that changes a kind of item attribute, to every list whose items have one.
-    expect(FAULTS.find((f) => f.name === 'meta-pages-rounded-down')).toMatchObject({ requirement: 'NG-META-PAGES', requirements: ['NG-META-PAGES', 'ZZPROOF-SH-META-PAGES', 'ZZPROOF-MK-META-PAGES'] });
-    for (const name of ['item-value-outside-enum', 'item-boolean-as-string']) expect(FAULTS.find((f) => f.name === name)).toMatchObject({ requirements: ['NG-ITEM-SHAPE', 'ZZPROOF-SH-ITEM-SHAPE'] });
   });
 });
 
