@@ -19,7 +19,7 @@ export type { MaskedBody, Scrub, Secret } from './credential-policy.ts';
 export { boundFindings, boundList, cutFinding, cutText, occurrences, ruleAndDirection, FINDING_LIMITS, FINDING_TEXT_MAX, SCHEMA_ERRORS_DESCRIBED } from './bounds.ts';
 export type { SummaryFinding, FindingLimits } from './bounds.ts';
 export { LEVELS, LOCATIONS } from './levels.ts';
-export { inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolve.ts';
+export { hasValueAt, inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolve.ts';
 export type * from './types.ts';
 export { pathWithoutQuery, withoutTrailingSlashes } from './validate.ts';
 export type { Located } from './judge.ts';

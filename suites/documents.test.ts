@@ -20,7 +20,7 @@ describe('request documents built from the schemas', () => {
     const builds: [string, unknown][] = [
       ['complete, with fixtures', completeDocument(operation, fixtures, 'a')],
       ['complete, without fixtures', completeDocument(operation, {}, 'a')],
-      ['minimal', minimalDocument(operation, 'a')],
+      ['minimal', minimalDocument(operation, fixtures, 'a')],
       ['the rejection base', rejectionBase(operation, {}, 'a')],
     ];
     for (const [name, document] of builds) {

@@ -2,7 +2,7 @@
 // fills every attribute (and the relationships the target's fixtures allow), the minimal one only
 // what is required. A new schema member shows up in the complete document, and so in every case
 // derived from it.
-import { bodyMembers, loadContract, recordKinds, withValueAt, type BodyMember, type Operation } from '../contract/index.ts';
+import { bodyMembers, hasValueAt, loadContract, recordKinds, withValueAt, type BodyMember, type Operation } from '../contract/index.ts';
 import type { Fixtures } from '../targets/target.ts';
 
 export type Document = Record<string, unknown>;
@@ -43,9 +43,19 @@ export function completeDocument(operation: Operation, fixtures: Fixtures, tag: 
   return buildDocument(operation, wanted, (member) => sampleValue(member, fixtures, tag));
 }
 
-/** Only the required members: the smallest document the schema accepts. */
-export function minimalDocument(operation: Operation, tag: string): Document {
-  return buildDocument(operation, (member) => member.required, (member) => sampleValue(member, {}, tag));
+/**
+ * Only the required members: the smallest document the schema accepts. A required member naming a
+ * record (`x-record`) holds the target's record of its kind, a stand-in where the target named none
+ * (requiredFixturesMissing says which: a case that means the document to be served does not send it then).
+ */
+export function minimalDocument(operation: Operation, fixtures: Fixtures, tag: string): Document {
+  return buildDocument(operation, (member) => member.required, (member) => sampleValue(member, { ...PLACEHOLDER_FIXTURES, ...fixtures }, tag));
+}
+
+/** The fixtures the minimal document of this operation refers to (its required `x-record` members) that the target did not name. */
+export function requiredFixturesMissing(operation: Operation, fixtures: Fixtures): (keyof Fixtures)[] {
+  const minimal = minimalDocument(operation, PLACEHOLDER_FIXTURES, 'required');
+  return fixtureMembers(operation).filter(([pointer, key]) => fixtures[key] === undefined && hasValueAt(minimal, pointer)).map(([, key]) => key);
 }
 
 /** The complete document with placeholder records where the target named none: for cases the target must reject. */

@@ -119,6 +119,7 @@ describe('a create operation added to the contract as data only', () => {
     'ZZPROOF-AN-DATA-REQUIRED': { request: (d) => withoutValueAt(d, '/data') },
     'ZZPROOF-AN-DATA-TYPE': { request: (d) => withValueAt(d, '/data/type', 'Note') },
     'ZZPROOF-AN-OWNER-TYPE': { request: (d) => withValueAt(d, '/data/relationships/owner/data/type', 'Group') },
+    'ZZPROOF-AN-SHELF-REQUIRED': { request: (d) => withoutValueAt(d, '/data/relationships/shelf') },
     'ZZPROOF-AN-TYPE-MISMATCH': { request: (d) => withValueAt(d, '/data/attributes/pinned', 'yes') },
     'ZZPROOF-AN-CREATE-201': { answer: (_, d) => [200, d] },
     'ZZPROOF-AN-RESPONSE-SHAPE': { answer: (status, d) => [status, withValueAt(d, '/data/type', 'annotation')] },
@@ -166,7 +167,7 @@ describe('a kind of record the kit has never seen, named by the added create ope
   const creatingWith = (sent: SentRequest[], id: string) => [...new Set(sent.filter((r) => r.status === 201 && shelfIdIn(r.document) === id).map((r) => r.case))];
 
   it('is named by one member of the added operation, and is a target setting whose flag, variable and file key derive from its name', () => {
-    expect(members.map((m) => `${m.operation.operationId} ${m.pointer}`)).toEqual([`${operationId} /data/attributes/shelfId`]);
+    expect(members.map((m) => `${m.operation.operationId} ${m.pointer}`)).toEqual([`${operationId} /data/relationships/shelf/data/id`]);
     expect(settingRows().find((row) => row.key === KIND)).toMatchObject({ record: true, flag: '--zz-proof-shelf-id', variable: 'LAS_ZZ_PROOF_SHELF_ID', fileKey: `fixtures.${KIND}` });
   });
 
@@ -199,6 +200,15 @@ describe('a kind of record the kit has never seen, named by the added create ope
     expect(creatingWith(sent, supplied)).toEqual(expect.arrayContaining([expect.stringMatching(/: a complete valid document → /), expect.stringMatching(/: the same complete document twice → /)]));
   });
 
+  it("fills the required relationship naming it with the target's record in every case meant to be served: the minimal document is created with it", async () => {
+    const sent: SentRequest[] = [];
+    await recordAgainst([], ownCases, { sent });
+    const minimal = sent.filter((r) => /: a minimal valid document → /.test(r.case));
+    expect(minimal.map((r) => [shelfIdIn(r.document), r.status])).toEqual([[REFERENCE_FIXTURES[KIND], 201]]);
+    const otherwise = sent.filter((r) => r.status === 201 && shelfIdIn(r.document) !== REFERENCE_FIXTURES[KIND]);
+    expect(otherwise.map((r) => r.case)).toEqual([]);
+  });
+
   it('sends the id the target supplies: one the reference server does not hold is answered 404, and the creation fails under the operation\'s own requirement', async () => {
     const sent: SentRequest[] = [];
     const unheld = 'ffffffffffffffffffffffff';
@@ -222,9 +232,9 @@ describe('a kind of record the kit has never seen, named by the added create ope
     }
   });
 
-  it("is judged by the proxy under the operation's own ids, and only those: a shelf id of another JSON type under ZZPROOF-AN-TYPE-MISMATCH, a creation naming the shelf answered without relationships under ZZPROOF-AN-RESPONSE-RELATIONSHIPS", async () => {
+  it("is judged by the proxy under the operation's own ids, and only those: a shelf id of another JSON type under ZZPROOF-AN-SHELF-REQUIRED, a creation naming the shelf answered without relationships under ZZPROOF-AN-RESPONSE-RELATIONSHIPS", async () => {
     const rules = await rulesLoggedFor([createdDocument(), withValueAt(createdDocument(), members[0].pointer, 42)]);
-    expect([...new Set(rules)].sort()).toEqual(['request ZZPROOF-AN-TYPE-MISMATCH', 'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS']);
+    expect([...new Set(rules)].sort()).toEqual(['request ZZPROOF-AN-SHELF-REQUIRED', 'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS']);
   });
 
   it('fails the run under the operation\'s own requirement when the generic fault relationships-dropped is on, in the cases that created with the shelf', async () => {
