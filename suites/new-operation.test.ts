@@ -298,19 +298,69 @@ describe('a list added to the contract as data only, its filter on another membe
     await expectPassedOnJudgedExchanges(listCases, listRequirements.filter((id) => !proxyOnly.includes(id)));
   });
 
-  const ownFailures: [fault: string, requirement: string][] = [
-    ['meta-pages-rounded-down', 'ZZPROOF-SH-META-PAGES'],
+  const ownFailures: [fault: string, requirements: string[]][] = [
+    ['meta-pages-rounded-down', ['ZZPROOF-SH-META-PAGES']],
     // Its items' first attribute with allowed values (tone) and their boolean one (glossy): what the item faults change.
-    ['item-value-outside-enum', 'ZZPROOF-SH-ITEM-SHAPE'],
-    ['item-boolean-as-string', 'ZZPROOF-SH-ITEM-SHAPE'],
+    // A tone outside the allowed values is also another tone than the filter asked for, which this contract makes a MUST.
+    ['item-value-outside-enum', ['ZZPROOF-SH-FILTER-MATCH', 'ZZPROOF-SH-ITEM-SHAPE']],
+    ['item-boolean-as-string', ['ZZPROOF-SH-ITEM-SHAPE']],
+    // Its included resources' fixed type, and its optional filter member naming a record.
+    ['included-type-in-lower-case', ['ZZPROOF-SH-INCLUDED-SHAPE']],
+    ['filter-member-ignored', ['ZZPROOF-SH-FILTER-MATCH']],
   ];
-  for (const [fault, requirement] of ownFailures) {
+  for (const [fault, requirements] of ownFailures) {
     it(`fails the run under its own requirement when the generic fault ${fault} is on`, async () => {
       const record = await recordAgainst([fault], listCases);
       expect(record.verdict).toBe('failed');
-      expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([requirement]);
+      expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort()).toEqual(requirements);
     });
   }
+
+  it("sends every filter member (its optional one with the required one, so together), the member naming a record at the target's record and at one no target holds, and each include name it defines alone and all together", () => {
+    const titles = listCases.map((c) => c.title);
+    expect(titles).toEqual(expect.arrayContaining([
+      `${listId}: filter[collectionItemId]=<collectionItemId> → 200 with a list document`,
+      `${listId}: filter[collectionItemId]=<a collection item id no record has> → 200 or 400, a list document when served`,
+      `${listId}: include=maker → 200, included as the contract gives it`,
+      `${listId}: include=palette → 200, included as the contract gives it`,
+      `${listId}: include=maker,palette → 200, included as the contract gives it`,
+    ]));
+    expect(titles.filter((title) => title.includes('an include name the specification does not define'))).toEqual([]);
+  });
+
+  it('is served by the reference server applying every filter member and filling included for each name it defines', async () => {
+    const server = await startReferenceServer();
+    const get = async (query: string) => (await send(server.baseUrl, { method: 'GET', path: `${list.pathTemplate}?${query}`, headers: { authorization: session.authorization } })).json as { meta: { total: number }; included?: { type: string }[] };
+    try {
+      const all = (await get('filter[tone]=warm')).meta.total;
+      expect(all).toBeGreaterThan(0);
+      expect((await get(`filter[tone]=warm&filter[collectionItemId]=${REFERENCE_FIXTURES.collectionItemId}`)).meta.total).toBe(all);
+      expect((await get('filter[tone]=warm&filter[collectionItemId]=000000000000000000000000')).meta.total).toBe(0);
+      expect((await get('filter[tone]=warm&include=maker,palette')).included?.map((r) => r.type)).toEqual(['ZzProofMaker', 'ZzProofPalette']);
+      expect((await get('filter[tone]=warm&include=palette')).included?.map((r) => r.type)).toEqual(['ZzProofPalette']);
+      expect((await get('filter[tone]=warm')).included).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("is judged by the proxy under its own ids: a wrong included type under ZZPROOF-SH-INCLUDED-SHAPE, an ignored filter member under ZZPROOF-SH-FILTER-MATCH", async () => {
+    const upstream = await startReferenceServer({ faults: ['included-type-in-lower-case', 'filter-member-ignored'] });
+    const violations = new Recorder();
+    const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
+    try {
+      for (const query of ['filter[tone]=warm&include=maker', 'filter[tone]=cool&filter[collectionItemId]=000000000000000000000000']) {
+        await send(proxy.baseUrl, { method: 'GET', path: `${list.pathTemplate}?${query}`, headers: { authorization: session.authorization } });
+      }
+      await proxy.proxy.settled();
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+    const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
+    expect(rules).toEqual(expect.arrayContaining(['response ZZPROOF-SH-FILTER-MATCH', 'response ZZPROOF-SH-INCLUDED-SHAPE']));
+    expect(rules.filter((rule) => !rule.includes(' ZZPROOF-SH-'))).toEqual([]);
+  });
 
   it('passes every case with the generic choice last-filter-value-matches-nothing on, its last filter value then served an empty page', async () => {
     const record = await recordAgainst([], listCases, { choices: ['last-filter-value-matches-nothing'] });
@@ -374,6 +424,11 @@ describe('a list added to the contract as data only, filtered on the id of a rec
 
   it('passes every case against the reference server, each requirement passed on judged exchanges, none broken', async () => {
     await expectPassedOnJudgedExchanges(listCases, listRequirements.filter((id) => !proxyOnly.includes(id)));
+  });
+
+  it('takes the template FILTER-MATCH at SHOULD: its contract states no meaning for its filter, and an id no target holds is sent too', () => {
+    expect(contract.requirement(list.roles.filterMatch!)).toMatchObject({ id: 'ZZPROOF-MK-FILTER-MATCH', level: 'SHOULD' });
+    expect(listCases.map((c) => c.title)).toContain(`${listId}: filter[${kind}]=<a collection item id no record has> → 200 or 400, a list document when served`);
   });
 
   it('fails the run under its own requirement when the generic fault meta-pages-rounded-down is on: its cases judge pages that hold items', async () => {

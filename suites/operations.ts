@@ -64,12 +64,20 @@ export function recordsInTitles(operation: Operation): RecordIds {
  * The query that filters a list on `value` of its served member, each other required member of
  * the filter at its first allowed value: `filter[type]=user`. Without a served member, the
  * smallest query the list serves, a member naming a record (`x-record`) at the id `records` give.
+ * `members` set filter members besides (or instead of) those: `{ collectionItemId: '<id>' }`.
  */
-export function filterQuery(operation: Operation, value?: string, records: RecordIds = {}): string {
+export function filterQuery(operation: Operation, value?: string, records: RecordIds = {}, members: Record<string, string> = {}): string {
   const served = servedFilterMember(operation);
-  if (served === undefined || value === undefined) return smallestQuery(operation.parameters, { records });
-  const others = filterMembers(operation).filter((m) => m.required && m.name !== served.name);
-  return [[served.name, value] as const, ...others.map((m) => [m.name, memberValue(m.schema, records)] as const)].map(([name, v]) => `${FILTER_PARAMETER}[${name}]=${v}`).join('&');
+  const base = served === undefined || value === undefined ? smallestQuery(operation.parameters, { records }) : servedQuery(operation, served.name, value, records);
+  const set = Object.keys(members).map((name) => `${FILTER_PARAMETER}[${name}]=`);
+  const kept = base.split('&').filter((pair) => pair !== '' && !set.some((prefix) => pair.startsWith(prefix)));
+  return [...kept, ...Object.entries(members).map(([name, v]) => `${FILTER_PARAMETER}[${name}]=${v}`)].join('&');
+}
+
+function servedQuery(operation: Operation, served: string, value: string, records: RecordIds): string {
+  const others = filterMembers(operation).filter((m) => m.required && m.name !== served);
+  const pairs = [[served, value] as const, ...others.map((m) => [m.name, memberValue(m.schema, records)] as const)];
+  return pairs.map(([name, v]) => `${FILTER_PARAMETER}[${name}]=${v}`).join('&');
 }
 
 /** An input a permitted caller must be served for: the first filter value (naming the target's records), or a complete document. */
