@@ -36,7 +36,9 @@ export function missingFixtures(operation: Operation, fixtures: Fixtures): (keyo
  */
 export function completeDocument(operation: Operation, fixtures: Fixtures, tag: string): Document {
   const available = fixtureMembers(operation).filter(([, key]) => fixtures[key] !== undefined).map(([pointer]) => pointer);
-  const namesMissingRecord = (member: BodyMember) => member.record !== undefined && !available.includes(member.pointer);
+  // A required member naming a record the target did not name holds a stand-in (the document stays
+  // valid; missingFixtures says which, and a case meant to be served is not run without it).
+  const namesMissingRecord = (member: BodyMember) => member.record !== undefined && !member.required && !available.includes(member.pointer);
   const wanted = (member: BodyMember) =>
     !namesMissingRecord(member) &&
     (member.required || member.pointer === ATTRIBUTES || member.pointer.startsWith(`${ATTRIBUTES}/`) || available.some((p) => p === member.pointer || p.startsWith(`${member.pointer}/`)));
@@ -81,7 +83,7 @@ function parentOf(pointer: string): string {
 
 function sampleValue(member: BodyMember, fixtures: Fixtures, tag: string): unknown {
   const fixture = member.record as keyof Fixtures | undefined;
-  if (fixture && fixtures[fixture] !== undefined) return fixtures[fixture];
+  if (fixture) return fixtures[fixture] ?? PLACEHOLDER_FIXTURES[fixture];
   if (member.const !== undefined) return member.const;
   // Allowed values are not shown for these members (section 2.3): only the values seen are sent.
   if (member.valuesSeen?.length) return member.valuesSeen[0];
