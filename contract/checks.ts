@@ -12,7 +12,14 @@ import type { Assessment, Finding, HttpRequest, HttpResponse, Location, Validate
 import { isDeepStrictEqual } from 'node:util';
 import { showValue } from './messages.ts';
 import { namesShownAt, schemaMembers, serverAttributes } from './members.ts';
-import { deprecatedMetaMembers, FILTER_PARAMETER, filterMembers, INCLUDE_PARAMETER, includeNames, requiredMetaMembers } from './lists.ts';
+import {
+  deprecatedMetaMembers,
+  FILTER_PARAMETER,
+  filterMembers,
+  INCLUDE_PARAMETER,
+  includeNames,
+  requiredMetaMembers,
+} from './lists.ts';
 
 export interface Exchange {
   operation: Operation | null;
@@ -618,10 +625,13 @@ const integerForm: ExchangeCheck = {
 function sentFilterMembers(x: Exchange): [name: string, value: string][] {
   const filter = asObject(parseQuery(x.operation!, queryString(x.request.path))[FILTER_PARAMETER]);
   const defined = new Set(filterMembers(x.operation!).map((m) => m.name));
-  return Object.entries(filter).flatMap(([name, value]) => (defined.has(name) && isScalar(value) ? [[name, String(value)] as [string, string]] : []));
+  return Object.entries(filter).flatMap(([name, value]) =>
+    defined.has(name) && isScalar(value) ? [[name, String(value)] as [string, string]] : [],
+  );
 }
 
-const isScalar = (value: unknown) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+const isScalar = (value: unknown) =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
 // Section 4.1 shows no meaning for a filter: only a list that names a requirement for the role
 // `filterMatch` is judged, and an item whose attribute of a filter member's name holds another value
@@ -635,7 +645,11 @@ const itemsMatchFilter: ExchangeCheck = {
     const data = jsonBody(x.response)?.data;
     const sent = sentFilterMembers(x);
     if (!Array.isArray(data) || sent.length === 0) {
-      verdict.cannotJudge(requirement, Array.isArray(data) ? 'the request sent no filter member' : 'the list answer held no data array', 'response');
+      verdict.cannotJudge(
+        requirement,
+        Array.isArray(data) ? 'the request sent no filter member' : 'the list answer held no data array',
+        'response',
+      );
       return [];
     }
     const findings: Finding[] = [];
@@ -648,10 +662,18 @@ const itemsMatchFilter: ExchangeCheck = {
         if (String(attributes[name]) === value) continue;
         const actual = options.includeValues === false ? undefined : String(attributes[name]);
         const message = `item ${index} has another ${name} than filter[${name}] asked for`;
-        findings.push(contract.finding(requirement, 'response', { pointer: `/data/${index}/attributes/${escapeToken(name)}`, message, expected: value, actual }));
+        findings.push(
+          contract.finding(requirement, 'response', {
+            pointer: `/data/${index}/attributes/${escapeToken(name)}`,
+            message,
+            expected: value,
+            actual,
+          }),
+        );
       }
     });
-    if (compared === 0) verdict.cannotJudge(requirement, 'no item of the answer has an attribute a filter member sent names', 'response');
+    if (compared === 0)
+      verdict.cannotJudge(requirement, 'no item of the answer has an attribute a filter member sent names', 'response');
     else if (findings.length === 0) verdict.held(requirement, 'response');
     return findings;
   },
@@ -670,7 +692,8 @@ function definedIncludesSent(x: Exchange): string[] {
 const includeHonoured: ExchangeCheck = {
   name: 'includeHonoured',
   roles: ['includeHonoured'],
-  appliesTo: (x) => x.operation?.roles.includeHonoured !== undefined && x.response.status === 200 && definedIncludesSent(x).length > 0,
+  appliesTo: (x) =>
+    x.operation?.roles.includeHonoured !== undefined && x.response.status === 200 && definedIncludesSent(x).length > 0,
   run(contract, x, _options, verdict) {
     const requirement = x.operation!.roles.includeHonoured!;
     const body = jsonBody(x.response);
@@ -684,8 +707,16 @@ const includeHonoured: ExchangeCheck = {
       return [];
     }
     const names = definedIncludesSent(x).join(',');
-    const message = `include=${names} was asked for and the answer holds items, but ${included === undefined ? 'no included member' : 'no included resource'}`;
-    return [contract.finding(requirement, 'response', { pointer: '/included', message, expected: 'the included resources', actual: included === undefined ? 'absent' : 'none' })];
+    const missing = included === undefined ? 'no included member' : 'no included resource';
+    const message = `include=${names} was asked for and the answer holds items, but ${missing}`;
+    return [
+      contract.finding(requirement, 'response', {
+        pointer: '/included',
+        message,
+        expected: 'the included resources',
+        actual: included === undefined ? 'absent' : 'none',
+      }),
+    ];
   },
 };
 

@@ -23,7 +23,26 @@ export { hasValueAt, inlineRefs, resolvePointer, escapeToken, unescapeToken } fr
 export type * from './types.ts';
 export { pathWithoutQuery, withoutTrailingSlashes } from './validate.ts';
 export type { Located } from './judge.ts';
-export { deprecatedMetaMembers, filterMembers, filterRequired, freeFilterMember, includeNames, isListOperation, listIncludedSchema, listItemAttributes, listItemSchema, listMetaSchema, listOperations, pageMembers, parameterSchema, requiredMetaMembers, servedFilterMember, FILTER_PARAMETER, INCLUDE_PARAMETER, PAGE_PARAMETER } from './lists.ts';
+export {
+  deprecatedMetaMembers,
+  filterMembers,
+  filterRequired,
+  freeFilterMember,
+  includeNames,
+  isListOperation,
+  listIncludedSchema,
+  listItemAttributes,
+  listItemSchema,
+  listMetaSchema,
+  listOperations,
+  pageMembers,
+  parameterSchema,
+  requiredMetaMembers,
+  servedFilterMember,
+  FILTER_PARAMETER,
+  INCLUDE_PARAMETER,
+  PAGE_PARAMETER,
+} from './lists.ts';
 export type { FilterMember } from './lists.ts';
 export { firstInvalidUtf8, memberNameReading, PROTOTYPE_KEYS, repeatedMemberName, utf8Reading, utf8Text, wholeNumbersWithFraction } from './json-text.ts';
 export type { MemberNameReading, NumberLiteral, Utf8Reading } from './json-text.ts';

@@ -45,8 +45,9 @@ describe('the binding of requirements to their judges', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('binds every exchange check and every judge outside the checks to a requirement (a check for a role only a later contract names, in the proof\'s grown contract)', () => {
-    const unbound = (within: Contract) => exchangeChecks.filter((check) => requirementsBoundTo(within, check).size === 0).map((check) => check.name);
+  it("binds every exchange check and every judge outside the checks to a requirement (a check for a role only a later contract names, in the proof's grown contract)", () => {
+    const unbound = (within: Contract) =>
+      exchangeChecks.filter((check) => requirementsBoundTo(within, check).size === 0).map((check) => check.name);
     expect(unbound(contract).filter((name) => unbound(grownContract()).includes(name))).toEqual([]);
     expect(JUDGES_OUTSIDE_CHECKS.filter((name) => contract.requirementsJudgedBy(name).size === 0)).toEqual([]);
   });
@@ -66,12 +67,17 @@ describe('the binding of requirements to their judges', () => {
   it('binds the requirement an operation names for a role to every check that declares the role, and to no other', () => {
     for (const within of [contract, grownContract()]) {
       for (const check of checksByRole) {
-        const byRole = check.roles!.flatMap((role) => within.operations.flatMap((operation) => operation.roles[role] ?? []));
+        const byRole = check.roles!.flatMap((role) =>
+          within.operations.flatMap((operation) => operation.roles[role] ?? []),
+        );
         for (const id of byRole) expect(judgesOf(within, id), id).toContain(check.name);
       }
     }
-    const named = (check: (typeof checksByRole)[number]) => check.roles!.some((role) => grownContract().requirementsInRole(role).length > 0);
-    expect(checksByRole.filter((check) => !named(check)).map((check) => `${check.name} judges a role no operation names`)).toEqual([]);
+    const named = (check: (typeof checksByRole)[number]) =>
+      check.roles!.some((role) => grownContract().requirementsInRole(role).length > 0);
+    expect(
+      checksByRole.filter((check) => !named(check)).map((check) => `${check.name} judges a role no operation names`),
+    ).toEqual([]);
     const unnamed = contractWith((requirements) => requirements, (text) => text.replace('        relationshipsEcho: HL-RESPONSE-RELATIONSHIPS\n', ''));
     expect(judgesOf(unnamed, 'HL-RESPONSE-RELATIONSHIPS')).not.toContain('createdResourceEchoes');
   });

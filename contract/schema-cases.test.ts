@@ -6,7 +6,18 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { loadContract, problemsFromErrors, schemaMembers } from './index.ts';
 import { hasValueAt } from './resolve.ts';
-import { allCases, CASE_FILE_SCHEMA, completeExample, documentUses, readCaseFiles, readCaseFileSources, requirementRoutedFor, resolveCaseFile, type CaseFile, type SchemaCase } from './schema-cases.ts';
+import {
+  allCases,
+  CASE_FILE_SCHEMA,
+  completeExample,
+  documentUses,
+  readCaseFiles,
+  readCaseFileSources,
+  requirementRoutedFor,
+  resolveCaseFile,
+  type CaseFile,
+  type SchemaCase,
+} from './schema-cases.ts';
 
 const contract = loadContract();
 const caseFiles = readCaseFiles();

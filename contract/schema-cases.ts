@@ -142,10 +142,31 @@ const responseHeaders = { 'content-type': MEDIA_TYPE };
 // responses and ErrorDocument for error responses.
 const genericUses: Record<string, DocumentUse[]> = {
   JsonApiDocument: [
-    { name: 'generic request', validate: (contract, data) => validateGenericRequest(contract, { method: 'POST', path: '/v3/unspecified', headers: requestHeaders, bodyText: JSON.stringify(data) }) },
-    { name: 'generic 200', status: 200, validate: (contract, data) => validateGenericResponse(contract, { status: 200, headers: responseHeaders, bodyText: JSON.stringify(data) }) },
+    {
+      name: 'generic request',
+      validate: (contract, data) =>
+        validateGenericRequest(contract, {
+          method: 'POST',
+          path: '/v3/unspecified',
+          headers: requestHeaders,
+          bodyText: JSON.stringify(data),
+        }),
+    },
+    {
+      name: 'generic 200',
+      status: 200,
+      validate: (contract, data) =>
+        validateGenericResponse(contract, { status: 200, headers: responseHeaders, bodyText: JSON.stringify(data) }),
+    },
   ],
-  ErrorDocument: [{ name: 'generic 400', status: 400, validate: (contract, data) => validateGenericResponse(contract, { status: 400, headers: responseHeaders, bodyText: JSON.stringify(data) }) }],
+  ErrorDocument: [
+    {
+      name: 'generic 400',
+      status: 400,
+      validate: (contract, data) =>
+        validateGenericResponse(contract, { status: 400, headers: responseHeaders, bodyText: JSON.stringify(data) }),
+    },
+  ],
 };
 
 /** Every message body the component is the schema of, found by identity in the resolved contract. */

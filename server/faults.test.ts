@@ -55,10 +55,13 @@ function contractWithout(...paths: string[]): Contract {
 }
 
 describe('faults and choices bound to roles', () => {
-  it('binds every fault to the contract shipped, but those bound to a role only a later contract names, which bind to the proof\'s grown contract', () => {
+  it("binds every fault to the contract shipped, but those bound to a role only a later contract names, which bind to the proof's grown contract", () => {
     const grown = faultsBoundTo(grownContract());
     expect([...INAPPLICABLE_FAULTS].filter(([name]) => grown.inapplicable.has(name))).toEqual([]);
-    const roleOnlyLater = (name: string) => grown.faults.some((f) => f.name === name && f.role !== undefined && loadContract().requirementsInRole(f.role).length === 0);
+    const roleOnlyLater = (name: string) =>
+      grown.faults.some(
+        (f) => f.name === name && f.role !== undefined && loadContract().requirementsInRole(f.role).length === 0,
+      );
     expect([...INAPPLICABLE_FAULTS.keys()].filter((name) => !roleOnlyLater(name))).toEqual([]);
   });
 
@@ -66,8 +69,15 @@ describe('faults and choices bound to roles', () => {
     const contract = loadContract();
     const named = (role: OperationRole) => contract.operations.flatMap((operation) => operation.roles[role] ?? []);
     expect(named('metaPages').length).toBeGreaterThan(0);
-    expect(FAULTS.find((f) => f.name === 'meta-pages-rounded-down')).toMatchObject({ role: 'metaPages', requirement: named('metaPages')[0], requirements: named('metaPages') });
-    expect(FAULTS.find((f) => f.name === 'relationships-dropped')).toMatchObject({ requirement: named('relationshipsEcho')[0], requirements: named('relationshipsEcho') });
+    expect(FAULTS.find((f) => f.name === 'meta-pages-rounded-down')).toMatchObject({
+      role: 'metaPages',
+      requirement: named('metaPages')[0],
+      requirements: named('metaPages'),
+    });
+    expect(FAULTS.find((f) => f.name === 'relationships-dropped')).toMatchObject({
+      requirement: named('relationshipsEcho')[0],
+      requirements: named('relationshipsEcho'),
+    });
   });
 
   it('leaves out, once an operation is removed, the faults and choices written for it, each with why, and keeps the rest', () => {
@@ -100,7 +110,8 @@ describe('faults and choices bound to roles', () => {
     }
     for (const item of Object.values(openapi.paths as Record<string, any>)) {
       const filter = (item.get?.parameters ?? []).find((p: { name: string }) => p.name === 'filter');
-      for (const member of Object.values((filter?.schema.properties ?? {}) as Record<string, any>)) if (Array.isArray(member.enum)) member.enum = member.enum.slice(0, 1);
+      for (const member of Object.values((filter?.schema.properties ?? {}) as Record<string, any>))
+        if (Array.isArray(member.enum)) member.enum = member.enum.slice(0, 1);
     }
     const plain = new Contract(stringifyYaml(openapi), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));
     const faults = faultsBoundTo(plain);

@@ -1,7 +1,22 @@
 // The fault catalogue: each fault breaks one MUST requirement of schemas/requirements.yaml, as
 // data (name, requirement, what changes, how to see it) plus small hooks at the pipeline's named
 // points (types.ts). Where a fault cannot help tripping another check, its description says so.
-import { filterMembers, isListOperation, listIncludedSchema, listItemAttributes, loadContract, MEDIA_TYPE, serverAttributes, servedFilterMember, smallestQuery, unescapeToken, type Contract, type Operation, type OperationRole, type Scheme } from '../contract/index.ts';
+import {
+  filterMembers,
+  isListOperation,
+  listIncludedSchema,
+  listItemAttributes,
+  loadContract,
+  MEDIA_TYPE,
+  serverAttributes,
+  servedFilterMember,
+  smallestQuery,
+  unescapeToken,
+  type Contract,
+  type Operation,
+  type OperationRole,
+  type Scheme,
+} from '../contract/index.ts';
 import { knownTokens } from './credentials.ts';
 import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES, SEED_SIZES } from './defaults.ts';
 import { changeCreated, changeCreatedWhere, changeErrors, createdStatus, creates, overlook, overlookRole, withoutMember, withStatus, type OperationsHaving } from './hook-helpers.ts';
@@ -107,7 +122,8 @@ function includedTypeIsFixed(operation: Operation): boolean {
 /** A resource with the first letter of its `type` in lower case. */
 function withTypeInLowerCase(resource: unknown): unknown {
   const { type } = (resource ?? {}) as { type?: unknown };
-  return typeof type === 'string' ? { ...(resource as object), type: type.charAt(0).toLowerCase() + type.slice(1) } : resource;
+  if (typeof type !== 'string') return resource;
+  return { ...(resource as object), type: type.charAt(0).toLowerCase() + type.slice(1) };
 }
 
 const listTrigger = (query: string, headers: Record<string, string> = SESSION): FaultTrigger => ({ method: 'GET', path: `{list}${query}`, headers });
@@ -464,8 +480,10 @@ const CATALOGUE: FaultEntry[] = [
     name: 'included-type-in-lower-case',
     role: 'includedShape',
     appliesTo: 'lists',
-    having: { what: 'an included resource whose type is fixed (const or enum)', has: (operation) => includedTypeIsFixed(operation) },
-    description: 'Every resource of `included` carries its `type` with a lower-case first letter ("zzProofMaker" for "ZzProofMaker"), a type its schema does not allow.',
+    having: { what: 'an included resource whose type is fixed (const or enum)', has: includedTypeIsFixed },
+    description:
+      'Every resource of `included` carries its `type` with a lower-case first letter ("zzProofMaker" for ' +
+      '"ZzProofMaker"), a type its schema does not allow.',
     detectableInOneExchange: false,
     hooks: { included: (included) => (Array.isArray(included) ? included.map(withTypeInLowerCase) : included) },
   },
@@ -473,8 +491,13 @@ const CATALOGUE: FaultEntry[] = [
     name: 'filter-member-ignored',
     role: 'filterMatch',
     appliesTo: 'lists',
-    having: { what: 'a filter member besides the one its items are grouped by', has: (operation) => filterMembers(operation).length > 1 },
-    description: 'Every filter member besides the one the items are grouped by is ignored: a group is served whole whatever value the member is sent.',
+    having: {
+      what: 'a filter member besides the one its items are grouped by',
+      has: (operation) => filterMembers(operation).length > 1,
+    },
+    description:
+      'Every filter member besides the one the items are grouped by is ignored: a group is served whole whatever ' +
+      'value the member is sent.',
     detectableInOneExchange: false,
     hooks: { listFilter: () => ({}) },
   },

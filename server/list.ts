@@ -4,7 +4,19 @@
 // left out), and paged as section 8 reads `page`; each include name the contract defines brings
 // its seeded resource in `included`. Each seeded item is serialized once when the server is built;
 // a page is the join of its items' JSON and a small meta object.
-import { deprecatedMetaMembers, FILTER_PARAMETER, filterMembers, INCLUDE_PARAMETER, listOperations, MEDIA_TYPE, pageMembers, PAGE_PARAMETER, type Contract, type Finding, type Operation } from '../contract/index.ts';
+import {
+  deprecatedMetaMembers,
+  FILTER_PARAMETER,
+  filterMembers,
+  INCLUDE_PARAMETER,
+  listOperations,
+  MEDIA_TYPE,
+  pageMembers,
+  PAGE_PARAMETER,
+  type Contract,
+  type Finding,
+  type Operation,
+} from '../contract/index.ts';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
 import { filterGroups, seededFilter, seedIncludedResources, seedListItems } from './seed.ts';
@@ -64,29 +76,48 @@ export class ReferenceList {
   private readonly totalWithoutFilters: number;
   private readonly filterMember: string | undefined;
 
-  constructor(contract: Contract, readonly operation: Operation, listIndex: number, private readonly hooks: ComposedHooks) {
+  constructor(
+    contract: Contract,
+    readonly operation: Operation,
+    listIndex: number,
+    private readonly hooks: ComposedHooks,
+  ) {
     const lists = seedListItems(contract, operation, listIndex);
     this.filterMember = seededFilter(operation)?.name;
     const groups = filterGroups(operation);
     const serialize = (items: SeedItem[], value: string | undefined) =>
-      hooks.seedList(items.map((item) => hooks.seedItem(item, operation)), value, operation).map((item) => ({ json: JSON.stringify(item), attributes: objectOf(item.attributes) ?? {} }));
+      hooks
+        .seedList(
+          items.map((item) => hooks.seedItem(item, operation)),
+          value,
+          operation,
+        )
+        .map((item) => ({ json: JSON.stringify(item), attributes: objectOf(item.attributes) ?? {} }));
     for (const value of groups) this.itemsByFilter.set(value, serialize(lists.get(value) ?? [], value));
     // Only a fault that lets a missing filter through ever reads the unfiltered list of a filtered one.
-    if (this.filterMember !== undefined) this.itemsByFilter.set(undefined, groups.flatMap((value) => this.itemsByFilter.get(value) ?? []));
+    if (this.filterMember !== undefined)
+      this.itemsByFilter.set(
+        undefined,
+        groups.flatMap((value) => this.itemsByFilter.get(value) ?? []),
+      );
     this.totalWithoutFilters = this.itemsByFilter.get(undefined)?.length ?? 0;
     this.deprecatedMembers = deprecatedMetaMembers(operation).map(({ name, replacement }) => [name, replacement]);
-    this.narrowingMembers = filterMembers(operation).map((m) => m.name).filter((name) => name !== this.filterMember);
+    this.narrowingMembers = filterMembers(operation)
+      .map((m) => m.name)
+      .filter((name) => name !== this.filterMember);
     this.includedByName = seedIncludedResources(contract, operation, listIndex);
   }
 
   /** The members besides the grouping one the query sends, each with its value. */
   private narrowingSent(query: Json): Record<string, string> {
     const filter = objectOf(query[FILTER_PARAMETER]) ?? {};
-    const sent = this.narrowingMembers.flatMap((name) => (['string', 'number', 'boolean'].includes(typeof filter[name]) ? [[name, String(filter[name])]] : []));
+    const sent = this.narrowingMembers.flatMap((name) =>
+      ['string', 'number', 'boolean'].includes(typeof filter[name]) ? [[name, String(filter[name])]] : [],
+    );
     return this.hooks.listFilter(Object.fromEntries(sent) as Record<string, string>, this.operation);
   }
 
-  /** The resources of the include names the contract defines, each once, in the order asked; undefined when none is asked. */
+  /** The resources of the include names the contract defines, each once, in the order asked; none asked: undefined. */
   private includedFor(names: string[]): Json[] | undefined {
     const resources = [...new Set(names)].flatMap((name): Json[] => {
       const resource = this.includedByName.get(name);
@@ -96,7 +127,8 @@ export class ReferenceList {
   }
 
   respond(query: Json): Reply {
-    const rawFilter = this.filterMember === undefined ? undefined : objectOf(query[FILTER_PARAMETER])?.[this.filterMember];
+    const rawFilter =
+      this.filterMember === undefined ? undefined : objectOf(query[FILTER_PARAMETER])?.[this.filterMember];
     const filterValue = typeof rawFilter === 'string' ? rawFilter : undefined;
     const { offset, limit } = this.hooks.pageRequest(requestedPage(query), query);
     const names = Array.isArray(query[INCLUDE_PARAMETER]) ? query[INCLUDE_PARAMETER].map(String) : [];
@@ -104,7 +136,10 @@ export class ReferenceList {
     const key = JSON.stringify([filterValue, narrowing, limit, offset, names]);
     let json = this.pages.get(key);
     if (!json) {
-      const matches = (item: ServedItem) => Object.entries(narrowing).every(([name, value]) => item.attributes[name] === undefined || String(item.attributes[name]) === value);
+      const matches = (item: ServedItem) =>
+        Object.entries(narrowing).every(
+          ([name, value]) => item.attributes[name] === undefined || String(item.attributes[name]) === value,
+        );
       const items = (this.itemsByFilter.get(filterValue) ?? []).filter(matches).map((item) => item.json);
       json = Buffer.from(this.page(items, { offset, limit, total: 0 }, names));
       if (this.pages.size >= MAX_CACHED_PAGES) this.pages.clear();
@@ -115,7 +150,10 @@ export class ReferenceList {
 
   private page(items: string[], requested: PageRequest, names: string[]): string {
     const page: PageRequest = { ...requested, total: items.length };
-    const window = this.hooks.pageWindow({ start: page.offset, length: Math.min(page.limit, Math.max(0, page.total - page.offset)) }, page);
+    const window = this.hooks.pageWindow(
+      { start: page.offset, length: Math.min(page.limit, Math.max(0, page.total - page.offset)) },
+      page,
+    );
     const data = items.slice(window.start, window.start + window.length);
     const meta = this.withDeprecatedMembers(this.hooks.listMeta(this.meta(page), page), data.length);
     const included = this.hooks.included(this.includedFor(names), names);
@@ -125,13 +163,21 @@ export class ReferenceList {
   }
 
   private meta({ offset, limit, total }: PageRequest): Json {
-    return { total, pages: Math.ceil(total / limit), page: Math.floor(offset / limit) + 1, offset, limit, totalWithoutFilters: this.totalWithoutFilters };
+    return {
+      total,
+      pages: Math.ceil(total / limit),
+      page: Math.floor(offset / limit) + 1,
+      offset,
+      limit,
+      totalWithoutFilters: this.totalWithoutFilters,
+    };
   }
 
   /** Deprecated members mirror their replacements (section 9); resultCount, which has none, counts this page. */
   private withDeprecatedMembers(meta: Json, pageLength: number): Json {
     const out = { ...meta };
-    for (const [name, replacement] of this.deprecatedMembers) out[name] = replacement === undefined ? pageLength : meta[replacement];
+    for (const [name, replacement] of this.deprecatedMembers)
+      out[name] = replacement === undefined ? pageLength : meta[replacement];
     return out;
   }
 }

@@ -39,7 +39,10 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** The titles of the cases that name one of the requirements, their own or one they cover. */
-const naming = (...ids: string[]) => new Set(SUITE_CASES.filter((c) => ids.some((id) => c.requirements.includes(id) || c.covers?.includes(id))).map(caseTitle));
+const naming = (...ids: string[]) =>
+  new Set(
+    SUITE_CASES.filter((c) => ids.some((id) => c.requirements.includes(id) || c.covers?.includes(id))).map(caseTitle),
+  );
 
 interface ReportTest {
   title: string;
@@ -57,7 +60,12 @@ describe(`one fault on (${FAULT.name}, breaking ${BROKEN})`, () => {
   it('fails the run for it: exit 1, the record fails it', () => {
     const { result, record } = runs.get('whole')!;
     expect(result.code).toBe(1);
-    expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort()).toEqual([...BROKEN_ALL].sort());
+    expect(
+      record.requirements
+        .filter((r) => r.verdict === 'failed')
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...BROKEN_ALL].sort());
   });
 
   it(`junit-cases.xml (a JUnit consumer): every red case is a case of ${BROKEN}, and there are some`, () => {

@@ -18,13 +18,16 @@ import { isTemplateUse } from '../contract/catalogue.ts';
 import type { Fixtures } from '../targets/target.ts';
 import { contractCopy, type ContractChange } from '../test-support/contract-copy.ts';
 
-const addition = parseYaml(readFileSync(new URL('./new-operation.yaml', import.meta.url), 'utf8')) as Required<ContractChange>;
+const addition = parseYaml(
+  readFileSync(new URL('./new-operation.yaml', import.meta.url), 'utf8'),
+) as Required<ContractChange>;
 
 // Every part of the kit reads the one process-wide contract: point it at the copy before any
 // module that loads it is imported.
 const directory = contractCopy(addition);
 useSchemaDirectory(directory);
-const { judgeExchange, loadContract, MEDIA_TYPE, recordMembers, resolvePointer, withValueAt, withoutValueAt } = await import('../contract/index.ts');
+const { judgeExchange, loadContract, MEDIA_TYPE, recordMembers, resolvePointer, withValueAt, withoutValueAt } =
+  await import('../contract/index.ts');
 const { creationCases } = await import('./cases/creation.ts');
 const { credentialCases } = await import('./cases/credentials.ts');
 const { errorEnvelopeCases } = await import('./cases/error-envelope.ts');
@@ -167,7 +170,9 @@ describe('a kind of record the kit has never seen, named by the added create ope
   const creatingWith = (sent: SentRequest[], id: string) => [...new Set(sent.filter((r) => r.status === 201 && shelfIdIn(r.document) === id).map((r) => r.case))];
 
   it('is named by one member of the added operation, and is a target setting whose flag, variable and file key derive from its name', () => {
-    expect(members.map((m) => `${m.operation.operationId} ${m.pointer}`)).toEqual([`${operationId} /data/relationships/shelf/data/id`]);
+    expect(members.map((m) => `${m.operation.operationId} ${m.pointer}`)).toEqual([
+      `${operationId} /data/relationships/shelf/data/id`,
+    ]);
     expect(settingRows().find((row) => row.key === KIND)).toMatchObject({ record: true, flag: '--zz-proof-shelf-id', variable: 'LAS_ZZ_PROOF_SHELF_ID', fileKey: `fixtures.${KIND}` });
   });
 
@@ -234,7 +239,10 @@ describe('a kind of record the kit has never seen, named by the added create ope
 
   it("is judged by the proxy under the operation's own ids, and only those: a shelf id of another JSON type under ZZPROOF-AN-SHELF-REQUIRED, a creation naming the shelf answered without relationships under ZZPROOF-AN-RESPONSE-RELATIONSHIPS", async () => {
     const rules = await rulesLoggedFor([createdDocument(), withValueAt(createdDocument(), members[0].pointer, 42)]);
-    expect([...new Set(rules)].sort()).toEqual(['request ZZPROOF-AN-SHELF-REQUIRED', 'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS']);
+    expect([...new Set(rules)].sort()).toEqual([
+      'request ZZPROOF-AN-SHELF-REQUIRED',
+      'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS',
+    ]);
   });
 
   it('fails the run under the operation\'s own requirement when the generic fault relationships-dropped is on, in the cases that created with the shelf', async () => {
@@ -318,25 +326,39 @@ describe('a list added to the contract as data only, its filter on another membe
 
   it("sends every filter member (its optional one with the required one, so together), the member naming a record at the target's record and at one no target holds, and each include name it defines alone and all together", () => {
     const titles = listCases.map((c) => c.title);
-    expect(titles).toEqual(expect.arrayContaining([
-      `${listId}: filter[collectionItemId]=<collectionItemId> → 200 with a list document`,
-      `${listId}: filter[collectionItemId]=<a collection item id no record has> → 200 or 400, a list document when served`,
-      `${listId}: include=maker → 200, included as the contract gives it`,
-      `${listId}: include=palette → 200, included as the contract gives it`,
-      `${listId}: include=maker,palette → 200, included as the contract gives it`,
-    ]));
+    expect(titles).toEqual(
+      expect.arrayContaining([
+        `${listId}: filter[collectionItemId]=<collectionItemId> → 200 with a list document`,
+        `${listId}: filter[collectionItemId]=<a collection item id no record has> → 200 or 400, a list document when served`,
+        `${listId}: include=maker → 200, included as the contract gives it`,
+        `${listId}: include=palette → 200, included as the contract gives it`,
+        `${listId}: include=maker,palette → 200, included as the contract gives it`,
+      ]),
+    );
     expect(titles.filter((title) => title.includes('an include name the specification does not define'))).toEqual([]);
   });
 
   it('is served by the reference server applying every filter member and filling included for each name it defines', async () => {
     const server = await startReferenceServer();
-    const get = async (query: string) => (await send(server.baseUrl, { method: 'GET', path: `${list.pathTemplate}?${query}`, headers: { authorization: session.authorization } })).json as { meta: { total: number }; included?: { type: string }[] };
+    const get = async (query: string) =>
+      (
+        await send(server.baseUrl, {
+          method: 'GET',
+          path: `${list.pathTemplate}?${query}`,
+          headers: { authorization: session.authorization },
+        })
+      ).json as { meta: { total: number }; included?: { type: string }[] };
     try {
       const all = (await get('filter[tone]=warm')).meta.total;
       expect(all).toBeGreaterThan(0);
-      expect((await get(`filter[tone]=warm&filter[collectionItemId]=${REFERENCE_FIXTURES.collectionItemId}`)).meta.total).toBe(all);
+      expect(
+        (await get(`filter[tone]=warm&filter[collectionItemId]=${REFERENCE_FIXTURES.collectionItemId}`)).meta.total,
+      ).toBe(all);
       expect((await get('filter[tone]=warm&filter[collectionItemId]=000000000000000000000000')).meta.total).toBe(0);
-      expect((await get('filter[tone]=warm&include=maker,palette')).included?.map((r) => r.type)).toEqual(['ZzProofMaker', 'ZzProofPalette']);
+      expect((await get('filter[tone]=warm&include=maker,palette')).included?.map((r) => r.type)).toEqual([
+        'ZzProofMaker',
+        'ZzProofPalette',
+      ]);
       expect((await get('filter[tone]=warm&include=palette')).included?.map((r) => r.type)).toEqual(['ZzProofPalette']);
       expect((await get('filter[tone]=warm')).included).toBeUndefined();
     } finally {
@@ -344,13 +366,26 @@ describe('a list added to the contract as data only, its filter on another membe
     }
   });
 
-  it("is judged by the proxy under its own ids: a wrong included type under ZZPROOF-SH-INCLUDED-SHAPE, an ignored filter member under ZZPROOF-SH-FILTER-MATCH", async () => {
+  it('is judged by the proxy under its own ids: a wrong included type under ZZPROOF-SH-INCLUDED-SHAPE, an ignored filter member under ZZPROOF-SH-FILTER-MATCH', async () => {
     const upstream = await startReferenceServer({ faults: ['included-type-in-lower-case', 'filter-member-ignored'] });
     const violations = new Recorder();
-    const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
+    const proxy = await startValidatingProxy({
+      upstream: upstream.baseUrl,
+      violations,
+      repeatInterval: 0,
+      contract,
+      judgeThread: false,
+    });
     try {
-      for (const query of ['filter[tone]=warm&include=maker', 'filter[tone]=cool&filter[collectionItemId]=000000000000000000000000']) {
-        await send(proxy.baseUrl, { method: 'GET', path: `${list.pathTemplate}?${query}`, headers: { authorization: session.authorization } });
+      for (const query of [
+        'filter[tone]=warm&include=maker',
+        'filter[tone]=cool&filter[collectionItemId]=000000000000000000000000',
+      ]) {
+        await send(proxy.baseUrl, {
+          method: 'GET',
+          path: `${list.pathTemplate}?${query}`,
+          headers: { authorization: session.authorization },
+        });
       }
       await proxy.proxy.settled();
     } finally {
@@ -358,7 +393,9 @@ describe('a list added to the contract as data only, its filter on another membe
       await upstream.close();
     }
     const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
-    expect(rules).toEqual(expect.arrayContaining(['response ZZPROOF-SH-FILTER-MATCH', 'response ZZPROOF-SH-INCLUDED-SHAPE']));
+    expect(rules).toEqual(
+      expect.arrayContaining(['response ZZPROOF-SH-FILTER-MATCH', 'response ZZPROOF-SH-INCLUDED-SHAPE']),
+    );
     expect(rules.filter((rule) => !rule.includes(' ZZPROOF-SH-'))).toEqual([]);
   });
 
@@ -427,8 +464,13 @@ describe('a list added to the contract as data only, filtered on the id of a rec
   });
 
   it('takes the template FILTER-MATCH at SHOULD: its contract states no meaning for its filter, and an id no target holds is sent too', () => {
-    expect(contract.requirement(list.roles.filterMatch!)).toMatchObject({ id: 'ZZPROOF-MK-FILTER-MATCH', level: 'SHOULD' });
-    expect(listCases.map((c) => c.title)).toContain(`${listId}: filter[${kind}]=<a collection item id no record has> → 200 or 400, a list document when served`);
+    expect(contract.requirement(list.roles.filterMatch!)).toMatchObject({
+      id: 'ZZPROOF-MK-FILTER-MATCH',
+      level: 'SHOULD',
+    });
+    expect(listCases.map((c) => c.title)).toContain(
+      `${listId}: filter[${kind}]=<a collection item id no record has> → 200 or 400, a list document when served`,
+    );
   });
 
   it('fails the run under its own requirement when the generic fault meta-pages-rounded-down is on: its cases judge pages that hold items', async () => {

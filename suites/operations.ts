@@ -66,9 +66,17 @@ export function recordsInTitles(operation: Operation): RecordIds {
  * smallest query the list serves, a member naming a record (`x-record`) at the id `records` give.
  * `members` set filter members besides (or instead of) those: `{ collectionItemId: '<id>' }`.
  */
-export function filterQuery(operation: Operation, value?: string, records: RecordIds = {}, members: Record<string, string> = {}): string {
+export function filterQuery(
+  operation: Operation,
+  value?: string,
+  records: RecordIds = {},
+  members: Record<string, string> = {},
+): string {
   const served = servedFilterMember(operation);
-  const base = served === undefined || value === undefined ? smallestQuery(operation.parameters, { records }) : servedQuery(operation, served.name, value, records);
+  const base =
+    served === undefined || value === undefined
+      ? smallestQuery(operation.parameters, { records })
+      : servedQuery(operation, served.name, value, records);
   const set = Object.keys(members).map((name) => `${FILTER_PARAMETER}[${name}]=`);
   const kept = base.split('&').filter((pair) => pair !== '' && !set.some((prefix) => pair.startsWith(prefix)));
   return [...kept, ...Object.entries(members).map(([name, v]) => `${FILTER_PARAMETER}[${name}]=${v}`)].join('&');

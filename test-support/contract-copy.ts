@@ -51,11 +51,15 @@ function removePath(openapi: Yaml, catalogue: { requirements: CatalogueEntry[] }
   const onlyTheirs = (r: CatalogueEntry) =>
     isTemplateUse(r)
       ? ids.has(r.operation)
-      : named.has(r.id) || (r.schemaFindings !== undefined && r.schemaFindings.every((route) => route.operation !== undefined && ids.has(route.operation)));
+      : named.has(r.id) ||
+        (r.schemaFindings !== undefined &&
+          r.schemaFindings.every((route) => route.operation !== undefined && ids.has(route.operation)));
   const schemas = openapi.components.schemas as Yaml;
   const usedBefore = referencedComponents(openapi.paths, schemas);
   // Components no path uses (the generic documents) stay, with all they refer to.
-  const generic = Object.keys(schemas).filter((name) => !usedBefore.has(name)).map((name) => schemas[name] as unknown);
+  const generic = Object.keys(schemas)
+    .filter((name) => !usedBefore.has(name))
+    .map((name) => schemas[name] as unknown);
   delete openapi.paths[path];
   const usedAfter = referencedComponents([openapi.paths, generic], schemas);
   for (const name of usedBefore) if (!usedAfter.has(name)) delete schemas[name];
@@ -65,9 +69,15 @@ function removePath(openapi: Yaml, catalogue: { requirements: CatalogueEntry[] }
 /** Writes a copy of schemas/ (openapi.yaml and requirements.yaml) with `change` made, and returns its directory. */
 export function contractCopy(change: ContractChange): string {
   const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as Yaml;
-  const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as { requirements: CatalogueEntry[] };
-  const creating = Object.values(openapi.paths as Yaml).flatMap((item: Yaml) => (item.post ? [String(item.post.operationId)] : []));
-  const routedFromCreate = (r: CatalogueEntry) => !isTemplateUse(r) && r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation));
+  const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as {
+    requirements: CatalogueEntry[];
+  };
+  const creating = Object.values(openapi.paths as Yaml).flatMap((item: Yaml) =>
+    item.post ? [String(item.post.operationId)] : [],
+  );
+  const routedFromCreate = (r: CatalogueEntry) =>
+    !isTemplateUse(r) &&
+    r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation));
   const at = catalogue.requirements.findIndex(routedFromCreate);
   catalogue.requirements.splice(at < 0 ? catalogue.requirements.length : at, 0, ...(change.requirements ?? []));
   for (const path of change.removedPaths ?? []) removePath(openapi, catalogue, path);

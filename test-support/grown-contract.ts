@@ -20,7 +20,10 @@ export function grownContract(): Contract {
   if (grown === undefined) {
     const directory = contractCopy(proofAddition());
     try {
-      grown = new Contract(readFileSync(join(directory, 'openapi.yaml'), 'utf8'), readFileSync(join(directory, 'requirements.yaml'), 'utf8'));
+      grown = new Contract(
+        readFileSync(join(directory, 'openapi.yaml'), 'utf8'),
+        readFileSync(join(directory, 'requirements.yaml'), 'utf8'),
+      );
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }

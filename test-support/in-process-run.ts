@@ -14,7 +14,7 @@ import type { Fixtures, Target } from '../targets/target.ts';
 export type CaseOutcome = Parameters<typeof buildRecord>[0]['cases'][number];
 export type ConformanceRecord = ReturnType<typeof buildRecord>;
 
-/** A request a case sent: the case's title, the document sent and the status it was answered (none when no answer came). */
+/** A request a case sent: the case's title, its path, the document sent and the status it was answered (if any). */
 export interface SentRequest {
   case: string;
   path: string;
@@ -22,7 +22,10 @@ export interface SentRequest {
   status?: number;
 }
 
-/** How a run of cases differs from the embedded target's: the records the target names, the server's choices, and where the requests sent are noted. */
+/**
+ * How a run of cases differs from the embedded target's: the records the target names, the
+ * server's choices, and where the requests sent are noted.
+ */
 export interface RunOptions {
   fixtures?: Fixtures;
   choices?: string[];
@@ -47,7 +50,7 @@ function notingClient(baseUrl: string, title: string, sent: SentRequest[]): Targ
   };
 }
 
-/** The reference server at `baseUrl` as the suite's target, naming `fixtures` when given instead of the server's own records. */
+/** The reference server at `baseUrl` as the suite's target, naming `fixtures` (when given) instead of its own records. */
 export function targetOf(baseUrl: string, fixtures?: Fixtures): Target {
   const target = referenceTarget(baseUrl);
   return fixtures ? { ...target, fixtures } : target;
@@ -81,7 +84,11 @@ export async function outcomeOf(suiteCase: SuiteCase, baseUrl: string, options: 
 }
 
 /** The certification record of `cases` against the reference server with `faults` on. */
-export async function recordAgainst(faults: string[], cases: readonly SuiteCase[], options: RunOptions = {}): Promise<ConformanceRecord> {
+export async function recordAgainst(
+  faults: string[],
+  cases: readonly SuiteCase[],
+  options: RunOptions = {},
+): Promise<ConformanceRecord> {
   const contract = loadContract();
   const server = await startReferenceServer({ faults, choices: options.choices });
   try {

@@ -5,7 +5,14 @@
 // outcome is not shown; an error answer must still be an error document (SHOULD).
 import type { Operation, OperationRole } from '../../contract/index.ts';
 import type { ConformanceCase } from '../case.ts';
-import { completeDocument, fixtureMembers, minimalDocument, missingFixtures, PLACEHOLDER_FIXTURES, requiredFixturesMissing } from '../documents.ts';
+import {
+  completeDocument,
+  fixtureMembers,
+  minimalDocument,
+  missingFixtures,
+  PLACEHOLDER_FIXTURES,
+  requiredFixturesMissing,
+} from '../documents.ts';
 import { contract, createOperations, noFixturesReason, refusedUnshownValues, successStatuses, uniqueTag, UNSHOWN_VALUES_REASON } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 

@@ -5,7 +5,20 @@
 // others; a missing, empty, unknown or wrongly shaped filter that the contract refuses is answered
 // 400 with an error document that names the parameter (SHOULD). Each include name the contract
 // defines is sent alone and all together; where it defines none, a name it does not define.
-import { FILTER_PARAMETER, filterMembers, filterRequired, INCLUDE_PARAMETER, includeNames, memberValue, recordKindLabel, servedFilterMember, type FilterMember, type Operation, type OperationRole, type RecordIds } from '../../contract/index.ts';
+import {
+  FILTER_PARAMETER,
+  filterMembers,
+  filterRequired,
+  INCLUDE_PARAMETER,
+  includeNames,
+  memberValue,
+  recordKindLabel,
+  servedFilterMember,
+  type FilterMember,
+  type Operation,
+  type OperationRole,
+  type RecordIds,
+} from '../../contract/index.ts';
 import { PLACEHOLDER_FIXTURES } from '../documents.ts';
 import { brokenRequirements, filterQuery, filterValues, listOperations, recordsInTitles, refusalOf, roleId, roleIds, unknownValue } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
@@ -60,16 +73,34 @@ function memberValues(member: FilterMember): MemberValue[] {
   if (typeof kind === 'string') {
     return [
       { title: `<${kind}>`, value: (records) => records[kind] ?? PLACEHOLDER_FIXTURES[kind] ?? '', held: true },
-      { title: `<a ${recordKindLabel(kind)} no record has>`, value: () => PLACEHOLDER_FIXTURES[kind] ?? '', held: false },
+      {
+        title: `<a ${recordKindLabel(kind)} no record has>`,
+        value: () => PLACEHOLDER_FIXTURES[kind] ?? '',
+        held: false,
+      },
     ];
   }
   if (member.values.length > 0) return member.values.map((value) => ({ title: value, value: () => value, held: true }));
-  return [{ title: memberValue(member.schema, {}), value: (records) => memberValue(member.schema, records), held: true }];
+  return [
+    { title: memberValue(member.schema, {}), value: (records) => memberValue(member.schema, records), held: true },
+  ];
 }
 
-/** The statuses an answer to a filter naming a record no target holds may have: served, or refused with a status the list lists. */
+/** The statuses an answer to a filter naming a record no target holds may have: served, or a refusal the list lists. */
 function unheldStatuses(operation: Operation): number[] {
   return [200, ...operation.statuses.filter((status) => status === 400 || status === 404)];
+}
+
+const LIST_DOCUMENT_ANSWER = '200 with a list document';
+
+/** What a case sending an id no target holds expects, in its title. */
+function unheldAnswer(operation: Operation): string {
+  return `${unheldStatuses(operation).join(' or ')}, a list document when served`;
+}
+
+/** How every member sent at its first value stands in a title: `filter[a]=x, filter[b]=<kind>`. */
+function together(members: FilterMember[]): string {
+  return members.map((m) => `filter[${m.name}]=${memberValues(m)[0].title}`).join(', ');
 }
 
 /**
@@ -87,22 +118,34 @@ function memberCasesOf(operation: Operation, first: string | undefined): SuiteCa
     ...members.flatMap((member) =>
       memberValues(member)
         .filter((v) => !member.required || !v.held)
-        .map((v) => ({ title: `filter[${member.name}]=${v.title}`, members: (records: RecordIds) => ({ [member.name]: v.value(records) }), held: v.held })),
+        .map((v) => ({
+          title: `filter[${member.name}]=${v.title}`,
+          members: (records: RecordIds) => ({ [member.name]: v.value(records) }),
+          held: v.held,
+        })),
     ),
     ...(optional.length > 0 && members.length > 1
-      ? [{
-          title: `every filter member together (${members.map((m) => `filter[${m.name}]=${memberValues(m)[0].title}`).join(', ')})`,
-          members: (records: RecordIds) => Object.fromEntries(members.map((m) => [m.name, memberValues(m)[0].value(records)])),
-          held: true,
-        }]
+      ? [
+          {
+            title: `every filter member together (${together(members)})`,
+            members: (records: RecordIds) =>
+              Object.fromEntries(members.map((m) => [m.name, memberValues(m)[0].value(records)])),
+            held: true,
+          },
+        ]
       : []),
   ];
   return sendings.map((sending): SuiteCase => ({
-    title: `${operation.operationId}: ${sending.title} → ${sending.held ? '200 with a list document' : `${unheldStatuses(operation).join(' or ')}, a list document when served`}`,
+    title: `${operation.operationId}: ${sending.title} → ${sending.held ? LIST_DOCUMENT_ANSWER : unheldAnswer(operation)}`,
     requirements: [success],
     covers: listDocumentCovers(operation),
     async run(conformance) {
-      const query = filterQuery(operation, first, conformance.target.fixtures, sending.members(conformance.target.fixtures));
+      const query = filterQuery(
+        operation,
+        first,
+        conformance.target.fixtures,
+        sending.members(conformance.target.fixtures),
+      );
       const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query });
       conformance.expectStatus(answer, sending.held ? [200] : unheldStatuses(operation));
     },
@@ -118,17 +161,25 @@ function includeCasesOf(operation: Operation, first: string | undefined): SuiteC
   const responseShape = roleId(operation, 'responseShape');
   if (responseShape === undefined || !operation.parameters.some((p) => p.name === INCLUDE_PARAMETER)) return [];
   const names = includeNames(operation);
-  const queryWith = (include: string, records: RecordIds) => [filterQuery(operation, first, records), `${INCLUDE_PARAMETER}=${include}`].filter((part) => part !== '').join('&');
+  const queryWith = (include: string, records: RecordIds) =>
+    [filterQuery(operation, first, records), `${INCLUDE_PARAMETER}=${include}`].filter((part) => part !== '').join('&');
   if (names.length === 0) {
-    return [{
-      title: `${operation.operationId}: an include name the specification does not define → 400, or 200 with a valid document`,
-      requirements: [responseShape],
-      covers: roleIds(operation, ['itemShape']),
-      async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: queryWith('owner', conformance.target.fixtures) });
-        conformance.expectStatus(answer, [200, 400]);
+    return [
+      {
+        title: `${operation.operationId}: an include name the specification does not define → 400, or 200 with a valid ` +
+          'document',
+        requirements: [responseShape],
+        covers: roleIds(operation, ['itemShape']),
+        async run(conformance) {
+          const answer = await conformance.send({
+            operation,
+            credentials: conformance.credentials.session,
+            query: queryWith('owner', conformance.target.fixtures),
+          });
+          conformance.expectStatus(answer, [200, 400]);
+        },
       },
-    }];
+    ];
   }
   const sets = [...names.map((name) => [name]), ...(names.length > 1 ? [names] : [])];
   return sets.map((set): SuiteCase => ({
@@ -136,7 +187,11 @@ function includeCasesOf(operation: Operation, first: string | undefined): SuiteC
     requirements: [roleId(operation, 'success')!],
     covers: [...listDocumentCovers(operation), ...roleIds(operation, ['includedShape', 'includeHonoured'])],
     async run(conformance) {
-      const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: queryWith(set.join(','), conformance.target.fixtures) });
+      const answer = await conformance.send({
+        operation,
+        credentials: conformance.credentials.session,
+        query: queryWith(set.join(','), conformance.target.fixtures),
+      });
       conformance.expectStatus(answer, [200]);
     },
   }));
