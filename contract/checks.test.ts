@@ -1,20 +1,29 @@
 // Each exchange check has cases that make it fire and cases where it holds; the request
 // findings come from validateRequest, as the proxy and the suite produce them.
 import { describe, expect, it } from 'vitest';
-import { assessChecks, checkExchange, exchangeChecks, loadContract, MEDIA_TYPE, validateGenericRequest, validateRequest, type CheckVerdict, type Exchange, type Finding, type Headers } from './index.ts';
+import { grownContract } from '../test-support/grown-contract.ts';
+import { assessChecks, checkExchange, exchangeChecks, loadContract, MEDIA_TYPE, validateGenericRequest, validateRequest, type CheckVerdict, type Contract, type Exchange, type Finding, type Headers } from './index.ts';
 
 const contract = loadContract();
 const credentials = { authorization: 'Bearer p:token' };
 const jsonApi = { 'content-type': MEDIA_TYPE };
 const userId = '60a7c0f2e4b0c83d2f9a1b23';
 
-function exchange(operationId: string | null, method: string, path: string, requestHeaders: Headers, requestBody: unknown, status: number, responseBody?: unknown, responseHeaders: Headers = jsonApi): Exchange {
-  const operation = operationId === null ? null : contract.operation(operationId);
+function exchange(operationId: string | null, method: string, path: string, requestHeaders: Headers, requestBody: unknown, status: number, responseBody?: unknown, responseHeaders: Headers = jsonApi, within: Contract = contract): Exchange {
+  const operation = operationId === null ? null : within.operation(operationId);
   const request = { method, path, headers: requestHeaders, bodyText: requestBody === undefined ? undefined : typeof requestBody === 'string' ? requestBody : JSON.stringify(requestBody) };
   const response = { status, headers: responseHeaders, bodyText: responseBody === undefined ? undefined : JSON.stringify(responseBody) };
-  const requestFindings = operation ? validateRequest(contract, operation, request) : validateGenericRequest(contract, request);
+  const requestFindings = operation ? validateRequest(within, operation, request) : validateGenericRequest(within, request);
   return { operation, request, response, requestFindings };
 }
+
+// The roles only a later contract names (a filter whose meaning it states, include names it
+// defines) are judged on the proof's grown contract: its list of shades.
+const grown = grownContract();
+const shadeListing = (query: string, body: unknown) => exchange('zzProofListShades', 'GET', `/v3/zz-proof-shades?${query}`, credentials, undefined, 200, body, jsonApi, grown);
+const shades = (tone: string, count: number) =>
+  Array.from({ length: count }, (_, i) => ({ id: (0x50 + i).toString(16).padStart(24, '0'), type: 'ZzProofShade', attributes: { tone, name: `Shade ${i}`, collectionItemId: userId } }));
+const maker = { id: '64e5f6a7b8c9d0e1f2a3b4c5', type: 'ZzProofMaker', attributes: { name: 'Maker' } };
 
 const listing = (query: string, status: number, body?: unknown, headers: Headers = credentials) =>
   exchange('listNotificationGroups', 'GET', `/v3/notification-groups?${query}`, headers, undefined, status, body);
@@ -42,6 +51,8 @@ interface CheckCase {
   check: string;
   description: string;
   exchange: Exchange;
+  /** The contract the exchange is judged by: the shipped one unless given. */
+  within?: Contract;
   /** What the check reports; empty when it holds. */
   findings: { requirement: string; pointer: string }[];
   /** When given: the requirements it judged and held, each once. */
@@ -248,6 +259,14 @@ const cases: CheckCase[] = [
     exchange: answeredWith(listing('filter[type]=user&page[limit]=10&page[offset]=0', 200), `{"data":${JSON.stringify(groups(1))},"meta":{"total":1.0,"pages":1e0,"page":1,"offset":0e0,"limit":10}}`),
     findings: [{ requirement: 'RES-INTEGER-FORM', pointer: '/meta/total' }, { requirement: 'RES-INTEGER-FORM', pointer: '/meta/pages' }, { requirement: 'RES-INTEGER-FORM', pointer: '/meta/offset' }],
   },
+  { check: 'itemsMatchFilter', description: 'an item whose tone is not the one the filter asked for', within: grown, exchange: shadeListing('filter[tone]=warm', page([...shades('warm', 1), ...shades('cool', 1)])), findings: [{ requirement: 'ZZPROOF-SH-FILTER-MATCH', pointer: '/data/1/attributes/tone' }] },
+  { check: 'itemsMatchFilter', description: 'an item naming another collection item than the optional member sent', within: grown, exchange: shadeListing('filter[tone]=warm&filter[collectionItemId]=000000000000000000000000', page(shades('warm', 1))), findings: [{ requirement: 'ZZPROOF-SH-FILTER-MATCH', pointer: '/data/0/attributes/collectionItemId' }] },
+  { check: 'itemsMatchFilter', description: 'every item agreeing with both members sent', within: grown, exchange: shadeListing(`filter[tone]=cool&filter[collectionItemId]=${userId}`, page(shades('cool', 2))), findings: [], held: ['ZZPROOF-SH-FILTER-MATCH'] },
+  { check: 'itemsMatchFilter', description: 'no item to compare: not judged', within: grown, exchange: shadeListing('filter[tone]=cool', page([])), findings: [], held: [], unjudged: ['ZZPROOF-SH-FILTER-MATCH'] },
+  { check: 'itemsMatchFilter', description: 'a list naming no requirement for the role: not applied', exchange: listing('filter[type]=user', 200, page(groups(1))), findings: [], held: [], unjudged: [] },
+  { check: 'includeHonoured', description: 'a defined include name answered with items and no included', within: grown, exchange: shadeListing('filter[tone]=warm&include=maker', page(shades('warm', 1))), findings: [{ requirement: 'ZZPROOF-SH-INCLUDE-HONOURED', pointer: '/included' }] },
+  { check: 'includeHonoured', description: 'a defined include name answered with its resource in included', within: grown, exchange: shadeListing('filter[tone]=warm&include=maker', { ...page(shades('warm', 1)), included: [maker] }), findings: [], held: ['ZZPROOF-SH-INCLUDE-HONOURED'] },
+  { check: 'includeHonoured', description: 'an empty page: nothing to include, not judged', within: grown, exchange: shadeListing('filter[tone]=warm&include=maker', page([])), findings: [], held: [], unjudged: ['ZZPROOF-SH-INCLUDE-HONOURED'] },
 ];
 
 /** The exchange answered with this body text, read as bytes when `utf8` says how they read. */
@@ -261,13 +280,13 @@ interface CheckRun {
   unjudged: string[];
 }
 
-function runCheck(name: string, x: Exchange): CheckRun {
+function runCheck(name: string, x: Exchange, within: Contract): CheckRun {
   const check = exchangeChecks.find((c) => c.name === name);
   if (!check) throw new Error(`no exchange check named ${name}`);
   const held = new Set<string>();
   const unjudged = new Set<string>();
   const verdict: CheckVerdict = { held: (id) => held.add(id), cannotJudge: (id) => unjudged.add(id) };
-  const findings = check.appliesTo(x) ? check.run(contract, x, {}, verdict) : [];
+  const findings = check.appliesTo(x) ? check.run(within, x, {}, verdict) : [];
   return { findings, held: [...held], unjudged: [...unjudged] };
 }
 
@@ -276,12 +295,12 @@ const sorted = (ids: string[]) => [...ids].sort();
 describe('exchange checks', () => {
   for (const c of cases) {
     it(`${c.check}: ${c.description}`, () => {
-      const run = runCheck(c.check, c.exchange);
+      const run = runCheck(c.check, c.exchange, c.within ?? contract);
       expect(run.findings.map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(c.findings);
       if (c.held) expect(sorted(run.held), 'held').toEqual(sorted(c.held));
       if (c.unjudged) expect(sorted(run.unjudged), 'not judged').toEqual(sorted(c.unjudged));
       // What a check judges is the catalogue's to bind (judgedBy): assessChecks refuses anything else.
-      expect(() => assessChecks(contract, c.exchange)).not.toThrow();
+      expect(() => assessChecks(c.within ?? contract, c.exchange)).not.toThrow();
     });
   }
 

@@ -12,7 +12,14 @@ import type { Assessment, Finding, HttpRequest, HttpResponse, Location, Validate
 import { isDeepStrictEqual } from 'node:util';
 import { showValue } from './messages.ts';
 import { namesShownAt, schemaMembers, serverAttributes } from './members.ts';
-import { deprecatedMetaMembers, requiredMetaMembers } from './lists.ts';
+import {
+  deprecatedMetaMembers,
+  FILTER_PARAMETER,
+  filterMembers,
+  INCLUDE_PARAMETER,
+  includeNames,
+  requiredMetaMembers,
+} from './lists.ts';
 
 export interface Exchange {
   operation: Operation | null;
@@ -614,6 +621,105 @@ const integerForm: ExchangeCheck = {
   },
 };
 
+/** The filter members a list request sent, each a string, of those its contract defines. */
+function sentFilterMembers(x: Exchange): [name: string, value: string][] {
+  const filter = asObject(parseQuery(x.operation!, queryString(x.request.path))[FILTER_PARAMETER]);
+  const defined = new Set(filterMembers(x.operation!).map((m) => m.name));
+  return Object.entries(filter).flatMap(([name, value]) =>
+    defined.has(name) && isScalar(value) ? [[name, String(value)] as [string, string]] : [],
+  );
+}
+
+const isScalar = (value: unknown) =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+// Section 4.1 shows no meaning for a filter: only a list that names a requirement for the role
+// `filterMatch` is judged, and an item whose attribute of a filter member's name holds another value
+// than the one sent contradicts the filter (at the level that requirement carries).
+const itemsMatchFilter: ExchangeCheck = {
+  name: 'itemsMatchFilter',
+  roles: ['filterMatch'],
+  appliesTo: (x) => x.operation?.roles.filterMatch !== undefined && x.response.status === 200,
+  run(contract, x, options, verdict) {
+    const requirement = x.operation!.roles.filterMatch!;
+    const data = jsonBody(x.response)?.data;
+    const sent = sentFilterMembers(x);
+    if (!Array.isArray(data) || sent.length === 0) {
+      verdict.cannotJudge(
+        requirement,
+        Array.isArray(data) ? 'the request sent no filter member' : 'the list answer held no data array',
+        'response',
+      );
+      return [];
+    }
+    const findings: Finding[] = [];
+    let compared = 0;
+    data.forEach((item, index) => {
+      const attributes = asObject(asObject(item).attributes);
+      for (const [name, value] of sent) {
+        if (!isScalar(attributes[name])) continue;
+        compared += 1;
+        if (String(attributes[name]) === value) continue;
+        const actual = options.includeValues === false ? undefined : String(attributes[name]);
+        const message = `item ${index} has another ${name} than filter[${name}] asked for`;
+        findings.push(
+          contract.finding(requirement, 'response', {
+            pointer: `/data/${index}/attributes/${escapeToken(name)}`,
+            message,
+            expected: value,
+            actual,
+          }),
+        );
+      }
+    });
+    if (compared === 0)
+      verdict.cannotJudge(requirement, 'no item of the answer has an attribute a filter member sent names', 'response');
+    else if (findings.length === 0) verdict.held(requirement, 'response');
+    return findings;
+  },
+};
+
+/** The include names a list request sent that its contract defines. */
+function definedIncludesSent(x: Exchange): string[] {
+  const sent = parseQuery(x.operation!, queryString(x.request.path))[INCLUDE_PARAMETER];
+  const defined = includeNames(x.operation!);
+  return Array.isArray(sent) ? sent.map(String).filter((name) => defined.includes(name)) : [];
+}
+
+// The specification shows no include semantics: a list that names a requirement for the role
+// `includeHonoured` says an answer with items to a request naming include names its contract
+// defines carries those resources in `included` (at the level that requirement carries).
+const includeHonoured: ExchangeCheck = {
+  name: 'includeHonoured',
+  roles: ['includeHonoured'],
+  appliesTo: (x) =>
+    x.operation?.roles.includeHonoured !== undefined && x.response.status === 200 && definedIncludesSent(x).length > 0,
+  run(contract, x, _options, verdict) {
+    const requirement = x.operation!.roles.includeHonoured!;
+    const body = jsonBody(x.response);
+    if (!Array.isArray(body?.data) || body.data.length === 0) {
+      verdict.cannotJudge(requirement, 'the list answer held no item to include resources of', 'response');
+      return [];
+    }
+    const included = body.included;
+    if (Array.isArray(included) && included.length > 0) {
+      verdict.held(requirement, 'response');
+      return [];
+    }
+    const names = definedIncludesSent(x).join(',');
+    const missing = included === undefined ? 'no included member' : 'no included resource';
+    const message = `include=${names} was asked for and the answer holds items, but ${missing}`;
+    return [
+      contract.finding(requirement, 'response', {
+        pointer: '/included',
+        message,
+        expected: 'the included resources',
+        actual: included === undefined ? 'absent' : 'none',
+      }),
+    ];
+  },
+};
+
 export const exchangeChecks: ExchangeCheck[] = [
   unauthenticatedNot401,
   invalidAnswered2xx,
@@ -625,6 +731,8 @@ export const exchangeChecks: ExchangeCheck[] = [
   errorSourcePointerResolves,
   errorSourceParameterNamed,
   listPageArithmetic,
+  itemsMatchFilter,
+  includeHonoured,
   createdResourceEchoes,
   acceptedWithoutBody,
   bodyUtf8,

@@ -19,11 +19,30 @@ export type { MaskedBody, Scrub, Secret } from './credential-policy.ts';
 export { boundFindings, boundList, cutFinding, cutText, occurrences, ruleAndDirection, FINDING_LIMITS, FINDING_TEXT_MAX, SCHEMA_ERRORS_DESCRIBED } from './bounds.ts';
 export type { SummaryFinding, FindingLimits } from './bounds.ts';
 export { LEVELS, LOCATIONS } from './levels.ts';
-export { inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolve.ts';
+export { hasValueAt, inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolve.ts';
 export type * from './types.ts';
 export { pathWithoutQuery, withoutTrailingSlashes } from './validate.ts';
 export type { Located } from './judge.ts';
-export { deprecatedMetaMembers, filterMembers, filterRequired, freeFilterMember, isListOperation, listItemAttributes, listItemSchema, listMetaSchema, listOperations, pageMembers, parameterSchema, requiredMetaMembers, servedFilterMember, FILTER_PARAMETER, INCLUDE_PARAMETER, PAGE_PARAMETER } from './lists.ts';
+export {
+  deprecatedMetaMembers,
+  filterMembers,
+  filterRequired,
+  freeFilterMember,
+  includeNames,
+  isListOperation,
+  listIncludedSchema,
+  listItemAttributes,
+  listItemSchema,
+  listMetaSchema,
+  listOperations,
+  pageMembers,
+  parameterSchema,
+  requiredMetaMembers,
+  servedFilterMember,
+  FILTER_PARAMETER,
+  INCLUDE_PARAMETER,
+  PAGE_PARAMETER,
+} from './lists.ts';
 export type { FilterMember } from './lists.ts';
 export { firstInvalidUtf8, memberNameReading, PROTOTYPE_KEYS, repeatedMemberName, utf8Reading, utf8Text, wholeNumbersWithFraction } from './json-text.ts';
 export type { MemberNameReading, NumberLiteral, Utf8Reading } from './json-text.ts';

@@ -87,6 +87,20 @@ export function freeFilterMember(operation: Operation): FilterMember | undefined
   return members.some((m) => m.values.length > 0) ? undefined : members.find((m) => m.required);
 }
 
+/**
+ * The include names a list's contract defines (its `include` items' `enum`), in its order; none
+ * where it shows none (List NotificationGroups: which names exist is not shown, section 4.1).
+ */
+export function includeNames(operation: Operation): string[] {
+  const items = objectOf(parameterSchema(operation, INCLUDE_PARAMETER)?.items);
+  return Array.isArray(items?.enum) ? items.enum.map(String) : [];
+}
+
+/** The schema of one resource of a list's `included`, when its success body has one. */
+export function listIncludedSchema(operation: Operation): Schema | undefined {
+  return objectOf(objectOf(objectOf(successBody(operation)?.properties)?.included)?.items);
+}
+
 /** The attributes of a list's items, each with its schema (`allOf` merged), in the schema's order. */
 export function listItemAttributes(operation: Operation): { name: string; schema: Schema }[] {
   const item = listItemSchema(operation);

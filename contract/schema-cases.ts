@@ -21,7 +21,11 @@ export interface SchemaCase {
   spec: string;
   /** The one complete valid example of a file, the source of the generated cases. */
   complete?: true;
-  /** The requirement each named use routes the violation to, e.g. `{"createHighlight request": "HL-OWNER-TYPE"}`. */
+  /**
+   * The requirement each named use routes the violation to, e.g. `{"createHighlight request":
+   * "HL-OWNER-TYPE"}`; a status alone (`"400"`) names every use answering it, so a component many
+   * operations share (an error document) names none of them (requirementRoutedFor).
+   */
   requirements?: Record<string, string>;
 }
 
@@ -126,6 +130,8 @@ function outsideOf(values: unknown[]): string {
 export interface DocumentUse {
   /** `createHighlight request`, `listNotificationGroups 200`, `generic 400`, ... */
   name: string;
+  /** The status of the response it is the body of; none for a request. */
+  status?: number;
   validate(contract: Contract, data: unknown): Finding[];
 }
 
@@ -136,10 +142,31 @@ const responseHeaders = { 'content-type': MEDIA_TYPE };
 // responses and ErrorDocument for error responses.
 const genericUses: Record<string, DocumentUse[]> = {
   JsonApiDocument: [
-    { name: 'generic request', validate: (contract, data) => validateGenericRequest(contract, { method: 'POST', path: '/v3/unspecified', headers: requestHeaders, bodyText: JSON.stringify(data) }) },
-    { name: 'generic 200', validate: (contract, data) => validateGenericResponse(contract, { status: 200, headers: responseHeaders, bodyText: JSON.stringify(data) }) },
+    {
+      name: 'generic request',
+      validate: (contract, data) =>
+        validateGenericRequest(contract, {
+          method: 'POST',
+          path: '/v3/unspecified',
+          headers: requestHeaders,
+          bodyText: JSON.stringify(data),
+        }),
+    },
+    {
+      name: 'generic 200',
+      status: 200,
+      validate: (contract, data) =>
+        validateGenericResponse(contract, { status: 200, headers: responseHeaders, bodyText: JSON.stringify(data) }),
+    },
   ],
-  ErrorDocument: [{ name: 'generic 400', validate: (contract, data) => validateGenericResponse(contract, { status: 400, headers: responseHeaders, bodyText: JSON.stringify(data) }) }],
+  ErrorDocument: [
+    {
+      name: 'generic 400',
+      status: 400,
+      validate: (contract, data) =>
+        validateGenericResponse(contract, { status: 400, headers: responseHeaders, bodyText: JSON.stringify(data) }),
+    },
+  ],
 };
 
 /** Every message body the component is the schema of, found by identity in the resolved contract. */
@@ -163,6 +190,13 @@ function requestUse(operation: Operation): DocumentUse {
 function responseUse(operation: Operation, status: number): DocumentUse {
   return {
     name: `${operation.operationId} ${status}`,
+    status,
     validate: (contract, data) => validateResponse(contract, operation, { status, headers: responseHeaders, bodyText: JSON.stringify(data) }),
   };
+}
+
+/** The requirement a case names for a use: by the use's name, else by the status it answers. */
+export function requirementRoutedFor(schemaCase: SchemaCase, use: DocumentUse): string | undefined {
+  const named = schemaCase.requirements ?? {};
+  return named[use.name] ?? (use.status === undefined ? undefined : named[String(use.status)]);
 }

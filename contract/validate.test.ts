@@ -4,7 +4,26 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
-import { Contract, filterRequired, forgetLargeParses, parsedBody, listOperations, routeSpecificity, SCHEMA_DIR, servedFilterMember, smallestQuery, type OperationRole, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type CompiledRoute, type Finding, type SchemaViolation } from './index.ts';
+import {
+  Contract,
+  filterMembers,
+  filterRequired,
+  forgetLargeParses,
+  parsedBody,
+  listOperations,
+  routeSpecificity,
+  SCHEMA_DIR,
+  servedFilterMember,
+  smallestQuery,
+  type OperationRole,
+  validateGenericRequest,
+  validateGenericResponse,
+  validateRequest,
+  validateResponse,
+  type CompiledRoute,
+  type Finding,
+  type SchemaViolation,
+} from './index.ts';
 import { contract, createAttributeConfig, createHighlight, credentials, jsonApi, list } from './test-support.ts';
 import { allCases, documentUses, readCaseFiles } from './schema-cases.ts';
 
@@ -50,8 +69,18 @@ const listTraffic: TrafficCase[] = listOperations(contract).flatMap((operation) 
     return [
       {
         description: `${operation.operationId}: a list request ${row.description}`,
-        validate: () => validateRequest(contract, operation, { method: 'GET', path: `${contract.basePath}${operation.pathTemplate}?${query}`, headers: credentials }),
-        expected: [{ requirement, pointer: row.pointer(`filter[${served?.name ?? ''}]`) }],
+        validate: () =>
+          validateRequest(contract, operation, {
+            method: 'GET',
+            path: `${contract.basePath}${operation.pathTemplate}?${query}`,
+            headers: credentials,
+          }),
+        expected: [
+          {
+            requirement,
+            pointer: row.pointer(`filter[${(served ?? filterMembers(operation).find((m) => m.required))?.name ?? ''}]`),
+          },
+        ],
       },
     ];
   });

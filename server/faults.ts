@@ -4,14 +4,16 @@
 import {
   deprecatedMetaMembers,
   FILTER_PARAMETER,
+  filterMembers,
   INCLUDE_PARAMETER,
-  PAGE_PARAMETER,
   isListOperation,
+  listIncludedSchema,
   listItemAttributes,
   listOperations,
   loadContract,
   MEDIA_TYPE,
   namesShownAt,
+  PAGE_PARAMETER,
   serverAttributes,
   servedFilterMember,
   smallestQuery,
@@ -119,6 +121,19 @@ const highlightBody = (data: Record<string, unknown> = {}) =>
       ...data,
     },
   });
+
+/** Whether the `type` of a list's included resources is fixed by its schema (a const or allowed values). */
+function includedTypeIsFixed(operation: Operation): boolean {
+  const type = (listIncludedSchema(operation)?.properties as Record<string, Record<string, unknown>> | undefined)?.type;
+  return type !== undefined && (type.const !== undefined || Array.isArray(type.enum));
+}
+
+/** A resource with the first letter of its `type` in lower case. */
+function withTypeInLowerCase(resource: unknown): unknown {
+  const { type } = (resource ?? {}) as { type?: unknown };
+  if (typeof type !== 'string') return resource;
+  return { ...(resource as object), type: type.charAt(0).toLowerCase() + type.slice(1) };
+}
 
 const listTrigger = (query: string, headers: Record<string, string> = SESSION): FaultTrigger => ({ method: 'GET', path: `{list}${query}`, headers });
 const createTrigger = (path: string, body: string, headers: Record<string, string> = SESSION_JSON_API): FaultTrigger => ({ method: 'POST', path, headers, body });
@@ -539,6 +554,31 @@ const CATALOGUE: FaultEntry[] = [
     detectableInOneExchange: true,
     trigger: listTrigger('&include=owner'),
     hooks: { included: (included, names) => (names.length > 0 ? Object.fromEntries(names.map((name) => [name, []])) : included) },
+  },
+  {
+    name: 'included-type-in-lower-case',
+    role: 'includedShape',
+    appliesTo: 'lists',
+    having: { what: 'an included resource whose type is fixed (const or enum)', has: includedTypeIsFixed },
+    description:
+      'Every resource of `included` carries its `type` with a lower-case first letter ("zzProofMaker" for ' +
+      '"ZzProofMaker"), a type its schema does not allow.',
+    detectableInOneExchange: false,
+    hooks: { included: (included) => (Array.isArray(included) ? included.map(withTypeInLowerCase) : included) },
+  },
+  {
+    name: 'filter-member-ignored',
+    role: 'filterMatch',
+    appliesTo: 'lists',
+    having: {
+      what: 'a filter member besides the one its items are grouped by',
+      has: (operation) => filterMembers(operation).length > 1,
+    },
+    description:
+      'Every filter member besides the one the items are grouped by is ignored: a group is served whole whatever ' +
+      'value the member is sent.',
+    detectableInOneExchange: false,
+    hooks: { listFilter: () => ({}) },
   },
 
   // Error documents and media type (sections 4, 7)

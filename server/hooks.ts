@@ -18,6 +18,7 @@ export function composeHooks(list: ServerHooks[]): ComposedHooks {
     rejections: chain(list.map((h) => h.rejections)),
     seedItem: chain(list.map((h) => h.seedItem)),
     seedList: chain(list.map((h) => h.seedList)),
+    listFilter: chain(list.map((h) => h.listFilter)),
     pageRequest: chain(list.map((h) => h.pageRequest)),
     pageWindow: chain(list.map((h) => h.pageWindow)),
     listMeta: chain(list.map((h) => h.listMeta)),

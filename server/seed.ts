@@ -2,7 +2,18 @@
 // names gets a value of its type, an enumerated member each allowed value in turn (so every value
 // is used in each filter's list once it holds as many items), a member naming a record (`x-record`)
 // a record this server holds. Items are grouped by the value of the member the list is filtered on.
-import { freeFilterMember, listItemAttributes, listItemSchema, memberValue, mergeAllOf, servedFilterMember, type Contract, type Operation } from '../contract/index.ts';
+import {
+  freeFilterMember,
+  includeNames,
+  listIncludedSchema,
+  listItemAttributes,
+  listItemSchema,
+  memberValue,
+  mergeAllOf,
+  servedFilterMember,
+  type Contract,
+  type Operation,
+} from '../contract/index.ts';
 import { REFERENCE_FIXTURES, SEED_SIZES } from './defaults.ts';
 import { objectIdSequence } from './object-id.ts';
 import type { SeedItem } from './types.ts';
@@ -103,4 +114,35 @@ export function seedListItems(contract: Contract, operation: Operation, listInde
     lists.set(value, items);
   });
   return lists;
+}
+
+/**
+ * The resource `included` holds for each include name the list's contract defines: a sample of its
+ * included schema (the name's place in the contract's order picking among allowed values), with a
+ * seeded ObjectId apart from the items'. None where the contract defines no names.
+ */
+export function seedIncludedResources(
+  contract: Contract,
+  operation: Operation,
+  listIndex: number,
+): Map<string, Schema> {
+  const schema = listIncludedSchema(operation);
+  const names = includeNames(operation);
+  if (schema === undefined || names.length === 0) return new Map();
+  const nextId = objectIdSequence(
+    SEED_SECONDS + 1,
+    SEED_MACHINE + (0xb2 + listIndex).toString(16).padStart(2, '0').slice(-2),
+  );
+  const validate = contract.validator(schema);
+  return new Map(
+    names.map((name, index) => {
+      const resource = { ...(sampleOf(schema, index, name) as Schema), id: nextId() };
+      if (!validate(resource))
+        throw new Error(
+          `${operation.operationId}: the reference server cannot seed a valid included resource from its schema: ` +
+            `${validate.errors?.[0]?.message ?? 'invalid'} at ${validate.errors?.[0]?.instancePath ?? ''}`,
+        );
+      return [name, resource];
+    }),
+  );
 }

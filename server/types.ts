@@ -113,13 +113,18 @@ export interface ServerHooks {
   seedItem?(item: SeedItem, operation: Operation): SeedItem;
   /** Seed: the items one value of the list's filter matches (none when it is filtered on nothing), in the order they are served. */
   seedList?(items: SeedItem[], filterValue: string | undefined, operation: Operation): SeedItem[];
+  /** List: the filter members applied besides the one the items are grouped by, each name with the value sent. */
+  listFilter?(members: Record<string, string>, operation: Operation): Record<string, string>;
   /** List: the page asked for, from the query (default page size and cap already applied). */
   pageRequest?(page: PageAsked, query: Record<string, unknown>): PageAsked;
   /** List: the items a page holds. */
   pageWindow?(window: PageWindow, page: PageRequest): PageWindow;
   /** List: `meta` before the deprecated members are derived from it. */
   listMeta?(meta: Record<string, unknown>, page: PageRequest): Record<string, unknown>;
-  /** List: the `included` member for the requested include names (undefined: omitted). */
+  /**
+   * List: the `included` member for the requested include names: the server's resources for the
+   * names its contract defines (undefined: omitted).
+   */
   included?(included: unknown, names: string[]): unknown;
   /** List: the top-level members after `data` (`included`, `meta`, ...), deprecated meta members derived. */
   listMembers?(members: Record<string, unknown>, page: PageRequest): Record<string, unknown>;

@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { bodyMembers, loadContract, MEDIA_TYPE, resolvePointer, validateRequest, type Operation } from '../contract/index.ts';
+import {
+  bodyMembers,
+  loadContract,
+  MEDIA_TYPE,
+  recordKinds,
+  resolvePointer,
+  validateRequest,
+  type Operation,
+} from '../contract/index.ts';
 import { completeDocument, fixtureMembers, minimalDocument, missingFixtures, rejectionBase } from './documents.ts';
 
 const contract = loadContract();
 const creates = contract.operations.filter((o) => o.requestBody !== undefined);
-const fixtures = { ownerUserId: '6553f100c0ffee0000000001', collectionItemId: '6553f100c0ffee0000000002' };
+/** An id for each kind of record the contract names, none of them a stand-in. */
+const fixtures = Object.fromEntries(
+  recordKinds(contract.operations).map((kind, index) => [kind, `6553f100c0ffee${String(index + 1).padStart(10, '0')}`]),
+);
 
 function requestFindings(operation: Operation, document: unknown) {
   return validateRequest(contract, operation, { method: 'POST', path: `/v3${operation.pathTemplate}`, headers: { authorization: 'Bearer r:t', 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify(document) });
@@ -20,7 +31,7 @@ describe('request documents built from the schemas', () => {
     const builds: [string, unknown][] = [
       ['complete, with fixtures', completeDocument(operation, fixtures, 'a')],
       ['complete, without fixtures', completeDocument(operation, {}, 'a')],
-      ['minimal', minimalDocument(operation, 'a')],
+      ['minimal', minimalDocument(operation, fixtures, 'a')],
       ['the rejection base', rejectionBase(operation, {}, 'a')],
     ];
     for (const [name, document] of builds) {

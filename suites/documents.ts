@@ -2,7 +2,15 @@
 // fills every attribute (and the relationships the target's fixtures allow), the minimal one only
 // what is required. A new schema member shows up in the complete document, and so in every case
 // derived from it.
-import { bodyMembers, loadContract, recordKinds, withValueAt, type BodyMember, type Operation } from '../contract/index.ts';
+import {
+  bodyMembers,
+  hasValueAt,
+  loadContract,
+  recordKinds,
+  withValueAt,
+  type BodyMember,
+  type Operation,
+} from '../contract/index.ts';
 import type { Fixtures } from '../targets/target.ts';
 
 export type Document = Record<string, unknown>;
@@ -36,16 +44,35 @@ export function missingFixtures(operation: Operation, fixtures: Fixtures): (keyo
  */
 export function completeDocument(operation: Operation, fixtures: Fixtures, tag: string): Document {
   const available = fixtureMembers(operation).filter(([, key]) => fixtures[key] !== undefined).map(([pointer]) => pointer);
-  const namesMissingRecord = (member: BodyMember) => member.record !== undefined && !available.includes(member.pointer);
+  // A required member naming a record the target did not name holds a stand-in (the document stays
+  // valid; missingFixtures says which, and a case meant to be served is not run without it).
+  const namesMissingRecord = (member: BodyMember) =>
+    member.record !== undefined && !member.required && !available.includes(member.pointer);
   const wanted = (member: BodyMember) =>
     !namesMissingRecord(member) &&
     (member.required || member.pointer === ATTRIBUTES || member.pointer.startsWith(`${ATTRIBUTES}/`) || available.some((p) => p === member.pointer || p.startsWith(`${member.pointer}/`)));
   return buildDocument(operation, wanted, (member) => sampleValue(member, fixtures, tag));
 }
 
-/** Only the required members: the smallest document the schema accepts. */
-export function minimalDocument(operation: Operation, tag: string): Document {
-  return buildDocument(operation, (member) => member.required, (member) => sampleValue(member, {}, tag));
+/**
+ * Only the required members: the smallest document the schema accepts. A required member naming a
+ * record (`x-record`) holds the target's record of its kind, a stand-in where the target named none
+ * (requiredFixturesMissing says which: a case that means the document to be served does not send it then).
+ */
+export function minimalDocument(operation: Operation, fixtures: Fixtures, tag: string): Document {
+  return buildDocument(
+    operation,
+    (member) => member.required,
+    (member) => sampleValue(member, { ...PLACEHOLDER_FIXTURES, ...fixtures }, tag),
+  );
+}
+
+/** The fixtures the minimal document refers to (its required `x-record` members) that the target did not name. */
+export function requiredFixturesMissing(operation: Operation, fixtures: Fixtures): (keyof Fixtures)[] {
+  const minimal = minimalDocument(operation, PLACEHOLDER_FIXTURES, 'required');
+  return fixtureMembers(operation)
+    .filter(([pointer, key]) => fixtures[key] === undefined && hasValueAt(minimal, pointer))
+    .map(([, key]) => key);
 }
 
 /** The complete document with placeholder records where the target named none: for cases the target must reject. */
@@ -71,7 +98,7 @@ function parentOf(pointer: string): string {
 
 function sampleValue(member: BodyMember, fixtures: Fixtures, tag: string): unknown {
   const fixture = member.record as keyof Fixtures | undefined;
-  if (fixture && fixtures[fixture] !== undefined) return fixtures[fixture];
+  if (fixture) return fixtures[fixture] ?? PLACEHOLDER_FIXTURES[fixture];
   if (member.const !== undefined) return member.const;
   // Allowed values are not shown for these members (section 2.3): only the values seen are sent.
   if (member.valuesSeen?.length) return member.valuesSeen[0];

@@ -2,66 +2,32 @@
 // create operation (POST /zz-proof-annotations) naming a kind of record the kit has never seen
 // (zzProofShelfId), a list whose filter has another member than type (GET /zz-proof-shades,
 // after List NotificationGroups) and a list filtered on the id of a record, a member with no
-// allowed values (GET /zz-proof-marks) to a copy of schemas/, and removes Create AttributeConfig,
-// as data only. In this process, with no other change to the kit, the suite generates the cases
+// allowed values (GET /zz-proof-marks) to a copy of schemas/, as data only. In this process, with no other change to the kit, the suite generates the cases
 // of each new operation, the reference server serves it, the proxy judges its traffic under its
 // own ids, generic faults on it fail the run under its own requirement, and no requirement is passed
 // without a judged exchange (the record's judged counts) that can break it; the new kind of record
 // is given by the flag, variable and target-file key its name derives, and a target that gives
-// none has the creation cases needing one reported not run, naming them; the removed operation
-// leaves a suite that loads and passes, and its faults and choices are refused in one line.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// none has the creation cases needing one reported not run, naming them. The removal of each
+// operation in turn is suites/removal.test.ts.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { SCHEMA_DIR, useSchemaDirectory } from '../contract/contract.ts';
-import { isTemplateUse, type TemplateUse } from '../contract/catalogue.ts';
-import type { Requirement } from '../contract/types.ts';
-import type { Fixtures, Target } from '../targets/target.ts';
-import type { TargetClient } from './client.ts';
+import { parse as parseYaml } from 'yaml';
+import { useSchemaDirectory } from '../contract/contract.ts';
+import { isTemplateUse } from '../contract/catalogue.ts';
+import type { Fixtures } from '../targets/target.ts';
+import { contractCopy, type ContractChange } from '../test-support/contract-copy.ts';
 
-interface ContractAddition {
-  removedPaths: string[];
-  paths: Record<string, unknown>;
-  components: { schemas: Record<string, unknown> };
-  requirements: (Requirement | TemplateUse)[];
-}
-
-type Yaml = Record<string, any>;
-
-const addition = parseYaml(readFileSync(new URL('./new-operation.yaml', import.meta.url), 'utf8')) as ContractAddition;
-
-/** A copy of schemas/ with the addition joined in; the catalogue takes its entries before those of the first create operation. */
-function contractWithAddition(): string {
-  const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as Yaml;
-  const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as { requirements: (Requirement | TemplateUse)[] };
-  const creating = Object.values(openapi.paths as Yaml).flatMap((item: Yaml) => (item.post ? [String(item.post.operationId)] : []));
-  const at = catalogue.requirements.findIndex((r) => !isTemplateUse(r) && r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation)));
-  catalogue.requirements.splice(at, 0, ...addition.requirements);
-  for (const path of addition.removedPaths) {
-    const removed = Object.values(openapi.paths[path] as Yaml);
-    const ids = new Set(removed.map((operation: Yaml) => String(operation.operationId)));
-    const named = new Set(removed.flatMap((operation: Yaml) => Object.values(operation['x-requirements'] ?? {}).map(String)));
-    // The requirements only the removed operations have: named for one of their roles, or routed only from them.
-    const onlyTheirs = (r: Requirement | TemplateUse) =>
-      isTemplateUse(r) ? ids.has(r.operation) : named.has(r.id) || (r.schemaFindings !== undefined && r.schemaFindings.every((route) => route.operation !== undefined && ids.has(route.operation)));
-    delete openapi.paths[path];
-    catalogue.requirements = catalogue.requirements.filter((r) => !onlyTheirs(r));
-  }
-  Object.assign(openapi.paths, addition.paths);
-  Object.assign(openapi.components.schemas, addition.components.schemas);
-  const directory = mkdtempSync(join(tmpdir(), 'las-new-operation-'));
-  writeFileSync(join(directory, 'openapi.yaml'), stringifyYaml(openapi));
-  writeFileSync(join(directory, 'requirements.yaml'), stringifyYaml(catalogue));
-  return directory;
-}
+const addition = parseYaml(
+  readFileSync(new URL('./new-operation.yaml', import.meta.url), 'utf8'),
+) as Required<ContractChange>;
 
 // Every part of the kit reads the one process-wide contract: point it at the copy before any
 // module that loads it is imported.
-const directory = contractWithAddition();
+const directory = contractCopy(addition);
 useSchemaDirectory(directory);
-const { judgeExchange, loadContract, MEDIA_TYPE, parseJson, recordMembers, resolvePointer, withValueAt, withoutValueAt } = await import('../contract/index.ts');
+const { judgeExchange, loadContract, MEDIA_TYPE, recordMembers, resolvePointer, withValueAt, withoutValueAt } =
+  await import('../contract/index.ts');
 const { creationCases } = await import('./cases/creation.ts');
 const { credentialCases } = await import('./cases/credentials.ts');
 const { errorEnvelopeCases } = await import('./cases/error-envelope.ts');
@@ -69,19 +35,19 @@ const { requestDocumentCases } = await import('./cases/request-documents.ts');
 const { typeMismatchCases } = await import('./cases/type-mismatch.ts');
 const { SUITE_CASES } = await import('./cases/index.ts');
 const SUITE_CASES_BY_CONCERN = { filterCases: (await import('./cases/filter.ts')).filterCases, paginationCases: (await import('./cases/pagination.ts')).paginationCases };
-const { ConformanceCase } = await import('./case.ts');
 const { filterQuery } = await import('./operations.ts');
 const { completeDocument } = await import('./documents.ts');
-const { buildRecord } = await import('../reports/record.ts');
-const { inputsOf } = await import('../reports/conformance-reporter.ts');
+const { recordAgainst: recordOfCases } = await import('../test-support/in-process-run.ts');
 const { settingRows } = await import('../targets/settings.ts');
-const { createReferenceServer, DEFAULT_CREDENTIALS, FAULTS, REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
-const { CaseSkipped, directClient, referenceTarget, send } = await import('../server/test-support.ts');
+const { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
+const { referenceTarget, send } = await import('../server/test-support.ts');
 const { startValidatingProxy } = await import('../proxy/proxy.ts');
 const { Recorder } = await import('../proxy/test-support.ts');
 
 type SuiteCase = (typeof SUITE_CASES)[number];
-type CaseOutcome = Parameters<typeof buildRecord>[0]['cases'][number];
+type RunOptions = NonNullable<Parameters<typeof recordOfCases>[2]>;
+type SentRequest = NonNullable<RunOptions['sent']>[number];
+type CaseOutcome = NonNullable<RunOptions['outcomes']>[number];
 
 const contract = loadContract();
 const operationId = 'zzProofCreateAnnotation';
@@ -91,81 +57,9 @@ const ownCases = SUITE_CASES.filter((c) => c.title.startsWith(`${operationId}:`)
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-/** A request a case sent: the case's title, the document sent and the status it was answered (none when no answer came). */
-interface SentRequest {
-  case: string;
-  document: unknown;
-  status?: number;
-}
-
-/** How a run of cases differs from the embedded target's: the records the target names, the server's choices, and where the requests sent are noted. */
-interface RunOptions {
-  fixtures?: Fixtures;
-  choices?: string[];
-  sent?: SentRequest[];
-  /** Where each case's outcome is noted too. */
-  outcomes?: CaseOutcome[];
-}
-
-/** The suite's transport to `baseUrl`, noting in `sent` each request of the case `title`. */
-function notingClient(baseUrl: string, title: string, sent: SentRequest[]): TargetClient {
-  const client = directClient(baseUrl);
-  return {
-    async transmit(request) {
-      const transmission = await client.transmit(request);
-      const parsed = parseJson(request.bodyText ?? '');
-      const document = parsed.ok ? parsed.value : undefined;
-      sent.push({ case: title, document, ...(transmission.ok ? { status: transmission.response.status } : {}) });
-      return transmission;
-    },
-    close: () => client.close(),
-  };
-}
-
-/** The reference server at `baseUrl` as the suite's target, naming `fixtures` when given instead of the server's own records. */
-function targetOf(baseUrl: string, fixtures?: Fixtures): Target {
-  const target = referenceTarget(baseUrl);
-  return fixtures ? { ...target, fixtures } : target;
-}
-
-/** Runs one case in process, as the suite's worker would, and returns its outcome for the record. */
-async function outcomeOf(suiteCase: SuiteCase, baseUrl: string, options: RunOptions = {}): Promise<CaseOutcome> {
-  const requirements = [...new Set([...suiteCase.requirements, ...(suiteCase.covers ?? [])])];
-  const conformance = new ConformanceCase({
-    contract,
-    client: options.sent ? notingClient(baseUrl, suiteCase.title, options.sent) : directClient(baseUrl),
-    target: targetOf(baseUrl, options.fixtures),
-    failLevel: 'must',
-    scrub: (text) => text,
-    requirements: suiteCase.requirements,
-    outcomeInWorker: true,
-    skip: (reason) => {
-      throw new CaseSkipped(reason);
-    },
-  });
-  try {
-    await suiteCase.run(conformance);
-  } catch (error) {
-    if (error instanceof CaseSkipped) return { title: suiteCase.title, requirements, status: 'skipped', skipReason: error.message, findings: [] };
-    throw error;
-  }
-  const { findings } = conformance.findingsForPeople();
-  const { notRun, exercised, unexercised } = conformance.outcomeData();
-  return { title: suiteCase.title, requirements, status: conformance.blocking().length > 0 ? 'failed' : 'passed', findings, notRun, exercised, unexercised };
-}
-
 /** The certification record of `cases` (the operation's own, by default) against the reference server with `faults` on. */
-async function recordAgainst(faults: string[], cases: readonly SuiteCase[] = ownCases, options: RunOptions = {}) {
-  const server = await startReferenceServer({ faults, choices: options.choices });
-  try {
-    const outcomes: CaseOutcome[] = [];
-    for (const suiteCase of cases) outcomes.push(await outcomeOf(suiteCase, server.baseUrl, options));
-    options.outcomes?.push(...outcomes);
-    const inputs = inputsOf({ fixtures: targetOf(server.baseUrl, options.fixtures).fixtures }, contract.legacyHeader);
-    return buildRecord({ contract, kit: { name: 'las-conformance', version: 'proof' }, target: server.baseUrl, context: { inputs }, failLevel: 'must', startedAt: new Date(), durationMs: 0, runStatus: 'passed', cases: outcomes });
-  } finally {
-    await server.close();
-  }
+function recordAgainst(faults: string[], cases: readonly SuiteCase[] = ownCases, options: RunOptions = {}) {
+  return recordOfCases(faults, cases, options);
 }
 
 const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`, 'content-type': MEDIA_TYPE };
@@ -228,6 +122,7 @@ describe('a create operation added to the contract as data only', () => {
     'ZZPROOF-AN-DATA-REQUIRED': { request: (d) => withoutValueAt(d, '/data') },
     'ZZPROOF-AN-DATA-TYPE': { request: (d) => withValueAt(d, '/data/type', 'Note') },
     'ZZPROOF-AN-OWNER-TYPE': { request: (d) => withValueAt(d, '/data/relationships/owner/data/type', 'Group') },
+    'ZZPROOF-AN-SHELF-REQUIRED': { request: (d) => withoutValueAt(d, '/data/relationships/shelf') },
     'ZZPROOF-AN-TYPE-MISMATCH': { request: (d) => withValueAt(d, '/data/attributes/pinned', 'yes') },
     'ZZPROOF-AN-CREATE-201': { answer: (_, d) => [200, d] },
     'ZZPROOF-AN-RESPONSE-SHAPE': { answer: (status, d) => [status, withValueAt(d, '/data/type', 'annotation')] },
@@ -275,7 +170,9 @@ describe('a kind of record the kit has never seen, named by the added create ope
   const creatingWith = (sent: SentRequest[], id: string) => [...new Set(sent.filter((r) => r.status === 201 && shelfIdIn(r.document) === id).map((r) => r.case))];
 
   it('is named by one member of the added operation, and is a target setting whose flag, variable and file key derive from its name', () => {
-    expect(members.map((m) => `${m.operation.operationId} ${m.pointer}`)).toEqual([`${operationId} /data/attributes/shelfId`]);
+    expect(members.map((m) => `${m.operation.operationId} ${m.pointer}`)).toEqual([
+      `${operationId} /data/relationships/shelf/data/id`,
+    ]);
     expect(settingRows().find((row) => row.key === KIND)).toMatchObject({ record: true, flag: '--zz-proof-shelf-id', variable: 'LAS_ZZ_PROOF_SHELF_ID', fileKey: `fixtures.${KIND}` });
   });
 
@@ -308,6 +205,15 @@ describe('a kind of record the kit has never seen, named by the added create ope
     expect(creatingWith(sent, supplied)).toEqual(expect.arrayContaining([expect.stringMatching(/: a complete valid document → /), expect.stringMatching(/: the same complete document twice → /)]));
   });
 
+  it("fills the required relationship naming it with the target's record in every case meant to be served: the minimal document is created with it", async () => {
+    const sent: SentRequest[] = [];
+    await recordAgainst([], ownCases, { sent });
+    const minimal = sent.filter((r) => /: a minimal valid document → /.test(r.case));
+    expect(minimal.map((r) => [shelfIdIn(r.document), r.status])).toEqual([[REFERENCE_FIXTURES[KIND], 201]]);
+    const otherwise = sent.filter((r) => r.status === 201 && shelfIdIn(r.document) !== REFERENCE_FIXTURES[KIND]);
+    expect(otherwise.map((r) => r.case)).toEqual([]);
+  });
+
   it('sends the id the target supplies: one the reference server does not hold is answered 404, and the creation fails under the operation\'s own requirement', async () => {
     const sent: SentRequest[] = [];
     const unheld = 'ffffffffffffffffffffffff';
@@ -331,9 +237,12 @@ describe('a kind of record the kit has never seen, named by the added create ope
     }
   });
 
-  it("is judged by the proxy under the operation's own ids, and only those: a shelf id of another JSON type under ZZPROOF-AN-TYPE-MISMATCH, a creation naming the shelf answered without relationships under ZZPROOF-AN-RESPONSE-RELATIONSHIPS", async () => {
+  it("is judged by the proxy under the operation's own ids, and only those: a shelf id of another JSON type under ZZPROOF-AN-SHELF-REQUIRED, a creation naming the shelf answered without relationships under ZZPROOF-AN-RESPONSE-RELATIONSHIPS", async () => {
     const rules = await rulesLoggedFor([createdDocument(), withValueAt(createdDocument(), members[0].pointer, 42)]);
-    expect([...new Set(rules)].sort()).toEqual(['request ZZPROOF-AN-TYPE-MISMATCH', 'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS']);
+    expect([...new Set(rules)].sort()).toEqual([
+      'request ZZPROOF-AN-SHELF-REQUIRED',
+      'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS',
+    ]);
   });
 
   it('fails the run under the operation\'s own requirement when the generic fault relationships-dropped is on, in the cases that created with the shelf', async () => {
@@ -397,19 +306,98 @@ describe('a list added to the contract as data only, its filter on another membe
     await expectPassedOnJudgedExchanges(listCases, listRequirements.filter((id) => !proxyOnly.includes(id)));
   });
 
-  const ownFailures: [fault: string, requirement: string][] = [
-    ['meta-pages-rounded-down', 'ZZPROOF-SH-META-PAGES'],
+  const ownFailures: [fault: string, requirements: string[]][] = [
+    ['meta-pages-rounded-down', ['ZZPROOF-SH-META-PAGES']],
     // Its items' first attribute with allowed values (tone) and their boolean one (glossy): what the item faults change.
-    ['item-value-outside-enum', 'ZZPROOF-SH-ITEM-SHAPE'],
-    ['item-boolean-as-string', 'ZZPROOF-SH-ITEM-SHAPE'],
+    // A tone outside the allowed values is also another tone than the filter asked for, which this contract makes a MUST.
+    ['item-value-outside-enum', ['ZZPROOF-SH-FILTER-MATCH', 'ZZPROOF-SH-ITEM-SHAPE']],
+    ['item-boolean-as-string', ['ZZPROOF-SH-ITEM-SHAPE']],
+    // Its included resources' fixed type, and its optional filter member naming a record.
+    ['included-type-in-lower-case', ['ZZPROOF-SH-INCLUDED-SHAPE']],
+    ['filter-member-ignored', ['ZZPROOF-SH-FILTER-MATCH']],
   ];
-  for (const [fault, requirement] of ownFailures) {
+  for (const [fault, requirements] of ownFailures) {
     it(`fails the run under its own requirement when the generic fault ${fault} is on`, async () => {
       const record = await recordAgainst([fault], listCases);
       expect(record.verdict).toBe('failed');
-      expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([requirement]);
+      expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort()).toEqual(requirements);
     });
   }
+
+  it("sends every filter member (its optional one with the required one, so together), the member naming a record at the target's record and at one no target holds, and each include name it defines alone and all together", () => {
+    const titles = listCases.map((c) => c.title);
+    expect(titles).toEqual(
+      expect.arrayContaining([
+        `${listId}: filter[collectionItemId]=<collectionItemId> → 200 with a list document`,
+        `${listId}: filter[collectionItemId]=<a collection item id no record has> → 200 or 400, a list document when served`,
+        `${listId}: include=maker → 200, included as the contract gives it`,
+        `${listId}: include=palette → 200, included as the contract gives it`,
+        `${listId}: include=maker,palette → 200, included as the contract gives it`,
+      ]),
+    );
+    expect(titles.filter((title) => title.includes('an include name the specification does not define'))).toEqual([]);
+  });
+
+  it('is served by the reference server applying every filter member and filling included for each name it defines', async () => {
+    const server = await startReferenceServer();
+    const get = async (query: string) =>
+      (
+        await send(server.baseUrl, {
+          method: 'GET',
+          path: `${list.pathTemplate}?${query}`,
+          headers: { authorization: session.authorization },
+        })
+      ).json as { meta: { total: number }; included?: { type: string }[] };
+    try {
+      const all = (await get('filter[tone]=warm')).meta.total;
+      expect(all).toBeGreaterThan(0);
+      expect(
+        (await get(`filter[tone]=warm&filter[collectionItemId]=${REFERENCE_FIXTURES.collectionItemId}`)).meta.total,
+      ).toBe(all);
+      expect((await get('filter[tone]=warm&filter[collectionItemId]=000000000000000000000000')).meta.total).toBe(0);
+      expect((await get('filter[tone]=warm&include=maker,palette')).included?.map((r) => r.type)).toEqual([
+        'ZzProofMaker',
+        'ZzProofPalette',
+      ]);
+      expect((await get('filter[tone]=warm&include=palette')).included?.map((r) => r.type)).toEqual(['ZzProofPalette']);
+      expect((await get('filter[tone]=warm')).included).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('is judged by the proxy under its own ids: a wrong included type under ZZPROOF-SH-INCLUDED-SHAPE, an ignored filter member under ZZPROOF-SH-FILTER-MATCH', async () => {
+    const upstream = await startReferenceServer({ faults: ['included-type-in-lower-case', 'filter-member-ignored'] });
+    const violations = new Recorder();
+    const proxy = await startValidatingProxy({
+      upstream: upstream.baseUrl,
+      violations,
+      repeatInterval: 0,
+      contract,
+      judgeThread: false,
+    });
+    try {
+      for (const query of [
+        'filter[tone]=warm&include=maker',
+        'filter[tone]=cool&filter[collectionItemId]=000000000000000000000000',
+      ]) {
+        await send(proxy.baseUrl, {
+          method: 'GET',
+          path: `${list.pathTemplate}?${query}`,
+          headers: { authorization: session.authorization },
+        });
+      }
+      await proxy.proxy.settled();
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+    const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
+    expect(rules).toEqual(
+      expect.arrayContaining(['response ZZPROOF-SH-FILTER-MATCH', 'response ZZPROOF-SH-INCLUDED-SHAPE']),
+    );
+    expect(rules.filter((rule) => !rule.includes(' ZZPROOF-SH-'))).toEqual([]);
+  });
 
   it('passes every case with the generic choice last-filter-value-matches-nothing on, its last filter value then served an empty page', async () => {
     const record = await recordAgainst([], listCases, { choices: ['last-filter-value-matches-nothing'] });
@@ -475,47 +463,19 @@ describe('a list added to the contract as data only, filtered on the id of a rec
     await expectPassedOnJudgedExchanges(listCases, listRequirements.filter((id) => !proxyOnly.includes(id)));
   });
 
+  it('takes the template FILTER-MATCH at SHOULD: its contract states no meaning for its filter, and an id no target holds is sent too', () => {
+    expect(contract.requirement(list.roles.filterMatch!)).toMatchObject({
+      id: 'ZZPROOF-MK-FILTER-MATCH',
+      level: 'SHOULD',
+    });
+    expect(listCases.map((c) => c.title)).toContain(
+      `${listId}: filter[${kind}]=<a collection item id no record has> → 200 or 400, a list document when served`,
+    );
+  });
+
   it('fails the run under its own requirement when the generic fault meta-pages-rounded-down is on: its cases judge pages that hold items', async () => {
     const record = await recordAgainst(['meta-pages-rounded-down'], listCases);
     expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual(['ZZPROOF-MK-META-PAGES']);
-  });
-});
-
-describe('an operation removed from the contract as data only (Create AttributeConfig)', () => {
-  it('leaves a suite that loads with no case for it and passes against the reference server, no requirement passed without a judged exchange', async () => {
-    expect(SUITE_CASES.filter((c) => c.title.includes('createAttributeConfig') || c.requirements.some((id) => id.startsWith('AC-')))).toEqual([]);
-    const record = await recordAgainst([], SUITE_CASES);
-    expect(record.cases).toMatchObject({ total: SUITE_CASES.length, failed: 0 });
-    expect(record.requirements.filter((r) => r.verdict === 'passed' && !((r.judged ?? 0) > 0)).map((r) => r.id)).toEqual([]);
-    expect(record.requirements.filter((r) => r.id.startsWith('AC-'))).toEqual([]);
-  });
-
-  it('is answered 404 by the reference server and judged by the proxy as traffic outside the contract, under no id of its own', async () => {
-    const upstream = await startReferenceServer();
-    const violations = new Recorder();
-    const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
-    try {
-      const answer = await send(proxy.baseUrl, { method: 'POST', path: '/attribute-configs', headers: session, body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Newsletter' } } }) });
-      expect(answer.response.status).toBe(404);
-      await proxy.proxy.settled();
-    } finally {
-      await proxy.close();
-      await upstream.close();
-    }
-    expect(violations.lines<{ rule: string }>().filter((l) => l.rule.startsWith('AC-'))).toEqual([]);
-  });
-
-  it('refuses, in one line, each fault and choice written for it, at run --fault, run --choice and the server', async () => {
-    const { runSettings } = await import('../cli/run.ts');
-    const { TargetError } = await import('../targets/target.ts');
-    const flags = { requirement: [], level: 'must' as const, fault: ['attribute-config-created-200'], choice: [], header: [] };
-    expect(() => runSettings(flags, {})).toThrow(TargetError);
-    expect(() => runSettings(flags, {})).toThrow(/^fault attribute-config-created-200 does not apply to this contract: the contract has no operation createAttributeConfig$/);
-    expect(() => runSettings({ ...flags, fault: [], choice: ['values-seen-only'] }, {})).toThrow(/^choice values-seen-only does not apply to this contract: the contract has none of createAttributeConfig$/);
-    expect(() => createReferenceServer({ faults: ['in-use-missing'] })).toThrow('fault "in-use-missing" does not apply to this contract: no operation of the contract names a requirement for the role serverAttributes (x-requirements)');
-    // A fault bound to a role applies to every list, each under its own requirement; one that changes a kind of item attribute, to every list whose items have one.
-    expect(FAULTS.find((f) => f.name === 'meta-pages-rounded-down')).toMatchObject({ requirement: 'NG-META-PAGES', requirements: ['NG-META-PAGES', 'ZZPROOF-SH-META-PAGES', 'ZZPROOF-MK-META-PAGES'] });
-    for (const name of ['item-value-outside-enum', 'item-boolean-as-string']) expect(FAULTS.find((f) => f.name === name)).toMatchObject({ requirements: ['NG-ITEM-SHAPE', 'ZZPROOF-SH-ITEM-SHAPE'] });
   });
 });
 

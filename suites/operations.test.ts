@@ -1,19 +1,34 @@
 // The level a generated negative case answers to comes from the catalogue, not from the suite: a
 // wrong-type member fails a server that serves it only where the specification makes refusing it
-// the server's duty (`data`, its type, the attributes, the Highlight owner's `data`); serving any
-// other wrong-type member (a relationship's links or meta, another relationship) only warns.
+// the server's duty (`data`, its type, the attributes, the Highlight owner's `data`, relationships
+// the contract requires); serving any other wrong-type member (a relationship's links or meta,
+// another relationship) only warns.
 import { describe, expect, it } from 'vitest';
-import { bodyMembers, SAMPLE_OF_TYPE, withValueAt, wrongTypes } from '../contract/index.ts';
+import { bodyMembers, SAMPLE_OF_TYPE, withValueAt, wrongTypes, type BodyMember } from '../contract/index.ts';
 import { rejectionBase } from './documents.ts';
 import { brokenRequirements, contract, createOperations } from './operations.ts';
 
 /** Where the specification puts a duty on the server to refuse a member of the wrong type. */
 const SERVER_DUTY = [/^\/data$/, /^\/data\/type$/, /^\/data\/attributes(\/.*)?$/, /^\/data\/relationships\/owner\/data(\/.*)?$/];
+const RELATIONSHIPS = '/data/relationships';
+
+/**
+ * Whether refusing `member` of a wrong type is the server's duty: where the specification puts one,
+ * or in relationships the contract requires, each member from `relationships` down to it required.
+ */
+function serverDuty(members: BodyMember[], member: BodyMember): boolean {
+  if (SERVER_DUTY.some((pattern) => pattern.test(member.pointer))) return true;
+  if (member.pointer !== RELATIONSHIPS && !member.pointer.startsWith(`${RELATIONSHIPS}/`)) return false;
+  const tokens = member.pointer.slice(RELATIONSHIPS.length).split('/').slice(1);
+  const chain = [RELATIONSHIPS, ...tokens.map((_, i) => `${RELATIONSHIPS}/${tokens.slice(0, i + 1).join('/')}`)];
+  return chain.every((pointer) => members.some((m) => m.pointer === pointer && m.required));
+}
 
 describe('generated type-mismatch cases', () => {
   for (const operation of createOperations) {
-    for (const member of bodyMembers(operation)) {
-      const duty = SERVER_DUTY.some((pattern) => pattern.test(member.pointer));
+    const members = bodyMembers(operation);
+    for (const member of members) {
+      const duty = serverDuty(members, member);
       it(`${operation.operationId}: serving ${member.pointer} of a wrong type ${duty ? 'fails (MUST)' : 'only warns (SHOULD)'}`, () => {
         for (const type of wrongTypes(member)) {
           const document = withValueAt(rejectionBase(operation, {}, 'level'), member.pointer, SAMPLE_OF_TYPE[type]);
@@ -26,7 +41,7 @@ describe('generated type-mismatch cases', () => {
   }
 
   it('include relationship members the specification gives a server no duty for', () => {
-    const warnOnly = createOperations.flatMap((o) => bodyMembers(o)).filter((m) => !SERVER_DUTY.some((pattern) => pattern.test(m.pointer)));
+    const warnOnly = createOperations.flatMap((o) => bodyMembers(o).filter((m) => !serverDuty(bodyMembers(o), m)));
     expect(warnOnly.map((m) => m.pointer)).toEqual(expect.arrayContaining(['/data/relationships/owner/links', '/data/relationships/owner/links/self', '/data/relationships/owner/meta']));
   });
 });

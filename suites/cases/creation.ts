@@ -5,7 +5,14 @@
 // outcome is not shown; an error answer must still be an error document (SHOULD).
 import type { Operation, OperationRole } from '../../contract/index.ts';
 import type { ConformanceCase } from '../case.ts';
-import { completeDocument, fixtureMembers, minimalDocument, missingFixtures, PLACEHOLDER_FIXTURES } from '../documents.ts';
+import {
+  completeDocument,
+  fixtureMembers,
+  minimalDocument,
+  missingFixtures,
+  PLACEHOLDER_FIXTURES,
+  requiredFixturesMissing,
+} from '../documents.ts';
 import { contract, createOperations, noFixturesReason, refusedUnshownValues, successStatuses, uniqueTag, UNSHOWN_VALUES_REASON } from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
@@ -53,7 +60,10 @@ function casesOf(operation: Operation): SuiteCase[] {
       requirements: [created],
       covers: minimalCovers,
       async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: minimalDocument(operation, uniqueTag()) });
+        const missing = requiredFixturesMissing(operation, conformance.target.fixtures);
+        if (missing.length > 0) conformance.skip(noFixturesReason(missing));
+        const document = minimalDocument(operation, conformance.target.fixtures, uniqueTag());
+        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document });
         conformance.expectStatus(answer, [...success, 400]);
         const shown = [...withoutRelationships, ...CREATED_BODY];
         if (answer.status === 202) conformance.notShown(shown, ACCEPTED_REASON);
