@@ -265,7 +265,8 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     }
     // The link is pointed here when the suite ends; the console names the reports through it.
     const latest = timestamped ? { latestLink: join(dirname(reportDir), LATEST) } : {};
-    const run = { ...description, ...latest, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
+    const embeddedRun = embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {};
+    const run = { ...description, ...latest, ...embeddedRun };
     process.stdout.write(`${generationLine(run.generate)}\n`);
     suiteStarted = true;
     const grep = flags.requirement.length > 0 ? await requirementGrep(flags.requirement) : flags.grep;

@@ -20,7 +20,7 @@ export interface CliProcess {
   exit: Promise<number | null>;
 }
 
-/** Starts `las-conformance ARGS` in `cwd` (default: the repository root); `env` is its whole environment (default: this process's). */
+/** Starts `las-conformance ARGS` in `cwd` (default: the repository root); `env` is its whole environment. */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = process.env, cwd = ROOT): CliProcess {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -64,7 +64,7 @@ export function hermeticEnvironment(env: Record<string, string> = {}): Record<st
   return { ...base, ...env };
 }
 
-/** Runs `las-conformance ARGS` to completion, in a hermetic environment plus `env`, in `cwd` (default: the repository root). */
+/** Runs `las-conformance ARGS` to completion, in a hermetic environment plus `env`, in `cwd` (default: the root). */
 export async function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliResult> {
   const cli = spawnCli(args, hermeticEnvironment(env), cwd);
   const code = await cli.exit;

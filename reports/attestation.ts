@@ -103,7 +103,8 @@ function keyTypeText(type: string | undefined): string {
 
 function ensureEd25519(key: KeyObject, path: string, what: string): KeyObject {
   if (key.asymmetricKeyType === 'ed25519') return key;
-  throw new SigningKeyError(`the ${what} ${path} is ${keyTypeText(key.asymmetricKeyType)}; records are signed with Ed25519 keys only: give ${KEY_HINT}`);
+  const type = keyTypeText(key.asymmetricKeyType);
+  throw new SigningKeyError(`the ${what} ${path} is ${type}; records are signed with Ed25519 keys only: give ${KEY_HINT}`);
 }
 
 /** The private key a run signs with; SigningKeyError when the file holds none. */

@@ -77,7 +77,10 @@ export function nameAsWords(name: string): string {
 function nestedValue(value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : `<ul class="nested">${value.map((v) => `<li>${nestedValue(v)}</li>`).join('')}</ul>`;
-  if (typeof value === 'object') return `<dl class="nested">${Object.entries(value as Record<string, unknown>).map(([k, v]) => `<dt>${escape(nameAsWords(k))}</dt><dd>${nestedValue(v)}</dd>`).join('')}</dl>`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    return `<dl class="nested">${entries.map(([k, v]) => `<dt>${escape(nameAsWords(k))}</dt><dd>${nestedValue(v)}</dd>`).join('')}</dl>`;
+  }
   return escape(String(value));
 }
 
@@ -88,10 +91,12 @@ function moreFacts(record: CertificationRecord): [string, string][] {
     if (value === null || typeof value !== 'object') return [];
     // A format 3 record names each kind of record as a member of inputs: laid out with the others.
     const laidOut = member === 'inputs' ? new Set([...known, ...Object.keys(recordsGiven(record.inputs))]) : known;
-    return Object.entries(value as Record<string, unknown>).filter(([k]) => !laidOut.has(k)).map(([k, v]): [string, unknown] => [`${member} ${k}`, v]);
+    const added = Object.entries(value as Record<string, unknown>).filter(([k]) => !laidOut.has(k));
+    return added.map(([k, v]): [string, unknown] => [`${member} ${k}`, v]);
   });
   const top = Object.entries(fields).filter(([k]) => !LAID_OUT.has(k));
-  return [...within, ...top].map(([term, value]) => [escape(nameAsWords(term)), `<span class="more-fact">${nestedValue(value)}</span>`]);
+  const fact = (value: unknown) => `<span class="more-fact">${nestedValue(value)}</span>`;
+  return [...within, ...top].map(([term, value]) => [escape(nameAsWords(term)), fact(value)]);
 }
 
 function list(items: string[]): string {
@@ -158,7 +163,8 @@ function sameDay(a: string, b: string): boolean {
 
 /** Two columns, a name and its value in words, per row: the page's short tables. */
 function factsTable(id: string, facts: [string, string][]): string {
-  return `<table class="facts" id="${id}"><tbody>${facts.map(([term, value]) => `<tr><th scope="row">${term}</th><td>${value}</td></tr>`).join('')}</tbody></table>`;
+  const rows = facts.map(([term, value]) => `<tr><th scope="row">${term}</th><td>${value}</td></tr>`);
+  return `<table class="facts" id="${id}"><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function secondsText(ms: number): string {
@@ -167,8 +173,13 @@ function secondsText(ms: number): string {
 
 /** What generation was asked for, in words. */
 function generationSettingsFact(generated: GeneratedRecord): string {
-  const budget = `at most ${secondsText(generated.operationBudgetMs)} per operation, ${secondsText(generated.totalBudgetMs)} in all`;
+  const budget = `at most ${budgetText(generated)}`;
   return `${generated.inputs} random inputs per operation after the boundary phase, from seed ${generated.seed}; ${budget}`;
+}
+
+/** Generation's time budgets: `120 s per operation, 300 s in all`. */
+function budgetText(generated: GeneratedRecord): string {
+  return `${secondsText(generated.operationBudgetMs)} per operation, ${secondsText(generated.totalBudgetMs)} in all`;
 }
 
 function runFacts(record: CertificationRecord): string {
@@ -271,7 +282,8 @@ main { max-width: 1200px; margin: 0 auto; padding: 0 1.5rem 3rem; }
 .banner #checked-by { font-size: .95rem; opacity: .9; }
 h2 { margin: 2rem 0 .75rem; font-size: 1.2rem; }
 code, pre { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-table.facts { width: auto; max-width: 100%; margin-bottom: .75rem; } table.facts th { font-weight: 600; color: #57606a; background: #f6f8fa; white-space: nowrap; } table.facts td { overflow-wrap: anywhere; }
+table.facts { width: auto; max-width: 100%; margin-bottom: .75rem; } table.facts td { overflow-wrap: anywhere; }
+table.facts th { font-weight: 600; color: #57606a; background: #f6f8fa; white-space: nowrap; }
 #generated-operations { width: auto; margin-bottom: .75rem; }
 #checked-by code, #record-target code { color: inherit; }
 dl.nested { display: grid; grid-template-columns: max-content 1fr; gap: 0 .8rem; margin: 0; } ul.nested { margin: 0; padding-left: 1.1rem; }
@@ -311,7 +323,8 @@ button.copy.copied { background: #dafbe1; }
   #requirements tr.failed td:first-child, #requirements tr.warning td:first-child, #requirements tr.waived td:first-child, #requirements tr.known-failure td:first-child { border-left: none; }
   #requirements tr.failed { border-left: 4px solid var(--failed); } #requirements tr.warning { border-left: 4px solid var(--warning); } #requirements tr.waived, #requirements tr.known-failure { border-left: 4px solid var(--waived); }
   .exchange tr { display: block; border-bottom: 1px solid var(--line); } .exchange th, .exchange td { display: block; border: none; padding: .15rem .4rem; }
-  table.facts th, table.facts td { display: block; border: none; padding: .1rem .4rem; } table.facts th { white-space: normal; }
+  table.facts th, table.facts td { display: block; border: none; padding: .1rem .4rem; }
+  table.facts th { white-space: normal; }
   .curl { flex-direction: column; align-items: stretch; } .curl pre { width: 100%; }
   .exchange { width: 100%; }
 }
@@ -371,7 +384,8 @@ export function wrappedCurl(curl: string): string {
 function generatedOperationsTable(generated: GeneratedRecord): string {
   const rows = generated.operations.map((o) => {
     const sent = `${o.inputs.sent} (${o.inputs.valid} valid, ${o.inputs.invalid} invalid)`;
-    return `<tr><td><code>${escape(o.operation)}</code></td><td class="number">${escape(sent)}</td><td class="number">${secondsText(o.durationMs)}</td><td>${escape(o.stopped ?? 'no')}</td></tr>`;
+    const cells = [`<code>${escape(o.operation)}</code>`, escape(sent), secondsText(o.durationMs), escape(o.stopped ?? 'no')];
+    return `<tr><td>${cells[0]}</td><td class="number">${cells[1]}</td><td class="number">${cells[2]}</td><td>${cells[3]}</td></tr>`;
   });
   const head = '<tr><th>Operation</th><th>Requests sent</th><th>Time</th><th>Stopped early</th></tr>';
   return `<table id="generated-operations"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>`;
@@ -389,9 +403,10 @@ export function generatedHtml(generated: GeneratedRecord): string {
   const settings = factsTable('generation-settings', [
     ['Inputs', `${generated.inputs} random inputs per operation, after the boundary phase`],
     ['Seed', `${generated.seed} (<code>--seed ${generated.seed}</code> draws the same inputs again)`],
-    ['Time allowed', `${secondsText(generated.operationBudgetMs)} per operation, ${secondsText(generated.totalBudgetMs)} in all`],
+    ['Time allowed', budgetText(generated)],
   ]);
-  const judged = `<table><thead><tr><th>Operation</th><th>Requirement</th><th>Verdict</th><th>Inputs</th><th>Minimal input</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  const head = '<tr><th>Operation</th><th>Requirement</th><th>Verdict</th><th>Inputs</th><th>Minimal input</th></tr>';
+  const judged = `<table><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>`;
   return `<p>${escape(generatedSummaryLine(generated))}.</p>${settings}${generatedOperationsTable(generated)}${judged}`;
 }
 
@@ -409,27 +424,33 @@ function targetAndSignature(record: CertificationRecord, signature: RecordSignat
 function checkedByLine(record: CertificationRecord): string {
   const { kit, spec, contract } = record;
   const commit = kit.commit ? ` (commit <code>${escape(kit.commit.slice(0, 12))}</code>)` : '';
-  const digest = contract.sha256 ? `, contract SHA-256 <code title="${escape(contract.sha256)}">${escape(contract.sha256.slice(0, 12))}…</code>` : '';
-  return `<p id="checked-by">Checked by ${escape(kit.name)} ${escape(kit.version)}${commit} against ${escape(spec.title)} ${escape(spec.version)}${digest}</p>`;
+  const sha = contract.sha256;
+  const digest = sha ? `, contract SHA-256 <code title="${escape(sha)}">${escape(sha.slice(0, 12))}…</code>` : '';
+  const checked = `${escape(kit.name)} ${escape(kit.version)}${commit} against ${escape(spec.title)} ${escape(spec.version)}`;
+  return `<p id="checked-by">Checked by ${checked}${digest}</p>`;
 }
 
 /** The header: the verdict and why, the gate when it had a say, the signature, the target, and what checked it. */
 function verdictHeader(record: CertificationRecord, signature: RecordSignature): string {
   const verdict = runVerdictOf(record);
-  const gate = gateToolsUsed(record) ? `<p id="gate">Gate: <strong>${escape(record.gate.result.toUpperCase())}</strong>: ${escape(record.gate.reason)}</p>` : '';
+  const { result, reason } = record.gate;
+  const gate = gateToolsUsed(record) ? `<p id="gate">Gate: <strong>${escape(result.toUpperCase())}</strong>: ${escape(reason)}</p>` : '';
+  const heading = `<h1>${escape(verdict.toUpperCase())}</h1><p id="verdict-reason">${escape(verdictReasonShown(record))}</p>`;
   const lines = `${targetAndSignature(record, signature)}${checkedByLine(record)}`;
-  return `<header id="verdict" class="banner ${escape(bannerClass(record))}"><div><h1>${escape(verdict.toUpperCase())}</h1><p id="verdict-reason">${escape(verdictReasonShown(record))}</p>${gate}${lines}</div></header>`;
+  return `<header id="verdict" class="banner ${escape(bannerClass(record))}"><div>${heading}${gate}${lines}</div></header>`;
 }
 
-/** What needs attention, what fails the gate first, then what the gate accepts, then warnings; catalogue order within each. */
+/** What needs attention: what fails the gate first, then what the gate accepts, then warnings; catalogue order in each. */
 function attentionOrder(record: CertificationRecord, requirements: RequirementRecord[]): RequirementRecord[] {
-  const rank = (r: RequirementRecord) => (failsGate(record, r) ? 0 : gateAcceptance(record, r) || verdictOf(r) !== 'warning' ? 1 : 2);
+  const accepted = (r: RequirementRecord) => gateAcceptance(record, r) !== undefined || verdictOf(r) !== 'warning';
+  const rank = (r: RequirementRecord) => (failsGate(record, r) ? 0 : accepted(r) ? 1 : 2);
   return [...requirements].sort((a, b) => rank(a) - rank(b));
 }
 
 export function certificationHtml(record: CertificationRecord, signature: RecordSignature = UNSIGNED_RECORD): string {
   const verdict = runVerdictOf(record);
-  const attention = attentionOrder(record, record.requirements.filter((r) => failsGate(record, r) || ['failed', 'warning', 'waived'].includes(verdictOf(r))));
+  const needsAttention = (r: RequirementRecord) => failsGate(record, r) || ['failed', 'warning', 'waived'].includes(verdictOf(r));
+  const attention = attentionOrder(record, record.requirements.filter(needsAttention));
   const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);
   let index = 0;
   const details = (requirements: RequirementRecord[], open: boolean) =>

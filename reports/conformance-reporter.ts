@@ -35,6 +35,11 @@ export interface ConformanceReporterOptions {
   recordPipe?: number;
 }
 
+interface RecordPaths {
+  conformance: string;
+  summary: string;
+}
+
 function requirementsOf(test: TestCase): string[] {
   return test.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
 }
@@ -220,7 +225,8 @@ export default class ConformanceReporter implements Reporter {
     const renderings = writeRecordRenderings(record, this.outputDir, signature);
     const failures = `${notRunConsole(record)}${failedRequirementsConsole(record)}`;
     const reports = this.reportFiles(paths, signed !== undefined, renderings);
-    process.stdout.write(`\n${consoleHeading(record, signature)}${failures}${failures ? '\n' : ''}${consoleSummary(record, reports, process.cwd())}`);
+    const closing = consoleSummary(record, reports, process.cwd());
+    process.stdout.write(`\n${consoleHeading(record, signature)}${failures}${failures ? '\n' : ''}${closing}`);
     this.send(Buffer.concat([Buffer.from('{"record":'), recordBytes, Buffer.from('}')]));
     return undefined;
   }
@@ -259,12 +265,12 @@ export default class ConformanceReporter implements Reporter {
     return this.options.run.failLevel;
   }
 
-  private paths(): { conformance: string; summary: string } {
+  private paths(): RecordPaths {
     return { conformance: join(this.outputDir, RECORD_FILE), summary: join(this.outputDir, SUMMARY_FILE) };
   }
 
-  /** Every file of the run: the record, its envelope, the renderings, Playwright's JUnit and HTML, and the run command's log. */
-  private reportFiles(paths: { conformance: string; summary: string }, signed: boolean, renderings: RenderingPaths): ReportFiles {
+  /** Every file of the run: the record, its envelope, the renderings, Playwright's JUnit and HTML, the run's log. */
+  private reportFiles(paths: RecordPaths, signed: boolean, renderings: RenderingPaths): ReportFiles {
     const junit = this.config && reporterOption(this.config, 'junit', 'outputFile');
     const html = this.config && reporterOption(this.config, 'html', 'outputFolder');
     const log = join(this.outputDir, RUN_LOG_FILE);

@@ -43,7 +43,7 @@ export function failedRequirementsConsole(record: CertificationRecord): string {
 
 // --- The record in short: the console's closing lines and summary.md ------------------------
 
-/** What a run wrote, as the console lists it: every file, and the link that names its folder (reports/latest) when it has one. */
+/** What a run wrote, as the console lists it: every file, and the link naming its folder (reports/latest), if any. */
 export interface ReportFiles {
   /** The run's report folder. */
   dir: string;
@@ -61,7 +61,8 @@ function tallyLine(record: CertificationRecord): string {
     const count = accepted.filter((r) => r.level === name && r.verdict === verdict).length;
     return count > 0 ? ` (${count} accepted by the gate)` : '';
   };
-  const counted = (name: Level, verdict: RequirementVerdict, word: string) => `${record.tally[name][verdict]} ${word}${acceptedOf(name, verdict)}`;
+  const counted = (name: Level, verdict: RequirementVerdict, word: string) =>
+    `${record.tally[name][verdict]} ${word}${acceptedOf(name, verdict)}`;
   const level = (name: Level, words: [RequirementVerdict, string][]) =>
     `${name} ${words.filter(([verdict]) => record.tally[name][verdict] > 0 || verdict === 'passed').map(([verdict, word]) => counted(name, verdict, word)).join(', ')}`;
   return [
@@ -85,7 +86,11 @@ function casesLine(record: CertificationRecord): string {
   return `${total} cases: ${passed} passed${accepted}, ${failed} failed, ${notRun} not run`;
 }
 
-const GATE_VERDICT_WORDS: Record<CertificationRecord['gate']['result'], string> = { pass: 'PASSED', fail: 'FAILED', incomplete: 'INCOMPLETE' };
+const GATE_VERDICT_WORDS: Record<CertificationRecord['gate']['result'], string> = {
+  pass: 'PASSED',
+  fail: 'FAILED',
+  incomplete: 'INCOMPLETE',
+};
 
 /** What the gate set aside in deciding: waivers, the baseline, --allow-partial. */
 function gateToolsNamed(record: CertificationRecord): string {
@@ -106,7 +111,8 @@ function gateToolsNamed(record: CertificationRecord): string {
 export function verdictLines(record: CertificationRecord): string[] {
   const recorded = `${record.verdict.toUpperCase()}: ${verdictReasonShown(record)}`;
   if (!gateToolsUsed(record)) return [`Verdict: ${recorded}`];
-  const decided = `Verdict: ${GATE_VERDICT_WORDS[record.gate.result]} by the gate, which sets the exit code: ${record.gate.reason}`;
+  const gate = GATE_VERDICT_WORDS[record.gate.result];
+  const decided = `Verdict: ${gate} by the gate, which sets the exit code: ${record.gate.reason}`;
   return [decided, `  before ${gateToolsNamed(record)}: ${recorded}`];
 }
 
@@ -119,7 +125,8 @@ export function consoleHeading(record: CertificationRecord, signature: RecordSig
 export function consoleSummary(record: CertificationRecord, reports: ReportFiles, cwd: string): string {
   const show = (path: string) => (relative(cwd, path).startsWith('..') ? path : relative(cwd, path));
   const inDir = (file: string) => !relative(reports.dir, file).startsWith('..');
-  const named = (file: string) => (reports.link && inDir(file) ? join(reports.link, relative(reports.dir, file)) : file);
+  const named = (file: string) =>
+    reports.link && inDir(file) ? join(reports.link, relative(reports.dir, file)) : file;
   const heading = reports.link ? `Reports, in ${show(reports.link)}${sep} (${show(reports.dir)}):` : 'Reports:';
   const lines = [
     ...verdictLines(record),

@@ -118,16 +118,28 @@ export function requirementsJunit(record: CertificationRecord): string {
   const name = `${record.kit.name} ${record.kit.version}: ${record.spec.title} ${record.spec.version} at ${record.target.baseUrl}, verdict ${record.verdict}`;
   const all = counts(record, record.requirements);
   const generated = generatedJunitSuite(record);
-  const total = generated ? { ...all, tests: all.tests + generated.tests, skipped: all.skipped + generated.skipped } : all;
+  const total = generated
+    ? { ...all, tests: all.tests + generated.tests, skipped: all.skipped + generated.skipped }
+    : all;
   return [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="${attribute(name)}" ${countAttributes(total)} time="${seconds}">`, ...suites, ...(generated ? [generated.xml] : []), `</testsuites>`, ''].join('\n');
+}
+
+interface GeneratedSuite {
+  xml: string;
+  tests: number;
+  skipped: number;
 }
 
 /** Where a requirement's one <failure> is in junit.xml: its test case in its level's suite. */
 function failureCountedAt(requirement: RequirementRecord): string {
-  return `counted once, as the failure of ${requirementCaseName(requirement)} in the suite ${requirement.level} requirements`;
+  const suite = `${requirement.level} requirements`;
+  return `counted once, as the failure of ${requirementCaseName(requirement)} in the suite ${suite}`;
 }
 
-/** Why a generated test case whose input broke its requirement is skipped: the gate's reason, or where the failure is counted; undefined when the record does not count it as a failure. */
+/**
+ * Why a generated test case whose input broke its requirement is skipped: the gate's reason, or
+ * where the failure is counted; undefined when the record does not count it as a failure.
+ */
 function generatedSkipReason(record: CertificationRecord, id: string): string | undefined {
   const requirement = record.requirements.find((r) => r.id === id);
   if (!requirement) return undefined;
@@ -136,27 +148,38 @@ function generatedSkipReason(record: CertificationRecord, id: string): string | 
   return failsGate(record, requirement) ? failureCountedAt(requirement) : undefined;
 }
 
-/** A generated test case's body: what it judged, or the minimal input that broke its requirement, skipped with the one reason the requirement's own test case gives. */
+/**
+ * A generated test case's body: what it judged, or the minimal input that broke its requirement,
+ * skipped with the one reason the requirement's own test case gives.
+ */
 function generatedCaseBody(record: CertificationRecord, row: GeneratedRow): string[] {
   const example = row.requirement.counterexample;
   if (!example) return [`      <system-out>${text(`${row.requirement.inputs} generated inputs judged`)}</system-out>`];
   const reason = generatedSkipReason(record, row.requirement.id);
-  const input = `${example.message}\n${example.method} ${example.path} → ${example.status ?? 'no answer'}, shrunk in ${example.shrinks} steps\n${example.curl}`;
-  return [...(reason ? [`      <skipped message="${attribute(reason)}"/>`] : []), `      <system-out>${text(input)}</system-out>`];
+  const answer = `${example.method} ${example.path} → ${example.status ?? 'no answer'}`;
+  const input = `${example.message}\n${answer}, shrunk in ${example.shrinks} steps\n${example.curl}`;
+  const skipped = reason ? [`      <skipped message="${attribute(reason)}"/>`] : [];
+  return [...skipped, `      <system-out>${text(input)}</system-out>`];
 }
 
-/** The <testsuite> of the generated inputs: a test case per operation and requirement; a broken one is skipped, its failure counted in its level's suite. */
-export function generatedJunitSuite(record: CertificationRecord): { xml: string; tests: number; skipped: number } | undefined {
+/**
+ * The <testsuite> of the generated inputs: a test case per operation and requirement; a broken
+ * one is skipped, its failure counted in its level's suite.
+ */
+export function generatedJunitSuite(record: CertificationRecord): GeneratedSuite | undefined {
   if (!record.generated) return undefined;
   const rows = generatedRows(record.generated);
   const cases = rows.map((row) => {
     const name = `${row.operation.operation} · ${row.requirement.id}`;
-    const open = `    <testcase name="${attribute(name)}" classname="generated ${attribute(row.operation.operation)}" time="0">`;
+    const classname = `generated ${row.operation.operation}`;
+    const open = `    <testcase name="${attribute(name)}" classname="${attribute(classname)}" time="0">`;
     return [open, ...generatedCaseBody(record, row), '    </testcase>'].join('\n');
   });
-  const skipped = rows.filter((r) => r.requirement.counterexample && generatedSkipReason(record, r.requirement.id)).length;
+  const broken = rows.filter((r) => r.requirement.counterexample && generatedSkipReason(record, r.requirement.id));
+  const skipped = broken.length;
   const name = `generated inputs (seed ${record.generated.seed})`;
-  const open = `  <testsuite name="${attribute(name)}" tests="${rows.length}" failures="0" errors="0" skipped="${skipped}" time="0" timestamp="${attribute(record.startedAt)}">`;
+  const counts = `tests="${rows.length}" failures="0" errors="0" skipped="${skipped}"`;
+  const open = `  <testsuite name="${attribute(name)}" ${counts} time="0" timestamp="${attribute(record.startedAt)}">`;
   return { xml: [open, ...cases, '  </testsuite>'].join('\n'), tests: rows.length, skipped };
 }
 
