@@ -3,7 +3,9 @@
 // target: a waiver hides its failure until its date and not after; a baseline fails only new
 // failures; --allow-partial passes a selection; --read-only sends nothing that could create a
 // record; --header reaches the target and is written nowhere; a create answered 202 (body not
-// shown) leaves what only a 201 body shows not run, never passed.
+// shown) leaves what only a 201 body shows not run, never passed. Runs with generated inputs
+// against another fault (meta-pages-rounded-down, which they break too) are read by a JUnit
+// consumer: no failure when the gate accepts it, exactly one when nothing does.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,7 +62,27 @@ function targetFile(name: string, waivers: string): string {
   return path;
 }
 
-const waiver = (expires: string) => `waivers:\n  - requirement: ${FAULTED}\n    reason: the filter becomes required in release 4.2\n    expires: "${expires}"\n`;
+const waiver = (expires: string, requirement = FAULTED) => `waivers:\n  - requirement: ${requirement}\n    reason: the filter becomes required in release 4.2\n    expires: "${expires}"\n`;
+
+/** A target file of waivers alone, for a run of the embedded reference server. */
+function waiversFile(name: string, waivers: string): string {
+  const path = join(root, `${name}.yaml`);
+  writeFileSync(path, waivers);
+  return path;
+}
+
+const GENERATED_FAULT = 'meta-pages-rounded-down';
+const GENERATED_BROKEN = 'NG-META-PAGES';
+const generatedBaseline = () => join(root, 'generated-baseline.json');
+
+/** A run of the embedded reference server with GENERATED_FAULT: its cases of GENERATED_BROKEN and the list's generated inputs. */
+async function generatedRun(name: string, args: string[]): Promise<void> {
+  const dir = join(root, name);
+  const selection = ['--grep', `${GENERATED_BROKEN}|listNotificationGroups: inputs generated`, '--allow-partial'];
+  const generation = ['--generate', '5', '--seed', '1'];
+  const result = await runCli(['run', '--reference-server', '--fault', GENERATED_FAULT, ...selection, ...generation, '--report-dir', dir, '--workers', '1', ...args]);
+  runs.set(name, { result, dir, record: JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as CertificationRecord });
+}
 
 async function run(name: string, args: string[]): Promise<void> {
   const dir = join(root, name);
@@ -79,12 +101,17 @@ beforeAll(async () => {
   const baseline = join(root, 'baseline.json');
   writeFileSync(baseline, JSON.stringify({ verdict: 'failed', requirements: [{ id: FAULTED, level: 'MUST', verdict: 'failed', evidence: [{ case: 'c', message: 'served without a filter' }] }] }));
   const grep = ['--grep', `${FAULTED}|NG-FILTER-ACCEPTED`];
+  const failing = { id: GENERATED_BROKEN, level: 'MUST', verdict: 'failed', evidence: [{ case: 'c', message: 'pages rounded down' }] };
+  writeFileSync(generatedBaseline(), JSON.stringify({ verdict: 'failed', requirements: [failing] }));
   await Promise.all([
     run('waived', ['--target', targetFile('waived', waiver('2999-12-31')), ...grep, '--allow-partial']),
     run('expired', ['--target', targetFile('expired', waiver('2000-01-01')), ...grep, '--allow-partial']),
     run('baseline', ['--target', targetFile('baseline', ''), ...grep, '--allow-partial', '--baseline', baseline]),
     run('read-only', ['--target', targetFile('read-only', ''), '--grep', 'CREATE-201|AUTH-SESSION-ACCEPTED', '--read-only']),
     run('accepted', ['--target', targetFile('accepted', ''), '--grep', 'CREATE-201', '--allow-partial']),
+    generatedRun('generated-waived', ['--target', waiversFile('generated-waived', waiver('2999-12-31', GENERATED_BROKEN))]),
+    generatedRun('generated-baseline', ['--baseline', generatedBaseline()]),
+    generatedRun('generated-failing', []),
   ]);
 }, 300_000);
 
@@ -103,7 +130,7 @@ describe('waivers', () => {
     expect(record.verdict).toBe('failed');
     expect(verdictOf(record, FAULTED)).toMatchObject({ verdict: 'failed', waiver: { active: true, expires: '2999-12-31' } });
     expect(record.gate).toMatchObject({ result: 'pass', waived: [FAULTED] });
-    expect(result.stdout).toMatch(/^Gate: PASS: /m);
+    expect(result.stdout).toMatch(/^Verdict: PASSED by the gate, which sets the exit code: no failure left \(1 failure waived\)\n  before waivers: FAILED: /m);
     expect(result.code).toBe(0);
   });
 
@@ -180,6 +207,35 @@ for (const [name, kind, why] of ACCEPTED_RUNS) {
   });
 }
 
+// The generated inputs break the requirement too: junit.xml has a test case for it in the
+// generated suite, and still the requirement fails once, or not at all when the gate accepts it.
+const GENERATED_CASE = `listNotificationGroups · ${GENERATED_BROKEN}`;
+
+describe('runs with generated inputs, read by a JUnit consumer', () => {
+  for (const name of ['generated-waived', 'generated-baseline']) {
+    it(`${name}: exit 0, no failure in junit.xml or junit-cases.xml, the generated case skipped`, () => {
+      const { dir, result } = runs.get(name)!;
+      expect(result.code).toBe(0);
+      const junit = readJunit(join(dir, 'junit.xml'));
+      expect(junit.failed).toBe(0);
+      expect(redCases(junit).map((c) => c.name)).toEqual([]);
+      expect(junitCases(junit).find((c) => c.name === GENERATED_CASE)?.status).toBe('SKIP');
+      const cases = readJunit(join(dir, 'junit-cases.xml'));
+      expect(cases.failed).toBe(0);
+      expect(redCases(cases).map((c) => c.name)).toEqual([]);
+    });
+  }
+
+  it('generated-failing: exit 1, and junit.xml has exactly one failure, the requirement\'s', () => {
+    const { dir, result } = runs.get('generated-failing')!;
+    expect(result.code).toBe(1);
+    const junit = readJunit(join(dir, 'junit.xml'));
+    expect(junit.failed).toBe(1);
+    expect(redCases(junit).map((c) => c.name.split(' ')[0])).toEqual([GENERATED_BROKEN]);
+    expect(junitCases(junit).find((c) => c.name === GENERATED_CASE)?.status).toBe('SKIP');
+  });
+});
+
 describe('--baseline and --allow-partial', () => {
   it('a failure the baseline already had does not fail the gate; the selection is accepted and recorded', () => {
     const { result, record } = runs.get('baseline')!;
@@ -219,7 +275,7 @@ describe('a target that answers creations 202 Accepted', () => {
 
 describe('--header', () => {
   it('reaches the target with every request, is recorded by name only, and its value is written nowhere', () => {
-    for (const name of runs.keys()) expect(seen.get(name)?.every((s) => s.gatewayKey === GATEWAY_KEY), name).toBe(true);
+    for (const name of runs.keys()) if (!name.startsWith('generated-')) expect(seen.get(name)?.every((s) => s.gatewayKey === GATEWAY_KEY), name).toBe(true);
     const { record } = runs.get('waived')!;
     expect(record.inputs.headers).toEqual(['X-Run', 'X-Gateway-Key']);
     for (const { dir, result } of runs.values()) expect(leaksOf([GATEWAY_KEY], reportFiles(dir), result.stdout + result.stderr)).toEqual([]);

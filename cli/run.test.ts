@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { DEFAULT_SERVE_PORT } from './serve.ts';
 import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationLine, generationSettings, runDescription, runSettings, targetFileReader } from './run.ts';
 import { loadContract } from '../contract/index.ts';
 import { DEFAULT_GENERATED_INPUTS } from '../run-protocol/index.ts';
@@ -201,10 +202,55 @@ describe("the run commands of the README and the reference", () => {
     expect(scripts.test).toContain('vitest run');
   });
 
+  // README's `--target staging.yaml` and `--target vendor.yaml` are the user's own files: each is
+  // shown as examples/targets/NAME, linked from the README, and reads as a complete target with
+  // the tokens in variables.
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readmeTargets = [...new Set(readmeLines.flatMap((line) => [...line.matchAll(/--target (\S+\.yaml)/g)].map((m) => m[1])))];
+
+  it('name target files that examples/targets/ shows, linked from the README', () => {
+    expect(readmeTargets).toEqual(['staging.yaml', 'vendor.yaml']);
+    for (const name of readmeTargets) expect(readme, name).toContain(`(examples/targets/${name})`);
+  });
+
+  for (const name of ['staging.yaml', 'vendor.yaml']) {
+    it(`examples/targets/${name} reads as a target, with tokens from the variables and waivers of the catalogue`, () => {
+      const file = join(ROOT, 'examples', 'targets', name);
+      const flags = { target: file, level: 'must' as const, fault: [], choice: [], header: [], requirement: [] };
+      const env = { LAS_SESSION_TOKEN: TOKEN, LAS_PAT: 'cli-test-pat-5c2e', LAS_FORBIDDEN_TOKEN: 'cli-test-forbidden-77d0' };
+      const settings = runSettings(flags, env, targetFileReader(file));
+      expect(settings.baseUrl).toMatch(/^https:\/\/\S+\/v3$/);
+      expect(Object.keys(settings.fixtures ?? {}).sort()).toEqual(Object.keys(REFERENCE_FIXTURES).sort());
+      expect(() => runDescription(flags, targetFileReader(file))).not.toThrow();
+    });
+  }
+
   it('give a target in the variables the README exports, tokens among them', () => {
     const exported = readmeLines.filter((line) => line.startsWith('export ')).flatMap((line) => line.slice('export '.length).split(/\s+/).map((word) => word.split('=')[0]));
     expect(exported).toEqual(expect.arrayContaining(['LAS_BASE_URL', 'LAS_SESSION_TOKEN', 'LAS_PAT', 'LAS_FORBIDDEN_TOKEN', 'LAS_OWNER_USER_ID', 'LAS_COLLECTION_ITEM_ID']));
   });
+});
+
+// targets/example.yaml as shipped names what `serve` starts: its address and the records it holds.
+// A run with it (the base URL moved to this test's server) creates a Highlight with those records.
+describe('targets/example.yaml', () => {
+  const example = join(ROOT, 'targets', 'example.yaml');
+
+  it(`names serve's default address and the records the reference server holds`, () => {
+    const settings = runSettings({ target: example, level: 'must', fault: [], choice: [], header: [], requirement: [] }, {}, targetFileReader(example));
+    expect(settings.baseUrl).toBe(`http://127.0.0.1:${DEFAULT_SERVE_PORT}/v3`);
+    expect(settings.fixtures).toEqual(REFERENCE_FIXTURES);
+  });
+
+  it('runs against the reference server: the creation cases that need its records pass', async () => {
+    const reportDir = join(dir, 'example');
+    const args = ['run', '--target', example, '--base-url', reference.baseUrl, '--grep', 'CREATE-201', '--allow-partial', '--generate', '0', '--workers', '1', '--report-dir', reportDir];
+    const result = await runCli(args, { LAS_SESSION_TOKEN: DEFAULT_CREDENTIALS.sessionToken, LAS_PAT: DEFAULT_CREDENTIALS.pat });
+    const record = JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord;
+    const verdicts = Object.fromEntries(record.requirements.filter((r) => r.id.endsWith('CREATE-201')).map((r) => [r.id, r.verdict]));
+    expect(verdicts).toEqual({ 'AC-CREATE-201': 'passed', 'HL-CREATE-201': 'passed' });
+    expect(result.code, result.stderr).toBe(0);
+  }, 120_000);
 });
 
 describe('the target file is read once per run', () => {

@@ -7,7 +7,7 @@ import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK } from './exit-codes.ts';
 import { collect, wholeNumber } from './options.ts';
 import { randomInt } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
@@ -17,7 +17,7 @@ import { reportToGithub } from '../reports/github.ts';
 import { CHOICE_NAMES, FAULT_NAMES, INAPPLICABLE_CHOICES, INAPPLICABLE_FAULTS } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
 import { baselineFailing } from '../reports/diff.ts';
-import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
+import { clearKitFiles, LATEST, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
 import { readSigningKey } from '../reports/attestation.ts';
 import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
@@ -268,7 +268,10 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
       await preflight(target, { readOnly: flags.readOnly === true });
       log.info('preflight passed');
     }
-    const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
+    // The link is pointed here when the suite ends; the console names the reports through it.
+    const latest = timestamped ? { latestLink: join(dirname(reportDir), LATEST) } : {};
+    const embeddedRun = embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {};
+    const run = { ...description, ...latest, ...embeddedRun };
     process.stdout.write(`${generationLine(run.generate)}\n`);
     suiteStarted = true;
     const grep = flags.requirement.length > 0 ? await requirementGrep(flags.requirement) : flags.grep;

@@ -20,9 +20,9 @@ export interface CliProcess {
   exit: Promise<number | null>;
 }
 
-/** Starts `las-conformance ARGS` in the repository root; `env` is its whole environment (default: this process's). */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = process.env): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `las-conformance ARGS` in `cwd` (default: the repository root); `env` is its whole environment. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = process.env, cwd = ROOT): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -64,9 +64,9 @@ export function hermeticEnvironment(env: Record<string, string> = {}): Record<st
   return { ...base, ...env };
 }
 
-/** Runs `las-conformance ARGS` to completion, in a hermetic environment plus `env`. */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const cli = spawnCli(args, hermeticEnvironment(env));
+/** Runs `las-conformance ARGS` to completion, in a hermetic environment plus `env`, in `cwd` (default: the root). */
+export async function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliResult> {
+  const cli = spawnCli(args, hermeticEnvironment(env), cwd);
   const code = await cli.exit;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }

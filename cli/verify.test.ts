@@ -42,16 +42,18 @@ beforeAll(async () => {
   writeFileSync(keyFile, pem(keys.privateKey, 'pkcs8'));
   writeFileSync(publicKeyFile, pem(keys.publicKey, 'spki'));
   writeFileSync(otherPublicKeyFile, pem(generateKeyPairSync('ed25519').publicKey, 'spki'));
-  reusedDir = join(root, 'reports');
-  const run = (extra: string[]) => runCli(['run', '--reference-server', '--fault', FAULT, '--requirement', BROKEN, '--workers', '1', '--report-dir', reusedDir, ...extra]);
-  signedRun = await run(['--signing-key', keyFile]);
+  // The signed run writes where a person's first run does: a new folder under reports/ of the
+  // directory it is run from, reports/latest pointing at it; the unsigned run reuses that folder.
+  reusedDir = join(root, 'reports', 'latest');
+  const run = (extra: string[], cwd?: string) => runCli(['run', '--reference-server', '--fault', FAULT, '--requirement', BROKEN, '--workers', '1', ...extra], {}, cwd);
+  signedRun = await run(['--signing-key', keyFile], root);
   signedDir = join(root, 'signed');
   mkdirSync(signedDir);
   for (const name of [RECORD_FILE, ENVELOPE_FILE]) copyFileSync(join(reusedDir, name), join(signedDir, name));
   const bytes = readFileSync(join(signedDir, RECORD_FILE));
   signed = { bytes, record: JSON.parse(bytes.toString()) as CertificationRecord, envelope: readFileSync(join(signedDir, ENVELOPE_FILE), 'utf8') };
   writeFileSync(join(reusedDir, 'notes.txt'), 'a file of the user');
-  unsignedRun = await run([]);
+  unsignedRun = await run(['--report-dir', reusedDir]);
   unsigned = JSON.parse(readFileSync(join(reusedDir, RECORD_FILE), 'utf8')) as CertificationRecord;
 }, 300_000);
 
@@ -108,6 +110,25 @@ describe('the runs', () => {
     expect(summary[2]).toBe(`Target: \`${target}\` (the embedded reference server). Record: **unsigned (self-reported): no signature vouches for this record, only whoever ran the kit**.`);
     const header = /<header id="verdict".*?<\/header>/s.exec(readFileSync(join(reusedDir, 'certification.html'), 'utf8'))?.[0] ?? '';
     expect(header).toContain(`<p id="record-target">Target <code>${target}</code> (the embedded reference server)</p><p id="signature" class="unsigned">Unsigned (self-reported): no signature vouches for this record, only whoever ran the kit</p>`);
+  });
+});
+
+describe('the console names every file a run wrote', () => {
+  const listed = (out: string) => out.slice(out.lastIndexOf('\nReports') + 1).trimEnd().split('\n');
+  const written = ['conformance.json', 'summary.md', 'certification.html', 'junit.xml', 'junit-cases.xml', 'html/index.html', 'run.log'];
+
+  it('a run without --report-dir: through reports/latest, the envelope after the record', () => {
+    const latest = join(root, 'reports', 'latest');
+    const [heading, ...files] = listed(signedRun.stdout);
+    expect(heading).toMatch(new RegExp(`^Reports, in ${latest}/ \\(${join(root, 'reports')}/\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z\\):$`));
+    const names = [written[0], ENVELOPE_FILE, ...written.slice(1)];
+    expect(files).toEqual(names.map((name) => `  ${join(latest, name)}`));
+    // The unsigned run has since reused the folder, and taken the envelope away with the earlier record.
+    expect(written.filter((name) => !existsSync(join(latest, name)))).toEqual([]);
+  });
+
+  it('a run with --report-dir: in that folder, no envelope when unsigned', () => {
+    expect(listed(unsignedRun.stdout)).toEqual(['Reports:', ...written.map((name) => `  ${join(reusedDir, name)}`)]);
   });
 });
 

@@ -94,7 +94,9 @@ describe('key files', () => {
     ['a missing file', () => join(dir, 'none.pem'), readSigningKey, /^the signing key .*none\.pem cannot be read \(ENOENT\)$/],
     ['a file with no key', () => file('notes.pem', 'not a key'), readSigningKey, /^the signing key .*notes\.pem holds no private key; give an Ed25519 key in PEM \(openssl genpkey -algorithm ed25519/],
     ['a public key to sign with', () => file('only-public.pem', keys.publicKey.export({ type: 'spki', format: 'pem' }).toString()), readSigningKey, /holds no private key/],
-    ['an RSA key', () => file('rsa.pem', generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()), readSigningKey, /^the signing key .*rsa\.pem is a rsa key; give an Ed25519 key/],
+    ['an RSA key', () => file('rsa.pem', generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()), readSigningKey, /^the signing key .*rsa\.pem is an RSA key; records are signed with Ed25519 keys only: give an Ed25519 key in PEM \(openssl genpkey/],
+    ['an elliptic-curve key', () => file('ec.pem', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()), readSigningKey, /^the signing key .*ec\.pem is an elliptic-curve \(ECDSA\) key; records are signed with Ed25519 keys only/],
+    ['an RSA public key to verify with', () => file('rsa.pub.pem', generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString()), readVerificationKey, /^the public key .*rsa\.pub\.pem is an RSA key; records are signed with Ed25519 keys only/],
     ['an encrypted key', () => file('encrypted.pem', keys.privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' }).toString()), readSigningKey, /^the signing key .*encrypted\.pem is encrypted, which the kit does not read/],
     ['a file with no key to verify with', () => file('notes2.pem', 'not a key'), readVerificationKey, /^the public key .*notes2\.pem holds no key; give an Ed25519 key/],
   ];

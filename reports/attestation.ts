@@ -84,9 +84,27 @@ function readPem(path: string, what: string): string {
   }
 }
 
+/** Node's names of key types as people write them, each with its article. */
+const KEY_TYPE_NAMES: Record<string, string> = {
+  rsa: 'an RSA key',
+  'rsa-pss': 'an RSA-PSS key',
+  dsa: 'a DSA key',
+  ec: 'an elliptic-curve (ECDSA) key',
+  ed448: 'an Ed448 key',
+  x25519: 'an X25519 key (for key agreement, not signing)',
+  x448: 'an X448 key (for key agreement, not signing)',
+  dh: 'a Diffie-Hellman key (for key agreement, not signing)',
+};
+
+function keyTypeText(type: string | undefined): string {
+  if (type === undefined) return 'a symmetric key';
+  return KEY_TYPE_NAMES[type] ?? `a key of type ${type}`;
+}
+
 function ensureEd25519(key: KeyObject, path: string, what: string): KeyObject {
-  if (key.asymmetricKeyType !== 'ed25519') throw new SigningKeyError(`the ${what} ${path} is a ${key.asymmetricKeyType ?? 'symmetric'} key; give ${KEY_HINT}`);
-  return key;
+  if (key.asymmetricKeyType === 'ed25519') return key;
+  const type = keyTypeText(key.asymmetricKeyType);
+  throw new SigningKeyError(`the ${what} ${path} is ${type}; records are signed with Ed25519 keys only: give ${KEY_HINT}`);
 }
 
 /** The private key a run signs with; SigningKeyError when the file holds none. */

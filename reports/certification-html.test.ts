@@ -1,15 +1,20 @@
 // The HTML certification report: what it says as text, and how it reads in a real browser
 // (test-support/browser.ts): the verdict at the top, every requirement in the table, the failed
-// one's evidence open with its curl line, and a copy button that copies exactly that line.
+// one's evidence open with its curl line, and a copy button that copies exactly that line; the
+// first screen holds the verdict, the signature and the first failure.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
 import { certificationHtml, wrappedCurl } from './certification-html.ts';
+import type { RecordSignature } from './attestation.ts';
 import type { CertificationRecord } from './record.ts';
-import { caseOutcome, failedRun, findingOf, recordOf, waivedIncompleteRun } from './test-support.ts';
+import { caseOutcome, failedRun, findingOf, generatedBreaking, recordOf, waivedIncompleteRun } from './test-support.ts';
 
 const CURL = 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
 
@@ -33,17 +38,33 @@ describe('the certification report as text', () => {
     const record = { ...failedRun(), kit: { name: 'las-conformance', version: '0.2.0', commit: '4b3e1e0' }, selection: { whole: false, grep: 'AUTH-401', readOnly: true } };
     const html = certificationHtml(record);
     expect(html).toContain('las-conformance 0.2.0 (commit <code>4b3e1e0</code>)');
-    expect(html).toContain('<dt>Selection</dt><dd>the cases whose titles match <code>AUTH-401</code> (--grep)<br>read-only: no request that could create a record was sent</dd>');
-    expect(html).toContain('<dt>Optional inputs</dt><dd>none of the optional inputs<br>not given: forbidden token, collection item id, owner user id, legacy header name, certificate authorities</dd>');
-    expect(html).toContain('<dt>Gate</dt><dd><strong>fail</strong>: failing: NG-META-PAGES</dd>');
-    const facts = /<dl class="facts">.*?<\/dl>/s.exec(html)?.[0] ?? '';
-    expect(facts).toContain('<dt>Checked by</dt>');
+    expect(html).toContain('<tr><th scope="row">Selection</th><td>the cases whose titles match <code>AUTH-401</code> (--grep)<br>read-only: no request that could create a record was sent</td></tr>');
+    expect(html).toContain('<tr><th scope="row">Optional inputs</th><td>none of the optional inputs<br>not given: forbidden token, collection item id, owner user id, legacy header name, certificate authorities</td></tr>');
+    expect(html).toContain('<tr><th scope="row">Gate</th><td><strong>fail</strong>: failing: NG-META-PAGES</td></tr>');
+    const facts = /<table class="facts" id="run-facts">.*?<\/table>/s.exec(html)?.[0] ?? '';
+    expect(facts).toContain('<th scope="row">Checked by</th>');
     expect(facts).not.toMatch(/\w: [^<;]*; \w+: /);
   });
 
-  it('shows a member a newer record adds as a nested list', () => {
-    const record = { ...failedRun(), attestation: { signer: 'Example Labs', scope: ['MUST'] } } as unknown as CertificationRecord;
-    expect(certificationHtml(record)).toContain('<dt>attestation</dt><dd><span class="more-fact"><dl class="nested"><dt>signer</dt><dd>Example Labs</dd><dt>scope</dt><dd><ul class="nested"><li>MUST</li></ul></dd></dl></span></dd>');
+  it('shows a member a newer record adds as a nested list, its names as words', () => {
+    const record = { ...failedRun(), attestation: { signer: 'Example Labs', scope: ['MUST'], keyRing: 'kr-1' } } as unknown as CertificationRecord;
+    expect(certificationHtml(record)).toContain('<tr><th scope="row">attestation</th><td><span class="more-fact"><dl class="nested"><dt>signer</dt><dd>Example Labs</dd><dt>scope</dt><dd><ul class="nested"><li>MUST</li></ul></dd><dt>key ring</dt><dd>kr-1</dd></dl></span></td></tr>');
+  });
+
+  it('shows generation as short tables of words: no member names of the record, no nested dump', () => {
+    const html = certificationHtml(failedRun({ generated: generatedBreaking('NG-META-PAGES') }));
+    const text = html.replace(/<script>[^]*<\/script>|<style>[^]*<\/style>/g, '');
+    for (const name of ['operationBudgetMs', 'totalBudgetMs', 'durationMs', 'counterexample', 'more-fact']) expect(text, name).not.toContain(name);
+    expect(html).toContain('<tr><th scope="row">Generated inputs</th><td>200 random inputs per operation after the boundary phase, from seed 1; at most 30 s per operation, 300 s in all (<a href="#generated">below</a>)</td></tr>');
+    expect(html).toContain('<tr><th scope="row">Time allowed</th><td>30 s per operation, 300 s in all</td></tr>');
+    expect(html).toContain('<tr><td><code>listNotificationGroups</code></td><td class="number">226 (120 valid, 106 invalid)</td><td class="number">5.3 s</td><td>no</td></tr>');
+  });
+
+  it('puts what needs attention before the tally, the run and the table of every requirement', () => {
+    const html = certificationHtml(failedRun());
+    const at = (id: string) => html.indexOf(`<section id="${id}">`);
+    expect([at('attention'), at('summary'), at('run'), at('all')]).toEqual([...[at('attention'), at('summary'), at('run'), at('all')]].sort((a, b) => a - b));
+    expect(at('attention')).toBeGreaterThan(0);
   });
 
   it('wraps a long curl line one option a line, and keeps it one shell command', () => {
@@ -142,10 +163,49 @@ describe.skipIf(!browserTestsRun)('the certification report in a browser', () =>
       await page.setViewportSize({ width, height: 844 });
       await page.goto(url);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), `${width} px`).toBe(0);
-      expect(await page.locator('#run dl.facts dt').allTextContents()).toEqual(['Target', 'Specification', 'Checked by', 'Selection', 'Optional inputs', 'Fails the run', 'Run', 'Cases', 'Gate']);
+      expect(await page.locator('#run-facts th').allTextContents()).toEqual(['Target', 'Specification', 'Checked by', 'Selection', 'Optional inputs', 'Fails the run', 'Run', 'Cases', 'Gate']);
       // On a phone each requirement is a card of its own, without the table's header row.
       expect(await page.locator('#requirements thead').isVisible(), `${width} px`).toBe(width > 640);
       await page.close();
     }
+  });
+});
+
+// A buyer's first screen, 1280 × 900 px of a laptop, on a signed record of a failed run that
+// generated inputs: the verdict, the signature line and the first failure are on it, without
+// scrolling. The screenshot is taken as a person would see it, and its size checked.
+describe.skipIf(!browserTestsRun)('the certificate\'s first screen in a browser', () => {
+  const SCREEN = { width: 1280, height: 900 };
+  const signature: RecordSignature = { signed: true, envelope: 'conformance.intoto.jsonl', keyId: '3f9e21c4a7b05d18e6f2a9c3' };
+  const dir = mkdtempSync(join(tmpdir(), 'las-certificate-'));
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows the verdict, the signature line and the first failure in the first 1280 × 900 px', async () => {
+    const page = await browser.newPage({ viewport: SCREEN });
+    await page.setContent(certificationHtml(failedRun({ generated: generatedBreaking('NG-META-PAGES') }), signature));
+    const shot = await page.screenshot({ path: join(dir, 'first-screen.png'), clip: { x: 0, y: 0, ...SCREEN } });
+    // A PNG's IHDR holds its width and height at bytes 16 and 20.
+    expect([shot.readUInt32BE(16), shot.readUInt32BE(20)]).toEqual([SCREEN.width, SCREEN.height]);
+    const onScreen = async (selector: string) => {
+      const box = await page.locator(selector).first().boundingBox();
+      return box !== null && box.y >= 0 && box.y + box.height <= SCREEN.height && box.x + box.width <= SCREEN.width;
+    };
+    expect(await page.locator('#verdict h1').textContent()).toBe('FAILED');
+    expect(await page.locator('#signature').textContent()).toMatch(/^Signed by key 3f9e21c4a7b05d18… in conformance\.intoto\.jsonl/);
+    expect(await page.locator('#attention details.requirement').first().getAttribute('id')).toBe('evidence-NG-META-PAGES');
+    const within = ['#verdict h1', '#verdict-reason', '#signature', '#record-target', '#checked-by', '#attention details.requirement > summary', '#attention li.finding .message'];
+    const off: string[] = [];
+    for (const selector of within) if (!(await onScreen(selector))) off.push(selector);
+    expect(off).toEqual([]);
+    await page.close();
   });
 });

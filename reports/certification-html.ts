@@ -1,7 +1,9 @@
-// certification.html: the certification record as one self-contained page for a person. The
-// verdict first, then the target and the run, the requirements that need attention with their
-// evidence (request, response status, expected and actual, curl with a copy button), and every
-// requirement of the catalogue in one table. It renders conformance.json and nothing else.
+// certification.html: the certification record as one self-contained page for a person. Its first
+// screen answers what a buyer asks first: the verdict, whether a signature vouches for it, the
+// target, the kit and contract that checked it, and what needs attention, with its evidence
+// (request, response status, expected and actual, curl with a copy button). Below come the tally,
+// the run and generation as short tables, and every requirement of the catalogue in one table.
+// It renders conformance.json and nothing else.
 import { generatedRows, generatedSummaryLine } from './generated.ts';
 import { LEVELS } from '../contract/index.ts';
 import type { CertificationRecord, GeneratedRecord, RecordedEvidence, RequirementRecord } from './record.ts';
@@ -56,7 +58,7 @@ function anchor(requirement: RequirementRecord): string {
 
 // The record's members this page lays out itself, as people read them; a member a newer record
 // adds is still shown, as a nested list of its names and values.
-const LAID_OUT = new Set(['format', 'kit', 'contract', 'environment', 'spec', 'target', 'selection', 'inputs', 'failLevel', 'startedAt', 'finishedAt', 'durationMs', 'runStatus', 'verdict', 'verdictReason', 'notRun', 'gate', 'cases', 'tally', 'requirements', 'generationOff']);
+const LAID_OUT = new Set(['format', 'kit', 'contract', 'environment', 'spec', 'target', 'selection', 'inputs', 'failLevel', 'startedAt', 'finishedAt', 'durationMs', 'runStatus', 'verdict', 'verdictReason', 'notRun', 'gate', 'cases', 'tally', 'requirements', 'generated', 'generationOff']);
 const LAID_OUT_WITHIN: Record<string, Set<string>> = {
   kit: new Set(['name', 'version', 'commit']),
   contract: new Set(['sha256']),
@@ -68,11 +70,19 @@ const LAID_OUT_WITHIN: Record<string, Set<string>> = {
   gate: new Set(['result', 'reason', 'allowPartial', 'waived', 'expiredWaivers', 'baseline']),
 };
 
-/** A value of the record a newer kit added: scalars as text, lists and objects as nested lists. */
+/** A member's name as words: `operationBudgetMs` → `operation budget ms`. */
+export function nameAsWords(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
+}
+
+/** A value of the record a newer kit added: scalars as text, lists and objects as nested lists, names as words. */
 function nestedValue(value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : `<ul class="nested">${value.map((v) => `<li>${nestedValue(v)}</li>`).join('')}</ul>`;
-  if (typeof value === 'object') return `<dl class="nested">${Object.entries(value as Record<string, unknown>).map(([k, v]) => `<dt>${escape(k)}</dt><dd>${nestedValue(v)}</dd>`).join('')}</dl>`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    return `<dl class="nested">${entries.map(([k, v]) => `<dt>${escape(nameAsWords(k))}</dt><dd>${nestedValue(v)}</dd>`).join('')}</dl>`;
+  }
   return escape(String(value));
 }
 
@@ -83,10 +93,12 @@ function moreFacts(record: CertificationRecord): [string, string][] {
     if (value === null || typeof value !== 'object') return [];
     // A format 3 record names each kind of record as a member of inputs: laid out with the others.
     const laidOut = member === 'inputs' ? new Set([...known, ...Object.keys(recordsGiven(record.inputs))]) : known;
-    return Object.entries(value as Record<string, unknown>).filter(([k]) => !laidOut.has(k)).map(([k, v]): [string, string] => [`${member} ${k}`, v as string]);
+    const added = Object.entries(value as Record<string, unknown>).filter(([k]) => !laidOut.has(k));
+    return added.map(([k, v]): [string, unknown] => [`${member} ${k}`, v]);
   });
-  const top = Object.entries(fields).filter(([k]) => !LAID_OUT.has(k)) as [string, unknown][];
-  return [...within, ...top].map(([term, value]) => [escape(term), `<span class="more-fact">${nestedValue(value)}</span>`]);
+  const top = Object.entries(fields).filter(([k]) => !LAID_OUT.has(k));
+  const fact = (value: unknown) => `<span class="more-fact">${nestedValue(value)}</span>`;
+  return [...within, ...top].map(([term, value]) => [escape(nameAsWords(term)), fact(value)]);
 }
 
 function list(items: string[]): string {
@@ -151,8 +163,34 @@ function sameDay(a: string, b: string): boolean {
   return a.slice(0, 10) === b.slice(0, 10);
 }
 
+/** Two columns, a name and its value in words, per row: the page's short tables. */
+function factsTable(id: string, facts: [string, string][]): string {
+  const rows = facts.map(([term, value]) => `<tr><th scope="row">${term}</th><td>${value}</td></tr>`);
+  return `<table class="facts" id="${id}"><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function secondsText(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/** What generation was asked for, in words. */
+function generationSettingsFact(generated: GeneratedRecord): string {
+  const budget = `at most ${budgetText(generated)}`;
+  return `${generated.inputs} random inputs per operation after the boundary phase, from seed ${generated.seed}; ${budget}`;
+}
+
+/** Generation's time budgets: `120 s per operation, 300 s in all`. */
+function budgetText(generated: GeneratedRecord): string {
+  return `${secondsText(generated.operationBudgetMs)} per operation, ${secondsText(generated.totalBudgetMs)} in all`;
+}
+
 function runFacts(record: CertificationRecord): string {
   const { total, passed, failed, notRun } = record.cases;
+  const generation: [string, string][] = record.generated
+    ? [['Generated inputs', `${escape(generationSettingsFact(record.generated))} (<a href="#generated">below</a>)`]]
+    : record.generationOff
+      ? [['Generated inputs', 'off (run --generate 0)']]
+      : [];
   const facts: [string, string][] = [
     ['Target', targetFact(record)],
     ['Specification', `${escape(record.spec.title)} ${escape(record.spec.version)}`],
@@ -163,9 +201,10 @@ function runFacts(record: CertificationRecord): string {
     ['Run', `${escape(timeText(record.startedAt))} to ${escape(sameDay(record.startedAt, record.finishedAt) ? timeText(record.finishedAt).slice(11) : timeText(record.finishedAt))} (${(record.durationMs / 1000).toFixed(1)} s), ended ${escape(record.runStatus)}`],
     ['Cases', `${total}: ${passed} passed, ${failed} failed, ${notRun} not run`],
     ['Gate', gateFact(record)],
+    ...generation,
     ...moreFacts(record),
   ];
-  return `<dl class="facts">${facts.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('')}</dl>`;
+  return factsTable('run-facts', facts);
 }
 
 function tallyTable(record: CertificationRecord): string {
@@ -242,10 +281,13 @@ main { max-width: 1200px; margin: 0 auto; padding: 0 1.5rem 3rem; }
 #gate { margin-top: .5rem; padding: .35rem .6rem; background: rgba(255, 255, 255, .15); border-radius: 4px; display: inline-block; }
 .banner h1 { margin: 0; font-size: 2rem; letter-spacing: .04em; }
 .banner p { margin: .25rem 0 0; font-size: 1.05rem; }
+.banner #checked-by { font-size: .95rem; opacity: .9; }
 h2 { margin: 2rem 0 .75rem; font-size: 1.2rem; }
 code, pre { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-.facts { display: grid; grid-template-columns: max-content 1fr; gap: .45rem 1.2rem; margin: 0; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .8rem 1rem; }
-.facts dt { font-weight: 600; color: #57606a; } .facts dd { margin: 0; overflow-wrap: anywhere; }
+table.facts { width: auto; max-width: 100%; margin-bottom: .75rem; } table.facts td { overflow-wrap: anywhere; }
+table.facts th { font-weight: 600; color: #57606a; background: #f6f8fa; white-space: nowrap; }
+#generated-operations { width: auto; margin-bottom: .75rem; }
+#checked-by code, #record-target code { color: inherit; }
 dl.nested { display: grid; grid-template-columns: max-content 1fr; gap: 0 .8rem; margin: 0; } ul.nested { margin: 0; padding-left: 1.1rem; }
 .scroll { overflow-x: auto; }
 .accepted-why { color: var(--waived); font-weight: 600; }
@@ -283,7 +325,8 @@ button.copy.copied { background: #dafbe1; }
   #requirements tr.failed td:first-child, #requirements tr.warning td:first-child, #requirements tr.waived td:first-child, #requirements tr.known-failure td:first-child { border-left: none; }
   #requirements tr.failed { border-left: 4px solid var(--failed); } #requirements tr.warning { border-left: 4px solid var(--warning); } #requirements tr.waived, #requirements tr.known-failure { border-left: 4px solid var(--waived); }
   .exchange tr { display: block; border-bottom: 1px solid var(--line); } .exchange th, .exchange td { display: block; border: none; padding: .15rem .4rem; }
-  .facts { grid-template-columns: 1fr; gap: .1rem; } .facts dd { margin-bottom: .5rem; }
+  table.facts th, table.facts td { display: block; border: none; padding: .1rem .4rem; }
+  table.facts th { white-space: normal; }
   .curl { flex-direction: column; align-items: stretch; } .curl pre { width: 100%; }
   .exchange { width: 100%; }
 }
@@ -348,14 +391,32 @@ function counterexampleHtml(example: Counterexample): string {
   return `${escape(example.message)} (${request} → ${escape(answered)})${curl}`;
 }
 
-/** The body of the HTML report's section on generated inputs. */
+/** Each operation generation ran for: inputs sent, how long, and why it stopped early, if it did. */
+function generatedOperationsTable(generated: GeneratedRecord): string {
+  const rows = generated.operations.map((o) => {
+    const sent = `${o.inputs.sent} (${o.inputs.valid} valid, ${o.inputs.invalid} invalid)`;
+    const cells = [`<code>${escape(o.operation)}</code>`, escape(sent), secondsText(o.durationMs), escape(o.stopped ?? 'no')];
+    return `<tr><td>${cells[0]}</td><td class="number">${cells[1]}</td><td class="number">${cells[2]}</td><td>${cells[3]}</td></tr>`;
+  });
+  const head = '<tr><th>Operation</th><th>Requests sent</th><th>Time</th><th>Stopped early</th></tr>';
+  return `<table id="generated-operations"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The body of the HTML report's section on generated inputs: its settings, each operation, each requirement judged. */
 export function generatedHtml(generated: GeneratedRecord): string {
   const rows = generatedRows(generated).map(({ operation, requirement }) => {
     const example = requirement.counterexample;
     const detail = example === undefined ? '' : counterexampleHtml(example);
     return `<tr class="${requirement.verdict}"><td><code>${escape(operation.operation)}</code></td><td><code>${escape(requirement.id)}</code></td><td>${requirement.verdict}</td><td class="number">${requirement.inputs}</td><td>${detail}</td></tr>`;
   });
-  return `<p>${escape(generatedSummaryLine(generated))}.</p><table><thead><tr><th>Operation</th><th>Requirement</th><th>Verdict</th><th>Inputs</th><th>Minimal input</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  const settings = factsTable('generation-settings', [
+    ['Inputs', `${generated.inputs} random inputs per operation, after the boundary phase`],
+    ['Seed', `${generated.seed} (<code>--seed ${generated.seed}</code> draws the same inputs again)`],
+    ['Time allowed', budgetText(generated)],
+  ]);
+  const head = '<tr><th>Operation</th><th>Requirement</th><th>Verdict</th><th>Inputs</th><th>Minimal input</th></tr>';
+  const judged = `<table><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<p>${escape(generatedSummaryLine(generated))}.</p>${settings}${generatedOperationsTable(generated)}${judged}`;
 }
 
 function section(id: string, title: string, body: string): string {
@@ -368,9 +429,37 @@ function targetAndSignature(record: CertificationRecord, signature: RecordSignat
   return `<p id="record-target">Target <code>${escape(record.target.baseUrl)}</code>${record.target.embedded ? ' (the embedded reference server)' : ''}</p><p id="signature" class="${signed}">${escape(signatureText(signature).replace(/^./, (c) => c.toUpperCase()))}</p>`;
 }
 
+/** The header's line on what checked the target: the kit, the specification and the contract's digest. */
+function checkedByLine(record: CertificationRecord): string {
+  const { kit, spec, contract } = record;
+  const commit = kit.commit ? ` (commit <code>${escape(kit.commit.slice(0, 12))}</code>)` : '';
+  const sha = contract.sha256;
+  const digest = sha ? `, contract SHA-256 <code title="${escape(sha)}">${escape(sha.slice(0, 12))}…</code>` : '';
+  const checked = `${escape(kit.name)} ${escape(kit.version)}${commit} against ${escape(spec.title)} ${escape(spec.version)}`;
+  return `<p id="checked-by">Checked by ${checked}${digest}</p>`;
+}
+
+/** The header: the verdict and why, the gate when it had a say, the signature, the target, and what checked it. */
+function verdictHeader(record: CertificationRecord, signature: RecordSignature): string {
+  const verdict = runVerdictOf(record);
+  const { result, reason } = record.gate;
+  const gate = gateToolsUsed(record) ? `<p id="gate">Gate: <strong>${escape(result.toUpperCase())}</strong>: ${escape(reason)}</p>` : '';
+  const heading = `<h1>${escape(verdict.toUpperCase())}</h1><p id="verdict-reason">${escape(verdictReasonShown(record))}</p>`;
+  const lines = `${targetAndSignature(record, signature)}${checkedByLine(record)}`;
+  return `<header id="verdict" class="banner ${escape(bannerClass(record))}"><div>${heading}${gate}${lines}</div></header>`;
+}
+
+/** What needs attention: what fails the gate first, then what the gate accepts, then warnings; catalogue order in each. */
+function attentionOrder(record: CertificationRecord, requirements: RequirementRecord[]): RequirementRecord[] {
+  const accepted = (r: RequirementRecord) => gateAcceptance(record, r) !== undefined || verdictOf(r) !== 'warning';
+  const rank = (r: RequirementRecord) => (failsGate(record, r) ? 0 : accepted(r) ? 1 : 2);
+  return [...requirements].sort((a, b) => rank(a) - rank(b));
+}
+
 export function certificationHtml(record: CertificationRecord, signature: RecordSignature = UNSIGNED_RECORD): string {
   const verdict = runVerdictOf(record);
-  const attention = record.requirements.filter((r) => failsGate(record, r) || ['failed', 'warning', 'waived'].includes(verdictOf(r)));
+  const needsAttention = (r: RequirementRecord) => failsGate(record, r) || ['failed', 'warning', 'waived'].includes(verdictOf(r));
+  const attention = attentionOrder(record, record.requirements.filter(needsAttention));
   const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);
   let index = 0;
   const details = (requirements: RequirementRecord[], open: boolean) =>
@@ -385,11 +474,11 @@ export function certificationHtml(record: CertificationRecord, signature: Record
 <style>${STYLE}</style>
 </head>
 <body>
-<header id="verdict" class="banner ${escape(bannerClass(record))}"><div><h1>${escape(verdict.toUpperCase())}</h1>${targetAndSignature(record, signature)}<p id="verdict-reason">${escape(verdictReasonShown(record))}</p>${gateToolsUsed(record) ? `<p id="gate">Gate: <strong>${escape(record.gate.result.toUpperCase())}</strong>: ${escape(record.gate.reason)}</p>` : ''}</div></header>
+${verdictHeader(record, signature)}
 <main>
-${section('run', 'The run', runFacts(record))}
-${section('summary', 'Requirements by level', tallyTable(record))}
 ${section('attention', 'Needs attention', details(attention, true))}
+${section('summary', 'Requirements by level', tallyTable(record))}
+${section('run', 'The run', runFacts(record))}
 ${section('all', 'Every requirement', requirementsTable(record))}
 ${section('observations', 'Observations', details(observations, false))}
 ${record.generated ? section('generated', 'Generated inputs', generatedHtml(record.generated)) : ''}

@@ -4,19 +4,19 @@
 // renders what the cases found; it never re-checks. The verdict comes from each case's verdict
 // data, which no scrubber touches (reports/case-data.ts); when a case's data cannot be read the
 // run gets no record at all, so nothing can read it as a pass.
-import { closeSync, mkdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { loadContract, recordKinds } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, ENVELOPE_FILE, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RecordMessage, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, ENVELOPE_FILE, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, RUN_LOG_FILE, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RecordMessage, type RunDescription } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
-import { consoleHeading, consoleSummary, failedRequirementsConsole, notRunConsole, summaryMarkdown, type ReportPaths } from './console-summary.ts';
+import { consoleHeading, consoleSummary, failedRequirementsConsole, notRunConsole, summaryMarkdown, type ReportFiles } from './console-summary.ts';
 import { envelopeText, keyId, readSigningKey, signRecord, UNSIGNED_RECORD, type DsseEnvelope, type RecordSignature } from './attestation.ts';
 import { buildRecord, type CertificationRecord, type CaseOutcome, type GatePolicy, type RunContext, type Selection } from './record.ts';
-import { writeRecordRenderings } from './record-renderings.ts';
+import { writeRecordRenderings, type RenderingPaths } from './record-renderings.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
 
 export interface ConformanceReporterOptions {
@@ -33,6 +33,11 @@ export interface ConformanceReporterOptions {
   signingKeyFile?: string;
   /** The run command's record pipe (RunDescription.recordPipe): the record, or why there is none, is sent there too. */
   recordPipe?: number;
+}
+
+interface RecordPaths {
+  conformance: string;
+  summary: string;
 }
 
 function requirementsOf(test: TestCase): string[] {
@@ -219,7 +224,9 @@ export default class ConformanceReporter implements Reporter {
     writeFileSync(paths.summary, summaryMarkdown(record, signature));
     const renderings = writeRecordRenderings(record, this.outputDir, signature);
     const failures = `${notRunConsole(record)}${failedRequirementsConsole(record)}`;
-    process.stdout.write(`\n${consoleHeading(record, signature)}${failures}${failures ? '\n' : ''}${consoleSummary(record, { ...paths, junit: renderings.junit, html: renderings.certification }, process.cwd())}`);
+    const reports = this.reportFiles(paths, signed !== undefined, renderings);
+    const closing = consoleSummary(record, reports, process.cwd());
+    process.stdout.write(`\n${consoleHeading(record, signature)}${failures}${failures ? '\n' : ''}${closing}`);
     this.send(Buffer.concat([Buffer.from('{"record":'), recordBytes, Buffer.from('}')]));
     return undefined;
   }
@@ -258,14 +265,26 @@ export default class ConformanceReporter implements Reporter {
     return this.options.run.failLevel;
   }
 
-  private paths(): ReportPaths {
+  private paths(): RecordPaths {
+    return { conformance: join(this.outputDir, RECORD_FILE), summary: join(this.outputDir, SUMMARY_FILE) };
+  }
+
+  /** Every file of the run: the record, its envelope, the renderings, Playwright's JUnit and HTML, the run's log. */
+  private reportFiles(paths: RecordPaths, signed: boolean, renderings: RenderingPaths): ReportFiles {
     const junit = this.config && reporterOption(this.config, 'junit', 'outputFile');
     const html = this.config && reporterOption(this.config, 'html', 'outputFolder');
-    return {
-      conformance: join(this.outputDir, RECORD_FILE),
-      summary: join(this.outputDir, SUMMARY_FILE),
-      ...(junit ? { junit } : {}),
-      ...(html ? { html: join(html, 'index.html') } : {}),
-    };
+    const log = join(this.outputDir, RUN_LOG_FILE);
+    const files = [
+      paths.conformance,
+      ...(signed ? [join(this.outputDir, ENVELOPE_FILE)] : []),
+      paths.summary,
+      renderings.certification,
+      renderings.junit,
+      ...(junit ? [resolve(junit)] : []),
+      ...(html ? [join(resolve(html), 'index.html')] : []),
+      ...(existsSync(log) ? [log] : []),
+    ];
+    const link = this.options.run.latestLink;
+    return { dir: this.outputDir, files, ...(link ? { link } : {}) };
   }
 }

@@ -4,7 +4,7 @@
 // apart, each with why; the requirements the run did not run, each reason with what supplies it.
 // Then the record in short: the console's closing lines (verdict, counts, where the reports are)
 // and summary.md, which says the same in Markdown.
-import { relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import type { Level } from '../contract/index.ts';
 import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
 import { generatedSummaryLine } from './generated.ts';
@@ -43,18 +43,28 @@ export function failedRequirementsConsole(record: CertificationRecord): string {
 
 // --- The record in short: the console's closing lines and summary.md ------------------------
 
-export interface ReportPaths {
-  conformance: string;
-  summary: string;
-  junit?: string;
-  html?: string;
+/** What a run wrote, as the console lists it: every file, and the link naming its folder (reports/latest), if any. */
+export interface ReportFiles {
+  /** The run's report folder. */
+  dir: string;
+  /** Every file the run wrote, absolute paths, in the order they are listed. */
+  files: string[];
+  /** A link pointing at `dir`: the files are named through it. */
+  link?: string;
 }
 
 const VERDICT_WORDS: Record<RequirementVerdict, string> = { passed: 'passed', failed: 'failed', warning: 'warning', 'not-run': 'not run' };
 
 function tallyLine(record: CertificationRecord): string {
+  const accepted = acceptedRequirements(record).map(({ requirement }) => requirement);
+  const acceptedOf = (name: Level, verdict: RequirementVerdict) => {
+    const count = accepted.filter((r) => r.level === name && r.verdict === verdict).length;
+    return count > 0 ? ` (${count} accepted by the gate)` : '';
+  };
+  const counted = (name: Level, verdict: RequirementVerdict, word: string) =>
+    `${record.tally[name][verdict]} ${word}${acceptedOf(name, verdict)}`;
   const level = (name: Level, words: [RequirementVerdict, string][]) =>
-    `${name} ${words.filter(([verdict]) => record.tally[name][verdict] > 0 || verdict === 'passed').map(([verdict, word]) => `${record.tally[name][verdict]} ${word}`).join(', ')}`;
+    `${name} ${words.filter(([verdict]) => record.tally[name][verdict] > 0 || verdict === 'passed').map(([verdict, word]) => counted(name, verdict, word)).join(', ')}`;
   return [
     level('MUST', [['passed', 'passed'], ['failed', 'failed'], ['not-run', 'not run']]),
     level('SHOULD', [['passed', 'passed'], ['warning', 'warned'], ['not-run', 'not run']]),
@@ -66,12 +76,44 @@ function tallyLine(record: CertificationRecord): string {
 function notExercisedLine(record: CertificationRecord): string | undefined {
   const ids = record.requirements.filter((r) => r.notExercised).map((r) => r.id);
   if (ids.length === 0) return undefined;
-  return `not exercised: ${ids.join(', ')} (their cases ran, but no exchange gave a check that can break them anything to judge)`;
+  const [its, it] = ids.length === 1 ? ['its cases', 'it'] : ['their cases', 'them'];
+  return `not exercised: ${ids.join(', ')} (${its} ran, but no check that can break ${it} had an exchange to judge)`;
 }
 
 function casesLine(record: CertificationRecord): string {
   const { total, passed, failed, notRun } = record.cases;
-  return `${total} cases: ${passed} passed, ${failed} failed, ${notRun} not run`;
+  const accepted = acceptedRequirements(record).length > 0 ? ' (a failure the gate accepts fails no case)' : '';
+  return `${total} cases: ${passed} passed${accepted}, ${failed} failed, ${notRun} not run`;
+}
+
+const GATE_VERDICT_WORDS: Record<CertificationRecord['gate']['result'], string> = {
+  pass: 'PASSED',
+  fail: 'FAILED',
+  incomplete: 'INCOMPLETE',
+};
+
+/** What the gate set aside in deciding: waivers, the baseline, --allow-partial. */
+function gateToolsNamed(record: CertificationRecord): string {
+  const { gate } = record;
+  const tools = [
+    ...(gate.waived.length > 0 || gate.expiredWaivers.length > 0 ? ['waivers'] : []),
+    ...(gate.baseline ? ['the baseline'] : []),
+    ...(gate.allowPartial && record.verdict === 'incomplete' ? ['--allow-partial'] : []),
+  ];
+  return tools.join(' and ');
+}
+
+/**
+ * The verdict as it decides the exit code. Without waivers, a baseline or --allow-partial, the
+ * record's verdict does; with them the gate does, and the record's verdict follows as what the
+ * run found before them, so a passing gate over known failures reads as passed.
+ */
+export function verdictLines(record: CertificationRecord): string[] {
+  const recorded = `${record.verdict.toUpperCase()}: ${verdictReasonShown(record)}`;
+  if (!gateToolsUsed(record)) return [`Verdict: ${recorded}`];
+  const gate = GATE_VERDICT_WORDS[record.gate.result];
+  const decided = `Verdict: ${gate} by the gate, which sets the exit code: ${record.gate.reason}`;
+  return [decided, `  before ${gateToolsNamed(record)}: ${recorded}`];
 }
 
 /** The console's first line about the record: which target it certifies, and whether it is signed. */
@@ -80,17 +122,20 @@ export function consoleHeading(record: CertificationRecord, signature: RecordSig
 }
 
 /** The console's closing lines: verdict first, then counts, then where the reports are. */
-export function consoleSummary(record: CertificationRecord, paths: ReportPaths, cwd: string): string {
+export function consoleSummary(record: CertificationRecord, reports: ReportFiles, cwd: string): string {
   const show = (path: string) => (relative(cwd, path).startsWith('..') ? path : relative(cwd, path));
+  const inDir = (file: string) => !relative(reports.dir, file).startsWith('..');
+  const named = (file: string) =>
+    reports.link && inDir(file) ? join(reports.link, relative(reports.dir, file)) : file;
+  const heading = reports.link ? `Reports, in ${show(reports.link)}${sep} (${show(reports.dir)}):` : 'Reports:';
   const lines = [
-    `Verdict: ${record.verdict.toUpperCase()}: ${verdictReasonShown(record)}`,
-    ...(gateToolsUsed(record) ? [`Gate: ${record.gate.result.toUpperCase()}: ${record.gate.reason}`] : []),
+    ...verdictLines(record),
     `Cases: ${casesLine(record)} (${(record.durationMs / 1000).toFixed(1)} s)`,
     `Requirements: ${tallyLine(record)}`,
     ...optional(notExercisedLine(record), (line) => `  ${line}`),
     `Records: ${recordsGivenLine(record.inputs)}`,
-    'Reports:',
-    ...[paths.conformance, paths.summary, paths.junit, paths.html].filter((p): p is string => p !== undefined).map((p) => `  ${show(p)}`),
+    heading,
+    ...reports.files.map((file) => `  ${show(named(file))}`),
   ];
   return `${lines.join('\n')}\n`;
 }

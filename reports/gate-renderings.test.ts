@@ -12,7 +12,7 @@ import { certificationHtml } from './certification-html.ts';
 import { consoleSummary, failedRequirementsConsole, summaryMarkdown } from './console-summary.ts';
 import { githubAnnotations } from './github.ts';
 import type { CertificationRecord, GatePolicy } from './record.ts';
-import { caseOutcome, failedRun, findingOf, recordOf } from './test-support.ts';
+import { caseOutcome, failedRun, findingOf, generatedBreaking, recordOf } from './test-support.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'las-gate-renderings-'));
@@ -22,6 +22,12 @@ const TODAY = '2026-01-01';
 const WAIVED: GatePolicy = { allowPartial: true, waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix ships in 4.2', expires: '2026-12-31' }], today: TODAY };
 const BASELINE: GatePolicy = { allowPartial: true, waivers: [], baseline: { file: 'reports/last-release/conformance.json', failing: ['NG-META-PAGES'] }, today: TODAY };
 const EXPIRED: GatePolicy = { ...WAIVED, waivers: [{ ...WAIVED.waivers[0], expires: '2025-12-31' }] };
+
+/** The reason of a test case's <skipped>, which the JUnit consumer does not read back. */
+function skippedMessage(xml: string, testCase: string): string | undefined {
+  const at = xml.indexOf(`<testcase name="${testCase}"`);
+  return at < 0 ? undefined : /^[^]*?<skipped message="([^"]*)"\/>/.exec(xml.slice(at, xml.indexOf('</testcase>', at)))?.[1];
+}
 
 function junitOf(record: CertificationRecord, name: string) {
   const file = join(dir, `${name}.xml`);
@@ -42,13 +48,23 @@ for (const [name, gate, kind, why] of accepted) {
       expect(record).toMatchObject({ verdict: 'failed', gate: { result: 'pass' } });
     });
 
-    it(`junit.xml: a JUnit consumer sees no red case; the requirement is skipped with "${kind}: ${why}"`, () => {
+    it(`junit.xml: a JUnit consumer sees no red case; the requirement is skipped with one reason, "${why}"`, () => {
       const junit = junitOf(record, name.replace(/ /g, '-'));
       expect(redCases(junit).map((c) => c.name)).toEqual([]);
       const pages = junitCases(junit).find((c) => c.name.startsWith('NG-META-PAGES '))!;
       expect(pages.status).toBe('SKIP');
       expect(pages.metadata).toMatchObject({ verdict: kind, gate: why });
-      expect(requirementsJunit(record)).toContain(`<skipped message="${kind}: ${why}"/>`);
+      expect(requirementsJunit(record)).toContain(`<skipped message="${why}"/>`);
+    });
+
+    it('junit.xml with generated inputs that broke it too: no red case, the generated one skipped with the same reason', () => {
+      const withGenerated = failedRun({ gate, generated: generatedBreaking('NG-META-PAGES') });
+      const junit = junitOf(withGenerated, `${name.replace(/ /g, '-')}-generated`);
+      expect(junit.failed).toBe(0);
+      expect(redCases(junit).map((c) => c.name)).toEqual([]);
+      const generated = junitCases(junit).find((c) => c.name === 'listNotificationGroups · NG-META-PAGES')!;
+      expect(generated.status).toBe('SKIP');
+      expect(skippedMessage(requirementsJunit(withGenerated), generated.name)).toBe(why);
     });
 
     it('certification.html: its badge, count and reason say how the gate took it', () => {
@@ -71,10 +87,14 @@ for (const [name, gate, kind, why] of accepted) {
     });
 
     it('the console: no "Failed requirements", the failure listed as accepted with why', () => {
-      const text = failedRequirementsConsole(record) + consoleSummary(record, { conformance: 'conformance.json', summary: 'summary.md' }, '/');
+      const text = failedRequirementsConsole(record) + consoleSummary(record, { dir: '/r', files: ['/r/conformance.json', '/r/summary.md'] }, '/');
       expect(text).not.toContain('Failed requirements');
       expect(text).toContain(`Failures the gate accepts (1):\n  NG-META-PAGES (MUST, section 4.1): ${why}`);
-      expect(text).toContain('Gate: PASS: ');
+      expect(text).not.toMatch(/^Verdict: FAILED/m);
+      expect(text).toContain(`\nVerdict: PASSED by the gate, which sets the exit code: no failure left (1 failure ${kind === 'waived' ? 'waived' : 'known from the baseline'})\n`);
+      expect(text).toContain(`\n  before ${kind === 'waived' ? 'waivers' : 'the baseline'}: FAILED: 1 MUST requirement failed: NG-META-PAGES (${kind})\n`);
+      expect(text).toMatch(/\nCases: \d+ cases: \d+ passed \(a failure the gate accepts fails no case\), /);
+      expect(text).toMatch(/\nRequirements: MUST \d+ passed, 1 failed \(1 accepted by the gate\), /);
     });
 
     it('GitHub: a notice, no error', () => {
@@ -84,6 +104,19 @@ for (const [name, gate, kind, why] of accepted) {
     });
   });
 }
+
+describe('a failure nothing accepts, found by fixed cases and by generated inputs', () => {
+  it('junit.xml: a JUnit consumer finds exactly one failure, the requirement\'s; the generated case points at it', () => {
+    const record = failedRun({ generated: generatedBreaking('NG-META-PAGES') });
+    const junit = junitOf(record, 'unwaived-generated');
+    expect(junit.failed).toBe(1);
+    expect(redCases(junit).map((c) => c.name.split(' ')[0])).toEqual(['NG-META-PAGES']);
+    const generated = junitCases(junit).find((c) => c.name === 'listNotificationGroups · NG-META-PAGES')!;
+    expect(generated.status).toBe('SKIP');
+    const reason = skippedMessage(requirementsJunit(record), generated.name);
+    expect(reason).toMatch(/^counted once, as the failure of NG-META-PAGES · .* in the suite MUST requirements$/);
+  });
+});
 
 describe('a failure whose waiver has expired', () => {
   const record = failedRun({ gate: EXPIRED });

@@ -30,8 +30,13 @@ export function generatedRecord(settings: GenerationSettings, operations: Genera
   return { inputs: settings.inputs, seed: settings.seed, operationBudgetMs: settings.operationBudgetMs, totalBudgetMs: settings.totalBudgetMs, operations: ordered };
 }
 
+export interface GeneratedRow {
+  operation: GeneratedOperation;
+  requirement: GeneratedRequirement;
+}
+
 /** One row per operation and requirement. */
-export function generatedRows(generated: GeneratedRecord): { operation: GeneratedOperation; requirement: GeneratedRequirement }[] {
+export function generatedRows(generated: GeneratedRecord): GeneratedRow[] {
   return generated.operations.flatMap((operation) => operation.requirements.map((requirement) => ({ operation, requirement })));
 }
 

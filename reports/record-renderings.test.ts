@@ -38,7 +38,7 @@ beforeAll(() => {
   let annotations = '';
   reportToGithub(failed, { stepSummaryFile: stepSummary, summaryFile: join(dir, 'summary.md'), write: (text) => (annotations += text) });
   renderings = {
-    console: `${consoleHeading(failed)}${failedRequirementsConsole(failed)}\n${consoleSummary(failed, { conformance: '/r/conformance.json', summary: '/r/summary.md' }, '/r')}`,
+    console: `${consoleHeading(failed)}${failedRequirementsConsole(failed)}\n${consoleSummary(failed, { dir: '/r', files: ['/r/conformance.json', '/r/summary.md'] }, '/r')}`,
     'summary.md': summaryMarkdown(failed),
     'certification.html': certificationHtml(failed),
     'junit.xml': requirementsJunit(failed),

@@ -149,8 +149,8 @@ describe('buildRecord', () => {
 
   it('names the requirements not exercised in the console summary and in summary.md', () => {
     const record = buildRecord(input([everything({ exercised: SUITE_CHECKED.filter((id) => id !== 'AUTH-401-UNKNOWN-TOKEN').map((requirement) => ({ requirement, judged: 1, broken: 0 })) })]));
-    const line = 'not exercised: AUTH-401-UNKNOWN-TOKEN (their cases ran, but no exchange gave a check that can break them anything to judge)';
-    expect(consoleSummary(record, { conformance: '/r/conformance.json', summary: '/r/summary.md' }, '/r')).toContain(`\n  ${line}\n`);
+    const line = 'not exercised: AUTH-401-UNKNOWN-TOKEN (its cases ran, but no check that can break it had an exchange to judge)';
+    expect(consoleSummary(record, { dir: '/r', files: ['/r/conformance.json', '/r/summary.md'] }, '/r')).toContain(`\n  ${line}\n`);
     expect(summaryMarkdown(record)).toContain(`\n- N${line.slice(1)}\n`);
     expect(summaryMarkdown(record)).toContain('| AUTH-401-UNKNOWN-TOKEN | MUST | 5 | not run | 0 | 0 | not exercised: no request with an unknown token was answered |');
   });
@@ -255,11 +255,20 @@ describe('renderings', () => {
     expect(markdown).toMatch(/## Warnings\n\n\| Requirement[^\n]*\n[^\n]*\n\| AUTH-WWW-AUTHENTICATE \| SHOULD \| 5 \| warning \| 1 \| 1 \| no WWW-Authenticate/);
   });
 
-  it('the console ends with the verdict first, the case count and the report paths', () => {
-    const text = consoleSummary(record, { conformance: '/r/conformance.json', summary: '/r/summary.md', junit: '/r/junit.xml', html: '/r/html/index.html' }, '/r');
+  it('the console ends with the verdict first, the case count and every report file', () => {
+    const files = ['conformance.json', 'summary.md', 'junit.xml', 'html/index.html'].map((f) => `/r/${f}`);
+    const text = consoleSummary(record, { dir: '/r', files }, '/r');
     const lines = text.trimEnd().split('\n');
     expect(lines[0]).toBe('Verdict: FAILED: 1 MUST requirement failed: NG-META-PAGES');
     expect(lines[1]).toBe('Cases: 2 cases: 2 passed, 0 failed, 0 not run (1.5 s)');
-    expect(lines.slice(-4)).toEqual(['  conformance.json', '  summary.md', '  junit.xml', '  html/index.html']);
+    expect(lines.slice(-5)).toEqual(['Reports:', '  conformance.json', '  summary.md', '  junit.xml', '  html/index.html']);
+  });
+
+  it('names the reports through the latest link when the run has one', () => {
+    const dir = '/p/reports/2026-11-28T03-00-00Z';
+    const files = [`${dir}/conformance.json`, `${dir}/conformance.intoto.jsonl`, `${dir}/html/index.html`];
+    const lines = consoleSummary(record, { dir, files, link: '/p/reports/latest' }, '/p').trimEnd().split('\n');
+    const listed = ['reports/latest/conformance.json', 'reports/latest/conformance.intoto.jsonl', 'reports/latest/html/index.html'];
+    expect(lines.slice(-4)).toEqual(['Reports, in reports/latest/ (reports/2026-11-28T03-00-00Z):', ...listed.map((f) => `  ${f}`)]);
   });
 });

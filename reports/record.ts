@@ -68,7 +68,7 @@ export interface RequirementRecord {
   byTargetChoice?: true;
   /** The regression cases of the target file that ran under it, by name. */
   regressionCases?: string[];
-  /** Cases ran, but no exchange gave a judge that can break it anything to judge (the reason says why). */
+  /** Cases ran, but no judge that can break it had an exchange to judge (the reason says why). */
   notExercised?: true;
 }
 
@@ -237,7 +237,7 @@ export const MAX_EVIDENCE = 25;
 export const PROXY_ONLY_REASON = 'checked by the proxy only';
 export const UNCOVERED_REASON = 'no case of the suite covers it';
 /** Why a requirement whose cases ran was not exercised, when neither a judge nor the catalogue says more. */
-const UNEXERCISED_REASON = 'no exchange of the run gave a check that can break it anything to judge';
+const UNEXERCISED_REASON = 'no check that can break it had an exchange of the run to judge';
 const RAN: CaseStatus[] = ['passed', 'failed', 'timedOut', 'interrupted'];
 /** How the evidence of a case that failed with no finding to explain it begins. */
 export const CASE_FAILED_MESSAGE = 'the case failed: ';

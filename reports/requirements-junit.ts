@@ -4,10 +4,12 @@
 // pointer and the curl line; one not run, or one whose failure the gate accepts (a waiver, the
 // --baseline), is <skipped> with the reason, so a passing gate never shows a red test (the
 // accepted failure's findings stay in its output). Observations and warnings are listed once per
-// message. Rendered from the certification record alone. A run that generated inputs adds a test suite of them, a test case per operation and requirement.
+// message. Rendered from the certification record alone. A run that generated inputs adds a test
+// suite of them, a test case per operation and requirement; a requirement fails once in the file,
+// in its level's suite, so a generated input that broke it is skipped there with a pointer to
+// that failure (or with the gate's reason, when the gate accepts it) and its minimal input.
 import { LEVELS } from '../contract/index.ts';
-import { generatedRows } from './generated.ts';
-import type { Counterexample } from '../run-protocol/index.ts';
+import { generatedRows, type GeneratedRow } from './generated.ts';
 import { reproductionText } from '../run-protocol/reproduction.ts';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
 import { evidenceShortestFirst, failsGate, findingText, firstFinding, gateAcceptance, groupedEvidence, omittedCount, reasonText, shownVerdict, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
@@ -52,7 +54,8 @@ function skipped(record: CertificationRecord, requirement: RequirementRecord): b
 
 function skippedMessage(record: CertificationRecord, requirement: RequirementRecord): string {
   const acceptance = gateAcceptance(record, requirement);
-  if (acceptance) return `${acceptance.kind}: ${acceptance.why}`;
+  // `why` names the kind itself ("waived until …", "known failure in the baseline …").
+  if (acceptance) return acceptance.why;
   return `${verdictOf(requirement) === 'waived' ? 'waived' : 'not run'}: ${reasonText(requirement) ?? 'no reason recorded'}`;
 }
 
@@ -116,31 +119,69 @@ export function requirementsJunit(record: CertificationRecord): string {
   const name = `${record.kit.name} ${record.kit.version}: ${record.spec.title} ${record.spec.version} at ${record.target.baseUrl}, verdict ${record.verdict}`;
   const all = counts(record, record.requirements);
   const generated = generatedJunitSuite(record);
-  const total = generated ? { ...all, tests: all.tests + generated.tests, failures: all.failures + generated.failures } : all;
+  const total = generated
+    ? { ...all, tests: all.tests + generated.tests, skipped: all.skipped + generated.skipped }
+    : all;
   return [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="${attribute(name)}" ${countAttributes(total)} time="${seconds}">`, ...suites, ...(generated ? [generated.xml] : []), `</testsuites>`, ''].join('\n');
 }
 
-/** The <testsuite> of the generated inputs: a test case per operation and requirement, a failure with the minimal input's curl line. */
-export function generatedJunitSuite(record: CertificationRecord): { xml: string; tests: number; failures: number } | undefined {
+interface GeneratedSuite {
+  xml: string;
+  tests: number;
+  skipped: number;
+}
+
+/** Where a requirement's one <failure> is in junit.xml: its test case in its level's suite. */
+function failureCountedAt(requirement: RequirementRecord): string {
+  const suite = `${requirement.level} requirements`;
+  return `counted once, as the failure of ${requirementCaseName(requirement)} in the suite ${suite}`;
+}
+
+/**
+ * Why a generated test case whose input broke its requirement is skipped: the gate's reason, or
+ * where the failure is counted; undefined when the record does not count it as a failure.
+ */
+function generatedSkipReason(record: CertificationRecord, id: string): string | undefined {
+  const requirement = record.requirements.find((r) => r.id === id);
+  if (!requirement) return undefined;
+  const acceptance = gateAcceptance(record, requirement);
+  if (acceptance) return acceptance.why;
+  return failsGate(record, requirement) ? failureCountedAt(requirement) : undefined;
+}
+
+/**
+ * A generated test case's body: what it judged, or the minimal input that broke its requirement,
+ * skipped with the one reason the requirement's own test case gives.
+ */
+function generatedCaseBody(record: CertificationRecord, row: GeneratedRow): string[] {
+  const example = row.requirement.counterexample;
+  if (!example) return [`      <system-out>${text(`${row.requirement.inputs} generated inputs judged`)}</system-out>`];
+  const reason = generatedSkipReason(record, row.requirement.id);
+  const answer = `${example.method} ${example.path} → ${example.status ?? 'no answer'}`;
+  const input = `${example.message}\n${answer}, shrunk in ${example.shrinks} steps, ${reproductionText(example)}\n${example.curl}`;
+  const skipped = reason ? [`      <skipped message="${attribute(reason)}"/>`] : [];
+  return [...skipped, `      <system-out>${text(input)}</system-out>`];
+}
+
+/**
+ * The <testsuite> of the generated inputs: a test case per operation and requirement; a broken
+ * one is skipped, its failure counted in its level's suite.
+ */
+export function generatedJunitSuite(record: CertificationRecord): GeneratedSuite | undefined {
   if (!record.generated) return undefined;
   const rows = generatedRows(record.generated);
-  const cases = rows.map(({ operation, requirement }) => {
-    const open = `    <testcase name="${attribute(`${operation.operation} · ${requirement.id}`)}" classname="generated ${attribute(operation.operation)}" time="0">`;
-    const example = requirement.counterexample;
-    const failure = (example: Counterexample) => {
-      const message = attribute(`${requirement.id}: ${example.message} | reproduce: ${example.curl}`);
-      const answered = `${example.method} ${example.path} → ${example.status ?? 'no answer'}`;
-      const detail = `${answered}, shrunk in ${example.shrinks} steps, ${reproductionText(example)}\n${example.curl}`;
-      return `      <failure message="${message}" type="generated">${text(detail)}</failure>`;
-    };
-    const body = example
-      ? [failure(example)]
-      : [`      <system-out>${text(`${requirement.inputs} generated inputs judged`)}</system-out>`];
-    return [open, ...body, '    </testcase>'].join('\n');
+  const cases = rows.map((row) => {
+    const name = `${row.operation.operation} · ${row.requirement.id}`;
+    const classname = `generated ${row.operation.operation}`;
+    const open = `    <testcase name="${attribute(name)}" classname="${attribute(classname)}" time="0">`;
+    return [open, ...generatedCaseBody(record, row), '    </testcase>'].join('\n');
   });
-  const failures = rows.filter((r) => r.requirement.verdict === 'failed').length;
-  const xml = [`  <testsuite name="${attribute(`generated inputs (seed ${record.generated.seed})`)}" tests="${rows.length}" failures="${failures}" errors="0" skipped="0" time="0" timestamp="${attribute(record.startedAt)}">`, ...cases, '  </testsuite>'].join('\n');
-  return { xml, tests: rows.length, failures };
+  const broken = rows.filter((r) => r.requirement.counterexample && generatedSkipReason(record, r.requirement.id));
+  const skipped = broken.length;
+  const name = `generated inputs (seed ${record.generated.seed})`;
+  const counts = `tests="${rows.length}" failures="0" errors="0" skipped="${skipped}"`;
+  const open = `  <testsuite name="${attribute(name)}" ${counts} time="0" timestamp="${attribute(record.startedAt)}">`;
+  return { xml: [open, ...cases, '  </testsuite>'].join('\n'), tests: rows.length, skipped };
 }
 
 // Characters XML 1.0 cannot hold at all, even escaped.

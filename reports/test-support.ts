@@ -2,7 +2,7 @@
 // reporter builds them, so the tests render what a run writes.
 import { loadContract } from '../contract/index.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
-import { buildRecord, type CaseOutcome, type CertificationRecord, type RecordInput } from './record.ts';
+import { buildRecord, type CaseOutcome, type CertificationRecord, type GeneratedRecord, type RecordInput } from './record.ts';
 
 const contract = loadContract();
 
@@ -61,4 +61,17 @@ export function waivedIncompleteRun(): CertificationRecord {
     verdictReason: 'MUST requirements were not run',
     requirements: record.requirements.map((r) => (r.id === 'NG-META-PAGES' ? ({ ...r, verdict: 'waived', waiver: { reason: 'fixed in release 4.2', expires: '2027-03-01' } } as unknown as typeof r) : r)),
   };
+}
+
+/** Generation from seed 1 in which a minimal input broke `broken` on the list, and NG-FILTER-ACCEPTED held. */
+export function generatedBreaking(broken: string): GeneratedRecord {
+  const path = '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648';
+  const curl = `curl -i -g -X GET "$LAS_BASE_URL${path}" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"`;
+  const counterexample = { message: 'meta.pages is 0, ceil(total 27 / limit 1) is 27', method: 'GET', path, status: 200, curl, shrinks: 25 };
+  const requirements = [
+    { id: broken, inputs: 226, verdict: 'failed' as const, counterexample },
+    { id: 'NG-FILTER-ACCEPTED', inputs: 226, verdict: 'passed' as const },
+  ];
+  const operation = { operation: 'listNotificationGroups', inputs: { sent: 226, valid: 120, invalid: 106 }, durationMs: 5263, requirements };
+  return { inputs: 200, seed: 1, operationBudgetMs: 30_000, totalBudgetMs: 300_000, operations: [operation] };
 }

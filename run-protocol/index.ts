@@ -191,6 +191,11 @@ export interface RunDescription {
   failLevel: FailLevel;
   /** Where the reports go, an absolute path; absent: the default report directory. */
   reportDir?: string;
+  /**
+   * The link the run command points at reportDir when the run ends (reports/latest), an absolute
+   * path: the console names the reports through it.
+   */
+  latestLink?: string;
   /** A target file whose regression cases run alongside the suite, an absolute path. */
   regressionCasesFile?: string;
   /** The private key file (PEM) the record is signed with, an absolute path: a path, not the key. */

@@ -95,7 +95,8 @@ describe('the unfaulted reference server', () => {
     const closing = unfaulted.stdout.slice(unfaulted.stdout.indexOf('\nVerdict: ') + 1).trimEnd().split('\n');
     expect(closing[0]).toBe('Verdict: PASSED: no MUST requirement failed');
     expect(closing).toContain(`Cases: ${unfaultedRecord!.cases.total} cases: ${unfaultedRecord!.cases.total} passed, 0 failed, 0 not run (${(unfaultedRecord!.durationMs / 1000).toFixed(1)} s)`);
-    expect(closing.slice(-5)).toEqual(['Reports:', ...['conformance.json', 'summary.md', 'junit.xml', 'certification.html'].map((file) => `  ${join(root, 'no-fault', file)}`)]);
+    const written = ['conformance.json', 'summary.md', 'certification.html', 'junit.xml', 'junit-cases.xml', 'html/index.html', 'run.log'];
+    expect(closing.slice(-8)).toEqual(['Reports:', ...written.map((file) => `  ${join(root, 'no-fault', file)}`)]);
   });
 });
 

@@ -84,9 +84,9 @@ describe(`a kind of record the contract alone names (${KIND})`, () => {
     const line = kinds().map((kind) => `${recordKindLabel(kind)} ${kind === KIND ? 'given' : 'not given'}`).join(', ');
     expect(line).toContain('kit proof record id given, owner user id not given');
     expect(summaryMarkdown(record)).toContain(`- Records the creation cases name: ${line}\n`);
-    expect(consoleSummary(record, { conformance: 'conformance.json', summary: 'summary.md' }, process.cwd())).toContain(`Records: ${line}\n`);
+    expect(consoleSummary(record, { dir: process.cwd(), files: [] }, process.cwd())).toContain(`Records: ${line}\n`);
     const others = kinds().filter((kind) => kind !== KIND).map(recordKindLabel).join(', ');
-    expect(certificationHtml(record)).toContain(`<dt>Optional inputs</dt><dd>given: kit proof record id<br>not given: forbidden token, ${others}, legacy header name, certificate authorities</dd>`);
+    expect(certificationHtml(record)).toContain(`<tr><th scope="row">Optional inputs</th><td>given: kit proof record id<br>not given: forbidden token, ${others}, legacy header name, certificate authorities</td></tr>`);
     const none = buildRecord({ contract, kit: { name: 'las-conformance', version: '0.1.0' }, target: 'http://127.0.0.1:1/v3', context: { contractSha256: contractSha256() }, failLevel: 'must', startedAt: new Date('2026-01-01T00:00:00Z'), durationMs: 10, runStatus: 'passed', cases: [] });
     expect(none.inputs.records).toEqual(noneGiven());
   });

@@ -34,6 +34,18 @@ describe('regression cases in a target file', () => {
     expect(readRegressionCases(file, ids)).toEqual(added);
   });
 
+  const blockFiles: { title: string; before?: string }[] = [{ title: 'a new file' }, { title: 'a file whose list is empty, written []', before: 'baseUrl: https://staging.example.com/v3\nregressionCases: []\n' }];
+  for (const c of blockFiles) {
+    it(`are written to ${c.title} in block style, one key a line, as a person writes YAML`, () => {
+      const file = join(dir, `block-${blockFiles.indexOf(c)}.yaml`);
+      if (c.before !== undefined) writeFileSync(file, c.before);
+      saveRegressionCases(file, [pages('/notification-groups?filter[type]=portal')], ids);
+      const lines = readFileSync(file, 'utf8').split('\n');
+      expect(lines).toEqual(expect.arrayContaining(['regressionCases:', '  - name: pages rounded down', '    requirement: NG-META-PAGES', '    request:', '      method: GET']));
+      expect(lines.filter((line) => /[{[]/.test(line.replace(/filter\[type\]/, '')))).toEqual([]);
+    });
+  }
+
   it('never hold the same request for the same requirement twice, and keep names unique', () => {
     const file = join(dir, 'twice.yaml');
     saveRegressionCases(file, [pages('/notification-groups?page[limit]=3')], ids);

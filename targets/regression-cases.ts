@@ -4,7 +4,7 @@
 // requirement it must not break again, and why it is kept. `replay --save-cases` appends to the
 // list; `run` executes each case alongside the suite, under its requirement.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { isMap, isSeq, parseDocument, type Document } from 'yaml';
+import { Document, isMap, isSeq, parseDocument } from 'yaml';
 import { parseTargetDocument, TargetError, type TargetFile } from './target.ts';
 
 /** The credential a case sends, by scheme (section 5): the run's own token in it, or none. */
@@ -66,7 +66,8 @@ export function targetFileRegressionCases(file: TargetFile, requirementIds: read
  */
 export function saveRegressionCases(path: string, cases: readonly RegressionCase[], requirementIds: readonly string[]): RegressionCase[] {
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  const document: Document = text.trim() === '' ? parseDocument('{}') : parseDocument(text);
+  // A new file is a block mapping, as a person writes one (`parseDocument('{}')` would be a flow one).
+  const document: Document = text.trim() === '' ? new Document({}) : parseDocument(text);
   if (document.errors.length > 0) throw new TargetError(`target file ${path} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
   if (!isMap(document.contents)) throw new TargetError(`target file ${path} is not a YAML mapping`);
   const existing = text.trim() === '' ? [] : parseRegressionCases(text, path, requirementIds);
@@ -82,6 +83,9 @@ export function saveRegressionCases(path: string, cases: readonly RegressionCase
   }
   if (added.length === 0) return [];
   if (!isSeq(document.get('regressionCases'))) document.set('regressionCases', document.createNode([]));
+  const list = document.get('regressionCases');
+  // An empty `regressionCases: []` is a flow sequence: the cases appended to it are written one key a line.
+  if (isSeq(list)) list.flow = false;
   for (const c of added) document.addIn(['regressionCases'], document.createNode(c));
   const written = document.toString({ lineWidth: 0 });
   // The file must still be a target file: checked before it is written.

@@ -7,9 +7,9 @@ const complete: TargetSettings = { baseUrl: 'https://staging.example.com/v3/', s
 describe('target file', () => {
   it('reads the annotated example', () => {
     expect(readTargetFile(new URL('example.yaml', import.meta.url).pathname)).toEqual({
-      baseUrl: 'https://staging.example.com/v3',
+      baseUrl: 'http://127.0.0.1:4010/v3',
       legacyHeader: 'X-Svc-Session-Token',
-      fixtures: { ownerUserId: '6553f100c0ffee0000000001', collectionItemId: '6553f100c0ffee0000000002' },
+      fixtures: { ownerUserId: '6553f100c0ffeeba13248196', collectionItemId: '6553f100c0ffee382ddfb9f5' },
       requestTimeoutMs: 10000,
       maxBodyMiB: 8,
     });

@@ -262,6 +262,14 @@ function dockerInstructions(text: string): DockerInstruction[] {
 
 describe('the Dockerfile', () => {
   const instructions = dockerInstructions(DOCKERFILE);
+
+  test('its build context leaves out what a run or the checkout leaves behind: every entry of .gitignore', () => {
+    const entries = (file: string) => readFileSync(join(ROOT, file), 'utf8').split('\n').map((line) => line.trim().replace(/\/$/, '')).filter((line) => line !== '' && !line.startsWith('#'));
+    const ignored = entries('.dockerignore');
+    expect(entries('.gitignore').filter((entry) => !ignored.includes(entry))).toEqual([]);
+    // The kit's own reporters live in reports/ beside the runs' folders: only the latter are left out.
+    expect(ignored).not.toContain('reports');
+  });
   const one = (keyword: string) => instructions.filter((i) => i.keyword === keyword).map((i) => i.value);
 
   test('builds on an official Node image of a line users run (22 or 24)', () => {
