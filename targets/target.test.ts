@@ -4,6 +4,23 @@ import { mergeSettings, parseTargetFile, parseTargetWaivers, readTargetFile, res
 const LEGACY = 'X-Svc-Session-Token';
 const complete: TargetSettings = { baseUrl: 'https://staging.example.com/v3/', sessionToken: 'session-aaaa', pat: 'pat-bbbb' };
 
+/** The tail of the one line that refuses a setting holding a control character; its value is never in it. */
+const CONTROL_REFUSAL = 'check how it was set, a stray line break or escape sequence say; the value is not shown';
+
+/** Each kind of text setting with a control character in it: refused, naming the setting and where it is given. */
+function controlCharacterCases(): { title: string; settings: TargetSettings; message: string }[] {
+  const cases: [string, TargetSettings, string][] = [
+    ['a session token holding SOH', { ...complete, sessionToken: 'session-\u0001aaaa' }, 'the session token (--session-token, LAS_SESSION_TOKEN or credentials.sessionToken in the target file) holds a control character (U+0001)'],
+    ['a personal access token holding ESC', { ...complete, pat: 'pat-\u001b[2Jbbbb' }, 'the personal access token (--pat, LAS_PAT or credentials.pat in the target file) holds a control character (U+001B)'],
+    ['a forbidden token holding DEL', { ...complete, forbiddenToken: 'forbidden\u007f' }, 'the forbidden token (--forbidden-token, LAS_FORBIDDEN_TOKEN or credentials.forbiddenToken in the target file) holds a control character (U+007F)'],
+    ['a base URL holding BEL', { ...complete, baseUrl: 'https://staging.example.com/v3\u0007' }, 'the base URL (--base-url, LAS_BASE_URL or baseUrl in the target file) holds a control character (U+0007)'],
+    ['a legacy header name holding NUL', { ...complete, legacyHeader: 'X-Svc\u0000-Session-Token' }, 'the legacy header name (--legacy-header, LAS_LEGACY_HEADER or legacyHeader in the target file) holds a control character (U+0000)'],
+    ['a record id holding a C1 control', { ...complete, fixtures: { ownerUserId: '64aa\u009b0001' } }, 'the owner user id (--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId in the target file) holds a control character (U+009B)'],
+    ['an extra header value holding ESC', { ...complete, headers: { 'X-Gateway-Key': 'key\u001b]0;x\u0007' } }, 'a value of the extra headers (--header, LAS_HEADERS or headers in the target file) holds a control character (U+001B)'],
+  ];
+  return cases.map(([title, settings, said]) => ({ title, settings, message: `${said}: ${CONTROL_REFUSAL}` }));
+}
+
 describe('target file', () => {
   it('reads the annotated example', () => {
     expect(readTargetFile(new URL('example.yaml', import.meta.url).pathname)).toEqual({
@@ -81,6 +98,7 @@ describe('resolveTarget', () => {
     { title: 'an invalid legacy header name', settings: { ...complete, legacyHeader: 'X Session' }, message: 'the legacy header name "X Session" is not a valid HTTP header name' },
     { title: 'Authorization as the legacy header', settings: { ...complete, legacyHeader: 'authorization' }, message: 'the legacy header cannot be authorization: the kit sends that header itself' },
     { title: 'a fractional timeout', settings: { ...complete, requestTimeoutMs: 10.5 }, message: 'the request timeout must be a whole number of milliseconds from 100 to 600000, got 10.5' },
+    ...controlCharacterCases(),
     { title: 'a zero body cap', settings: { ...complete, maxBodyMiB: 0 }, message: 'the body size cap must be more than 0 and at most 1024 MiB, got 0' },
   ];
   for (const c of refused) {
@@ -88,6 +106,10 @@ describe('resolveTarget', () => {
       expect(() => resolveTarget(c.settings, LEGACY)).toThrow(new TargetError(c.message));
     });
   }
+
+  it('takes a tab in an extra header value, which a header may hold', () => {
+    expect(resolveTarget({ ...complete, headers: { 'X-Gateway-Key': 'a\tb' } }, LEGACY).extraHeaders).toEqual({ 'X-Gateway-Key': 'a\tb' });
+  });
 
   it('never echoes a base URL that carries credentials', () => {
     const secret = 'p4ssw0rd-in-url';
