@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { mergeSettings, parseTargetFile, parseTargetWaivers, readTargetFile, resolveTarget, settingsFromEnvironment, TargetError, targetEnvironment, type TargetSettings } from './target.ts';
+import {
+  mergeSettings,
+  parseTargetFile,
+  parseTargetWaivers,
+  readTargetFile,
+  resolveTarget,
+  settingSource,
+  settingsFromEnvironment,
+  TargetError,
+  targetEnvironment,
+  type TargetSettings,
+} from './target.ts';
 
 const LEGACY = 'X-Svc-Session-Token';
 const complete: TargetSettings = { baseUrl: 'https://staging.example.com/v3/', sessionToken: 'session-aaaa', pat: 'pat-bbbb' };
@@ -9,16 +20,62 @@ const CONTROL_REFUSAL = 'check how it was set, a stray line break or escape sequ
 
 /** Each kind of text setting with a control character in it: refused, naming the setting and where it is given. */
 function controlCharacterCases(): { title: string; settings: TargetSettings; message: string }[] {
-  const cases: [string, TargetSettings, string][] = [
-    ['a session token holding SOH', { ...complete, sessionToken: 'session-\u0001aaaa' }, 'the session token (--session-token, LAS_SESSION_TOKEN or credentials.sessionToken in the target file) holds a control character (U+0001)'],
-    ['a personal access token holding ESC', { ...complete, pat: 'pat-\u001b[2Jbbbb' }, 'the personal access token (--pat, LAS_PAT or credentials.pat in the target file) holds a control character (U+001B)'],
-    ['a forbidden token holding DEL', { ...complete, forbiddenToken: 'forbidden\u007f' }, 'the forbidden token (--forbidden-token, LAS_FORBIDDEN_TOKEN or credentials.forbiddenToken in the target file) holds a control character (U+007F)'],
-    ['a base URL holding BEL', { ...complete, baseUrl: 'https://staging.example.com/v3\u0007' }, 'the base URL (--base-url, LAS_BASE_URL or baseUrl in the target file) holds a control character (U+0007)'],
-    ['a legacy header name holding NUL', { ...complete, legacyHeader: 'X-Svc\u0000-Session-Token' }, 'the legacy header name (--legacy-header, LAS_LEGACY_HEADER or legacyHeader in the target file) holds a control character (U+0000)'],
-    ['a record id holding a C1 control', { ...complete, fixtures: { ownerUserId: '64aa\u009b0001' } }, 'the owner user id (--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId in the target file) holds a control character (U+009B)'],
-    ['an extra header value holding ESC', { ...complete, headers: { 'X-Gateway-Key': 'key\u001b]0;x\u0007' } }, 'a value of the extra headers (--header, LAS_HEADERS or headers in the target file) holds a control character (U+001B)'],
+  const cases: [string, TargetSettings, string, string, string][] = [
+    [
+      'a session token holding SOH',
+      { ...complete, sessionToken: 'session-\u0001aaaa' },
+      'the session token',
+      'sessionToken',
+      'U+0001',
+    ],
+    [
+      'a personal access token holding ESC',
+      { ...complete, pat: 'pat-\u001b[2Jbbbb' },
+      'the personal access token',
+      'pat',
+      'U+001B',
+    ],
+    [
+      'a forbidden token holding DEL',
+      { ...complete, forbiddenToken: 'forbidden\u007f' },
+      'the forbidden token',
+      'forbiddenToken',
+      'U+007F',
+    ],
+    [
+      'a base URL holding BEL',
+      { ...complete, baseUrl: 'https://staging.example.com/v3\u0007' },
+      'the base URL',
+      'baseUrl',
+      'U+0007',
+    ],
+    [
+      'a legacy header name holding NUL',
+      { ...complete, legacyHeader: 'X-Svc\u0000-Token' },
+      'the legacy header name',
+      'legacyHeader',
+      'U+0000',
+    ],
+    [
+      'a record id holding a C1 control',
+      { ...complete, fixtures: { ownerUserId: '64aa\u009b01' } },
+      'the owner user id',
+      'ownerUserId',
+      'U+009B',
+    ],
+    [
+      'an extra header value holding ESC',
+      { ...complete, headers: { 'X-Key': 'k\u001b]0;x' } },
+      'a value of the extra headers',
+      'headers',
+      'U+001B',
+    ],
   ];
-  return cases.map(([title, settings, said]) => ({ title, settings, message: `${said}: ${CONTROL_REFUSAL}` }));
+  return cases.map(([title, settings, setting, key, character]) => ({
+    title,
+    settings,
+    message: `${setting} (${settingSource(key)}) holds a control character (${character}): ${CONTROL_REFUSAL}`,
+  }));
 }
 
 describe('target file', () => {
@@ -108,7 +165,8 @@ describe('resolveTarget', () => {
   }
 
   it('takes a tab in an extra header value, which a header may hold', () => {
-    expect(resolveTarget({ ...complete, headers: { 'X-Gateway-Key': 'a\tb' } }, LEGACY).extraHeaders).toEqual({ 'X-Gateway-Key': 'a\tb' });
+    const tabbed = { 'X-Gateway-Key': 'a\tb' };
+    expect(resolveTarget({ ...complete, headers: tabbed }, LEGACY).extraHeaders).toEqual(tabbed);
   });
 
   it('never echoes a base URL that carries credentials', () => {
