@@ -158,22 +158,25 @@ describe('event clients', () => {
     feed.close();
   });
 
-  test(`at most ${EVENT_CLIENTS_PER_ADDRESS} from one address: ${EVENT_CLIENTS_MAX} readers from one client leave the operator room, from another client or the same`, () => {
+  const perClient = `at most ${EVENT_CLIENTS_PER_ADDRESS} from one address`;
+  test(`${perClient}: ${EVENT_CLIENTS_MAX} readers from one client leave the operator room, from it or another`, () => {
     const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
     const fromOne = Array.from({ length: EVENT_CLIENTS_MAX }, () => new FakeClient(0, '10.0.2.1'));
     expect(fromOne.map((reader) => feed.subscribe(reader as unknown as ServerResponse)).every(Boolean)).toBe(true);
     expect(feed.clientCount).toBe(EVENT_CLIENTS_PER_ADDRESS);
-    expect(fromOne.map((reader) => reader.ended)).toEqual(fromOne.map((_, i) => i < EVENT_CLIENTS_MAX - EVENT_CLIENTS_PER_ADDRESS));
+    const displaced = EVENT_CLIENTS_MAX - EVENT_CLIENTS_PER_ADDRESS;
+    expect(fromOne.map((reader) => reader.ended)).toEqual(fromOne.map((_, i) => i < displaced));
     expect(feed.subscribe(new FakeClient(0, '10.0.2.2') as unknown as ServerResponse)).toBe(true);
     const operator = new FakeClient(0, '10.0.2.1');
     expect(feed.subscribe(operator as unknown as ServerResponse)).toBe(true);
     expect(operator.ended).toBe(false);
     // The stream it displaced is told to wait before it reconnects, so two pages do not take turns every second.
-    expect(fromOne[EVENT_CLIENTS_MAX - EVENT_CLIENTS_PER_ADDRESS].endedWith).toBe(`retry: ${EVENT_STREAM_DISPLACED_RETRY_MS}\n\n`);
+    expect(fromOne[displaced].endedWith).toBe(`retry: ${EVENT_STREAM_DISPLACED_RETRY_MS}\n\n`);
     feed.close();
   });
 
-  test(`a stream that has not taken what it was sent by the next heartbeat (${EVENT_HEARTBEAT_MS / 1000} s) is idle and ends; one that reads is kept`, () => {
+  const heartbeat = `${EVENT_HEARTBEAT_MS / 1000} s`;
+  test(`a stream that has not taken a heartbeat (every ${heartbeat}) by the next ends; one that reads is kept`, () => {
     vi.useFakeTimers();
     try {
       const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
@@ -206,7 +209,9 @@ describe('event clients', () => {
 
   test('one client is one /64 of IPv6: new addresses of it do not give it more places', () => {
     const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
-    for (let i = 1; i <= EVENT_CLIENTS_MAX; i += 1) feed.subscribe(new FakeClient(0, `2001:db8:0:7::${i.toString(16)}`) as unknown as ServerResponse);
+    for (let i = 1; i <= EVENT_CLIENTS_MAX; i += 1) {
+      feed.subscribe(new FakeClient(0, `2001:db8:0:7::${i.toString(16)}`) as unknown as ServerResponse);
+    }
     expect(feed.clientCount).toBe(EVENT_CLIENTS_PER_ADDRESS);
     feed.close();
   });

@@ -19,7 +19,7 @@ export const EVENT_CLIENTS_MAX = 16;
  * always gets a page.
  */
 export const EVENT_CLIENTS_PER_ADDRESS = 4;
-/** How long a stream ended to make room is told to wait before it reconnects (ms), so two pages of one client do not take turns every second. */
+/** How long a stream ended to make room waits before it reconnects (ms): two pages of one client do not take turns. */
 export const EVENT_STREAM_DISPLACED_RETRY_MS = 60_000;
 /**
  * How often every stream is sent a comment (ms). A stream that has still not taken what it was
@@ -37,7 +37,7 @@ const EVENT_STREAM_RETRY_MS = 1000;
 /** Bytes a client may leave unread; past it, it is dropped (a paused page must not grow memory). */
 export const EVENT_CLIENT_BUFFER_MAX = 1024 * 1024;
 
-/** One event stream: the client it is counted for, the end of its lifetime, and what it left unread at the last heartbeat. */
+/** One event stream: the client it counts for, the end of its lifetime, what it left unread at the last heartbeat. */
 interface EventReader {
   client: string;
   lifetime: NodeJS.Timeout;

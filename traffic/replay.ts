@@ -57,7 +57,8 @@ const READ_ONLY_METHODS = new Set(['GET', 'HEAD']);
 function writeRefusal(method: string): string {
   const canonical = method.toUpperCase();
   if (READ_ONLY_METHODS.has(canonical)) {
-    return `${method} is not ${canonical}: a method's name is case-sensitive and a target may read it as another; --allow-writes sends it as recorded`;
+    const why = "a method's name is case-sensitive and a target may read it as another";
+    return `${method} is not ${canonical}: ${why}; --allow-writes sends it as recorded`;
   }
   return `${method} could write to the target; --allow-writes sends it`;
 }
