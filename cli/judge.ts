@@ -93,7 +93,9 @@ async function judgeCommand(files: string[], flags: JudgeFlags): Promise<number>
   }
   // A file with no exchange in it has no report: only the error is printed.
   if (tally.judged + tally.outsideApi === 0) {
-    process.stderr.write(`las-conformance: no entry of ${files.join(', ')} could be read as an exchange${tally.malformed > 0 ? ` (${tally.malformed} malformed)` : ''}\n`);
+    const malformed = tally.malformed > 0 ? ` (${tally.malformed} malformed)` : '';
+    const named = printable(files.join(', '));
+    process.stderr.write(`las-conformance: no entry of ${named} could be read as an exchange${malformed}\n`);
     return EXIT_USAGE;
   }
   const summary = summarizer.summary();
