@@ -196,13 +196,13 @@ describe('a hostile file: what verify, diff and judge print from it', () => {
   const failing = () => withHostileId(record([finding('NG-META-PAGES', `meta.pages is 2${ESCAPES}`)]), 'NG-META-PAGES');
   const diffHostile = () => runCliInProcess(['diff', write('old.json', record([])), write('new.json', failing())]);
   // A capture line without a response: judge names it by its method and path, the method as the file has it.
-  const malformedEntry = () => ({ request: { method: `GET${ESCAPES}`, url: 'http://127.0.0.1:1/v3/notification-groups' } });
+  const malformedEntry = () => ({ request: { method: `GET${ESCAPES}`, url: 'http://127.0.0.1:1/v3/x' } });
   const hostileTarget = () => retargeted(record([]), `http://127.0.0.1:1/v3${ESCAPES}`);
   const answers: [string, () => Promise<{ stdout: string; stderr: string }>][] = [
     ['verify, a requirement id', () => runCliInProcess(['verify', write('hostile.json', failing())])],
     ['diff, a requirement id and evidence', () => diffHostile()],
     ['verify, a target', () => runCliInProcess(['verify', write('target.json', hostileTarget())])],
-    ['judge, the method of a malformed entry', () => runCliInProcess(['judge', write('capture.ndjson', malformedEntry())])],
+    ['judge, a malformed entry\'s method', () => runCliInProcess(['judge', write('capture.ndjson', malformedEntry())])],
   ];
   for (const [what, answer] of answers) {
     it(`${what}: its control characters reach the terminal as pictures, never raw`, async () => {
