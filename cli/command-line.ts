@@ -1,6 +1,7 @@
 // The command line: the only place that reads flags and the environment.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { printableLines } from '../reports/terminal-text.ts';
 import { commandsFor } from './commands.ts';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 
@@ -26,7 +27,8 @@ export async function runCommandLine(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
       return;
     }
-    process.stderr.write(`las-conformance: ${(error as Error).message}\n`);
+    // A message may quote a file it read (a record's JSON, a key): shown, never obeyed by the terminal.
+    process.stderr.write(`las-conformance: ${printableLines((error as Error).message)}\n`);
     process.exitCode = EXIT_USAGE;
   }
 }

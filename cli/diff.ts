@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { diffMarkdown, diffRecords, readComparableRecord } from '../reports/diff.ts';
+import { printableLines } from '../reports/terminal-text.ts';
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
 
 export interface DiffFlags {
@@ -14,7 +15,8 @@ export interface DiffFlags {
 
 export function diffCommand(oldFile: string, newFile: string, flags: DiffFlags): { code: number; output: string } {
   const diff = diffRecords(readComparableRecord(oldFile), readComparableRecord(newFile), { old: oldFile, new: newFile });
-  const markdown = diffMarkdown(diff);
+  // A record's ids and evidence are its writer's text: shown, never obeyed by a terminal. JSON escapes them itself.
+  const markdown = printableLines(diffMarkdown(diff));
   const json = `${JSON.stringify(diff, null, 2)}\n`;
   if (flags.markdown) writeFileSync(flags.markdown, markdown);
   if (flags.jsonFile) writeFileSync(flags.jsonFile, json);

@@ -7,6 +7,7 @@ import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
 import { PROXY_DEFAULTS } from '../proxy/index.ts';
+import { printable } from '../reports/terminal-text.ts';
 import { renderViolationsHtml, renderViolationsMarkdown, ViolationsSummarizer } from '../reports/violations-summary.ts';
 import { emptyTally, judgeRecordedItem, malformedLine, type JudgingTally } from '../traffic/judge-recorded.ts';
 import { maxStringFor, readRecorded, UnreadableFileError } from '../traffic/recorded-files.ts';
@@ -65,7 +66,9 @@ async function judgeCommand(files: string[], flags: JudgeFlags): Promise<number>
         tally.entries += 1;
         if ('error' in item) {
           tally.malformed += 1;
-          if (tally.malformed <= MALFORMED_LISTED) process.stderr.write(`las-conformance: ${malformedLine(item)}\n`);
+          if (tally.malformed <= MALFORMED_LISTED) {
+            process.stderr.write(`las-conformance: ${printable(malformedLine(item))}\n`);
+          }
           continue;
         }
         const judged = judgeRecordedItem(judging, item);
@@ -90,7 +93,9 @@ async function judgeCommand(files: string[], flags: JudgeFlags): Promise<number>
   }
   // A file with no exchange in it has no report: only the error is printed.
   if (tally.judged + tally.outsideApi === 0) {
-    process.stderr.write(`las-conformance: no entry of ${files.join(', ')} could be read as an exchange${tally.malformed > 0 ? ` (${tally.malformed} malformed)` : ''}\n`);
+    const malformed = tally.malformed > 0 ? ` (${tally.malformed} malformed)` : '';
+    const named = printable(files.join(', '));
+    process.stderr.write(`las-conformance: no entry of ${named} could be read as an exchange${malformed}\n`);
     return EXIT_USAGE;
   }
   const summary = summarizer.summary();

@@ -1,18 +1,31 @@
 // `las-conformance verify` and `las-conformance diff` over records built in-process, and the
 // report directories of `run`: a record verifies only as it was written; a regression between
 // two records exits 1; each run keeps its own directory with `latest` pointing at the newest.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { buildRecord, type CaseOutcome, type CertificationRecord } from '../reports/record.ts';
 import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
-import { REPORT_DIR_ENTRIES } from '../run-protocol/index.ts';
+import { envelopeText, signRecord } from '../reports/attestation.ts';
+import { ENVELOPE_FILE, REPORT_DIR_ENTRIES } from '../run-protocol/index.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
 import { diffCommand } from './diff.ts';
-import { verifyCommand } from './verify.ts';
+import { ENVELOPE_MAX_BYTES, KEY_MAX_BYTES, verifyCommand } from './verify.ts';
 import { runCli, runCliInProcess } from './test-support.ts';
 
 const contract = loadContract();
@@ -161,6 +174,116 @@ describe('las-conformance diff', () => {
     const result = await runCli(['diff', write('list.json', [1, 2]), write('after.json', record([]))]);
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd()).toMatch(/^las-conformance: .*list\.json is not a conformance record \(conformance\.json\)/);
+  });
+});
+
+/** What a hostile record's writer puts in a requirement id: retitle the terminal, ring it, clear the screen. */
+const ESCAPES = '\u001b]0;PWNED\u0007\u001b[2J';
+/** The same as a terminal shows the kit's answer: each control character as its picture. */
+const ESCAPES_SHOWN = '\u241b]0;PWNED\u2407\u241b[2J';
+/** Any control character but the line feed between lines. */
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+function withHostileId(value: CertificationRecord, id: string): CertificationRecord {
+  return { ...value, requirements: value.requirements.map((q) => (q.id === id ? { ...q, id: `${id}${ESCAPES}` } : q)) };
+}
+
+function retargeted(value: CertificationRecord, baseUrl: string): CertificationRecord {
+  return { ...value, target: { ...value.target, baseUrl } };
+}
+
+describe('a hostile file: what verify, diff and judge print from it', () => {
+  const failing = () => withHostileId(record([finding('NG-META-PAGES', `meta.pages is 2${ESCAPES}`)]), 'NG-META-PAGES');
+  const diffHostile = () => runCliInProcess(['diff', write('old.json', record([])), write('new.json', failing())]);
+  // A capture line without a response: judge names it by its method and path, the method as the file has it.
+  const malformedEntry = () => ({ request: { method: `GET${ESCAPES}`, url: 'http://127.0.0.1:1/v3/x' } });
+  const hostileTarget = () => retargeted(record([]), `http://127.0.0.1:1/v3${ESCAPES}`);
+  const answers: [string, () => Promise<{ stdout: string; stderr: string }>][] = [
+    ['verify, a requirement id', () => runCliInProcess(['verify', write('hostile.json', failing())])],
+    ['diff, a requirement id and evidence', () => diffHostile()],
+    ['verify, a target', () => runCliInProcess(['verify', write('target.json', hostileTarget())])],
+    ['judge, a malformed entry\'s method', () => runCliInProcess(['judge', write('capture.ndjson', malformedEntry())])],
+  ];
+  for (const [what, answer] of answers) {
+    it(`${what}: its control characters reach the terminal as pictures, never raw`, async () => {
+      const { stdout, stderr } = await answer();
+      expect(stdout + stderr).not.toMatch(RAW_CONTROL);
+      expect(stdout + stderr).toContain(ESCAPES_SHOWN.slice(0, 6));
+    });
+  }
+});
+
+describe('verify: files it refuses to read, in one line (exit 2)', () => {
+  const signedRecord = () => {
+    const folder = join(dir, `signed-${Math.random().toString(36).slice(2)}`);
+    mkdirSync(folder);
+    const keys = generateKeyPairSync('ed25519');
+    const bytes = Buffer.from(JSON.stringify(record([])));
+    writeFileSync(join(folder, 'conformance.json'), bytes);
+    writeFileSync(join(folder, ENVELOPE_FILE), envelopeText(signRecord(bytes, record([]), keys.privateKey)));
+    writeFileSync(join(folder, 'key.pub.pem'), keys.publicKey.export({ type: 'spki', format: 'pem' }));
+    return { folder, file: join(folder, 'conformance.json'), key: join(folder, 'key.pub.pem') };
+  };
+  const linkToZero = (path: string) => {
+    rmSync(path, { force: true });
+    symlinkSync('/dev/zero', path);
+  };
+  type Signed = ReturnType<typeof signedRecord>;
+  const withKey = (s: Signed, ...more: string[]) => ['verify', s.file, '--key', s.key, ...more];
+  const envelopeOf = (s: Signed) => join(s.folder, ENVELOPE_FILE);
+  const refusals: [string, (signed: Signed) => string[], RegExp][] = [
+    ['the record linked to /dev/zero', (s) => (linkToZero(s.file), withKey(s)), /the record \S+ is a character device/],
+    ['--key linked to /dev/zero', (s) => (linkToZero(s.key), withKey(s)), /the public key \S+ is a character/],
+    ['the envelope linked to /dev/zero', (s) => (linkToZero(envelopeOf(s)), withKey(s)), /the envelope \S+ is a char/],
+    [
+      '--envelope as a pipe',
+      (s) => (execFileSync('mkfifo', [join(s.folder, 'pipe')]), withKey(s, '--envelope', join(s.folder, 'pipe'))),
+      /the envelope \S+pipe is a pipe/,
+    ],
+    ['the record as a directory', (s) => ['verify', s.folder], /the record \S+ is a directory/],
+    [
+      'an envelope past its size',
+      (s) => (writeFileSync(envelopeOf(s), ' '.repeat(ENVELOPE_MAX_BYTES + 1)), withKey(s)),
+      /the envelope \S+ holds more than 1 MiB, the most it may hold/,
+    ],
+    [
+      'a key past its size',
+      (s) => (writeFileSync(s.key, ' '.repeat(KEY_MAX_BYTES + 1)), withKey(s)),
+      /the public key \S+ holds more than 64 KiB/,
+    ],
+  ];
+  it('verifies the signed record these start from', () => {
+    const signed = signedRecord();
+    const verified = expect.stringMatching(/ verifies, signed by key /) as string;
+    expect(verifyCommand(signed.file, { key: signed.key })).toMatchObject({ code: 0, output: verified });
+  });
+  for (const [what, spoil, message] of refusals) {
+    it(`${what}`, async () => {
+      const result = await runCliInProcess(spoil(signedRecord()));
+      expect(result.code).toBe(2);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+    });
+  }
+});
+
+describe('verify: a record another version of the kit wrote', () => {
+  it('verifies its signature and says which kit wrote it and which checked it', () => {
+    const folder = join(dir, 'other-kit');
+    mkdirSync(folder, { recursive: true });
+    const keys = generateKeyPairSync('ed25519');
+    const older = { ...record([]), kit: { name: 'las-conformance', version: '0.0.9' } };
+    const bytes = Buffer.from(JSON.stringify(older));
+    writeFileSync(join(folder, 'conformance.json'), bytes);
+    writeFileSync(join(folder, ENVELOPE_FILE), envelopeText(signRecord(bytes, older, keys.privateKey)));
+    writeFileSync(join(folder, 'key.pub.pem'), keys.publicKey.export({ type: 'spki', format: 'pem' }));
+    const { code, output } = verifyCommand(join(folder, 'conformance.json'), { key: join(folder, 'key.pub.pem') });
+    expect(code).toBe(0);
+    expect(output.split('\n')[0]).toMatch(/ verifies, signed by key [0-9a-f]{16}… /);
+    const kit = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const ours = `this kit is las-conformance ${kit.version}`;
+    const said = `  kit: the record was written by las-conformance 0.0.9; ${ours}, whose contract checked it`;
+    expect(output.split('\n')[1]).toBe(said);
   });
 });
 

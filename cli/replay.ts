@@ -15,6 +15,7 @@ import { readRegressionCases, saveRegressionCases } from '../targets/regression-
 import { mergeSettings, readTargetFile, resolveTarget, settingsFromEnvironment } from '../targets/target.ts';
 import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
 import { malformedLine } from '../traffic/judge-recorded.ts';
+import { printable } from '../reports/terminal-text.ts';
 import { maxStringFor, readRecorded } from '../traffic/recorded-files.ts';
 import { regressionCasesOf, Replayer, type ReplayOutcome, type ReplayVerdict } from '../traffic/replay.ts';
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
@@ -71,13 +72,13 @@ async function replayCommand(files: string[], flags: ReplayFlags, env: Record<st
       for await (const item of readRecorded(file, maxStringFor(flags.maxBody))) {
         if ('error' in item) {
           malformed += 1;
-          process.stderr.write(`las-conformance: ${malformedLine(item)}\n`);
+          process.stderr.write(`las-conformance: ${printable(malformedLine(item))}\n`);
           continue;
         }
         const outcome = await replayer.replayEntry(item);
         if (outcome === null) continue;
         outcomes.push(outcome);
-        process.stdout.write(`${scrub(outcomeLine(outcome))}\n`);
+        process.stdout.write(`${printable(scrub(outcomeLine(outcome)))}\n`);
       }
     }
   } finally {

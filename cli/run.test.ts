@@ -91,6 +91,13 @@ const usageCases: UsageCase[] = [
     args: () => ['--base-url', reference.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--forbidden-token', TOKEN, '--report-dir', join(dir, 'forbidden')],
     stderr: /^las-conformance: GET \S+ with the forbidden token \(Authorization: Bearer r:…\) was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with --forbidden-token, /,
   },
+  // A setting holding a control character is its own fault, never the target's (ERR_INVALID_CHAR on every request).
+  {
+    title: 'a session token holding a control character',
+    args: () => ['--base-url', reference.baseUrl, '--pat', DEFAULT_CREDENTIALS.pat, '--report-dir', join(dir, 'ctl')],
+    env: { LAS_SESSION_TOKEN: `${TOKEN}\u0001` },
+    stderr: /^las-conformance: the session token \(--session-token, LAS_SESSION_TOKEN .+?\) holds a control character/,
+  },
   { title: 'a --header without a colon', args: () => ['--header', 'X-Gateway-Key'], stderr: /^las-conformance: --header must be "Name: value" with a valid header name \(got X-Gateway-Key without a colon\)$/ },
   { title: '--seed with --generate 0', args: () => ['--reference-server', '--generate', '0', '--seed', '3'], stderr: /^las-conformance: --seed given with --generate 0 \(or generate\.inputs: 0\), which turns generation off$/ },
   { title: 'a target file whose generate has no inputs', args: () => ['--target', join(dir, 'generate-typo.yaml')], stderr: /^las-conformance: target file .*generate-typo\.yaml: generate must have required property 'inputs'$/ },

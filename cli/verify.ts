@@ -7,20 +7,23 @@
 // least the default count and budgets: a buyer who chose the seed knows the vendor did not draw
 // seeds until one passed.
 // Exit 0 when it holds, 1 when it does not (each problem on its own line), 2 when the file cannot
-// be read or is not a record, or the key cannot be used.
-import { existsSync, readFileSync } from 'node:fs';
+// be read or is not a record, or the key cannot be used. Each file is read whole only when it is a
+// regular file within its stated size (RECORD_MAX_BYTES, ENVELOPE_MAX_BYTES, KEY_MAX_BYTES); what
+// the answer quotes from a record is shown with its control characters as visible pictures. A record
+// written by another version of the kit is checked the same way, and the answer says which.
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
 import { DEFAULT_GENERATED_INPUTS, ENVELOPE_FILE } from '../run-protocol/index.ts';
-import { envelopeProblems, keyId, readVerificationKey, UNSIGNED } from '../reports/attestation.ts';
+import { envelopeProblems, keyId, parseVerificationKey, UNSIGNED } from '../reports/attestation.ts';
 import type { CertificationRecord } from '../reports/record.ts';
-import { contractSha256 } from '../reports/run-context.ts';
+import { contractSha256, kitIdentity } from '../reports/run-context.ts';
+import { printableLines } from '../reports/terminal-text.ts';
 import {
   ensureRecordShaped,
   generationProblems,
   parseRecordBytes,
-  readRecordBytes,
   recordProblems,
   schemaProblems,
   type GenerationDemand,
@@ -28,6 +31,7 @@ import {
 import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS } from './run.ts';
 import { wholeNumber } from './options.ts';
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
+import { readWholeFile } from './input-files.ts';
 
 export interface VerifyFlags {
   /** The public key (PEM) the record must be signed by. */
@@ -48,6 +52,13 @@ function defaultGenerationWith(seed: number): GenerationDemand {
   };
 }
 
+/** The most a record may hold: a record the kit writes keeps at most 25 findings per requirement, far below it. */
+export const RECORD_MAX_BYTES = 64 * 1024 * 1024;
+/** The most a signature's envelope may hold: it holds one statement naming the record's digest and verdict. */
+export const ENVELOPE_MAX_BYTES = 1024 * 1024;
+/** The most a public key file may hold: a PEM key is a few hundred bytes. */
+export const KEY_MAX_BYTES = 64 * 1024;
+
 function recordLine(record: CertificationRecord): string {
   const embedded = record.target.embedded ? ' (the embedded reference server)' : '';
   return `target ${record.target.baseUrl}${embedded}, verdict ${record.verdict}, gate ${record.gate.result}, ${record.kit.name} ${record.kit.version}, contract ${record.contract.sha256.slice(0, 12)}…`;
@@ -60,29 +71,54 @@ function signatureCheck(bytes: Buffer, value: unknown, envelopePath: string, fla
     const unchecked = present ? `; ${envelopePath} holds a signature this did not check (give --key PUBLIC_KEY)` : '';
     return { problems: [], said: `${UNSIGNED}${unchecked}` };
   }
-  const key = readVerificationKey(flags.key);
+  const keyBytes = readWholeFile({ what: 'the public key', path: flags.key, maxBytes: KEY_MAX_BYTES });
+  const key = parseVerificationKey(keyBytes.toString('utf8'), flags.key);
   if (!present) return { problems: [`signature: there is no envelope at ${envelopePath}: the record is ${UNSIGNED}`], said: UNSIGNED };
+  const envelopeFile = { what: 'the envelope', path: envelopePath, maxBytes: ENVELOPE_MAX_BYTES };
+  const envelope = readWholeFile(envelopeFile).toString('utf8');
   // A record without the record's shape is not compared with a statement member by member: its digest already differs.
-  const problems = envelopeProblems(readFileSync(envelopePath, 'utf8'), bytes, (shaped ? value : undefined) as CertificationRecord | undefined, key);
+  const record = (shaped ? value : undefined) as CertificationRecord | undefined;
+  const problems = envelopeProblems(envelope, bytes, record, key);
   return { problems, said: `signed by key ${keyId(key).slice(0, 16)}… (${envelopePath})` };
 }
 
+/** A line saying the record names another kit than this one, or none when it names this one. */
+function otherKitLines(record: CertificationRecord): string[] {
+  const kit = kitIdentity();
+  if (record.kit.name === kit.name && record.kit.version === kit.version) return [];
+  const named = `${record.kit.name} ${record.kit.version}`;
+  const ours = `${kit.name} ${kit.version}`;
+  return [`  kit: the record was written by ${named}; this kit is ${ours}, whose contract checked it`];
+}
+
 export function verifyCommand(file: string, flags: VerifyFlags = {}): { code: number; output: string } {
-  const bytes = readRecordBytes(file);
+  const { code, output } = verifyRecord(file, flags);
+  // A record's ids, evidence and target are its writer's text: shown, never obeyed by a terminal.
+  return { code, output: printableLines(output) };
+}
+
+const lines = (texts: string[]): string => texts.map((text) => `${text}\n`).join('');
+
+function verifyRecord(file: string, flags: VerifyFlags): { code: number; output: string } {
+  const bytes = readWholeFile({ what: 'the record', path: file, maxBytes: RECORD_MAX_BYTES });
   const value = parseRecordBytes(bytes, file);
   ensureRecordShaped(value, file);
   const consistency = recordProblems(value, loadContract(), contractSha256());
-  const signature = signatureCheck(bytes, value, flags.envelope ?? join(dirname(file), ENVELOPE_FILE), flags, schemaProblems(value).length === 0);
+  const shaped = schemaProblems(value).length === 0;
+  const signature = signatureCheck(bytes, value, flags.envelope ?? join(dirname(file), ENVELOPE_FILE), flags, shaped);
   const record = value as CertificationRecord;
   // A record not of the record's shape already fails on its schema; its generated section is not read.
-  const shaped = schemaProblems(value).length === 0;
   const asked = flags.seed === undefined || !shaped ? undefined : defaultGenerationWith(flags.seed);
   const generation = asked === undefined ? [] : generationProblems(record, asked);
   const problems = [...signature.problems, ...consistency, ...generation];
-  if (problems.length > 0) return { code: EXIT_FAILED, output: `${file} does not verify:\n${problems.map((p) => `  ${p}`).join('\n')}\n` };
+  const kit = shaped ? otherKitLines(record) : [];
+  if (problems.length > 0) {
+    return { code: EXIT_FAILED, output: lines([`${file} does not verify:`, ...problems.map((p) => `  ${p}`), ...kit]) };
+  }
   const drawn = `generated inputs from seed ${flags.seed} with at least the default count and budgets`;
   const seed = flags.seed === undefined ? '' : `, ${drawn}`;
-  return { code: EXIT_OK, output: `${file} verifies, ${signature.said}${seed}: ${recordLine(record)}\n` };
+  const verified = `${file} verifies, ${signature.said}${seed}: ${recordLine(record)}`;
+  return { code: EXIT_OK, output: lines([verified, ...kit]) };
 }
 
 export function registerVerifyCommand(program: Command): void {

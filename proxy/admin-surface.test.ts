@@ -4,7 +4,15 @@ import { EventEmitter } from 'node:events';
 import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { DashboardFeed, EVENT_CLIENT_BUFFER_MAX, EVENT_CLIENTS_MAX, EVENT_CLIENTS_PER_ADDRESS, EVENT_STREAM_LIFETIME_MS } from './dashboard.ts';
+import {
+  DashboardFeed,
+  EVENT_CLIENT_BUFFER_MAX,
+  EVENT_CLIENTS_MAX,
+  EVENT_CLIENTS_PER_ADDRESS,
+  EVENT_HEARTBEAT_MS,
+  EVENT_STREAM_DISPLACED_RETRY_MS,
+  EVENT_STREAM_LIFETIME_MS,
+} from './dashboard.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { answering, eventually, send, startUpstream, type TestServer } from './test-support.ts';
 
@@ -71,14 +79,31 @@ test(`one client opening ${EVENT_CLIENTS_MAX} event streams on the admin port ca
     });
   const flood = await Promise.all(Array.from({ length: EVENT_CLIENTS_MAX }, () => open('127.0.0.1')));
   try {
-    expect(flood.filter((stream) => stream.statusCode === 200)).toHaveLength(EVENT_CLIENTS_PER_ADDRESS);
-    const operator = await open('127.0.0.2');
-    expect(operator.statusCode).toBe(200);
-    operator.destroy();
+    expect(flood.filter((stream) => stream.statusCode === 200)).toHaveLength(EVENT_CLIENTS_MAX);
+    // The operator from another address, and from the same one (a tunnel, a NAT): each gets a page.
+    for (const address of ['127.0.0.2', '127.0.0.1']) {
+      const operator = await open(address);
+      expect(operator.statusCode).toBe(200);
+      expect(await firstEvent(operator)).toMatch(/^retry: \d+\nevent: snapshot\ndata: \{/);
+      operator.destroy();
+    }
   } finally {
     for (const stream of flood) stream.destroy();
   }
 });
+
+/** The first event a stream sends. */
+function firstEvent(stream: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      text += chunk;
+      if (text.includes('\n\n')) resolve(text);
+    });
+    stream.on('error', reject);
+  });
+}
 
 test('the admin server listens on 127.0.0.1 unless told otherwise', () => {
   expect(new URL(proxy.adminUrl).hostname).toBe('127.0.0.1');
@@ -112,7 +137,12 @@ class FakeClient extends EventEmitter {
     this.emit('close');
   }
 
-  end(): void {
+  ended = false;
+  endedWith: string | undefined;
+
+  end(text?: string): void {
+    this.ended = true;
+    this.endedWith = text;
     this.emit('close');
   }
 }
@@ -128,12 +158,43 @@ describe('event clients', () => {
     feed.close();
   });
 
-  test(`at most ${EVENT_CLIENTS_PER_ADDRESS} from one address: ${EVENT_CLIENTS_MAX} readers from one client leave the operator room`, () => {
+  const perClient = `at most ${EVENT_CLIENTS_PER_ADDRESS} from one address`;
+  test(`${perClient}: ${EVENT_CLIENTS_MAX} readers from one client leave the operator room, from it or another`, () => {
     const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
-    const fromOne = Array.from({ length: EVENT_CLIENTS_MAX }, () => feed.subscribe(new FakeClient(0, '10.0.2.1') as unknown as ServerResponse));
-    expect(fromOne.filter(Boolean).length).toBe(EVENT_CLIENTS_PER_ADDRESS);
+    const fromOne = Array.from({ length: EVENT_CLIENTS_MAX }, () => new FakeClient(0, '10.0.2.1'));
+    expect(fromOne.map((reader) => feed.subscribe(reader as unknown as ServerResponse)).every(Boolean)).toBe(true);
+    expect(feed.clientCount).toBe(EVENT_CLIENTS_PER_ADDRESS);
+    const displaced = EVENT_CLIENTS_MAX - EVENT_CLIENTS_PER_ADDRESS;
+    expect(fromOne.map((reader) => reader.ended)).toEqual(fromOne.map((_, i) => i < displaced));
     expect(feed.subscribe(new FakeClient(0, '10.0.2.2') as unknown as ServerResponse)).toBe(true);
+    const operator = new FakeClient(0, '10.0.2.1');
+    expect(feed.subscribe(operator as unknown as ServerResponse)).toBe(true);
+    expect(operator.ended).toBe(false);
+    // The stream it displaced is told to wait before it reconnects, so two pages do not take turns every second.
+    expect(fromOne[displaced].endedWith).toBe(`retry: ${EVENT_STREAM_DISPLACED_RETRY_MS}\n\n`);
     feed.close();
+  });
+
+  const heartbeat = `${EVENT_HEARTBEAT_MS / 1000} s`;
+  test(`a stream that has not taken a heartbeat (every ${heartbeat}) by the next ends; one that reads is kept`, () => {
+    vi.useFakeTimers();
+    try {
+      const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
+      const paused = new FakeClient(0, '10.0.5.1');
+      const reading = new FakeClient(0, '10.0.5.2');
+      feed.subscribe(paused as unknown as ServerResponse);
+      feed.subscribe(reading as unknown as ServerResponse);
+      paused.writableLength = 3;
+      vi.advanceTimersByTime(EVENT_HEARTBEAT_MS);
+      expect(paused.destroyed).toBe(false);
+      vi.advanceTimersByTime(EVENT_HEARTBEAT_MS);
+      expect(paused.destroyed).toBe(true);
+      expect(reading.destroyed).toBe(false);
+      expect(feed.clientCount).toBe(1);
+      feed.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test(`${EVENT_CLIENTS_MAX / EVENT_CLIENTS_PER_ADDRESS} clients holding every place cannot keep the operator out: a newcomer takes the oldest stream of a client holding the most`, () => {
@@ -148,8 +209,10 @@ describe('event clients', () => {
 
   test('one client is one /64 of IPv6: new addresses of it do not give it more places', () => {
     const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
-    const accepted = Array.from({ length: EVENT_CLIENTS_MAX }, (_, i) => feed.subscribe(new FakeClient(0, `2001:db8:0:7::${(i + 1).toString(16)}`) as unknown as ServerResponse));
-    expect(accepted.filter(Boolean).length).toBe(EVENT_CLIENTS_PER_ADDRESS);
+    for (let i = 1; i <= EVENT_CLIENTS_MAX; i += 1) {
+      feed.subscribe(new FakeClient(0, `2001:db8:0:7::${i.toString(16)}`) as unknown as ServerResponse);
+    }
+    expect(feed.clientCount).toBe(EVENT_CLIENTS_PER_ADDRESS);
     feed.close();
   });
 
@@ -159,7 +222,6 @@ describe('event clients', () => {
       const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
       const idle = Array.from({ length: EVENT_CLIENTS_PER_ADDRESS }, () => new FakeClient(0, '10.0.4.1'));
       for (const reader of idle) feed.subscribe(reader as unknown as ServerResponse);
-      expect(feed.subscribe(new FakeClient(0, '10.0.4.1') as unknown as ServerResponse)).toBe(false);
       vi.advanceTimersByTime(EVENT_STREAM_LIFETIME_MS);
       expect(feed.clientCount).toBe(0);
       expect(feed.subscribe(new FakeClient(0, '10.0.4.1') as unknown as ServerResponse)).toBe(true);

@@ -216,6 +216,18 @@ function readHeaders(contract: Contract, request: AdmissionRequest, reading: Adm
   }
 }
 
+/** A query key's parts as qs reads them, bracketed or dotted (`a[b][c]`, `a.b`). */
+const QUERY_KEY_PARTS = /[[\].]/;
+
+/**
+ * Whether any part of a query key, at any depth, is a name JavaScript merges into the prototype:
+ * qs builds `constructor[prototype][type]=x` and `x[__proto__][y]=1` into nested objects.
+ */
+function namesPrototypeMember(key: string): boolean {
+  if (!key.includes('proto') && !key.includes('constructor')) return false;
+  return key.split(QUERY_KEY_PARTS).some((part) => PROTOTYPE_KEYS.has(part));
+}
+
 /**
  * One parse of the query: a `;` (a separator to some servers), a method override (which stands
  * for the request's over a header's), a prototype key, and for an operation's query a member in a
@@ -235,9 +247,11 @@ function readQuery(request: AdmissionRequest, reading: AdmissionReading): void {
   for (const pair of parseQueryPairs(raw)) {
     const name = pair.name.toLowerCase();
     if (METHOD_OVERRIDE_PARAMETERS.has(name)) methodOverride ??= `the query parameter ${name} asks to read this ${request.method.slice(0, 20)} as another method`;
-    if (reading.prototypeKey === null && (PROTOTYPE_KEYS.has(pair.name) || (pair.member !== undefined && PROTOTYPE_KEYS.has(pair.member)))) reading.prototypeKey = `the query key ${pair.name.slice(0, 40)}${pair.member === undefined ? '' : `[${pair.member.slice(0, 40)}]`} names a prototype member`;
-    if (shapes === null) continue;
     const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
+    if (reading.prototypeKey === null && namesPrototypeMember(key)) {
+      reading.prototypeKey = `the query key ${key.slice(0, 80)} names a prototype member`;
+    }
+    if (shapes === null) continue;
     if (reading.frameworkReading === null && key.charCodeAt(0) === 0x5b /* [ */) reading.frameworkReading = `the query key ${key.slice(0, 80)} opens with a bracket: qs reads it as the parameter inside the brackets, the contract as another name`;
     if (reading.documentMerge === null && shapes.documentMembers.size > 0 && shapes.documentMembers.has(documentRoot(key))) reading.documentMerge = `the query key ${key.slice(0, 80)} names a member of the request document, which Rails-style frameworks merge into the body they read`;
     const kind = shapes.members.get(key);

@@ -10,10 +10,23 @@ export const DASHBOARD_HTML = readFileSync(new URL('./dashboard.html', import.me
 
 const LATEST_KEPT = 50;
 const PUSH_INTERVAL_MS = 250;
-/** Event clients served at once; past it, /events answers 503. */
+/** Event clients served at once; past it, /events answers 503 unless a client holds more than a newcomer would. */
 export const EVENT_CLIENTS_MAX = 16;
-/** Event clients served at once from one client (an address; an IPv6 /64): one reader cannot take every place and lock the operator out. */
+/**
+ * Event clients served at once from one client (an address; an IPv6 /64): one reader cannot take
+ * every place. A client at it that opens another stream gets it, in place of its own oldest: the
+ * operator's page shares a client with whatever else reads from there (a tunnel, a NAT) and
+ * always gets a page.
+ */
 export const EVENT_CLIENTS_PER_ADDRESS = 4;
+/** How long a stream ended to make room waits before it reconnects (ms): two pages of one client do not take turns. */
+export const EVENT_STREAM_DISPLACED_RETRY_MS = 60_000;
+/**
+ * How often every stream is sent a comment (ms). A stream that has still not taken what it was
+ * sent by the next one is idle (its reader paused or gone) and ends, giving back its place long
+ * before its lifetime is over.
+ */
+export const EVENT_HEARTBEAT_MS = 15_000;
 /**
  * How long one event stream lasts (ms). A page's EventSource opens the next at once (the stream
  * says to retry after EVENT_STREAM_RETRY_MS), so an open dashboard stays live; a place taken by
@@ -23,6 +36,13 @@ export const EVENT_STREAM_LIFETIME_MS = 5 * 60_000;
 const EVENT_STREAM_RETRY_MS = 1000;
 /** Bytes a client may leave unread; past it, it is dropped (a paused page must not grow memory). */
 export const EVENT_CLIENT_BUFFER_MAX = 1024 * 1024;
+
+/** One event stream: the client it counts for, the end of its lifetime, what it left unread at the last heartbeat. */
+interface EventReader {
+  client: string;
+  lifetime: NodeJS.Timeout;
+  unreadAtHeartbeat: number;
+}
 
 export interface RuleCount {
   rule: string;
@@ -63,9 +83,10 @@ export class DashboardFeed {
   private readonly operations = new Map<string, OperationCount>();
   private latest: ViolationRecord[] = [];
   /** Event clients, oldest first: the client each is counted for, and the end of its stream's lifetime. */
-  private readonly clients = new Map<ServerResponse, { client: string; lifetime: NodeJS.Timeout }>();
+  private readonly clients = new Map<ServerResponse, EventReader>();
   private readonly clientsByAddress = new Map<string, number>();
   private pushTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly contract: Contract, private readonly identity: { upstream: string; mode: string }) {}
 
@@ -112,21 +133,52 @@ export class DashboardFeed {
 
   /**
    * Serves `/events`: the current snapshot at once, then a fresh one whenever something changed,
-   * for EVENT_STREAM_LIFETIME_MS; false when no place is left. Once every place is taken, a
+   * for EVENT_STREAM_LIFETIME_MS or until it is idle; false when no place is left. A client at
+   * EVENT_CLIENTS_PER_ADDRESS gets the place of its own oldest stream. Once every place is taken, a
    * newcomer holding fewer streams than the client holding the most takes the oldest of that
    * client's: readers from a few addresses cannot keep the operator's page out.
    */
   subscribe(res: ServerResponse): boolean {
     const client = clientKey(res.req?.socket.remoteAddress ?? '');
+    if ((this.clientsByAddress.get(client) ?? 0) >= EVENT_CLIENTS_PER_ADDRESS) this.displaceOldestOf(client);
     const held = this.clientsByAddress.get(client) ?? 0;
-    if (held >= EVENT_CLIENTS_PER_ADDRESS) return false;
     if (this.clients.size >= EVENT_CLIENTS_MAX && !this.makeRoomFor(held)) return false;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-    this.clients.set(res, { client, lifetime: setTimeout(() => res.end(), EVENT_STREAM_LIFETIME_MS).unref() });
+    const lifetime = setTimeout(() => res.end(), EVENT_STREAM_LIFETIME_MS).unref();
+    this.clients.set(res, { client, lifetime, unreadAtHeartbeat: 0 });
     this.clientsByAddress.set(client, held + 1);
     res.on('close', () => this.forget(res));
     this.send(res, `retry: ${EVENT_STREAM_RETRY_MS}\n${this.event()}`);
+    this.heartbeatTimer ??= setInterval(() => this.heartbeat(), EVENT_HEARTBEAT_MS).unref();
     return true;
+  }
+
+  /** Ends a client's oldest stream, telling its page to wait before it reconnects. */
+  private displaceOldestOf(client: string): void {
+    for (const [reader, held] of this.clients) {
+      if (held.client !== client) continue;
+      this.forget(reader);
+      reader.end(`retry: ${EVENT_STREAM_DISPLACED_RETRY_MS}\n\n`);
+      return;
+    }
+  }
+
+  /** A comment to every stream; a stream that still holds unread bytes from the last one is idle and ends. */
+  private heartbeat(): void {
+    for (const [res, reader] of [...this.clients]) {
+      if (reader.unreadAtHeartbeat > 0 && res.writableLength > 0) {
+        this.drop(res);
+        continue;
+      }
+      this.send(res, ': heartbeat\n\n');
+      reader.unreadAtHeartbeat = res.writableLength;
+    }
+    if (this.clients.size === 0) this.stopHeartbeat();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
   }
 
   /** Ends the oldest stream of the client holding the most, when it holds more than a newcomer holding `held` would; whether a place is free. */
@@ -166,6 +218,7 @@ export class DashboardFeed {
   close(): void {
     if (this.pushTimer) clearTimeout(this.pushTimer);
     this.pushTimer = null;
+    this.stopHeartbeat();
     for (const [client, { lifetime }] of this.clients) {
       clearTimeout(lifetime);
       client.end();

@@ -198,6 +198,15 @@ const invalidCreate = JSON.stringify({ data: { type: 'AttributeConfig', attribut
 const SMALL_MAX_BODY = 4096;
 const list = '/v3/notification-groups?filter[type]=portal';
 
+/** Query keys naming a prototype member at the top, below it, deep down and dotted. */
+const PROTOTYPE_QUERIES = [
+  '__proto__[admin]=1',
+  'constructor[prototype][type]=bogus',
+  'x[__proto__][y]=1',
+  'a[b][c][prototype]=1',
+  'x.constructor=1',
+];
+
 const unjudgedCases: UnjudgedCase[] = [
   { name: 'a body in an unknown content coding', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, 'content-encoding': 'x-foo' }, body: invalidCreate, status: 415, code: 'PROXY-CONTENT-CODING' },
   {
@@ -237,7 +246,13 @@ const unjudgedCases: UnjudgedCase[] = [
   { name: 'a GET with a form body', target: list, method: 'GET', headers: { ...session, 'content-type': 'application/x-www-form-urlencoded', 'content-length': '21' }, body: 'filter[type]=everyone', status: 400, code: 'PROXY-BODY-ON-GET' },
   ...['X-Original-URL', 'X-Rewrite-URL'].map((header) => ({ name: `${header}: /v3/attribute-configs on a GET`, target: list, headers: { ...session, [header]: '/v3/attribute-configs' }, status: 400, code: 'PROXY-REWRITE-HEADER' })),
   { name: 'a __proto__ member', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","__proto__":{"inUse":true}}}}', status: 400, code: 'PROXY-PROTOTYPE-KEY' },
-  { name: 'a __proto__ query key', target: `${list}&__proto__[admin]=1`, headers: session, status: 400, code: 'PROXY-PROTOTYPE-KEY' },
+  ...PROTOTYPE_QUERIES.map((query) => ({
+    name: `the prototype key in ${query}`,
+    target: `${list}&${query}`,
+    headers: session,
+    status: 400,
+    code: 'PROXY-PROTOTYPE-KEY',
+  })),
   // What qs (Express 4) or node:querystring (Express 5) read otherwise: the required filter past the first 1,000 parts, a key opening with a bracket.
   { name: `${QUERY_PARTS_READ_MAX} undeclared parameters ahead of the filter`, target: `/v3/notification-groups?${Array.from({ length: QUERY_PARTS_READ_MAX }, (_, i) => `x${i}=1`).join('&')}&filter[type]=portal`, headers: session, status: 400, code: 'PROXY-QUERY-READING' },
   ...['[page][limit]=100000', '[filter][type]=bogus', '%5Bfilter%5D%5Btype%5D=bogus', '[filter]type=bogus'].map((query) => ({ name: `the query ${query} beside a conforming one`, target: `${list}&${query}`, headers: session, status: 400, code: 'PROXY-QUERY-READING' })),

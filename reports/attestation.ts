@@ -122,7 +122,11 @@ export function readSigningKey(path: string): KeyObject {
 
 /** The public key `verify --key` checks with (a private key file gives its public half); SigningKeyError when the file holds none. */
 export function readVerificationKey(path: string): KeyObject {
-  const pem = readPem(path, 'public key');
+  return parseVerificationKey(readPem(path, 'public key'), path);
+}
+
+/** The public key a PEM text holds (read from `path`); SigningKeyError when it holds no Ed25519 public key. */
+export function parseVerificationKey(pem: string, path: string): KeyObject {
   let key: KeyObject;
   try {
     key = createPublicKey(pem);

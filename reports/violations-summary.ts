@@ -4,6 +4,7 @@
 import { LEVELS, LOCATIONS, maskCredentialQuery, maskedText, type Contract, type Level, type Location } from '../contract/index.ts';
 import { partyOf, VIOLATION_KEYS, type Party, type ViolationRecord } from '../proxy/violations.ts';
 import { SHED_RECORD_KEYS, type ShedRecord } from '../proxy/sheds.ts';
+import { printable } from './terminal-text.ts';
 
 export { partyOf, type Party };
 
@@ -270,18 +271,6 @@ function headline(summary: ViolationsSummary): string[] {
 
 function markdownCell(text: string): string {
   return printable(text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' '));
-}
-
-/**
- * Text a terminal shows as written: control characters (ESC, CR, BEL, ... from member names a
- * client chose) become their visible pictures (␛, ␍, ␇), so the Markdown on a terminal cannot
- * move the cursor, recolour or retitle it.
- */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
-  });
 }
 
 function markdownTable(header: string[], rows: string[][]): string[] {

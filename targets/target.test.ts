@@ -1,8 +1,82 @@
 import { describe, expect, it } from 'vitest';
-import { mergeSettings, parseTargetFile, parseTargetWaivers, readTargetFile, resolveTarget, settingsFromEnvironment, TargetError, targetEnvironment, type TargetSettings } from './target.ts';
+import {
+  mergeSettings,
+  parseTargetFile,
+  parseTargetWaivers,
+  readTargetFile,
+  resolveTarget,
+  settingSource,
+  settingsFromEnvironment,
+  TargetError,
+  targetEnvironment,
+  type TargetSettings,
+} from './target.ts';
 
 const LEGACY = 'X-Svc-Session-Token';
 const complete: TargetSettings = { baseUrl: 'https://staging.example.com/v3/', sessionToken: 'session-aaaa', pat: 'pat-bbbb' };
+
+/** The tail of the one line that refuses a setting holding a control character; its value is never in it. */
+const CONTROL_REFUSAL = 'check how it was set, a stray line break or escape sequence say; the value is not shown';
+
+/** Each kind of text setting with a control character in it: refused, naming the setting and where it is given. */
+function controlCharacterCases(): { title: string; settings: TargetSettings; message: string }[] {
+  const cases: [string, TargetSettings, string, string, string][] = [
+    [
+      'a session token holding SOH',
+      { ...complete, sessionToken: 'session-\u0001aaaa' },
+      'the session token',
+      'sessionToken',
+      'U+0001',
+    ],
+    [
+      'a personal access token holding ESC',
+      { ...complete, pat: 'pat-\u001b[2Jbbbb' },
+      'the personal access token',
+      'pat',
+      'U+001B',
+    ],
+    [
+      'a forbidden token holding DEL',
+      { ...complete, forbiddenToken: 'forbidden\u007f' },
+      'the forbidden token',
+      'forbiddenToken',
+      'U+007F',
+    ],
+    [
+      'a base URL holding BEL',
+      { ...complete, baseUrl: 'https://staging.example.com/v3\u0007' },
+      'the base URL',
+      'baseUrl',
+      'U+0007',
+    ],
+    [
+      'a legacy header name holding NUL',
+      { ...complete, legacyHeader: 'X-Svc\u0000-Token' },
+      'the legacy header name',
+      'legacyHeader',
+      'U+0000',
+    ],
+    [
+      'a record id holding a C1 control',
+      { ...complete, fixtures: { ownerUserId: '64aa\u009b01' } },
+      'the owner user id',
+      'ownerUserId',
+      'U+009B',
+    ],
+    [
+      'an extra header value holding ESC',
+      { ...complete, headers: { 'X-Key': 'k\u001b]0;x' } },
+      'a value of the extra headers',
+      'headers',
+      'U+001B',
+    ],
+  ];
+  return cases.map(([title, settings, setting, key, character]) => ({
+    title,
+    settings,
+    message: `${setting} (${settingSource(key)}) holds a control character (${character}): ${CONTROL_REFUSAL}`,
+  }));
+}
 
 describe('target file', () => {
   it('reads the annotated example', () => {
@@ -81,6 +155,7 @@ describe('resolveTarget', () => {
     { title: 'an invalid legacy header name', settings: { ...complete, legacyHeader: 'X Session' }, message: 'the legacy header name "X Session" is not a valid HTTP header name' },
     { title: 'Authorization as the legacy header', settings: { ...complete, legacyHeader: 'authorization' }, message: 'the legacy header cannot be authorization: the kit sends that header itself' },
     { title: 'a fractional timeout', settings: { ...complete, requestTimeoutMs: 10.5 }, message: 'the request timeout must be a whole number of milliseconds from 100 to 600000, got 10.5' },
+    ...controlCharacterCases(),
     { title: 'a zero body cap', settings: { ...complete, maxBodyMiB: 0 }, message: 'the body size cap must be more than 0 and at most 1024 MiB, got 0' },
   ];
   for (const c of refused) {
@@ -88,6 +163,11 @@ describe('resolveTarget', () => {
       expect(() => resolveTarget(c.settings, LEGACY)).toThrow(new TargetError(c.message));
     });
   }
+
+  it('takes a tab in an extra header value, which a header may hold', () => {
+    const tabbed = { 'X-Gateway-Key': 'a\tb' };
+    expect(resolveTarget({ ...complete, headers: tabbed }, LEGACY).extraHeaders).toEqual(tabbed);
+  });
 
   it('never echoes a base URL that carries credentials', () => {
     const secret = 'p4ssw0rd-in-url';

@@ -251,6 +251,7 @@ export function targetOnlySettingsGiven(settings: TargetSettings): string[] {
 
 /** Checks merged settings and fills defaults; throws TargetError with one actionable line. */
 export function resolveTarget(settings: TargetSettings, defaultLegacyHeader: string): Target {
+  refuseControlCharacters(settings);
   const baseUrl = checkedBaseUrl(settings.baseUrl);
   const credentials = checkedCredentials(settings);
   const legacyHeader = checkedLegacyHeader(settings.legacyHeader ?? defaultLegacyHeader);
@@ -265,11 +266,37 @@ export function resolveTarget(settings: TargetSettings, defaultLegacyHeader: str
   };
 }
 
+/** A control character (C0, DEL, C1); a header value may hold a tab (RFC 9110, 5.5), nothing else of them. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_CHARACTER_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
+
+/** `U+001B`: how a character is named where the value holding it must not be shown. */
+const codePoint = (character: string) => `U+${character.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * Every text setting holding a control character is refused as the setting's fault, named by its
+ * label and where it can be given, its value never shown (a token is a secret): sent as it is, it
+ * would fail every request (ERR_INVALID_CHAR) and read as the target's fault.
+ */
+function refuseControlCharacters(settings: TargetSettings): void {
+  for (const row of settingRows()) {
+    const value = settingValue(settings, row);
+    const texts = row.parse === 'headers' ? Object.values((value ?? {}) as Record<string, string>) : [value];
+    const pattern = row.parse === 'headers' ? CONTROL_CHARACTER_BUT_TAB : CONTROL_CHARACTER;
+    for (const text of texts) {
+      const found = typeof text === 'string' ? pattern.exec(text)?.[0] : undefined;
+      if (found === undefined) continue;
+      const where = row.parse === 'headers' ? 'a value of the extra headers' : `the ${row.label}`;
+      throw new TargetError(`${where} (${settingSource(row.key)}) holds a control character (${codePoint(found)}): `
+        + 'check how it was set, a stray line break or escape sequence say; the value is not shown');
+    }
+  }
+}
+
 function checkedExtraHeaders(headers: Record<string, string>, legacyHeader: string): Record<string, string> {
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
     if (!HEADER_NAME.test(name)) throw new TargetError(`the extra header name "${name}" is not a valid HTTP header name`);
     if ([...RESERVED_HEADERS, legacyHeader.toLowerCase()].includes(name.toLowerCase())) throw new TargetError(`the extra header cannot be ${name}: the cases set that header themselves`);
-    if (/[\r\n\0]/.test(value)) throw new TargetError(`the value of the extra header ${name} contains a line break`);
   }
   return headers;
 }

@@ -3,6 +3,7 @@
 // still reproduce, against the server without the faults they are fixed; no credential is ever in
 // a capture file; writes are sent only when allowed; reproduced exchanges become regression cases.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +112,56 @@ describe('capture, then replay', () => {
     const again = await runCli(['replay', ...captureFiles(), ...faultedTarget(), '--save-cases', targetFile]);
     expect(again.stdout).toContain(`${targetFile}: 0 regression cases added`);
   }, 60_000);
+});
+
+/** A server on 127.0.0.1 that counts the connections made to it and answers none. */
+async function countingListener(): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/v3`,
+    connections: () => connections,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('replay without --allow-writes: recorded methods that are not exactly GET or HEAD', () => {
+  /** The captured reads, their method renamed. */
+  function withMethods(methods: string[]): string {
+    const lines = captureFiles().flatMap((file) => readFileSync(file, 'utf8').trim().split('\n'));
+    const read = lines.find((line) => (JSON.parse(line) as { request: { method: string } }).request.method === 'GET')!;
+    const renamed = methods.map((method) => {
+      const entry = JSON.parse(read) as { request: { method: string } };
+      entry.request.method = method;
+      return JSON.stringify(entry);
+    });
+    const file = join(dir, 'renamed-methods.ndjson');
+    writeFileSync(file, `${renamed.join('\n')}\n`);
+    return file;
+  }
+
+  it('a recorded Get, get or GET with escapes is not sent, its line says why, escapes as pictures', async () => {
+    const listener = await countingListener();
+    try {
+      const file = withMethods(['Get', 'get', 'GET\u001b]0;PWNED\u0007']);
+      const tokens = ['--session-token', 'replay-session-7f3e', '--pat', 'replay-pat-9c1d'];
+      const result = await runCliInProcess(['replay', file, '--base-url', listener.url, ...tokens]);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines[0]).toMatch(/^not sent: Get is not GET: a method's name is case-sensitive and a target may /);
+      expect(lines[1]).toMatch(/^not sent: get is not GET: /);
+      expect(lines[2]).toMatch(/^not sent: GET\u241b]0;PWNED\u2407 could write to the target; --allow-writes sends it/);
+      expect(result.stdout + result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      expect(listener.connections()).toBe(0);
+      expect(result.code).toBe(3);
+    } finally {
+      await listener.close();
+    }
+  });
 });
 
 describe('a saved regression case in run', () => {

@@ -4,7 +4,8 @@
 // answer is judged through the same path as the proxy's, and each original MUST finding about the
 // service is told apart: still reproduces, fixed, or changed (another MUST finding in its place).
 // Requests that could write (anything but GET and HEAD, or one carrying a method override) are
-// sent only when allowed.
+// sent only when allowed. A method's name is case-sensitive (RFC 9110, 9.1): a recorded `Get` is
+// not GET, a target may read it as any method, so it too is sent only when allowed, as recorded.
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
@@ -51,6 +52,16 @@ export interface Replay {
 }
 
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD']);
+
+/** Why a request whose method is not exactly GET or HEAD is not sent without --allow-writes. */
+function writeRefusal(method: string): string {
+  const canonical = method.toUpperCase();
+  if (READ_ONLY_METHODS.has(canonical)) {
+    const why = "a method's name is case-sensitive and a target may read it as another";
+    return `${method} is not ${canonical}: ${why}; --allow-writes sends it as recorded`;
+  }
+  return `${method} could write to the target; --allow-writes sends it`;
+}
 /**
  * The recorded headers a replayed request (and a saved regression case) sends again: what the
  * contract reads of a request besides its credential. Nothing that names the client (User-Agent,
@@ -202,7 +213,9 @@ export class Replayer {
     const originalRules = serviceMustFindings(original);
     if (originalRules.length === 0) return { ...base, verdict: 'nothing-to-check', reason: 'no MUST finding about the service was recorded for it' };
     if (replayed.unsendable) return { ...base, verdict: 'not-sent', reason: replayed.unsendable };
-    if (!this.replay.allowWrites && !READ_ONLY_METHODS.has(requestCase.method.toUpperCase())) return { ...base, verdict: 'not-sent', reason: `${requestCase.method} could write to the target; --allow-writes sends it` };
+    if (!this.replay.allowWrites && !READ_ONLY_METHODS.has(requestCase.method)) {
+      return { ...base, verdict: 'not-sent', reason: writeRefusal(requestCase.method) };
+    }
     if (!this.replay.allowWrites && replayed.overrides.length > 0) return { ...base, verdict: 'not-sent', reason: `${replayed.overrides.join(', ')} could make the target read this ${requestCase.method} as another method or path; --allow-writes sends it` };
     const sent = await this.send(requestCase);
     if (!sent.ok) return { ...base, verdict: 'no-answer', reason: sent.failure };

@@ -8,6 +8,11 @@
 // MUST findings, `judge` over the three capture directories; the alert rules, as Prometheus loaded
 // them, name each rule the service broke.
 //
+// A second fleet, without Prometheus, in front of an upstream that takes a while to answer: one
+// replica is killed (SIGKILL, no draining) while GETs are in flight on it, under a load bounded
+// in requests, concurrency and time; HAProxy sends each of those GETs again to another replica,
+// so no client sees an error.
+//
 // The files are used as written: HAProxy reads the replicas' addresses from the environment
 // variables the file names, Prometheus finds the replicas in the file-discovery file and the
 // token in the file its configuration names. Only the scrape and evaluation intervals are
@@ -21,7 +26,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { LEVELS, loadContract, type Level } from '../../contract/index.ts';
 import { hermeticEnvironment, runCliInProcess, spawnCli, type CliProcess } from '../../cli/test-support.ts';
-import { eventually, send } from '../../proxy/test-support.ts';
+import { eventually, send, startUpstream, type TestServer } from '../../proxy/test-support.ts';
 import { PARTIES, summarizeViolations, type Party } from '../../reports/violations-summary.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
 import { fleetChoice, fleetTestRunsHere, freePort, HAPROXY_CONFIG, haproxyEnvironment } from '../../test-support/fleet.ts';
@@ -83,9 +88,9 @@ async function stopEngine(engine: Engine | undefined): Promise<void> {
   await engine.exit;
 }
 
-async function startReplica(index: number, upstream: string, tokenFile: string): Promise<Replica> {
-  const log = join(dir, 'logs', `replica-${index}.ndjson`);
-  const captures = join(dir, 'captures', `replica-${index}`);
+async function startReplica(index: number, upstream: string, tokenFile: string, root = dir): Promise<Replica> {
+  const log = join(root, 'logs', `replica-${index}.ndjson`);
+  const captures = join(root, 'captures', `replica-${index}`);
   const cli = spawnCli(['proxy', '--upstream', upstream, '--port', '0', '--admin-port', '0', '--violations', log, '--capture', captures, '--admin-token-file', tokenFile, '--log-level', 'warn', '--forwarded-headers', '--trusted-proxies', '127.0.0.1'], hermeticEnvironment());
   const banner = await eventually(`replica ${index}'s first line`, () => /serving (\S+) .*admin (\S+),/.exec(cli.stdout()) ?? (cli.child.exitCode === null ? undefined : [`exited: ${cli.stderr()}`]), STARTUP_MS);
   expect(banner.length, String(banner[0])).toBe(3);
@@ -256,6 +261,102 @@ test.runIf(fleetTestRunsHere)('three replicas behind HAProxy, scraped by Prometh
   expect(replicas.every((replica) => readdirSync(replica.captures).length > 0)).toBe(true);
 
   process.stdout.write(`fleet test: ${sent} exchanges through HAProxy over ${REPLICAS} replicas (${summaries.map((s) => s.exchanges).join(' + ')}), findings ${JSON.stringify(summed)}, in ${((performance.now() - started) / 1000).toFixed(1)} s after the replicas started\n`);
+}, 90_000);
+
+/** The load a replica is killed under: bounded in requests, in requests at once and in time. */
+const KILL_LOAD = { requests: 300, concurrency: 12, deadlineMs: 30_000, killAfterAnswers: 60 };
+/** How long the slow upstream takes to answer (ms): long enough that GETs are in flight on the replica killed. */
+const UPSTREAM_DELAY_MS = 150;
+const LIST_PAGE = JSON.stringify({ data: [], meta: { total: 0, pages: 0, page: 1, offset: 0, limit: 1 } });
+
+/** An upstream answering every request with an empty list page after UPSTREAM_DELAY_MS, counting those it holds. */
+async function startSlowUpstream(): Promise<TestServer & { inFlight: () => number }> {
+  let inFlight = 0;
+  const server = await startUpstream((req, res) => {
+    req.resume();
+    inFlight += 1;
+    setTimeout(() => {
+      inFlight -= 1;
+      res.writeHead(200, { 'content-type': 'application/vnd.api+json' }).end(LIST_PAGE);
+    }, UPSTREAM_DELAY_MS);
+  });
+  return { ...server, inFlight: () => inFlight };
+}
+
+/** What each GET of a bounded load got: a status, or the error that came instead. */
+interface LoadOutcome {
+  statuses: number[];
+  errors: string[];
+}
+
+/** GETs to `url`, as many at once and in all and for as long as KILL_LOAD says; `onAnswer` sees each count. */
+async function boundedLoad(
+  url: string,
+  headers: Record<string, string>,
+  onAnswer: (answered: number) => void,
+): Promise<LoadOutcome> {
+  const outcome: LoadOutcome = { statuses: [], errors: [] };
+  const deadline = performance.now() + KILL_LOAD.deadlineMs;
+  let started = 0;
+  const worker = async () => {
+    while (started < KILL_LOAD.requests && performance.now() < deadline) {
+      started += 1;
+      try {
+        outcome.statuses.push((await send(url, { headers })).status);
+      } catch (error) {
+        outcome.errors.push((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+      }
+      onAnswer(outcome.statuses.length + outcome.errors.length);
+    }
+  };
+  await Promise.all(Array.from({ length: KILL_LOAD.concurrency }, worker));
+  return outcome;
+}
+
+const KILLED_TITLE = 'a replica killed with GETs in flight on it: HAProxy sends them on, no client sees an error';
+test.runIf(fleetTestRunsHere)(KILLED_TITLE, async () => {
+  const root = join(dir, 'killed');
+  mkdirSync(join(root, 'logs'), { recursive: true });
+  const tokenFile = join(dir, 'admin-token');
+  const upstream = await startSlowUpstream();
+  const upstreamBase = `${upstream.url}/v3`;
+  const fleet: Replica[] = [];
+  let balancer: Engine | undefined;
+  try {
+    const started = Array.from({ length: REPLICAS }, (_, i) => startReplica(i + 1, upstreamBase, tokenFile, root));
+    fleet.push(...(await Promise.all(started)));
+    const port = await freePort();
+    const addresses = fleet.map((r) => ({ url: r.baseUrl, adminUrl: r.adminUrl }));
+    const environment = haproxyEnvironment(`127.0.0.1:${port}`, addresses);
+    balancer = startEngine(fleetChoice.haproxy.executablePath!, ['-f', HAPROXY_CONFIG, '-db'], environment);
+    const listening = async () => {
+      if (balancer!.child.exitCode !== null) return 'exited';
+      return (await accepts(port)) ? 'listening' : undefined;
+    };
+    await eventually('HAProxy to listen', listening, STARTUP_MS);
+    expect(balancer.child.exitCode, balancer.output()).toBeNull();
+    const victim = fleet[1];
+    const url = `http://127.0.0.1:${port}${new URL(victim.baseUrl).pathname}${TRAFFIC[0].path}`;
+    // Requests the upstream held when the replica was killed: a third of them, about, came through it.
+    let inFlightWhenKilled = 0;
+    const outcome = await boundedLoad(url, session, (answered) => {
+      if (answered !== KILL_LOAD.killAfterAnswers) return;
+      inFlightWhenKilled = upstream.inFlight();
+      victim.cli.child.kill('SIGKILL');
+    });
+    expect(await victim.cli.exit).toBeNull();
+    expect(inFlightWhenKilled).toBeGreaterThanOrEqual(REPLICAS);
+    const answered = { errors: outcome.errors, statuses: [...new Set(outcome.statuses)] };
+    expect(answered).toEqual({ errors: [], statuses: [200] });
+    expect(outcome.statuses).toHaveLength(KILL_LOAD.requests);
+    const killed = `replica 2 killed after ${KILL_LOAD.killAfterAnswers}, ${inFlightWhenKilled} in flight`;
+    process.stdout.write(`fleet test: ${outcome.statuses.length} GETs through HAProxy, ${killed}: each answered 200\n`);
+  } finally {
+    await stopEngine(balancer);
+    for (const replica of fleet) if (replica.cli.child.exitCode === null) replica.cli.child.kill('SIGTERM');
+    await Promise.all(fleet.map((replica) => replica.cli.exit));
+    await upstream.close();
+  }
 }, 90_000);
 
 test('the guide\'s fleet section names every file of the fleet in examples/proxy', () => {
