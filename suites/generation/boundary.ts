@@ -331,8 +331,8 @@ function valueAt(document: unknown, pointer: string): unknown {
  * what a server that refuses some member (a relationship it does not know, an attribute it does not
  * take) still creates, so each echo is judged on some input whatever the target refuses.
  */
-function memberByMemberInputs(operation: Operation, complete: unknown): BoundaryInput[] {
-  const minimal = minimalDocument(operation, BOUNDARY_TAG);
+function memberByMemberInputs(operation: Operation, complete: unknown, fixtures: Fixtures): BoundaryInput[] {
+  const minimal = minimalDocument(operation, fixtures, BOUNDARY_TAG);
   const added = placesOf(operation.requestBody!)
     .map((place) => place.pointer)
     .filter(
@@ -358,7 +358,7 @@ function documentInputs(operation: Operation, fixtures: Fixtures): BoundaryInput
   const changed = (boundary: string, pointer: string, value: unknown) =>
     documentInput(boundary, value === undefined ? withoutValueAt(base, pointer) : withValueAt(base, pointer, value));
   return [
-    ...memberByMemberInputs(operation, base),
+    ...memberByMemberInputs(operation, base, fixtures),
     ...documentStringInputs(base, places),
     ...places.flatMap((place) => documentPlaceInputs(base, place)),
     ...places.flatMap((place) =>
