@@ -6,16 +6,17 @@
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { suiteEnvironment } from './cli/environment.ts';
-import { ARTIFACTS_DIR, BLOB_DIR, CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, PLAYWRIGHT_HTML_DIR } from './run-protocol/index.ts';
+import { ARTIFACTS_DIR, BLOB_DIR, CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, PLAYWRIGHT_HTML_DIR, SECRET_SCRUBBER_REPORTER } from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
 import { ignoredSpecs } from './suites/settings.ts';
 
 const { layout, suiteOptions, scrubbing, recording } = suiteEnvironment;
 
 const reporters: ReporterDescription[] = [
-  // First, so every reporter after it sees results with the tokens replaced.
-  ['./reports/secret-scrubber.ts', scrubbing],
-  // Second: fails the cases whose findings block, before anything renders them.
+  // The two that change results come first (run-protocol/result-changing-reporters.ts): tokens out,
+  // so every reporter after it sees results with the tokens replaced,
+  [SECRET_SCRUBBER_REPORTER, scrubbing],
+  // then the cases whose findings block are failed, before anything renders them.
   [CASE_OUTCOME_REPORTER, { run: recording.run }],
   ['./reports/progress-reporter.ts'],
   ['html', { outputFolder: join(layout.reportDir, PLAYWRIGHT_HTML_DIR), open: 'never' }],
