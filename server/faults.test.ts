@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { Contract, loadContract, SCHEMA_DIR } from '../contract/index.ts';
 import { choicesBoundTo, DEFAULT_CREDENTIALS, expandTrigger, FAULTS, faultsBoundTo, INAPPLICABLE_FAULTS, startReferenceServer, UnknownFaultError, createReferenceServer, type FaultDefinition } from './index.ts';
-import { judgeExchange, send } from './test-support.ts';
+import { serverFindings, send } from './test-support.ts';
 
 async function withServer<T>(faults: string[], use: (baseUrl: string) => Promise<T>): Promise<T> {
   const server = await startReferenceServer({ faults });
@@ -20,7 +20,7 @@ async function withServer<T>(faults: string[], use: (baseUrl: string) => Promise
 async function triggerFindings(fault: FaultDefinition, faults: string[]): Promise<string[]> {
   const trigger = expandTrigger(fault.trigger!, DEFAULT_CREDENTIALS);
   const exchanged = await withServer(faults, (baseUrl) => send(baseUrl, { ...trigger, body: trigger.body === '' ? undefined : trigger.body }));
-  return judgeExchange(exchanged).filter((f) => f.level === 'MUST').map((f) => f.requirement);
+  return serverFindings(exchanged).filter((f) => f.level === 'MUST').map((f) => f.requirement);
 }
 
 describe('the fault catalogue', () => {
