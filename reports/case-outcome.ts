@@ -22,7 +22,7 @@
 // A configuration that leaves it out, or lists it after a rendering, gets no verdict either.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { blockingLevels, CASE_OUTCOME, DEFAULT_RUN, failureMessage, gateAccepted, judgeCase, judgementNotes, REQUIREMENT_ANNOTATION, type CaseFinding, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import { blockingLevels, CASE_OUTCOME, DEFAULT_RUN, caseFailureMessage, gateAccepted, judgeCase, judgementNotes, REQUIREMENT_ANNOTATION, type CaseFinding, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
 import { namingFailures, reporterFailure } from './reporter-failure.ts';
 
@@ -100,6 +100,6 @@ export default class CaseOutcomeReporter implements Reporter {
     for (const note of judgementNotes(judged)) test.annotations.push(note);
     // A side finding the gate does not accept fails the run (Playwright's exit code), not the case.
     if (judged.side.some((f) => !this.accepted.has(f.requirement))) this.failedAny = true;
-    return judged.failing.length === 0 ? undefined : failureMessage(judged.failing);
+    return judged.failing.length === 0 ? undefined : caseFailureMessage(judged.failing);
   }
 }

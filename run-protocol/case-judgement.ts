@@ -44,6 +44,6 @@ export function judgementNotes<T extends Pick<Finding, 'requirement' | 'level' |
 }
 
 /** The error a failed case shows: one line per blocking finding. */
-export function failureMessage(blocking: CaseFinding[]): string {
+export function caseFailureMessage(blocking: CaseFinding[]): string {
   return blocking.map((f) => `${f.requirement} (${f.level}): ${f.message}${f.exchange ? ` [${f.exchange.method} ${f.exchange.path}]` : ''}`).join('\n');
 }

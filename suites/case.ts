@@ -6,7 +6,7 @@
 // break it judged one of the run's exchanges and it held.
 import type { TestInfo } from '@playwright/test';
 import { assessExchange, CASE_JUDGE, MEDIA_TYPE, parseJson, type Assessment, type Contract, type Finding, type Judged, type Operation } from '../contract/index.ts';
-import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, failureMessage, judgeCase, judgementNotes, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type CapturedExchange, type ExercisedRequirement, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, caseFailureMessage, judgeCase, judgementNotes, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type CapturedExchange, type ExercisedRequirement, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
 import { curlLine } from './curl.ts';
@@ -321,7 +321,7 @@ export class ConformanceCase {
     for (const note of judgementNotes(judged)) testInfo.annotations.push({ type: note.type, description: this.context.scrub(note.description) });
     // A case that already failed (an error in its own code, a timeout) keeps that one error.
     if (judged.failing.length === 0 || testInfo.status !== testInfo.expectedStatus) return;
-    throw new Error(failureMessage(judged.failing.map((f) => this.forPeople(f))));
+    throw new Error(caseFailureMessage(judged.failing.map((f) => this.forPeople(f))));
   }
 
   /** Kept as found: the outcome is decided from these; findingsForPeople() scrubs them. A finding is a judgement that broke. */
