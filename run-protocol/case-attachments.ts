@@ -15,7 +15,7 @@ export const CASE_FINDINGS_ATTACHMENT = 'conformance-findings';
 export const CASE_OUTCOME_ATTACHMENT = 'conformance-verdict';
 
 /** A captured exchange: what was seen of one request and its answer, as people read it. */
-export interface CapturedExchange {
+export interface ExchangeEvidence {
   method: string;
   /** Relative to the base URL, query included. */
   path: string;
@@ -26,7 +26,7 @@ export interface CapturedExchange {
 
 /** A finding of a case with the exchange it was seen in; the unit the reports render (a row of the record's `evidence`). */
 export interface CaseFinding extends Finding {
-  exchange?: CapturedExchange;
+  exchange?: ExchangeEvidence;
 }
 
 /** The body of the findings attachment. */
