@@ -5,12 +5,12 @@
 // traces and screenshots are off so no request headers are kept.
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { suiteEnvironment } from './cli/environment.ts';
+import { suiteProcessSettings } from './cli/environment.ts';
 import { ARTIFACTS_DIR, BLOB_DIR, CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, PLAYWRIGHT_HTML_DIR, SECRET_SCRUBBER_REPORTER } from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
 import { ignoredSpecs } from './suites/settings.ts';
 
-const { layout, suiteOptions, scrubbing, recording } = suiteEnvironment;
+const { layout, suiteOptions, scrubbing, recording } = suiteProcessSettings;
 
 const reporters: ReporterDescription[] = [
   // The two that change results come first (run-protocol/result-changing-reporters.ts): tokens out,

@@ -21,7 +21,7 @@ type Environment = Record<string, string | undefined>;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-export interface SuiteEnvironment {
+export interface SuiteProcessSettings {
   layout: RunLayout;
   /** The target as the variables give it; with no base URL, the embedded server's credentials and fixtures (the global setup adds its address). */
   settings: TargetSettings;
@@ -38,7 +38,7 @@ export interface SuiteEnvironment {
 }
 
 /** What an environment tells the suite's processes; `command` is Playwright's (`test`, `merge-reports`, ...). */
-export function suiteEnvironmentOf(env: Environment, command: string | undefined, root = ROOT): SuiteEnvironment {
+export function suiteProcessSettingsOf(env: Environment, command: string | undefined, root = ROOT): SuiteProcessSettings {
   // The record pipe is the conformance reporter's alone: the proofs' reporters and the record never see it.
   const { recordPipe, ...described } = runDescriptionOf(env, root);
   const layout = runLayout(env, described, root);
@@ -65,4 +65,4 @@ export function suiteEnvironmentOf(env: Environment, command: string | undefined
 }
 
 /** This process's: `node <playwright cli> <command> ...`. */
-export const suiteEnvironment = suiteEnvironmentOf(process.env, process.argv[2]);
+export const suiteProcessSettings = suiteProcessSettingsOf(process.env, process.argv[2]);

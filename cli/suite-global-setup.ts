@@ -4,12 +4,12 @@
 import { loadContract } from '../contract/index.ts';
 import { startEmbeddedTarget } from '../suites/embedded.ts';
 import { mergeSettings, resolveTarget, targetEnvironment } from '../targets/target.ts';
-import { suiteEnvironment } from './environment.ts';
+import { suiteProcessSettings } from './environment.ts';
 
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
-  if (!suiteEnvironment.layout.embedded) return undefined;
+  if (!suiteProcessSettings.layout.embedded) return undefined;
   const embedded = await startEmbeddedTarget();
-  const target = resolveTarget(mergeSettings(suiteEnvironment.settings, embedded.settings), loadContract().legacyHeader);
+  const target = resolveTarget(mergeSettings(suiteProcessSettings.settings, embedded.settings), loadContract().legacyHeader);
   Object.assign(process.env, targetEnvironment(target));
   return () => embedded.close();
 }

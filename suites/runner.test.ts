@@ -3,14 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { DEFAULT_RUN } from '../run-protocol/index.ts';
 import { resolveTarget, TARGET_ENVIRONMENT } from '../targets/target.ts';
-import { recordMessageOf, suiteEnvironment } from './runner.ts';
+import { recordMessageOf, playwrightChildEnvironment } from './runner.ts';
 import { RUN_ENVIRONMENT } from './settings.ts';
 
 const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'session-secret', pat: 'pat-secret', headers: { 'X-Gateway-Key': 'header-secret' } }, loadContract().legacyHeader);
 const run = { target, reportDir: '/reports/run', failLevel: 'should' as const, baseEnvironment: { PATH: '/bin', [RUN_ENVIRONMENT.failLevel]: 'must', [RUN_ENVIRONMENT.reportDir]: 'stale' }, output: 'ignore' as const, regressionCasesFile: '/targets/staging.yaml', signingKeyFile: '/keys/record.pem', run: { ...DEFAULT_RUN, requirements: ['AUTH-401-MALFORMED'] } };
 
-describe('suiteEnvironment', () => {
-  const env = suiteEnvironment(run);
+describe('playwrightChildEnvironment', () => {
+  const env = playwrightChildEnvironment(run);
   const description = JSON.parse(env[RUN_ENVIRONMENT.run]) as Record<string, unknown>;
 
   it('carries the target but its secrets, the fail level, the report directory, the selection and the files it reads in the one description', () => {

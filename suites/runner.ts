@@ -303,7 +303,7 @@ export function typeScriptLoaderOptions(root: string, nodeOptions: string | unde
 }
 
 /** The environment of the Playwright child: the base one without stale target settings, plus this run's. */
-export function suiteEnvironment(run: SuiteRun): Record<string, string> {
+export function playwrightChildEnvironment(run: SuiteRun): Record<string, string> {
   // LAS_BLOB_REPORT passes through: it changes what is written, not what is tested.
   const ours = new Set<string>([...targetVariables(), RUN_ENVIRONMENT.failLevel, RUN_ENVIRONMENT.reportDir, RUN_ENVIRONMENT.run, RUN_ENVIRONMENT.regressionCases, RUN_ENVIRONMENT.signingKey]);
   const env: Record<string, string> = {};
@@ -350,7 +350,7 @@ export function recordMessageOf(text: string): RecordMessage<CertificationRecord
 export async function runSuite(run: SuiteRun): Promise<SuiteOutcome> {
   // The renderings an earlier run left here must not sit beside this one's as if they were its own.
   for (const file of [RECORD_FILE, SUMMARY_FILE, REQUIREMENTS_JUNIT_FILE, CERTIFICATION_FILE, NO_VERDICT_FILE]) rmSync(join(run.reportDir, file), { force: true });
-  const child = spawn(process.execPath, suiteArguments(run), { cwd: ROOT, env: suiteEnvironment(run), stdio: ['ignore', run.output, run.output, 'pipe'] });
+  const child = spawn(process.execPath, suiteArguments(run), { cwd: ROOT, env: playwrightChildEnvironment(run), stdio: ['ignore', run.output, run.output, 'pipe'] });
   const sent: Buffer[] = [];
   child.stdio[RECORD_PIPE]!.on('data', (chunk: Buffer) => sent.push(chunk));
   // 'close': the child has exited and the pipe has ended, so the message is whole.
