@@ -15,7 +15,8 @@ import { proofTargetsOf, type ProofTarget } from '../suites/proof-targets.ts';
 import { credentialSecrets, environmentSecrets, type Secret } from '../run-protocol/secrets.ts';
 import { runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
 import { readRegressionCases, type RegressionCase } from '../targets/regression-cases.ts';
-import { mergeSettings, secretsOnly, settingsFromEnvironment, type TargetSettings } from '../targets/target.ts';
+import { mergeSettings, type TargetSettings } from '../targets/target.ts';
+import { secretsOnly, settingsFromEnvironment } from '../targets/target-environment.ts';
 
 type Environment = Record<string, string | undefined>;
 

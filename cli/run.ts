@@ -28,7 +28,9 @@ import { runSuite } from '../suites/runner.ts';
 import { targetFileRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
 import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
-import { loadTargetFile, mergeSettings, emptyEnvironmentSettings, settingSource, targetFileGeneration, targetFileSettings, targetFileWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetFile, type TargetSettings } from '../targets/target.ts';
+import { mergeSettings, settingSource, resolveTarget, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
+import { loadTargetFile, targetFileGeneration, targetFileSettings, targetFileWaivers, type GenerationFileSettings, type TargetFile } from '../targets/target-file.ts';
+import { emptyEnvironmentSettings, settingsFromEnvironment } from '../targets/target-environment.ts';
 
 /** The target settings' flags, by commander's attribute name of each row's flag (`baseUrl` for --base-url): text, or every value of a repeatable one. */
 export type SettingFlags = Record<string, unknown>;

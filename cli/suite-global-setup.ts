@@ -3,7 +3,8 @@
 // workers' cli/environment.ts reads it as they load the configuration).
 import { loadContract } from '../contract/index.ts';
 import { startEmbeddedTarget } from '../suites/embedded.ts';
-import { mergeSettings, resolveTarget, targetEnvironment } from '../targets/target.ts';
+import { mergeSettings, resolveTarget } from '../targets/target.ts';
+import { targetEnvironment } from '../targets/target-environment.ts';
 import { suiteProcessSettings } from './environment.ts';
 
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { RECORD_FILE, REQUIREMENT_ANNOTATION, type RunDescription } from '../run-protocol/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
-import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
+import { TARGET_ENVIRONMENT, type Target } from '../targets/target.ts';
+import { targetEnvironment } from '../targets/target-environment.ts';
 import { PROOF_TARGETS, type ProofTarget } from './proof-targets.ts';
 import { ROOT, runSuite, suiteArguments, playwrightChildEnvironment, CONFIG_FILE } from './runner.ts';
 

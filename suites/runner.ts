@@ -10,7 +10,8 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CertificationRecord } from '../reports/record.ts';
 import { CERTIFICATION_FILE, DEFAULT_RUN, NO_VERDICT_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RecordMessage, type RunDescription } from '../run-protocol/index.ts';
-import { describedTarget, secretEnvironment, type Target } from '../targets/target.ts';
+import { type Target } from '../targets/target.ts';
+import { describedTarget, secretEnvironment } from '../targets/target-environment.ts';
 import { targetVariables } from '../targets/settings.ts';
 import { RUN_ENVIRONMENT } from './settings.ts';
 

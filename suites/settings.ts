@@ -5,7 +5,8 @@
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_RUN, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, settingsFromEnvironment, TARGET_ENVIRONMENT, withoutSecrets } from '../targets/target.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, TARGET_ENVIRONMENT } from '../targets/target.ts';
+import { settingsFromEnvironment, withoutSecrets } from '../targets/target-environment.ts';
 
 type Environment = Record<string, string | undefined>;
 
