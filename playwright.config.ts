@@ -6,7 +6,14 @@
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { suiteProcessSettings } from './cli/environment.ts';
-import { ARTIFACTS_DIR, BLOB_DIR, CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, PLAYWRIGHT_HTML_DIR, SECRET_SCRUBBER_REPORTER } from './run-protocol/index.ts';
+import {
+  ARTIFACTS_DIR,
+  BLOB_DIR,
+  CASE_OUTCOME_REPORTER,
+  CASES_JUNIT_FILE,
+  PLAYWRIGHT_HTML_DIR,
+  SECRET_SCRUBBER_REPORTER,
+} from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
 import { ignoredSpecs } from './suites/settings.ts';
 

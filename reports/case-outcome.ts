@@ -22,7 +22,19 @@
 // A configuration that leaves it out, or lists it after a rendering, gets no verdict either.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { blockingLevels, CASE_OUTCOME, DEFAULT_RUN, caseFailureMessage, gateAccepted, judgeCase, judgementNotes, REQUIREMENT_ANNOTATION, type CaseFinding, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import {
+  blockingLevels,
+  CASE_OUTCOME,
+  DEFAULT_RUN,
+  caseFailureMessage,
+  gateAccepted,
+  judgeCase,
+  judgementNotes,
+  REQUIREMENT_ANNOTATION,
+  type CaseFinding,
+  type FailLevel,
+  type RunDescription,
+} from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
 import { namingFailures, reporterFailure } from './reporter-failure.ts';
 

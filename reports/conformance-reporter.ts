@@ -14,7 +14,22 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { loadContract, recordKinds } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, failedReporterOf, reportersLeftOut, ENVELOPE_FILE, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RecordMessage, type RunDescription } from '../run-protocol/index.ts';
+import {
+  blockingLevels,
+  failedReporterOf,
+  reportersLeftOut,
+  ENVELOPE_FILE,
+  GENERATION_OFF,
+  NO_VERDICT_FILE,
+  ownFindings,
+  RECORD_FILE,
+  REQUIREMENT_ANNOTATION,
+  SUMMARY_FILE,
+  type FailLevel,
+  type GeneratedOperation,
+  type RecordMessage,
+  type RunDescription,
+} from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import { consoleHeading, consoleSummary, failedRequirementsConsole, notRunConsole, summaryMarkdown, type ReportPaths } from './console-summary.ts';
@@ -113,6 +128,12 @@ function gatePolicy(run: RunDescription, today: string): GatePolicy {
   return { allowPartial: run.allowPartial, waivers: run.waivers, ...(run.baseline ? { baseline: run.baseline } : {}), today };
 }
 
+/** The one line of a run whose configuration leaves out a reporter that changes results (`names`). */
+function leftOutReason(names: string): string {
+  const why = 'no case may be rendered before its tokens are replaced and its outcome decided';
+  return `the configuration leaves out ${names}, or lists it after a reporter that reads results: ${why}`;
+}
+
 /** Playwright's error when a selection matches no test. */
 const NO_TESTS_FOUND = 'No tests found';
 
@@ -189,7 +210,7 @@ export default class ConformanceReporter implements Reporter {
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
     const leftOut = this.leftOut.join(' and ');
-    if (leftOut) return this.noVerdict(`the configuration leaves out ${leftOut}, or lists it after a reporter that reads results: no case may be rendered before its tokens are replaced and its outcome decided`);
+    if (leftOut) return this.noVerdict(leftOutReason(leftOut));
     if (this.reporterFailures.length > 0) return this.noVerdict(this.reporterFailures[0]);
     if (this.runErrors.length > 0) return this.noVerdict(`the suite could not be run: ${this.runErrors[0]}${this.runErrors.length > 1 ? ` (and ${this.runErrors.length - 1} more error${this.runErrors.length === 2 ? '' : 's'} above)` : ''}`);
     if (this.unreadable.length > 0) return this.noVerdict(`the data of ${this.unreadable.length} case${this.unreadable.length === 1 ? '' : 's'} cannot be read, so no record was written. First: ${this.unreadable[0]}`);

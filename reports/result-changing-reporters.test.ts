@@ -6,7 +6,15 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import type {
+  FullConfig,
+  FullResult,
+  Reporter,
+  Suite,
+  TestCase,
+  TestError,
+  TestResult,
+} from '@playwright/test/reporter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import {
@@ -49,25 +57,45 @@ type ReporterList = [string, unknown?][];
 const CONFIGURED: ReporterList = [[SECRET_SCRUBBER.file], [CASE_OUTCOME.file], ['html'], ['junit']];
 
 function finding(requirement: string): CaseFinding {
-  return contract.finding(requirement, 'response', { pointer: '/meta/pages', message: `${requirement} broken on purpose` });
+  return contract.finding(requirement, 'response', {
+    pointer: '/meta/pages',
+    message: `${requirement} broken on purpose`,
+  });
 }
 
 /** A case naming CASE_REQUIREMENT whose findings are these; `frozenAnnotations`: its annotations cannot be added to. */
 function caseOf(findings: CaseFinding[], frozenAnnotations = false): TestCase {
   const annotations = [{ type: REQUIREMENT_ANNOTATION, description: CASE_REQUIREMENT }];
-  return { title: `${CASE_REQUIREMENT} · case`, annotations: frozenAnnotations ? Object.freeze(annotations) : annotations, expectedStatus: 'passed' } as unknown as TestCase;
+  return {
+    title: `${CASE_REQUIREMENT} · case`,
+    annotations: frozenAnnotations ? Object.freeze(annotations) : annotations,
+    expectedStatus: 'passed',
+  } as unknown as TestCase;
 }
 
 /** A passed result as a worker leaves it; `extra`: attachments besides the case's two. */
 function resultOf(findings: CaseFinding[], extra: TestResult['attachments'] = []): TestResult {
   const requirements = [...new Set([CASE_REQUIREMENT, ...findings.map((f) => f.requirement)])];
-  const exercised = requirements.map((requirement) => ({ requirement, judged: 1, broken: findings.some((f) => f.requirement === requirement) ? 1 : 0 }));
-  const outcome = { findings: findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: [], exercised, unexercised: [] };
+  const exercised = requirements.map((requirement) => ({
+    requirement,
+    judged: 1,
+    broken: findings.some((f) => f.requirement === requirement) ? 1 : 0,
+  }));
+  const outcome = {
+    findings: findings.map(({ requirement, level, location }) => ({ requirement, level, location })),
+    notRun: [],
+    exercised,
+    unexercised: [],
+  };
   const json = (value: unknown) => Buffer.from(JSON.stringify(value));
   return {
     status: 'passed',
     attachments: [
-      { name: CASE_FINDINGS_ATTACHMENT, contentType: 'application/json', body: json({ target: 'http://127.0.0.1:1/v3', findings }) },
+      {
+        name: CASE_FINDINGS_ATTACHMENT,
+        contentType: 'application/json',
+        body: json({ target: 'http://127.0.0.1:1/v3', findings }),
+      },
       { name: CASE_OUTCOME_ATTACHMENT, contentType: 'application/json', body: json(outcome) },
       ...extra,
     ],
@@ -100,10 +128,20 @@ interface RunEnd {
   recordWritten: boolean;
 }
 
-/** The scrubber, the case-outcome reporter and the conformance reporter over one case, the configuration listing `listed`. */
+/** The scrubber, the case-outcome and the conformance reporter over one case, the configuration listing `listed`. */
 async function runOne(test: TestCase, result: TestResult, listed: ReporterList = CONFIGURED): Promise<RunEnd> {
-  const recording = { outputDir: dir, run: DEFAULT_RUN, inputs: inputsOf({}, contract.legacyHeader), secrets, baseUrl: 'http://127.0.0.1:1/v3' };
-  const reporters: Reporter[] = [new SecretScrubber({ secrets }), new CaseOutcomeReporter(), new ConformanceReporter(recording)];
+  const recording = {
+    outputDir: dir,
+    run: DEFAULT_RUN,
+    inputs: inputsOf({}, contract.legacyHeader),
+    secrets,
+    baseUrl: 'http://127.0.0.1:1/v3',
+  };
+  const reporters: Reporter[] = [
+    new SecretScrubber({ secrets }),
+    new CaseOutcomeReporter(),
+    new ConformanceReporter(recording),
+  ];
   const config = { metadata: {}, reporter: listed, grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig;
   dispatch(reporters, (reporter) => reporter.onBegin?.(config, { allTests: () => [test] } as unknown as Suite));
   dispatch(reporters, (reporter) => reporter.onTestEnd?.(test, result));
@@ -112,16 +150,23 @@ async function runOne(test: TestCase, result: TestResult, listed: ReporterList =
   for (const reporter of reporters) status = (await reporter.onEnd?.(full))?.status ?? status;
   const noVerdictFile = join(dir, NO_VERDICT_FILE);
   const noVerdict = existsSync(noVerdictFile) ? readFileSync(noVerdictFile, 'utf8').trim() : undefined;
-  return { result, status, ...(noVerdict === undefined ? {} : { noVerdict }), recordWritten: existsSync(join(dir, RECORD_FILE)) };
+  return {
+    result,
+    status,
+    ...(noVerdict === undefined ? {} : { noVerdict }),
+    recordWritten: existsSync(join(dir, RECORD_FILE)),
+  };
 }
 
 describe('a result-changing reporter that throws', () => {
-  it('the case-outcome reporter: the case it failed on is failed for every rendering, and the run has no verdict', async () => {
+  it('the case-outcome reporter: the case is failed for every rendering, and the run has no verdict', async () => {
     // A blocking finding of its own and a side finding: the note for the side finding cannot be added.
     const findings = [finding(CASE_REQUIREMENT), finding(SIDE_REQUIREMENT)];
     const end = await runOne(caseOf(findings, true), resultOf(findings));
     expect(end.result.status).toBe('failed');
-    expect(end.result.errors.map((e) => e.message)).toContainEqual(expect.stringMatching(new RegExp(`^${escaped(CASE_OUTCOME.name)} failed: .* on this case$`)));
+    expect(end.result.errors.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(new RegExp(`^${escaped(CASE_OUTCOME.name)} failed: .* on this case$`)),
+    );
     expect(end.noVerdict).toMatch(new RegExp(`^${escaped(CASE_OUTCOME.name)} failed: `));
     expect(end.noVerdict).not.toContain('\n');
     expect(end.recordWritten).toBe(false);
@@ -148,7 +193,11 @@ describe('a result-changing reporter that throws', () => {
 describe('a result-changing reporter left out of the configuration', () => {
   const cases = RESULT_CHANGING_REPORTERS.flatMap((reporter) => [
     { name: `${reporter.name} not listed`, reporter, listed: CONFIGURED.filter(([name]) => name !== reporter.file) },
-    { name: `${reporter.name} listed after the renderings`, reporter, listed: [...CONFIGURED.filter(([name]) => name !== reporter.file), [reporter.file] as [string]] },
+    {
+      name: `${reporter.name} listed after the renderings`,
+      reporter,
+      listed: [...CONFIGURED.filter(([name]) => name !== reporter.file), [reporter.file] as [string]],
+    },
   ]);
   for (const { name, reporter, listed } of cases) {
     it(`${name}: no verdict, one line naming it`, async () => {

@@ -48,7 +48,7 @@ export function reportersLeftOut(reporters: ReporterList): ResultChangingReporte
   });
 }
 
-/** The result-changing reporter an error names at its start, if any: how a run tells a reporter's failure from others. */
+/** The result-changing reporter an error names at its start, if any: how a run tells its failure from others. */
 export function failedReporterOf(message: string): ResultChangingReporter | undefined {
   return RESULT_CHANGING_REPORTERS.find((reporter) => message.replace(/^Error: /, '').startsWith(reporter.name));
 }

@@ -22,8 +22,16 @@ export default { ...base, testDir: ${JSON.stringify(testDir)}, globalSetup: unde
 }
 
 const CONFIGURATIONS = [
-  { name: 'without the case-outcome reporter', leftOut: CASE_OUTCOME.file, noVerdict: new RegExp(`^the configuration leaves out ${CASE_OUTCOME.name.replace(/[.()]/g, '\\$&')}, `) },
-  { name: 'with every reporter', leftOut: undefined, noVerdict: /^the data of 1 case cannot be read.*left no verdict data/ },
+  {
+    name: 'without the case-outcome reporter',
+    leftOut: CASE_OUTCOME.file,
+    noVerdict: new RegExp(`^the configuration leaves out ${CASE_OUTCOME.name.replace(/[.()]/g, '\\$&')}, `),
+  },
+  {
+    name: 'with every reporter',
+    leftOut: undefined,
+    noVerdict: /^the data of 1 case cannot be read.*left no verdict data/,
+  },
 ];
 
 describe('a configuration that leaves out a reporter that changes results', () => {
@@ -31,17 +39,32 @@ describe('a configuration that leaves out a reporter that changes results', () =
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'las-left-out-'));
     // A case that passes without leaving outcome data: with every reporter the record refuses it, for its own reason.
-    writeFileSync(join(dir, 'plain.spec.ts'), `import { test } from ${JSON.stringify(join(ROOT, 'suites/fixtures.ts'))};\ntest('passes without data', () => undefined);\n`);
+    writeFileSync(
+      join(dir, 'plain.spec.ts'),
+      `import { test } from ${JSON.stringify(join(ROOT, 'suites/fixtures.ts'))};\ntest('passes without data', () => undefined);\n`,
+    );
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const [index, configuration] of CONFIGURATIONS.entries()) {
-    it(`${configuration.name}: the run's one line says ${configuration.leftOut ? 'which' : 'something else'}`, async () => {
+    const says = configuration.leftOut ? 'which' : 'something else';
+    it(`${configuration.name}: the run's one line says ${says}`, async () => {
       const config = join(dir, `playwright-${index}.config.ts`);
       writeFileSync(config, configOver(dir, configuration.leftOut));
-      const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'left-out-session', pat: 'left-out-pat' }, loadContract().legacyHeader);
-      const outcome = await runSuite({ target, reportDir: join(dir, `report-${index}`), failLevel: 'must', workers: 1, config, baseEnvironment: { PATH: process.env.PATH }, output: 'ignore' });
+      const target = resolveTarget(
+        { baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'left-out-session', pat: 'left-out-pat' },
+        loadContract().legacyHeader,
+      );
+      const outcome = await runSuite({
+        target,
+        reportDir: join(dir, `report-${index}`),
+        failLevel: 'must',
+        workers: 1,
+        config,
+        baseEnvironment: { PATH: process.env.PATH },
+        output: 'ignore',
+      });
       expect(outcome.record).toBeUndefined();
       expect(outcome.noVerdict).toMatch(configuration.noVerdict);
     }, 90_000);
