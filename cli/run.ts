@@ -243,8 +243,9 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
   const settings = runSettings(flags, env, targetFile);
   const description = runDescription(flags, targetFile);
   // A regression case naming no requirement of the catalogue is a usage error before anything starts.
+  // Read here, once: the suite's processes get the cases as data in the run's description.
   const file = targetFile();
-  if (file) targetFileRegressionCases(file, loadContract().requirements.map((r) => r.id));
+  const regressionCases = file ? targetFileRegressionCases(file, loadContract().requirements.map((r) => r.id)) : [];
   const signingKeyFile = signingKeyOf(flags, env);
   const timestamped = flags.reportDir === undefined;
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
@@ -270,7 +271,18 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     process.stdout.write(`${generationLine(run.generate)}\n`);
     suiteStarted = true;
     const grep = flags.requirement.length > 0 ? await requirementGrep(flags.requirement) : flags.grep;
-    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}), ...(signingKeyFile ? { signingKeyFile } : {}) });
+    const outcome = await runSuite({
+      target,
+      reportDir,
+      failLevel: flags.level,
+      workers: flags.workers,
+      grep,
+      baseEnvironment: env,
+      output: 'inherit',
+      run,
+      regressionCases,
+      ...(signingKeyFile ? { signingKeyFile } : {}),
+    });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
     if (!outcome.record) throw new Error(outcome.noVerdict ?? `the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);

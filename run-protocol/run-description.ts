@@ -1,4 +1,5 @@
 // The run as the suite's processes are told it, and what the conformance reporter sends back.
+import type { RegressionCase } from '../targets/regression-cases.ts';
 import type { TargetSettings } from '../targets/target.ts';
 import type { FailLevel } from './levels.ts';
 import type { GenerationSettings } from './generation.ts';
@@ -14,8 +15,11 @@ export interface RunDescription {
   failLevel: FailLevel;
   /** Where the reports go, an absolute path; absent: the default report directory. */
   reportDir?: string;
-  /** A target file whose regression cases run alongside the suite, an absolute path. */
-  regressionCasesFile?: string;
+  /**
+   * The regression cases of the target file, which run alongside the suite: read once, by the
+   * process that describes the run, and carried here as data.
+   */
+  regressionCases?: RegressionCase[];
   /** The private key file (PEM) the record is signed with, an absolute path: a path, not the key. */
   signingKeyFile?: string;
   /** The target's settings but its secrets (tokens, header values), which travel in their own variables; absent or without a base URL: the embedded reference server. */

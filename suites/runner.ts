@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CertificationRecord } from '../reports/record.ts';
+import type { RegressionCase } from '../targets/regression-cases.ts';
 import { CERTIFICATION_FILE, DEFAULT_RUN, NO_VERDICT_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RecordMessage, type RunDescription } from '../run-protocol/index.ts';
 import { type Target } from '../targets/target.ts';
 import { describedTarget, secretEnvironment } from '../targets/target-environment.ts';
@@ -35,8 +36,8 @@ export interface SuiteRun {
   output: 'inherit' | 'ignore';
   /** What the record says about the run beyond the target: embedded server, read-only, the gate's inputs. */
   run?: RunDescription;
-  /** A target file whose regression cases run alongside the suite. */
-  regressionCasesFile?: string;
+  /** The target file's regression cases, read by the caller: they run alongside the suite. */
+  regressionCases?: RegressionCase[];
   /** The private key file the record is signed with, an absolute path. */
   signingKeyFile?: string;
 }
@@ -73,7 +74,7 @@ export function playwrightChildEnvironment(run: SuiteRun): Record<string, string
     failLevel: run.failLevel,
     reportDir: run.reportDir,
     target: describedTarget(run.target),
-    ...(run.regressionCasesFile ? { regressionCasesFile: run.regressionCasesFile } : {}),
+    ...(run.regressionCases?.length ? { regressionCases: run.regressionCases } : {}),
     ...(run.signingKeyFile ? { signingKeyFile: run.signingKeyFile } : {}),
     recordPipe: RECORD_PIPE,
   };
