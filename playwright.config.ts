@@ -15,9 +15,10 @@ import {
   SECRET_SCRUBBER_REPORTER,
 } from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
+import { titlesGrep } from './suites/proof-targets.ts';
 import { ignoredSpecs } from './suites/settings.ts';
 
-const { layout, suiteOptions, scrubbing, recording } = suiteProcessSettings;
+const { layout, suiteOptions, scrubbing, recording, described } = suiteProcessSettings;
 
 const reporters: ReporterDescription[] = [
   // The two that change results come first (run-protocol/result-changing-reporters.ts): tokens out,
@@ -38,6 +39,8 @@ export default defineConfig<object, { suiteOptions: SuiteOptions }>({
   testDir: './suites',
   testMatch: '**/*.spec.ts',
   testIgnore: ignoredSpecs(suiteOptions.generate),
+  // --requirement, carried as data: the cases the run command found can judge those requirements.
+  ...(described.selectedCases ? { grep: titlesGrep(described.selectedCases) } : {}),
   outputDir: join(layout.reportDir, ARTIFACTS_DIR),
   fullyParallel: true,
   forbidOnly: true,

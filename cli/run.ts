@@ -22,7 +22,6 @@ import { readSigningKey } from '../reports/attestation.ts';
 import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import { recordProblems } from '../reports/verify.ts';
-import { titlesGrep } from '../suites/proof-targets.ts';
 import { preflight, probeTarget } from '../suites/preflight.ts';
 import { runSuite } from '../suites/runner.ts';
 import { targetFileRegressionCases } from '../targets/regression-cases.ts';
@@ -217,10 +216,10 @@ export function generationLine(generate: GenerationSettings | undefined): string
   return `Generating inputs per operation: the boundary phase, then ${generate.inputs} random inputs from seed ${generate.seed} (--seed ${generate.seed} draws them again; --generate 0 turns generation off)`;
 }
 
-/** The --grep of the cases that can judge these requirements. Building the case tables costs a run that selects none nothing. */
-async function requirementGrep(ids: string[]): Promise<string> {
+/** The titles of the cases that can judge these requirements; building the case tables costs other runs nothing. */
+async function casesSelectedFor(ids: string[]): Promise<string[]> {
   const { casesJudging } = await import('../suites/selection.ts');
-  return titlesGrep(await casesJudging(ids)).source;
+  return casesJudging(ids);
 }
 
 /** The record the suite left, as runSuite read it, checked: a record that does not hold its own shape or verdict is no verdict. */
@@ -267,16 +266,18 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
       await preflight(target, { readOnly: flags.readOnly === true });
       log.info('preflight passed');
     }
-    const run = { ...description, ...(embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {}) };
-    process.stdout.write(`${generationLine(run.generate)}\n`);
+    const embeddedRun = embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {};
+    process.stdout.write(`${generationLine(description.generate)}\n`);
     suiteStarted = true;
-    const grep = flags.requirement.length > 0 ? await requirementGrep(flags.requirement) : flags.grep;
+    // --requirement travels as data: the titles of the cases that can judge them, which the configuration selects.
+    const selected = flags.requirement.length > 0 ? { selectedCases: await casesSelectedFor(flags.requirement) } : {};
+    const run = { ...description, ...selected, ...embeddedRun };
     const outcome = await runSuite({
       target,
       reportDir,
       failLevel: flags.level,
       workers: flags.workers,
-      grep,
+      grep: flags.grep,
       baseEnvironment: env,
       output: 'inherit',
       run,

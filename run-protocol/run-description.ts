@@ -30,8 +30,10 @@ export interface RunDescription {
   readOnly: boolean;
   /** The run command's --grep (Playwright does not tell reporters about it). */
   grep?: string;
-  /** The run command's --requirement: the cases that can judge these were selected (by a --grep of their titles). */
+  /** The run command's --requirement: the cases that can judge these were selected (`selectedCases`). */
   requirements?: string[];
+  /** The titles of the cases that can judge `requirements`, as the run command found them: the ones to run. */
+  selectedCases?: string[];
   allowPartial: boolean;
   waivers: WaiverSetting[];
   /** --baseline: the file and the requirements failing in it. */
