@@ -46,7 +46,7 @@ interface Start {
   ms: number;
 }
 
-/** A fresh process that imports `files` in turn (none: nothing of the kit): the kit modules it resolved, ms to import. */
+/** A fresh process that imports `files` in turn (none: nothing of the kit): kit modules it resolved, ms to import. */
 function start(files: string[]): Start {
   const dir = mkdtempSync(join(tmpdir(), 'las-worker-start-'));
   const log = join(dir, 'modules');

@@ -11,9 +11,8 @@
 import { closeSync, mkdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { loadContract, recordKinds } from '../contract/index.ts';
+import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
-import type { TargetSettings } from '../targets/target.ts';
 import {
   blockingLevels,
   failedReporterOf,
@@ -37,6 +36,8 @@ import { envelopeText, keyId, readSigningKey, signRecord, UNSIGNED_RECORD, type 
 import { buildRecord, type CertificationRecord, type CaseOutcome, type GatePolicy, type RunContext, type Selection } from './record.ts';
 import { writeRecordRenderings } from './record-renderings.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
+
+export { inputsOf } from './run-inputs.ts';
 
 export interface ConformanceReporterOptions {
   outputDir: string;
@@ -111,17 +112,6 @@ export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'sh
   const filters = line.filters;
   const whole = !grep && !grepInvert && !shard && !run.readOnly && filters.length === 0;
   return { whole, ...(grep ? { grep } : {}), ...(grepInvert ? { grepInvert } : {}), ...(shard ? { shard } : {}), ...(filters.length > 0 ? { filters } : {}), readOnly: run.readOnly };
-}
-
-/** Which optional inputs the target had: never their values. */
-export function inputsOf(settings: TargetSettings, defaultLegacyHeader: string): RunContext['inputs'] {
-  return {
-    forbiddenToken: settings.forbiddenToken !== undefined,
-    records: Object.fromEntries(recordKinds(loadContract().operations).map((kind) => [kind, settings.fixtures?.[kind] !== undefined])),
-    legacyHeader: settings.legacyHeader !== undefined && settings.legacyHeader.toLowerCase() !== defaultLegacyHeader.toLowerCase(),
-    ca: settings.caFile !== undefined,
-    headers: Object.keys(settings.headers ?? {}),
-  };
 }
 
 function gatePolicy(run: RunDescription, today: string): GatePolicy {
