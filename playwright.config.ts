@@ -5,17 +5,26 @@
 // traces and screenshots are off so no request headers are kept.
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { suiteEnvironment } from './cli/environment.ts';
-import { ARTIFACTS_DIR, BLOB_DIR, CASE_OUTCOME_REPORTER, CASES_JUNIT_FILE, PLAYWRIGHT_HTML_DIR } from './run-protocol/index.ts';
+import { suiteProcessSettings } from './cli/environment.ts';
+import {
+  ARTIFACTS_DIR,
+  BLOB_DIR,
+  CASE_OUTCOME_REPORTER,
+  CASES_JUNIT_FILE,
+  PLAYWRIGHT_HTML_DIR,
+  SECRET_SCRUBBER_REPORTER,
+} from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
+import { titlesGrep } from './suites/proof-targets.ts';
 import { ignoredSpecs } from './suites/settings.ts';
 
-const { layout, suiteOptions, scrubbing, recording } = suiteEnvironment;
+const { layout, suiteOptions, scrubbing, recording, described } = suiteProcessSettings;
 
 const reporters: ReporterDescription[] = [
-  // First, so every reporter after it sees results with the tokens replaced.
-  ['./reports/secret-scrubber.ts', scrubbing],
-  // Second: fails the cases whose findings block, before anything renders them.
+  // The two that change results come first (run-protocol/result-changing-reporters.ts): tokens out,
+  // so every reporter after it sees results with the tokens replaced,
+  [SECRET_SCRUBBER_REPORTER, scrubbing],
+  // then the cases whose findings block are failed, before anything renders them.
   [CASE_OUTCOME_REPORTER, { run: recording.run }],
   ['./reports/progress-reporter.ts'],
   ['html', { outputFolder: join(layout.reportDir, PLAYWRIGHT_HTML_DIR), open: 'never' }],
@@ -30,6 +39,8 @@ export default defineConfig<object, { suiteOptions: SuiteOptions }>({
   testDir: './suites',
   testMatch: '**/*.spec.ts',
   testIgnore: ignoredSpecs(suiteOptions.generate),
+  // --requirement, carried as data: the cases the run command found can judge those requirements.
+  ...(described.selectedCases ? { grep: titlesGrep(described.selectedCases) } : {}),
   outputDir: join(layout.reportDir, ARTIFACTS_DIR),
   fullyParallel: true,
   forbidOnly: true,

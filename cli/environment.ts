@@ -3,25 +3,27 @@
 // workers (`use: { suiteOptions }`) and to the reporters (their options). The run command
 // describes the run once, in LAS_RUN, and gives the secrets (LAS_SESSION_TOKEN, LAS_PAT, ...) in
 // their own variables; a person running `npx playwright test` sets the LAS_* variables instead, or
-// none, for the embedded reference server, and the same description is built from them.
+// none, for the embedded reference server, and the same description is built from them, once, by
+// the runner, which hands it to its workers in LAS_RUN.
 import { fileURLToPath } from 'node:url';
 import { loadContract } from '../contract/index.ts';
-import { inputsOf, type ConformanceReporterOptions } from '../reports/conformance-reporter.ts';
+import type { ConformanceReporterOptions } from '../reports/conformance-reporter.ts';
+import { inputsOf } from '../reports/run-inputs.ts';
 import type { SecretScrubberOptions } from '../reports/secret-scrubber.ts';
 import { gateAccepted, type RunDescription } from '../run-protocol/index.ts';
-import { EMBEDDED_SETTINGS } from '../suites/embedded.ts';
+import { EMBEDDED_SETTINGS } from '../suites/embedded-settings.ts';
 import type { SuiteOptions } from '../suites/fixtures.ts';
 import { proofTargetsOf, type ProofTarget } from '../suites/proof-targets.ts';
 import { credentialSecrets, environmentSecrets, type Secret } from '../run-protocol/secrets.ts';
-import { runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
-import { readRegressionCases, type RegressionCase } from '../targets/regression-cases.ts';
-import { mergeSettings, secretsOnly, settingsFromEnvironment, type TargetSettings } from '../targets/target.ts';
+import { describedRun, RUN_ENVIRONMENT, runDescriptionOf, runLayout, type RunLayout } from '../suites/settings.ts';
+import { mergeSettings, type TargetSettings } from '../targets/target.ts';
+import { secretsOnly, settingsFromEnvironment } from '../targets/target-environment.ts';
 
 type Environment = Record<string, string | undefined>;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-export interface SuiteEnvironment {
+export interface SuiteProcessSettings {
   layout: RunLayout;
   /** The target as the variables give it; with no base URL, the embedded server's credentials and fixtures (the global setup adds its address). */
   settings: TargetSettings;
@@ -33,12 +35,12 @@ export interface SuiteEnvironment {
   recording: Omit<ConformanceReporterOptions, 'outputDir'>;
   /** The targets of a proof run (LAS_PROOF_TARGETS); only the proofs' configuration asks. */
   proofTargets: () => ProofTarget[];
-  /** The regression cases of the description's target file (LAS_REGRESSION_CASES without the run command; none without it); only their spec file asks. */
-  regressionCases: () => RegressionCase[];
+  /** The run as this process found it described, or described it from the variables; the record pipe left out. */
+  described: RunDescription;
 }
 
 /** What an environment tells the suite's processes; `command` is Playwright's (`test`, `merge-reports`, ...). */
-export function suiteEnvironmentOf(env: Environment, command: string | undefined, root = ROOT): SuiteEnvironment {
+export function suiteProcessSettingsOf(env: Environment, command: string | undefined, root = ROOT): SuiteProcessSettings {
   // The record pipe is the conformance reporter's alone: the proofs' reporters and the record never see it.
   const { recordPipe, ...described } = runDescriptionOf(env, root);
   const layout = runLayout(env, described, root);
@@ -57,12 +59,15 @@ export function suiteEnvironmentOf(env: Environment, command: string | undefined
     scrubbing: { secrets },
     recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile } : {}), ...(recordPipe === undefined ? {} : { recordPipe }) },
     proofTargets: () => proofTargetsOf(env),
-    regressionCases: () => {
-      const file = run.regressionCasesFile;
-      return file ? readRegressionCases(file, loadContract().requirements.map((r) => r.id)) : [];
-    },
+    described,
   };
 }
 
 /** This process's: `node <playwright cli> <command> ...`. */
-export const suiteEnvironment = suiteEnvironmentOf(process.env, process.argv[2]);
+export const suiteProcessSettings = suiteProcessSettingsOf(process.env, process.argv[2]);
+
+// A suite started without the run command: its runner describes the run here, once, and the
+// processes it starts (its workers) inherit the description and read it as it is.
+if (process.argv[2] === 'test' && describedRun(process.env) === undefined) {
+  process.env[RUN_ENVIRONMENT.run] = JSON.stringify(suiteProcessSettings.described);
+}

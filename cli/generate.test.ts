@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CertificationRecord } from '../reports/record.ts';
 import { FAULTS, startReferenceServer } from '../server/index.ts';
 import { referenceTarget } from '../server/test-support.ts';
-import { targetEnvironment } from '../targets/target.ts';
+import { targetEnvironment } from '../targets/target-environment.ts';
 import { EXIT_FAILED, EXIT_INCOMPLETE } from './exit-codes.ts';
 import { runCli } from './test-support.ts';
 

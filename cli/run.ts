@@ -23,12 +23,14 @@ import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import { readRecordFile, recordProblems } from '../reports/verify.ts';
 import { foundInputsOf } from '../reports/generated.ts';
-import { titlesGrep } from '../suites/proof-targets.ts';
-import { preflight, probeTarget, runSuite } from '../suites/runner.ts';
+import { preflight, probeTarget } from '../suites/preflight.ts';
+import { runSuite } from '../suites/runner.ts';
 import { targetFileRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
 import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
-import { loadTargetFile, mergeSettings, emptyEnvironmentSettings, settingSource, targetFileGeneration, targetFileSettings, targetFileWaivers, resolveTarget, settingsFromEnvironment, TargetError, targetOnlySettingsGiven, type GenerationFileSettings, type Target, type TargetFile, type TargetSettings } from '../targets/target.ts';
+import { mergeSettings, settingSource, resolveTarget, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
+import { loadTargetFile, targetFileGeneration, targetFileSettings, targetFileWaivers, type GenerationFileSettings, type TargetFile } from '../targets/target-file.ts';
+import { emptyEnvironmentSettings, settingsFromEnvironment } from '../targets/target-environment.ts';
 
 /** The target settings' flags, by commander's attribute name of each row's flag (`baseUrl` for --base-url): text, or every value of a repeatable one. */
 export type SettingFlags = Record<string, unknown>;
@@ -219,10 +221,10 @@ export function generationLine(generate: GenerationSettings | undefined): string
   return `Generating inputs per operation: the boundary phase, then ${generate.inputs} random inputs from seed ${generate.seed} (--seed ${generate.seed} draws them again; --generate 0 turns generation off)`;
 }
 
-/** The --grep of the cases that can judge these requirements. Building the case tables costs a run that selects none nothing. */
-async function requirementGrep(ids: string[]): Promise<string> {
+/** The titles of the cases that can judge these requirements; building the case tables costs other runs nothing. */
+async function casesSelectedFor(ids: string[]): Promise<string[]> {
   const { casesJudging } = await import('../suites/selection.ts');
-  return titlesGrep(await casesJudging(ids)).source;
+  return casesJudging(ids);
 }
 
 /** The record the suite left, as runSuite read it, checked: a record that does not hold its own shape or verdict is no verdict. */
@@ -245,8 +247,9 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
   const settings = runSettings(flags, env, targetFile);
   const description = runDescription(flags, targetFile);
   // A regression case naming no requirement of the catalogue is a usage error before anything starts.
+  // Read here, once: the suite's processes get the cases as data in the run's description.
   const file = targetFile();
-  if (file) targetFileRegressionCases(file, loadContract().requirements.map((r) => r.id));
+  const regressionCases = file ? targetFileRegressionCases(file, loadContract().requirements.map((r) => r.id)) : [];
   const signingKeyFile = signingKeyOf(flags, env);
   const timestamped = flags.reportDir === undefined;
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
@@ -271,11 +274,23 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     // The link is pointed here when the suite ends; the console names the reports through it.
     const latest = timestamped ? { latestLink: join(dirname(reportDir), LATEST) } : {};
     const embeddedRun = embedded ? { embedded: { faults: flags.fault, choices: flags.choice } } : {};
-    const run = { ...description, ...latest, ...embeddedRun };
-    process.stdout.write(`${generationLine(run.generate)}\n`);
+    process.stdout.write(`${generationLine(description.generate)}\n`);
     suiteStarted = true;
-    const grep = flags.requirement.length > 0 ? await requirementGrep(flags.requirement) : flags.grep;
-    const outcome = await runSuite({ target, reportDir, failLevel: flags.level, workers: flags.workers, grep, baseEnvironment: env, output: 'inherit', run, ...(flags.target ? { regressionCasesFile: resolve(flags.target) } : {}), ...(signingKeyFile ? { signingKeyFile } : {}) });
+    // --requirement travels as data: the titles of the cases that can judge them, which the configuration selects.
+    const selected = flags.requirement.length > 0 ? { selectedCases: await casesSelectedFor(flags.requirement) } : {};
+    const run = { ...description, ...latest, ...selected, ...embeddedRun };
+    const outcome = await runSuite({
+      target,
+      reportDir,
+      failLevel: flags.level,
+      workers: flags.workers,
+      grep: flags.grep,
+      baseEnvironment: env,
+      output: 'inherit',
+      run,
+      regressionCases,
+      ...(signingKeyFile ? { signingKeyFile } : {}),
+    });
     if (timestamped) pointLatestAt(reportDir);
     log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
     if (!outcome.record) throw new Error(outcome.noVerdict ?? `the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);

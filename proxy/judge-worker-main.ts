@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadContract } from '../contract/index.ts';
 import { HEAP_SLACK_BODIES, HeapBound } from './heap-bound.ts';
-import { judgeExchange, type CapturedExchange } from './judge.ts';
+import { judgeCaptured, type CapturedExchange } from './judge.ts';
 import { capturedFromRing, type JudgeBatch, type JudgedExchange, type JudgeWorkerData } from './judge-thread.ts';
 
 /**
@@ -30,7 +30,7 @@ const { judge: options, bodies } = workerData as JudgeWorkerData;
 
 function judgeOne(captured: CapturedExchange): JudgedExchange {
   const started = performance.now();
-  const { findings, failures } = judgeExchange(contract, captured, options);
+  const { findings, failures } = judgeCaptured(contract, captured, options);
   return { findings, seconds: (performance.now() - started) / 1000, ...(failures.length > 0 ? { failures } : {}) };
 }
 

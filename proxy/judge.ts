@@ -111,7 +111,7 @@ export interface JudgingFailure {
  * failure is returned under the party whose part it was (a client cannot make its request's
  * failure stand for the service, nor hide the service's findings behind it).
  */
-export function judgeExchange(contract: Contract, captured: CapturedExchange, options: JudgeOptions): { findings: Finding[]; failures: JudgingFailure[] } {
+export function judgeCaptured(contract: Contract, captured: CapturedExchange, options: JudgeOptions): { findings: Finding[]; failures: JudgingFailure[] } {
   const failures: JudgingFailure[] = [];
   let request: JudgedRequest;
   try {

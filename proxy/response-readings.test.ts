@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
 import { recordedExchange } from './har.ts';
-import { findingsOf, judgeExchange } from './judge.ts';
+import { findingsOf, judgeCaptured } from './judge.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { ViolationRecord } from './violations.ts';
@@ -104,7 +104,7 @@ function harEntry(body: Buffer, as: 'base64' | 'text'): unknown {
 }
 
 const judged = (entry: unknown) =>
-  findingsOf(contract, judgeExchange(contract, recordedExchange(entry).exchange, { includeValues: false, maxBody: 1024 * 1024 }))
+  findingsOf(contract, judgeCaptured(contract, recordedExchange(entry).exchange, { includeValues: false, maxBody: 1024 * 1024 }))
     .filter((f) => f.location !== 'request')
     .map((f) => f.requirement);
 

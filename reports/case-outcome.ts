@@ -15,10 +15,28 @@
 // A failure the gate accepts (an active waiver, a --baseline failure) does not fail its case
 // either: the case carries a note saying why, so a passing gate never shows a red case. A side
 // finding still fails the run as a whole, as its requirement fails in the record.
+//
+// It changes results (a case's status, errors and notes) because of the worker restarts above,
+// and fails closed: if deciding a case throws, the case is failed here before any rendering reads
+// it, and the error, naming this reporter, ends the run without a verdict (reports/reporter-failure.ts).
+// A configuration that leaves it out, or lists it after a rendering, gets no verdict either.
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { blockingLevels, DEFAULT_RUN, failureMessage, gateAccepted, judgeCase, judgementNotes, REQUIREMENT_ANNOTATION, type CaseFinding, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
+import {
+  blockingLevels,
+  CASE_OUTCOME,
+  DEFAULT_RUN,
+  caseFailureMessage,
+  gateAccepted,
+  judgeCase,
+  judgementNotes,
+  REQUIREMENT_ANNOTATION,
+  type CaseFinding,
+  type FailLevel,
+  type RunDescription,
+} from '../run-protocol/index.ts';
 import { readCaseData } from './case-data.ts';
+import { namingFailures, reporterFailure } from './reporter-failure.ts';
 
 export interface CaseOutcomeOptions {
   /** The run's fail level, waivers and baseline; absent, MUST findings fail and the gate accepts no failure. */
@@ -49,16 +67,33 @@ export default class CaseOutcomeReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     // Read before the secret scrubber rewrites annotations at each test's end.
-    for (const test of suite.allTests()) this.requirements.set(test, requirementsOf(test));
+    namingFailures(CASE_OUTCOME, () => {
+      for (const test of suite.allTests()) this.requirements.set(test, requirementsOf(test));
+    });
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
+    try {
+      this.decide(test, result);
+    } catch (error) {
+      // Playwright goes on after a reporter throws: the case is failed first, so no rendering shows it passed.
+      const failure = reporterFailure(CASE_OUTCOME, error);
+      if (result.status === 'passed') this.fail(result, `${failure.message} on this case`);
+      this.failedAny = true;
+      throw failure;
+    }
+  }
+
+  private decide(test: TestCase, result: TestResult): void {
     // Failures decided elsewhere (a worker, a shard's blob) count too.
     if (result.status !== 'skipped' && result.status !== test.expectedStatus) this.failedAny = true;
     if (result.status !== 'passed') return;
     const data = readCaseData(result, loadContract());
     const message = data.kind === 'read' ? this.blockingMessage(test, data.findings) : data.kind === 'unreadable' ? `the verdict of this case cannot be read: ${data.problem}` : undefined;
-    if (message === undefined) return;
+    if (message !== undefined) this.fail(result, message);
+  }
+
+  private fail(result: TestResult, message: string): void {
     result.status = 'failed';
     // In result.errors only: JUnit then writes a <failure> (a broken requirement), not an <error> (a crash).
     result.errors.push({ message });
@@ -77,6 +112,6 @@ export default class CaseOutcomeReporter implements Reporter {
     for (const note of judgementNotes(judged)) test.annotations.push(note);
     // A side finding the gate does not accept fails the run (Playwright's exit code), not the case.
     if (judged.side.some((f) => !this.accepted.has(f.requirement))) this.failedAny = true;
-    return judged.failing.length === 0 ? undefined : failureMessage(judged.failing);
+    return judged.failing.length === 0 ? undefined : caseFailureMessage(judged.failing);
   }
 }

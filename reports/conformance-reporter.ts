@@ -3,14 +3,34 @@
 // key: attestation.ts), summary.md and the renderings, and prints the verdict. It
 // renders what the cases found; it never re-checks. The verdict comes from each case's verdict
 // data, which no scrubber touches (reports/case-data.ts); when a case's data cannot be read the
-// run gets no record at all, so nothing can read it as a pass.
+// run gets no record at all, so nothing can read it as a pass. So does a run whose configuration
+// leaves out a reporter that changes results (or lists it after one that reads them), and a run in
+// which one of them failed: the one line names it (run-protocol/result-changing-reporters.ts).
+// It changes no case; it fails the run's status when there is no verdict, so that `npx playwright
+// test` started without the run command exits non-zero as well.
 import { closeSync, existsSync, mkdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { loadContract, recordKinds } from '../contract/index.ts';
+import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import type { TargetSettings } from '../targets/target.ts';
-import { blockingLevels, ENVELOPE_FILE, GENERATION_OFF, NO_VERDICT_FILE, ownFindings, RECORD_FILE, REQUIREMENT_ANNOTATION, RUN_LOG_FILE, SUMMARY_FILE, type FailLevel, type GeneratedOperation, type RecordMessage, type RunDescription } from '../run-protocol/index.ts';
+import {
+  blockingLevels,
+  failedReporterOf,
+  reportersLeftOut,
+  ENVELOPE_FILE,
+  GENERATION_OFF,
+  NO_VERDICT_FILE,
+  ownFindings,
+  RECORD_FILE,
+  REQUIREMENT_ANNOTATION,
+  RUN_LOG_FILE,
+  SUMMARY_FILE,
+  type FailLevel,
+  type GeneratedOperation,
+  type RecordMessage,
+  type RunDescription,
+} from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import { consoleHeading, consoleSummary, failedRequirementsConsole, notRunConsole, summaryMarkdown, type ReportFiles } from './console-summary.ts';
@@ -18,6 +38,8 @@ import { envelopeText, keyId, readSigningKey, signRecord, UNSIGNED_RECORD, type 
 import { buildRecord, type CertificationRecord, type CaseOutcome, type GatePolicy, type RunContext, type Selection } from './record.ts';
 import { writeRecordRenderings, type RenderingPaths } from './record-renderings.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
+
+export { inputsOf } from './run-inputs.ts';
 
 export interface ConformanceReporterOptions {
   outputDir: string;
@@ -99,19 +121,14 @@ export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'sh
   return { whole, ...(grep ? { grep } : {}), ...(grepInvert ? { grepInvert } : {}), ...(shard ? { shard } : {}), ...(filters.length > 0 ? { filters } : {}), readOnly: run.readOnly };
 }
 
-/** Which optional inputs the target had: never their values. */
-export function inputsOf(settings: TargetSettings, defaultLegacyHeader: string): RunContext['inputs'] {
-  return {
-    forbiddenToken: settings.forbiddenToken !== undefined,
-    records: Object.fromEntries(recordKinds(loadContract().operations).map((kind) => [kind, settings.fixtures?.[kind] !== undefined])),
-    legacyHeader: settings.legacyHeader !== undefined && settings.legacyHeader.toLowerCase() !== defaultLegacyHeader.toLowerCase(),
-    ca: settings.caFile !== undefined,
-    headers: Object.keys(settings.headers ?? {}),
-  };
-}
-
 function gatePolicy(run: RunDescription, today: string): GatePolicy {
   return { allowPartial: run.allowPartial, waivers: run.waivers, ...(run.baseline ? { baseline: run.baseline } : {}), today };
+}
+
+/** The one line of a run whose configuration leaves out a reporter that changes results (`names`). */
+function leftOutReason(names: string): string {
+  const why = 'no case may be rendered before its tokens are replaced and its outcome decided';
+  return `the configuration leaves out ${names}, or lists it after a reporter that reads results: ${why}`;
 }
 
 /** Playwright's error when a selection matches no test. */
@@ -127,6 +144,9 @@ export default class ConformanceReporter implements Reporter {
   private readonly generated: GeneratedOperation[] = [];
   /** Errors outside any case (a case file that failed to load, a failed global setup): the run has no verdict. */
   private readonly runErrors: string[] = [];
+  /** What a result-changing reporter threw, naming it: the run has no verdict. */
+  private readonly reporterFailures: string[] = [];
+  private leftOut: string[] = [];
   private config?: FullConfig;
   private target?: string;
 
@@ -141,6 +161,7 @@ export default class ConformanceReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.config = config;
+    this.leftOut = reportersLeftOut(config.reporter).map((reporter) => reporter.name);
     // Requirements are read here, before any reporter has had a chance to rewrite annotations.
     for (const test of suite.allTests()) this.outcomes.set(test, { title: test.title, requirements: requirementsOf(test), status: 'not-started', findings: [] });
   }
@@ -176,11 +197,18 @@ export default class ConformanceReporter implements Reporter {
     // Playwright's own "No tests found" is a selection that matched nothing: the record says so (no case ran).
     const message = firstLine(error.message ?? error.value ?? 'an error outside any case');
     if (message.replace(/^Error: /, '') === NO_TESTS_FOUND) return;
+    if (failedReporterOf(message)) {
+      this.reporterFailures.push(message.replace(/^Error: /, ''));
+      return;
+    }
     const where = error.location ? `${relative(process.cwd(), error.location.file)}:${error.location.line}: ` : '';
     this.runErrors.push(`${where}${message}`);
   }
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
+    const leftOut = this.leftOut.join(' and ');
+    if (leftOut) return this.noVerdict(leftOutReason(leftOut));
+    if (this.reporterFailures.length > 0) return this.noVerdict(this.reporterFailures[0]);
     if (this.runErrors.length > 0) return this.noVerdict(`the suite could not be run: ${this.runErrors[0]}${this.runErrors.length > 1 ? ` (and ${this.runErrors.length - 1} more error${this.runErrors.length === 2 ? '' : 's'} above)` : ''}`);
     if (this.unreadable.length > 0) return this.noVerdict(`the data of ${this.unreadable.length} case${this.unreadable.length === 1 ? '' : 's'} cannot be read, so no record was written. First: ${this.unreadable[0]}`);
     const contract = loadContract();

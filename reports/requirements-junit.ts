@@ -25,7 +25,7 @@ export function sectionClassName(requirement: RequirementRecord): string {
 }
 
 /** The <failure> message: the first finding, its pointer, and the curl line that reproduces it. */
-export function failureMessage(requirement: RequirementRecord): string {
+export function requirementFailureMessage(requirement: RequirementRecord): string {
   const first = firstFinding(requirement);
   if (!first) return `${requirement.id} failed`;
   return `${requirement.id}: ${findingText(first)}${first.curl ? ` | reproduce: ${first.curl}` : ''}`;
@@ -79,7 +79,7 @@ function testCase(record: CertificationRecord, requirement: RequirementRecord): 
   ];
   const body = [`      <properties>`, ...properties.map(([name, value]) => `        <property name="${attribute(name)}" value="${attribute(value)}"/>`), `      </properties>`];
   if (failsGate(record, requirement)) {
-    body.push(`      <failure message="${attribute(failureMessage(requirement))}" type="${requirement.level}">${text(evidenceDetail(requirement))}</failure>`);
+    body.push(`      <failure message="${attribute(requirementFailureMessage(requirement))}" type="${requirement.level}">${text(evidenceDetail(requirement))}</failure>`);
   } else if (skipped(record, requirement)) {
     body.push(`      <skipped message="${attribute(skippedMessage(record, requirement))}"/>`);
     if (acceptance) body.push(`      <system-out>${text(`the failure the gate accepts (${acceptance.why}):\n${evidenceDetail(requirement)}`)}</system-out>`);

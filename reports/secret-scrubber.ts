@@ -6,10 +6,16 @@
 // It changes only what people read. The outcome attachment (catalogue ids and levels, nothing
 // else) is left as the case wrote it, and JSON attachments keep their keys: a token that is one
 // letter or a common word would otherwise rewrite the data the outcome is decided from.
+//
+// It changes results because it must: the HTML, JUnit and blob reporters write steps, errors and
+// attachments as they find them, and no option of theirs leaves a token out. If it throws, the
+// error names it and the run ends without a verdict (reports/reporter-failure.ts); a configuration
+// that leaves it out, or lists it after a reporter that reads results, gets no verdict either.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
-import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT } from '../run-protocol/index.ts';
+import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, SECRET_SCRUBBER } from '../run-protocol/index.ts';
 import { scrubber, scrubDeep, scrubValues, type Scrub, type Secret } from '../run-protocol/secrets.ts';
+import { namingFailures } from './reporter-failure.ts';
 
 type Attachment = TestResult['attachments'][number];
 
@@ -92,14 +98,15 @@ export default class SecretScrubber implements Reporter {
   }
 
   onStepEnd(_test: TestCase, _result: TestResult, step: TestStep): void {
-    scrubStep(step, this.scrub);
+    namingFailures(SECRET_SCRUBBER, () => scrubStep(step, this.scrub));
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    scrubResult(test, result, this.scrub);
+    namingFailures(SECRET_SCRUBBER, () => scrubResult(test, result, this.scrub));
   }
 
   onError(error: TestError): void {
+    // Not wrapped: Playwright does not pass on what a reporter throws from onError.
     scrubError(error, this.scrub);
   }
 

@@ -8,7 +8,18 @@ import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, DEFAULT_RUN, FORGIVEN_ANNOTATION, REQUIREMENT_ANNOTATION, SIDE_FINDING_ANNOTATION, type CaseFinding, type RunDescription } from '../run-protocol/index.ts';
+import {
+  CASE_FINDINGS_ATTACHMENT,
+  CASE_OUTCOME_ATTACHMENT,
+  CASE_OUTCOME_REPORTER,
+  DEFAULT_RUN,
+  SECRET_SCRUBBER_REPORTER,
+  FORGIVEN_ANNOTATION,
+  REQUIREMENT_ANNOTATION,
+  SIDE_FINDING_ANNOTATION,
+  type CaseFinding,
+  type RunDescription,
+} from '../run-protocol/index.ts';
 import { scrubber, credentialSecrets, scrubValues, type Secret } from '../run-protocol/secrets.ts';
 import CaseOutcomeReporter from './case-outcome.ts';
 import ConformanceReporter, { inputsOf } from './conformance-reporter.ts';
@@ -18,6 +29,16 @@ import SecretScrubber from './secret-scrubber.ts';
 const contract = loadContract();
 
 let dir: string;
+
+/** The reporters as playwright.config.ts lists them, before the renderings. */
+const CONFIGURED_REPORTERS = [[SECRET_SCRUBBER_REPORTER], [CASE_OUTCOME_REPORTER], ['html'], ['junit']];
+const CONFIGURED = {
+  metadata: {},
+  reporter: CONFIGURED_REPORTERS,
+  grep: /.*/,
+  grepInvert: null,
+  shard: null,
+} as unknown as FullConfig;
 
 /** The conformance reporter's options for a run against a target with these secrets. */
 function recording(secrets: Secret[]) {
@@ -89,7 +110,7 @@ async function runReporters(tokens: { session: string; pat: string }, cases: Cas
   const scrub = scrubber(secrets);
   const tests = cases.map(testCase);
   const results = cases.map((c) => testResult(c, scrub));
-  const config = { metadata: {}, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig;
+  const config = CONFIGURED;
   const suite = { allTests: () => tests } as unknown as Suite;
   const reporters: Reporter[] = [new SecretScrubber({ secrets }), new CaseOutcomeReporter({ run }), new ConformanceReporter({ ...recording(secrets), run })];
   for (const reporter of reporters) reporter.onBegin?.(config, suite);
@@ -188,7 +209,7 @@ describe('verdict data the verdict step cannot read', () => {
     const shape = { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [] };
     const reporter = new ConformanceReporter(recording([]));
     const test = testCase(shape);
-    reporter.onBegin({ metadata: {}, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig, { allTests: () => [test] } as unknown as Suite);
+    reporter.onBegin(CONFIGURED, { allTests: () => [test] } as unknown as Suite);
     reporter.onTestEnd(test, { ...testResult(shape, (text) => text), attachments: [] } as unknown as TestResult);
     expect(await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as FullResult)).toEqual({ status: 'failed' });
     expect(existsSync(join(dir, 'conformance.json'))).toBe(false);
@@ -217,7 +238,7 @@ describe('the record pipe', () => {
   async function endWith(recordPipe: number, data: 'kept' | 'none'): Promise<FullResult['status'] | undefined> {
     const reporter = new ConformanceReporter({ ...recording([]), recordPipe });
     const test = testCase(shape);
-    reporter.onBegin({ metadata: {}, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig, { allTests: () => [test] } as unknown as Suite);
+    reporter.onBegin(CONFIGURED, { allTests: () => [test] } as unknown as Suite);
     const result = testResult(shape, (text) => text);
     reporter.onTestEnd(test, (data === 'kept' ? result : { ...result, attachments: [] }) as unknown as TestResult);
     return (await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as FullResult))?.status;

@@ -12,7 +12,7 @@ import {
   type StartedReferenceServer,
 } from './index.ts';
 import { keep, MAX_KEPT_RESOURCES } from './create.ts';
-import { completeDocumentOf, judgeExchange, send, type Exchanged, type Probe } from './test-support.ts';
+import { completeDocumentOf, serverFindings, send, type Exchanged, type Probe } from './test-support.ts';
 
 const SESSION = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` };
 const SESSION_MEDIA_TYPE = { ...SESSION, 'content-type': MEDIA_TYPE };
@@ -150,7 +150,7 @@ describe('the reference server', () => {
         const exchanged = await exchange(list(`?filter[type]=portal${c.query}`));
         expect(exchanged.response.status).toBe(400);
         expect(body(exchanged).errors[0]).toMatchObject({ code: c.code, source: { parameter: c.parameter } });
-        expect(judgeExchange(exchanged)).toEqual([]);
+        expect(serverFindings(exchanged)).toEqual([]);
       });
     }
   });
@@ -185,7 +185,7 @@ describe('the reference server', () => {
       it(`${c.title}: ${c.status}, and the contract finds nothing`, async () => {
         const exchanged = await exchange(c.probe);
         expect(exchanged.response.status).toBe(c.status);
-        expect(judgeExchange(exchanged)).toEqual([]);
+        expect(serverFindings(exchanged)).toEqual([]);
       });
     }
   });
@@ -213,7 +213,7 @@ describe('the reference server', () => {
       const again = await exchange(create('/attribute-configs', document));
       expect(again.response.status).toBe(409);
       expect(body(again).errors[0]).toMatchObject({ status: '409', code: 'duplicate-custom-id', source: { pointer: '/data/attributes/customId' } });
-      expect(judgeExchange(again)).toEqual([]);
+      expect(serverFindings(again)).toEqual([]);
     });
 
     const unknownRecords: Array<{ title: string; pointer: string; value: string }> = [
@@ -228,7 +228,7 @@ describe('the reference server', () => {
         const exchanged = await exchange(create('/highlights', document));
         expect(exchanged.response.status).toBe(404);
         expect(body(exchanged).errors[0]).toMatchObject({ status: '404', code: 'record-not-found', source: { pointer: c.pointer } });
-        expect(judgeExchange(exchanged)).toEqual([]);
+        expect(serverFindings(exchanged)).toEqual([]);
       });
     }
 
@@ -243,7 +243,7 @@ describe('the reference server', () => {
       const unknown = await exchange(naming('ffffffffffffffffffffffff'));
       expect(unknown.response.status).toBe(404);
       expect(body(unknown).errors[0]).toMatchObject({ status: '404', code: 'record-not-found', source: { pointer: '/data/relationships/marks/data/0/id' } });
-      expect(judgeExchange(unknown)).toEqual([]);
+      expect(serverFindings(unknown)).toEqual([]);
     });
 
     it('keeps at most a bounded number of records, the oldest going first', () => {

@@ -7,7 +7,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { Contract, listOperations, loadContract, SCHEMA_DIR, type OperationRole } from '../contract/index.ts';
 import { choicesBoundTo, DEFAULT_CREDENTIALS, expandTrigger, FAULTS, faultsBoundTo, INAPPLICABLE_FAULTS, startReferenceServer, UnknownFaultError, createReferenceServer, type FaultDefinition } from './index.ts';
 import { grownContract } from '../test-support/grown-contract.ts';
-import { judgeExchange, send } from './test-support.ts';
+import { serverFindings, send } from './test-support.ts';
 
 async function withServer<T>(faults: string[], use: (baseUrl: string) => Promise<T>): Promise<T> {
   const server = await startReferenceServer({ faults });
@@ -21,7 +21,7 @@ async function withServer<T>(faults: string[], use: (baseUrl: string) => Promise
 async function triggerFindings(fault: FaultDefinition, faults: string[]): Promise<string[]> {
   const trigger = expandTrigger(fault.trigger!, DEFAULT_CREDENTIALS);
   const exchanged = await withServer(faults, (baseUrl) => send(baseUrl, { ...trigger, body: trigger.body === '' ? undefined : trigger.body }));
-  return judgeExchange(exchanged).filter((f) => f.level === 'MUST').map((f) => f.requirement);
+  return serverFindings(exchanged).filter((f) => f.level === 'MUST').map((f) => f.requirement);
 }
 
 describe('the fault catalogue', () => {

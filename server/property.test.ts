@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { Pool } from 'undici';
 import { bodyMembers, loadContract, MEDIA_TYPE, SAMPLE_OF_TYPE, validateRequest, withoutValueAt, withValueAt } from '../contract/index.ts';
 import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from './index.ts';
-import { judgeExchange, send, type Exchanged, type Probe } from './test-support.ts';
+import { serverFindings, send, type Exchanged, type Probe } from './test-support.ts';
 
 const contract = loadContract();
 /** Requests per operation: RUNS property runs of BATCH requests sent together. */
@@ -189,7 +189,7 @@ function problemsWith(exchanged: Exchanged): string[] {
   if (!jsonApiDocument(exchanged.json)) problems.push(`not a JSON:API document: ${(response.bodyText ?? '').slice(0, 120)}`);
   const requestFindings = validateRequest(contract, operation, request);
   if (response.status < 300 && requestFindings.length > 0) problems.push(`answered ${response.status} to a request the contract rejects: ${requestFindings[0].message}`);
-  problems.push(...judgeExchange(exchanged).map((f) => `${f.requirement} (${f.level}): ${f.message}`));
+  problems.push(...serverFindings(exchanged).map((f) => `${f.requirement} (${f.level}): ${f.message}`));
   return problems;
 }
 

@@ -64,7 +64,7 @@ export async function send(baseUrl: string, probe: Probe, dispatcher?: Dispatche
  * judge it: response and exchange findings at MUST and SHOULD (request findings are the probe's
  * own doing).
  */
-export function judgeExchange(exchanged: Exchanged): Finding[] {
+export function serverFindings(exchanged: Exchanged): Finding[] {
   return judgeWithContract(loadContract(), exchanged.request, exchanged.response).filter((f) => f.level !== 'INFO' && f.location !== 'request');
 }
 

@@ -6,7 +6,7 @@
 // break it judged one of the run's exchanges and it held.
 import type { TestInfo } from '@playwright/test';
 import { assessExchange, CASE_JUDGE, MEDIA_TYPE, parseJson, type Assessment, type Contract, type Finding, type Judged, type Operation } from '../contract/index.ts';
-import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, failureMessage, judgeCase, judgementNotes, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type CapturedExchange, type ExercisedRequirement, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, caseFailureMessage, judgeCase, judgementNotes, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type ExchangeEvidence, type ExercisedRequirement, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
 import { curlLine } from './curl.ts';
@@ -37,7 +37,7 @@ export interface Answer {
   /** The parsed body when it is JSON, else undefined. */
   json: unknown;
   /** What was seen of the exchange, as people read it. */
-  captured: CapturedExchange;
+  captured: ExchangeEvidence;
   /** No answer, and none sought: the operation went silent three times in a row (client.ts SILENCE_LIMIT). */
   silenced?: true;
 }
@@ -92,14 +92,14 @@ interface JudgedOutgoing extends Assessment {
 }
 
 /** What a judgement over the case as a whole (not one exchange) is counted under. */
-const WHOLE_CASE: CapturedExchange = { method: '', path: '', curl: '' };
+const WHOLE_CASE: ExchangeEvidence = { method: '', path: '', curl: '' };
 
 export class ConformanceCase {
   readonly credentials: CredentialHeaders;
   private readonly findings: CaseFinding[] = [];
   private readonly notRunDeclarations: NotRunDeclaration[] = [];
   /** Per requirement, the exchanges a judge judged it on (WHOLE_CASE for the case's own judgement over several). */
-  private readonly judgedOn = new Map<string, Set<CapturedExchange>>();
+  private readonly judgedOn = new Map<string, Set<ExchangeEvidence>>();
   /** Per requirement, the first reason a judge gave for not judging it (the case's own first, if it gave one). */
   private readonly unjudged = new Map<string, string>();
   private readonly ownReasons = new Set<string>();
@@ -194,7 +194,7 @@ export class ConformanceCase {
     const { contract, client, scrub } = this.context;
     const { method, path, headers, bodyText } = outgoing;
     if (this.context.readOnly && method !== 'GET' && method !== 'HEAD') this.skip(READ_ONLY_REASON);
-    const captured: CapturedExchange = { method, path, curl: curlLine(outgoing, scrub) };
+    const captured: ExchangeEvidence = { method, path, curl: curlLine(outgoing, scrub) };
 
     const sent = await client.transmit(outgoing);
     if (!sent.ok) {
@@ -321,18 +321,18 @@ export class ConformanceCase {
     for (const note of judgementNotes(judged)) testInfo.annotations.push({ type: note.type, description: this.context.scrub(note.description) });
     // A case that already failed (an error in its own code, a timeout) keeps that one error.
     if (judged.failing.length === 0 || testInfo.status !== testInfo.expectedStatus) return;
-    throw new Error(failureMessage(judged.failing.map((f) => this.forPeople(f))));
+    throw new Error(caseFailureMessage(judged.failing.map((f) => this.forPeople(f))));
   }
 
   /** Kept as found: the outcome is decided from these; findingsForPeople() scrubs them. A finding is a judgement that broke. */
-  private addFinding(finding: Finding, exchange: CapturedExchange | undefined): void {
+  private addFinding(finding: Finding, exchange: ExchangeEvidence | undefined): void {
     this.judged(finding.requirement, exchange ?? WHOLE_CASE);
     const duplicate = this.findings.some((f) => f.exchange === exchange && f.requirement === finding.requirement && f.pointer === finding.pointer && f.message === finding.message);
     if (!duplicate) this.findings.push(exchange ? { ...finding, exchange } : finding);
   }
 
-  private judged(requirement: string, exchange: CapturedExchange): void {
-    const exchanges = this.judgedOn.get(requirement) ?? new Set<CapturedExchange>();
+  private judged(requirement: string, exchange: ExchangeEvidence): void {
+    const exchanges = this.judgedOn.get(requirement) ?? new Set<ExchangeEvidence>();
     this.judgedOn.set(requirement, exchanges.add(exchange));
   }
 

@@ -95,12 +95,12 @@ async function transmit(context: APIRequestContext, guard: BodyGuard, target: Ta
   } catch (error) {
     const problem = guard.problemSince(mark);
     const timedOut = problem === undefined && isTimeout(error as Error);
-    return { ok: false, failure: scrub(failureMessage(error as Error, problem, target)), ...(timedOut ? { timedOut } : {}) };
+    return { ok: false, failure: scrub(transportFailureMessage(error as Error, problem, target)), ...(timedOut ? { timedOut } : {}) };
   }
 }
 
 /** Why no answer came, in words a person can act on; never Playwright's call log, which lists request headers. */
-export function failureMessage(error: Error, problem: TunnelProblem | undefined, target: Target): string {
+export function transportFailureMessage(error: Error, problem: TunnelProblem | undefined, target: Target): string {
   if (problem?.kind === 'too-large') {
     return `the answer is larger than ${formatMiB(problem.limitBytes)}, the most the kit reads (raise it with --max-body-mib)`;
   }

@@ -5,7 +5,8 @@
 // section come from the catalogue.
 import { test as base, type TestDetailsAnnotation } from '@playwright/test';
 import { loadContract, type Contract } from '../contract/index.ts';
-import { mergeSettings, resolveTarget, settingsFromEnvironment, type Target, type TargetSettings } from '../targets/target.ts';
+import { mergeSettings, resolveTarget, type Target, type TargetSettings } from '../targets/target.ts';
+import { settingsFromEnvironment } from '../targets/target-environment.ts';
 import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, outcomesDecidedByReporter, type FailLevel, type GenerationSettings } from '../run-protocol/index.ts';
 import { ConformanceCase } from './case.ts';
 import { caseTitle, type CaseDefinition } from './cases/suite-case.ts';

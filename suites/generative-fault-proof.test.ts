@@ -18,7 +18,7 @@ import { reproductionText } from '../run-protocol/reproduction.ts';
 import { scrubber, targetSecrets } from '../run-protocol/secrets.ts';
 import { FAULTS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { CaseSkipped, directClient, referenceTarget, runSuiteCase } from '../server/test-support.ts';
-import { targetEnvironment } from '../targets/target.ts';
+import { targetEnvironment } from '../targets/target-environment.ts';
 import { ConformanceCase } from './case.ts';
 import { SUITE_CASES } from './cases/index.ts';
 import { generateForOperation } from './generation/generate.ts';

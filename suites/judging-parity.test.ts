@@ -4,8 +4,8 @@
 // contract's one judging path found, filtered only by what that caller is about.
 import { describe, expect, it } from 'vitest';
 import { loadContract, MEDIA_TYPE, utf8Text, type Finding } from '../contract/index.ts';
-import { judgeExchange as judgeAsProxy } from '../proxy/judge.ts';
-import { CaseSkipped, judgeExchange as judgeAsServerTests, runSuiteCase } from '../server/test-support.ts';
+import { judgeCaptured as judgeAsProxy } from '../proxy/judge.ts';
+import { CaseSkipped, serverFindings as judgeAsServerTests, runSuiteCase } from '../server/test-support.ts';
 import type { Target } from '../targets/target.ts';
 import { ConformanceCase, suiteFindings, type CaseRequest } from './case.ts';
 import { SUITE_CASES } from './cases/index.ts';

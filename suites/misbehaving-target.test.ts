@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../contract/index.ts';
 import type { CertificationRecord, RequirementRecord } from '../reports/record.ts';
 import { NO_FORBIDDEN_TOKEN } from './operations.ts';
-import { preflightRequest } from './runner.ts';
+import { preflightRequest } from './preflight.ts';
 import { runCli, type CliResult } from '../cli/test-support.ts';
 import { leaksOf, reportFiles } from './test-support.ts';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { resolveTarget, type TargetSettings } from '../targets/target.ts';
-import { preflight, PreflightError, preflightProblem, UnreachableTargetError } from './runner.ts';
+import { preflight, PreflightError, preflightProblem, UnreachableTargetError } from './preflight.ts';
 
 const SESSION = 'preflight-session-5c1d';
 const PAT = 'preflight-pat-77e0';

@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { RECORD_FILE, REQUIREMENT_ANNOTATION, type RunDescription } from '../run-protocol/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
-import { TARGET_ENVIRONMENT, targetEnvironment, type Target } from '../targets/target.ts';
+import { TARGET_ENVIRONMENT, type Target } from '../targets/target.ts';
+import { targetEnvironment } from '../targets/target-environment.ts';
 import { PROOF_TARGETS, type ProofTarget } from './proof-targets.ts';
-import { ROOT, runSuite, suiteArguments, suiteEnvironment, CONFIG_FILE } from './runner.ts';
+import { ROOT, runSuite, suiteArguments, playwrightChildEnvironment, CONFIG_FILE } from './runner.ts';
 
 export const PROOF_CONFIG_FILE = join(ROOT, 'suites', 'proof.config.ts');
 
@@ -46,7 +47,7 @@ function casesOf(suite: ListedSuite): ListedCase[] {
 /** Every case of the suite with the requirements it names, as `playwright test --list` reports them (no request is sent). */
 export async function listCases(target: Target, baseEnvironment: Record<string, string | undefined>): Promise<ListedCase[]> {
   const run = { target, reportDir: ROOT, failLevel: 'must' as const, baseEnvironment, output: 'ignore' as const, config: CONFIG_FILE };
-  const child = spawn(process.execPath, [...suiteArguments(run), '--list', '--reporter=json'], { cwd: ROOT, env: suiteEnvironment(run), stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [...suiteArguments(run), '--list', '--reporter=json'], { cwd: ROOT, env: playwrightChildEnvironment(run), stdio: ['ignore', 'pipe', 'ignore'] });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   const code = await new Promise<number | null>((resolve, reject) => {

@@ -4,14 +4,14 @@
 // Playwright run then starts its runner once for many targets instead of once each.
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { suiteEnvironment } from '../cli/environment.ts';
-import { CASE_OUTCOME_REPORTER } from '../run-protocol/index.ts';
+import { suiteProcessSettings } from '../cli/environment.ts';
+import { CASE_OUTCOME_REPORTER, SECRET_SCRUBBER_REPORTER } from '../run-protocol/index.ts';
 import type { SuiteOptions } from './fixtures.ts';
 import { ignoredSpecs } from './settings.ts';
 import { titlesGrep } from './proof-targets.ts';
 
-const { layout, suiteOptions, scrubbing, recording } = suiteEnvironment;
-const targets = suiteEnvironment.proofTargets();
+const { layout, suiteOptions, scrubbing, recording } = suiteProcessSettings;
+const targets = suiteProcessSettings.proofTargets();
 
 export default defineConfig<object, { suiteOptions: SuiteOptions; targetEnvironment: Record<string, string> }>({
   testDir: '.',
@@ -27,7 +27,7 @@ export default defineConfig<object, { suiteOptions: SuiteOptions; targetEnvironm
   globalTimeout: layout.runTimeoutMs * targets.length,
   reporter: [
     // In the order the run command's configuration has them: tokens out first, then verdicts.
-    ['../reports/secret-scrubber.ts', scrubbing],
+    [SECRET_SCRUBBER_REPORTER, scrubbing],
     [CASE_OUTCOME_REPORTER, { run: recording.run }],
     ['./proof-reporter.ts', { ...recording, outputDir: layout.reportDir, targets }],
   ],

@@ -2,19 +2,43 @@
 import { describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { DEFAULT_RUN } from '../run-protocol/index.ts';
+import type { RegressionCase } from '../targets/regression-cases.ts';
 import { resolveTarget, TARGET_ENVIRONMENT } from '../targets/target.ts';
-import { recordMessageOf, suiteEnvironment } from './runner.ts';
+import { recordMessageOf, playwrightChildEnvironment } from './runner.ts';
 import { RUN_ENVIRONMENT } from './settings.ts';
 
+const REGRESSION_CASE: RegressionCase = {
+  name: 'status as a number',
+  requirement: 'ERR-STATUS-STRING',
+  why: 'seen in production',
+  request: { method: 'GET', path: '/notification-groups', credentials: 'session' },
+} as RegressionCase;
 const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'session-secret', pat: 'pat-secret', headers: { 'X-Gateway-Key': 'header-secret' } }, loadContract().legacyHeader);
-const run = { target, reportDir: '/reports/run', failLevel: 'should' as const, baseEnvironment: { PATH: '/bin', [RUN_ENVIRONMENT.failLevel]: 'must', [RUN_ENVIRONMENT.reportDir]: 'stale' }, output: 'ignore' as const, regressionCasesFile: '/targets/staging.yaml', signingKeyFile: '/keys/record.pem', run: { ...DEFAULT_RUN, requirements: ['AUTH-401-MALFORMED'] } };
+const run = {
+  target,
+  reportDir: '/reports/run',
+  failLevel: 'should' as const,
+  baseEnvironment: { PATH: '/bin', [RUN_ENVIRONMENT.failLevel]: 'must', [RUN_ENVIRONMENT.reportDir]: 'stale' },
+  output: 'ignore' as const,
+  regressionCases: [REGRESSION_CASE],
+  signingKeyFile: '/keys/record.pem',
+  run: { ...DEFAULT_RUN, requirements: ['AUTH-401-MALFORMED'] },
+};
 
-describe('suiteEnvironment', () => {
-  const env = suiteEnvironment(run);
+describe('playwrightChildEnvironment', () => {
+  const env = playwrightChildEnvironment(run);
   const description = JSON.parse(env[RUN_ENVIRONMENT.run]) as Record<string, unknown>;
 
-  it('carries the target but its secrets, the fail level, the report directory, the selection and the files it reads in the one description', () => {
-    expect(description).toMatchObject({ failLevel: 'should', reportDir: '/reports/run', requirements: ['AUTH-401-MALFORMED'], regressionCasesFile: '/targets/staging.yaml', signingKeyFile: '/keys/record.pem', target: { baseUrl: 'http://127.0.0.1:9/v3', legacyHeader: target.legacyHeader } });
+  const carried = 'the target but its secrets, the fail level, the report directory, the selection, regression cases';
+  it(`carries ${carried} as data and the key file in the one description`, () => {
+    expect(description).toMatchObject({
+      failLevel: 'should',
+      reportDir: '/reports/run',
+      requirements: ['AUTH-401-MALFORMED'],
+      regressionCases: [REGRESSION_CASE],
+      signingKeyFile: '/keys/record.pem',
+      target: { baseUrl: 'http://127.0.0.1:9/v3', legacyHeader: target.legacyHeader },
+    });
   });
 
   it('sets no second copy of what the description holds, and drops a stale one from the base environment', () => {

@@ -1,8 +1,18 @@
 // What the suite's processes read from the environment: a base URL given empty is refused, never
 // read as "no target" (which, for `npx playwright test`, starts the embedded reference server).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN } from '../run-protocol/index.ts';
 import { runDescriptionOf, runLayout } from './settings.ts';
+
+const REGRESSION_FILE = `regressionCases:
+  - name: status as a number
+    requirement: ERR-STATUS-STRING
+    why: seen in production
+    request: { method: GET, path: /notification-groups, credentials: session }
+`;
 
 describe('runLayout', () => {
   it('starts the embedded reference server only when no base URL is set at all', () => {
@@ -21,8 +31,17 @@ describe('runDescriptionOf', () => {
     expect(runDescriptionOf({}, '/kit')).toEqual({ ...DEFAULT_RUN, failLevel: 'must', reportDir: '/kit/reports/latest', target: {} });
   });
 
-  it('takes the regression cases and signing key files from their variables, as absolute paths', () => {
-    expect(runDescriptionOf({ LAS_REGRESSION_CASES: 'staging.yaml', LAS_SIGNING_KEY: 'keys/record.pem' }, '/kit')).toMatchObject({ regressionCasesFile: '/kit/staging.yaml', signingKeyFile: '/kit/keys/record.pem' });
+  it('reads the regression cases of the file its variable names, and takes the key file as a path', () => {
+    const root = mkdtempSync(join(tmpdir(), 'las-settings-'));
+    try {
+      writeFileSync(join(root, 'staging.yaml'), REGRESSION_FILE);
+      const env = { LAS_REGRESSION_CASES: 'staging.yaml', LAS_SIGNING_KEY: 'keys/record.pem' };
+      const described = runDescriptionOf(env, root);
+      expect(described.regressionCases?.map((c) => c.name)).toEqual(['status as a number']);
+      expect(described.signingKeyFile).toBe(join(root, 'keys/record.pem'));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('takes the target from its variables, its secrets left out', () => {
@@ -32,9 +51,14 @@ describe('runDescriptionOf', () => {
     expect(runLayout(env, described, '/kit')).toMatchObject({ embedded: false, testTimeoutMs: 80_000 });
   });
 
-  it('takes what LAS_RUN says over the variables', () => {
-    const env = { LAS_FAIL_LEVEL: 'must', LAS_REPORT_DIR: 'out', LAS_RUN: JSON.stringify({ failLevel: 'should', reportDir: '/elsewhere', readOnly: true }) };
-    expect(runDescriptionOf(env, '/kit')).toMatchObject({ failLevel: 'should', reportDir: '/elsewhere', readOnly: true });
+  it('reads LAS_RUN as it is: no variable beside it is read again, no file it names is opened', () => {
+    const run = { failLevel: 'should', reportDir: '/elsewhere', readOnly: true };
+    const env = {
+      LAS_FAIL_LEVEL: 'neither',
+      LAS_REGRESSION_CASES: '/no/such/target.yaml',
+      LAS_RUN: JSON.stringify(run),
+    };
+    expect(runDescriptionOf(env, '/kit')).toEqual({ ...DEFAULT_RUN, ...run });
   });
 
   it('refuses a fail level it does not know, naming the variable', () => {

@@ -1,11 +1,16 @@
 // What the suite's processes (Playwright config, workers, reporters) learn from the environment
 // the run command, or a person running `npx playwright test`, gives them: the variables' names and
-// how to read them. cli/environment.ts reads the variables, once per process; these functions only
-// interpret what they are handed.
+// how to read them. The run is described once, in LAS_RUN, by the run command, or, for a suite
+// started without it, by the first process that reads the variables (cli/environment.ts writes
+// the description into its environment, which the workers inherit); every other process reads
+// LAS_RUN as it is.
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_RUN, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, settingsFromEnvironment, TARGET_ENVIRONMENT, withoutSecrets } from '../targets/target.ts';
+import { loadContract } from '../contract/index.ts';
+import { readRegressionCases } from '../targets/regression-cases.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, TARGET_ENVIRONMENT } from '../targets/target.ts';
+import { settingsFromEnvironment, withoutSecrets } from '../targets/target-environment.ts';
 
 type Environment = Record<string, string | undefined>;
 
@@ -22,25 +27,34 @@ export const RUN_ENVIRONMENT = {
 } as const;
 
 /**
- * The run's description: LAS_RUN as the run command writes it, over what a suite started without
- * the run command is given in the environment (LAS_FAIL_LEVEL, LAS_REPORT_DIR, LAS_REGRESSION_CASES,
- * LAS_SIGNING_KEY, the target's LAS_*
- * variables but its secrets, which are read from their variables either way). The one place the
- * suite's processes learn the run from.
+ * The run's description: LAS_RUN as it is, when a process described the run (the run command, or
+ * the first process of a suite started without it); else what the variables say (LAS_FAIL_LEVEL,
+ * LAS_REPORT_DIR, LAS_REGRESSION_CASES, whose file is read here, LAS_SIGNING_KEY, the target's
+ * LAS_* variables but its secrets, which are read from their variables either way).
  */
 export function runDescriptionOf(env: Environment, root: string): RunDescription {
-  const regressionCases = env[RUN_ENVIRONMENT.regressionCases] || undefined;
+  return describedRun(env) ?? runDescriptionFromVariables(env, root);
+}
+
+function runDescriptionFromVariables(env: Environment, root: string): RunDescription {
+  const regressionCasesFile = env[RUN_ENVIRONMENT.regressionCases] || undefined;
   const signingKey = env[RUN_ENVIRONMENT.signingKey] || undefined;
-  const fromVariables: RunDescription = {
+  const requirementIds = () => loadContract().requirements.map((r) => r.id);
+  const regressionCases = () => readRegressionCases(resolve(root, regressionCasesFile!), requirementIds());
+  return {
     ...DEFAULT_RUN,
     failLevel: failLevelOf(env),
     reportDir: resolve(root, env[RUN_ENVIRONMENT.reportDir] || DEFAULT_REPORT_DIR),
     target: withoutSecrets(settingsFromEnvironment(env)),
-    ...(regressionCases ? { regressionCasesFile: resolve(root, regressionCases) } : {}),
+    ...(regressionCasesFile ? { regressionCases: regressionCases() } : {}),
     ...(signingKey ? { signingKeyFile: resolve(root, signingKey) } : {}),
   };
+}
+
+/** LAS_RUN as a process that described the run wrote it, or undefined when none did. */
+export function describedRun(env: Environment): RunDescription | undefined {
   const text = env[RUN_ENVIRONMENT.run];
-  if (text === undefined || text === '') return fromVariables;
+  if (text === undefined || text === '') return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -48,7 +62,7 @@ export function runDescriptionOf(env: Environment, root: string): RunDescription
     throw new Error(`${RUN_ENVIRONMENT.run} is not JSON`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${RUN_ENVIRONMENT.run} is not a JSON object`);
-  return { ...fromVariables, ...(value as Partial<RunDescription>) };
+  return { ...DEFAULT_RUN, ...(value as Partial<RunDescription>) };
 }
 
 export const DEFAULT_REPORT_DIR = 'reports/latest';

@@ -35,7 +35,7 @@ const { certificationHtml } = await import('../reports/certification-html.ts');
 const { recordProblems } = await import('../reports/verify.ts');
 const { contractSha256 } = await import('../reports/run-context.ts');
 const { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer } = await import('../server/index.ts');
-const { preflight } = await import('../suites/runner.ts');
+const { preflight } = await import('../suites/preflight.ts');
 const { resolveTarget } = await import('./target.ts');
 const { settingRows } = await import('./settings.ts');
 

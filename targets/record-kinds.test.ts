@@ -6,7 +6,8 @@ import { describe, expect, test } from 'vitest';
 import { loadContract, recordKinds } from '../contract/index.ts';
 import { registerRunCommand } from '../cli/run.ts';
 import { REFERENCE_FIXTURES } from '../server/index.ts';
-import { parseTargetFile, settingsFromEnvironment } from './target.ts';
+import { parseTargetFile } from './target-file.ts';
+import { settingsFromEnvironment } from './target-environment.ts';
 import { settingRows } from './settings.ts';
 
 const kinds = recordKinds(loadContract().operations);

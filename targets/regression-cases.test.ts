@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { CASE_CREDENTIALS, parseRegressionCases, readRegressionCases, saveRegressionCases, type RegressionCase } from './regression-cases.ts';
-import { parseTargetFile, TargetError } from './target.ts';
+import { TargetError } from './target.ts';
+import { parseTargetFile } from './target-file.ts';
 
 const ids = loadContract().requirements.map((r) => r.id);
 let dir: string;

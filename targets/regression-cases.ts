@@ -5,7 +5,8 @@
 // list; `run` executes each case alongside the suite, under its requirement.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Document, isMap, isSeq, parseDocument } from 'yaml';
-import { parseTargetDocument, TargetError, type TargetFile } from './target.ts';
+import { TargetError } from './target.ts';
+import { parseTargetDocument, type TargetFile } from './target-file.ts';
 
 /** The credential a case sends, by scheme (section 5): the run's own token in it, or none. */
 export const CASE_CREDENTIALS = ['session', 'pat', 'legacy', 'none'] as const;

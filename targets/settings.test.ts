@@ -4,7 +4,9 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerRunCommand } from '../cli/run.ts';
 import { recordSetting, refuseCollisions, settingRows, settingsMarkdown, settingSource } from './settings.ts';
-import { parseTargetFile, settingsFromEnvironment, targetSchemaFile, targetSchemaText, targetOnlySettingsGiven } from './target.ts';
+import { targetOnlySettingsGiven } from './target.ts';
+import { parseTargetFile, targetSchemaFile, targetSchemaText } from './target-file.ts';
+import { settingsFromEnvironment } from './target-environment.ts';
 import { readFileSync } from 'node:fs';
 
 const program = new Command();

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  mergeSettings,
-  parseTargetFile,
-  parseTargetWaivers,
-  readTargetFile,
-  resolveTarget,
-  settingSource,
-  settingsFromEnvironment,
-  TargetError,
-  targetEnvironment,
-  type TargetSettings,
-} from './target.ts';
+import { mergeSettings, resolveTarget, settingSource, TargetError, type TargetSettings } from './target.ts';
+import { parseTargetFile, parseTargetWaivers, readTargetFile } from './target-file.ts';
+import { settingsFromEnvironment, targetEnvironment } from './target-environment.ts';
 
 const LEGACY = 'X-Svc-Session-Token';
 const complete: TargetSettings = { baseUrl: 'https://staging.example.com/v3/', sessionToken: 'session-aaaa', pat: 'pat-bbbb' };

@@ -1,10 +1,10 @@
 // Judging recorded exchanges offline: each goes through the proxy's side of judging
-// (proxy/judge.ts judgeExchange, the contract's one path), and its findings become the lines of a
+// (proxy/judge.ts judgeCaptured, the contract's one path), and its findings become the lines of a
 // violations log, as the proxy writes them. Exchanges outside the API are counted, not judged.
 import { basename } from 'node:path';
 import { bodySecrets, headerSecrets, headerValue, locate, maskCredentialQuery, maskedText, querySecrets, type Contract, type Finding } from '../contract/index.ts';
 import type { RecordedExchange } from '../proxy/har.ts';
-import { findingsOf, judgeExchange, type CapturedExchange, type JudgeOptions } from '../proxy/judge.ts';
+import { findingsOf, judgeCaptured, type CapturedExchange, type JudgeOptions } from '../proxy/judge.ts';
 import { violationRecords, type ViolationRecord } from '../proxy/violations.ts';
 import { entryName, type RecordedItem } from './recorded-files.ts';
 
@@ -36,7 +36,7 @@ export function judgeRecordedItem(judging: RecordedJudging, item: Extract<Record
   const path = apiPath(contract, recorded.url, judging.baseUrl);
   if (path === null) return { inApi: false };
   const exchange = { ...recorded.exchange, path };
-  const findings = findingsOf(contract, judgeExchange(contract, exchange, judging.judge));
+  const findings = findingsOf(contract, judgeCaptured(contract, exchange, judging.judge));
   const operationId = locate(contract, exchange.method, path).operation?.operationId ?? null;
   const secrets = secretsOfRecording(exchange, contract.legacyHeader);
   const time = Number.isNaN(Date.parse(recorded.startedDateTime)) ? new Date(0).toISOString() : new Date(recorded.startedDateTime).toISOString();

@@ -12,7 +12,7 @@ import { Agent, request } from 'undici';
 import { credentialHeader, headerSecrets, MASK, maskCredentialQuery, maskedBody, maskedQueryPairs, maskedText, maskKnownValues, parseQueryPairs, relativePath, type Contract, type Finding, type MaskedBody } from '../contract/index.ts';
 import { METHOD_OVERRIDE_HEADERS, METHOD_OVERRIDE_PARAMETERS, REWRITE_HEADERS } from '../proxy/admission.ts';
 import type { HarHeader, RecordedFinding } from '../proxy/har.ts';
-import { findingsOf, judgeExchange, type JudgeOptions } from '../proxy/judge.ts';
+import { findingsOf, judgeCaptured, type JudgeOptions } from '../proxy/judge.ts';
 import { partyOf } from '../proxy/violations.ts';
 import type { CaseCredentials, RegressionCase } from '../targets/regression-cases.ts';
 import type { Target } from '../targets/target.ts';
@@ -220,7 +220,7 @@ export class Replayer {
     const sent = await this.send(requestCase);
     if (!sent.ok) return { ...base, verdict: 'no-answer', reason: sent.failure };
     const requestHeaders = { ...renamedLegacy(sent.headers, target.legacyHeader, contract.legacyHeader) };
-    const findings = findingsOf(contract, judgeExchange(contract, {
+    const findings = findingsOf(contract, judgeCaptured(contract, {
       method: requestCase.method,
       path: `${contract.basePath}${requestCase.path}`,
       requestHeaders,
