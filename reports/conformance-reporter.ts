@@ -13,7 +13,6 @@ import { join, relative, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
-import type { TargetSettings } from '../targets/target.ts';
 import {
   blockingLevels,
   failedReporterOf,
