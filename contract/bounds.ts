@@ -67,7 +67,7 @@ export function ruleAndDirection(finding: Pick<Finding, 'requirement' | 'locatio
   let byDirection = ruleKeys.get(finding.requirement);
   if (byDirection === undefined) {
     if (ruleKeys.size >= RULE_KEYS_KEPT) return `${finding.requirement} ${finding.location}`;
-    ruleKeys.set(finding.requirement, (byDirection = new Map()));
+    ruleKeys.set(finding.requirement, (byDirection = new Map<string, string>()));
   }
   let key = byDirection.get(finding.location);
   if (key === undefined) byDirection.set(finding.location, (key = `${finding.requirement} ${finding.location}`));

@@ -646,7 +646,7 @@ const boundSets = new WeakMap<Contract, Map<string, ReadonlySet<string>>>();
 /** The requirements a check may judge: those whose `judgedBy` names it, and those an operation names for one of its roles. Computed once per contract. */
 export function requirementsBoundTo(contract: Contract, check: ExchangeCheck): ReadonlySet<string> {
   let byCheck = boundSets.get(contract);
-  if (!byCheck) boundSets.set(contract, (byCheck = new Map()));
+  if (!byCheck) boundSets.set(contract, (byCheck = new Map<string, ReadonlySet<string>>()));
   let bound = byCheck.get(check.name);
   if (!bound) {
     const byRole = (check.roles ?? []).flatMap((role) => contract.requirementsInRole(role));
@@ -666,7 +666,7 @@ const operationBoundSets = new WeakMap<Operation, Map<string, ReadonlySet<string
 export function requirementsBoundFor(contract: Contract, check: ExchangeCheck, operation: Operation | null): ReadonlySet<string> {
   if (operation === null || !check.roles?.length) return contract.requirementsJudgedBy(check.name);
   let byCheck = operationBoundSets.get(operation);
-  if (!byCheck) operationBoundSets.set(operation, (byCheck = new Map()));
+  if (!byCheck) operationBoundSets.set(operation, (byCheck = new Map<string, ReadonlySet<string>>()));
   let bound = byCheck.get(check.name);
   if (!bound) {
     const byRole = check.roles.flatMap((role) => operation.roles[role] ?? []);

@@ -123,7 +123,7 @@ export class Contract {
     const components = (this.document.components ?? {}) as Schema;
     this.schemas = (components.schemas ?? {}) as Record<string, Schema>;
     const legacy = ((components.securitySchemes ?? {}) as Record<string, Schema>).LegacySessionAuth;
-    this.legacyHeader = String(legacy?.name ?? DEFAULT_LEGACY_HEADER);
+    this.legacyHeader = typeof legacy?.name === 'string' ? legacy.name : DEFAULT_LEGACY_HEADER;
     this.genericStatuses = new Set(((raw['x-generic-statuses'] as Schema | undefined)?.statuses ?? []) as number[]);
     this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<string, string[]>;
     const operations = readOperations(this.document);

@@ -304,7 +304,7 @@ export function scrubber(secrets: readonly Secret[]): Scrub {
 /** A copy of a JSON-like value with every string scrubbed, keys too. */
 export function scrubDeep<T>(value: T, scrub: Scrub): T {
   if (typeof value === 'string') return scrub(value) as T;
-  if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((item) => scrubDeep(item, scrub)) as T;
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), scrubDeep(item, scrub)])) as T;
   }
@@ -314,7 +314,7 @@ export function scrubDeep<T>(value: T, scrub: Scrub): T {
 /** A copy of a JSON-like value with every string value scrubbed and every key kept: its shape survives any token. */
 export function scrubValues<T>(value: T, scrub: Scrub): T {
   if (typeof value === 'string') return scrub(value) as T;
-  if (Array.isArray(value)) return value.map((item) => scrubValues(item, scrub)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((item) => scrubValues(item, scrub)) as T;
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubValues(item, scrub)])) as T;
   return value;
 }
