@@ -76,7 +76,7 @@ function objectOf(value: unknown): Json | undefined {
 /** The value at `pointer` in `document`, or undefined when there is none. */
 function valueAt(document: unknown, pointer: string): unknown {
   try {
-    return resolvePointer(document as never, pointer);
+    return resolvePointer(document, pointer);
   } catch {
     return undefined;
   }
@@ -446,7 +446,7 @@ const SINGLE: Choice[] = [
       rejectWhen('createAttributeConfig', (context) =>
         ['/data/attributes/editPermission', '/data/attributes/viewPermission'].flatMap((pointer) => {
           const value = valueAt(context.document, pointer);
-          return value === undefined || value === 0 ? [] : [conditionProblem(400, 'unknown-permission', `${pointer.split('/').pop()} ${String(value)} is not a permission this server knows`, { pointer })];
+          return value === undefined || value === 0 ? [] : [conditionProblem(400, 'unknown-permission', `${pointer.split('/').pop()} ${JSON.stringify(value)} is not a permission this server knows`, { pointer })];
         }),
       ),
     ],

@@ -23,6 +23,12 @@ async function triggerFindings(fault: FaultDefinition, faults: string[]): Promis
   return judgeExchange(exchanged).filter((f) => f.level === 'MUST').map((f) => f.requirement);
 }
 
+/** The members of openapi.yaml the test below changes. */
+interface OpenApiChanged {
+  components: { schemas: { NotificationGroupAttributes: { properties: Record<string, { enum?: unknown[]; type?: string }> } } };
+  paths: Record<string, { get: { parameters: { schema: { properties: { type: { enum: string[] } } } }[] } }>;
+}
+
 describe('the fault catalogue', () => {
   const contract = loadContract();
 
@@ -81,7 +87,7 @@ describe('faults and choices bound to roles', () => {
   });
 
   it("applies a fault or choice that changes a kind of item attribute or filter value only where a list has one, refusing it in one line where none has", () => {
-    const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as Record<string, any>;
+    const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as OpenApiChanged;
     const attributes = openapi.components.schemas.NotificationGroupAttributes.properties;
     delete attributes.groupId.enum;
     attributes.defaultValue.type = 'string';

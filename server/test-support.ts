@@ -47,8 +47,8 @@ export async function send(baseUrl: string, probe: Probe, dispatcher?: Dispatche
   const url = new URL(baseUrl);
   const path = `${url.pathname}${probe.path}`;
   const response = dispatcher
-    ? await dispatcher.request({ origin: url.origin, path, method: probe.method as Dispatcher.HttpMethod, headers: probe.headers, body: probe.body })
-    : await undiciRequest(`${url.origin}${path}`, { method: probe.method as Dispatcher.HttpMethod, headers: probe.headers, body: probe.body });
+    ? await dispatcher.request({ origin: url.origin, path, method: probe.method, headers: probe.headers, body: probe.body })
+    : await undiciRequest(`${url.origin}${path}`, { method: probe.method, headers: probe.headers, body: probe.body });
   // Read as bytes first, as the suite's client reads them: whether they were UTF-8 is judged too.
   const { text: bodyText, utf8 } = utf8Text(Buffer.from(await response.body.arrayBuffer()));
   const bodyString = probe.body === undefined ? '' : probe.body.toString();

@@ -102,29 +102,29 @@ export interface PageAsked {
 /** The named points of the pipeline a fault or a choice may attach to. Each transforms what it is given. */
 export interface ServerHooks {
   /** Pipeline: the order of the stages. */
-  stageOrder?(order: StageName[]): StageName[];
+  stageOrder?: (order: StageName[]) => StageName[];
   /** Stage credentials: the decision on the request's credentials. */
-  credentials?(decision: CredentialDecision, context: CredentialContext): CredentialDecision;
+  credentials?: (decision: CredentialDecision, context: CredentialContext) => CredentialDecision;
   /** Stage validate: the request findings the server acts on. */
-  findings?(findings: Finding[], context: RequestContext): Finding[];
+  findings?: (findings: Finding[], context: RequestContext) => Finding[];
   /** Stage validate, for a request with no findings: problems the server answers 400 for all the same. */
-  rejections?(problems: Problem[], context: RequestContext): Problem[];
+  rejections?: (problems: Problem[], context: RequestContext) => Problem[];
   /** Seed: each item of the list `operation` as the server sends it (applied once, when the server is built). */
-  seedItem?(item: SeedItem, operation: Operation): SeedItem;
+  seedItem?: (item: SeedItem, operation: Operation) => SeedItem;
   /** Seed: the items one value of the list's filter matches (none when it is filtered on nothing), in the order they are served. */
-  seedList?(items: SeedItem[], filterValue: string | undefined, operation: Operation): SeedItem[];
+  seedList?: (items: SeedItem[], filterValue: string | undefined, operation: Operation) => SeedItem[];
   /** List: the page asked for, from the query (default page size and cap already applied). */
-  pageRequest?(page: PageAsked, query: Record<string, unknown>): PageAsked;
+  pageRequest?: (page: PageAsked, query: Record<string, unknown>) => PageAsked;
   /** List: the items a page holds. */
-  pageWindow?(window: PageWindow, page: PageRequest): PageWindow;
+  pageWindow?: (window: PageWindow, page: PageRequest) => PageWindow;
   /** List: `meta` before the deprecated members are derived from it. */
-  listMeta?(meta: Record<string, unknown>, page: PageRequest): Record<string, unknown>;
+  listMeta?: (meta: Record<string, unknown>, page: PageRequest) => Record<string, unknown>;
   /** List: the `included` member for the requested include names (undefined: omitted). */
-  included?(included: unknown, names: string[]): unknown;
+  included?: (included: unknown, names: string[]) => unknown;
   /** List: the top-level members after `data` (`included`, `meta`, ...), deprecated meta members derived. */
-  listMembers?(members: Record<string, unknown>, page: PageRequest): Record<string, unknown>;
+  listMembers?: (members: Record<string, unknown>, page: PageRequest) => Record<string, unknown>;
   /** Create: the status and document of a successful creation. */
-  created?(creation: Creation, context: RequestContext): Creation;
+  created?: (creation: Creation, context: RequestContext) => Creation;
   /** Every reply, just before it is written. */
-  reply?(reply: Reply, context: RequestContext): Reply;
+  reply?: (reply: Reply, context: RequestContext) => Reply;
 }
