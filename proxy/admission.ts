@@ -164,7 +164,7 @@ const shapesByOperation = new WeakMap<Operation, QueryShapes>();
 function queryShapes(operation: Operation): QueryShapes {
   let shapes = shapesByOperation.get(operation);
   if (!shapes) {
-    shapes = { roots: new Set(), members: new Map(), documentMembers: new Set(Object.keys((operation.requestBody?.properties ?? {}) as object).map((name) => name.toLowerCase())) };
+    shapes = { roots: new Set(), members: new Map(), documentMembers: new Set(Object.keys((operation.requestBody?.properties ?? {})).map((name) => name.toLowerCase())) };
     for (const parameter of operation.parameters) {
       shapes.roots.add(parameter.name.toLowerCase());
       const properties = parameter.schema.properties as Record<string, Record<string, unknown>> | undefined;

@@ -50,7 +50,7 @@ function expandedIpv6(address: string): string[] | null {
   const back = tail === undefined || tail === '' ? [] : tail.split(':');
   const missing = 8 - front.length - back.length;
   if (missing < 0 || (tail === undefined && missing !== 0)) return null;
-  return [...front, ...Array(missing).fill('0'), ...back].map((group) => group.replace(/^0+(?=.)/, ''));
+  return [...front, ...new Array<string>(missing).fill('0'), ...back].map((group) => group.replace(/^0+(?=.)/, ''));
 }
 
 /** The trusted ranges as a BlockList; an entry that is neither an address nor a range is an error naming it. */

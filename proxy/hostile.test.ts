@@ -527,7 +527,7 @@ describe('memory, log and answers bounded by what was sent', () => {
       expect((await proxy.proxy.metrics.violationsLinesDropped.get()).values[0].value).toBeGreaterThanOrEqual(20);
       const ready = await send(`${proxy.adminUrl}/readyz`);
       expect(ready.status).toBe(503);
-      expect(JSON.parse(ready.body.toString()).status).toMatch(/not keeping up/);
+      expect((JSON.parse(ready.body.toString()) as { status: string }).status).toMatch(/not keeping up/);
     });
   });
 });

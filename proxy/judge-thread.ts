@@ -184,7 +184,10 @@ export class JudgeThread {
     started.worker.on('error', () => undefined);
     // The ring is memory outside the heap, freed only when a collection finds it unreachable: an
     // idle forwarding thread may not collect for a long while, so one collection follows the stop.
-    void started.worker.terminate().then(collectFully);
+    started.worker
+      .terminate()
+      .then(collectFully)
+      .catch(() => undefined);
   };
 
   /** Posts the exchanges gathered since the last post as one batch. */
