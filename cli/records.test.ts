@@ -59,9 +59,9 @@ describe('las-conformance verify', () => {
   });
 
   const tampered: [string, (r: CertificationRecord) => unknown, RegExp][] = [
-    ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /^  verdict: passed, but its requirements make it failed$/m],
-    ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /^  gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(false\) make it "fail"$/m],
-    ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q)) }), /^  tally\.MUST\.passed: \d+, but its requirements say \d+$/m],
+    ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /^ {2}verdict: passed, but its requirements make it failed$/m],
+    ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /^ {2}gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(false\) make it "fail"$/m],
+    ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q)) }), /^ {2}tally\.MUST\.passed: \d+, but its requirements say \d+$/m],
     ['a failed requirement changed to passed, its broken exchange left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /\/requirements\/\d+ \(NG-META-PAGES, verdict passed\)\/broken: must be equal to constant/],
     [
       'a requirement not exercised claimed as the target\'s choice',

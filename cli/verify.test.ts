@@ -81,7 +81,7 @@ function requirement(record: CertificationRecord, id: string): RequirementRecord
 }
 
 function withRequirement(record: CertificationRecord, id: string, change: Partial<RequirementRecord>): CertificationRecord {
-  return { ...record, requirements: record.requirements.map((r) => (r.id === id ? ({ ...r, ...change } as RequirementRecord) : r)) };
+  return { ...record, requirements: record.requirements.map((r) => (r.id === id ? ({ ...r, ...change }) : r)) };
 }
 
 /** A MUST requirement the run passed, and one it did not select. */
