@@ -3,7 +3,7 @@
 // evidence (request, response status, expected and actual, curl with a copy button), and every
 // requirement of the catalogue in one table. It renders conformance.json and nothing else.
 import { generatedRows, generatedSummaryLine } from './generated.ts';
-import { LEVELS } from '../contract/index.ts';
+import { LEVELS, scalarText } from '../contract/index.ts';
 import type { CertificationRecord, GeneratedRecord, RecordedEvidence, RequirementRecord } from './record.ts';
 import { acceptedRequirements, evidenceShortestFirst, exchangeText, failsGate, firstFinding, gateAcceptance, gateToolsUsed, omittedCount, reasonText, runVerdictOf, shownVerdict, verdictOf, verdictReasonShown, type GateAcceptance, type RequirementVerdictName } from './requirement-outcomes.ts';
 import { optionalInputs, recordsGiven } from './record.ts';
@@ -71,7 +71,7 @@ function nestedValue(value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : `<ul class="nested">${value.map((v) => `<li>${nestedValue(v)}</li>`).join('')}</ul>`;
   if (typeof value === 'object') return `<dl class="nested">${Object.entries(value as Record<string, unknown>).map(([k, v]) => `<dt>${escape(k)}</dt><dd>${nestedValue(v)}</dd>`).join('')}</dl>`;
-  return escape(String(value));
+  return escape(scalarText(value));
 }
 
 function moreFacts(record: CertificationRecord): [string, string][] {
@@ -83,7 +83,7 @@ function moreFacts(record: CertificationRecord): [string, string][] {
     const laidOut = member === 'inputs' ? new Set([...known, ...Object.keys(recordsGiven(record.inputs))]) : known;
     return Object.entries(value as Record<string, unknown>).filter(([k]) => !laidOut.has(k)).map(([k, v]): [string, string] => [`${member} ${k}`, v as string]);
   });
-  const top = Object.entries(fields).filter(([k]) => !LAID_OUT.has(k)) as [string, unknown][];
+  const top = Object.entries<unknown>(fields).filter(([k]) => !LAID_OUT.has(k));
   return [...within, ...top].map(([term, value]) => [escape(term), `<span class="more-fact">${nestedValue(value)}</span>`]);
 }
 

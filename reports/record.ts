@@ -274,7 +274,7 @@ export function buildRecord(input: RecordInput): CertificationRecord {
     kit: input.kit,
     contract: { sha256: context.contractSha256 },
     environment: context.environment,
-    spec: { title: String((input.contract.document.info as { title?: unknown }).title ?? ''), version: input.contract.version },
+    spec: { title: contractTitle(input.contract), version: input.contract.version },
     target: { embedded: false, faults: [], choices: [], ...context.target, baseUrl: input.target },
     selection: context.selection,
     inputs: context.inputs,
@@ -443,4 +443,10 @@ function tallyOf(requirements: RequirementRecord[]): Record<Level, Tally> {
   const tally = Object.fromEntries(LEVELS.map((level) => [level, empty()])) as Record<Level, Tally>;
   for (const r of requirements) tally[r.level][r.verdict]++;
   return tally;
+}
+
+/** The title the contract's `info` gives the specification, or nothing. */
+export function contractTitle(contract: Contract): string {
+  const { title } = contract.document.info as { title?: unknown };
+  return typeof title === 'string' ? title : '';
 }

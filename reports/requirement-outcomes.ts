@@ -15,11 +15,11 @@ export function targetText(record: CertificationRecord): string {
 }
 
 export function runVerdictOf(record: CertificationRecord): RunVerdictName {
-  return record.verdict as RunVerdictName;
+  return record.verdict;
 }
 
 export function verdictOf(requirement: RequirementRecord): RequirementVerdictName {
-  return requirement.verdict as RequirementVerdictName;
+  return requirement.verdict;
 }
 
 /** A requirement whose verdict fails the run at the record's fail level. */

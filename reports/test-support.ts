@@ -57,7 +57,7 @@ export function waivedIncompleteRun(): CertificationRecord {
   const record = failedRun();
   return {
     ...record,
-    verdict: 'incomplete' as CertificationRecord['verdict'],
+    verdict: 'incomplete',
     verdictReason: 'MUST requirements were not run',
     requirements: record.requirements.map((r) => (r.id === 'NG-META-PAGES' ? ({ ...r, verdict: 'waived', waiver: { reason: 'fixed in release 4.2', expires: '2027-03-01' } } as unknown as typeof r) : r)),
   };

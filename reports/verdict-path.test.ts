@@ -6,7 +6,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, DEFAULT_RUN, FORGIVEN_ANNOTATION, REQUIREMENT_ANNOTATION, SIDE_FINDING_ANNOTATION, type CaseFinding, type RunDescription } from '../run-protocol/index.ts';
 import { scrubber, credentialSecrets, scrubValues, type Secret } from '../run-protocol/secrets.ts';
@@ -18,6 +18,8 @@ import SecretScrubber from './secret-scrubber.ts';
 const contract = loadContract();
 
 let dir: string;
+/** What the reporter writes to stderr, kept instead of written. */
+let stderrWrites: MockInstance<typeof process.stderr.write>;
 
 /** The conformance reporter's options for a run against a target with these secrets. */
 function recording(secrets: Secret[]) {
@@ -27,7 +29,7 @@ function recording(secrets: Secret[]) {
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'las-verdict-path-'));
   vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  stderrWrites = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
 });
 
 afterEach(() => {
@@ -189,8 +191,8 @@ describe('verdict data the verdict step cannot read', () => {
     const reporter = new ConformanceReporter(recording([]));
     const test = testCase(shape);
     reporter.onBegin({ metadata: {}, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig, { allTests: () => [test] } as unknown as Suite);
-    reporter.onTestEnd(test, { ...testResult(shape, (text) => text), attachments: [] } as unknown as TestResult);
-    expect(await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as FullResult)).toEqual({ status: 'failed' });
+    reporter.onTestEnd(test, { ...testResult(shape, (text) => text), attachments: [] });
+    expect(await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 })).toEqual({ status: 'failed' });
     expect(existsSync(join(dir, 'conformance.json'))).toBe(false);
   });
 });
@@ -219,8 +221,8 @@ describe('the record pipe', () => {
     const test = testCase(shape);
     reporter.onBegin({ metadata: {}, reporter: [], grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig, { allTests: () => [test] } as unknown as Suite);
     const result = testResult(shape, (text) => text);
-    reporter.onTestEnd(test, (data === 'kept' ? result : { ...result, attachments: [] }) as unknown as TestResult);
-    return (await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as FullResult))?.status;
+    reporter.onTestEnd(test, data === 'kept' ? result : { ...result, attachments: [] });
+    return (await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 }))?.status;
   }
 
   it('carries the record as built, as conformance.json holds it', async () => {
@@ -243,6 +245,6 @@ describe('the record pipe', () => {
     closeSync(fd);
     await endWith(fd, 'kept');
     expect(existsSync(join(dir, 'conformance.json'))).toBe(true);
-    expect(vi.mocked(process.stderr.write).mock.calls.map(([text]) => String(text)).join('')).toMatch(/could not be sent to the run command/);
+    expect(stderrWrites.mock.calls.map(([text]) => String(text)).join('')).toMatch(/could not be sent to the run command/);
   });
 });

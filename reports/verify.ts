@@ -9,7 +9,7 @@ import type { ValidateFunction } from 'ajv';
 import { createAjv, LEVELS, recordKinds, type Contract } from '../contract/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { failLevelOfName, waiverActive } from '../run-protocol/index.ts';
-import { blockingRequirementIds, CASE_FAILED_MESSAGE, gateRecord, MAX_EVIDENCE, NOTHING_RAN_REASON, runVerdict, UNCOVERED_REASON, unselectedReason, unverified, verdictReason, type CertificationRecord, type GatePolicy, type RequirementRecord, type RequirementVerdict } from './record.ts';
+import { blockingRequirementIds, CASE_FAILED_MESSAGE, contractTitle, gateRecord, MAX_EVIDENCE, NOTHING_RAN_REASON, runVerdict, UNCOVERED_REASON, unselectedReason, unverified, verdictReason, type CertificationRecord, type GatePolicy, type RequirementRecord, type RequirementVerdict } from './record.ts';
 
 /** A record file that cannot be read at all (missing, not JSON): a usage error rather than a failed check. */
 export class RecordFileError extends Error {
@@ -79,7 +79,7 @@ function contractProblems(record: CertificationRecord, contract: Contract, contr
   const problems: Problems = [];
   if (record.contract.sha256 === '') problems.push('contract.sha256: the record holds no contract hash');
   else if (record.contract.sha256 !== contractSha256) problems.push(`contract.sha256: judged by another contract: its SHA-256 is ${record.contract.sha256}, this kit's is ${contractSha256}`);
-  const title = String((contract.document.info as { title?: unknown }).title ?? '');
+  const title = contractTitle(contract);
   if (record.spec.title !== title) problems.push(`spec.title: ${record.spec.title}, the contract's is ${title}`);
   if (record.spec.version !== contract.version) problems.push(`spec.version: ${record.spec.version}, the contract's is ${contract.version}`);
   if (record.requirements.length !== contract.requirements.length) return [...problems, `requirements: ${record.requirements.length} listed, ${contract.requirements.length} in this kit's catalogue`];
