@@ -21,7 +21,7 @@ const ATTRIBUTES = '/data/attributes';
  * that must exist for a creation to succeed (`x-record` in the contract; docs/certification.md §5).
  */
 export function fixtureMembers(operation: Operation): [pointer: string, fixture: keyof Fixtures][] {
-  return bodyMembers(operation).flatMap((m) => (m.record === undefined ? [] : [[m.pointer, m.record as keyof Fixtures]]));
+  return bodyMembers(operation).flatMap((m) => (m.record === undefined ? [] : [[m.pointer, m.record]]));
 }
 
 /** The fixtures a complete document of this operation refers to that the target did not name. */
@@ -70,7 +70,7 @@ function parentOf(pointer: string): string {
 }
 
 function sampleValue(member: BodyMember, fixtures: Fixtures, tag: string): unknown {
-  const fixture = member.record as keyof Fixtures | undefined;
+  const fixture = member.record;
   if (fixture && fixtures[fixture] !== undefined) return fixtures[fixture];
   if (member.const !== undefined) return member.const;
   // Allowed values are not shown for these members (section 2.3): only the values seen are sent.

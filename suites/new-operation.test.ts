@@ -28,21 +28,25 @@ interface ContractAddition {
   requirements: (Requirement | TemplateUse)[];
 }
 
-type Yaml = Record<string, any>;
+/** The members of openapi.yaml this file changes. */
+interface OpenApiDocument {
+  paths: Record<string, Record<string, { operationId?: string; 'x-requirements'?: Record<string, string> }>>;
+  components: { schemas: Record<string, unknown> };
+}
 
 const addition = parseYaml(readFileSync(new URL('./new-operation.yaml', import.meta.url), 'utf8')) as ContractAddition;
 
 /** A copy of schemas/ with the addition joined in; the catalogue takes its entries before those of the first create operation. */
 function contractWithAddition(): string {
-  const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as Yaml;
+  const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as OpenApiDocument;
   const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as { requirements: (Requirement | TemplateUse)[] };
-  const creating = Object.values(openapi.paths as Yaml).flatMap((item: Yaml) => (item.post ? [String(item.post.operationId)] : []));
+  const creating = Object.values(openapi.paths).flatMap((item) => (item.post ? [String(item.post.operationId)] : []));
   const at = catalogue.requirements.findIndex((r) => !isTemplateUse(r) && r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation)));
   catalogue.requirements.splice(at, 0, ...addition.requirements);
   for (const path of addition.removedPaths) {
-    const removed = Object.values(openapi.paths[path] as Yaml);
-    const ids = new Set(removed.map((operation: Yaml) => String(operation.operationId)));
-    const named = new Set(removed.flatMap((operation: Yaml) => Object.values(operation['x-requirements'] ?? {}).map(String)));
+    const removed = Object.values(openapi.paths[path]);
+    const ids = new Set(removed.map((operation) => String(operation.operationId)));
+    const named = new Set(removed.flatMap((operation) => Object.values(operation['x-requirements'] ?? {}).map(String)));
     // The requirements only the removed operations have: named for one of their roles, or routed only from them.
     const onlyTheirs = (r: Requirement | TemplateUse) =>
       isTemplateUse(r) ? ids.has(r.operation) : named.has(r.id) || (r.schemaFindings !== undefined && r.schemaFindings.every((route) => route.operation !== undefined && ids.has(route.operation)));
@@ -224,7 +228,7 @@ describe('a create operation added to the contract as data only', () => {
   });
 
   // How each requirement of the addition is broken, on the request or on a real created answer.
-  const breaks: Record<string, { request?: (document: unknown) => unknown; answer?: (status: number, document: Record<string, any>) => [number, unknown] }> = {
+  const breaks: Record<string, { request?: (document: unknown) => unknown; answer?: (status: number, document: unknown) => [number, unknown] }> = {
     'ZZPROOF-AN-DATA-REQUIRED': { request: (d) => withoutValueAt(d, '/data') },
     'ZZPROOF-AN-DATA-TYPE': { request: (d) => withValueAt(d, '/data/type', 'Note') },
     'ZZPROOF-AN-OWNER-TYPE': { request: (d) => withValueAt(d, '/data/relationships/owner/data/type', 'Group') },
@@ -246,7 +250,7 @@ describe('a create operation added to the contract as data only', () => {
         const created = await send(server.baseUrl, { method: 'POST', path: operation.pathTemplate, headers: session, body: JSON.stringify(createdDocument()) });
         expect(created.response.status).toBe(201);
         const requestDocument = broken.request ? broken.request(createdDocument()) : createdDocument();
-        const [status, answer] = broken.answer ? broken.answer(created.response.status, created.json as Record<string, any>) : [201, created.json];
+        const [status, answer] = broken.answer ? broken.answer(created.response.status, created.json) : [201, created.json];
         const request = { ...created.request, bodyText: JSON.stringify(requestDocument) };
         const response = { ...created.response, status, bodyText: JSON.stringify(answer) };
         expect(judgeExchange(contract, request, response).map((f) => f.requirement)).toContain(id);
@@ -265,7 +269,7 @@ describe('a kind of record the kit has never seen, named by the added create ope
   const created = contract.requirementOf(operation, 'success')!.id;
   const shelfIdIn = (document: unknown): unknown => {
     try {
-      return resolvePointer(document as Parameters<typeof resolvePointer>[0], members[0].pointer);
+      return resolvePointer(document, members[0].pointer);
     } catch {
       return undefined;
     }
@@ -288,7 +292,7 @@ describe('a kind of record the kit has never seen, named by the added create ope
       registerRunCommand(program);
       const run = program.commands.find((command) => command.name() === 'run')!;
       run.parseOptions(['--base-url', 'http://127.0.0.1:1/v3', ...args]);
-      return runSettings(run.opts() as Parameters<typeof runSettings>[0], env);
+      return runSettings(run.opts<Parameters<typeof runSettings>[0]>(), env);
     };
     expect(settingsOf(['--zz-proof-shelf-id', 'from-flag']).fixtures).toEqual({ [KIND]: 'from-flag' });
     expect(settingsOf([], { LAS_ZZ_PROOF_SHELF_ID: 'from-variable' }).fixtures).toEqual({ [KIND]: 'from-variable' });

@@ -10,6 +10,17 @@ const attributeConfig = contract.operation('createAttributeConfig');
 const highlight = contract.operation('createHighlight');
 const fixtures = { ownerUserId: '6553f100c0ffee0000000001', collectionItemId: '6553f100c0ffee0000000002' };
 
+/** The members of a sent document these tests read. */
+interface SentDocument {
+  data: {
+    attributes: { color: string; options: unknown[] };
+    relationships: { owner: { meta: Record<string, unknown> } };
+  };
+}
+
+/** The document an input sends. */
+const documentOf = (input: { bodyText?: string }) => JSON.parse(input.bodyText!) as SentDocument;
+
 describe('pages from a total', () => {
   const cases = [
     { total: 27, limits: [1, 2, 3, 4, 9, 10, 27] },
@@ -58,25 +69,25 @@ describe('boundaries from the contract', () => {
 
   it('every string place gets every Unicode class and a very long string at once, shrinking to one place of an otherwise complete document', () => {
     const inputs = contractBoundaries(highlight, fixtures, 1).filter((input) => input.boundary.startsWith('every string: '));
-    for (const { name, text } of STRING_CLASSES) expect(inputs.map((input) => JSON.parse(input.bodyText!).data.attributes), name).toContainEqual(expect.objectContaining({ color: text, summary: text }));
-    expect(inputs.some((input) => JSON.parse(input.bodyText!).data.attributes.color.length > 4096)).toBe(true);
+    for (const { name, text } of STRING_CLASSES) expect(inputs.map((input) => documentOf(input).data.attributes), name).toContainEqual(expect.objectContaining({ color: text, summary: text }));
+    expect(inputs.some((input) => documentOf(input).data.attributes.color.length > 4096)).toBe(true);
     const astral = inputs.find((input) => input.boundary === 'every string: astral')!;
     const colorOnly = astral.smaller!().find((input) => input.boundary === '/data/attributes/color: astral')!;
-    expect(JSON.parse(colorOnly.bodyText!).data).toMatchObject({ attributes: { color: '\u{1F600}\u{1D11E}\u{20000}', range: 'range boundary 1' }, relationships: { owner: { data: { id: fixtures.ownerUserId } } } });
-    expect(colorOnly.smaller!().map((input) => [...JSON.parse(input.bodyText!).data.attributes.color].length)).toEqual([1]);
+    expect(documentOf(colorOnly).data).toMatchObject({ attributes: { color: '\u{1F600}\u{1D11E}\u{20000}', range: 'range boundary 1' }, relationships: { owner: { data: { id: fixtures.ownerUserId } } } });
+    expect(colorOnly.smaller!().map((input) => [...documentOf(input).data.attributes.color].length)).toEqual([1]);
   });
 
   it('an array without uniqueItems: two equal items, none, many; a long list and a long string shrink to shorter ones', () => {
     const options = contractBoundaries(attributeConfig, fixtures, 1).filter((input) => input.boundary.startsWith('/data/attributes/options: '));
-    const lists = options.map((input) => JSON.parse(input.bodyText!).data.attributes.options as unknown[]);
+    const lists = options.map((input) => documentOf(input).data.attributes.options);
     expect(lists.map((l) => l.length)).toEqual([2, 0, MANY_ITEMS]);
     expect(lists[0][0]).toEqual(lists[0][1]);
-    expect(options[2].smaller!().map((input) => JSON.parse(input.bodyText!).data.attributes.options.length)).toEqual([1, 2, 5, 10, 20]);
+    expect(options[2].smaller!().map((input) => documentOf(input).data.attributes.options.length)).toEqual([1, 2, 5, 10, 20]);
   });
 
   it('a free-form map: many members and odd names', () => {
     const meta = contractBoundaries(highlight, fixtures, 1).filter((input) => input.boundary.startsWith('/data/relationships/owner/meta: '));
-    const names = meta.flatMap((input) => Object.keys(JSON.parse(input.bodyText!).data.relationships.owner.meta));
+    const names = meta.flatMap((input) => Object.keys(documentOf(input).data.relationships.owner.meta));
     expect(names).toEqual(expect.arrayContaining(['', ' ', '__proto__', '\u0000', 'member59']));
   });
 

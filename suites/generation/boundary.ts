@@ -74,7 +74,7 @@ function placesOf(schema: Schema, pointer = ''): Place[] {
 
 const typesOf = (schema: Schema): string[] => (Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : []);
 const fixedValue = (schema: Schema) => schema.const !== undefined || Array.isArray(schema.enum);
-const isFreeMap = (schema: Schema) => typesOf(schema).includes('object') && (Object.keys((schema.properties ?? {}) as object).length === 0 || typeof schema.additionalProperties === 'object');
+const isFreeMap = (schema: Schema) => typesOf(schema).includes('object') && (Object.keys((schema.properties ?? {})).length === 0 || typeof schema.additionalProperties === 'object');
 
 /**
  * Strings of a sampled item or member stay this short: "many" is about the count, and 60 members
@@ -157,7 +157,7 @@ function documentPlaceInputs(base: unknown, place: Place, seed: number): Boundar
   if (types.includes('array') && schema.uniqueItems !== true) {
     const items = typeof schema.items === 'object' && schema.items !== null ? (schema.items as Schema) : {};
     const existing = valueAt(base, pointer);
-    const item = Array.isArray(existing) && existing.length > 0 ? existing[0] : sampleOf(items, seed);
+    const item: unknown = Array.isArray(existing) && existing.length > 0 ? existing[0] : sampleOf(items, seed);
     const many = Array.from({ length: MANY_ITEMS }, (_, i) => distinct(item, i));
     inputs.push(documentInput(`${pointer}: two equal items`, withValueAt(base, pointer, [item, item])));
     inputs.push(documentInput(`${pointer}: empty`, withValueAt(base, pointer, [])));
@@ -247,7 +247,7 @@ export function contractBoundaries(operation: Operation, fixtures: Fixtures, see
 /** Whether an operation serves pages (its x-requirements name a pageLength role) with a `page[limit]`/`page[offset]`, as the contract's page arithmetic reads them. */
 export function isPaged(operation: Operation): boolean {
   const page = operation.parameters.find((p) => p.name === 'page');
-  const members = ((page?.schema as Schema | undefined)?.properties ?? {}) as Record<string, Schema>;
+  const members = ((page?.schema)?.properties ?? {}) as Record<string, Schema>;
   return operation.roles.pageLength !== undefined && members.limit !== undefined && members.offset !== undefined;
 }
 

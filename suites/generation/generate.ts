@@ -208,7 +208,11 @@ async function randomPhase(g: Generation): Promise<void> {
     const details = await fc.check(property, { seed: job.seed, numRuns: job.inputs, plugins: [fc.interruptAfterTimeLimit(remaining)] });
     if (details.interrupted && g.stopped === undefined) g.stopped = budgetRanOut(job);
     // A predicate that threw (the case skipped, say) is no failure of the target: the error goes on.
-    if (details.failed && target === undefined && details.errorInstance) throw details.errorInstance;
+    if (details.failed && target === undefined && details.errorInstance) {
+      // Thrown as it came: Playwright knows its own (a skip) by what it is.
+      const thrown: unknown = details.errorInstance;
+      throw thrown;
+    }
     if (!details.failed || target === undefined || last === undefined) break;
     recordFailure(conformance, found, target, last, details.numShrinks);
   }

@@ -185,7 +185,7 @@ export function mutatedValue(mutation: Mutation): fc.Arbitrary<unknown> {
     case 'below-minimum':
       return fc.oneof(fc.constant(mutation.minimum - 1), fc.double({ max: mutation.minimum, maxExcluded: true, noNaN: true, noDefaultInfinity: true }).filter((n) => n < mutation.minimum));
     case 'outside-values': {
-      const strings = mutation.values.filter((v) => typeof v === 'string') as string[];
+      const strings = mutation.values.filter((v): v is string => typeof v === 'string');
       const near = strings.flatMap((v) => [v.toUpperCase(), `${v} `, v.slice(1)]);
       return fc.oneof(fc.constantFrom(...near, ''), fc.string({ maxLength: 16 })).filter((v) => !mutation.values.some((allowed) => jsonTypeOfValue(allowed) === 'string' && allowed === v));
     }
