@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { createAjv } from '../contract/index.ts';
+import { createAjv, scalarText } from '../contract/index.ts';
 import { settingRows, settingSource, settingValue, targetFileSchema, targetVariables, withSetting, type Fixtures, type SettingRow, type TargetSettings } from './settings.ts';
 
 export type { Fixtures, TargetSettings } from './settings.ts';
@@ -146,8 +146,10 @@ export function parseTargetWaivers(text: string, source: string, requirementIds:
 
 /** The waivers of a target file read once, checked against the catalogue's requirement ids. */
 export function targetFileWaivers(file: TargetFile, requirementIds: string[]): Waiver[] {
-  const { document, path: source } = file as { document: { waivers?: { requirement: string; reason: string; expires: string | Date }[] }; path: string };
-  const waivers = (document.waivers ?? []).map((w) => ({ requirement: w.requirement, reason: w.reason, expires: w.expires instanceof Date ? w.expires.toISOString().slice(0, 10) : w.expires }));
+  const { document, path: source } = file;
+  // The file was checked against targets/target.schema.json when it was read.
+  const written = (document.waivers ?? []) as { requirement: string; reason: string; expires: string | Date }[];
+  const waivers = written.map((w) => ({ requirement: w.requirement, reason: w.reason, expires: w.expires instanceof Date ? w.expires.toISOString().slice(0, 10) : w.expires }));
   const unknown = waivers.filter((w) => !requirementIds.includes(w.requirement)).map((w) => w.requirement);
   if (unknown.length > 0) throw new TargetError(`target file ${source}: waiver for ${unknown.join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`);
   for (const w of waivers) {
@@ -348,7 +350,7 @@ export function withoutSecrets(settings: TargetSettings): TargetSettings {
 
 /** Only the secrets of the settings. */
 export function secretsOnly(settings: TargetSettings): TargetSettings {
-  return Object.fromEntries(SECRET_SETTINGS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]])) as TargetSettings;
+  return Object.fromEntries(SECRET_SETTINGS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]]));
 }
 
 /** The variables of a resolved target's secrets only: the rest of the target travels in the run's description. */
@@ -381,7 +383,7 @@ export function targetEnvironment(target: Target): Record<string, string> {
     if (row.parse === 'headers') {
       const lines = Object.entries(value as Record<string, string>).map(([name, header]) => `${name}: ${header}`);
       if (lines.length > 0) env[row.variable] = lines.join('\n');
-    } else env[row.variable] = String(value);
+    } else env[row.variable] = scalarText(value);
   }
   return env;
 }
