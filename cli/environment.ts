@@ -23,7 +23,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface SuiteEnvironment {
   layout: RunLayout;
-  /** The target as the variables give it; with no base URL, the embedded server's credentials and fixtures (the global setup adds its address). */
+  /**
+   * The target as the variables give it; with no base URL, the embedded server's credentials and fixtures (the global
+   * setup adds its address).
+   */
   settings: TargetSettings;
   /** What every worker is told. */
   suiteOptions: SuiteOptions;
@@ -33,7 +36,10 @@ export interface SuiteEnvironment {
   recording: Omit<ConformanceReporterOptions, 'outputDir'>;
   /** The targets of a proof run (LAS_PROOF_TARGETS); only the proofs' configuration asks. */
   proofTargets: () => ProofTarget[];
-  /** The regression cases of the description's target file (LAS_REGRESSION_CASES without the run command; none without it); only their spec file asks. */
+  /**
+   * The regression cases of the description's target file (LAS_REGRESSION_CASES without the run command; none without
+   * it); only their spec file asks.
+   */
   regressionCases: () => RegressionCase[];
 }
 

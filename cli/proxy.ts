@@ -62,7 +62,10 @@ function addressList(value: string): string[] {
   return entries;
 }
 
-/** An option also read from `LAS_PROXY_<FLAG NAME>`: a flag given wins over the environment, which wins over the default. */
+/**
+ * An option also read from `LAS_PROXY_<FLAG NAME>`: a flag given wins over the environment, which wins over the
+ * default.
+ */
 function proxyOption(flags: string, description: string): Option {
   const name = /--([a-z-]+)/.exec(flags)![1];
   return new Option(flags, description).env(`LAS_PROXY_${name.replace(/-/g, '_').toUpperCase()}`);

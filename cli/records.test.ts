@@ -151,7 +151,8 @@ describe('las-conformance diff', () => {
     expect((JSON.parse(diffCommand(write('ours.json', ours), write('vendor.json', vendor), { json: true }).output) as { sameTarget: boolean }).sameTarget).toBe(false);
     const same = diffCommand(write('ours.json', ours), write('again.json', record([])), {});
     expect(same.output).not.toContain('different targets');
-    // The embedded reference server listens on a new port each run: two of its runs with the same faults are one target.
+    // The embedded reference server listens on a new port each run: two of its runs with the same faults are one
+    // target.
     const embedded = (port: number, faults: string[]) => ({ ...ours, target: { baseUrl: `http://127.0.0.1:${port}/v3`, embedded: true, faults, choices: [] } });
     expect(diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4020, [])), {}).output).not.toContain('different targets');
     expect(diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4010, ['pat-rejected'])), {}).output).toContain('different targets');

@@ -139,7 +139,10 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choic
   ].join('\n');
 }
 
-/** The smallest query the operation serves, naming the server's records, with its `?` (`?filter[type]=portal`), or nothing. */
+/**
+ * The smallest query the operation serves, naming the server's records, with its `?` (`?filter[type]=portal`), or
+ * nothing.
+ */
 function exampleQuery(operation: Operation): string {
   const query = smallestQuery(operation.parameters, { records: REFERENCE_FIXTURES });
   return query === '' ? '' : `?${query}`;

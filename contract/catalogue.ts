@@ -25,7 +25,10 @@ export interface CatalogueFile {
   templates?: RequirementTemplate[];
 }
 
-/** The catalogue with every template entry replaced by its requirements, and the roles those requirements play per operation. */
+/**
+ * The catalogue with every template entry replaced by its requirements, and the roles those requirements play per
+ * operation.
+ */
 export interface ExpandedCatalogue {
   requirements: Requirement[];
   roles: Map<string, Partial<Record<OperationRole, string>>>;

@@ -17,12 +17,12 @@ type Schema = Record<string, unknown>;
 export const OPERATION_ROLES = ['success', 'responseShape', 'serverAttributes', 'attributesEcho', 'relationshipsEcho', 'pageLength'] as const;
 
 /**
- * The roles a list's requirements play beside `success`, `responseShape` and `pageLength`:
- * `filterRequired` its filter's members and values; the page bounds (`pageBothMembers`,
- * `pageLimitMin`, `pageOffsetMin`, `pageNotANumber`, `pageFractional`, `pageShape`: `page` written other than as its members); `includeShape`;
- * `itemShape` a data item; the meta members and their arithmetic (`metaIntegers`, `metaTotal`,
- * `metaOffsetEcho`, `metaPages`, `metaLimitEffective`, `metaPageNumber`, `metaDeprecatedAgree`,
- * `metaDeprecatedPresent`); `pageWalk` a walk over every page; `limitCap` a cap on the page size.
+ * The roles a list's requirements play beside `success`, `responseShape` and `pageLength`: `filterRequired` its
+ * filter's members and values; the page bounds (`pageBothMembers`, `pageLimitMin`, `pageOffsetMin`, `pageNotANumber`,
+ * `pageFractional`, `pageShape`: `page` written other than as its members); `includeShape`; `itemShape` a data item;
+ * the meta members and their arithmetic (`metaIntegers`, `metaTotal`, `metaOffsetEcho`, `metaPages`,
+ * `metaLimitEffective`, `metaPageNumber`, `metaDeprecatedAgree`, `metaDeprecatedPresent`); `pageWalk` a walk over every
+ * page; `limitCap` a cap on the page size.
  */
 export const LIST_ROLES = [
   'filterRequired',

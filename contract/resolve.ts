@@ -10,12 +10,17 @@ export function resolvePointer(root: Json, pointer: string): Json {
   return found.value;
 }
 
-/** Whether a pointer names a value of the document (without building an error for each one that does not: checks ask this of every response). */
+/**
+ * Whether a pointer names a value of the document (without building an error for each one that does not: checks ask
+ * this of every response).
+ */
 export function hasValueAt(document: Json, pointer: string): boolean {
   return !('missing' in walk(document, pointer));
 }
 
-/** Whether the tokens of a pointer (`pointerTokens`) name a value: for one pointer asked of many documents, read once. */
+/**
+ * Whether the tokens of a pointer (`pointerTokens`) name a value: for one pointer asked of many documents, read once.
+ */
 export function hasValueAtTokens(document: Json, tokens: readonly string[]): boolean {
   return !('missing' in walkTokens(document, tokens));
 }

@@ -8,7 +8,10 @@ import { BlockList, isIP } from 'node:net';
 /** Characters of a client's key kept (a trusted proxy's list may name what it likes: `unknown`, `_hidden`). */
 const CLIENT_KEY_MAX = 64;
 
-/** Addresses whose trust is remembered at most (a BlockList check builds a SocketAddress each time: about 5 µs per request). */
+/**
+ * Addresses whose trust is remembered at most (a BlockList check builds a SocketAddress each time: about 5 µs per
+ * request).
+ */
 const TRUST_MEMO_MAX = 1024;
 
 export interface ClientIdentityOptions {

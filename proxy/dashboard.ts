@@ -12,7 +12,10 @@ const LATEST_KEPT = 50;
 const PUSH_INTERVAL_MS = 250;
 /** Event clients served at once; past it, /events answers 503. */
 export const EVENT_CLIENTS_MAX = 16;
-/** Event clients served at once from one client (an address; an IPv6 /64): one reader cannot take every place and lock the operator out. */
+/**
+ * Event clients served at once from one client (an address; an IPv6 /64): one reader cannot take every place and lock
+ * the operator out.
+ */
 export const EVENT_CLIENTS_PER_ADDRESS = 4;
 /**
  * How long one event stream lasts (ms). A page's EventSource opens the next at once (the stream
@@ -81,7 +84,10 @@ export class DashboardFeed {
     this.schedulePush();
   }
 
-  /** Counts every finding (a summary finding for all it stands for); lists only `shown` (the lines written) among the latest. */
+  /**
+   * Counts every finding (a summary finding for all it stands for); lists only `shown` (the lines written) among the
+   * latest.
+   */
   recordFindings(operation: string, findings: readonly Finding[], shown: readonly ViolationRecord[]): void {
     if (findings.length === 0) return;
     const counts = this.operationCount(operation);
@@ -129,7 +135,10 @@ export class DashboardFeed {
     return true;
   }
 
-  /** Ends the oldest stream of the client holding the most, when it holds more than a newcomer holding `held` would; whether a place is free. */
+  /**
+   * Ends the oldest stream of the client holding the most, when it holds more than a newcomer holding `held` would;
+   * whether a place is free.
+   */
   private makeRoomFor(held: number): boolean {
     let most: string | null = null;
     for (const [client, count] of this.clientsByAddress) if (most === null || count > this.clientsByAddress.get(most)!) most = client;

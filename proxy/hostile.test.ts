@@ -20,7 +20,10 @@ import { VIOLATIONS_BUFFER_MAX, type ViolationRecord } from './violations.ts';
 const MEDIA_TYPE = 'application/vnd.api+json';
 const contract = loadContract();
 const session = { authorization: 'Bearer r:hostile-session-token' };
-/** Lines one exchange may write at most: every rule of the catalogue listed to its bound, plus a summary each, in three directions. */
+/**
+ * Lines one exchange may write at most: every rule of the catalogue listed to its bound, plus a summary each, in three
+ * directions.
+ */
 const MOST_LINES_PER_EXCHANGE = 2 * FINDING_LIMITS.total + 3 * contract.requirements.length;
 
 function attributeConfigWithOptions(count: number): string {
@@ -213,7 +216,8 @@ const unjudgedCases: UnjudgedCase[] = [
   { name: 'Basic credentials, Connection: authorization and a valid legacy header', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Basic dXNlcjpwYXNz', connection: 'authorization', 'x-svc-session-token': 'legacy-token', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
   { name: 'credentials the proxy cannot parse, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Bearer x:abc', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-401-MALFORMED' },
   { name: 'no credentials, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: json, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-CREDENTIALS-PRESENT' },
-  // The last five are what common frameworks read as the operation: an extension, NUL, space and double encodings, non-ASCII.
+  // The last five are what common frameworks read as the operation: an extension, NUL, space and double encodings,
+  // non-ASCII.
   ...['/V3/attribute-configs', '/v3/Attribute-Configs', '/v3/attribute-config%73', '/v3//attribute-configs', '/v3/attribute-configs;x=1', '/v3/./attribute-configs', '/v3/x/../attribute-configs', '/v3/attribute-configs%2f', '/v3/attribute-configs.json', '/v3/attribute-configs%00', '/v3/attribute-configs%20', '/v3/attribute-configs%252F', '/v3/attribute-configs/%C4%B1'].map((target) => ({
     name: `the path ${target}`,
     target,
@@ -238,7 +242,8 @@ const unjudgedCases: UnjudgedCase[] = [
   ...['X-Original-URL', 'X-Rewrite-URL'].map((header) => ({ name: `${header}: /v3/attribute-configs on a GET`, target: list, headers: { ...session, [header]: '/v3/attribute-configs' }, status: 400, code: 'PROXY-REWRITE-HEADER' })),
   { name: 'a __proto__ member', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","__proto__":{"inUse":true}}}}', status: 400, code: 'PROXY-PROTOTYPE-KEY' },
   { name: 'a __proto__ query key', target: `${list}&__proto__[admin]=1`, headers: session, status: 400, code: 'PROXY-PROTOTYPE-KEY' },
-  // What qs (Express 4) or node:querystring (Express 5) read otherwise: the required filter past the first 1,000 parts, a key opening with a bracket.
+  // What qs (Express 4) or node:querystring (Express 5) read otherwise: the required filter past the first 1,000 parts,
+  // a key opening with a bracket.
   { name: `${QUERY_PARTS_READ_MAX} undeclared parameters ahead of the filter`, target: `/v3/notification-groups?${Array.from({ length: QUERY_PARTS_READ_MAX }, (_, i) => `x${i}=1`).join('&')}&filter[type]=portal`, headers: session, status: 400, code: 'PROXY-QUERY-READING' },
   ...['[page][limit]=100000', '[filter][type]=bogus', '%5Bfilter%5D%5Btype%5D=bogus', '[filter]type=bogus'].map((query) => ({ name: `the query ${query} beside a conforming one`, target: `${list}&${query}`, headers: session, status: 400, code: 'PROXY-QUERY-READING' })),
   { name: 'a POST whose query names a member of the request document', target: '/v3/attribute-configs?data[attributes][required]=yes', method: 'POST', headers: { ...session, ...json }, body: validCreate, status: 400, code: 'PROXY-QUERY-MERGES-DOCUMENT' },
@@ -311,7 +316,8 @@ describe('a client cannot hide the service\'s violations', () => {
           return requirementFor(violation);
         });
         try {
-          // The request breaks the query schema's minimum only when its part is the one that throws (else it would stop the response being judged).
+          // The request breaks the query schema's minimum only when its part is the one that throws (else it would stop
+          // the response being judged).
           const query = c.part === 'request' ? '&page[limit]=0&page[offset]=0' : '&page[limit]=10&page[offset]=0';
           await send(`${proxy.baseUrl}/notification-groups?filter[type]=user${query}`, { headers: { ...session, 'x-request-id': `throws-${c.part}` } });
           await proxy.proxy.settled();
@@ -338,7 +344,9 @@ describe('a client cannot hide the service\'s violations', () => {
   });
 });
 
-/** Sends one request over a raw socket, its body in `chunks` chunks of one byte each, and resolves with the status line. */
+/**
+ * Sends one request over a raw socket, its body in `chunks` chunks of one byte each, and resolves with the status line.
+ */
 function sendInOneByteChunks(proxyUrl: string, target: string, headers: Record<string, string>, body: string): Promise<string> {
   const { hostname, port } = new URL(proxyUrl);
   const head = [`POST ${target} HTTP/1.1`, `host: ${hostname}:${port}`, 'transfer-encoding: chunked', 'connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
@@ -377,7 +385,10 @@ async function startOneByteChunkUpstream(body: string): Promise<{ url: string; f
   };
 }
 
-/** Sends a GET over a raw socket and reads its chunked answer as it comes: how many body bytes arrived so far, and the whole answer once the connection ends. */
+/**
+ * Sends a GET over a raw socket and reads its chunked answer as it comes: how many body bytes arrived so far, and the
+ * whole answer once the connection ends.
+ */
 function readRawAnswer(proxyUrl: string, target: string, headers: Record<string, string>): { bodyBytes(): number; done: Promise<{ statusLine: string; body: string }> } {
   const { hostname, port } = new URL(proxyUrl);
   const head = [`GET ${target} HTTP/1.1`, `host: ${hostname}:${port}`, 'connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');

@@ -131,7 +131,10 @@ export class ValidatingProxy {
     return null;
   }
 
-  /** Writes the violations to `destination` from now on (SIGHUP after logrotate); returns the old destination, to be closed. */
+  /**
+   * Writes the violations to `destination` from now on (SIGHUP after logrotate); returns the old destination, to be
+   * closed.
+   */
   replaceViolations(destination: Writable): Writable | null {
     return this.violations.replace(destination);
   }
@@ -227,7 +230,10 @@ export class ValidatingProxy {
     return true;
   }
 
-  /** Reads the request's body when it has one to judge, then admits it (once its client is within its share again, should reading it have taken more). */
+  /**
+   * Reads the request's body when it has one to judge, then admits it (once its client is within its share again,
+   * should reading it have taken more).
+   */
   private read(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse): void {
     if (res.destroyed) return;
     if (!hasBody(req)) return this.admit(exchange, req, res, null);

@@ -44,7 +44,10 @@ interface Parser {
 
 const propertiesOf = (parameter: QueryParameter): string[] => Object.keys((parameter.schema.properties ?? {}));
 
-/** What an application reads from a flat parser: each member under its bracketed key, each form parameter under its name. */
+/**
+ * What an application reads from a flat parser: each member under its bracketed key, each form parameter under its
+ * name.
+ */
 function flatReading(value: (key: string) => unknown, parameters: QueryParameter[]): Reading {
   const reading: Reading = {};
   for (const parameter of parameters) {

@@ -36,7 +36,10 @@ function richText(value: string): string {
   return escape(value).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
-/** INFO requirements record observations: "passed" would claim more than they check. A failure the gate accepts shows how. */
+/**
+ * INFO requirements record observations: "passed" would claim more than they check. A failure the gate accepts shows
+ * how.
+ */
 function verdictWord(record: CertificationRecord, requirement: RequirementRecord): string {
   const verdict = shownVerdict(record, requirement);
   if (requirement.level === 'INFO' && verdict === 'passed') return 'recorded';

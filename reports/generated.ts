@@ -7,7 +7,9 @@ import type { TestResult } from '@playwright/test/reporter';
 import { GENERATION_ATTACHMENT, type GeneratedOperation, type GeneratedRequirement, type GenerationSettings } from '../run-protocol/index.ts';
 import type { GeneratedRecord } from './record.ts';
 
-/** The GeneratedOperation a generated case attached; undefined for other cases, or one that ended before it attached. */
+/**
+ * The GeneratedOperation a generated case attached; undefined for other cases, or one that ended before it attached.
+ */
 export function generatedOperationOf(result: TestResult): GeneratedOperation | undefined {
   const attachment = result.attachments.find((a) => a.name === GENERATION_ATTACHMENT);
   if (!attachment?.body) return undefined;

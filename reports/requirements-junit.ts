@@ -1,10 +1,10 @@
-// The JUnit file CI systems should ingest: one test case per requirement of the catalogue, named
-// by its id and text, with the spec section as class name and the time its cases took. A
-// requirement that fails the gate is a <failure> whose message is its first finding with the
-// pointer and the curl line; one not run, or one whose failure the gate accepts (a waiver, the
-// --baseline), is <skipped> with the reason, so a passing gate never shows a red test (the
-// accepted failure's findings stay in its output). Observations and warnings are listed once per
-// message. Rendered from the certification record alone. A run that generated inputs adds a test suite of them, a test case per operation and requirement.
+// The JUnit file CI systems should ingest: one test case per requirement of the catalogue, named by its id and text,
+// with the spec section as class name and the time its cases took. A requirement that fails the gate is a <failure>
+// whose message is its first finding with the pointer and the curl line; one not run, or one whose failure the gate
+// accepts (a waiver, the --baseline), is <skipped> with the reason, so a passing gate never shows a red test (the
+// accepted failure's findings stay in its output). Observations and warnings are listed once per message. Rendered from
+// the certification record alone. A run that generated inputs adds a test suite of them, a test case per operation and
+// requirement.
 import { LEVELS } from '../contract/index.ts';
 import { generatedRows } from './generated.ts';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
@@ -118,7 +118,10 @@ export function requirementsJunit(record: CertificationRecord): string {
   return [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="${attribute(name)}" ${countAttributes(total)} time="${seconds}">`, ...suites, ...(generated ? [generated.xml] : []), `</testsuites>`, ''].join('\n');
 }
 
-/** The <testsuite> of the generated inputs: a test case per operation and requirement, a failure with the minimal input's curl line. */
+/**
+ * The <testsuite> of the generated inputs: a test case per operation and requirement, a failure with the minimal
+ * input's curl line.
+ */
 export function generatedJunitSuite(record: CertificationRecord): { xml: string; tests: number; failures: number } | undefined {
   if (!record.generated) return undefined;
   const rows = generatedRows(record.generated);

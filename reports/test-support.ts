@@ -14,7 +14,10 @@ export function findingOf(requirement: string, message: string, fields: { pointe
   };
 }
 
-/** A case outcome; unless `fields` says otherwise, a case that ran judged each of its requirements, and each its findings name, once. */
+/**
+ * A case outcome; unless `fields` says otherwise, a case that ran judged each of its requirements, and each its
+ * findings name, once.
+ */
 export function caseOutcome(title: string, requirements: string[], fields: Partial<CaseOutcome> = {}): CaseOutcome {
   const status = fields.status ?? 'passed';
   const ran = status !== 'skipped' && status !== 'not-started';

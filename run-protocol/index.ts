@@ -14,7 +14,10 @@ export type FailLevel = 'must' | 'should';
 /** The catalogue level a fail level names. */
 const FAIL_LEVEL_LEVEL: Record<FailLevel, Level> = { must: 'MUST', should: 'SHOULD' };
 
-/** The levels whose findings fail a case, and whose requirements a run must check to certify anything: the fail level's and every stronger one. */
+/**
+ * The levels whose findings fail a case, and whose requirements a run must check to certify anything: the fail level's
+ * and every stronger one.
+ */
 export function blockingLevels(failLevel: FailLevel): Level[] {
   return LEVELS.slice(0, LEVELS.indexOf(FAIL_LEVEL_LEVEL[failLevel]) + 1);
 }
@@ -41,7 +44,9 @@ export const CASE_FINDINGS_ATTACHMENT = 'conformance-findings';
  */
 export const CASE_OUTCOME_ATTACHMENT = 'conformance-verdict';
 
-/** The reporter that decides each case's outcome in the runner (reports/case-outcome.ts), as the configurations list it. */
+/**
+ * The reporter that decides each case's outcome in the runner (reports/case-outcome.ts), as the configurations list it.
+ */
 export const CASE_OUTCOME_REPORTER = realpathSync(fileURLToPath(new URL('../reports/case-outcome.ts', import.meta.url)));
 
 /**
@@ -68,9 +73,15 @@ export const SECTION_ANNOTATION = 'section';
 /** The annotation types of a finding that does not block: an INFO observation, or a warning below the fail level. */
 export const OBSERVATION_ANNOTATION = 'observation';
 export const WARNING_ANNOTATION = 'warning';
-/** The annotation type of a blocking finding of a requirement the case does not name: recorded on that requirement, never failing this case. */
+/**
+ * The annotation type of a blocking finding of a requirement the case does not name: recorded on that requirement,
+ * never failing this case.
+ */
 export const SIDE_FINDING_ANNOTATION = 'side finding';
-/** The annotation type of a blocking finding the gate accepts (an active waiver, a --baseline failure): the case is not failed for it. */
+/**
+ * The annotation type of a blocking finding the gate accepts (an active waiver, a --baseline failure): the case is not
+ * failed for it.
+ */
 export const FORGIVEN_ANNOTATION = 'accepted by the gate';
 
 /**
@@ -82,7 +93,9 @@ export function ownFindings<T extends Pick<Finding, 'requirement'>>(findings: T[
   return findings.filter((f) => caseRequirements.includes(f.requirement));
 }
 
-/** What one case's blocking findings mean for it: what fails it, what the gate accepts, what is another requirement's. */
+/**
+ * What one case's blocking findings mean for it: what fails it, what the gate accepts, what is another requirement's.
+ */
 export interface CaseJudgement<T extends Pick<Finding, 'requirement' | 'level'>> {
   failing: T[];
   accepted: { finding: T; why: string }[];
@@ -104,7 +117,10 @@ export function judgeCase<T extends Pick<Finding, 'requirement' | 'level'>>(find
   };
 }
 
-/** The notes a judged case carries for the findings that do not fail it (accepted by the gate, side findings), each once. */
+/**
+ * The notes a judged case carries for the findings that do not fail it (accepted by the gate, side findings), each
+ * once.
+ */
 export function judgementNotes<T extends Pick<Finding, 'requirement' | 'level' | 'message'>>(judged: CaseJudgement<T>): { type: string; description: string }[] {
   const notes = [
     ...judged.accepted.map(({ finding, why }) => ({ type: FORGIVEN_ANNOTATION, description: `${finding.requirement} (${why}): ${finding.message}` })),
@@ -123,7 +139,9 @@ export interface CapturedExchange {
   curl: string;
 }
 
-/** A finding of a case with the exchange it was seen in; the unit the reports render (a row of the record's `evidence`). */
+/**
+ * A finding of a case with the exchange it was seen in; the unit the reports render (a row of the record's `evidence`).
+ */
 export interface CaseFinding extends Finding {
   exchange?: CapturedExchange;
 }
@@ -139,7 +157,10 @@ export interface CaseFindings {
 export interface NotRunDeclaration {
   requirements: string[];
   reason: string;
-  /** The target's own legal answer (202 Accepted, a minimal document refused) showed nothing to check: the run is not incomplete for it. */
+  /**
+   * The target's own legal answer (202 Accepted, a minimal document refused) showed nothing to check: the run is not
+   * incomplete for it.
+   */
   byTargetChoice?: true;
 }
 
@@ -195,7 +216,10 @@ export interface RunDescription {
   regressionCasesFile?: string;
   /** The private key file (PEM) the record is signed with, an absolute path: a path, not the key. */
   signingKeyFile?: string;
-  /** The target's settings but its secrets (tokens, header values), which travel in their own variables; absent or without a base URL: the embedded reference server. */
+  /**
+   * The target's settings but its secrets (tokens, header values), which travel in their own variables; absent or
+   * without a base URL: the embedded reference server.
+   */
   target?: TargetSettings;
   /** The target is the kit's reference server, started for this run, with these faults and choices. */
   embedded?: { faults: string[]; choices: string[] };
@@ -238,7 +262,10 @@ export interface GenerationSettings {
   totalBudgetMs: number;
 }
 
-/** Random inputs per operation a run sends after the boundary phase unless told otherwise (`--generate N`; 0 turns generation off). */
+/**
+ * Random inputs per operation a run sends after the boundary phase unless told otherwise (`--generate N`; 0 turns
+ * generation off).
+ */
 export const DEFAULT_GENERATED_INPUTS = 100;
 
 /** The attachment a generated case leaves: its GeneratedOperation, tokens replaced. */
@@ -305,7 +332,10 @@ export const DEFAULT_RUN: RunDescription = { failLevel: 'must', readOnly: false,
 
 /** The files a run leaves in its report directory. */
 export const RECORD_FILE = 'conformance.json';
-/** The record's signature, when the run was given a signing key: a DSSE envelope on one line, as in-toto attestation bundles hold them. */
+/**
+ * The record's signature, when the run was given a signing key: a DSSE envelope on one line, as in-toto attestation
+ * bundles hold them.
+ */
 export const ENVELOPE_FILE = 'conformance.intoto.jsonl';
 export const SUMMARY_FILE = 'summary.md';
 /** The record rendered per requirement, for CI systems. */
@@ -313,7 +343,10 @@ export const REQUIREMENTS_JUNIT_FILE = 'junit.xml';
 /** Playwright's own JUnit, per case. */
 export const CASES_JUNIT_FILE = 'junit-cases.xml';
 export const CERTIFICATION_FILE = 'certification.html';
-/** Written instead of a record when the run can have no verdict: one line saying why (a case file that failed to load, say). */
+/**
+ * Written instead of a record when the run can have no verdict: one line saying why (a case file that failed to load,
+ * say).
+ */
 export const NO_VERDICT_FILE = 'no-verdict.txt';
 /** The run command's log. */
 export const RUN_LOG_FILE = 'run.log';

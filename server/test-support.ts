@@ -123,7 +123,9 @@ export function rawExchange(port: number, parts: Array<string | Buffer>, options
   });
 }
 
-/** The complete request document of a create operation, as the suite builds it, naming the reference server's records. */
+/**
+ * The complete request document of a create operation, as the suite builds it, naming the reference server's records.
+ */
 export function completeDocumentOf(operationId: string): Document {
   return completeDocument(loadContract().operation(operationId), REFERENCE_FIXTURES, randomUUID());
 }
@@ -172,7 +174,10 @@ export async function runSuiteCase(suiteCase: SuiteCase, target: Target, client:
   return conformance.blocking();
 }
 
-/** What generation did for one operation in process, and the requirements of the findings it recorded (its shrunk inputs'). */
+/**
+ * What generation did for one operation in process, and the requirements of the findings it recorded (its shrunk
+ * inputs').
+ */
 export interface GeneratedInProcess {
   outcome: GeneratedOperation;
   findings: string[];

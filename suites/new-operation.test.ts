@@ -36,7 +36,10 @@ interface OpenApiDocument {
 
 const addition = parseYaml(readFileSync(new URL('./new-operation.yaml', import.meta.url), 'utf8')) as ContractAddition;
 
-/** A copy of schemas/ with the addition joined in; the catalogue takes its entries before those of the first create operation. */
+/**
+ * A copy of schemas/ with the addition joined in; the catalogue takes its entries before those of the first create
+ * operation.
+ */
 function contractWithAddition(): string {
   const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as OpenApiDocument;
   const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as { requirements: (Requirement | TemplateUse)[] };
@@ -95,14 +98,19 @@ const ownCases = SUITE_CASES.filter((c) => c.title.startsWith(`${operationId}:`)
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-/** A request a case sent: the case's title, the document sent and the status it was answered (none when no answer came). */
+/**
+ * A request a case sent: the case's title, the document sent and the status it was answered (none when no answer came).
+ */
 interface SentRequest {
   case: string;
   document: unknown;
   status?: number;
 }
 
-/** How a run of cases differs from the embedded target's: the records the target names, the server's choices, and where the requests sent are noted. */
+/**
+ * How a run of cases differs from the embedded target's: the records the target names, the server's choices, and where
+ * the requests sent are noted.
+ */
 interface RunOptions {
   fixtures?: Fixtures;
   choices?: string[];
@@ -126,7 +134,10 @@ function notingClient(baseUrl: string, title: string, sent: SentRequest[]): Targ
   };
 }
 
-/** The reference server at `baseUrl` as the suite's target, naming `fixtures` when given instead of the server's own records. */
+/**
+ * The reference server at `baseUrl` as the suite's target, naming `fixtures` when given instead of the server's own
+ * records.
+ */
 function targetOf(baseUrl: string, fixtures?: Fixtures): Target {
   const target = referenceTarget(baseUrl);
   return fixtures ? { ...target, fixtures } : target;
@@ -158,7 +169,9 @@ async function outcomeOf(suiteCase: SuiteCase, baseUrl: string, options: RunOpti
   return { title: suiteCase.title, requirements, status: conformance.blocking().length > 0 ? 'failed' : 'passed', findings, notRun, exercised, unexercised };
 }
 
-/** The certification record of `cases` (the operation's own, by default) against the reference server with `faults` on. */
+/**
+ * The certification record of `cases` (the operation's own, by default) against the reference server with `faults` on.
+ */
 async function recordAgainst(faults: string[], cases: readonly SuiteCase[] = ownCases, options: RunOptions = {}) {
   const server = await startReferenceServer({ faults, choices: options.choices });
   try {
@@ -403,7 +416,8 @@ describe('a list added to the contract as data only, its filter on another membe
 
   const ownFailures: [fault: string, requirement: string][] = [
     ['meta-pages-rounded-down', 'ZZPROOF-SH-META-PAGES'],
-    // Its items' first attribute with allowed values (tone) and their boolean one (glossy): what the item faults change.
+    // Its items' first attribute with allowed values (tone) and their boolean one (glossy): what the item faults
+    // change.
     ['item-value-outside-enum', 'ZZPROOF-SH-ITEM-SHAPE'],
     ['item-boolean-as-string', 'ZZPROOF-SH-ITEM-SHAPE'],
   ];
@@ -517,13 +531,17 @@ describe('an operation removed from the contract as data only (Create AttributeC
     expect(() => runSettings(flags, {})).toThrow(/^fault attribute-config-created-200 does not apply to this contract: the contract has no operation createAttributeConfig$/);
     expect(() => runSettings({ ...flags, fault: [], choice: ['values-seen-only'] }, {})).toThrow(/^choice values-seen-only does not apply to this contract: the contract has none of createAttributeConfig$/);
     expect(() => createReferenceServer({ faults: ['in-use-missing'] })).toThrow('fault "in-use-missing" does not apply to this contract: no operation of the contract names a requirement for the role serverAttributes (x-requirements)');
-    // A fault bound to a role applies to every list, each under its own requirement; one that changes a kind of item attribute, to every list whose items have one.
+    // A fault bound to a role applies to every list, each under its own requirement; one that changes a kind of item
+    // attribute, to every list whose items have one.
     expect(FAULTS.find((f) => f.name === 'meta-pages-rounded-down')).toMatchObject({ requirement: 'NG-META-PAGES', requirements: ['NG-META-PAGES', 'ZZPROOF-SH-META-PAGES', 'ZZPROOF-MK-META-PAGES'] });
     for (const name of ['item-value-outside-enum', 'item-boolean-as-string']) expect(FAULTS.find((f) => f.name === name)).toMatchObject({ requirements: ['NG-ITEM-SHAPE', 'ZZPROOF-SH-ITEM-SHAPE'] });
   });
 });
 
-/** The direction and rule of each line the proxy logs for `documents` created through it, in front of a server whose created answers drop their relationships. */
+/**
+ * The direction and rule of each line the proxy logs for `documents` created through it, in front of a server whose
+ * created answers drop their relationships.
+ */
 async function rulesLoggedFor(documents: unknown[]): Promise<string[]> {
   const upstream = await startReferenceServer({ faults: ['relationships-dropped'] });
   const violations = new Recorder();

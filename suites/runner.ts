@@ -22,7 +22,10 @@ import { RUN_ENVIRONMENT } from './settings.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONFIG_FILE = join(ROOT, 'playwright.config.ts');
-/** The suite process's file descriptor on which its conformance reporter sends the record: the first after stdin, stdout and stderr. */
+/**
+ * The suite process's file descriptor on which its conformance reporter sends the record: the first after stdin, stdout
+ * and stderr.
+ */
 export const RECORD_PIPE = 3;
 const PLAYWRIGHT_CLI = join(dirname(createRequire(import.meta.url).resolve('@playwright/test/package.json')), 'cli.js');
 
@@ -62,7 +65,10 @@ export interface SuiteOutcome {
   noVerdict?: string;
 }
 
-/** The target answered, but not as the list operation of this API does for these credentials: the run cannot start (exit code 2). */
+/**
+ * The target answered, but not as the list operation of this API does for these credentials: the run cannot start (exit
+ * code 2).
+ */
 export class PreflightError extends Error {
   constructor(message: string) {
     super(message);
@@ -142,7 +148,10 @@ export interface PreflightProbe {
   url: string;
 }
 
-/** What calling an operation does, in the words of the specification's summary (`list NotificationGroups`), else its method and path. */
+/**
+ * What calling an operation does, in the words of the specification's summary (`list NotificationGroups`), else its
+ * method and path.
+ */
 function operationInWords(operation: Operation): string {
   const summary = operation.summary?.replace(/\s*\(.*\)\s*$/, '').trim();
   return summary ? `${summary.charAt(0).toLowerCase()}${summary.slice(1)}` : `${operation.method} ${operation.pathTemplate}`;
@@ -183,7 +192,10 @@ export function preflightProblem(answer: ProbeAnswer, probe: PreflightProbe): st
   return undefined;
 }
 
-/** The inputs a run may be given beyond its tokens, each checked where the target can refuse it for a reason outside the specification's duties. */
+/**
+ * The inputs a run may be given beyond its tokens, each checked where the target can refuse it for a reason outside the
+ * specification's duties.
+ */
 interface InputCheck {
   /** True when the run gave the input and the check can be made (a write only when writes are allowed). */
   applies: (target: Target, readOnly: boolean) => boolean;
@@ -286,7 +298,10 @@ function describeHeaders(headers: Record<string, string>, target: Target): strin
   return 'the session token (Authorization: Bearer r:…)';
 }
 
-/** Reachability only, for the embedded reference server: its credentials are right by construction, and a fault may refuse them on purpose. */
+/**
+ * Reachability only, for the embedded reference server: its credentials are right by construction, and a fault may
+ * refuse them on purpose.
+ */
 export async function probeTarget(target: Target): Promise<number> {
   const url = new URL(`${target.baseUrl}${preflightRequest().operation.pathTemplate}`);
   return (await probe({ url, headers: {}, timeoutMs: target.limits.requestTimeoutMs })).status;

@@ -32,7 +32,9 @@ export interface RegressionCase {
   request: RegressionRequest;
 }
 
-/** The regression cases of a target file (none when the file has no list); an unknown requirement id is a usage error. */
+/**
+ * The regression cases of a target file (none when the file has no list); an unknown requirement id is a usage error.
+ */
 export function readRegressionCases(path: string, requirementIds: readonly string[]): RegressionCase[] {
   let text: string;
   try {

@@ -75,7 +75,8 @@ export function targetSchemaText(): string {
   return `${JSON.stringify(targetFileSchema(targetSchemaFile()), null, 2)}\n`;
 }
 
-// Compiled from the table, so that a record kind the contract names is a key of the file whether or not the schema file was written since.
+// Compiled from the table, so that a record kind the contract names is a key of the file whether or not the schema file
+// was written since.
 function targetFileValidator(): ValidateFunction {
   fileValidator ??= createAjv().compile(targetFileSchema(targetSchemaFile()));
   return fileValidator;
@@ -338,7 +339,10 @@ function checkedLimits(settings: TargetSettings): Limits {
   return { requestTimeoutMs, maxBodyBytes: Math.round(maxBodyMiB * MIB) };
 }
 
-/** The settings whose values are secrets (the tokens, the extra headers): they travel in their own variables, never in a description of the run. */
+/**
+ * The settings whose values are secrets (the tokens, the extra headers): they travel in their own variables, never in a
+ * description of the run.
+ */
 const SECRET_SETTINGS = [...(Object.keys(TOKEN_NAMES) as (keyof typeof TOKEN_NAMES)[]), 'headers'] as const;
 
 /** Settings without their secrets: what may be written into a description of the run. */

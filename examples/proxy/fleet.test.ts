@@ -110,7 +110,10 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** Prometheus's configuration as written, its intervals shortened; the rules file as written; the replicas and the token where it looks for them. */
+/**
+ * Prometheus's configuration as written, its intervals shortened; the rules file as written; the replicas and the token
+ * where it looks for them.
+ */
 function preparePrometheus(promDir: string): void {
   const config = parse(readFileSync(new URL('prometheus.yml', EXAMPLES), 'utf8')) as { global: Record<string, string>; rule_files: string[] };
   config.global.scrape_interval = '1s';
@@ -222,7 +225,8 @@ test.runIf(fleetTestRunsHere)('three replicas behind HAProxy, scraped by Prometh
   const [promExchanges] = await query(promUrl, 'sum(las_proxy_exchanges_total)');
   expect({ exchanges: Number(promExchanges.value[1]), findings: promFindings }).toEqual({ exchanges: sent, findings: summed });
 
-  // The rules file, as loaded: the alert on the service's MUST findings is pending for each rule the service broke, and no replica is missing.
+  // The rules file, as loaded: the alert on the service's MUST findings is pending for each rule the service
+  // broke, and no replica is missing.
   const brokenRules = (await query(promUrl, 'sum by (rule) (las_proxy_findings_total{party="service", level="MUST"})')).map((sample) => sample.metric.rule).sort();
   const alerts = await eventually('the service alert to be pending for every rule the service broke', async () => {
     const answer = JSON.parse((await send(`${promUrl}/api/v1/alerts`)).body.toString()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } };

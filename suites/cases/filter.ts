@@ -20,7 +20,9 @@ function otherMember(operation: Operation): string {
   return unknownValue(filterMembers(operation).map((m) => m.name), 'kind');
 }
 
-/** Filters a list must refuse, of those its filter's schema makes wrong: each kept only where the contract refuses it. */
+/**
+ * Filters a list must refuse, of those its filter's schema makes wrong: each kept only where the contract refuses it.
+ */
 function rejectedFilters(operation: Operation): { title: string; query?: string }[] {
   const served = servedFilterMember(operation);
   const candidates: { title: string; query?: string }[] = [];
@@ -65,7 +67,8 @@ function filterCasesOf(operation: Operation): SuiteCase[] {
         conformance.expectStatus(answer, [200]);
       },
     })),
-    // Which include names exist is not shown (docs/certification.md §4): refusing one is fine, serving it means a valid document.
+    // Which include names exist is not shown (docs/certification.md §4): refusing one is fine, serving it means a valid
+    // document.
     ...(responseShape === undefined || !operation.parameters.some((p) => p.name === INCLUDE_PARAMETER)
       ? []
       : [

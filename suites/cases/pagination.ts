@@ -100,7 +100,10 @@ async function pageWalk(conformance: ConformanceCase, operation: Operation, ids:
   return state;
 }
 
-/** The list query for `value` of the served filter member (naming `records` where a member names a record), with a page part (`&page[limit]=1&page[offset]=0`). */
+/**
+ * The list query for `value` of the served filter member (naming `records` where a member names a record), with a page
+ * part (`&page[limit]=1&page[offset]=0`).
+ */
 function withPage(operation: Operation, value: string | undefined, page: string, records: RecordIds = {}): string {
   return `${filterQuery(operation, value, records)}${page}`.replace(/^&/, '');
 }

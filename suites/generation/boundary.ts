@@ -1,13 +1,12 @@
-// The boundary phase: inputs drawn on purpose, not at random, before any random input. From the
-// contract: each place of an operation's schemas gets the values that break naive code, one place
-// at a time in an otherwise valid input (numbers: each bound and one past it, 0, 2^31 − 1, 2^31,
-// 2^53, exponent forms; arrays without uniqueItems: duplicates, empty, many; strings: empty, very
-// long, and one per Unicode class that breaks naive code, in every string place of a document at
-// once; free-form maps: many members, odd names). From the target: a paged list's total, read from a first answer, gives the offsets 0,
-// total − 1, total, total + 1, and the limits 1, total, each small divisor of the total and one
-// past it, each walked page by page. Which of these the target may refuse, and how, is the
-// contract's to say (expectations.ts), as for any generated input. The same seed sends the same
-// inputs. A failing input is shrunk (smaller()) to the smallest of its kind that still fails.
+// The boundary phase: inputs drawn on purpose, not at random, before any random input. From the contract: each place of
+// an operation's schemas gets the values that break naive code, one place at a time in an otherwise valid input
+// (numbers: each bound and one past it, 0, 2^31 − 1, 2^31, 2^53, exponent forms; arrays without uniqueItems:
+// duplicates, empty, many; strings: empty, very long, and one per Unicode class that breaks naive code, in every string
+// place of a document at once; free-form maps: many members, odd names). From the target: a paged list's total, read
+// from a first answer, gives the offsets 0, total − 1, total, total + 1, and the limits 1, total, each small divisor of
+// the total and one past it, each walked page by page. Which of these the target may refuse, and how, is the contract's
+// to say (expectations.ts), as for any generated input. The same seed sends the same inputs. A failing input is shrunk
+// (smaller()) to the smallest of its kind that still fails.
 import fc from 'fast-check';
 import { mergeAllOf, parseQuery, querySchema, smallestQuery, withValueAt, type Operation } from '../../contract/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
@@ -27,7 +26,9 @@ export interface BoundaryInput {
   smaller?: () => BoundaryInput[];
 }
 
-/** Strings that break naive code, one per class. A query carries no lone surrogate: no URI can (RFC 3986 encodes UTF-8). */
+/**
+ * Strings that break naive code, one per class. A query carries no lone surrogate: no URI can (RFC 3986 encodes UTF-8).
+ */
 export const STRING_CLASSES: { name: string; text: string; inQuery: boolean }[] = [
   { name: 'empty', text: '', inQuery: true },
   { name: 'combining marks', text: 'e\u0301\u0302\u0303\u20dd', inQuery: true },
@@ -215,7 +216,10 @@ function queryInput(operation: Operation, boundary: string, query: Record<string
   return Buffer.byteLength(`${operation.pathTemplate}?${text}`) <= MAX_QUERY_OCTETS ? { boundary, query: text, ...(smaller ? { smaller } : {}) } : undefined;
 }
 
-/** The query boundary inputs of one place: the smallest valid query (with the smallest page for a page member, naming the target's records), that place changed. */
+/**
+ * The query boundary inputs of one place: the smallest valid query (with the smallest page for a page member, naming
+ * the target's records), that place changed.
+ */
 function queryPlaceInputs(operation: Operation, place: Place, fixtures: Fixtures, seed: number): BoundaryInput[] {
   const { pointer, schema } = place;
   if (fixedValue(schema)) return [];
@@ -244,14 +248,19 @@ export function contractBoundaries(operation: Operation, fixtures: Fixtures, see
 
 // --- Pages, from what the target answers ----------------------------------------------------
 
-/** Whether an operation serves pages (its x-requirements name a pageLength role) with a `page[limit]`/`page[offset]`, as the contract's page arithmetic reads them. */
+/**
+ * Whether an operation serves pages (its x-requirements name a pageLength role) with a `page[limit]`/`page[offset]`, as
+ * the contract's page arithmetic reads them.
+ */
 export function isPaged(operation: Operation): boolean {
   const page = operation.parameters.find((p) => p.name === 'page');
   const members = ((page?.schema)?.properties ?? {}) as Record<string, Schema>;
   return operation.roles.pageLength !== undefined && members.limit !== undefined && members.offset !== undefined;
 }
 
-/** The query of one page: the smallest valid query (naming the target's records) with `page[limit]` and `page[offset]`. */
+/**
+ * The query of one page: the smallest valid query (naming the target's records) with `page[limit]` and `page[offset]`.
+ */
 export function pageQuery(operation: Operation, limit: number, offset: number, fixtures: Fixtures = {}): string {
   return `${smallestQuery(operation.parameters, { records: fixtures })}&page[limit]=${limit}&page[offset]=${offset}`;
 }
@@ -262,7 +271,10 @@ export function walkLimits(total: number): number[] {
   return [...new Set([1, ...divisors.flatMap((d) => [d, d + 1]), Math.max(1, total)])].sort((a, b) => a - b);
 }
 
-/** The offsets of a walk at `limit`: every page and the first past the end, or only the pages at either end of a long walk. */
+/**
+ * The offsets of a walk at `limit`: every page and the first past the end, or only the pages at either end of a long
+ * walk.
+ */
 export function walkOffsets(total: number, limit: number): number[] {
   const pages = Math.ceil(total / limit) + 1;
   const all = Array.from({ length: pages }, (_, i) => i * limit);
@@ -278,7 +290,10 @@ export function pageBoundaries(operation: Operation, total: number, fixtures: Fi
   return [...aroundTheEnd, ...walks];
 }
 
-/** The total a list answer reports (`meta.total`), or the number of items when it reports none; undefined when it holds no list. */
+/**
+ * The total a list answer reports (`meta.total`), or the number of items when it reports none; undefined when it holds
+ * no list.
+ */
 export function totalOf(json: unknown): number | undefined {
   const document = json as { data?: unknown; meta?: { total?: unknown } } | undefined;
   if (!Array.isArray(document?.data)) return undefined;

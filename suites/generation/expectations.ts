@@ -37,7 +37,10 @@ export interface Expectation {
 /** Section 5: a permitted credential is answered neither 401 nor 403, whatever the input. */
 const CREDENTIAL_STATUSES = [401, 403];
 
-/** Whether the value at one place, under its merged schema, is what the walk looks for; an object's extra member names are asked with `name`. */
+/**
+ * Whether the value at one place, under its merged schema, is what the walk looks for; an object's extra member names
+ * are asked with `name`.
+ */
 type PlaceTest = (schema: Schema, value: unknown) => boolean;
 
 /** True when `test` holds at some place of `value` the schema describes: the value itself, an item, a member. */
@@ -73,7 +76,10 @@ export function holdsUnshownValue(schema: Schema, value: unknown): boolean {
   return somePlace(schema, value, unshownAt);
 }
 
-/** True when `value` holds a number whose largest allowed value is not shown (`x-maximum-not-shown`): a server may refuse it as too large. */
+/**
+ * True when `value` holds a number whose largest allowed value is not shown (`x-maximum-not-shown`): a server may
+ * refuse it as too large.
+ */
 export function holdsNumberPastUnshownMaximum(schema: Schema, value: unknown): boolean {
   return somePlace(schema, value, (place, v) => place['x-maximum-not-shown'] === true && typeof v === 'number');
 }
@@ -98,7 +104,10 @@ function inputValue(operation: Operation, query: string | undefined, bodyText: s
 /** A number in a query written as plain decimal digits: the one form every reading of a query agrees on. */
 const PLAIN_DECIMAL = /^-?(0|[1-9]\d*)$/;
 
-/** A query value that is a number written another way (`1e1`, `10.0`, `+5`, `010`): how a query writes numbers is not shown, so a server may read it otherwise. */
+/**
+ * A query value that is a number written another way (`1e1`, `10.0`, `+5`, `010`): how a query writes numbers is not
+ * shown, so a server may read it otherwise.
+ */
 function holdsNumberInAnotherForm(query: string | undefined): boolean {
   return parseQueryPairs(query ?? '').some(({ value }) => value.trim() !== '' && Number.isFinite(Number(value)) && !PLAIN_DECIMAL.test(value));
 }

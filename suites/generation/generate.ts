@@ -128,7 +128,10 @@ interface Generation {
 
 const budgetRanOut = (job: OperationGeneration) => `its time budget of ${job.budgetMs} ms ran out`;
 
-/** Sends one request; no answer is recorded once, not shrunk (each try would wait out the request timeout), and three in a row stop the operation. */
+/**
+ * Sends one request; no answer is recorded once, not shrunk (each try would wait out the request timeout), and three in
+ * a row stop the operation.
+ */
 async function attempt(g: Generation, request: GeneratedRequest): Promise<Trial | undefined> {
   const tried = await trial(g.conformance, g.job, request, g.tally);
   if (tried.answer.status !== NO_ANSWER) return tried;
@@ -218,7 +221,10 @@ async function randomPhase(g: Generation): Promise<void> {
   }
 }
 
-/** Runs generation for one operation, the boundary phase first; failures are recorded on `conformance` under their requirements. */
+/**
+ * Runs generation for one operation, the boundary phase first; failures are recorded on `conformance` under their
+ * requirements.
+ */
 export async function generateForOperation(conformance: ConformanceCase, job: OperationGeneration): Promise<GeneratedOperation> {
   const started = Date.now();
   const g: Generation = { conformance, job, deadline: started + job.budgetMs, tally: { sent: 0, valid: 0, invalid: 0, judged: new Map(), firstFailures: new Map() }, found: new Map(), noAnswerRecorded: false };

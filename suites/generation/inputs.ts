@@ -10,7 +10,10 @@ import { fixtureMembers } from '../documents.ts';
 import { arbitraryOf, mutatedValue, mutationsOf, type DerivationOptions, type Mutation, type PointerOverride } from './schema-arbitrary.ts';
 
 export interface GeneratedInput {
-  /** The query as an object of the operation's parameters (`{ filter: { type: 'portal' } }`), for an operation with parameters. */
+  /**
+   * The query as an object of the operation's parameters (`{ filter: { type: 'portal' } }`), for an operation with
+   * parameters.
+   */
   query?: Record<string, unknown>;
   /** The request document, for an operation that takes a body. */
   document?: unknown;

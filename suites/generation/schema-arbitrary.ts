@@ -21,7 +21,10 @@ export interface DerivationOptions {
   maxStringLength?: number;
 }
 
-/** Strings up to this long are generated now and then: limits a server did not expect show up past a few thousand characters. */
+/**
+ * Strings up to this long are generated now and then: limits a server did not expect show up past a few thousand
+ * characters.
+ */
 export const LONG_STRING_CHARACTERS = 12_000;
 const LONG_STRING_FROM = 256;
 const LARGE_ARRAY_ITEMS = 40;
@@ -55,7 +58,9 @@ function stringArbitrary(schema: Schema, longest: number): fc.Arbitrary<string> 
   );
 }
 
-/** Small numbers, and any number up to the safe-integer bounds (2^31 and 2^32 among them, and ±(2^53 − 1) at the edges). */
+/**
+ * Small numbers, and any number up to the safe-integer bounds (2^31 and 2^32 among them, and ±(2^53 − 1) at the edges).
+ */
 function numberArbitrary(schema: Schema, integer: boolean): fc.Arbitrary<number> {
   const min = typeof schema.minimum === 'number' ? schema.minimum : -Number.MAX_SAFE_INTEGER;
   const max = typeof schema.maximum === 'number' ? schema.maximum : Number.MAX_SAFE_INTEGER;
@@ -126,7 +131,8 @@ export function arbitraryOf(schema: Schema, pointer = '', options: DerivationOpt
   const types = Array.isArray(merged.type) ? (merged.type as string[]) : merged.type === undefined ? [] : [merged.type as string];
   if (types.length === 0) return typeof merged.properties === 'object' ? objectArbitrary(merged, pointer, options) : fc.jsonValue({ maxDepth: 2 });
   const typed = fc.oneof(...types.map((type) => typedArbitrary(type, merged, pointer, options)));
-  // Values the specification shows for a member whose full set it does not show: sent often, beside any other value of the type.
+  // Values the specification shows for a member whose full set it does not show: sent often, beside any other value of
+  // the type.
   const seen = merged['x-values-seen'];
   return Array.isArray(seen) && seen.length > 0 ? fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...(seen as unknown[])) }, { weight: 1, arbitrary: typed }) : typed;
 }
@@ -149,7 +155,10 @@ export type Mutation =
   | { kind: 'below-minimum'; pointer: string; minimum: number }
   | { kind: 'outside-values'; pointer: string; values: unknown[] };
 
-/** Every change the schema's members allow: each wrong JSON type, each required member removed, each minimum undercut, each enum or constant left. */
+/**
+ * Every change the schema's members allow: each wrong JSON type, each required member removed, each minimum undercut,
+ * each enum or constant left.
+ */
 export function mutationsOf(schema: Schema): Mutation[] {
   return schemaMembers(schema)
     .filter((member) => member.pointer !== '')
