@@ -60,7 +60,7 @@ describe('the width of a source line', () => {
   const long = 'x'.repeat(printWidth);
   it.each([
     { what: 'a long comment', text: `// ${long}\n`, found: [`line 1: ${printWidth + 3} characters`] },
-    { what: 'a long line of code', text: `const a = [${long}];\n`, found: [`line 1: ${printWidth + 12} characters`] },
+    { what: 'a long line of code', text: `const a = [${long}];\n`, found: [`line 1: ${printWidth + 13} characters`] },
     { what: 'a long string', text: `const a = '${long}';\n`, found: [] },
     { what: 'a long template', text: `const a = \`\${a}${long}\`;\n`, found: [] },
     { what: 'a long substitution in a template', text: `const a = \`\${[${long}]}\`;\n`, found: [] },
