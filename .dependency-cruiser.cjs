@@ -7,7 +7,10 @@ const { join } = require('node:path');
 const DRAWING_FILE = 'ARCHITECTURE.md';
 /** The fenced block of ARCHITECTURE.md that holds the arrows. */
 const DRAWING_BLOCK = /```arrows\n([\s\S]*?)```/;
-/** Tests, the helpers only tests use, the fixtures they build records from and the proofs' harness: free to use any part. */
+/**
+ * Tests, the helpers only tests use, the fixtures they build records from and the proofs' harness: free to use any
+ * part.
+ */
 const TEST_CODE = '(\\.test\\.ts|(^|/)test-support(\\.ts|/.+)|^suites/proof(-runs|-reporter|\\.config)\\.ts)$';
 /** The source of the kit: what the rules read (not dependencies, not written reports). */
 const SOURCE = '^([a-z-]+/.+|[^/]+)\\.(ts|js|cjs|mjs)$';
@@ -70,7 +73,8 @@ module.exports = {
     exclude: { path: `node_modules|${WRITTEN_REPORTS}` },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: join(__dirname, 'tsconfig.json') },
-    // Packages named by a subpath their `exports` map (stream-json's streamers, tsx's API) resolve as Node resolves them.
+    // Packages named by a subpath their `exports` map (stream-json's streamers, tsx's API) resolve as Node resolves
+    // them.
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
   },
 };

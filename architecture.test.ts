@@ -63,7 +63,7 @@ describe('the import rules', () => {
     try {
       copyFileSync(CONFIG, join(copy, '.dependency-cruiser.cjs'));
       writeFileSync(join(copy, 'ARCHITECTURE.md'), drawing);
-      expect(() => createRequire(import.meta.url)(join(copy, '.dependency-cruiser.cjs'))).toThrow(says);
+      expect((): unknown => createRequire(import.meta.url)(join(copy, '.dependency-cruiser.cjs'))).toThrow(says);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

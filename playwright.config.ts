@@ -32,7 +32,8 @@ const reporters: ReporterDescription[] = [
   ['junit', { outputFile: join(layout.reportDir, CASES_JUNIT_FILE), embedAnnotationsAsProperties: true, stripANSIControlSequences: true }],
   ['./reports/conformance-reporter.ts', { ...recording, outputDir: layout.reportDir }],
 ];
-// Sharded runs: each shard writes a blob; `npx playwright merge-reports --config playwright.config.ts DIR` renders them all.
+// Sharded runs: each shard writes a blob; `npx playwright merge-reports --config playwright.config.ts DIR` renders them
+// all.
 if (layout.blobReport) reporters.push(['blob', { outputDir: join(layout.reportDir, BLOB_DIR) }]);
 
 export default defineConfig<object, { suiteOptions: SuiteOptions }>({

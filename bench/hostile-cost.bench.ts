@@ -103,7 +103,9 @@ function judge(contract: Contract, request: HostileRequest): number {
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
-/** Bytes of heap and of buffers one judgement allocates (no collection runs in between: the young generation holds it). */
+/**
+ * Bytes of heap and of buffers one judgement allocates (no collection runs in between: the young generation holds it).
+ */
 function allocatedBytes(contract: Contract, request: HostileRequest): number {
   collectGarbage();
   const before = process.memoryUsage();

@@ -86,7 +86,10 @@ interface ConformingLoad {
   failures: number;
 }
 
-/** Conforming 10-item GETs to `url` at CONFORMING_RATE for `seconds`, the client named as a balancer in front would (X-Forwarded-For). */
+/**
+ * Conforming 10-item GETs to `url` at CONFORMING_RATE for `seconds`, the client named as a balancer in front would
+ * (X-Forwarded-For).
+ */
 async function conformingLoad(url: string, seconds: number): Promise<ConformingLoad> {
   const latencies: number[] = [];
   let failures = 0;

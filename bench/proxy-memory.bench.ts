@@ -1,13 +1,12 @@
-// `npm run bench proxy-memory`: what bodies cost the proxy's memory once judged. Six rounds of
-// twelve requests of about a megabyte at once (a quarter of a million objects each to judge) to a
-// proxy in a process of its own (as deployed), in each mode: its resident memory before any body,
-// once warm (two bodies: the judging thread started), and its growth after each round, in bodies
-// of the default --max-body, as each round ends and once idle after the last (warm is read idle
-// too). Bounded means the growth stops with the rounds, whatever the bytes sent. It is measured here and not asserted in a test: under a full test run's load the same
-// requests once grew an enforce-mode proxy by 192 MiB for a moment. Each mode runs as the systemd
-// unit and the container image run the proxy (MALLOC_MMAP_THRESHOLD_ fixed, so that glibc hands
-// large freed buffers back to the system) and with glibc's defaults, whose threshold rises after
-// the first large buffer is freed and then keeps later ones in its heap.
+// `npm run bench proxy-memory`: what bodies cost the proxy's memory once judged. Six rounds of twelve requests of about
+// a megabyte at once (a quarter of a million objects each to judge) to a proxy in a process of its own (as deployed),
+// in each mode: its resident memory before any body, once warm (two bodies: the judging thread started), and its growth
+// after each round, in bodies of the default --max-body, as each round ends and once idle after the last (warm is read
+// idle too). Bounded means the growth stops with the rounds, whatever the bytes sent. It is measured here and not
+// asserted in a test: under a full test run's load the same requests once grew an enforce-mode proxy by 192 MiB for a
+// moment. Each mode runs as the systemd unit and the container image run the proxy (MALLOC_MMAP_THRESHOLD_ fixed, so
+// that glibc hands large freed buffers back to the system) and with glibc's defaults, whose threshold rises after the
+// first large buffer is freed and then keeps later ones in its heap.
 import { Pool } from 'undici';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { firstLine, hermeticEnvironment, spawnCli } from '../cli/test-support.ts';
@@ -49,7 +48,9 @@ async function sendBodies(baseUrl: string, adminUrl: string, count: number): Pro
   await eventually('every body judged or shed', async () => ((await settled(adminUrl)) >= before + count ? true : undefined), 120_000);
 }
 
-/** How glibc's allocator is set: as examples/proxy/las-proxy.service and the Dockerfile set it, or left to its defaults. */
+/**
+ * How glibc's allocator is set: as examples/proxy/las-proxy.service and the Dockerfile set it, or left to its defaults.
+ */
 const ALLOCATORS = [
   { name: 'as deployed (MALLOC_MMAP_THRESHOLD_=131072)', env: { MALLOC_MMAP_THRESHOLD_: '131072' } },
   { name: "glibc's defaults", env: {} },

@@ -194,7 +194,10 @@ export interface AutocannonResult {
 
 type Autocannon = (options: { url: string; connections: number; duration: number; overallRate?: number; method?: string; body?: Buffer; headers?: Record<string, string> }) => AutocannonRun;
 
-/** A load running: it resolves with the result, and emits `response` (client, status, bytes, latency in ms) for each answer. */
+/**
+ * A load running: it resolves with the result, and emits `response` (client, status, bytes, latency in ms) for each
+ * answer.
+ */
 export type AutocannonRun = Promise<AutocannonResult> & { on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): unknown };
 
 export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;

@@ -17,7 +17,10 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   return program;
 }
 
-/** Runs one command line: its exit code goes to process.exitCode, never to process.exit() (a command that serves is still serving when this returns). */
+/**
+ * Runs one command line: its exit code goes to process.exitCode, never to process.exit() (a command that serves is
+ * still serving when this returns).
+ */
 export async function runCommandLine(argv: string[]): Promise<void> {
   const program = await buildProgram(argv);
   try {

@@ -25,7 +25,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface SuiteProcessSettings {
   layout: RunLayout;
-  /** The target as the variables give it; with no base URL, the embedded server's credentials and fixtures (the global setup adds its address). */
+  /**
+   * The target as the variables give it; with no base URL, the embedded server's credentials and fixtures (the global
+   * setup adds its address).
+   */
   settings: TargetSettings;
   /** What every worker is told. */
   suiteOptions: SuiteOptions;

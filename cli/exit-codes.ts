@@ -1,10 +1,19 @@
 // The kit's exit statuses, one table for every subcommand (docs/reference.md: "Verdict and exit codes").
 export const EXIT_OK = 0;
-/** A MUST requirement failed (or a SHOULD under --level should), past waivers and baseline; `diff`: a regression; `verify`: the record does not hold. */
+/**
+ * A MUST requirement failed (or a SHOULD under --level should), past waivers and baseline; `diff`: a regression;
+ * `verify`: the record does not hold.
+ */
 export const EXIT_FAILED = 1;
-/** A usage error, an unreachable or misconfigured target (preflight), a case file that fails to load, or a verdict that cannot be read. */
+/**
+ * A usage error, an unreachable or misconfigured target (preflight), a case file that fails to load, or a verdict that
+ * cannot be read.
+ */
 export const EXIT_USAGE = 2;
-/** Nothing failed, but requirements the run had to check were not run (a selection, a missing input) or not exercised; --allow-partial turns it into 0. */
+/**
+ * Nothing failed, but requirements the run had to check were not run (a selection, a missing input) or not exercised;
+ * --allow-partial turns it into 0.
+ */
 export const EXIT_INCOMPLETE = 3;
 
 export const EXIT_CODES: { code: number; meaning: string }[] = [

@@ -19,7 +19,10 @@ import { targetEnvironment } from '../targets/target-environment.ts';
 import { EXIT_FAILED, EXIT_INCOMPLETE } from './exit-codes.ts';
 import { runCli } from './test-support.ts';
 
-/** Selects the generated cases (suites/generation/cases.ts titles) and nothing else, in one worker (its start costs more than the cases share). */
+/**
+ * Selects the generated cases (suites/generation/cases.ts titles) and nothing else, in one worker (its start costs more
+ * than the cases share).
+ */
 const GENERATED_ONLY = ['--grep', 'inputs generated from the contract', '--workers', '1'];
 const GENERATE = ['--generate', '200', '--seed', '1'];
 

@@ -20,7 +20,10 @@ import { isAbsolute, join } from 'node:path';
 import { globSync, isDynamicPattern } from 'tinyglobby';
 import { CAPTURE_FILE } from '../proxy/capture.ts';
 
-/** Each argument as the files it names: itself when it exists (whatever its name holds), else the files its glob matches. */
+/**
+ * Each argument as the files it names: itself when it exists (whatever its name holds), else the files its glob
+ * matches.
+ */
 export function expandGlobs(args: readonly string[]): string[] {
   return args.flatMap((arg) => {
     if (existsSync(arg) || !isDynamicPattern(arg)) return [arg];
@@ -31,7 +34,10 @@ export function expandGlobs(args: readonly string[]): string[] {
   });
 }
 
-/** Each argument as the files it names, a directory standing for the capture files in it (their names sort oldest first). */
+/**
+ * Each argument as the files it names, a directory standing for the capture files in it (their names sort oldest
+ * first).
+ */
 export function expandCaptureDirectories(paths: readonly string[]): string[] {
   return paths.flatMap((path) => (isDirectory(path) ? captureFilesIn(path) : [path]));
 }

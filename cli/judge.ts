@@ -1,8 +1,8 @@
-// `las-conformance judge FILE...`: recorded traffic judged offline (HAR files, the proxy's capture
-// files, capture directories: one per proxy replica), through the same judging path as the proxy; the output is the proxy's: violations NDJSON
-// (--violations), the `report` summary (Markdown on stdout, or --html), exit 1 when the service
-// broke a MUST requirement (--include-client: or a client did). A malformed entry is one line on
-// stderr naming it, and the rest is still judged; a file that cannot be read at all is exit 2.
+// `las-conformance judge FILE...`: recorded traffic judged offline (HAR files, the proxy's capture files, capture
+// directories: one per proxy replica), through the same judging path as the proxy; the output is the proxy's:
+// violations NDJSON (--violations), the `report` summary (Markdown on stdout, or --html), exit 1 when the service broke
+// a MUST requirement (--include-client: or a client did). A malformed entry is one line on stderr naming it, and the
+// rest is still judged; a file that cannot be read at all is exit 2.
 import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadContract } from '../contract/index.ts';

@@ -62,7 +62,10 @@ function addressList(value: string): string[] {
   return entries;
 }
 
-/** An option also read from `LAS_PROXY_<FLAG NAME>`: a flag given wins over the environment, which wins over the default. */
+/**
+ * An option also read from `LAS_PROXY_<FLAG NAME>`: a flag given wins over the environment, which wins over the
+ * default.
+ */
 function proxyOption(flags: string, description: string): Option {
   const name = /--([a-z-]+)/.exec(flags)![1];
   return new Option(flags, description).env(`LAS_PROXY_${name.replace(/-/g, '_').toUpperCase()}`);
@@ -163,19 +166,29 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       logger.error({ error: (error as Error).message }, 'reopening the violations log failed: still writing to the old one');
     }
   };
+  // reopen logs its own failure, so the signal handler need not wait for it.
+  const reopenOnSignal = (): void => void reopen();
   const stop = async () => {
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
-    process.off('SIGHUP', reopen);
+    process.off('SIGTERM', stopOnSignal);
+    process.off('SIGINT', stopOnSignal);
+    process.off('SIGHUP', reopenOnSignal);
     await proxy.close();
     const file = violationsFile;
     if (file) await new Promise<void>((resolve) => file.end(resolve));
     process.exitCode = 0;
   };
+  // A signal handler returns nothing: a failed close is logged and sets the exit code instead of
+  // becoming an unhandled rejection.
+  const stopOnSignal = (): void => {
+    stop().catch((error: unknown) => {
+      logger.error({ error: (error as Error).message }, 'closing the proxy failed');
+      process.exitCode = 1;
+    });
+  };
   // Ready for signals before the addresses are printed: a script may stop the proxy as soon as it reads them.
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  process.on('SIGHUP', reopen);
+  process.on('SIGTERM', stopOnSignal);
+  process.on('SIGINT', stopOnSignal);
+  process.on('SIGHUP', reopenOnSignal);
   // The first line names both addresses; it goes to stderr when stdout carries the violations.
   const banner = `las-conformance proxy: serving ${addresses.baseUrl} (upstream ${upstreamDisplay(flags.upstream)}), admin ${addresses.adminUrl}, mode ${flags.mode}\n`;
   (violationsToStdout ? process.stderr : process.stdout).write(banner);

@@ -72,9 +72,9 @@ describe('las-conformance verify', () => {
   });
 
   const tampered: [string, (r: CertificationRecord) => unknown, RegExp][] = [
-    ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /^  verdict: passed, but its requirements make it failed$/m],
-    ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /^  gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(false\) make it "fail"$/m],
-    ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q)) }), /^  tally\.MUST\.passed: \d+, but its requirements say \d+$/m],
+    ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /^ {2}verdict: passed, but its requirements make it failed$/m],
+    ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /^ {2}gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(false\) make it "fail"$/m],
+    ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q)) }), /^ {2}tally\.MUST\.passed: \d+, but its requirements say \d+$/m],
     ['a failed requirement changed to passed, its broken exchange left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /\/requirements\/\d+ \(NG-META-PAGES, verdict passed\)\/broken: must be equal to constant/],
     [
       'a requirement not exercised claimed as the target\'s choice',
@@ -164,7 +164,8 @@ describe('las-conformance diff', () => {
     expect((JSON.parse(diffCommand(write('ours.json', ours), write('vendor.json', vendor), { json: true }).output) as { sameTarget: boolean }).sameTarget).toBe(false);
     const same = diffCommand(write('ours.json', ours), write('again.json', record([])), {});
     expect(same.output).not.toContain('different targets');
-    // The embedded reference server listens on a new port each run: two of its runs with the same faults are one target.
+    // The embedded reference server listens on a new port each run: two of its runs with the same faults are one
+    // target.
     const embedded = (port: number, faults: string[]) => ({ ...ours, target: { baseUrl: `http://127.0.0.1:${port}/v3`, embedded: true, faults, choices: [] } });
     expect(diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4020, [])), {}).output).not.toContain('different targets');
     expect(diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4010, ['pat-rejected'])), {}).output).toContain('different targets');

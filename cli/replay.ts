@@ -23,7 +23,9 @@ import { regressionCasesOf, Replayer, type ReplayOutcome, type ReplayVerdict } f
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import { wholeNumber } from './options.ts';
 
-/** The target settings replay takes as flags: where to send, and the credentials it sends in place of the recorded ones. */
+/**
+ * The target settings replay takes as flags: where to send, and the credentials it sends in place of the recorded ones.
+ */
 const REPLAY_SETTINGS = ['baseUrl', 'sessionToken', 'pat', 'legacyHeader'];
 
 interface ReplayFlags {

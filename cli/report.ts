@@ -1,9 +1,8 @@
-// `las-conformance report FILE.ndjson...`: one or several violations logs (one per proxy
-// replica, named one by one or by a glob) merged and summarized, as Markdown on stdout or as an HTML file. Exit status 1 when
-// the service broke the contract at MUST (response and exchange findings); with
-// --include-client, a client's MUST findings (request findings) count too. A file that is not a
-// violations log (a directory, or a first line that is not a finding the proxy writes) is a
-// usage error: exit 2, one line naming the file.
+// `las-conformance report FILE.ndjson...`: one or several violations logs (one per proxy replica, named one by one or
+// by a glob) merged and summarized, as Markdown on stdout or as an HTML file. Exit status 1 when the service broke the
+// contract at MUST (response and exchange findings); with --include-client, a client's MUST findings (request findings)
+// count too. A file that is not a violations log (a directory, or a first line that is not a finding the proxy writes)
+// is a usage error: exit 2, one line naming the file.
 import { EXIT_FAILED } from './exit-codes.ts';
 import { expandGlobs } from './input-files.ts';
 import { createReadStream, statSync, writeFileSync } from 'node:fs';

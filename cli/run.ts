@@ -32,7 +32,10 @@ import { mergeSettings, settingSource, resolveTarget, TargetError, targetOnlySet
 import { loadTargetFile, targetFileGeneration, targetFileSettings, targetFileWaivers, type GenerationFileSettings, type TargetFile } from '../targets/target-file.ts';
 import { emptyEnvironmentSettings, settingsFromEnvironment } from '../targets/target-environment.ts';
 
-/** The target settings' flags, by commander's attribute name of each row's flag (`baseUrl` for --base-url): text, or every value of a repeatable one. */
+/**
+ * The target settings' flags, by commander's attribute name of each row's flag (`baseUrl` for --base-url): text, or
+ * every value of a repeatable one.
+ */
 export type SettingFlags = Record<string, unknown>;
 
 export type RunFlags = RunOptions & SettingFlags;
@@ -50,7 +53,9 @@ interface RunOptions {
   allowPartial?: boolean;
   baseline?: string;
   readOnly?: boolean;
-  /** --generate N: random inputs per operation drawn from the contract after the boundary phase; 0 turns generation off. */
+  /**
+   * --generate N: random inputs per operation drawn from the contract after the boundary phase; 0 turns generation off.
+   */
   generate?: number;
   seed?: number;
   /** Seconds. */
@@ -117,7 +122,10 @@ function refuseEmptySettings(flags: RunFlags, env: Record<string, string | undef
   if (empty.length > 0) throw new TargetError(`${empty.join(', ')} ${empty.length === 1 ? 'is' : 'are'} set but empty: give ${empty.length === 1 ? 'it a value' : 'them values'} or leave ${empty.length === 1 ? 'it' : 'them'} out (an empty setting is a variable or secret the job did not get)`);
 }
 
-/** Without a base URL the run tests nothing unless --reference-server asks for the embedded server; with one, that flag contradicts it. */
+/**
+ * Without a base URL the run tests nothing unless --reference-server asks for the embedded server; with one, that flag
+ * contradicts it.
+ */
 function checkTargetChosen(settings: TargetSettings, flags: RunFlags): void {
   const embeddedOnly = [flags.fault.length > 0 && '--fault', flags.choice.length > 0 && '--choice'].filter((name): name is string => typeof name === 'string');
   if (flags.referenceServer) {
@@ -215,7 +223,10 @@ export function runDescription(flags: RunFlags, targetFile = targetFileReader(fl
   };
 }
 
-/** What the console says of generation before the suite starts: the seed to draw the same inputs again, or that it is off. */
+/**
+ * What the console says of generation before the suite starts: the seed to draw the same inputs again, or that it is
+ * off.
+ */
 export function generationLine(generate: GenerationSettings | undefined): string {
   if (!generate) return 'Generated inputs: off (--generate 0); the record says so';
   return `Generating inputs per operation: the boundary phase, then ${generate.inputs} random inputs from seed ${generate.seed} (--seed ${generate.seed} draws them again; --generate 0 turns generation off)`;
@@ -227,14 +238,20 @@ async function casesSelectedFor(ids: string[]): Promise<string[]> {
   return casesJudging(ids);
 }
 
-/** The record the suite left, as runSuite read it, checked: a record that does not hold its own shape or verdict is no verdict. */
+/**
+ * The record the suite left, as runSuite read it, checked: a record that does not hold its own shape or verdict is no
+ * verdict.
+ */
 function checkedRecord(value: unknown): CertificationRecord {
   const problems = recordProblems(value, loadContract(), contractSha256());
   if (problems.length > 0) throw new Error(`the record the suite wrote cannot be read as a verdict: ${problems[0]}`);
   return value as CertificationRecord;
 }
 
-/** The signing key file (--signing-key, else LAS_SIGNING_KEY) as an absolute path, checked before anything starts; undefined when the record is not to be signed. */
+/**
+ * The signing key file (--signing-key, else LAS_SIGNING_KEY) as an absolute path, checked before anything starts;
+ * undefined when the record is not to be signed.
+ */
 function signingKeyOf(flags: RunFlags, env: Record<string, string | undefined>): string | undefined {
   const file = flags.signingKey ?? (env[RUN_ENVIRONMENT.signingKey] || undefined);
   if (file === undefined) return undefined;

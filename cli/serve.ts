@@ -93,15 +93,23 @@ async function runServe(flags: ServeFlags): Promise<void> {
     throw new Error(`cannot listen on ${flags.host}:${flags.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const stop = async () => {
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
+    process.off('SIGTERM', stopOnSignal);
+    process.off('SIGINT', stopOnSignal);
     await server.close();
     logger.info('reference server closed');
     process.exitCode = 0;
   };
+  // A signal handler returns nothing: a failed close is logged and sets the exit code instead of
+  // becoming an unhandled rejection.
+  const stopOnSignal = (): void => {
+    stop().catch((error: unknown) => {
+      logger.error({ error: (error as Error).message }, 'closing the reference server failed');
+      process.exitCode = 1;
+    });
+  };
   // Ready for signals before the address is printed: a script may stop the server as soon as it reads it.
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  process.on('SIGTERM', stopOnSignal);
+  process.on('SIGINT', stopOnSignal);
   process.stdout.write(`${server.baseUrl}\n${startBanner(server.baseUrl, flags, faults, choices)}`);
   logger.info({ baseUrl: server.baseUrl, faults, choices }, 'reference server listening');
 }
@@ -131,7 +139,10 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choic
   ].join('\n');
 }
 
-/** The smallest query the operation serves, naming the server's records, with its `?` (`?filter[type]=portal`), or nothing. */
+/**
+ * The smallest query the operation serves, naming the server's records, with its `?` (`?filter[type]=portal`), or
+ * nothing.
+ */
 function exampleQuery(operation: Operation): string {
   const query = smallestQuery(operation.parameters, { records: REFERENCE_FIXTURES });
   return query === '' ? '' : `?${query}`;

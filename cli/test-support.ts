@@ -103,16 +103,16 @@ export async function runCliInProcess(args: string[], env: Record<string, string
 
 /** Keeps what is written to `stream` instead of writing it, until restore(). */
 function captureWrites(stream: NodeJS.WriteStream): { text: () => string; restore: () => void } {
-  const ownWrite = Object.hasOwn(stream, 'write') ? stream.write : undefined;
+  const ownWrite = Object.getOwnPropertyDescriptor(stream, 'write');
   let text = '';
   stream.write = ((chunk: string | Uint8Array, encodingOrDone?: BufferEncoding | WriteDone, done?: WriteDone) => {
     text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     const callback = typeof encodingOrDone === 'function' ? encodingOrDone : done;
     if (callback) process.nextTick(callback);
     return true;
-  }) as NodeJS.WriteStream['write'];
+  });
   const restore = () => {
-    if (ownWrite) stream.write = ownWrite;
+    if (ownWrite) Object.defineProperty(stream, 'write', ownWrite);
     else delete (stream as { write?: unknown }).write;
   };
   return { text: () => text, restore };

@@ -60,7 +60,10 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 let written = 0;
-/** Writes a record (an object, or bytes as they are) to a directory of its own (or the one named, again), with the envelope given, if any. */
+/**
+ * Writes a record (an object, or bytes as they are) to a directory of its own (or the one named, again), with the
+ * envelope given, if any.
+ */
 function place(record: unknown, envelope?: string, name = `edited-${written++}`): string {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
@@ -83,7 +86,7 @@ function requirement(record: CertificationRecord, id: string): RequirementRecord
 }
 
 function withRequirement(record: CertificationRecord, id: string, change: Partial<RequirementRecord>): CertificationRecord {
-  return { ...record, requirements: record.requirements.map((r) => (r.id === id ? ({ ...r, ...change } as RequirementRecord) : r)) };
+  return { ...record, requirements: record.requirements.map((r) => (r.id === id ? ({ ...r, ...change }) : r)) };
 }
 
 /** A MUST requirement the run passed, and one it did not select. */
@@ -200,7 +203,10 @@ describe('verify, unsigned', () => {
   });
 });
 
-/** The record with tally, notRun, verdict, its reason and the gate made to agree with its requirements, as a forger who read this kit would. */
+/**
+ * The record with tally, notRun, verdict, its reason and the gate made to agree with its requirements, as a forger who
+ * read this kit would.
+ */
 function agreeing(record: CertificationRecord): CertificationRecord {
   const tally = structuredClone(record.tally);
   for (const level of Object.keys(tally) as (keyof typeof tally)[]) for (const verdict of Object.keys(tally[level]) as (keyof (typeof tally)['MUST'])[]) tally[level][verdict] = record.requirements.filter((r) => r.level === level && r.verdict === verdict).length;
@@ -268,7 +274,8 @@ describe('verify --key, a signed record', () => {
     expect(output).toMatch(/^ {2}verdict: the signed statement says "failed", the record "incomplete"$/m);
   });
 
-  // Every byte of an envelope, through the signature's own check, is reports/attestation.test.ts's; here, bytes spread over all of it, through verify.
+  // Every byte of an envelope, through the signature's own check, is reports/attestation.test.ts's; here, bytes spread
+  // over all of it, through verify.
   it('fails after a byte of the envelope changed, wherever it is', () => {
     const bytes = Buffer.from(signed.envelope);
     const positions = [...Array.from({ length: Math.ceil(bytes.length / 13) }, (_, i) => i * 13), bytes.length - 1];

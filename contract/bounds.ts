@@ -67,7 +67,7 @@ export function ruleAndDirection(finding: Pick<Finding, 'requirement' | 'locatio
   let byDirection = ruleKeys.get(finding.requirement);
   if (byDirection === undefined) {
     if (ruleKeys.size >= RULE_KEYS_KEPT) return `${finding.requirement} ${finding.location}`;
-    ruleKeys.set(finding.requirement, (byDirection = new Map()));
+    ruleKeys.set(finding.requirement, (byDirection = new Map<string, string>()));
   }
   let key = byDirection.get(finding.location);
   if (key === undefined) byDirection.set(finding.location, (key = `${finding.requirement} ${finding.location}`));
@@ -87,7 +87,10 @@ function summaryFinding(first: Finding, count: number): SummaryFinding {
 
 /** Schema errors read per message: past it, a message is known to be broken and no more is said. */
 export const SCHEMA_ERRORS_DESCRIBED = 1000;
-/** Schema errors per message described in a full sentence; the rest are located and routed only (no more are ever listed). */
+/**
+ * Schema errors per message described in a full sentence; the rest are located and routed only (no more are ever
+ * listed).
+ */
 export const SCHEMA_ERRORS_WORDED = 2 * FINDING_LIMITS.perRule;
 
 /**
@@ -97,7 +100,10 @@ export const SCHEMA_ERRORS_WORDED = 2 * FINDING_LIMITS.perRule;
  */
 export const FINDING_TEXT_MAX = { pointer: 256, message: 512, value: 256 } as const;
 
-/** The text itself when within `max` characters; else its head and its tail around one "…", `max` characters in all (the tail keeps a pointer's last member). */
+/**
+ * The text itself when within `max` characters; else its head and its tail around one "…", `max` characters in all (the
+ * tail keeps a pointer's last member).
+ */
 export function cutText(text: string, max: number): string {
   if (text.length <= max) return text;
   const tail = Math.floor(max / 4);

@@ -25,7 +25,10 @@ export interface CatalogueFile {
   templates?: RequirementTemplate[];
 }
 
-/** The catalogue with every template entry replaced by its requirements, and the roles those requirements play per operation. */
+/**
+ * The catalogue with every template entry replaced by its requirements, and the roles those requirements play per
+ * operation.
+ */
 export interface ExpandedCatalogue {
   requirements: Requirement[];
   roles: Map<string, Partial<Record<OperationRole, string>>>;
@@ -38,7 +41,7 @@ export function isTemplateUse(entry: Requirement | TemplateUse): entry is Templa
 /** Every string of `value` with each `{name}` of `values` replaced. */
 function substituted<T>(value: T, values: Record<string, string>): T {
   if (typeof value === 'string') return value.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole) as T;
-  if (Array.isArray(value)) return value.map((item) => substituted(item, values)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((item) => substituted(item, values)) as T;
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, substituted(member, values)])) as T;
   return value;
 }
@@ -60,7 +63,7 @@ export function expandCatalogue(file: CatalogueFile, itemTypeOf: (operationId: s
       const { name: _name, role, ...fields } = substituted(template, values);
       const id = `${entry.prefix}-${name}`;
       if (role !== undefined) roles.set(entry.operation, { ...roles.get(entry.operation), [role]: id });
-      return { id, ...fields } as Requirement;
+      return { id, ...fields };
     });
   });
   return { requirements, roles };

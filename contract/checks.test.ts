@@ -235,7 +235,8 @@ const cases: CheckCase[] = [
     ),
     findings: [],
   },
-  // Which relationship names a Highlight has besides owner is not shown (x-names-not-shown): one of another name may be dropped.
+  // Which relationship names a Highlight has besides owner is not shown (x-names-not-shown): one of another name may be
+  // dropped.
   { check: 'createdResourceEchoes', description: 'a Highlight relationship the specification does not name, dropped', exchange: highlightCreation({ relationships: { ...owner(userId), ' ': { data: null } } }, 201, created('Highlight', highlightId, { relationships: owner(userId) })), findings: [], held: ['HL-RESPONSE-RELATIONSHIPS'] },
   { check: 'createdResourceEchoes', description: 'a Highlight with attributes and owner echoed', exchange: highlightCreation({ attributes: { color: 'yellow' }, relationships: owner(userId) }, 201, created('Highlight', highlightId, { attributes: { color: 'yellow' }, relationships: owner(userId) })), findings: [], held: ['HL-ATTRIBUTES-ECHO', 'HL-RESPONSE-RELATIONSHIPS'] },
 

@@ -33,7 +33,10 @@ export interface Exchange {
 export interface CheckVerdict {
   /** It judged `requirement` on this exchange and it held. */
   held(requirement: string, location?: Location): void;
-  /** It met `requirement` on this exchange, but a value it cannot reason about kept it from judging; `reason` says which. */
+  /**
+   * It met `requirement` on this exchange, but a value it cannot reason about kept it from judging; `reason` says
+   * which.
+   */
   cannotJudge(requirement: string, reason: string, location?: Location): void;
 }
 
@@ -115,7 +118,10 @@ const unauthenticatedNot401: ExchangeCheck = {
 /** Statuses that refuse a request for who sent it (section 5), not for what it holds. */
 const CREDENTIAL_STATUSES = [401, 403];
 
-/** A 4xx that can only be about the request's content: its credentials read as one of the schemes and were not what was refused. */
+/**
+ * A 4xx that can only be about the request's content: its credentials read as one of the schemes and were not what was
+ * refused.
+ */
 function refusedForItsProblems(x: Exchange): boolean {
   const credentialsUnreadable = x.requestFindings.some((f) => isCredentialProblem(f) || f.requirement === 'AUTH-401-MALFORMED');
   return !credentialsUnreadable && !CREDENTIAL_STATUSES.includes(x.response.status);
@@ -134,7 +140,10 @@ function isNamedRefusal(contract: Contract, operation: Operation, status: number
 /** The status of an invalid request (section 7). */
 const INVALID_REQUEST_STATUS = 400;
 
-/** The statuses that refuse a request breaking any of `requirements` for what it holds: 400 and what the catalogue names (refusedWith). */
+/**
+ * The statuses that refuse a request breaking any of `requirements` for what it holds: 400 and what the catalogue names
+ * (refusedWith).
+ */
 export function refusalsFor(contract: Contract, requirements: readonly string[]): number[] {
   return [...new Set([INVALID_REQUEST_STATUS, ...requirements.flatMap((id) => contract.requirement(id).refusedWith ?? [])])].sort((a, b) => a - b);
 }
@@ -156,7 +165,8 @@ const invalidAnswered2xx: ExchangeCheck = {
   name: 'invalidAnswered2xx',
   appliesTo: (x) => x.operation !== null && (is2xx(x.response.status) || is4xx(x.response.status)) && x.requestFindings.some(isValidationProblem),
   run(contract, x, _options, verdict) {
-    // Each broken requirement once, under what serving it breaks: the exchange shows the server did not refuse it as the contract says.
+    // Each broken requirement once, under what serving it breaks: the exchange shows the server did not refuse it as
+    // the contract says.
     const problems = x.requestFindings.filter(isValidationProblem);
     const broken = problems.map((problem) => ({ problem, requirement: contract.requirementBrokenByAccepting(problem.requirement).id }));
     const firstPerRequirement = broken.filter((b, i) => broken.findIndex((c) => c.requirement === b.requirement) === i);
@@ -208,7 +218,8 @@ const statusListed: ExchangeCheck = {
       verdict.held('EXCH-STATUS-LISTED', 'response');
       return [];
     }
-    // A request that must be refused, refused with a status the contract does not name, is judged by the checks above, once.
+    // A request that must be refused, refused with a status the contract does not name, is judged by the checks above,
+    // once.
     if (is4xx(status) && x.requestFindings.some(isRequestProblem)) {
       verdict.cannotJudge('EXCH-STATUS-LISTED', `a request the contract rejects was refused with ${status}: judged under what serving it breaks`, 'response');
       return [];
@@ -439,7 +450,10 @@ const listPageArithmetic: ExchangeCheck = {
   },
 };
 
-/** meta.pages is ceil(total / limit), an empty result 0 or 1; with a limit below 1 no page count is right but for an empty result. */
+/**
+ * meta.pages is ceil(total / limit), an empty result 0 or 1; with a limit below 1 no page count is right but for an
+ * empty result.
+ */
 function judgePages(meta: PageMeta, verdict: PageVerdict): void {
   if (meta.total === 0) {
     if (meta.pages !== 0 && meta.pages !== 1) verdict.fail('metaPages', '/meta/pages', `meta.pages is ${meta.pages}; an empty result has 0 or 1 pages`, '0 or 1', meta.pages);
@@ -611,7 +625,8 @@ const integerForm: ExchangeCheck = {
   run(contract, x, _options, verdict) {
     const document = responseDocument(contract, x.operation, x.response.status);
     const { pointers, tokens } = document ? integerMembers(document.schema) : NO_INTEGER_MEMBERS;
-    // A document with no integer member cannot judge the requirement: no verdict, so it is not passed for this exchange.
+    // A document with no integer member cannot judge the requirement: no verdict, so it is not passed for this
+    // exchange.
     if (pointers.size === 0) return [];
     const written = wholeNumbersWithFraction(x.response.bodyText!, pointers);
     // Held only where an integer member was written (and none with a fraction); otherwise nothing was judged.
@@ -751,10 +766,13 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 const boundSets = new WeakMap<Contract, Map<string, ReadonlySet<string>>>();
 
-/** The requirements a check may judge: those whose `judgedBy` names it, and those an operation names for one of its roles. Computed once per contract. */
+/**
+ * The requirements a check may judge: those whose `judgedBy` names it, and those an operation names for one of its
+ * roles. Computed once per contract.
+ */
 export function requirementsBoundTo(contract: Contract, check: ExchangeCheck): ReadonlySet<string> {
   let byCheck = boundSets.get(contract);
-  if (!byCheck) boundSets.set(contract, (byCheck = new Map()));
+  if (!byCheck) boundSets.set(contract, (byCheck = new Map<string, ReadonlySet<string>>()));
   let bound = byCheck.get(check.name);
   if (!bound) {
     const byRole = (check.roles ?? []).flatMap((role) => contract.requirementsInRole(role));
@@ -774,7 +792,7 @@ const operationBoundSets = new WeakMap<Operation, Map<string, ReadonlySet<string
 export function requirementsBoundFor(contract: Contract, check: ExchangeCheck, operation: Operation | null): ReadonlySet<string> {
   if (operation === null || !check.roles?.length) return contract.requirementsJudgedBy(check.name);
   let byCheck = operationBoundSets.get(operation);
-  if (!byCheck) operationBoundSets.set(operation, (byCheck = new Map()));
+  if (!byCheck) operationBoundSets.set(operation, (byCheck = new Map<string, ReadonlySet<string>>()));
   let bound = byCheck.get(check.name);
   if (!bound) {
     const byRole = check.roles.flatMap((role) => operation.roles[role] ?? []);
@@ -784,7 +802,10 @@ export function requirementsBoundFor(contract: Contract, check: ExchangeCheck, o
   return bound;
 }
 
-/** Every judge that can break a requirement: the catalogue's (schema routes, judgedBy) and the checks judging a role an operation names it for. */
+/**
+ * Every judge that can break a requirement: the catalogue's (schema routes, judgedBy) and the checks judging a role an
+ * operation names it for.
+ */
 export function judgesOf(contract: Contract, requirementId: string): string[] {
   const byRole = exchangeChecks.filter((check) => requirementsBoundTo(contract, check).has(requirementId)).map((check) => check.name);
   return [...new Set([...contract.judgesOf(requirementId), ...byRole])];
@@ -821,7 +842,10 @@ class AssessedVerdict implements CheckVerdict {
   }
 }
 
-/** Runs every check that applies, and says what each judged and could not judge; `includeValues: false` keeps body values out of messages. */
+/**
+ * Runs every check that applies, and says what each judged and could not judge; `includeValues: false` keeps body
+ * values out of messages.
+ */
 export function assessChecks(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Assessment {
   const assessment: Assessment = { findings: [], judged: [], unjudged: [] };
   for (const check of exchangeChecks) {
@@ -834,7 +858,10 @@ export function assessChecks(contract: Contract, exchange: Exchange, options: Va
 
 const NO_VERDICT: CheckVerdict = { held: () => undefined, cannotJudge: () => undefined };
 
-/** Runs every check that applies, for its findings only (the proxy's path); `includeValues: false` keeps body values out of messages. */
+/**
+ * Runs every check that applies, for its findings only (the proxy's path); `includeValues: false` keeps body values out
+ * of messages.
+ */
 export function checkExchange(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Finding[] {
   const findings: Finding[] = [];
   for (const check of exchangeChecks) {

@@ -93,7 +93,9 @@ export class Contract {
   private readonly validatedSchemas = new Set<Schema>();
   private readonly validators = new Map<Schema, ValidateFunction>();
   private readonly quickValidators = new Map<Schema, ValidateFunction>();
-  /** Every member name a schema of the contract names (properties, required): the members validation cannot leave out. */
+  /**
+   * Every member name a schema of the contract names (properties, required): the members validation cannot leave out.
+   */
   readonly namedMembers = new Set<string>();
   private readonly routedShapes = new Map<string, Requirement>();
   /**
@@ -123,7 +125,7 @@ export class Contract {
     const components = (this.document.components ?? {}) as Schema;
     this.schemas = (components.schemas ?? {}) as Record<string, Schema>;
     const legacy = ((components.securitySchemes ?? {}) as Record<string, Schema>).LegacySessionAuth;
-    this.legacyHeader = String(legacy?.name ?? DEFAULT_LEGACY_HEADER);
+    this.legacyHeader = typeof legacy?.name === 'string' ? legacy.name : DEFAULT_LEGACY_HEADER;
     this.genericStatuses = new Set(((raw['x-generic-statuses'] as Schema | undefined)?.statuses ?? []) as number[]);
     this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<string, string[]>;
     const operations = readOperations(this.document);
@@ -161,7 +163,10 @@ export class Contract {
     return this.requirementsByJudge.get(judge) ?? NONE;
   }
 
-  /** The judges the catalogue names for a requirement; judgesOf in contract/checks.ts adds the checks judging a role it plays. */
+  /**
+   * The judges the catalogue names for a requirement; judgesOf in contract/checks.ts adds the checks judging a role it
+   * plays.
+   */
   judgesOf(requirementId: string): string[] {
     return judgesOf(this.requirement(requirementId));
   }
@@ -344,7 +349,10 @@ function routeMatches(route: CompiledRoute, context: SchemaViolation): boolean {
   return true;
 }
 
-/** A pointer pattern naming one member (anchored at its end, no `.*` or `.+`) is narrower than one naming a part of the document. */
+/**
+ * A pointer pattern naming one member (anchored at its end, no `.*` or `.+`) is narrower than one naming a part of the
+ * document.
+ */
 function pointerNarrowness(route: SchemaFindingRoute): number {
   if (!route.pointer) return 0;
   return route.pointer.endsWith('$') && !/\.[*+]/.test(route.pointer) ? 2 : 1;

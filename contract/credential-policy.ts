@@ -23,7 +23,10 @@ export const CREDENTIAL_NAME_WORDS: readonly string[] = ['key', 'sig', 'pat', 'p
 export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 const AUTHORIZATION_HEADERS = new Set(['authorization', 'proxy-authorization']);
 
-/** Below this length a value is only masked where it stands whole (a query value, a JSON string), never inside other text. */
+/**
+ * Below this length a value is only masked where it stands whole (a query value, a JSON string), never inside other
+ * text.
+ */
 export const SHORT_SECRET_LENGTH = 8;
 /**
  * Below this length a known value is not masked even where it stands whole: a cookie `lang=en` or
@@ -72,7 +75,10 @@ function readName(name: string): boolean {
     .some((word) => words.has(word));
 }
 
-/** Whether a header carries a credential: Authorization, cookies, the legacy session header, or a name like a key, token or secret. */
+/**
+ * Whether a header carries a credential: Authorization, cookies, the legacy session header, or a name like a key, token
+ * or secret.
+ */
 export function credentialHeader(name: string, legacyHeader: string): boolean {
   const lower = name.toLowerCase();
   return CREDENTIAL_HEADERS.has(lower) || lower === legacyHeader.toLowerCase() || credentialLikeName(lower);
@@ -204,7 +210,10 @@ export function maskedBody(text: string, mimeType: string, known: ReadonlySet<st
   return { text: maskKnownValues(maskedPatterns(text), known) };
 }
 
-/** A parsed document with its credentials masked, serialized when anything was, or null when it nests too deep to walk (it is then masked as text). */
+/**
+ * A parsed document with its credentials masked, serialized when anything was, or null when it nests too deep to walk
+ * (it is then masked as text).
+ */
 function maskedDocument(document: unknown, known: ReadonlySet<string>): { changed: false } | { changed: true; text: string } | null {
   let changed = false;
   const visit = (value: unknown, name: string | null): unknown => {
@@ -230,7 +239,10 @@ function maskedDocument(document: unknown, known: ReadonlySet<string>): { change
   }
 }
 
-/** The values of a body's credential-named members and form fields (strings and numbers), to be masked wherever else they turn up. */
+/**
+ * The values of a body's credential-named members and form fields (strings and numbers), to be masked wherever else
+ * they turn up.
+ */
 export function bodySecrets(text: string, mimeType: string): Set<string> {
   const values = new Set<string>();
   if (FORM_TYPE.test(mimeType)) {
@@ -262,7 +274,9 @@ const KEPT_LITERALS: ReadonlySet<string> = new Set(['true', 'false', 'null']);
 // A member opening an object or a list.
 const MEMBER_OPENING_VALUE = /"([^"\\]{1,200})"\s*:\s*[{[]/g;
 
-/** Whether broken text holds a credential-named member whose value is an object or a list: where it ends cannot be told. */
+/**
+ * Whether broken text holds a credential-named member whose value is an object or a list: where it ends cannot be told.
+ */
 function credentialMemberOpensValue(text: string): boolean {
   for (const match of text.matchAll(MEMBER_OPENING_VALUE)) if (credentialLikeName(match[1])) return true;
   return false;
@@ -274,7 +288,10 @@ function maskedPatterns(text: string): string {
     .replace(NAME_VALUE, (whole, before: string, name: string) => (credentialLikeName(name) ? `${before}${name}=${MASK}` : whole));
 }
 
-/** Free text (a message, a log line read back) with `"name": value` and `name=value` credentials masked, and the known values. */
+/**
+ * Free text (a message, a log line read back) with `"name": value` and `name=value` credentials masked, and the known
+ * values.
+ */
 export function maskedText(text: string, known: ReadonlySet<string> = NO_VALUES): string {
   return maskKnownValues(maskedPatterns(text), known);
 }
@@ -304,7 +321,7 @@ export function scrubber(secrets: readonly Secret[]): Scrub {
 /** A copy of a JSON-like value with every string scrubbed, keys too. */
 export function scrubDeep<T>(value: T, scrub: Scrub): T {
   if (typeof value === 'string') return scrub(value) as T;
-  if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((item) => scrubDeep(item, scrub)) as T;
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), scrubDeep(item, scrub)])) as T;
   }
@@ -314,7 +331,7 @@ export function scrubDeep<T>(value: T, scrub: Scrub): T {
 /** A copy of a JSON-like value with every string value scrubbed and every key kept: its shape survives any token. */
 export function scrubValues<T>(value: T, scrub: Scrub): T {
   if (typeof value === 'string') return scrub(value) as T;
-  if (Array.isArray(value)) return value.map((item) => scrubValues(item, scrub)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((item) => scrubValues(item, scrub)) as T;
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubValues(item, scrub)])) as T;
   return value;
 }
@@ -337,7 +354,10 @@ function decoded(text: string): string {
   }
 }
 
-/** A request target as it may be written: credential-like query values and the tokens the request's own headers carry masked. */
+/**
+ * A request target as it may be written: credential-like query values and the tokens the request's own headers carry
+ * masked.
+ */
 export function maskedRequestTarget(path: string, headers: Headers, legacyHeader: string): string {
   return maskCredentialQuery(path, headerSecrets(headers, legacyHeader));
 }

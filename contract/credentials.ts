@@ -18,7 +18,8 @@ export function headerValue(headers: Headers, name: string): string | undefined 
   // Node's own headers objects have lower-case names: look there first, scan only on a miss.
   const direct = headers[wanted];
   if (direct !== undefined) return Array.isArray(direct) ? direct.join(', ') : direct;
-  // Own members only, in their order, without a list of entries per miss (a response without Content-Encoding misses on every exchange).
+  // Own members only, in their order, without a list of entries per miss (a response without Content-Encoding misses on
+  // every exchange).
   for (const key in headers) {
     if (!Object.hasOwn(headers, key) || key.toLowerCase() !== wanted) continue;
     const value = headers[key];

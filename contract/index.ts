@@ -14,6 +14,7 @@ export type { BodyMember, JsonType, RecordMember, ServerAttribute } from './memb
 export { parseQueryPairs, buildQuery, coerce, parameterName, decodeComponent, memberValue, smallestQuery } from './query.ts';
 export type { RecordIds } from './query.ts';
 export { problemsFromErrors, showValue, jsonTypeOf } from './messages.ts';
+export { scalarText } from './scalar-text.ts';
 export { maskCredentialQuery, maskedQueryPairs, maskedRequestTarget, maskedHeaderValue, maskedBody, maskedText, maskKnownValues, credentialLikeName, credentialHeader, headerSecrets, querySecrets, bodySecrets, scrubber, scrubDeep, scrubValues, MASK, SHORT_SECRET_LENGTH, CREDENTIAL_HEADERS, CREDENTIAL_NAME_FRAGMENTS, CREDENTIAL_NAME_WORDS } from './credential-policy.ts';
 export type { MaskedBody, Scrub, Secret } from './credential-policy.ts';
 export { boundFindings, boundList, cutFinding, cutText, occurrences, ruleAndDirection, FINDING_LIMITS, FINDING_TEXT_MAX, SCHEMA_ERRORS_DESCRIBED } from './bounds.ts';

@@ -10,7 +10,10 @@ import { escapeToken } from './resolve.ts';
 /** How a body's bytes read as UTF-8: all of them, or from which byte offset not. */
 export type Utf8Reading = 'valid' | { invalidAt: number };
 
-/** A body read as bytes: its text (each byte that is not UTF-8 a U+FFFD, as every client decodes it) and whether the bytes were UTF-8. */
+/**
+ * A body read as bytes: its text (each byte that is not UTF-8 a U+FFFD, as every client decodes it) and whether the
+ * bytes were UTF-8.
+ */
 export function utf8Text(bytes: Uint8Array): { text: string; utf8: Utf8Reading } {
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return { text: buffer.toString('utf8'), utf8: utf8Reading(buffer) };
@@ -20,7 +23,10 @@ export function utf8Reading(bytes: Uint8Array): Utf8Reading {
   return isUtf8(bytes) ? 'valid' : { invalidAt: firstInvalidUtf8(bytes) };
 }
 
-/** The offset of the first byte that does not begin or continue a well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF). */
+/**
+ * The offset of the first byte that does not begin or continue a well-formed UTF-8 sequence (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF).
+ */
 export function firstInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
@@ -32,7 +38,8 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
     const length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
     if (length === 0 || i + length > bytes.length) return i;
     const second = bytes[i + 1];
-    // The second byte's range narrows after E0 (no overlong), ED (no surrogate), F0 (no overlong) and F4 (nothing past U+10FFFF).
+    // The second byte's range narrows after E0 (no overlong), ED (no surrogate), F0 (no overlong) and F4 (nothing past
+    // U+10FFFF).
     const low = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
     const high = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
     if (second < low || second > high) return i;
@@ -180,7 +187,9 @@ const KEPT_TEXT_CHARS = 64 * 1024;
 let lastColonText: string | undefined;
 let lastColonReading: ColonReading | undefined;
 
-/** Each colon is found by the engine's own search; a pattern naming the members cost as much as the rest of the check. */
+/**
+ * Each colon is found by the engine's own search; a pattern naming the members cost as much as the rest of the check.
+ */
 function colonReading(text: string): ColonReading {
   if (text === lastColonText && lastColonReading) return lastColonReading;
   let colons = 0;

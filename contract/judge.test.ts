@@ -110,7 +110,7 @@ describe('an error object is judged alike at every error status', () => {
 describe('an error object member of the wrong type is judged at one level per status, whichever operation answers', () => {
   for (const status of errorStatuses) {
     it(`${status}: /errors/0/title as a number`, () => {
-      const routed = requestsTo.map(({ to, request }) => {
+      const routed = requestsTo.map(({ request }) => {
         const [finding] = judgeExchange(contract, request, { status, headers: jsonApi, bodyText: JSON.stringify({ errors: [{ title: 5 }] }) }).filter((f) => f.pointer === '/errors/0/title');
         return `${finding?.requirement} ${finding?.level}`;
       });

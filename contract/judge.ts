@@ -34,7 +34,9 @@ export function locate(contract: Contract, method: string, path: string): Locate
   return { inApi, operation: inApi ? route(contract, method, path) : null };
 }
 
-/** `located`: where the request belongs, when the caller located it already (locate's answer for its method and path). */
+/**
+ * `located`: where the request belongs, when the caller located it already (locate's answer for its method and path).
+ */
 export function judgeRequest(contract: Contract, request: HttpRequest, options: ValidateOptions = {}, located: Located = locate(contract, request.method, request.path)): JudgedRequest {
   const { inApi, operation } = located;
   if (!inApi) return { inApi, operation, request, findings: [] };
@@ -85,7 +87,10 @@ export function assessExchange(contract: Contract, request: HttpRequest, respons
   return { findings, judged: [...named, ...responseCoverage(contract, operation, judgedResponse, responseOptions), ...checks.judged], unjudged: checks.unjudged };
 }
 
-/** A specified operation that serves a request it must refuse is judged under what the request broke: its body is not judged as well. */
+/**
+ * A specified operation that serves a request it must refuse is judged under what the request broke: its body is not
+ * judged as well.
+ */
 function asJudged(judged: JudgedRequest, response: HttpResponse, options: ValidateOptions): { judgedResponse: HttpResponse; responseOptions: ValidateOptions } {
   const served = acceptsRefusable({ operation: judged.operation, response, requestFindings: judged.findings });
   return {

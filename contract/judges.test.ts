@@ -11,7 +11,10 @@ import { contract, credentials, list } from './test-support.ts';
 const openapiText = readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8');
 const requirementsText = readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8');
 
-/** A contract whose catalogue is changed by `change`, and its openapi.yaml by `changeOpenapi` (the shipped ones are left alone). */
+/**
+ * A contract whose catalogue is changed by `change`, and its openapi.yaml by `changeOpenapi` (the shipped ones are left
+ * alone).
+ */
 function contractWith(change: (requirements: Requirement[]) => Requirement[], changeOpenapi: (text: string) => string = (text) => text): Contract {
   const catalogue = parseYaml(requirementsText) as { requirements: Requirement[]; templates?: unknown[] };
   return new Contract(changeOpenapi(openapiText), stringifyYaml({ ...catalogue, requirements: change(catalogue.requirements) }));

@@ -121,7 +121,10 @@ export function requiredMetaMembers(operation: Operation): string[] {
 
 const deprecatedMetaOf = new WeakMap<Operation, readonly { name: string; replacement?: string }[]>();
 
-/** The deprecated members of a list's meta, each with the member that replaces it (`x-replaced-by`, section 9); read once per operation (checks ask it of every answer). */
+/**
+ * The deprecated members of a list's meta, each with the member that replaces it (`x-replaced-by`, section 9); read
+ * once per operation (checks ask it of every answer).
+ */
 export function deprecatedMetaMembers(operation: Operation): readonly { name: string; replacement?: string }[] {
   let members = deprecatedMetaOf.get(operation);
   if (!members) {

@@ -31,7 +31,9 @@ export interface BodyMember {
   valuesNotShown?: boolean;
   /** An object whose member names beyond those it defines the specification does not show (`x-names-not-shown`). */
   namesNotShown?: boolean;
-  /** The member names a record the service must hold (`x-record`): the name of the target's fixture that supplies one. */
+  /**
+   * The member names a record the service must hold (`x-record`): the name of the target's fixture that supplies one.
+   */
   record?: string;
   /** The smallest number the member takes (`minimum`). */
   minimum?: number;
@@ -193,7 +195,10 @@ export function recordMembers(operations: Operation[]): RecordMember[] {
   return operations.flatMap((operation) => bodyMembers(operation).flatMap((m) => (m.record === undefined ? [] : [{ operation, pointer: m.pointer, kind: m.record }])));
 }
 
-/** The kinds of record the contract names (`x-record`), each once, in the contract's order: what a target's fixtures supply. */
+/**
+ * The kinds of record the contract names (`x-record`), each once, in the contract's order: what a target's fixtures
+ * supply.
+ */
 export function recordKinds(operations: Operation[]): string[] {
   return [...new Set(recordMembers(operations).map((m) => m.kind))];
 }

@@ -2,7 +2,7 @@
 // them, never an ajv dump. Values stay out of them when `includeValues` is false.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { judgeExchange, showValue, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type Finding, type ValidateOptions } from './index.ts';
+import { judgeExchange, scalarText, showValue, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse, type Finding, type ValidateOptions } from './index.ts';
 import { contract, createAttributeConfig, createHighlight, credentials, jsonApi, list } from './test-support.ts';
 
 const userId = '60a7c0f2e4b0c83d2f9a1b23';
@@ -99,7 +99,7 @@ describe('finding messages', () => {
 /** What a message showed of a value when it wrote the value out whole and cut it. */
 function shownWhole(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
+  const text = JSON.stringify(value) ?? scalarText(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

@@ -3,6 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { escapeToken, unescapeToken } from './resolve.ts';
 import { parameterName } from './query.ts';
+import { scalarText } from './scalar-text.ts';
 import { cutText, FINDING_LIMITS, FINDING_TEXT_MAX, SCHEMA_ERRORS_DESCRIBED, SCHEMA_ERRORS_WORDED } from './bounds.ts';
 
 export interface SchemaProblem {
@@ -71,7 +72,7 @@ function withoutBranchNoise(errors: ErrorObject[]): ErrorObject[] {
   let kept = errors;
   for (const error of errors.filter((e) => combinators.has(e.keyword))) {
     const prefix = error.schemaPath + '/';
-    const branch = error.keyword === 'not' ? -1 : branchOfType((error.parentSchema as Schema | undefined)?.[error.keyword], error.data);
+    const branch = error.keyword === 'not' ? -1 : branchOfType((error.parentSchema)?.[error.keyword], error.data);
     const keep = branch < 0 ? undefined : `${prefix}${branch}/`;
     kept = kept.filter((e) => (e === error ? keep === undefined : !e.schemaPath.startsWith(prefix) || (keep !== undefined && e.schemaPath.startsWith(keep))));
   }
@@ -159,7 +160,7 @@ const expectations = new WeakMap<Schema, Map<string, string>>();
 function expectationOf(error: ErrorObject, schema: Schema): string {
   if (error.parentSchema === undefined) return expectation(error, schema);
   let byKeyword = expectations.get(schema);
-  if (!byKeyword) expectations.set(schema, (byKeyword = new Map()));
+  if (!byKeyword) expectations.set(schema, (byKeyword = new Map<string, string>()));
   let expected = byKeyword.get(error.keyword);
   if (expected === undefined) byKeyword.set(error.keyword, (expected = expectation(error, schema)));
   return expected;
@@ -175,30 +176,33 @@ function expectation(error: ErrorObject, schema: Schema): string {
     case 'maximum':
     case 'exclusiveMaximum': {
       const sign = { minimum: '≥', exclusiveMinimum: '>', maximum: '≤', exclusiveMaximum: '<' }[error.keyword];
-      return `${withArticle(String(schema.type ?? 'number'))} ${sign} ${params.limit}`;
+      return `${withArticle(String((schema.type as JsonSchemaType | undefined) ?? 'number'))} ${sign} ${params.limit as number}`;
     }
     case 'enum':
       return `one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const':
       return JSON.stringify(params.allowedValue);
     case 'minItems':
-      return `an array of at least ${params.limit} item${params.limit === 1 ? '' : 's'}`;
+      return `an array of at least ${params.limit as number} item${params.limit === 1 ? '' : 's'}`;
     case 'oneOf':
     case 'anyOf':
       return branchSummary(schema[error.keyword] as Schema[]);
     case 'not':
       return exclusion(schema.not as Schema);
     case 'pattern':
-      return `a string matching ${params.pattern}`;
+      return `a string matching ${params.pattern as string}`;
     default:
       return error.message ?? `valid (${error.keyword})`;
   }
 }
 
+/** What a schema's `type` holds: one name or a list of them. */
+type JsonSchemaType = string | string[];
+
 function branchSummary(branches: Schema[]): string {
   const required = branches.map((b) => (b.required && !b.type ? (b.required as string[]) : null));
   if (required.every((r) => r !== null)) return `an object with ${list(required.flat(), 'or')}`;
-  const names = branches.map((b) => (b.type === undefined ? 'a value' : withArticle(String(b.type))));
+  const names = branches.map((b) => (b.type === undefined ? 'a value' : withArticle(String(b.type as JsonSchemaType))));
   return list([...new Set(names)], 'or');
 }
 
@@ -234,7 +238,7 @@ export function showValue(value: unknown): string {
   let text = jsonBeginning(value, SHOWN_MAX + 1);
   if (text === undefined) {
     try {
-      text = JSON.stringify(value) ?? String(value);
+      text = JSON.stringify(value) ?? scalarText(value);
     } catch {
       // A cycle, a bigint, or nesting deeper than JSON.stringify's recursion.
       return jsonTypeOf(value);
@@ -267,7 +271,7 @@ function jsonBeginning(value: unknown, limit: number): string | undefined {
     else if (typeof item !== 'object' || ancestors.includes(item)) return false;
     else if (Array.isArray(item)) return writeList(item, item, '[', ']', (element) => write(element, true));
     else {
-      const prototype = Object.getPrototypeOf(item);
+      const prototype: unknown = Object.getPrototypeOf(item);
       if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in item) return false;
       const members = Object.entries(item).filter(([, member]) => member !== undefined);
       return writeList(item, members, '{', '}', ([key, member]) => write(key, false) && ((text += ':'), write(member, false)));

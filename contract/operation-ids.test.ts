@@ -20,7 +20,9 @@ function productFiles(folder: string): string[] {
     .filter((path) => !isTestCode(path) && !DATA_FILES.has(path));
 }
 
-/** The requirements that belong to one operation: one it names for a role, or one whose every route names an operation. */
+/**
+ * The requirements that belong to one operation: one it names for a role, or one whose every route names an operation.
+ */
 const operationIds = contract.requirements
   .filter((r) => contract.operations.some((o) => Object.values(o.roles).includes(r.id)) || (r.schemaFindings !== undefined && r.schemaFindings.every((route) => route.operation !== undefined && route.operation !== 'generic')))
   .map((r) => r.id);

@@ -1,7 +1,8 @@
-// Query strings in the bracket convention the kit uses for deepObject parameters (JSON:API's, as section 4.4 shows none):
-// `filter[type]=portal`, `page[limit]=10&page[offset]=0`, `include=a,b`. Values are coerced to
-// the JSON type their schema asks for only when they really are of it, so `page[limit]=abc`
-// stays the string "abc" and fails validation as a string rather than disappearing.
+// Query strings in the bracket convention the kit uses for deepObject parameters (JSON:API's, as section 4.4 shows
+// none): `filter[type]=portal`, `page[limit]=10&page[offset]=0`, `include=a,b`. Values are coerced to the JSON type
+// their schema asks for only when they really are of it, so `page[limit]=abc` stays the string "abc" and fails
+// validation as a string rather than disappearing.
+import { scalarText } from './scalar-text.ts';
 
 export interface QueryPair {
   name: string;
@@ -91,7 +92,10 @@ function parametersByName(parameters: QueryParameter[]): Map<string, QueryParame
   return byName;
 }
 
-/** Appends in place: a key repeated thousands of times costs linear time, not quadratic (the arrays are buildQuery's own). */
+/**
+ * Appends in place: a key repeated thousands of times costs linear time, not quadratic (the arrays are buildQuery's
+ * own).
+ */
 function appendValue(existing: unknown, value: unknown): unknown {
   if (existing === undefined) return value;
   if (!Array.isArray(existing)) return [existing, value];
@@ -150,13 +154,19 @@ type MemberSchemas = Record<string, { enum?: unknown[]; minimum?: number; 'x-rec
 /** The ids of the records a request may name, by kind (`x-record`): a target's fixtures. */
 export type RecordIds = Readonly<Record<string, string | undefined>>;
 
-/** The value a schema shows for a member without allowing only that one: its first `examples`, its `example` or its `default`. */
+/**
+ * The value a schema shows for a member without allowing only that one: its first `examples`, its `example` or its
+ * `default`.
+ */
 function shownValue(schema: Record<string, unknown>): string | undefined {
-  const shown = Array.isArray(schema.examples) && schema.examples.length > 0 ? schema.examples[0] : (schema.example ?? schema.default);
-  return shown === undefined || (shown !== null && typeof shown === 'object') ? undefined : String(shown);
+  const shown: unknown = Array.isArray(schema.examples) && schema.examples.length > 0 ? schema.examples[0] : (schema.example ?? schema.default);
+  return shown === undefined || (shown !== null && typeof shown === 'object') ? undefined : scalarText(shown);
 }
 
-/** The value a request gives a member of a deepObject parameter: its first allowed value, the id in `records` of the kind of record it names (`x-record`), or the value its schema shows; empty when there is none. */
+/**
+ * The value a request gives a member of a deepObject parameter: its first allowed value, the id in `records` of the
+ * kind of record it names (`x-record`), or the value its schema shows; empty when there is none.
+ */
 export function memberValue(schema: MemberSchemas[string], records: RecordIds): string {
   if (schema.enum !== undefined && schema.enum.length > 0) return String(schema.enum[0]);
   const record = typeof schema['x-record'] === 'string' ? records[schema['x-record']] : undefined;
@@ -176,7 +186,7 @@ function requiredMembers(parameter: QueryParameter): [string, MemberSchemas[stri
  * members all have a minimum, at those minimums (`page[limit]=1&page[offset]=0`: the smallest
  * answer). Derived from the parameters' schemas, so a new operation brings its own.
  */
-export function smallestQuery(parameters: QueryParameter[], { smallestPage = false, records = {} as RecordIds } = {}): string {
+export function smallestQuery(parameters: QueryParameter[], { smallestPage = false, records = {} } = {}): string {
   const pairs = parameters.flatMap((parameter) => {
     const members = requiredMembers(parameter);
     if (parameter.required) return members.map(([member, schema]) => `${parameter.name}[${member}]=${memberValue(schema, records)}`);

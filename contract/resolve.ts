@@ -10,12 +10,17 @@ export function resolvePointer(root: Json, pointer: string): Json {
   return found.value;
 }
 
-/** Whether a pointer names a value of the document (without building an error for each one that does not: checks ask this of every response). */
+/**
+ * Whether a pointer names a value of the document (without building an error for each one that does not: checks ask
+ * this of every response).
+ */
 export function hasValueAt(document: Json, pointer: string): boolean {
   return !('missing' in walk(document, pointer));
 }
 
-/** Whether the tokens of a pointer (`pointerTokens`) name a value: for one pointer asked of many documents, read once. */
+/**
+ * Whether the tokens of a pointer (`pointerTokens`) name a value: for one pointer asked of many documents, read once.
+ */
 export function hasValueAtTokens(document: Json, tokens: readonly string[]): boolean {
   return !('missing' in walkTokens(document, tokens));
 }
@@ -34,7 +39,7 @@ function walk(root: Json, pointer: string): { value: Json } | { missing: string 
 function walkTokens(root: Json, tokens: readonly string[]): { value: Json } | { missing: string } {
   let node: Json = root;
   for (const token of tokens) {
-    if (node === null || typeof node !== 'object' || !(token in (node as object))) return { missing: token };
+    if (node === null || typeof node !== 'object' || !(token in (node))) return { missing: token };
     node = (node as Record<string, Json>)[token];
   }
   return { value: node };

@@ -48,7 +48,9 @@ export interface Requirement {
 export interface NotExercisedPolicy {
   /** Why, in a vendor's words: "no answer was 401". */
   reason: string;
-  /** True when only an answer the target may legally never give exercises it: not judging it leaves the run complete. */
+  /**
+   * True when only an answer the target may legally never give exercises it: not judging it leaves the run complete.
+   */
   byTargetChoice?: boolean;
 }
 
@@ -97,15 +99,23 @@ export interface HttpResponse {
   status: number;
   headers: Headers;
   bodyText?: string;
-  /** Whether the body's bytes were UTF-8, when they were read as bytes; absent when only their text was seen (a HAR's text). */
+  /**
+   * Whether the body's bytes were UTF-8, when they were read as bytes; absent when only their text was seen (a HAR's
+   * text).
+   */
   utf8?: Utf8Reading;
 }
 
 export interface ValidateOptions {
   /** When false, messages describe values by JSON type only (for logs of production traffic). */
   includeValues?: boolean;
-  /** The message had a body the caller did not keep (too large to buffer): its media type is judged, its content is not. */
+  /**
+   * The message had a body the caller did not keep (too large to buffer): its media type is judged, its content is not.
+   */
   bodyOmitted?: boolean;
-  /** Schema errors of one shape described one by one; past it they are counted into one finding (default FINDING_LIMITS.perRule). */
+  /**
+   * Schema errors of one shape described one by one; past it they are counted into one finding (default
+   * FINDING_LIMITS.perRule).
+   */
   listedPerShape?: number;
 }

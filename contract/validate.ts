@@ -116,7 +116,10 @@ const LARGE_BODY_CHARS = 64 * 1024;
 const recentParses: { message: HttpRequest | HttpResponse; text: string; parsed: JsonParse }[] = [];
 let forgetLargeScheduled = false;
 
-/** Lets go of the parses of large bodies now (a caller about to measure its heap); otherwise done when the parsing task ends. */
+/**
+ * Lets go of the parses of large bodies now (a caller about to measure its heap); otherwise done when the parsing task
+ * ends.
+ */
 export function forgetLargeParses(): void {
   forgetLargeScheduled = false;
   for (let i = recentParses.length - 1; i >= 0; i--) if (recentParses[i].text.length > LARGE_BODY_CHARS) recentParses.splice(i, 1);
@@ -197,7 +200,10 @@ function documentFindings(contract: Contract, operationId: string, location: 're
  * list of 500,000 wrong items costs what ten cost.
  */
 export const EXAMINED_PER_LIST = FINDING_LIMITS.perRule;
-/** Depth to which lists and objects are cut to what is examined; deeper, values are examined whole (the schemas are far shallower). */
+/**
+ * Depth to which lists and objects are cut to what is examined; deeper, values are examined whole (the schemas are far
+ * shallower).
+ */
 const EXAMINED_DEPTH = 64;
 
 /**
@@ -237,7 +243,10 @@ export function boundedSchemaErrors(contract: Contract, schema: Schema, value: u
   return { errors: firstError ? [firstError] : [], unexamined: 0 };
 }
 
-/** A problem saying how much of a broken message was not examined, located like its first problem (so it routes to the same requirement). */
+/**
+ * A problem saying how much of a broken message was not examined, located like its first problem (so it routes to the
+ * same requirement).
+ */
 function unexaminedProblem(first: SchemaProblem, unexamined: number): SchemaProblem {
   return { keyword: first.keyword, pointer: first.pointer, message: `and ${unexamined} more items or members past the first ${EXAMINED_PER_LIST} of each list or object, not examined once the message was known broken`, expected: first.expected };
 }
@@ -312,7 +321,8 @@ export function validateResponse(contract: Contract, operation: Operation, respo
   const document = responseDocument(contract, operation, response.status);
   if (document === undefined || options.bodyOmitted) return findings;
   if (document.routedAs === GENERIC) {
-    // An error status the operation does not list: judged as traffic outside the operations is, when its body is a JSON:API one or an error in JSON.
+    // An error status the operation does not list: judged as traffic outside the operations is, when its body is a
+    // JSON:API one or an error in JSON.
     if (findings.length === 0) append(findings, genericFindings(contract, 'response', response.status, document.schema, response, options));
     else if (errorInJson(response)) append(findings, documentFindings(contract, GENERIC, 'response', response.status, document.schema, response, options.includeValues ?? true, options.listedPerShape));
     return findings;
@@ -354,7 +364,8 @@ export function responseCoverage(contract: Contract, operation: Operation | null
   const covered: Judged[] = [];
   if (hasBody || bodyOmitted) covered.push({ requirement: mediaTypeRequirements.response, location: 'response' });
   if (bodyOmitted) return covered;
-  // What validateResponse validates against a schema: an operation's listed body; by the generic rules, a body in the right media type.
+  // What validateResponse validates against a schema: an operation's listed body; by the generic rules, a body in the
+  // right media type.
   const document = responseDocument(contract, operation, response.status);
   if (document === undefined) return covered;
   if (document.routedAs === GENERIC && !(hasBody && (mediaTypeFindings(contract, 'response', response.headers).length === 0 || errorInJson(response)))) return covered;
@@ -368,7 +379,9 @@ export function responseCoverage(contract: Contract, operation: Operation | null
 /** Past this many values a document's pointers are not read further: what was read is judged. */
 const POINTERS_READ = 100_000;
 
-/** The pointers of every value in a document, array indices folded to 0 (no route names an index), and '' for the whole. */
+/**
+ * The pointers of every value in a document, array indices folded to 0 (no route names an index), and '' for the whole.
+ */
 function documentPointers(document: unknown): Set<string> {
   const pointers = new Set<string>();
   const pending: [unknown, string][] = [[document, '']];
@@ -448,7 +461,10 @@ export function validateGenericResponse(contract: Contract, response: HttpRespon
   return genericFindings(contract, 'response', response.status, responseDocument(contract, null, response.status)!.schema, response, options);
 }
 
-/** A message with a body: its media type, then (when that holds, or it is an error in JSON, and the body was kept) its envelope. */
+/**
+ * A message with a body: its media type, then (when that holds, or it is an error in JSON, and the body was kept) its
+ * envelope.
+ */
 function genericFindings(contract: Contract, location: 'request' | 'response', status: number | undefined, schema: Schema, message: HttpRequest | HttpResponse, options: ValidateOptions): Finding[] {
   if ((message.bodyText ?? '').trim() === '' && !options.bodyOmitted) return [];
   const findings = mediaTypeFindings(contract, location, message.headers);

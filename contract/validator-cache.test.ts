@@ -33,14 +33,19 @@ function schemasOf(contract: Contract): Map<string, Schema> {
   return schemas;
 }
 
-/** Valid and broken documents: every case of schemas/cases/ (hand-written and derived), each tried against every schema, and odd values. */
+/**
+ * Valid and broken documents: every case of schemas/cases/ (hand-written and derived), each tried against every schema,
+ * and odd values.
+ */
 function values(contract: Contract): unknown[] {
   const cases = [...readCaseFiles().values()].flatMap((file) => allCases(contract, file).map((c) => c.data));
   const queries = [{ filter: { type: 'portal' } }, { filter: { type: 'nope' }, page: { limit: 0, offset: -1 }, include: ['a', 1] }, { filter: {}, page: { limit: '2' } }, { page: { offset: 1 } }];
   return [...cases, ...queries, null, true, 0, 1.5, '', 'x', [], [{}], {}, { data: null }, { data: [], errors: [] }];
 }
 
-/** A fresh compile's validator (ajv's) or one loaded from an entry (standalone code): the latter carries no schemaEnv. */
+/**
+ * A fresh compile's validator (ajv's) or one loaded from an entry (standalone code): the latter carries no schemaEnv.
+ */
 const loadedFromCache = (validate: ValidateFunction) => !('schemaEnv' in validate);
 
 const entries = (folder: string) => readdirSync(folder).filter((entry) => entry.endsWith('.cjs'));

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { compileFunction } from 'node:vm';
 import type { ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
@@ -64,7 +65,12 @@ function load(file: string): ValidateFunction | undefined {
     const module = { exports: {} as unknown };
     // A CommonJS module, evaluated with the kit's own require: the ajv runtime and ajv-formats'
     // formats it requires are the kit's wherever the folder is.
-    new Function('require', 'module', 'exports', readFileSync(file, 'utf8'))(require, module, module.exports);
+    const evaluate = compileFunction(readFileSync(file, 'utf8'), ['require', 'module', 'exports'], { filename: file }) as (
+      require: NodeJS.Require,
+      module: { exports: unknown },
+      exports: unknown,
+    ) => void;
+    evaluate(require, module, module.exports);
     return typeof module.exports === 'function' ? (module.exports as ValidateFunction) : undefined;
   } catch {
     return undefined;

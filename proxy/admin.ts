@@ -21,9 +21,14 @@ export interface AdminContext {
   accepting: () => boolean;
   /** Why the proxy is not ready although the upstream answers (a failing violations log), or null. */
   trouble?: () => string | null;
-  /** When set, every endpoint but /healthz and /readyz asks for `Authorization: Bearer <token>` (or `?token=` from a browser). */
+  /**
+   * When set, every endpoint but /healthz and /readyz asks for `Authorization: Bearer <token>` (or `?token=` from a
+   * browser).
+   */
   token?: string;
-  /** Whether the upstream accepts a connection, probed at most once a second; createAdminServer makes one when absent. */
+  /**
+   * Whether the upstream accepts a connection, probed at most once a second; createAdminServer makes one when absent.
+   */
   readiness?: ReadinessProbe;
 }
 
@@ -105,7 +110,10 @@ export function addressedDirectly(host: string | undefined): boolean {
   return isIP(name) === 4;
 }
 
-/** The admin token, from the Authorization header or (for the dashboard in a browser) the `token` query parameter; compared in constant time. */
+/**
+ * The admin token, from the Authorization header or (for the dashboard in a browser) the `token` query parameter;
+ * compared in constant time.
+ */
 function authorized(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization;
   const given = header?.startsWith('Bearer ') ? header.slice(7) : new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('token');

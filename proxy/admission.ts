@@ -38,7 +38,10 @@ interface AdmissionReading {
 
 const contractHeadersOf = new WeakMap<Contract, ReadonlySet<string>>();
 
-/** Headers whose value the contract reads (a proxy must forward exactly what it judged), lower case; built once per contract, not per request. */
+/**
+ * Headers whose value the contract reads (a proxy must forward exactly what it judged), lower case; built once per
+ * contract, not per request.
+ */
 function contractHeaders(contract: Contract): ReadonlySet<string> {
   let headers = contractHeadersOf.get(contract);
   if (!headers) contractHeadersOf.set(contract, (headers = new Set(['authorization', contract.legacyHeader.toLowerCase(), 'content-type', 'content-encoding', 'content-length'])));
@@ -99,7 +102,10 @@ function looksNumeric(value: string): boolean {
 
 const UNRESERVED_ENCODED = /%(2[dDeE]|5[fF]|7[eE]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA])/;
 
-/** A character or sequence one of the checks of nonCanonicalPath before its case variants looks for: without one, none of them finds anything. */
+/**
+ * A character or sequence one of the checks of nonCanonicalPath before its case variants looks for: without one, none
+ * of them finds anything.
+ */
 const NOT_PLAIN = /[^\x21-\x7e]|%|\\|;|\/\/|\/\.\.?(\/|$)/;
 
 /** Why a path is not in canonical form, or null. */
@@ -155,7 +161,10 @@ interface QueryShapes {
   roots: Set<string>;
   /** Every query key the contract defines, with the JSON type of its value. */
   members: Map<string, string>;
-  /** Lower-case names of the request document's top-level members (`data`), which some frameworks merge query parameters into. */
+  /**
+   * Lower-case names of the request document's top-level members (`data`), which some frameworks merge query parameters
+   * into.
+   */
   documentMembers: Set<string>;
 }
 
@@ -164,7 +173,7 @@ const shapesByOperation = new WeakMap<Operation, QueryShapes>();
 function queryShapes(operation: Operation): QueryShapes {
   let shapes = shapesByOperation.get(operation);
   if (!shapes) {
-    shapes = { roots: new Set(), members: new Map(), documentMembers: new Set(Object.keys((operation.requestBody?.properties ?? {}) as object).map((name) => name.toLowerCase())) };
+    shapes = { roots: new Set(), members: new Map(), documentMembers: new Set(Object.keys((operation.requestBody?.properties ?? {})).map((name) => name.toLowerCase())) };
     for (const parameter of operation.parameters) {
       shapes.roots.add(parameter.name.toLowerCase());
       const properties = parameter.schema.properties as Record<string, Record<string, unknown>> | undefined;
@@ -268,12 +277,18 @@ function readQuery(request: AdmissionRequest, reading: AdmissionReading): void {
   if (methodOverride !== null) reading.methodOverride = methodOverride;
 }
 
-/** The name a query key merges into, as Rack reads it: leading brackets skipped, up to the next bracket (or dot, as other binders read it). */
+/**
+ * The name a query key merges into, as Rack reads it: leading brackets skipped, up to the next bracket (or dot, as
+ * other binders read it).
+ */
 function documentRoot(key: string): string {
   return key.replace(/^[[\]]+/, '').split(/[[\].]/, 1)[0].toLowerCase();
 }
 
-/** How many `&`-separated parts of a query qs (Express 4) and node:querystring (Express 5) read, empty parts counted; the rest they drop. */
+/**
+ * How many `&`-separated parts of a query qs (Express 4) and node:querystring (Express 5) read, empty parts counted;
+ * the rest they drop.
+ */
 export const QUERY_PARTS_READ_MAX = 1000;
 
 /**

@@ -106,7 +106,10 @@ export class ClientAnswers {
     res.end(answer.body);
   }
 
-  /** While draining, an answer carries `Connection: close` and its connection takes no further request (what load balancers expect). */
+  /**
+   * While draining, an answer carries `Connection: close` and its connection takes no further request (what load
+   * balancers expect).
+   */
   private closeWhenDraining(res: ServerResponse): void {
     if (this.parts.draining()) res.shouldKeepAlive = false;
   }

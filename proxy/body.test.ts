@@ -60,7 +60,8 @@ describe('decodeBody', () => {
     const bomb = brotliCompressSync(JSON.stringify({ options: new Array<number>(2_000_000).fill(1) }));
     expect(brotliStreamStart(bomb).firstMetaBlockLength).toBeGreaterThan(1024 * 1024);
     expect(decodeBody(bomb, 'br', 1024 * 1024)).toEqual({ ok: false, reason: `body of ${bomb.length} bytes inflating past 65536 bytes once decoded (32 times its size)`, cause: 'size' });
-    // Its header alone decides: cut short after it, the stream is still too large, not undecodable (a decoder would have run into its end).
+    // Its header alone decides: cut short after it, the stream is still too large, not undecodable (a decoder would
+    // have run into its end).
     const header = bomb.subarray(0, 6);
     expect(decodeBody(header, 'br', 1024 * 1024)).toMatchObject({ ok: false, cause: 'size' });
     expect(() => brotliDecompressSync(header)).toThrow();

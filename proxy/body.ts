@@ -11,7 +11,10 @@ import { utf8Text, type Utf8Reading } from '../contract/index.ts';
  */
 export const CHUNKS_KEPT_MAX = 16_384;
 
-/** Bytes copied into one buffer that grows by doubling: memory stays within twice the bytes, whatever the number of chunks (a single chunk is kept as it is). */
+/**
+ * Bytes copied into one buffer that grows by doubling: memory stays within twice the bytes, whatever the number of
+ * chunks (a single chunk is kept as it is).
+ */
 /** The buffer of a collector holding nothing, shared: nothing is ever written into it. */
 const NOTHING: Buffer = Buffer.alloc(0);
 
@@ -94,13 +97,18 @@ export type DecodedBody = { ok: true; text: string; utf8: Utf8Reading } | { ok: 
 type Decoder = (input: Buffer, maxOutputLength: number) => Buffer;
 
 export interface BrotliStreamStart {
-  /** The window the stream declares (WBITS); undefined for the large-window extension, which the decoder refuses anyway. */
+  /**
+   * The window the stream declares (WBITS); undefined for the large-window extension, which the decoder refuses anyway.
+   */
   windowBits: number | undefined;
   /** How many bytes the first meta-block decodes to (MLEN); undefined for an empty or a metadata meta-block. */
   firstMetaBlockLength: number | undefined;
 }
 
-/** Reads the stream header and the first meta-block header of a brotli stream (RFC 7932 sections 9.1 and 9.2): plain bits, before any Huffman code. */
+/**
+ * Reads the stream header and the first meta-block header of a brotli stream (RFC 7932 sections 9.1 and 9.2): plain
+ * bits, before any Huffman code.
+ */
 export function brotliStreamStart(stream: Uint8Array): BrotliStreamStart {
   let position = 0;
   const read = (count: number): number => {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { ViolationRecord } from './violations.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { exchangeHash, Recorder, send, startUpstream, type RawRequest, type TestServer } from './test-support.ts';
 
@@ -115,7 +116,7 @@ describe('the validation tap', () => {
       const requestId = `tap-${encoding.name}`;
       await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { 'x-case': name, 'x-request-id': requestId, authorization: 'Bearer r:abc' } });
       await proxy.proxy.settled();
-      expect(violations.lines().filter((l) => l.requestId === requestId).map((l) => `${l.rule} ${l.direction} ${l.pointer}`)).toEqual(['NG-ITEM-SHAPE response /data/0/attributes/groupId']);
+      expect(violations.lines<ViolationRecord>().filter((l) => l.requestId === requestId).map((l) => `${l.rule} ${l.direction} ${l.pointer}`)).toEqual(['NG-ITEM-SHAPE response /data/0/attributes/groupId']);
     });
   }
 
@@ -203,7 +204,7 @@ describe('an upstream with a path prefix', () => {
       await send(`${prefixedProxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:abc' } });
       expect(paths).toEqual(['/api/v3/notification-groups?filter[type]=portal']);
       await prefixedProxy.proxy.settled();
-      expect(log.lines().map((l) => `${l.operationId} ${l.rule}`)).toEqual(['listNotificationGroups NG-ITEM-SHAPE']);
+      expect(log.lines<ViolationRecord>().map((l) => `${String(l.operationId)} ${l.rule}`)).toEqual(['listNotificationGroups NG-ITEM-SHAPE']);
     } finally {
       await prefixedProxy.close();
       await prefixed.close();

@@ -123,7 +123,7 @@ describe('proxy --capture', () => {
   it('captures the bodies of exchanges judged on the judging thread as well', async () => {
     await upstream.close();
     // Past 8 KiB of body the exchange is judged on the worker thread.
-    const large = JSON.stringify({ data: Array.from({ length: 80 }, () => JSON.parse(BROKEN_LIST).data[0]) });
+    const large = JSON.stringify({ data: Array.from({ length: 80 }, () => (JSON.parse(BROKEN_LIST) as { data: unknown[] }).data[0]) });
     upstream = await startUpstream(answering(200, large));
     proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, capture: { dir } });
     await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: `Bearer r:${SESSION}` } });

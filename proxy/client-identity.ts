@@ -8,7 +8,10 @@ import { BlockList, isIP } from 'node:net';
 /** Characters of a client's key kept (a trusted proxy's list may name what it likes: `unknown`, `_hidden`). */
 const CLIENT_KEY_MAX = 64;
 
-/** Addresses whose trust is remembered at most (a BlockList check builds a SocketAddress each time: about 5 µs per request). */
+/**
+ * Addresses whose trust is remembered at most (a BlockList check builds a SocketAddress each time: about 5 µs per
+ * request).
+ */
 const TRUST_MEMO_MAX = 1024;
 
 export interface ClientIdentityOptions {
@@ -50,7 +53,7 @@ function expandedIpv6(address: string): string[] | null {
   const back = tail === undefined || tail === '' ? [] : tail.split(':');
   const missing = 8 - front.length - back.length;
   if (missing < 0 || (tail === undefined && missing !== 0)) return null;
-  return [...front, ...Array(missing).fill('0'), ...back].map((group) => group.replace(/^0+(?=.)/, ''));
+  return [...front, ...new Array<string>(missing).fill('0'), ...back].map((group) => group.replace(/^0+(?=.)/, ''));
 }
 
 /** The trusted ranges as a BlockList; an entry that is neither an address nor a range is an error naming it. */

@@ -102,7 +102,10 @@ export class DashboardFeed {
     this.schedulePush();
   }
 
-  /** Counts every finding (a summary finding for all it stands for); lists only `shown` (the lines written) among the latest. */
+  /**
+   * Counts every finding (a summary finding for all it stands for); lists only `shown` (the lines written) among the
+   * latest.
+   */
   recordFindings(operation: string, findings: readonly Finding[], shown: readonly ViolationRecord[]): void {
     if (findings.length === 0) return;
     const counts = this.operationCount(operation);

@@ -105,7 +105,7 @@ describe('enforce mode and credentials', () => {
     const response = await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`);
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toBe('Bearer realm="v3"');
-    expect(JSON.parse(response.body.toString()).errors.map((e: { code: string }) => e.code)).toEqual(['PROXY-CREDENTIALS-UNREADABLE']);
+    expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual(['PROXY-CREDENTIALS-UNREADABLE']);
     expect(reached.length).toBe(before);
   });
 

@@ -78,7 +78,10 @@ export function upstreamErrorAnswer(failure: UpstreamFailure, requestId: string)
   return answer(error.status, [{ status: String(error.status), code: error.code, title: error.title, detail: `request ${requestId}` }]);
 }
 
-/** Enforce mode's refusal of a request: each finding as an error object, its rule as the code (400 unless a refusal asks for 413 or 415). */
+/**
+ * Enforce mode's refusal of a request: each finding as an error object, its rule as the code (400 unless a refusal asks
+ * for 413 or 415).
+ */
 export function rejectedRequestAnswer(findings: Finding[], status = 400): ErrorAnswer {
   return answer(status, findings.map((finding) => ({ status: String(status), code: finding.requirement, title: requestTitle(finding), detail: finding.message, ...errorSource(finding) })));
 }

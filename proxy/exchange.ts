@@ -51,7 +51,9 @@ export class ProxiedExchange {
   abortUpstream: ((error?: Error) => void) | null = null;
   /** The request's body as it is forwarded once read: what was read whole, or a stream of all of it. */
   forwardedBody: Buffer | Readable | null = null;
-  /** Set once the client was held back for its share of the forwarding thread (fairness.ts): counted once per request. */
+  /**
+   * Set once the client was held back for its share of the forwarding thread (fairness.ts): counted once per request.
+   */
   heldBack = false;
 
   constructor(req: IncomingMessage, readonly sampled: boolean, client: string = clientKey(req.socket.remoteAddress ?? '')) {

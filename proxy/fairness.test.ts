@@ -12,7 +12,10 @@ import { JUDGE_THREAD_MIN_BYTES } from './judge-thread.ts';
 import { startValidatingProxy } from './proxy.ts';
 import { send, startUpstream, type TestServer } from './test-support.ts';
 
-/** A budget on a clock of the test's: `advance` passes time with the thread busy throughout, `idle` with the thread waiting for work. */
+/**
+ * A budget on a clock of the test's: `advance` passes time with the thread busy throughout, `idle` with the thread
+ * waiting for work.
+ */
 function budgetAt(): { budget: ForwardingBudget; advance: (ms: number) => void; idle: (ms: number) => void } {
   let now = 1_000;
   let busy = 0;
@@ -103,7 +106,8 @@ test('a client is charged per request the thread\'s work no section timed in the
   budget.request('a');
   now += FAIRNESS_WINDOW_MS;
   budget.request('a');
-  // A window in which the thread was busy 60% of the time, a sixth of that timed, for 10 requests: each 5% of a window untimed.
+  // A window in which the thread was busy 60% of the time, a sixth of that timed, for 10 requests: each 5% of a window
+  // untimed.
   for (let i = 0; i < 9; i += 1) budget.request('a');
   budget.charge('a', 0.1 * FAIRNESS_WINDOW_MS);
   busy += 0.6 * FAIRNESS_WINDOW_MS;
@@ -174,7 +178,10 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-/** The tests' clients all share 127.0.0.1; the X-Forwarded-For each sends tells them apart, as a trusted balancer's would. */
+/**
+ * The tests' clients all share 127.0.0.1; the X-Forwarded-For each sends tells them apart, as a trusted balancer's
+ * would.
+ */
 const CLIENTS_NAMED_ON_LOOPBACK = { forwardedHeaders: true, trustedProxies: ['127.0.0.1'] };
 
 /** A create request large enough to be judged on the judging thread, never on the forwarding thread. */

@@ -1,20 +1,17 @@
-// The forwarding thread is shared fairly between clients. Everything it does for a request is
-// charged to the request's client, in windows of FAIRNESS_WINDOW_MS: reading it, decoding and
-// judging it, answering it, relaying the upstream's answer and publishing its findings. A client
-// that has taken more than its share of a window (a quarter, or its equal part while fewer than
-// four clients are served: half of it for one of two), and more than the average of the clients
-// served in it, is held back: its next request is not read (its connection is paused) until a
-// window in which it is within its share. Only the heaviest are held: two clients that both
-// pass the share do not hold each other back. So a client whose requests are each cheap but come back at once gets no
-// more of the thread than one whose requests are costly to judge (a kilobyte inflating to
-// thousands of wrong items). What no section can time (Node parsing a request, the socket's
-// reads and writes, the events around them) is charged per request: the thread's busy time in a
-// window that no section accounted for, divided by the requests of that window (the median of the
-// last few windows, so that a pause of the whole process is not charged to whoever came next). A client alone is never held back: behind a balancer that names no
-// client, all traffic is one. Nor is anyone held back while the thread has time to spare (busy for
-// less than CONTENDED_BUSY of the window so far): then nothing of another client's waits for it,
-// and holding a busy conforming client back would only add a window to its latency. Nothing is
-// refused or left unjudged.
+// The forwarding thread is shared fairly between clients. Everything it does for a request is charged to the request's
+// client, in windows of FAIRNESS_WINDOW_MS: reading it, decoding and judging it, answering it, relaying the upstream's
+// answer and publishing its findings. A client that has taken more than its share of a window (a quarter, or its equal
+// part while fewer than four clients are served: half of it for one of two), and more than the average of the clients
+// served in it, is held back: its next request is not read (its connection is paused) until a window in which it is
+// within its share. Only the heaviest are held: two clients that both pass the share do not hold each other back. So a
+// client whose requests are each cheap but come back at once gets no more of the thread than one whose requests are
+// costly to judge (a kilobyte inflating to thousands of wrong items). What no section can time (Node parsing a request,
+// the socket's reads and writes, the events around them) is charged per request: the thread's busy time in a window
+// that no section accounted for, divided by the requests of that window (the median of the last few windows, so that a
+// pause of the whole process is not charged to whoever came next). A client alone is never held back: behind a balancer
+// that names no client, all traffic is one. Nor is anyone held back while the thread has time to spare (busy for less
+// than CONTENDED_BUSY of the window so far): then nothing of another client's waits for it, and holding a busy
+// conforming client back would only add a window to its latency. Nothing is refused or left unjudged.
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -24,7 +21,10 @@ import { performance } from 'node:perf_hooks';
  * conforming client beside an attacker had its p99 go from a few ms to tens of ms.
  */
 export const FAIRNESS_WINDOW_MS = 10;
-/** The share of a window one client's requests may take before it is held back, while other clients are served in the window too (more while fewer than 1 / CLIENT_SHARE clients are: each its equal part). */
+/**
+ * The share of a window one client's requests may take before it is held back, while other clients are served in the
+ * window too (more while fewer than 1 / CLIENT_SHARE clients are: each its equal part).
+ */
 export const CLIENT_SHARE = 0.25;
 /**
  * The part of the window so far the thread must have been busy (the event loop's active time)
@@ -66,7 +66,10 @@ export class ForwardingBudget {
     private readonly busy: () => number = eventLoopBusy,
   ) {}
 
-  /** Adds `ms` of the forwarding thread's time, timed around work done for the client, to its account in the current window. */
+  /**
+   * Adds `ms` of the forwarding thread's time, timed around work done for the client, to its account in the current
+   * window.
+   */
   charge(client: string, ms: number): void {
     this.chargeAt(this.now(), client, ms);
   }
@@ -85,7 +88,8 @@ export class ForwardingBudget {
 
   /** Charges the client with the time since `started` (a reading of `now`): the work just done for it. */
   chargeSince(client: string, started: number): void {
-    // One reading of the clock for both the time taken and the window it is charged to: every step of every exchange comes here.
+    // One reading of the clock for both the time taken and the window it is charged to: every step of every exchange
+    // comes here.
     const now = this.now();
     this.chargeAt(now, client, now - started);
   }

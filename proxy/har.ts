@@ -166,9 +166,9 @@ function captureNote(value: unknown): CaptureNote | undefined {
   if (!Array.isArray(note.findings)) throw new MalformedEntryError('_las.findings is not a list');
   const findings = note.findings.map((f, i) => {
     const finding = objectAt(f, `_las.findings[${i}]`);
-    return { rule: stringAt(finding.rule, `_las.findings[${i}].rule`), level: stringAt(finding.level, `_las.findings[${i}].level`) as Level, direction: stringAt(finding.direction, `_las.findings[${i}].direction`) as Location, pointer: String(finding.pointer ?? ''), message: String(finding.message ?? '') };
+    return { rule: stringAt(finding.rule, `_las.findings[${i}].rule`), level: stringAt(finding.level, `_las.findings[${i}].level`) as Level, direction: stringAt(finding.direction, `_las.findings[${i}].direction`) as Location, pointer: textOrNothing(finding.pointer), message: textOrNothing(finding.message) };
   });
-  return { requestId: String(note.requestId ?? ''), findings };
+  return { requestId: textOrNothing(note.requestId), findings };
 }
 
 function objectAt(value: unknown, where: string): Record<string, unknown> {
@@ -183,3 +183,8 @@ function stringAt(value: unknown, where: string): string {
 
 /** How a captured entry says its body was not kept (larger than --max-body, or in a coding not undone). */
 export const BODY_NOT_KEPT = 'body not kept: ';
+
+/** A member the kit writes as a string and may leave out: its text, or the empty string. */
+function textOrNothing(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}

@@ -55,7 +55,8 @@ function latin1(raw: RawHeader): string {
 /** The end-to-end headers of a flat raw list `[name, value, name, value, ...]`, as strings. */
 export function endToEndHeaders(raw: readonly RawHeader[], dropped: HeaderNames = hopByHop): string[] {
   const kept: string[] = [];
-  // Names the Connection header lists besides those dropped anyway; it may come after them, so they are dropped once all is read.
+  // Names the Connection header lists besides those dropped anyway; it may come after them, so they are dropped once
+  // all is read.
   let named: Set<string> | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     const name = latin1(raw[i]);
@@ -108,7 +109,10 @@ function headerIndex(raw: readonly string[], name: string): number {
   return -1;
 }
 
-/** Adds the header names a Connection value lists (`close, X-Foo`) that `dropped` does not hold, lower case; null while there are none. */
+/**
+ * Adds the header names a Connection value lists (`close, X-Foo`) that `dropped` does not hold, lower case; null while
+ * there are none.
+ */
 function connectionTokens(value: string, dropped: HeaderNames, named: Set<string> | null): Set<string> | null {
   // The usual value is one such name (`keep-alive`): nothing to split.
   if (dropped.has(value)) return named;

@@ -20,7 +20,10 @@ import { VIOLATIONS_BUFFER_MAX, type ViolationRecord } from './violations.ts';
 const MEDIA_TYPE = 'application/vnd.api+json';
 const contract = loadContract();
 const session = { authorization: 'Bearer r:hostile-session-token' };
-/** Lines one exchange may write at most: every rule of the catalogue listed to its bound, plus a summary each, in three directions. */
+/**
+ * Lines one exchange may write at most: every rule of the catalogue listed to its bound, plus a summary each, in three
+ * directions.
+ */
 const MOST_LINES_PER_EXCHANGE = 2 * FINDING_LIMITS.total + 3 * contract.requirements.length;
 
 function attributeConfigWithOptions(count: number): string {
@@ -222,7 +225,8 @@ const unjudgedCases: UnjudgedCase[] = [
   { name: 'Basic credentials, Connection: authorization and a valid legacy header', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Basic dXNlcjpwYXNz', connection: 'authorization', 'x-svc-session-token': 'legacy-token', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
   { name: 'credentials the proxy cannot parse, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Bearer x:abc', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-401-MALFORMED' },
   { name: 'no credentials, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: json, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-CREDENTIALS-PRESENT' },
-  // The last five are what common frameworks read as the operation: an extension, NUL, space and double encodings, non-ASCII.
+  // The last five are what common frameworks read as the operation: an extension, NUL, space and double encodings,
+  // non-ASCII.
   ...['/V3/attribute-configs', '/v3/Attribute-Configs', '/v3/attribute-config%73', '/v3//attribute-configs', '/v3/attribute-configs;x=1', '/v3/./attribute-configs', '/v3/x/../attribute-configs', '/v3/attribute-configs%2f', '/v3/attribute-configs.json', '/v3/attribute-configs%00', '/v3/attribute-configs%20', '/v3/attribute-configs%252F', '/v3/attribute-configs/%C4%B1'].map((target) => ({
     name: `the path ${target}`,
     target,
@@ -326,7 +330,8 @@ describe('a client cannot hide the service\'s violations', () => {
           return requirementFor(violation);
         });
         try {
-          // The request breaks the query schema's minimum only when its part is the one that throws (else it would stop the response being judged).
+          // The request breaks the query schema's minimum only when its part is the one that throws (else it would stop
+          // the response being judged).
           const query = c.part === 'request' ? '&page[limit]=0&page[offset]=0' : '&page[limit]=10&page[offset]=0';
           await send(`${proxy.baseUrl}/notification-groups?filter[type]=user${query}`, { headers: { ...session, 'x-request-id': `throws-${c.part}` } });
           await proxy.proxy.settled();
@@ -353,7 +358,9 @@ describe('a client cannot hide the service\'s violations', () => {
   });
 });
 
-/** Sends one request over a raw socket, its body in `chunks` chunks of one byte each, and resolves with the status line. */
+/**
+ * Sends one request over a raw socket, its body in `chunks` chunks of one byte each, and resolves with the status line.
+ */
 function sendInOneByteChunks(proxyUrl: string, target: string, headers: Record<string, string>, body: string): Promise<string> {
   const { hostname, port } = new URL(proxyUrl);
   const head = [`POST ${target} HTTP/1.1`, `host: ${hostname}:${port}`, 'transfer-encoding: chunked', 'connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
@@ -392,7 +399,10 @@ async function startOneByteChunkUpstream(body: string): Promise<{ url: string; f
   };
 }
 
-/** Sends a GET over a raw socket and reads its chunked answer as it comes: how many body bytes arrived so far, and the whole answer once the connection ends. */
+/**
+ * Sends a GET over a raw socket and reads its chunked answer as it comes: how many body bytes arrived so far, and the
+ * whole answer once the connection ends.
+ */
 function readRawAnswer(proxyUrl: string, target: string, headers: Record<string, string>): { bodyBytes(): number; done: Promise<{ statusLine: string; body: string }> } {
   const { hostname, port } = new URL(proxyUrl);
   const head = [`GET ${target} HTTP/1.1`, `host: ${hostname}:${port}`, 'connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
@@ -542,7 +552,7 @@ describe('memory, log and answers bounded by what was sent', () => {
       expect((await proxy.proxy.metrics.violationsLinesDropped.get()).values[0].value).toBeGreaterThanOrEqual(20);
       const ready = await send(`${proxy.adminUrl}/readyz`);
       expect(ready.status).toBe(503);
-      expect(JSON.parse(ready.body.toString()).status).toMatch(/not keeping up/);
+      expect((JSON.parse(ready.body.toString()) as { status: string }).status).toMatch(/not keeping up/);
     });
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { NO_BODY, type CapturedExchange } from './judge.ts';
 import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, type JudgedExchange } from './judge-thread.ts';
+import type { ViolationRecord } from './violations.ts';
 import { startValidatingProxy } from './proxy.ts';
 import { eventually, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 
@@ -50,7 +51,7 @@ async function judgedTraffic(judgeThread: boolean): Promise<{ findings: string[]
   try {
     for (const [i, exchange] of traffic.entries()) await send(`${proxy.baseUrl}${exchange.path}`, { headers: { ...exchange.headers, 'x-request-id': `thread-${i}` } });
     await proxy.proxy.settled();
-    const findings = violations.lines().map((l) => `${l.requestId} ${l.direction} ${l.rule} ${l.pointer} ${l.message}`).sort();
+    const findings = violations.lines<ViolationRecord>().map((l) => `${l.requestId} ${l.direction} ${l.rule} ${l.pointer} ${l.message}`).sort();
     const byThread = Object.fromEntries((await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]));
     return { findings, byThread };
   } finally {

@@ -120,7 +120,10 @@ export class JudgeThread {
     return this.wants(bytes, encoded) && this.hasRoom(bytes);
   }
 
-  /** Whether an exchange carrying `bytes` of body belongs on the worker (large or content-coded), while the worker lives. */
+  /**
+   * Whether an exchange carrying `bytes` of body belongs on the worker (large or content-coded), while the worker
+   * lives.
+   */
   wants(bytes: number, encoded = false): boolean {
     return !this.failed && (bytes >= JUDGE_THREAD_MIN_BYTES || encoded);
   }
@@ -153,7 +156,10 @@ export class JudgeThread {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  /** Waits (at most `timeoutMs`) for the backlog to be judged, then stops the worker; resolves with how many went unjudged. */
+  /**
+   * Waits (at most `timeoutMs`) for the backlog to be judged, then stops the worker; resolves with how many went
+   * unjudged.
+   */
   async close(timeoutMs: number): Promise<number> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.whenIdle(), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
@@ -184,7 +190,10 @@ export class JudgeThread {
     started.worker.on('error', () => undefined);
     // The ring is memory outside the heap, freed only when a collection finds it unreachable: an
     // idle forwarding thread may not collect for a long while, so one collection follows the stop.
-    void started.worker.terminate().then(collectFully);
+    started.worker
+      .terminate()
+      .then(collectFully)
+      .catch(() => undefined);
   };
 
   /** Posts the exchanges gathered since the last post as one batch. */

@@ -163,7 +163,10 @@ function bodyText(body: CapturedBody, headers: Headers, maxBody: number): { body
   return decoded.ok ? { bodyText: decoded.text, utf8: decoded.utf8 } : { omitted: decoded };
 }
 
-/** The finding for a body not validated: a request's names why (enforce mode refuses it, 413 or 415); a response's is an observation. */
+/**
+ * The finding for a body not validated: a request's names why (enforce mode refuses it, 413 or 415); a response's is an
+ * observation.
+ */
 const omissionRules: Record<'request' | 'response', Record<OmissionCause, string>> = {
   request: { size: 'PROXY-BODY-TOO-LARGE', coding: 'PROXY-CONTENT-CODING' },
   response: { size: 'PROXY-BODY-NOT-VALIDATED', coding: 'PROXY-BODY-NOT-VALIDATED' },

@@ -98,13 +98,19 @@ export class ExchangeJudging {
     } while (this.queue.length > 0 || this.drainScheduled);
   }
 
-  /** Judges what is queued, then lets the judging thread finish (bounded); resolves with how many exchanges went unjudged. */
+  /**
+   * Judges what is queued, then lets the judging thread finish (bounded); resolves with how many exchanges went
+   * unjudged.
+   */
   async close(timeoutMs: number): Promise<number> {
     this.drain();
     return (await this.judgeThread?.close(timeoutMs)) ?? 0;
   }
 
-  /** The request's findings, judged once; a judging failure stands beside them as PROXY-NOT-JUDGED (in the exchange's admission findings). */
+  /**
+   * The request's findings, judged once; a judging failure stands beside them as PROXY-NOT-JUDGED (in the exchange's
+   * admission findings).
+   */
   judgedRequest(exchange: ProxiedExchange): JudgedRequest {
     if (!exchange.judgedRequest) {
       const { contract, judgeOptions, publisher } = this.parts;
@@ -119,7 +125,8 @@ export class ExchangeJudging {
         exchange.judgedRequest = { inApi, operation, request, findings: [] };
       }
       exchange.judgeSeconds += (performance.now() - started) / 1000;
-      // Enforce mode judges each request as it comes: a burst of large ones would otherwise leave all their garbage until the first is over.
+      // Enforce mode judges each request as it comes: a burst of large ones would otherwise leave all their garbage
+      // until the first is over.
       if (bodySize(exchange.requestBody) >= JUDGE_THREAD_MIN_BYTES) this.heap.afterLargeBody();
     }
     return exchange.judgedRequest;

@@ -40,7 +40,7 @@ test('a failing violations log: reported on the log once, lost lines counted, /r
   await eventually('lines counted as lost', async () => ((await lostLines()) > 0 ? true : undefined));
   const readiness = await send(`${proxy.adminUrl}/readyz`);
   expect(readiness.status).toBe(503);
-  expect(JSON.parse(readiness.body.toString()).status).toMatch(/^violations log failing \(ENOSPC\)$/);
+  expect((JSON.parse(readiness.body.toString()) as { status: string }).status).toMatch(/^violations log failing \(ENOSPC\)$/);
   expect(logLines.lines().filter((l) => String(l.msg).startsWith('writing the violations log failed')).length).toBe(1);
 
   const fresh = new Recorder();

@@ -2,6 +2,7 @@
 // Las-Violations header (report mode: only what is known before the response starts).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { VIOLATIONS_HEADER_MAX_LENGTH, violationsHeaderValue } from './answers.ts';
+import type { ViolationRecord } from './violations.ts';
 import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
 import { answering, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { Finding } from '../contract/index.ts';
@@ -65,7 +66,7 @@ describe('--log-values', () => {
         await send(`${proxy.baseUrl}${listPath}`, { headers: session });
         await send(`${proxy.baseUrl}${validListPath}`, { headers: session });
         await proxy.proxy.settled();
-        const messages = violations.lines().map((l) => `${l.direction} ${l.message}`);
+        const messages = violations.lines<ViolationRecord>().map((l) => `${l.direction} ${l.message}`);
         expect(messages).toContain(`request ${c.request}`);
         expect(messages).toContain(`response ${c.response}`);
       });

@@ -34,17 +34,30 @@ export interface ValidatingProxyOptions {
   judgeThread?: boolean;
   /** The judging thread's script (tests pass one that judges at a known pace). */
   judgeThreadScript?: URL;
-  /** Adds X-Forwarded-For, -Proto and -Host to forwarded requests; off by default (requests pass as sent, but for X-Request-Id). */
+  /**
+   * Adds X-Forwarded-For, -Proto and -Host to forwarded requests; off by default (requests pass as sent, but for
+   * X-Request-Id).
+   */
   forwardedHeaders?: boolean;
-  /** With forwardedHeaders: addresses and CIDR ranges of the proxies in front whose forwarding headers name the client (client-identity.ts); none by default. */
+  /**
+   * With forwardedHeaders: addresses and CIDR ranges of the proxies in front whose forwarding headers name the client
+   * (client-identity.ts); none by default.
+   */
   trustedProxies?: readonly string[];
-  /** How often (ms) the log writes the counts of findings it did not write one by one (repeats.ts); 0 writes every finding. */
+  /**
+   * How often (ms) the log writes the counts of findings it did not write one by one (repeats.ts); 0 writes every
+   * finding.
+   */
   repeatInterval?: number;
   /** Bearer token the admin endpoints ask for (all but /healthz and /readyz); none by default. */
   adminToken?: string;
-  /** Writes each exchange that draws a MUST finding to capture files in this directory (capture.ts); off when absent. */
+  /**
+   * Writes each exchange that draws a MUST finding to capture files in this directory (capture.ts); off when absent.
+   */
   capture?: CaptureOptions;
-  /** Certificate chain and key (PEM) to serve clients over https; plain http when absent. The admin server stays http. */
+  /**
+   * Certificate chain and key (PEM) to serve clients over https; plain http when absent. The admin server stays http.
+   */
   tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
@@ -66,7 +79,10 @@ export interface ProxyAddresses {
 
 export const PROXY_DEFAULTS = {
   mode: 'report' as ProxyMode,
-  /** The admin port of the command: clear of Prometheus (9090), its exporters (9091-9100), and the usual web and database ports. */
+  /**
+   * The admin port of the command: clear of Prometheus (9090), its exporters (9091-9100), and the usual web and
+   * database ports.
+   */
   adminPort: 8741,
   maxBody: 1024 * 1024,
   upstreamTimeout: 30_000,

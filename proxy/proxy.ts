@@ -131,7 +131,10 @@ export class ValidatingProxy {
     return null;
   }
 
-  /** Writes the violations to `destination` from now on (SIGHUP after logrotate); returns the old destination, to be closed. */
+  /**
+   * Writes the violations to `destination` from now on (SIGHUP after logrotate); returns the old destination, to be
+   * closed.
+   */
   replaceViolations(destination: Writable): Writable | null {
     return this.violations.replace(destination);
   }
@@ -195,7 +198,7 @@ export class ValidatingProxy {
     res.on('close', () => this.clientClosed(exchange, res));
     this.budget.request(exchange.client);
     // A client past its share of the forwarding thread is held back (fairness.ts): its body stays unread meanwhile.
-    if (!this.heldBack(exchange, req, res, this.read)) this.read(exchange, req, res);
+    if (!this.heldBack(exchange, req, res, () => this.read(exchange, req, res))) this.read(exchange, req, res);
     this.budget.chargeSince(exchange.client, started);
   };
 
@@ -204,7 +207,7 @@ export class ValidatingProxy {
    * too (fairness.ts): then its connection is paused (nothing more of it is read) and `next`
    * runs, charged to it, once it is within its share of a window again.
    */
-  private heldBack(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse, next: (exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse) => void): boolean {
+  private heldBack(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse, next: () => void): boolean {
     const wait = this.closing ? 0 : this.budget.delayFor(exchange.client);
     if (wait === 0) return false;
     if (!exchange.heldBack) {
@@ -220,14 +223,17 @@ export class ValidatingProxy {
       if (again > 0) return void setTimeout(retry, again);
       const started = this.budget.now();
       if (pausedHere) req.socket.resume();
-      next.call(this, exchange, req, res);
+      next();
       this.budget.chargeSince(exchange.client, started);
     };
     setTimeout(retry, wait);
     return true;
   }
 
-  /** Reads the request's body when it has one to judge, then admits it (once its client is within its share again, should reading it have taken more). */
+  /**
+   * Reads the request's body when it has one to judge, then admits it (once its client is within its share again,
+   * should reading it have taken more).
+   */
   private read(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse): void {
     if (res.destroyed) return;
     if (!hasBody(req)) return this.admit(exchange, req, res, null);
@@ -237,7 +243,7 @@ export class ValidatingProxy {
         const started = this.budget.now();
         exchange.requestBody = read.complete ? { kind: 'captured', raw: read.raw } : { kind: 'omitted', reason: read.reason, cause: 'size' };
         exchange.forwardedBody = read.complete ? read.raw : read.stream;
-        if (!this.heldBack(exchange, req, res, this.admitRead)) this.admitRead(exchange, req, res);
+        if (!this.heldBack(exchange, req, res, () => this.admitRead(exchange, req, res))) this.admitRead(exchange, req, res);
         this.budget.chargeSince(exchange.client, started);
       },
       () => res.destroy(),
@@ -278,7 +284,7 @@ export class ValidatingProxy {
     if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host, encrypted: 'encrypted' in req.socket }, this.identity.trusts(req.socket.remoteAddress));
     const options: Dispatcher.DispatchOptions = {
       path: this.upstreamPrefix + exchange.path,
-      method: exchange.method as Dispatcher.HttpMethod,
+      method: exchange.method,
       headers,
       body,
       headersTimeout: this.upstreamTimeout,

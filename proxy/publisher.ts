@@ -24,7 +24,10 @@ export interface PublisherParts {
   feed: DashboardFeed;
   violations: ViolationsLog;
   logger: Logger;
-  /** How often (ms) the counts of findings not written one by one, and of exchanges shed, are written; 0 writes every finding (sheds are still counted per REPEAT_INTERVAL_MS). */
+  /**
+   * How often (ms) the counts of findings not written one by one, and of exchanges shed, are written; 0 writes every
+   * finding (sheds are still counted per REPEAT_INTERVAL_MS).
+   */
   repeatInterval: number;
   /** --capture: exchanges with a MUST finding written as HAR entries. */
   capture?: ExchangeCapture | null;
@@ -63,7 +66,8 @@ export class Publisher {
         status: exchange.status ?? exchange.proxyStatus,
       });
     let carried: ReadonlySet<string> | null = null;
-    // A message may quote a value (--log-values): credentials in it are masked by name and by the tokens the exchange carries.
+    // A message may quote a value (--log-values): credentials in it are masked by name and by the tokens the exchange
+    // carries.
     const recordOf = (finding: Finding): ViolationRecord => {
       const record = violationRecord(identityOf(), finding);
       carried ??= headerSecrets(exchange.headers, this.parts.contract.legacyHeader);
@@ -105,7 +109,10 @@ export class Publisher {
     return notJudgedFinding(this.parts.contract, { location: location as JudgingFailure['location'], message });
   }
 
-  /** An exchange relayed unjudged: tallied, and written with the others of its client, operation and reason when the interval ends (sheds.ts). */
+  /**
+   * An exchange relayed unjudged: tallied, and written with the others of its client, operation and reason when the
+   * interval ends (sheds.ts).
+   */
   shed(exchange: ProxiedExchange, reason: ShedReason, bytes: number): void {
     this.sheds.note(exchange.client, exchange.location?.operation?.operationId ?? null, reason, bytes);
   }
@@ -117,7 +124,10 @@ export class Publisher {
     this.parts.violations.flush();
   }
 
-  /** Writes the summary lines of the interval that ended: kinds that repeated, with their counts, and the exchanges shed. */
+  /**
+   * Writes the summary lines of the interval that ended: kinds that repeated, with their counts, and the exchanges
+   * shed.
+   */
   private readonly endInterval = (): void => {
     const now = new Date();
     this.parts.violations.append(this.repeats.endInterval(now));

@@ -42,9 +42,12 @@ interface Parser {
   read(query: string, parameters: QueryParameter[]): Reading;
 }
 
-const propertiesOf = (parameter: QueryParameter): string[] => Object.keys((parameter.schema.properties ?? {}) as object);
+const propertiesOf = (parameter: QueryParameter): string[] => Object.keys((parameter.schema.properties ?? {}));
 
-/** What an application reads from a flat parser: each member under its bracketed key, each form parameter under its name. */
+/**
+ * What an application reads from a flat parser: each member under its bracketed key, each form parameter under its
+ * name.
+ */
 function flatReading(value: (key: string) => unknown, parameters: QueryParameter[]): Reading {
   const reading: Reading = {};
   for (const parameter of parameters) {
@@ -52,7 +55,7 @@ function flatReading(value: (key: string) => unknown, parameters: QueryParameter
       reading[parameter.name] = value(parameter.name);
       continue;
     }
-    const members = Object.fromEntries(propertiesOf(parameter).map((member) => [member, value(`${parameter.name}[${member}]`)]).filter(([, read]) => read !== undefined));
+    const members = Object.fromEntries(propertiesOf(parameter).map((member): [string, unknown] => [member, value(`${parameter.name}[${member}]`)]).filter(([, read]) => read !== undefined));
     reading[parameter.name] = Object.keys(members).length === 0 ? undefined : members;
   }
   return reading;

@@ -26,7 +26,10 @@ async function proxyTo(upstreamBase: string, mode: 'report' | 'enforce', maxBody
   return proxy;
 }
 
-/** Sends a raw request on its own connection and returns every byte answered until the connection closes or `until` matches. */
+/**
+ * Sends a raw request on its own connection and returns every byte answered until the connection closes or `until`
+ * matches.
+ */
 function rawExchange(url: string, request: Buffer | string, until: RegExp, timeoutMs = 3000): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
@@ -81,7 +84,8 @@ for (const mode of ['report', 'enforce'] as const) {
   });
 }
 
-// Enforce mode reads the whole body before forwarding it, so only report mode streams a body an upstream may answer early.
+// Enforce mode reads the whole body before forwarding it, so only report mode streams a body an upstream may answer
+// early.
   test("the reference server's 413 to a body still arriving reaches the client, every time", { timeout: 30_000 }, async () => {
     const upstream = await startReferenceServer();
     opened.push(upstream);

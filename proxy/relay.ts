@@ -24,7 +24,9 @@ export interface RelayParts {
   metrics: ProxyMetrics;
   answers: ClientAnswers;
   judging: ExchangeJudging;
-  /** Charged with what relaying (and in enforce mode judging) the answer takes, for the exchange's client (fairness.ts). */
+  /**
+   * Charged with what relaying (and in enforce mode judging) the answer takes, for the exchange's client (fairness.ts).
+   */
   budget: ForwardingBudget;
   /** Where a request is sent once more through Node's client (resend.ts). */
   upstream: { url: URL; timeout: number; ca?: string | Buffer };
@@ -39,7 +41,10 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
 
   private resent = false;
 
-  /** `forwarded`: the request as dispatched, sent once more should undici refuse the upstream's answer to it (resend.ts). */
+  /**
+   * `forwarded`: the request as dispatched, sent once more should undici refuse the upstream's answer to it
+   * (resend.ts).
+   */
   constructor(private readonly parts: RelayParts, private readonly exchange: ProxiedExchange, private readonly res: ServerResponse, private readonly forwarded: Dispatcher.DispatchOptions) {
     this.holding = parts.holdResponses;
   }
@@ -106,7 +111,8 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
 
   onError(error: Error): void {
     const { exchange } = this;
-    // A 204, a 304 or an answer to HEAD ends with its headers (RFC 9112 section 6.3): bytes after them are not its body.
+    // A 204, a 304 or an answer to HEAD ends with its headers (RFC 9112 section 6.3): bytes after them are not its
+    // body.
     if (exchange.status !== null && (exchange.status === 204 || exchange.status === 304 || exchange.method === 'HEAD') && (error as NodeJS.ErrnoException).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return this.onComplete();
     // Only a request without a body can be sent again: its body stream, if any, is spent.
     if (exchange.status === null && !this.resent && this.forwarded.body == null && resendable(exchange.method, error)) {

@@ -10,7 +10,10 @@ export function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** A body read whole (`complete`), or its first bytes and a stream of all of it, to forward (`reason`: why it was not read whole). */
+/**
+ * A body read whole (`complete`), or its first bytes and a stream of all of it, to forward (`reason`: why it was not
+ * read whole).
+ */
 export type ReadBody = { complete: true; raw: Buffer } | { complete: false; stream: Readable; reason: string };
 
 /**

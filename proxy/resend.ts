@@ -8,7 +8,10 @@ import type { Dispatcher } from 'undici';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Whether a failed exchange may be sent again: a safe method (the caller knows it has no body) and undici's sign of an answer it would not read. */
+/**
+ * Whether a failed exchange may be sent again: a safe method (the caller knows it has no body) and undici's sign of an
+ * answer it would not read.
+ */
 export function resendable(method: string, error: Error): boolean {
   return SAFE_METHODS.has(method) && (error as NodeJS.ErrnoException).code === 'UND_ERR_SOCKET' && error.message === 'bad response';
 }
@@ -23,7 +26,10 @@ export interface Resend {
   ca?: string | Buffer;
 }
 
-/** Sends the request with Node's client and drives `handler` as undici would: connect, headers, data (with back-pressure), complete or error. */
+/**
+ * Sends the request with Node's client and drives `handler` as undici would: connect, headers, data (with
+ * back-pressure), complete or error.
+ */
 export function resendThroughNodeClient(resend: Resend, handler: Dispatcher.DispatchHandler): void {
   const requestOf = resend.upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   const req = requestOf(

@@ -95,7 +95,7 @@ test('an upstream that is down: 502 unreachable, and /readyz says not ready', as
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const response = await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`);
       expect(response.status).toBe(502);
-      expect(JSON.parse(response.body.toString()).errors[0].code).toBe('PROXY-UPSTREAM-UNREACHABLE');
+      expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors[0].code).toBe('PROXY-UPSTREAM-UNREACHABLE');
     }
     expect((await send(`${proxy.adminUrl}/readyz`)).status).toBe(503);
     expect((await send(`${proxy.adminUrl}/healthz`)).status).toBe(200);

@@ -21,13 +21,19 @@ export interface ViolationRecord {
   level: Level;
   pointer: string;
   message: string;
-  /** On an interval's summary line: how many more findings of this kind came and were not written one by one (repeats.ts). */
+  /**
+   * On an interval's summary line: how many more findings of this kind came and were not written one by one
+   * (repeats.ts).
+   */
   repeated?: number;
 }
 
 export type Party = 'client' | 'service';
 
-/** Direction says who broke the contract: a request finding is the client's, a response or exchange finding the service's. */
+/**
+ * Direction says who broke the contract: a request finding is the client's, a response or exchange finding the
+ * service's.
+ */
 export function partyOf(direction: Location): Party {
   return direction === 'request' ? 'client' : 'service';
 }
@@ -69,7 +75,10 @@ export function violationRecord(exchange: ExchangeIdentity, finding: Finding): V
   };
 }
 
-/** Bytes the log leaves waiting in its destination (a stalled reader of stdout, a slow disk); past it, lines are dropped and counted. */
+/**
+ * Bytes the log leaves waiting in its destination (a stalled reader of stdout, a slow disk); past it, lines are dropped
+ * and counted.
+ */
 export const VIOLATIONS_BUFFER_MAX = 4 * 1024 * 1024;
 
 /**
@@ -129,7 +138,9 @@ export class ViolationsLog {
     });
   };
 
-  /** Writes what is pending to the old destination, then writes to `destination` from now on; resolves with the old one. */
+  /**
+   * Writes what is pending to the old destination, then writes to `destination` from now on; resolves with the old one.
+   */
   replace(destination: Writable): Writable | null {
     this.flush();
     const old = this.destination;

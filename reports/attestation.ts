@@ -120,7 +120,10 @@ export function readSigningKey(path: string): KeyObject {
   return ensureEd25519(key, path, 'signing key');
 }
 
-/** The public key `verify --key` checks with (a private key file gives its public half); SigningKeyError when the file holds none. */
+/**
+ * The public key `verify --key` checks with (a private key file gives its public half); SigningKeyError when the file
+ * holds none.
+ */
 export function readVerificationKey(path: string): KeyObject {
   return parseVerificationKey(readPem(path, 'public key'), path);
 }
@@ -148,14 +151,20 @@ export function signRecord(recordBytes: Buffer, record: CertificationRecord, pri
   return { payloadType: PAYLOAD_TYPE, payload: payload.toString('base64'), signatures: [{ keyid: keyId(privateKey), sig: sig.toString('base64') }] };
 }
 
-/** Base64 as the envelope must hold it: decoding and encoding again gives the same text (Node's decoder skips what is not base64). */
+/**
+ * Base64 as the envelope must hold it: decoding and encoding again gives the same text (Node's decoder skips what is
+ * not base64).
+ */
 function strictBase64(text: unknown): Buffer | undefined {
   if (typeof text !== 'string') return undefined;
   const bytes = Buffer.from(text, 'base64');
   return bytes.toString('base64') === text ? bytes : undefined;
 }
 
-/** The envelope of an envelope file's text, or why there is none. Any byte outside the one form the kit writes is refused. */
+/**
+ * The envelope of an envelope file's text, or why there is none. Any byte outside the one form the kit writes is
+ * refused.
+ */
 function parseEnvelope(text: string): DsseEnvelope | string {
   let value: unknown;
   try {

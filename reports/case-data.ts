@@ -9,7 +9,10 @@ import { LOCATIONS, type Contract, type Location } from '../contract/index.ts';
 import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, type CaseOutcomeData, type CaseFinding, type ExercisedRequirement, type NotRunDeclaration, type UnexercisedRequirement } from '../run-protocol/index.ts';
 
 export type CaseData =
-  /** The case left its data: its findings (outcome fields as found, text for people), what it could not check, and what was judged. */
+  /**
+   * The case left its data: its findings (outcome fields as found, text for people), what it could not check, and what
+   * was judged.
+   */
   | { kind: 'read'; findings: CaseFinding[]; notRun: NotRunDeclaration[]; exercised: ExercisedRequirement[]; unexercised: UnexercisedRequirement[]; target?: string }
   /** The case left no data: it never reached its end (skipped before it began, or its worker died). */
   | { kind: 'absent' }
@@ -33,7 +36,9 @@ function parsed(text: string): unknown {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The problem with outcome data, or undefined when every finding names a catalogue requirement at its catalogue level. */
+/**
+ * The problem with outcome data, or undefined when every finding names a catalogue requirement at its catalogue level.
+ */
 export function outcomeDataProblem(data: unknown, contract: Contract): string | undefined {
   if (!isObject(data) || !Array.isArray(data.findings) || !Array.isArray(data.notRun) || !Array.isArray(data.exercised) || !Array.isArray(data.unexercised)) return 'it is not a verdict document';
   const known = new Set(contract.requirements.map((r) => r.id));
@@ -57,7 +62,10 @@ export function outcomeDataProblem(data: unknown, contract: Contract): string | 
   return undefined;
 }
 
-/** The case's data, joined; `unreadable` when the outcome data is missing from a case that left findings for people, malformed, or disagrees with them. */
+/**
+ * The case's data, joined; `unreadable` when the outcome data is missing from a case that left findings for people,
+ * malformed, or disagrees with them.
+ */
 export function readCaseData(result: TestResult, contract: Contract): CaseData {
   const outcomeText = attachmentText(result, CASE_OUTCOME_ATTACHMENT);
   const findingsText = attachmentText(result, CASE_FINDINGS_ATTACHMENT);

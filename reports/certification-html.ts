@@ -5,7 +5,7 @@
 // the run and generation as short tables, and every requirement of the catalogue in one table.
 // It renders conformance.json and nothing else.
 import { generatedRows, generatedSummaryLine } from './generated.ts';
-import { LEVELS } from '../contract/index.ts';
+import { LEVELS, scalarText } from '../contract/index.ts';
 import type { CertificationRecord, GeneratedRecord, RecordedEvidence, RequirementRecord } from './record.ts';
 import { acceptedRequirements, evidenceShortestFirst, exchangeText, failsGate, firstFinding, gateAcceptance, gateToolsUsed, omittedCount, reasonText, runVerdictOf, shownVerdict, verdictOf, verdictReasonShown, type GateAcceptance, type RequirementVerdictName } from './requirement-outcomes.ts';
 import { optionalInputs, recordsGiven } from './record.ts';
@@ -40,7 +40,10 @@ function richText(value: string): string {
   return escape(value).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
-/** INFO requirements record observations: "passed" would claim more than they check. A failure the gate accepts shows how. */
+/**
+ * INFO requirements record observations: "passed" would claim more than they check. A failure the gate accepts shows
+ * how.
+ */
 function verdictWord(record: CertificationRecord, requirement: RequirementRecord): string {
   const verdict = shownVerdict(record, requirement);
   if (requirement.level === 'INFO' && verdict === 'passed') return 'recorded';

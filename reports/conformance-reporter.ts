@@ -48,7 +48,10 @@ export interface ConformanceReporterOptions {
   inputs: RunContext['inputs'];
   /** The tokens and header values no text of the record may hold. */
   secrets: Secret[];
-  /** The target's base URL; absent, the one the cases report (the embedded server's, started after the configuration was read). */
+  /**
+   * The target's base URL; absent, the one the cases report (the embedded server's, started after the configuration was
+   * read).
+   */
   baseUrl?: string;
   /** An Ed25519 private key file (PEM): the record is signed with it (ENVELOPE_FILE beside it). */
   signingKeyFile?: string;
@@ -83,7 +86,10 @@ function patternText(pattern: RegExp | RegExp[] | null | undefined): string | un
 const VALUE_OPTIONS = new Set(['--config', '-c', '--workers', '-j', '--reporter', '--shard', '--timeout', '--retries', '--repeat-each', '--max-failures', '--output', '--global-timeout', '--project', '--test-list', '--test-list-invert', '--only-changed', '--grep', '-g', '--grep-invert']);
 const FILTER_FLAGS = new Set(['--last-failed', '--only-changed', '--test-list', '--test-list-invert', '--project']);
 
-/** What `playwright test` was asked to select on its command line: Playwright keeps --grep and file filters out of the configuration reporters see. */
+/**
+ * What `playwright test` was asked to select on its command line: Playwright keeps --grep and file filters out of the
+ * configuration reporters see.
+ */
 export function commandLineSelection(argv: string[]): { grep?: string; grepInvert?: string; filters: string[] } {
   const at = argv.indexOf('test');
   const args = at < 0 ? [] : argv.slice(at + 1);
@@ -278,7 +284,10 @@ export default class ConformanceReporter implements Reporter {
     return { envelope: signRecord(recordBytes, record, key), signature: { signed: true, envelope: ENVELOPE_FILE, keyId: keyId(key) } };
   }
 
-  /** No record: the reason, on stderr, in NO_VERDICT_FILE and on the record pipe (the run command shows it as its one line). */
+  /**
+   * No record: the reason, on stderr, in NO_VERDICT_FILE and on the record pipe (the run command shows it as its one
+   * line).
+   */
   private noVerdict(reason: string): { status: FullResult['status'] } {
     process.stderr.write(`\nNo verdict: ${reason}\n`);
     mkdirSync(this.outputDir, { recursive: true });

@@ -11,7 +11,10 @@ import { generatedSummaryLine } from './generated.ts';
 import { recordsGivenLine, type CertificationRecord, type RequirementRecord, type RequirementVerdict } from './record.ts';
 import { acceptedRequirements, blockingRequirements, findingText, firstFinding, gateToolsUsed, judgedText, notRunReasons, targetText, verdictReasonShown } from './requirement-outcomes.ts';
 
-/** What keeps the verdict from passed besides failures: each reason a requirement was not run, with the ids, and what a partial run may do. */
+/**
+ * What keeps the verdict from passed besides failures: each reason a requirement was not run, with the ids, and what a
+ * partial run may do.
+ */
 export function notRunConsole(record: CertificationRecord): string {
   const reasons = notRunReasons(record);
   if (reasons.length === 0) return '';

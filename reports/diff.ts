@@ -7,7 +7,10 @@ import { readRecordFile, RecordFileError } from './verify.ts';
 import type { RecordedEvidence, RequirementVerdict } from './record.ts';
 import { firstFinding } from './requirement-outcomes.ts';
 
-/** What a comparison needs of a record: its requirements' ids, levels, verdicts and first evidence. Older record formats have these too. */
+/**
+ * What a comparison needs of a record: its requirements' ids, levels, verdicts and first evidence. Older record formats
+ * have these too.
+ */
 export interface ComparableRecord {
   verdict: string;
   target?: { baseUrl?: string; embedded?: boolean; faults?: string[]; choices?: string[] };
@@ -61,7 +64,10 @@ export interface RecordDiff {
   sameTarget: boolean;
 }
 
-/** What makes two records' targets one: the base URL, or for the embedded reference server (a new port each run) its faults and choices. */
+/**
+ * What makes two records' targets one: the base URL, or for the embedded reference server (a new port each run) its
+ * faults and choices.
+ */
 function targetIdentity(record: ComparableRecord): string | undefined {
   const target = record.target;
   if (!target) return undefined;

@@ -13,7 +13,9 @@ import {
 } from '../run-protocol/index.ts';
 import type { GeneratedRecord } from './record.ts';
 
-/** The GeneratedOperation a generated case attached; undefined for other cases, or one that ended before it attached. */
+/**
+ * The GeneratedOperation a generated case attached; undefined for other cases, or one that ended before it attached.
+ */
 export function generatedOperationOf(result: TestResult): GeneratedOperation | undefined {
   const attachment = result.attachments.find((a) => a.name === GENERATION_ATTACHMENT);
   if (!attachment?.body) return undefined;

@@ -1,6 +1,6 @@
-// GitHub Actions' view of a run: an ::error annotation per requirement that fails the gate, a
-// ::notice per failure a waiver or the baseline accepts, a ::warning per SHOULD warning below the fail level, and summary.md added to the job's summary
-// page. The command line decides whether the run is on GitHub Actions and hands over the file.
+// GitHub Actions' view of a run: an ::error annotation per requirement that fails the gate, a ::notice per failure a
+// waiver or the baseline accepts, a ::warning per SHOULD warning below the fail level, and summary.md added to the
+// job's summary page. The command line decides whether the run is on GitHub Actions and hands over the file.
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
 import { failsGate, findingText, firstFinding, gateAcceptance, verdictOf } from './requirement-outcomes.ts';

@@ -15,7 +15,10 @@ function finding(requirement: string, message: string, status = 200): CaseFindin
   };
 }
 
-/** A case outcome; unless `fields` says otherwise, a case that ran judged each requirement it did not declare not run, once. */
+/**
+ * A case outcome; unless `fields` says otherwise, a case that ran judged each requirement it did not declare not run,
+ * once.
+ */
 function outcome(title: string, requirements: string[], fields: Partial<CaseOutcome> = {}): CaseOutcome {
   const status = fields.status ?? 'passed';
   const ran = status !== 'skipped' && status !== 'not-started';
@@ -31,7 +34,9 @@ function input(cases: CaseOutcome[], fields: Partial<RecordInput> = {}): RecordI
 
 const verdictOf = (record: ReturnType<typeof buildRecord>, id: string) => record.requirements.find((r) => r.id === id)!;
 
-/** Ids of every requirement the suite checks: a case covering them all makes a run that checked everything it had to. */
+/**
+ * Ids of every requirement the suite checks: a case covering them all makes a run that checked everything it had to.
+ */
 const SUITE_CHECKED = contract.requirements.filter((r) => !r.checkedBy || r.checkedBy.includes('suite')).map((r) => r.id);
 const everything = (fields: Partial<CaseOutcome> = {}) => outcome('everything', SUITE_CHECKED, fields);
 

@@ -5,9 +5,15 @@ import { LEVELS, recordKindLabel, recordKinds, type Contract, type Level, type R
 import { blockingLevels, failLevelName, regressionCaseName, waiverActive, type CaseFinding, type ExercisedRequirement, type FailLevel, type GeneratedOperation, type GenerationSettings, type NotRunDeclaration, type UnexercisedRequirement } from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
-/** passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some were not run. */
+/**
+ * passed: every requirement the run had to check ran and none at failLevel failed; incomplete: none failed but some
+ * were not run.
+ */
 export type RunVerdict = 'passed' | 'failed' | 'incomplete';
-/** What the run means to a gate (and the exit code): pass, fail, or incomplete (not run requirements, no --allow-partial). */
+/**
+ * What the run means to a gate (and the exit code): pass, fail, or incomplete (not run requirements, no
+ * --allow-partial).
+ */
 export type GateResult = 'pass' | 'fail' | 'incomplete';
 export type CaseStatus = 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted' | 'not-started';
 
@@ -55,7 +61,10 @@ export interface RequirementRecord {
   cases: number;
   /** How long those cases took, added up. */
   durationMs?: number;
-  /** Exchanges a judge that can break it judged (a case's judgement over several exchanges, such as a page walk, counts once). */
+  /**
+   * Exchanges a judge that can break it judged (a case's judgement over several exchanges, such as a page walk, counts
+   * once).
+   */
   judged: number;
   /** Of those, the ones that broke it. */
   broken: number;
@@ -64,7 +73,10 @@ export interface RequirementRecord {
   evidenceOmitted?: number;
   /** The waiver the target file holds for it, whether or not it was needed. */
   waiver?: RecordedWaiver;
-  /** Not run because the target's own legal answer showed nothing to check (a 202 body): it does not make the verdict incomplete. */
+  /**
+   * Not run because the target's own legal answer showed nothing to check (a 202 body): it does not make the verdict
+   * incomplete.
+   */
   byTargetChoice?: true;
   /** The regression cases of the target file that ran under it, by name. */
   regressionCases?: string[];
@@ -141,14 +153,20 @@ const FIXED_INPUT_NAMES: [keyof Pick<InputsGiven, 'forbiddenToken' | 'legacyHead
   ['ca', 'certificate authorities'],
 ];
 
-/** Each optional input of a record of either format, named, given or not: the forbidden token, each kind of record, the legacy header name, certificate authorities. */
+/**
+ * Each optional input of a record of either format, named, given or not: the forbidden token, each kind of record, the
+ * legacy header name, certificate authorities.
+ */
 export function optionalInputs(inputs: InputsGiven | InputsGivenFormat3): { name: string; given: boolean }[] {
   const named = FIXED_INPUT_NAMES.map(([member, name]) => ({ name, given: inputs[member] === true }));
   const records = Object.entries(recordsGiven(inputs)).map(([kind, given]) => ({ name: recordKindLabel(kind), given }));
   return [named[0], ...records, ...named.slice(1)];
 }
 
-/** One line of each kind of record and whether the run was given one: `collection item id given, owner user id not given`. */
+/**
+ * One line of each kind of record and whether the run was given one: `collection item id given, owner user id not
+ * given`.
+ */
 export function recordsGivenLine(inputs: InputsGiven | InputsGivenFormat3): string {
   const records = Object.entries(recordsGiven(inputs));
   return records.length === 0 ? 'the contract names none' : records.map(([kind, given]) => `${recordKindLabel(kind)} ${given ? 'given' : 'not given'}`).join(', ');
@@ -178,7 +196,10 @@ export interface GateRecord {
 
 type Tally = Record<RequirementVerdict, number>;
 
-/** What `run --generate` asked for and what it did for each operation; its failures are evidence of their requirements too. */
+/**
+ * What `run --generate` asked for and what it did for each operation; its failures are evidence of their requirements
+ * too.
+ */
 export interface GeneratedRecord extends GenerationSettings {
   operations: GeneratedOperation[];
 }
@@ -274,7 +295,7 @@ export function buildRecord(input: RecordInput): CertificationRecord {
     kit: input.kit,
     contract: { sha256: context.contractSha256 },
     environment: context.environment,
-    spec: { title: String((input.contract.document.info as { title?: unknown }).title ?? ''), version: input.contract.version },
+    spec: { title: contractTitle(input.contract), version: input.contract.version },
     target: { embedded: false, faults: [], choices: [], ...context.target, baseUrl: input.target },
     selection: context.selection,
     inputs: context.inputs,
@@ -317,7 +338,9 @@ interface VerdictBasis {
   ranAny: boolean;
 }
 
-/** Failed when something failed (or the run ran out of time); incomplete when nothing did but something was not checked. */
+/**
+ * Failed when something failed (or the run ran out of time); incomplete when nothing did but something was not checked.
+ */
 export function runVerdict({ blocking, notRun, runStatus, ranAny }: VerdictBasis): RunVerdict {
   if (blocking.length > 0 || runStatus === 'timedout') return 'failed';
   if (!ranAny || notRun.length > 0 || runStatus === 'interrupted') return 'incomplete';
@@ -443,4 +466,10 @@ function tallyOf(requirements: RequirementRecord[]): Record<Level, Tally> {
   const tally = Object.fromEntries(LEVELS.map((level) => [level, empty()])) as Record<Level, Tally>;
   for (const r of requirements) tally[r.level][r.verdict]++;
   return tally;
+}
+
+/** The title the contract's `info` gives the specification, or nothing. */
+export function contractTitle(contract: Contract): string {
+  const { title } = contract.document.info as { title?: unknown };
+  return typeof title === 'string' ? title : '';
 }

@@ -17,7 +17,10 @@ export function timestampedReportDir(root: string, now: Date): string {
   return dir;
 }
 
-/** Points `latest` (beside `dir`) at `dir`, replacing the link in one rename; a real directory there is kept under its own time stamp. */
+/**
+ * Points `latest` (beside `dir`) at `dir`, replacing the link in one rename; a real directory there is kept under its
+ * own time stamp.
+ */
 export function pointLatestAt(dir: string): void {
   const root = dirname(dir);
   const latest = join(root, LATEST);
@@ -29,7 +32,10 @@ export function pointLatestAt(dir: string): void {
   renameSync(temporary, latest);
 }
 
-/** Removes from `dir` the files and directories a run writes there (REPORT_DIR_ENTRIES) and nothing else; returns the names it removed. */
+/**
+ * Removes from `dir` the files and directories a run writes there (REPORT_DIR_ENTRIES) and nothing else; returns the
+ * names it removed.
+ */
 export function clearKitFiles(dir: string): string[] {
   const present = REPORT_DIR_ENTRIES.filter((name) => lstatExists(join(dir, name)) !== undefined);
   for (const name of present) rmSync(join(dir, name), { recursive: true, force: true });

@@ -15,11 +15,11 @@ export function targetText(record: CertificationRecord): string {
 }
 
 export function runVerdictOf(record: CertificationRecord): RunVerdictName {
-  return record.verdict as RunVerdictName;
+  return record.verdict;
 }
 
 export function verdictOf(requirement: RequirementRecord): RequirementVerdictName {
-  return requirement.verdict as RequirementVerdictName;
+  return requirement.verdict;
 }
 
 /** A requirement whose verdict fails the run at the record's fail level. */
@@ -35,7 +35,10 @@ export interface GateAcceptance {
   why: string;
 }
 
-/** The gate's acceptance of a requirement's failure, as the record's gate decided it; undefined when it counts (or did not fail). */
+/**
+ * The gate's acceptance of a requirement's failure, as the record's gate decided it; undefined when it counts (or did
+ * not fail).
+ */
 export function gateAcceptance(record: CertificationRecord, requirement: RequirementRecord): GateAcceptance | undefined {
   if (!blocksRun(record, requirement)) return undefined;
   if (record.gate.waived.includes(requirement.id)) return { kind: 'waived', why: requirement.waiver ? waivedReason(requirement.waiver) : 'waived' };
@@ -66,7 +69,10 @@ export function acceptedRequirements(record: CertificationRecord): { requirement
   });
 }
 
-/** Findings grouped by message, in the order the renderings show findings (firstFinding first): each message once, with how often and its first evidence. */
+/**
+ * Findings grouped by message, in the order the renderings show findings (firstFinding first): each message once, with
+ * how often and its first evidence.
+ */
 export function groupedEvidence(requirement: RequirementRecord): { first: RecordedEvidence; count: number }[] {
   const groups = new Map<string, { first: RecordedEvidence; count: number }>();
   for (const evidence of evidenceShortestFirst(requirement)) {
@@ -108,7 +114,10 @@ export function findingText(evidence: RecordedEvidence): string {
   return `${evidence.message}${where}${values ? ` (${values})` : ''}${exchange ? ` in ${exchange}` : ''}`;
 }
 
-/** How many exchanges judged a requirement and broke it: "judged on 12 exchanges, 3 broke it". Records older than format 3 carry no counts. */
+/**
+ * How many exchanges judged a requirement and broke it: "judged on 12 exchanges, 3 broke it". Records older than format
+ * 3 carry no counts.
+ */
 export function judgedText(requirement: RequirementRecord): string | undefined {
   const { judged, broken } = requirement as Partial<Pick<RequirementRecord, 'judged' | 'broken'>>;
   if (typeof judged !== 'number') return undefined;
@@ -142,7 +151,9 @@ export function verdictReasonShown(record: CertificationRecord): string {
   return record.verdictReason.replace(/[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+/g, (id) => (accepted.has(id) ? `${id} (${accepted.get(id)})` : id));
 }
 
-/** The evidence with the shortest reproducer first (a one-line GET before a long POST), otherwise in the record's order. */
+/**
+ * The evidence with the shortest reproducer first (a one-line GET before a long POST), otherwise in the record's order.
+ */
 export function evidenceShortestFirst(requirement: Pick<RequirementRecord, 'evidence'>): RecordedEvidence[] {
   const length = (e: RecordedEvidence) => e.curl?.length ?? Number.MAX_SAFE_INTEGER;
   return [...requirement.evidence].sort((a, b) => length(a) - length(b));

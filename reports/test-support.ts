@@ -14,7 +14,10 @@ export function findingOf(requirement: string, message: string, fields: { pointe
   };
 }
 
-/** A case outcome; unless `fields` says otherwise, a case that ran judged each of its requirements, and each its findings name, once. */
+/**
+ * A case outcome; unless `fields` says otherwise, a case that ran judged each of its requirements, and each its
+ * findings name, once.
+ */
 export function caseOutcome(title: string, requirements: string[], fields: Partial<CaseOutcome> = {}): CaseOutcome {
   const status = fields.status ?? 'passed';
   const ran = status !== 'skipped' && status !== 'not-started';
@@ -57,7 +60,7 @@ export function waivedIncompleteRun(): CertificationRecord {
   const record = failedRun();
   return {
     ...record,
-    verdict: 'incomplete' as CertificationRecord['verdict'],
+    verdict: 'incomplete',
     verdictReason: 'MUST requirements were not run',
     requirements: record.requirements.map((r) => (r.id === 'NG-META-PAGES' ? ({ ...r, verdict: 'waived', waiver: { reason: 'fixed in release 4.2', expires: '2027-03-01' } } as unknown as typeof r) : r)),
   };

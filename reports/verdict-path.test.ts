@@ -6,7 +6,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import {
   CASE_FINDINGS_ATTACHMENT,
@@ -29,6 +29,8 @@ import SecretScrubber from './secret-scrubber.ts';
 const contract = loadContract();
 
 let dir: string;
+/** What the reporter writes to stderr, kept instead of written. */
+let stderrWrites: MockInstance<typeof process.stderr.write>;
 
 /** The reporters as playwright.config.ts lists them, before the renderings. */
 const CONFIGURED_REPORTERS = [[SECRET_SCRUBBER_REPORTER], [CASE_OUTCOME_REPORTER], ['html'], ['junit']];
@@ -48,7 +50,7 @@ function recording(secrets: Secret[]) {
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'las-verdict-path-'));
   vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  stderrWrites = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
 });
 
 afterEach(() => {
@@ -240,8 +242,8 @@ describe('the record pipe', () => {
     const test = testCase(shape);
     reporter.onBegin(CONFIGURED, { allTests: () => [test] } as unknown as Suite);
     const result = testResult(shape, (text) => text);
-    reporter.onTestEnd(test, (data === 'kept' ? result : { ...result, attachments: [] }) as unknown as TestResult);
-    return (await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as FullResult))?.status;
+    reporter.onTestEnd(test, data === 'kept' ? result : { ...result, attachments: [] });
+    return (await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 }))?.status;
   }
 
   it('carries the record as built, as conformance.json holds it', async () => {
@@ -264,6 +266,6 @@ describe('the record pipe', () => {
     closeSync(fd);
     await endWith(fd, 'kept');
     expect(existsSync(join(dir, 'conformance.json'))).toBe(true);
-    expect(vi.mocked(process.stderr.write).mock.calls.map(([text]) => String(text)).join('')).toMatch(/could not be sent to the run command/);
+    expect(stderrWrites.mock.calls.map(([text]) => String(text)).join('')).toMatch(/could not be sent to the run command/);
   });
 });

@@ -9,7 +9,7 @@ import type { ValidateFunction } from 'ajv';
 import { createAjv, LEVELS, recordKinds, type Contract } from '../contract/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { failLevelOfName, waiverActive } from '../run-protocol/index.ts';
-import { blockingRequirementIds, CASE_FAILED_MESSAGE, gateRecord, MAX_EVIDENCE, NOTHING_RAN_REASON, runVerdict, UNCOVERED_REASON, unselectedReason, unverified, verdictReason, type CertificationRecord, type GatePolicy, type RequirementRecord, type RequirementVerdict } from './record.ts';
+import { blockingRequirementIds, CASE_FAILED_MESSAGE, contractTitle, gateRecord, MAX_EVIDENCE, NOTHING_RAN_REASON, runVerdict, UNCOVERED_REASON, unselectedReason, unverified, verdictReason, type CertificationRecord, type GatePolicy, type RequirementRecord, type RequirementVerdict } from './record.ts';
 
 /** A record file that cannot be read at all (missing, not JSON): a usage error rather than a failed check. */
 export class RecordFileError extends Error {
@@ -49,13 +49,19 @@ export function readRecordFile(path: string): unknown {
   return parseRecordBytes(readRecordBytes(path), path);
 }
 
-/** A JSON value that claims to be a record at all (an object with requirements), however broken: anything else is the wrong file, not a failed record. */
+/**
+ * A JSON value that claims to be a record at all (an object with requirements), however broken: anything else is the
+ * wrong file, not a failed record.
+ */
 export function ensureRecordShaped(value: unknown, path: string): void {
   const claims = typeof value === 'object' && value !== null && !Array.isArray(value) && Array.isArray((value as { requirements?: unknown }).requirements);
   if (!claims) throw new RecordFileError(`${path} is not a conformance record (conformance.json): it is not an object with requirements`);
 }
 
-/** A pointer into a record, a requirement in it named by its id and verdict: `/requirements/37 (NG-META-PAGES, verdict passed)/broken`. */
+/**
+ * A pointer into a record, a requirement in it named by its id and verdict: `/requirements/37 (NG-META-PAGES, verdict
+ * passed)/broken`.
+ */
 function readablePointer(value: unknown, pointer: string): string {
   const at = /^\/requirements\/(\d+)(?=\/|$)/.exec(pointer);
   const requirement = at ? ((value as { requirements: unknown[] }).requirements[Number(at[1])] as { id?: unknown; verdict?: unknown } | undefined) : undefined;
@@ -79,7 +85,7 @@ function contractProblems(record: CertificationRecord, contract: Contract, contr
   const problems: Problems = [];
   if (record.contract.sha256 === '') problems.push('contract.sha256: the record holds no contract hash');
   else if (record.contract.sha256 !== contractSha256) problems.push(`contract.sha256: judged by another contract: its SHA-256 is ${record.contract.sha256}, this kit's is ${contractSha256}`);
-  const title = String((contract.document.info as { title?: unknown }).title ?? '');
+  const title = contractTitle(contract);
   if (record.spec.title !== title) problems.push(`spec.title: ${record.spec.title}, the contract's is ${title}`);
   if (record.spec.version !== contract.version) problems.push(`spec.version: ${record.spec.version}, the contract's is ${contract.version}`);
   if (record.requirements.length !== contract.requirements.length) return [...problems, `requirements: ${record.requirements.length} listed, ${contract.requirements.length} in this kit's catalogue`];
@@ -112,7 +118,8 @@ function requirementProblems(r: RequirementRecord, record: CertificationRecord, 
   if (r.verdict === 'not-run' && (r.judged > 0 || r.broken > 0 || findings > 0)) problems.push(`${at}.verdict: not run, but it was judged on ${r.judged} exchange${r.judged === 1 ? '' : 's'}, ${r.broken} broken, with ${findings} finding${findings === 1 ? '' : 's'}`);
   if (r.broken > 0 && findings === 0) problems.push(`${at}.broken: ${r.broken} exchange${r.broken === 1 ? '' : 's'} broke it, but it holds no finding`);
   if (r.broken > r.judged) problems.push(`${at}.judged, .broken: ${r.broken} exchange${r.broken === 1 ? '' : 's'} broke it, more than the ${r.judged} judged`);
-  // A finding is a judgement that broke: only a case that failed without one (its error, recorded as evidence) leaves none broken.
+  // A finding is a judgement that broke: only a case that failed without one (its error, recorded as evidence) leaves
+  // none broken.
   if (r.broken === 0 && r.evidence.some((e) => !e.message.startsWith(CASE_FAILED_MESSAGE))) problems.push(`${at}.broken: 0, but it holds findings, each of an exchange that broke it`);
   if (r.evidenceOmitted !== undefined && r.evidence.length !== MAX_EVIDENCE) problems.push(`${at}.evidenceOmitted: findings are counted only past the first ${MAX_EVIDENCE}, and it lists ${r.evidence.length}`);
   if (r.notExercised && (r.verdict !== 'not-run' || !r.reason?.startsWith('not exercised: '))) problems.push(`${at}.notExercised: a requirement not exercised is not run, with a reason that says so`);
@@ -164,7 +171,8 @@ function caseProblems(record: CertificationRecord): Problems {
   if (passed + failed + notRun !== total) problems.push(`cases.total, .passed, .failed, .notRun: ${passed} passed, ${failed} failed and ${notRun} not run make ${passed + failed + notRun}, not ${total}`);
   // The converse does not hold: Playwright ends some runs failed with no case failed (one that selected none, say).
   if (record.runStatus === 'passed' && failed > 0) problems.push(`runStatus: passed, but its cases say ${failed} failed`);
-  // A case fails for a finding of its own at the fail level, or with an error recorded as evidence; only a run cut short leaves failed cases unexplained.
+  // A case fails for a finding of its own at the fail level, or with an error recorded as evidence; only a run cut
+  // short leaves failed cases unexplained.
   const cutShort = record.runStatus === 'interrupted' || record.runStatus === 'timedout';
   const explaining = record.requirements.flatMap((r) => r.evidence.filter((e) => r.verdict === 'failed' || r.verdict === 'warning' || e.message.startsWith(CASE_FAILED_MESSAGE)));
   const explained = new Set(explaining.map((e) => e.case)).size;
@@ -222,7 +230,10 @@ function isLoopback(url: string): boolean {
   }
 }
 
-/** Where a schema-valid record disagrees with itself or with this kit's contract: each problem starts with the member it is about. */
+/**
+ * Where a schema-valid record disagrees with itself or with this kit's contract: each problem starts with the member it
+ * is about.
+ */
 export function consistencyProblems(record: CertificationRecord, contract: Contract, contractSha256: string): string[] {
   const basis = verdictBasis(record);
   return [
@@ -238,7 +249,10 @@ export function consistencyProblems(record: CertificationRecord, contract: Contr
   ];
 }
 
-/** A format 4 record lists the kinds of record its contract names, each once (format 3 had its own fixed members, which the schema checks). */
+/**
+ * A format 4 record lists the kinds of record its contract names, each once (format 3 had its own fixed members, which
+ * the schema checks).
+ */
 function inputsProblems(record: CertificationRecord, contract: Contract): Problems {
   if (record.format === 3) return [];
   const listed = Object.keys(record.inputs.records);

@@ -68,7 +68,10 @@ export interface ViolationsSummary {
   malformed: { count: number; lineNumbers: (number | string)[] };
   rules: RuleSummary[];
   operations: OperationSummary[];
-  /** Exchanges relayed unjudged (their findings, if any, are in no count above), in all and by client, operation and reason. */
+  /**
+   * Exchanges relayed unjudged (their findings, if any, are in no count above), in all and by client, operation and
+   * reason.
+   */
   shed: { exchanges: number; bytes: number; tallies: ShedSummary[] };
 }
 
@@ -237,7 +240,9 @@ export function parseShedRecord(line: string): ShedRecord | null {
   return SHED_RECORD_KEYS.every((key) => shedChecks[key](record[key])) ? (record as unknown as ShedRecord) : null;
 }
 
-/** Whether a line is one the proxy writes to its violations log: a finding, a summary of findings, or exchanges shed. */
+/**
+ * Whether a line is one the proxy writes to its violations log: a finding, a summary of findings, or exchanges shed.
+ */
 export function isLogLine(line: string): boolean {
   return parseRecord(line) !== null || parseShedRecord(line) !== null;
 }

@@ -18,7 +18,27 @@ const SESSION = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` 
 const SESSION_MEDIA_TYPE = { ...SESSION, 'content-type': MEDIA_TYPE };
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 
-type Json = Record<string, any>;
+/** The members of an answer's resource these tests read. */
+interface ResourceJson {
+  id: string;
+  type: string;
+  attributes: Record<string, unknown>;
+  relationships: Record<string, { data: { id: string } }>;
+}
+/** A list's answer. */
+interface ListJson {
+  data: ResourceJson[];
+  meta: Record<string, number>;
+}
+/** An error answer's members these tests read. */
+interface ErrorsJson {
+  errors: { source: { pointer?: string; parameter?: string } }[];
+}
+/** The resource of a document sent to create one, changed by the tests. */
+interface SentResource {
+  attributes: Record<string, unknown>;
+  relationships?: unknown;
+}
 
 const list = (query: string): Probe => ({ method: 'GET', path: `/notification-groups${query}`, headers: SESSION });
 const create = (path: string, document: unknown, headers: Record<string, string> = SESSION_MEDIA_TYPE): Probe => ({ method: 'POST', path, headers, body: JSON.stringify(document) });
@@ -30,7 +50,9 @@ describe('the reference server', () => {
   });
   afterAll(() => server.close());
   const exchange = (probe: Probe) => send(server.baseUrl, probe);
-  const body = (exchanged: Exchanged) => exchanged.json as Json;
+  const listOf = (exchanged: Exchanged) => exchanged.json as ListJson;
+  const createdOf = (exchanged: Exchanged) => (exchanged.json as { data: ResourceJson }).data;
+  const errorsOf = (exchanged: Exchanged) => (exchanged.json as ErrorsJson).errors;
 
   describe('answers in the order credentials → route → method → size → media type → validation', () => {
     const oversized = 'x'.repeat(1024 * 1024 + 1);
@@ -53,7 +75,7 @@ describe('the reference server', () => {
         const exchanged = await exchange(c.probe);
         expect(exchanged.response.status).toBe(c.status);
         expect(exchanged.response.headers['content-type']).toBe(MEDIA_TYPE);
-        expect(body(exchanged).errors[0]).toMatchObject({ status: String(c.status), code: c.code });
+        expect(errorsOf(exchanged)[0]).toMatchObject({ status: String(c.status), code: c.code });
       });
     }
 
@@ -81,18 +103,18 @@ describe('the reference server', () => {
   describe('serves the seed', () => {
     const contract = loadContract();
     const attributeValues = (name: string): string[] => {
-      const schema = (contract.schemas.NotificationGroupAttributes.properties as Json)[name];
-      return schema.enum ?? schema.items.enum;
+      const schema = (contract.schemas.NotificationGroupAttributes.properties as Record<string, { enum?: string[]; items?: { enum: string[] } }>)[name];
+      return schema.enum ?? schema.items!.enum;
     };
 
-    const filterTypes = (contract.operation('listNotificationGroups').parameters[0].schema.properties as Json).type.enum as string[];
+    const filterTypes = (contract.operation('listNotificationGroups').parameters[0].schema.properties as { type: { enum: string[] } }).type.enum;
     for (const [filterType, size] of filterTypes.map((value, index) => [value, SEED_SIZES[index % SEED_SIZES.length]] as const)) {
       it(`${size} ${filterType} NotificationGroups using every groupId and recipientType, with ObjectId ids`, async () => {
-        const page = body(await exchange(list(`?filter[type]=${filterType}&page[limit]=${MAX_PAGE_LIMIT}&page[offset]=0`)));
+        const page = listOf(await exchange(list(`?filter[type]=${filterType}&page[limit]=${MAX_PAGE_LIMIT}&page[offset]=0`)));
         expect(page.meta.total).toBe(size);
         expect(page.data).toHaveLength(size);
-        expect(new Set(page.data.map((item: Json) => item.attributes.groupId))).toEqual(new Set(attributeValues('groupId')));
-        expect(new Set(page.data.flatMap((item: Json) => item.attributes.recipientType ?? []))).toEqual(new Set(attributeValues('recipientType')));
+        expect(new Set(page.data.map((item) => item.attributes.groupId))).toEqual(new Set(attributeValues('groupId')));
+        expect(new Set(page.data.flatMap((item) => item.attributes.recipientType ?? []))).toEqual(new Set(attributeValues('recipientType')));
         for (const item of page.data) expect(item.id).toMatch(OBJECT_ID);
       });
     }
@@ -111,7 +133,7 @@ describe('the reference server', () => {
   });
 
   describe('lists pages per its documented choices', () => {
-    const cases: Array<{ title: string; query: string; meta: Json; length: number }> = [
+    const cases: Array<{ title: string; query: string; meta: Record<string, number>; length: number }> = [
       { title: `no page: limit ${DEFAULT_PAGE_LIMIT}, offset 0`, query: '?filter[type]=portal', meta: { limit: DEFAULT_PAGE_LIMIT, offset: 0, page: 1, pages: 3, total: 27 }, length: DEFAULT_PAGE_LIMIT },
       { title: `a limit above ${MAX_PAGE_LIMIT} is capped and reported`, query: '?filter[type]=portal&page[limit]=500&page[offset]=0', meta: { limit: MAX_PAGE_LIMIT, pages: 1 }, length: 27 },
       { title: 'the last, partial page', query: '?filter[type]=portal&page[limit]=10&page[offset]=20', meta: { page: 3, offset: 20 }, length: 7 },
@@ -120,21 +142,21 @@ describe('the reference server', () => {
     ];
     for (const c of cases) {
       it(c.title, async () => {
-        const page = body(await exchange(list(c.query)));
+        const page = listOf(await exchange(list(c.query)));
         expect(page.meta).toMatchObject(c.meta);
         expect(page.data).toHaveLength(c.length);
       });
     }
 
     it('keeps the deprecated meta members equal to their replacements, and resultCount to the page length', async () => {
-      const { meta, data } = body(await exchange(list('?filter[type]=portal&page[limit]=4&page[offset]=24')));
+      const { meta, data } = listOf(await exchange(list('?filter[type]=portal&page[limit]=4&page[offset]=24')));
       expect(meta).toMatchObject({ totalCount: meta.total, totalPages: meta.pages, currentPage: meta.page, resultCount: data.length, totalWithoutFilters: 40 });
     });
 
     it('accepts any include name and omits included', async () => {
       const exchanged = await exchange(list('?filter[type]=portal&include=owner,anything'));
       expect(exchanged.response.status).toBe(200);
-      expect(body(exchanged)).not.toHaveProperty('included');
+      expect(listOf(exchanged)).not.toHaveProperty('included');
     });
 
     const wholeNumbers = [
@@ -193,18 +215,18 @@ describe('the reference server', () => {
   describe('creates resources per its documented choices', () => {
     it('answers 201 with a new ObjectId, the attributes as sent plus inUse false, and the relationships as sent', async () => {
       const document = completeDocumentOf('createAttributeConfig');
-      (document.data as Json).relationships = { group: { data: null } };
-      const created = body(await exchange(create('/attribute-configs', document))).data;
+      (document.data as SentResource).relationships = { group: { data: null } };
+      const created = createdOf(await exchange(create('/attribute-configs', document)));
       expect(created.id).toMatch(OBJECT_ID);
-      expect(created).toEqual({ id: created.id, type: 'AttributeConfig', attributes: { ...(document.data as Json).attributes, inUse: false }, relationships: { group: { data: null } } });
+      expect(created).toEqual({ id: created.id, type: 'AttributeConfig', attributes: { ...(document.data as SentResource).attributes, inUse: false }, relationships: { group: { data: null } } });
     });
 
     it('ignores an inUse sent by the client', async () => {
       const document = completeDocumentOf('createAttributeConfig');
-      (document.data as Json).attributes.inUse = 'yes';
+      (document.data as SentResource).attributes.inUse = 'yes';
       const exchanged = await exchange(create('/attribute-configs', document));
       expect(exchanged.response.status).toBe(201);
-      expect(body(exchanged).data.attributes.inUse).toBe(false);
+      expect(createdOf(exchanged).attributes.inUse).toBe(false);
     });
 
     it('keeps created AttributeConfigs: a customId used before is a 409 conflict pointing at it', async () => {
@@ -224,7 +246,7 @@ describe('the reference server', () => {
       it(`answers a Highlight with ${c.title} 404, pointing at it`, async () => {
         const document = completeDocumentOf('createHighlight');
         const [, , ...path] = c.pointer.split('/');
-        path.slice(0, -1).reduce((node: Json, key) => node[key], document.data as Json)[path[path.length - 1]] = c.value;
+        path.slice(0, -1).reduce((node, key) => node[key] as Record<string, unknown>, document.data as Record<string, unknown>)[path[path.length - 1]] = c.value;
         const exchanged = await exchange(create('/highlights', document));
         expect(exchanged.response.status).toBe(404);
         expect(body(exchanged).errors[0]).toMatchObject({ status: '404', code: 'record-not-found', source: { pointer: c.pointer } });
@@ -233,10 +255,10 @@ describe('the reference server', () => {
     }
 
     it('keeps what it creates: a relationship naming a resource it created is served, one naming an id it holds no record of is 404, pointing at it', async () => {
-      const highlight = body(await exchange(create('/highlights', completeDocumentOf('createHighlight')))).data;
+      const highlight = createdOf(await exchange(create('/highlights', completeDocumentOf('createHighlight'))));
       const naming = (id: string) => {
         const document = completeDocumentOf('createAttributeConfig');
-        (document.data as Json).relationships = { marks: { data: [{ type: 'Highlight', id }] } };
+        (document.data as SentResource).relationships = { marks: { data: [{ type: 'Highlight', id }] } };
         return create('/attribute-configs', document);
       };
       expect((await exchange(naming(highlight.id))).response.status).toBe(201);
@@ -254,7 +276,7 @@ describe('the reference server', () => {
     });
 
     it('uses the fixtures as the records that exist', async () => {
-      const created = body(await exchange(create('/highlights', completeDocumentOf('createHighlight')))).data;
+      const created = createdOf(await exchange(create('/highlights', completeDocumentOf('createHighlight'))));
       expect(created.attributes.collectionItemId).toBe(REFERENCE_FIXTURES.collectionItemId);
       expect(created.relationships.owner.data.id).toBe(REFERENCE_FIXTURES.ownerUserId);
     });
@@ -264,7 +286,7 @@ describe('the reference server', () => {
       expect(conflict.response.status).toBe(409);
       const invalid = await exchange(create('/highlights', { data: { type: 'AttributeConfig', attributes: { color: 5 } } }));
       expect(invalid.response.status).toBe(400);
-      expect(body(invalid).errors.map((e: Json) => e.source.pointer).sort()).toEqual(['/data/attributes/color', '/data/type']);
+      expect(errorsOf(invalid).map((e) => e.source.pointer).sort()).toEqual(['/data/attributes/color', '/data/type']);
     });
   });
 });

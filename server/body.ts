@@ -46,7 +46,10 @@ export function readBody(request: IncomingMessage, maxBytes: number, beforeReadi
   });
 }
 
-/** How much of a refused body is read and thrown away after the answer, so the client reads the answer instead of a reset. */
+/**
+ * How much of a refused body is read and thrown away after the answer, so the client reads the answer instead of a
+ * reset.
+ */
 export const DISCARD_LIMITS = { bytes: 64 * 1024 * 1024, ms: 5000 };
 
 /**

@@ -23,7 +23,10 @@ export interface ChoiceDefinition {
   warns: string[];
   /** Choices it cannot be on together with (the relation is symmetric; either side may name it). */
   conflictsWith: string[];
-  /** Requirements the suite cannot check against this reading, reported not run as the target's choice (the run still passes). */
+  /**
+   * Requirements the suite cannot check against this reading, reported not run as the target's choice (the run still
+   * passes).
+   */
   leavesNotRun?: string[];
   /** For a choice made of others: their names, whose hooks it runs in this order. */
   combines?: string[];
@@ -76,7 +79,7 @@ function objectOf(value: unknown): Json | undefined {
 /** The value at `pointer` in `document`, or undefined when there is none. */
 function valueAt(document: unknown, pointer: string): unknown {
   try {
-    return resolvePointer(document as never, pointer);
+    return resolvePointer(document, pointer);
   } catch {
     return undefined;
   }
@@ -93,7 +96,9 @@ function operationIs(context: RequestContext, operationId: string): boolean {
   return context.operation?.operationId === operationId;
 }
 
-/** The last allowed value of a list's served filter member, when it has two or more (so the others still match items). */
+/**
+ * The last allowed value of a list's served filter member, when it has two or more (so the others still match items).
+ */
 function lastFilterValue(operation: Operation): string | undefined {
   const values = servedFilterMember(operation)?.values ?? [];
   return values.length >= 2 ? values[values.length - 1] : undefined;
@@ -163,7 +168,9 @@ function namedRelationships(operation: Operation): string[] {
   return names;
 }
 
-/** A created resource with `relationship(name)` for each relationship its operation names that the request did not send. */
+/**
+ * A created resource with `relationship(name)` for each relationship its operation names that the request did not send.
+ */
 function withUnsentRelationships(relationship: (name: string, data: Json) => Json): (data: Json, context: RequestContext) => Json {
   return (data, context) => {
     const sent = objectOf(objectOf(objectOf(context.document)?.data)?.relationships) ?? {};
@@ -446,7 +453,7 @@ const SINGLE: Choice[] = [
       rejectWhen('createAttributeConfig', (context) =>
         ['/data/attributes/editPermission', '/data/attributes/viewPermission'].flatMap((pointer) => {
           const value = valueAt(context.document, pointer);
-          return value === undefined || value === 0 ? [] : [conditionProblem(400, 'unknown-permission', `${pointer.split('/').pop()} ${String(value)} is not a permission this server knows`, { pointer })];
+          return value === undefined || value === 0 ? [] : [conditionProblem(400, 'unknown-permission', `${pointer.split('/').pop()} ${JSON.stringify(value)} is not a permission this server knows`, { pointer })];
         }),
       ),
     ],
@@ -616,7 +623,10 @@ function operationsOf(contract: Contract, choice: Choice): Operation[] | string 
   return having.length > 0 ? having : `no ${choice.appliesTo === undefined ? 'operation' : which} of the contract has ${choice.having.what}`;
 }
 
-/** The requirement ids of `refs` for the operations a choice reads: ids the catalogue holds, and each operation's for a role. */
+/**
+ * The requirement ids of `refs` for the operations a choice reads: ids the catalogue holds, and each operation's for a
+ * role.
+ */
 function resolveRefs(contract: Contract, refs: readonly RequirementRef[], operations: Operation[]): string[] {
   const ids = refs.flatMap((ref) => (typeof ref === 'string' ? (contract.requirements.some((r) => r.id === ref) ? [ref] : []) : operations.flatMap((o) => o.roles[ref.role] ?? [])));
   return [...new Set(ids)];
@@ -655,7 +665,9 @@ export const CHOICES: ChoiceDefinition[] = BOUND.choices;
 
 export const CHOICE_NAMES: string[] = CHOICES.map((c) => c.name);
 
-/** The choices of the catalogue that do not apply to the contract loaded, each with why: `run --choice` refuses them. */
+/**
+ * The choices of the catalogue that do not apply to the contract loaded, each with why: `run --choice` refuses them.
+ */
 export const INAPPLICABLE_CHOICES: ReadonlyMap<string, string> = BOUND.inapplicable;
 
 function definitionOf(name: string): ChoiceDefinition | undefined {

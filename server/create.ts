@@ -64,7 +64,10 @@ export class CreatedResources {
     return typeof id === 'string' && (FIXTURE_IDS.has(id) || this.resources.has(`${String(type)} ${id}`));
   }
 
-  /** The first resource identifier of the request's relationships (those no `x-record` member names) naming a record this server does not hold. */
+  /**
+   * The first resource identifier of the request's relationships (those no `x-record` member names) naming a record
+   * this server does not hold.
+   */
   private unheldRelationship(operation: Operation, data: Json): UnknownRecord | undefined {
     const checked = new Set(recordMembers(operation).map((m) => m.pointer));
     for (const [name, relationship] of Object.entries(objectOf(data.relationships) ?? {})) {
@@ -101,7 +104,10 @@ export function keep<K, V>(kept: Map<K, V> | Set<K>, key: K, value?: V, limit = 
 /** The ids of the records the fixtures name, which this server holds from its start. */
 const FIXTURE_IDS: ReadonlySet<string> = new Set(Object.values(REFERENCE_FIXTURES));
 
-/** The attributes only a server sets, at this server's defaults; one a client sent is overwritten (section 2.3: `inUse` appears in responses only). */
+/**
+ * The attributes only a server sets, at this server's defaults; one a client sent is overwritten (section 2.3: `inUse`
+ * appears in responses only).
+ */
 function serverSetAttributes(operation: Operation): Json {
   return Object.fromEntries(serverAttributes(operation).filter((m) => m.required).map((m) => [m.name, structuredClone(SERVER_DEFAULTS[m.types[0]])]));
 }

@@ -24,6 +24,12 @@ async function triggerFindings(fault: FaultDefinition, faults: string[]): Promis
   return serverFindings(exchanged).filter((f) => f.level === 'MUST').map((f) => f.requirement);
 }
 
+/** The members of openapi.yaml the test below changes. */
+interface OpenApiChanged {
+  components: { schemas: { NotificationGroupAttributes: { properties: Record<string, { enum?: unknown[]; type?: string }> } } };
+  paths: Record<string, { get: { parameters: { schema: { properties: { type: { enum: string[] } } } }[] } }>;
+}
+
 describe('the fault catalogue', () => {
   const contract = loadContract();
 

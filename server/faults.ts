@@ -201,7 +201,10 @@ function booleanAttributes(operation: Operation): string[] {
   return listItemAttributes(operation).filter((a) => a.schema.type === 'boolean').map((a) => a.name);
 }
 
-/** A value none of `allowed` is, made from `value`: in lower case (in upper case where lower case is allowed), lengthened until it is none of them. */
+/**
+ * A value none of `allowed` is, made from `value`: in lower case (in upper case where lower case is allowed),
+ * lengthened until it is none of them.
+ */
 function outsideAllowed(value: unknown, allowed: readonly unknown[]): string {
   const text = String(value);
   let outside = text.toLowerCase() === text ? text.toUpperCase() : text.toLowerCase();
@@ -892,7 +895,10 @@ function withoutServerAttributes(attributes: Record<string, unknown>, operation:
   return Object.fromEntries(Object.entries(attributes ?? {}).filter(([name]) => !names.has(name)));
 }
 
-/** A finding of the list's filter requirement when the query asks for the last allowed value of its served filter member. */
+/**
+ * A finding of the list's filter requirement when the query asks for the last allowed value of its served filter
+ * member.
+ */
 function lastFilterValueRefused(context: RequestContext): ReturnType<Contract['finding']>[] {
   const operation = context.operation;
   const requirement = operation?.roles.filterRequired;
@@ -927,7 +933,10 @@ function requirementsOf(contract: Contract, fault: FaultEntry, operations: Opera
   return [fault.requirement];
 }
 
-/** The trigger with `{list}` and `{listPath}` resolved, or undefined when the contract has no list or no operation at its path. */
+/**
+ * The trigger with `{list}` and `{listPath}` resolved, or undefined when the contract has no list or no operation at
+ * its path.
+ */
 function resolvedTrigger(contract: Contract, trigger: FaultTrigger | undefined, operations: Operation[]): FaultTrigger | undefined {
   if (trigger === undefined) return undefined;
   let path = trigger.path;
@@ -986,7 +995,10 @@ export const FAULT_NAMES: string[] = FAULTS.map((f) => f.name);
 /** The faults of the catalogue that do not apply to the contract loaded, each with why: `run --fault` refuses them. */
 export const INAPPLICABLE_FAULTS: ReadonlyMap<string, string> = faultsBoundTo(loadContract()).inapplicable;
 
-/** The hooks of the named faults, in the order given; an unknown name throws UnknownFaultError, one that does not apply InapplicableFaultError. */
+/**
+ * The hooks of the named faults, in the order given; an unknown name throws UnknownFaultError, one that does not apply
+ * InapplicableFaultError.
+ */
 export function faultHooks(names: readonly string[]): ServerHooks[] {
   const inapplicable = names.find((name) => INAPPLICABLE_FAULTS.has(name));
   if (inapplicable !== undefined) throw new InapplicableFaultError(inapplicable, INAPPLICABLE_FAULTS.get(inapplicable)!);

@@ -24,7 +24,9 @@ export function changeCreated(operationId: string, change: ChangeData): ServerHo
   return changeCreatedWhere((operation) => operation.operationId === operationId, change);
 }
 
-/** Changes the `data` of a successful creation by every operation `applies` picks (by its roles in the contract, say). */
+/**
+ * Changes the `data` of a successful creation by every operation `applies` picks (by its roles in the contract, say).
+ */
 export function changeCreatedWhere(applies: (operation: Operation) => boolean, change: ChangeData): ServerHooks['created'] {
   return (creation, context) => {
     if (context.operation === undefined || !applies(context.operation) || !creation.document?.data) return creation;

@@ -5,7 +5,10 @@ import { maskCredentialQuery } from '../contract/index.ts';
 
 export { MASK } from '../contract/index.ts';
 
-/** The target as the request log may show it: the kit's one masking function, plus any value equal to a token the server knows. */
+/**
+ * The target as the request log may show it: the kit's one masking function, plus any value equal to a token the server
+ * knows.
+ */
 export function maskedTarget(target: string, tokens: ReadonlySet<string>): string {
   return maskCredentialQuery(target, tokens);
 }

@@ -205,6 +205,12 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
         const reply = hooks.reply(result!, context);
         writeReply(response, reply);
         if (logger.isLevelEnabled('info')) logger.info({ method: context.method, path: maskedTarget(context.target, tokenSet), status: reply.status, ms: elapsed(started) }, 'request');
+      })
+      // A reply hook or the write itself failing leaves no reply to send: the client's socket is
+      // closed instead of waiting, and the process goes on serving.
+      .catch((error: unknown) => {
+        logger.error({ err: error, method: context.method, path: maskedTarget(context.target, tokenSet) }, 'writing the reply failed');
+        response.destroy();
       });
   };
 }

@@ -30,7 +30,10 @@ export function errorObject(status: number, problem: Problem): Record<string, un
   return { status: String(status), code: problem.code, title: problem.title, detail: problem.detail, ...(source ? { source } : {}) };
 }
 
-/** An error document; a request breaking one rule thousands of times gets a bounded one, each code listed a few times and then summed up. */
+/**
+ * An error document; a request breaking one rule thousands of times gets a bounded one, each code listed a few times
+ * and then summed up.
+ */
 export function errorReply(status: number, problems: Problem[], headers?: Record<string, string>): Reply {
   const listed = boundList(problems, (p) => p.code, (first, count) => ({ code: first.code, title: first.title, detail: `and ${count} more ${first.code} error${count === 1 ? '' : 's'} in this request, not listed` }));
   return { status, contentType: MEDIA_TYPE, headers, document: { errors: listed.map((p) => errorObject(status, p)) } };

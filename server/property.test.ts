@@ -185,7 +185,7 @@ function problemsWith(exchanged: Exchanged): string[] {
   const operation = contract.operations.find((o) => request.path.startsWith(`${contract.basePath}${o.pathTemplate}`))!;
   const problems: string[] = [];
   if (response.status >= 500) problems.push(`answered ${response.status}`);
-  if (response.headers['content-type'] !== MEDIA_TYPE) problems.push(`Content-Type ${response.headers['content-type']}`);
+  if (response.headers['content-type'] !== MEDIA_TYPE) problems.push(`Content-Type ${String(response.headers['content-type'])}`);
   if (!jsonApiDocument(exchanged.json)) problems.push(`not a JSON:API document: ${(response.bodyText ?? '').slice(0, 120)}`);
   const requestFindings = validateRequest(contract, operation, request);
   if (response.status < 300 && requestFindings.length > 0) problems.push(`answered ${response.status} to a request the contract rejects: ${requestFindings[0].message}`);

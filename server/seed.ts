@@ -63,7 +63,7 @@ function objectOf(value: unknown): Schema | undefined {
 /** A value the schema accepts, varying with `index`: enumerated values in turn, numbers and strings counting. */
 export function sampleOf(schema: Schema, index: number, name: string, depth = 0): unknown {
   const record = schema['x-record'];
-  if (typeof record === 'string' && record in REFERENCE_FIXTURES) return REFERENCE_FIXTURES[record as keyof typeof REFERENCE_FIXTURES];
+  if (typeof record === 'string' && record in REFERENCE_FIXTURES) return REFERENCE_FIXTURES[record];
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[index % schema.enum.length];
   const seen = schema['x-values-seen'];
@@ -71,7 +71,7 @@ export function sampleOf(schema: Schema, index: number, name: string, depth = 0)
   const options = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
   if (options) return sampleOf(options.find((o) => o.type !== 'null') ?? options[0], index, name, depth);
   const merged = mergeAllOf(schema);
-  const declared = Array.isArray(merged.type) ? merged.type.find((t) => t !== 'null') : merged.type;
+  const declared: unknown = Array.isArray(merged.type) ? merged.type.find((t) => t !== 'null') : merged.type;
   const type = declared ?? (merged.properties ? 'object' : merged.items ? 'array' : 'string');
   switch (type) {
     case 'boolean':

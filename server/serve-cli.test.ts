@@ -12,9 +12,9 @@ function run(args: string[], env: Record<string, string> = {}): CliProcess {
   return spawnCli(['serve', ...args], { ...process.env, LAS_FAULTS: '', LAS_CHOICES: '', ...env });
 }
 
-async function get(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; json: any }> {
+async function get(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; json: { meta?: Record<string, unknown> } }> {
   const response = await fetch(`${baseUrl}${path}`, { headers });
-  return { status: response.status, json: await response.json() };
+  return { status: response.status, json: (await response.json()) as { meta?: Record<string, unknown> } };
 }
 
 /** Starts the command, hands its base URL to `use`, then stops it with `signal` and returns the exit code. */
@@ -62,7 +62,7 @@ describe('las-conformance serve', () => {
   it('reads LAS_FAULTS and the token variables, flags winning over them, and never prints a supplied token', async () => {
     const env = { LAS_FAULTS: 'no-such-fault', LAS_SESSION_TOKEN: 'session-from-env', LAS_PAT: 'pat-from-env', LAS_LEGACY_HEADER: 'X-Other-Session' };
     await serving(['--port', '0', '--fault', 'meta-total-not-integer', '--session-token', 'session-from-flag'], env, async (baseUrl, started) => {
-      expect((await get(baseUrl, LIST, { authorization: 'Bearer r:session-from-flag' })).json.meta.total).toBe('27');
+      expect((await get(baseUrl, LIST, { authorization: 'Bearer r:session-from-flag' })).json.meta?.total).toBe('27');
       expect((await get(baseUrl, LIST, { authorization: 'Bearer r:session-from-env' })).status).toBe(401);
       expect((await get(baseUrl, LIST, { authorization: 'Bearer p:pat-from-env' })).status).toBe(200);
       expect((await get(baseUrl, LIST, { 'x-other-session': 'session-from-flag' })).status).toBe(200);

@@ -47,8 +47,8 @@ export async function send(baseUrl: string, probe: Probe, dispatcher?: Dispatche
   const url = new URL(baseUrl);
   const path = `${url.pathname}${probe.path}`;
   const response = dispatcher
-    ? await dispatcher.request({ origin: url.origin, path, method: probe.method as Dispatcher.HttpMethod, headers: probe.headers, body: probe.body })
-    : await undiciRequest(`${url.origin}${path}`, { method: probe.method as Dispatcher.HttpMethod, headers: probe.headers, body: probe.body });
+    ? await dispatcher.request({ origin: url.origin, path, method: probe.method, headers: probe.headers, body: probe.body })
+    : await undiciRequest(`${url.origin}${path}`, { method: probe.method, headers: probe.headers, body: probe.body });
   // Read as bytes first, as the suite's client reads them: whether they were UTF-8 is judged too.
   const { text: bodyText, utf8 } = utf8Text(Buffer.from(await response.body.arrayBuffer()));
   const bodyString = probe.body === undefined ? '' : probe.body.toString();
@@ -123,7 +123,9 @@ export function rawExchange(port: number, parts: Array<string | Buffer>, options
   });
 }
 
-/** The complete request document of a create operation, as the suite builds it, naming the reference server's records. */
+/**
+ * The complete request document of a create operation, as the suite builds it, naming the reference server's records.
+ */
 export function completeDocumentOf(operationId: string): Document {
   return completeDocument(loadContract().operation(operationId), REFERENCE_FIXTURES, randomUUID());
 }
@@ -172,7 +174,10 @@ export async function runSuiteCase(suiteCase: SuiteCase, target: Target, client:
   return conformance.blocking();
 }
 
-/** What generation did for one operation in process, and the requirements of the findings it recorded (its shrunk inputs'). */
+/**
+ * What generation did for one operation in process, and the requirements of the findings it recorded (its shrunk
+ * inputs').
+ */
 export interface GeneratedInProcess {
   outcome: GeneratedOperation;
   findings: string[];

@@ -102,13 +102,13 @@ export interface PageAsked {
 /** The named points of the pipeline a fault or a choice may attach to. Each transforms what it is given. */
 export interface ServerHooks {
   /** Pipeline: the order of the stages. */
-  stageOrder?(order: StageName[]): StageName[];
+  stageOrder?: (order: StageName[]) => StageName[];
   /** Stage credentials: the decision on the request's credentials. */
-  credentials?(decision: CredentialDecision, context: CredentialContext): CredentialDecision;
+  credentials?: (decision: CredentialDecision, context: CredentialContext) => CredentialDecision;
   /** Stage validate: the request findings the server acts on. */
-  findings?(findings: Finding[], context: RequestContext): Finding[];
+  findings?: (findings: Finding[], context: RequestContext) => Finding[];
   /** Stage validate, for a request with no findings: problems the server answers 400 for all the same. */
-  rejections?(problems: Problem[], context: RequestContext): Problem[];
+  rejections?: (problems: Problem[], context: RequestContext) => Problem[];
   /** Seed: each item of the list `operation` as the server sends it (applied once, when the server is built). */
   seedItem?(item: SeedItem, operation: Operation): SeedItem;
   /** Seed: the items one value of the list's filter matches (none when it is filtered on nothing), in the order they are served. */
@@ -116,9 +116,9 @@ export interface ServerHooks {
   /** List: the filter members applied besides the one the items are grouped by, each name with the value sent. */
   listFilter?(members: Record<string, string>, operation: Operation): Record<string, string>;
   /** List: the page asked for, from the query (default page size and cap already applied). */
-  pageRequest?(page: PageAsked, query: Record<string, unknown>): PageAsked;
+  pageRequest?: (page: PageAsked, query: Record<string, unknown>) => PageAsked;
   /** List: the items a page holds. */
-  pageWindow?(window: PageWindow, page: PageRequest): PageWindow;
+  pageWindow?: (window: PageWindow, page: PageRequest) => PageWindow;
   /** List: `meta` before the deprecated members are derived from it. */
   listMeta?(meta: Record<string, unknown>, page: PageRequest): Record<string, unknown>;
   /**
@@ -127,9 +127,9 @@ export interface ServerHooks {
    */
   included?(included: unknown, names: string[]): unknown;
   /** List: the top-level members after `data` (`included`, `meta`, ...), deprecated meta members derived. */
-  listMembers?(members: Record<string, unknown>, page: PageRequest): Record<string, unknown>;
+  listMembers?: (members: Record<string, unknown>, page: PageRequest) => Record<string, unknown>;
   /** Create: the status and document of a successful creation. */
-  created?(creation: Creation, context: RequestContext): Creation;
+  created?: (creation: Creation, context: RequestContext) => Creation;
   /** Every reply, just before it is written. */
-  reply?(reply: Reply, context: RequestContext): Reply;
+  reply?: (reply: Reply, context: RequestContext) => Reply;
 }

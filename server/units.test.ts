@@ -10,7 +10,7 @@ const tokens = { sessionToken: 'tok-session', pat: 'tok-pat', forbiddenToken: 't
 const LEGACY = 'X-Svc-Session-Token';
 
 describe('judgeCredentials (section 5)', () => {
-  const cases: Array<{ headers: Record<string, string>; decision: Record<string, unknown> }> = [
+  const cases: Array<{ headers: Record<string, string>; decision: { outcome: string; scheme?: string; code?: string } }> = [
     { headers: { authorization: 'Bearer r:tok-session' }, decision: { outcome: 'permitted', scheme: 'session' } },
     { headers: { authorization: 'bearer p:tok-pat' }, decision: { outcome: 'permitted', scheme: 'pat' } },
     { headers: { [LEGACY]: 'tok-session' }, decision: { outcome: 'permitted', scheme: 'legacy' } },
@@ -24,7 +24,7 @@ describe('judgeCredentials (section 5)', () => {
     { headers: { [LEGACY]: 'tok-forbidden' }, decision: { outcome: 'forbidden', scheme: 'legacy' } },
   ];
   for (const c of cases) {
-    it(`${JSON.stringify(c.headers)} → ${c.decision.outcome} ${c.decision.code ?? c.decision.scheme}`, () => {
+    it(`${JSON.stringify(c.headers)} → ${c.decision.outcome} ${c.decision.code ?? c.decision.scheme ?? ''}`, () => {
       const decision = judgeCredentials(readCredentials(c.headers, LEGACY), tokens, LEGACY);
       expect(decision).toMatchObject(c.decision);
       expect(JSON.stringify(decision)).not.toContain('tok-');

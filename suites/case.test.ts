@@ -112,7 +112,7 @@ describe('a conformance case', () => {
     });
 
     it('fails when the records it names are the target\'s own', async () => {
-      const conformance = await refusedWith404(referenceTarget('http://127.0.0.1:9/v3').fixtures as Record<string, string>);
+      const conformance = await refusedWith404(referenceTarget('http://127.0.0.1:9/v3').fixtures);
       expect(conformance.blocking().map((f) => f.requirement)).toEqual(['HL-DATA-REQUIRED']);
     });
   });

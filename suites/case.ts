@@ -14,7 +14,10 @@ import { scrubValues, type Scrub } from '../run-protocol/secrets.ts';
 
 export interface CaseRequest {
   operation: Operation;
-  /** Query string without `?`, in the kit's encoding (JSON:API's, as the specification shows none), e.g. `filter[type]=portal`. */
+  /**
+   * Query string without `?`, in the kit's encoding (JSON:API's, as the specification shows none), e.g.
+   * `filter[type]=portal`.
+   */
   query?: string;
   /** The headers that carry (or deliberately fail to carry) credentials. */
   credentials: Record<string, string>;
@@ -47,7 +50,10 @@ export interface CredentialHeaders {
   session: Record<string, string>;
   pat: Record<string, string>;
   legacy: Record<string, string>;
-  /** The forbidden session token in each scheme that carries a session token (section 5): `Bearer r:`, then the legacy header. */
+  /**
+   * The forbidden session token in each scheme that carries a session token (section 5): `Bearer r:`, then the legacy
+   * header.
+   */
   forbidden?: Record<string, string>;
   forbiddenLegacy?: Record<string, string>;
   none: Record<string, string>;
@@ -65,7 +71,10 @@ export interface CaseContext {
   requirements: string[];
   /** False when the case-outcome reporter fails cases in the runner (see reports/case-outcome.ts). */
   outcomeInWorker: boolean;
-  /** The requirements whose failures the gate accepts (an active waiver, a --baseline failure), each with why; absent: none. */
+  /**
+   * The requirements whose failures the gate accepts (an active waiver, a --baseline failure), each with why; absent:
+   * none.
+   */
   accepted?: ReadonlyMap<string, string>;
   /** --read-only: requests that could create records are not sent; the case is skipped with READ_ONLY_REASON. */
   readOnly?: boolean;
@@ -132,7 +141,9 @@ export class ConformanceCase {
     return this.context.requirements[0];
   }
 
-  /** Sends a request and checks the exchange. When no answer comes, the finding is recorded and the answer has status 0. */
+  /**
+   * Sends a request and checks the exchange. When no answer comes, the finding is recorded and the answer has status 0.
+   */
   async send(request: CaseRequest): Promise<Answer> {
     const exchanged = await this.judgeOutgoing(outgoingOf(request));
     this.record(this.reported(exchanged), exchanged.answer);
@@ -178,7 +189,10 @@ export class ConformanceCase {
     return answer.status === NO_ANSWER ? findings : suiteFindings(this.context.contract, findings);
   }
 
-  /** Counts what the exchange's judges judged, and what they could not judge and why, as the suite counts them (suiteJudged). */
+  /**
+   * Counts what the exchange's judges judged, and what they could not judge and why, as the suite counts them
+   * (suiteJudged).
+   */
   private recordJudgements({ answer, judged, unjudged }: JudgedOutgoing): void {
     const { contract } = this.context;
     for (const { requirement } of suiteJudged(contract, judged)) this.judged(requirement, answer.captured);
@@ -266,7 +280,10 @@ export class ConformanceCase {
     this.notRunDeclarations.push({ requirements, reason });
   }
 
-  /** Requirements the target's own legal answer left nothing to check in (reported not run; they do not make the run incomplete). */
+  /**
+   * Requirements the target's own legal answer left nothing to check in (reported not run; they do not make the run
+   * incomplete).
+   */
   notShown(requirements: string[], reason: string): void {
     for (const id of requirements) this.context.contract.requirement(id);
     this.notRunDeclarations.push({ requirements, reason, byTargetChoice: true });
@@ -302,7 +319,9 @@ export class ConformanceCase {
     return this.findings.filter((f) => levels.includes(f.level));
   }
 
-  /** Leaves the findings on the test (attachment, annotations) and, deciding in the worker, fails it when one blocks. */
+  /**
+   * Leaves the findings on the test (attachment, annotations) and, deciding in the worker, fails it when one blocks.
+   */
   finish(testInfo: TestInfo): void {
     // Pushed rather than attach()ed: no step and no file per case, the body travels to the reporters as is.
     testInfo.attachments.push({ name: CASE_FINDINGS_ATTACHMENT, body: Buffer.from(JSON.stringify(this.findingsForPeople())), contentType: 'application/json' });
@@ -354,7 +373,10 @@ export class ConformanceCase {
   }
 }
 
-/** A case's request as the client sends it: the operation's path and query, its credentials, its body and that body's type. */
+/**
+ * A case's request as the client sends it: the operation's path and query, its credentials, its body and that body's
+ * type.
+ */
 function outgoingOf(request: CaseRequest): OutgoingRequest {
   const path = request.operation.pathTemplate + (request.query === undefined ? '' : `?${request.query}`);
   const bodyText = request.bodyText ?? (request.document === undefined ? undefined : JSON.stringify(request.document));

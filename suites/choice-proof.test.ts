@@ -50,7 +50,10 @@ const runs: ChoiceRun[] = [
 ];
 /** Generated inputs each run sends besides the fixed cases, as a plain run does: a fixed seed, so a failure replays. */
 const GENERATION: RunDescription = { ...DEFAULT_RUN, generate: { inputs: DEFAULT_GENERATED_INPUTS, seed: 1, operationBudgetMs: 60_000, totalBudgetMs: 180_000 } };
-/** The seeds of the generation in process against every run's server (the boundary phase with the first), and the random inputs each draws per operation. */
+/**
+ * The seeds of the generation in process against every run's server (the boundary phase with the first), and the random
+ * inputs each draws per operation.
+ */
 const SEEDS = [1, 2, 3];
 const SEED_INPUTS = 30;
 
@@ -128,7 +131,8 @@ describe('the suite and the proxy against each legal reading', () => {
       if (warned.length > 0) console.log(`${run.name}: SHOULD warnings ${warned.join(', ')}`);
       expect(requirementsWith(record, 'failed'), record?.verdictReason).toEqual([]);
       expect(record).toMatchObject({ runStatus: 'passed', cases: { failed: 0 } });
-      // Generated inputs run with the whole suite; a narrowed run holds only fixed cases (its server gets generated inputs in process, below).
+      // Generated inputs run with the whole suite; a narrowed run holds only fixed cases (its server gets generated
+      // inputs in process, below).
       if (run.titles === undefined) expect(record?.generated?.operations.map((o) => o.operation).sort(), 'every operation generated its inputs').toEqual(generatedCases.map((c) => c.operation.operationId).sort());
       expect((record?.generated?.operations ?? []).flatMap((o) => o.requirements.filter((r) => r.verdict === 'failed').map((r) => `${o.operation} ${r.id}: ${r.counterexample?.curl}`))).toEqual([]);
       expect(warned.filter((id) => !declaredWarnings(run).has(id))).toEqual([]);

@@ -29,7 +29,7 @@ const ATTRIBUTES = '/data/attributes';
  * that must exist for a creation to succeed (`x-record` in the contract; docs/certification.md §5).
  */
 export function fixtureMembers(operation: Operation): [pointer: string, fixture: keyof Fixtures][] {
-  return bodyMembers(operation).flatMap((m) => (m.record === undefined ? [] : [[m.pointer, m.record as keyof Fixtures]]));
+  return bodyMembers(operation).flatMap((m) => (m.record === undefined ? [] : [[m.pointer, m.record]]));
 }
 
 /** The fixtures a complete document of this operation refers to that the target did not name. */

@@ -31,7 +31,10 @@ export interface SuiteOptions {
   /** The target's settings; the worker resolves and checks them. */
   settings: TargetSettings;
   failLevel: FailLevel;
-  /** The requirements whose failures the gate accepts (an active waiver, a --baseline failure), each with why; absent: none. */
+  /**
+   * The requirements whose failures the gate accepts (an active waiver, a --baseline failure), each with why; absent:
+   * none.
+   */
   accepted?: Record<string, string>;
   /** --read-only: requests that could create records are not sent. */
   readOnly: boolean;

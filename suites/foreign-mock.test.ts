@@ -36,7 +36,8 @@ async function startMock(): Promise<{ server: Server; baseUrl: string }> {
   // openapi-backend checks a definition against OpenAPI 3.0; `quick` skips that check (the contract is 3.1).
   const api = new OpenAPIBackend({ definition: structuredClone(contract.document) as never, quick: true });
   api.register({
-    // openapi-backend's name for the handler of an operation given no handler of its own: here every operation, answered with its mock.
+    // openapi-backend's name for the handler of an operation given no handler of its own: here every operation,
+    // answered with its mock.
     notImplemented: (c: Context) => {
       const { status, mock } = c.api.mockResponseForOperation(c.operation.operationId!);
       return { status, body: mock };

@@ -118,7 +118,7 @@ describe('a create operation added to the contract as data only', () => {
   });
 
   // How each requirement of the addition is broken, on the request or on a real created answer.
-  const breaks: Record<string, { request?: (document: unknown) => unknown; answer?: (status: number, document: Record<string, any>) => [number, unknown] }> = {
+  const breaks: Record<string, { request?: (document: unknown) => unknown; answer?: (status: number, document: unknown) => [number, unknown] }> = {
     'ZZPROOF-AN-DATA-REQUIRED': { request: (d) => withoutValueAt(d, '/data') },
     'ZZPROOF-AN-DATA-TYPE': { request: (d) => withValueAt(d, '/data/type', 'Note') },
     'ZZPROOF-AN-OWNER-TYPE': { request: (d) => withValueAt(d, '/data/relationships/owner/data/type', 'Group') },
@@ -141,7 +141,7 @@ describe('a create operation added to the contract as data only', () => {
         const created = await send(server.baseUrl, { method: 'POST', path: operation.pathTemplate, headers: session, body: JSON.stringify(createdDocument()) });
         expect(created.response.status).toBe(201);
         const requestDocument = broken.request ? broken.request(createdDocument()) : createdDocument();
-        const [status, answer] = broken.answer ? broken.answer(created.response.status, created.json as Record<string, any>) : [201, created.json];
+        const [status, answer] = broken.answer ? broken.answer(created.response.status, created.json) : [201, created.json];
         const request = { ...created.request, bodyText: JSON.stringify(requestDocument) };
         const response = { ...created.response, status, bodyText: JSON.stringify(answer) };
         expect(judgeExchange(contract, request, response).map((f) => f.requirement)).toContain(id);
@@ -160,7 +160,7 @@ describe('a kind of record the kit has never seen, named by the added create ope
   const created = contract.requirementOf(operation, 'success')!.id;
   const shelfIdIn = (document: unknown): unknown => {
     try {
-      return resolvePointer(document as Parameters<typeof resolvePointer>[0], members[0].pointer);
+      return resolvePointer(document, members[0].pointer);
     } catch {
       return undefined;
     }
@@ -185,7 +185,7 @@ describe('a kind of record the kit has never seen, named by the added create ope
       registerRunCommand(program);
       const run = program.commands.find((command) => command.name() === 'run')!;
       run.parseOptions(['--base-url', 'http://127.0.0.1:1/v3', ...args]);
-      return runSettings(run.opts() as Parameters<typeof runSettings>[0], env);
+      return runSettings(run.opts<Parameters<typeof runSettings>[0]>(), env);
     };
     expect(settingsOf(['--zz-proof-shelf-id', 'from-flag']).fixtures).toEqual({ [KIND]: 'from-flag' });
     expect(settingsOf([], { LAS_ZZ_PROOF_SHELF_ID: 'from-variable' }).fixtures).toEqual({ [KIND]: 'from-variable' });

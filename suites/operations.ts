@@ -15,7 +15,10 @@ export interface OperationInput {
 /** Why the 403 cases are not run when the target names no forbidden credential. */
 export const NO_FORBIDDEN_TOKEN = 'no forbidden credential configured (--forbidden-token or LAS_FORBIDDEN_TOKEN)';
 
-/** Why a case that must be served is not run when its document would name records the target did not give (docs/certification.md §5). */
+/**
+ * Why a case that must be served is not run when its document would name records the target did not give
+ * (docs/certification.md §5).
+ */
 export function noFixturesReason(missing: (keyof Fixtures)[]): string {
   return `the target names no ${missing.map((name) => `${name} fixture (${settingSource(name)})`).join(' or ')}, the record a complete document refers to`;
 }
@@ -88,7 +91,10 @@ function servedQuery(operation: Operation, served: string, value: string, record
   return pairs.map(([name, v]) => `${FILTER_PARAMETER}[${name}]=${v}`).join('&');
 }
 
-/** An input a permitted caller must be served for: the first filter value (naming the target's records), or a complete document. */
+/**
+ * An input a permitted caller must be served for: the first filter value (naming the target's records), or a complete
+ * document.
+ */
 export function validInput(operation: Operation, fixtures: Fixtures): OperationInput {
   if (operation.requestBody === undefined) return { query: smallestQuery(operation.parameters, { records: fixtures }) };
   return { document: completeDocument(operation, fixtures, uniqueTag()) };
@@ -97,7 +103,10 @@ export function validInput(operation: Operation, fixtures: Fixtures): OperationI
 /** A page below its bounds (section 8): refused by every list that takes a page. */
 const PAGE_BELOW_BOUNDS = `${PAGE_PARAMETER}[limit]=0&${PAGE_PARAMETER}[offset]=0`;
 
-/** An input the operation must reject with 400: no filter (a list that requires one), a page below its bounds, or a body without `data`. */
+/**
+ * An input the operation must reject with 400: no filter (a list that requires one), a page below its bounds, or a body
+ * without `data`.
+ */
 export function invalidInput(operation: Operation): OperationInput {
   if (operation.requestBody !== undefined) return { document: {} };
   return filterRequired(operation) ? {} : { query: `${smallestQuery(operation.parameters)}&${PAGE_BELOW_BOUNDS}`.replace(/^&/, '') };
@@ -158,7 +167,10 @@ export function otherResourceType(type: unknown): string {
   return unknownValue([String(type)], `Other${String(type)}`);
 }
 
-/** The statuses a case may see refusing a request that breaks `requirements`: 400, and what the catalogue names for them (409 for a wrong `data.type`). */
+/**
+ * The statuses a case may see refusing a request that breaks `requirements`: 400, and what the catalogue names for them
+ * (409 for a wrong `data.type`).
+ */
 export function rejectionStatuses(requirements: readonly string[]): number[] {
   return refusalsFor(contract, requirements);
 }

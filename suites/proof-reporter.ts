@@ -22,7 +22,10 @@ export default class ProofReporter implements Reporter {
   private readonly projects = new Map<string, ProjectRun>();
   private readonly writing: Promise<unknown>[] = [];
 
-  /** The record's options, where the records go, and the projects' targets (the runs share all but their base URLs: proof-runs.ts). */
+  /**
+   * The record's options, where the records go, and the projects' targets (the runs share all but their base URLs:
+   * proof-runs.ts).
+   */
   constructor(private readonly options: ConformanceReporterOptions & { targets: ProofTarget[] }) {}
 
   printsToStdio(): boolean {

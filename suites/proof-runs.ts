@@ -44,7 +44,10 @@ function casesOf(suite: ListedSuite): ListedCase[] {
   return [...own, ...(suite.suites ?? []).flatMap(casesOf)];
 }
 
-/** Every case of the suite with the requirements it names, as `playwright test --list` reports them (no request is sent). */
+/**
+ * Every case of the suite with the requirements it names, as `playwright test --list` reports them (no request is
+ * sent).
+ */
 export async function listCases(target: Target, baseEnvironment: Record<string, string | undefined>): Promise<ListedCase[]> {
   const run = { target, reportDir: ROOT, failLevel: 'must' as const, baseEnvironment, output: 'ignore' as const, config: CONFIG_FILE };
   const child = spawn(process.execPath, [...suiteArguments(run), '--list', '--reporter=json'], { cwd: ROOT, env: playwrightChildEnvironment(run), stdio: ['ignore', 'pipe', 'ignore'] });

@@ -24,7 +24,9 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** A project `grep` that selects the cases of exactly these titles (Playwright matches the title path, the title last). */
+/**
+ * A project `grep` that selects the cases of exactly these titles (Playwright matches the title path, the title last).
+ */
 export function titlesGrep(titles: string[]): RegExp {
   return new RegExp(titles.map((title) => ` ${escapeRegExp(title)}$`).join('|'));
 }

@@ -18,7 +18,10 @@ import { RUN_ENVIRONMENT } from './settings.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONFIG_FILE = join(ROOT, 'playwright.config.ts');
-/** The suite process's file descriptor on which its conformance reporter sends the record: the first after stdin, stdout and stderr. */
+/**
+ * The suite process's file descriptor on which its conformance reporter sends the record: the first after stdin, stdout
+ * and stderr.
+ */
 export const RECORD_PIPE = 3;
 const PLAYWRIGHT_CLI = join(dirname(createRequire(import.meta.url).resolve('@playwright/test/package.json')), 'cli.js');
 

@@ -50,7 +50,7 @@ function flagsOf(args: string[]) {
   registerRunCommand(program);
   const run = program.commands.find((command) => command.name() === 'run')!;
   run.parseOptions(args);
-  return run.opts() as Parameters<typeof runSettings>[0];
+  return run.opts<Parameters<typeof runSettings>[0]>();
 }
 
 let server: Awaited<ReturnType<typeof startReferenceServer>>;

@@ -33,7 +33,9 @@ export interface RegressionCase {
   request: RegressionRequest;
 }
 
-/** The regression cases of a target file (none when the file has no list); an unknown requirement id is a usage error. */
+/**
+ * The regression cases of a target file (none when the file has no list); an unknown requirement id is a usage error.
+ */
 export function readRegressionCases(path: string, requirementIds: readonly string[]): RegressionCase[] {
   let text: string;
   try {
@@ -50,8 +52,9 @@ export function parseRegressionCases(text: string, source: string, requirementId
 
 /** The regression cases of a target file read once; an unknown requirement id is a usage error. */
 export function targetFileRegressionCases(file: TargetFile, requirementIds: readonly string[]): RegressionCase[] {
-  const { document, path: source } = file as { document: { regressionCases?: RegressionCase[] }; path: string };
-  const cases = document.regressionCases ?? [];
+  const { document, path: source } = file;
+  // The file was checked against targets/target.schema.json when it was read.
+  const cases = (document.regressionCases ?? []) as RegressionCase[];
   const unknown = cases.filter((c) => !requirementIds.includes(c.requirement)).map((c) => c.requirement);
   if (unknown.length > 0) throw new TargetError(`target file ${source}: regression case for ${[...new Set(unknown)].join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`);
   const names = cases.map((c) => c.name);

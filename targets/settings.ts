@@ -102,7 +102,10 @@ export function settingRows(contract: Contract = loadContract()): SettingRow[] {
   return rows;
 }
 
-/** A kind of record whose flag or variable another setting has would be read as that setting: the contract must name it otherwise. */
+/**
+ * A kind of record whose flag or variable another setting has would be read as that setting: the contract must name it
+ * otherwise.
+ */
 export function refuseCollisions(rows: SettingRow[]): void {
   for (const [i, row] of rows.entries()) {
     const other = rows.slice(0, i).find((r) => r.flag === row.flag || r.variable === row.variable);

@@ -39,7 +39,7 @@ export const HAPROXY_CONFIG = fileURLToPath(new URL('../examples/proxy/haproxy.c
 
 /** The environment haproxy.cfg reads: where clients connect, and each replica's address and admin port. */
 export function haproxyEnvironment(bind: string, replicas: readonly { url: string; adminUrl: string }[]): Record<string, string> {
-  const addresses = replicas.flatMap((replica, i) => [
+  const addresses = replicas.flatMap((replica, i): [string, string][] => [
     [`LAS_REPLICA${i + 1}`, new URL(replica.url).host],
     [`LAS_REPLICA${i + 1}_ADMIN_PORT`, new URL(replica.adminUrl).port],
   ]);

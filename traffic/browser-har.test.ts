@@ -51,7 +51,8 @@ describe.skipIf(!browserTestsRun)('judge: a HAR recorded by a real browser', () 
     harFile = join(dir, 'browser.har');
     const context = await browser.newContext({ recordHar: { path: harFile, mode: 'full', content: 'embed' } });
     const page = await context.newPage();
-    // Same origin as the API, so the fetch calls need no CORS; the page itself is outside the API (counted, not judged).
+    // Same origin as the API, so the fetch calls need no CORS; the page itself is outside the API (counted, not
+    // judged).
     await page.goto(new URL('/', reference.baseUrl).href);
     const statuses = await page.evaluate(async ({ base, calls }) => {
       const answered: number[] = [];

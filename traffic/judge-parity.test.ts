@@ -53,7 +53,8 @@ it('judge on the capture gives the lines the proxy logged for those exchanges', 
   const judged = readFileSync(offline, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Line);
   rmSync(offline, { force: true });
   const ids = new Set(judged.map((line) => line.requestId));
-  // Every exchange with a MUST finding was captured: the 400 with a numeric status, the list, the bad limit, the create.
+  // Every exchange with a MUST finding was captured: the 400 with a numeric status, the list, the bad limit, the
+  // create.
   expect([...ids].sort()).toEqual(['parity-400', 'parity-create', 'parity-limit', 'parity-list']);
   const logged = proxyLog.lines().filter((line) => ids.has(line.requestId as string));
   expect(byRequest(judged)).toEqual(byRequest(logged));

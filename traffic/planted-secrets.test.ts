@@ -88,7 +88,7 @@ const received: Received[] = [];
 
 /** The planted secrets each sink holds: none, for every sink. */
 function leaks(written: Map<string, string>): Record<string, string[]> {
-  return Object.fromEntries([...written].map(([sink, text]) => [sink, SECRETS.filter((secret) => text.includes(secret))]).filter(([, found]) => found.length > 0));
+  return Object.fromEntries([...written].map(([sink, text]): [string, string[]] => [sink, SECRETS.filter((secret) => text.includes(secret))]).filter(([, found]) => found.length > 0));
 }
 
 function harOfCorpus(): string {

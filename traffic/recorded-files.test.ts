@@ -133,7 +133,7 @@ describe('las-conformance judge, files it cannot judge whole', () => {
       const result = await runCliInProcess(['judge', join(dir, c.name)]);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
-      expect(result.stderr.trimEnd().split('\n')).toEqual(c.stderr.map((line) => expect.stringMatching(line)));
+      expect(result.stderr.trimEnd().split('\n')).toEqual(c.stderr.map((line): unknown => expect.stringMatching(line)));
     }, 30_000);
   }
 

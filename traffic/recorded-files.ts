@@ -46,7 +46,10 @@ export async function formatOf(file: string): Promise<RecordedFormat> {
   }
 }
 
-/** Every entry of the file, in order, as it is read; a HAR string longer than `maxString` characters is kept as OVERSIZED_TEXT. */
+/**
+ * Every entry of the file, in order, as it is read; a HAR string longer than `maxString` characters is kept as
+ * OVERSIZED_TEXT.
+ */
 export async function* readRecorded(file: string, maxString = DEFAULT_MAX_STRING): AsyncGenerator<RecordedItem> {
   const format = await formatOf(file);
   yield* format === 'har' ? harEntries(file, maxString) : captureEntries(file, maxLineFor(maxString));

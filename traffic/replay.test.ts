@@ -174,7 +174,7 @@ describe('a saved regression case in run', () => {
   }, 60_000);
 
   function record(reportDir: string): { verdict: string; requirements: { id: string; verdict: string; cases: number; regressionCases?: string[]; evidence: { case: string; message: string }[] }[] } {
-    return JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8'));
+    return JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as ReturnType<typeof record>;
   }
 
   it('fails run against the faulted server under the requirement it names (record, JUnit, HTML)', async () => {

@@ -75,7 +75,10 @@ export function serviceMustFindings(findings: readonly Pick<RecordedFinding, 'ru
   return [...new Set(findings.filter((f) => f.level === 'MUST' && partyOf(f.direction) === 'service').map((f) => f.rule))];
 }
 
-/** A recorded request as it is sent again: its recorded credentials stripped, the scheme to put the run's own in; or why it cannot be. */
+/**
+ * A recorded request as it is sent again: its recorded credentials stripped, the scheme to put the run's own in; or why
+ * it cannot be.
+ */
 export interface ReplayedRequest {
   request: RegressionCase['request'];
   /** Why the entry is not sent whatever the flags: a credential the run cannot supply, a body that cannot be masked. */
@@ -154,7 +157,10 @@ function credentialForm(headers: readonly HarHeader[], path: string, legacyHeade
   return unsuppliable === null ? { credentials: 'none' } : { unsuppliable };
 }
 
-/** The method overrides and rewrites a request holds, in every form enforce mode refuses (proxy/admission.ts), and `_method` in a body. */
+/**
+ * The method overrides and rewrites a request holds, in every form enforce mode refuses (proxy/admission.ts), and
+ * `_method` in a body.
+ */
 function methodOverrides(headers: readonly HarHeader[], path: string, bodyText: string | undefined, contentType: string): string[] {
   const found: string[] = [];
   for (const { name } of headers) if (METHOD_OVERRIDE_HEADERS.has(name.toLowerCase()) || REWRITE_HEADERS.has(name.toLowerCase())) found.push(name.toLowerCase());
@@ -235,7 +241,9 @@ export class Replayer {
     return { ...base, verdict, reproduced, appeared, status: sent.status };
   }
 
-  /** The recorded findings (a capture holds them); for a HAR from elsewhere, what judging the recorded exchange finds. */
+  /**
+   * The recorded findings (a capture holds them); for a HAR from elsewhere, what judging the recorded exchange finds.
+   */
   private originalFindings(item: Extract<RecordedItem, { recorded: unknown }>): RecordedFinding[] {
     if (item.recorded.note) return item.recorded.note.findings;
     const judged = judgeRecordedItem({ contract: this.replay.contract, judge: this.replay.judge }, item);

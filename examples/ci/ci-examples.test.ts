@@ -63,7 +63,9 @@ function expand(text: string, context: Record<string, string>): string {
   });
 }
 
-/** The `vars.` and `secrets.` the example names, each with its value in `given`, or empty as GitHub expands one not set. */
+/**
+ * The `vars.` and `secrets.` the example names, each with its value in `given`, or empty as GitHub expands one not set.
+ */
 function repositorySettings(given: Record<string, string>): Record<string, string> {
   const names = Object.values(gateStep.with ?? {}).flatMap((value) => [...value.matchAll(/\$\{\{\s*((?:vars|secrets)\.(\w+))\s*\}\}/g)].map((m) => [m[1], m[2]]));
   return Object.fromEntries(names.map(([expression, name]) => [expression, given[name] ?? '']));
@@ -75,7 +77,10 @@ function actionInputs(repository: Record<string, string>): Record<string, string
   return Object.fromEntries(Object.entries(action.inputs).map(([name, input]) => [`inputs.${name}`, given[name] ?? input.default ?? '']));
 }
 
-/** The action's shell steps, run in `workspace` as GitHub runs a composite action's steps; stops at the first that fails, as a job does. */
+/**
+ * The action's shell steps, run in `workspace` as GitHub runs a composite action's steps; stops at the first that
+ * fails, as a job does.
+ */
 async function runActionSteps(workspace: string, runnerTemp: string, repository: Record<string, string>, env: Record<string, string>): Promise<ShellResult[]> {
   const context = { ...actionInputs(repository), 'runner.temp': runnerTemp };
   const results: ShellResult[] = [];

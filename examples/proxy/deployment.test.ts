@@ -62,8 +62,8 @@ function run(argv: string[], cwd: string, env: Record<string, string>): Running 
   const child = spawn(argv[0], argv.slice(1), { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, stdout: () => stdout, stderr: () => stderr, exit };
 }
@@ -131,7 +131,7 @@ function startUnit(unit: Map<string, string[]>, root: string): Running & { env: 
   chownSync(credentials, SERVICE_USER, SERVICE_USER);
   chmodSync(credentials, 0o500);
   const expand = (value: string) => relocateHost(value, root).replaceAll('%d', credentials);
-  const environment = Object.fromEntries(unit.get('Environment')!.map((pair) => pair.split(/=(.*)/s, 2).map(expand)));
+  const environment = Object.fromEntries(unit.get('Environment')!.map((pair) => pair.split(/=(.*)/s, 2).map(expand) as [string, string]));
   const env = { ...environment, ...LOOPBACK, LAS_PROXY_UPSTREAM: `${upstream.url}/v3`, CREDENTIALS_DIRECTORY: credentials };
   const [program, ...args] = expand(unit.get('ExecStart')![0]).split(/\s+/);
   return { ...runAsServiceUser([existsSync(program) ? program : process.execPath, ...args], expand(unit.get('WorkingDirectory')![0]), env), env };

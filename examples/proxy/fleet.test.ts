@@ -30,6 +30,7 @@ import { eventually, send, startUpstream, type TestServer } from '../../proxy/te
 import { PARTIES, summarizeViolations, type Party } from '../../reports/violations-summary.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
 import { fleetChoice, fleetTestRunsHere, freePort, HAPROXY_CONFIG, haproxyEnvironment } from '../../test-support/fleet.ts';
+import { markdownTableRows } from '../../test-support/markdown.ts';
 
 const EXAMPLES = new URL('./', import.meta.url);
 const REPLICAS = 3;
@@ -76,8 +77,8 @@ let prometheus: Engine | undefined;
 function startEngine(executable: string, args: string[], env: Record<string, string>): Engine {
   const child = spawn(executable, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => output, exit };
 }
@@ -115,7 +116,10 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** Prometheus's configuration as written, its intervals shortened; the rules file as written; the replicas and the token where it looks for them. */
+/**
+ * Prometheus's configuration as written, its intervals shortened; the rules file as written; the replicas and the token
+ * where it looks for them.
+ */
 function preparePrometheus(promDir: string): void {
   const config = parse(readFileSync(new URL('prometheus.yml', EXAMPLES), 'utf8')) as { global: Record<string, string>; rule_files: string[] };
   config.global.scrape_interval = '1s';
@@ -227,7 +231,8 @@ test.runIf(fleetTestRunsHere)('three replicas behind HAProxy, scraped by Prometh
   const [promExchanges] = await query(promUrl, 'sum(las_proxy_exchanges_total)');
   expect({ exchanges: Number(promExchanges.value[1]), findings: promFindings }).toEqual({ exchanges: sent, findings: summed });
 
-  // The rules file, as loaded: the alert on the service's MUST findings is pending for each rule the service broke, and no replica is missing.
+  // The rules file, as loaded: the alert on the service's MUST findings is pending for each rule the service
+  // broke, and no replica is missing.
   const brokenRules = (await query(promUrl, 'sum by (rule) (las_proxy_findings_total{party="service", level="MUST"})')).map((sample) => sample.metric.rule).sort();
   const alerts = await eventually('the service alert to be pending for every rule the service broke', async () => {
     const answer = JSON.parse((await send(`${promUrl}/api/v1/alerts`)).body.toString()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } };
@@ -364,5 +369,6 @@ test('the guide\'s fleet section names every file of the fleet in examples/proxy
   const section = guide.slice(guide.indexOf('## A fleet:'));
   const fleetFiles = readdirSync(EXAMPLES).filter((name) => /^(haproxy\.cfg|prometheus\.yml|las-proxy-.*\.yml)$/.test(name));
   expect(fleetFiles.length).toBe(4);
-  expect(fleetFiles.filter((name) => !section.includes(`| \`${name}\` |`))).toEqual([]);
+  const named = markdownTableRows(section).map(([first]) => first);
+  expect(fleetFiles.filter((name) => !named.includes(`\`${name}\``))).toEqual([]);
 });

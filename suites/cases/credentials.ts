@@ -70,7 +70,8 @@ export const credentialCases: SuiteCase[] = operations.flatMap((operation) =>
     async run(conformance) {
       const headers = c.headers(conformance.credentials, conformance.target);
       if (headers === undefined) conformance.skip(NO_FORBIDDEN_TOKEN);
-      // A document without the records a target did not name may be refused (which attributes are required is not shown).
+      // A document without the records a target did not name may be refused (which attributes are required is not
+      // shown).
       const missing = c.invalid || (c.expect !== 'success' && c.expect !== 'success-or-401') ? [] : missingFixtures(operation, conformance.target.fixtures);
       if (missing.length > 0) conformance.skip(noFixturesReason(missing));
       const input = c.invalid ? invalidInput(operation) : validInput(operation, conformance.target.fixtures);

@@ -37,7 +37,9 @@ function otherMember(operation: Operation): string {
   return unknownValue(filterMembers(operation).map((m) => m.name), 'kind');
 }
 
-/** Filters a list must refuse, of those its filter's schema makes wrong: each kept only where the contract refuses it. */
+/**
+ * Filters a list must refuse, of those its filter's schema makes wrong: each kept only where the contract refuses it.
+ */
 function rejectedFilters(operation: Operation): { title: string; query?: string }[] {
   const served = servedFilterMember(operation);
   const candidates: { title: string; query?: string }[] = [];

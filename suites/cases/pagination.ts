@@ -100,7 +100,10 @@ async function pageWalk(conformance: ConformanceCase, operation: Operation, ids:
   return state;
 }
 
-/** The list query for `value` of the served filter member (naming `records` where a member names a record), with a page part (`&page[limit]=1&page[offset]=0`). */
+/**
+ * The list query for `value` of the served filter member (naming `records` where a member names a record), with a page
+ * part (`&page[limit]=1&page[offset]=0`).
+ */
 function withPage(operation: Operation, value: string | undefined, page: string, records: RecordIds = {}): string {
   return `${filterQuery(operation, value, records)}${page}`.replace(/^&/, '');
 }
@@ -145,7 +148,7 @@ function paginationCasesOf(operation: Operation): SuiteCase[] {
         const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(`&page[limit]=${LARGE_LIMIT}&page[offset]=0`, conformance.target.fixtures) });
         if (!conformance.expectStatus(answer, [200, 400], success)) return;
         const data = (answer.json as { data?: unknown[] } | undefined)?.data;
-        const served = answer.status === 400 ? 'answered 400' : `served ${Array.isArray(data) ? data.length : 'no'} items, meta.limit ${String(metaOf(answer)?.limit ?? 'absent')}`;
+        const served = answer.status === 400 ? 'answered 400' : `served ${Array.isArray(data) ? data.length : 'no'} items, meta.limit ${shownLimit(metaOf(answer)?.limit)}`;
         conformance.observe(limitCap, answer, `page[limit]=${LARGE_LIMIT}: ${served}`);
       },
     } satisfies SuiteCase]),
@@ -184,3 +187,8 @@ function paginationCasesOf(operation: Operation): SuiteCase[] {
 }
 
 export const paginationCases: SuiteCase[] = listOperations.filter((operation) => operation.parameters.some((p) => p.name === PAGE_PARAMETER)).flatMap(paginationCasesOf);
+
+/** The `meta.limit` a page was served with, as JSON, or `absent`. */
+function shownLimit(limit: unknown): string {
+  return limit === undefined ? 'absent' : JSON.stringify(limit);
+}

@@ -48,7 +48,8 @@ function casesOf(operation: Operation): SuiteCase[] {
         },
       };
     }),
-    // How a server treats another request media type is not shown: 415 is JSON:API's answer, serving it only warns, 5xx fails.
+    // How a server treats another request media type is not shown: 415 is JSON:API's answer, serving it only warns, 5xx
+    // fails.
     {
       title: `${operation.operationId}: a valid document sent as application/json → any answer but 5xx`,
       requirements: ['ERR-NO-5XX'],

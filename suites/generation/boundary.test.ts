@@ -20,6 +20,17 @@ const attributeConfig = contract.operation('createAttributeConfig');
 const highlight = contract.operation('createHighlight');
 const fixtures = { ownerUserId: '6553f100c0ffee0000000001', collectionItemId: '6553f100c0ffee0000000002' };
 
+/** The members of a sent document these tests read. */
+interface SentDocument {
+  data: {
+    attributes: { color: string; options: unknown[] };
+    relationships: { owner: { meta: Record<string, unknown> } };
+  };
+}
+
+/** The document an input sends. */
+const documentOf = (input: { bodyText?: string }) => JSON.parse(input.bodyText!) as SentDocument;
+
 describe('pages from a total', () => {
   const cases = [
     { total: 27, limits: [1, 2, 3, 4, 9, 10, 27] },

@@ -529,7 +529,7 @@ export function contractBoundaries(operation: Operation, fixtures: Fixtures): Bo
  */
 export function isPaged(operation: Operation): boolean {
   const page = operation.parameters.find((p) => p.name === 'page');
-  const members = ((page?.schema as Schema | undefined)?.properties ?? {}) as Record<string, Schema>;
+  const members = ((page?.schema)?.properties ?? {}) as Record<string, Schema>;
   return operation.roles.pageLength !== undefined && members.limit !== undefined && members.offset !== undefined;
 }
 

@@ -299,7 +299,11 @@ async function randomPhase(g: Generation): Promise<void> {
     });
     if (details.interrupted && g.stopped === undefined) g.stopped = budgetRanOut(job);
     // A predicate that threw (the case skipped, say) is no failure of the target: the error goes on.
-    if (details.failed && target === undefined && details.errorInstance) throw details.errorInstance;
+    if (details.failed && target === undefined && details.errorInstance) {
+      // Thrown as it came: Playwright knows its own (a skip) by what it is.
+      const thrown: unknown = details.errorInstance;
+      throw thrown;
+    }
     if (!details.failed || target === undefined || last === undefined) break;
     await recordFailure(g, target, last, details.numShrinks);
   }

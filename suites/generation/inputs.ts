@@ -4,13 +4,16 @@
 // enum or constant left). Whether an input is valid is then the contract's to say (judged.ts),
 // not the generator's: a change the encoding undoes is simply a valid input.
 import fc from 'fast-check';
-import { querySchema, withoutValueAt, withValueAt, type Operation } from '../../contract/index.ts';
+import { querySchema, scalarText, withoutValueAt, withValueAt, type Operation } from '../../contract/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { fixtureMembers } from '../documents.ts';
 import { arbitraryOf, mutatedValue, mutationsOf, type DerivationOptions, type Mutation, type PointerOverride } from './schema-arbitrary.ts';
 
 export interface GeneratedInput {
-  /** The query as an object of the operation's parameters (`{ filter: { type: 'portal' } }`), for an operation with parameters. */
+  /**
+   * The query as an object of the operation's parameters (`{ filter: { type: 'portal' } }`), for an operation with
+   * parameters.
+   */
   query?: Record<string, unknown>;
   /** The request document, for an operation that takes a body. */
   document?: unknown;
@@ -76,7 +79,7 @@ function text(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) return value.map(text).join(',');
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  return scalarText(value);
 }
 
 const pair = (name: string, value: unknown) => `${name}=${encodeURIComponent(text(value))}`;

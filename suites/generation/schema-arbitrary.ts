@@ -268,7 +268,7 @@ export function mutatedValue(mutation: Mutation): fc.Arbitrary<unknown> {
           .filter((n) => n < mutation.minimum),
       );
     case 'outside-values': {
-      const strings = mutation.values.filter((v) => typeof v === 'string') as string[];
+      const strings = mutation.values.filter((v): v is string => typeof v === 'string');
       const near = strings.flatMap((v) => [v.toUpperCase(), `${v} `, v.slice(1)]);
       return fc
         .oneof(fc.constantFrom(...near, ''), anyText({ maxLength: 16 }))
