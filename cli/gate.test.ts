@@ -130,7 +130,7 @@ describe('waivers', () => {
     expect(record.verdict).toBe('failed');
     expect(verdictOf(record, FAULTED)).toMatchObject({ verdict: 'failed', waiver: { active: true, expires: '2999-12-31' } });
     expect(record.gate).toMatchObject({ result: 'pass', waived: [FAULTED] });
-    expect(result.stdout).toMatch(/^Verdict: PASSED by the gate, which sets the exit code: no failure left \(1 failure waived\)\n  before waivers: FAILED: /m);
+    expect(result.stdout).toMatch(/^Verdict: PASSED by the gate, which sets the exit code: no failure left \(1 failure waived\)\n {2}before waivers: FAILED: /m);
     expect(result.code).toBe(0);
   });
 

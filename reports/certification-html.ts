@@ -86,7 +86,7 @@ function nestedValue(value: unknown): string {
     const entries = Object.entries(value as Record<string, unknown>);
     return `<dl class="nested">${entries.map(([k, v]) => `<dt>${escape(nameAsWords(k))}</dt><dd>${nestedValue(v)}</dd>`).join('')}</dl>`;
   }
-  return escape(String(value));
+  return escape(scalarText(value));
 }
 
 function moreFacts(record: CertificationRecord): [string, string][] {

@@ -212,8 +212,8 @@ describe('verdict data the verdict step cannot read', () => {
     const reporter = new ConformanceReporter(recording([]));
     const test = testCase(shape);
     reporter.onBegin(CONFIGURED, { allTests: () => [test] } as unknown as Suite);
-    reporter.onTestEnd(test, { ...testResult(shape, (text) => text), attachments: [] } as unknown as TestResult);
-    expect(await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as FullResult)).toEqual({ status: 'failed' });
+    reporter.onTestEnd(test, { ...testResult(shape, (text) => text), attachments: [] });
+    expect(await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 })).toEqual({ status: 'failed' });
     expect(existsSync(join(dir, 'conformance.json'))).toBe(false);
   });
 });

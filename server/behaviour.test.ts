@@ -171,7 +171,7 @@ describe('the reference server', () => {
       it(`answers a page member that is not a whole number 400 naming it: ${c.query}`, async () => {
         const exchanged = await exchange(list(`?filter[type]=portal${c.query}`));
         expect(exchanged.response.status).toBe(400);
-        expect(body(exchanged).errors[0]).toMatchObject({ code: c.code, source: { parameter: c.parameter } });
+        expect(errorsOf(exchanged)[0]).toMatchObject({ code: c.code, source: { parameter: c.parameter } });
         expect(serverFindings(exchanged)).toEqual([]);
       });
     }
@@ -234,7 +234,7 @@ describe('the reference server', () => {
       expect((await exchange(create('/attribute-configs', document))).response.status).toBe(201);
       const again = await exchange(create('/attribute-configs', document));
       expect(again.response.status).toBe(409);
-      expect(body(again).errors[0]).toMatchObject({ status: '409', code: 'duplicate-custom-id', source: { pointer: '/data/attributes/customId' } });
+      expect(errorsOf(again)[0]).toMatchObject({ status: '409', code: 'duplicate-custom-id', source: { pointer: '/data/attributes/customId' } });
       expect(serverFindings(again)).toEqual([]);
     });
 
@@ -249,7 +249,7 @@ describe('the reference server', () => {
         path.slice(0, -1).reduce((node, key) => node[key] as Record<string, unknown>, document.data as Record<string, unknown>)[path[path.length - 1]] = c.value;
         const exchanged = await exchange(create('/highlights', document));
         expect(exchanged.response.status).toBe(404);
-        expect(body(exchanged).errors[0]).toMatchObject({ status: '404', code: 'record-not-found', source: { pointer: c.pointer } });
+        expect(errorsOf(exchanged)[0]).toMatchObject({ status: '404', code: 'record-not-found', source: { pointer: c.pointer } });
         expect(serverFindings(exchanged)).toEqual([]);
       });
     }
@@ -264,7 +264,7 @@ describe('the reference server', () => {
       expect((await exchange(naming(highlight.id))).response.status).toBe(201);
       const unknown = await exchange(naming('ffffffffffffffffffffffff'));
       expect(unknown.response.status).toBe(404);
-      expect(body(unknown).errors[0]).toMatchObject({ status: '404', code: 'record-not-found', source: { pointer: '/data/relationships/marks/data/0/id' } });
+      expect(errorsOf(unknown)[0]).toMatchObject({ status: '404', code: 'record-not-found', source: { pointer: '/data/relationships/marks/data/0/id' } });
       expect(serverFindings(unknown)).toEqual([]);
     });
 

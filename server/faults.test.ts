@@ -24,10 +24,15 @@ async function triggerFindings(fault: FaultDefinition, faults: string[]): Promis
   return serverFindings(exchanged).filter((f) => f.level === 'MUST').map((f) => f.requirement);
 }
 
+/** A schema member the test below changes. */
+interface MemberChanged {
+  enum?: unknown[];
+  type?: string;
+}
 /** The members of openapi.yaml the test below changes. */
 interface OpenApiChanged {
-  components: { schemas: { NotificationGroupAttributes: { properties: Record<string, { enum?: unknown[]; type?: string }> } } };
-  paths: Record<string, { get: { parameters: { schema: { properties: { type: { enum: string[] } } } }[] } }>;
+  components: { schemas: Record<string, { properties?: Record<string, MemberChanged> }> };
+  paths: Record<string, { get?: { parameters?: { name: string; schema: { properties?: Record<string, MemberChanged> } }[] } }>;
 }
 
 describe('the fault catalogue', () => {
@@ -105,18 +110,18 @@ describe('faults and choices bound to roles', () => {
   });
 
   it("applies a fault or choice that changes a kind of item attribute or filter value only where a list has one, refusing it in one line where none has", () => {
-    const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as Record<string, any>;
+    const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as OpenApiChanged;
     // Every member of every component without allowed values and no boolean among them; every
     // filter member of every list with one allowed value at most.
-    for (const schema of Object.values(openapi.components.schemas as Record<string, any>)) {
-      for (const member of Object.values((schema.properties ?? {}) as Record<string, any>)) {
+    for (const schema of Object.values(openapi.components.schemas)) {
+      for (const member of Object.values(schema.properties ?? {})) {
         delete member.enum;
         if (member.type === 'boolean') member.type = 'string';
       }
     }
-    for (const item of Object.values(openapi.paths as Record<string, any>)) {
-      const filter = (item.get?.parameters ?? []).find((p: { name: string }) => p.name === 'filter');
-      for (const member of Object.values((filter?.schema.properties ?? {}) as Record<string, any>))
+    for (const item of Object.values(openapi.paths)) {
+      const filter = (item.get?.parameters ?? []).find((p) => p.name === 'filter');
+      for (const member of Object.values(filter?.schema.properties ?? {}))
         if (Array.isArray(member.enum)) member.enum = member.enum.slice(0, 1);
     }
     const plain = new Contract(stringifyYaml(openapi), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));

@@ -13,6 +13,7 @@ import {
   MEDIA_TYPE,
   pageMembers,
   PAGE_PARAMETER,
+  scalarText,
   type Contract,
   type Finding,
   type Operation,
@@ -138,7 +139,7 @@ export class ReferenceList {
     if (!json) {
       const matches = (item: ServedItem) =>
         Object.entries(narrowing).every(
-          ([name, value]) => item.attributes[name] === undefined || String(item.attributes[name]) === value,
+          ([name, value]) => item.attributes[name] === undefined || scalarText(item.attributes[name]) === value,
         );
       const items = (this.itemsByFilter.get(filterValue) ?? []).filter(matches).map((item) => item.json);
       json = Buffer.from(this.page(items, { offset, limit, total: 0 }, names));

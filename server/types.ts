@@ -110,22 +110,22 @@ export interface ServerHooks {
   /** Stage validate, for a request with no findings: problems the server answers 400 for all the same. */
   rejections?: (problems: Problem[], context: RequestContext) => Problem[];
   /** Seed: each item of the list `operation` as the server sends it (applied once, when the server is built). */
-  seedItem?(item: SeedItem, operation: Operation): SeedItem;
+  seedItem?: (item: SeedItem, operation: Operation) => SeedItem;
   /** Seed: the items one value of the list's filter matches (none when it is filtered on nothing), in the order they are served. */
-  seedList?(items: SeedItem[], filterValue: string | undefined, operation: Operation): SeedItem[];
+  seedList?: (items: SeedItem[], filterValue: string | undefined, operation: Operation) => SeedItem[];
   /** List: the filter members applied besides the one the items are grouped by, each name with the value sent. */
-  listFilter?(members: Record<string, string>, operation: Operation): Record<string, string>;
+  listFilter?: (members: Record<string, string>, operation: Operation) => Record<string, string>;
   /** List: the page asked for, from the query (default page size and cap already applied). */
   pageRequest?: (page: PageAsked, query: Record<string, unknown>) => PageAsked;
   /** List: the items a page holds. */
   pageWindow?: (window: PageWindow, page: PageRequest) => PageWindow;
   /** List: `meta` before the deprecated members are derived from it. */
-  listMeta?(meta: Record<string, unknown>, page: PageRequest): Record<string, unknown>;
+  listMeta?: (meta: Record<string, unknown>, page: PageRequest) => Record<string, unknown>;
   /**
    * List: the `included` member for the requested include names: the server's resources for the
    * names its contract defines (undefined: omitted).
    */
-  included?(included: unknown, names: string[]): unknown;
+  included?: (included: unknown, names: string[]) => unknown;
   /** List: the top-level members after `data` (`included`, `meta`, ...), deprecated meta members derived. */
   listMembers?: (members: Record<string, unknown>, page: PageRequest) => Record<string, unknown>;
   /** Create: the status and document of a successful creation. */

@@ -97,7 +97,7 @@ function parentOf(pointer: string): string {
 }
 
 function sampleValue(member: BodyMember, fixtures: Fixtures, tag: string): unknown {
-  const fixture = member.record as keyof Fixtures | undefined;
+  const fixture = member.record;
   if (fixture) return fixtures[fixture] ?? PLACEHOLDER_FIXTURES[fixture];
   if (member.const !== undefined) return member.const;
   // Allowed values are not shown for these members (section 2.3): only the values seen are sent.

@@ -12,7 +12,7 @@ const REGRESSION_CASE: RegressionCase = {
   requirement: 'ERR-STATUS-STRING',
   why: 'seen in production',
   request: { method: 'GET', path: '/notification-groups', credentials: 'session' },
-} as RegressionCase;
+};
 const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'session-secret', pat: 'pat-secret', headers: { 'X-Gateway-Key': 'header-secret' } }, loadContract().legacyHeader);
 const run = {
   target,

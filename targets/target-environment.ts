@@ -1,5 +1,6 @@
 // A target in environment variables and in a description of the run: the settings the variables
 // give, and a resolved target turned back into variables, its secrets apart from the rest.
+import { scalarText } from '../contract/index.ts';
 import { settingRows, settingValue, targetVariables, withSetting, type TargetSettings } from './settings.ts';
 import { MIB, parsedSetting, TOKEN_NAMES, type Target } from './target.ts';
 
@@ -27,7 +28,7 @@ export function withoutSecrets(settings: TargetSettings): TargetSettings {
 
 /** Only the secrets of the settings. */
 export function secretsOnly(settings: TargetSettings): TargetSettings {
-  return Object.fromEntries(SECRET_SETTINGS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]])) as TargetSettings;
+  return Object.fromEntries(SECRET_SETTINGS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]]));
 }
 
 /** The variables of a resolved target's secrets only: the rest of the target travels in the run's description. */
@@ -60,7 +61,7 @@ export function targetEnvironment(target: Target): Record<string, string> {
     if (row.parse === 'headers') {
       const lines = Object.entries(value as Record<string, string>).map(([name, header]) => `${name}: ${header}`);
       if (lines.length > 0) env[row.variable] = lines.join('\n');
-    } else env[row.variable] = String(value);
+    } else env[row.variable] = scalarText(value);
   }
   return env;
 }

@@ -19,16 +19,25 @@ export interface ContractChange {
   requirements?: (Requirement | TemplateUse)[];
 }
 
-type Yaml = Record<string, any>;
+/** An operation of a path item as parsed: the members this file reads. */
+interface OperationYaml {
+  operationId?: string;
+  'x-requirements'?: Record<string, string>;
+}
+/** openapi.yaml as parsed: the members this file reads and changes. */
+interface OpenApiYaml {
+  paths: Record<string, Record<string, OperationYaml>>;
+  components: { schemas: Record<string, unknown> };
+}
 type CatalogueEntry = Requirement | TemplateUse;
 
 const COMPONENT_REF = /^#\/components\/schemas\/(.+)$/;
 
 /** The component names `value` refers to, and those they refer to in turn. */
-function referencedComponents(value: unknown, schemas: Yaml, found = new Set<string>()): Set<string> {
+function referencedComponents(value: unknown, schemas: Record<string, unknown>, found = new Set<string>()): Set<string> {
   if (Array.isArray(value)) for (const item of value) referencedComponents(item, schemas, found);
   else if (value !== null && typeof value === 'object') {
-    for (const [key, member] of Object.entries(value as Yaml)) {
+    for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
       const name = key === '$ref' && typeof member === 'string' ? COMPONENT_REF.exec(member)?.[1] : undefined;
       if (name === undefined) referencedComponents(member, schemas, found);
       else if (!found.has(name)) {
@@ -41,10 +50,10 @@ function referencedComponents(value: unknown, schemas: Yaml, found = new Set<str
 }
 
 /** Takes out a path item, the components only it used and the requirements only its operations had. */
-function removePath(openapi: Yaml, catalogue: { requirements: CatalogueEntry[] }, path: string): void {
-  const item = openapi.paths[path] as Yaml | undefined;
+function removePath(openapi: OpenApiYaml, catalogue: { requirements: CatalogueEntry[] }, path: string): void {
+  const item = openapi.paths[path] as Record<string, OperationYaml> | undefined;
   if (item === undefined) throw new Error(`openapi.yaml has no path ${path} to remove`);
-  const removed = Object.values(item) as Yaml[];
+  const removed = Object.values(item);
   const ids = new Set(removed.map((operation) => String(operation.operationId)));
   const named = new Set(removed.flatMap((operation) => Object.values(operation['x-requirements'] ?? {}).map(String)));
   // Named for one of their roles, taking templates for one of them, or routed only from them.
@@ -54,12 +63,12 @@ function removePath(openapi: Yaml, catalogue: { requirements: CatalogueEntry[] }
       : named.has(r.id) ||
         (r.schemaFindings !== undefined &&
           r.schemaFindings.every((route) => route.operation !== undefined && ids.has(route.operation)));
-  const schemas = openapi.components.schemas as Yaml;
+  const schemas = openapi.components.schemas;
   const usedBefore = referencedComponents(openapi.paths, schemas);
   // Components no path uses (the generic documents) stay, with all they refer to.
   const generic = Object.keys(schemas)
     .filter((name) => !usedBefore.has(name))
-    .map((name) => schemas[name] as unknown);
+    .map((name) => schemas[name]);
   delete openapi.paths[path];
   const usedAfter = referencedComponents([openapi.paths, generic], schemas);
   for (const name of usedBefore) if (!usedAfter.has(name)) delete schemas[name];
@@ -68,11 +77,11 @@ function removePath(openapi: Yaml, catalogue: { requirements: CatalogueEntry[] }
 
 /** Writes a copy of schemas/ (openapi.yaml and requirements.yaml) with `change` made, and returns its directory. */
 export function contractCopy(change: ContractChange): string {
-  const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as Yaml;
+  const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as OpenApiYaml;
   const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as {
     requirements: CatalogueEntry[];
   };
-  const creating = Object.values(openapi.paths as Yaml).flatMap((item: Yaml) =>
+  const creating = Object.values(openapi.paths).flatMap((item) =>
     item.post ? [String(item.post.operationId)] : [],
   );
   const routedFromCreate = (r: CatalogueEntry) =>
@@ -91,5 +100,5 @@ export function contractCopy(change: ContractChange): string {
 
 /** The path items of the shipped contract, in its order: each holds operations the specification specifies. */
 export function specifiedPaths(): string[] {
-  return Object.keys((parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as Yaml).paths as Yaml);
+  return Object.keys((parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as OpenApiYaml).paths);
 }

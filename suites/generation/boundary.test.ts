@@ -14,15 +14,10 @@ import {
   walkOffsets,
 } from './boundary.ts';
 
-const contract = loadContract();
-const list = contract.operation('listNotificationGroups');
-const attributeConfig = contract.operation('createAttributeConfig');
-const highlight = contract.operation('createHighlight');
-const fixtures = { ownerUserId: '6553f100c0ffee0000000001', collectionItemId: '6553f100c0ffee0000000002' };
-
 /** The members of a sent document these tests read. */
 interface SentDocument {
   data: {
+    type: string;
     attributes: { color: string; options: unknown[] };
     relationships: { owner: { meta: Record<string, unknown> } };
   };
@@ -30,6 +25,12 @@ interface SentDocument {
 
 /** The document an input sends. */
 const documentOf = (input: { bodyText?: string }) => JSON.parse(input.bodyText!) as SentDocument;
+
+const contract = loadContract();
+const list = contract.operation('listNotificationGroups');
+const attributeConfig = contract.operation('createAttributeConfig');
+const highlight = contract.operation('createHighlight');
+const fixtures = { ownerUserId: '6553f100c0ffee0000000001', collectionItemId: '6553f100c0ffee0000000002' };
 
 describe('pages from a total', () => {
   const cases = [
@@ -95,7 +96,7 @@ describe('boundaries from the contract', () => {
     const types = contractBoundaries(highlight, fixtures).filter((input) =>
       input.boundary.startsWith('/data/type: outside the allowed values'),
     );
-    expect(types.map((input) => JSON.parse(input.bodyText!).data.type)).toContainEqual(
+    expect(types.map((input) => documentOf(input).data.type)).toContainEqual(
       'Highlight\u{1F600}\u{1D11E}\u{20000}',
     );
   });
@@ -131,17 +132,17 @@ describe('boundaries from the contract', () => {
     );
     for (const { name, text } of STRING_CLASSES)
       expect(
-        inputs.map((input) => JSON.parse(input.bodyText!).data.attributes),
+        inputs.map((input) => documentOf(input).data.attributes),
         name,
       ).toContainEqual(expect.objectContaining({ color: text, summary: text }));
-    expect(inputs.some((input) => JSON.parse(input.bodyText!).data.attributes.color.length > 4096)).toBe(true);
+    expect(inputs.some((input) => documentOf(input).data.attributes.color.length > 4096)).toBe(true);
     const astral = inputs.find((input) => input.boundary === 'every string: astral')!;
     const colorOnly = astral.smaller!().find((input) => input.boundary === '/data/attributes/color: astral')!;
-    expect(JSON.parse(colorOnly.bodyText!).data).toMatchObject({
+    expect(documentOf(colorOnly).data).toMatchObject({
       attributes: { color: '\u{1F600}\u{1D11E}\u{20000}', range: 'range boundary' },
       relationships: { owner: { data: { id: fixtures.ownerUserId } } },
     });
-    expect(colorOnly.smaller!().map((input) => [...JSON.parse(input.bodyText!).data.attributes.color].length)).toEqual([
+    expect(colorOnly.smaller!().map((input) => [...documentOf(input).data.attributes.color].length)).toEqual([
       1,
     ]);
   });
@@ -150,10 +151,10 @@ describe('boundaries from the contract', () => {
     const options = contractBoundaries(attributeConfig, fixtures).filter((input) =>
       /^\/data\/attributes\/options: (two equal items|empty|\d+ items)$/.test(input.boundary),
     );
-    const lists = options.map((input) => JSON.parse(input.bodyText!).data.attributes.options as unknown[]);
+    const lists = options.map((input) => documentOf(input).data.attributes.options);
     expect(lists.map((l) => l.length)).toEqual([2, 0, MANY_ITEMS]);
     expect(lists[0][0]).toEqual(lists[0][1]);
-    expect(options[2].smaller!().map((input) => JSON.parse(input.bodyText!).data.attributes.options.length)).toEqual([
+    expect(options[2].smaller!().map((input) => documentOf(input).data.attributes.options.length)).toEqual([
       1, 2, 5, 10, 20,
     ]);
   });
@@ -162,7 +163,7 @@ describe('boundaries from the contract', () => {
     const meta = contractBoundaries(highlight, fixtures).filter((input) =>
       /^\/data\/relationships\/owner\/meta: (\d+ members|a member named)/.test(input.boundary),
     );
-    const names = meta.flatMap((input) => Object.keys(JSON.parse(input.bodyText!).data.relationships.owner.meta));
+    const names = meta.flatMap((input) => Object.keys(documentOf(input).data.relationships.owner.meta));
     expect(names).toEqual(expect.arrayContaining(['', ' ', '__proto__', '\u0000', 'member59']));
   });
 

@@ -128,7 +128,7 @@ const typesOf = (schema: Schema): string[] =>
 const fixedValue = (schema: Schema) => schema.const !== undefined || Array.isArray(schema.enum);
 const isFreeMap = (schema: Schema) =>
   typesOf(schema).includes('object') &&
-  (Object.keys((schema.properties ?? {}) as object).length === 0 || typeof schema.additionalProperties === 'object');
+  (Object.keys((schema.properties ?? {})).length === 0 || typeof schema.additionalProperties === 'object');
 
 /**
  * Strings of a sampled item or member stay this short: "many" is about the count, and 60 members
@@ -230,7 +230,7 @@ function documentPlaceInputs(base: unknown, place: Place): BoundaryInput[] {
   if (types.includes('array') && schema.uniqueItems !== true) {
     const items = typeof schema.items === 'object' && schema.items !== null ? (schema.items as Schema) : {};
     const existing = valueAt(base, pointer);
-    const item = Array.isArray(existing) && existing.length > 0 ? existing[0] : sampleOf(items);
+    const item: unknown = Array.isArray(existing) && existing.length > 0 ? (existing[0] as unknown) : sampleOf(items);
     const many = Array.from({ length: MANY_ITEMS }, (_, i) => distinct(item, i));
     inputs.push(documentInput(`${pointer}: two equal items`, withValueAt(base, pointer, [item, item])));
     inputs.push(documentInput(`${pointer}: empty`, withValueAt(base, pointer, [])));
@@ -587,7 +587,7 @@ function optionalParameterPairs(operation: Operation): string[] {
   return operation.parameters
     .filter((parameter) => !parameter.required && parameter.name !== PAGE_PARAMETER && parameter.style !== 'deepObject')
     .map((parameter) => {
-      const schema = mergeAllOf((parameter.schema ?? {}) as Schema);
+      const schema = mergeAllOf((parameter.schema ?? {}));
       const value = typesOf(schema).includes('array') ? [parameter.name] : parameter.name;
       return queryText(operation, { [parameter.name]: value });
     });
