@@ -11,7 +11,8 @@ import { suiteProcessSettings } from './environment.ts';
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
   if (!suiteProcessSettings.layout.embedded) return undefined;
   const embedded = await startEmbeddedTarget();
-  const target = resolveTarget(mergeSettings(suiteProcessSettings.settings, embedded.settings), loadContract().legacyHeader);
+  const settings = mergeSettings(suiteProcessSettings.settings, embedded.settings);
+  const target = resolveTarget(settings, loadContract().legacyHeader);
   const described = { ...suiteProcessSettings.described, target: describedTarget(target) };
   Object.assign(process.env, targetEnvironment(target), { [RUN_ENVIRONMENT.run]: JSON.stringify(described) });
   return () => embedded.close();
