@@ -27,14 +27,18 @@ function pathPattern(name) {
 /** One drawn arrow line: `part → target, target (types), ...` or `part → nothing`. */
 function arrowsOfLine(line, number) {
   const match = /^(\S+)\s+→\s+(.+)$/.exec(line.trim());
-  if (!match) throw new Error(`${DRAWING_FILE}: line ${number} of the arrows block is not "part → target, ...": ${line}`);
+  if (!match)
+    throw new Error(`${DRAWING_FILE}: line ${number} of the arrows block is not "part → target, ...": ${line}`);
   const [, part, targets] = match;
   if (targets.trim() === 'nothing') return { part, targets: [] };
   return {
     part,
     targets: targets.split(',').map((target) => {
       const [, name, types] = /^\s*(\S+)(\s+\(types\))?\s*$/.exec(target) ?? [];
-      if (!name) throw new Error(`${DRAWING_FILE}: line ${number} of the arrows block names a target that is not one word: ${target}`);
+      if (!name)
+        throw new Error(
+          `${DRAWING_FILE}: line ${number} of the arrows block names a target that is not one word: ${target}`,
+        );
       return { name, typesOnly: Boolean(types) };
     }),
   };
@@ -44,7 +48,11 @@ function drawnArrows(root) {
   const text = readFileSync(join(root, DRAWING_FILE), 'utf8');
   const block = DRAWING_BLOCK.exec(text);
   if (!block) throw new Error(`${DRAWING_FILE} has no \`\`\`arrows block: the import rules are read from it`);
-  return block[1].split('\n').map((line, index) => [line, index + 1]).filter(([line]) => line.trim() !== '').map(([line, number]) => arrowsOfLine(line, number));
+  return block[1]
+    .split('\n')
+    .map((line, index) => [line, index + 1])
+    .filter(([line]) => line.trim() !== '')
+    .map(([line, number]) => arrowsOfLine(line, number));
 }
 
 /** What each part may import: its own files, and each target it points at. */
@@ -55,7 +63,11 @@ function allowedOf(arrows) {
     const from = { ...productCode, path: pathPattern(part) };
     rules.push({ comment: `${part} uses its own files`, from, to: { path: pathPattern(part) } });
     for (const { name, typesOnly } of targets) {
-      rules.push({ comment: `${part} → ${name}${typesOnly ? ' (types)' : ''}`, from, to: { path: pathPattern(name), ...(typesOnly ? { dependencyTypes: ['type-only'] } : {}) } });
+      rules.push({
+        comment: `${part} → ${name}${typesOnly ? ' (types)' : ''}`,
+        from,
+        to: { path: pathPattern(name), ...(typesOnly ? { dependencyTypes: ['type-only'] } : {}) },
+      });
     }
   }
   return rules;
@@ -63,8 +75,20 @@ function allowedOf(arrows) {
 
 module.exports = {
   forbidden: [
-    { name: 'no-circular', severity: 'error', comment: 'an import circle: move the function to the file it belongs to', from: {}, to: { circular: true } },
-    { name: 'no-test-code-in-product', severity: 'error', comment: 'product code imports no test or test helper', from: { pathNot: `${TEST_CODE}|^bench/` }, to: { path: TEST_CODE } },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'an import circle: move the function to the file it belongs to',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-test-code-in-product',
+      severity: 'error',
+      comment: 'product code imports no test or test helper',
+      from: { pathNot: `${TEST_CODE}|^bench/` },
+      to: { path: TEST_CODE },
+    },
   ],
   allowed: allowedOf(drawnArrows(__dirname)),
   allowedSeverity: 'error',

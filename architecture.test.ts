@@ -15,7 +15,10 @@ const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 
 /** Each broken rule as one line a person can act on: the rule, the import, the circle if any. */
 function violationLines(result: ICruiseResult): string[] {
-  return (result.summary.violations ?? []).map((v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (circle: ${v.cycle.map((step) => step.name).join(' → ')})` : ''}`);
+  return (result.summary.violations ?? []).map(
+    (v) =>
+      `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (circle: ${v.cycle.map((step) => step.name).join(' → ')})` : ''}`,
+  );
 }
 
 async function cruiseFrom(baseDir: string): Promise<string[]> {
@@ -37,7 +40,8 @@ describe('the import rules', () => {
       'contract/reads-flags.ts': "import { flag } from '../cli/flags.ts';\nexport const read = flag;\n",
       'cli/flags.ts': 'export const flag = 1;\n',
       'reports/record.ts': 'export const buildRecord = () => 1;\n',
-      'suites/builds-records.ts': "import { buildRecord } from '../reports/record.ts';\nexport const built = buildRecord;\n",
+      'suites/builds-records.ts':
+        "import { buildRecord } from '../reports/record.ts';\nexport const built = buildRecord;\n",
       'server/first.ts': "import { second } from './second.ts';\nexport const first = () => second;\n",
       'server/second.ts': "import { first } from './first.ts';\nexport const second = () => first;\n",
       'server/test-support.ts': 'export const helper = 1;\n',
@@ -57,7 +61,10 @@ describe('the import rules', () => {
 
   it.each([
     { drawing: 'The parts, drawn as a picture only.\n', says: /ARCHITECTURE\.md has no ```arrows block/ },
-    { drawing: '```arrows\ncontract → nothing\nsuites -> contract\n```\n', says: /ARCHITECTURE\.md: line 2 of the arrows block is not "part → target, \.\.\.": suites -> contract/ },
+    {
+      drawing: '```arrows\ncontract → nothing\nsuites -> contract\n```\n',
+      says: /ARCHITECTURE\.md: line 2 of the arrows block is not "part → target, \.\.\.": suites -> contract/,
+    },
   ])('are not read from a drawing they cannot parse: $says', ({ drawing, says }) => {
     const copy = mkdtempSync(join(tmpdir(), 'las-drawing-'));
     try {

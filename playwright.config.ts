@@ -29,7 +29,14 @@ const reporters: ReporterDescription[] = [
   ['./reports/progress-reporter.ts'],
   ['html', { outputFolder: join(layout.reportDir, PLAYWRIGHT_HTML_DIR), open: 'never' }],
   // Per case; the conformance reporter writes junit.xml, per requirement, for CI systems.
-  ['junit', { outputFile: join(layout.reportDir, CASES_JUNIT_FILE), embedAnnotationsAsProperties: true, stripANSIControlSequences: true }],
+  [
+    'junit',
+    {
+      outputFile: join(layout.reportDir, CASES_JUNIT_FILE),
+      embedAnnotationsAsProperties: true,
+      stripANSIControlSequences: true,
+    },
+  ],
   ['./reports/conformance-reporter.ts', { ...recording, outputDir: layout.reportDir }],
 ];
 // Sharded runs: each shard writes a blob; `npx playwright merge-reports --config playwright.config.ts DIR` renders them

@@ -33,7 +33,11 @@ const ISOLATED_FILES = [
  * The proofs run the suite against the reference server dozens of times; `npm run test:quick`
  * leaves out their project.
  */
-const PROOF_FILES = ['suites/choice-proof.test.ts', 'suites/fault-proof.test.ts', 'suites/generative-fault-proof.test.ts'];
+const PROOF_FILES = [
+  'suites/choice-proof.test.ts',
+  'suites/fault-proof.test.ts',
+  'suites/generative-fault-proof.test.ts',
+];
 
 const EXCLUDED = ['node_modules/**', 'suites/**/*.spec.ts'];
 
@@ -44,7 +48,15 @@ export default defineConfig({
     // loading and contention (measured: 6 to 20 CPU-seconds more a quick run, none shorter).
     maxWorkers: availableParallelism(),
     projects: [
-      { extends: true, test: { name: 'shared', include: ['**/*.test.ts'], exclude: [...EXCLUDED, ...ISOLATED_FILES, ...PROOF_FILES], isolate: false } },
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['**/*.test.ts'],
+          exclude: [...EXCLUDED, ...ISOLATED_FILES, ...PROOF_FILES],
+          isolate: false,
+        },
+      },
       { extends: true, test: { name: 'isolated', include: ISOLATED_FILES, exclude: EXCLUDED, isolate: true } },
       { extends: true, test: { name: 'proofs', include: PROOF_FILES, exclude: EXCLUDED, isolate: false } },
     ],

@@ -17,7 +17,10 @@ const SETTLED_CPU_REQUEST = 'settled-cpu';
 
 /** Forks the bench file at `moduleUrl` as a contender of `kind`; resolves with the URL it serves. */
 export function spawnContender(moduleUrl: string, kind: string, argument = ''): Promise<Contender> {
-  const child = fork(fileURLToPath(moduleUrl), [CONTENDER_FLAG, kind, argument], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(moduleUrl), [CONTENDER_FLAG, kind, argument], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (message) => resolve({ child, ...(message as { url: string; adminUrl?: string }) }));
     child.once('exit', (code) => reject(new Error(`contender ${kind} exited with ${code}`)));
@@ -31,7 +34,9 @@ export function spawnContender(moduleUrl: string, kind: string, argument = ''): 
  */
 export function cpuMicros(contender: Contender, { settled = false } = {}): Promise<number> {
   return new Promise((resolve) => {
-    contender.child.once('message', (usage) => resolve((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system));
+    contender.child.once('message', (usage) =>
+      resolve((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system),
+    );
     contender.child.send(settled ? SETTLED_CPU_REQUEST : CPU_REQUEST);
   });
 }
@@ -47,14 +52,18 @@ export interface StartedContender {
  * In a process forked by spawnContender: starts the contender its arguments name, hands its URL
  * to the bench and answers CPU readings from then on. In the bench's own process: does nothing.
  */
-export async function serveIfContender(start: (kind: string, argument: string) => Promise<string | StartedContender>): Promise<void> {
+export async function serveIfContender(
+  start: (kind: string, argument: string) => Promise<string | StartedContender>,
+): Promise<void> {
   const at = process.argv.indexOf(CONTENDER_FLAG);
   if (at < 0) return;
   const started = await start(process.argv[at + 1], process.argv[at + 2]);
-  const { url, adminUrl, settled } = typeof started === 'string' ? { url: started, adminUrl: undefined, settled: undefined } : started;
+  const { url, adminUrl, settled } =
+    typeof started === 'string' ? { url: started, adminUrl: undefined, settled: undefined } : started;
   process.on('message', (message) => {
     if (message === CPU_REQUEST) process.send!(process.cpuUsage());
-    if (message === SETTLED_CPU_REQUEST) void (settled?.() ?? Promise.resolve()).then(() => process.send!(process.cpuUsage()));
+    if (message === SETTLED_CPU_REQUEST)
+      void (settled?.() ?? Promise.resolve()).then(() => process.send!(process.cpuUsage()));
   });
   process.send!(adminUrl === undefined ? { url } : { url, adminUrl });
 }

@@ -19,7 +19,10 @@ interface Variant {
 
 export default async function contractBench(): Promise<void> {
   const started = performance.now();
-  const contract = new Contract(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8'), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));
+  const contract = new Contract(
+    readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8'),
+    readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'),
+  );
   contract.compileValidators();
   const loadMs = performance.now() - started;
 
@@ -33,12 +36,16 @@ export default async function contractBench(): Promise<void> {
   const variants: Variant[] = [
     // A fresh response object per call, as the proxy builds one per exchange, so the contract's
     // per-message parse cache never serves a body parsed in an earlier iteration.
-    { name: 'validateResponse (body text)', run: () => validateResponse(contract, operation, { status: 200, headers, bodyText }).length },
+    {
+      name: 'validateResponse (body text)',
+      run: () => validateResponse(contract, operation, { status: 200, headers, bodyText }).length,
+    },
     { name: 'ajv + JSON.parse (body text)', run: () => rawValidate(JSON.parse(bodyText)) },
     { name: 'ajv alone (parsed object)', run: () => rawValidate(parsed) },
   ];
   const findings = validateResponse(contract, operation, { status: 200, headers, bodyText });
-  if (findings.length > 0 || !rawValidate(parsed)) throw new Error(`the benchmark document must be valid: ${findings.map((f) => f.message).join('; ')}`);
+  if (findings.length > 0 || !rawValidate(parsed))
+    throw new Error(`the benchmark document must be valid: ${findings.map((f) => f.message).join('; ')}`);
 
   for (const variant of variants) opsPerSecond(variant.run, WARMUP_MS);
   const samples = new Map<string, number[]>(variants.map((v) => [v.name, []]));
@@ -47,13 +54,23 @@ export default async function contractBench(): Promise<void> {
   }
 
   const median = (name: string) => medianOf(samples.get(name)!);
-  const ratio = (numerator: string, denominator: string) => medianOf(samples.get(numerator)!.map((value, round) => value / samples.get(denominator)![round]));
+  const ratio = (numerator: string, denominator: string) =>
+    medianOf(samples.get(numerator)!.map((value, round) => value / samples.get(denominator)![round]));
   const [module, withParse, alone] = variants.map((v) => v.name);
   process.stdout.write(`contract load + compile (once per process): ${loadMs.toFixed(0)} ms\n`);
-  process.stdout.write(`${ITEMS}-item list document, ${bodyText.length} bytes; median of ${ROUNDS} interleaved rounds of ${ROUND_MS} ms\n`);
-  for (const variant of variants) process.stdout.write(`  ${variant.name.padEnd(32)} ${Math.round(median(variant.name)).toLocaleString('en-US').padStart(9)} validations/s\n`);
-  process.stdout.write(`  validateResponse / (ajv + JSON.parse): ${ratio(module, withParse).toFixed(3)}  (1.000 = no module overhead)\n`);
-  process.stdout.write(`  validateResponse / ajv alone:          ${ratio(module, alone).toFixed(3)}  (includes parsing the text)\n`);
+  process.stdout.write(
+    `${ITEMS}-item list document, ${bodyText.length} bytes; median of ${ROUNDS} interleaved rounds of ${ROUND_MS} ms\n`,
+  );
+  for (const variant of variants)
+    process.stdout.write(
+      `  ${variant.name.padEnd(32)} ${Math.round(median(variant.name)).toLocaleString('en-US').padStart(9)} validations/s\n`,
+    );
+  process.stdout.write(
+    `  validateResponse / (ajv + JSON.parse): ${ratio(module, withParse).toFixed(3)}  (1.000 = no module overhead)\n`,
+  );
+  process.stdout.write(
+    `  validateResponse / ajv alone:          ${ratio(module, alone).toFixed(3)}  (includes parsing the text)\n`,
+  );
 }
 
 /** Kept so the engine cannot drop calls whose results nothing reads. */
@@ -77,7 +94,17 @@ function medianOf(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-const groupIds = ['AssignmentAdmin', 'Assignments', 'Exams', 'ExamResults', 'ExamAdmin', 'Products', 'SpacedLearning', 'Flags', 'System'];
+const groupIds = [
+  'AssignmentAdmin',
+  'Assignments',
+  'Exams',
+  'ExamResults',
+  'ExamAdmin',
+  'Products',
+  'SpacedLearning',
+  'Flags',
+  'System',
+];
 
 function listDocument(count: number) {
   const data = Array.from({ length: count }, (_, i) => ({

@@ -26,7 +26,9 @@ export default async function harBench(): Promise<void> {
       `  ${name.padEnd(8)} ${(file.bytes / MIB).toFixed(0).padStart(5)} MiB, ${file.entries.toLocaleString('en-US').padStart(7)} entries: peak RSS ${(run.peak / MIB).toFixed(0).padStart(4)} MiB, ${(run.ms / 1000).toFixed(1)} s (${(file.bytes / MIB / (run.ms / 1000)).toFixed(1)} MiB/s)\n`;
     process.stdout.write(line('baseline', small, baseline));
     process.stdout.write(line('large', large, measured));
-    process.stdout.write(`  peak RSS large / baseline: ${(measured.peak / baseline.peak).toFixed(2)}  (file size ratio ${(large.bytes / small.bytes).toFixed(0)}; 1.00 = memory does not grow with the file)\n`);
+    process.stdout.write(
+      `  peak RSS large / baseline: ${(measured.peak / baseline.peak).toFixed(2)}  (file size ratio ${(large.bytes / small.bytes).toFixed(0)}; 1.00 = memory does not grow with the file)\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -35,14 +37,18 @@ export default async function harBench(): Promise<void> {
 /** Runs `judge FILE` in a child process and reads the peak resident memory it reports. */
 function judgePeak(file: string): Promise<{ peak: number; ms: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/judge-peak.ts'), file], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/judge-peak.ts'), file], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => {
       const match = /peak-rss-bytes (\d+)/.exec(stderr);
-      if (code !== 0 || !match) return reject(new Error(`judge exited ${code}: ${stderr.split('\n').slice(-3).join(' ')}`));
+      if (code !== 0 || !match)
+        return reject(new Error(`judge exited ${code}: ${stderr.split('\n').slice(-3).join(' ')}`));
       resolve({ peak: Number(match[1]), ms: performance.now() - started });
     });
   });
@@ -51,7 +57,8 @@ function judgePeak(file: string): Promise<{ peak: number; ms: number }> {
 /** A HAR of valid list exchanges (100 items each) of at least `bytes`, written entry by entry. */
 async function writeHar(file: string, bytes: number): Promise<{ file: string; bytes: number; entries: number }> {
   const out = createWriteStream(file);
-  const write = (text: string) => (out.write(text) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', () => resolve())));
+  const write = (text: string) =>
+    out.write(text) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', () => resolve()));
   await write('{"log":{"version":"1.2","creator":{"name":"las-conformance bench","version":"1"},"entries":[\n');
   let written = 0;
   let entries = 0;
@@ -73,15 +80,45 @@ function listEntry(n: number): object {
   const data = Array.from({ length: limit }, (_, i) => ({
     id: (offset + i).toString(16).padStart(24, '0'),
     type: 'NotificationGroup',
-    attributes: { groupId: 'Exams', label: `Group ${offset + i}`, defaultValue: i % 2 === 0, description: 'Notifications about exams and their results' },
+    attributes: {
+      groupId: 'Exams',
+      label: `Group ${offset + i}`,
+      defaultValue: i % 2 === 0,
+      description: 'Notifications about exams and their results',
+    },
   }));
-  const body = JSON.stringify({ data, meta: { total, pages: Math.ceil(total / limit), page: Math.floor(offset / limit) + 1, offset, limit } });
+  const body = JSON.stringify({
+    data,
+    meta: { total, pages: Math.ceil(total / limit), page: Math.floor(offset / limit) + 1, offset, limit },
+  });
   const url = `http://127.0.0.1:4010/v3/notification-groups?filter[type]=portal&page[limit]=${limit}&page[offset]=${offset}`;
   return {
     startedDateTime: new Date(Date.UTC(2026, 0, 1, 0, 0, n % 60)).toISOString(),
     time: 3,
-    request: { method: 'GET', url, httpVersion: 'HTTP/1.1', cookies: [], headers: [{ name: 'Authorization', value: 'Bearer r:bench-session-token' }, { name: 'Accept', value: MEDIA_TYPE }], queryString: [], headersSize: -1, bodySize: 0 },
-    response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: [{ name: 'Content-Type', value: MEDIA_TYPE }], content: { size: body.length, mimeType: MEDIA_TYPE, text: body }, redirectURL: '', headersSize: -1, bodySize: body.length },
+    request: {
+      method: 'GET',
+      url,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [
+        { name: 'Authorization', value: 'Bearer r:bench-session-token' },
+        { name: 'Accept', value: MEDIA_TYPE },
+      ],
+      queryString: [],
+      headersSize: -1,
+      bodySize: 0,
+    },
+    response: {
+      status: 200,
+      statusText: 'OK',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [{ name: 'Content-Type', value: MEDIA_TYPE }],
+      content: { size: body.length, mimeType: MEDIA_TYPE, text: body },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: body.length,
+    },
     cache: {},
     timings: { send: 0, wait: 3, receive: 0 },
   };

@@ -26,39 +26,125 @@ interface HostileRequest {
 const SESSION = { authorization: 'Bearer r:bench-session-token' };
 const JSON_BODY = { ...SESSION, 'content-type': MEDIA_TYPE };
 
-function create(name: string, document: unknown, headers: Record<string, string> = {}, encode: (text: Buffer) => Buffer = (text) => text): HostileRequest {
-  return { name, method: 'POST', path: '/v3/attribute-configs', headers: { ...JSON_BODY, ...headers }, body: encode(Buffer.from(typeof document === 'string' ? document : JSON.stringify(document))) };
+function create(
+  name: string,
+  document: unknown,
+  headers: Record<string, string> = {},
+  encode: (text: Buffer) => Buffer = (text) => text,
+): HostileRequest {
+  return {
+    name,
+    method: 'POST',
+    path: '/v3/attribute-configs',
+    headers: { ...JSON_BODY, ...headers },
+    body: encode(Buffer.from(typeof document === 'string' ? document : JSON.stringify(document))),
+  };
 }
 
 function list(name: string, query: string): HostileRequest {
   return { name, method: 'GET', path: `/v3/notification-groups?${query}`, headers: SESSION, body: Buffer.alloc(0) };
 }
 
-const attributes = (extra: Record<string, unknown>) => ({ data: { type: 'AttributeConfig', attributes: { label: 'Hostile', ...extra } } });
+const attributes = (extra: Record<string, unknown>) => ({
+  data: { type: 'AttributeConfig', attributes: { label: 'Hostile', ...extra } },
+});
 const options = (count: number, item: unknown) => new Array<unknown>(count).fill(item);
 
 /** The red team's shapes, each about a kilobyte on the wire. */
 async function hostileRequests(): Promise<HostileRequest[]> {
   return [
-    create('gzip inflating to 500,000 wrong-typed options', attributes({ options: options(500_000, 1) }), { 'content-encoding': 'gzip' }, (text) => gzipSync(text, { level: 9 })),
-    create('brotli (4 MiB window, the default) inflating to 2,000,000 items', attributes({ options: options(2_000_000, 1) }), { 'content-encoding': 'br' }, (text) => brotliCompressSync(text)),
-    { ...create('brotli: a 7-byte first meta-block, then 2,000,000 items', '', { 'content-encoding': 'br' }), body: await brotliFlushedEarly(JSON.stringify(attributes({ options: options(2_000_000, 1) }))) },
-    create('brotli declaring a 16 MiB window, inflating to 8,000,000 items', attributes({ options: options(8_000_000, 1) }), { 'content-encoding': 'br' }, (text) => brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_LGWIN]: 24 } })),
-    create('deflate inflating to 500,000 wrong-typed options', attributes({ options: options(500_000, 1) }), { 'content-encoding': 'deflate' }, (text) => deflateSync(text, { level: 9 })),
-    create('gzip twice over, inflating to 4,000,000 wrong-typed options', attributes({ options: options(4_000_000, 1) }), { 'content-encoding': 'gzip, gzip' }, (text) => gzipSync(gzipSync(text, { level: 9 }), { level: 9 })),
-    create('801 gzip layers, the inner 800 stored blocks of 60 KB', 'x', { 'content-encoding': Array.from({ length: 801 }, () => 'gzip').join(', ') }, () => gzipSync(Array.from({ length: 800 }, () => 0).reduce<Buffer>((body) => gzipSync(body, { level: 0 }), Buffer.alloc(60_000, 0x20)), { level: 9 })),
+    create(
+      'gzip inflating to 500,000 wrong-typed options',
+      attributes({ options: options(500_000, 1) }),
+      { 'content-encoding': 'gzip' },
+      (text) => gzipSync(text, { level: 9 }),
+    ),
+    create(
+      'brotli (4 MiB window, the default) inflating to 2,000,000 items',
+      attributes({ options: options(2_000_000, 1) }),
+      { 'content-encoding': 'br' },
+      (text) => brotliCompressSync(text),
+    ),
+    {
+      ...create('brotli: a 7-byte first meta-block, then 2,000,000 items', '', { 'content-encoding': 'br' }),
+      body: await brotliFlushedEarly(JSON.stringify(attributes({ options: options(2_000_000, 1) }))),
+    },
+    create(
+      'brotli declaring a 16 MiB window, inflating to 8,000,000 items',
+      attributes({ options: options(8_000_000, 1) }),
+      { 'content-encoding': 'br' },
+      (text) => brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_LGWIN]: 24 } }),
+    ),
+    create(
+      'deflate inflating to 500,000 wrong-typed options',
+      attributes({ options: options(500_000, 1) }),
+      { 'content-encoding': 'deflate' },
+      (text) => deflateSync(text, { level: 9 }),
+    ),
+    create(
+      'gzip twice over, inflating to 4,000,000 wrong-typed options',
+      attributes({ options: options(4_000_000, 1) }),
+      { 'content-encoding': 'gzip, gzip' },
+      (text) => gzipSync(gzipSync(text, { level: 9 }), { level: 9 }),
+    ),
+    create(
+      '801 gzip layers, the inner 800 stored blocks of 60 KB',
+      'x',
+      { 'content-encoding': Array.from({ length: 801 }, () => 'gzip').join(', ') },
+      () =>
+        gzipSync(
+          Array.from({ length: 800 }, () => 0).reduce<Buffer>(
+            (body) => gzipSync(body, { level: 0 }),
+            Buffer.alloc(60_000, 0x20),
+          ),
+          { level: 9 },
+        ),
+    ),
     create('480 wrong-typed options, plain', attributes({ options: options(480, 1) })),
-    create('nesting 480 arrays deep', `{"data":{"type":"AttributeConfig","attributes":{"label":"Hostile","options":${'['.repeat(480)}${']'.repeat(480)}}}}`),
+    create(
+      'nesting 480 arrays deep',
+      `{"data":{"type":"AttributeConfig","attributes":{"label":"Hostile","options":${'['.repeat(480)}${']'.repeat(480)}}}}`,
+    ),
     create('120 unknown members', attributes(Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`m${i}`, i])))),
-    create('a relationship named with 1,000 slashes', { data: { type: 'AttributeConfig', attributes: { label: 'Hostile' }, relationships: { ['/'.repeat(1000)]: { data: null } } } }),
-    create('relationship names with line breaks and control characters', { data: { type: 'AttributeConfig', attributes: { label: 'Hostile' }, relationships: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`a\nb\u001b]0;${i}\u0007\r`, 5])) } }),
-    create('members differing only by case, and prototype keys', `{"data":{"type":"AttributeConfig","attributes":{"label":"a","LABEL":"b","Label":"c","__proto__":{"inUse":true},"constructor":{"prototype":{}}}${',"x":1'.repeat(150)}}}`),
-    create('strings of lone surrogates', `{"data":{"type":"AttributeConfig","attributes":{"label":"Hostile","description":"${'\\ud800'.repeat(160)}"}}}`),
-    create('numbers past every range', `{"data":{"type":"AttributeConfig","attributes":{"label":"Hostile","editPermission":1e999,"viewPermission":-1e999,"options":[${Array.from({ length: 40 }, () => '123456789012345678901234567890').join(',')}]}}}`),
+    create('a relationship named with 1,000 slashes', {
+      data: {
+        type: 'AttributeConfig',
+        attributes: { label: 'Hostile' },
+        relationships: { ['/'.repeat(1000)]: { data: null } },
+      },
+    }),
+    create('relationship names with line breaks and control characters', {
+      data: {
+        type: 'AttributeConfig',
+        attributes: { label: 'Hostile' },
+        relationships: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`a\nb\u001b]0;${i}\u0007\r`, 5])),
+      },
+    }),
+    create(
+      'members differing only by case, and prototype keys',
+      `{"data":{"type":"AttributeConfig","attributes":{"label":"a","LABEL":"b","Label":"c","__proto__":{"inUse":true},"constructor":{"prototype":{}}}${',"x":1'.repeat(150)}}}`,
+    ),
+    create(
+      'strings of lone surrogates',
+      `{"data":{"type":"AttributeConfig","attributes":{"label":"Hostile","description":"${'\\ud800'.repeat(160)}"}}}`,
+    ),
+    create(
+      'numbers past every range',
+      `{"data":{"type":"AttributeConfig","attributes":{"label":"Hostile","editPermission":1e999,"viewPermission":-1e999,"options":[${Array.from({ length: 40 }, () => '123456789012345678901234567890').join(',')}]}}}`,
+    ),
     list('a query repeating one key 110 times', `filter[type]=portal${'&page[limit]=1'.repeat(110)}`),
     list('a query key nested 300 brackets deep', `filter[type]=portal&f${'[a]'.repeat(300)}=1`),
-    list('include naming 500 relationships', `filter[type]=portal&include=${Array.from({ length: 500 }, () => 'a').join(',')}`),
-    list('every character of the query percent-encoded', Array.from('filter[type]=portal&page[limit]=10&page[offset]=0'.repeat(7), (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')),
+    list(
+      'include naming 500 relationships',
+      `filter[type]=portal&include=${Array.from({ length: 500 }, () => 'a').join(',')}`,
+    ),
+    list(
+      'every character of the query percent-encoded',
+      Array.from(
+        'filter[type]=portal&page[limit]=10&page[offset]=0'.repeat(7),
+        (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+      ).join(''),
+    ),
     list('a query of 90 unknown parameters', Array.from({ length: 90 }, (_, i) => `q${i}[a][b]=${i}`).join('&')),
   ];
 }
@@ -82,22 +168,44 @@ async function brotliFlushedEarly(text: string): Promise<Buffer> {
 
 /** The baseline: a conforming create of about a kilobyte. */
 const CONFORMING = create('conforming create of about a kilobyte (the baseline)', {
-  data: { type: 'AttributeConfig', attributes: { label: 'Receives the newsletter', target: 'User', type: 'boolean', description: 'd'.repeat(700), options: [{ value: 'yes', label: 'Yes' }], required: false } },
+  data: {
+    type: 'AttributeConfig',
+    attributes: {
+      label: 'Receives the newsletter',
+      target: 'User',
+      type: 'boolean',
+      description: 'd'.repeat(700),
+      options: [{ value: 'yes', label: 'Yes' }],
+      required: false,
+    },
+  },
 });
 
 const JUDGE_OPTIONS: JudgeOptions = { includeValues: false, maxBody: PROXY_DEFAULTS.maxBody };
 
 function sentBytes(request: HostileRequest): number {
-  return request.path.length + Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + value.length + 4, 0) + request.body.length;
+  return (
+    request.path.length +
+    Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + value.length + 4, 0) +
+    request.body.length
+  );
 }
 
 /** Judges the request as the proxy does before forwarding or refusing it. */
 function judge(contract: Contract, request: HostileRequest): number {
   const located = locate(contract, request.method, request.path);
   const rawHeaders = Object.entries(request.headers).flat();
-  const admission = admissionFindings(contract, { method: request.method, path: request.path, rawHeaders, operation: located.operation });
+  const admission = admissionFindings(contract, {
+    method: request.method,
+    path: request.path,
+    rawHeaders,
+    operation: located.operation,
+  });
   const body = request.body.length > 0 ? { kind: 'captured' as const, raw: request.body } : { kind: 'none' as const };
-  return admission.length + judgeRequest(contract, request.method, request.path, request.headers, body, JUDGE_OPTIONS, located).findings.length;
+  return (
+    admission.length +
+    judgeRequest(contract, request.method, request.path, request.headers, body, JUDGE_OPTIONS, located).findings.length
+  );
 }
 
 setFlagsFromString('--expose-gc');
@@ -156,5 +264,7 @@ export default async function hostileCostBench(): Promise<void> {
     const measured = row(request, cpuMicros(contract, request, count), allocatedBytes(contract, request));
     if (measured.perKilobyte > worst.perKilobyte) worst = { name: request.name, ...measured };
   }
-  process.stdout.write(`Worst per kilobyte sent: ${worst.name}, ${(worst.perKilobyte / 1000).toFixed(2)} ms of CPU and ${worst.allocatedPerKilobyte < 0 ? 'more than a young generation' : `${worst.allocatedPerKilobyte.toFixed(0)} KB`} allocated (${((performance.now() - wallStart) / 1000).toFixed(1)} s).\n`);
+  process.stdout.write(
+    `Worst per kilobyte sent: ${worst.name}, ${(worst.perKilobyte / 1000).toFixed(2)} ms of CPU and ${worst.allocatedPerKilobyte < 0 ? 'more than a young generation' : `${worst.allocatedPerKilobyte.toFixed(0)} KB`} allocated (${((performance.now() - wallStart) / 1000).toFixed(1)} s).\n`,
+  );
 }

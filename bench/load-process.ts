@@ -25,7 +25,15 @@ interface LoadMessage extends Omit<Load, 'body'> {
   body: string;
 }
 
-type Autocannon = (options: { url: string; method: string; connections: number; overallRate?: number; duration: number; headers: Record<string, string>; body: Buffer }) => Promise<{ requests: { total: number } }>;
+type Autocannon = (options: {
+  url: string;
+  method: string;
+  connections: number;
+  overallRate?: number;
+  duration: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}) => Promise<{ requests: { total: number } }>;
 
 export interface LoadProcess {
   /** Fires the load and resolves with the number of requests answered. */
@@ -35,7 +43,10 @@ export interface LoadProcess {
 
 /** Forks the load process; resolves once it listens for loads. */
 export async function startLoadProcess(): Promise<LoadProcess> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--load-process'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--load-process'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`the load process exited with ${code}`)));
@@ -61,9 +72,19 @@ if (process.argv.includes('--load-process')) {
     const load = message as LoadMessage;
     const body = Buffer.from(load.body, 'base64');
     const fired = load.clients.map((client) =>
-      autocannon({ url: load.url, method: load.method, connections: load.connectionsPerClient, overallRate: load.ratePerClient, duration: load.seconds, headers: { ...load.headers, 'x-forwarded-for': client }, body }),
+      autocannon({
+        url: load.url,
+        method: load.method,
+        connections: load.connectionsPerClient,
+        overallRate: load.ratePerClient,
+        duration: load.seconds,
+        headers: { ...load.headers, 'x-forwarded-for': client },
+        body,
+      }),
     );
-    void Promise.all(fired).then((results) => process.send!(results.reduce((answered, result) => answered + result.requests.total, 0)));
+    void Promise.all(fired).then((results) =>
+      process.send!(results.reduce((answered, result) => answered + result.requests.total, 0)),
+    );
   });
   process.send!('ready');
 }

@@ -16,7 +16,11 @@ import { autocannon, listPath, median, ROUNDS, SLICE_SECONDS, type ContenderKind
 const CONTENDERS = new URL('./proxy.bench.ts', import.meta.url).href;
 
 /** The red team's request: about a kilobyte of gzip inflating to 500,000 wrong-typed `options` items. */
-const ATTACK_BODY = gzipSync(JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Attack', options: new Array<number>(500_000).fill(1) } } }));
+const ATTACK_BODY = gzipSync(
+  JSON.stringify({
+    data: { type: 'AttributeConfig', attributes: { label: 'Attack', options: new Array<number>(500_000).fill(1) } },
+  }),
+);
 
 interface Attack {
   name: string;
@@ -40,9 +44,24 @@ const FOUR_CLIENTS = ['203.0.113.7', '203.0.113.8', '203.0.113.9', '203.0.113.10
  * generators, the upstream and the proxy share the cores).
  */
 const ATTACKS: Attack[] = [
-  { name: "the red team's rate (4 clients, 2 requests a second each)", clients: FOUR_CLIENTS, connectionsPerClient: 1, ratePerClient: 2, goal: 3 },
-  { name: 'a hundred times it (4 clients, 125 requests a second each)', clients: FOUR_CLIENTS, connectionsPerClient: 1, ratePerClient: 125 },
-  { name: 'a flood (1 client on 4 connections, as fast as answered)', clients: ['203.0.113.7'], connectionsPerClient: 4 },
+  {
+    name: "the red team's rate (4 clients, 2 requests a second each)",
+    clients: FOUR_CLIENTS,
+    connectionsPerClient: 1,
+    ratePerClient: 2,
+    goal: 3,
+  },
+  {
+    name: 'a hundred times it (4 clients, 125 requests a second each)',
+    clients: FOUR_CLIENTS,
+    connectionsPerClient: 1,
+    ratePerClient: 125,
+  },
+  {
+    name: 'a flood (1 client on 4 connections, as fast as answered)',
+    clients: ['203.0.113.7'],
+    connectionsPerClient: 4,
+  },
 ];
 /** Connections of conforming traffic measured beside the attack (and alone, for its baseline). */
 const CONFORMING_CONNECTIONS = 4;
@@ -93,20 +112,36 @@ interface ConformingLoad {
 async function conformingLoad(url: string, seconds: number): Promise<ConformingLoad> {
   const latencies: number[] = [];
   let failures = 0;
-  const instance = autocannon({ url: `${url}${listPath(10)}`, connections: CONFORMING_CONNECTIONS, overallRate: CONFORMING_RATE, duration: seconds, headers: { authorization: 'Bearer r:bench-session-token', 'x-forwarded-for': '198.51.100.9' } });
+  const instance = autocannon({
+    url: `${url}${listPath(10)}`,
+    connections: CONFORMING_CONNECTIONS,
+    overallRate: CONFORMING_RATE,
+    duration: seconds,
+    headers: { authorization: 'Bearer r:bench-session-token', 'x-forwarded-for': '198.51.100.9' },
+  });
   instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status === 200) latencies.push(ms);
     else failures += 1;
   });
   const result = await instance;
-  return { p99: p99WithExpectedInterval(latencies, (CONFORMING_CONNECTIONS * 1000) / CONFORMING_RATE), failures: failures + result.errors + result.timeouts };
+  return {
+    p99: p99WithExpectedInterval(latencies, (CONFORMING_CONNECTIONS * 1000) / CONFORMING_RATE),
+    failures: failures + result.errors + result.timeouts,
+  };
 }
 
 /**
  * The p99 of conforming GETs sent to `url`, alone and then while the attack's clients send
  * ATTACK_BODY to the proxy, interleaved in rounds after a warm-up of each.
  */
-async function conformingUnderAttack(url: string, proxy: Contender, attacker: LoadProcess, attack: Attack, seconds: number, rounds: number): Promise<UnderAttack> {
+async function conformingUnderAttack(
+  url: string,
+  proxy: Contender,
+  attacker: LoadProcess,
+  attack: Attack,
+  seconds: number,
+  rounds: number,
+): Promise<UnderAttack> {
   const conforming = () => conformingLoad(url, seconds / rounds);
   const fire = () =>
     attacker.fire({
@@ -117,7 +152,11 @@ async function conformingUnderAttack(url: string, proxy: Contender, attacker: Lo
       connectionsPerClient: attack.connectionsPerClient,
       ratePerClient: attack.ratePerClient,
       seconds: seconds / rounds,
-      headers: { authorization: 'Bearer r:bench-session-token', 'content-type': MEDIA_TYPE, 'content-encoding': 'gzip' },
+      headers: {
+        authorization: 'Bearer r:bench-session-token',
+        'content-type': MEDIA_TYPE,
+        'content-encoding': 'gzip',
+      },
     });
   await Promise.all([conforming(), fire()]);
   await cpuMicros(proxy, { settled: true });
@@ -143,7 +182,7 @@ async function conformingUnderAttack(url: string, proxy: Contender, attacker: Lo
 async function reportUnderAttack(seconds: number, rounds: number, upstream: Contender): Promise<void> {
   process.stdout.write(
     `\nConforming 10-item GETs (${CONFORMING_RATE} a second on ${CONFORMING_CONNECTIONS} connections) alone and while clients send the proxy a ${ATTACK_BODY.length}-byte gzip body inflating to 500,000 wrong items, ${rounds} rounds each after a warm-up (p99 to the microsecond, corrected for coordinated omission).\n` +
-      '  The same GETs sent straight to the upstream beside the same attack show what the machine alone adds: on 2 cores the attack\'s load generator, the proxy and the upstream take turns on the same cores.\n',
+      "  The same GETs sent straight to the upstream beside the same attack show what the machine alone adds: on 2 cores the attack's load generator, the proxy and the upstream take turns on the same cores.\n",
   );
   const modes: { kind: ContenderKind; name: string }[] = [
     { kind: 'validating', name: 'report mode' },
@@ -158,7 +197,10 @@ async function reportUnderAttack(seconds: number, rounds: number, upstream: Cont
         for (const attack of ATTACKS) {
           const through = await conformingUnderAttack(proxy.url, proxy, attacker, attack, seconds, rounds);
           const direct = await conformingUnderAttack(upstream.url, proxy, attacker, attack, seconds, rounds);
-          const verdict = attack.goal === undefined ? 'beyond the attack the goal is set on: compare the machine alone, below' : `goal ≤ ${attack.goal}×: ${through.ratio <= attack.goal ? 'met' : 'NOT met'}`;
+          const verdict =
+            attack.goal === undefined
+              ? 'beyond the attack the goal is set on: compare the machine alone, below'
+              : `goal ≤ ${attack.goal}×: ${through.ratio <= attack.goal ? 'met' : 'NOT met'}`;
           process.stdout.write(
             `    ${attack.name}: p99 ${through.attacked.toFixed(2)} ms under attack against ${through.unloaded.toFixed(2)} ms unloaded: ${through.ratio.toFixed(2)}× (${verdict}); ${through.attacks} attacking requests answered${through.failures > 0 ? `; ${through.failures} conforming GETs not answered 200` : ''}\n` +
               `      straight to the upstream beside the same attack: p99 ${direct.attacked.toFixed(2)} ms against ${direct.unloaded.toFixed(2)} ms: ${direct.ratio.toFixed(2)}×\n`,

@@ -26,7 +26,14 @@ const REQUESTS = 12;
 const ROUNDS = 6;
 /** About a megabyte of `{}` items: the costliest shape to judge per byte that the bench knows. */
 const body = `{"data":{"type":"AttributeConfig","attributes":{"label":"x","options":[${Array(340_000).fill('{}').join(',')}]}}}`;
-const created = JSON.stringify({ data: { id: '5f1d7c2e9b1e8a0012345678', type: 'AttributeConfig', attributes: { label: 'x', inUse: false }, relationships: {} } });
+const created = JSON.stringify({
+  data: {
+    id: '5f1d7c2e9b1e8a0012345678',
+    type: 'AttributeConfig',
+    attributes: { label: 'x', inUse: false },
+    relationships: {},
+  },
+});
 
 async function metric(adminUrl: string, pattern: RegExp): Promise<number> {
   const text = (await send(`${adminUrl}/metrics`)).body.toString();
@@ -35,17 +42,34 @@ async function metric(adminUrl: string, pattern: RegExp): Promise<number> {
 
 const rss = (adminUrl: string) => metric(adminUrl, /^las_proxy_process_resident_memory_bytes (\d+)/gm);
 /** Exchanges judged or shed: every exchange of a body is one or the other once it is over. */
-const settled = async (adminUrl: string) => (await metric(adminUrl, /^las_proxy_exchanges_judged_total\{[^}]*\} (\d+)/gm)) + (await metric(adminUrl, /^las_proxy_exchanges_shed_total\{[^}]*\} (\d+)/gm));
+const settled = async (adminUrl: string) =>
+  (await metric(adminUrl, /^las_proxy_exchanges_judged_total\{[^}]*\} (\d+)/gm)) +
+  (await metric(adminUrl, /^las_proxy_exchanges_shed_total\{[^}]*\} (\d+)/gm));
 
 async function sendBodies(baseUrl: string, adminUrl: string, count: number): Promise<void> {
   const before = await settled(adminUrl);
   const pool = new Pool(new URL(baseUrl).origin, { connections: count });
   try {
-    await Promise.all(Array.from({ length: count }, () => pool.request({ method: 'POST', path: '/v3/attribute-configs', headers: { authorization: 'Bearer r:memory', 'content-type': MEDIA_TYPE }, body }).then((r) => r.body.dump())));
+    await Promise.all(
+      Array.from({ length: count }, () =>
+        pool
+          .request({
+            method: 'POST',
+            path: '/v3/attribute-configs',
+            headers: { authorization: 'Bearer r:memory', 'content-type': MEDIA_TYPE },
+            body,
+          })
+          .then((r) => r.body.dump()),
+      ),
+    );
   } finally {
     await pool.close();
   }
-  await eventually('every body judged or shed', async () => ((await settled(adminUrl)) >= before + count ? true : undefined), 120_000);
+  await eventually(
+    'every body judged or shed',
+    async () => ((await settled(adminUrl)) >= before + count ? true : undefined),
+    120_000,
+  );
 }
 
 /**
@@ -61,7 +85,24 @@ function withoutAllocatorSettings(env: Record<string, string>): Record<string, s
 }
 
 async function measure(upstreamUrl: string, mode: string, allocator: (typeof ALLOCATORS)[number]): Promise<void> {
-  const proxy = spawnCli(['proxy', '--upstream', `${upstreamUrl}/v3`, '--port', '0', '--admin-port', '0', '--mode', mode, '--violations', '/dev/null', '--log-level', 'warn'], { ...withoutAllocatorSettings(hermeticEnvironment()), ...allocator.env });
+  const proxy = spawnCli(
+    [
+      'proxy',
+      '--upstream',
+      `${upstreamUrl}/v3`,
+      '--port',
+      '0',
+      '--admin-port',
+      '0',
+      '--mode',
+      mode,
+      '--violations',
+      '/dev/null',
+      '--log-level',
+      'warn',
+    ],
+    { ...withoutAllocatorSettings(hermeticEnvironment()), ...allocator.env },
+  );
   try {
     const line = await firstLine(proxy);
     const [, baseUrl, adminUrl] = /serving (\S+) .*admin (\S+),/.exec(line) ?? [];
@@ -99,7 +140,8 @@ export default async function proxyMemoryBench(): Promise<void> {
     });
   });
   try {
-    for (const allocator of ALLOCATORS) for (const mode of ['report', 'enforce']) await measure(upstream.url, mode, allocator);
+    for (const allocator of ALLOCATORS)
+      for (const mode of ['report', 'enforce']) await measure(upstream.url, mode, allocator);
   } finally {
     await upstream.close();
   }

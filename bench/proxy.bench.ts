@@ -29,7 +29,16 @@ export const ROUNDS = 20;
 export const SLICE_SECONDS = 0.5;
 const UPSTREAM_CONNECTIONS = 64;
 
-export type ContenderKind = 'upstream' | 'upstream-findings' | 'http-proxy' | 'undici' | 'validating-core' | 'validating-inline' | 'validating' | 'validating-findings' | 'validating-enforce';
+export type ContenderKind =
+  | 'upstream'
+  | 'upstream-findings'
+  | 'http-proxy'
+  | 'undici'
+  | 'validating-core'
+  | 'validating-inline'
+  | 'validating'
+  | 'validating-findings'
+  | 'validating-enforce';
 
 interface Target {
   name: string;
@@ -38,18 +47,44 @@ interface Target {
 }
 
 const FLEET_REPLICAS = 3;
-const FLEET_TARGET: Target = { name: 'fleet', kind: 'fleet', description: `${FLEET_REPLICAS} validating replicas (as "validating") behind HAProxy, examples/proxy/haproxy.cfg as written` };
+const FLEET_TARGET: Target = {
+  name: 'fleet',
+  kind: 'fleet',
+  description: `${FLEET_REPLICAS} validating replicas (as "validating") behind HAProxy, examples/proxy/haproxy.cfg as written`,
+};
 
 // In running order: the validating proxy runs right next to its baseline (after it, and before it
 // in the reversed rounds), so the two slots a ratio compares are as close in time as can be.
 const targets: Target[] = [
   { name: 'direct', kind: 'direct', description: 'straight to the upstream' },
   { name: 'undici', kind: 'undici', description: 'plain undici Pool.stream pass-through' },
-  { name: 'validating core', kind: 'validating-core', description: 'the validating proxy with --sample 0: forwarding core only' },
-  { name: 'validating inline', kind: 'validating-inline', description: 'the validating proxy with --no-judge-thread: every exchange judged on the forwarding thread' },
-  { name: 'http-proxy', kind: 'http-proxy', description: 'plain http-proxy 1.18 pass-through, keep-alive agent (the baseline)' },
-  { name: 'validating', kind: 'validating', description: 'the validating proxy, report mode, every exchange validated (the default: large bodies judged on a worker thread)' },
-  { name: 'validating, findings', kind: 'validating-findings', description: 'the same validating proxy in front of an upstream whose every item breaks section 2.2 twice (an undocumented groupId and recipientType value)' },
+  {
+    name: 'validating core',
+    kind: 'validating-core',
+    description: 'the validating proxy with --sample 0: forwarding core only',
+  },
+  {
+    name: 'validating inline',
+    kind: 'validating-inline',
+    description: 'the validating proxy with --no-judge-thread: every exchange judged on the forwarding thread',
+  },
+  {
+    name: 'http-proxy',
+    kind: 'http-proxy',
+    description: 'plain http-proxy 1.18 pass-through, keep-alive agent (the baseline)',
+  },
+  {
+    name: 'validating',
+    kind: 'validating',
+    description:
+      'the validating proxy, report mode, every exchange validated (the default: large bodies judged on a worker thread)',
+  },
+  {
+    name: 'validating, findings',
+    kind: 'validating-findings',
+    description:
+      'the same validating proxy in front of an upstream whose every item breaks section 2.2 twice (an undocumented groupId and recipientType value)',
+  },
 ];
 
 // --- The contenders, each run in a child process ----------------------------------------------
@@ -60,7 +95,17 @@ const targets: Target[] = [
  * contract does not list would (a findings-heavy upstream: two MUST findings per item).
  */
 function listDocument(size: number, breaking: boolean): string {
-  const groupIds = ['AssignmentAdmin', 'Assignments', 'Exams', 'ExamResults', 'ExamAdmin', 'Products', 'SpacedLearning', 'Flags', 'System'];
+  const groupIds = [
+    'AssignmentAdmin',
+    'Assignments',
+    'Exams',
+    'ExamResults',
+    'ExamAdmin',
+    'Products',
+    'SpacedLearning',
+    'Flags',
+    'System',
+  ];
   const data = Array.from({ length: size }, (_, i) => ({
     id: (0x6553f100c0ffee0000000000n + BigInt(i)).toString(16).padStart(24, '0'),
     type: 'NotificationGroup',
@@ -88,8 +133,15 @@ function startStaticUpstream(breaking: boolean): ReturnType<typeof createServer>
 
 function startHttpProxy(upstream: string): ReturnType<typeof createServer> {
   const require = createRequire(import.meta.url);
-  const httpProxy = require('http-proxy') as { createProxyServer(options: object): { web(req: IncomingMessage, res: ServerResponse, options?: object, callback?: (error: Error) => void): void } };
-  const proxy = httpProxy.createProxyServer({ target: upstream, agent: new HttpAgent({ keepAlive: true, maxSockets: UPSTREAM_CONNECTIONS }) });
+  const httpProxy = require('http-proxy') as {
+    createProxyServer(options: object): {
+      web(req: IncomingMessage, res: ServerResponse, options?: object, callback?: (error: Error) => void): void;
+    };
+  };
+  const proxy = httpProxy.createProxyServer({
+    target: upstream,
+    agent: new HttpAgent({ keepAlive: true, maxSockets: UPSTREAM_CONNECTIONS }),
+  });
   return createServer((req, res) => proxy.web(req, res, {}, () => res.writeHead(502).end()));
 }
 
@@ -102,7 +154,10 @@ function startUndiciPassThrough(upstream: string): ReturnType<typeof createServe
       { path: req.url ?? '/', method: 'GET', headers, opaque: res },
       ({ statusCode, headers: upstreamHeaders, opaque }) => {
         const response = opaque as ServerResponse;
-        response.writeHead(statusCode, Object.fromEntries(Object.entries(upstreamHeaders).filter(([name]) => !hopByHop.has(name))));
+        response.writeHead(
+          statusCode,
+          Object.fromEntries(Object.entries(upstreamHeaders).filter(([name]) => !hopByHop.has(name))),
+        );
         return response;
       },
       (error) => {
@@ -117,14 +172,33 @@ const CLIENTS_NAMED_ON_LOOPBACK = { forwardedHeaders: true, trustedProxies: ['12
 
 /** Starts the contender of `kind` in this process; resolves with its URL. */
 async function startContender(kind: ContenderKind, upstream: string): Promise<StartedContender> {
-  if (kind === 'validating' || kind === 'validating-inline' || kind === 'validating-core' || kind === 'validating-findings' || kind === 'validating-enforce') {
+  if (
+    kind === 'validating' ||
+    kind === 'validating-inline' ||
+    kind === 'validating-core' ||
+    kind === 'validating-findings' ||
+    kind === 'validating-enforce'
+  ) {
     const sample = kind === 'validating-core' ? 0 : 1;
     const mode = kind === 'validating-enforce' ? 'enforce' : 'report';
     // The loads name their clients in X-Forwarded-For, read as a balancer's on this host would be.
-    const proxy = await startValidatingProxy({ upstream: `${upstream}/v3`, mode, sample, judgeThread: kind !== 'validating-inline', violations: null, upstreamConnections: UPSTREAM_CONNECTIONS, ...CLIENTS_NAMED_ON_LOOPBACK });
+    const proxy = await startValidatingProxy({
+      upstream: `${upstream}/v3`,
+      mode,
+      sample,
+      judgeThread: kind !== 'validating-inline',
+      violations: null,
+      upstreamConnections: UPSTREAM_CONNECTIONS,
+      ...CLIENTS_NAMED_ON_LOOPBACK,
+    });
     return { url: proxy.proxyUrl, adminUrl: proxy.adminUrl, settled: () => proxy.proxy.settled() };
   }
-  const server = kind === 'upstream' || kind === 'upstream-findings' ? startStaticUpstream(kind === 'upstream-findings') : kind === 'http-proxy' ? startHttpProxy(upstream) : startUndiciPassThrough(upstream);
+  const server =
+    kind === 'upstream' || kind === 'upstream-findings'
+      ? startStaticUpstream(kind === 'upstream-findings')
+      : kind === 'http-proxy'
+        ? startHttpProxy(upstream)
+        : startUndiciPassThrough(upstream);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
@@ -153,7 +227,9 @@ async function listening(port: number): Promise<boolean> {
 /** CPU time (µs) a process has spent, from /proc (Linux; clock ticks of 10 ms, the kernel's usual USER_HZ). */
 function procCpuMicros(pid: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
   } catch {
     return 0;
@@ -164,12 +240,25 @@ function procCpuMicros(pid: number): number {
 async function startFleet(upstream: string): Promise<Fleet | undefined> {
   const executable = fleetChoice.haproxy.executablePath;
   if (executable === undefined) {
-    process.stdout.write(`fleet slot skipped: no haproxy at ${fleetChoice.haproxy.lookedAt} (apt-get install haproxy, or set LAS_HAPROXY)\n`);
+    process.stdout.write(
+      `fleet slot skipped: no haproxy at ${fleetChoice.haproxy.lookedAt} (apt-get install haproxy, or set LAS_HAPROXY)\n`,
+    );
     return undefined;
   }
-  const replicas = await Promise.all(Array.from({ length: FLEET_REPLICAS }, () => spawnContender(import.meta.url, 'validating', upstream)));
+  const replicas = await Promise.all(
+    Array.from({ length: FLEET_REPLICAS }, () => spawnContender(import.meta.url, 'validating', upstream)),
+  );
   const port = await freePort();
-  const haproxy = spawn(executable, ['-f', HAPROXY_CONFIG, '-db'], { env: { PATH: process.env.PATH ?? '', ...haproxyEnvironment(`127.0.0.1:${port}`, replicas.map((r) => ({ url: r.url, adminUrl: r.adminUrl! }))) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const haproxy = spawn(executable, ['-f', HAPROXY_CONFIG, '-db'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...haproxyEnvironment(
+        `127.0.0.1:${port}`,
+        replicas.map((r) => ({ url: r.url, adminUrl: r.adminUrl! })),
+      ),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   for (let tries = 0; !(await listening(port)); tries += 1) {
     if (tries > 500 || haproxy.exitCode !== null) throw new Error(`HAProxy did not listen on ${port}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -178,7 +267,11 @@ async function startFleet(upstream: string): Promise<Fleet | undefined> {
     url: `http://127.0.0.1:${port}`,
     replicas,
     haproxy,
-    cpu: async (settled) => (await Promise.all(replicas.map((replica) => cpuMicros(replica, { settled })))).reduce((sum, micros) => sum + micros, 0) + procCpuMicros(haproxy.pid!),
+    cpu: async (settled) =>
+      (await Promise.all(replicas.map((replica) => cpuMicros(replica, { settled })))).reduce(
+        (sum, micros) => sum + micros,
+        0,
+      ) + procCpuMicros(haproxy.pid!),
   };
 }
 
@@ -192,13 +285,23 @@ export interface AutocannonResult {
   timeouts: number;
 }
 
-type Autocannon = (options: { url: string; connections: number; duration: number; overallRate?: number; method?: string; body?: Buffer; headers?: Record<string, string> }) => AutocannonRun;
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  overallRate?: number;
+  method?: string;
+  body?: Buffer;
+  headers?: Record<string, string>;
+}) => AutocannonRun;
 
 /**
  * A load running: it resolves with the result, and emits `response` (client, status, bytes, latency in ms) for each
  * answer.
  */
-export type AutocannonRun = Promise<AutocannonResult> & { on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): unknown };
+export type AutocannonRun = Promise<AutocannonResult> & {
+  on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): unknown;
+};
 
 export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -214,7 +317,12 @@ interface Measurement {
 }
 
 async function measure(url: string, seconds: number): Promise<AutocannonResult> {
-  return autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { authorization: 'Bearer r:bench-session-token' } });
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { authorization: 'Bearer r:bench-session-token' },
+  });
 }
 
 export function listPath(size: number): string {
@@ -226,7 +334,18 @@ function ratio(value: number, baseline: number): string {
 }
 
 function report(measurements: Measurement[]): void {
-  const rows = [['list', 'target', 'req/s', 'p99 ms (median of rounds)', 'vs http-proxy (median of rounds)', 'p99 Δ ms', 'CPU µs/exchange', 'failed']];
+  const rows = [
+    [
+      'list',
+      'target',
+      'req/s',
+      'p99 ms (median of rounds)',
+      'vs http-proxy (median of rounds)',
+      'p99 Δ ms',
+      'CPU µs/exchange',
+      'failed',
+    ],
+  ];
   for (const m of measurements) {
     const baseline = measurements.find((b) => b.list === m.list && b.target.kind === 'http-proxy')!;
     rows.push([
@@ -241,7 +360,10 @@ function report(measurements: Measurement[]): void {
     ]);
   }
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  for (const row of rows) process.stdout.write(`${row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ')}\n`);
+  for (const row of rows)
+    process.stdout.write(
+      `${row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ')}\n`,
+    );
   process.stdout.write('\nGoals (validating proxy against the http-proxy pass-through, same run):\n');
   const goals = [
     { list: 10, minimum: 1.0 },
@@ -260,7 +382,9 @@ function report(measurements: Measurement[]): void {
     const perRound = validating.roundRates.map((rate, round) => (rate / baseline.roundRates[round]).toFixed(2));
     process.stdout.write(`    requests/s ratio in each round: ${perRound.join(' ')}\n`);
   }
-  process.stdout.write('\nFindings-heavy upstream (every item breaks section 2.2 twice) against a conforming one, the same validating proxy, same run:\n');
+  process.stdout.write(
+    '\nFindings-heavy upstream (every item breaks section 2.2 twice) against a conforming one, the same validating proxy, same run:\n',
+  );
   for (const list of LIST_SIZES) {
     const conforming = measurements.find((m) => m.list === list && m.target.kind === 'validating')!;
     const breaking = measurements.find((m) => m.list === list && m.target.kind === 'validating-findings')!;
@@ -274,7 +398,9 @@ function report(measurements: Measurement[]): void {
 
 function reportFleet(measurements: Measurement[]): void {
   if (!measurements.some((m) => m.target.kind === 'fleet')) return;
-  process.stdout.write(`\n${FLEET_REPLICAS} validating replicas behind HAProxy against one validating replica direct, same load, same run (the fleet's CPU: its replicas' and HAProxy's):\n`);
+  process.stdout.write(
+    `\n${FLEET_REPLICAS} validating replicas behind HAProxy against one validating replica direct, same load, same run (the fleet's CPU: its replicas' and HAProxy's):\n`,
+  );
   for (const list of LIST_SIZES) {
     const one = measurements.find((m) => m.list === list && m.target.kind === 'validating')!;
     const fleet = measurements.find((m) => m.list === list && m.target.kind === 'fleet')!;
@@ -317,21 +443,43 @@ export default async function proxyBench(): Promise<void> {
   let fleet: Fleet | undefined;
   try {
     for (const target of targets) {
-      if (target.kind !== 'direct' && target.kind !== 'fleet') proxies.set(target.kind, await spawnContender(import.meta.url, target.kind, target.kind === 'validating-findings' ? breakingUpstream.url : upstream.url));
+      if (target.kind !== 'direct' && target.kind !== 'fleet')
+        proxies.set(
+          target.kind,
+          await spawnContender(
+            import.meta.url,
+            target.kind,
+            target.kind === 'validating-findings' ? breakingUpstream.url : upstream.url,
+          ),
+        );
     }
     fleet = await startFleet(upstream.url);
     // The fleet runs right after the one replica it is compared with.
-    const running = fleet ? targets.flatMap((target) => (target.kind === 'validating' ? [target, FLEET_TARGET] : [target])) : targets;
-    process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per target and list in ${rounds} interleaved rounds of ${slice} s (every other round in reverse order), after a ${slice} s warm-up each (the fleet: one per replica); a slot ends once the contender has finished the work the load left it (a judging backlog); upstream: a static server in its own process.\n`);
+    const running = fleet
+      ? targets.flatMap((target) => (target.kind === 'validating' ? [target, FLEET_TARGET] : [target]))
+      : targets;
+    process.stdout.write(
+      `${CONNECTIONS} connections, ${seconds} s per target and list in ${rounds} interleaved rounds of ${slice} s (every other round in reverse order), after a ${slice} s warm-up each (the fleet: one per replica); a slot ends once the contender has finished the work the load left it (a judging backlog); upstream: a static server in its own process.\n`,
+    );
     for (const target of running) process.stdout.write(`  ${target.name.padEnd(16)} ${target.description}\n`);
     process.stdout.write('\n');
     const measurements: Measurement[] = [];
-    const measuredOf = (contender: Contender): Measured => ({ url: contender.url, cpu: (settled) => cpuMicros(contender, { settled }) });
-    const contenderOf = (target: Target): Measured => (target.kind === 'fleet' ? fleet! : measuredOf(target.kind === 'direct' ? upstream : proxies.get(target.kind)!));
+    const measuredOf = (contender: Contender): Measured => ({
+      url: contender.url,
+      cpu: (settled) => cpuMicros(contender, { settled }),
+    });
+    const contenderOf = (target: Target): Measured =>
+      target.kind === 'fleet' ? fleet! : measuredOf(target.kind === 'direct' ? upstream : proxies.get(target.kind)!);
     for (const list of LIST_SIZES) {
-      const tallies = new Map<Target, Tally>(running.map((target) => [target, { requests: 0, seconds: 0, cpuMicros: 0, p99s: [], rates: [], failures: 0 }]));
+      const tallies = new Map<Target, Tally>(
+        running.map((target) => [target, { requests: 0, seconds: 0, cpuMicros: 0, p99s: [], rates: [], failures: 0 }]),
+      );
       // A warm-up per process: the fleet's replicas each get as much as the one replica.
-      for (const target of running) await measure(`${contenderOf(target).url}${listPath(list)}`, target.kind === 'fleet' ? slice * FLEET_REPLICAS : slice);
+      for (const target of running)
+        await measure(
+          `${contenderOf(target).url}${listPath(list)}`,
+          target.kind === 'fleet' ? slice * FLEET_REPLICAS : slice,
+        );
       for (let round = 0; round < rounds; round += 1) {
         // Reversing every other round puts each contender as often before the baseline as after
         // it, so a drift in the machine's speed does not favour one of them.
@@ -370,7 +518,8 @@ export default async function proxyBench(): Promise<void> {
     reportFleet(measurements);
   } finally {
     fleet?.haproxy.kill();
-    for (const contender of [upstream, breakingUpstream, ...proxies.values(), ...(fleet?.replicas ?? [])]) contender.child.kill();
+    for (const contender of [upstream, breakingUpstream, ...proxies.values(), ...(fleet?.replicas ?? [])])
+      contender.child.kill();
   }
 }
 

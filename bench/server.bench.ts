@@ -23,8 +23,22 @@ interface Workload {
 
 const workloads: Workload[] = [
   { name: 'list, default page (10)', method: 'GET', path: '/notification-groups?filter[type]=portal' },
-  { name: 'list, 27 items', method: 'GET', path: '/notification-groups?filter[type]=portal&page[limit]=100&page[offset]=0' },
-  { name: 'create AttributeConfig', method: 'POST', path: '/attribute-configs', body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Receives the newsletter' } } }) },
+  {
+    name: 'list, 27 items',
+    method: 'GET',
+    path: '/notification-groups?filter[type]=portal&page[limit]=100&page[offset]=0',
+  },
+  {
+    name: 'create AttributeConfig',
+    method: 'POST',
+    path: '/attribute-configs',
+    body: JSON.stringify({
+      data: {
+        type: 'AttributeConfig',
+        attributes: { target: 'User', type: 'boolean', label: 'Receives the newsletter' },
+      },
+    }),
+  },
 ];
 
 interface Canned {
@@ -46,12 +60,16 @@ function startStaticServer(canned: Record<string, Canned>): Promise<string> {
       res.end(answer.body);
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v3`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v3`)),
+  );
 }
 
 /** Starts the contender of `kind` in this process (the static one replays `cannedJson`); resolves with its base URL. */
 async function startContender(kind: ContenderKind, cannedJson: string | undefined): Promise<string> {
-  return kind === 'reference' ? (await startReferenceServer()).baseUrl : startStaticServer(JSON.parse(cannedJson || '{}') as Record<string, Canned>);
+  return kind === 'reference'
+    ? (await startReferenceServer()).baseUrl
+    : startStaticServer(JSON.parse(cannedJson || '{}') as Record<string, Canned>);
 }
 
 // --- Measuring ---------------------------------------------------------------------------------------
@@ -80,8 +98,15 @@ function load(baseUrl: string, workload: Workload, seconds: number): Promise<Aut
 async function cannedAnswers(baseUrl: string): Promise<Record<string, Canned>> {
   const canned: Record<string, Canned> = {};
   for (const workload of workloads) {
-    const response = await fetch(`${baseUrl}${workload.path}`, { method: workload.method, body: workload.body, headers: { authorization: AUTHORIZATION, 'content-type': MEDIA_TYPE } });
-    canned[`${workload.method} ${new URL(baseUrl).pathname}${workload.path}`] = { status: response.status, body: await response.text() };
+    const response = await fetch(`${baseUrl}${workload.path}`, {
+      method: workload.method,
+      body: workload.body,
+      headers: { authorization: AUTHORIZATION, 'content-type': MEDIA_TYPE },
+    });
+    canned[`${workload.method} ${new URL(baseUrl).pathname}${workload.path}`] = {
+      status: response.status,
+      body: await response.text(),
+    };
   }
   return canned;
 }
@@ -92,8 +117,12 @@ export default async function serverBench(): Promise<void> {
   const reference = await spawnContender(import.meta.url, 'reference');
   const baseline = await spawnContender(import.meta.url, 'static', JSON.stringify(await cannedAnswers(reference.url)));
   try {
-    process.stdout.write(`${CONNECTIONS} connections, ${seconds} s per run after a ${warmUpSeconds} s warm-up; baseline: a static server replaying the reference server's bytes.\n\n`);
-    process.stdout.write(`${'workload'.padEnd(26)} ${'static req/s'.padStart(12)} ${'reference req/s'.padStart(16)} ${'ratio'.padStart(6)} ${'p99 ms'.padStart(7)} ${'cpu µs/req static → reference'.padStart(30)} failures\n`);
+    process.stdout.write(
+      `${CONNECTIONS} connections, ${seconds} s per run after a ${warmUpSeconds} s warm-up; baseline: a static server replaying the reference server's bytes.\n\n`,
+    );
+    process.stdout.write(
+      `${'workload'.padEnd(26)} ${'static req/s'.padStart(12)} ${'reference req/s'.padStart(16)} ${'ratio'.padStart(6)} ${'p99 ms'.padStart(7)} ${'cpu µs/req static → reference'.padStart(30)} failures\n`,
+    );
     for (const workload of workloads) {
       const results = [];
       for (const contender of [baseline, reference]) {

@@ -15,9 +15,17 @@ async function timedRun(workers: number): Promise<{ cases: number; seconds: numb
   try {
     const target = resolveTarget(embedded.settings, loadContract().legacyHeader);
     const started = performance.now();
-    const outcome = await runSuite({ target, reportDir, failLevel: 'must', workers, baseEnvironment: process.env, output: 'ignore' });
+    const outcome = await runSuite({
+      target,
+      reportDir,
+      failLevel: 'must',
+      workers,
+      baseEnvironment: process.env,
+      output: 'ignore',
+    });
     const seconds = (performance.now() - started) / 1000;
-    if (!outcome.record) throw new Error(`the suite ended without a record (Playwright exit code ${outcome.playwrightExitCode})`);
+    if (!outcome.record)
+      throw new Error(`the suite ended without a record (Playwright exit code ${outcome.playwrightExitCode})`);
     return { cases: outcome.record.cases.total, seconds, verdict: outcome.record.verdict };
   } finally {
     await embedded.close();
@@ -31,5 +39,7 @@ export default async function suiteBench(): Promise<void> {
   const fast = await timedRun(parallel);
   process.stdout.write(`cases: ${fast.cases} (verdict ${fast.verdict})\n`);
   process.stdout.write(`1 worker:  ${baseline.seconds.toFixed(1)} s wall (baseline)\n`);
-  process.stdout.write(`${parallel} workers: ${fast.seconds.toFixed(1)} s wall, ${(fast.seconds / baseline.seconds).toFixed(2)}x the baseline's time (${(baseline.seconds / fast.seconds).toFixed(2)}x faster)\n`);
+  process.stdout.write(
+    `${parallel} workers: ${fast.seconds.toFixed(1)} s wall, ${(fast.seconds / baseline.seconds).toFixed(2)}x the baseline's time (${(baseline.seconds / fast.seconds).toFixed(2)}x faster)\n`,
+  );
 }

@@ -26,13 +26,25 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'las-ca-'));
   reference = await startReferenceServer({ host: '127.0.0.1', port: 0 });
   const upstream = new URL(reference.baseUrl);
-  https = createHttpsServer({ key: readFileSync(join(TLS, 'server-key.pem')), cert: readFileSync(join(TLS, 'server.pem')) }, (incoming, outgoing) => {
-    const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
-    incoming.pipe(forwarded);
-  });
+  https = createHttpsServer(
+    { key: readFileSync(join(TLS, 'server-key.pem')), cert: readFileSync(join(TLS, 'server.pem')) },
+    (incoming, outgoing) => {
+      const forwarded = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: incoming.headers,
+        },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      incoming.pipe(forwarded);
+    },
+  );
   await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
   baseUrl = `https://127.0.0.1:${(https.address() as AddressInfo).port}/v3`;
 });
@@ -46,13 +58,34 @@ afterAll(async () => {
 
 describe('run --ca', () => {
   it('without it, an internal authority stops the run in the preflight: exit 2, one line', async () => {
-    const result = await runCliInProcess(['run', '--base-url', baseUrl, '--report-dir', join(dir, 'untrusted')], TOKENS);
+    const result = await runCliInProcess(
+      ['run', '--base-url', baseUrl, '--report-dir', join(dir, 'untrusted')],
+      TOKENS,
+    );
     expect(result.code).toBe(2);
-    expect(result.stderr.trimEnd()).toMatch(/^las-conformance: target https:\/\/127\.0\.0\.1:\d+\/v3 is unreachable: .*(certificate|UNABLE_TO_VERIFY|SELF_SIGNED)/i);
+    expect(result.stderr.trimEnd()).toMatch(
+      /^las-conformance: target https:\/\/127\.0\.0\.1:\d+\/v3 is unreachable: .*(certificate|UNABLE_TO_VERIFY|SELF_SIGNED)/i,
+    );
   });
 
   it('with it, the preflight and the suite trust the authority, and the record says an authority was given', async () => {
-    const result = await runCli(['run', '--base-url', baseUrl, '--ca', CA, '--grep', 'AUTH-SESSION-ACCEPTED', '--allow-partial', '--workers', '1', '--report-dir', join(dir, 'trusted')], TOKENS);
+    const result = await runCli(
+      [
+        'run',
+        '--base-url',
+        baseUrl,
+        '--ca',
+        CA,
+        '--grep',
+        'AUTH-SESSION-ACCEPTED',
+        '--allow-partial',
+        '--workers',
+        '1',
+        '--report-dir',
+        join(dir, 'trusted'),
+      ],
+      TOKENS,
+    );
     const record = JSON.parse(readFileSync(join(dir, 'trusted', 'conformance.json'), 'utf8')) as CertificationRecord;
     expect(record.requirements.find((r) => r.id === 'AUTH-SESSION-ACCEPTED')?.verdict).toBe('passed');
     expect(record.inputs.ca).toBe(true);

@@ -5,7 +5,9 @@ import { printableLines } from '../reports/terminal-text.ts';
 import { commandsFor } from './commands.ts';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 
-const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 export async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command('las-conformance')

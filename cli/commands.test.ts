@@ -22,6 +22,10 @@ describe('the command table', () => {
 
   it('the overall help, the version and an unknown command reach every command', () => {
     const all = COMMANDS.map((c) => c.name);
-    for (const args of [[], ['--help'], ['--version'], ['help', 'run'], ['no-such-command']]) expect(commandsFor(argvOf(...args)).map((c) => c.name), args.join(' ')).toEqual(all);
+    for (const args of [[], ['--help'], ['--version'], ['help', 'run'], ['no-such-command']])
+      expect(
+        commandsFor(argvOf(...args)).map((c) => c.name),
+        args.join(' '),
+      ).toEqual(all);
   });
 });

@@ -14,7 +14,10 @@ export interface DiffFlags {
 }
 
 export function diffCommand(oldFile: string, newFile: string, flags: DiffFlags): { code: number; output: string } {
-  const diff = diffRecords(readComparableRecord(oldFile), readComparableRecord(newFile), { old: oldFile, new: newFile });
+  const diff = diffRecords(readComparableRecord(oldFile), readComparableRecord(newFile), {
+    old: oldFile,
+    new: newFile,
+  });
   // A record's ids and evidence are its writer's text: shown, never obeyed by a terminal. JSON escapes them itself.
   const markdown = printableLines(diffMarkdown(diff));
   const json = `${JSON.stringify(diff, null, 2)}\n`;
@@ -26,7 +29,9 @@ export function diffCommand(oldFile: string, newFile: string, flags: DiffFlags):
 export function registerDiffCommand(program: Command): void {
   program
     .command('diff')
-    .description('compare two conformance.json records: newly failing, fixed, changed evidence (exit 1 on a regression)')
+    .description(
+      'compare two conformance.json records: newly failing, fixed, changed evidence (exit 1 on a regression)',
+    )
     .argument('<old>', 'the earlier conformance.json')
     .argument('<new>', 'the later conformance.json')
     .option('--json', 'print JSON instead of Markdown')

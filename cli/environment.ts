@@ -43,7 +43,11 @@ export interface SuiteProcessSettings {
 }
 
 /** What an environment tells the suite's processes; `command` is Playwright's (`test`, `merge-reports`, ...). */
-export function suiteProcessSettingsOf(env: Environment, command: string | undefined, root = ROOT): SuiteProcessSettings {
+export function suiteProcessSettingsOf(
+  env: Environment,
+  command: string | undefined,
+  root = ROOT,
+): SuiteProcessSettings {
   // The record pipe is the conformance reporter's alone: the proofs' reporters and the record never see it.
   const { recordPipe, ...described } = runDescriptionOf(env, root);
   const layout = runLayout(env, described, root);
@@ -51,16 +55,33 @@ export function suiteProcessSettingsOf(env: Environment, command: string | undef
   const settings = layout.embedded ? mergeSettings(given, EMBEDDED_SETTINGS) : given;
   // Without a target, `playwright test` starts the reference server in its global setup: the record
   // says so. Merging reports starts nothing.
-  const run: RunDescription = layout.embedded && command === 'test' ? { ...described, embedded: { faults: [], choices: [] } } : described;
-  const secrets: Secret[] = [...environmentSecrets(env), ...(layout.embedded ? credentialSecrets(EMBEDDED_SETTINGS) : [])];
+  const run: RunDescription =
+    layout.embedded && command === 'test' ? { ...described, embedded: { faults: [], choices: [] } } : described;
+  const secrets: Secret[] = [
+    ...environmentSecrets(env),
+    ...(layout.embedded ? credentialSecrets(EMBEDDED_SETTINGS) : []),
+  ];
   const baseUrl = described.target?.baseUrl;
   const signingKeyFile = run.signingKeyFile;
   return {
     layout,
     settings,
-    suiteOptions: { settings, failLevel: run.failLevel, accepted: Object.fromEntries(gateAccepted(run, new Date().toISOString().slice(0, 10))), readOnly: run.readOnly, ...(run.generate ? { generate: run.generate } : {}) },
+    suiteOptions: {
+      settings,
+      failLevel: run.failLevel,
+      accepted: Object.fromEntries(gateAccepted(run, new Date().toISOString().slice(0, 10))),
+      readOnly: run.readOnly,
+      ...(run.generate ? { generate: run.generate } : {}),
+    },
     scrubbing: { secrets },
-    recording: { run, inputs: inputsOf(settings, loadContract().legacyHeader), secrets, ...(baseUrl ? { baseUrl } : {}), ...(signingKeyFile ? { signingKeyFile } : {}), ...(recordPipe === undefined ? {} : { recordPipe }) },
+    recording: {
+      run,
+      inputs: inputsOf(settings, loadContract().legacyHeader),
+      secrets,
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(signingKeyFile ? { signingKeyFile } : {}),
+      ...(recordPipe === undefined ? {} : { recordPipe }),
+    },
     proofTargets: () => proofTargetsOf(env),
     described,
   };

@@ -32,7 +32,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const recordIn = (reportDir: string) => JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord;
+const recordIn = (reportDir: string) =>
+  JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord;
 
 /** The status a curl line gets from a reference server with these faults, run as a person would. */
 async function replayStatus(curl: string, faults: string[]): Promise<number> {
@@ -52,17 +53,35 @@ async function replayStatus(curl: string, faults: string[]): Promise<number> {
 describe('run --generate 200 --seed 1', () => {
   it('against the reference server: every operation passes, and the record names the seed and the inputs', async () => {
     const reportDir = join(dir, 'plain');
-    const result = await runCli(['run', '--reference-server', ...GENERATE, ...GENERATED_ONLY, '--report-dir', reportDir]);
-    expect(result.stdout).toContain('Generating inputs per operation: the boundary phase, then 200 random inputs from seed 1 (--seed 1 draws them again; --generate 0 turns generation off)');
+    const result = await runCli([
+      'run',
+      '--reference-server',
+      ...GENERATE,
+      ...GENERATED_ONLY,
+      '--report-dir',
+      reportDir,
+    ]);
+    expect(result.stdout).toContain(
+      'Generating inputs per operation: the boundary phase, then 200 random inputs from seed 1 (--seed 1 draws them again; --generate 0 turns generation off)',
+    );
     expect(result.code).toBe(EXIT_INCOMPLETE);
     const record = recordIn(reportDir);
     expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([]);
     expect(record.generated).toMatchObject({ inputs: 200, seed: 1 });
-    expect(record.generated!.operations.map((o) => o.operation)).toEqual(['createAttributeConfig', 'createHighlight', 'listNotificationGroups']);
+    expect(record.generated!.operations.map((o) => o.operation)).toEqual([
+      'createAttributeConfig',
+      'createHighlight',
+      'listNotificationGroups',
+    ]);
     // The boundary phase's inputs, then the 200 random ones.
-    for (const operation of record.generated!.operations) expect(operation.inputs.sent, operation.operation).toBeGreaterThan(230);
+    for (const operation of record.generated!.operations)
+      expect(operation.inputs.sent, operation.operation).toBeGreaterThan(230);
     // The record agrees with itself: a requirement generation judged is judged in the requirements section too.
-    const judgedByGeneration = [...new Set(record.generated!.operations.flatMap((o) => o.requirements.filter((r) => r.inputs > 0).map((r) => r.id)))];
+    const judgedByGeneration = [
+      ...new Set(
+        record.generated!.operations.flatMap((o) => o.requirements.filter((r) => r.inputs > 0).map((r) => r.id)),
+      ),
+    ];
     const notRun = new Set(record.requirements.filter((r) => r.verdict === 'not-run').map((r) => r.id));
     expect(judgedByGeneration.length).toBeGreaterThan(5);
     expect(judgedByGeneration.filter((id) => notRun.has(id))).toEqual([]);
@@ -71,11 +90,22 @@ describe('run --generate 200 --seed 1', () => {
   const fault = FAULTS.find((f) => f.foundBy === 'generation')!;
   it(`with ${fault.name}: fails ${fault.requirement} with a minimal input whose curl line gets the 500 again`, async () => {
     const reportDir = join(dir, fault.name);
-    const result = await runCli(['run', '--reference-server', ...GENERATE, '--fault', fault.name, ...GENERATED_ONLY, '--report-dir', reportDir]);
+    const result = await runCli([
+      'run',
+      '--reference-server',
+      ...GENERATE,
+      '--fault',
+      fault.name,
+      ...GENERATED_ONLY,
+      '--report-dir',
+      reportDir,
+    ]);
     expect(result.code).toBe(EXIT_FAILED);
     const record = recordIn(reportDir);
     expect(record.requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');
-    const examples = record.generated!.operations.flatMap((o) => o.requirements.filter((r) => r.id === fault.requirement && r.counterexample).map((r) => r.counterexample!));
+    const examples = record.generated!.operations.flatMap((o) =>
+      o.requirements.filter((r) => r.id === fault.requirement && r.counterexample).map((r) => r.counterexample!),
+    );
     expect(examples.length).toBeGreaterThan(0);
     for (const example of examples) {
       expect(example.status).toBe(500);

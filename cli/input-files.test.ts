@@ -17,7 +17,18 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const finding = { time: '2026-11-24T10:00:00.000Z', method: 'GET', path: '/v3/notification-groups', operationId: 'listNotificationGroups', direction: 'exchange', status: 200, rule: 'NG-META-PAGES', level: 'MUST', pointer: '/meta/pages', message: 'meta.pages is not ceil(total / limit)' };
+const finding = {
+  time: '2026-11-24T10:00:00.000Z',
+  method: 'GET',
+  path: '/v3/notification-groups',
+  operationId: 'listNotificationGroups',
+  direction: 'exchange',
+  status: 200,
+  rule: 'NG-META-PAGES',
+  level: 'MUST',
+  pointer: '/meta/pages',
+  message: 'meta.pages is not ceil(total / limit)',
+};
 
 /** A capture line: a list whose meta.pages is wrong for its total and limit (NG-META-PAGES). */
 function captureLine(requestId: string): string {
@@ -25,8 +36,30 @@ function captureLine(requestId: string): string {
   return JSON.stringify({
     startedDateTime: '2026-11-24T10:00:00.000Z',
     time: 1,
-    request: { method: 'GET', url: 'http://127.0.0.1:4010/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0', httpVersion: 'HTTP/1.1', cookies: [], headers: [{ name: 'Authorization', value: 'Bearer r:***' }, { name: 'X-Request-Id', value: requestId }], queryString: [], headersSize: -1, bodySize: 0 },
-    response: { status: 200, statusText: '', httpVersion: 'HTTP/1.1', cookies: [], headers: [{ name: 'Content-Type', value: 'application/vnd.api+json' }], content: { size: body.length, mimeType: 'application/vnd.api+json', text: body }, redirectURL: '', headersSize: -1, bodySize: -1 },
+    request: {
+      method: 'GET',
+      url: 'http://127.0.0.1:4010/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [
+        { name: 'Authorization', value: 'Bearer r:***' },
+        { name: 'X-Request-Id', value: requestId },
+      ],
+      queryString: [],
+      headersSize: -1,
+      bodySize: 0,
+    },
+    response: {
+      status: 200,
+      statusText: '',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [{ name: 'Content-Type', value: 'application/vnd.api+json' }],
+      content: { size: body.length, mimeType: 'application/vnd.api+json', text: body },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: -1,
+    },
     cache: {},
     timings: { send: 0, wait: 1, receive: 0 },
   });
@@ -37,7 +70,11 @@ describe('expandGlobs', () => {
     const logs = join(dir, 'globbed');
     mkdirSync(logs);
     for (const name of ['replica-2.ndjson', 'replica-1.ndjson', 'other.txt']) writeFileSync(join(logs, name), '');
-    expect(expandGlobs([join(logs, 'replica-*.ndjson'), join(logs, 'other.txt')])).toEqual([join(logs, 'replica-1.ndjson'), join(logs, 'replica-2.ndjson'), join(logs, 'other.txt')]);
+    expect(expandGlobs([join(logs, 'replica-*.ndjson'), join(logs, 'other.txt')])).toEqual([
+      join(logs, 'replica-1.ndjson'),
+      join(logs, 'replica-2.ndjson'),
+      join(logs, 'other.txt'),
+    ]);
   });
 
   it('reads an existing file whose name looks like a glob as that file', () => {
@@ -55,8 +92,13 @@ describe('expandCaptureDirectories', () => {
   it('gives the capture files of each directory, oldest first, and leaves other files in it out', () => {
     const replica = join(dir, 'capture-dir');
     mkdirSync(replica);
-    for (const name of ['capture-20261124T100500Z-0002.ndjson', 'capture-20261124T100000Z-0001.ndjson', 'notes.ndjson']) writeFileSync(join(replica, name), '');
-    expect(expandCaptureDirectories([replica, join(dir, 'a.har')])).toEqual([join(replica, 'capture-20261124T100000Z-0001.ndjson'), join(replica, 'capture-20261124T100500Z-0002.ndjson'), join(dir, 'a.har')]);
+    for (const name of ['capture-20261124T100500Z-0002.ndjson', 'capture-20261124T100000Z-0001.ndjson', 'notes.ndjson'])
+      writeFileSync(join(replica, name), '');
+    expect(expandCaptureDirectories([replica, join(dir, 'a.har')])).toEqual([
+      join(replica, 'capture-20261124T100000Z-0001.ndjson'),
+      join(replica, 'capture-20261124T100500Z-0002.ndjson'),
+      join(dir, 'a.har'),
+    ]);
   });
 
   it('refuses a directory without capture files, naming it', () => {
@@ -73,7 +115,9 @@ describe('the commands', () => {
     writeFileSync(join(logs, 'replica-1.ndjson'), `${JSON.stringify({ ...finding, requestId: 'r1' })}\n`);
     writeFileSync(join(logs, 'replica-2.ndjson'), `${JSON.stringify({ ...finding, requestId: 'r2', repeated: 3 })}\n`);
     const result = await runCliInProcess(['report', join(logs, 'replica-*.ndjson')]);
-    expect(result.stdout).toContain(`# Violations report: ${join(logs, 'replica-1.ndjson')}, ${join(logs, 'replica-2.ndjson')}`);
+    expect(result.stdout).toContain(
+      `# Violations report: ${join(logs, 'replica-1.ndjson')}, ${join(logs, 'replica-2.ndjson')}`,
+    );
     expect(result.stdout).toContain('4 findings, first seen');
     expect(result.code).toBe(1);
   });
@@ -81,14 +125,19 @@ describe('the commands', () => {
   it('report exits 2 on a glob that matches nothing, with one line naming it', async () => {
     const result = await runCliInProcess(['report', join(dir, 'missing-*.ndjson')]);
     expect(result.code).toBe(2);
-    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^las-conformance: .*missing-\*\.ndjson matches no file$/)]);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^las-conformance: .*missing-\*\.ndjson matches no file$/),
+    ]);
   });
 
   it('judge reads several capture directories, one per replica', async () => {
     const replicas = [join(dir, 'replica-a'), join(dir, 'replica-b')];
     replicas.forEach((replica, index) => {
       mkdirSync(replica);
-      writeFileSync(join(replica, 'capture-20261124T100000Z-0001.ndjson'), `${captureLine(`${index}-1`)}\n${captureLine(`${index}-2`)}\n`);
+      writeFileSync(
+        join(replica, 'capture-20261124T100000Z-0001.ndjson'),
+        `${captureLine(`${index}-1`)}\n${captureLine(`${index}-2`)}\n`,
+      );
     });
     writeFileSync(join(replicas[1], 'capture-20261124T110000Z-0002.ndjson'), `${captureLine('1-3')}\n`);
     const result = await runCliInProcess(['judge', ...replicas]);
@@ -102,6 +151,8 @@ describe('the commands', () => {
     mkdirSync(empty);
     const result = await runCliInProcess(['judge', empty]);
     expect(result.code).toBe(2);
-    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^las-conformance: .*no-captures holds no capture files/)]);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^las-conformance: .*no-captures holds no capture files/),
+    ]);
   });
 });

@@ -28,7 +28,12 @@ export function expandGlobs(args: readonly string[]): string[] {
   return args.flatMap((arg) => {
     if (existsSync(arg) || !isDynamicPattern(arg)) return [arg];
     // An absolute pattern gives absolute names: as given, not relative to where the command runs.
-    const matches = globSync(arg, { onlyFiles: true, expandDirectories: false, dot: false, absolute: isAbsolute(arg) }).sort();
+    const matches = globSync(arg, {
+      onlyFiles: true,
+      expandDirectories: false,
+      dot: false,
+      absolute: isAbsolute(arg),
+    }).sort();
     if (matches.length === 0) throw new Error(`${arg} matches no file`);
     return matches;
   });
@@ -58,7 +63,8 @@ function captureFilesIn(directory: string): string[] {
     throw new Error(`cannot read ${directory}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const files = names.filter((name) => CAPTURE_FILE.test(name)).sort();
-  if (files.length === 0) throw new Error(`${directory} holds no capture files (capture-<time>-<n>.ndjson, as proxy --capture writes them)`);
+  if (files.length === 0)
+    throw new Error(`${directory} holds no capture files (capture-<time>-<n>.ndjson, as proxy --capture writes them)`);
   return files.map((name) => join(directory, name));
 }
 

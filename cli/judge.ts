@@ -30,13 +30,33 @@ const MALFORMED_LISTED = 20;
 export function registerJudgeCommand(program: Command): void {
   program
     .command('judge')
-    .description('judge recorded traffic offline: HAR files (browsers, proxies, gateways) and the proxy\'s capture files, read as a stream; output as the proxy\'s (violations NDJSON, the report summary, exit code)')
-    .argument('<files...>', 'HAR files, capture files of `proxy --capture` (one HAR entry per line), or capture directories (one per replica: the capture files in each); a quoted glob names the files it matches')
-    .option('--violations <file>', 'write the findings as a violations log (NDJSON, one line per finding, as the proxy writes it); - for stdout in place of the summary')
+    .description(
+      "judge recorded traffic offline: HAR files (browsers, proxies, gateways) and the proxy's capture files, read as a stream; output as the proxy's (violations NDJSON, the report summary, exit code)",
+    )
+    .argument(
+      '<files...>',
+      'HAR files, capture files of `proxy --capture` (one HAR entry per line), or capture directories (one per replica: the capture files in each); a quoted glob names the files it matches',
+    )
+    .option(
+      '--violations <file>',
+      'write the findings as a violations log (NDJSON, one line per finding, as the proxy writes it); - for stdout in place of the summary',
+    )
     .option('--html <file>', 'write the summary as HTML to this file instead of Markdown on stdout')
-    .option('--include-client', "exit 1 on the client's MUST findings (request) as well as the service's (response, exchange)")
-    .option('--base-url <url>', 'where the API was served when recorded, e.g. https://staging.example.com/v3: only entries under it are judged (default: entries whose path is under /v3)', parseBaseUrl)
-    .option('--max-body <bytes>', 'largest body judged; larger ones are not validated, as in the proxy', wholeNumber(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
+    .option(
+      '--include-client',
+      "exit 1 on the client's MUST findings (request) as well as the service's (response, exchange)",
+    )
+    .option(
+      '--base-url <url>',
+      'where the API was served when recorded, e.g. https://staging.example.com/v3: only entries under it are judged (default: entries whose path is under /v3)',
+      parseBaseUrl,
+    )
+    .option(
+      '--max-body <bytes>',
+      'largest body judged; larger ones are not validated, as in the proxy',
+      wholeNumber(0, 2 ** 31 - 1),
+      PROXY_DEFAULTS.maxBody,
+    )
     .option('--log-values', 'include body values in finding messages (off: values are described by type only)')
     .action(async (args: string[], flags: JudgeFlags) => {
       process.exitCode = await judgeCommand(expandCaptureDirectories(expandGlobs(args)), flags);
@@ -55,7 +75,11 @@ function parseBaseUrl(value: string): URL {
 
 async function judgeCommand(files: string[], flags: JudgeFlags): Promise<number> {
   const contract = loadContract();
-  const judging = { contract, judge: { includeValues: flags.logValues === true, maxBody: flags.maxBody }, ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}) };
+  const judging = {
+    contract,
+    judge: { includeValues: flags.logValues === true, maxBody: flags.maxBody },
+    ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
+  };
   const summarizer = new ViolationsSummarizer(contract, files.join(', '));
   const toStdout = flags.violations === '-';
   const log = flags.violations === undefined || toStdout ? null : await openWrite(flags.violations);
@@ -81,7 +105,8 @@ async function judgeCommand(files: string[], flags: JudgeFlags): Promise<number>
           const line = JSON.stringify(record);
           summarizer.add(line);
           if (toStdout) process.stdout.write(`${line}\n`);
-          else if (log && !log.write(`${line}\n`)) await new Promise<void>((resolve) => log.once('drain', () => resolve()));
+          else if (log && !log.write(`${line}\n`))
+            await new Promise<void>((resolve) => log.once('drain', () => resolve()));
         }
       }
     }
@@ -100,12 +125,16 @@ async function judgeCommand(files: string[], flags: JudgeFlags): Promise<number>
   }
   const summary = summarizer.summary();
   const more = tally.malformed > MALFORMED_LISTED ? ` (the first ${MALFORMED_LISTED} named above)` : '';
-  process.stderr.write(`las-conformance judge: ${tally.entries} entries: ${tally.judged} judged, ${tally.outsideApi} outside the API (counted, not judged), ${tally.malformed} malformed${more}; ${summary.findings} findings\n`);
+  process.stderr.write(
+    `las-conformance judge: ${tally.entries} entries: ${tally.judged} judged, ${tally.outsideApi} outside the API (counted, not judged), ${tally.malformed} malformed${more}; ${summary.findings} findings\n`,
+  );
   if (flags.html) {
     try {
       writeFileSync(flags.html, renderViolationsHtml(summary));
     } catch (error) {
-      throw new Error(`cannot write ${flags.html}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new Error(
+        `cannot write ${flags.html}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   } else if (!toStdout) {
     process.stdout.write(renderViolationsMarkdown(summary));
@@ -118,6 +147,8 @@ function openWrite(path: string): Promise<WriteStream> {
   return new Promise((resolve, reject) => {
     const stream = createWriteStream(path);
     stream.once('open', () => resolve(stream));
-    stream.once('error', (error) => reject(new Error(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`)));
+    stream.once('error', (error) =>
+      reject(new Error(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`)),
+    );
   });
 }

@@ -7,7 +7,8 @@ export function wholeNumber(min: number, max?: number): (value: string) => numbe
   const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
   return (value) => {
     const number = Number(value);
-    if (!/^\d+$/.test(value.trim()) || number < min || (max !== undefined && number > max)) throw new InvalidArgumentError(`expected a whole number ${range}.`);
+    if (!/^\d+$/.test(value.trim()) || number < min || (max !== undefined && number > max))
+      throw new InvalidArgumentError(`expected a whole number ${range}.`);
     return number;
   };
 }

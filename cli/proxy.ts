@@ -5,7 +5,13 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
 import { CAPTURE_DEFAULTS } from '../proxy/capture.ts';
 import { trustedRanges } from '../proxy/client-identity.ts';
-import { createProxyLogger, createValidatingProxy, PROXY_DEFAULTS, upstreamDisplay, type ProxyMode } from '../proxy/index.ts';
+import {
+  createProxyLogger,
+  createValidatingProxy,
+  PROXY_DEFAULTS,
+  upstreamDisplay,
+  type ProxyMode,
+} from '../proxy/index.ts';
 
 interface ProxyFlags {
   upstream: URL;
@@ -41,19 +47,24 @@ function parseUrl(value: string): URL {
   } catch {
     throw new InvalidArgumentError('expected a URL such as https://staging.example.com/v3.');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http or https URL.');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('expected an http or https URL.');
   return url;
 }
 
 function fraction(value: string): number {
   const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number) || number < 0 || number > 1) throw new InvalidArgumentError('expected a number from 0 to 1.');
+  if (value.trim() === '' || !Number.isFinite(number) || number < 0 || number > 1)
+    throw new InvalidArgumentError('expected a number from 0 to 1.');
   return number;
 }
 
 /** A comma-separated list of addresses and CIDR ranges, each checked. */
 function addressList(value: string): string[] {
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   try {
     trustedRanges(entries);
   } catch (error) {
@@ -74,31 +85,141 @@ function proxyOption(flags: string, description: string): Option {
 export function registerProxyCommand(program: Command): void {
   program
     .command('proxy')
-    .description('run the validating reverse proxy: forward traffic to --upstream and log every exchange that breaks the contract; every flag can also be set as LAS_PROXY_<FLAG> (e.g. LAS_PROXY_MAX_BODY)')
-    .addOption(proxyOption('--upstream <url>', 'base URL of the service, e.g. https://staging.example.com/v3').argParser(parseUrl).makeOptionMandatory())
+    .description(
+      'run the validating reverse proxy: forward traffic to --upstream and log every exchange that breaks the contract; every flag can also be set as LAS_PROXY_<FLAG> (e.g. LAS_PROXY_MAX_BODY)',
+    )
+    .addOption(
+      proxyOption('--upstream <url>', 'base URL of the service, e.g. https://staging.example.com/v3')
+        .argParser(parseUrl)
+        .makeOptionMandatory(),
+    )
     .addOption(proxyOption('--host <host>', 'address the proxy listens on').default('127.0.0.1'))
-    .addOption(proxyOption('--port <port>', 'proxy port (0 = any free port)').argParser(wholeNumber(0, 65535)).default(8080))
-    .addOption(proxyOption('--admin-host <host>', 'address the admin server listens on, whatever --host is').default('127.0.0.1'))
-    .addOption(proxyOption('--admin-port <port>', 'admin port: /healthz, /readyz, /metrics, the dashboard on / (0 = any free port)').argParser(wholeNumber(0, 65535)).default(PROXY_DEFAULTS.adminPort))
-    .addOption(proxyOption('--admin-token-file <file>', 'file holding a bearer token the admin endpoints ask for (all but /healthz and /readyz); LAS_ADMIN_TOKEN gives the token itself'))
-    .addOption(proxyOption('--mode <mode>', 'report: relay everything and log; enforce: refuse what breaks the contract or cannot be judged').choices(['report', 'enforce']).default(PROXY_DEFAULTS.mode))
-    .addOption(proxyOption('--violations <file>', 'NDJSON violations log (appended; SIGHUP reopens it), - for stdout; INFO observations are logged once per rule, operation and direction, metrics count all').default('-'))
-    .addOption(proxyOption('--repeat-interval <ms>', 'each kind of finding is written once per interval, then counted in one line at its end; 0 writes every finding').argParser(wholeNumber(0, 2 ** 31 - 1)).default(10_000))
-    .addOption(proxyOption('--max-body <bytes>', 'largest body buffered for validation; larger ones pass unvalidated (enforce mode: refused with 413)').argParser(wholeNumber(0, 2 ** 31 - 1)).default(PROXY_DEFAULTS.maxBody))
-    .addOption(proxyOption('--upstream-timeout <ms>', 'how long the upstream may take to answer, or between body chunks').argParser(wholeNumber(1, 2 ** 31 - 1)).default(PROXY_DEFAULTS.upstreamTimeout))
-    .addOption(proxyOption('--upstream-ca <file>', 'PEM certificates to trust for an https upstream, in place of the default authorities'))
-    .addOption(proxyOption('--tls-cert <file>', 'PEM certificate chain to serve clients over https (with --tls-key); the admin server stays http'))
+    .addOption(
+      proxyOption('--port <port>', 'proxy port (0 = any free port)').argParser(wholeNumber(0, 65535)).default(8080),
+    )
+    .addOption(
+      proxyOption('--admin-host <host>', 'address the admin server listens on, whatever --host is').default(
+        '127.0.0.1',
+      ),
+    )
+    .addOption(
+      proxyOption(
+        '--admin-port <port>',
+        'admin port: /healthz, /readyz, /metrics, the dashboard on / (0 = any free port)',
+      )
+        .argParser(wholeNumber(0, 65535))
+        .default(PROXY_DEFAULTS.adminPort),
+    )
+    .addOption(
+      proxyOption(
+        '--admin-token-file <file>',
+        'file holding a bearer token the admin endpoints ask for (all but /healthz and /readyz); LAS_ADMIN_TOKEN gives the token itself',
+      ),
+    )
+    .addOption(
+      proxyOption(
+        '--mode <mode>',
+        'report: relay everything and log; enforce: refuse what breaks the contract or cannot be judged',
+      )
+        .choices(['report', 'enforce'])
+        .default(PROXY_DEFAULTS.mode),
+    )
+    .addOption(
+      proxyOption(
+        '--violations <file>',
+        'NDJSON violations log (appended; SIGHUP reopens it), - for stdout; INFO observations are logged once per rule, operation and direction, metrics count all',
+      ).default('-'),
+    )
+    .addOption(
+      proxyOption(
+        '--repeat-interval <ms>',
+        'each kind of finding is written once per interval, then counted in one line at its end; 0 writes every finding',
+      )
+        .argParser(wholeNumber(0, 2 ** 31 - 1))
+        .default(10_000),
+    )
+    .addOption(
+      proxyOption(
+        '--max-body <bytes>',
+        'largest body buffered for validation; larger ones pass unvalidated (enforce mode: refused with 413)',
+      )
+        .argParser(wholeNumber(0, 2 ** 31 - 1))
+        .default(PROXY_DEFAULTS.maxBody),
+    )
+    .addOption(
+      proxyOption('--upstream-timeout <ms>', 'how long the upstream may take to answer, or between body chunks')
+        .argParser(wholeNumber(1, 2 ** 31 - 1))
+        .default(PROXY_DEFAULTS.upstreamTimeout),
+    )
+    .addOption(
+      proxyOption(
+        '--upstream-ca <file>',
+        'PEM certificates to trust for an https upstream, in place of the default authorities',
+      ),
+    )
+    .addOption(
+      proxyOption(
+        '--tls-cert <file>',
+        'PEM certificate chain to serve clients over https (with --tls-key); the admin server stays http',
+      ),
+    )
     .addOption(proxyOption('--tls-key <file>', 'PEM private key of --tls-cert'))
-    .addOption(proxyOption('--sample <rate>', 'fraction of exchanges validated in report mode').argParser(fraction).default(PROXY_DEFAULTS.sample))
-    .addOption(proxyOption('--log-values', 'include body values in finding messages (off: values are described by type only)'))
-    .addOption(proxyOption('--violations-header', 'add a Las-Violations header listing the rule ids known before the response starts'))
-    .addOption(proxyOption('--forwarded-headers', 'add X-Forwarded-For (the client address, appended), X-Forwarded-Proto and X-Forwarded-Host to forwarded requests'))
-    .addOption(proxyOption('--trusted-proxies <list>', 'with --forwarded-headers: comma-separated addresses and CIDR ranges of the balancers in front; only their X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host and Forwarded are read and passed on (none by default: every peer is its own client)').argParser(addressList))
-    .addOption(proxyOption('--no-judge-thread', 'judge every exchange on the forwarding thread (by default, report mode judges exchanges with bodies of 8 KiB or more on a worker thread)'))
-    .addOption(proxyOption('--capture <dir>', 'write each exchange that draws a MUST finding to capture files in this directory (HAR entries, one per line, credentials masked, bodies up to --max-body); off by default'))
-    .addOption(proxyOption('--capture-file-bytes <bytes>', 'start a new capture file once the current one holds this many bytes').argParser(wholeNumber(1024, 2 ** 40)).default(CAPTURE_DEFAULTS.fileBytes))
-    .addOption(proxyOption('--capture-max-bytes <bytes>', 'keep the capture files of the directory under this many bytes in all, the oldest dropped first').argParser(wholeNumber(1024, 2 ** 40)).default(CAPTURE_DEFAULTS.maxBytes))
-    .addOption(proxyOption('--log-level <level>', 'level of the JSON log on stderr').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
+    .addOption(
+      proxyOption('--sample <rate>', 'fraction of exchanges validated in report mode')
+        .argParser(fraction)
+        .default(PROXY_DEFAULTS.sample),
+    )
+    .addOption(
+      proxyOption('--log-values', 'include body values in finding messages (off: values are described by type only)'),
+    )
+    .addOption(
+      proxyOption(
+        '--violations-header',
+        'add a Las-Violations header listing the rule ids known before the response starts',
+      ),
+    )
+    .addOption(
+      proxyOption(
+        '--forwarded-headers',
+        'add X-Forwarded-For (the client address, appended), X-Forwarded-Proto and X-Forwarded-Host to forwarded requests',
+      ),
+    )
+    .addOption(
+      proxyOption(
+        '--trusted-proxies <list>',
+        'with --forwarded-headers: comma-separated addresses and CIDR ranges of the balancers in front; only their X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host and Forwarded are read and passed on (none by default: every peer is its own client)',
+      ).argParser(addressList),
+    )
+    .addOption(
+      proxyOption(
+        '--no-judge-thread',
+        'judge every exchange on the forwarding thread (by default, report mode judges exchanges with bodies of 8 KiB or more on a worker thread)',
+      ),
+    )
+    .addOption(
+      proxyOption(
+        '--capture <dir>',
+        'write each exchange that draws a MUST finding to capture files in this directory (HAR entries, one per line, credentials masked, bodies up to --max-body); off by default',
+      ),
+    )
+    .addOption(
+      proxyOption('--capture-file-bytes <bytes>', 'start a new capture file once the current one holds this many bytes')
+        .argParser(wholeNumber(1024, 2 ** 40))
+        .default(CAPTURE_DEFAULTS.fileBytes),
+    )
+    .addOption(
+      proxyOption(
+        '--capture-max-bytes <bytes>',
+        'keep the capture files of the directory under this many bytes in all, the oldest dropped first',
+      )
+        .argParser(wholeNumber(1024, 2 ** 40))
+        .default(CAPTURE_DEFAULTS.maxBytes),
+    )
+    .addOption(
+      proxyOption('--log-level <level>', 'level of the JSON log on stderr')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent'])
+        .default('info'),
+    )
     .action(async (flags: ProxyFlags) => runProxy(flags));
 }
 
@@ -110,14 +231,17 @@ function adminToken(file: string | undefined): string | undefined {
   try {
     token = readFileSync(file, 'utf8').split(/\r?\n/, 1)[0].trim();
   } catch (error) {
-    throw new Error(`cannot read --admin-token-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(
+      `cannot read --admin-token-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   if (token === '') throw new Error(`--admin-token-file ${file} holds no token on its first line`);
   return token;
 }
 
 async function runProxy(flags: ProxyFlags): Promise<void> {
-  if (flags.mode === 'enforce' && flags.sample < 1) throw new Error('--sample applies to report mode only: enforce mode judges every exchange');
+  if (flags.mode === 'enforce' && flags.sample < 1)
+    throw new Error('--sample applies to report mode only: enforce mode judges every exchange');
   const upstreamCa = flags.upstreamCa === undefined ? undefined : readCertificates(flags.upstreamCa, flags.upstream);
   const token = adminToken(flags.adminTokenFile);
   const tls = listeningTls(flags.tlsCert, flags.tlsKey);
@@ -142,12 +266,19 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     adminToken: token,
     tls,
     repeatInterval: flags.repeatInterval,
-    ...(flags.capture === undefined ? {} : { capture: { dir: flags.capture, fileBytes: flags.captureFileBytes, maxBytes: flags.captureMaxBytes } }),
+    ...(flags.capture === undefined
+      ? {}
+      : { capture: { dir: flags.capture, fileBytes: flags.captureFileBytes, maxBytes: flags.captureMaxBytes } }),
     logger,
   });
   let addresses;
   try {
-    addresses = await proxy.listen({ port: flags.port, adminPort: flags.adminPort, host: flags.host, adminHost: flags.adminHost });
+    addresses = await proxy.listen({
+      port: flags.port,
+      adminPort: flags.adminPort,
+      host: flags.host,
+      adminHost: flags.adminHost,
+    });
   } catch (error) {
     await proxy.close();
     violationsFile?.end();
@@ -163,7 +294,10 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       old?.end();
       logger.info({ violations: flags.violations }, 'violations log reopened');
     } catch (error) {
-      logger.error({ error: (error as Error).message }, 'reopening the violations log failed: still writing to the old one');
+      logger.error(
+        { error: (error as Error).message },
+        'reopening the violations log failed: still writing to the old one',
+      );
     }
   };
   // reopen logs its own failure, so the signal handler need not wait for it.
@@ -196,16 +330,21 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
 
 /** The --upstream-ca bundle; a clear error when it is unreadable, holds no certificate or has no use. */
 function readCertificates(file: string, upstream: URL): string {
-  if (upstream.protocol !== 'https:') throw new Error(`--upstream-ca applies to an https upstream, and ${upstreamDisplay(upstream)} is not one`);
+  if (upstream.protocol !== 'https:')
+    throw new Error(`--upstream-ca applies to an https upstream, and ${upstreamDisplay(upstream)} is not one`);
   const pem = readPem(file, '--upstream-ca');
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`--upstream-ca ${file} holds no PEM certificate`);
   return pem;
 }
 
 /** The certificate chain and key the proxy serves clients with: both flags or neither. */
-function listeningTls(certFile: string | undefined, keyFile: string | undefined): { cert: string; key: string } | undefined {
+function listeningTls(
+  certFile: string | undefined,
+  keyFile: string | undefined,
+): { cert: string; key: string } | undefined {
   if (certFile === undefined && keyFile === undefined) return undefined;
-  if (certFile === undefined || keyFile === undefined) throw new Error('--tls-cert and --tls-key go together: give both to serve https, neither to serve http');
+  if (certFile === undefined || keyFile === undefined)
+    throw new Error('--tls-cert and --tls-key go together: give both to serve https, neither to serve http');
   const cert = readPem(certFile, '--tls-cert');
   const key = readPem(keyFile, '--tls-key');
   if (!cert.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`--tls-cert ${certFile} holds no PEM certificate`);
@@ -217,7 +356,9 @@ function readPem(file: string, flag: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read ${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(
+      `cannot read ${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
@@ -225,6 +366,10 @@ function openAppend(path: string): Promise<WriteStream> {
   return new Promise((resolve, reject) => {
     const stream = createWriteStream(path, { flags: 'a' });
     stream.once('open', () => resolve(stream));
-    stream.once('error', (error) => reject(new Error(`cannot open the violations file ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`)));
+    stream.once('error', (error) =>
+      reject(
+        new Error(`cannot open the violations file ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`),
+      ),
+    );
   });
 }

@@ -29,17 +29,49 @@ import { ENVELOPE_MAX_BYTES, KEY_MAX_BYTES, verifyCommand } from './verify.ts';
 import { runCli, runCliInProcess } from './test-support.ts';
 
 const contract = loadContract();
-const SUITE_CHECKED = contract.requirements.filter((r) => !r.checkedBy || r.checkedBy.includes('suite')).map((r) => r.id);
+const SUITE_CHECKED = contract.requirements
+  .filter((r) => !r.checkedBy || r.checkedBy.includes('suite'))
+  .map((r) => r.id);
 let dir: string;
 
 function finding(requirement: string, message: string): CaseFinding {
-  return { ...contract.finding(requirement, 'response', { pointer: '/meta/pages', message }), exchange: { method: 'GET', path: '/notification-groups?filter[type]=portal', status: 200, curl: 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups"' } };
+  return {
+    ...contract.finding(requirement, 'response', { pointer: '/meta/pages', message }),
+    exchange: {
+      method: 'GET',
+      path: '/notification-groups?filter[type]=portal',
+      status: 200,
+      curl: 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups"',
+    },
+  };
 }
 
 function record(findings: CaseFinding[]): CertificationRecord {
-  const exercised = SUITE_CHECKED.map((requirement) => ({ requirement, judged: 1, broken: findings.some((f) => f.requirement === requirement) ? 1 : 0 }));
-  const cases: CaseOutcome[] = [{ title: 'everything', requirements: SUITE_CHECKED, status: findings.length > 0 ? 'failed' : 'passed', findings, exercised }];
-  return buildRecord({ contract, kit: { name: 'las-conformance', version: '0.1.0' }, target: 'http://127.0.0.1:1/v3', context: { contractSha256: contractSha256() }, failLevel: 'must', startedAt: new Date('2026-01-01T00:00:00Z'), durationMs: 10, runStatus: findings.length > 0 ? 'failed' : 'passed', cases });
+  const exercised = SUITE_CHECKED.map((requirement) => ({
+    requirement,
+    judged: 1,
+    broken: findings.some((f) => f.requirement === requirement) ? 1 : 0,
+  }));
+  const cases: CaseOutcome[] = [
+    {
+      title: 'everything',
+      requirements: SUITE_CHECKED,
+      status: findings.length > 0 ? 'failed' : 'passed',
+      findings,
+      exercised,
+    },
+  ];
+  return buildRecord({
+    contract,
+    kit: { name: 'las-conformance', version: '0.1.0' },
+    target: 'http://127.0.0.1:1/v3',
+    context: { contractSha256: contractSha256() },
+    failLevel: 'must',
+    startedAt: new Date('2026-01-01T00:00:00Z'),
+    durationMs: 10,
+    runStatus: findings.length > 0 ? 'failed' : 'passed',
+    cases,
+  });
 }
 
 function write(name: string, value: unknown): string {
@@ -68,24 +100,86 @@ describe('las-conformance verify', () => {
   it('verifies a record as the kit wrote it: exit 0, its verdict and contract named', () => {
     const { code, output } = verifyCommand(write('passed.json', record([])));
     expect(code).toBe(0);
-    expect(output).toMatch(/passed\.json verifies, unsigned \(self-reported\): target http:\/\/127\.0\.0\.1:1\/v3, verdict passed, gate pass, las-conformance 0\.1\.0, contract [0-9a-f]{12}…\n$/);
+    expect(output).toMatch(
+      /passed\.json verifies, unsigned \(self-reported\): target http:\/\/127\.0\.0\.1:1\/v3, verdict passed, gate pass, las-conformance 0\.1\.0, contract [0-9a-f]{12}…\n$/,
+    );
   });
 
   const tampered: [string, (r: CertificationRecord) => unknown, RegExp][] = [
-    ['a verdict changed to passed over a failed MUST', (r) => ({ ...r, verdict: 'passed' }), /^ {2}verdict: passed, but its requirements make it failed$/m],
-    ['a gate changed to pass', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /^ {2}gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(false\) make it "fail"$/m],
-    ['a failed requirement changed to passed, the tally left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q)) }), /^ {2}tally\.MUST\.passed: \d+, but its requirements say \d+$/m],
-    ['a failed requirement changed to passed, its broken exchange left', (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q)) }), /\/requirements\/\d+ \(NG-META-PAGES, verdict passed\)\/broken: must be equal to constant/],
     [
-      'a requirement not exercised claimed as the target\'s choice',
-      (r) => ({ ...r, requirements: r.requirements.map((q) => (q.id === 'AUTH-401-UNKNOWN-TOKEN' ? { ...q, verdict: 'not-run', judged: 0, reason: 'not exercised: no answer was 401', notExercised: true, byTargetChoice: true } : q)) }),
+      'a verdict changed to passed over a failed MUST',
+      (r) => ({ ...r, verdict: 'passed' }),
+      /^ {2}verdict: passed, but its requirements make it failed$/m,
+    ],
+    [
+      'a gate changed to pass',
+      (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }),
+      /^ {2}gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(false\) make it "fail"$/m,
+    ],
+    [
+      'a failed requirement changed to passed, the tally left',
+      (r) => ({
+        ...r,
+        requirements: r.requirements.map((q) =>
+          q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q,
+        ),
+      }),
+      /^ {2}tally\.MUST\.passed: \d+, but its requirements say \d+$/m,
+    ],
+    [
+      'a failed requirement changed to passed, its broken exchange left',
+      (r) => ({
+        ...r,
+        requirements: r.requirements.map((q) =>
+          q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q,
+        ),
+      }),
+      /\/requirements\/\d+ \(NG-META-PAGES, verdict passed\)\/broken: must be equal to constant/,
+    ],
+    [
+      "a requirement not exercised claimed as the target's choice",
+      (r) => ({
+        ...r,
+        requirements: r.requirements.map((q) =>
+          q.id === 'AUTH-401-UNKNOWN-TOKEN'
+            ? {
+                ...q,
+                verdict: 'not-run',
+                judged: 0,
+                reason: 'not exercised: no answer was 401',
+                notExercised: true,
+                byTargetChoice: true,
+              }
+            : q,
+        ),
+      }),
       /requirements\/AUTH-401-UNKNOWN-TOKEN\.byTargetChoice: AUTH-401-UNKNOWN-TOKEN was not exercised, which the catalogue does not leave to the target's choice/,
     ],
-    ['another contract', (r) => ({ ...r, contract: { sha256: 'a'.repeat(64) } }), /contract\.sha256: judged by another contract: its SHA-256 is a{64}, this kit's is [0-9a-f]{64}/],
-    ['a member the schema does not have', (r) => ({ ...r, certifiedBy: 'someone' }), /^\s+\/: must NOT have additional properties \(certifiedBy\)$/m],
-    ['a kind of record left out of inputs', (r) => ({ ...r, inputs: { ...r.inputs, records: { ownerUserId: true } } }), /^ {2}inputs\.records: it does not say whether the run was given collectionItemId, which the contract names$/m],
-    ['a kind of record the contract does not name', (r) => ({ ...r, inputs: { ...r.inputs, records: { ...r.inputs.records, courseId: true } } }), /^ {2}inputs\.records: courseId, which the contract names no record of$/m],
-    ['format 4 with the inputs of format 3', (r) => ({ ...r, inputs: formatThreeInputs(r) }), /\/inputs: must NOT have additional properties/],
+    [
+      'another contract',
+      (r) => ({ ...r, contract: { sha256: 'a'.repeat(64) } }),
+      /contract\.sha256: judged by another contract: its SHA-256 is a{64}, this kit's is [0-9a-f]{64}/,
+    ],
+    [
+      'a member the schema does not have',
+      (r) => ({ ...r, certifiedBy: 'someone' }),
+      /^\s+\/: must NOT have additional properties \(certifiedBy\)$/m,
+    ],
+    [
+      'a kind of record left out of inputs',
+      (r) => ({ ...r, inputs: { ...r.inputs, records: { ownerUserId: true } } }),
+      /^ {2}inputs\.records: it does not say whether the run was given collectionItemId, which the contract names$/m,
+    ],
+    [
+      'a kind of record the contract does not name',
+      (r) => ({ ...r, inputs: { ...r.inputs, records: { ...r.inputs.records, courseId: true } } }),
+      /^ {2}inputs\.records: courseId, which the contract names no record of$/m,
+    ],
+    [
+      'format 4 with the inputs of format 3',
+      (r) => ({ ...r, inputs: formatThreeInputs(r) }),
+      /\/inputs: must NOT have additional properties/,
+    ],
   ];
   it('verifies a record of format 3, whose kinds of record are members of inputs', () => {
     const old = formatThree(record([]));
@@ -96,7 +190,9 @@ describe('las-conformance verify', () => {
 
   for (const [what, change, problem] of tampered) {
     it(`does not verify ${what}: exit 1, the problem named`, () => {
-      const { code, output } = verifyCommand(write('tampered.json', change(record([finding('NG-META-PAGES', 'meta.pages is 2')]))));
+      const { code, output } = verifyCommand(
+        write('tampered.json', change(record([finding('NG-META-PAGES', 'meta.pages is 2')]))),
+      );
       expect(code).toBe(1);
       expect(output).toMatch(problem);
     });
@@ -104,13 +200,23 @@ describe('las-conformance verify', () => {
 
   it('--help says a record without a checked signature is unsigned (self-reported)', async () => {
     const help = await runCliInProcess(['verify', '--help']);
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain('Without --key a record is unsigned (self-reported): consistent, but nothing shows who produced it');
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      'Without --key a record is unsigned (self-reported): consistent, but nothing shows who produced it',
+    );
   });
 
   const notRecords: [string, string, RegExp][] = [
     ['a file that is not JSON', 'not a record', /^las-conformance: .*given\.txt is not JSON: /],
-    ['a JSON list', '[1, 2]', /^las-conformance: .*given\.txt is not a conformance record \(conformance\.json\): it is not an object with requirements$/],
-    ['a JSON object without requirements (a violations line, say)', '{"rule":"AUTH-401-NO-CREDENTIALS","level":"MUST"}', /^las-conformance: .*given\.txt is not a conformance record \(conformance\.json\)/],
+    [
+      'a JSON list',
+      '[1, 2]',
+      /^las-conformance: .*given\.txt is not a conformance record \(conformance\.json\): it is not an object with requirements$/,
+    ],
+    [
+      'a JSON object without requirements (a violations line, say)',
+      '{"rule":"AUTH-401-NO-CREDENTIALS","level":"MUST"}',
+      /^las-conformance: .*given\.txt is not a conformance record \(conformance\.json\)/,
+    ],
   ];
   for (const [what, content, message] of notRecords) {
     it(`${what} is a usage error (exit 2, one line)`, async () => {
@@ -127,14 +233,24 @@ describe('las-conformance verify', () => {
 describe('las-conformance diff', () => {
   it('a requirement that newly fails is a regression: exit 1, in Markdown and JSON', () => {
     const before = write('before.json', record([finding('NG-META-TOTAL', 'total is 7; expected 8')]));
-    const after = write('after.json', record([finding('NG-META-PAGES', 'meta.pages is 2'), finding('NG-META-TOTAL', 'total is 6; expected 8')]));
+    const after = write(
+      'after.json',
+      record([finding('NG-META-PAGES', 'meta.pages is 2'), finding('NG-META-TOTAL', 'total is 6; expected 8')]),
+    );
     const markdown = diffCommand(before, after, { markdown: join(dir, 'diff.md'), jsonFile: join(dir, 'diff.json') });
     expect(markdown.code).toBe(1);
     expect(markdown.output.split('\n')[0]).toBe('# Conformance diff: 1 regression');
-    expect(markdown.output).toMatch(/## Newly failing\n\n\| Requirement \| Level \| Was \| Now \| Evidence \|\n\|---\|---\|---\|---\|---\|\n\| NG-META-PAGES \| MUST \| passed \| failed \| meta\.pages is 2 at \/meta\/pages \(GET \/notification-groups\?filter\[type\]=portal → 200\) \|/);
-    expect(markdown.output).toMatch(/## Changed evidence\n\n[^\n]+\n[^\n]+\n\| NG-META-TOTAL \| MUST \| total is 7; expected 8 at \/meta\/pages [^|]+\| total is 6; expected 8/);
+    expect(markdown.output).toMatch(
+      /## Newly failing\n\n\| Requirement \| Level \| Was \| Now \| Evidence \|\n\|---\|---\|---\|---\|---\|\n\| NG-META-PAGES \| MUST \| passed \| failed \| meta\.pages is 2 at \/meta\/pages \(GET \/notification-groups\?filter\[type\]=portal → 200\) \|/,
+    );
+    expect(markdown.output).toMatch(
+      /## Changed evidence\n\n[^\n]+\n[^\n]+\n\| NG-META-TOTAL \| MUST \| total is 7; expected 8 at \/meta\/pages [^|]+\| total is 6; expected 8/,
+    );
     expect(readFileSync(join(dir, 'diff.md'), 'utf8')).toBe(markdown.output);
-    const json = JSON.parse(diffCommand(before, after, { json: true }).output) as { regressions: string[]; fixed: unknown[] };
+    const json = JSON.parse(diffCommand(before, after, { json: true }).output) as {
+      regressions: string[];
+      fixed: unknown[];
+    };
     expect(json).toMatchObject({ regressions: ['NG-META-PAGES'], fixed: [] });
     expect(JSON.parse(readFileSync(join(dir, 'diff.json'), 'utf8'))).toEqual(json);
   });
@@ -160,21 +276,38 @@ describe('las-conformance diff', () => {
     const ours = record([]);
     const vendor = { ...ours, target: { ...ours.target, baseUrl: 'https://api.vendor.example/v3' } };
     const different = diffCommand(write('ours.json', ours), write('vendor.json', vendor), {});
-    expect(different.output.split('\n').slice(0, 6).join('\n')).toContain('**The two records name different targets** (http://127.0.0.1:1/v3 and https://api.vendor.example/v3): this compares two implementations, not two runs of one.');
-    expect((JSON.parse(diffCommand(write('ours.json', ours), write('vendor.json', vendor), { json: true }).output) as { sameTarget: boolean }).sameTarget).toBe(false);
+    expect(different.output.split('\n').slice(0, 6).join('\n')).toContain(
+      '**The two records name different targets** (http://127.0.0.1:1/v3 and https://api.vendor.example/v3): this compares two implementations, not two runs of one.',
+    );
+    expect(
+      (
+        JSON.parse(diffCommand(write('ours.json', ours), write('vendor.json', vendor), { json: true }).output) as {
+          sameTarget: boolean;
+        }
+      ).sameTarget,
+    ).toBe(false);
     const same = diffCommand(write('ours.json', ours), write('again.json', record([])), {});
     expect(same.output).not.toContain('different targets');
     // The embedded reference server listens on a new port each run: two of its runs with the same faults are one
     // target.
-    const embedded = (port: number, faults: string[]) => ({ ...ours, target: { baseUrl: `http://127.0.0.1:${port}/v3`, embedded: true, faults, choices: [] } });
-    expect(diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4020, [])), {}).output).not.toContain('different targets');
-    expect(diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4010, ['pat-rejected'])), {}).output).toContain('different targets');
+    const embedded = (port: number, faults: string[]) => ({
+      ...ours,
+      target: { baseUrl: `http://127.0.0.1:${port}/v3`, embedded: true, faults, choices: [] },
+    });
+    expect(
+      diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4020, [])), {}).output,
+    ).not.toContain('different targets');
+    expect(
+      diffCommand(write('a.json', embedded(4010, [])), write('b.json', embedded(4010, ['pat-rejected'])), {}).output,
+    ).toContain('different targets');
   });
 
   it('a file that is no record is a usage error (exit 2, one line; a real process)', async () => {
     const result = await runCli(['diff', write('list.json', [1, 2]), write('after.json', record([]))]);
     expect(result.code).toBe(2);
-    expect(result.stderr.trimEnd()).toMatch(/^las-conformance: .*list\.json is not a conformance record \(conformance\.json\)/);
+    expect(result.stderr.trimEnd()).toMatch(
+      /^las-conformance: .*list\.json is not a conformance record \(conformance\.json\)/,
+    );
   });
 });
 
@@ -203,7 +336,7 @@ describe('a hostile file: what verify, diff and judge print from it', () => {
     ['verify, a requirement id', () => runCliInProcess(['verify', write('hostile.json', failing())])],
     ['diff, a requirement id and evidence', () => diffHostile()],
     ['verify, a target', () => runCliInProcess(['verify', write('target.json', hostileTarget())])],
-    ['judge, a malformed entry\'s method', () => runCliInProcess(['judge', write('capture.ndjson', malformedEntry())])],
+    ["judge, a malformed entry's method", () => runCliInProcess(['judge', write('capture.ndjson', malformedEntry())])],
   ];
   for (const [what, answer] of answers) {
     it(`${what}: its control characters reach the terminal as pictures, never raw`, async () => {
@@ -294,10 +427,27 @@ describe('report directories', () => {
     mkdirSync(join(reused, 'html', 'data'), { recursive: true });
     mkdirSync(join(reused, 'artifacts'), { recursive: true });
     mkdirSync(join(reused, 'mine'), { recursive: true });
-    for (const name of [...REPORT_DIR_ENTRIES.filter((e) => e.includes('.')), 'notes.txt', 'conformance.old.json', join('mine', 'conformance.json')]) writeFileSync(join(reused, name), 'earlier');
+    for (const name of [
+      ...REPORT_DIR_ENTRIES.filter((e) => e.includes('.')),
+      'notes.txt',
+      'conformance.old.json',
+      join('mine', 'conformance.json'),
+    ])
+      writeFileSync(join(reused, name), 'earlier');
     writeFileSync(join(reused, 'html', 'data', 'x.json'), '{}');
     const cleared = clearKitFiles(reused);
-    expect(cleared).toEqual(expect.arrayContaining(['conformance.json', 'conformance.intoto.jsonl', 'summary.md', 'junit.xml', 'certification.html', 'run.log', 'html', 'artifacts']));
+    expect(cleared).toEqual(
+      expect.arrayContaining([
+        'conformance.json',
+        'conformance.intoto.jsonl',
+        'summary.md',
+        'junit.xml',
+        'certification.html',
+        'run.log',
+        'html',
+        'artifacts',
+      ]),
+    );
     expect(readdirSync(reused).sort()).toEqual(['conformance.old.json', 'mine', 'notes.txt']);
     expect(readdirSync(join(reused, 'mine'))).toEqual(['conformance.json']);
     expect(clearKitFiles(reused)).toEqual([]);

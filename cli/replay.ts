@@ -48,27 +48,60 @@ const VERDICT_WORDS: Record<ReplayVerdict, string> = {
 export function registerReplayCommand(program: Command): void {
   const command = program
     .command('replay')
-    .description('send recorded requests (capture files of `proxy --capture`, or HAR files) to a target again, with this run\'s credentials (the session token where the original used Bearer r: or the legacy header, the personal access token where it used Bearer p:), and say of each original MUST violation: still reproduces, fixed or changed')
+    .description(
+      "send recorded requests (capture files of `proxy --capture`, or HAR files) to a target again, with this run's credentials (the session token where the original used Bearer r: or the legacy header, the personal access token where it used Bearer p:), and say of each original MUST violation: still reproduces, fixed or changed",
+    )
     .argument('<files...>', 'capture files or HAR files')
     .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it');
   addSettingOptions(command, REPLAY_SETTINGS);
   command
-    .option('--allow-writes', 'also send requests that could write to the target: anything but GET and HEAD, and any request carrying a method override or rewrite (X-HTTP-Method-Override, _method, X-Original-URL, ...)')
-    .option('--save-cases <file>', 'append the exchanges that still reproduce as regression cases to this target file\'s regressionCases list (created when missing)')
-    .option('--max-body <bytes>', 'largest body judged; larger ones are not validated, as in the proxy', wholeNumber(0, 2 ** 31 - 1), PROXY_DEFAULTS.maxBody)
+    .option(
+      '--allow-writes',
+      'also send requests that could write to the target: anything but GET and HEAD, and any request carrying a method override or rewrite (X-HTTP-Method-Override, _method, X-Original-URL, ...)',
+    )
+    .option(
+      '--save-cases <file>',
+      "append the exchanges that still reproduce as regression cases to this target file's regressionCases list (created when missing)",
+    )
+    .option(
+      '--max-body <bytes>',
+      'largest body judged; larger ones are not validated, as in the proxy',
+      wholeNumber(0, 2 ** 31 - 1),
+      PROXY_DEFAULTS.maxBody,
+    )
     .action(async (files: string[], flags: ReplayFlags) => {
       process.exitCode = await replayCommand(files, flags, process.env);
     });
 }
 
-async function replayCommand(files: string[], flags: ReplayFlags, env: Record<string, string | undefined>): Promise<number> {
+async function replayCommand(
+  files: string[],
+  flags: ReplayFlags,
+  env: Record<string, string | undefined>,
+): Promise<number> {
   const contract = loadContract();
-  const target = resolveTarget(mergeSettings(flags.target ? readTargetFile(flags.target) : {}, settingsFromEnvironment(env), settingsFromFlags(flags as unknown as Record<string, unknown>, REPLAY_SETTINGS)), contract.legacyHeader);
+  const target = resolveTarget(
+    mergeSettings(
+      flags.target ? readTargetFile(flags.target) : {},
+      settingsFromEnvironment(env),
+      settingsFromFlags(flags as unknown as Record<string, unknown>, REPLAY_SETTINGS),
+    ),
+    contract.legacyHeader,
+  );
   // A target file that cannot take the cases is a usage error before anything is sent.
-  if (flags.saveCases && existsSync(flags.saveCases)) readRegressionCases(flags.saveCases, contract.requirements.map((r) => r.id));
+  if (flags.saveCases && existsSync(flags.saveCases))
+    readRegressionCases(
+      flags.saveCases,
+      contract.requirements.map((r) => r.id),
+    );
   // The run's own tokens never reach the console, whatever the target answered.
   const scrub = scrubber(targetSecrets(target));
-  const replayer = new Replayer({ contract, target, judge: { includeValues: false, maxBody: flags.maxBody }, allowWrites: flags.allowWrites === true });
+  const replayer = new Replayer({
+    contract,
+    target,
+    judge: { includeValues: false, maxBody: flags.maxBody },
+    allowWrites: flags.allowWrites === true,
+  });
   const outcomes: ReplayOutcome[] = [];
   let malformed = 0;
   try {
@@ -89,11 +122,21 @@ async function replayCommand(files: string[], flags: ReplayFlags, env: Record<st
     await replayer.close();
   }
   const count = (verdict: ReplayVerdict) => outcomes.filter((o) => o.verdict === verdict).length;
-  const tally = (Object.keys(VERDICT_WORDS) as ReplayVerdict[]).map((verdict) => `${count(verdict)} ${VERDICT_WORDS[verdict]}`).join(', ');
-  process.stdout.write(`replayed against ${target.baseUrl}: ${tally}${malformed > 0 ? `; ${malformed} malformed entries` : ''}\n`);
+  const tally = (Object.keys(VERDICT_WORDS) as ReplayVerdict[])
+    .map((verdict) => `${count(verdict)} ${VERDICT_WORDS[verdict]}`)
+    .join(', ');
+  process.stdout.write(
+    `replayed against ${target.baseUrl}: ${tally}${malformed > 0 ? `; ${malformed} malformed entries` : ''}\n`,
+  );
   if (flags.saveCases) {
-    const added = saveRegressionCases(flags.saveCases, regressionCasesOf(outcomes, target.baseUrl), contract.requirements.map((r) => r.id));
-    process.stdout.write(`${flags.saveCases}: ${added.length} regression case${added.length === 1 ? '' : 's'} added${added.length > 0 ? ` (${[...new Set(added.map((c) => c.requirement))].join(', ')})` : ''}\n`);
+    const added = saveRegressionCases(
+      flags.saveCases,
+      regressionCasesOf(outcomes, target.baseUrl),
+      contract.requirements.map((r) => r.id),
+    );
+    process.stdout.write(
+      `${flags.saveCases}: ${added.length} regression case${added.length === 1 ? '' : 's'} added${added.length > 0 ? ` (${[...new Set(added.map((c) => c.requirement))].join(', ')})` : ''}\n`,
+    );
   }
   // A changed exchange still breaks a MUST, another one: it fails as one that reproduces.
   if (count('reproduces') + count('changed') > 0) return EXIT_FAILED;

@@ -9,24 +9,42 @@ import { createReadStream, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
-import { isLogLine, renderViolationsHtml, renderViolationsMarkdown, ViolationsSummarizer, type ViolationsSummary } from '../reports/violations-summary.ts';
+import {
+  isLogLine,
+  renderViolationsHtml,
+  renderViolationsMarkdown,
+  ViolationsSummarizer,
+  type ViolationsSummary,
+} from '../reports/violations-summary.ts';
 
 export function registerReportCommand(program: Command): void {
   program
     .command('report')
-    .description('summarize violations logs (NDJSON from the proxy, one per replica) by rule, party, operation and direction')
-    .argument('<files...>', 'violations logs, one JSON finding per line; several (or a quoted glob such as "logs/replica-*.ndjson") are merged')
+    .description(
+      'summarize violations logs (NDJSON from the proxy, one per replica) by rule, party, operation and direction',
+    )
+    .argument(
+      '<files...>',
+      'violations logs, one JSON finding per line; several (or a quoted glob such as "logs/replica-*.ndjson") are merged',
+    )
     .option('--html <file>', 'write an HTML report to this file instead of Markdown on stdout')
-    .option('--include-client', "exit 1 on the client's MUST findings (request) as well as the service's (response, exchange)")
+    .option(
+      '--include-client',
+      "exit 1 on the client's MUST findings (request) as well as the service's (response, exchange)",
+    )
     .action(async (files: string[], flags: { html?: string; includeClient?: boolean }) => {
       const summary = await summarizeFiles(expandGlobs(files));
       if (flags.html) {
         try {
           writeFileSync(flags.html, renderViolationsHtml(summary));
         } catch (error) {
-          throw new Error(`cannot write ${flags.html}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          throw new Error(
+            `cannot write ${flags.html}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          );
         }
-        process.stdout.write(`wrote ${flags.html}: ${summary.findings} findings, ${summary.rules.length} rules, ${summary.malformed.count} malformed lines\n`);
+        process.stdout.write(
+          `wrote ${flags.html}: ${summary.findings} findings, ${summary.rules.length} rules, ${summary.malformed.count} malformed lines\n`,
+        );
       } else {
         process.stdout.write(renderViolationsMarkdown(summary));
       }
@@ -55,7 +73,9 @@ async function summarizeFile(summarizer: ViolationsSummarizer, file: string): Pr
   const input = createReadStream(file, { encoding: 'utf8' });
   await new Promise<void>((resolve, reject) => {
     input.once('ready', () => resolve());
-    input.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`cannot read ${file}: ${error.code ?? error.message}`)));
+    input.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot read ${file}: ${error.code ?? error.message}`)),
+    );
   });
   let lineNumber = 0;
   let checked = false;

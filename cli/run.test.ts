@@ -5,9 +5,22 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import {
+  DEFAULT_CREDENTIALS,
+  REFERENCE_FIXTURES,
+  startReferenceServer,
+  type StartedReferenceServer,
+} from '../server/index.ts';
 import { DEFAULT_SERVE_PORT } from './serve.ts';
-import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS, generationLine, generationSettings, runDescription, runSettings, targetFileReader } from './run.ts';
+import {
+  DEFAULT_GENERATION_BUDGET_SECONDS,
+  DEFAULT_OPERATION_BUDGET_SECONDS,
+  generationLine,
+  generationSettings,
+  runDescription,
+  runSettings,
+  targetFileReader,
+} from './run.ts';
 import { loadContract } from '../contract/index.ts';
 import { DEFAULT_GENERATED_INPUTS } from '../run-protocol/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
@@ -43,53 +56,199 @@ interface UsageCase {
 const withTokens = ['--session-token', TOKEN, '--pat', 'cli-test-pat-0b7e'];
 
 const usageCases: UsageCase[] = [
-  { title: 'a target file that does not exist', args: () => ['--target', join(dir, 'missing.yaml')], stderr: /^las-conformance: target file .*missing\.yaml cannot be read \(ENOENT\)$/ },
-  { title: 'a target file with an unknown key', args: () => ['--target', join(dir, 'typo.yaml')], stderr: /^las-conformance: target file .*typo\.yaml: unknown key "credentials\.sessionTokn"$/ },
-  { title: 'a base URL without tokens', args: () => ['--base-url', 'http://127.0.0.1:9/v3'], stderr: /^las-conformance: no session token: give --session-token, LAS_SESSION_TOKEN or credentials\.sessionToken in the target file$/ },
-  { title: 'a base URL that is not http', args: () => ['--base-url', 'ftp://127.0.0.1/v3', ...withTokens], stderr: /^las-conformance: the base URL must be http or https, got ftp$/ },
-  { title: 'a token without a base URL', args: () => [], env: { LAS_SESSION_TOKEN: TOKEN }, stderr: /^las-conformance: --session-token given without a target base URL; give --base-url, LAS_BASE_URL or baseUrl in the target file$/ },
+  {
+    title: 'a target file that does not exist',
+    args: () => ['--target', join(dir, 'missing.yaml')],
+    stderr: /^las-conformance: target file .*missing\.yaml cannot be read \(ENOENT\)$/,
+  },
+  {
+    title: 'a target file with an unknown key',
+    args: () => ['--target', join(dir, 'typo.yaml')],
+    stderr: /^las-conformance: target file .*typo\.yaml: unknown key "credentials\.sessionTokn"$/,
+  },
+  {
+    title: 'a base URL without tokens',
+    args: () => ['--base-url', 'http://127.0.0.1:9/v3'],
+    stderr:
+      /^las-conformance: no session token: give --session-token, LAS_SESSION_TOKEN or credentials\.sessionToken in the target file$/,
+  },
+  {
+    title: 'a base URL that is not http',
+    args: () => ['--base-url', 'ftp://127.0.0.1/v3', ...withTokens],
+    stderr: /^las-conformance: the base URL must be http or https, got ftp$/,
+  },
+  {
+    title: 'a token without a base URL',
+    args: () => [],
+    env: { LAS_SESSION_TOKEN: TOKEN },
+    stderr:
+      /^las-conformance: --session-token given without a target base URL; give --base-url, LAS_BASE_URL or baseUrl in the target file$/,
+  },
   // A gate cannot pass untested: nothing given, or a setting given empty, never falls back to the embedded server.
-  { title: 'no target at all', args: () => [], stderr: /^las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file, or --reference-server to test the kit's own reference server$/ },
-  { title: 'no target in a CI job', args: () => ['--report-dir', join(dir, 'ci')], env: { CI: 'true', GITHUB_ACTIONS: 'true' }, stderr: /^las-conformance: no target base URL: give --base-url, / },
-  { title: 'a base URL variable set but empty', args: () => [], env: { LAS_BASE_URL: '', LAS_SESSION_TOKEN: TOKEN, LAS_PAT: 'cli-test-pat-0b7e' }, stderr: /^las-conformance: LAS_BASE_URL is set but empty: give it a value or leave it out \(an empty setting is a variable or secret the job did not get\)$/ },
-  { title: 'token secrets set but empty beside a base URL', args: () => [], env: { LAS_BASE_URL: 'http://127.0.0.1:9/v3', LAS_SESSION_TOKEN: '', LAS_PAT: '' }, stderr: /^las-conformance: LAS_SESSION_TOKEN, LAS_PAT are set but empty: give them values or leave them out/ },
-  { title: 'an optional secret set but empty', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens], env: { LAS_FORBIDDEN_TOKEN: '' }, stderr: /^las-conformance: LAS_FORBIDDEN_TOKEN is set but empty/ },
+  {
+    title: 'no target at all',
+    args: () => [],
+    stderr:
+      /^las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file, or --reference-server to test the kit's own reference server$/,
+  },
+  {
+    title: 'no target in a CI job',
+    args: () => ['--report-dir', join(dir, 'ci')],
+    env: { CI: 'true', GITHUB_ACTIONS: 'true' },
+    stderr: /^las-conformance: no target base URL: give --base-url, /,
+  },
+  {
+    title: 'a base URL variable set but empty',
+    args: () => [],
+    env: { LAS_BASE_URL: '', LAS_SESSION_TOKEN: TOKEN, LAS_PAT: 'cli-test-pat-0b7e' },
+    stderr:
+      /^las-conformance: LAS_BASE_URL is set but empty: give it a value or leave it out \(an empty setting is a variable or secret the job did not get\)$/,
+  },
+  {
+    title: 'token secrets set but empty beside a base URL',
+    args: () => [],
+    env: { LAS_BASE_URL: 'http://127.0.0.1:9/v3', LAS_SESSION_TOKEN: '', LAS_PAT: '' },
+    stderr: /^las-conformance: LAS_SESSION_TOKEN, LAS_PAT are set but empty: give them values or leave them out/,
+  },
+  {
+    title: 'an optional secret set but empty',
+    args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens],
+    env: { LAS_FORBIDDEN_TOKEN: '' },
+    stderr: /^las-conformance: LAS_FORBIDDEN_TOKEN is set but empty/,
+  },
   { title: 'an empty --target', args: () => ['--target', ''], stderr: /^las-conformance: --target is set but empty/ },
-  { title: 'an empty --base-url beside --reference-server', args: () => ['--reference-server', '--base-url', ''], stderr: /^las-conformance: --base-url is set but empty/ },
-  { title: '--reference-server with a base URL', args: () => ['--reference-server', '--base-url', 'http://127.0.0.1:9/v3', ...withTokens], stderr: /^las-conformance: --reference-server tests the kit's own server, but a target base URL is given \(--base-url, LAS_BASE_URL or baseUrl in the target file\); give one or the other$/ },
-  { title: '--reference-server with a token', args: () => ['--reference-server'], env: { LAS_PAT: TOKEN }, stderr: /^las-conformance: --pat given with --reference-server, which brings its own credentials and records; leave them out, or give a target base URL instead$/ },
-  { title: 'a fault without --reference-server', args: () => ['--fault', 'pat-rejected'], stderr: /^las-conformance: --fault applies to the embedded reference server only; add --reference-server$/ },
-  { title: 'a fault with a base URL', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--fault', 'pat-rejected'], stderr: /^las-conformance: --fault applies to the embedded reference server only/ },
-  { title: 'an unknown fault', args: () => ['--fault', 'no-such-fault'], stderr: /^las-conformance: unknown fault no-such-fault; known faults: session-token-rejected, / },
-  { title: 'a request timeout that is not a number', args: () => ['--request-timeout', 'soon'], stderr: /^las-conformance: --request-timeout must be a number, got "soon"$/ },
-  { title: 'a target that does not answer', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--report-dir', join(dir, 'unreachable')], stderr: /^las-conformance: target http:\/\/127\.0\.0\.1:9\/v3 is unreachable: connect ECONNREFUSED 127\.0\.0\.1:9$/ },
-  { title: 'a --grep no case matches', args: () => ['--reference-server', '--grep', 'NO-SUCH-REQUIREMENT', '--report-dir', join(dir, 'grep')], stderr: /^las-conformance: no case matches --grep "NO-SUCH-REQUIREMENT"/, runsTheSuite: true },
+  {
+    title: 'an empty --base-url beside --reference-server',
+    args: () => ['--reference-server', '--base-url', ''],
+    stderr: /^las-conformance: --base-url is set but empty/,
+  },
+  {
+    title: '--reference-server with a base URL',
+    args: () => ['--reference-server', '--base-url', 'http://127.0.0.1:9/v3', ...withTokens],
+    stderr:
+      /^las-conformance: --reference-server tests the kit's own server, but a target base URL is given \(--base-url, LAS_BASE_URL or baseUrl in the target file\); give one or the other$/,
+  },
+  {
+    title: '--reference-server with a token',
+    args: () => ['--reference-server'],
+    env: { LAS_PAT: TOKEN },
+    stderr:
+      /^las-conformance: --pat given with --reference-server, which brings its own credentials and records; leave them out, or give a target base URL instead$/,
+  },
+  {
+    title: 'a fault without --reference-server',
+    args: () => ['--fault', 'pat-rejected'],
+    stderr: /^las-conformance: --fault applies to the embedded reference server only; add --reference-server$/,
+  },
+  {
+    title: 'a fault with a base URL',
+    args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--fault', 'pat-rejected'],
+    stderr: /^las-conformance: --fault applies to the embedded reference server only/,
+  },
+  {
+    title: 'an unknown fault',
+    args: () => ['--fault', 'no-such-fault'],
+    stderr: /^las-conformance: unknown fault no-such-fault; known faults: session-token-rejected, /,
+  },
+  {
+    title: 'a request timeout that is not a number',
+    args: () => ['--request-timeout', 'soon'],
+    stderr: /^las-conformance: --request-timeout must be a number, got "soon"$/,
+  },
+  {
+    title: 'a target that does not answer',
+    args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--report-dir', join(dir, 'unreachable')],
+    stderr: /^las-conformance: target http:\/\/127\.0\.0\.1:9\/v3 is unreachable: connect ECONNREFUSED 127\.0\.0\.1:9$/,
+  },
+  {
+    title: 'a --grep no case matches',
+    args: () => ['--reference-server', '--grep', 'NO-SUCH-REQUIREMENT', '--report-dir', join(dir, 'grep')],
+    stderr: /^las-conformance: no case matches --grep "NO-SUCH-REQUIREMENT"/,
+    runsTheSuite: true,
+  },
   // The preflight: a misconfigured run stops before the suite, with what to check.
   {
     title: 'a session token the target refuses',
-    args: () => ['--base-url', reference.baseUrl, '--session-token', TOKEN, '--pat', DEFAULT_CREDENTIALS.pat, '--report-dir', join(dir, 'refused')],
-    stderr: /^las-conformance: GET http:\/\/127\.0\.0\.1:\d+\/v3\/notification-groups\?filter\[type\]=portal&page\[limit\]=1&page\[offset\]=0 with the session token \(Authorization: Bearer r:…\) was answered 401: the target refused the session token; check --session-token or LAS_SESSION_TOKEN/,
+    args: () => [
+      '--base-url',
+      reference.baseUrl,
+      '--session-token',
+      TOKEN,
+      '--pat',
+      DEFAULT_CREDENTIALS.pat,
+      '--report-dir',
+      join(dir, 'refused'),
+    ],
+    stderr:
+      /^las-conformance: GET http:\/\/127\.0\.0\.1:\d+\/v3\/notification-groups\?filter\[type\]=portal&page\[limit\]=1&page\[offset\]=0 with the session token \(Authorization: Bearer r:…\) was answered 401: the target refused the session token; check --session-token or LAS_SESSION_TOKEN/,
   },
   {
     title: 'a base URL without /v3',
-    args: () => ['--base-url', reference.baseUrl.replace(/\/v3$/, ''), '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--report-dir', join(dir, 'no-v3')],
+    args: () => [
+      '--base-url',
+      reference.baseUrl.replace(/\/v3$/, ''),
+      '--session-token',
+      DEFAULT_CREDENTIALS.sessionToken,
+      '--pat',
+      DEFAULT_CREDENTIALS.pat,
+      '--report-dir',
+      join(dir, 'no-v3'),
+    ],
     stderr: /was answered 404: the base URL must include the version root, e\.g\. https:\/\/staging\.example\.com\/v3/,
   },
   // Optional inputs the target does not take: one line naming the option, before any case runs.
   {
     title: 'a legacy header name the target does not read',
-    args: () => ['--base-url', reference.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--legacy-header', 'X-Acme-Session-Token', '--report-dir', join(dir, 'legacy')],
-    stderr: /^las-conformance: GET http:\/\/127\.0\.0\.1:\d+\/v3\/notification-groups\?\S+ with the session token in X-Acme-Session-Token was answered 401, though the same token was served as Authorization: Bearer r:; the target reads its legacy session header under another name: give it with --legacy-header, LAS_LEGACY_HEADER or legacyHeader in the target file \(now X-Acme-Session-Token;/,
+    args: () => [
+      '--base-url',
+      reference.baseUrl,
+      '--session-token',
+      DEFAULT_CREDENTIALS.sessionToken,
+      '--pat',
+      DEFAULT_CREDENTIALS.pat,
+      '--legacy-header',
+      'X-Acme-Session-Token',
+      '--report-dir',
+      join(dir, 'legacy'),
+    ],
+    stderr:
+      /^las-conformance: GET http:\/\/127\.0\.0\.1:\d+\/v3\/notification-groups\?\S+ with the session token in X-Acme-Session-Token was answered 401, though the same token was served as Authorization: Bearer r:; the target reads its legacy session header under another name: give it with --legacy-header, LAS_LEGACY_HEADER or legacyHeader in the target file \(now X-Acme-Session-Token;/,
   },
   {
     title: 'fixture ids the target does not know',
-    args: () => ['--base-url', reference.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--owner-user-id', '64aa00000000000000000001', '--collection-item-id', '64aa00000000000000000002', '--report-dir', join(dir, 'fixtures')],
-    stderr: /^las-conformance: POST http:\/\/127\.0\.0\.1:\d+\/v3\/highlights with the session token \(Authorization: Bearer r:…\) was answered 404 Record Not Found: the target does not know the collection item id or the owner user id the run was given; give ids of records that exist there with --collection-item-id, LAS_COLLECTION_ITEM_ID or fixtures\.collectionItemId in the target file, and --owner-user-id, LAS_OWNER_USER_ID or fixtures\.ownerUserId in the target file$/,
+    args: () => [
+      '--base-url',
+      reference.baseUrl,
+      '--session-token',
+      DEFAULT_CREDENTIALS.sessionToken,
+      '--pat',
+      DEFAULT_CREDENTIALS.pat,
+      '--owner-user-id',
+      '64aa00000000000000000001',
+      '--collection-item-id',
+      '64aa00000000000000000002',
+      '--report-dir',
+      join(dir, 'fixtures'),
+    ],
+    stderr:
+      /^las-conformance: POST http:\/\/127\.0\.0\.1:\d+\/v3\/highlights with the session token \(Authorization: Bearer r:…\) was answered 404 Record Not Found: the target does not know the collection item id or the owner user id the run was given; give ids of records that exist there with --collection-item-id, LAS_COLLECTION_ITEM_ID or fixtures\.collectionItemId in the target file, and --owner-user-id, LAS_OWNER_USER_ID or fixtures\.ownerUserId in the target file$/,
   },
   {
     title: 'a forbidden token the target does not know',
-    args: () => ['--base-url', reference.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat, '--forbidden-token', TOKEN, '--report-dir', join(dir, 'forbidden')],
-    stderr: /^las-conformance: GET \S+ with the forbidden token \(Authorization: Bearer r:…\) was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with --forbidden-token, /,
+    args: () => [
+      '--base-url',
+      reference.baseUrl,
+      '--session-token',
+      DEFAULT_CREDENTIALS.sessionToken,
+      '--pat',
+      DEFAULT_CREDENTIALS.pat,
+      '--forbidden-token',
+      TOKEN,
+      '--report-dir',
+      join(dir, 'forbidden'),
+    ],
+    stderr:
+      /^las-conformance: GET \S+ with the forbidden token \(Authorization: Bearer r:…\) was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with --forbidden-token, /,
   },
   // A setting holding a control character is its own fault, never the target's (ERR_INVALID_CHAR on every request).
   {
@@ -98,12 +257,38 @@ const usageCases: UsageCase[] = [
     env: { LAS_SESSION_TOKEN: `${TOKEN}\u0001` },
     stderr: /^las-conformance: the session token \(--session-token, LAS_SESSION_TOKEN .+?\) holds a control character/,
   },
-  { title: 'a --header without a colon', args: () => ['--header', 'X-Gateway-Key'], stderr: /^las-conformance: --header must be "Name: value" with a valid header name \(got X-Gateway-Key without a colon\)$/ },
-  { title: '--seed with --generate 0', args: () => ['--reference-server', '--generate', '0', '--seed', '3'], stderr: /^las-conformance: --seed given with --generate 0 \(or generate\.inputs: 0\), which turns generation off$/ },
-  { title: 'a target file whose generate has no inputs', args: () => ['--target', join(dir, 'generate-typo.yaml')], stderr: /^las-conformance: target file .*generate-typo\.yaml: generate must have required property 'inputs'$/ },
-  { title: 'a --signing-key file that does not exist', args: () => ['--reference-server', '--signing-key', join(dir, 'no-key.pem')], stderr: /^las-conformance: the signing key .*no-key\.pem cannot be read \(ENOENT\)$/ },
-  { title: 'a LAS_SIGNING_KEY file that holds no key', args: () => ['--reference-server'], env: { LAS_SIGNING_KEY: fileURLToPath(import.meta.url) }, stderr: /^las-conformance: the signing key .*run\.test\.ts holds no private key; give an Ed25519 key in PEM/ },
-  { title: 'a --ca file that does not exist', args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--ca', join(dir, 'no-ca.pem')], stderr: /^las-conformance: the certificate authority file .*no-ca\.pem cannot be read \(ENOENT\)$/ },
+  {
+    title: 'a --header without a colon',
+    args: () => ['--header', 'X-Gateway-Key'],
+    stderr:
+      /^las-conformance: --header must be "Name: value" with a valid header name \(got X-Gateway-Key without a colon\)$/,
+  },
+  {
+    title: '--seed with --generate 0',
+    args: () => ['--reference-server', '--generate', '0', '--seed', '3'],
+    stderr: /^las-conformance: --seed given with --generate 0 \(or generate\.inputs: 0\), which turns generation off$/,
+  },
+  {
+    title: 'a target file whose generate has no inputs',
+    args: () => ['--target', join(dir, 'generate-typo.yaml')],
+    stderr: /^las-conformance: target file .*generate-typo\.yaml: generate must have required property 'inputs'$/,
+  },
+  {
+    title: 'a --signing-key file that does not exist',
+    args: () => ['--reference-server', '--signing-key', join(dir, 'no-key.pem')],
+    stderr: /^las-conformance: the signing key .*no-key\.pem cannot be read \(ENOENT\)$/,
+  },
+  {
+    title: 'a LAS_SIGNING_KEY file that holds no key',
+    args: () => ['--reference-server'],
+    env: { LAS_SIGNING_KEY: fileURLToPath(import.meta.url) },
+    stderr: /^las-conformance: the signing key .*run\.test\.ts holds no private key; give an Ed25519 key in PEM/,
+  },
+  {
+    title: 'a --ca file that does not exist',
+    args: () => ['--base-url', 'http://127.0.0.1:9/v3', ...withTokens, '--ca', join(dir, 'no-ca.pem')],
+    stderr: /^las-conformance: the certificate authority file .*no-ca\.pem cannot be read \(ENOENT\)$/,
+  },
 ];
 
 describe('las-conformance run, usage errors', () => {
@@ -116,15 +301,34 @@ describe('las-conformance run, usage errors', () => {
       expect(result.stdout + result.stderr).not.toContain(TOKEN);
       // Stopped before any case could judge the target: no requirement failed.
       const args = c.args();
-      const record = args.includes('--report-dir') ? join(args[args.indexOf('--report-dir') + 1], 'conformance.json') : undefined;
-      if (record && existsSync(record)) expect((JSON.parse(readFileSync(record, 'utf8')) as CertificationRecord).requirements.filter((r) => r.verdict === 'failed')).toEqual([]);
+      const record = args.includes('--report-dir')
+        ? join(args[args.indexOf('--report-dir') + 1], 'conformance.json')
+        : undefined;
+      if (record && existsSync(record))
+        expect(
+          (JSON.parse(readFileSync(record, 'utf8')) as CertificationRecord).requirements.filter(
+            (r) => r.verdict === 'failed',
+          ),
+        ).toEqual([]);
     }, 60_000);
   }
 
   const parseErrors: { title: string; args: string[]; stderr: RegExp }[] = [
-    { title: 'a worker count of 0', args: ['--workers', '0'], stderr: /^error: option '--workers <n>' argument '0' is invalid\. expected a whole number of at least 1\.$/ },
-    { title: 'a negative --generate', args: ['--generate', '-1'], stderr: /^error: option '--generate <n>' argument '-1' is invalid\. expected a whole number of at least 0\.$/ },
-    { title: 'an unknown level', args: ['--level', 'may'], stderr: /^error: option '--level <level>' argument 'may' is invalid\. Allowed choices are must, should\.$/ },
+    {
+      title: 'a worker count of 0',
+      args: ['--workers', '0'],
+      stderr: /^error: option '--workers <n>' argument '0' is invalid\. expected a whole number of at least 1\.$/,
+    },
+    {
+      title: 'a negative --generate',
+      args: ['--generate', '-1'],
+      stderr: /^error: option '--generate <n>' argument '-1' is invalid\. expected a whole number of at least 0\.$/,
+    },
+    {
+      title: 'an unknown level',
+      args: ['--level', 'may'],
+      stderr: /^error: option '--level <level>' argument 'may' is invalid\. Allowed choices are must, should\.$/,
+    },
   ];
   for (const c of parseErrors) {
     it(`refuses ${c.title}: exit 2, one line, no usage text, no stack trace`, async () => {
@@ -142,7 +346,9 @@ describe('generation settings: flags over the target file', () => {
 
   it(`on by default: the boundary phase and ${DEFAULT_GENERATED_INPUTS} random inputs per operation, from a seed drawn and printed`, () => {
     expect(generationSettings(flags, {})).toMatchObject({ inputs: DEFAULT_GENERATED_INPUTS });
-    expect(generationLine(generationSettings({ ...flags, seed: 7 }, {}))).toBe(`Generating inputs per operation: the boundary phase, then ${DEFAULT_GENERATED_INPUTS} random inputs from seed 7 (--seed 7 draws them again; --generate 0 turns generation off)`);
+    expect(generationLine(generationSettings({ ...flags, seed: 7 }, {}))).toBe(
+      `Generating inputs per operation: the boundary phase, then ${DEFAULT_GENERATED_INPUTS} random inputs from seed 7 (--seed 7 draws them again; --generate 0 turns generation off)`,
+    );
   });
 
   it('--generate 0 (or generate.inputs: 0) turns it off, and the record is told so; a seed or budget beside it is a usage error', () => {
@@ -150,18 +356,31 @@ describe('generation settings: flags over the target file', () => {
     expect(generationSettings(flags, { inputs: 0 })).toBeUndefined();
     expect(runDescription({ ...flags, generate: 0 })).toMatchObject({ generationOff: true });
     expect(runDescription({ ...flags, generate: 0 }).generate).toBeUndefined();
-    expect(() => generationSettings({ ...flags, generate: 0, seed: 3 }, {})).toThrow('--seed given with --generate 0 (or generate.inputs: 0), which turns generation off');
+    expect(() => generationSettings({ ...flags, generate: 0, seed: 3 }, {})).toThrow(
+      '--seed given with --generate 0 (or generate.inputs: 0), which turns generation off',
+    );
   });
 
   it('the target file gives them; flags override each; budgets in milliseconds', () => {
     const file = { inputs: 50, seed: 9, budgetSeconds: 60, operationBudgetSeconds: 20 };
-    expect(generationSettings(flags, file)).toEqual({ inputs: 50, seed: 9, totalBudgetMs: 60_000, operationBudgetMs: 20_000 });
-    expect(generationSettings({ ...flags, generate: 200, seed: 1, generateBudget: 30, generateOperationBudget: 5 }, file)).toEqual({ inputs: 200, seed: 1, totalBudgetMs: 30_000, operationBudgetMs: 5_000 });
+    expect(generationSettings(flags, file)).toEqual({
+      inputs: 50,
+      seed: 9,
+      totalBudgetMs: 60_000,
+      operationBudgetMs: 20_000,
+    });
+    expect(
+      generationSettings({ ...flags, generate: 200, seed: 1, generateBudget: 30, generateOperationBudget: 5 }, file),
+    ).toEqual({ inputs: 200, seed: 1, totalBudgetMs: 30_000, operationBudgetMs: 5_000 });
   });
 
   it('defaults the budgets and draws a seed when none is given, so the record can name it', () => {
     const settings = generationSettings({ ...flags, generate: 10 }, {})!;
-    expect(settings).toMatchObject({ inputs: 10, totalBudgetMs: DEFAULT_GENERATION_BUDGET_SECONDS * 1000, operationBudgetMs: DEFAULT_OPERATION_BUDGET_SECONDS * 1000 });
+    expect(settings).toMatchObject({
+      inputs: 10,
+      totalBudgetMs: DEFAULT_GENERATION_BUDGET_SECONDS * 1000,
+      operationBudgetMs: DEFAULT_OPERATION_BUDGET_SECONDS * 1000,
+    });
     expect(Number.isSafeInteger(settings.seed) && settings.seed >= 0).toBe(true);
   });
 });
@@ -172,19 +391,28 @@ describe('las-conformance run stopped before its suite', () => {
     const result = await runCliInProcess(['run', '--base-url', baseUrl, ...withTokens]);
     expect(result.code).toBe(2);
     const reports = join(ROOT, 'reports');
-    const left = readdirSync(reports).filter((name) => /^\d{4}-/.test(name) && existsSync(join(reports, name, 'run.log')) && readFileSync(join(reports, name, 'run.log'), 'utf8').includes('left-behind-check'));
+    const left = readdirSync(reports).filter(
+      (name) =>
+        /^\d{4}-/.test(name) &&
+        existsSync(join(reports, name, 'run.log')) &&
+        readFileSync(join(reports, name, 'run.log'), 'utf8').includes('left-behind-check'),
+    );
     expect(left).toEqual([]);
   });
 });
 
-describe("the run commands of the README and the reference", () => {
+describe('the run commands of the README and the reference', () => {
   /** The shell lines of a document's sh blocks, comments cut. */
   const shellLinesOf = (file: string) =>
-    [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1].split('\n')).map((line) => line.replace(/\s+#.*$/, '').trim());
+    [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)]
+      .flatMap((block) => block[1].split('\n'))
+      .map((line) => line.replace(/\s+#.*$/, '').trim());
   const readmeLines = shellLinesOf('README.md');
   const shellLines = [...readmeLines, ...shellLinesOf('docs/reference.md')];
   // A command may start with variables set for it: the command is what follows them.
-  const runLines = shellLines.filter((line) => line.includes('npx las-conformance run')).map((line) => line.slice(line.indexOf('npx las-conformance run')));
+  const runLines = shellLines
+    .filter((line) => line.includes('npx las-conformance run'))
+    .map((line) => line.slice(line.indexOf('npx las-conformance run')));
   /** The flags that would put a token on the command line, where every process on the machine sees it. */
   const TOKEN_FLAGS = ['--session-token', '--pat', '--forbidden-token', '--header'];
 
@@ -197,13 +425,21 @@ describe("the run commands of the README and the reference", () => {
     const flags = program.commands.find((command) => command.name() === 'run')!.options.map((option) => option.long);
     for (const line of runLines) {
       const named = line.split(/\s+/).filter((word) => word.startsWith('--'));
-      expect(named.filter((flag) => !flags.includes(flag)), line).toEqual([]);
-      expect(named.filter((flag) => TOKEN_FLAGS.includes(flag)), line).toEqual([]);
+      expect(
+        named.filter((flag) => !flags.includes(flag)),
+        line,
+      ).toEqual([]);
+      expect(
+        named.filter((flag) => TOKEN_FLAGS.includes(flag)),
+        line,
+      ).toEqual([]);
     }
   });
 
   it('start with the two commands the README gives: npm start runs the suite against the embedded reference server, npm test every test', () => {
-    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     expect(readmeLines).toEqual(expect.arrayContaining(['npm ci && npm start', 'npm ci && npm test']));
     expect(scripts.start).toContain(' run --reference-server');
     expect(scripts.test).toContain('vitest run');
@@ -213,7 +449,9 @@ describe("the run commands of the README and the reference", () => {
   // shown as examples/targets/NAME, linked from the README, and reads as a complete target with
   // the tokens in variables.
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const readmeTargets = [...new Set(readmeLines.flatMap((line) => [...line.matchAll(/--target (\S+\.yaml)/g)].map((m) => m[1])))];
+  const readmeTargets = [
+    ...new Set(readmeLines.flatMap((line) => [...line.matchAll(/--target (\S+\.yaml)/g)].map((m) => m[1]))),
+  ];
 
   it('name target files that examples/targets/ shows, linked from the README', () => {
     expect(readmeTargets).toEqual(['staging.yaml', 'vendor.yaml']);
@@ -224,7 +462,11 @@ describe("the run commands of the README and the reference", () => {
     it(`examples/targets/${name} reads as a target, with tokens from the variables and waivers of the catalogue`, () => {
       const file = join(ROOT, 'examples', 'targets', name);
       const flags = { target: file, level: 'must' as const, fault: [], choice: [], header: [], requirement: [] };
-      const env = { LAS_SESSION_TOKEN: TOKEN, LAS_PAT: 'cli-test-pat-5c2e', LAS_FORBIDDEN_TOKEN: 'cli-test-forbidden-77d0' };
+      const env = {
+        LAS_SESSION_TOKEN: TOKEN,
+        LAS_PAT: 'cli-test-pat-5c2e',
+        LAS_FORBIDDEN_TOKEN: 'cli-test-forbidden-77d0',
+      };
       const settings = runSettings(flags, env, targetFileReader(file));
       expect(settings.baseUrl).toMatch(/^https:\/\/\S+\/v3$/);
       expect(Object.keys(settings.fixtures ?? {}).sort()).toEqual(Object.keys(REFERENCE_FIXTURES).sort());
@@ -233,8 +475,24 @@ describe("the run commands of the README and the reference", () => {
   }
 
   it('give a target in the variables the README exports, tokens among them', () => {
-    const exported = readmeLines.filter((line) => line.startsWith('export ')).flatMap((line) => line.slice('export '.length).split(/\s+/).map((word) => word.split('=')[0]));
-    expect(exported).toEqual(expect.arrayContaining(['LAS_BASE_URL', 'LAS_SESSION_TOKEN', 'LAS_PAT', 'LAS_FORBIDDEN_TOKEN', 'LAS_OWNER_USER_ID', 'LAS_COLLECTION_ITEM_ID']));
+    const exported = readmeLines
+      .filter((line) => line.startsWith('export '))
+      .flatMap((line) =>
+        line
+          .slice('export '.length)
+          .split(/\s+/)
+          .map((word) => word.split('=')[0]),
+      );
+    expect(exported).toEqual(
+      expect.arrayContaining([
+        'LAS_BASE_URL',
+        'LAS_SESSION_TOKEN',
+        'LAS_PAT',
+        'LAS_FORBIDDEN_TOKEN',
+        'LAS_OWNER_USER_ID',
+        'LAS_COLLECTION_ITEM_ID',
+      ]),
+    );
   });
 });
 
@@ -244,17 +502,41 @@ describe('targets/example.yaml', () => {
   const example = join(ROOT, 'targets', 'example.yaml');
 
   it(`names serve's default address and the records the reference server holds`, () => {
-    const settings = runSettings({ target: example, level: 'must', fault: [], choice: [], header: [], requirement: [] }, {}, targetFileReader(example));
+    const settings = runSettings(
+      { target: example, level: 'must', fault: [], choice: [], header: [], requirement: [] },
+      {},
+      targetFileReader(example),
+    );
     expect(settings.baseUrl).toBe(`http://127.0.0.1:${DEFAULT_SERVE_PORT}/v3`);
     expect(settings.fixtures).toEqual(REFERENCE_FIXTURES);
   });
 
   it('runs against the reference server: the creation cases that need its records pass', async () => {
     const reportDir = join(dir, 'example');
-    const args = ['run', '--target', example, '--base-url', reference.baseUrl, '--grep', 'CREATE-201', '--allow-partial', '--generate', '0', '--workers', '1', '--report-dir', reportDir];
-    const result = await runCli(args, { LAS_SESSION_TOKEN: DEFAULT_CREDENTIALS.sessionToken, LAS_PAT: DEFAULT_CREDENTIALS.pat });
+    const args = [
+      'run',
+      '--target',
+      example,
+      '--base-url',
+      reference.baseUrl,
+      '--grep',
+      'CREATE-201',
+      '--allow-partial',
+      '--generate',
+      '0',
+      '--workers',
+      '1',
+      '--report-dir',
+      reportDir,
+    ];
+    const result = await runCli(args, {
+      LAS_SESSION_TOKEN: DEFAULT_CREDENTIALS.sessionToken,
+      LAS_PAT: DEFAULT_CREDENTIALS.pat,
+    });
     const record = JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord;
-    const verdicts = Object.fromEntries(record.requirements.filter((r) => r.id.endsWith('CREATE-201')).map((r) => [r.id, r.verdict]));
+    const verdicts = Object.fromEntries(
+      record.requirements.filter((r) => r.id.endsWith('CREATE-201')).map((r) => [r.id, r.verdict]),
+    );
     expect(verdicts).toEqual({ 'AC-CREATE-201': 'passed', 'HL-CREATE-201': 'passed' });
     expect(result.code, result.stderr).toBe(0);
   }, 120_000);
@@ -264,12 +546,18 @@ describe('the target file is read once per run', () => {
   it('settings, waivers and generation all come from one reading: the file gone after it, none reads it again', () => {
     const waived = loadContract().requirements[0].id;
     const file = join(dir, 'read-once.yaml');
-    writeFileSync(file, `baseUrl: http://127.0.0.1:9/v3\ngenerate:\n  inputs: 3\n  seed: 5\nwaivers:\n  - requirement: ${waived}\n    reason: known\n    expires: 2999-01-01\n`);
+    writeFileSync(
+      file,
+      `baseUrl: http://127.0.0.1:9/v3\ngenerate:\n  inputs: 3\n  seed: 5\nwaivers:\n  - requirement: ${waived}\n    reason: known\n    expires: 2999-01-01\n`,
+    );
     const flags = { target: file, level: 'must' as const, fault: [], choice: [], header: [], requirement: [] };
     const targetFile = targetFileReader(file);
     expect(targetFile()?.path).toBe(file);
     rmSync(file);
     expect(runSettings(flags, {}, targetFile).baseUrl).toBe('http://127.0.0.1:9/v3');
-    expect(runDescription(flags, targetFile)).toMatchObject({ waivers: [{ requirement: waived, reason: 'known', expires: '2999-01-01' }], generate: { inputs: 3, seed: 5 } });
+    expect(runDescription(flags, targetFile)).toMatchObject({
+      waivers: [{ requirement: waived, reason: 'known', expires: '2999-01-01' }],
+      generate: { inputs: 3, seed: 5 },
+    });
   });
 });

@@ -11,7 +11,15 @@ import { dirname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import { loadContract } from '../contract/index.ts';
-import { DEFAULT_GENERATED_INPUTS, ENVELOPE_FILE, RUN_LOG_FILE, SUMMARY_FILE, type FailLevel, type GenerationSettings, type RunDescription } from '../run-protocol/index.ts';
+import {
+  DEFAULT_GENERATED_INPUTS,
+  ENVELOPE_FILE,
+  RUN_LOG_FILE,
+  SUMMARY_FILE,
+  type FailLevel,
+  type GenerationSettings,
+  type RunDescription,
+} from '../run-protocol/index.ts';
 import { shortSecretWarnings, targetSecrets } from '../run-protocol/secrets.ts';
 import { reportToGithub } from '../reports/github.ts';
 import { CHOICE_NAMES, FAULT_NAMES, INAPPLICABLE_CHOICES, INAPPLICABLE_FAULTS } from '../server/index.ts';
@@ -28,8 +36,23 @@ import { runSuite } from '../suites/runner.ts';
 import { targetFileRegressionCases } from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
 import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
-import { mergeSettings, settingSource, resolveTarget, TargetError, targetOnlySettingsGiven, type Target, type TargetSettings } from '../targets/target.ts';
-import { loadTargetFile, targetFileGeneration, targetFileSettings, targetFileWaivers, type GenerationFileSettings, type TargetFile } from '../targets/target-file.ts';
+import {
+  mergeSettings,
+  settingSource,
+  resolveTarget,
+  TargetError,
+  targetOnlySettingsGiven,
+  type Target,
+  type TargetSettings,
+} from '../targets/target.ts';
+import {
+  loadTargetFile,
+  targetFileGeneration,
+  targetFileSettings,
+  targetFileWaivers,
+  type GenerationFileSettings,
+  type TargetFile,
+} from '../targets/target-file.ts';
 import { emptyEnvironmentSettings, settingsFromEnvironment } from '../targets/target-environment.ts';
 
 /**
@@ -73,31 +96,90 @@ export const DEFAULT_OPERATION_BUDGET_SECONDS = 120;
 const MAX_SEED = 2 ** 31 - 1;
 
 /** The exit code of each gate result. */
-export const GATE_EXIT_CODES: Record<GateResult, number> = { pass: EXIT_OK, fail: EXIT_FAILED, incomplete: EXIT_INCOMPLETE };
+export const GATE_EXIT_CODES: Record<GateResult, number> = {
+  pass: EXIT_OK,
+  fail: EXIT_FAILED,
+  incomplete: EXIT_INCOMPLETE,
+};
 
 export function registerRunCommand(program: Command): void {
   const command = program
     .command('run')
-    .description('run the conformance suite against a target (or, with --reference-server, the embedded reference server) and write its reports')
+    .description(
+      'run the conformance suite against a target (or, with --reference-server, the embedded reference server) and write its reports',
+    )
     .option('--target <file>', 'YAML target file (see targets/example.yaml); variables and flags override it');
   addSettingOptions(command);
   command
-    .option('--report-dir <dir>', `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest); a directory used before loses the files a run writes there, and keeps any other`)
-    .option('--grep <pattern>', 'run only the cases whose title matches, e.g. a requirement id such as AUTH-401 (the verdict is then incomplete)')
-    .option('--requirement <id>', 'repeatable: run only the cases that can judge this requirement, including those that judge it on the side (the verdict is then incomplete)', collect, [])
-    .option('--allow-partial', 'exit 0 when nothing failed though requirements were not run (--grep, --read-only, no forbidden token or fixtures); the record says so')
+    .option(
+      '--report-dir <dir>',
+      `where the reports go (default: a new timestamped directory under reports/, with ${DEFAULT_REPORT_DIR} pointing at the newest); a directory used before loses the files a run writes there, and keeps any other`,
+    )
+    .option(
+      '--grep <pattern>',
+      'run only the cases whose title matches, e.g. a requirement id such as AUTH-401 (the verdict is then incomplete)',
+    )
+    .option(
+      '--requirement <id>',
+      'repeatable: run only the cases that can judge this requirement, including those that judge it on the side (the verdict is then incomplete)',
+      collect,
+      [],
+    )
+    .option(
+      '--allow-partial',
+      'exit 0 when nothing failed though requirements were not run (--grep, --read-only, no forbidden token or fixtures); the record says so',
+    )
     .option('--baseline <file>', 'a previous conformance.json: only requirements failing now and not then fail the run')
-    .option('--read-only', 'send no request that could create a record on the target; creation cases are reported not run')
+    .option(
+      '--read-only',
+      'send no request that could create a record on the target; creation cases are reported not run',
+    )
     .option('--workers <n>', 'parallel Playwright workers (default: one per core)', wholeNumber(1))
-    .option('--generate <n>', `after the fixed cases, a boundary phase and then N random inputs per operation drawn from the contract's schemas, valid and near-valid; a failure is shrunk to a minimal input with its curl line; 0 turns generation off (default ${DEFAULT_GENERATED_INPUTS}; target file: generate.inputs)`, wholeNumber(0))
-    .option('--seed <n>', 'the seed generated inputs are drawn from: the same seed draws the same inputs (default: a new one, printed and written in the record)', wholeNumber(0, MAX_SEED))
-    .option('--generate-budget <seconds>', `the most generation may take in all, shared out between the operations (default ${DEFAULT_GENERATION_BUDGET_SECONDS})`, wholeNumber(1))
-    .option('--generate-operation-budget <seconds>', `the most one operation's generation may take (default ${DEFAULT_OPERATION_BUDGET_SECONDS})`, wholeNumber(1))
-    .option('--signing-key <file>', `sign the record with this Ed25519 private key (PEM): ${ENVELOPE_FILE} beside conformance.json, checked by verify --key (${RUN_ENVIRONMENT.signingKey})`)
-    .addOption(new Option('--level <level>', 'what fails the run: must, or should for MUST and SHOULD').choices(['must', 'should']).default('must'))
-    .option('--reference-server', 'test the kit\'s own reference server, started in this process, instead of a target (what npm start runs); never chosen when target settings are missing, so a gate whose settings are unset fails')
-    .option('--fault <name>', `embedded reference server only, repeatable: switch on a fault (${FAULT_NAMES.length} known, e.g. ${FAULT_NAMES[0]})`, collect, [])
-    .option('--choice <name>', `embedded reference server only, repeatable: switch on a legal choice (${CHOICE_NAMES.length} known, e.g. ${CHOICE_NAMES[0]})`, collect, [])
+    .option(
+      '--generate <n>',
+      `after the fixed cases, a boundary phase and then N random inputs per operation drawn from the contract's schemas, valid and near-valid; a failure is shrunk to a minimal input with its curl line; 0 turns generation off (default ${DEFAULT_GENERATED_INPUTS}; target file: generate.inputs)`,
+      wholeNumber(0),
+    )
+    .option(
+      '--seed <n>',
+      'the seed generated inputs are drawn from: the same seed draws the same inputs (default: a new one, printed and written in the record)',
+      wholeNumber(0, MAX_SEED),
+    )
+    .option(
+      '--generate-budget <seconds>',
+      `the most generation may take in all, shared out between the operations (default ${DEFAULT_GENERATION_BUDGET_SECONDS})`,
+      wholeNumber(1),
+    )
+    .option(
+      '--generate-operation-budget <seconds>',
+      `the most one operation's generation may take (default ${DEFAULT_OPERATION_BUDGET_SECONDS})`,
+      wholeNumber(1),
+    )
+    .option(
+      '--signing-key <file>',
+      `sign the record with this Ed25519 private key (PEM): ${ENVELOPE_FILE} beside conformance.json, checked by verify --key (${RUN_ENVIRONMENT.signingKey})`,
+    )
+    .addOption(
+      new Option('--level <level>', 'what fails the run: must, or should for MUST and SHOULD')
+        .choices(['must', 'should'])
+        .default('must'),
+    )
+    .option(
+      '--reference-server',
+      "test the kit's own reference server, started in this process, instead of a target (what npm start runs); never chosen when target settings are missing, so a gate whose settings are unset fails",
+    )
+    .option(
+      '--fault <name>',
+      `embedded reference server only, repeatable: switch on a fault (${FAULT_NAMES.length} known, e.g. ${FAULT_NAMES[0]})`,
+      collect,
+      [],
+    )
+    .option(
+      '--choice <name>',
+      `embedded reference server only, repeatable: switch on a legal choice (${CHOICE_NAMES.length} known, e.g. ${CHOICE_NAMES[0]})`,
+      collect,
+      [],
+    )
     .action(async (flags: RunFlags) => {
       process.exitCode = await runCommand(flags, process.env);
     });
@@ -110,7 +192,9 @@ function flagName(key: string): string {
 
 /** The flags given an empty value (`--base-url "$UNSET"`), by name. */
 function emptyFlags(flags: RunFlags): string[] {
-  return Object.entries(flags).filter(([, value]) => value === '' || (Array.isArray(value) && value.includes(''))).map(([key]) => flagName(key));
+  return Object.entries(flags)
+    .filter(([, value]) => value === '' || (Array.isArray(value) && value.includes('')))
+    .map(([key]) => flagName(key));
 }
 
 /**
@@ -119,7 +203,10 @@ function emptyFlags(flags: RunFlags): string[] {
  */
 function refuseEmptySettings(flags: RunFlags, env: Record<string, string | undefined>): void {
   const empty = [...emptyFlags(flags), ...emptyEnvironmentSettings(env)];
-  if (empty.length > 0) throw new TargetError(`${empty.join(', ')} ${empty.length === 1 ? 'is' : 'are'} set but empty: give ${empty.length === 1 ? 'it a value' : 'them values'} or leave ${empty.length === 1 ? 'it' : 'them'} out (an empty setting is a variable or secret the job did not get)`);
+  if (empty.length > 0)
+    throw new TargetError(
+      `${empty.join(', ')} ${empty.length === 1 ? 'is' : 'are'} set but empty: give ${empty.length === 1 ? 'it a value' : 'them values'} or leave ${empty.length === 1 ? 'it' : 'them'} out (an empty setting is a variable or secret the job did not get)`,
+    );
 }
 
 /**
@@ -127,18 +214,32 @@ function refuseEmptySettings(flags: RunFlags, env: Record<string, string | undef
  * contradicts it.
  */
 function checkTargetChosen(settings: TargetSettings, flags: RunFlags): void {
-  const embeddedOnly = [flags.fault.length > 0 && '--fault', flags.choice.length > 0 && '--choice'].filter((name): name is string => typeof name === 'string');
+  const embeddedOnly = [flags.fault.length > 0 && '--fault', flags.choice.length > 0 && '--choice'].filter(
+    (name): name is string => typeof name === 'string',
+  );
   if (flags.referenceServer) {
-    if (settings.baseUrl !== undefined) throw new TargetError(`--reference-server tests the kit's own server, but a target base URL is given (${settingSource('baseUrl')}); give one or the other`);
+    if (settings.baseUrl !== undefined)
+      throw new TargetError(
+        `--reference-server tests the kit's own server, but a target base URL is given (${settingSource('baseUrl')}); give one or the other`,
+      );
     const stray = targetOnlySettingsGiven(settings);
-    if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given with --reference-server, which brings its own credentials and records; leave them out, or give a target base URL instead`);
+    if (stray.length > 0)
+      throw new TargetError(
+        `${stray.join(', ')} given with --reference-server, which brings its own credentials and records; leave them out, or give a target base URL instead`,
+      );
     return;
   }
-  if (embeddedOnly.length > 0) throw new TargetError(`${embeddedOnly.join(' and ')} ${embeddedOnly.length === 1 ? 'applies' : 'apply'} to the embedded reference server only; add --reference-server${settings.baseUrl !== undefined ? ' and leave out the target base URL' : ''}`);
+  if (embeddedOnly.length > 0)
+    throw new TargetError(
+      `${embeddedOnly.join(' and ')} ${embeddedOnly.length === 1 ? 'applies' : 'apply'} to the embedded reference server only; add --reference-server${settings.baseUrl !== undefined ? ' and leave out the target base URL' : ''}`,
+    );
   if (settings.baseUrl !== undefined) return;
   const given = targetOnlySettingsGiven(settings);
-  if (given.length > 0) throw new TargetError(`${given.join(', ')} given without a target base URL; give ${settingSource('baseUrl')}`);
-  throw new TargetError(`no target base URL: give ${settingSource('baseUrl')}, or --reference-server to test the kit's own reference server`);
+  if (given.length > 0)
+    throw new TargetError(`${given.join(', ')} given without a target base URL; give ${settingSource('baseUrl')}`);
+  throw new TargetError(
+    `no target base URL: give ${settingSource('baseUrl')}, or --reference-server to test the kit's own reference server`,
+  );
 }
 
 /** The run's target file (--target), read and checked on first use and kept: a run reads it once. */
@@ -148,21 +249,41 @@ export function targetFileReader(path: string | undefined): () => TargetFile | u
 }
 
 /** The merged settings, checked for contradictions before anything starts. */
-export function runSettings(flags: RunFlags, env: Record<string, string | undefined>, targetFile = targetFileReader(flags.target)): TargetSettings {
+export function runSettings(
+  flags: RunFlags,
+  env: Record<string, string | undefined>,
+  targetFile = targetFileReader(flags.target),
+): TargetSettings {
   refuseEmptySettings(flags, env);
   const file = targetFile();
-  const settings = mergeSettings(file ? targetFileSettings(file) : {}, settingsFromEnvironment(env), settingsFromFlags(flags));
+  const settings = mergeSettings(
+    file ? targetFileSettings(file) : {},
+    settingsFromEnvironment(env),
+    settingsFromFlags(flags),
+  );
   const inapplicable = flags.fault.find((name) => INAPPLICABLE_FAULTS.has(name));
-  if (inapplicable !== undefined) throw new TargetError(`fault ${inapplicable} does not apply to this contract: ${INAPPLICABLE_FAULTS.get(inapplicable)}`);
+  if (inapplicable !== undefined)
+    throw new TargetError(
+      `fault ${inapplicable} does not apply to this contract: ${INAPPLICABLE_FAULTS.get(inapplicable)}`,
+    );
   const inapplicableChoice = flags.choice.find((name) => INAPPLICABLE_CHOICES.has(name));
-  if (inapplicableChoice !== undefined) throw new TargetError(`choice ${inapplicableChoice} does not apply to this contract: ${INAPPLICABLE_CHOICES.get(inapplicableChoice)}`);
+  if (inapplicableChoice !== undefined)
+    throw new TargetError(
+      `choice ${inapplicableChoice} does not apply to this contract: ${INAPPLICABLE_CHOICES.get(inapplicableChoice)}`,
+    );
   const unknown = flags.fault.filter((name) => !FAULT_NAMES.includes(name));
-  if (unknown.length > 0) throw new TargetError(`unknown fault ${unknown.join(', ')}; known faults: ${FAULT_NAMES.join(', ')}`);
+  if (unknown.length > 0)
+    throw new TargetError(`unknown fault ${unknown.join(', ')}; known faults: ${FAULT_NAMES.join(', ')}`);
   const unknownChoices = flags.choice.filter((name) => !CHOICE_NAMES.includes(name));
-  if (unknownChoices.length > 0) throw new TargetError(`unknown choice ${unknownChoices.join(', ')}; known choices: ${CHOICE_NAMES.join(', ')}`);
-  if (flags.grep !== undefined && flags.requirement.length > 0) throw new TargetError('give --grep or --requirement, not both');
+  if (unknownChoices.length > 0)
+    throw new TargetError(`unknown choice ${unknownChoices.join(', ')}; known choices: ${CHOICE_NAMES.join(', ')}`);
+  if (flags.grep !== undefined && flags.requirement.length > 0)
+    throw new TargetError('give --grep or --requirement, not both');
   const unknownRequirements = flags.requirement.filter((id) => !loadContract().requirements.some((r) => r.id === id));
-  if (unknownRequirements.length > 0) throw new TargetError(`--requirement ${unknownRequirements.join(', ')}: no such requirement in the catalogue (see las-conformance contract)`);
+  if (unknownRequirements.length > 0)
+    throw new TargetError(
+      `--requirement ${unknownRequirements.join(', ')}: no such requirement in the catalogue (see las-conformance contract)`,
+    );
   checkTargetChosen(settings, flags);
   return settings;
 }
@@ -171,13 +292,32 @@ export function runSettings(flags: RunFlags, env: Record<string, string | undefi
 function runLog(reportDir: string): { log: Logger; close: () => void } {
   const file = pino.destination({ dest: resolve(reportDir, RUN_LOG_FILE), mkdir: true, sync: true });
   // Tokens are never handed to the logger; the redaction guards against that changing.
-  const log = pino({ base: { command: 'run' }, redact: { paths: ['*.sessionToken', '*.pat', '*.forbiddenToken', 'sessionToken', 'pat', 'forbiddenToken'], censor: '[redacted]' } }, file);
+  const log = pino(
+    {
+      base: { command: 'run' },
+      redact: {
+        paths: ['*.sessionToken', '*.pat', '*.forbiddenToken', 'sessionToken', 'pat', 'forbiddenToken'],
+        censor: '[redacted]',
+      },
+    },
+    file,
+  );
   return { log, close: () => file.end() };
 }
 
 function describeTarget(target: Target, embedded: boolean, faults: string[]) {
   // Header names only, never their values.
-  return { baseUrl: target.baseUrl, embedded, faults, legacyHeader: target.legacyHeader, forbiddenTokenGiven: target.credentials.forbiddenToken !== undefined, fixtures: Object.keys(target.fixtures), limits: target.limits, caGiven: target.caFile !== undefined, headers: Object.keys(target.extraHeaders ?? {}) };
+  return {
+    baseUrl: target.baseUrl,
+    embedded,
+    faults,
+    legacyHeader: target.legacyHeader,
+    forbiddenTokenGiven: target.credentials.forbiddenToken !== undefined,
+    fixtures: Object.keys(target.fixtures),
+    limits: target.limits,
+    caGiven: target.caFile !== undefined,
+    headers: Object.keys(target.extraHeaders ?? {}),
+  };
 }
 
 /**
@@ -188,15 +328,23 @@ function describeTarget(target: Target, embedded: boolean, faults: string[]) {
 export function generationSettings(flags: RunFlags, file: GenerationFileSettings): GenerationSettings | undefined {
   const inputs = flags.generate ?? file.inputs ?? DEFAULT_GENERATED_INPUTS;
   if (inputs === 0) {
-    const stray = [flags.seed !== undefined && '--seed', flags.generateBudget !== undefined && '--generate-budget', flags.generateOperationBudget !== undefined && '--generate-operation-budget'].filter(Boolean);
-    if (stray.length > 0) throw new TargetError(`${stray.join(', ')} given with --generate 0 (or generate.inputs: 0), which turns generation off`);
+    const stray = [
+      flags.seed !== undefined && '--seed',
+      flags.generateBudget !== undefined && '--generate-budget',
+      flags.generateOperationBudget !== undefined && '--generate-operation-budget',
+    ].filter(Boolean);
+    if (stray.length > 0)
+      throw new TargetError(
+        `${stray.join(', ')} given with --generate 0 (or generate.inputs: 0), which turns generation off`,
+      );
     return undefined;
   }
   return {
     inputs,
     seed: flags.seed ?? file.seed ?? randomInt(0, MAX_SEED),
     totalBudgetMs: 1000 * (flags.generateBudget ?? file.budgetSeconds ?? DEFAULT_GENERATION_BUDGET_SECONDS),
-    operationBudgetMs: 1000 * (flags.generateOperationBudget ?? file.operationBudgetSeconds ?? DEFAULT_OPERATION_BUDGET_SECONDS),
+    operationBudgetMs:
+      1000 * (flags.generateOperationBudget ?? file.operationBudgetSeconds ?? DEFAULT_OPERATION_BUDGET_SECONDS),
   };
 }
 
@@ -205,7 +353,8 @@ export function runDescription(flags: RunFlags, targetFile = targetFileReader(fl
   const ids = loadContract().requirements.map((r) => r.id);
   const file = targetFile();
   const waivers = file ? targetFileWaivers(file, ids) : [];
-  const baseline = flags.baseline === undefined ? undefined : { file: flags.baseline, failing: baselineFailing(flags.baseline) };
+  const baseline =
+    flags.baseline === undefined ? undefined : { file: flags.baseline, failing: baselineFailing(flags.baseline) };
   const settings = generationSettings(flags, file ? targetFileGeneration(file) : {});
   // A gate that failed on a generated input keeps failing until the service is fixed, whatever the new seed draws.
   const baselineRecord = flags.baseline === undefined ? undefined : readRecordFile(flags.baseline);
@@ -266,7 +415,12 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
   // A regression case naming no requirement of the catalogue is a usage error before anything starts.
   // Read here, once: the suite's processes get the cases as data in the run's description.
   const file = targetFile();
-  const regressionCases = file ? targetFileRegressionCases(file, loadContract().requirements.map((r) => r.id)) : [];
+  const regressionCases = file
+    ? targetFileRegressionCases(
+        file,
+        loadContract().requirements.map((r) => r.id),
+      )
+    : [];
   const signingKeyFile = signingKeyOf(flags, env);
   const timestamped = flags.reportDir === undefined;
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
@@ -278,7 +432,9 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
   try {
     if (flags.referenceServer) {
       embedded = await startEmbeddedTarget(flags.fault, flags.choice);
-      process.stdout.write(`Embedded reference server at ${embedded.settings.baseUrl}${flags.fault.length ? ` with fault ${flags.fault.join(', ')}` : ''}${flags.choice.length ? ` with choice ${flags.choice.join(', ')}` : ''}\n`);
+      process.stdout.write(
+        `Embedded reference server at ${embedded.settings.baseUrl}${flags.fault.length ? ` with fault ${flags.fault.join(', ')}` : ''}${flags.choice.length ? ` with choice ${flags.choice.join(', ')}` : ''}\n`,
+      );
     }
     const target = resolveTarget(mergeSettings(settings, embedded?.settings ?? {}), loadContract().legacyHeader);
     log.info({ target: describeTarget(target, embedded !== undefined, flags.fault) }, 'target');
@@ -309,11 +465,26 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
       ...(signingKeyFile ? { signingKeyFile } : {}),
     });
     if (timestamped) pointLatestAt(reportDir);
-    log.info({ playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate }, 'suite finished');
-    if (!outcome.record) throw new Error(outcome.noVerdict ?? `the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`);
+    log.info(
+      { playwrightExitCode: outcome.playwrightExitCode, verdict: outcome.record?.verdict, gate: outcome.record?.gate },
+      'suite finished',
+    );
+    if (!outcome.record)
+      throw new Error(
+        outcome.noVerdict ??
+          `the suite ended without a verdict (Playwright exit code ${outcome.playwrightExitCode}); see the output above`,
+      );
     const record = checkedRecord(outcome.record);
-    if (record.cases.total === 0) throw new Error(`no case matches --grep "${flags.grep ?? ''}"; case titles start with their own requirement ids, e.g. AUTH-401-MALFORMED; --requirement ID selects every case that can judge a requirement`);
-    if (env.GITHUB_ACTIONS === 'true') reportToGithub(record, { stepSummaryFile: env.GITHUB_STEP_SUMMARY, summaryFile: join(reportDir, SUMMARY_FILE), write: (text) => process.stdout.write(text) });
+    if (record.cases.total === 0)
+      throw new Error(
+        `no case matches --grep "${flags.grep ?? ''}"; case titles start with their own requirement ids, e.g. AUTH-401-MALFORMED; --requirement ID selects every case that can judge a requirement`,
+      );
+    if (env.GITHUB_ACTIONS === 'true')
+      reportToGithub(record, {
+        stepSummaryFile: env.GITHUB_STEP_SUMMARY,
+        summaryFile: join(reportDir, SUMMARY_FILE),
+        write: (text) => process.stdout.write(text),
+      });
     return GATE_EXIT_CODES[record.gate.result];
   } catch (error) {
     log.error({ error: (error as Error).message }, 'run failed');

@@ -39,18 +39,47 @@ interface ServeFlags {
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
-    .description('run the reference server: the three specified operations done right, with faults and choices to switch on')
+    .description(
+      'run the reference server: the three specified operations done right, with faults and choices to switch on',
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 = any free port)', wholeNumber(0, 65535), DEFAULT_SERVE_PORT)
-    .option('--fault <name>', 'switch a fault on (repeatable; see --list-faults); default $LAS_FAULTS, comma-separated', collect, [])
+    .option(
+      '--fault <name>',
+      'switch a fault on (repeatable; see --list-faults); default $LAS_FAULTS, comma-separated',
+      collect,
+      [],
+    )
     .option('--list-faults', 'print the faults that can be switched on, and exit')
-    .option('--choice <name>', 'switch a legal choice on (repeatable; see --list-choices); default $LAS_CHOICES, comma-separated', collect, [])
+    .option(
+      '--choice <name>',
+      'switch a legal choice on (repeatable; see --list-choices); default $LAS_CHOICES, comma-separated',
+      collect,
+      [],
+    )
     .option('--list-choices', 'print the choices that can be switched on, and exit')
-    .addOption(new Option('--session-token <token>', `session token (default ${DEFAULT_CREDENTIALS.sessionToken})`).env('LAS_SESSION_TOKEN'))
+    .addOption(
+      new Option('--session-token <token>', `session token (default ${DEFAULT_CREDENTIALS.sessionToken})`).env(
+        'LAS_SESSION_TOKEN',
+      ),
+    )
     .addOption(new Option('--pat <token>', `personal access token (default ${DEFAULT_CREDENTIALS.pat})`).env('LAS_PAT'))
-    .addOption(new Option('--forbidden-token <token>', `authenticated but not permitted: answered 403 (default ${DEFAULT_CREDENTIALS.forbiddenToken})`).env('LAS_FORBIDDEN_TOKEN'))
-    .addOption(new Option('--legacy-header <name>', `legacy session header (default ${loadContract().legacyHeader})`).env('LAS_LEGACY_HEADER'))
-    .addOption(new Option('--log-level <level>', 'level of the JSON request log on stderr').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
+    .addOption(
+      new Option(
+        '--forbidden-token <token>',
+        `authenticated but not permitted: answered 403 (default ${DEFAULT_CREDENTIALS.forbiddenToken})`,
+      ).env('LAS_FORBIDDEN_TOKEN'),
+    )
+    .addOption(
+      new Option('--legacy-header <name>', `legacy session header (default ${loadContract().legacyHeader})`).env(
+        'LAS_LEGACY_HEADER',
+      ),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'level of the JSON request log on stderr')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent'])
+        .default('info'),
+    )
     .action(async (flags: ServeFlags) => {
       if (flags.listFaults) {
         process.stdout.write(faultList());
@@ -67,7 +96,10 @@ export function registerServeCommand(program: Command): void {
 /** Names from a repeatable flag, else from a comma-separated variable: flags win over the environment. */
 function namesOf(flagged: string[], variable: string): string[] {
   if (flagged.length > 0) return flagged;
-  return (process.env[variable] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return (process.env[variable] ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
 }
 
 async function runServe(flags: ServeFlags): Promise<void> {
@@ -89,8 +121,17 @@ async function runServe(flags: ServeFlags): Promise<void> {
     });
   } catch (error) {
     // runCommandLine() turns a thrown error into one line on stderr and the usage exit code, 2.
-    if (error instanceof UnknownFaultError || error instanceof InapplicableFaultError || error instanceof UnknownChoiceError || error instanceof InapplicableChoiceError || error instanceof InvalidServerOptionError) throw error;
-    throw new Error(`cannot listen on ${flags.host}:${flags.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    if (
+      error instanceof UnknownFaultError ||
+      error instanceof InapplicableFaultError ||
+      error instanceof UnknownChoiceError ||
+      error instanceof InapplicableChoiceError ||
+      error instanceof InvalidServerOptionError
+    )
+      throw error;
+    throw new Error(
+      `cannot listen on ${flags.host}:${flags.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   const stop = async () => {
     process.off('SIGTERM', stopOnSignal);
@@ -124,13 +165,19 @@ function startBanner(baseUrl: string, flags: ServeFlags, faults: string[], choic
   const session = shown(flags.sessionToken, DEFAULT_CREDENTIALS.sessionToken, 'session token');
   return [
     `las-conformance reference server: ${(contract.document.info as { title: string }).title} ${contract.version}`,
-    ...contract.operations.map((operation) => `  ${operation.method.padEnd(4)} ${baseUrl}${operation.pathTemplate}${exampleQuery(operation)}`),
+    ...contract.operations.map(
+      (operation) => `  ${operation.method.padEnd(4)} ${baseUrl}${operation.pathTemplate}${exampleQuery(operation)}`,
+    ),
     'credentials (any one):',
     `  Authorization: Bearer r:${session}`,
     `  Authorization: Bearer p:${shown(flags.pat, DEFAULT_CREDENTIALS.pat, 'personal access token')}`,
     `  ${flags.legacyHeader ?? contract.legacyHeader}: ${session}`,
     `  forbidden (403 in any scheme): ${shown(flags.forbiddenToken, DEFAULT_CREDENTIALS.forbiddenToken, 'forbidden token')}`,
-    `records that exist: ${Object.entries(REFERENCE_FIXTURES).map(([kind, id]) => `${recordKindLabel(kind)} ${id}`).join(', ') || 'none (the contract names no kind)'}`,
+    `records that exist: ${
+      Object.entries(REFERENCE_FIXTURES)
+        .map(([kind, id]) => `${recordKindLabel(kind)} ${id}`)
+        .join(', ') || 'none (the contract names no kind)'
+    }`,
     `seed per list: ${SEED_SIZES.join(', then ')} items for its filter values in turn; pages of ${DEFAULT_PAGE_LIMIT} by default, at most ${MAX_PAGE_LIMIT}`,
     `faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
     `choices: ${choices.length > 0 ? choices.join(', ') : 'none'}`,
@@ -151,7 +198,13 @@ function exampleQuery(operation: Operation): string {
 /** One line per entry, in aligned columns. */
 function columns(rows: string[][]): string {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  '),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 function faultList(): string {

@@ -27,11 +27,17 @@ function attributeOf(flag: string): string {
 
 /** A setting's value as its flag gives it (a repeatable flag: each of its lines), or undefined. */
 function flagValue(row: SettingRow, given: unknown): unknown {
-  if (Array.isArray(given)) return given.length === 0 ? undefined : Object.fromEntries(given.map((line) => parseHeaderLine(String(line), row.flag)));
+  if (Array.isArray(given))
+    return given.length === 0
+      ? undefined
+      : Object.fromEntries(given.map((line) => parseHeaderLine(String(line), row.flag)));
   return typeof given === 'string' ? parsedSetting(row, given, row.flag) : undefined;
 }
 
 /** The settings the flags give (of `keys`, else every setting), as commander parsed them. */
 export function settingsFromFlags(flags: Record<string, unknown>, keys?: string[]): TargetSettings {
-  return rowsOf(keys).reduce((settings, row) => withSetting(settings, row, flagValue(row, flags[attributeOf(row.flag)])), {} as TargetSettings);
+  return rowsOf(keys).reduce(
+    (settings, row) => withSetting(settings, row, flagValue(row, flags[attributeOf(row.flag)])),
+    {} as TargetSettings,
+  );
 }

@@ -9,13 +9,29 @@ const ownWrite = (stream: NodeJS.WriteStream) => Object.getOwnPropertyDescriptor
 describe('runCliInProcess', () => {
   const usageErrors: { title: string; args: string[]; env: Record<string, string> }[] = [
     { title: "commander's error line", args: ['run', '--workers', '0'], env: {} },
-    { title: "a command's own error line, from the environment it was given", args: ['run'], env: { LAS_SESSION_TOKEN: 'a-session' } },
+    {
+      title: "a command's own error line, from the environment it was given",
+      args: ['run'],
+      env: { LAS_SESSION_TOKEN: 'a-session' },
+    },
   ];
   for (const c of usageErrors) {
     it(`gives what a child process gives for ${c.title}, and leaves this process as it was`, async () => {
-      const before = { env: process.env, exitCode: process.exitCode, cwd: process.cwd(), stdoutWrite: ownWrite(process.stdout), stderrWrite: ownWrite(process.stderr) };
+      const before = {
+        env: process.env,
+        exitCode: process.exitCode,
+        cwd: process.cwd(),
+        stdoutWrite: ownWrite(process.stdout),
+        stderrWrite: ownWrite(process.stderr),
+      };
       const inProcess = await runCliInProcess(c.args, c.env);
-      expect({ env: process.env, exitCode: process.exitCode, cwd: process.cwd(), stdoutWrite: ownWrite(process.stdout), stderrWrite: ownWrite(process.stderr) }).toStrictEqual(before);
+      expect({
+        env: process.env,
+        exitCode: process.exitCode,
+        cwd: process.cwd(),
+        stdoutWrite: ownWrite(process.stdout),
+        stderrWrite: ownWrite(process.stderr),
+      }).toStrictEqual(before);
       expect(inProcess.code).toBe(2);
       expect(inProcess).toEqual(await runCli(c.args, c.env));
     });

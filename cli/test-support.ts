@@ -60,7 +60,12 @@ const JOB_REPORTING = ['GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY'];
 /** The environment of the test process without any LAS_* setting or job reporting, plus `env`. */
 export function hermeticEnvironment(env: Record<string, string> = {}): Record<string, string> {
   const ours = new Set<string>([...targetVariables(), ...Object.values(RUN_ENVIRONMENT), ...JOB_REPORTING]);
-  const base = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !ours.has(entry[0]) && !entry[0].startsWith('LAS_')));
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined && !ours.has(entry[0]) && !entry[0].startsWith('LAS_'),
+    ),
+  );
   return { ...base, ...env };
 }
 
@@ -105,12 +110,12 @@ export async function runCliInProcess(args: string[], env: Record<string, string
 function captureWrites(stream: NodeJS.WriteStream): { text: () => string; restore: () => void } {
   const ownWrite = Object.getOwnPropertyDescriptor(stream, 'write');
   let text = '';
-  stream.write = ((chunk: string | Uint8Array, encodingOrDone?: BufferEncoding | WriteDone, done?: WriteDone) => {
+  stream.write = (chunk: string | Uint8Array, encodingOrDone?: BufferEncoding | WriteDone, done?: WriteDone) => {
     text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     const callback = typeof encodingOrDone === 'function' ? encodingOrDone : done;
     if (callback) process.nextTick(callback);
     return true;
-  });
+  };
   const restore = () => {
     if (ownWrite) Object.defineProperty(stream, 'write', ownWrite);
     else delete (stream as { write?: unknown }).write;

@@ -10,7 +10,13 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gateRecord, runVerdict, verdictReason, type CertificationRecord, type RequirementRecord } from '../reports/record.ts';
+import {
+  gateRecord,
+  runVerdict,
+  verdictReason,
+  type CertificationRecord,
+  type RequirementRecord,
+} from '../reports/record.ts';
 import { ENVELOPE_FILE, RECORD_FILE } from '../run-protocol/index.ts';
 import { runCli, type CliResult } from './test-support.ts';
 import { verifyCommand } from './verify.ts';
@@ -45,13 +51,22 @@ beforeAll(async () => {
   // The signed run writes where a person's first run does: a new folder under reports/ of the
   // directory it is run from, reports/latest pointing at it; the unsigned run reuses that folder.
   reusedDir = join(root, 'reports', 'latest');
-  const run = (extra: string[], cwd?: string) => runCli(['run', '--reference-server', '--fault', FAULT, '--requirement', BROKEN, '--workers', '1', ...extra], {}, cwd);
+  const run = (extra: string[], cwd?: string) =>
+    runCli(
+      ['run', '--reference-server', '--fault', FAULT, '--requirement', BROKEN, '--workers', '1', ...extra],
+      {},
+      cwd,
+    );
   signedRun = await run(['--signing-key', keyFile], root);
   signedDir = join(root, 'signed');
   mkdirSync(signedDir);
   for (const name of [RECORD_FILE, ENVELOPE_FILE]) copyFileSync(join(reusedDir, name), join(signedDir, name));
   const bytes = readFileSync(join(signedDir, RECORD_FILE));
-  signed = { bytes, record: JSON.parse(bytes.toString()) as CertificationRecord, envelope: readFileSync(join(signedDir, ENVELOPE_FILE), 'utf8') };
+  signed = {
+    bytes,
+    record: JSON.parse(bytes.toString()) as CertificationRecord,
+    envelope: readFileSync(join(signedDir, ENVELOPE_FILE), 'utf8'),
+  };
   writeFileSync(join(reusedDir, 'notes.txt'), 'a file of the user');
   unsignedRun = await run(['--report-dir', reusedDir]);
   unsigned = JSON.parse(readFileSync(join(reusedDir, RECORD_FILE), 'utf8')) as CertificationRecord;
@@ -85,21 +100,33 @@ function requirement(record: CertificationRecord, id: string): RequirementRecord
   return record.requirements.find((r) => r.id === id)!;
 }
 
-function withRequirement(record: CertificationRecord, id: string, change: Partial<RequirementRecord>): CertificationRecord {
-  return { ...record, requirements: record.requirements.map((r) => (r.id === id ? ({ ...r, ...change }) : r)) };
+function withRequirement(
+  record: CertificationRecord,
+  id: string,
+  change: Partial<RequirementRecord>,
+): CertificationRecord {
+  return { ...record, requirements: record.requirements.map((r) => (r.id === id ? { ...r, ...change } : r)) };
 }
 
 /** A MUST requirement the run passed, and one it did not select. */
-const passedMust = (record: CertificationRecord) => record.requirements.find((r) => r.level === 'MUST' && r.verdict === 'passed')!.id;
-const unselected = (record: CertificationRecord) => record.requirements.find((r) => r.verdict === 'not-run' && r.reason?.startsWith('its cases were not selected'))!.id;
+const passedMust = (record: CertificationRecord) =>
+  record.requirements.find((r) => r.level === 'MUST' && r.verdict === 'passed')!.id;
+const unselected = (record: CertificationRecord) =>
+  record.requirements.find((r) => r.verdict === 'not-run' && r.reason?.startsWith('its cases were not selected'))!.id;
 
 describe('the runs', () => {
-  it('failed NG-META-PAGES with failed cases, and the second found the first one\'s files and cleared only them', () => {
+  it("failed NG-META-PAGES with failed cases, and the second found the first one's files and cleared only them", () => {
     expect(signedRun.code).toBe(1);
     expect(unsignedRun.code).toBe(1);
-    expect(unsigned).toMatchObject({ verdict: 'failed', runStatus: 'failed', target: { embedded: true, faults: [FAULT] } });
+    expect(unsigned).toMatchObject({
+      verdict: 'failed',
+      runStatus: 'failed',
+      target: { embedded: true, faults: [FAULT] },
+    });
     expect(unsigned.cases.failed).toBeGreaterThan(0);
-    expect(unsignedRun.stdout.split('\n')[0]).toMatch(/^Cleared the earlier run's conformance\.json, conformance\.intoto\.jsonl, summary\.md, junit\.xml, junit-cases\.xml, certification\.html, run\.log, html, artifacts from /);
+    expect(unsignedRun.stdout.split('\n')[0]).toMatch(
+      /^Cleared the earlier run's conformance\.json, conformance\.intoto\.jsonl, summary\.md, junit\.xml, junit-cases\.xml, certification\.html, run\.log, html, artifacts from /,
+    );
     expect(existsSync(join(reusedDir, ENVELOPE_FILE))).toBe(false);
     expect(readFileSync(join(reusedDir, 'notes.txt'), 'utf8')).toBe('a file of the user');
   });
@@ -107,23 +134,47 @@ describe('the runs', () => {
   it('each names the target and whether its record is signed in the first lines of the console, summary.md and certification.html', () => {
     const target = unsigned.target.baseUrl;
     const closing = (out: string) => out.slice(out.lastIndexOf('\nTarget: ') + 1).split('\n');
-    expect(closing(unsignedRun.stdout).slice(0, 2)).toEqual([`Target: ${target} (the embedded reference server)`, 'Record: unsigned (self-reported): no signature vouches for this record, only whoever ran the kit']);
-    expect(closing(signedRun.stdout)[1]).toMatch(/^Record: signed by key [0-9a-f]{16}… in conformance\.intoto\.jsonl; las-conformance verify conformance\.json --key PUBLIC_KEY checks it$/);
+    expect(closing(unsignedRun.stdout).slice(0, 2)).toEqual([
+      `Target: ${target} (the embedded reference server)`,
+      'Record: unsigned (self-reported): no signature vouches for this record, only whoever ran the kit',
+    ]);
+    expect(closing(signedRun.stdout)[1]).toMatch(
+      /^Record: signed by key [0-9a-f]{16}… in conformance\.intoto\.jsonl; las-conformance verify conformance\.json --key PUBLIC_KEY checks it$/,
+    );
     const summary = readFileSync(join(reusedDir, 'summary.md'), 'utf8').split('\n');
-    expect(summary[2]).toBe(`Target: \`${target}\` (the embedded reference server). Record: **unsigned (self-reported): no signature vouches for this record, only whoever ran the kit**.`);
-    const header = /<header id="verdict".*?<\/header>/s.exec(readFileSync(join(reusedDir, 'certification.html'), 'utf8'))?.[0] ?? '';
-    expect(header).toContain(`<p id="record-target">Target <code>${target}</code> (the embedded reference server)</p><p id="signature" class="unsigned">Unsigned (self-reported): no signature vouches for this record, only whoever ran the kit</p>`);
+    expect(summary[2]).toBe(
+      `Target: \`${target}\` (the embedded reference server). Record: **unsigned (self-reported): no signature vouches for this record, only whoever ran the kit**.`,
+    );
+    const header =
+      /<header id="verdict".*?<\/header>/s.exec(readFileSync(join(reusedDir, 'certification.html'), 'utf8'))?.[0] ?? '';
+    expect(header).toContain(
+      `<p id="record-target">Target <code>${target}</code> (the embedded reference server)</p><p id="signature" class="unsigned">Unsigned (self-reported): no signature vouches for this record, only whoever ran the kit</p>`,
+    );
   });
 });
 
 describe('the console names every file a run wrote', () => {
-  const listed = (out: string) => out.slice(out.lastIndexOf('\nReports') + 1).trimEnd().split('\n');
-  const written = ['conformance.json', 'summary.md', 'certification.html', 'junit.xml', 'junit-cases.xml', 'html/index.html', 'run.log'];
+  const listed = (out: string) =>
+    out
+      .slice(out.lastIndexOf('\nReports') + 1)
+      .trimEnd()
+      .split('\n');
+  const written = [
+    'conformance.json',
+    'summary.md',
+    'certification.html',
+    'junit.xml',
+    'junit-cases.xml',
+    'html/index.html',
+    'run.log',
+  ];
 
   it('a run without --report-dir: through reports/latest, the envelope after the record', () => {
     const latest = join(root, 'reports', 'latest');
     const [heading, ...files] = listed(signedRun.stdout);
-    expect(heading).toMatch(new RegExp(`^Reports, in ${latest}/ \\(${join(root, 'reports')}/\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z\\):$`));
+    expect(heading).toMatch(
+      new RegExp(`^Reports, in ${latest}/ \\(${join(root, 'reports')}/\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z\\):$`),
+    );
     const names = [written[0], ENVELOPE_FILE, ...written.slice(1)];
     expect(files).toEqual(names.map((name) => `  ${join(latest, name)}`));
     // The unsigned run has since reused the folder, and taken the envelope away with the earlier record.
@@ -139,50 +190,202 @@ describe('verify, unsigned', () => {
   it('answers a record as the kit wrote it: exit 0, with the words unsigned (self-reported)', () => {
     const { code, output } = verifyCommand(join(reusedDir, RECORD_FILE));
     expect(code).toBe(0);
-    expect(output).toMatch(/^\S+conformance\.json verifies, unsigned \(self-reported\): target http:\/\/127\.0\.0\.1:\d+\/v3 \(the embedded reference server\), verdict failed, gate fail, /);
+    expect(output).toMatch(
+      /^\S+conformance\.json verifies, unsigned \(self-reported\): target http:\/\/127\.0\.0\.1:\d+\/v3 \(the embedded reference server\), verdict failed, gate fail, /,
+    );
   });
 
   // Each member a record says something about itself in, edited alone: verify fails naming it.
   const edits: [string, (r: CertificationRecord) => unknown, RegExp][] = [
     ['verdict', (r) => ({ ...r, verdict: 'passed' }), /^ {2}verdict: passed, but its requirements make it failed$/m],
-    ['verdictReason', (r) => ({ ...r, verdictReason: 'no MUST requirement failed' }), /^ {2}verdictReason: it does not follow from its requirements/m],
-    ['notRun', (r) => ({ ...r, notRun: [] }), /^ {2}notRun: it lists none, but the requirements the run had to check at failLevel MUST and did not are /m],
+    [
+      'verdictReason',
+      (r) => ({ ...r, verdictReason: 'no MUST requirement failed' }),
+      /^ {2}verdictReason: it does not follow from its requirements/m,
+    ],
+    [
+      'notRun',
+      (r) => ({ ...r, notRun: [] }),
+      /^ {2}notRun: it lists none, but the requirements the run had to check at failLevel MUST and did not are /m,
+    ],
     ['failLevel', (r) => ({ ...r, failLevel: 'SHOULD' }), /^ {2}notRun: .* at failLevel SHOULD /m],
     ['runStatus', (r) => ({ ...r, runStatus: 'passed' }), /^ {2}runStatus: passed, but its cases say \d+ failed$/m],
-    ['tally', (r) => ({ ...r, tally: { ...r.tally, MUST: { ...r.tally.MUST, failed: 0 } } }), /^ {2}tally\.MUST\.failed: 0, but its requirements say 1$/m],
-    ['cases.total', (r) => ({ ...r, cases: { ...r.cases, total: r.cases.total + 1 } }), /^ {2}cases\.total, \.passed, \.failed, \.notRun: \d+ passed, \d+ failed and 0 not run make \d+, not \d+$/m],
-    ['cases.failed', (r) => ({ ...r, cases: { ...r.cases, failed: 0 } }), /^ {2}cases\.total, \.passed, \.failed, \.notRun: \d+ passed, 0 failed and 0 not run make \d+, not \d+$/m],
-    ['cases.passed', (r) => ({ ...r, cases: { ...r.cases, passed: r.cases.passed + 1 } }), /^ {2}cases\.total, \.passed, \.failed, \.notRun: /m],
-    ['gate.result', (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }), /^ {2}gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(false\) make it "fail"$/m],
-    ['gate.reason', (r) => ({ ...r, gate: { ...r.gate, reason: 'nothing failed' } }), /^ {2}gate\.reason: "nothing failed", but /m],
-    ['gate.waived', (r) => ({ ...r, gate: { ...r.gate, waived: [BROKEN] } }), /^ {2}gate\.waived: \["NG-META-PAGES"\], but .* make it \[\]$/m],
-    ['gate.allowPartial', (r) => ({ ...r, gate: { ...r.gate, allowPartial: true, result: 'pass' } }), /^ {2}gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(true\) make it "fail"$/m],
-    ['gate.baseline', (r) => ({ ...r, gate: { ...r.gate, baseline: { file: 'old.json', knownFailures: ['AUTH-401-NO-CREDENTIALS'], newlyFailing: [] } } }), /^ {2}gate\.baseline\.knownFailures: \["AUTH-401-NO-CREDENTIALS"\], but .* make it \[\]$/m],
-    ['a failed requirement\'s verdict', (r) => withRequirement(r, BROKEN, { verdict: 'passed' }), /^ {2}\/requirements\/\d+ \(NG-META-PAGES, verdict passed\)\/broken: must be equal to constant$/m],
-    ['a failed requirement\'s verdict and broken count', (r) => withRequirement(r, BROKEN, { verdict: 'passed', broken: 0 }), /^ {2}requirements\/NG-META-PAGES\.verdict: passed, but it holds \d+ findings$/m],
-    ['a passed requirement\'s verdict', (r) => withRequirement(r, passedMust(r), { verdict: 'not-run', reason: 'no forbidden credential configured' }), /^ {2}requirements\/[A-Z0-9-]+\.verdict: not run, but it was judged on \d+ exchanges?, 0 broken, with 0 findings$/m],
-    ['a requirement\'s level', (r) => withRequirement(r, passedMust(r), { level: 'SHOULD' }), /^ {2}requirements\/[A-Z0-9-]+\.level: SHOULD, the catalogue's is MUST$/m],
-    ['a requirement\'s section', (r) => withRequirement(r, BROKEN, { section: '4.3' }), /^ {2}requirements\/NG-META-PAGES\.section: 4\.3, the catalogue's is 4\.1$/m],
-    ['a requirement\'s text', (r) => withRequirement(r, BROKEN, { text: 'meta.pages may be anything' }), /^ {2}requirements\/NG-META-PAGES\.text: it is not the catalogue's text$/m],
-    ['a requirement\'s id', (r) => withRequirement(r, BROKEN, { id: 'NG-META-PAGE' }), /^ {2}requirements\/\d+\.id: NG-META-PAGE, the catalogue's requirement there is NG-META-PAGES$/m],
-    ['a requirement\'s judged count', (r) => withRequirement(r, BROKEN, { judged: 1 }), /^ {2}requirements\/NG-META-PAGES\.judged, \.broken: \d+ exchanges broke it, more than the 1 judged$/m],
-    ['a requirement\'s broken count', (r) => withRequirement(r, BROKEN, { broken: 0 }), /^ {2}requirements\/NG-META-PAGES\.broken: 0, but it holds findings/m],
-    ['a requirement\'s evidence', (r) => withRequirement(r, BROKEN, { evidence: [] }), /^ {2}\/requirements\/\d+ \(NG-META-PAGES, verdict failed\)\/evidence: must NOT have fewer than 1 items$/m],
-    ['a requirement\'s evidenceOmitted', (r) => withRequirement(r, BROKEN, { evidenceOmitted: 3 }), /^ {2}requirements\/NG-META-PAGES\.evidenceOmitted: findings are counted only past the first 25/m],
-    ['a not-run requirement\'s reason', (r) => withRequirement(r, unselected(r), { reason: 'its cases were not selected (--grep "AUTH")' }), /^ {2}requirements\/[A-Z0-9-]+\.reason: "its cases were not selected \(--grep "AUTH"\)", but the selection makes it "its cases were not selected \(--requirement NG-META-PAGES\)"$/m],
-    ['a requirement\'s notExercised', (r) => withRequirement(r, passedMust(r), { notExercised: true }), /^ {2}requirements\/[A-Z0-9-]+\.notExercised: /m],
-    ['a requirement\'s byTargetChoice', (r) => withRequirement(r, passedMust(r), { byTargetChoice: true }), /^ {2}requirements\/[A-Z0-9-]+\.byTargetChoice: only a requirement not run/m],
-    ['a requirement\'s waiver', (r) => withRequirement(r, BROKEN, { waiver: { reason: 'later', expires: '2020-01-01', active: true } }), /^ {2}requirements\/NG-META-PAGES\.waiver\.active: true, but it expires 2020-01-01/m],
-    ['selection.whole', (r) => ({ ...r, selection: { ...r.selection, whole: true } }), /^ {2}selection\.whole: true, but it names a --grep, --requirement/m],
-    ['selection.requirements', (r) => ({ ...r, selection: { whole: false, readOnly: false } }), /^ {2}selection\.whole: false, but it names no --grep/m],
-    ['contract.sha256', (r) => ({ ...r, contract: { sha256: 'b'.repeat(64) } }), /^ {2}contract\.sha256: judged by another contract/m],
-    ['spec.version', (r) => ({ ...r, spec: { ...r.spec, version: '3.1.0' } }), /^ {2}spec\.version: 3\.1\.0, the contract's is /m],
-    ['spec.title', (r) => ({ ...r, spec: { ...r.spec, title: 'Another API' } }), /^ {2}spec\.title: Another API, the contract's is /m],
-    ['startedAt', (r) => ({ ...r, startedAt: new Date(Date.parse(r.startedAt) - 3_600_000).toISOString() }), /^ {2}startedAt, finishedAt, durationMs: /m],
-    ['finishedAt', (r) => ({ ...r, finishedAt: new Date(Date.parse(r.finishedAt) + 3_600_000).toISOString() }), /^ {2}startedAt, finishedAt, durationMs: /m],
-    ['durationMs', (r) => ({ ...r, durationMs: r.durationMs * 10 + 1000 }), /^ {2}startedAt, finishedAt, durationMs: /m],
-    ['target.embedded', (r) => ({ ...r, target: { ...r.target, embedded: false } }), /^ {2}target\.embedded: false, but it names faults meta-pages-rounded-down/m],
-    ['target.baseUrl of the embedded server', (r) => ({ ...r, target: { ...r.target, baseUrl: 'https://api.vendor.example/v3' } }), /^ {2}target\.baseUrl: https:\/\/api\.vendor\.example\/v3, but the embedded reference server listens on this machine only$/m],
+    [
+      'tally',
+      (r) => ({ ...r, tally: { ...r.tally, MUST: { ...r.tally.MUST, failed: 0 } } }),
+      /^ {2}tally\.MUST\.failed: 0, but its requirements say 1$/m,
+    ],
+    [
+      'cases.total',
+      (r) => ({ ...r, cases: { ...r.cases, total: r.cases.total + 1 } }),
+      /^ {2}cases\.total, \.passed, \.failed, \.notRun: \d+ passed, \d+ failed and 0 not run make \d+, not \d+$/m,
+    ],
+    [
+      'cases.failed',
+      (r) => ({ ...r, cases: { ...r.cases, failed: 0 } }),
+      /^ {2}cases\.total, \.passed, \.failed, \.notRun: \d+ passed, 0 failed and 0 not run make \d+, not \d+$/m,
+    ],
+    [
+      'cases.passed',
+      (r) => ({ ...r, cases: { ...r.cases, passed: r.cases.passed + 1 } }),
+      /^ {2}cases\.total, \.passed, \.failed, \.notRun: /m,
+    ],
+    [
+      'gate.result',
+      (r) => ({ ...r, gate: { ...r.gate, result: 'pass' } }),
+      /^ {2}gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(false\) make it "fail"$/m,
+    ],
+    [
+      'gate.reason',
+      (r) => ({ ...r, gate: { ...r.gate, reason: 'nothing failed' } }),
+      /^ {2}gate\.reason: "nothing failed", but /m,
+    ],
+    [
+      'gate.waived',
+      (r) => ({ ...r, gate: { ...r.gate, waived: [BROKEN] } }),
+      /^ {2}gate\.waived: \["NG-META-PAGES"\], but .* make it \[\]$/m,
+    ],
+    [
+      'gate.allowPartial',
+      (r) => ({ ...r, gate: { ...r.gate, allowPartial: true, result: 'pass' } }),
+      /^ {2}gate\.result: "pass", but its verdict \(failed\), waivers, baseline and allowPartial \(true\) make it "fail"$/m,
+    ],
+    [
+      'gate.baseline',
+      (r) => ({
+        ...r,
+        gate: {
+          ...r.gate,
+          baseline: { file: 'old.json', knownFailures: ['AUTH-401-NO-CREDENTIALS'], newlyFailing: [] },
+        },
+      }),
+      /^ {2}gate\.baseline\.knownFailures: \["AUTH-401-NO-CREDENTIALS"\], but .* make it \[\]$/m,
+    ],
+    [
+      "a failed requirement's verdict",
+      (r) => withRequirement(r, BROKEN, { verdict: 'passed' }),
+      /^ {2}\/requirements\/\d+ \(NG-META-PAGES, verdict passed\)\/broken: must be equal to constant$/m,
+    ],
+    [
+      "a failed requirement's verdict and broken count",
+      (r) => withRequirement(r, BROKEN, { verdict: 'passed', broken: 0 }),
+      /^ {2}requirements\/NG-META-PAGES\.verdict: passed, but it holds \d+ findings$/m,
+    ],
+    [
+      "a passed requirement's verdict",
+      (r) => withRequirement(r, passedMust(r), { verdict: 'not-run', reason: 'no forbidden credential configured' }),
+      /^ {2}requirements\/[A-Z0-9-]+\.verdict: not run, but it was judged on \d+ exchanges?, 0 broken, with 0 findings$/m,
+    ],
+    [
+      "a requirement's level",
+      (r) => withRequirement(r, passedMust(r), { level: 'SHOULD' }),
+      /^ {2}requirements\/[A-Z0-9-]+\.level: SHOULD, the catalogue's is MUST$/m,
+    ],
+    [
+      "a requirement's section",
+      (r) => withRequirement(r, BROKEN, { section: '4.3' }),
+      /^ {2}requirements\/NG-META-PAGES\.section: 4\.3, the catalogue's is 4\.1$/m,
+    ],
+    [
+      "a requirement's text",
+      (r) => withRequirement(r, BROKEN, { text: 'meta.pages may be anything' }),
+      /^ {2}requirements\/NG-META-PAGES\.text: it is not the catalogue's text$/m,
+    ],
+    [
+      "a requirement's id",
+      (r) => withRequirement(r, BROKEN, { id: 'NG-META-PAGE' }),
+      /^ {2}requirements\/\d+\.id: NG-META-PAGE, the catalogue's requirement there is NG-META-PAGES$/m,
+    ],
+    [
+      "a requirement's judged count",
+      (r) => withRequirement(r, BROKEN, { judged: 1 }),
+      /^ {2}requirements\/NG-META-PAGES\.judged, \.broken: \d+ exchanges broke it, more than the 1 judged$/m,
+    ],
+    [
+      "a requirement's broken count",
+      (r) => withRequirement(r, BROKEN, { broken: 0 }),
+      /^ {2}requirements\/NG-META-PAGES\.broken: 0, but it holds findings/m,
+    ],
+    [
+      "a requirement's evidence",
+      (r) => withRequirement(r, BROKEN, { evidence: [] }),
+      /^ {2}\/requirements\/\d+ \(NG-META-PAGES, verdict failed\)\/evidence: must NOT have fewer than 1 items$/m,
+    ],
+    [
+      "a requirement's evidenceOmitted",
+      (r) => withRequirement(r, BROKEN, { evidenceOmitted: 3 }),
+      /^ {2}requirements\/NG-META-PAGES\.evidenceOmitted: findings are counted only past the first 25/m,
+    ],
+    [
+      "a not-run requirement's reason",
+      (r) => withRequirement(r, unselected(r), { reason: 'its cases were not selected (--grep "AUTH")' }),
+      /^ {2}requirements\/[A-Z0-9-]+\.reason: "its cases were not selected \(--grep "AUTH"\)", but the selection makes it "its cases were not selected \(--requirement NG-META-PAGES\)"$/m,
+    ],
+    [
+      "a requirement's notExercised",
+      (r) => withRequirement(r, passedMust(r), { notExercised: true }),
+      /^ {2}requirements\/[A-Z0-9-]+\.notExercised: /m,
+    ],
+    [
+      "a requirement's byTargetChoice",
+      (r) => withRequirement(r, passedMust(r), { byTargetChoice: true }),
+      /^ {2}requirements\/[A-Z0-9-]+\.byTargetChoice: only a requirement not run/m,
+    ],
+    [
+      "a requirement's waiver",
+      (r) => withRequirement(r, BROKEN, { waiver: { reason: 'later', expires: '2020-01-01', active: true } }),
+      /^ {2}requirements\/NG-META-PAGES\.waiver\.active: true, but it expires 2020-01-01/m,
+    ],
+    [
+      'selection.whole',
+      (r) => ({ ...r, selection: { ...r.selection, whole: true } }),
+      /^ {2}selection\.whole: true, but it names a --grep, --requirement/m,
+    ],
+    [
+      'selection.requirements',
+      (r) => ({ ...r, selection: { whole: false, readOnly: false } }),
+      /^ {2}selection\.whole: false, but it names no --grep/m,
+    ],
+    [
+      'contract.sha256',
+      (r) => ({ ...r, contract: { sha256: 'b'.repeat(64) } }),
+      /^ {2}contract\.sha256: judged by another contract/m,
+    ],
+    [
+      'spec.version',
+      (r) => ({ ...r, spec: { ...r.spec, version: '3.1.0' } }),
+      /^ {2}spec\.version: 3\.1\.0, the contract's is /m,
+    ],
+    [
+      'spec.title',
+      (r) => ({ ...r, spec: { ...r.spec, title: 'Another API' } }),
+      /^ {2}spec\.title: Another API, the contract's is /m,
+    ],
+    [
+      'startedAt',
+      (r) => ({ ...r, startedAt: new Date(Date.parse(r.startedAt) - 3_600_000).toISOString() }),
+      /^ {2}startedAt, finishedAt, durationMs: /m,
+    ],
+    [
+      'finishedAt',
+      (r) => ({ ...r, finishedAt: new Date(Date.parse(r.finishedAt) + 3_600_000).toISOString() }),
+      /^ {2}startedAt, finishedAt, durationMs: /m,
+    ],
+    [
+      'durationMs',
+      (r) => ({ ...r, durationMs: r.durationMs * 10 + 1000 }),
+      /^ {2}startedAt, finishedAt, durationMs: /m,
+    ],
+    [
+      'target.embedded',
+      (r) => ({ ...r, target: { ...r.target, embedded: false } }),
+      /^ {2}target\.embedded: false, but it names faults meta-pages-rounded-down/m,
+    ],
+    [
+      'target.baseUrl of the embedded server',
+      (r) => ({ ...r, target: { ...r.target, baseUrl: 'https://api.vendor.example/v3' } }),
+      /^ {2}target\.baseUrl: https:\/\/api\.vendor\.example\/v3, but the embedded reference server listens on this machine only$/m,
+    ],
     ['format', (r) => ({ ...r, format: 2 }), /^ {2}\/format: must be equal to one of the allowed values$/m],
   ];
   for (const [member, edit, problem] of edits) {
@@ -195,11 +398,18 @@ describe('verify, unsigned', () => {
   }
 
   it('fails the forged record of the issue even unsigned: a failure flipped to passed, verdict, gate and tallies made to agree, its cases still failed', () => {
-    const flipped = withRequirement(unsigned, BROKEN, { verdict: 'passed', evidence: [], broken: 0, evidenceOmitted: undefined });
+    const flipped = withRequirement(unsigned, BROKEN, {
+      verdict: 'passed',
+      evidence: [],
+      broken: 0,
+      evidenceOmitted: undefined,
+    });
     const forged = agreeing(flipped);
     const { code, output } = verifyCommand(place(forged));
     expect(code).toBe(1);
-    expect(output.trimEnd().split('\n').slice(1)).toEqual([expect.stringMatching(/^ {2}cases\.failed: \d+, but no requirement holds a finding that fails a case$/)]);
+    expect(output.trimEnd().split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^ {2}cases\.failed: \d+, but no requirement holds a finding that fails a case$/),
+    ]);
   });
 });
 
@@ -209,11 +419,30 @@ describe('verify, unsigned', () => {
  */
 function agreeing(record: CertificationRecord): CertificationRecord {
   const tally = structuredClone(record.tally);
-  for (const level of Object.keys(tally) as (keyof typeof tally)[]) for (const verdict of Object.keys(tally[level]) as (keyof (typeof tally)['MUST'])[]) tally[level][verdict] = record.requirements.filter((r) => r.level === level && r.verdict === verdict).length;
+  for (const level of Object.keys(tally) as (keyof typeof tally)[])
+    for (const verdict of Object.keys(tally[level]) as (keyof (typeof tally)['MUST'])[])
+      tally[level][verdict] = record.requirements.filter((r) => r.level === level && r.verdict === verdict).length;
   const failed = record.requirements.filter((r) => r.level === 'MUST' && r.verdict === 'failed').map((r) => r.id);
   const verdict = runVerdict({ blocking: failed, notRun: record.notRun, runStatus: record.runStatus, ranAny: true });
-  const reason = verdictReason({ blocking: failed, failed, warned: [], notRun: record.notRun, complete: true, runStatus: record.runStatus });
-  return { ...record, tally, verdict, verdictReason: reason, gate: gateRecord(verdict, failed, record.requirements, { allowPartial: false, waivers: [], today: record.finishedAt.slice(0, 10) }) };
+  const reason = verdictReason({
+    blocking: failed,
+    failed,
+    warned: [],
+    notRun: record.notRun,
+    complete: true,
+    runStatus: record.runStatus,
+  });
+  return {
+    ...record,
+    tally,
+    verdict,
+    verdictReason: reason,
+    gate: gateRecord(verdict, failed, record.requirements, {
+      allowPartial: false,
+      waivers: [],
+      today: record.finishedAt.slice(0, 10),
+    }),
+  };
 }
 
 describe('verify --seed, the seed a buyer chose', () => {
@@ -236,35 +465,55 @@ describe('verify --key, a signed record', () => {
   it('verifies with its public key: exit 0, signed by that key', () => {
     const { code, output } = verifyCommand(join(signedDir, RECORD_FILE), { key: publicKeyFile });
     expect(code).toBe(0);
-    expect(output).toMatch(/^\S+conformance\.json verifies, signed by key [0-9a-f]{16}… \(\S+conformance\.intoto\.jsonl\): target http:\/\/127\.0\.0\.1:\d+\/v3 \(the embedded reference server\), verdict failed/);
+    expect(output).toMatch(
+      /^\S+conformance\.json verifies, signed by key [0-9a-f]{16}… \(\S+conformance\.intoto\.jsonl\): target http:\/\/127\.0\.0\.1:\d+\/v3 \(the embedded reference server\), verdict failed/,
+    );
   });
 
   it('without --key is answered unsigned (self-reported), the envelope named as not checked', () => {
     const { code, output } = verifyCommand(join(signedDir, RECORD_FILE));
     expect(code).toBe(0);
-    expect(output).toMatch(/ verifies, unsigned \(self-reported\); \S+conformance\.intoto\.jsonl holds a signature this did not check \(give --key PUBLIC_KEY\): /);
+    expect(output).toMatch(
+      / verifies, unsigned \(self-reported\); \S+conformance\.intoto\.jsonl holds a signature this did not check \(give --key PUBLIC_KEY\): /,
+    );
   });
 
   it('fails with another key, and an unsigned record fails with any', () => {
-    expect(verifyCommand(join(signedDir, RECORD_FILE), { key: otherPublicKeyFile }).output).toMatch(/^ {2}signature: no signature by this key/m);
+    expect(verifyCommand(join(signedDir, RECORD_FILE), { key: otherPublicKeyFile }).output).toMatch(
+      /^ {2}signature: no signature by this key/m,
+    );
     const result = verifyCommand(join(reusedDir, RECORD_FILE), { key: publicKeyFile });
     expect(result.code).toBe(1);
-    expect(result.output).toMatch(/^ {2}signature: there is no envelope at \S+conformance\.intoto\.jsonl: the record is unsigned \(self-reported\)$/m);
+    expect(result.output).toMatch(
+      /^ {2}signature: there is no envelope at \S+conformance\.intoto\.jsonl: the record is unsigned \(self-reported\)$/m,
+    );
   });
 
-  it('fails for the reference server\'s record relabelled as a vendor\'s (base URL changed, embedded false), which unsigned is only self-reported', () => {
-    const relabelled = { ...signed.record, target: { baseUrl: 'https://api.vendor.example/v3', embedded: false, faults: [], choices: [] } };
+  it("fails for the reference server's record relabelled as a vendor's (base URL changed, embedded false), which unsigned is only self-reported", () => {
+    const relabelled = {
+      ...signed.record,
+      target: { baseUrl: 'https://api.vendor.example/v3', embedded: false, faults: [], choices: [] },
+    };
     const file = place(relabelled, signed.envelope);
     const { code, output } = verifyCommand(file, { key: publicKeyFile });
     expect(code).toBe(1);
-    expect(output).toMatch(/^ {2}signature: the record's SHA-256 is [0-9a-f]{64}, the signed statement names [0-9a-f]{64} for conformance\.json: the record was changed after it was signed$/m);
-    expect(output).toMatch(/^ {2}target: the signed statement says \{[^}]*"embedded":true[^}]*"baseUrl":"http:\/\/127\.0\.0\.1:\d+\/v3"\}, the record \{"baseUrl":"https:\/\/api\.vendor\.example\/v3","embedded":false,"faults":\[\],"choices":\[\]\}$/m);
+    expect(output).toMatch(
+      /^ {2}signature: the record's SHA-256 is [0-9a-f]{64}, the signed statement names [0-9a-f]{64} for conformance\.json: the record was changed after it was signed$/m,
+    );
+    expect(output).toMatch(
+      /^ {2}target: the signed statement says \{[^}]*"embedded":true[^}]*"baseUrl":"http:\/\/127\.0\.0\.1:\d+\/v3"\}, the record \{"baseUrl":"https:\/\/api\.vendor\.example\/v3","embedded":false,"faults":\[\],"choices":\[\]\}$/m,
+    );
     expect(verifyCommand(file).output).toMatch(/ verifies, unsigned \(self-reported\)/);
   });
 
   it('fails for the forged record a signature would have caught, which unsigned is only self-reported', () => {
     // Everything made to agree, the cases and run status too: nothing in the record gives it away.
-    const flipped = withRequirement(signed.record, BROKEN, { verdict: 'passed', evidence: [], broken: 0, evidenceOmitted: undefined });
+    const flipped = withRequirement(signed.record, BROKEN, {
+      verdict: 'passed',
+      evidence: [],
+      broken: 0,
+      evidenceOmitted: undefined,
+    });
     const cases = { ...flipped.cases, passed: flipped.cases.total - flipped.cases.notRun, failed: 0 };
     const forged = agreeing({ ...flipped, cases, runStatus: 'passed' });
     const file = place(forged, signed.envelope);

@@ -65,7 +65,13 @@ function recordLine(record: CertificationRecord): string {
 }
 
 /** The signature's problems, and what the answer says of it. */
-function signatureCheck(bytes: Buffer, value: unknown, envelopePath: string, flags: VerifyFlags, shaped: boolean): { problems: string[]; said: string } {
+function signatureCheck(
+  bytes: Buffer,
+  value: unknown,
+  envelopePath: string,
+  flags: VerifyFlags,
+  shaped: boolean,
+): { problems: string[]; said: string } {
   const present = existsSync(envelopePath);
   if (flags.key === undefined) {
     const unchecked = present ? `; ${envelopePath} holds a signature this did not check (give --key PUBLIC_KEY)` : '';
@@ -73,7 +79,11 @@ function signatureCheck(bytes: Buffer, value: unknown, envelopePath: string, fla
   }
   const keyBytes = readWholeFile({ what: 'the public key', path: flags.key, maxBytes: KEY_MAX_BYTES });
   const key = parseVerificationKey(keyBytes.toString('utf8'), flags.key);
-  if (!present) return { problems: [`signature: there is no envelope at ${envelopePath}: the record is ${UNSIGNED}`], said: UNSIGNED };
+  if (!present)
+    return {
+      problems: [`signature: there is no envelope at ${envelopePath}: the record is ${UNSIGNED}`],
+      said: UNSIGNED,
+    };
   const envelopeFile = { what: 'the envelope', path: envelopePath, maxBytes: ENVELOPE_MAX_BYTES };
   const envelope = readWholeFile(envelopeFile).toString('utf8');
   // A record without the record's shape is not compared with a statement member by member: its digest already differs.

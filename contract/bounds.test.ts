@@ -15,10 +15,36 @@ function many(requirement: string, count: number, location: Finding['location'] 
 
 const limits = { perRule: 3, total: 5 };
 const cases = [
-  { name: 'under both bounds: all listed as they are', findings: many('A', 2), listed: 2, summaries: [] as [string, number][] },
-  { name: 'one rule past its bound: three listed and one summary for the rest', findings: many('A', 200_000), listed: 3, summaries: [['A', 199_997]] as [string, number][] },
-  { name: 'two directions of one rule are bounded apart', findings: [...many('A', 4), ...many('A', 4, 'response')], listed: 5, summaries: [['A', 1], ['A', 2]] as [string, number][] },
-  { name: 'past the total: every rule left out gets its summary', findings: [...many('A', 3), ...many('B', 3), ...many('C', 3)], listed: 5, summaries: [['B', 1], ['C', 3]] as [string, number][] },
+  {
+    name: 'under both bounds: all listed as they are',
+    findings: many('A', 2),
+    listed: 2,
+    summaries: [] as [string, number][],
+  },
+  {
+    name: 'one rule past its bound: three listed and one summary for the rest',
+    findings: many('A', 200_000),
+    listed: 3,
+    summaries: [['A', 199_997]] as [string, number][],
+  },
+  {
+    name: 'two directions of one rule are bounded apart',
+    findings: [...many('A', 4), ...many('A', 4, 'response')],
+    listed: 5,
+    summaries: [
+      ['A', 1],
+      ['A', 2],
+    ] as [string, number][],
+  },
+  {
+    name: 'past the total: every rule left out gets its summary',
+    findings: [...many('A', 3), ...many('B', 3), ...many('C', 3)],
+    listed: 5,
+    summaries: [
+      ['B', 1],
+      ['C', 3],
+    ] as [string, number][],
+  },
 ];
 
 describe('boundFindings', () => {
@@ -54,7 +80,9 @@ describe('schema errors are built for a bounded part of a broken message', () =>
   test('one wrong item past the examined ones is still found, where it is', () => {
     const options = new Array(20_000).fill(valid);
     options[12_345] = 7;
-    expect(schemaErrors(contract, schema, document(options)).map((e) => e.instancePath)).toEqual(['/data/attributes/options/12345']);
+    expect(schemaErrors(contract, schema, document(options)).map((e) => e.instancePath)).toEqual([
+      '/data/attributes/options/12345',
+    ]);
   });
 
   test('a valid message builds no error', () => {

@@ -29,7 +29,13 @@ export function occurrences(finding: Finding): number {
  * were left out (`weight` says how many one item stands for). Linear, no recursion or spread,
  * whatever the number of items.
  */
-export function boundList<T>(items: readonly T[], keyOf: (item: T) => string, summarize: (first: T, count: number) => T, limits: FindingLimits = FINDING_LIMITS, weight: (item: T) => number = () => 1): T[] {
+export function boundList<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  summarize: (first: T, count: number) => T,
+  limits: FindingLimits = FINDING_LIMITS,
+  weight: (item: T) => number = () => 1,
+): T[] {
   if (items.length <= limits.perRule && items.length <= limits.total) return items as T[];
   const listed: T[] = [];
   const listedPerKey = new Map<string, number>();
@@ -113,7 +119,13 @@ export function cutText(text: string, max: number): string {
 /** The finding with each of its texts cut to FINDING_TEXT_MAX; the same object when none is longer. */
 export function cutFinding<F extends Finding>(finding: F): F {
   const { pointer, message, expected, actual } = finding;
-  if (pointer.length <= FINDING_TEXT_MAX.pointer && message.length <= FINDING_TEXT_MAX.message && (expected ?? '').length <= FINDING_TEXT_MAX.value && (actual ?? '').length <= FINDING_TEXT_MAX.value) return finding;
+  if (
+    pointer.length <= FINDING_TEXT_MAX.pointer &&
+    message.length <= FINDING_TEXT_MAX.message &&
+    (expected ?? '').length <= FINDING_TEXT_MAX.value &&
+    (actual ?? '').length <= FINDING_TEXT_MAX.value
+  )
+    return finding;
   return {
     ...finding,
     pointer: cutText(pointer, FINDING_TEXT_MAX.pointer),

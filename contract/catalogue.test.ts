@@ -25,7 +25,9 @@ const file: CatalogueFile = {
 
 describe('the requirement templates of the catalogue', () => {
   it('put the requirements of an entry taking templates where it stands, each id the prefix and the name, every placeholder replaced', () => {
-    const { requirements, roles } = expandCatalogue(file, (operationId) => (operationId === 'zzList' ? 'ZzItem' : undefined));
+    const { requirements, roles } = expandCatalogue(file, (operationId) =>
+      operationId === 'zzList' ? 'ZzItem' : undefined,
+    );
     expect(requirements.map((r) => r.id)).toEqual(['ZZ-FIRST', 'ZZ-PAGES', 'ZZ-CAP', 'ZZ-LAST']);
     expect(requirements[1]).toEqual({
       id: 'ZZ-PAGES',
@@ -40,12 +42,25 @@ describe('the requirement templates of the catalogue', () => {
   });
 
   it('refuses an entry naming a template the catalogue does not hold, naming it', () => {
-    const missing: CatalogueFile = { requirements: [{ templates: ['PAGE-COUNT'], operation: 'zzList', prefix: 'ZZ', section: '4.1' }], templates: file.templates };
-    expect(() => expandCatalogue(missing, () => undefined)).toThrow('requirements.yaml: zzList takes the template PAGE-COUNT, which the catalogue\'s templates do not hold');
+    const missing: CatalogueFile = {
+      requirements: [{ templates: ['PAGE-COUNT'], operation: 'zzList', prefix: 'ZZ', section: '4.1' }],
+      templates: file.templates,
+    };
+    expect(() => expandCatalogue(missing, () => undefined)).toThrow(
+      "requirements.yaml: zzList takes the template PAGE-COUNT, which the catalogue's templates do not hold",
+    );
   });
 
   it('binds the shipped list to the requirement each template it takes makes, for the role the template plays', () => {
-    expect(list.roles).toMatchObject({ pageLength: 'NG-PAGE-LENGTH', metaPages: 'NG-META-PAGES', limitCap: 'NG-LIMIT-CAP', responseShape: 'NG-RESPONSE-SHAPE', success: 'NG-FILTER-ACCEPTED' });
-    expect(contract.requirement('NG-RESPONSE-SHAPE').basis).toBe('4.1: the 200 body requires a data array of NotificationGroups; included, when sent, is an array of resources.');
+    expect(list.roles).toMatchObject({
+      pageLength: 'NG-PAGE-LENGTH',
+      metaPages: 'NG-META-PAGES',
+      limitCap: 'NG-LIMIT-CAP',
+      responseShape: 'NG-RESPONSE-SHAPE',
+      success: 'NG-FILTER-ACCEPTED',
+    });
+    expect(contract.requirement('NG-RESPONSE-SHAPE').basis).toBe(
+      '4.1: the 200 body requires a data array of NotificationGroups; included, when sent, is an array of resources.',
+    );
   });
 });

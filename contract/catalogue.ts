@@ -40,9 +40,11 @@ export function isTemplateUse(entry: Requirement | TemplateUse): entry is Templa
 
 /** Every string of `value` with each `{name}` of `values` replaced. */
 function substituted<T>(value: T, values: Record<string, string>): T {
-  if (typeof value === 'string') return value.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole) as T;
+  if (typeof value === 'string')
+    return value.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole) as T;
   if (Array.isArray(value)) return (value as unknown[]).map((item) => substituted(item, values)) as T;
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, substituted(member, values)])) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, substituted(member, values)])) as T;
   return value;
 }
 
@@ -51,15 +53,26 @@ function substituted<T>(value: T, values: Record<string, string>): T {
  * `itemTypeOf` says the `type` of an operation's list items (`{itemType}`). An entry naming a
  * template the file does not hold is an error naming it.
  */
-export function expandCatalogue(file: CatalogueFile, itemTypeOf: (operationId: string) => string | undefined): ExpandedCatalogue {
+export function expandCatalogue(
+  file: CatalogueFile,
+  itemTypeOf: (operationId: string) => string | undefined,
+): ExpandedCatalogue {
   const templates = new Map((file.templates ?? []).map((template) => [template.name, template]));
   const roles = new Map<string, Partial<Record<OperationRole, string>>>();
   const requirements = file.requirements.flatMap((entry): Requirement[] => {
     if (!isTemplateUse(entry)) return [entry];
-    const values = { prefix: entry.prefix, operation: entry.operation, section: entry.section, itemType: itemTypeOf(entry.operation) ?? 'item' };
+    const values = {
+      prefix: entry.prefix,
+      operation: entry.operation,
+      section: entry.section,
+      itemType: itemTypeOf(entry.operation) ?? 'item',
+    };
     return entry.templates.map((name) => {
       const template = templates.get(name);
-      if (!template) throw new Error(`requirements.yaml: ${entry.operation} takes the template ${name}, which the catalogue's templates do not hold`);
+      if (!template)
+        throw new Error(
+          `requirements.yaml: ${entry.operation} takes the template ${name}, which the catalogue's templates do not hold`,
+        );
       const { name: _name, role, ...fields } = substituted(template, values);
       const id = `${entry.prefix}-${name}`;
       if (role !== undefined) roles.set(entry.operation, { ...roles.get(entry.operation), [role]: id });

@@ -40,7 +40,6 @@ export interface CheckVerdict {
   cannotJudge(requirement: string, reason: string, location?: Location): void;
 }
 
-
 export interface ExchangeCheck {
   name: string;
   /**
@@ -62,7 +61,9 @@ const isRequestProblem = (f: Finding) => f.location === 'request' && f.level ===
 function jsonBody(message: HttpRequest | HttpResponse): Json | undefined {
   if (!message.bodyText) return undefined;
   const parsed = parsedBody(message);
-  return parsed.ok && parsed.value !== null && typeof parsed.value === 'object' && !Array.isArray(parsed.value) ? (parsed.value as Json) : undefined;
+  return parsed.ok && parsed.value !== null && typeof parsed.value === 'object' && !Array.isArray(parsed.value)
+    ? (parsed.value as Json)
+    : undefined;
 }
 
 function errorObjects(response: HttpResponse): Json[] {
@@ -80,10 +81,13 @@ export function refusableFindings(requestFindings: Finding[]): Finding[] {
 
 /** True when a specified operation answered 2xx to a request the contract says it must refuse. */
 export function acceptsRefusable(exchange: Pick<Exchange, 'operation' | 'response' | 'requestFindings'>): boolean {
-  return exchange.operation !== null && is2xx(exchange.response.status) && exchange.requestFindings.some(isRequestProblem);
+  return (
+    exchange.operation !== null && is2xx(exchange.response.status) && exchange.requestFindings.some(isRequestProblem)
+  );
 }
 
-const hasNoCredentials = (contract: Contract, x: Exchange) => !carriesCredentials(x.request.headers, contract.legacyHeader);
+const hasNoCredentials = (contract: Contract, x: Exchange) =>
+  !carriesCredentials(x.request.headers, contract.legacyHeader);
 const isCredentialProblem = (f: Finding) => f.requirement === 'AUTH-CREDENTIALS-PRESENT';
 
 const isValidationProblem = (f: Finding) => isRequestProblem(f) && !isCredentialProblem(f);
@@ -99,7 +103,10 @@ const unauthenticatedNot401: ExchangeCheck = {
     if (!hasNoCredentials(contract, x)) return [];
     const status = x.response.status;
     if (contract.genericStatuses.has(status)) {
-      verdict.cannotJudge('AUTH-401-NO-CREDENTIALS', `${status} is a generic status, answered whatever the credentials`);
+      verdict.cannotJudge(
+        'AUTH-401-NO-CREDENTIALS',
+        `${status} is a generic status, answered whatever the credentials`,
+      );
       return [];
     }
     const invalid = x.requestFindings.some(isValidationProblem);
@@ -110,7 +117,9 @@ const unauthenticatedNot401: ExchangeCheck = {
     }
     const validatedFirst = status === 400 && invalid;
     const requirement = validatedFirst ? 'AUTH-401-BEFORE-400' : 'AUTH-401-NO-CREDENTIALS';
-    const message = validatedFirst ? 'a request without credentials was answered 400: credentials are judged before the request is validated' : `a request without credentials was answered ${status}`;
+    const message = validatedFirst
+      ? 'a request without credentials was answered 400: credentials are judged before the request is validated'
+      : `a request without credentials was answered ${status}`;
     return [contract.finding(requirement, 'exchange', { message, expected: '401', actual: String(status) })];
   },
 };
@@ -123,7 +132,9 @@ const CREDENTIAL_STATUSES = [401, 403];
  * refused.
  */
 function refusedForItsProblems(x: Exchange): boolean {
-  const credentialsUnreadable = x.requestFindings.some((f) => isCredentialProblem(f) || f.requirement === 'AUTH-401-MALFORMED');
+  const credentialsUnreadable = x.requestFindings.some(
+    (f) => isCredentialProblem(f) || f.requirement === 'AUTH-401-MALFORMED',
+  );
   return !credentialsUnreadable && !CREDENTIAL_STATUSES.includes(x.response.status);
 }
 
@@ -145,7 +156,9 @@ const INVALID_REQUEST_STATUS = 400;
  * (refusedWith).
  */
 export function refusalsFor(contract: Contract, requirements: readonly string[]): number[] {
-  return [...new Set([INVALID_REQUEST_STATUS, ...requirements.flatMap((id) => contract.requirement(id).refusedWith ?? [])])].sort((a, b) => a - b);
+  return [
+    ...new Set([INVALID_REQUEST_STATUS, ...requirements.flatMap((id) => contract.requirement(id).refusedWith ?? [])]),
+  ].sort((a, b) => a - b);
 }
 
 /** The refusals the contract names for an operation, as an expectation reads them. */
@@ -163,29 +176,47 @@ function namedRefusals(contract: Contract, operation: Operation): string {
 // its other problems.
 const invalidAnswered2xx: ExchangeCheck = {
   name: 'invalidAnswered2xx',
-  appliesTo: (x) => x.operation !== null && (is2xx(x.response.status) || is4xx(x.response.status)) && x.requestFindings.some(isValidationProblem),
+  appliesTo: (x) =>
+    x.operation !== null &&
+    (is2xx(x.response.status) || is4xx(x.response.status)) &&
+    x.requestFindings.some(isValidationProblem),
   run(contract, x, _options, verdict) {
     // Each broken requirement once, under what serving it breaks: the exchange shows the server did not refuse it as
     // the contract says.
     const problems = x.requestFindings.filter(isValidationProblem);
-    const broken = problems.map((problem) => ({ problem, requirement: contract.requirementBrokenByAccepting(problem.requirement).id }));
+    const broken = problems.map((problem) => ({
+      problem,
+      requirement: contract.requirementBrokenByAccepting(problem.requirement).id,
+    }));
     const firstPerRequirement = broken.filter((b, i) => broken.findIndex((c) => c.requirement === b.requirement) === i);
     const status = x.response.status;
     if (isNamedRefusal(contract, x.operation!, status)) {
       for (const { requirement } of firstPerRequirement) {
         if (!refusedForItsProblems(x)) {
-          verdict.cannotJudge(requirement, `credentials come first (section 5) and this ${status} may refuse them: it shows nothing about what the request holds`);
+          verdict.cannotJudge(
+            requirement,
+            `credentials come first (section 5) and this ${status} may refuse them: it shows nothing about what the request holds`,
+          );
           continue;
         }
         if (refusalsFor(contract, [requirement]).includes(status)) verdict.held(requirement);
-        else verdict.cannotJudge(requirement, `${status} refuses for a condition of its own (${contract.genericStatuses.has(status) ? 'a generic status, answered whatever the request holds' : 'one the specification does not show'}), not necessarily for what the request holds`);
+        else
+          verdict.cannotJudge(
+            requirement,
+            `${status} refuses for a condition of its own (${contract.genericStatuses.has(status) ? 'a generic status, answered whatever the request holds' : 'one the specification does not show'}), not necessarily for what the request holds`,
+          );
       }
       return [];
     }
     const expected = is2xx(status) ? '4xx' : namedRefusals(contract, x.operation!);
     const answered = is2xx(status) ? `${status}` : `${status}, a refusal the contract names for no condition`;
     return firstPerRequirement.map(({ problem, requirement }) =>
-      contract.finding(requirement, 'exchange', { pointer: problem.pointer, message: `a request the contract rejects (${problem.message}) was answered ${answered}`, expected, actual: String(status) }),
+      contract.finding(requirement, 'exchange', {
+        pointer: problem.pointer,
+        message: `a request the contract rejects (${problem.message}) was answered ${answered}`,
+        expected,
+        actual: String(status),
+      }),
     );
   },
 };
@@ -204,7 +235,13 @@ const unlistedSuccess: ExchangeCheck = {
       return [];
     }
     const listed = operation.statuses.filter(is2xx).join(' or ');
-    return [contract.finding(contract.successRequirement(operation.operationId).id, 'response', { message: `${operation.operationId} answered ${x.response.status}, a success status it does not list (${listed})`, expected: listed, actual: String(x.response.status) })];
+    return [
+      contract.finding(contract.successRequirement(operation.operationId).id, 'response', {
+        message: `${operation.operationId} answered ${x.response.status}, a success status it does not list (${listed})`,
+        expected: listed,
+        actual: String(x.response.status),
+      }),
+    ];
   },
 };
 
@@ -221,10 +258,20 @@ const statusListed: ExchangeCheck = {
     // A request that must be refused, refused with a status the contract does not name, is judged by the checks above,
     // once.
     if (is4xx(status) && x.requestFindings.some(isRequestProblem)) {
-      verdict.cannotJudge('EXCH-STATUS-LISTED', `a request the contract rejects was refused with ${status}: judged under what serving it breaks`, 'response');
+      verdict.cannotJudge(
+        'EXCH-STATUS-LISTED',
+        `a request the contract rejects was refused with ${status}: judged under what serving it breaks`,
+        'response',
+      );
       return [];
     }
-    return [contract.finding('EXCH-STATUS-LISTED', 'response', { message: `status ${status} is not listed for ${operation.operationId} (listed: ${operation.statuses.join(', ')})`, expected: operation.statuses.join(', '), actual: String(status) })];
+    return [
+      contract.finding('EXCH-STATUS-LISTED', 'response', {
+        message: `status ${status} is not listed for ${operation.operationId} (listed: ${operation.statuses.join(', ')})`,
+        expected: operation.statuses.join(', '),
+        actual: String(status),
+      }),
+    ];
   },
 };
 
@@ -238,8 +285,12 @@ const serverError: ExchangeCheck = {
       return [];
     }
     const status = String(x.response.status);
-    const message = x.requestFindings.some(isRequestProblem) ? `an invalid request was answered ${status}; it must be answered 4xx` : `a valid request was answered ${status}`;
-    return [contract.finding('ERR-NO-5XX', 'exchange', { message, expected: 'a status the operation lists', actual: status })];
+    const message = x.requestFindings.some(isRequestProblem)
+      ? `an invalid request was answered ${status}; it must be answered 4xx`
+      : `a valid request was answered ${status}`;
+    return [
+      contract.finding('ERR-NO-5XX', 'exchange', { message, expected: 'a status the operation lists', actual: status }),
+    ];
   },
 };
 
@@ -254,7 +305,14 @@ const errorStatusMatches: ExchangeCheck = {
         verdict.held('ERR-STATUS-STRING', 'response');
         return [];
       }
-      return [contract.finding('ERR-STATUS-STRING', 'response', { pointer: `/errors/${index}/status`, message: `/errors/${index}/status must be "${expected}", the HTTP status, got "${error.status}"`, expected, actual: error.status })];
+      return [
+        contract.finding('ERR-STATUS-STRING', 'response', {
+          pointer: `/errors/${index}/status`,
+          message: `/errors/${index}/status must be "${expected}", the HTTP status, got "${error.status}"`,
+          expected,
+          actual: error.status,
+        }),
+      ];
     });
   },
 };
@@ -267,7 +325,14 @@ const wwwAuthenticateOn401: ExchangeCheck = {
       verdict.held('AUTH-WWW-AUTHENTICATE', 'response');
       return [];
     }
-    return [contract.finding('AUTH-WWW-AUTHENTICATE', 'response', { pointer: 'WWW-Authenticate', message: 'a 401 response should carry a WWW-Authenticate header', expected: 'WWW-Authenticate: Bearer ...', actual: 'absent' })];
+    return [
+      contract.finding('AUTH-WWW-AUTHENTICATE', 'response', {
+        pointer: 'WWW-Authenticate',
+        message: 'a 401 response should carry a WWW-Authenticate header',
+        expected: 'WWW-Authenticate: Bearer ...',
+        actual: 'absent',
+      }),
+    ];
   },
 };
 
@@ -292,7 +357,14 @@ const errorSourcePointerResolves: ExchangeCheck = {
         verdict.held('ERR-SOURCE-POINTER', 'response');
         return [];
       }
-      return [contract.finding('ERR-SOURCE-POINTER', 'response', { pointer: `/errors/${index}/source/pointer`, message: `source.pointer "${pointer}" does not resolve in the request document`, expected: 'a pointer into the request document', actual: pointer })];
+      return [
+        contract.finding('ERR-SOURCE-POINTER', 'response', {
+          pointer: `/errors/${index}/source/pointer`,
+          message: `source.pointer "${pointer}" does not resolve in the request document`,
+          expected: 'a pointer into the request document',
+          actual: pointer,
+        }),
+      ];
     });
   },
 };
@@ -301,15 +373,31 @@ const errorSourceParameterNamed: ExchangeCheck = {
   name: 'errorSourceParameterNamed',
   appliesTo: (x) => x.response.status === 400,
   run(contract, x, _options, verdict) {
-    const flagged = x.requestFindings.filter((f) => f.location === 'request' && f.pointer !== '' && !f.pointer.startsWith('/') && f.requirement !== 'AUTH-CREDENTIALS-PRESENT' && f.requirement !== 'AUTH-401-MALFORMED');
+    const flagged = x.requestFindings.filter(
+      (f) =>
+        f.location === 'request' &&
+        f.pointer !== '' &&
+        !f.pointer.startsWith('/') &&
+        f.requirement !== 'AUTH-CREDENTIALS-PRESENT' &&
+        f.requirement !== 'AUTH-401-MALFORMED',
+    );
     if (flagged.length === 0) return [];
-    const named = errorObjects(x.response).map((e) => (e.source as Json | undefined)?.parameter).filter((p): p is string => typeof p === 'string');
+    const named = errorObjects(x.response)
+      .map((e) => (e.source as Json | undefined)?.parameter)
+      .filter((p): p is string => typeof p === 'string');
     const wanted = flagged.map((f) => f.pointer);
     if (named.some((p) => wanted.some((w) => w === p || w.startsWith(p + '[')))) {
       verdict.held('ERR-SOURCE-PARAMETER', 'response');
       return [];
     }
-    return [contract.finding('ERR-SOURCE-PARAMETER', 'response', { pointer: '/errors', message: `no error names the query parameter at fault in source.parameter (expected ${wanted.join(' or ')})`, expected: wanted.join(' or '), actual: named.length ? named.join(', ') : 'none' })];
+    return [
+      contract.finding('ERR-SOURCE-PARAMETER', 'response', {
+        pointer: '/errors',
+        message: `no error names the query parameter at fault in source.parameter (expected ${wanted.join(' or ')})`,
+        expected: wanted.join(' or '),
+        actual: named.length ? named.join(', ') : 'none',
+      }),
+    ];
   },
 };
 
@@ -340,12 +428,22 @@ interface PageMeta {
 /** Why a list answer's meta gives the page arithmetic nothing to compute with, or undefined when it does. */
 function unusableMeta(operation: Operation, meta: Json): string | undefined {
   const notInteger = requiredMetaMembers(operation).find((k) => !Number.isInteger(meta[k]));
-  if (notInteger !== undefined) return `meta.${notInteger} was ${meta[notInteger] === undefined ? 'absent' : 'not an integer'}`;
+  if (notInteger !== undefined)
+    return `meta.${notInteger} was ${meta[notInteger] === undefined ? 'absent' : 'not an integer'}`;
   return undefined;
 }
 
 /** The roles the page arithmetic judges: what a list's page and meta report adds up (sections 4.1, 8, 9). */
-const PAGE_ARITHMETIC_ROLES: OperationRole[] = ['pageLength', 'metaTotal', 'metaOffsetEcho', 'metaPages', 'metaLimitEffective', 'metaPageNumber', 'metaDeprecatedAgree', 'metaDeprecatedPresent'];
+const PAGE_ARITHMETIC_ROLES: OperationRole[] = [
+  'pageLength',
+  'metaTotal',
+  'metaOffsetEcho',
+  'metaPages',
+  'metaLimitEffective',
+  'metaPageNumber',
+  'metaDeprecatedAgree',
+  'metaDeprecatedPresent',
+];
 
 /**
  * What the page arithmetic found on one list answer, and what it held or could not judge there,
@@ -355,11 +453,18 @@ const PAGE_ARITHMETIC_ROLES: OperationRole[] = ['pageLength', 'metaTotal', 'meta
 class PageVerdict {
   readonly findings: Finding[] = [];
 
-  constructor(private readonly contract: Contract, private readonly operation: Operation, private readonly verdict: CheckVerdict) {}
+  constructor(
+    private readonly contract: Contract,
+    private readonly operation: Operation,
+    private readonly verdict: CheckVerdict,
+  ) {}
 
   fail(role: OperationRole, pointer: string, message: string, expected: unknown, actual: unknown): void {
     const id = this.operation.roles[role];
-    if (id !== undefined) this.findings.push(this.contract.finding(id, 'response', { pointer, message, expected: String(expected), actual: String(actual) }));
+    if (id !== undefined)
+      this.findings.push(
+        this.contract.finding(id, 'response', { pointer, message, expected: String(expected), actual: String(actual) }),
+      );
   }
 
   /** A finding without an expected value (what was observed, such as deprecated members sent). */
@@ -401,36 +506,86 @@ const listPageArithmetic: ExchangeCheck = {
     const requested = requestedPage(x);
     const length = body.data.length;
     const rawMeta = body.meta;
-    const metaObject = rawMeta !== null && typeof rawMeta === 'object' && !Array.isArray(rawMeta) ? (rawMeta as Json) : undefined;
+    const metaObject =
+      rawMeta !== null && typeof rawMeta === 'object' && !Array.isArray(rawMeta) ? (rawMeta as Json) : undefined;
     const unusable = metaObject ? unusableMeta(operation, metaObject) : 'the list answer had no meta';
     if (!metaObject || unusable !== undefined) {
       if (requested.limit !== undefined) {
-        if (length > requested.limit) pageVerdict.fail('pageLength', '/data', `data holds ${length} items, more than page[limit]=${requested.limit}`, `≤ ${requested.limit}`, length);
+        if (length > requested.limit)
+          pageVerdict.fail(
+            'pageLength',
+            '/data',
+            `data holds ${length} items, more than page[limit]=${requested.limit}`,
+            `≤ ${requested.limit}`,
+            length,
+          );
         pageVerdict.holdUnlessBroken('pageLength');
       } else pageVerdict.cannot(`${unusable} and the request gave no page[limit]`, 'pageLength');
-      if (metaObject) pageVerdict.cannot(unusable!, 'metaPages', 'metaPageNumber', 'metaOffsetEcho', 'metaLimitEffective');
+      if (metaObject)
+        pageVerdict.cannot(unusable!, 'metaPages', 'metaPageNumber', 'metaOffsetEcho', 'metaLimitEffective');
       if (metaObject) judgeDeprecatedMeta(operation, metaObject as Record<string, number>, pageVerdict);
       return pageVerdict.findings;
     }
     const meta = metaObject as unknown as PageMeta;
     if (requested.offset !== undefined) {
-      if (meta.offset !== requested.offset) pageVerdict.fail('metaOffsetEcho', '/meta/offset', `meta.offset is ${meta.offset}, the request asked for offset ${requested.offset}`, requested.offset, meta.offset);
+      if (meta.offset !== requested.offset)
+        pageVerdict.fail(
+          'metaOffsetEcho',
+          '/meta/offset',
+          `meta.offset is ${meta.offset}, the request asked for offset ${requested.offset}`,
+          requested.offset,
+          meta.offset,
+        );
       pageVerdict.holdUnlessBroken('metaOffsetEcho');
     }
     // A page size below 1 cannot be the limit applied (section 8: page.limit has a minimum of 1).
     const metaLimitUsable = meta.limit >= 1;
-    if (!metaLimitUsable) pageVerdict.fail('metaLimitEffective', '/meta/limit', `meta.limit is ${meta.limit}: a page size below 1 cannot be the limit applied${requested.limit === undefined ? '' : ` (the request asked for ${requested.limit})`}`, requested.limit === undefined ? '≥ 1' : `≤ ${requested.limit}`, meta.limit);
-    else if (requested.limit !== undefined && meta.limit > requested.limit) pageVerdict.fail('metaLimitEffective', '/meta/limit', `meta.limit is ${meta.limit}, above the requested ${requested.limit}`, `≤ ${requested.limit}`, meta.limit);
+    if (!metaLimitUsable)
+      pageVerdict.fail(
+        'metaLimitEffective',
+        '/meta/limit',
+        `meta.limit is ${meta.limit}: a page size below 1 cannot be the limit applied${requested.limit === undefined ? '' : ` (the request asked for ${requested.limit})`}`,
+        requested.limit === undefined ? '≥ 1' : `≤ ${requested.limit}`,
+        meta.limit,
+      );
+    else if (requested.limit !== undefined && meta.limit > requested.limit)
+      pageVerdict.fail(
+        'metaLimitEffective',
+        '/meta/limit',
+        `meta.limit is ${meta.limit}, above the requested ${requested.limit}`,
+        `≤ ${requested.limit}`,
+        meta.limit,
+      );
     if (meta.total < 0) {
-      pageVerdict.fail('metaTotal', '/meta/total', `meta.total is ${meta.total}: a count of items is never negative`, '≥ 0', meta.total);
+      pageVerdict.fail(
+        'metaTotal',
+        '/meta/total',
+        `meta.total is ${meta.total}: a count of items is never negative`,
+        '≥ 0',
+        meta.total,
+      );
       pageVerdict.cannot(`meta.total was ${meta.total}`, 'metaPages');
     } else {
       judgePages(meta, pageVerdict);
       pageVerdict.holdUnlessBroken('metaPages');
     }
-    const effectiveLimit = requested.limit === undefined ? (metaLimitUsable ? meta.limit : undefined) : metaLimitUsable ? Math.min(requested.limit, meta.limit) : requested.limit;
+    const effectiveLimit =
+      requested.limit === undefined
+        ? metaLimitUsable
+          ? meta.limit
+          : undefined
+        : metaLimitUsable
+          ? Math.min(requested.limit, meta.limit)
+          : requested.limit;
     const offset = requested.offset ?? meta.offset;
-    const lengthUnknown = meta.total < 0 ? `meta.total was ${meta.total}` : offset < 0 ? `meta.offset was ${offset}` : effectiveLimit === undefined ? `meta.limit was ${meta.limit} and the request gave no page[limit]` : undefined;
+    const lengthUnknown =
+      meta.total < 0
+        ? `meta.total was ${meta.total}`
+        : offset < 0
+          ? `meta.offset was ${offset}`
+          : effectiveLimit === undefined
+            ? `meta.limit was ${meta.limit} and the request gave no page[limit]`
+            : undefined;
     if (lengthUnknown !== undefined) {
       pageVerdict.cannot(lengthUnknown, 'pageLength', 'metaPageNumber');
       if (metaLimitUsable) pageVerdict.holdUnlessBroken('metaLimitEffective');
@@ -439,10 +594,31 @@ const listPageArithmetic: ExchangeCheck = {
       const expectedLength = Math.min(limit, Math.max(0, meta.total - offset));
       // The maximum page size is not shown (section 8): a shorter page than was due may be a cap
       // of `length` that meta.limit does not report, which only breaks the SHOULD on meta.limit.
-      if (length >= 1 && length < expectedLength) pageVerdict.fail('metaLimitEffective', '/meta/limit', `data holds ${length} items where ${expectedLength} were due: a page size cap of ${length} that meta.limit (${meta.limit}) does not report`, `≤ ${length}`, meta.limit);
-      else if (length !== expectedLength) pageVerdict.fail('pageLength', '/data', `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${limit} it should hold ${expectedLength}`, expectedLength, length);
+      if (length >= 1 && length < expectedLength)
+        pageVerdict.fail(
+          'metaLimitEffective',
+          '/meta/limit',
+          `data holds ${length} items where ${expectedLength} were due: a page size cap of ${length} that meta.limit (${meta.limit}) does not report`,
+          `≤ ${length}`,
+          meta.limit,
+        );
+      else if (length !== expectedLength)
+        pageVerdict.fail(
+          'pageLength',
+          '/data',
+          `data holds ${length} items; with total ${meta.total}, offset ${offset} and limit ${limit} it should hold ${expectedLength}`,
+          expectedLength,
+          length,
+        );
       const page = Math.floor(offset / limit) + 1;
-      if (meta.page !== page) pageVerdict.fail('metaPageNumber', '/meta/page', `meta.page is ${meta.page}, floor(offset ${offset} / limit ${limit}) + 1 is ${page}`, page, meta.page);
+      if (meta.page !== page)
+        pageVerdict.fail(
+          'metaPageNumber',
+          '/meta/page',
+          `meta.page is ${meta.page}, floor(offset ${offset} / limit ${limit}) + 1 is ${page}`,
+          page,
+          meta.page,
+        );
       pageVerdict.holdUnlessBroken('pageLength', 'metaPageNumber', 'metaLimitEffective');
     }
     judgeDeprecatedMeta(operation, metaObject as Record<string, number>, pageVerdict);
@@ -456,15 +632,35 @@ const listPageArithmetic: ExchangeCheck = {
  */
 function judgePages(meta: PageMeta, verdict: PageVerdict): void {
   if (meta.total === 0) {
-    if (meta.pages !== 0 && meta.pages !== 1) verdict.fail('metaPages', '/meta/pages', `meta.pages is ${meta.pages}; an empty result has 0 or 1 pages`, '0 or 1', meta.pages);
+    if (meta.pages !== 0 && meta.pages !== 1)
+      verdict.fail(
+        'metaPages',
+        '/meta/pages',
+        `meta.pages is ${meta.pages}; an empty result has 0 or 1 pages`,
+        '0 or 1',
+        meta.pages,
+      );
     return;
   }
   if (meta.limit < 1) {
-    verdict.fail('metaPages', '/meta/pages', `meta.pages is ${meta.pages} but meta.limit is ${meta.limit}: ceil(total ${meta.total} / limit ${meta.limit}) is no page count`, 'a meta.limit of at least 1', meta.limit);
+    verdict.fail(
+      'metaPages',
+      '/meta/pages',
+      `meta.pages is ${meta.pages} but meta.limit is ${meta.limit}: ceil(total ${meta.total} / limit ${meta.limit}) is no page count`,
+      'a meta.limit of at least 1',
+      meta.limit,
+    );
     return;
   }
   const pages = Math.ceil(meta.total / meta.limit);
-  if (meta.pages !== pages) verdict.fail('metaPages', '/meta/pages', `meta.pages is ${meta.pages}, ceil(total ${meta.total} / limit ${meta.limit}) is ${pages}`, pages, meta.pages);
+  if (meta.pages !== pages)
+    verdict.fail(
+      'metaPages',
+      '/meta/pages',
+      `meta.pages is ${meta.pages}, ceil(total ${meta.total} / limit ${meta.limit}) is ${pages}`,
+      pages,
+      meta.pages,
+    );
 }
 
 /** Deprecated meta members (section 9): noted when sent, and each agrees with its replacement. */
@@ -478,7 +674,14 @@ function judgeDeprecatedMeta(operation: Operation, meta: Record<string, number>,
   verdict.observe('metaDeprecatedPresent', '/meta', `deprecated meta members sent: ${names}`, names);
   for (const { name, replacement } of present) {
     if (replacement === undefined) continue;
-    if (meta[name] !== meta[replacement]) verdict.fail('metaDeprecatedAgree', `/meta/${name}`, `meta.${name} is ${meta[name]} but meta.${replacement} is ${meta[replacement]}`, meta[replacement], meta[name]);
+    if (meta[name] !== meta[replacement])
+      verdict.fail(
+        'metaDeprecatedAgree',
+        `/meta/${name}`,
+        `meta.${name} is ${meta[name]} but meta.${replacement} is ${meta[replacement]}`,
+        meta[replacement],
+        meta[name],
+      );
     else verdict.holdUnlessBroken('metaDeprecatedAgree');
   }
 }
@@ -486,7 +689,9 @@ function judgeDeprecatedMeta(operation: Operation, meta: Record<string, number>,
 const createdResourceEchoes: ExchangeCheck = {
   name: 'createdResourceEchoes',
   roles: ['attributesEcho', 'relationshipsEcho'],
-  appliesTo: (x) => (x.operation?.roles.attributesEcho !== undefined || x.operation?.roles.relationshipsEcho !== undefined) && x.response.status === 201,
+  appliesTo: (x) =>
+    (x.operation?.roles.attributesEcho !== undefined || x.operation?.roles.relationshipsEcho !== undefined) &&
+    x.response.status === 201,
   run(contract, x, options, verdict) {
     // The answer to a request it must refuse is judged under what the request broke (invalidAnswered2xx).
     if (x.requestFindings.some(isRequestProblem)) return [];
@@ -496,7 +701,9 @@ const createdResourceEchoes: ExchangeCheck = {
     const echo = contract.requirementOf(operation, 'attributesEcho')?.id;
     const relationshipsEcho = contract.requirementOf(operation, 'relationshipsEcho')?.id;
     if (created === null || typeof created !== 'object' || Array.isArray(created)) {
-      for (const requirement of [echo, relationshipsEcho]) if (requirement !== undefined) verdict.cannotJudge(requirement, 'the 201 answer held no data object', 'response');
+      for (const requirement of [echo, relationshipsEcho])
+        if (requirement !== undefined)
+          verdict.cannotJudge(requirement, 'the 201 answer held no data object', 'response');
       return [];
     }
     const findings: Finding[] = [];
@@ -504,21 +711,40 @@ const createdResourceEchoes: ExchangeCheck = {
     const values = options.includeValues !== false;
     const shown = (value: unknown) => (values ? showValue(value) : undefined);
     const serverSet = new Set(serverAttributes(operation).map((m) => m.name));
-    const sentAttributes = echo === undefined ? [] : Object.entries(asObject(sent.attributes)).filter(([name]) => !serverSet.has(name));
+    const sentAttributes =
+      echo === undefined ? [] : Object.entries(asObject(sent.attributes)).filter(([name]) => !serverSet.has(name));
     for (const [name, value] of sentAttributes) {
       if (sameJson(createdAttributes[name], value)) continue;
       const message = values
         ? `attribute ${name} was sent as ${showValue(value)} but came back as ${showValue(createdAttributes[name])}`
         : `attribute ${name} did not come back as it was sent`;
-      findings.push(contract.finding(echo!, 'response', { pointer: `/data/attributes/${name}`, message, expected: shown(value), actual: shown(createdAttributes[name]) }));
+      findings.push(
+        contract.finding(echo!, 'response', {
+          pointer: `/data/attributes/${name}`,
+          message,
+          expected: shown(value),
+          actual: shown(createdAttributes[name]),
+        }),
+      );
     }
     if (sentAttributes.length > 0 && findings.length === 0) verdict.held(echo!, 'response');
-    if (relationshipsEcho !== undefined) findings.push(...relationshipLinkageFindings(contract, relationshipsEcho, echoedRelationships(operation, sent.relationships), (created as Json).relationships, shown, verdict));
+    if (relationshipsEcho !== undefined)
+      findings.push(
+        ...relationshipLinkageFindings(
+          contract,
+          relationshipsEcho,
+          echoedRelationships(operation, sent.relationships),
+          (created as Json).relationships,
+          shown,
+          verdict,
+        ),
+      );
     return findings;
   },
 };
 
-const asObject = (value: unknown): Json => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
+const asObject = (value: unknown): Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
 
 const shownRelationshipNames = new WeakMap<Operation, { names: ReadonlySet<string> | undefined }>();
 
@@ -528,16 +754,31 @@ const shownRelationshipNames = new WeakMap<Operation, { names: ReadonlySet<strin
  */
 function echoedRelationships(operation: Operation, sent: unknown): Json {
   let shown = shownRelationshipNames.get(operation);
-  if (!shown) shownRelationshipNames.set(operation, (shown = { names: operation.requestBody ? namesShownAt(operation.requestBody, '/data/relationships') : undefined }));
+  if (!shown)
+    shownRelationshipNames.set(
+      operation,
+      (shown = {
+        names: operation.requestBody ? namesShownAt(operation.requestBody, '/data/relationships') : undefined,
+      }),
+    );
   const names = shown.names;
-  return names === undefined ? asObject(sent) : Object.fromEntries(Object.entries(asObject(sent)).filter(([name]) => names.has(name)));
+  return names === undefined
+    ? asObject(sent)
+    : Object.fromEntries(Object.entries(asObject(sent)).filter(([name]) => names.has(name)));
 }
 
 /**
  * Section 4.3: the created resource's relationships are those of the request. What a relationship
  * links to (`data`) is held; `links` and `meta` are optional members a server may add or drop.
  */
-function relationshipLinkageFindings(contract: Contract, requirement: string, sent: unknown, created: unknown, shown: (value: unknown) => string | undefined, verdict: CheckVerdict): Finding[] {
+function relationshipLinkageFindings(
+  contract: Contract,
+  requirement: string,
+  sent: unknown,
+  created: unknown,
+  shown: (value: unknown) => string | undefined,
+  verdict: CheckVerdict,
+): Finding[] {
   const createdRelationships = asObject(created);
   return Object.entries(asObject(sent)).flatMap(([name, relationship]) => {
     const linkage = asObject(relationship);
@@ -548,14 +789,25 @@ function relationshipLinkageFindings(contract: Contract, requirement: string, se
       return [];
     }
     const pointer = `/data/relationships/${escapeToken(name)}/data`;
-    return [contract.finding(requirement, 'response', { pointer, message: `relationship ${name} of the created resource does not link to what was sent`, expected: shown(linkage.data), actual: shown(came) })];
+    return [
+      contract.finding(requirement, 'response', {
+        pointer,
+        message: `relationship ${name} of the created resource does not link to what was sent`,
+        expected: shown(linkage.data),
+        actual: shown(came),
+      }),
+    ];
   });
 }
 
 const acceptedWithoutBody: ExchangeCheck = {
   name: 'acceptedWithoutBody',
   appliesTo: (x) => x.response.status === 202 && x.operation !== null,
-  run: (contract) => [contract.finding('CREATE-202-ACCEPTED', 'response', { message: 'answered 202 Accepted; the body of 202 is not shown, so body checks were skipped' })],
+  run: (contract) => [
+    contract.finding('CREATE-202-ACCEPTED', 'response', {
+      message: 'answered 202 Accepted; the body of 202 is not shown, so body checks were skipped',
+    }),
+  ],
 };
 
 // How clients read a response's JSON text beyond the value the contract validates (json-text.ts).
@@ -581,7 +833,13 @@ const bodyUtf8: ExchangeCheck = {
       return [];
     }
     const actual = `bytes that are not UTF-8 from byte ${utf8.invalidAt}`;
-    return [contract.finding('RES-JSON-UTF8', 'response', { message: `the body holds ${actual}: clients decode them as U+FFFD or refuse the body (RFC 8259 section 8.1)`, expected: 'bytes in UTF-8', actual })];
+    return [
+      contract.finding('RES-JSON-UTF8', 'response', {
+        message: `the body holds ${actual}: clients decode them as U+FFFD or refuse the body (RFC 8259 section 8.1)`,
+        expected: 'bytes in UTF-8',
+        actual,
+      }),
+    ];
   },
 };
 
@@ -595,7 +853,13 @@ const memberNamesUnique: ExchangeCheck = {
       return [];
     }
     const shown = JSON.stringify(name.slice(0, 40));
-    return [contract.finding('RES-MEMBER-NAMES-UNIQUE', 'response', { message: `the member name ${shown} appears twice in one object: the kit judged the last, clients that keep the first read the other`, expected: 'each name once per object', actual: `${shown} twice` })];
+    return [
+      contract.finding('RES-MEMBER-NAMES-UNIQUE', 'response', {
+        message: `the member name ${shown} appears twice in one object: the kit judged the last, clients that keep the first read the other`,
+        expected: 'each name once per object',
+        actual: `${shown} twice`,
+      }),
+    ];
   },
 };
 
@@ -611,7 +875,11 @@ const integerMembersOf = new WeakMap<object, IntegerMembers>();
 function integerMembers(schema: Record<string, unknown>): IntegerMembers {
   let members = integerMembersOf.get(schema);
   if (!members) {
-    const pointers = new Set(schemaMembers(schema).filter((m) => m.integer).map((m) => m.pointer));
+    const pointers = new Set(
+      schemaMembers(schema)
+        .filter((m) => m.integer)
+        .map((m) => m.pointer),
+    );
     integerMembersOf.set(schema, (members = { pointers, tokens: [...pointers].map(pointerTokens) }));
   }
   return members;
@@ -631,8 +899,16 @@ const integerForm: ExchangeCheck = {
     const written = wholeNumbersWithFraction(x.response.bodyText!, pointers);
     // Held only where an integer member was written (and none with a fraction); otherwise nothing was judged.
     const value = parsedResponse(x.response)!.value;
-    if (written.length === 0 && tokens.some((memberTokens) => hasValueAtTokens(value, memberTokens))) verdict.held('RES-INTEGER-FORM', 'response');
-    return written.map(({ pointer, literal }) => contract.finding('RES-INTEGER-FORM', 'response', { pointer, message: `${pointer} is the integer ${Number(literal)} written ${literal.slice(0, 40)}: typed clients refuse to decode it into an integer`, expected: String(Number(literal)), actual: literal.slice(0, 40) }));
+    if (written.length === 0 && tokens.some((memberTokens) => hasValueAtTokens(value, memberTokens)))
+      verdict.held('RES-INTEGER-FORM', 'response');
+    return written.map(({ pointer, literal }) =>
+      contract.finding('RES-INTEGER-FORM', 'response', {
+        pointer,
+        message: `${pointer} is the integer ${Number(literal)} written ${literal.slice(0, 40)}: typed clients refuse to decode it into an integer`,
+        expected: String(Number(literal)),
+        actual: literal.slice(0, 40),
+      }),
+    );
   },
 };
 
@@ -789,7 +1065,11 @@ const operationBoundSets = new WeakMap<Operation, Map<string, ReadonlySet<string
  * it, and those this operation names for the check's roles. A role's requirement of another
  * operation is not among them, so a check cannot blame one list for another's page.
  */
-export function requirementsBoundFor(contract: Contract, check: ExchangeCheck, operation: Operation | null): ReadonlySet<string> {
+export function requirementsBoundFor(
+  contract: Contract,
+  check: ExchangeCheck,
+  operation: Operation | null,
+): ReadonlySet<string> {
   if (operation === null || !check.roles?.length) return contract.requirementsJudgedBy(check.name);
   let byCheck = operationBoundSets.get(operation);
   if (!byCheck) operationBoundSets.set(operation, (byCheck = new Map<string, ReadonlySet<string>>()));
@@ -807,19 +1087,28 @@ export function requirementsBoundFor(contract: Contract, check: ExchangeCheck, o
  * operation names it for.
  */
 export function judgesOf(contract: Contract, requirementId: string): string[] {
-  const byRole = exchangeChecks.filter((check) => requirementsBoundTo(contract, check).has(requirementId)).map((check) => check.name);
+  const byRole = exchangeChecks
+    .filter((check) => requirementsBoundTo(contract, check).has(requirementId))
+    .map((check) => check.name);
   return [...new Set([...contract.judgesOf(requirementId), ...byRole])];
 }
 
 /** A check judged a requirement the catalogue does not bind to it: an error in the kit, never a finding. */
 function unbound(check: ExchangeCheck, requirement: string, operation: Operation | null): Error {
   const where = operation === null ? '' : ` on an exchange of ${operation.operationId}`;
-  return new Error(`check ${check.name} judged ${requirement}, which the catalogue does not bind to it${where} (add ${check.name} to its judgedBy${check.roles ? `, or name it in the operation's x-requirements for the role ${check.roles.join(' or ')}` : ''})`);
+  return new Error(
+    `check ${check.name} judged ${requirement}, which the catalogue does not bind to it${where} (add ${check.name} to its judgedBy${check.roles ? `, or name it in the operation's x-requirements for the role ${check.roles.join(' or ')}` : ''})`,
+  );
 }
 
 /** A check's verdict recorded in an assessment, refusing a requirement the catalogue does not bind to the check. */
 class AssessedVerdict implements CheckVerdict {
-  constructor(private readonly check: ExchangeCheck, private readonly operation: Operation | null, private readonly bound: ReadonlySet<string>, private readonly assessment: Assessment) {}
+  constructor(
+    private readonly check: ExchangeCheck,
+    private readonly operation: Operation | null,
+    private readonly bound: ReadonlySet<string>,
+    private readonly assessment: Assessment,
+  ) {}
 
   held(requirement: string, location: Location = 'exchange'): void {
     this.own(requirement);
@@ -850,7 +1139,12 @@ export function assessChecks(contract: Contract, exchange: Exchange, options: Va
   const assessment: Assessment = { findings: [], judged: [], unjudged: [] };
   for (const check of exchangeChecks) {
     if (!check.appliesTo(exchange)) continue;
-    const verdict = new AssessedVerdict(check, exchange.operation, requirementsBoundFor(contract, check, exchange.operation), assessment);
+    const verdict = new AssessedVerdict(
+      check,
+      exchange.operation,
+      requirementsBoundFor(contract, check, exchange.operation),
+      assessment,
+    );
     for (const finding of check.run(contract, exchange, options, verdict)) verdict.found(finding);
   }
   return assessment;
@@ -867,7 +1161,8 @@ export function checkExchange(contract: Contract, exchange: Exchange, options: V
   for (const check of exchangeChecks) {
     if (!check.appliesTo(exchange)) continue;
     for (const finding of check.run(contract, exchange, options, NO_VERDICT)) {
-      if (!requirementsBoundFor(contract, check, exchange.operation).has(finding.requirement)) throw unbound(check, finding.requirement, exchange.operation);
+      if (!requirementsBoundFor(contract, check, exchange.operation).has(finding.requirement))
+        throw unbound(check, finding.requirement, exchange.operation);
       findings.push(finding);
     }
   }

@@ -45,7 +45,15 @@ export interface SchemaCompiler {
   compile(schema: Schema): ValidateFunction;
 }
 
-const extensionKeywords = ['x-recommended-pattern', 'x-values-seen', 'x-values-not-shown', 'x-names-not-shown', 'x-maximum-not-shown', 'x-replaced-by', 'x-record'];
+const extensionKeywords = [
+  'x-recommended-pattern',
+  'x-values-seen',
+  'x-values-not-shown',
+  'x-names-not-shown',
+  'x-maximum-not-shown',
+  'x-replaced-by',
+  'x-record',
+];
 
 /**
  * `full`: every error, each carrying the failing value and schema (the messages need them);
@@ -68,7 +76,12 @@ export function createAjv(errors: 'full' | 'quick' = 'full', code: { source?: bo
 
 /** Everything createAjv configures an instance with, naming its validators in the validator cache. */
 function ajvSettings(errors: 'full' | 'quick'): string {
-  return JSON.stringify({ errors, options: AJV_OPTIONS[errors], formats: 'ajv-formats (all, full)', vocabulary: extensionKeywords });
+  return JSON.stringify({
+    errors,
+    options: AJV_OPTIONS[errors],
+    formats: 'ajv-formats (all, full)',
+    vocabulary: extensionKeywords,
+  });
 }
 
 /** Shapes of schema violation whose requirement is remembered (Contract.requirementFor). */
@@ -103,7 +116,10 @@ export class Contract {
    * pointer: only the pointer is hashed, and the rest of the violation (strings the caller holds
    * already) is compared, instead of a key joining them being built and hashed per violation.
    */
-  private readonly routedViolations = new Map<string, { violation: Omit<SchemaViolation, 'pointer'>; requirement: Requirement }[]>();
+  private readonly routedViolations = new Map<
+    string,
+    { violation: Omit<SchemaViolation, 'pointer'>; requirement: Requirement }[]
+  >();
   private routedViolationsKept = 0;
   private readonly ajv: Ajv2020;
   private readonly quickAjv: Ajv2020;
@@ -115,7 +131,12 @@ export class Contract {
    * goes through a cache. `validatorCache`: the cache folder keeping the compiled validators
    * (loadContract's); none by default.
    */
-  constructor(openapiText: string, requirementsText: string, parse: (name: string, text: string) => unknown = (_name, text) => parseYaml(text), validatorCache?: string) {
+  constructor(
+    openapiText: string,
+    requirementsText: string,
+    parse: (name: string, text: string) => unknown = (_name, text) => parseYaml(text),
+    validatorCache?: string,
+  ) {
     this.validatorFolder = validatorCache === undefined ? undefined : validatorFolder(openapiText, validatorCache);
     this.ajv = createAjv('full', { source: this.validatorFolder !== undefined });
     this.quickAjv = createAjv('quick', { source: this.validatorFolder !== undefined });
@@ -127,9 +148,14 @@ export class Contract {
     const legacy = ((components.securitySchemes ?? {}) as Record<string, Schema>).LegacySessionAuth;
     this.legacyHeader = typeof legacy?.name === 'string' ? legacy.name : DEFAULT_LEGACY_HEADER;
     this.genericStatuses = new Set(((raw['x-generic-statuses'] as Schema | undefined)?.statuses ?? []) as number[]);
-    this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<string, string[]>;
+    this.namedOperations = ((raw['x-named-operations'] as Schema | undefined)?.groups ?? {}) as Record<
+      string,
+      string[]
+    >;
     const operations = readOperations(this.document);
-    const catalogue = expandCatalogue(parse('requirements', requirementsText) as CatalogueFile, (operationId) => listItemType(operations.find((o) => o.operationId === operationId)));
+    const catalogue = expandCatalogue(parse('requirements', requirementsText) as CatalogueFile, (operationId) =>
+      listItemType(operations.find((o) => o.operationId === operationId)),
+    );
     this.requirements = catalogue.requirements;
     this.requirementsById = new Map(this.requirements.map((r) => [r.id, r]));
     this.schemaFindingRoutes = this.requirements.flatMap((requirement) =>
@@ -148,7 +174,8 @@ export class Contract {
       }
     }
     // A role the operation's x-requirements name keeps its requirement; the templates it takes fill the others.
-    for (const operation of operations) operation.roles = { ...catalogue.roles.get(operation.operationId), ...operation.roles };
+    for (const operation of operations)
+      operation.roles = { ...catalogue.roles.get(operation.operationId), ...operation.roles };
     this.operations = operations;
     this.checkRoles();
     this.collectSchemas();
@@ -197,7 +224,8 @@ export class Contract {
   /** The requirement a 2xx status the operation does not list breaks. */
   successRequirement(operationId: string): Requirement {
     const requirement = this.requirementOf(operationId, 'success');
-    if (!requirement) throw new Error(`no requirement holds the success statuses of ${operationId} (x-requirements: success)`);
+    if (!requirement)
+      throw new Error(`no requirement holds the success statuses of ${operationId} (x-requirements: success)`);
     return requirement;
   }
 
@@ -233,9 +261,21 @@ export class Contract {
   }
 
   /** A finding for a requirement, its level taken from the catalogue. */
-  finding(requirementId: string, location: Location, fields: { pointer?: string; message: string; expected?: string; actual?: string }): Finding {
+  finding(
+    requirementId: string,
+    location: Location,
+    fields: { pointer?: string; message: string; expected?: string; actual?: string },
+  ): Finding {
     const { level } = this.requirement(requirementId);
-    return { requirement: requirementId, level, location, pointer: fields.pointer ?? '', message: fields.message, expected: fields.expected, actual: fields.actual };
+    return {
+      requirement: requirementId,
+      level,
+      location,
+      pointer: fields.pointer ?? '',
+      message: fields.message,
+      expected: fields.expected,
+      actual: fields.actual,
+    };
   }
 
   /** The requirement a schema violation breaks, per the catalogue's schemaFindings routes. */
@@ -243,7 +283,13 @@ export class Contract {
     // The same violation at the same place comes back on every exchange of a service that breaks
     // a rule: it is looked up as it is first, before its array indices are folded.
     const atPointer = this.routedViolations.get(context.pointer);
-    const seen = atPointer?.find(({ violation }) => violation.operation === context.operation && violation.location === context.location && violation.status === context.status && violation.keyword === context.keyword);
+    const seen = atPointer?.find(
+      ({ violation }) =>
+        violation.operation === context.operation &&
+        violation.location === context.location &&
+        violation.status === context.status &&
+        violation.keyword === context.keyword,
+    );
     if (seen !== undefined) return seen.requirement;
     // Items of one array break the same rule: each shape is routed once (array indices folded;
     // no route names an index). Bounded: a body's member names are the sender's to choose.
@@ -254,7 +300,15 @@ export class Contract {
       if (this.routedShapes.size < ROUTED_SHAPES_KEPT) this.routedShapes.set(shape, requirement);
     }
     if (this.routedViolationsKept < ROUTED_SHAPES_KEPT) {
-      const kept = { violation: { operation: context.operation, location: context.location, status: context.status, keyword: context.keyword }, requirement };
+      const kept = {
+        violation: {
+          operation: context.operation,
+          location: context.location,
+          status: context.status,
+          keyword: context.keyword,
+        },
+        requirement,
+      };
       if (atPointer) atPointer.push(kept);
       else this.routedViolations.set(context.pointer, [kept]);
       this.routedViolationsKept += 1;
@@ -267,7 +321,12 @@ export class Contract {
    * the route's operation, location and status match, and its pointer pattern (if any) matches a
    * pointer of the document (`pointers`, array indices folded to 0).
    */
-  requirementsRoutedAt(operation: string, location: 'request' | 'response', status: number | undefined, pointers: ReadonlySet<string>): string[] {
+  requirementsRoutedAt(
+    operation: string,
+    location: 'request' | 'response',
+    status: number | undefined,
+    pointers: ReadonlySet<string>,
+  ): string[] {
     const routed = new Set<string>();
     for (const route of this.schemaFindingRoutes) {
       if (routed.has(route.requirement.id)) continue;
@@ -292,17 +351,26 @@ export class Contract {
       if (best === undefined || compareRoutes(route, best) > 0) best = route;
     }
     if (best) return best;
-    throw new Error(`no requirement routes ${context.location} ${context.keyword} at "${context.pointer}" of ${context.operation}`);
+    throw new Error(
+      `no requirement routes ${context.location} ${context.keyword} at "${context.pointer}" of ${context.operation}`,
+    );
   }
 
   /** Every operation names a success requirement, and each role an existing requirement. */
   private checkRoles(): void {
     for (const operation of this.operations) {
       for (const [role, id] of Object.entries(operation.roles)) {
-        if (!ALL_ROLES.includes(role)) throw new Error(`${operation.operationId}: unknown role "${role}" in x-requirements; roles: ${ALL_ROLES.join(', ')}`);
-        if (!this.requirementsById.has(id)) throw new Error(`${operation.operationId}: x-requirements ${role} names ${id}, which schemas/requirements.yaml does not hold`);
+        if (!ALL_ROLES.includes(role))
+          throw new Error(
+            `${operation.operationId}: unknown role "${role}" in x-requirements; roles: ${ALL_ROLES.join(', ')}`,
+          );
+        if (!this.requirementsById.has(id))
+          throw new Error(
+            `${operation.operationId}: x-requirements ${role} names ${id}, which schemas/requirements.yaml does not hold`,
+          );
       }
-      if (operation.roles.success === undefined) throw new Error(`${operation.operationId}: x-requirements names no success requirement`);
+      if (operation.roles.success === undefined)
+        throw new Error(`${operation.operationId}: x-requirements names no success requirement`);
     }
   }
 
@@ -328,11 +396,19 @@ export class Contract {
    * list compiles the list's schemas only. With a validator cache, a schema another process
    * compiled is read back instead.
    */
-  private compiled(schema: Schema, cache: Map<Schema, ValidateFunction>, ajv: Ajv2020, errors: 'full' | 'quick'): ValidateFunction {
+  private compiled(
+    schema: Schema,
+    cache: Map<Schema, ValidateFunction>,
+    ajv: Ajv2020,
+    errors: 'full' | 'quick',
+  ): ValidateFunction {
     const known = cache.get(schema);
     if (known) return known;
     if (!this.validatedSchemas.has(schema)) throw new Error('schema is not one of this contract');
-    const validate = this.validatorFolder === undefined ? ajv.compile(schema) : compileCached(ajv, ajvSettings(errors), schema, this.validatorFolder);
+    const validate =
+      this.validatorFolder === undefined
+        ? ajv.compile(schema)
+        : compileCached(ajv, ajvSettings(errors), schema, this.validatorFolder);
     cache.set(schema, validate);
     return validate;
   }
@@ -344,7 +420,8 @@ function routeMatches(route: CompiledRoute, context: SchemaViolation): boolean {
   if (route.operation && route.operation !== context.operation) return false;
   if (route.location && route.location !== context.location) return false;
   if (route.keyword && route.keyword !== context.keyword) return false;
-  if (route.statusPattern && (context.status === undefined || !route.statusPattern.test(String(context.status)))) return false;
+  if (route.statusPattern && (context.status === undefined || !route.statusPattern.test(String(context.status))))
+    return false;
   if (route.pointerPattern && !route.pointerPattern.test(context.pointer)) return false;
   return true;
 }
@@ -385,7 +462,8 @@ function collectNamedMembers(schema: unknown, names: Set<string>): void {
     return;
   }
   const object = schema as Schema;
-  if (object.properties && typeof object.properties === 'object') for (const name of Object.keys(object.properties)) names.add(name);
+  if (object.properties && typeof object.properties === 'object')
+    for (const name of Object.keys(object.properties)) names.add(name);
   if (Array.isArray(object.required)) for (const name of object.required) names.add(String(name));
   for (const value of Object.values(object)) collectNamedMembers(value, names);
 }
@@ -416,7 +494,12 @@ function readOperations(document: Schema): Operation[] {
       if (!spec) continue;
       const parameters = ((spec.parameters ?? []) as Schema[])
         .filter((p) => p.in === 'query')
-        .map((p) => ({ name: String(p.name), style: p.style as string | undefined, schema: p.schema as Schema, required: p.required === true }));
+        .map((p) => ({
+          name: String(p.name),
+          style: p.style as string | undefined,
+          schema: p.schema as Schema,
+          required: p.required === true,
+        }));
       const requestBody = mediaSchema(spec.requestBody as Schema | undefined);
       const responseBodies = new Map<number, Schema | null>();
       for (const [status, response] of Object.entries((spec.responses ?? {}) as Record<string, Schema>)) {
@@ -443,14 +526,16 @@ function readOperations(document: Schema): Operation[] {
 
 /** The `type` of a list operation's items (its item schema's `type` const), for the templates' `{itemType}`. */
 function listItemType(operation: Operation | undefined): string | undefined {
-  const data = (((operation === undefined ? undefined : successBody(operation))?.properties ?? {}) as Schema).data as Schema | undefined;
+  const data = (((operation === undefined ? undefined : successBody(operation))?.properties ?? {}) as Schema).data as
+    Schema | undefined;
   const type = (((data?.items as Schema | undefined)?.properties ?? {}) as Schema).type as Schema | undefined;
   return typeof type?.const === 'string' ? type.const : undefined;
 }
 
 function readRoles(value: unknown): Operation['roles'] {
   if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('x-requirements must map roles to requirement ids');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Error('x-requirements must map roles to requirement ids');
   return Object.fromEntries(Object.entries(value).map(([role, id]) => [role, String(id)]));
 }
 
@@ -469,12 +554,18 @@ let schemaDirectory = SCHEMA_DIR;
  */
 export function useSchemaDirectory(directory: string): void {
   const wanted = directory.endsWith(sep) ? directory : directory + sep;
-  if (shared !== undefined && wanted !== schemaDirectory) throw new Error(`the contract was already loaded from ${schemaDirectory}`);
+  if (shared !== undefined && wanted !== schemaDirectory)
+    throw new Error(`the contract was already loaded from ${schemaDirectory}`);
   schemaDirectory = wanted;
 }
 
 /** The process-wide contract, loaded and compiled on first use. */
 export function loadContract(): Contract {
-  shared ??= new Contract(readFileSync(join(schemaDirectory, 'openapi.yaml'), 'utf8'), readFileSync(join(schemaDirectory, 'requirements.yaml'), 'utf8'), parseYamlCached, PARSE_CACHE_DIR);
+  shared ??= new Contract(
+    readFileSync(join(schemaDirectory, 'openapi.yaml'), 'utf8'),
+    readFileSync(join(schemaDirectory, 'requirements.yaml'), 'utf8'),
+    parseYamlCached,
+    PARSE_CACHE_DIR,
+  );
   return shared;
 }

@@ -15,12 +15,52 @@ import type { Headers } from './types.ts';
 export const MASK = '***';
 
 /** Case-insensitive fragments: a name containing one is a credential (`access_token`, `X-Amz-Credential`). */
-export const CREDENTIAL_NAME_FRAGMENTS: readonly string[] = ['token', 'passw', 'passcode', 'secret', 'auth', 'session', 'credential', 'signature', 'api_key', 'apikey', 'api-key', 'bearer', 'ticket', 'jwt', 'cookie', 'assertion', 'saml', 'privatekey', 'private_key', 'hmac', 'xsrf', 'csrf', 'totp'];
+export const CREDENTIAL_NAME_FRAGMENTS: readonly string[] = [
+  'token',
+  'passw',
+  'passcode',
+  'secret',
+  'auth',
+  'session',
+  'credential',
+  'signature',
+  'api_key',
+  'apikey',
+  'api-key',
+  'bearer',
+  'ticket',
+  'jwt',
+  'cookie',
+  'assertion',
+  'saml',
+  'privatekey',
+  'private_key',
+  'hmac',
+  'xsrf',
+  'csrf',
+  'totp',
+];
 /** Whole words (a name split on anything but letters and digits): too short to match inside other words. */
-export const CREDENTIAL_NAME_WORDS: readonly string[] = ['key', 'sig', 'pat', 'pwd', 'pw', 'pass', 'pin', 'code', 'sid', 'otp'];
+export const CREDENTIAL_NAME_WORDS: readonly string[] = [
+  'key',
+  'sig',
+  'pat',
+  'pwd',
+  'pw',
+  'pass',
+  'pin',
+  'code',
+  'sid',
+  'otp',
+];
 
 /** Headers that carry a credential whatever their name says (lower case). */
-export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+]);
 const AUTHORIZATION_HEADERS = new Set(['authorization', 'proxy-authorization']);
 
 /**
@@ -89,7 +129,12 @@ export function credentialHeader(name: string, legacyHeader: string): boolean {
  * r:/p: prefix of a Bearer token (`Bearer r:***`, `Basic ***`); every other credential header
  * becomes `***`; any other header keeps its value with the known values masked.
  */
-export function maskedHeaderValue(name: string, value: string, legacyHeader: string, known: ReadonlySet<string> = NO_VALUES): string {
+export function maskedHeaderValue(
+  name: string,
+  value: string,
+  legacyHeader: string,
+  known: ReadonlySet<string> = NO_VALUES,
+): string {
   const lower = name.toLowerCase();
   if (AUTHORIZATION_HEADERS.has(lower)) {
     const match = /^(\S+)\s+(?:([rp]:)\S)?/.exec(value.trim());
@@ -122,9 +167,11 @@ function addHeaderSecret(values: Set<string>, lower: string, value: string): voi
     const credentials = trimmed.replace(/^\S+\s+/, '');
     addValue(values, credentials);
     addValue(values, credentials.replace(/^[rp]:/, ''));
-    if (/^basic\s/i.test(trimmed)) for (const part of Buffer.from(credentials, 'base64').toString('utf8').split(':')) addValue(values, part);
+    if (/^basic\s/i.test(trimmed))
+      for (const part of Buffer.from(credentials, 'base64').toString('utf8').split(':')) addValue(values, part);
     // Digest and other schemes with parameters: each value (`response="..."`, `Signature=...`).
-    for (const match of credentials.matchAll(/[\w-]+=\s*("[^"]*"|[^,\s]*)/g)) addValue(values, match[1].replace(/^"|"$/g, ''));
+    for (const match of credentials.matchAll(/[\w-]+=\s*("[^"]*"|[^,\s]*)/g))
+      addValue(values, match[1].replace(/^"|"$/g, ''));
   } else if (lower === 'cookie' || lower === 'set-cookie') {
     // A Cookie holds pairs; a Set-Cookie one pair, then its attributes.
     const pairs = lower === 'cookie' ? trimmed.split(';') : [trimmed.split(';')[0]];
@@ -146,7 +193,10 @@ export function maskCredentialQuery(target: string, known: ReadonlySet<string> =
 }
 
 /** The query's pairs as HAR lists them, masked as maskCredentialQuery masks them. */
-export function maskedQueryPairs(target: string, known: ReadonlySet<string> = NO_VALUES): { name: string; value: string }[] {
+export function maskedQueryPairs(
+  target: string,
+  known: ReadonlySet<string> = NO_VALUES,
+): { name: string; value: string }[] {
   const masked = maskCredentialQuery(target, known);
   const question = masked.indexOf('?');
   if (question < 0) return [];
@@ -206,7 +256,11 @@ export function maskedBody(text: string, mimeType: string, known: ReadonlySet<st
     // A byte order mark stays: judged again, the body reads as it was sent.
     if (masked !== null) return { text: masked.changed ? `${text.startsWith(BOM) ? BOM : ''}${masked.text}` : text };
   }
-  if (credentialMemberOpensValue(text)) return { dropped: 'it does not parse as JSON and holds a member named like a credential whose value is an object or a list' };
+  if (credentialMemberOpensValue(text))
+    return {
+      dropped:
+        'it does not parse as JSON and holds a member named like a credential whose value is an object or a list',
+    };
   return { text: maskKnownValues(maskedPatterns(text), known) };
 }
 
@@ -214,7 +268,10 @@ export function maskedBody(text: string, mimeType: string, known: ReadonlySet<st
  * A parsed document with its credentials masked, serialized when anything was, or null when it nests too deep to walk
  * (it is then masked as text).
  */
-function maskedDocument(document: unknown, known: ReadonlySet<string>): { changed: false } | { changed: true; text: string } | null {
+function maskedDocument(
+  document: unknown,
+  known: ReadonlySet<string>,
+): { changed: false } | { changed: true; text: string } | null {
   let changed = false;
   const visit = (value: unknown, name: string | null): unknown => {
     if (name !== null && credentialLikeName(name) && value !== null && typeof value !== 'boolean') {
@@ -251,7 +308,9 @@ export function bodySecrets(text: string, mimeType: string): Set<string> {
   }
   const document = parsedJson(text);
   if (!document.ok) {
-    for (const match of text.matchAll(QUOTED_MEMBER)) if (credentialLikeName(match[1]) && !KEPT_LITERALS.has(match[3])) addValue(values, match[3].replace(/^"|"$/g, ''));
+    for (const match of text.matchAll(QUOTED_MEMBER))
+      if (credentialLikeName(match[1]) && !KEPT_LITERALS.has(match[3]))
+        addValue(values, match[3].replace(/^"|"$/g, ''));
     return values;
   }
   const stack: { value: unknown; credential: boolean }[] = [{ value: document.value, credential: false }];
@@ -259,7 +318,9 @@ export function bodySecrets(text: string, mimeType: string): Set<string> {
     const { value, credential } = stack.pop()!;
     if (credential && (typeof value === 'string' || typeof value === 'number')) addValue(values, String(value));
     if (Array.isArray(value)) for (const item of value) stack.push({ value: item, credential });
-    else if (value !== null && typeof value === 'object') for (const [key, member] of Object.entries(value)) stack.push({ value: member, credential: credential || credentialLikeName(key) });
+    else if (value !== null && typeof value === 'object')
+      for (const [key, member] of Object.entries(value))
+        stack.push({ value: member, credential: credential || credentialLikeName(key) });
   }
   return values;
 }
@@ -284,8 +345,12 @@ function credentialMemberOpensValue(text: string): boolean {
 
 function maskedPatterns(text: string): string {
   return text
-    .replace(QUOTED_MEMBER, (whole, name: string, separator: string, value: string) => (credentialLikeName(name) && !KEPT_LITERALS.has(value) ? `"${name}"${separator}"${MASK}"` : whole))
-    .replace(NAME_VALUE, (whole, before: string, name: string) => (credentialLikeName(name) ? `${before}${name}=${MASK}` : whole));
+    .replace(QUOTED_MEMBER, (whole, name: string, separator: string, value: string) =>
+      credentialLikeName(name) && !KEPT_LITERALS.has(value) ? `"${name}"${separator}"${MASK}"` : whole,
+    )
+    .replace(NAME_VALUE, (whole, before: string, name: string) =>
+      credentialLikeName(name) ? `${before}${name}=${MASK}` : whole,
+    );
 }
 
 /**
@@ -307,7 +372,9 @@ function parsedJson(text: string): { ok: true; value: unknown } | { ok: false } 
 /** Text with every known value of at least SHORT_SECRET_LENGTH characters replaced by `***`, longest first. */
 export function maskKnownValues(text: string, known: ReadonlySet<string>): string {
   if (known.size === 0 || text === '') return text;
-  return scrubber([...known].filter((value) => value.length >= SHORT_SECRET_LENGTH).map((value) => ({ value, placeholder: MASK })))(text);
+  return scrubber(
+    [...known].filter((value) => value.length >= SHORT_SECRET_LENGTH).map((value) => ({ value, placeholder: MASK })),
+  )(text);
 }
 
 /** A scrubber replacing each secret, wherever it stands and whatever its length, with its placeholder. */
@@ -315,7 +382,11 @@ export function scrubber(secrets: readonly Secret[]): Scrub {
   // Longest first, so a token that contains another is replaced whole.
   const ordered = [...secrets].filter((s) => s.value !== '').sort((a, b) => b.value.length - a.value.length);
   if (ordered.length === 0) return (text) => text;
-  return (text) => ordered.reduce((out, secret) => (out.includes(secret.value) ? out.split(secret.value).join(secret.placeholder) : out), text);
+  return (text) =>
+    ordered.reduce(
+      (out, secret) => (out.includes(secret.value) ? out.split(secret.value).join(secret.placeholder) : out),
+      text,
+    );
 }
 
 /** A copy of a JSON-like value with every string scrubbed, keys too. */
@@ -332,7 +403,8 @@ export function scrubDeep<T>(value: T, scrub: Scrub): T {
 export function scrubValues<T>(value: T, scrub: Scrub): T {
   if (typeof value === 'string') return scrub(value) as T;
   if (Array.isArray(value)) return (value as unknown[]).map((item) => scrubValues(item, scrub)) as T;
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubValues(item, scrub)])) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubValues(item, scrub)])) as T;
   return value;
 }
 

@@ -22,13 +22,25 @@ for (const shape of shapes) {
   });
 }
 
-const valueCases: { name: string; headers: Record<string, string | string[] | undefined>; value: string | undefined }[] = [
+const valueCases: {
+  name: string;
+  headers: Record<string, string | string[] | undefined>;
+  value: string | undefined;
+}[] = [
   { name: 'a lower-case member', headers: { 'content-type': 'text/plain' }, value: 'text/plain' },
   { name: 'a member in another case', headers: { 'Content-Type': 'text/plain' }, value: 'text/plain' },
   { name: 'a repeated header, joined', headers: { 'Content-Type': ['a', 'b'] }, value: 'a, b' },
-  { name: 'an undefined member, then one in another case', headers: { 'CONTENT-TYPE': undefined, 'Content-Type': 'text/plain' }, value: 'text/plain' },
+  {
+    name: 'an undefined member, then one in another case',
+    headers: { 'CONTENT-TYPE': undefined, 'Content-Type': 'text/plain' },
+    value: 'text/plain',
+  },
   { name: 'no such member', headers: { accept: '*/*' }, value: undefined },
-  { name: 'a member inherited, not its own', headers: Object.create({ 'Content-Type': 'text/plain' }) as Record<string, string>, value: undefined },
+  {
+    name: 'a member inherited, not its own',
+    headers: Object.create({ 'Content-Type': 'text/plain' }) as Record<string, string>,
+    value: undefined,
+  },
 ];
 
 for (const c of valueCases) {

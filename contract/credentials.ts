@@ -5,9 +5,7 @@ import type { Headers } from './types.ts';
 export type Scheme = 'session' | 'pat' | 'legacy';
 
 export type CredentialReading =
-  | { kind: 'none' }
-  | { kind: 'malformed'; reason: string }
-  | { kind: 'credential'; scheme: Scheme; token: string };
+  { kind: 'none' } | { kind: 'malformed'; reason: string } | { kind: 'credential'; scheme: Scheme; token: string };
 
 export const DEFAULT_LEGACY_HEADER = 'X-Svc-Session-Token';
 
@@ -35,7 +33,9 @@ export function readCredentials(headers: Headers, legacyHeader = DEFAULT_LEGACY_
   const legacy = headerValue(headers, legacyHeader);
   if (legacy !== undefined) {
     const token = legacy.trim();
-    return token === '' ? { kind: 'malformed', reason: `empty ${legacyHeader} header` } : { kind: 'credential', scheme: 'legacy', token };
+    return token === ''
+      ? { kind: 'malformed', reason: `empty ${legacyHeader} header` }
+      : { kind: 'credential', scheme: 'legacy', token };
   }
   return { kind: 'none' };
 }
@@ -48,7 +48,8 @@ export function carriesCredentials(headers: Headers, legacyHeader = DEFAULT_LEGA
 function readAuthorization(value: string): CredentialReading {
   // HTTP auth-schemes are case-insensitive (RFC 9110 section 11.1), so "bearer" reads as Bearer.
   const match = /^(\S+) (.*)$/.exec(value.trim());
-  if (!match || match[1].toLowerCase() !== 'bearer') return { kind: 'malformed', reason: 'Authorization is not "Bearer <prefix>:<token>"' };
+  if (!match || match[1].toLowerCase() !== 'bearer')
+    return { kind: 'malformed', reason: 'Authorization is not "Bearer <prefix>:<token>"' };
   const credentials = match[2];
   const scheme = bearerPrefixes[credentials.slice(0, 2)];
   if (!scheme) return { kind: 'malformed', reason: 'Bearer value has no r: or p: prefix' };

@@ -3,7 +3,14 @@
 // written with a fraction or exponent, at their pointers and nowhere else.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { firstInvalidUtf8, memberNameReading, repeatedMemberName, utf8Reading, utf8Text, wholeNumbersWithFraction } from './json-text.ts';
+import {
+  firstInvalidUtf8,
+  memberNameReading,
+  repeatedMemberName,
+  utf8Reading,
+  utf8Text,
+  wholeNumbersWithFraction,
+} from './json-text.ts';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 
@@ -48,10 +55,15 @@ describe('firstInvalidUtf8', () => {
     { name: 'a sequence cut short by ASCII', input: bytes(0xe2, 0x82, 0x22), at: 0 },
     { name: 'Latin-1 é', input: bytes(0x22, 0x63, 0x61, 0x66, 0xe9, 0x22), at: 4 },
   ];
-  for (const c of cases) test(`${c.name}: ${c.at === c.input.length ? 'UTF-8' : `not from byte ${c.at}`}`, () => expect(firstInvalidUtf8(c.input)).toBe(c.at));
+  for (const c of cases)
+    test(`${c.name}: ${c.at === c.input.length ? 'UTF-8' : `not from byte ${c.at}`}`, () =>
+      expect(firstInvalidUtf8(c.input)).toBe(c.at));
 
   test('agrees with a strict decoder on random bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 24 }), (input) => firstInvalidUtf8(input) === strictDecoderStop(input)), { numRuns: 3000, seed: 8259 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 24 }), (input) => firstInvalidUtf8(input) === strictDecoderStop(input)),
+      { numRuns: 3000, seed: 8259 },
+    );
   });
 
   test('utf8Text keeps the text every client decodes and says where the bytes stop being UTF-8', () => {
@@ -62,8 +74,15 @@ describe('firstInvalidUtf8', () => {
 
 describe('repeatedMemberName', () => {
   const json = fc.letrec((tie) => ({
-    value: fc.oneof({ depthSize: 'small' }, fc.constantFrom(1, 'a', '":', 'a\\":b', null), tie('object'), fc.array(tie('value'), { maxLength: 3 })),
-    object: fc.array(fc.tuple(fc.constantFrom('a', 'b', 'meta', '":', 'x\\"'), tie('value'), fc.boolean()), { maxLength: 4 }),
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom(1, 'a', '":', 'a\\":b', null),
+      tie('object'),
+      fc.array(tie('value'), { maxLength: 3 }),
+    ),
+    object: fc.array(fc.tuple(fc.constantFrom('a', 'b', 'meta', '":', 'x\\"'), tie('value'), fc.boolean()), {
+      maxLength: 4,
+    }),
   }));
   /** An object written with its members as listed (repeats kept), a space before some colons. */
   function written(value: unknown): string {
@@ -84,7 +103,7 @@ describe('repeatedMemberName', () => {
     );
   });
 
-  test('the report\'s body: meta given twice', () => {
+  test("the report's body: meta given twice", () => {
     const text = '{"meta":"bogus","meta":{"total":1}}';
     expect(repeatedMemberName(text, JSON.parse(text))).toBe('meta');
   });
@@ -92,30 +111,87 @@ describe('repeatedMemberName', () => {
 
 describe('wholeNumbersWithFraction', () => {
   const pointers = new Set(['/meta/total', '/data/0/count']);
-  const cases: { name: string; text: string; found: { pointer: string; literal: string }[]; at?: ReadonlySet<string> }[] = [
+  const cases: {
+    name: string;
+    text: string;
+    found: { pointer: string; literal: string }[];
+    at?: ReadonlySet<string>;
+  }[] = [
     { name: 'plain integers', text: '{"meta":{"total":10},"data":[{"count":1}]}', found: [] },
-    { name: 'a fraction, an exponent and a zero exponent', text: '{"meta":{"total":10.0},"data":[{"count":1},{"count":0e0},{"count":1E+2}]}', found: [{ pointer: '/meta/total', literal: '10.0' }, { pointer: '/data/0/count', literal: '0e0' }, { pointer: '/data/0/count', literal: '1E+2' }] },
+    {
+      name: 'a fraction, an exponent and a zero exponent',
+      text: '{"meta":{"total":10.0},"data":[{"count":1},{"count":0e0},{"count":1E+2}]}',
+      found: [
+        { pointer: '/meta/total', literal: '10.0' },
+        { pointer: '/data/0/count', literal: '0e0' },
+        { pointer: '/data/0/count', literal: '1E+2' },
+      ],
+    },
     { name: 'a fraction that is not whole (the schema finds it)', text: '{"meta":{"total":1.5}}', found: [] },
-    { name: 'a whole number with a fraction elsewhere', text: '{"meta":{"other":1.0,"total":1},"data":[{"count":2,"x":3e0}]}', found: [] },
-    { name: 'numbers inside strings', text: '{"meta":{"total":1,"note":":1.0, [1e2"},"data":[{"count":2}]}', found: [] },
-    { name: 'a name with an escaped quote before the member', text: '{"meta":{"a\\"":[1.0],"total":2.0}}', found: [{ pointer: '/meta/total', literal: '2.0' }] },
-    { name: 'the member\'s name spelt with a \\u escape', text: '{"meta":{"tot\\u0061l":3.0}}', found: [{ pointer: '/meta/total', literal: '3.0' }] },
-    { name: 'integers as the items of an array', text: '{"sizes":[1,2.0],"other":[3.0]}', found: [{ pointer: '/sizes/0', literal: '2.0' }], at: new Set(['/sizes/0']) },
+    {
+      name: 'a whole number with a fraction elsewhere',
+      text: '{"meta":{"other":1.0,"total":1},"data":[{"count":2,"x":3e0}]}',
+      found: [],
+    },
+    {
+      name: 'numbers inside strings',
+      text: '{"meta":{"total":1,"note":":1.0, [1e2"},"data":[{"count":2}]}',
+      found: [],
+    },
+    {
+      name: 'a name with an escaped quote before the member',
+      text: '{"meta":{"a\\"":[1.0],"total":2.0}}',
+      found: [{ pointer: '/meta/total', literal: '2.0' }],
+    },
+    {
+      name: "the member's name spelt with a \\u escape",
+      text: '{"meta":{"tot\\u0061l":3.0}}',
+      found: [{ pointer: '/meta/total', literal: '3.0' }],
+    },
+    {
+      name: 'integers as the items of an array',
+      text: '{"sizes":[1,2.0],"other":[3.0]}',
+      found: [{ pointer: '/sizes/0', literal: '2.0' }],
+      at: new Set(['/sizes/0']),
+    },
   ];
-  for (const c of cases) test(c.name, () => expect(wholeNumbersWithFraction(c.text, c.at ?? pointers)).toEqual(c.found));
+  for (const c of cases)
+    test(c.name, () => expect(wholeNumbersWithFraction(c.text, c.at ?? pointers)).toEqual(c.found));
 
   test('finds every whole number written with a fraction, whatever digits the strings around it hold', () => {
     // Literals as written: numbers of every form, and strings holding digits before `.`, `e` and `:`.
-    const literal = fc.constantFrom('1', '10', '-2', '1.0', '0e0', '-3E+1', '2.5', '"1.0"', '"a1e2"', '"x: 1.0"', '"c0ffee"', '"v1.2"', '[1.0]', '[2,3e0]');
+    const literal = fc.constantFrom(
+      '1',
+      '10',
+      '-2',
+      '1.0',
+      '0e0',
+      '-3E+1',
+      '2.5',
+      '"1.0"',
+      '"a1e2"',
+      '"x: 1.0"',
+      '"c0ffee"',
+      '"v1.2"',
+      '[1.0]',
+      '[2,3e0]',
+    );
     const member = fc.tuple(fc.constantFrom('total', 'count', 'note'), literal, fc.constantFrom('', ' ', '\n'));
     fc.assert(
       fc.property(fc.array(member, { maxLength: 6 }), (members) => {
         const text = `{"meta":{${members.map(([name, value, space], i) => `"${name}${i}":${space}${value}`).join(',')}}}`;
-        const at = new Set(members.map(([name], i) => `/meta/${name}${i}`).concat(members.map(([name], i) => `/meta/${name}${i}/0`)));
+        const at = new Set(
+          members.map(([name], i) => `/meta/${name}${i}`).concat(members.map(([name], i) => `/meta/${name}${i}/0`)),
+        );
         const expected = members.flatMap(([name, value], i) => {
           const pointer = `/meta/${name}${i}`;
           if (value.startsWith('"')) return [];
-          const numbers = value.startsWith('[') ? value.slice(1, -1).split(',').map((n) => ({ pointer: `${pointer}/0`, literal: n })) : [{ pointer, literal: value }];
+          const numbers = value.startsWith('[')
+            ? value
+                .slice(1, -1)
+                .split(',')
+                .map((n) => ({ pointer: `${pointer}/0`, literal: n }))
+            : [{ pointer, literal: value }];
           return numbers.filter((n) => /[.eE]/.test(n.literal) && Number.isInteger(Number(n.literal)));
         });
         expect(wholeNumbersWithFraction(text, at)).toEqual(expected);

@@ -35,7 +35,8 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
       i += 1;
       continue;
     }
-    const length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    const length =
+      lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
     if (length === 0 || i + length > bytes.length) return i;
     const second = bytes[i + 1];
     // The second byte's range narrows after E0 (no overlong), ED (no surrogate), F0 (no overlong) and F4 (nothing past
@@ -224,7 +225,8 @@ const withArrayItems = new WeakMap<ReadonlySet<string>, boolean>();
 
 function arrayItemPointers(pointers: ReadonlySet<string>): boolean {
   let found = withArrayItems.get(pointers);
-  if (found === undefined) withArrayItems.set(pointers, (found = [...pointers].some((pointer) => pointer.endsWith('/0'))));
+  if (found === undefined)
+    withArrayItems.set(pointers, (found = [...pointers].some((pointer) => pointer.endsWith('/0'))));
   return found;
 }
 

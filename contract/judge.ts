@@ -5,7 +5,15 @@
 import { acceptsRefusable, assessChecks, checkExchange } from './checks.ts';
 import type { Contract, Operation } from './contract.ts';
 import type { Assessment, Finding, HttpRequest, HttpResponse, Judged, ValidateOptions } from './types.ts';
-import { relativePath, responseCoverage, route, validateGenericRequest, validateGenericResponse, validateRequest, validateResponse } from './validate.ts';
+import {
+  relativePath,
+  responseCoverage,
+  route,
+  validateGenericRequest,
+  validateGenericResponse,
+  validateRequest,
+  validateResponse,
+} from './validate.ts';
 
 export interface JudgedRequest {
   /** False for paths outside the contract's base path: those are never judged. */
@@ -37,14 +45,21 @@ export function locate(contract: Contract, method: string, path: string): Locate
 /**
  * `located`: where the request belongs, when the caller located it already (locate's answer for its method and path).
  */
-export function judgeRequest(contract: Contract, request: HttpRequest, options: ValidateOptions = {}, located: Located = locate(contract, request.method, request.path)): JudgedRequest {
+export function judgeRequest(
+  contract: Contract,
+  request: HttpRequest,
+  options: ValidateOptions = {},
+  located: Located = locate(contract, request.method, request.path),
+): JudgedRequest {
   const { inApi, operation } = located;
   if (!inApi) return { inApi, operation, request, findings: [] };
   if (operation) return { inApi, operation, request, findings: validateRequest(contract, operation, request, options) };
   const key = unspecifiedOperationKey(contract, request.method, request.path);
   const findings = [
     ...validateGenericRequest(contract, request, options),
-    contract.finding(UNSPECIFIED_OPERATION, 'request', { message: `traffic to ${key}, which the specification names at most without method, path or payload; judged by the generic JSON:API rules only` }),
+    contract.finding(UNSPECIFIED_OPERATION, 'request', {
+      message: `traffic to ${key}, which the specification names at most without method, path or payload; judged by the generic JSON:API rules only`,
+    }),
   ];
   return { inApi, operation, request, findings };
 }
@@ -54,17 +69,35 @@ export function judgeRequest(contract: Contract, request: HttpRequest, options: 
  * request it must refuse is judged once, under what the request broke: what it sends back for
  * such a request is not defined, so its body is not judged as well.
  */
-export function judgeResponse(contract: Contract, judged: JudgedRequest, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
+export function judgeResponse(
+  contract: Contract,
+  judged: JudgedRequest,
+  response: HttpResponse,
+  options: ValidateOptions = {},
+): Finding[] {
   if (!judged.inApi) return [];
   const { operation, request } = judged;
   const { judgedResponse, responseOptions } = asJudged(judged, response, options);
-  const findings = operation ? validateResponse(contract, operation, judgedResponse, responseOptions) : validateGenericResponse(contract, judgedResponse, responseOptions);
-  findings.push(...checkExchange(contract, { operation, request, response: judgedResponse, requestFindings: judged.findings }, responseOptions));
+  const findings = operation
+    ? validateResponse(contract, operation, judgedResponse, responseOptions)
+    : validateGenericResponse(contract, judgedResponse, responseOptions);
+  findings.push(
+    ...checkExchange(
+      contract,
+      { operation, request, response: judgedResponse, requestFindings: judged.findings },
+      responseOptions,
+    ),
+  );
   return findings;
 }
 
 /** Every finding of one exchange: the request's, then the response's and the exchange's. */
-export function judgeExchange(contract: Contract, request: HttpRequest, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
+export function judgeExchange(
+  contract: Contract,
+  request: HttpRequest,
+  response: HttpResponse,
+  options: ValidateOptions = {},
+): Finding[] {
   const judged = judgeRequest(contract, request, options);
   return [...judged.findings, ...judgeResponse(contract, judged, response, options)];
 }
@@ -75,23 +108,45 @@ export function judgeExchange(contract: Contract, request: HttpRequest, response
  * every requirement the response's validation gave something to judge. The suite counts these, so
  * that "passed" means a judge that can break the requirement judged an exchange and it held.
  */
-export function assessExchange(contract: Contract, request: HttpRequest, response: HttpResponse, options: ValidateOptions = {}): Assessment {
+export function assessExchange(
+  contract: Contract,
+  request: HttpRequest,
+  response: HttpResponse,
+  options: ValidateOptions = {},
+): Assessment {
   const judged = judgeRequest(contract, request, options);
   if (!judged.inApi) return { findings: [], judged: [], unjudged: [] };
   const { operation } = judged;
   const { judgedResponse, responseOptions } = asJudged(judged, response, options);
-  const responseFindings = operation ? validateResponse(contract, operation, judgedResponse, responseOptions) : validateGenericResponse(contract, judgedResponse, responseOptions);
-  const checks = assessChecks(contract, { operation, request, response: judgedResponse, requestFindings: judged.findings }, responseOptions);
+  const responseFindings = operation
+    ? validateResponse(contract, operation, judgedResponse, responseOptions)
+    : validateGenericResponse(contract, judgedResponse, responseOptions);
+  const checks = assessChecks(
+    contract,
+    { operation, request, response: judgedResponse, requestFindings: judged.findings },
+    responseOptions,
+  );
   const findings = [...judged.findings, ...responseFindings, ...checks.findings];
-  const named: Judged[] = [...judged.findings, ...responseFindings].map(({ requirement, location }) => ({ requirement, location }));
-  return { findings, judged: [...named, ...responseCoverage(contract, operation, judgedResponse, responseOptions), ...checks.judged], unjudged: checks.unjudged };
+  const named: Judged[] = [...judged.findings, ...responseFindings].map(({ requirement, location }) => ({
+    requirement,
+    location,
+  }));
+  return {
+    findings,
+    judged: [...named, ...responseCoverage(contract, operation, judgedResponse, responseOptions), ...checks.judged],
+    unjudged: checks.unjudged,
+  };
 }
 
 /**
  * A specified operation that serves a request it must refuse is judged under what the request broke: its body is not
  * judged as well.
  */
-function asJudged(judged: JudgedRequest, response: HttpResponse, options: ValidateOptions): { judgedResponse: HttpResponse; responseOptions: ValidateOptions } {
+function asJudged(
+  judged: JudgedRequest,
+  response: HttpResponse,
+  options: ValidateOptions,
+): { judgedResponse: HttpResponse; responseOptions: ValidateOptions } {
   const served = acceptsRefusable({ operation: judged.operation, response, requestFindings: judged.findings });
   return {
     judgedResponse: served ? withoutBody(response) : response,

@@ -3,7 +3,20 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { assessChecks, checkExchange, Contract, exchangeChecks, judgesOf, JUDGES_OUTSIDE_CHECKS, MEDIA_TYPE, requirementsBoundFor, requirementsBoundTo, SCHEMA_DIR, validateRequest, type Requirement } from './index.ts';
+import {
+  assessChecks,
+  checkExchange,
+  Contract,
+  exchangeChecks,
+  judgesOf,
+  JUDGES_OUTSIDE_CHECKS,
+  MEDIA_TYPE,
+  requirementsBoundFor,
+  requirementsBoundTo,
+  SCHEMA_DIR,
+  validateRequest,
+  type Requirement,
+} from './index.ts';
 import { isTemplateUse, type TemplateUse } from './catalogue.ts';
 import { grownContract } from '../test-support/grown-contract.ts';
 import { contract, credentials, list } from './test-support.ts';
@@ -15,9 +28,15 @@ const requirementsText = readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8');
  * A contract whose catalogue is changed by `change`, and its openapi.yaml by `changeOpenapi` (the shipped ones are left
  * alone).
  */
-function contractWith(change: (requirements: Requirement[]) => Requirement[], changeOpenapi: (text: string) => string = (text) => text): Contract {
+function contractWith(
+  change: (requirements: Requirement[]) => Requirement[],
+  changeOpenapi: (text: string) => string = (text) => text,
+): Contract {
   const catalogue = parseYaml(requirementsText) as { requirements: Requirement[]; templates?: unknown[] };
-  return new Contract(changeOpenapi(openapiText), stringifyYaml({ ...catalogue, requirements: change(catalogue.requirements) }));
+  return new Contract(
+    changeOpenapi(openapiText),
+    stringifyYaml({ ...catalogue, requirements: change(catalogue.requirements) }),
+  );
 }
 
 /** The checks that judge by role, with the roles each judges. */
@@ -44,7 +63,9 @@ describe('the binding of requirements to their judges', () => {
 
   it('names only judges the kit has', () => {
     const known = new Set([...checkNames, ...JUDGES_OUTSIDE_CHECKS]);
-    const unknown = contract.requirements.flatMap((r) => (r.judgedBy ?? []).filter((name) => !known.has(name)).map((name) => `${r.id}: ${name}`));
+    const unknown = contract.requirements.flatMap((r) =>
+      (r.judgedBy ?? []).filter((name) => !known.has(name)).map((name) => `${r.id}: ${name}`),
+    );
     expect(unknown).toEqual([]);
   });
 
@@ -62,9 +83,22 @@ describe('the binding of requirements to their judges', () => {
     );
     const unlistedSuccess = exchangeChecks.find((check) => check.name === 'unlistedSuccess')!;
     expect(requirementsBoundTo(renamed, unlistedSuccess).has('HL-CREATED-AS-LISTED')).toBe(true);
-    const request = { method: 'POST', path: '/v3/highlights', headers: { ...credentials, 'content-type': MEDIA_TYPE }, bodyText: '{"data":{"type":"Highlight"}}' };
-    const created = { operation: renamed.operation('createHighlight'), request, response: { status: 202, headers: {} }, requestFindings: [] };
-    expect(assessChecks(renamed, created).judged).toContainEqual({ requirement: 'HL-CREATED-AS-LISTED', location: 'response' });
+    const request = {
+      method: 'POST',
+      path: '/v3/highlights',
+      headers: { ...credentials, 'content-type': MEDIA_TYPE },
+      bodyText: '{"data":{"type":"Highlight"}}',
+    };
+    const created = {
+      operation: renamed.operation('createHighlight'),
+      request,
+      response: { status: 202, headers: {} },
+      requestFindings: [],
+    };
+    expect(assessChecks(renamed, created).judged).toContainEqual({
+      requirement: 'HL-CREATED-AS-LISTED',
+      location: 'response',
+    });
   });
 
   it('binds the requirement an operation names for a role to every check that declares the role, and to no other', () => {
@@ -81,65 +115,139 @@ describe('the binding of requirements to their judges', () => {
     expect(
       checksByRole.filter((check) => !named(check)).map((check) => `${check.name} judges a role no operation names`),
     ).toEqual([]);
-    const unnamed = contractWith((requirements) => requirements, (text) => text.replace('        relationshipsEcho: HL-RESPONSE-RELATIONSHIPS\n', ''));
+    const unnamed = contractWith(
+      (requirements) => requirements,
+      (text) => text.replace('        relationshipsEcho: HL-RESPONSE-RELATIONSHIPS\n', ''),
+    );
     expect(judgesOf(unnamed, 'HL-RESPONSE-RELATIONSHIPS')).not.toContain('createdResourceEchoes');
   });
 
   it('states each binding once: no judgedBy names a check a role already binds the requirement to', () => {
-    const restated = contract.requirements.flatMap((r) => (r.judgedBy ?? []).filter((name) => checksByRole.some((check) => check.name === name && check.roles!.some((role) => contract.requirementsInRole(role).includes(r.id)))).map((name) => `${r.id}: ${name}`));
+    const restated = contract.requirements.flatMap((r) =>
+      (r.judgedBy ?? [])
+        .filter((name) =>
+          checksByRole.some(
+            (check) =>
+              check.name === name && check.roles!.some((role) => contract.requirementsInRole(role).includes(r.id)),
+          ),
+        )
+        .map((name) => `${r.id}: ${name}`),
+    );
     expect(restated).toEqual([]);
   });
 
   it('binds invalidAnswered2xx to exactly what serving a request the contract rejects can break', () => {
     // A MUST a request can break: the schema's request routes, malformed credentials, the request media type.
-    const requestMusts = contract.requirements.filter((r) => r.level === 'MUST' && (r.schemaFindings?.some((route) => route.location === 'request' && route.operation !== 'generic') || r.id === 'AUTH-401-MALFORMED' || r.id === 'MEDIA-TYPE-REQUEST'));
+    const requestMusts = contract.requirements.filter(
+      (r) =>
+        r.level === 'MUST' &&
+        (r.schemaFindings?.some((route) => route.location === 'request' && route.operation !== 'generic') ||
+          r.id === 'AUTH-401-MALFORMED' ||
+          r.id === 'MEDIA-TYPE-REQUEST'),
+    );
     const derived = new Set(requestMusts.map((r) => contract.requirementBrokenByAccepting(r.id).id));
     expect([...contract.requirementsJudgedBy('invalidAnswered2xx')].sort()).toEqual([...derived].sort());
   });
 
   it('refuses a check that judges a requirement the catalogue does not bind to it', () => {
-    const unbound = contractWith((requirements) => requirements.map((r) => (r.id === 'AUTH-WWW-AUTHENTICATE' ? { ...r, judgedBy: ['suiteCase'] } : r)));
-    expect(() => assessChecks(unbound, unauthorizedWithoutHeader)).toThrow('check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE, which the catalogue does not bind to it');
-    expect(() => checkExchange(unbound, unauthorizedWithoutHeader)).toThrow('check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE');
-    const held = { ...unauthorizedWithoutHeader, response: { ...unauthorizedWithoutHeader.response, headers: { ...unauthorizedWithoutHeader.response.headers, 'www-authenticate': 'Bearer' } } };
+    const unbound = contractWith((requirements) =>
+      requirements.map((r) => (r.id === 'AUTH-WWW-AUTHENTICATE' ? { ...r, judgedBy: ['suiteCase'] } : r)),
+    );
+    expect(() => assessChecks(unbound, unauthorizedWithoutHeader)).toThrow(
+      'check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE, which the catalogue does not bind to it',
+    );
+    expect(() => checkExchange(unbound, unauthorizedWithoutHeader)).toThrow(
+      'check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE',
+    );
+    const held = {
+      ...unauthorizedWithoutHeader,
+      response: {
+        ...unauthorizedWithoutHeader.response,
+        headers: { ...unauthorizedWithoutHeader.response.headers, 'www-authenticate': 'Bearer' },
+      },
+    };
     expect(() => assessChecks(unbound, held)).toThrow('check wwwAuthenticateOn401 judged AUTH-WWW-AUTHENTICATE');
     expect(() => assessChecks(contract, held)).not.toThrow();
   });
 
   it("blames, on each list, the requirement that list names for a role: a second list's wrong page is never reported under the first's ids", () => {
-    const first = openapiText.slice(openapiText.indexOf('  /notification-groups:'), openapiText.indexOf('  /attribute-configs:'));
-    const second = first.replace('/notification-groups:', '/zz-proof-pages:').replace('operationId: listNotificationGroups', 'operationId: zzProofListPages').replace(/: NG-/g, ': ZZ-');
+    const first = openapiText.slice(
+      openapiText.indexOf('  /notification-groups:'),
+      openapiText.indexOf('  /attribute-configs:'),
+    );
+    const second = first
+      .replace('/notification-groups:', '/zz-proof-pages:')
+      .replace('operationId: listNotificationGroups', 'operationId: zzProofListPages')
+      .replace(/: NG-/g, ': ZZ-');
     // The second list takes the first's own requirements under other ids, and the same templates.
     const asSecond = (entry: Requirement | TemplateUse): Requirement | TemplateUse =>
       isTemplateUse(entry)
         ? { ...entry, operation: 'zzProofListPages', prefix: 'ZZ' }
-        : { ...entry, id: entry.id.replace(/^NG-/, 'ZZ-'), ...(entry.schemaFindings ? { schemaFindings: entry.schemaFindings.map((route) => ({ ...route, operation: 'zzProofListPages' })) } : {}) };
-    const ofFirst = (entry: Requirement | TemplateUse) => (isTemplateUse(entry) ? entry.operation === 'listNotificationGroups' : entry.id.startsWith('NG-'));
+        : {
+            ...entry,
+            id: entry.id.replace(/^NG-/, 'ZZ-'),
+            ...(entry.schemaFindings
+              ? { schemaFindings: entry.schemaFindings.map((route) => ({ ...route, operation: 'zzProofListPages' })) }
+              : {}),
+          };
+    const ofFirst = (entry: Requirement | TemplateUse) =>
+      isTemplateUse(entry) ? entry.operation === 'listNotificationGroups' : entry.id.startsWith('NG-');
     const twoLists = contractWith(
-      (requirements) => [...requirements, ...(requirements as (Requirement | TemplateUse)[]).filter(ofFirst).map(asSecond)] as Requirement[],
+      (requirements) =>
+        [
+          ...requirements,
+          ...(requirements as (Requirement | TemplateUse)[]).filter(ofFirst).map(asSecond),
+        ] as Requirement[],
       (text) => text.replace('  /attribute-configs:', `${second}  /attribute-configs:`),
     );
     const arithmetic = exchangeChecks.find((check) => check.name === 'listPageArithmetic')!;
-    const items = Array.from({ length: 10 }, (_, i) => ({ id: i.toString(16).padStart(24, '0'), type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'Exams', defaultValue: false, description: 'Exams' } }));
+    const items = Array.from({ length: 10 }, (_, i) => ({
+      id: i.toString(16).padStart(24, '0'),
+      type: 'NotificationGroup',
+      attributes: { groupId: 'Exams', label: 'Exams', defaultValue: false, description: 'Exams' },
+    }));
     const wrongPages = (operationId: string, path: string) => ({
       operation: twoLists.operation(operationId),
-      request: { method: 'GET', path: `/v3${path}?filter[type]=user&page[limit]=10&page[offset]=0`, headers: credentials },
-      response: { status: 200, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ data: items, meta: { total: 25, pages: 2, page: 1, offset: 0, limit: 10 } }) },
+      request: {
+        method: 'GET',
+        path: `/v3${path}?filter[type]=user&page[limit]=10&page[offset]=0`,
+        headers: credentials,
+      },
+      response: {
+        status: 200,
+        headers: { 'content-type': MEDIA_TYPE },
+        bodyText: JSON.stringify({ data: items, meta: { total: 25, pages: 2, page: 1, offset: 0, limit: 10 } }),
+      },
       requestFindings: [],
     });
     const onSecond = assessChecks(twoLists, wrongPages('zzProofListPages', '/zz-proof-pages'));
     expect(onSecond.findings.map((f) => f.requirement)).toEqual(['ZZ-META-PAGES']);
     expect(onSecond.judged.map((j) => j.requirement).filter((id) => id.startsWith('NG-'))).toEqual([]);
-    expect(checkExchange(twoLists, wrongPages('listNotificationGroups', '/notification-groups')).map((f) => f.requirement)).toEqual(['NG-META-PAGES']);
+    expect(
+      checkExchange(twoLists, wrongPages('listNotificationGroups', '/notification-groups')).map((f) => f.requirement),
+    ).toEqual(['NG-META-PAGES']);
     expect(requirementsBoundTo(twoLists, arithmetic).has('NG-META-PAGES')).toBe(true);
-    expect(requirementsBoundFor(twoLists, arithmetic, twoLists.operation('zzProofListPages')).has('NG-META-PAGES')).toBe(false);
+    expect(
+      requirementsBoundFor(twoLists, arithmetic, twoLists.operation('zzProofListPages')).has('NG-META-PAGES'),
+    ).toBe(false);
   });
 
   it('binds what the validation emits: credentials, media type and ObjectId', () => {
-    const request = { method: 'POST', path: '/v3/highlights', headers: { authorization: 'Bearer x:token', 'content-type': 'text/plain' }, bodyText: '{}' };
-    const emitted = validateRequest(contract, contract.operation('createHighlight'), request).filter((f) => !contract.judgesOf(f.requirement).includes('schema'));
+    const request = {
+      method: 'POST',
+      path: '/v3/highlights',
+      headers: { authorization: 'Bearer x:token', 'content-type': 'text/plain' },
+      bodyText: '{}',
+    };
+    const emitted = validateRequest(contract, contract.operation('createHighlight'), request).filter(
+      (f) => !contract.judgesOf(f.requirement).includes('schema'),
+    );
     expect(emitted.map((f) => f.requirement)).toEqual(['AUTH-401-MALFORMED', 'MEDIA-TYPE-REQUEST']);
-    expect(emitted.every((f) => contract.judgesOf(f.requirement).includes(f.requirement === 'AUTH-401-MALFORMED' ? 'credentials' : 'mediaType'))).toBe(true);
+    expect(
+      emitted.every((f) =>
+        contract.judgesOf(f.requirement).includes(f.requirement === 'AUTH-401-MALFORMED' ? 'credentials' : 'mediaType'),
+      ),
+    ).toBe(true);
     expect(contract.judgesOf('RES-ID-OBJECTID')).toEqual(['objectId']);
   });
 });

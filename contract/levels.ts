@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import type { Level, Location } from './types.ts';
 
-const catalogueSchema = JSON.parse(readFileSync(new URL('../schemas/requirements.schema.json', import.meta.url), 'utf8')) as { $defs: { requirement: { properties: { level: { enum: Level[] } } } } };
+const catalogueSchema = JSON.parse(
+  readFileSync(new URL('../schemas/requirements.schema.json', import.meta.url), 'utf8'),
+) as { $defs: { requirement: { properties: { level: { enum: Level[] } } } } };
 
 export const LEVELS: readonly Level[] = catalogueSchema.$defs.requirement.properties.level.enum;
 

@@ -67,7 +67,11 @@ export function filterMembers(operation: Operation): FilterMember[] {
   const required = new Set((schema?.required ?? []) as string[]);
   return Object.entries(objectOf(schema?.properties) ?? {}).map(([name, member]) => {
     const memberSchema = objectOf(member) ?? {};
-    const values = Array.isArray(memberSchema.enum) ? memberSchema.enum : memberSchema.const !== undefined ? [memberSchema.const] : [];
+    const values = Array.isArray(memberSchema.enum)
+      ? memberSchema.enum
+      : memberSchema.const !== undefined
+        ? [memberSchema.const]
+        : [];
     return { name, required: required.has(name), values: values.map(String), schema: memberSchema };
   });
 }

@@ -65,10 +65,11 @@ const serverAttributesOf = new WeakMap<Operation, ServerAttribute[]>();
 export function serverAttributes(operation: Operation): ServerAttribute[] {
   let attributes = serverAttributesOf.get(operation);
   if (!attributes) {
-    const named = (members: BodyMember[]) => members.flatMap((m) => {
-      const token = ATTRIBUTE.exec(m.pointer)?.[1];
-      return token === undefined ? [] : [{ ...m, name: unescapeToken(token) }];
-    });
+    const named = (members: BodyMember[]) =>
+      members.flatMap((m) => {
+        const token = ATTRIBUTE.exec(m.pointer)?.[1];
+        return token === undefined ? [] : [{ ...m, name: unescapeToken(token) }];
+      });
     const sent = new Set(named(bodyMembers(operation)).map((m) => m.name));
     const body = successBody(operation);
     attributes = body ? named(schemaMembers(body)).filter((m) => !sent.has(m.name)) : [];
@@ -90,7 +91,11 @@ export function namesShownAt(schema: Schema, pointer: string): ReadonlySet<strin
   const members = schemaMembers(schema);
   if (!members.some((m) => m.pointer === pointer && m.namesNotShown)) return undefined;
   const prefix = `${pointer}/`;
-  return new Set(members.filter((m) => m.pointer.startsWith(prefix) && !m.pointer.slice(prefix.length).includes('/')).map((m) => unescapeToken(m.pointer.slice(prefix.length))));
+  return new Set(
+    members
+      .filter((m) => m.pointer.startsWith(prefix) && !m.pointer.slice(prefix.length).includes('/'))
+      .map((m) => unescapeToken(m.pointer.slice(prefix.length))),
+  );
 }
 
 /** Every typed member of any resolved schema, the root itself (pointer "") first. */
@@ -132,7 +137,11 @@ function collect(schema: Schema, pointer: string, required: boolean, out: BodyMe
 export function mergeAllOf(schema: Schema): Schema {
   const parts = (schema.allOf ?? []) as Schema[];
   if (parts.length === 0) return schema;
-  const merged: Schema = { ...schema, properties: { ...(schema.properties as Schema) }, required: [...((schema.required ?? []) as string[])] };
+  const merged: Schema = {
+    ...schema,
+    properties: { ...(schema.properties as Schema) },
+    required: [...((schema.required ?? []) as string[])],
+  };
   for (const part of parts.map(mergeAllOf)) {
     Object.assign(merged.properties as Schema, part.properties);
     (merged.required as string[]).push(...((part.required ?? []) as string[]));
@@ -192,7 +201,11 @@ export interface RecordMember {
 
 /** Every request member the contract marks `x-record`, operation by operation, in the contract's order. */
 export function recordMembers(operations: Operation[]): RecordMember[] {
-  return operations.flatMap((operation) => bodyMembers(operation).flatMap((m) => (m.record === undefined ? [] : [{ operation, pointer: m.pointer, kind: m.record }])));
+  return operations.flatMap((operation) =>
+    bodyMembers(operation).flatMap((m) =>
+      m.record === undefined ? [] : [{ operation, pointer: m.pointer, kind: m.record }],
+    ),
+  );
 }
 
 /**

@@ -24,7 +24,12 @@ type Schema = Record<string, unknown>;
  * shape, errors are only counted into one problem standing for them: no report lists more
  * (contract/bounds.ts), and describing hundreds of them would cost more than finding them.
  */
-export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, includeValues: boolean, listedPerShape: number = FINDING_LIMITS.perRule): SchemaProblem[] {
+export function problemsFromErrors(
+  errors: ErrorObject[],
+  inQuery: boolean,
+  includeValues: boolean,
+  listedPerShape: number = FINDING_LIMITS.perRule,
+): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   // The messages listed so far at each pointer: a key joining pointer and message would be built
   // and hashed for every problem, where most pointers come once.
@@ -44,7 +49,10 @@ export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, incl
     }
     shape.listed += 1;
     // An error without its schema (the quick validator's, validate.ts) can only be located.
-    const problem = error.parentSchema !== undefined && (worded < SCHEMA_ERRORS_WORDED || inQuery) ? describeError(error, inQuery, includeValues) : locatedOnly(error, inQuery);
+    const problem =
+      error.parentSchema !== undefined && (worded < SCHEMA_ERRORS_WORDED || inQuery)
+        ? describeError(error, inQuery, includeValues)
+        : locatedOnly(error, inQuery);
     worded += 1;
     const messages = listedAt.get(problem.pointer);
     if (messages?.includes(problem.message)) continue;
@@ -55,7 +63,13 @@ export function problemsFromErrors(errors: ErrorObject[], inQuery: boolean, incl
   for (const { firstUncounted, uncounted } of shapes.values()) {
     if (firstUncounted === null) continue;
     const { keyword, pointer, expected } = locatedOnly(firstUncounted, inQuery);
-    problems.push({ keyword, pointer, message: `and ${uncounted} more like ${pointer || 'the document'} (${keyword}), not described`, expected, omitted: uncounted - 1 });
+    problems.push({
+      keyword,
+      pointer,
+      message: `and ${uncounted} more like ${pointer || 'the document'} (${keyword}), not described`,
+      expected,
+      omitted: uncounted - 1,
+    });
   }
   return problems;
 }
@@ -72,9 +86,13 @@ function withoutBranchNoise(errors: ErrorObject[]): ErrorObject[] {
   let kept = errors;
   for (const error of errors.filter((e) => combinators.has(e.keyword))) {
     const prefix = error.schemaPath + '/';
-    const branch = error.keyword === 'not' ? -1 : branchOfType((error.parentSchema)?.[error.keyword], error.data);
+    const branch = error.keyword === 'not' ? -1 : branchOfType(error.parentSchema?.[error.keyword], error.data);
     const keep = branch < 0 ? undefined : `${prefix}${branch}/`;
-    kept = kept.filter((e) => (e === error ? keep === undefined : !e.schemaPath.startsWith(prefix) || (keep !== undefined && e.schemaPath.startsWith(keep))));
+    kept = kept.filter((e) =>
+      e === error
+        ? keep === undefined
+        : !e.schemaPath.startsWith(prefix) || (keep !== undefined && e.schemaPath.startsWith(keep)),
+    );
   }
   return kept;
 }
@@ -99,7 +117,8 @@ function admitsType(type: unknown, value: unknown): boolean {
  */
 function withoutSameMemberEchoes(errors: ErrorObject[]): ErrorObject[] {
   if (!errors.some((e) => e.keyword === 'type' || combinators.has(e.keyword))) return errors;
-  const byPath = (keywords: string[]) => new Set(errors.filter((e) => keywords.includes(e.keyword)).map((e) => e.instancePath));
+  const byPath = (keywords: string[]) =>
+    new Set(errors.filter((e) => keywords.includes(e.keyword)).map((e) => e.instancePath));
   const withValues = byPath(['enum', 'const']);
   const withType = byPath(['type']);
   return errors.filter((e) => {
@@ -116,14 +135,23 @@ function cutPointer(pointer: string): string {
 
 /** A body error past the worded ones: where and which keyword, in a sentence that costs nothing to build. */
 function locatedOnly(error: ErrorObject, inQuery: boolean): SchemaProblem {
-  const path = error.keyword === 'required' ? `${error.instancePath}/${escapeToken(String((error.params as { missingProperty: string }).missingProperty))}` : error.instancePath;
+  const path =
+    error.keyword === 'required'
+      ? `${error.instancePath}/${escapeToken(String((error.params as { missingProperty: string }).missingProperty))}`
+      : error.instancePath;
   const pointer = cutPointer(inQuery ? locate(path.split('/').slice(1).map(unescapeToken), true) : path);
-  return { keyword: error.keyword, pointer, message: `${pointer || 'the document'} breaks the schema (${error.keyword})`, expected: `valid (${error.keyword})` };
+  return {
+    keyword: error.keyword,
+    pointer,
+    message: `${pointer || 'the document'} breaks the schema (${error.keyword})`,
+    expected: `valid (${error.keyword})`,
+  };
 }
 
 function describeError(error: ErrorObject, inQuery: boolean, includeValues: boolean): SchemaProblem {
   const schema = (error.parentSchema ?? {}) as Schema;
-  const tokens = inQuery || error.keyword === 'required' ? error.instancePath.split('/').slice(1).map(unescapeToken) : [];
+  const tokens =
+    inQuery || error.keyword === 'required' ? error.instancePath.split('/').slice(1).map(unescapeToken) : [];
   if (error.keyword === 'required') {
     const missing = String((error.params as { missingProperty: string }).missingProperty);
     const memberTokens = [...tokens, missing, ...queryMemberOf(schema, missing, inQuery)];
@@ -134,7 +162,13 @@ function describeError(error: ErrorObject, inQuery: boolean, includeValues: bool
   const where = cutPointer(inQuery ? locate(tokens, true) : error.instancePath);
   const got = includeValues ? showValue(error.data) : jsonTypeOf(error.data);
   const expected = expectationOf(error, schema);
-  return { keyword: error.keyword, pointer: where, message: `${name(where)} must be ${expected}, got ${got}`, expected, actual: got };
+  return {
+    keyword: error.keyword,
+    pointer: where,
+    message: `${name(where)} must be ${expected}, got ${got}`,
+    expected,
+    actual: got,
+  };
 }
 
 /** A missing required deepObject parameter is named by its required member: `filter[type]`. */
@@ -214,7 +248,9 @@ function exclusion(schema: Schema | undefined): string {
 }
 
 function list(items: string[], conjunction: string): string {
-  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
+  return items.length < 2
+    ? items.join('')
+    : `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
 }
 
 function withArticle(type: string): string {
@@ -274,11 +310,23 @@ function jsonBeginning(value: unknown, limit: number): string | undefined {
       const prototype: unknown = Object.getPrototypeOf(item);
       if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in item) return false;
       const members = Object.entries(item).filter(([, member]) => member !== undefined);
-      return writeList(item, members, '{', '}', ([key, member]) => write(key, false) && ((text += ':'), write(member, false)));
+      return writeList(
+        item,
+        members,
+        '{',
+        '}',
+        ([key, member]) => write(key, false) && ((text += ':'), write(member, false)),
+      );
     }
     return true;
   }
-  function writeList<T>(container: object, items: T[], open: string, close: string, writeItem: (item: T) => boolean): boolean {
+  function writeList<T>(
+    container: object,
+    items: T[],
+    open: string,
+    close: string,
+    writeItem: (item: T) => boolean,
+  ): boolean {
     ancestors.push(container);
     text += open;
     for (const [index, item] of items.entries()) {

@@ -8,10 +8,21 @@ import { describe, expect, it } from 'vitest';
 import { contract } from './test-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const PRODUCT_FOLDERS = ['cli', 'contract', 'proxy', 'reports', 'run-protocol', 'server', 'suites', 'targets', 'traffic'];
+const PRODUCT_FOLDERS = [
+  'cli',
+  'contract',
+  'proxy',
+  'reports',
+  'run-protocol',
+  'server',
+  'suites',
+  'targets',
+  'traffic',
+];
 /** Data, not code: the catalogues of faults and choices bind their entries to operations by name. */
 const DATA_FILES = new Set(['server/faults.ts', 'server/choices.ts']);
-const isTestCode = (path: string) => /\.test\.ts$|test-support\.ts$|-fixtures\.ts$|\.spec\.ts$|proof[-\w]*\.ts$/.test(path);
+const isTestCode = (path: string) =>
+  /\.test\.ts$|test-support\.ts$|-fixtures\.ts$|\.spec\.ts$|proof[-\w]*\.ts$/.test(path);
 
 function productFiles(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { withFileTypes: true, recursive: true })
@@ -24,7 +35,12 @@ function productFiles(folder: string): string[] {
  * The requirements that belong to one operation: one it names for a role, or one whose every route names an operation.
  */
 const operationIds = contract.requirements
-  .filter((r) => contract.operations.some((o) => Object.values(o.roles).includes(r.id)) || (r.schemaFindings !== undefined && r.schemaFindings.every((route) => route.operation !== undefined && route.operation !== 'generic')))
+  .filter(
+    (r) =>
+      contract.operations.some((o) => Object.values(o.roles).includes(r.id)) ||
+      (r.schemaFindings !== undefined &&
+        r.schemaFindings.every((route) => route.operation !== undefined && route.operation !== 'generic')),
+  )
   .map((r) => r.id);
 
 /** The text without its block comments and whole-line comments, where examples may name an id. */
@@ -34,13 +50,17 @@ function withoutComments(text: string): string {
 
 describe('requirement ids of one operation in product code', () => {
   it('finds the requirements that belong to one operation', () => {
-    expect(operationIds).toEqual(expect.arrayContaining(['NG-META-PAGES', 'AC-CREATE-201', 'HL-RESPONSE-RELATIONSHIPS']));
+    expect(operationIds).toEqual(
+      expect.arrayContaining(['NG-META-PAGES', 'AC-CREATE-201', 'HL-RESPONSE-RELATIONSHIPS']),
+    );
   });
 
   it('are written nowhere as a literal outside the contract and the fault and choice catalogues', () => {
     const literal = new RegExp(`(['"\`])(${operationIds.join('|')})\\1`, 'g');
     const code = (path: string) => withoutComments(readFileSync(join(ROOT, path), 'utf8'));
-    const found = PRODUCT_FOLDERS.flatMap(productFiles).flatMap((path) => [...code(path).matchAll(literal)].map((match) => `${path}: ${match[2]}`));
+    const found = PRODUCT_FOLDERS.flatMap(productFiles).flatMap((path) =>
+      [...code(path).matchAll(literal)].map((match) => `${path}: ${match[2]}`),
+    );
     expect(found).toEqual([]);
   });
 });

@@ -14,7 +14,14 @@ type Schema = Record<string, unknown>;
  * success body's `data` is an array) names the rules of sections 4.1, 8 and 9 that every list
  * follows in LIST_ROLES.
  */
-export const OPERATION_ROLES = ['success', 'responseShape', 'serverAttributes', 'attributesEcho', 'relationshipsEcho', 'pageLength'] as const;
+export const OPERATION_ROLES = [
+  'success',
+  'responseShape',
+  'serverAttributes',
+  'attributesEcho',
+  'relationshipsEcho',
+  'pageLength',
+] as const;
 
 /**
  * The roles a list's requirements play beside `success`, `responseShape` and `pageLength`:

@@ -32,7 +32,10 @@ export function parseYamlCached(name: string, text: string, directory = PARSE_CA
   try {
     mkdirSync(directory, { recursive: true });
     writeEntry(file, JSON.stringify(value));
-    for (const older of readdirSync(directory).filter((entry) => entry.startsWith(`${name}-`) && entry.endsWith('.json') && entry !== `${name}-${key}.json`)) rmSync(join(directory, older), { force: true });
+    for (const older of readdirSync(directory).filter(
+      (entry) => entry.startsWith(`${name}-`) && entry.endsWith('.json') && entry !== `${name}-${key}.json`,
+    ))
+      rmSync(join(directory, older), { force: true });
   } catch {
     // Not writable: the next process parses again.
   }

@@ -8,38 +8,106 @@ const list = contract.operation('listNotificationGroups');
 
 const golden: { description: string; query: string; expected: Record<string, unknown> }[] = [
   { description: 'literal brackets', query: 'filter[type]=portal', expected: { filter: { type: 'portal' } } },
-  { description: 'percent-encoded brackets', query: 'filter%5Btype%5D=portal', expected: { filter: { type: 'portal' } } },
+  {
+    description: 'percent-encoded brackets',
+    query: 'filter%5Btype%5D=portal',
+    expected: { filter: { type: 'portal' } },
+  },
   { description: 'lowercase percent-encoding', query: 'filter%5btype%5d=user', expected: { filter: { type: 'user' } } },
   { description: 'half-encoded brackets', query: 'filter%5Btype]=user', expected: { filter: { type: 'user' } } },
   { description: 'a leading question mark', query: '?filter[type]=portal', expected: { filter: { type: 'portal' } } },
   { description: 'an empty query', query: '', expected: {} },
-  { description: 'empty pairs between ampersands', query: 'filter[type]=portal&&page[limit]=1&', expected: { filter: { type: 'portal' }, page: { limit: 1 } } },
-  { description: 'a repeated member becomes a list of its values', query: 'filter[type]=portal&filter[type]=user', expected: { filter: { type: ['portal', 'user'] } } },
+  {
+    description: 'empty pairs between ampersands',
+    query: 'filter[type]=portal&&page[limit]=1&',
+    expected: { filter: { type: 'portal' }, page: { limit: 1 } },
+  },
+  {
+    description: 'a repeated member becomes a list of its values',
+    query: 'filter[type]=portal&filter[type]=user',
+    expected: { filter: { type: ['portal', 'user'] } },
+  },
   { description: 'an empty value', query: 'filter[type]=', expected: { filter: { type: '' } } },
   { description: 'a key without =', query: 'filter[type]', expected: { filter: { type: '' } } },
   { description: '+ is a space', query: 'filter[type]=portal+user', expected: { filter: { type: 'portal user' } } },
   { description: 'an encoded =', query: 'filter[type]=a%3Db', expected: { filter: { type: 'a=b' } } },
   { description: 'a literal = inside the value', query: 'filter[type]=a=b', expected: { filter: { type: 'a=b' } } },
   { description: 'brackets inside the value', query: 'filter[type]=a[b]', expected: { filter: { type: 'a[b]' } } },
-  { description: 'encoded brackets inside the value', query: 'filter[type]=%5B%5D', expected: { filter: { type: '[]' } } },
-  { description: 'malformed percent-encoding is kept raw', query: 'filter[type]=%E0%A4%A', expected: { filter: { type: '%E0%A4%A' } } },
-  { description: 'a lone percent sign is kept raw', query: 'filter[type]=100%', expected: { filter: { type: '100%' } } },
-  { description: 'a bare filter keeps its wrong shape as a string', query: 'filter=portal', expected: { filter: 'portal' } },
-  { description: 'a bare filter then a member: neither is dropped', query: 'filter=portal&filter[type]=user', expected: { filter: ['portal', { type: 'user' }] } },
-  { description: 'a member then a bare filter: neither is dropped', query: 'filter[type]=user&filter=portal', expected: { filter: [{ type: 'user' }, 'portal'] } },
+  {
+    description: 'encoded brackets inside the value',
+    query: 'filter[type]=%5B%5D',
+    expected: { filter: { type: '[]' } },
+  },
+  {
+    description: 'malformed percent-encoding is kept raw',
+    query: 'filter[type]=%E0%A4%A',
+    expected: { filter: { type: '%E0%A4%A' } },
+  },
+  {
+    description: 'a lone percent sign is kept raw',
+    query: 'filter[type]=100%',
+    expected: { filter: { type: '100%' } },
+  },
+  {
+    description: 'a bare filter keeps its wrong shape as a string',
+    query: 'filter=portal',
+    expected: { filter: 'portal' },
+  },
+  {
+    description: 'a bare filter then a member: neither is dropped',
+    query: 'filter=portal&filter[type]=user',
+    expected: { filter: ['portal', { type: 'user' }] },
+  },
+  {
+    description: 'a member then a bare filter: neither is dropped',
+    query: 'filter[type]=user&filter=portal',
+    expected: { filter: [{ type: 'user' }, 'portal'] },
+  },
   { description: 'an empty member name', query: 'filter[]=portal', expected: { filter: { '': 'portal' } } },
-  { description: 'a key of two bracket pairs is no member', query: 'filter[type][x]=portal', expected: { 'filter[type][x]': 'portal' } },
+  {
+    description: 'a key of two bracket pairs is no member',
+    query: 'filter[type][x]=portal',
+    expected: { 'filter[type][x]': 'portal' },
+  },
   { description: 'a key of brackets alone is no member', query: '[type]=portal', expected: { '[type]': 'portal' } },
-  { description: 'a key with brackets the wrong way round is no member', query: 'filter]type[=portal', expected: { 'filter]type[': 'portal' } },
-  { description: 'nested brackets are not a deepObject member', query: 'filter[type][0]=portal', expected: { 'filter[type][0]': 'portal' } },
+  {
+    description: 'a key with brackets the wrong way round is no member',
+    query: 'filter]type[=portal',
+    expected: { 'filter]type[': 'portal' },
+  },
+  {
+    description: 'nested brackets are not a deepObject member',
+    query: 'filter[type][0]=portal',
+    expected: { 'filter[type][0]': 'portal' },
+  },
   { description: 'an undeclared parameter is kept as a string', query: 'sort=-label', expected: { sort: '-label' } },
-  { description: 'an undeclared bracket parameter keeps its full name', query: 'fields[NotificationGroup]=label', expected: { 'fields[NotificationGroup]': 'label' } },
+  {
+    description: 'an undeclared bracket parameter keeps its full name',
+    query: 'fields[NotificationGroup]=label',
+    expected: { 'fields[NotificationGroup]': 'label' },
+  },
   { description: 'include=a,b is a list', query: 'include=owner,portal', expected: { include: ['owner', 'portal'] } },
-  { description: 'a repeated include adds to the list', query: 'include=owner&include=portal,items', expected: { include: ['owner', 'portal', 'items'] } },
+  {
+    description: 'a repeated include adds to the list',
+    query: 'include=owner&include=portal,items',
+    expected: { include: ['owner', 'portal', 'items'] },
+  },
   { description: 'an empty include is an empty list', query: 'include=', expected: { include: [] } },
-  { description: 'empty names inside include are kept', query: 'include=owner,,portal', expected: { include: ['owner', '', 'portal'] } },
-  { description: 'include with a member keeps its wrong shape', query: 'include[owner]=true', expected: { include: { owner: 'true' } } },
-  { description: 'page members that are numbers become numbers', query: 'page[limit]=10&page[offset]=0', expected: { page: { limit: 10, offset: 0 } } },
+  {
+    description: 'empty names inside include are kept',
+    query: 'include=owner,,portal',
+    expected: { include: ['owner', '', 'portal'] },
+  },
+  {
+    description: 'include with a member keeps its wrong shape',
+    query: 'include[owner]=true',
+    expected: { include: { owner: 'true' } },
+  },
+  {
+    description: 'page members that are numbers become numbers',
+    query: 'page[limit]=10&page[offset]=0',
+    expected: { page: { limit: 10, offset: 0 } },
+  },
   { description: 'a word stays a string', query: 'page[limit]=abc', expected: { page: { limit: 'abc' } } },
   { description: 'exponent notation is a number', query: 'page[limit]=1e2', expected: { page: { limit: 100 } } },
   { description: 'negative zero is a number', query: 'page[offset]=-0', expected: { page: { offset: -0 } } },
@@ -47,14 +115,38 @@ const golden: { description: string; query: string; expected: Record<string, unk
   { description: 'a fraction is a number', query: 'page[limit]=1.5', expected: { page: { limit: 1.5 } } },
   // Surrounding spaces are ignored as Number() and most servers ignore them; the encoding is not
   // shown, so refusing them would fail a correct server (an open choice is never failed).
-  { description: 'a number with a leading space (+) is a number', query: 'page[limit]=+5', expected: { page: { limit: 5 } } },
-  { description: 'a number with an encoded leading space is a number', query: 'page[limit]=%205', expected: { page: { limit: 5 } } },
-  { description: 'an encoded plus sign is a signed number', query: 'page[limit]=%2B5', expected: { page: { limit: 5 } } },
-  { description: 'an empty number stays an empty string, not 0', query: 'page[limit]=&page[offset]=0', expected: { page: { limit: '', offset: 0 } } },
+  {
+    description: 'a number with a leading space (+) is a number',
+    query: 'page[limit]=+5',
+    expected: { page: { limit: 5 } },
+  },
+  {
+    description: 'a number with an encoded leading space is a number',
+    query: 'page[limit]=%205',
+    expected: { page: { limit: 5 } },
+  },
+  {
+    description: 'an encoded plus sign is a signed number',
+    query: 'page[limit]=%2B5',
+    expected: { page: { limit: 5 } },
+  },
+  {
+    description: 'an empty number stays an empty string, not 0',
+    query: 'page[limit]=&page[offset]=0',
+    expected: { page: { limit: '', offset: 0 } },
+  },
   { description: 'hexadecimal stays a string', query: 'page[limit]=0x10', expected: { page: { limit: '0x10' } } },
   { description: 'Infinity stays a string', query: 'page[limit]=Infinity', expected: { page: { limit: 'Infinity' } } },
-  { description: 'a number with a unit stays a string', query: 'page[limit]=10px', expected: { page: { limit: '10px' } } },
-  { description: 'a repeated page member stays a list of strings', query: 'page[limit]=10&page[limit]=20', expected: { page: { limit: ['10', '20'] } } },
+  {
+    description: 'a number with a unit stays a string',
+    query: 'page[limit]=10px',
+    expected: { page: { limit: '10px' } },
+  },
+  {
+    description: 'a repeated page member stays a list of strings',
+    query: 'page[limit]=10&page[limit]=20',
+    expected: { page: { limit: ['10', '20'] } },
+  },
   { description: 'a bare page stays a string', query: 'page=5', expected: { page: '5' } },
 ];
 
@@ -76,31 +168,71 @@ const verdicts: { query: string; findings: { requirement: string; pointer: strin
   { query: 'filter[type]=', findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }] },
   { query: 'filter[type]=group', findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }] },
   { query: 'filter=portal', findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter' }] },
-  { query: 'filter[type]=portal&filter[type]=user', findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }] },
-  { query: 'filter[type]=portal&page[limit]=10', findings: [{ requirement: 'NG-PAGE-BOTH-MEMBERS', pointer: 'page[offset]' }] },
-  { query: 'filter[type]=portal&page[offset]=0', findings: [{ requirement: 'NG-PAGE-BOTH-MEMBERS', pointer: 'page[limit]' }] },
-  { query: 'filter[type]=portal&page[limit]=0&page[offset]=0', findings: [{ requirement: 'NG-PAGE-LIMIT-MIN', pointer: 'page[limit]' }] },
-  { query: 'filter[type]=portal&page[limit]=10&page[offset]=-1', findings: [{ requirement: 'NG-PAGE-OFFSET-MIN', pointer: 'page[offset]' }] },
-  { query: 'filter[type]=portal&page[limit]=abc&page[offset]=0', findings: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page[limit]' }] },
-  { query: 'filter[type]=portal&page[limit]=&page[offset]=0', findings: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page[limit]' }] },
+  {
+    query: 'filter[type]=portal&filter[type]=user',
+    findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }],
+  },
+  {
+    query: 'filter[type]=portal&page[limit]=10',
+    findings: [{ requirement: 'NG-PAGE-BOTH-MEMBERS', pointer: 'page[offset]' }],
+  },
+  {
+    query: 'filter[type]=portal&page[offset]=0',
+    findings: [{ requirement: 'NG-PAGE-BOTH-MEMBERS', pointer: 'page[limit]' }],
+  },
+  {
+    query: 'filter[type]=portal&page[limit]=0&page[offset]=0',
+    findings: [{ requirement: 'NG-PAGE-LIMIT-MIN', pointer: 'page[limit]' }],
+  },
+  {
+    query: 'filter[type]=portal&page[limit]=10&page[offset]=-1',
+    findings: [{ requirement: 'NG-PAGE-OFFSET-MIN', pointer: 'page[offset]' }],
+  },
+  {
+    query: 'filter[type]=portal&page[limit]=abc&page[offset]=0',
+    findings: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page[limit]' }],
+  },
+  {
+    query: 'filter[type]=portal&page[limit]=&page[offset]=0',
+    findings: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page[limit]' }],
+  },
   { query: 'filter[type]=portal&page=5', findings: [{ requirement: 'NG-PAGE-SHAPE', pointer: 'page' }] },
   { query: 'filter[type]=portal&page=', findings: [{ requirement: 'NG-PAGE-SHAPE', pointer: 'page' }] },
-  { query: 'filter[type]=portal&include[owner]=true', findings: [{ requirement: 'NG-INCLUDE-SHAPE', pointer: 'include' }] },
+  {
+    query: 'filter[type]=portal&include[owner]=true',
+    findings: [{ requirement: 'NG-INCLUDE-SHAPE', pointer: 'include' }],
+  },
 ];
 
 describe('validateRequest on the parsed query', () => {
   for (const c of verdicts) {
     it(`${c.query || '(empty)'} → ${c.findings.map((f) => f.requirement).join(', ') || 'valid'}`, () => {
-      const findings = validateRequest(contract, list, { method: 'GET', path: `/v3/notification-groups?${c.query}`, headers: { authorization: 'Bearer p:token' } });
+      const findings = validateRequest(contract, list, {
+        method: 'GET',
+        path: `/v3/notification-groups?${c.query}`,
+        headers: { authorization: 'Bearer p:token' },
+      });
       expect(findings.map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(c.findings);
     });
   }
 });
 
-describe('smallestQuery: the smallest query an operation serves, from its parameters\' schemas', () => {
+describe("smallestQuery: the smallest query an operation serves, from its parameters' schemas", () => {
   const parameters = [
-    { name: 'filter', required: true, schema: { type: 'object', required: ['type'], properties: { type: { enum: ['portal', 'user'] } } } },
-    { name: 'page', required: false, schema: { type: 'object', required: ['limit', 'offset'], properties: { limit: { minimum: 1 }, offset: { minimum: 0 } } } },
+    {
+      name: 'filter',
+      required: true,
+      schema: { type: 'object', required: ['type'], properties: { type: { enum: ['portal', 'user'] } } },
+    },
+    {
+      name: 'page',
+      required: false,
+      schema: {
+        type: 'object',
+        required: ['limit', 'offset'],
+        properties: { limit: { minimum: 1 }, offset: { minimum: 0 } },
+      },
+    },
     { name: 'include', required: false, schema: { type: 'array' } },
   ];
 
@@ -113,9 +245,17 @@ describe('smallestQuery: the smallest query an operation serves, from its parame
   });
 
   it('names a required member with no allowed values at the id of the record it names, else at the value its schema shows, else empty', () => {
-    const free = (member: Record<string, unknown>) => [{ name: 'filter', required: true, schema: { type: 'object', required: ['item'], properties: { item: { type: 'string', ...member } } } }];
+    const free = (member: Record<string, unknown>) => [
+      {
+        name: 'filter',
+        required: true,
+        schema: { type: 'object', required: ['item'], properties: { item: { type: 'string', ...member } } },
+      },
+    ];
     const records = { collectionItemId: '6553f100c0ffee382ddfb9f5' };
-    expect(smallestQuery(free({ 'x-record': 'collectionItemId' }), { records })).toBe('filter[item]=6553f100c0ffee382ddfb9f5');
+    expect(smallestQuery(free({ 'x-record': 'collectionItemId' }), { records })).toBe(
+      'filter[item]=6553f100c0ffee382ddfb9f5',
+    );
     expect(smallestQuery(free({ 'x-record': 'collectionItemId', example: 'shown' }))).toBe('filter[item]=shown');
     expect(smallestQuery(free({ examples: ['first', 'second'] }))).toBe('filter[item]=first');
     expect(smallestQuery(free({}), { records })).toBe('filter[item]=');
@@ -125,7 +265,9 @@ describe('smallestQuery: the smallest query an operation serves, from its parame
     expect(smallestQuery([parameters[2]], { smallestPage: true })).toBe('');
   });
 
-  it('gives the contract\'s list operation the query the preflight sends', () => {
-    expect(smallestQuery(loadContract().operation('listNotificationGroups').parameters, { smallestPage: true })).toBe('filter[type]=portal&page[limit]=1&page[offset]=0');
+  it("gives the contract's list operation the query the preflight sends", () => {
+    expect(smallestQuery(loadContract().operation('listNotificationGroups').parameters, { smallestPage: true })).toBe(
+      'filter[type]=portal&page[limit]=1&page[offset]=0',
+    );
   });
 });

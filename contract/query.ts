@@ -106,7 +106,8 @@ function appendValue(existing: unknown, value: unknown): unknown {
 function addDeepObjectPair(existing: unknown, pair: QueryPair): unknown {
   if (pair.member === undefined) return existing === undefined ? pair.value : appendValue(existing, pair.value);
   // Once the parameter has the wrong shape, later members are kept beside it rather than dropped.
-  if (existing !== undefined && (typeof existing !== 'object' || Array.isArray(existing))) return appendValue(existing, { [pair.member]: pair.value });
+  if (existing !== undefined && (typeof existing !== 'object' || Array.isArray(existing)))
+    return appendValue(existing, { [pair.member]: pair.value });
   const object = (existing ?? {}) as Record<string, unknown>;
   object[pair.member] = appendValue(object[pair.member], pair.value);
   return object;
@@ -146,7 +147,13 @@ export function coerce(value: unknown, schema: Record<string, unknown> | undefin
 /** Names a query location in bracket form: ['page', 'limit'] → `page[limit]`. */
 export function parameterName(tokens: string[]): string {
   if (tokens.length === 0) return '';
-  return tokens[0] + tokens.slice(1).map((t) => `[${t}]`).join('');
+  return (
+    tokens[0] +
+    tokens
+      .slice(1)
+      .map((t) => `[${t}]`)
+      .join('')
+  );
 }
 
 type MemberSchemas = Record<string, { enum?: unknown[]; minimum?: number; 'x-record'?: unknown }>;
@@ -159,7 +166,10 @@ export type RecordIds = Readonly<Record<string, string | undefined>>;
  * `default`.
  */
 function shownValue(schema: Record<string, unknown>): string | undefined {
-  const shown: unknown = Array.isArray(schema.examples) && schema.examples.length > 0 ? schema.examples[0] : (schema.example ?? schema.default);
+  const shown: unknown =
+    Array.isArray(schema.examples) && schema.examples.length > 0
+      ? schema.examples[0]
+      : (schema.example ?? schema.default);
   return shown === undefined || (shown !== null && typeof shown === 'object') ? undefined : scalarText(shown);
 }
 
@@ -189,8 +199,10 @@ function requiredMembers(parameter: QueryParameter): [string, MemberSchemas[stri
 export function smallestQuery(parameters: QueryParameter[], { smallestPage = false, records = {} } = {}): string {
   const pairs = parameters.flatMap((parameter) => {
     const members = requiredMembers(parameter);
-    if (parameter.required) return members.map(([member, schema]) => `${parameter.name}[${member}]=${memberValue(schema, records)}`);
-    if (smallestPage && members.length > 0 && members.every(([, schema]) => typeof schema.minimum === 'number')) return members.map(([member, schema]) => `${parameter.name}[${member}]=${schema.minimum}`);
+    if (parameter.required)
+      return members.map(([member, schema]) => `${parameter.name}[${member}]=${memberValue(schema, records)}`);
+    if (smallestPage && members.length > 0 && members.every(([, schema]) => typeof schema.minimum === 'number'))
+      return members.map(([member, schema]) => `${parameter.name}[${member}]=${schema.minimum}`);
     return [];
   });
   return pairs.join('&');

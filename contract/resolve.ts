@@ -39,7 +39,7 @@ function walk(root: Json, pointer: string): { value: Json } | { missing: string 
 function walkTokens(root: Json, tokens: readonly string[]): { value: Json } | { missing: string } {
   let node: Json = root;
   for (const token of tokens) {
-    if (node === null || typeof node !== 'object' || !(token in (node))) return { missing: token };
+    if (node === null || typeof node !== 'object' || !(token in node)) return { missing: token };
     node = (node as Record<string, Json>)[token];
   }
   return { value: node };

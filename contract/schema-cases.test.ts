@@ -33,7 +33,9 @@ function componentPointers(file: CaseFile, data: unknown): string[] | null {
 }
 
 describe('schema case files', () => {
-  const validateCaseFile = new Ajv2020({ strict: true, allErrors: true }).compile(JSON.parse(readFileSync(CASE_FILE_SCHEMA, 'utf8')));
+  const validateCaseFile = new Ajv2020({ strict: true, allErrors: true }).compile(
+    JSON.parse(readFileSync(CASE_FILE_SCHEMA, 'utf8')),
+  );
 
   for (const [name, source] of readCaseFileSources()) {
     it(`${name} follows the case-file format`, () => {
@@ -46,13 +48,30 @@ describe('schema case files', () => {
       description: 'owner',
       schema: 'HighlightOwner',
       tests: [
-        { description: 'complete', data: { data: { id: '60a7c0f2e4b0c83d2f9a1b23', type: 'User' }, meta: {} }, valid: true, spec: '2.4', complete: true as const },
-        { description: 'another type, no meta', change: { '/data/type': 'Admin' }, remove: ['/meta'], valid: false, pointer: '/data/type', spec: '2.4' },
+        {
+          description: 'complete',
+          data: { data: { id: '60a7c0f2e4b0c83d2f9a1b23', type: 'User' }, meta: {} },
+          valid: true,
+          spec: '2.4',
+          complete: true as const,
+        },
+        {
+          description: 'another type, no meta',
+          change: { '/data/type': 'Admin' },
+          remove: ['/meta'],
+          valid: false,
+          pointer: '/data/type',
+          spec: '2.4',
+        },
         { description: 'no links to remove', remove: ['/links'], valid: true, spec: '2.4' },
       ],
     };
-    expect(resolveCaseFile('HighlightOwner.json', { ...source, tests: source.tests.slice(0, 2) }).tests[1].data).toEqual({ data: { id: '60a7c0f2e4b0c83d2f9a1b23', type: 'Admin' } });
-    expect(() => resolveCaseFile('HighlightOwner.json', source)).toThrow('schemas/cases/HighlightOwner.json: "no links to remove" removes /links, which the complete example does not have');
+    expect(
+      resolveCaseFile('HighlightOwner.json', { ...source, tests: source.tests.slice(0, 2) }).tests[1].data,
+    ).toEqual({ data: { id: '60a7c0f2e4b0c83d2f9a1b23', type: 'Admin' } });
+    expect(() => resolveCaseFile('HighlightOwner.json', source)).toThrow(
+      'schemas/cases/HighlightOwner.json: "no links to remove" removes /links, which the complete example does not have',
+    );
   });
 
   for (const [name, file] of caseFiles) {
@@ -61,7 +80,9 @@ describe('schema case files', () => {
       expect(Object.keys(contract.schemas)).toContain(file.schema);
       expect(file.tests.filter((c) => c.complete)).toHaveLength(1);
       const example = completeExample(file)!;
-      const absent = schemaMembers(contract.schemas[file.schema]).filter((m) => !hasValueAt(example.data, m.pointer)).map((m) => m.pointer);
+      const absent = schemaMembers(contract.schemas[file.schema])
+        .filter((m) => !hasValueAt(example.data, m.pointer))
+        .map((m) => m.pointer);
       expect(absent, 'members missing from the complete example').toEqual([]);
     });
 
@@ -105,5 +126,6 @@ function expectUseVerdict(use: ReturnType<typeof documentUses>[number], c: Schem
   }
   expect(distinct(findings.map((f) => f.pointer)), `pointers as ${use.name}`).toEqual([c.pointer]);
   const requirement = requirementRoutedFor(c, use);
-  if (requirement) expect(distinct(findings.map((f) => f.requirement)), `requirement as ${use.name}`).toEqual([requirement]);
+  if (requirement)
+    expect(distinct(findings.map((f) => f.requirement)), `requirement as ${use.name}`).toEqual([requirement]);
 }

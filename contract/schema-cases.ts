@@ -40,7 +40,11 @@ export interface CaseFile {
  * A hand case as written: its whole `data`, or only what differs from the file's complete
  * example, as members to set (`change`: pointer → value) and to take out (`remove`: pointers).
  */
-export type CaseSource = Omit<SchemaCase, 'data'> & { data?: unknown; change?: Record<string, unknown>; remove?: string[] };
+export type CaseSource = Omit<SchemaCase, 'data'> & {
+  data?: unknown;
+  change?: Record<string, unknown>;
+  remove?: string[];
+};
 
 export interface CaseFileSource extends Omit<CaseFile, 'tests'> {
   tests: CaseSource[];
@@ -51,7 +55,9 @@ export const CASE_FILE_SCHEMA = new URL('../schemas/case-file.schema.json', impo
 
 /** Every case file as written, by file name, in name order. */
 export function readCaseFileSources(): Map<string, CaseFileSource> {
-  const names = readdirSync(CASE_DIR).filter((name) => name.endsWith('.json')).sort();
+  const names = readdirSync(CASE_DIR)
+    .filter((name) => name.endsWith('.json'))
+    .sort();
   return new Map(
     names.map((name) => {
       try {
@@ -73,11 +79,18 @@ export function resolveCaseFile(name: string, source: CaseFileSource): CaseFile 
   const example = source.tests.find((c) => c.complete === true);
   const tests = source.tests.map(({ change, remove, ...rest }): SchemaCase => {
     if (change === undefined && remove === undefined) return { ...rest, data: rest.data };
-    if (rest.data !== undefined) throw new Error(`schemas/cases/${name}: "${rest.description}" gives data and a change; give one`);
-    if (!example) throw new Error(`schemas/cases/${name}: "${rest.description}" changes the complete example, but the file has none`);
+    if (rest.data !== undefined)
+      throw new Error(`schemas/cases/${name}: "${rest.description}" gives data and a change; give one`);
+    if (!example)
+      throw new Error(
+        `schemas/cases/${name}: "${rest.description}" changes the complete example, but the file has none`,
+      );
     let data = example.data;
     for (const pointer of remove ?? []) {
-      if (!hasValueAt(data, pointer)) throw new Error(`schemas/cases/${name}: "${rest.description}" removes ${pointer}, which the complete example does not have`);
+      if (!hasValueAt(data, pointer))
+        throw new Error(
+          `schemas/cases/${name}: "${rest.description}" removes ${pointer}, which the complete example does not have`,
+        );
       data = withoutValueAt(data, pointer);
     }
     for (const [pointer, value] of Object.entries(change ?? {})) data = withValueAt(data, pointer, value);
@@ -104,14 +117,37 @@ export function generatedCases(contract: Contract, file: CaseFile): SchemaCase[]
 
 function casesOfMember(member: BodyMember, example: SchemaCase): SchemaCase[] {
   const where = member.pointer === '' ? 'the document' : member.pointer;
-  const broken = (description: string, data: unknown): SchemaCase => ({ description, data, valid: false, pointer: member.pointer, spec: example.spec });
+  const broken = (description: string, data: unknown): SchemaCase => ({
+    description,
+    data,
+    valid: false,
+    pointer: member.pointer,
+    spec: example.spec,
+  });
   const cases: SchemaCase[] = [];
-  if (member.required && member.pointer !== '') cases.push(broken(`without required ${where}`, withoutValueAt(example.data, member.pointer)));
-  for (const type of wrongTypes(member)) cases.push(broken(`${where} as ${type}`, valueAt(example.data, member.pointer, SAMPLE_OF_TYPE[type])));
-  if (member.enum) cases.push(broken(`${where} outside its allowed values`, valueAt(example.data, member.pointer, outsideOf(member.enum))));
-  if (member.const !== undefined) cases.push(broken(`${where} other than ${JSON.stringify(member.const)}`, valueAt(example.data, member.pointer, outsideOf([member.const]))));
+  if (member.required && member.pointer !== '')
+    cases.push(broken(`without required ${where}`, withoutValueAt(example.data, member.pointer)));
+  for (const type of wrongTypes(member))
+    cases.push(broken(`${where} as ${type}`, valueAt(example.data, member.pointer, SAMPLE_OF_TYPE[type])));
+  if (member.enum)
+    cases.push(
+      broken(`${where} outside its allowed values`, valueAt(example.data, member.pointer, outsideOf(member.enum))),
+    );
+  if (member.const !== undefined)
+    cases.push(
+      broken(
+        `${where} other than ${JSON.stringify(member.const)}`,
+        valueAt(example.data, member.pointer, outsideOf([member.const])),
+      ),
+    );
   // Section 2.3: the full sets of these values are not shown, so another string is never wrong.
-  if (member.valuesSeen) cases.push({ description: `${where} with a value not seen in the specification`, data: valueAt(example.data, member.pointer, outsideOf(member.valuesSeen)), valid: true, spec: example.spec });
+  if (member.valuesSeen)
+    cases.push({
+      description: `${where} with a value not seen in the specification`,
+      data: valueAt(example.data, member.pointer, outsideOf(member.valuesSeen)),
+      valid: true,
+      spec: example.spec,
+    });
   return cases;
 }
 
@@ -175,7 +211,8 @@ export function documentUses(contract: Contract, component: string): DocumentUse
   const uses: DocumentUse[] = [];
   for (const operation of contract.operations) {
     if (operation.requestBody === schema) uses.push(requestUse(operation));
-    for (const [status, body] of operation.responseBodies) if (body === schema) uses.push(responseUse(operation, status));
+    for (const [status, body] of operation.responseBodies)
+      if (body === schema) uses.push(responseUse(operation, status));
   }
   return [...uses, ...(genericUses[component] ?? [])];
 }
@@ -183,7 +220,13 @@ export function documentUses(contract: Contract, component: string): DocumentUse
 function requestUse(operation: Operation): DocumentUse {
   return {
     name: `${operation.operationId} request`,
-    validate: (contract, data) => validateRequest(contract, operation, { method: operation.method, path: contract.basePath + operation.pathTemplate, headers: requestHeaders, bodyText: JSON.stringify(data) }),
+    validate: (contract, data) =>
+      validateRequest(contract, operation, {
+        method: operation.method,
+        path: contract.basePath + operation.pathTemplate,
+        headers: requestHeaders,
+        bodyText: JSON.stringify(data),
+      }),
   };
 }
 
@@ -191,7 +234,8 @@ function responseUse(operation: Operation, status: number): DocumentUse {
   return {
     name: `${operation.operationId} ${status}`,
     status,
-    validate: (contract, data) => validateResponse(contract, operation, { status, headers: responseHeaders, bodyText: JSON.stringify(data) }),
+    validate: (contract, data) =>
+      validateResponse(contract, operation, { status, headers: responseHeaders, bodyText: JSON.stringify(data) }),
   };
 }
 

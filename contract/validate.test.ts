@@ -27,7 +27,6 @@ import {
 import { contract, createAttributeConfig, createHighlight, credentials, jsonApi, list } from './test-support.ts';
 import { allCases, documentUses, readCaseFiles } from './schema-cases.ts';
 
-
 interface TrafficCase {
   description: string;
   validate: () => Finding[];
@@ -45,11 +44,32 @@ interface ListQueryRow {
 }
 
 const listQueryRows: ListQueryRow[] = [
-  { description: 'without filter', query: 'page[limit]=1&page[offset]=0', role: 'filterRequired', pointer: (filter) => filter, withoutFilter: true },
+  {
+    description: 'without filter',
+    query: 'page[limit]=1&page[offset]=0',
+    role: 'filterRequired',
+    pointer: (filter) => filter,
+    withoutFilter: true,
+  },
   { description: 'with half a page', query: 'page[limit]=1', role: 'pageBothMembers', pointer: () => 'page[offset]' },
-  { description: 'with page[limit]=0', query: 'page[limit]=0&page[offset]=0', role: 'pageLimitMin', pointer: () => 'page[limit]' },
-  { description: 'with page[offset]=-1', query: 'page[limit]=1&page[offset]=-1', role: 'pageOffsetMin', pointer: () => 'page[offset]' },
-  { description: 'with page[offset]=abc', query: 'page[limit]=1&page[offset]=abc', role: 'pageNotANumber', pointer: () => 'page[offset]' },
+  {
+    description: 'with page[limit]=0',
+    query: 'page[limit]=0&page[offset]=0',
+    role: 'pageLimitMin',
+    pointer: () => 'page[limit]',
+  },
+  {
+    description: 'with page[offset]=-1',
+    query: 'page[limit]=1&page[offset]=-1',
+    role: 'pageOffsetMin',
+    pointer: () => 'page[offset]',
+  },
+  {
+    description: 'with page[offset]=abc',
+    query: 'page[limit]=1&page[offset]=abc',
+    role: 'pageNotANumber',
+    pointer: () => 'page[offset]',
+  },
   { description: 'with include as an object', query: 'include[a]=b', role: 'includeShape', pointer: () => 'include' },
   { description: 'with a bare page', query: 'page=2', role: 'pageShape', pointer: () => 'page' },
 ];
@@ -90,17 +110,30 @@ const traffic: TrafficCase[] = [
   ...listTraffic,
   {
     description: 'a create request whose body is not JSON',
-    validate: () => validateRequest(contract, createAttributeConfig, { method: 'POST', path: '/v3/attribute-configs', headers: { ...credentials, ...jsonApi }, bodyText: '{"data": {' }),
+    validate: () =>
+      validateRequest(contract, createAttributeConfig, {
+        method: 'POST',
+        path: '/v3/attribute-configs',
+        headers: { ...credentials, ...jsonApi },
+        bodyText: '{"data": {',
+      }),
     expected: [{ requirement: 'REQ-MALFORMED-JSON', pointer: '' }],
   },
   {
     description: 'a create request without a body',
-    validate: () => validateRequest(contract, createHighlight, { method: 'POST', path: '/v3/highlights', headers: credentials }),
+    validate: () =>
+      validateRequest(contract, createHighlight, { method: 'POST', path: '/v3/highlights', headers: credentials }),
     expected: [{ requirement: 'HL-DATA-REQUIRED', pointer: '' }],
   },
   {
     description: 'a request outside the three operations whose body is not JSON',
-    validate: () => validateGenericRequest(contract, { method: 'POST', path: '/v3/quizzes', headers: { ...credentials, ...jsonApi }, bodyText: 'data=1' }),
+    validate: () =>
+      validateGenericRequest(contract, {
+        method: 'POST',
+        path: '/v3/quizzes',
+        headers: { ...credentials, ...jsonApi },
+        bodyText: 'data=1',
+      }),
     expected: [{ requirement: 'REQ-MALFORMED-JSON', pointer: '' }],
   },
   {
@@ -115,12 +148,14 @@ const traffic: TrafficCase[] = [
   },
   {
     description: 'a 401 whose body is not JSON',
-    validate: () => validateResponse(contract, createHighlight, { status: 401, headers: jsonApi, bodyText: 'Unauthorized' }),
+    validate: () =>
+      validateResponse(contract, createHighlight, { status: 401, headers: jsonApi, bodyText: 'Unauthorized' }),
     expected: [{ requirement: 'ERR-ENVELOPE', pointer: '' }],
   },
   {
     description: 'a 409 without errors',
-    validate: () => validateResponse(contract, createHighlight, { status: 409, headers: jsonApi, bodyText: '{"meta":{}}' }),
+    validate: () =>
+      validateResponse(contract, createHighlight, { status: 409, headers: jsonApi, bodyText: '{"meta":{}}' }),
     expected: [{ requirement: 'ERR-ENVELOPE-404-409', pointer: '/errors' }],
   },
   {
@@ -130,41 +165,77 @@ const traffic: TrafficCase[] = [
   },
   {
     description: 'a request outside the three operations sent as application/json',
-    validate: () => validateGenericRequest(contract, { method: 'POST', path: '/v3/quizzes', headers: { ...credentials, 'content-type': 'application/json' }, bodyText: '{"data":null}' }),
+    validate: () =>
+      validateGenericRequest(contract, {
+        method: 'POST',
+        path: '/v3/quizzes',
+        headers: { ...credentials, 'content-type': 'application/json' },
+        bodyText: '{"data":null}',
+      }),
     expected: [{ requirement: 'MEDIA-TYPE-REQUEST', pointer: '' }],
   },
   {
     description: 'a response outside the three operations sent as text/html',
-    validate: () => validateGenericResponse(contract, { status: 200, headers: { 'content-type': 'text/html' }, bodyText: '<html></html>' }),
+    validate: () =>
+      validateGenericResponse(contract, {
+        status: 200,
+        headers: { 'content-type': 'text/html' },
+        bodyText: '<html></html>',
+      }),
     expected: [{ requirement: 'MEDIA-TYPE-RESPONSE', pointer: '' }],
   },
   {
     description: 'a create request whose body was not kept: its media type only',
-    validate: () => validateRequest(contract, createHighlight, { method: 'POST', path: '/v3/highlights', headers: credentials }, { bodyOmitted: true }),
+    validate: () =>
+      validateRequest(
+        contract,
+        createHighlight,
+        { method: 'POST', path: '/v3/highlights', headers: credentials },
+        { bodyOmitted: true },
+      ),
     expected: [{ requirement: 'MEDIA-TYPE-REQUEST', pointer: '' }],
   },
   {
     description: 'a list response whose body was not kept: its media type only',
-    validate: () => validateResponse(contract, list, { status: 200, headers: jsonApi, bodyText: '' }, { bodyOmitted: true }),
+    validate: () =>
+      validateResponse(contract, list, { status: 200, headers: jsonApi, bodyText: '' }, { bodyOmitted: true }),
     expected: [],
   },
   {
     description: 'a 403 outside the three operations with a numeric error title',
-    validate: () => validateGenericResponse(contract, { status: 403, headers: jsonApi, bodyText: '{"errors":[{"title":403}]}' }),
+    validate: () =>
+      validateGenericResponse(contract, { status: 403, headers: jsonApi, bodyText: '{"errors":[{"title":403}]}' }),
     expected: [{ requirement: 'ERR-OBJECT-MEMBERS', pointer: '/errors/0/title' }],
   },
   ...[
-    { description: 'a 415 of a create operation', validate: (response: { status: number; headers: Record<string, string>; bodyText: string }) => validateResponse(contract, createAttributeConfig, response) },
-    { description: 'a 415 outside the three operations', validate: (response: { status: number; headers: Record<string, string>; bodyText: string }) => validateGenericResponse(contract, response) },
+    {
+      description: 'a 415 of a create operation',
+      validate: (response: { status: number; headers: Record<string, string>; bodyText: string }) =>
+        validateResponse(contract, createAttributeConfig, response),
+    },
+    {
+      description: 'a 415 outside the three operations',
+      validate: (response: { status: number; headers: Record<string, string>; bodyText: string }) =>
+        validateGenericResponse(contract, response),
+    },
   ].flatMap((c) => [
     {
       description: `${c.description} sent as application/json with a numeric status: the media type and the status`,
-      validate: () => c.validate({ status: 415, headers: { 'content-type': 'application/json' }, bodyText: '{"errors":[{"status":415}]}' }),
-      expected: [{ requirement: 'MEDIA-TYPE-RESPONSE', pointer: '' }, { requirement: 'ERR-STATUS-STRING', pointer: '/errors/0/status' }],
+      validate: () =>
+        c.validate({
+          status: 415,
+          headers: { 'content-type': 'application/json' },
+          bodyText: '{"errors":[{"status":415}]}',
+        }),
+      expected: [
+        { requirement: 'MEDIA-TYPE-RESPONSE', pointer: '' },
+        { requirement: 'ERR-STATUS-STRING', pointer: '/errors/0/status' },
+      ],
     },
     {
       description: `${c.description} sent as text/html, not JSON: its media type only`,
-      validate: () => c.validate({ status: 415, headers: { 'content-type': 'text/html' }, bodyText: '<html>415</html>' }),
+      validate: () =>
+        c.validate({ status: 415, headers: { 'content-type': 'text/html' }, bodyText: '<html>415</html>' }),
       expected: [{ requirement: 'MEDIA-TYPE-RESPONSE', pointer: '' }],
     },
   ]),
@@ -178,13 +249,27 @@ describe('validation routes each violation to its requirement', () => {
   }
 
   it('routes a violation under a member name holding a line break like any other name', () => {
-    const violation = { operation: 'createHighlight', location: 'request' as const, keyword: 'type', pointer: '/data/relationships/a\nb' };
-    expect(contract.routeFor(violation).requirement.id).toBe(contract.routeFor({ ...violation, pointer: '/data/relationships/ab' }).requirement.id);
+    const violation = {
+      operation: 'createHighlight',
+      location: 'request' as const,
+      keyword: 'type',
+      pointer: '/data/relationships/a\nb',
+    };
+    expect(contract.routeFor(violation).requirement.id).toBe(
+      contract.routeFor({ ...violation, pointer: '/data/relationships/ab' }).requirement.id,
+    );
   });
 
   it('refuses to guess when no route matches a violation', () => {
-    const violation = { operation: 'unspecifiedOperation', location: 'request' as const, keyword: 'type', pointer: '/data' };
-    expect(() => contract.routeFor(violation)).toThrow('no requirement routes request type at "/data" of unspecifiedOperation');
+    const violation = {
+      operation: 'unspecifiedOperation',
+      location: 'request' as const,
+      keyword: 'type',
+      pointer: '/data',
+    };
+    expect(() => contract.routeFor(violation)).toThrow(
+      'no requirement routes request type at "/data" of unspecifiedOperation',
+    );
   });
 });
 
@@ -206,12 +291,15 @@ describe('the schemaFindings routes of requirements.yaml', () => {
     for (const c of traffic) attempt(c.description, c.validate);
     for (const [name, file] of readCaseFiles()) {
       const uses = documentUses(contract, file.schema);
-      for (const c of allCases(contract, file)) for (const use of uses) attempt(`${name} ${c.description} as ${use.name}`, () => use.validate(contract, c.data));
+      for (const c of allCases(contract, file))
+        for (const use of uses)
+          attempt(`${name} ${c.description} as ${use.name}`, () => use.validate(contract, c.data));
     }
     return unrouted;
   }
 
-  const label = (route: CompiledRoute) => `${route.requirement.id} ${JSON.stringify({ operation: route.operation, location: route.location, status: route.status, keyword: route.keyword, pointer: route.pointer })}`;
+  const label = (route: CompiledRoute) =>
+    `${route.requirement.id} ${JSON.stringify({ operation: route.operation, location: route.location, status: route.status, keyword: route.keyword, pointer: route.pointer })}`;
 
   it('are each reached by a case, and every schema violation has one', () => {
     // requirementFor remembers routed shapes, so the route of each violation it saw is asked again here.
@@ -226,7 +314,10 @@ describe('the schemaFindings routes of requirements.yaml', () => {
       }
     }
     expect(unrouted, 'violations no route matches').toEqual([]);
-    expect(contract.schemaFindingRoutes.filter((route) => !reached.has(route)).map(label), 'routes no case reaches').toEqual([]);
+    expect(
+      contract.schemaFindingRoutes.filter((route) => !reached.has(route)).map(label),
+      'routes no case reaches',
+    ).toEqual([]);
   });
 
   /** Every violation the corpus meets, once per shape. */
@@ -240,10 +331,18 @@ describe('the schemaFindings routes of requirements.yaml', () => {
 
   it('route by specificity, never by the order of the catalogue', () => {
     // The catalogue as the contract reads it, templates taken, in reverse order.
-    const reversed = new Contract(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8'), stringifyYaml({ requirements: [...contract.requirements].reverse() }));
+    const reversed = new Contract(
+      readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8'),
+      stringifyYaml({ requirements: [...contract.requirements].reverse() }),
+    );
     const moved = corpusViolations().flatMap((violation) => {
-      const [shipped, backwards] = [contract.routeFor(violation).requirement.id, reversed.routeFor(violation).requirement.id];
-      return shipped === backwards ? [] : [`${JSON.stringify(violation)}: ${shipped} in file order, ${backwards} reversed`];
+      const [shipped, backwards] = [
+        contract.routeFor(violation).requirement.id,
+        reversed.routeFor(violation).requirement.id,
+      ];
+      return shipped === backwards
+        ? []
+        : [`${JSON.stringify(violation)}: ${shipped} in file order, ${backwards} reversed`];
     });
     expect(moved).toEqual([]);
   });
@@ -251,7 +350,10 @@ describe('the schemaFindings routes of requirements.yaml', () => {
   it('never leave two requirements equally specific for one violation', () => {
     const ties = corpusViolations().flatMap((violation) => {
       const [best, next] = contract.routesMatching(violation);
-      const tied = next !== undefined && next.requirement !== best.requirement && routeSpecificity(next).join() === routeSpecificity(best).join();
+      const tied =
+        next !== undefined &&
+        next.requirement !== best.requirement &&
+        routeSpecificity(next).join() === routeSpecificity(best).join();
       return tied ? [`${JSON.stringify(violation)}: ${label(best)} and ${label(next)}`] : [];
     });
     expect(ties).toEqual([]);
@@ -270,7 +372,9 @@ describe('the parses the contract keeps between readers of one message', () => {
   });
 
   it('keeps a large body parsed only until its task ends: a judged megabyte is not held after it', async () => {
-    const large = message(`{"data":{"type":"AttributeConfig","attributes":{"options":[${Array(40_000).fill('{}').join(',')}]}}}`);
+    const large = message(
+      `{"data":{"type":"AttributeConfig","attributes":{"options":[${Array(40_000).fill('{}').join(',')}]}}}`,
+    );
     const first = parsedBody(large);
     expect(parsedBody(large)).toBe(first);
     await nextTask();

@@ -13,7 +13,12 @@ type Schema = Record<string, unknown>;
 const GENERIC = 'generic';
 
 /** The operation a method and concrete path address, or null outside the specified three. */
-export function route(contract: Contract, method: string, path: string, basePath = contract.basePath): Operation | null {
+export function route(
+  contract: Contract,
+  method: string,
+  path: string,
+  basePath = contract.basePath,
+): Operation | null {
   const relative = relativePath(path, basePath);
   if (relative === null) return null;
   const upper = method.toUpperCase();
@@ -56,7 +61,10 @@ const templatePatterns = new Map<string, RegExp>();
 function templateMatches(template: string, path: string): boolean {
   let pattern = templatePatterns.get(template);
   if (!pattern) {
-    const source = template.split('/').map((segment) => (/^\{.+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment))).join('/');
+    const source = template
+      .split('/')
+      .map((segment) => (/^\{.+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment)))
+      .join('/');
     pattern = new RegExp(`^${source}$`);
     templatePatterns.set(template, pattern);
   }
@@ -82,7 +90,8 @@ const recentQueries: { operation: Operation; rawQuery: string; query: Record<str
 
 /** The operation's query, parsed and coerced per its parameter schemas. */
 export function parseQuery(operation: Operation, rawQuery: string): Record<string, unknown> {
-  for (const entry of recentQueries) if (entry.operation === operation && entry.rawQuery === rawQuery) return entry.query;
+  for (const entry of recentQueries)
+    if (entry.operation === operation && entry.rawQuery === rawQuery) return entry.query;
   const query = buildQuery(parseQueryPairs(rawQuery), operation.parameters);
   recentQueries.unshift({ operation, rawQuery, query });
   if (recentQueries.length > RECENT_QUERIES) recentQueries.pop();
@@ -122,7 +131,8 @@ let forgetLargeScheduled = false;
  */
 export function forgetLargeParses(): void {
   forgetLargeScheduled = false;
-  for (let i = recentParses.length - 1; i >= 0; i--) if (recentParses[i].text.length > LARGE_BODY_CHARS) recentParses.splice(i, 1);
+  for (let i = recentParses.length - 1; i >= 0; i--)
+    if (recentParses[i].text.length > LARGE_BODY_CHARS) recentParses.splice(i, 1);
 }
 
 /** The message's body parsed once, however many validators and checks read it. */
@@ -144,15 +154,36 @@ function append(findings: Finding[], more: readonly Finding[]): void {
   for (const finding of more) findings.push(finding);
 }
 
-export function validateRequest(contract: Contract, operation: Operation, request: HttpRequest, options: ValidateOptions = {}): Finding[] {
+export function validateRequest(
+  contract: Contract,
+  operation: Operation,
+  request: HttpRequest,
+  options: ValidateOptions = {},
+): Finding[] {
   const includeValues = options.includeValues ?? true;
   const findings = credentialFindings(contract, request);
   if (operation.parameters.length > 0) {
     const query = parseQuery(operation, queryString(request.path));
     const found = boundedSchemaErrors(contract, querySchema(operation), query, request.path.length);
-    if (found.errors.length > 0) append(findings, routeProblems(contract, operation.operationId, 'request', undefined, problemsOf(found, true, includeValues)));
+    if (found.errors.length > 0)
+      append(
+        findings,
+        routeProblems(contract, operation.operationId, 'request', undefined, problemsOf(found, true, includeValues)),
+      );
   }
-  if (operation.requestBody) append(findings, requestBodyFindings(contract, operation.operationId, operation.requestBody, request, includeValues, options.bodyOmitted === true, options.listedPerShape));
+  if (operation.requestBody)
+    append(
+      findings,
+      requestBodyFindings(
+        contract,
+        operation.operationId,
+        operation.requestBody,
+        request,
+        includeValues,
+        options.bodyOmitted === true,
+        options.listedPerShape,
+      ),
+    );
   return findings;
 }
 
@@ -160,38 +191,90 @@ export function validateRequest(contract: Contract, operation: Operation, reques
 function credentialFindings(contract: Contract, request: HttpRequest): Finding[] {
   const reading = readCredentials(request.headers, contract.legacyHeader);
   if (reading.kind === 'none') {
-    return [contract.finding('AUTH-CREDENTIALS-PRESENT', 'request', {
-      pointer: 'Authorization',
-      message: `no credentials: expected Authorization: Bearer r:<session token> or p:<personal access token>, or ${contract.legacyHeader}`,
-      expected: 'credentials in one of the three schemes',
-      actual: 'none',
-    })];
+    return [
+      contract.finding('AUTH-CREDENTIALS-PRESENT', 'request', {
+        pointer: 'Authorization',
+        message: `no credentials: expected Authorization: Bearer r:<session token> or p:<personal access token>, or ${contract.legacyHeader}`,
+        expected: 'credentials in one of the three schemes',
+        actual: 'none',
+      }),
+    ];
   }
   if (reading.kind === 'malformed') {
-    return [contract.finding('AUTH-401-MALFORMED', 'request', { pointer: 'Authorization', message: `malformed credentials: ${reading.reason}`, expected: 'Bearer r:<token> or Bearer p:<token>', actual: 'malformed' })];
+    return [
+      contract.finding('AUTH-401-MALFORMED', 'request', {
+        pointer: 'Authorization',
+        message: `malformed credentials: ${reading.reason}`,
+        expected: 'Bearer r:<token> or Bearer p:<token>',
+        actual: 'malformed',
+      }),
+    ];
   }
   return [];
 }
 
-function requestBodyFindings(contract: Contract, operationId: string, schema: Schema, request: HttpRequest, includeValues: boolean, bodyOmitted: boolean, listedPerShape: number | undefined): Finding[] {
+function requestBodyFindings(
+  contract: Contract,
+  operationId: string,
+  schema: Schema,
+  request: HttpRequest,
+  includeValues: boolean,
+  bodyOmitted: boolean,
+  listedPerShape: number | undefined,
+): Finding[] {
   const findings: Finding[] = [];
-  if ((request.bodyText ?? '') !== '' || bodyOmitted) append(findings, mediaTypeFindings(contract, 'request', request.headers));
-  if (!bodyOmitted) append(findings, documentFindings(contract, operationId, 'request', undefined, schema, request, includeValues, listedPerShape));
+  if ((request.bodyText ?? '') !== '' || bodyOmitted)
+    append(findings, mediaTypeFindings(contract, 'request', request.headers));
+  if (!bodyOmitted)
+    append(
+      findings,
+      documentFindings(contract, operationId, 'request', undefined, schema, request, includeValues, listedPerShape),
+    );
   return findings;
 }
 
 /** Parses a body and validates it; an absent or malformed body is itself a finding. */
-function documentFindings(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, schema: Schema, message: HttpRequest | HttpResponse, includeValues: boolean, listedPerShape?: number): Finding[] {
+function documentFindings(
+  contract: Contract,
+  operationId: string,
+  location: 'request' | 'response',
+  status: number | undefined,
+  schema: Schema,
+  message: HttpRequest | HttpResponse,
+  includeValues: boolean,
+  listedPerShape?: number,
+): Finding[] {
   if ((message.bodyText ?? '').trim() === '') {
-    return routeProblems(contract, operationId, location, status, [{ keyword: 'required', pointer: '', message: `the ${location} body is required`, expected: 'a JSON:API document' }]);
+    return routeProblems(contract, operationId, location, status, [
+      {
+        keyword: 'required',
+        pointer: '',
+        message: `the ${location} body is required`,
+        expected: 'a JSON:API document',
+      },
+    ]);
   }
   const parsed = parsedBody(message);
   if (!parsed.ok) {
-    return routeProblems(contract, operationId, location, status, [{ keyword: 'json', pointer: '', message: `the ${location} body is not well-formed JSON${includeValues ? ` (${parsed.error})` : ''}`, expected: 'JSON', actual: 'malformed JSON' }]);
+    return routeProblems(contract, operationId, location, status, [
+      {
+        keyword: 'json',
+        pointer: '',
+        message: `the ${location} body is not well-formed JSON${includeValues ? ` (${parsed.error})` : ''}`,
+        expected: 'JSON',
+        actual: 'malformed JSON',
+      },
+    ]);
   }
   const found = boundedSchemaErrors(contract, schema, parsed.value, (message.bodyText ?? '').length);
   if (found.errors.length === 0) return [];
-  return routeProblems(contract, operationId, location, status, problemsOf(found, false, includeValues, listedPerShape));
+  return routeProblems(
+    contract,
+    operationId,
+    location,
+    status,
+    problemsOf(found, false, includeValues, listedPerShape),
+  );
 }
 
 /**
@@ -228,7 +311,12 @@ export const VALIDATED_WHOLE_MAX = 4096;
  * schemaErrors, with how many list items and unnamed members were left unexamined (0 when none,
  * or when the message holds). `size`: the message's length in characters, when known.
  */
-export function boundedSchemaErrors(contract: Contract, schema: Schema, value: unknown, size = Infinity): { errors: ErrorObject[]; unexamined: number } {
+export function boundedSchemaErrors(
+  contract: Contract,
+  schema: Schema,
+  value: unknown,
+  size = Infinity,
+): { errors: ErrorObject[]; unexamined: number } {
   if (size <= VALIDATED_WHOLE_MAX) {
     const whole = contract.validator(schema);
     return { errors: whole(value) ? [] : (whole.errors ?? []), unexamined: 0 };
@@ -248,11 +336,21 @@ export function boundedSchemaErrors(contract: Contract, schema: Schema, value: u
  * same requirement).
  */
 function unexaminedProblem(first: SchemaProblem, unexamined: number): SchemaProblem {
-  return { keyword: first.keyword, pointer: first.pointer, message: `and ${unexamined} more items or members past the first ${EXAMINED_PER_LIST} of each list or object, not examined once the message was known broken`, expected: first.expected };
+  return {
+    keyword: first.keyword,
+    pointer: first.pointer,
+    message: `and ${unexamined} more items or members past the first ${EXAMINED_PER_LIST} of each list or object, not examined once the message was known broken`,
+    expected: first.expected,
+  };
 }
 
 /** The problems of a broken message's errors, and one for what was not examined. */
-function problemsOf(found: { errors: ErrorObject[]; unexamined: number }, inQuery: boolean, includeValues: boolean, listedPerShape?: number): SchemaProblem[] {
+function problemsOf(
+  found: { errors: ErrorObject[]; unexamined: number },
+  inQuery: boolean,
+  includeValues: boolean,
+  listedPerShape?: number,
+): SchemaProblem[] {
   const problems = problemsFromErrors(found.errors, inQuery, includeValues, listedPerShape);
   if (found.unexamined > 0 && problems.length > 0) problems.push(unexaminedProblem(problems[0], found.unexamined));
   return problems;
@@ -301,20 +399,56 @@ function copyMembers(object: Record<string, unknown>, keys: readonly string[]): 
 
 /** Sets a member as JSON.parse would: a member named __proto__ stays a member. */
 function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   else object[key] = value;
 }
 
-function routeProblems(contract: Contract, operationId: string, location: 'request' | 'response', status: number | undefined, problems: SchemaProblem[]): Finding[] {
+function routeProblems(
+  contract: Contract,
+  operationId: string,
+  location: 'request' | 'response',
+  status: number | undefined,
+  problems: SchemaProblem[],
+): Finding[] {
   return problems.map((problem) => {
-    const requirement = contract.requirementFor({ operation: operationId, location, status, keyword: problem.keyword, pointer: problem.pointer });
+    const requirement = contract.requirementFor({
+      operation: operationId,
+      location,
+      status,
+      keyword: problem.keyword,
+      pointer: problem.pointer,
+    });
     // Two literals rather than a spread: every finding of a broken message is built here.
-    if (problem.omitted === undefined) return { requirement: requirement.id, level: requirement.level, location, pointer: problem.pointer, message: problem.message, expected: problem.expected, actual: problem.actual };
-    return { requirement: requirement.id, level: requirement.level, location, pointer: problem.pointer, message: problem.message, expected: problem.expected, actual: problem.actual, omitted: problem.omitted };
+    if (problem.omitted === undefined)
+      return {
+        requirement: requirement.id,
+        level: requirement.level,
+        location,
+        pointer: problem.pointer,
+        message: problem.message,
+        expected: problem.expected,
+        actual: problem.actual,
+      };
+    return {
+      requirement: requirement.id,
+      level: requirement.level,
+      location,
+      pointer: problem.pointer,
+      message: problem.message,
+      expected: problem.expected,
+      actual: problem.actual,
+      omitted: problem.omitted,
+    };
   });
 }
 
-export function validateResponse(contract: Contract, operation: Operation, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
+export function validateResponse(
+  contract: Contract,
+  operation: Operation,
+  response: HttpResponse,
+  options: ValidateOptions = {},
+): Finding[] {
   // Whether the status is one the operation lists is an exchange check (checks.ts).
   const findings: Finding[] = [];
   append(findings, responseMediaTypeFindings(contract, response, options.bodyOmitted === true));
@@ -323,12 +457,38 @@ export function validateResponse(contract: Contract, operation: Operation, respo
   if (document.routedAs === GENERIC) {
     // An error status the operation does not list: judged as traffic outside the operations is, when its body is a
     // JSON:API one or an error in JSON.
-    if (findings.length === 0) append(findings, genericFindings(contract, 'response', response.status, document.schema, response, options));
-    else if (errorInJson(response)) append(findings, documentFindings(contract, GENERIC, 'response', response.status, document.schema, response, options.includeValues ?? true, options.listedPerShape));
+    if (findings.length === 0)
+      append(findings, genericFindings(contract, 'response', response.status, document.schema, response, options));
+    else if (errorInJson(response))
+      append(
+        findings,
+        documentFindings(
+          contract,
+          GENERIC,
+          'response',
+          response.status,
+          document.schema,
+          response,
+          options.includeValues ?? true,
+          options.listedPerShape,
+        ),
+      );
     return findings;
   }
   const includeValues = options.includeValues ?? true;
-  append(findings, documentFindings(contract, operation.operationId, 'response', response.status, document.schema, response, includeValues, options.listedPerShape));
+  append(
+    findings,
+    documentFindings(
+      contract,
+      operation.operationId,
+      'response',
+      response.status,
+      document.schema,
+      response,
+      includeValues,
+      options.listedPerShape,
+    ),
+  );
   // Every id is judged, whatever else is wrong with the document (a wrong member elsewhere hides no id).
   if (response.status < 300) append(findings, objectIdFindings(contract, response, includeValues));
   return findings;
@@ -342,13 +502,20 @@ export function validateResponse(contract: Contract, operation: Operation, respo
  * so that an error object is judged alike whoever answers it. Undefined when no body is judged:
  * a status listed without a body (202), or a success status the operation does not list.
  */
-export function responseDocument(contract: Contract, operation: Operation | null, status: number): { routedAs: string; schema: Schema } | undefined {
+export function responseDocument(
+  contract: Contract,
+  operation: Operation | null,
+  status: number,
+): { routedAs: string; schema: Schema } | undefined {
   if (operation) {
     const listed = operation.responseBodies.get(status);
     if (listed) return { routedAs: operation.operationId, schema: listed };
     if (listed === null || status < 400) return undefined;
   }
-  return { routedAs: GENERIC, schema: status >= 400 ? contract.schemas.ErrorDocument : contract.schemas.JsonApiDocument };
+  return {
+    routedAs: GENERIC,
+    schema: status >= 400 ? contract.schemas.ErrorDocument : contract.schemas.JsonApiDocument,
+  };
 }
 
 /**
@@ -357,7 +524,12 @@ export function responseDocument(contract: Contract, operation: Operation | null
  * Mirrors validateResponse and validateGenericResponse; the suite counts these to know that a
  * requirement it reports passed was judged.
  */
-export function responseCoverage(contract: Contract, operation: Operation | null, response: HttpResponse, options: ValidateOptions = {}): Judged[] {
+export function responseCoverage(
+  contract: Contract,
+  operation: Operation | null,
+  response: HttpResponse,
+  options: ValidateOptions = {},
+): Judged[] {
   const hasBody = (response.bodyText ?? '').trim() !== '';
   const bodyOmitted = options.bodyOmitted === true;
   if (!operation && !hasBody && !bodyOmitted) return [];
@@ -368,11 +540,22 @@ export function responseCoverage(contract: Contract, operation: Operation | null
   // right media type.
   const document = responseDocument(contract, operation, response.status);
   if (document === undefined) return covered;
-  if (document.routedAs === GENERIC && !(hasBody && (mediaTypeFindings(contract, 'response', response.headers).length === 0 || errorInJson(response)))) return covered;
+  if (
+    document.routedAs === GENERIC &&
+    !(hasBody && (mediaTypeFindings(contract, 'response', response.headers).length === 0 || errorInJson(response)))
+  )
+    return covered;
   const parsed = hasBody ? parsedBody(response) : undefined;
   const pointers = parsed?.ok ? documentPointers(parsed.value) : new Set(['']);
-  for (const requirement of contract.requirementsRoutedAt(document.routedAs, 'response', response.status, pointers)) covered.push({ requirement, location: 'response' });
-  if (operation && response.status < 300 && parsed?.ok && resourceIds(parsed.value).some((id) => typeof id === 'string')) covered.push({ requirement: 'RES-ID-OBJECTID', location: 'response' });
+  for (const requirement of contract.requirementsRoutedAt(document.routedAs, 'response', response.status, pointers))
+    covered.push({ requirement, location: 'response' });
+  if (
+    operation &&
+    response.status < 300 &&
+    parsed?.ok &&
+    resourceIds(parsed.value).some((id) => typeof id === 'string')
+  )
+    covered.push({ requirement: 'RES-ID-OBJECTID', location: 'response' });
   return covered;
 }
 
@@ -390,7 +573,8 @@ function documentPointers(document: unknown): Set<string> {
     const [value, pointer] = pending.pop()!;
     pointers.add(pointer);
     if (Array.isArray(value)) for (const item of value) pending.push([item, `${pointer}/0`]);
-    else if (value !== null && typeof value === 'object') for (const [name, member] of Object.entries(value)) pending.push([member, `${pointer}/${escapeToken(name)}`]);
+    else if (value !== null && typeof value === 'object')
+      for (const [name, member] of Object.entries(value)) pending.push([member, `${pointer}/${escapeToken(name)}`]);
   }
   return pointers;
 }
@@ -403,7 +587,9 @@ function primaryData(document: unknown): unknown {
 function resourceIds(document: unknown): unknown[] {
   const data = primaryData(document);
   const resources = Array.isArray(data) ? data : [data];
-  return resources.map((resource) => (resource !== null && typeof resource === 'object' ? (resource as { id?: unknown }).id : undefined));
+  return resources.map((resource) =>
+    resource !== null && typeof resource === 'object' ? (resource as { id?: unknown }).id : undefined,
+  );
 }
 
 function responseMediaTypeFindings(contract: Contract, response: HttpResponse, bodyOmitted: boolean): Finding[] {
@@ -417,7 +603,13 @@ const mediaTypeRequirements = { request: 'MEDIA-TYPE-REQUEST', response: 'MEDIA-
 function mediaTypeFindings(contract: Contract, location: 'request' | 'response', headers: Headers): Finding[] {
   const type = mediaTypeEssence(headerValue(headers, 'content-type'));
   if (type === MEDIA_TYPE) return [];
-  return [contract.finding(mediaTypeRequirements[location], location, { message: `${location} Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`, expected: MEDIA_TYPE, actual: type || 'none' })];
+  return [
+    contract.finding(mediaTypeRequirements[location], location, {
+      message: `${location} Content-Type must be ${MEDIA_TYPE}, got ${type || 'none'}`,
+      expected: MEDIA_TYPE,
+      actual: type || 'none',
+    }),
+  ];
 }
 
 const objectIdPatterns = new WeakMap<Contract, RegExp>();
@@ -445,31 +637,75 @@ function objectIdFindings(contract: Contract, response: HttpResponse, includeVal
       // The pointer is built only for an id that fails: this loop runs over every listed item.
       const pointer = listed ? `/data/${index}/id` : '/data/id';
       const got = includeValues ? JSON.stringify(id).slice(0, 40) : `a string of ${id.length} characters`;
-      findings.push(contract.finding('RES-ID-OBJECTID', 'response', { pointer, message: `${pointer} should be a 24-hex-digit ObjectId, got ${got}`, expected: pattern.source, actual: includeValues ? id.slice(0, 40) : got }));
+      findings.push(
+        contract.finding('RES-ID-OBJECTID', 'response', {
+          pointer,
+          message: `${pointer} should be a 24-hex-digit ObjectId, got ${got}`,
+          expected: pattern.source,
+          actual: includeValues ? id.slice(0, 40) : got,
+        }),
+      );
     }
   }
   return findings;
 }
 
 /** Generic JSON:API rules for a request outside the three operations: media type and envelope. */
-export function validateGenericRequest(contract: Contract, request: HttpRequest, options: ValidateOptions = {}): Finding[] {
+export function validateGenericRequest(
+  contract: Contract,
+  request: HttpRequest,
+  options: ValidateOptions = {},
+): Finding[] {
   return genericFindings(contract, 'request', undefined, contract.schemas.JsonApiDocument, request, options);
 }
 
 /** Generic JSON:API rules for a response outside the three operations. */
-export function validateGenericResponse(contract: Contract, response: HttpResponse, options: ValidateOptions = {}): Finding[] {
-  return genericFindings(contract, 'response', response.status, responseDocument(contract, null, response.status)!.schema, response, options);
+export function validateGenericResponse(
+  contract: Contract,
+  response: HttpResponse,
+  options: ValidateOptions = {},
+): Finding[] {
+  return genericFindings(
+    contract,
+    'response',
+    response.status,
+    responseDocument(contract, null, response.status)!.schema,
+    response,
+    options,
+  );
 }
 
 /**
  * A message with a body: its media type, then (when that holds, or it is an error in JSON, and the body was kept) its
  * envelope.
  */
-function genericFindings(contract: Contract, location: 'request' | 'response', status: number | undefined, schema: Schema, message: HttpRequest | HttpResponse, options: ValidateOptions): Finding[] {
+function genericFindings(
+  contract: Contract,
+  location: 'request' | 'response',
+  status: number | undefined,
+  schema: Schema,
+  message: HttpRequest | HttpResponse,
+  options: ValidateOptions,
+): Finding[] {
   if ((message.bodyText ?? '').trim() === '' && !options.bodyOmitted) return [];
   const findings = mediaTypeFindings(contract, location, message.headers);
-  if (options.bodyOmitted || (findings.length > 0 && !(location === 'response' && errorInJson(message as HttpResponse)))) return findings;
-  return findings.concat(documentFindings(contract, GENERIC, location, status, schema, message, options.includeValues ?? true, options.listedPerShape));
+  if (
+    options.bodyOmitted ||
+    (findings.length > 0 && !(location === 'response' && errorInJson(message as HttpResponse)))
+  )
+    return findings;
+  return findings.concat(
+    documentFindings(
+      contract,
+      GENERIC,
+      location,
+      status,
+      schema,
+      message,
+      options.includeValues ?? true,
+      options.listedPerShape,
+    ),
+  );
 }
 
 /**

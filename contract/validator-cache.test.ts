@@ -28,7 +28,8 @@ function schemasOf(contract: Contract): Map<string, Schema> {
   for (const operation of contract.operations) {
     schemas.set(`${operation.operationId} query`, querySchema(operation));
     if (operation.requestBody) schemas.set(`${operation.operationId} request`, operation.requestBody);
-    for (const [status, body] of operation.responseBodies) if (body) schemas.set(`${operation.operationId} ${status}`, body);
+    for (const [status, body] of operation.responseBodies)
+      if (body) schemas.set(`${operation.operationId} ${status}`, body);
   }
   return schemas;
 }
@@ -39,7 +40,12 @@ function schemasOf(contract: Contract): Map<string, Schema> {
  */
 function values(contract: Contract): unknown[] {
   const cases = [...readCaseFiles().values()].flatMap((file) => allCases(contract, file).map((c) => c.data));
-  const queries = [{ filter: { type: 'portal' } }, { filter: { type: 'nope' }, page: { limit: 0, offset: -1 }, include: ['a', 1] }, { filter: {}, page: { limit: '2' } }, { page: { offset: 1 } }];
+  const queries = [
+    { filter: { type: 'portal' } },
+    { filter: { type: 'nope' }, page: { limit: 0, offset: -1 }, include: ['a', 1] },
+    { filter: {}, page: { limit: '2' } },
+    { page: { offset: 1 } },
+  ];
   return [...cases, ...queries, null, true, 0, 1.5, '', 'x', [], [{}], {}, { data: null }, { data: [], errors: [] }];
 }
 
@@ -71,7 +77,10 @@ describe('the validator cache', () => {
           const verdict = expected(document);
           // parentSchema and schema: deep-equal to the contract's own schema objects, as the messages read them.
           if (actual(document) !== verdict || !isDeepStrictEqual(actual.errors, expected.errors)) {
-            expect({ verdict: actual(document), errors: actual.errors }, `${name} ${mode} ${JSON.stringify(document)}`).toStrictEqual({ verdict: expected(document), errors: expected.errors });
+            expect(
+              { verdict: actual(document), errors: actual.errors },
+              `${name} ${mode} ${JSON.stringify(document)}`,
+            ).toStrictEqual({ verdict: expected(document), errors: expected.errors });
           }
           if (!verdict) broken += 1;
         }
@@ -85,12 +94,25 @@ describe('the validator cache', () => {
     const ajv = createAjv('full', { source: true });
     const settings = 'full';
     expect(compileCached(ajv, settings, { type: 'string', maxLength: 3 }, folder)('abc')).toBe(true);
-    expect(loadedFromCache(compileCached(createAjv('full', { source: true }), settings, { type: 'string', maxLength: 3 }, folder))).toBe(true);
-    const edited = compileCached(createAjv('full', { source: true }), settings, { type: 'string', maxLength: 2 }, folder);
+    expect(
+      loadedFromCache(
+        compileCached(createAjv('full', { source: true }), settings, { type: 'string', maxLength: 3 }, folder),
+      ),
+    ).toBe(true);
+    const edited = compileCached(
+      createAjv('full', { source: true }),
+      settings,
+      { type: 'string', maxLength: 2 },
+      folder,
+    );
     expect(loadedFromCache(edited)).toBe(false);
     expect(edited('abc')).toBe(false);
     // Other settings are another entry too.
-    expect(loadedFromCache(compileCached(createAjv('quick', { source: true }), 'quick', { type: 'string', maxLength: 3 }, folder))).toBe(false);
+    expect(
+      loadedFromCache(
+        compileCached(createAjv('quick', { source: true }), 'quick', { type: 'string', maxLength: 3 }, folder),
+      ),
+    ).toBe(false);
     expect(entries(folder)).toHaveLength(3);
   });
 
@@ -98,9 +120,13 @@ describe('the validator cache', () => {
     new Contract(openapi, requirements, undefined, dir).compileValidators();
     const edited = openapi.replace(/description: /, 'description: Edited. ');
     expect(edited).not.toBe(openapi);
-    expect(loadedFromCache(new Contract(edited, requirements, undefined, dir).componentValidator('ObjectId'))).toBe(false);
+    expect(loadedFromCache(new Contract(edited, requirements, undefined, dir).componentValidator('ObjectId'))).toBe(
+      false,
+    );
     expect(readdirSync(dir)).toEqual([validatorFolder(edited, dir).slice(dir.length + 1)]);
-    expect(loadedFromCache(new Contract(edited, requirements, undefined, dir).componentValidator('ObjectId'))).toBe(true);
+    expect(loadedFromCache(new Contract(edited, requirements, undefined, dir).componentValidator('ObjectId'))).toBe(
+      true,
+    );
   });
 
   it('compiles when an entry is corrupt, and rewrites it', () => {
@@ -110,7 +136,9 @@ describe('the validator cache', () => {
     const whole = readFileSync(join(folder, entry), 'utf8');
     for (const corrupt of [whole.slice(0, whole.length / 2), 'module.exports = 42;', 'throw new Error("broken")']) {
       writeFileSync(join(folder, entry), corrupt);
-      const validate = new Contract(openapi, requirements, undefined, dir).componentValidator('NotificationGroupListDocument');
+      const validate = new Contract(openapi, requirements, undefined, dir).componentValidator(
+        'NotificationGroupListDocument',
+      );
       expect(loadedFromCache(validate)).toBe(false);
       expect(validate({ data: [] })).toBe(true);
       expect(validate({ data: {} })).toBe(false);
@@ -121,7 +149,9 @@ describe('the validator cache', () => {
   it('compiles when the cache folder cannot be made', () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, '');
-    const validate = new Contract(openapi, requirements, undefined, join(file, 'cache')).componentValidator('NotificationGroupListDocument');
+    const validate = new Contract(openapi, requirements, undefined, join(file, 'cache')).componentValidator(
+      'NotificationGroupListDocument',
+    );
     expect(loadedFromCache(validate)).toBe(false);
     expect(validate({ data: [] })).toBe(true);
     expect(validate({ data: {} })).toBe(false);

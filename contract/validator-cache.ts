@@ -28,7 +28,8 @@ const version = (name: string) => (require(`${name}/package.json`) as { version:
 const GENERATOR = `ajv ${version('ajv')}\najv-formats ${version('ajv-formats')}\nentry 1\n`;
 const FOLDER_PREFIX = 'validators-';
 
-const sha256 = (...parts: string[]) => parts.reduce((hash, part) => hash.update(part).update('\n'), createHash('sha256')).digest('hex');
+const sha256 = (...parts: string[]) =>
+  parts.reduce((hash, part) => hash.update(part).update('\n'), createHash('sha256')).digest('hex');
 
 /** The folder of the validators of a contract text (schemas/openapi.yaml), inside `directory`. */
 export function validatorFolder(openapiText: string, directory = PARSE_CACHE_DIR): string {
@@ -50,7 +51,10 @@ export function compileCached(ajv: Ajv2020, settings: string, schema: object, fo
     // The first entry of a contract text: the folders of other texts (or other versions) go.
     if (mkdirSync(folder, { recursive: true }) !== undefined) {
       const parent = dirname(folder);
-      for (const other of readdirSync(parent).filter((entry) => entry.startsWith(FOLDER_PREFIX) && entry !== basename(folder))) rmSync(join(parent, other), { recursive: true, force: true });
+      for (const other of readdirSync(parent).filter(
+        (entry) => entry.startsWith(FOLDER_PREFIX) && entry !== basename(folder),
+      ))
+        rmSync(join(parent, other), { recursive: true, force: true });
     }
     writeEntry(file, standaloneCode.default(ajv, validate));
   } catch {
@@ -65,11 +69,9 @@ function load(file: string): ValidateFunction | undefined {
     const module = { exports: {} as unknown };
     // A CommonJS module, evaluated with the kit's own require: the ajv runtime and ajv-formats'
     // formats it requires are the kit's wherever the folder is.
-    const evaluate = compileFunction(readFileSync(file, 'utf8'), ['require', 'module', 'exports'], { filename: file }) as (
-      require: NodeJS.Require,
-      module: { exports: unknown },
-      exports: unknown,
-    ) => void;
+    const evaluate = compileFunction(readFileSync(file, 'utf8'), ['require', 'module', 'exports'], {
+      filename: file,
+    }) as (require: NodeJS.Require, module: { exports: unknown }, exports: unknown) => void;
     evaluate(require, module, module.exports);
     return typeof module.exports === 'function' ? (module.exports as ValidateFunction) : undefined;
   } catch {

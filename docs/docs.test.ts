@@ -8,11 +8,21 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../cli/command-line.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const GUIDES = ['README.md', 'ARCHITECTURE.md', 'bench/README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const GUIDES = [
+  'README.md',
+  'ARCHITECTURE.md',
+  'bench/README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** The relative targets of a Markdown file's links, without their anchors. */
 function relativeLinks(text: string): string[] {
-  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((target) => !/^[a-z]+:|^#/.test(target)).map((target) => target.split('#')[0]);
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((m) => m[1])
+    .filter((target) => !/^[a-z]+:|^#/.test(target))
+    .map((target) => target.split('#')[0]);
 }
 
 describe('the guides', () => {
@@ -28,7 +38,9 @@ describe('the guides', () => {
     const run = program.commands.find((command) => command.name() === 'run')!;
     const settings = readFileSync(join(ROOT, 'docs', 'settings.md'), 'utf8');
     const reference = readFileSync(join(ROOT, 'docs', 'reference.md'), 'utf8');
-    const ownOptions = run.options.map((option) => option.long!).filter((flag) => flag !== '--help' && !settings.includes(`\`${flag}`));
+    const ownOptions = run.options
+      .map((option) => option.long!)
+      .filter((flag) => flag !== '--help' && !settings.includes(`\`${flag}`));
     expect(ownOptions.length).toBeGreaterThan(10);
     expect(ownOptions.filter((flag) => !new RegExp(`${flag}(?![\\w-])`).test(reference))).toEqual([]);
   });

@@ -75,7 +75,11 @@ describe('with an admin token', () => {
 test(`one client opening ${EVENT_CLIENTS_MAX} event streams on the admin port cannot lock the operator's dashboard out`, async () => {
   const open = (localAddress: string) =>
     new Promise<IncomingMessage>((resolve, reject) => {
-      get(`${proxy.adminUrl}/events`, { localAddress, agent: false, headers: { authorization: `Bearer ${TOKEN}` } }, resolve).on('error', reject);
+      get(
+        `${proxy.adminUrl}/events`,
+        { localAddress, agent: false, headers: { authorization: `Bearer ${TOKEN}` } },
+        resolve,
+      ).on('error', reject);
     });
   const flood = await Promise.all(Array.from({ length: EVENT_CLIENTS_MAX }, () => open('127.0.0.1')));
   try {
@@ -152,7 +156,9 @@ describe('event clients', () => {
 
   test(`at most ${EVENT_CLIENTS_MAX} at once`, () => {
     const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
-    const accepted = Array.from({ length: EVENT_CLIENTS_MAX + 1 }, (_, i) => feed.subscribe(new FakeClient(0, `10.0.1.${i}`) as unknown as ServerResponse));
+    const accepted = Array.from({ length: EVENT_CLIENTS_MAX + 1 }, (_, i) =>
+      feed.subscribe(new FakeClient(0, `10.0.1.${i}`) as unknown as ServerResponse),
+    );
     expect(accepted.filter(Boolean).length).toBe(EVENT_CLIENTS_MAX);
     expect(accepted.at(-1)).toBe(false);
     feed.close();
@@ -199,7 +205,10 @@ describe('event clients', () => {
 
   test(`${EVENT_CLIENTS_MAX / EVENT_CLIENTS_PER_ADDRESS} clients holding every place cannot keep the operator out: a newcomer takes the oldest stream of a client holding the most`, () => {
     const feed = new DashboardFeed(contract, { upstream: 'u', mode: 'report' });
-    const readers = Array.from({ length: EVENT_CLIENTS_MAX }, (_, i) => new FakeClient(0, `10.0.3.${i % (EVENT_CLIENTS_MAX / EVENT_CLIENTS_PER_ADDRESS)}`));
+    const readers = Array.from(
+      { length: EVENT_CLIENTS_MAX },
+      (_, i) => new FakeClient(0, `10.0.3.${i % (EVENT_CLIENTS_MAX / EVENT_CLIENTS_PER_ADDRESS)}`),
+    );
     expect(readers.map((reader) => feed.subscribe(reader as unknown as ServerResponse)).every(Boolean)).toBe(true);
     expect(feed.subscribe(new FakeClient(0, '10.0.3.200') as unknown as ServerResponse)).toBe(true);
     expect(feed.clientCount).toBe(EVENT_CLIENTS_MAX);

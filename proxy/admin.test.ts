@@ -7,7 +7,12 @@ let upstream: TestServer;
 let proxy: StartedProxy;
 
 beforeAll(async () => {
-  upstream = await startUpstream(answering(200, '{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":true,"description":"d"}}]}'));
+  upstream = await startUpstream(
+    answering(
+      200,
+      '{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":true,"description":"d"}}]}',
+    ),
+  );
   proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: 64 });
   await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:t' } });
   await send(`${proxy.baseUrl}/notification-groups?filter[type]=nobody`, { headers: { authorization: 'Bearer r:t' } });
@@ -39,8 +44,12 @@ describe('admin endpoints', () => {
     await proxy.proxy.settled();
     const text = (await send(`${proxy.adminUrl}/metrics`)).body.toString();
     expect(text).toMatch(/las_proxy_exchanges_total\{operation="listNotificationGroups",status="200"\} 2/);
-    expect(text).toMatch(/las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="request",party="client",level="MUST"\} 1/);
-    expect(text).toMatch(/las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="exchange",party="service",level="MUST"\} 1/);
+    expect(text).toMatch(
+      /las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="request",party="client",level="MUST"\} 1/,
+    );
+    expect(text).toMatch(
+      /las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="exchange",party="service",level="MUST"\} 1/,
+    );
     expect(text).toMatch(/las_proxy_bodies_not_validated_total\{direction="response"\} 2/);
     expect(text).toMatch(/las_proxy_validation_duration_seconds_count 2/);
     expect(text).toMatch(/# TYPE las_proxy_upstream_errors_total counter/);

@@ -47,7 +47,8 @@ export class ReadinessProbe {
   ) {}
 
   reachable(): Promise<boolean> {
-    if (this.answer !== null && this.now() - this.answer.at < READINESS_CACHE_MS) return Promise.resolve(this.answer.reachable);
+    if (this.answer !== null && this.now() - this.answer.at < READINESS_CACHE_MS)
+      return Promise.resolve(this.answer.reachable);
     this.probing ??= this.probe(this.upstream).then((reachable) => {
       this.answer = { reachable, at: this.now() };
       this.probing = null;
@@ -67,12 +68,19 @@ const adminRoutes: Record<string, AdminRoute> = {
     const trouble = context.trouble?.() ?? null;
     if (trouble !== null) return sendJson(res, 503, { status: trouble });
     const reachable = await context.readiness!.reachable();
-    sendJson(res, reachable ? 200 : 503, { status: reachable ? 'ready' : 'upstream unreachable', upstream: context.upstream.host });
+    sendJson(res, reachable ? 200 : 503, {
+      status: reachable ? 'ready' : 'upstream unreachable',
+      upstream: context.upstream.host,
+    });
   },
-  '/metrics': async (context, _req, res) => send(res, 200, context.metrics.registry.contentType, await context.metrics.registry.metrics()),
+  '/metrics': async (context, _req, res) =>
+    send(res, 200, context.metrics.registry.contentType, await context.metrics.registry.metrics()),
   '/summary.json': (context, _req, res) => sendJson(res, 200, context.feed.snapshot()),
   '/events': (context, _req, res) => {
-    if (!context.feed.subscribe(res)) sendJson(res, 503, { status: `too many event clients (at most ${EVENT_CLIENTS_MAX}, ${EVENT_CLIENTS_PER_ADDRESS} from one client: an address, or an IPv6 /64)` });
+    if (!context.feed.subscribe(res))
+      sendJson(res, 503, {
+        status: `too many event clients (at most ${EVENT_CLIENTS_MAX}, ${EVENT_CLIENTS_PER_ADDRESS} from one client: an address, or an IPv6 /64)`,
+      });
   },
 };
 
@@ -91,7 +99,10 @@ export function createAdminServer(given: AdminContext): Server {
     // Without a token, a page elsewhere could rebind its own name to this address and read the
     // summary from a browser: only an address or localhost is answered then (DNS rebinding).
     if (context.token === undefined && !OPEN_PATHS.has(path) && !addressedDirectly(req.headers.host)) {
-      return sendJson(res, 403, { status: 'without an admin token only requests addressed to an IP address or localhost are answered; set a token to use a host name' });
+      return sendJson(res, 403, {
+        status:
+          'without an admin token only requests addressed to an IP address or localhost are answered; set a token to use a host name',
+      });
     }
     if (!handler) return sendJson(res, 404, { status: 'not found', paths: Object.keys(adminRoutes) });
     Promise.resolve(handler(context, req, res)).catch(() => {
@@ -116,7 +127,9 @@ export function addressedDirectly(host: string | undefined): boolean {
  */
 function authorized(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization;
-  const given = header?.startsWith('Bearer ') ? header.slice(7) : new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('token');
+  const given = header?.startsWith('Bearer ')
+    ? header.slice(7)
+    : new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('token');
   if (!given) return false;
   const expected = Buffer.from(token);
   const actual = Buffer.from(given);
@@ -139,7 +152,11 @@ export function upstreamReachable(upstream: URL): Promise<boolean> {
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.writeHead(status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
   res.end(body);
 }
 

@@ -25,8 +25,9 @@ for (const c of variants) {
   });
 }
 
-test('the operations\' own paths are canonical', () => {
-  for (const operation of contract.operations) expect(nonCanonicalPath(contract, `${contract.basePath}${operation.pathTemplate}`)).toBeNull();
+test("the operations' own paths are canonical", () => {
+  for (const operation of contract.operations)
+    expect(nonCanonicalPath(contract, `${contract.basePath}${operation.pathTemplate}`)).toBeNull();
 });
 
 describe('paths of printable ASCII without %, \\, ; or empty and dot segments', () => {
@@ -39,14 +40,25 @@ describe('paths of printable ASCII without %, \\, ; or empty and dot segments', 
     { path: `${base.toUpperCase()}${template}`, reading: `the path's root is a case variant of ${base}` },
     { path: `${base}${template.toUpperCase()}`, reading: `the path is a case variant of ${base}${template}` },
     { path: `${base}${template.toUpperCase()}/`, reading: `the path is a case variant of ${base}${template}` },
-    { path: `${base}${template}.json`, reading: `the path is ${base}${template} with an extension, which some servers strip` },
+    {
+      path: `${base}${template}.json`,
+      reading: `the path is ${base}${template} with an extension, which some servers strip`,
+    },
   ];
-  for (const c of cases) test(`${c.path}: ${c.reading ?? 'canonical'}`, () => expect(nonCanonicalPath(contract, c.path)).toBe(c.reading));
+  for (const c of cases)
+    test(`${c.path}: ${c.reading ?? 'canonical'}`, () => expect(nonCanonicalPath(contract, c.path)).toBe(c.reading));
 });
 
 test('a method override in the query is the one named, over one in a header', () => {
-  const findings = admissionFindings(contract, { method: 'POST', path: `${contract.basePath}/x?_method=GET&_METHOD=PUT`, rawHeaders: ['X-HTTP-Method-Override', 'GET'], operation: null });
-  expect(findings.map((f) => f.message)).toEqual(['the query parameter _method asks to read this POST as another method']);
+  const findings = admissionFindings(contract, {
+    method: 'POST',
+    path: `${contract.basePath}/x?_method=GET&_METHOD=PUT`,
+    rawHeaders: ['X-HTTP-Method-Override', 'GET'],
+    operation: null,
+  });
+  expect(findings.map((f) => f.message)).toEqual([
+    'the query parameter _method asks to read this POST as another method',
+  ]);
 });
 
 test('the operating guide lists every code enforce mode refuses with', () => {

@@ -4,7 +4,16 @@
 // member names, `1e1` read as 1). Each check below names one such place. Report mode logs what
 // they find (INFO, direction request) and forwards the request as sent; enforce mode refuses it
 // (errors.ts: REFUSAL_STATUSES), so what reaches the upstream is what was judged.
-import { parseQueryPairs, pathWithoutQuery, PROTOTYPE_KEYS, queryString, withoutTrailingSlashes, type Contract, type Finding, type Operation } from '../contract/index.ts';
+import {
+  parseQueryPairs,
+  pathWithoutQuery,
+  PROTOTYPE_KEYS,
+  queryString,
+  withoutTrailingSlashes,
+  type Contract,
+  type Finding,
+  type Operation,
+} from '../contract/index.ts';
 
 /** What the checks read of one request. */
 export interface AdmissionRequest {
@@ -44,7 +53,17 @@ const contractHeadersOf = new WeakMap<Contract, ReadonlySet<string>>();
  */
 function contractHeaders(contract: Contract): ReadonlySet<string> {
   let headers = contractHeadersOf.get(contract);
-  if (!headers) contractHeadersOf.set(contract, (headers = new Set(['authorization', contract.legacyHeader.toLowerCase(), 'content-type', 'content-encoding', 'content-length'])));
+  if (!headers)
+    contractHeadersOf.set(
+      contract,
+      (headers = new Set([
+        'authorization',
+        contract.legacyHeader.toLowerCase(),
+        'content-type',
+        'content-encoding',
+        'content-length',
+      ])),
+    );
   return headers;
 }
 
@@ -66,7 +85,11 @@ const admissionChecks: { rule: string; found: keyof AdmissionReading }[] = [
 ];
 
 /** Headers with which some server frameworks read a request as another method. */
-export const METHOD_OVERRIDE_HEADERS: ReadonlySet<string> = new Set(['x-http-method-override', 'x-http-method', 'x-method-override']);
+export const METHOD_OVERRIDE_HEADERS: ReadonlySet<string> = new Set([
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+]);
 /** Query parameters with which some server frameworks read a request as another method. */
 export const METHOD_OVERRIDE_PARAMETERS: ReadonlySet<string> = new Set(['_method']);
 /** Headers with which some servers route a request to another path than its own. */
@@ -82,7 +105,21 @@ export const ADMISSION_RULES: readonly string[] = admissionChecks.map((c) => c.r
 /** Findings for what the proxy could not judge as the upstream will read it (empty: it can). */
 export function admissionFindings(contract: Contract, request: AdmissionRequest): Finding[] {
   // One pass over the path, the headers and the query each, whatever the number of checks, into one reading.
-  const reading: AdmissionReading = { path: nonCanonicalPath(contract, pathWithoutQuery(request.path)), connectionNames: null, repeated: null, shape: null, number: null, methodOverride: null, separator: null, bodyOnGet: null, rewrite: null, prototypeKey: null, forwarded: null, frameworkReading: null, documentMerge: null };
+  const reading: AdmissionReading = {
+    path: nonCanonicalPath(contract, pathWithoutQuery(request.path)),
+    connectionNames: null,
+    repeated: null,
+    shape: null,
+    number: null,
+    methodOverride: null,
+    separator: null,
+    bodyOnGet: null,
+    rewrite: null,
+    prototypeKey: null,
+    forwarded: null,
+    frameworkReading: null,
+    documentMerge: null,
+  };
   readHeaders(contract, request, reading);
   readQuery(request, reading);
   const findings: Finding[] = [];
@@ -119,7 +156,8 @@ export function nonCanonicalPath(contract: Contract, path: string): string | nul
     // Outside ASCII, a server may fold case (the Kelvin sign K, a dotless i) or normalize to an operation's path.
     if (/[^\x21-\x7e]/.test(path)) return 'the path holds a space, a control character or a character outside ASCII';
     if (/%25/.test(path)) return 'the path percent-encodes a % (double encoding)';
-    if (/%(?:[01][0-9a-f]|20|7f|[89a-f][0-9a-f])/i.test(path)) return 'the path percent-encodes a space, a control character or a byte outside ASCII';
+    if (/%(?:[01][0-9a-f]|20|7f|[89a-f][0-9a-f])/i.test(path))
+      return 'the path percent-encodes a space, a control character or a byte outside ASCII';
     if (/%2f|%5c/i.test(path)) return 'the path holds a percent-encoded / or \\';
     if (path.includes('\\')) return 'the path holds a backslash';
     if (UNRESERVED_ENCODED.test(path)) return 'the path percent-encodes a character that needs no encoding';
@@ -173,12 +211,17 @@ const shapesByOperation = new WeakMap<Operation, QueryShapes>();
 function queryShapes(operation: Operation): QueryShapes {
   let shapes = shapesByOperation.get(operation);
   if (!shapes) {
-    shapes = { roots: new Set(), members: new Map(), documentMembers: new Set(Object.keys((operation.requestBody?.properties ?? {})).map((name) => name.toLowerCase())) };
+    shapes = {
+      roots: new Set(),
+      members: new Map(),
+      documentMembers: new Set(Object.keys(operation.requestBody?.properties ?? {}).map((name) => name.toLowerCase())),
+    };
     for (const parameter of operation.parameters) {
       shapes.roots.add(parameter.name.toLowerCase());
       const properties = parameter.schema.properties as Record<string, Record<string, unknown>> | undefined;
       if (parameter.style === 'deepObject' && properties) {
-        for (const [member, schema] of Object.entries(properties)) shapes.members.set(`${parameter.name}[${member}]`, jsonKind(schema.type));
+        for (const [member, schema] of Object.entries(properties))
+          shapes.members.set(`${parameter.name}[${member}]`, jsonKind(schema.type));
       } else {
         shapes.members.set(parameter.name, jsonKind(parameter.schema.type));
       }
@@ -209,17 +252,23 @@ function readHeaders(contract: Contract, request: AdmissionRequest, reading: Adm
   const bodiless = BODILESS_METHODS.has(request.method);
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toLowerCase();
-    if (METHOD_OVERRIDE_HEADERS.has(name)) reading.methodOverride ??= `${name} asks to read this ${request.method.slice(0, 20)} as another method`;
-    else if (REWRITE_HEADERS.has(name)) reading.rewrite ??= `${name} asks to route the request to another path than the one judged`;
-    else if (request.forwardedHeaders === true && FORWARDED_HEADERS.has(name)) reading.forwarded ??= `a peer outside --trusted-proxies sent its own ${name}, speaking for a proxy it is not`;
-    if (bodiless && ((name === 'content-length' && raw[i + 1].trim() !== '0') || name === 'transfer-encoding')) reading.bodyOnGet ??= `a ${request.method} carrying a body (${name}), which the contract never judges`;
+    if (METHOD_OVERRIDE_HEADERS.has(name))
+      reading.methodOverride ??= `${name} asks to read this ${request.method.slice(0, 20)} as another method`;
+    else if (REWRITE_HEADERS.has(name))
+      reading.rewrite ??= `${name} asks to route the request to another path than the one judged`;
+    else if (request.forwardedHeaders === true && FORWARDED_HEADERS.has(name))
+      reading.forwarded ??= `a peer outside --trusted-proxies sent its own ${name}, speaking for a proxy it is not`;
+    if (bodiless && ((name === 'content-length' && raw[i + 1].trim() !== '0') || name === 'transfer-encoding'))
+      reading.bodyOnGet ??= `a ${request.method} carrying a body (${name}), which the contract never judges`;
     if (name === 'connection') {
       for (const token of raw[i + 1].split(',')) {
         const named = token.trim().toLowerCase();
-        if (reading.connectionNames === null && read.has(named)) reading.connectionNames = `Connection names ${named}, which the proxy would judge and the upstream would never receive`;
+        if (reading.connectionNames === null && read.has(named))
+          reading.connectionNames = `Connection names ${named}, which the proxy would judge and the upstream would never receive`;
       }
     } else if (read.has(name)) {
-      if (seen.includes(name)) reading.repeated ??= `${name} is sent more than once; the proxy and the upstream may read different ones`;
+      if (seen.includes(name))
+        reading.repeated ??= `${name} is sent more than once; the proxy and the upstream may read different ones`;
       else seen.push(name);
     }
   }
@@ -247,7 +296,8 @@ function namesPrototypeMember(key: string): boolean {
 function readQuery(request: AdmissionRequest, reading: AdmissionReading): void {
   const raw = queryString(request.path);
   if (raw === '') return;
-  if (raw.includes(';')) reading.separator = 'the query holds a ;, which some servers read as a separator between parameters';
+  if (raw.includes(';'))
+    reading.separator = 'the query holds a ;, which some servers read as a separator between parameters';
   const shapes = request.operation ? queryShapes(request.operation) : null;
   if (shapes !== null) reading.frameworkReading = queryMisreading(raw);
   // The contract's members seen so far: a handful at most.
@@ -255,20 +305,29 @@ function readQuery(request: AdmissionRequest, reading: AdmissionReading): void {
   let methodOverride: string | null = null;
   for (const pair of parseQueryPairs(raw)) {
     const name = pair.name.toLowerCase();
-    if (METHOD_OVERRIDE_PARAMETERS.has(name)) methodOverride ??= `the query parameter ${name} asks to read this ${request.method.slice(0, 20)} as another method`;
+    if (METHOD_OVERRIDE_PARAMETERS.has(name))
+      methodOverride ??= `the query parameter ${name} asks to read this ${request.method.slice(0, 20)} as another method`;
     const key = pair.member === undefined ? pair.name : `${pair.name}[${pair.member}]`;
     if (reading.prototypeKey === null && namesPrototypeMember(key)) {
       reading.prototypeKey = `the query key ${key.slice(0, 80)} names a prototype member`;
     }
     if (shapes === null) continue;
-    if (reading.frameworkReading === null && key.charCodeAt(0) === 0x5b /* [ */) reading.frameworkReading = `the query key ${key.slice(0, 80)} opens with a bracket: qs reads it as the parameter inside the brackets, the contract as another name`;
-    if (reading.documentMerge === null && shapes.documentMembers.size > 0 && shapes.documentMembers.has(documentRoot(key))) reading.documentMerge = `the query key ${key.slice(0, 80)} names a member of the request document, which Rails-style frameworks merge into the body they read`;
+    if (reading.frameworkReading === null && key.charCodeAt(0) === 0x5b /* [ */)
+      reading.frameworkReading = `the query key ${key.slice(0, 80)} opens with a bracket: qs reads it as the parameter inside the brackets, the contract as another name`;
+    if (
+      reading.documentMerge === null &&
+      shapes.documentMembers.size > 0 &&
+      shapes.documentMembers.has(documentRoot(key))
+    )
+      reading.documentMerge = `the query key ${key.slice(0, 80)} names a member of the request document, which Rails-style frameworks merge into the body they read`;
     const kind = shapes.members.get(key);
     if (kind === undefined) {
-      if (reading.shape === null && shapes.roots.has(rootOf(key))) reading.shape = `query member ${key.slice(0, 80)} is not one of ${[...shapes.members.keys()].join(', ')}`;
+      if (reading.shape === null && shapes.roots.has(rootOf(key)))
+        reading.shape = `query member ${key.slice(0, 80)} is not one of ${[...shapes.members.keys()].join(', ')}`;
       continue;
     }
-    if (given.includes(key)) reading.frameworkReading ??= `${key} is given more than once: qs and node:querystring read a list, URLSearchParams's get the first`;
+    if (given.includes(key))
+      reading.frameworkReading ??= `${key} is given more than once: qs and node:querystring read a list, URLSearchParams's get the first`;
     else given.push(key);
     if (kind === 'number' && reading.number === null && looksNumeric(pair.value) && !PLAIN_INTEGER.test(pair.value)) {
       reading.number = `${key} is ${JSON.stringify(pair.value.slice(0, 40))}, not a plain decimal integer: parsers read it differently`;
@@ -282,7 +341,10 @@ function readQuery(request: AdmissionRequest, reading: AdmissionReading): void {
  * other binders read it).
  */
 function documentRoot(key: string): string {
-  return key.replace(/^[[\]]+/, '').split(/[[\].]/, 1)[0].toLowerCase();
+  return key
+    .replace(/^[[\]]+/, '')
+    .split(/[[\].]/, 1)[0]
+    .toLowerCase();
 }
 
 /**
@@ -299,14 +361,17 @@ export const QUERY_PARTS_READ_MAX = 1000;
  * the character it needs is in the query.
  */
 export function queryMisreading(raw: string): string | null {
-  if (raw.length >= QUERY_PARTS_READ_MAX && partsOf(raw) > QUERY_PARTS_READ_MAX) return `the query has ${partsOf(raw)} parts: qs and node:querystring read only the first ${QUERY_PARTS_READ_MAX}`;
+  if (raw.length >= QUERY_PARTS_READ_MAX && partsOf(raw) > QUERY_PARTS_READ_MAX)
+    return `the query has ${partsOf(raw)} parts: qs and node:querystring read only the first ${QUERY_PARTS_READ_MAX}`;
   const percent = raw.includes('%');
   if (!percent && !raw.includes(']=')) return null;
   for (const part of raw.split('&')) {
     const bracketed = percent ? part.replace(/%5b/gi, '[').replace(/%5d/gi, ']') : part;
     const bracketEquals = bracketed.indexOf(']=');
-    if (bracketEquals >= 0 && bracketed.indexOf('=') !== bracketEquals + 1) return `the query part ${part.slice(0, 80)} holds a ]= after its first =: qs splits its name there`;
-    if (percent && part.includes('%') && !decodes(part)) return `the query part ${part.slice(0, 80)} holds a % that is no UTF-8 percent-encoding: parsers decode it differently`;
+    if (bracketEquals >= 0 && bracketed.indexOf('=') !== bracketEquals + 1)
+      return `the query part ${part.slice(0, 80)} holds a ]= after its first =: qs splits its name there`;
+    if (percent && part.includes('%') && !decodes(part))
+      return `the query part ${part.slice(0, 80)} holds a % that is no UTF-8 percent-encoding: parsers decode it differently`;
   }
   return null;
 }

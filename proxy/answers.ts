@@ -4,7 +4,14 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { maskedRequestTarget, type Finding } from '../contract/index.ts';
-import { classifyUpstreamError, refused, rejectedResponseAnswer, upstreamErrorAnswer, type ErrorAnswer, type UpstreamFailure } from './errors.ts';
+import {
+  classifyUpstreamError,
+  refused,
+  rejectedResponseAnswer,
+  upstreamErrorAnswer,
+  type ErrorAnswer,
+  type UpstreamFailure,
+} from './errors.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import type { ExchangeJudging } from './judging.ts';
 import { NO_BODY } from './judge.ts';
@@ -17,7 +24,11 @@ const SEVERITY_ORDER = { MUST: 0, SHOULD: 1, INFO: 2 } as const;
 
 /** `Las-Violations`: the rule ids, most severe first, cut to a bounded length with a count of the rest. */
 export function violationsHeaderValue(findings: readonly Finding[]): string | null {
-  const rules = [...new Set([...findings].sort((a, b) => SEVERITY_ORDER[a.level] - SEVERITY_ORDER[b.level]).map((f) => f.requirement))];
+  const rules = [
+    ...new Set(
+      [...findings].sort((a, b) => SEVERITY_ORDER[a.level] - SEVERITY_ORDER[b.level]).map((f) => f.requirement),
+    ),
+  ];
   if (rules.length === 0) return null;
   const shown: string[] = [];
   let length = 0;
@@ -68,7 +79,10 @@ export class ClientAnswers {
   /** Enforce mode: the whole response is here; judge it, then relay it or refuse it with 502. */
   finishHeld(exchange: ProxiedExchange, res: ServerResponse, statusText: string, body: Buffer): void {
     const { judging } = this.parts;
-    const responseFindings = judging.responseFindings(exchange, body.length > 0 ? { kind: 'captured', raw: body } : NO_BODY);
+    const responseFindings = judging.responseFindings(
+      exchange,
+      body.length > 0 ? { kind: 'captured', raw: body } : NO_BODY,
+    );
     exchange.findings = judging.judgedRequest(exchange).findings.concat(responseFindings);
     const breaking = responseFindings.filter(refused);
     if (breaking.length > 0) {
@@ -78,10 +92,24 @@ export class ClientAnswers {
     if (this.startResponse(exchange, res, statusText, responseFindings)) res.end(body);
   }
 
-  upstreamFailed(exchange: ProxiedExchange, res: ServerResponse, error: Error, failure: UpstreamFailure = classifyUpstreamError(error)): void {
+  upstreamFailed(
+    exchange: ProxiedExchange,
+    res: ServerResponse,
+    error: Error,
+    failure: UpstreamFailure = classifyUpstreamError(error),
+  ): void {
     if (exchange.clientGone || exchange.proxyStatus !== null) return;
     this.parts.metrics.upstreamErrors.inc({ kind: failure });
-    this.parts.logger.warn({ requestId: exchange.requestId, method: exchange.method, path: maskedRequestTarget(exchange.path, exchange.headers, this.parts.legacyHeader), failure, code: (error as NodeJS.ErrnoException).code }, 'upstream failed');
+    this.parts.logger.warn(
+      {
+        requestId: exchange.requestId,
+        method: exchange.method,
+        path: maskedRequestTarget(exchange.path, exchange.headers, this.parts.legacyHeader),
+        failure,
+        code: (error as NodeJS.ErrnoException).code,
+      },
+      'upstream failed',
+    );
     if (!res.headersSent) {
       exchange.status = null;
       this.refuse(exchange, res, upstreamErrorAnswer(failure, exchange.requestId), []);

@@ -79,7 +79,9 @@ export class BodyTap {
 
   /** Why the body was not kept, when it was not. */
   get overflowReason(): string {
-    return this.size > this.limit ? `body larger than ${this.limit} bytes` : `body sent in more than ${CHUNKS_KEPT_MAX} chunks`;
+    return this.size > this.limit
+      ? `body larger than ${this.limit} bytes`
+      : `body sent in more than ${CHUNKS_KEPT_MAX} chunks`;
   }
 
   /** The collected bytes; only meaningful when the tap did not overflow. */
@@ -92,7 +94,8 @@ export class BodyTap {
 export type OmissionCause = 'size' | 'coding';
 
 /** A body decoded: its text, and whether its bytes were UTF-8 (read before decoding them replaces what is not). */
-export type DecodedBody = { ok: true; text: string; utf8: Utf8Reading } | { ok: false; reason: string; cause: OmissionCause };
+export type DecodedBody =
+  { ok: true; text: string; utf8: Utf8Reading } | { ok: false; reason: string; cause: OmissionCause };
 
 type Decoder = (input: Buffer, maxOutputLength: number) => Buffer;
 
@@ -113,7 +116,8 @@ export function brotliStreamStart(stream: Uint8Array): BrotliStreamStart {
   let position = 0;
   const read = (count: number): number => {
     let value = 0;
-    for (let i = 0; i < count; i += 1, position += 1) value |= (((stream[position >> 3] ?? 0) >> (position & 7)) & 1) << i;
+    for (let i = 0; i < count; i += 1, position += 1)
+      value |= (((stream[position >> 3] ?? 0) >> (position & 7)) & 1) << i;
     return value;
   };
   let windowBits: number | undefined = 16;
@@ -141,7 +145,11 @@ const BROTLI_NARROWED_WINDOW_BITS_MIN = 18;
  * decoding costs what the limit allows, not what the sender declared. Past the limit the output
  * is never read: a stream that needs the larger window there fails to decode instead.
  */
-export function narrowedBrotliWindow(stream: Buffer, maxOutputLength: number, windowBits = brotliStreamStart(stream).windowBits): Buffer {
+export function narrowedBrotliWindow(
+  stream: Buffer,
+  maxOutputLength: number,
+  windowBits = brotliStreamStart(stream).windowBits,
+): Buffer {
   if (windowBits === undefined) return stream;
   let narrowed = BROTLI_NARROWED_WINDOW_BITS_MIN;
   while (narrowed < windowBits && 2 ** narrowed - 16 < maxOutputLength) narrowed += 1;
@@ -158,7 +166,8 @@ export function narrowedBrotliWindow(stream: Buffer, maxOutputLength: number, wi
  */
 function brotliDecoder(input: Buffer, maxOutputLength: number): Buffer {
   const start = brotliStreamStart(input);
-  if (start.firstMetaBlockLength !== undefined && start.firstMetaBlockLength > maxOutputLength) throw Object.assign(new Error('first meta-block past the limit'), { code: 'ERR_BUFFER_TOO_LARGE' });
+  if (start.firstMetaBlockLength !== undefined && start.firstMetaBlockLength > maxOutputLength)
+    throw Object.assign(new Error('first meta-block past the limit'), { code: 'ERR_BUFFER_TOO_LARGE' });
   return brotliDecompressSync(narrowedBrotliWindow(input, maxOutputLength, start.windowBits), { maxOutputLength });
 }
 
@@ -221,18 +230,39 @@ function decodeWithoutStack(decoder: Decoder, input: Buffer, maxOutputLength: nu
 export function decodeBody(raw: Buffer, contentEncoding: string | undefined, limit: number): DecodedBody {
   // Most bodies come in no coding at all: nothing to split or undo.
   if (contentEncoding === undefined || contentEncoding === '') return { ok: true, ...utf8Text(raw) };
-  const codings = (contentEncoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '');
+  const codings = (contentEncoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '');
   const applied = codings.filter((coding) => coding !== 'identity').length;
-  if (applied > CONTENT_CODINGS_MAX) return { ok: false, reason: `${applied} content codings, more than the ${CONTENT_CODINGS_MAX} the proxy undoes on one body (each may inflate to the bound again)`, cause: 'coding' };
+  if (applied > CONTENT_CODINGS_MAX)
+    return {
+      ok: false,
+      reason: `${applied} content codings, more than the ${CONTENT_CODINGS_MAX} the proxy undoes on one body (each may inflate to the bound again)`,
+      cause: 'coding',
+    };
   const decodedMax = decodedLimit(raw.length, limit);
   let bytes = raw;
   for (const coding of codings.reverse()) {
     const decoder = CONTENT_DECODERS[coding];
-    if (!decoder) return { ok: false, reason: `content coding ${coding.slice(0, 40)} is not one the proxy decodes`, cause: 'coding' };
+    if (!decoder)
+      return {
+        ok: false,
+        reason: `content coding ${coding.slice(0, 40)} is not one the proxy decodes`,
+        cause: 'coding',
+      };
     try {
       bytes = decodeWithoutStack(decoder, bytes, decodedMax);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { ok: false, reason: decodedMax < limit ? `body of ${raw.length} bytes inflating past ${decodedMax} bytes once decoded (${DECODED_BOUNDS.ratio} times its size)` : `body larger than ${limit} bytes once decoded`, cause: 'size' };
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        return {
+          ok: false,
+          reason:
+            decodedMax < limit
+              ? `body of ${raw.length} bytes inflating past ${decodedMax} bytes once decoded (${DECODED_BOUNDS.ratio} times its size)`
+              : `body larger than ${limit} bytes once decoded`,
+          cause: 'size',
+        };
       return { ok: false, reason: `the ${coding} body could not be decoded`, cause: 'coding' };
     }
   }

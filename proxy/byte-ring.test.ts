@@ -57,7 +57,8 @@ describe('ByteRing', () => {
       const piece = ring.reserve(size);
       if (piece) {
         expect(piece.offset + size).toBeLessThanOrEqual(1000);
-        for (const other of held) expect(piece.offset + size <= other.offset || other.offset + other.size <= piece.offset).toBe(true);
+        for (const other of held)
+          expect(piece.offset + size <= other.offset || other.offset + other.size <= piece.offset).toBe(true);
         held.push({ offset: piece.offset, size, taken: piece.taken });
       }
       if (!piece || next() % 3 === 0) {

@@ -10,10 +10,37 @@ import { exchangeHash, Recorder, send, startUpstream, type RawRequest, type Test
 
 const MAX_BODY = 4096;
 const MEDIA_TYPE = 'application/vnd.api+json';
-const listDocument = JSON.stringify({ data: [{ id: '5f1d7c2e9b1e8a0012345678', type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exam news' } }] });
-const badListDocument = JSON.stringify({ data: [{ id: '5f1d7c2e9b1e8a0012345678', type: 'NotificationGroup', attributes: { groupId: 'NotAGroup', label: 'x', defaultValue: true, description: 'y' } }] });
+const listDocument = JSON.stringify({
+  data: [
+    {
+      id: '5f1d7c2e9b1e8a0012345678',
+      type: 'NotificationGroup',
+      attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exam news' },
+    },
+  ],
+});
+const badListDocument = JSON.stringify({
+  data: [
+    {
+      id: '5f1d7c2e9b1e8a0012345678',
+      type: 'NotificationGroup',
+      attributes: { groupId: 'NotAGroup', label: 'x', defaultValue: true, description: 'y' },
+    },
+  ],
+});
 const largeBinary = randomBytes(64 * 1024);
-const largeJson = JSON.stringify({ data: Array.from({ length: 400 }, (_, i) => ({ id: i.toString(16).padStart(24, '0'), type: 'NotificationGroup', attributes: { groupId: 'Exams', label: `label ${i}`, defaultValue: false, description: 'a description long enough to grow the body' } })) });
+const largeJson = JSON.stringify({
+  data: Array.from({ length: 400 }, (_, i) => ({
+    id: i.toString(16).padStart(24, '0'),
+    type: 'NotificationGroup',
+    attributes: {
+      groupId: 'Exams',
+      label: `label ${i}`,
+      defaultValue: false,
+      description: 'a description long enough to grow the body',
+    },
+  })),
+});
 
 type Respond = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 
@@ -41,30 +68,118 @@ function chunked(status: number, headers: Record<string, string>, body: Buffer, 
 }
 
 const byteCases: ByteCase[] = [
-  { name: 'a list document with content-length', path: '/notification-groups?filter[type]=portal', respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(listDocument)) }, listDocument) },
-  { name: 'a chunked list document', path: '/notification-groups?filter[type]=user', respond: chunked(200, { 'Content-Type': MEDIA_TYPE }, Buffer.from(largeJson), 7) },
-  { name: 'a gzip body with content-length', path: '/notification-groups?filter[type]=portal', respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'gzip', 'Content-Length': String(gzipSync(listDocument).length) }, gzipSync(listDocument)) },
-  { name: 'a chunked gzip body', path: '/notification-groups?filter[type]=portal', respond: chunked(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'gzip' }, gzipSync(largeJson), 5) },
-  { name: 'a deflate body', path: '/notification-groups?filter[type]=portal', respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'deflate' }, deflateSync(listDocument)) },
-  { name: 'a brotli body', path: '/notification-groups?filter[type]=portal', respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'br' }, brotliCompressSync(listDocument)) },
-  { name: 'a binary body above --max-body, chunked', path: '/files/1', respond: chunked(200, { 'Content-Type': 'application/octet-stream' }, largeBinary, 9) },
-  { name: 'a JSON body above --max-body with content-length', path: '/notification-groups?filter[type]=portal', respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(largeJson)) }, largeJson) },
-  { name: '204 without a body', path: '/marketing-consent/1', request: { method: 'DELETE', headers: { authorization: 'Bearer r:abc' } }, respond: fixed(204, { 'X-Trace': 'one' }, '') },
-  { name: 'HEAD with a content-length', path: '/notification-groups?filter[type]=portal', request: { method: 'HEAD' }, respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': '1234' }, '') },
-  { name: 'repeated headers, mixed case and a custom reason phrase', path: '/users', respond: (_req, res) => {
-    res.statusMessage = 'Quite Fine';
-    res.writeHead(200, [['Set-Cookie', 'a=1'], ['set-cookie', 'b=2'], ['X-MiXeD-CaSe', 'v'], ['Content-Type', MEDIA_TYPE]].flat());
-    res.end('{"data":[]}');
-  } },
-  { name: 'a 404 in plain text', path: '/nowhere', respond: fixed(404, { 'Content-Type': 'text/plain; charset=utf-8' }, 'not here\n') },
-  { name: 'an echoed request body', path: '/highlights', request: { method: 'POST', headers: { 'content-type': MEDIA_TYPE, authorization: 'Bearer p:abc' }, body: '{"data":{"type":"Highlight"}}' }, respond: (req, res, body) => {
-    res.writeHead(201, { 'Content-Type': MEDIA_TYPE, 'X-Seen-Length': String(body.length) });
-    res.end(body);
-  } },
-  { name: 'an echoed request body above --max-body', path: '/uploads', request: { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: largeBinary }, respond: (req, res, body) => {
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'X-Seen-Length': String(body.length) });
-    res.end(body);
-  } },
+  {
+    name: 'a list document with content-length',
+    path: '/notification-groups?filter[type]=portal',
+    respond: fixed(
+      200,
+      { 'Content-Type': MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(listDocument)) },
+      listDocument,
+    ),
+  },
+  {
+    name: 'a chunked list document',
+    path: '/notification-groups?filter[type]=user',
+    respond: chunked(200, { 'Content-Type': MEDIA_TYPE }, Buffer.from(largeJson), 7),
+  },
+  {
+    name: 'a gzip body with content-length',
+    path: '/notification-groups?filter[type]=portal',
+    respond: fixed(
+      200,
+      {
+        'Content-Type': MEDIA_TYPE,
+        'Content-Encoding': 'gzip',
+        'Content-Length': String(gzipSync(listDocument).length),
+      },
+      gzipSync(listDocument),
+    ),
+  },
+  {
+    name: 'a chunked gzip body',
+    path: '/notification-groups?filter[type]=portal',
+    respond: chunked(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'gzip' }, gzipSync(largeJson), 5),
+  },
+  {
+    name: 'a deflate body',
+    path: '/notification-groups?filter[type]=portal',
+    respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'deflate' }, deflateSync(listDocument)),
+  },
+  {
+    name: 'a brotli body',
+    path: '/notification-groups?filter[type]=portal',
+    respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'br' }, brotliCompressSync(listDocument)),
+  },
+  {
+    name: 'a binary body above --max-body, chunked',
+    path: '/files/1',
+    respond: chunked(200, { 'Content-Type': 'application/octet-stream' }, largeBinary, 9),
+  },
+  {
+    name: 'a JSON body above --max-body with content-length',
+    path: '/notification-groups?filter[type]=portal',
+    respond: fixed(
+      200,
+      { 'Content-Type': MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(largeJson)) },
+      largeJson,
+    ),
+  },
+  {
+    name: '204 without a body',
+    path: '/marketing-consent/1',
+    request: { method: 'DELETE', headers: { authorization: 'Bearer r:abc' } },
+    respond: fixed(204, { 'X-Trace': 'one' }, ''),
+  },
+  {
+    name: 'HEAD with a content-length',
+    path: '/notification-groups?filter[type]=portal',
+    request: { method: 'HEAD' },
+    respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': '1234' }, ''),
+  },
+  {
+    name: 'repeated headers, mixed case and a custom reason phrase',
+    path: '/users',
+    respond: (_req, res) => {
+      res.statusMessage = 'Quite Fine';
+      res.writeHead(
+        200,
+        [
+          ['Set-Cookie', 'a=1'],
+          ['set-cookie', 'b=2'],
+          ['X-MiXeD-CaSe', 'v'],
+          ['Content-Type', MEDIA_TYPE],
+        ].flat(),
+      );
+      res.end('{"data":[]}');
+    },
+  },
+  {
+    name: 'a 404 in plain text',
+    path: '/nowhere',
+    respond: fixed(404, { 'Content-Type': 'text/plain; charset=utf-8' }, 'not here\n'),
+  },
+  {
+    name: 'an echoed request body',
+    path: '/highlights',
+    request: {
+      method: 'POST',
+      headers: { 'content-type': MEDIA_TYPE, authorization: 'Bearer p:abc' },
+      body: '{"data":{"type":"Highlight"}}',
+    },
+    respond: (req, res, body) => {
+      res.writeHead(201, { 'Content-Type': MEDIA_TYPE, 'X-Seen-Length': String(body.length) });
+      res.end(body);
+    },
+  },
+  {
+    name: 'an echoed request body above --max-body',
+    path: '/uploads',
+    request: { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: largeBinary },
+    respond: (req, res, body) => {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'X-Seen-Length': String(body.length) });
+      res.end(body);
+    },
+  },
 ];
 
 let upstream: TestServer;
@@ -80,7 +195,12 @@ beforeAll(async () => {
     req.on('end', () => responders.get(String(req.headers['x-case']))!(req, res, Buffer.concat(chunks)));
   });
   // Every finding written (no folding of repeats): each case reads what its own exchange found.
-  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: MAX_BODY, violations, repeatInterval: 0 });
+  proxy = await startValidatingProxy({
+    upstream: `${upstream.url}/v3`,
+    maxBody: MAX_BODY,
+    violations,
+    repeatInterval: 0,
+  });
 });
 
 afterAll(async () => {
@@ -112,11 +232,21 @@ describe('the validation tap', () => {
   for (const encoding of encodings) {
     test(`decodes a ${encoding.name} body for validation only`, async () => {
       const name = `tap ${encoding.name}`;
-      responders.set(name, fixed(200, { 'Content-Type': MEDIA_TYPE, ...encoding.headers }, encoding.encode(badListDocument)));
+      responders.set(
+        name,
+        fixed(200, { 'Content-Type': MEDIA_TYPE, ...encoding.headers }, encoding.encode(badListDocument)),
+      );
       const requestId = `tap-${encoding.name}`;
-      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { 'x-case': name, 'x-request-id': requestId, authorization: 'Bearer r:abc' } });
+      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+        headers: { 'x-case': name, 'x-request-id': requestId, authorization: 'Bearer r:abc' },
+      });
       await proxy.proxy.settled();
-      expect(violations.lines<ViolationRecord>().filter((l) => l.requestId === requestId).map((l) => `${l.rule} ${l.direction} ${l.pointer}`)).toEqual(['NG-ITEM-SHAPE response /data/0/attributes/groupId']);
+      expect(
+        violations
+          .lines<ViolationRecord>()
+          .filter((l) => l.requestId === requestId)
+          .map((l) => `${l.rule} ${l.direction} ${l.pointer}`),
+      ).toEqual(['NG-ITEM-SHAPE response /data/0/attributes/groupId']);
     });
   }
 
@@ -125,12 +255,29 @@ describe('the validation tap', () => {
     const name = 'tap too large';
     responders.set(name, fixed(200, { 'Content-Type': MEDIA_TYPE }, largeJson));
     const log = new Recorder();
-    const fresh = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: MAX_BODY, violations: log, repeatInterval: 0 });
+    const fresh = await startValidatingProxy({
+      upstream: `${upstream.url}/v3`,
+      maxBody: MAX_BODY,
+      violations: log,
+      repeatInterval: 0,
+    });
     try {
-      await send(`${fresh.baseUrl}/notification-groups?filter[type]=portal`, { headers: { 'x-case': name, 'x-request-id': 'tap-large', authorization: 'Bearer r:abc' } });
+      await send(`${fresh.baseUrl}/notification-groups?filter[type]=portal`, {
+        headers: { 'x-case': name, 'x-request-id': 'tap-large', authorization: 'Bearer r:abc' },
+      });
       await fresh.proxy.settled();
-      expect(log.lines().filter((l) => l.requestId === 'tap-large').map((l) => [l.rule, l.level, l.direction, l.message])).toEqual([
-        ['PROXY-BODY-NOT-VALIDATED', 'INFO', 'response', `response body not validated: body larger than ${MAX_BODY} bytes`],
+      expect(
+        log
+          .lines()
+          .filter((l) => l.requestId === 'tap-large')
+          .map((l) => [l.rule, l.level, l.direction, l.message]),
+      ).toEqual([
+        [
+          'PROXY-BODY-NOT-VALIDATED',
+          'INFO',
+          'response',
+          `response body not validated: body larger than ${MAX_BODY} bytes`,
+        ],
       ]);
     } finally {
       await fresh.close();
@@ -157,9 +304,23 @@ describe('the validation tap', () => {
       seen.push(req.headers);
       res.writeHead(204).end();
     });
-    const claimed = { 'x-case': name, 'x-forwarded-for': '198.51.100.1', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'claimed.example' };
-    const forwarding = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, forwardedHeaders: true });
-    const behindTrusted = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, forwardedHeaders: true, trustedProxies: ['127.0.0.0/8'] });
+    const claimed = {
+      'x-case': name,
+      'x-forwarded-for': '198.51.100.1',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'claimed.example',
+    };
+    const forwarding = await startValidatingProxy({
+      upstream: `${upstream.url}/v3`,
+      violations: null,
+      forwardedHeaders: true,
+    });
+    const behindTrusted = await startValidatingProxy({
+      upstream: `${upstream.url}/v3`,
+      violations: null,
+      forwardedHeaders: true,
+      trustedProxies: ['127.0.0.0/8'],
+    });
     try {
       await send(`${proxy.baseUrl}/things`, { headers: { 'x-case': name } });
       await send(`${forwarding.baseUrl}/things`, { headers: claimed });
@@ -169,8 +330,16 @@ describe('the validation tap', () => {
       await behindTrusted.close();
     }
     expect(Object.keys(seen[0]).filter((header) => header.startsWith('x-forwarded-'))).toEqual([]);
-    expect([seen[1]['x-forwarded-for'], seen[1]['x-forwarded-proto'], seen[1]['x-forwarded-host']]).toEqual(['127.0.0.1', 'http', new URL(forwarding.proxyUrl).host]);
-    expect([seen[2]['x-forwarded-for'], seen[2]['x-forwarded-proto'], seen[2]['x-forwarded-host']]).toEqual(['198.51.100.1, 127.0.0.1', 'https', 'claimed.example']);
+    expect([seen[1]['x-forwarded-for'], seen[1]['x-forwarded-proto'], seen[1]['x-forwarded-host']]).toEqual([
+      '127.0.0.1',
+      'http',
+      new URL(forwarding.proxyUrl).host,
+    ]);
+    expect([seen[2]['x-forwarded-for'], seen[2]['x-forwarded-proto'], seen[2]['x-forwarded-host']]).toEqual([
+      '198.51.100.1, 127.0.0.1',
+      'https',
+      'claimed.example',
+    ]);
   });
 
   test('drops hop-by-hop headers and those Connection names, in both directions', async () => {
@@ -181,7 +350,15 @@ describe('the validation tap', () => {
       res.writeHead(200, { Connection: 'X-Hop', 'X-Hop': 'drop me', 'X-Keep': 'keep me', 'Content-Length': '0' });
       res.end();
     });
-    const proxied = await send(`${proxy.baseUrl}/things`, { headers: { 'x-case': name, connection: 'X-Client-Hop', 'x-client-hop': 'drop', 'proxy-authorization': 'Basic c2VjcmV0', 'x-client-keep': 'keep' } });
+    const proxied = await send(`${proxy.baseUrl}/things`, {
+      headers: {
+        'x-case': name,
+        connection: 'X-Client-Hop',
+        'x-client-hop': 'drop',
+        'proxy-authorization': 'Basic c2VjcmV0',
+        'x-client-keep': 'keep',
+      },
+    });
     expect(upstreamSaw['x-client-hop']).toBeUndefined();
     expect(upstreamSaw['proxy-authorization']).toBeUndefined();
     expect(upstreamSaw['x-client-keep']).toBe('keep');
@@ -199,12 +376,20 @@ describe('an upstream with a path prefix', () => {
       res.end(badListDocument);
     });
     const log = new Recorder();
-    const prefixedProxy = await startValidatingProxy({ upstream: `${prefixed.url}/api/v3/`, violations: log, repeatInterval: 0 });
+    const prefixedProxy = await startValidatingProxy({
+      upstream: `${prefixed.url}/api/v3/`,
+      violations: log,
+      repeatInterval: 0,
+    });
     try {
-      await send(`${prefixedProxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:abc' } });
+      await send(`${prefixedProxy.baseUrl}/notification-groups?filter[type]=portal`, {
+        headers: { authorization: 'Bearer r:abc' },
+      });
       expect(paths).toEqual(['/api/v3/notification-groups?filter[type]=portal']);
       await prefixedProxy.proxy.settled();
-      expect(log.lines<ViolationRecord>().map((l) => `${String(l.operationId)} ${l.rule}`)).toEqual(['listNotificationGroups NG-ITEM-SHAPE']);
+      expect(log.lines<ViolationRecord>().map((l) => `${String(l.operationId)} ${l.rule}`)).toEqual([
+        'listNotificationGroups NG-ITEM-SHAPE',
+      ]);
     } finally {
       await prefixedProxy.close();
       await prefixed.close();

@@ -20,7 +20,15 @@ const PASSWORD = 'capture-password-secret-e4d4';
 const SECRETS = [SESSION, PAT, QUERY_TOKEN, COOKIE, PASSWORD];
 
 // Ids that are numbers, not strings: RES-ID-STRING, a MUST, on every list answer.
-const BROKEN_LIST = JSON.stringify({ data: [{ id: 7, type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'x' } }] });
+const BROKEN_LIST = JSON.stringify({
+  data: [
+    {
+      id: 7,
+      type: 'NotificationGroup',
+      attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'x' },
+    },
+  ],
+});
 
 let dir: string;
 let upstream: TestServer;
@@ -41,20 +49,36 @@ afterEach(async () => {
 function captured(): { files: string[]; entries: HarEntry[]; text: string } {
   const files = readdirSync(dir).sort();
   const text = files.map((file) => readFileSync(join(dir, file), 'utf8')).join('');
-  return { files, entries: text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as HarEntry), text };
+  return {
+    files,
+    entries: text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as HarEntry),
+    text,
+  };
 }
 
 async function metric(name: string): Promise<string> {
-  return (await (await fetch(`${proxy!.adminUrl}/metrics`)).text()).split('\n').filter((line) => line.startsWith(name)).join('\n');
+  return (await (await fetch(`${proxy!.adminUrl}/metrics`)).text())
+    .split('\n')
+    .filter((line) => line.startsWith(name))
+    .join('\n');
 }
 
 describe('proxy --capture', () => {
   it('writes an exchange with a MUST finding as a HAR entry with its finding ids, and no credential at all', async () => {
     proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, capture: { dir }, judgeThread: false });
     const list = `${proxy.baseUrl}/notification-groups?filter[type]=portal&access_token=${QUERY_TOKEN}`;
-    await send(list, { headers: { authorization: `Bearer r:${SESSION}`, cookie: `sid=${COOKIE}`, 'x-request-id': 'capture-1' } });
+    await send(list, {
+      headers: { authorization: `Bearer r:${SESSION}`, cookie: `sid=${COOKIE}`, 'x-request-id': 'capture-1' },
+    });
     await send(list, { headers: { 'x-svc-session-token': SESSION, 'x-request-id': 'capture-2' } });
-    await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { authorization: `Bearer p:${PAT}`, 'content-type': MEDIA_TYPE, 'x-request-id': 'capture-3' }, body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'x', password: PASSWORD } } }) });
+    await send(`${proxy.baseUrl}/attribute-configs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer p:${PAT}`, 'content-type': MEDIA_TYPE, 'x-request-id': 'capture-3' },
+      body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'x', password: PASSWORD } } }),
+    });
     // Outside the API: judged by nothing, captured never.
     await send(`${proxy.proxyUrl}/health`, { headers: { authorization: `Bearer r:${SESSION}` } });
     await proxy.proxy.settled();
@@ -63,9 +87,16 @@ describe('proxy --capture', () => {
     for (const secret of SECRETS) expect(text).not.toContain(secret);
     expect(entries.map((e) => e._las!.requestId)).toEqual(['capture-1', 'capture-2', 'capture-3']);
     expect(entries[0]._las!.findings.map((f) => f.rule)).toContain('RES-ID-STRING');
-    expect(entries[0].request.headers).toEqual(expect.arrayContaining([{ name: 'authorization', value: 'Bearer r:***' }, { name: 'cookie', value: '***' }]));
+    expect(entries[0].request.headers).toEqual(
+      expect.arrayContaining([
+        { name: 'authorization', value: 'Bearer r:***' },
+        { name: 'cookie', value: '***' },
+      ]),
+    );
     expect(entries[1].request.headers).toEqual(expect.arrayContaining([{ name: 'x-svc-session-token', value: '***' }]));
-    expect(entries[2].request.headers).toEqual(expect.arrayContaining([{ name: 'authorization', value: 'Bearer p:***' }]));
+    expect(entries[2].request.headers).toEqual(
+      expect.arrayContaining([{ name: 'authorization', value: 'Bearer p:***' }]),
+    );
     expect(entries[0].request.url).toContain('access_token=***');
     expect(entries[0].request.queryString).toEqual(expect.arrayContaining([{ name: 'access_token', value: '***' }]));
     expect(entries[2].request.postData?.text).toContain('"password":"***"');
@@ -77,11 +108,23 @@ describe('proxy --capture', () => {
   });
 
   it('keeps no body larger than --max-body, and says so in the entry', async () => {
-    proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, capture: { dir }, maxBody: 64, judgeThread: false });
-    await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { authorization: `Bearer p:${PAT}`, 'content-type': MEDIA_TYPE }, body: JSON.stringify({ data: { type: 'Highlight', attributes: { label: 'y'.repeat(200) } } }) });
+    proxy = await startValidatingProxy({
+      upstream: `${upstream.url}/v3`,
+      capture: { dir },
+      maxBody: 64,
+      judgeThread: false,
+    });
+    await send(`${proxy.baseUrl}/attribute-configs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer p:${PAT}`, 'content-type': MEDIA_TYPE },
+      body: JSON.stringify({ data: { type: 'Highlight', attributes: { label: 'y'.repeat(200) } } }),
+    });
     await proxy.proxy.settled();
     const [entry] = captured().entries;
-    expect(entry.request.postData).toEqual({ mimeType: MEDIA_TYPE, comment: 'body not kept: body larger than 64 bytes' });
+    expect(entry.request.postData).toEqual({
+      mimeType: MEDIA_TYPE,
+      comment: 'body not kept: body larger than 64 bytes',
+    });
     expect(entry.response.content.text).toBeUndefined();
     expect(entry.response.content.comment).toBe('body not kept: body larger than 64 bytes');
   });
@@ -89,7 +132,11 @@ describe('proxy --capture', () => {
   it(`keeps no answer sent in more than ${CHUNKS_KEPT_MAX} chunks, and says why in the entry`, async () => {
     const body = `{"data":[${'1,'.repeat(CHUNKS_KEPT_MAX)}1]}`;
     const chunked = Array.from(body, (character) => `1\r\n${character}\r\n`).join('');
-    const oneByteChunks = await startRawUpstream((socket) => socket.end(`HTTP/1.1 200 OK\r\ncontent-type: ${MEDIA_TYPE}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n${chunked}0\r\n\r\n`));
+    const oneByteChunks = await startRawUpstream((socket) =>
+      socket.end(
+        `HTTP/1.1 200 OK\r\ncontent-type: ${MEDIA_TYPE}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n${chunked}0\r\n\r\n`,
+      ),
+    );
     try {
       proxy = await startValidatingProxy({ upstream: `${oneByteChunks.url}/v3`, capture: { dir }, judgeThread: false });
       // No credentials, answered 200: a MUST of the exchange, so it is captured.
@@ -106,8 +153,15 @@ describe('proxy --capture', () => {
   });
 
   it('rotates files and keeps the directory under its bound, dropping the oldest first, counted on /metrics', async () => {
-    proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, capture: { dir, fileBytes: 4096, maxBytes: 12_000 }, judgeThread: false });
-    for (let i = 0; i < 40; i += 1) await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: `Bearer r:${SESSION}`, 'x-request-id': `rotate-${i}` } });
+    proxy = await startValidatingProxy({
+      upstream: `${upstream.url}/v3`,
+      capture: { dir, fileBytes: 4096, maxBytes: 12_000 },
+      judgeThread: false,
+    });
+    for (let i = 0; i < 40; i += 1)
+      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+        headers: { authorization: `Bearer r:${SESSION}`, 'x-request-id': `rotate-${i}` },
+      });
     await proxy.proxy.settled();
     const { files, entries } = captured();
     const total = files.reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
@@ -123,19 +177,25 @@ describe('proxy --capture', () => {
   it('captures the bodies of exchanges judged on the judging thread as well', async () => {
     await upstream.close();
     // Past 8 KiB of body the exchange is judged on the worker thread.
-    const large = JSON.stringify({ data: Array.from({ length: 80 }, () => (JSON.parse(BROKEN_LIST) as { data: unknown[] }).data[0]) });
+    const large = JSON.stringify({
+      data: Array.from({ length: 80 }, () => (JSON.parse(BROKEN_LIST) as { data: unknown[] }).data[0]),
+    });
     upstream = await startUpstream(answering(200, large));
     proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, capture: { dir } });
-    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: `Bearer r:${SESSION}` } });
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+      headers: { authorization: `Bearer r:${SESSION}` },
+    });
     await proxy.proxy.settled();
-    expect((await metric('las_proxy_exchanges_judged_total{thread="worker"}'))).toMatch(/ 1$/);
+    expect(await metric('las_proxy_exchanges_judged_total{thread="worker"}')).toMatch(/ 1$/);
     const [entry] = captured().entries;
     expect(entry.response.content.text).toBe(large);
   });
 
   it('is off by default: no capture file is written', async () => {
     proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, judgeThread: false });
-    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: `Bearer r:${SESSION}` } });
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+      headers: { authorization: `Bearer r:${SESSION}` },
+    });
     await proxy.proxy.settled();
     expect(readdirSync(dir)).toEqual([]);
     expect(await metric('las_proxy_capture_events_total{')).toBe('');

@@ -9,7 +9,18 @@ import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { appendFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { bodySecrets, headerSecrets, headerValue, maskCredentialQuery, maskedBody, maskedHeaderValue, maskedQueryPairs, maskedText, querySecrets, type Finding } from '../contract/index.ts';
+import {
+  bodySecrets,
+  headerSecrets,
+  headerValue,
+  maskCredentialQuery,
+  maskedBody,
+  maskedHeaderValue,
+  maskedQueryPairs,
+  maskedText,
+  querySecrets,
+  type Finding,
+} from '../contract/index.ts';
 import { decodeBody } from './body.ts';
 import type { ProxiedExchange } from './exchange.ts';
 import { BODY_NOT_KEPT, type HarContent, type HarEntry, type HarHeader } from './har.ts';
@@ -53,7 +64,10 @@ export class ExchangeCapture {
   private writing: Promise<void> = Promise.resolve();
   private failureLogged = false;
 
-  constructor(options: CaptureOptions, private readonly parts: CaptureParts) {
+  constructor(
+    options: CaptureOptions,
+    private readonly parts: CaptureParts,
+  ) {
     this.dir = options.dir;
     this.maxBytes = options.maxBytes ?? CAPTURE_DEFAULTS.maxBytes;
     this.fileBytes = Math.min(options.fileBytes ?? CAPTURE_DEFAULTS.fileBytes, this.maxBytes);
@@ -93,24 +107,53 @@ export class ExchangeCapture {
     const { legacyHeader } = this.parts;
     const host = headerValue(exchange.headers, 'host') ?? 'proxy.invalid';
     const rawResponseHeaders: HarHeader[] = [];
-    for (let i = 0; i + 1 < exchange.responseHeaders.length; i += 2) rawResponseHeaders.push({ name: exchange.responseHeaders[i], value: exchange.responseHeaders[i + 1] });
+    for (let i = 0; i + 1 < exchange.responseHeaders.length; i += 2)
+      rawResponseHeaders.push({ name: exchange.responseHeaders[i], value: exchange.responseHeaders[i + 1] });
     const requestType = headerValue(exchange.headers, 'content-type') ?? '';
     const responseType = rawResponseHeaders.find((h) => h.name.toLowerCase() === 'content-type')?.value ?? '';
     const requestText = this.decoded(exchange.requestBody, headerValue(exchange.headers, 'content-encoding'));
-    const responseBody: CapturedBody = !exchange.responseTap || exchange.responseTap.size === 0 ? { kind: 'none' } : exchange.responseTap.overflowed ? { kind: 'omitted', reason: exchange.responseTap.overflowReason, cause: 'size' } : { kind: 'captured', raw: exchange.responseTap.bytes() };
-    const responseText = this.decoded(responseBody, rawResponseHeaders.find((h) => h.name.toLowerCase() === 'content-encoding')?.value);
+    const responseBody: CapturedBody =
+      !exchange.responseTap || exchange.responseTap.size === 0
+        ? { kind: 'none' }
+        : exchange.responseTap.overflowed
+          ? { kind: 'omitted', reason: exchange.responseTap.overflowReason, cause: 'size' }
+          : { kind: 'captured', raw: exchange.responseTap.bytes() };
+    const responseText = this.decoded(
+      responseBody,
+      rawResponseHeaders.find((h) => h.name.toLowerCase() === 'content-encoding')?.value,
+    );
     // Every credential the exchange carries, wherever it is, is masked wherever else it turns up.
     const known = new Set([
       ...headerSecrets(exchange.headers, legacyHeader),
-      ...headerSecrets({ 'set-cookie': rawResponseHeaders.filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value) }, legacyHeader),
+      ...headerSecrets(
+        { 'set-cookie': rawResponseHeaders.filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value) },
+        legacyHeader,
+      ),
       ...querySecrets(exchange.path),
       ...('text' in requestText ? bodySecrets(requestText.text, requestType) : []),
       ...('text' in responseText ? bodySecrets(responseText.text, responseType) : []),
     ]);
-    const requestHeaders: HarHeader[] = Object.entries(exchange.headers).flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: maskedHeaderValue(name, v, legacyHeader, known) }))));
-    const responseHeaders = rawResponseHeaders.map(({ name, value }) => ({ name, value: maskedHeaderValue(name, value, legacyHeader, known) }));
+    const requestHeaders: HarHeader[] = Object.entries(exchange.headers).flatMap(([name, value]) =>
+      value === undefined
+        ? []
+        : (Array.isArray(value) ? value : [value]).map((v) => ({
+            name,
+            value: maskedHeaderValue(name, v, legacyHeader, known),
+          })),
+    );
+    const responseHeaders = rawResponseHeaders.map(({ name, value }) => ({
+      name,
+      value: maskedHeaderValue(name, value, legacyHeader, known),
+    }));
     const requestContent = this.content(requestText, requestType, known);
-    const responseContent = exchange.status === null ? { size: 0, mimeType: '', comment: `answered by the proxy (${exchange.proxyStatus ?? 'no answer'}): the upstream's answer was never complete` } : this.content(responseText, responseType, known);
+    const responseContent =
+      exchange.status === null
+        ? {
+            size: 0,
+            mimeType: '',
+            comment: `answered by the proxy (${exchange.proxyStatus ?? 'no answer'}): the upstream's answer was never complete`,
+          }
+        : this.content(responseText, responseType, known);
     return {
       startedDateTime: new Date(exchange.completedAt || Date.now()).toISOString(),
       time: 0,
@@ -121,7 +164,15 @@ export class ExchangeCapture {
         cookies: [],
         headers: requestHeaders,
         queryString: maskedQueryPairs(exchange.path, known),
-        ...(exchange.requestBody.kind === 'none' ? {} : { postData: { mimeType: requestType, ...(requestContent.text === undefined ? {} : { text: requestContent.text }), ...(requestContent.comment ? { comment: requestContent.comment } : {}) } }),
+        ...(exchange.requestBody.kind === 'none'
+          ? {}
+          : {
+              postData: {
+                mimeType: requestType,
+                ...(requestContent.text === undefined ? {} : { text: requestContent.text }),
+                ...(requestContent.comment ? { comment: requestContent.comment } : {}),
+              },
+            }),
         headersSize: -1,
         bodySize: exchange.requestBody.kind === 'captured' ? exchange.requestBody.raw.byteLength : -1,
       },
@@ -138,20 +189,40 @@ export class ExchangeCapture {
       },
       cache: {},
       timings: { send: 0, wait: 0, receive: 0 },
-      _las: { requestId: exchange.requestId, findings: findings.map((f) => ({ rule: f.requirement, level: f.level, direction: f.location, pointer: f.pointer, message: maskedText(f.message, known) })) },
+      _las: {
+        requestId: exchange.requestId,
+        findings: findings.map((f) => ({
+          rule: f.requirement,
+          level: f.level,
+          direction: f.location,
+          pointer: f.pointer,
+          message: maskedText(f.message, known),
+        })),
+      },
     };
   }
 
   /** A body's decoded text, or why it is not kept (larger than --max-body, or in a coding not undone). */
-  private decoded(body: CapturedBody, contentEncoding: string | undefined): { text: string } | { none: true } | { notKept: string } {
+  private decoded(
+    body: CapturedBody,
+    contentEncoding: string | undefined,
+  ): { text: string } | { none: true } | { notKept: string } {
     if (body.kind === 'none') return { none: true };
     if (body.kind === 'omitted') return { notKept: body.reason };
-    const decoded = decodeBody(Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength), contentEncoding, this.parts.maxBody);
+    const decoded = decodeBody(
+      Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength),
+      contentEncoding,
+      this.parts.maxBody,
+    );
     return decoded.ok ? { text: decoded.text } : { notKept: decoded.reason };
   }
 
   /** A body as HAR keeps it: decoded text with its credentials masked; or why it was not kept. */
-  private content(body: ReturnType<ExchangeCapture['decoded']>, mimeType: string, known: ReadonlySet<string>): HarContent {
+  private content(
+    body: ReturnType<ExchangeCapture['decoded']>,
+    mimeType: string,
+    known: ReadonlySet<string>,
+  ): HarContent {
     if ('none' in body) return { size: 0, mimeType };
     if ('notKept' in body) return { size: -1, mimeType, comment: `${BODY_NOT_KEPT}${body.notKept}` };
     const masked = maskedBody(body.text, mimeType, known);
@@ -180,7 +251,10 @@ export class ExchangeCapture {
       this.parts.metrics.captureEvents.inc({ event: 'lost' });
       if (!this.failureLogged) {
         this.failureLogged = true;
-        this.parts.logger.error({ error: (error as NodeJS.ErrnoException).code ?? (error as Error).message, dir: this.dir }, 'writing a capture file failed: las_proxy_capture_events_total{event="lost"} counts the entries lost (logged once)');
+        this.parts.logger.error(
+          { error: (error as NodeJS.ErrnoException).code ?? (error as Error).message, dir: this.dir },
+          'writing a capture file failed: las_proxy_capture_events_total{event="lost"} counts the entries lost (logged once)',
+        );
       }
     }
   }

@@ -61,7 +61,10 @@ export function trustedRanges(entries: readonly string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
     const range = parsedRange(entry.trim());
-    if (range === null) throw new Error(`--trusted-proxies: "${entry}" is neither an address nor a CIDR range (e.g. 10.0.0.0/8, 192.0.2.7, fd00::/8)`);
+    if (range === null)
+      throw new Error(
+        `--trusted-proxies: "${entry}" is neither an address nor a CIDR range (e.g. 10.0.0.0/8, 192.0.2.7, fd00::/8)`,
+      );
     list.addSubnet(range.address, range.prefix, range.family);
   }
   return list;
@@ -128,7 +131,10 @@ export class ClientIdentity {
     const peer = request.peer ?? '';
     if (!this.trusts(request.peer)) return clientKey(peer);
     const forwardedFor = joined(request.forwardedFor);
-    const chain = forwardedFor !== undefined ? forwardedFor.split(',').map((entry) => entry.trim()) : forwardedForEntries(joined(request.forwarded) ?? '');
+    const chain =
+      forwardedFor !== undefined
+        ? forwardedFor.split(',').map((entry) => entry.trim())
+        : forwardedForEntries(joined(request.forwarded) ?? '');
     const named = chain.filter((entry) => entry !== '');
     for (let i = named.length - 1; i >= 0; i -= 1) if (!this.trusts(named[i])) return clientKey(named[i]);
     // Every hop a trusted proxy: the first of them is where the request began.

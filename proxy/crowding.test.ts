@@ -18,7 +18,8 @@ import type { ViolationRecord } from './violations.ts';
  * and bytes, as this test means, and not by how long judging took on a machine busy with other
  * work (under a full test run, the light client's own judging time once used up its share).
  */
-const SLOW_JUDGE = new URL(`data:text/javascript,${encodeURIComponent(`
+const SLOW_JUDGE = new URL(
+  `data:text/javascript,${encodeURIComponent(`
 import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
 import { parentPort } from 'node:worker_threads';
 register();
@@ -26,18 +27,35 @@ const post = parentPort.postMessage.bind(parentPort);
 const pause = new Int32Array(new SharedArrayBuffer(4));
 parentPort.postMessage = (results) => { Atomics.wait(pause, 0, 0, 50 * results.length); post(results.map((result) => ({ ...result, seconds: 0.001 }))); };
 await import(${JSON.stringify(new URL('./judge-worker-main.ts', import.meta.url).href)});
-`)}`);
+`)}`,
+);
 
 const HEAVY_CONNECTIONS = 24;
 const HEAVY_MAX_REQUESTS = 400;
 const LIGHT_REQUESTS = 30;
 const session = { authorization: 'Bearer r:crowding' };
-const heavyBody = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Heavy', options: new Array<string>(85_000).fill('abcdefgh') } } });
+const heavyBody = JSON.stringify({
+  data: {
+    type: 'AttributeConfig',
+    attributes: { label: 'Heavy', options: new Array<string>(85_000).fill('abcdefgh') },
+  },
+});
 /** A list answer of about 12 KB whose every item breaks the contract (defaultValue is a string). */
 const brokenList = JSON.stringify({
-  data: Array.from({ length: 80 }, (_, i) => ({ id: `5f1d7c2e9b1e8a00123456${String(i).padStart(2, '0')}`, type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'l', defaultValue: 'yes', description: 'd' } })),
+  data: Array.from({ length: 80 }, (_, i) => ({
+    id: `5f1d7c2e9b1e8a00123456${String(i).padStart(2, '0')}`,
+    type: 'NotificationGroup',
+    attributes: { groupId: 'Exams', label: 'l', defaultValue: 'yes', description: 'd' },
+  })),
 });
-const created = JSON.stringify({ data: { id: '5f1d7c2e9b1e8a0012345678', type: 'AttributeConfig', attributes: { label: 'Heavy', inUse: false }, relationships: {} } });
+const created = JSON.stringify({
+  data: {
+    id: '5f1d7c2e9b1e8a0012345678',
+    type: 'AttributeConfig',
+    attributes: { label: 'Heavy', inUse: false },
+    relationships: {},
+  },
+});
 
 let upstream: TestServer;
 let proxy: StartedProxy;
@@ -48,11 +66,19 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       const body = req.method === 'POST' ? created : brokenList;
-      res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': MEDIA_TYPE, 'content-length': Buffer.byteLength(body) });
+      res.writeHead(req.method === 'POST' ? 201 : 200, {
+        'content-type': MEDIA_TYPE,
+        'content-length': Buffer.byteLength(body),
+      });
       res.end(body);
     });
   });
-  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: log, repeatInterval: 0, judgeThreadScript: SLOW_JUDGE });
+  proxy = await startValidatingProxy({
+    upstream: `${upstream.url}/v3`,
+    violations: log,
+    repeatInterval: 0,
+    judgeThreadScript: SLOW_JUDGE,
+  });
 });
 
 afterAll(async () => {
@@ -75,14 +101,28 @@ test('a client sending megabyte POSTs on 24 connections is shed; every MUST find
   const heavyConnection = async () => {
     while (!lightDone && heavySent < HEAVY_MAX_REQUESTS) {
       heavySent += 1;
-      await pool.request({ method: 'POST', path: '/v3/attribute-configs', headers: { ...session, 'content-type': MEDIA_TYPE }, body: heavyBody }).then((r) => r.body.dump());
+      await pool
+        .request({
+          method: 'POST',
+          path: '/v3/attribute-configs',
+          headers: { ...session, 'content-type': MEDIA_TYPE },
+          body: heavyBody,
+        })
+        .then((r) => r.body.dump());
     }
   };
   try {
     const heavy = Promise.all(Array.from({ length: HEAVY_CONNECTIONS }, heavyConnection));
-    await eventually('the heavy client crowding the judging backlog', async () => ((await shedCount()) > 0 ? true : undefined), 60_000);
+    await eventually(
+      'the heavy client crowding the judging backlog',
+      async () => ((await shedCount()) > 0 ? true : undefined),
+      60_000,
+    );
     for (let i = 0; i < LIGHT_REQUESTS; i += 1) {
-      const answer = await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { agent: light, headers: { ...session, 'x-request-id': `light-${i}` } });
+      const answer = await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+        agent: light,
+        headers: { ...session, 'x-request-id': `light-${i}` },
+      });
       expect(answer.status).toBe(200);
     }
     lightDone = true;
@@ -97,15 +137,25 @@ test('a client sending megabyte POSTs on 24 connections is shed; every MUST find
   const lines = log.lines<ViolationRecord & ShedRecord>();
   const findings = lines.filter((line) => 'rule' in line);
   const sheds = lines.filter((line) => 'shed' in line);
-  const lightJudged = new Set(findings.filter((f) => f.requestId.startsWith('light-') && f.party === 'service' && f.level === 'MUST').map((f) => f.requestId));
+  const lightJudged = new Set(
+    findings
+      .filter((f) => f.requestId.startsWith('light-') && f.party === 'service' && f.level === 'MUST')
+      .map((f) => f.requestId),
+  );
   const shedOf = (client: string) => sheds.filter((s) => s.client === client).reduce((sum, s) => sum + s.shed, 0);
   const shedBytesOf = (client: string) => sheds.filter((s) => s.client === client).reduce((sum, s) => sum + s.bytes, 0);
-  console.log(`crowding: ${heavySent} heavy requests, ${shedOf('127.0.0.1')} shed (${shedBytesOf('127.0.0.1')} bytes); light: ${lightJudged.size} of ${LIGHT_REQUESTS} logged with a service MUST finding, ${shedOf('127.0.0.2')} shed`);
+  console.log(
+    `crowding: ${heavySent} heavy requests, ${shedOf('127.0.0.1')} shed (${shedBytesOf('127.0.0.1')} bytes); light: ${lightJudged.size} of ${LIGHT_REQUESTS} logged with a service MUST finding, ${shedOf('127.0.0.2')} shed`,
+  );
   expect(lightJudged.size + shedOf('127.0.0.2')).toBe(LIGHT_REQUESTS);
   // Charged by bytes, the heavy client holds a quarter of the backlog at most: the light one always finds room.
   expect(shedOf('127.0.0.2')).toBe(0);
   expect(shedOf('127.0.0.1') + shedOf('127.0.0.2')).toBe(await shedCount());
   expect(proxy.proxy.feed.snapshot().shed).toBe(await shedCount());
   expect(shedOf('127.0.0.1')).toBeGreaterThan(0);
-  expect(sheds.filter((s) => s.client === '127.0.0.1').every((s) => s.reason === 'client-share' && s.operationId === 'createAttributeConfig')).toBe(true);
+  expect(
+    sheds
+      .filter((s) => s.client === '127.0.0.1')
+      .every((s) => s.reason === 'client-share' && s.operationId === 'createAttributeConfig'),
+  ).toBe(true);
 }, 120_000);

@@ -12,7 +12,9 @@ describe.skipIf(!browserTestsRun)('the dashboard in a browser', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    upstream = await startUpstream(answering(400, '{"errors":[{"status":"400","title":"Bad Request","source":{"parameter":"filter[type]"}}]}'));
+    upstream = await startUpstream(
+      answering(400, '{"errors":[{"status":"400","title":"Bad Request","source":{"parameter":"filter[type]"}}]}'),
+    );
     proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3` });
     browser = await launchBrowser();
   });
@@ -29,13 +31,23 @@ describe.skipIf(!browserTestsRun)('the dashboard in a browser', () => {
     await expect.poll(() => page.locator('#connection').textContent()).toBe('live');
     expect(await page.locator('#latest tbody').textContent()).toContain('no findings yet');
 
-    await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`, { headers: { authorization: 'Bearer r:dashboard-token' } });
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`, {
+      headers: { authorization: 'Bearer r:dashboard-token' },
+    });
 
     const row = page.locator('#latest tbody tr', { hasText: 'NG-FILTER-REQUIRED' });
     await row.waitFor();
     expect(await row.textContent()).toContain('GET /v3/notification-groups?filter[type]=everyone');
-    expect(await page.locator('#rules tbody tr', { hasText: 'NG-FILTER-REQUIRED' }).locator('td.number').textContent()).toBe('1');
-    expect(await page.locator('#operations tbody tr', { hasText: 'listNotificationGroups' }).locator('td.number').first().textContent()).toBe('1');
+    expect(
+      await page.locator('#rules tbody tr', { hasText: 'NG-FILTER-REQUIRED' }).locator('td.number').textContent(),
+    ).toBe('1');
+    expect(
+      await page
+        .locator('#operations tbody tr', { hasText: 'listNotificationGroups' })
+        .locator('td.number')
+        .first()
+        .textContent(),
+    ).toBe('1');
     expect(await page.locator('#count-MUST').textContent()).toBe('1');
     await page.close();
   });

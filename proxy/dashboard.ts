@@ -78,7 +78,10 @@ export class DashboardFeed {
   private exchanges = 0;
   private shed = 0;
   private readonly findingsByLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
-  private readonly findingsByParty: Record<Party, Record<Level, number>> = { service: { MUST: 0, SHOULD: 0, INFO: 0 }, client: { MUST: 0, SHOULD: 0, INFO: 0 } };
+  private readonly findingsByParty: Record<Party, Record<Level, number>> = {
+    service: { MUST: 0, SHOULD: 0, INFO: 0 },
+    client: { MUST: 0, SHOULD: 0, INFO: 0 },
+  };
   private readonly rules = new Map<string, RuleCount>();
   private readonly operations = new Map<string, OperationCount>();
   private latest: ViolationRecord[] = [];
@@ -88,7 +91,10 @@ export class DashboardFeed {
   private pushTimer: NodeJS.Timeout | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly contract: Contract, private readonly identity: { upstream: string; mode: string }) {}
+  constructor(
+    private readonly contract: Contract,
+    private readonly identity: { upstream: string; mode: string },
+  ) {}
 
   recordExchange(operation: string): void {
     this.exchanges += 1;
@@ -187,7 +193,8 @@ export class DashboardFeed {
   /** Ends the oldest stream of the client holding the most, when it holds more than a newcomer holding `held` would; whether a place is free. */
   private makeRoomFor(held: number): boolean {
     let most: string | null = null;
-    for (const [client, count] of this.clientsByAddress) if (most === null || count > this.clientsByAddress.get(most)!) most = client;
+    for (const [client, count] of this.clientsByAddress)
+      if (most === null || count > this.clientsByAddress.get(most)!) most = client;
     if (most === null || this.clientsByAddress.get(most)! <= held + 1) return false;
     for (const [reader, { client }] of this.clients) {
       if (client !== most) continue;
@@ -263,7 +270,13 @@ export class DashboardFeed {
     let counts = this.rules.get(finding.requirement);
     if (!counts) {
       const requirement = this.contract.requirements.find((r) => r.id === finding.requirement);
-      counts = { rule: finding.requirement, level: finding.level, section: requirement?.section ?? '', text: requirement?.text ?? '', count: 0 };
+      counts = {
+        rule: finding.requirement,
+        level: finding.level,
+        section: requirement?.section ?? '',
+        text: requirement?.text ?? '',
+        count: 0,
+      };
       this.rules.set(finding.requirement, counts);
     }
     return counts;

@@ -37,7 +37,11 @@ afterAll(async () => {
 test(`${CONNECTIONS} kept-alive connections each with a request in flight when the drain starts: answered whole with Connection: close, and no connection takes another request`, async () => {
   const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, drainTimeout: 10_000 });
   const clients = Array.from({ length: CONNECTIONS }, () => new Client(proxy.proxyUrl));
-  const list = { method: 'GET' as const, path: '/v3/notification-groups?filter[type]=portal', headers: { authorization: 'Bearer r:drain' } };
+  const list = {
+    method: 'GET' as const,
+    path: '/v3/notification-groups?filter[type]=portal',
+    headers: { authorization: 'Bearer r:drain' },
+  };
   try {
     // Each connection is kept alive by a first exchange, then sends the request the drain finds in flight.
     for (const client of clients) await (await client.request(list)).body.text();
@@ -45,11 +49,13 @@ test(`${CONNECTIONS} kept-alive connections each with a request in flight when t
     const inFlight = clients.map((client) => client.request(list));
     await eventually('every request forwarded', () => (forwarded === before + CONNECTIONS ? true : undefined));
     const drained = proxy.close();
-    const answers = await Promise.all(inFlight.map(async (pending) => {
-      const response = await pending;
-      const body = await response.body.text();
-      return { whole: body === BODY, connection: response.headers.connection };
-    }));
+    const answers = await Promise.all(
+      inFlight.map(async (pending) => {
+        const response = await pending;
+        const body = await response.body.text();
+        return { whole: body === BODY, connection: response.headers.connection };
+      }),
+    );
     expect(answers).toEqual(Array.from({ length: CONNECTIONS }, () => ({ whole: true, connection: 'close' })));
     // After its closing answer, a connection takes nothing more: the next request is never forwarded.
     const next = await Promise.allSettled(clients.map((client) => client.request(list).then((r) => r.body.text())));

@@ -15,9 +15,21 @@ interface ProxyError {
 
 export const UPSTREAM_ERRORS: Record<UpstreamFailure, ProxyError> = {
   unreachable: { status: 502, code: 'PROXY-UPSTREAM-UNREACHABLE', title: 'The upstream service could not be reached' },
-  untrusted: { status: 502, code: 'PROXY-UPSTREAM-UNTRUSTED', title: 'The upstream service presented a TLS certificate the proxy does not trust' },
-  reset: { status: 502, code: 'PROXY-UPSTREAM-RESET', title: 'The upstream service closed the connection before answering' },
-  invalid: { status: 502, code: 'PROXY-UPSTREAM-INVALID', title: 'The upstream service sent a response that is not valid HTTP' },
+  untrusted: {
+    status: 502,
+    code: 'PROXY-UPSTREAM-UNTRUSTED',
+    title: 'The upstream service presented a TLS certificate the proxy does not trust',
+  },
+  reset: {
+    status: 502,
+    code: 'PROXY-UPSTREAM-RESET',
+    title: 'The upstream service closed the connection before answering',
+  },
+  invalid: {
+    status: 502,
+    code: 'PROXY-UPSTREAM-INVALID',
+    title: 'The upstream service sent a response that is not valid HTTP',
+  },
   timeout: { status: 504, code: 'PROXY-UPSTREAM-TIMEOUT', title: 'The upstream service did not answer in time' },
 };
 
@@ -75,7 +87,9 @@ function answer(status: number, errors: ErrorObject[]): ErrorAnswer {
 /** 502/504 for an upstream that failed; `requestId` lets an operator find the exchange in the log. */
 export function upstreamErrorAnswer(failure: UpstreamFailure, requestId: string): ErrorAnswer {
   const error = UPSTREAM_ERRORS[failure];
-  return answer(error.status, [{ status: String(error.status), code: error.code, title: error.title, detail: `request ${requestId}` }]);
+  return answer(error.status, [
+    { status: String(error.status), code: error.code, title: error.title, detail: `request ${requestId}` },
+  ]);
 }
 
 /**
@@ -83,11 +97,22 @@ export function upstreamErrorAnswer(failure: UpstreamFailure, requestId: string)
  * for 413 or 415).
  */
 export function rejectedRequestAnswer(findings: Finding[], status = 400): ErrorAnswer {
-  return answer(status, findings.map((finding) => ({ status: String(status), code: finding.requirement, title: requestTitle(finding), detail: finding.message, ...errorSource(finding) })));
+  return answer(
+    status,
+    findings.map((finding) => ({
+      status: String(status),
+      code: finding.requirement,
+      title: requestTitle(finding),
+      detail: finding.message,
+      ...errorSource(finding),
+    })),
+  );
 }
 
 function requestTitle(finding: Finding): string {
-  return REFUSAL_STATUSES[finding.requirement] === undefined ? 'The request breaks the contract' : 'The proxy cannot judge the request as the upstream would read it';
+  return REFUSAL_STATUSES[finding.requirement] === undefined
+    ? 'The request breaks the contract'
+    : 'The proxy cannot judge the request as the upstream would read it';
 }
 
 /** Findings about the credentials themselves: section 5 answers them with 401, before anything else. */
@@ -100,11 +125,19 @@ const CREDENTIAL_RULES = new Set(['AUTH-CREDENTIALS-PRESENT', 'AUTH-401-MALFORME
  * nothing else is forwarded, since which operations are public is not shown. Then whatever
  * breaks the contract or cannot be judged is refused: 413 or 415 when that is the reason, else 400.
  */
-export function refusalOf(contract: Contract, findings: readonly Finding[], credentials: 'none' | 'malformed' | 'credential'): ErrorAnswer | null {
+export function refusalOf(
+  contract: Contract,
+  findings: readonly Finding[],
+  credentials: 'none' | 'malformed' | 'credential',
+): ErrorAnswer | null {
   const blocking = findings.filter((f) => refused(f) && !CREDENTIAL_RULES.has(f.requirement));
-  if (credentials === 'malformed') return unauthorizedAnswer('the credentials are in none of the three schemes of section 5');
+  if (credentials === 'malformed')
+    return unauthorizedAnswer('the credentials are in none of the three schemes of section 5');
   if (blocking.length === 0) return null;
-  if (credentials === 'none') return unauthorizedAnswer('no credentials, on a request the proxy would refuse: section 5 answers 401 before any validation');
+  if (credentials === 'none')
+    return unauthorizedAnswer(
+      'no credentials, on a request the proxy would refuse: section 5 answers 401 before any validation',
+    );
   const statuses = blocking.map((f) => refusalStatus(contract, f.requirement));
   const status = statuses.includes(413) ? 413 : statuses.includes(415) ? 415 : 400;
   return rejectedRequestAnswer(blocking, status);
@@ -124,13 +157,28 @@ export function refusalStatus(contract: Contract, requirement: string): number {
 }
 
 function unauthorizedAnswer(detail: string): ErrorAnswer {
-  const refusal = answer(401, [{ status: '401', code: 'PROXY-CREDENTIALS-UNREADABLE', title: 'The request carries no credentials the proxy can read', detail }]);
+  const refusal = answer(401, [
+    {
+      status: '401',
+      code: 'PROXY-CREDENTIALS-UNREADABLE',
+      title: 'The request carries no credentials the proxy can read',
+      detail,
+    },
+  ]);
   return { ...refusal, headers: { ...refusal.headers, 'www-authenticate': 'Bearer realm="v3"' } };
 }
 
 /** 502 in enforce mode: the upstream's response broke the contract; each finding names how. */
 export function rejectedResponseAnswer(findings: Finding[]): ErrorAnswer {
-  return answer(502, findings.map((finding) => ({ status: '502', code: finding.requirement, title: 'The upstream response breaks the contract', detail: finding.message })));
+  return answer(
+    502,
+    findings.map((finding) => ({
+      status: '502',
+      code: finding.requirement,
+      title: 'The upstream response breaks the contract',
+      detail: finding.message,
+    })),
+  );
 }
 
 /** A body pointer becomes `source.pointer`; any other place a request finding names is a query parameter. */

@@ -15,7 +15,12 @@ const REQUEST_ID_CHARACTERS = /^[A-Za-z0-9._~:@+=/-]+$/;
 
 /** Whether a client's X-Request-Id is passed on and logged as given; otherwise the proxy makes one. */
 export function acceptableRequestId(value: string | string[] | undefined): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= REQUEST_ID_MAX_LENGTH && REQUEST_ID_CHARACTERS.test(value);
+  return (
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= REQUEST_ID_MAX_LENGTH &&
+    REQUEST_ID_CHARACTERS.test(value)
+  );
 }
 
 export class ProxiedExchange {
@@ -56,7 +61,11 @@ export class ProxiedExchange {
    */
   heldBack = false;
 
-  constructor(req: IncomingMessage, readonly sampled: boolean, client: string = clientKey(req.socket.remoteAddress ?? '')) {
+  constructor(
+    req: IncomingMessage,
+    readonly sampled: boolean,
+    client: string = clientKey(req.socket.remoteAddress ?? ''),
+  ) {
     const given = req.headers['x-request-id'];
     this.requestIdGiven = acceptableRequestId(given);
     this.requestIdRefused = given !== undefined && !this.requestIdGiven;
@@ -72,7 +81,10 @@ export class ProxiedExchange {
 
 /** Whether either body of the exchange came in a content coding (its decoded size is unknown until decoded). */
 export function contentCoded(exchange: ProxiedExchange): boolean {
-  return (exchange.requestBody.kind === 'captured' && namesCoding(headerValue(exchange.headers, 'content-encoding'))) || (exchange.responseTap !== null && namesCoding(rawHeaderValue(exchange.responseHeaders, 'content-encoding')));
+  return (
+    (exchange.requestBody.kind === 'captured' && namesCoding(headerValue(exchange.headers, 'content-encoding'))) ||
+    (exchange.responseTap !== null && namesCoding(rawHeaderValue(exchange.responseHeaders, 'content-encoding')))
+  );
 }
 
 /** Whether a Content-Encoding value names a coding other than identity. */

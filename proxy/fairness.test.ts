@@ -20,7 +20,12 @@ function budgetAt(): { budget: ForwardingBudget; advance: (ms: number) => void; 
   let now = 1_000;
   let busy = 0;
   return {
-    budget: new ForwardingBudget(() => now, FAIRNESS_WINDOW_MS, CLIENT_SHARE, () => busy),
+    budget: new ForwardingBudget(
+      () => now,
+      FAIRNESS_WINDOW_MS,
+      CLIENT_SHARE,
+      () => busy,
+    ),
     advance: (ms) => {
       now += ms;
       busy += ms;
@@ -99,10 +104,15 @@ test('a client is charged the time its work took on the clock (chargeSince)', ()
   expect(budget.delayFor('a')).toBeGreaterThan(0);
 });
 
-test('a client is charged per request the thread\'s work no section timed in the last window, so many cheap requests weigh what they cost', () => {
+test("a client is charged per request the thread's work no section timed in the last window, so many cheap requests weigh what they cost", () => {
   let now = 1_000;
   let busy = 0;
-  const budget = new ForwardingBudget(() => now, FAIRNESS_WINDOW_MS, CLIENT_SHARE, () => busy);
+  const budget = new ForwardingBudget(
+    () => now,
+    FAIRNESS_WINDOW_MS,
+    CLIENT_SHARE,
+    () => busy,
+  );
   budget.request('a');
   now += FAIRNESS_WINDOW_MS;
   budget.request('a');
@@ -122,7 +132,12 @@ test('a client is charged per request the thread\'s work no section timed in the
 test('one window in which the whole process stalled does not make the next requests costly: the median of the last windows is charged', () => {
   let now = 1_000;
   let busy = 0;
-  const budget = new ForwardingBudget(() => now, FAIRNESS_WINDOW_MS, CLIENT_SHARE, () => busy);
+  const budget = new ForwardingBudget(
+    () => now,
+    FAIRNESS_WINDOW_MS,
+    CLIENT_SHARE,
+    () => busy,
+  );
   const window = (untimedMs: number) => {
     for (let i = 0; i < 10; i += 1) budget.request('a');
     busy += untimedMs;
@@ -161,7 +176,14 @@ test(`past ${CLIENTS_FOLLOWED} clients in a window, new ones are not followed (t
 });
 
 const session = { authorization: 'Bearer r:fairness-session-token' };
-const created = JSON.stringify({ data: { id: '5f1d7c2e9b1e8a0012345678', type: 'AttributeConfig', attributes: { label: 'Fair', inUse: false }, relationships: {} } });
+const created = JSON.stringify({
+  data: {
+    id: '5f1d7c2e9b1e8a0012345678',
+    type: 'AttributeConfig',
+    attributes: { label: 'Fair', inUse: false },
+    relationships: {},
+  },
+});
 let upstream: TestServer;
 
 beforeAll(async () => {
@@ -185,24 +207,48 @@ afterAll(async () => {
 const CLIENTS_NAMED_ON_LOOPBACK = { forwardedHeaders: true, trustedProxies: ['127.0.0.1'] };
 
 /** A create request large enough to be judged on the judging thread, never on the forwarding thread. */
-const largeCreate = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Large', options: new Array<string>(JUDGE_THREAD_MIN_BYTES / 4).fill('ab') } } });
+const largeCreate = JSON.stringify({
+  data: {
+    type: 'AttributeConfig',
+    attributes: { label: 'Large', options: new Array<string>(JUDGE_THREAD_MIN_BYTES / 4).fill('ab') },
+  },
+});
 
 test('report mode: a client whose requests are all judged on the judging thread is still held back for what reading, relaying and answering them takes on the forwarding thread, while another client is answered throughout', async () => {
   expect(largeCreate.length).toBeGreaterThan(JUDGE_THREAD_MIN_BYTES);
-  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, ...CLIENTS_NAMED_ON_LOOPBACK });
+  const proxy = await startValidatingProxy({
+    upstream: `${upstream.url}/v3`,
+    violations: null,
+    ...CLIENTS_NAMED_ON_LOOPBACK,
+  });
   const pool = new Pool(proxy.proxyUrl, { connections: 8 });
   try {
     let sending = true;
     const statuses: number[] = [];
     const other = (async () => {
-      while (sending) statuses.push((await send(`${proxy.baseUrl}/attribute-configs/5f1d7c2e9b1e8a0012345678`, { headers: { ...session, 'x-forwarded-for': '198.51.100.9' } })).status);
+      while (sending)
+        statuses.push(
+          (
+            await send(`${proxy.baseUrl}/attribute-configs/5f1d7c2e9b1e8a0012345678`, {
+              headers: { ...session, 'x-forwarded-for': '198.51.100.9' },
+            })
+          ).status,
+        );
     })();
     const headers = { ...session, 'content-type': MEDIA_TYPE, 'x-forwarded-for': '203.0.113.7' };
-    await Promise.all(Array.from({ length: 600 }, () => pool.request({ method: 'POST', path: '/v3/attribute-configs', headers, body: largeCreate }).then((r) => r.body.dump())));
+    await Promise.all(
+      Array.from({ length: 600 }, () =>
+        pool
+          .request({ method: 'POST', path: '/v3/attribute-configs', headers, body: largeCreate })
+          .then((r) => r.body.dump()),
+      ),
+    );
     sending = false;
     await other;
     await proxy.proxy.settled();
-    const judged = Object.fromEntries((await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]));
+    const judged = Object.fromEntries(
+      (await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]),
+    );
     expect(judged.worker ?? 0).toBeGreaterThan(0);
     expect((await proxy.proxy.metrics.deferredRequests.get()).values[0].value).toBeGreaterThan(0);
     expect(statuses.length).toBeGreaterThan(0);
@@ -214,7 +260,12 @@ test('report mode: a client whose requests are all judged on the judging thread 
 });
 
 test('a client held back is answered once it is within its share again: its request is read then, counted once, nothing refused', async () => {
-  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, mode: 'enforce', ...CLIENTS_NAMED_ON_LOOPBACK });
+  const proxy = await startValidatingProxy({
+    upstream: `${upstream.url}/v3`,
+    violations: null,
+    mode: 'enforce',
+    ...CLIENTS_NAMED_ON_LOOPBACK,
+  });
   try {
     // As the request arrives (not before: a window is only 10 ms), another client was served in
     // this window and this one took four windows' worth of it.
@@ -229,7 +280,11 @@ test('a client held back is answered once it is within its share again: its requ
       budget.charge(client, 4 * FAIRNESS_WINDOW_MS);
     };
     const body = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Held' } } });
-    const answer = await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { ...session, 'content-type': MEDIA_TYPE, 'x-forwarded-for': '203.0.113.7' }, body });
+    const answer = await send(`${proxy.baseUrl}/attribute-configs`, {
+      method: 'POST',
+      headers: { ...session, 'content-type': MEDIA_TYPE, 'x-forwarded-for': '203.0.113.7' },
+      body,
+    });
     expect(answer.status).toBe(201);
     expect((await proxy.proxy.metrics.deferredRequests.get()).values[0].value).toBe(1);
   } finally {

@@ -138,7 +138,11 @@ export class ForwardingBudget {
     if (now - this.windowStart < this.windowMs) return;
     const busy = this.busy();
     // Measured over a window that just ended, not over a quiet spell since the last request.
-    if (this.requests >= UNTIMED_SAMPLE_REQUESTS && this.windowStart > 0 && now - this.windowStart < 2 * this.windowMs) {
+    if (
+      this.requests >= UNTIMED_SAMPLE_REQUESTS &&
+      this.windowStart > 0 &&
+      now - this.windowStart < 2 * this.windowMs
+    ) {
       this.sampleUntimed(Math.max(0, busy - this.busyAtWindowStart - this.timed) / this.requests);
     }
     this.busyAtWindowStart = busy;

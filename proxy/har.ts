@@ -94,7 +94,8 @@ export function recordedExchange(value: unknown): RecordedExchange {
     throw new MalformedEntryError(`request.url is not an absolute URL`);
   }
   const status = response.status;
-  if (typeof status !== 'number' || !Number.isInteger(status) || status < 0 || status > 999) throw new MalformedEntryError('response.status is not an HTTP status');
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 0 || status > 999)
+    throw new MalformedEntryError('response.status is not an HTTP status');
   const requestHeaders = headerList(request.headers, 'request.headers');
   const responseHeaders = headerList(response.headers, 'response.headers');
   const postData = request.postData === undefined ? undefined : objectAt(request.postData, 'request.postData');
@@ -105,10 +106,22 @@ export function recordedExchange(value: unknown): RecordedExchange {
     requestHeaders: headersObject(requestHeaders),
     requestBody: recordedBody(postData?.text, undefined, postData?.comment, 'request.postData'),
     // An aborted exchange (status 0) has no response to judge.
-    response: status === 0 ? null : { status, rawHeaders: rawHeaders(responseHeaders), body: recordedBody(content?.text, content?.encoding, content?.comment, 'response.content') },
+    response:
+      status === 0
+        ? null
+        : {
+            status,
+            rawHeaders: rawHeaders(responseHeaders),
+            body: recordedBody(content?.text, content?.encoding, content?.comment, 'response.content'),
+          },
   };
   const note = captureNote(entry._las);
-  return { url, startedDateTime: typeof entry.startedDateTime === 'string' ? entry.startedDateTime : '', exchange, ...(note ? { note } : {}) };
+  return {
+    url,
+    startedDateTime: typeof entry.startedDateTime === 'string' ? entry.startedDateTime : '',
+    exchange,
+    ...(note ? { note } : {}),
+  };
 }
 
 /** A short label for messages: `GET /v3/notification-groups` (never the query, which may hold values). */
@@ -126,10 +139,13 @@ export function entryLabel(value: unknown): string {
 export const OVERSIZED_TEXT = '\u0000las:text-too-large\u0000';
 
 function recordedBody(text: unknown, encoding: unknown, comment: unknown, where: string): CapturedBody {
-  if (text === OVERSIZED_TEXT) return { kind: 'omitted', reason: 'body too large to read from the recording', cause: 'size' };
+  if (text === OVERSIZED_TEXT)
+    return { kind: 'omitted', reason: 'body too large to read from the recording', cause: 'size' };
   if (text === undefined || text === null) {
     // The capture writes why it kept no body; such a body is judged as the proxy judged it: not validated.
-    return typeof comment === 'string' && comment.startsWith(BODY_NOT_KEPT) ? { kind: 'omitted', reason: comment.slice(BODY_NOT_KEPT.length), cause: 'size' } : { kind: 'none' };
+    return typeof comment === 'string' && comment.startsWith(BODY_NOT_KEPT)
+      ? { kind: 'omitted', reason: comment.slice(BODY_NOT_KEPT.length), cause: 'size' }
+      : { kind: 'none' };
   }
   if (typeof text !== 'string') throw new MalformedEntryError(`${where}.text is not a string`);
   if (text === '') return { kind: 'none' };
@@ -141,7 +157,8 @@ function headerList(value: unknown, where: string): HarHeader[] {
   if (!Array.isArray(value)) throw new MalformedEntryError(`${where} is not a list`);
   return value.map((header, i) => {
     const { name, value: text } = (header ?? {}) as { name?: unknown; value?: unknown };
-    if (typeof name !== 'string' || typeof text !== 'string') throw new MalformedEntryError(`${where}[${i}] is not a name and a value`);
+    if (typeof name !== 'string' || typeof text !== 'string')
+      throw new MalformedEntryError(`${where}[${i}] is not a name and a value`);
     return { name, value: text };
   });
 }
@@ -157,7 +174,9 @@ function headersObject(headers: HarHeader[]): Headers {
 }
 
 function rawHeaders(headers: HarHeader[]): string[] {
-  return headers.filter(({ name }) => !PSEUDO_HEADER.test(name) && name.toLowerCase() !== 'content-encoding').flatMap(({ name, value }) => [name, value]);
+  return headers
+    .filter(({ name }) => !PSEUDO_HEADER.test(name) && name.toLowerCase() !== 'content-encoding')
+    .flatMap(({ name, value }) => [name, value]);
 }
 
 function captureNote(value: unknown): CaptureNote | undefined {
@@ -166,13 +185,20 @@ function captureNote(value: unknown): CaptureNote | undefined {
   if (!Array.isArray(note.findings)) throw new MalformedEntryError('_las.findings is not a list');
   const findings = note.findings.map((f, i) => {
     const finding = objectAt(f, `_las.findings[${i}]`);
-    return { rule: stringAt(finding.rule, `_las.findings[${i}].rule`), level: stringAt(finding.level, `_las.findings[${i}].level`) as Level, direction: stringAt(finding.direction, `_las.findings[${i}].direction`) as Location, pointer: textOrNothing(finding.pointer), message: textOrNothing(finding.message) };
+    return {
+      rule: stringAt(finding.rule, `_las.findings[${i}].rule`),
+      level: stringAt(finding.level, `_las.findings[${i}].level`) as Level,
+      direction: stringAt(finding.direction, `_las.findings[${i}].direction`) as Location,
+      pointer: textOrNothing(finding.pointer),
+      message: textOrNothing(finding.message),
+    };
   });
   return { requestId: textOrNothing(note.requestId), findings };
 }
 
 function objectAt(value: unknown, where: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new MalformedEntryError(`${where} is not an object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new MalformedEntryError(`${where} is not an object`);
   return value as Record<string, unknown>;
 }
 

@@ -83,7 +83,12 @@ export interface ClientConnection {
 }
 
 /** The forwarding headers a peer the operator does not trust may not set: the proxy's own replace them. */
-const UNTRUSTED_FORWARDING: ReadonlySet<string> = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded']);
+const UNTRUSTED_FORWARDING: ReadonlySet<string> = new Set([
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'forwarded',
+]);
 
 /**
  * Adds the de facto forwarding headers to a request's forwarded list, in place: the client's
@@ -99,8 +104,10 @@ export function addForwardedHeaders(headers: string[], client: ClientConnection,
   const address = client.address ?? 'unknown';
   if (forwardedFor < 0) headers.push('X-Forwarded-For', address);
   else headers[forwardedFor + 1] = `${headers[forwardedFor + 1]}, ${address}`;
-  if (headerIndex(headers, 'x-forwarded-proto') < 0) headers.push('X-Forwarded-Proto', client.encrypted === true ? 'https' : 'http');
-  if (headerIndex(headers, 'x-forwarded-host') < 0 && client.host !== undefined) headers.push('X-Forwarded-Host', client.host);
+  if (headerIndex(headers, 'x-forwarded-proto') < 0)
+    headers.push('X-Forwarded-Proto', client.encrypted === true ? 'https' : 'http');
+  if (headerIndex(headers, 'x-forwarded-host') < 0 && client.host !== undefined)
+    headers.push('X-Forwarded-Host', client.host);
 }
 
 /** Index of a header's name in a flat raw list (first occurrence, case-insensitive); -1 when absent. */
@@ -126,7 +133,8 @@ function connectionTokens(value: string, dropped: HeaderNames, named: Set<string
 /** A flat list of string headers without those whose lower-case name is one of `names`. */
 function withoutNames(headers: readonly string[], names: ReadonlySet<string>): string[] {
   const kept: string[] = [];
-  for (let i = 0; i < headers.length; i += 2) if (!names.has(headers[i].toLowerCase())) kept.push(headers[i], headers[i + 1]);
+  for (let i = 0; i < headers.length; i += 2)
+    if (!names.has(headers[i].toLowerCase())) kept.push(headers[i], headers[i + 1]);
   return kept;
 }
 
@@ -149,7 +157,12 @@ export function headersObject(raw: readonly string[]): Record<string, string | s
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toLowerCase();
     const existing = headers[name];
-    headers[name] = existing === undefined ? raw[i + 1] : Array.isArray(existing) ? [...existing, raw[i + 1]] : [existing, raw[i + 1]];
+    headers[name] =
+      existing === undefined
+        ? raw[i + 1]
+        : Array.isArray(existing)
+          ? [...existing, raw[i + 1]]
+          : [existing, raw[i + 1]];
   }
   return headers;
 }

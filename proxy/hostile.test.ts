@@ -27,10 +27,19 @@ const session = { authorization: 'Bearer r:hostile-session-token' };
 const MOST_LINES_PER_EXCHANGE = 2 * FINDING_LIMITS.total + 3 * contract.requirements.length;
 
 function attributeConfigWithOptions(count: number): string {
-  return JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Hostile', options: new Array<number>(count).fill(1) } } });
+  return JSON.stringify({
+    data: { type: 'AttributeConfig', attributes: { label: 'Hostile', options: new Array<number>(count).fill(1) } },
+  });
 }
 
-const created = JSON.stringify({ data: { id: '5f1d7c2e9b1e8a0012345678', type: 'AttributeConfig', attributes: { label: 'Hostile', inUse: false }, relationships: {} } });
+const created = JSON.stringify({
+  data: {
+    id: '5f1d7c2e9b1e8a0012345678',
+    type: 'AttributeConfig',
+    attributes: { label: 'Hostile', inUse: false },
+    relationships: {},
+  },
+});
 const hugeBrokenList = JSON.stringify({ data: Array.from({ length: 200_000 }, () => 1) });
 
 interface Reached {
@@ -46,9 +55,16 @@ beforeAll(async () => {
   upstream = await startUpstream((req, res) => {
     req.resume();
     req.on('end', () => {
-      reached.push({ method: req.method ?? '', url: req.url ?? '', requestId: req.headers['x-request-id'] as string | undefined });
+      reached.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        requestId: req.headers['x-request-id'] as string | undefined,
+      });
       const body = req.url?.startsWith('/v3/notification-groups?filter[type]=user') ? hugeBrokenList : created;
-      res.writeHead(req.url?.startsWith('/v3/notification-groups?filter[type]=user') ? 200 : 201, { 'content-type': MEDIA_TYPE, 'content-length': Buffer.byteLength(body) });
+      res.writeHead(req.url?.startsWith('/v3/notification-groups?filter[type]=user') ? 200 : 201, {
+        'content-type': MEDIA_TYPE,
+        'content-length': Buffer.byteLength(body),
+      });
       res.end(body);
     });
   });
@@ -58,7 +74,10 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-async function withProxy(options: Partial<ValidatingProxyOptions>, run: (proxy: StartedProxy, violations: Recorder) => Promise<void>): Promise<void> {
+async function withProxy(
+  options: Partial<ValidatingProxyOptions>,
+  run: (proxy: StartedProxy, violations: Recorder) => Promise<void>,
+): Promise<void> {
   const violations = new Recorder();
   const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations, ...options });
   try {
@@ -77,7 +96,11 @@ const plain200k = attributeConfigWithOptions(200_000);
 
 describe('one request with hundreds of thousands of schema errors', () => {
   const bodies = [
-    { name: `a ${plain200k.length}-byte body of 200,000 wrong options`, body: plain200k, headers: {} as Record<string, string> },
+    {
+      name: `a ${plain200k.length}-byte body of 200,000 wrong options`,
+      body: plain200k,
+      headers: {} as Record<string, string>,
+    },
   ];
   for (const c of bodies) {
     test(`enforce mode, ${c.name}: 400 with a bounded list of errors, never forwarded, the proxy lives on`, async () => {
@@ -91,7 +114,10 @@ describe('one request with hundreds of thousands of schema errors', () => {
         expect(errors.some((e) => /^and \d+ more /.test(e.detail))).toBe(true);
         expect(reached.length).toBe(before);
         // Alive: the next request is relayed.
-        const next = post('/attribute-configs', attributeConfigWithOptions(0).replace('"options":[]', '"options":[{"value":"a","label":"A"}]'));
+        const next = post(
+          '/attribute-configs',
+          attributeConfigWithOptions(0).replace('"options":[]', '"options":[{"value":"a","label":"A"}]'),
+        );
         expect((await send(`${proxy.baseUrl}${next.operationPath}`, next)).status).toBe(201);
         await proxy.proxy.settled();
         expect(violations.lines().length).toBeLessThanOrEqual(MOST_LINES_PER_EXCHANGE);
@@ -100,9 +126,19 @@ describe('one request with hundreds of thousands of schema errors', () => {
   }
 
   const bombs = [
-    { name: `a gzip body of ${gzipped200k.length} bytes inflating to 200,000 wrong options`, coding: 'gzip', body: gzipped200k },
+    {
+      name: `a gzip body of ${gzipped200k.length} bytes inflating to 200,000 wrong options`,
+      coding: 'gzip',
+      body: gzipped200k,
+    },
     // A brotli decoder may fill its whole window before a byte comes out, and the window is the sender's to declare.
-    { name: 'a brotli body declaring a 16 MiB window, inflating to 8,000,000 wrong options', coding: 'br', body: brotliCompressSync(attributeConfigWithOptions(8_000_000), { params: { [zlibConstants.BROTLI_PARAM_LGWIN]: 24 } }) },
+    {
+      name: 'a brotli body declaring a 16 MiB window, inflating to 8,000,000 wrong options',
+      coding: 'br',
+      body: brotliCompressSync(attributeConfigWithOptions(8_000_000), {
+        params: { [zlibConstants.BROTLI_PARAM_LGWIN]: 24 },
+      }),
+    },
   ];
   for (const bomb of bombs) {
     test(`${bomb.name} (${bomb.body.length} bytes): never inflated past ${DECODED_BOUNDS.ratio} times its size; enforce mode answers 413, report mode logs PROXY-BODY-TOO-LARGE`, async () => {
@@ -111,19 +147,29 @@ describe('one request with hundreds of thousands of schema errors', () => {
         const request = post('/attribute-configs', bomb.body, { 'content-encoding': bomb.coding });
         const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
         expect(response.status).toBe(413);
-        expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual(['PROXY-BODY-TOO-LARGE']);
+        expect(
+          (JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code),
+        ).toEqual(['PROXY-BODY-TOO-LARGE']);
         expect(reached.length).toBe(before);
       });
       await withProxy({}, async (proxy, violations) => {
-        const request = post('/attribute-configs', bomb.body, { 'content-encoding': bomb.coding, 'x-request-id': 'bomb' });
+        const request = post('/attribute-configs', bomb.body, {
+          'content-encoding': bomb.coding,
+          'x-request-id': 'bomb',
+        });
         expect((await send(`${proxy.baseUrl}${request.operationPath}`, request)).status).toBe(201);
         await proxy.proxy.settled();
-        expect(violations.lines<ViolationRecord>().filter((l) => l.requestId === 'bomb').map((l) => l.rule)).toEqual(['PROXY-BODY-TOO-LARGE']);
+        expect(
+          violations
+            .lines<ViolationRecord>()
+            .filter((l) => l.requestId === 'bomb')
+            .map((l) => l.rule),
+        ).toEqual(['PROXY-BODY-TOO-LARGE']);
       });
     });
   }
 
-  test('report mode with the violations header: the client gets the upstream\'s 201, the log stays bounded', async () => {
+  test("report mode with the violations header: the client gets the upstream's 201, the log stays bounded", async () => {
     await withProxy({ violationsHeader: true }, async (proxy, violations) => {
       const request = post('/attribute-configs', plain200k, { 'x-request-id': 'hostile-report' });
       const response = await send(`${proxy.baseUrl}${request.operationPath}`, request);
@@ -159,7 +205,9 @@ describe('request ids', () => {
     test(`${c.name} is replaced by a generated one, in the log and towards the upstream`, async () => {
       await withProxy({}, async (proxy, violations) => {
         const before = reached.length;
-        await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`, { headers: { ...session, 'x-request-id': c.given } });
+        await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`, {
+          headers: { ...session, 'x-request-id': c.given },
+        });
         await proxy.proxy.settled();
         const forwarded = reached[before].requestId!;
         expect(forwarded).toMatch(/^[0-9a-f-]{36}$/);
@@ -174,7 +222,9 @@ describe('request ids', () => {
     await withProxy({}, async (proxy) => {
       const before = reached.length;
       const given = 'a-Z.0_9~:@+=/'.repeat(20).slice(0, REQUEST_ID_MAX_LENGTH);
-      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { ...session, 'x-request-id': given } });
+      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+        headers: { ...session, 'x-request-id': given },
+      });
       expect(reached[before].requestId).toBe(given);
     });
   });
@@ -211,23 +261,92 @@ const PROTOTYPE_QUERIES = [
 ];
 
 const unjudgedCases: UnjudgedCase[] = [
-  { name: 'a body in an unknown content coding', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, 'content-encoding': 'x-foo' }, body: invalidCreate, status: 415, code: 'PROXY-CONTENT-CODING' },
+  {
+    name: 'a body in an unknown content coding',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: { ...session, ...json, 'content-encoding': 'x-foo' },
+    body: invalidCreate,
+    status: 415,
+    code: 'PROXY-CONTENT-CODING',
+  },
   {
     name: 'a body in more content codings than the proxy undoes (each may inflate to the bound again)',
     target: '/v3/attribute-configs',
     method: 'POST',
-    headers: { ...session, ...json, 'content-encoding': Array.from({ length: CONTENT_CODINGS_MAX + 1 }, () => 'gzip').join(', ') },
-    body: Array.from({ length: CONTENT_CODINGS_MAX + 1 }, () => 0).reduce<Buffer>((body) => gzipSync(body), Buffer.from(invalidCreate)),
+    headers: {
+      ...session,
+      ...json,
+      'content-encoding': Array.from({ length: CONTENT_CODINGS_MAX + 1 }, () => 'gzip').join(', '),
+    },
+    body: Array.from({ length: CONTENT_CODINGS_MAX + 1 }, () => 0).reduce<Buffer>(
+      (body) => gzipSync(body),
+      Buffer.from(invalidCreate),
+    ),
     status: 415,
     code: 'PROXY-CONTENT-CODING',
   },
-  { name: 'a body padded past --max-body', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: invalidCreate.replace('"label":7', `"label":7,"pad":"${'x'.repeat(SMALL_MAX_BODY)}"`), status: 413, code: 'PROXY-BODY-TOO-LARGE' },
-  { name: 'Basic credentials, Connection: authorization and a valid legacy header', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Basic dXNlcjpwYXNz', connection: 'authorization', 'x-svc-session-token': 'legacy-token', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
-  { name: 'credentials the proxy cannot parse, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: { authorization: 'Bearer x:abc', ...json }, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-401-MALFORMED' },
-  { name: 'no credentials, with an invalid body', target: '/v3/attribute-configs', method: 'POST', headers: json, body: invalidCreate, status: 401, code: 'PROXY-CREDENTIALS-UNREADABLE', logged: 'AUTH-CREDENTIALS-PRESENT' },
+  {
+    name: 'a body padded past --max-body',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: invalidCreate.replace('"label":7', `"label":7,"pad":"${'x'.repeat(SMALL_MAX_BODY)}"`),
+    status: 413,
+    code: 'PROXY-BODY-TOO-LARGE',
+  },
+  {
+    name: 'Basic credentials, Connection: authorization and a valid legacy header',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: {
+      authorization: 'Basic dXNlcjpwYXNz',
+      connection: 'authorization',
+      'x-svc-session-token': 'legacy-token',
+      ...json,
+    },
+    body: invalidCreate,
+    status: 401,
+    code: 'PROXY-CREDENTIALS-UNREADABLE',
+    logged: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER',
+  },
+  {
+    name: 'credentials the proxy cannot parse, with an invalid body',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: { authorization: 'Bearer x:abc', ...json },
+    body: invalidCreate,
+    status: 401,
+    code: 'PROXY-CREDENTIALS-UNREADABLE',
+    logged: 'AUTH-401-MALFORMED',
+  },
+  {
+    name: 'no credentials, with an invalid body',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: json,
+    body: invalidCreate,
+    status: 401,
+    code: 'PROXY-CREDENTIALS-UNREADABLE',
+    logged: 'AUTH-CREDENTIALS-PRESENT',
+  },
   // The last five are what common frameworks read as the operation: an extension, NUL, space and double encodings,
   // non-ASCII.
-  ...['/V3/attribute-configs', '/v3/Attribute-Configs', '/v3/attribute-config%73', '/v3//attribute-configs', '/v3/attribute-configs;x=1', '/v3/./attribute-configs', '/v3/x/../attribute-configs', '/v3/attribute-configs%2f', '/v3/attribute-configs.json', '/v3/attribute-configs%00', '/v3/attribute-configs%20', '/v3/attribute-configs%252F', '/v3/attribute-configs/%C4%B1'].map((target) => ({
+  ...[
+    '/V3/attribute-configs',
+    '/v3/Attribute-Configs',
+    '/v3/attribute-config%73',
+    '/v3//attribute-configs',
+    '/v3/attribute-configs;x=1',
+    '/v3/./attribute-configs',
+    '/v3/x/../attribute-configs',
+    '/v3/attribute-configs%2f',
+    '/v3/attribute-configs.json',
+    '/v3/attribute-configs%00',
+    '/v3/attribute-configs%20',
+    '/v3/attribute-configs%252F',
+    '/v3/attribute-configs/%C4%B1',
+  ].map((target) => ({
     name: `the path ${target}`,
     target,
     method: 'POST',
@@ -236,20 +355,117 @@ const unjudgedCases: UnjudgedCase[] = [
     status: 400,
     code: 'PROXY-PATH-NOT-CANONICAL',
   })),
-  { name: 'HEAD without the required filter (GET gets 400)', target: '/v3/notification-groups', method: 'HEAD', headers: session, status: 400, code: 'NG-FILTER-REQUIRED' },
-  { name: 'duplicate JSON member names', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":7,"label":"Fine"}}}', status: 400, code: 'PROXY-DUPLICATE-MEMBER' },
-  { name: 'two Content-Type headers', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, 'content-type': [MEDIA_TYPE, 'text/plain'] }, body: validCreate, status: 400, code: 'PROXY-DUPLICATE-HEADER' },
-  { name: 'Connection: content-type', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, connection: 'content-type' }, body: validCreate, status: 400, code: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER' },
-  ...['filter[type][]=portal', 'filter[TYPE]=portal', 'filter.type=portal'].map((query) => ({ name: `the query ${query}`, target: `/v3/notification-groups?${query}`, headers: session, status: 400, code: 'PROXY-QUERY-SHAPE' })),
-  ...['page[limit]=1e1&page[offset]=0', 'page[limit]=10&page[offset]=1e21', 'page[limit]=010&page[offset]=0'].map((query) => ({ name: `the query ${query}`, target: `${list}&${query}`, headers: session, status: 400, code: 'PROXY-NUMBER-FORM' })),
+  {
+    name: 'HEAD without the required filter (GET gets 400)',
+    target: '/v3/notification-groups',
+    method: 'HEAD',
+    headers: session,
+    status: 400,
+    code: 'NG-FILTER-REQUIRED',
+  },
+  {
+    name: 'duplicate JSON member names',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: '{"data":{"type":"AttributeConfig","attributes":{"label":7,"label":"Fine"}}}',
+    status: 400,
+    code: 'PROXY-DUPLICATE-MEMBER',
+  },
+  {
+    name: 'two Content-Type headers',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: { ...session, 'content-type': [MEDIA_TYPE, 'text/plain'] },
+    body: validCreate,
+    status: 400,
+    code: 'PROXY-DUPLICATE-HEADER',
+  },
+  {
+    name: 'Connection: content-type',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: { ...session, ...json, connection: 'content-type' },
+    body: validCreate,
+    status: 400,
+    code: 'PROXY-CONNECTION-NAMES-CONTRACT-HEADER',
+  },
+  ...['filter[type][]=portal', 'filter[TYPE]=portal', 'filter.type=portal'].map((query) => ({
+    name: `the query ${query}`,
+    target: `/v3/notification-groups?${query}`,
+    headers: session,
+    status: 400,
+    code: 'PROXY-QUERY-SHAPE',
+  })),
+  ...['page[limit]=1e1&page[offset]=0', 'page[limit]=10&page[offset]=1e21', 'page[limit]=010&page[offset]=0'].map(
+    (query) => ({
+      name: `the query ${query}`,
+      target: `${list}&${query}`,
+      headers: session,
+      status: 400,
+      code: 'PROXY-NUMBER-FORM',
+    }),
+  ),
   // What common server frameworks read otherwise than the proxy judged it.
-  ...['X-HTTP-Method-Override', 'X-HTTP-Method', 'X-Method-Override'].map((header) => ({ name: `${header}: GET on a POST`, target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json, [header]: 'GET' }, body: validCreate, status: 400, code: 'PROXY-METHOD-OVERRIDE' })),
-  { name: '?_method=GET on a POST', target: '/v3/attribute-configs?_method=GET', method: 'POST', headers: { ...session, ...json }, body: validCreate, status: 400, code: 'PROXY-METHOD-OVERRIDE' },
-  { name: '; as a query separator', target: `${list};filter[type]=everyone`, headers: session, status: 400, code: 'PROXY-QUERY-SEPARATOR' },
-  { name: 'member names differing only by case', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","Label":7}}}', status: 400, code: 'PROXY-MEMBER-CASE-VARIANT' },
-  { name: 'a GET with a form body', target: list, method: 'GET', headers: { ...session, 'content-type': 'application/x-www-form-urlencoded', 'content-length': '21' }, body: 'filter[type]=everyone', status: 400, code: 'PROXY-BODY-ON-GET' },
-  ...['X-Original-URL', 'X-Rewrite-URL'].map((header) => ({ name: `${header}: /v3/attribute-configs on a GET`, target: list, headers: { ...session, [header]: '/v3/attribute-configs' }, status: 400, code: 'PROXY-REWRITE-HEADER' })),
-  { name: 'a __proto__ member', target: '/v3/attribute-configs', method: 'POST', headers: { ...session, ...json }, body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","__proto__":{"inUse":true}}}}', status: 400, code: 'PROXY-PROTOTYPE-KEY' },
+  ...['X-HTTP-Method-Override', 'X-HTTP-Method', 'X-Method-Override'].map((header) => ({
+    name: `${header}: GET on a POST`,
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: { ...session, ...json, [header]: 'GET' },
+    body: validCreate,
+    status: 400,
+    code: 'PROXY-METHOD-OVERRIDE',
+  })),
+  {
+    name: '?_method=GET on a POST',
+    target: '/v3/attribute-configs?_method=GET',
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: validCreate,
+    status: 400,
+    code: 'PROXY-METHOD-OVERRIDE',
+  },
+  {
+    name: '; as a query separator',
+    target: `${list};filter[type]=everyone`,
+    headers: session,
+    status: 400,
+    code: 'PROXY-QUERY-SEPARATOR',
+  },
+  {
+    name: 'member names differing only by case',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","Label":7}}}',
+    status: 400,
+    code: 'PROXY-MEMBER-CASE-VARIANT',
+  },
+  {
+    name: 'a GET with a form body',
+    target: list,
+    method: 'GET',
+    headers: { ...session, 'content-type': 'application/x-www-form-urlencoded', 'content-length': '21' },
+    body: 'filter[type]=everyone',
+    status: 400,
+    code: 'PROXY-BODY-ON-GET',
+  },
+  ...['X-Original-URL', 'X-Rewrite-URL'].map((header) => ({
+    name: `${header}: /v3/attribute-configs on a GET`,
+    target: list,
+    headers: { ...session, [header]: '/v3/attribute-configs' },
+    status: 400,
+    code: 'PROXY-REWRITE-HEADER',
+  })),
+  {
+    name: 'a __proto__ member',
+    target: '/v3/attribute-configs',
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: '{"data":{"type":"AttributeConfig","attributes":{"label":"Fine","__proto__":{"inUse":true}}}}',
+    status: 400,
+    code: 'PROXY-PROTOTYPE-KEY',
+  },
   ...PROTOTYPE_QUERIES.map((query) => ({
     name: `the prototype key in ${query}`,
     target: `${list}&${query}`,
@@ -258,10 +474,39 @@ const unjudgedCases: UnjudgedCase[] = [
     code: 'PROXY-PROTOTYPE-KEY',
   })),
   // What qs (Express 4) or node:querystring (Express 5) read otherwise: the required filter past the first 1,000 parts, a key opening with a bracket.
-  { name: `${QUERY_PARTS_READ_MAX} undeclared parameters ahead of the filter`, target: `/v3/notification-groups?${Array.from({ length: QUERY_PARTS_READ_MAX }, (_, i) => `x${i}=1`).join('&')}&filter[type]=portal`, headers: session, status: 400, code: 'PROXY-QUERY-READING' },
-  ...['[page][limit]=100000', '[filter][type]=bogus', '%5Bfilter%5D%5Btype%5D=bogus', '[filter]type=bogus'].map((query) => ({ name: `the query ${query} beside a conforming one`, target: `${list}&${query}`, headers: session, status: 400, code: 'PROXY-QUERY-READING' })),
-  { name: 'a POST whose query names a member of the request document', target: '/v3/attribute-configs?data[attributes][required]=yes', method: 'POST', headers: { ...session, ...json }, body: validCreate, status: 400, code: 'PROXY-QUERY-MERGES-DOCUMENT' },
-  ...['X-Forwarded-Host', 'X-Forwarded-Proto', 'Forwarded'].map((header) => ({ name: `the client's own ${header} under --forwarded-headers`, target: list, headers: { ...session, [header]: header === 'Forwarded' ? 'host=evil.example' : 'evil.example' }, status: 400, code: 'PROXY-FORWARDED-HEADER', options: { forwardedHeaders: true } })),
+  {
+    name: `${QUERY_PARTS_READ_MAX} undeclared parameters ahead of the filter`,
+    target: `/v3/notification-groups?${Array.from({ length: QUERY_PARTS_READ_MAX }, (_, i) => `x${i}=1`).join('&')}&filter[type]=portal`,
+    headers: session,
+    status: 400,
+    code: 'PROXY-QUERY-READING',
+  },
+  ...['[page][limit]=100000', '[filter][type]=bogus', '%5Bfilter%5D%5Btype%5D=bogus', '[filter]type=bogus'].map(
+    (query) => ({
+      name: `the query ${query} beside a conforming one`,
+      target: `${list}&${query}`,
+      headers: session,
+      status: 400,
+      code: 'PROXY-QUERY-READING',
+    }),
+  ),
+  {
+    name: 'a POST whose query names a member of the request document',
+    target: '/v3/attribute-configs?data[attributes][required]=yes',
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: validCreate,
+    status: 400,
+    code: 'PROXY-QUERY-MERGES-DOCUMENT',
+  },
+  ...['X-Forwarded-Host', 'X-Forwarded-Proto', 'Forwarded'].map((header) => ({
+    name: `the client's own ${header} under --forwarded-headers`,
+    target: list,
+    headers: { ...session, [header]: header === 'Forwarded' ? 'host=evil.example' : 'evil.example' },
+    status: 400,
+    code: 'PROXY-FORWARDED-HEADER',
+    options: { forwardedHeaders: true },
+  })),
 ];
 
 describe('what the proxy cannot judge as the upstream would read it', () => {
@@ -269,9 +514,17 @@ describe('what the proxy cannot judge as the upstream would read it', () => {
     test(`enforce mode, ${c.name}: ${c.status} ${c.code}, never forwarded`, async () => {
       await withProxy({ mode: 'enforce', maxBody: SMALL_MAX_BODY, ...c.options }, async (proxy) => {
         const before = reached.length;
-        const response = await send(`${proxy.proxyUrl}${c.target}`, { method: c.method, headers: c.headers, body: c.body, path: c.target });
+        const response = await send(`${proxy.proxyUrl}${c.target}`, {
+          method: c.method,
+          headers: c.headers,
+          body: c.body,
+          path: c.target,
+        });
         expect(response.status).toBe(c.status);
-        if (c.method !== 'HEAD') expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toContain(c.code);
+        if (c.method !== 'HEAD')
+          expect(
+            (JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code),
+          ).toContain(c.code);
         expect(reached.length).toBe(before);
       });
     });
@@ -279,7 +532,12 @@ describe('what the proxy cannot judge as the upstream would read it', () => {
     test(`report mode, ${c.name}: forwarded as sent, logged as ${c.logged ?? c.code}`, async () => {
       await withProxy({ maxBody: SMALL_MAX_BODY, ...c.options }, async (proxy, violations) => {
         const before = reached.length;
-        await send(`${proxy.proxyUrl}${c.target}`, { method: c.method, headers: { ...c.headers, 'x-request-id': 'unjudged' }, body: c.body, path: c.target });
+        await send(`${proxy.proxyUrl}${c.target}`, {
+          method: c.method,
+          headers: { ...c.headers, 'x-request-id': 'unjudged' },
+          body: c.body,
+          path: c.target,
+        });
         expect(reached.slice(before).map((r) => r.url)).toEqual([c.target]);
         await proxy.proxy.settled();
         expect(violations.lines<ViolationRecord>().map((l) => l.rule)).toContain(c.logged ?? c.code);
@@ -288,7 +546,7 @@ describe('what the proxy cannot judge as the upstream would read it', () => {
   }
 });
 
-describe('a client cannot hide the service\'s violations', () => {
+describe("a client cannot hide the service's violations", () => {
   /** The red team's count: more distinct unspecified paths than the kinds the log follows per interval. */
   const FLOOD = REPEAT_KINDS_MAX + 400;
 
@@ -297,12 +555,18 @@ describe('a client cannot hide the service\'s violations', () => {
     await withProxy({ repeatInterval: 600_000 }, async (proxy, violations) => {
       const pool = new Pool(proxy.proxyUrl, { connections: 4, pipelining: 8 });
       try {
-        await Promise.all(Array.from({ length: FLOOD }, (_, i) => pool.request({ method: 'GET', path: `/v3/flood-${i}` }).then((r) => r.body.dump())));
+        await Promise.all(
+          Array.from({ length: FLOOD }, (_, i) =>
+            pool.request({ method: 'GET', path: `/v3/flood-${i}` }).then((r) => r.body.dump()),
+          ),
+        );
       } finally {
         await pool.close();
       }
       // The upstream answers 201 with an AttributeConfig: the list operation never lists that.
-      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { ...session, 'x-request-id': 'service-breaks' } });
+      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+        headers: { ...session, 'x-request-id': 'service-breaks' },
+      });
       await proxy.proxy.settled();
       const serviceLines = violations.lines<ViolationRecord>().filter((l) => l.requestId === 'service-breaks');
       expect(serviceLines.some((l) => l.level === 'MUST' && l.party === 'service')).toBe(true);
@@ -313,7 +577,10 @@ describe('a client cannot hide the service\'s violations', () => {
       const report = summarizeViolations(contract, 'hostile.ndjson', violations.text());
       expect(report.byParty.service.MUST).toBeGreaterThan(0);
       const dashboard = proxy.proxy.feed.snapshot();
-      expect({ byLevel: report.byLevel, byParty: report.byParty }).toEqual({ byLevel: dashboard.findingsByLevel, byParty: dashboard.findingsByParty });
+      expect({ byLevel: report.byLevel, byParty: report.byParty }).toEqual({
+        byLevel: dashboard.findingsByLevel,
+        byParty: dashboard.findingsByParty,
+      });
     });
   });
 
@@ -333,7 +600,9 @@ describe('a client cannot hide the service\'s violations', () => {
           // The request breaks the query schema's minimum only when its part is the one that throws (else it would stop
           // the response being judged).
           const query = c.part === 'request' ? '&page[limit]=0&page[offset]=0' : '&page[limit]=10&page[offset]=0';
-          await send(`${proxy.baseUrl}/notification-groups?filter[type]=user${query}`, { headers: { ...session, 'x-request-id': `throws-${c.part}` } });
+          await send(`${proxy.baseUrl}/notification-groups?filter[type]=user${query}`, {
+            headers: { ...session, 'x-request-id': `throws-${c.part}` },
+          });
           await proxy.proxy.settled();
         } finally {
           spy.mockRestore();
@@ -347,8 +616,14 @@ describe('a client cannot hide the service\'s violations', () => {
 
   test('a relationship named "a\\nb": judged, not turned into one PROXY-NOT-JUDGED; the request\'s MUST finding stays a MUST of the client', async () => {
     await withProxy({}, async (proxy, violations) => {
-      const body = JSON.stringify({ data: { type: 'Highlight', attributes: {}, relationships: { 'a\nb': 5, owner: 7 } } });
-      await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, 'content-type': MEDIA_TYPE, 'x-request-id': 'newline-name' }, body });
+      const body = JSON.stringify({
+        data: { type: 'Highlight', attributes: {}, relationships: { 'a\nb': 5, owner: 7 } },
+      });
+      await send(`${proxy.baseUrl}/highlights`, {
+        method: 'POST',
+        headers: { ...session, 'content-type': MEDIA_TYPE, 'x-request-id': 'newline-name' },
+        body,
+      });
       await proxy.proxy.settled();
       const lines = violations.lines<ViolationRecord>().filter((l) => l.requestId === 'newline-name');
       expect(lines.map((l) => l.rule)).not.toContain('PROXY-NOT-JUDGED');
@@ -361,9 +636,20 @@ describe('a client cannot hide the service\'s violations', () => {
 /**
  * Sends one request over a raw socket, its body in `chunks` chunks of one byte each, and resolves with the status line.
  */
-function sendInOneByteChunks(proxyUrl: string, target: string, headers: Record<string, string>, body: string): Promise<string> {
+function sendInOneByteChunks(
+  proxyUrl: string,
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<string> {
   const { hostname, port } = new URL(proxyUrl);
-  const head = [`POST ${target} HTTP/1.1`, `host: ${hostname}:${port}`, 'transfer-encoding: chunked', 'connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
+  const head = [
+    `POST ${target} HTTP/1.1`,
+    `host: ${hostname}:${port}`,
+    'transfer-encoding: chunked',
+    'connection: close',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ].join('\r\n');
   const chunked = Array.from(body, (character) => `1\r\n${character}\r\n`).join('') + '0\r\n\r\n';
   return new Promise((resolve, reject) => {
     // Written, not ended: a half-closed connection is a client gone before its answer.
@@ -380,13 +666,17 @@ function sendInOneByteChunks(proxyUrl: string, target: string, headers: Record<s
  * but for the last, which waits for finish(): a proxy that holds the answer until it is complete
  * gives its client nothing before then.
  */
-async function startOneByteChunkUpstream(body: string): Promise<{ url: string; finish(): void; close(): Promise<void> }> {
+async function startOneByteChunkUpstream(
+  body: string,
+): Promise<{ url: string; finish(): void; close(): Promise<void> }> {
   let finished = false;
   const waiting: Socket[] = [];
   const end = (socket: Socket) => socket.end(`1\r\n${body.slice(-1)}\r\n0\r\n\r\n`);
   const upstream = await startRawUpstream((socket) => {
     const chunks = Array.from(body.slice(0, -1), (character) => `1\r\n${character}\r\n`).join('');
-    socket.write(`HTTP/1.1 200 OK\r\ncontent-type: ${MEDIA_TYPE}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n${chunks}`);
+    socket.write(
+      `HTTP/1.1 200 OK\r\ncontent-type: ${MEDIA_TYPE}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n${chunks}`,
+    );
     if (finished) end(socket);
     else waiting.push(socket);
   });
@@ -403,9 +693,18 @@ async function startOneByteChunkUpstream(body: string): Promise<{ url: string; f
  * Sends a GET over a raw socket and reads its chunked answer as it comes: how many body bytes arrived so far, and the
  * whole answer once the connection ends.
  */
-function readRawAnswer(proxyUrl: string, target: string, headers: Record<string, string>): { bodyBytes(): number; done: Promise<{ statusLine: string; body: string }> } {
+function readRawAnswer(
+  proxyUrl: string,
+  target: string,
+  headers: Record<string, string>,
+): { bodyBytes(): number; done: Promise<{ statusLine: string; body: string }> } {
   const { hostname, port } = new URL(proxyUrl);
-  const head = [`GET ${target} HTTP/1.1`, `host: ${hostname}:${port}`, 'connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
+  const head = [
+    `GET ${target} HTTP/1.1`,
+    `host: ${hostname}:${port}`,
+    'connection: close',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ].join('\r\n');
   const parts: Buffer[] = [];
   let received = 0;
   /** The body bytes in what arrived so far: chunk sizes read as they come, the framing left out. */
@@ -447,11 +746,18 @@ describe('memory, log and answers bounded by what was sent', () => {
     const body = validCreate.padEnd(CHUNKS_KEPT_MAX + 1000, ' ');
     await withProxy({ mode: 'enforce' }, async (proxy) => {
       const before = reached.length;
-      expect(await sendInOneByteChunks(proxy.proxyUrl, '/v3/attribute-configs', { ...session, ...json }, body)).toBe('HTTP/1.1 413 Payload Too Large');
+      expect(await sendInOneByteChunks(proxy.proxyUrl, '/v3/attribute-configs', { ...session, ...json }, body)).toBe(
+        'HTTP/1.1 413 Payload Too Large',
+      );
       expect(reached.length).toBe(before);
     });
     await withProxy({}, async (proxy, violations) => {
-      await sendInOneByteChunks(proxy.proxyUrl, '/v3/attribute-configs', { ...session, ...json, 'x-request-id': 'one-byte-chunks' }, body);
+      await sendInOneByteChunks(
+        proxy.proxyUrl,
+        '/v3/attribute-configs',
+        { ...session, ...json, 'x-request-id': 'one-byte-chunks' },
+        body,
+      );
       await proxy.proxy.settled();
       const line = violations.lines<ViolationRecord>().find((l) => l.requestId === 'one-byte-chunks');
       expect(line).toMatchObject({ rule: 'PROXY-BODY-TOO-LARGE' });
@@ -486,7 +792,10 @@ describe('memory, log and answers bounded by what was sent', () => {
       const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations, mode });
       try {
         const before = memoryInUse();
-        const reader = readRawAnswer(proxy.proxyUrl, '/v3/notification-groups?filter[type]=user', { ...session, 'x-request-id': `one-byte-answer-${mode}` });
+        const reader = readRawAnswer(proxy.proxyUrl, '/v3/notification-groups?filter[type]=user', {
+          ...session,
+          'x-request-id': `one-byte-answer-${mode}`,
+        });
         // Streamed, not held: every byte but the last reaches the client before the upstream ends.
         await vi.waitFor(() => expect(reader.bodyBytes()).toBe(body.length - 1), { timeout: 20_000, interval: 50 });
         const inFlight = memoryInUse();
@@ -496,7 +805,9 @@ describe('memory, log and answers bounded by what was sent', () => {
         expect(answer.body).toBe(body);
         expect(inFlight - before).toBeLessThan(IN_FLIGHT_MEMORY_GROWTH_MAX);
         await proxy.proxy.settled();
-        const line = violations.lines<ViolationRecord>().find((l) => l.requestId === `one-byte-answer-${mode}` && l.direction === 'response');
+        const line = violations
+          .lines<ViolationRecord>()
+          .find((l) => l.requestId === `one-byte-answer-${mode}` && l.direction === 'response');
         expect(line).toMatchObject({ rule: 'PROXY-BODY-NOT-VALIDATED' });
         expect(line!.message).toContain(`more than ${CHUNKS_KEPT_MAX} chunks`);
       } finally {
@@ -507,15 +818,29 @@ describe('memory, log and answers bounded by what was sent', () => {
   }
 
   const ONE_MB_NAME = '/'.repeat(1000 * 1000);
-  const longNamed = JSON.stringify({ data: { type: 'Highlight', attributes: {}, relationships: { [ONE_MB_NAME]: 5, owner: { data: { type: 'User', id: '1' } } } } });
+  const longNamed = JSON.stringify({
+    data: {
+      type: 'Highlight',
+      attributes: {},
+      relationships: { [ONE_MB_NAME]: 5, owner: { data: { type: 'User', id: '1' } } },
+    },
+  });
   /** Per line of the log: the longest texts of a line (path, pointer, message) cut, with the rest of its keys. */
   const LINE_BYTES_MAX = 4 * 1024;
 
   test(`a relationship whose name is 1 MB of "/", sent twelve times: report mode writes at most ${LINE_BYTES_MAX} bytes a line and the dashboard stays small`, async () => {
     await withProxy({ repeatInterval: 0 }, async (proxy, violations) => {
-      for (let i = 0; i < 12; i += 1) await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, ...json }, body: longNamed });
+      for (let i = 0; i < 12; i += 1)
+        await send(`${proxy.baseUrl}/highlights`, {
+          method: 'POST',
+          headers: { ...session, ...json },
+          body: longNamed,
+        });
       await proxy.proxy.settled();
-      const lines = violations.text().split('\n').filter((l) => l !== '');
+      const lines = violations
+        .text()
+        .split('\n')
+        .filter((l) => l !== '');
       expect(lines.length).toBeGreaterThan(0);
       expect(Math.max(...lines.map((l) => Buffer.byteLength(l)))).toBeLessThanOrEqual(LINE_BYTES_MAX);
       expect(Buffer.byteLength(JSON.stringify(proxy.proxy.feed.snapshot()))).toBeLessThan(64 * LINE_BYTES_MAX);
@@ -524,7 +849,11 @@ describe('memory, log and answers bounded by what was sent', () => {
 
   test(`the same in enforce mode: the refusal is at most ${2 * LINE_BYTES_MAX} bytes`, async () => {
     await withProxy({ mode: 'enforce' }, async (proxy) => {
-      const response = await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, ...json }, body: longNamed });
+      const response = await send(`${proxy.baseUrl}/highlights`, {
+        method: 'POST',
+        headers: { ...session, ...json },
+        body: longNamed,
+      });
       expect(response.status).toBe(400);
       expect(response.body.length).toBeLessThanOrEqual(2 * LINE_BYTES_MAX);
     });
@@ -533,7 +862,9 @@ describe('memory, log and answers bounded by what was sent', () => {
   test(`a 16 KB query repeating one key 7,900 times: judged once, its logged path cut to ${LOGGED_PATH_MAX} characters`, async () => {
     await withProxy({}, async (proxy, violations) => {
       const query = Array.from({ length: 7900 }, () => 'a').join('&');
-      await send(`${proxy.baseUrl}/notification-groups?${query}`, { headers: { ...session, 'x-request-id': 'repeated-key' } });
+      await send(`${proxy.baseUrl}/notification-groups?${query}`, {
+        headers: { ...session, 'x-request-id': 'repeated-key' },
+      });
       await proxy.proxy.settled();
       const lines = violations.lines<ViolationRecord>().filter((l) => l.requestId === 'repeated-key');
       expect(lines.map((l) => l.rule)).toContain('NG-FILTER-REQUIRED');
@@ -546,7 +877,10 @@ describe('memory, log and answers bounded by what was sent', () => {
     const stalled = new Writable({ write: () => undefined });
     stalled.write(Buffer.alloc(VIOLATIONS_BUFFER_MAX + 1));
     await withProxy({ violations: stalled, repeatInterval: 0 }, async (proxy) => {
-      for (let i = 0; i < 20; i += 1) await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`, { headers: { ...session, 'x-request-id': `stalled-${i}` } });
+      for (let i = 0; i < 20; i += 1)
+        await send(`${proxy.baseUrl}/notification-groups?filter[type]=everyone`, {
+          headers: { ...session, 'x-request-id': `stalled-${i}` },
+        });
       await proxy.proxy.settled();
       expect(stalled.writableLength).toBe(VIOLATIONS_BUFFER_MAX + 1);
       expect((await proxy.proxy.metrics.violationsLinesDropped.get()).values[0].value).toBeGreaterThanOrEqual(20);
@@ -557,18 +891,26 @@ describe('memory, log and answers bounded by what was sent', () => {
   });
 });
 
-describe('the rest of the red team\'s cases', () => {
+describe("the rest of the red team's cases", () => {
   test(`report mode, 1,100 gzip bombs from one client: none judged on the forwarding thread; each judged on the judging thread or shed and counted`, async () => {
     await withProxy({}, async (proxy) => {
       const pool = new Pool(proxy.proxyUrl, { connections: 16 });
       const bomb = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip' });
       try {
-        await Promise.all(Array.from({ length: 1100 }, () => pool.request({ method: 'POST', path: `/v3${bomb.operationPath}`, headers: bomb.headers, body: bomb.body }).then((r) => r.body.dump())));
+        await Promise.all(
+          Array.from({ length: 1100 }, () =>
+            pool
+              .request({ method: 'POST', path: `/v3${bomb.operationPath}`, headers: bomb.headers, body: bomb.body })
+              .then((r) => r.body.dump()),
+          ),
+        );
       } finally {
         await pool.close();
       }
       await proxy.proxy.settled();
-      const judged = Object.fromEntries((await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]));
+      const judged = Object.fromEntries(
+        (await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]),
+      );
       const shed = (await proxy.proxy.metrics.shedExchanges.get()).values.reduce((sum, v) => sum + v.value, 0);
       expect(judged.forwarding ?? 0).toBe(0);
       expect((judged.worker ?? 0) + shed).toBe(1100);
@@ -579,14 +921,32 @@ describe('the rest of the red team\'s cases', () => {
     // Both clients share 127.0.0.1; the X-Forwarded-For each sends tells them apart, as a trusted balancer's would.
     await withProxy({ mode: 'enforce', forwardedHeaders: true, trustedProxies: ['127.0.0.1'] }, async (proxy) => {
       const pool = new Pool(proxy.proxyUrl, { connections: 8 });
-      const bomb = post('/attribute-configs', gzipped200k, { 'content-encoding': 'gzip', 'x-forwarded-for': '203.0.113.7' });
+      const bomb = post('/attribute-configs', gzipped200k, {
+        'content-encoding': 'gzip',
+        'x-forwarded-for': '203.0.113.7',
+      });
       let bombing = true;
       const statuses: number[] = [];
       const conforming = (async () => {
-        while (bombing) statuses.push((await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { ...session, ...json, 'x-forwarded-for': '198.51.100.9' }, body: validCreate })).status);
+        while (bombing)
+          statuses.push(
+            (
+              await send(`${proxy.baseUrl}/attribute-configs`, {
+                method: 'POST',
+                headers: { ...session, ...json, 'x-forwarded-for': '198.51.100.9' },
+                body: validCreate,
+              })
+            ).status,
+          );
       })();
       try {
-        await Promise.all(Array.from({ length: 3000 }, () => pool.request({ method: 'POST', path: `/v3${bomb.operationPath}`, headers: bomb.headers, body: bomb.body }).then((r) => r.body.dump())));
+        await Promise.all(
+          Array.from({ length: 3000 }, () =>
+            pool
+              .request({ method: 'POST', path: `/v3${bomb.operationPath}`, headers: bomb.headers, body: bomb.body })
+              .then((r) => r.body.dump()),
+          ),
+        );
       } finally {
         bombing = false;
         await conforming;
@@ -598,9 +958,15 @@ describe('the rest of the red team\'s cases', () => {
     });
   });
 
-  test('control characters in a member name (ESC, CR, BEL) reach report\'s Markdown only as visible pictures', async () => {
+  test("control characters in a member name (ESC, CR, BEL) reach report's Markdown only as visible pictures", async () => {
     await withProxy({}, async (proxy, violations) => {
-      const body = JSON.stringify({ data: { type: 'Highlight', attributes: {}, relationships: { '\u001b]0;owned\u0007\r': 5, owner: { data: { type: 'User', id: '1' } } } } });
+      const body = JSON.stringify({
+        data: {
+          type: 'Highlight',
+          attributes: {},
+          relationships: { '\u001b]0;owned\u0007\r': 5, owner: { data: { type: 'User', id: '1' } } },
+        },
+      });
       await send(`${proxy.baseUrl}/highlights`, { method: 'POST', headers: { ...session, ...json }, body });
       await proxy.proxy.settled();
       const markdown = renderViolationsMarkdown(summarizeViolations(contract, 'hostile.ndjson', violations.text()));
@@ -609,10 +975,23 @@ describe('the rest of the red team\'s cases', () => {
     });
   });
 
-  const credentialNames = ['client_assertion', 'assertion', 'SAMLResponse', 'pw', 'passcode', 'privatekey', 'hmac', 'xsrf', 'totp', 'pin'];
+  const credentialNames = [
+    'client_assertion',
+    'assertion',
+    'SAMLResponse',
+    'pw',
+    'passcode',
+    'privatekey',
+    'hmac',
+    'xsrf',
+    'totp',
+    'pin',
+  ];
   test(`credential-like query names (${credentialNames.join(', ')}) and the request's own token under any name never reach the log`, async () => {
     await withProxy({}, async (proxy, violations) => {
-      const query = [...credentialNames.map((name) => `${name}=secret-${name}`), 'echo=hostile-session-token'].join('&');
+      const query = [...credentialNames.map((name) => `${name}=secret-${name}`), 'echo=hostile-session-token'].join(
+        '&',
+      );
       await send(`${proxy.baseUrl}/notification-groups?${query}`, { headers: session });
       await proxy.proxy.settled();
       const text = violations.text();

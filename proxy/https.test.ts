@@ -13,7 +13,16 @@ const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, imp
 const certificate = fixture('test-upstream.cert.pem');
 const key = fixture('test-upstream.key.pem');
 
-const brokenList = JSON.stringify({ data: [{ id: '5f1d7c2e9b1e8a0012345678', type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'l', defaultValue: 'yes', description: 'd' } }], meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 10 } });
+const brokenList = JSON.stringify({
+  data: [
+    {
+      id: '5f1d7c2e9b1e8a0012345678',
+      type: 'NotificationGroup',
+      attributes: { groupId: 'Exams', label: 'l', defaultValue: 'yes', description: 'd' },
+    },
+  ],
+  meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 10 },
+});
 const listPath = '/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0';
 const session = { authorization: 'Bearer r:https-token' };
 
@@ -42,7 +51,9 @@ async function throughProxy(options: Partial<ValidatingProxyOptions>) {
   try {
     const response = await send(`${proxy.baseUrl}${listPath}`, { headers: session });
     await proxy.proxy.settled();
-    const upstreamErrors = (await proxy.proxy.metrics.upstreamErrors.get()).values.map((v) => `${v.labels.kind} ${v.value}`);
+    const upstreamErrors = (await proxy.proxy.metrics.upstreamErrors.get()).values.map(
+      (v) => `${v.labels.kind} ${v.value}`,
+    );
     return { response, findings: violations.lines(), upstreamErrors };
   } finally {
     await proxy.close();
@@ -54,20 +65,30 @@ test('an https upstream whose certificate is trusted is forwarded byte for byte 
   const proxied = await throughProxy({ upstreamCa: certificate });
   expect(proxied.response.status).toBe(200);
   expect(exchangeHash(proxied.response)).toBe(exchangeHash(direct));
-  expect(proxied.findings).toEqual([expect.objectContaining({ direction: 'response', pointer: '/data/0/attributes/defaultValue', level: 'MUST' })]);
+  expect(proxied.findings).toEqual([
+    expect.objectContaining({ direction: 'response', pointer: '/data/0/attributes/defaultValue', level: 'MUST' }),
+  ]);
   expect(proxied.upstreamErrors).toEqual([]);
 });
 
 test('an https upstream whose certificate is not trusted gets a 502 naming the certificate, and nothing is judged', async () => {
   const proxied = await throughProxy({});
   expect(proxied.response.status).toBe(502);
-  expect(JSON.parse(proxied.response.body.toString('utf8'))).toEqual({ errors: [expect.objectContaining({ status: '502', code: 'PROXY-UPSTREAM-UNTRUSTED' })] });
+  expect(JSON.parse(proxied.response.body.toString('utf8'))).toEqual({
+    errors: [expect.objectContaining({ status: '502', code: 'PROXY-UPSTREAM-UNTRUSTED' })],
+  });
   expect(proxied.findings).toEqual([]);
   expect(proxied.upstreamErrors).toEqual(['untrusted 1']);
 });
 
 test('with a certificate and key, the proxy serves its clients over https (the admin server stays http)', async () => {
-  const proxy = await startValidatingProxy({ upstream: upstreamUrl, upstreamCa: certificate, violations: new Recorder(), forwardedHeaders: true, tls: { cert: certificate, key } });
+  const proxy = await startValidatingProxy({
+    upstream: upstreamUrl,
+    upstreamCa: certificate,
+    violations: new Recorder(),
+    forwardedHeaders: true,
+    tls: { cert: certificate, key },
+  });
   try {
     expect(proxy.baseUrl.startsWith('https://')).toBe(true);
     expect(proxy.adminUrl.startsWith('http://')).toBe(true);

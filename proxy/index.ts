@@ -1,5 +1,11 @@
 // The validating reverse proxy (issue 5): build it, start it, close it; and the log format it writes.
-export { createValidatingProxy, startValidatingProxy, ValidatingProxy, PROXY_DEFAULTS, upstreamDisplay } from './proxy.ts';
+export {
+  createValidatingProxy,
+  startValidatingProxy,
+  ValidatingProxy,
+  PROXY_DEFAULTS,
+  upstreamDisplay,
+} from './proxy.ts';
 export { VIOLATIONS_HEADER, violationsHeaderValue } from './answers.ts';
 export { classifyUpstreamError } from './errors.ts';
 export type { ValidatingProxyOptions, ListenOptions, ProxyAddresses, StartedProxy, ProxyMode } from './proxy.ts';

@@ -15,7 +15,12 @@ function listWithOneBadItem(size: number, bad = 3): string {
   const data = Array.from({ length: size }, (_, i) => ({
     id: (0x5f1d7c2e9b1e8a0012340000n + BigInt(i)).toString(16),
     type: 'NotificationGroup',
-    attributes: { groupId: 'Exams', label: `Group ${i}`, defaultValue: i === bad ? 'yes' : true, description: `Notifications about topic ${i}` },
+    attributes: {
+      groupId: 'Exams',
+      label: `Group ${i}`,
+      defaultValue: i === bad ? 'yes' : true,
+      description: `Notifications about topic ${i}`,
+    },
   }));
   return JSON.stringify({ data, meta: { total: size, pages: 1, page: 1, offset: 0, limit: size } });
 }
@@ -39,20 +44,39 @@ afterAll(async () => {
 });
 
 const traffic = [
-  { path: `/notification-groups?filter[type]=portal&page[limit]=${LARGE}&page[offset]=0`, headers: { authorization: 'Bearer r:thread-token' } },
-  { path: `/notification-groups?filter[type]=portal&page[limit]=${SMALL}&page[offset]=0`, headers: { authorization: 'Bearer r:thread-token' } },
+  {
+    path: `/notification-groups?filter[type]=portal&page[limit]=${LARGE}&page[offset]=0`,
+    headers: { authorization: 'Bearer r:thread-token' },
+  },
+  {
+    path: `/notification-groups?filter[type]=portal&page[limit]=${SMALL}&page[offset]=0`,
+    headers: { authorization: 'Bearer r:thread-token' },
+  },
   { path: `/notification-groups?page[limit]=${LARGE}`, headers: {} },
 ];
 
 async function judgedTraffic(judgeThread: boolean): Promise<{ findings: string[]; byThread: Record<string, number> }> {
   const violations = new Recorder();
   // Every finding written (no folding of repeats): the test compares what each exchange found.
-  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations, judgeThread, repeatInterval: 0 });
+  const proxy = await startValidatingProxy({
+    upstream: `${upstream.url}/v3`,
+    violations,
+    judgeThread,
+    repeatInterval: 0,
+  });
   try {
-    for (const [i, exchange] of traffic.entries()) await send(`${proxy.baseUrl}${exchange.path}`, { headers: { ...exchange.headers, 'x-request-id': `thread-${i}` } });
+    for (const [i, exchange] of traffic.entries())
+      await send(`${proxy.baseUrl}${exchange.path}`, {
+        headers: { ...exchange.headers, 'x-request-id': `thread-${i}` },
+      });
     await proxy.proxy.settled();
-    const findings = violations.lines<ViolationRecord>().map((l) => `${l.requestId} ${l.direction} ${l.rule} ${l.pointer} ${l.message}`).sort();
-    const byThread = Object.fromEntries((await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]));
+    const findings = violations
+      .lines<ViolationRecord>()
+      .map((l) => `${l.requestId} ${l.direction} ${l.rule} ${l.pointer} ${l.message}`)
+      .sort();
+    const byThread = Object.fromEntries(
+      (await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]),
+    );
     return { findings, byThread };
   } finally {
     await proxy.close();
@@ -66,7 +90,9 @@ describe('judging on the worker thread', () => {
     expect(onWorker.findings).toEqual(inline.findings);
     // The broken item is found in the large list judged on the worker and the small one judged
     // inline; the third exchange, served though it had to be refused, is judged once for that.
-    expect(onWorker.findings.filter((f) => f.includes(' /data/3/attributes/defaultValue ')).map((f) => f.split(' ')[0])).toEqual(['thread-0', 'thread-1']);
+    expect(
+      onWorker.findings.filter((f) => f.includes(' /data/3/attributes/defaultValue ')).map((f) => f.split(' ')[0]),
+    ).toEqual(['thread-0', 'thread-1']);
     expect(onWorker.findings.some((f) => f.startsWith('thread-2 request AUTH-CREDENTIALS-PRESENT'))).toBe(true);
     expect(onWorker.findings.some((f) => f.startsWith('thread-2 exchange AUTH-401-NO-CREDENTIALS'))).toBe(true);
     expect(onWorker.byThread).toEqual({ worker: 2, forwarding: 1 });
@@ -76,12 +102,24 @@ describe('judging on the worker thread', () => {
 
 function capturedWithBody(bytes: number): CapturedExchange {
   const body = Buffer.from(`{"data":[],"pad":"${'x'.repeat(Math.max(0, bytes - 19))}"}`);
-  return { method: 'GET', path: '/v3/notification-groups?filter[type]=portal', requestHeaders: { authorization: 'Bearer r:t' }, requestBody: NO_BODY, response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured', raw: body } } };
+  return {
+    method: 'GET',
+    path: '/v3/notification-groups?filter[type]=portal',
+    requestHeaders: { authorization: 'Bearer r:t' },
+    requestBody: NO_BODY,
+    response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured', raw: body } },
+  };
 }
 
 function startThread(script?: URL, ringBytes?: number, idleMs?: number) {
   const failures: { error: Error; unjudged: number }[] = [];
-  const thread = new JudgeThread({ judge: { includeValues: false, maxBody: 4 * 1024 * 1024 }, onFailure: (error, unjudged) => failures.push({ error, unjudged }), script, ringBytes, idleMs });
+  const thread = new JudgeThread({
+    judge: { includeValues: false, maxBody: 4 * 1024 * 1024 },
+    onFailure: (error, unjudged) => failures.push({ error, unjudged }),
+    script,
+    ringBytes,
+    idleMs,
+  });
   return { thread, failures };
 }
 
@@ -146,7 +184,8 @@ describe('JudgeThread', () => {
     const { thread } = startThread();
     const judged: JudgedExchange[] = [];
     const captured = capturedWithBody(JUDGE_THREAD_MIN_BYTES);
-    for (let i = 0; i < JUDGE_BACKLOG_LIMITS.exchanges; i += 1) expect(thread.submit(captured, (j) => judged.push(j))).toBe(true);
+    for (let i = 0; i < JUDGE_BACKLOG_LIMITS.exchanges; i += 1)
+      expect(thread.submit(captured, (j) => judged.push(j))).toBe(true);
     expect(thread.submit(captured, () => undefined)).toBe(false);
     expect(thread.backlog).toBe(JUDGE_BACKLOG_LIMITS.exchanges);
     await thread.whenIdle();
@@ -159,7 +198,9 @@ describe('JudgeThread', () => {
   test('refuses past the byte limit of its backlog', async () => {
     const { thread } = startThread();
     const captured = capturedWithBody(1024 * 1024);
-    const fitting = Math.floor(JUDGE_BACKLOG_LIMITS.bytes / (captured.response!.body as { raw: Uint8Array }).raw.byteLength);
+    const fitting = Math.floor(
+      JUDGE_BACKLOG_LIMITS.bytes / (captured.response!.body as { raw: Uint8Array }).raw.byteLength,
+    );
     for (let i = 0; i < fitting; i += 1) expect(thread.submit(captured, () => undefined)).toBe(true);
     expect(thread.submit(captured, () => undefined)).toBe(false);
     await thread.close(5000);
@@ -169,10 +210,13 @@ describe('JudgeThread', () => {
     const { thread } = startThread(undefined, 64 * 1024);
     const judged = new Map<number, JudgedExchange>();
     let refused = 0;
-    for (let i = 0; i < 120; ) {
+    for (let i = 0; i < 120;) {
       // Lists of 60 to 119 items (about 9 to 17 KB), each with its broken item somewhere else.
       const raw = Buffer.from(listWithOneBadItem(60 + (i % 60), i % 50));
-      const captured = { ...capturedWithBody(0), response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured' as const, raw } } };
+      const captured = {
+        ...capturedWithBody(0),
+        response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured' as const, raw } },
+      };
       const exchange = i;
       if (thread.submit(captured, (result) => judged.set(exchange, result))) {
         raw.fill(0); // the proxy's own bytes may be reused once submitted: the ring holds a copy
@@ -198,7 +242,14 @@ describe('JudgeThread', () => {
     expect(raw.byteLength).toBeGreaterThanOrEqual(JUDGE_THREAD_MIN_BYTES);
     const captured = capturedWithBody(0);
     const judged: JudgedExchange[] = [];
-    const compressed = { ...captured, response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE, 'Content-Encoding', 'gzip'], body: { kind: 'captured' as const, raw } } };
+    const compressed = {
+      ...captured,
+      response: {
+        status: 200,
+        rawHeaders: ['Content-Type', MEDIA_TYPE, 'Content-Encoding', 'gzip'],
+        body: { kind: 'captured' as const, raw },
+      },
+    };
     expect(thread.submit(compressed, (result) => judged.push(result))).toBe(true);
     await thread.whenIdle();
     expect(judged[0].findings.map((f) => f.pointer)).toContain('/data/1234/attributes/defaultValue');

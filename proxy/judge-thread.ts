@@ -26,7 +26,8 @@ export interface JudgedExchange {
 }
 
 /** A body as posted to the worker: a captured one is a stretch of the shared ring. */
-export type PostedBody = Exclude<CapturedBody, { kind: 'captured' }> | { kind: 'shared'; offset: number; length: number };
+export type PostedBody =
+  Exclude<CapturedBody, { kind: 'captured' }> | { kind: 'shared'; offset: number; length: number };
 
 /** The captured of one exchange as posted to the worker. */
 export type PostedExchange = CapturedExchange<PostedBody>;
@@ -102,7 +103,9 @@ export class JudgeThread {
   private get thread(): StartedWorker {
     if (this.started) return this.started;
     const ring = new ByteRing(this.options.ringBytes ?? JUDGE_BACKLOG_LIMITS.bytes);
-    const worker = new Worker(this.options.script ?? JUDGE_WORKER_SCRIPT, { workerData: { judge: this.options.judge, bodies: ring.buffer } satisfies JudgeWorkerData });
+    const worker = new Worker(this.options.script ?? JUDGE_WORKER_SCRIPT, {
+      workerData: { judge: this.options.judge, bodies: ring.buffer } satisfies JudgeWorkerData,
+    });
     worker.on('message', (results: JudgedExchange[]) => this.answered(results));
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => this.fail(new Error(`judging thread exited with code ${code}`)));
@@ -249,11 +252,20 @@ function postedExchange(captured: CapturedExchange, ring: Uint8Array, offset: nu
     return posted;
   };
   const requestBody = post(captured.requestBody);
-  return { ...captured, requestBody, response: captured.response && { ...captured.response, body: post(captured.response.body) } };
+  return {
+    ...captured,
+    requestBody,
+    response: captured.response && { ...captured.response, body: post(captured.response.body) },
+  };
 }
 
 /** In the worker: the captured as judging reads it, its bodies viewed (not copied) in the ring. */
 export function capturedFromRing(posted: PostedExchange, bodies: SharedArrayBuffer): CapturedExchange {
-  const view = (body: PostedBody): CapturedBody => (body.kind === 'shared' ? { kind: 'captured', raw: new Uint8Array(bodies, body.offset, body.length) } : body);
-  return { ...posted, requestBody: view(posted.requestBody), response: posted.response && { ...posted.response, body: view(posted.response.body) } };
+  const view = (body: PostedBody): CapturedBody =>
+    body.kind === 'shared' ? { kind: 'captured', raw: new Uint8Array(bodies, body.offset, body.length) } : body;
+  return {
+    ...posted,
+    requestBody: view(posted.requestBody),
+    response: posted.response && { ...posted.response, body: view(posted.response.body) },
+  };
 }

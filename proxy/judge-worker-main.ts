@@ -43,10 +43,12 @@ const heap = new HeapBound(HEAP_SLACK_BODIES * options.maxBody);
 const HEAP_CHECK_SECONDS = 0.01;
 
 parentPort!.on('message', (batch: JudgeBatch) => {
-  parentPort!.postMessage(batch.captured.map((posted) => {
-    const judged = judgeOne(capturedFromRing(posted, bodies));
-    if (judged.seconds >= HEAP_CHECK_SECONDS) heap.afterLargeBody();
-    return judged;
-  }));
+  parentPort!.postMessage(
+    batch.captured.map((posted) => {
+      const judged = judgeOne(capturedFromRing(posted, bodies));
+      if (judged.seconds >= HEAP_CHECK_SECONDS) heap.afterLargeBody();
+      return judged;
+    }),
+  );
   heap.afterLargeBody();
 });

@@ -2,8 +2,29 @@
 // what only a proxy sees (a body it did not keep, a member name written twice), and hands the
 // exchange to the contract's one judging path (contract/judge.ts); the findings it returns are
 // bounded (boundFindings). Pure: no I/O, no clocks, no state beyond what the caller passes in.
-import { boundFindings, cutFinding, FINDING_LIMITS, headerValue, judgeRequest as judgeContractRequest, judgeResponse as judgeContractResponse, locate, memberNameReading, UNSPECIFIED_OPERATION } from '../contract/index.ts';
-import type { Contract, Finding, Headers, HttpRequest, HttpResponse, JudgedRequest, Level, Located, Utf8Reading, ValidateOptions } from '../contract/index.ts';
+import {
+  boundFindings,
+  cutFinding,
+  FINDING_LIMITS,
+  headerValue,
+  judgeRequest as judgeContractRequest,
+  judgeResponse as judgeContractResponse,
+  locate,
+  memberNameReading,
+  UNSPECIFIED_OPERATION,
+} from '../contract/index.ts';
+import type {
+  Contract,
+  Finding,
+  Headers,
+  HttpRequest,
+  HttpResponse,
+  JudgedRequest,
+  Level,
+  Located,
+  Utf8Reading,
+  ValidateOptions,
+} from '../contract/index.ts';
 
 export type { JudgedRequest };
 import { decodeBody, type OmissionCause } from './body.ts';
@@ -12,7 +33,8 @@ import { headersObject } from './headers.ts';
 export { locate, UNSPECIFIED_OPERATION };
 
 /** What the proxy kept of a body: nothing (there was none), its bytes, or why it kept none. */
-export type CapturedBody = { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string; cause: OmissionCause };
+export type CapturedBody =
+  { kind: 'none' } | { kind: 'captured'; raw: Uint8Array } | { kind: 'omitted'; reason: string; cause: OmissionCause };
 
 export const NO_BODY: CapturedBody = { kind: 'none' };
 
@@ -28,7 +50,6 @@ export interface JudgeOptions {
   maxBody: number;
 }
 
-
 export function operationLabel(request: Pick<JudgedRequest, 'inApi' | 'operation'>): string {
   if (!request.inApi) return 'outside-api';
   return request.operation?.operationId ?? 'unspecified';
@@ -40,13 +61,24 @@ export function operationLabel(request: Pick<JudgedRequest, 'inApi' | 'operation
  * client choosing a new path per request gets one line, not one per path); anything else also by
  * its pointer, array indices folded (the same rule broken by every item of a list is one kind).
  */
-export function repeatKind(finding: Pick<Finding, 'requirement' | 'level' | 'location' | 'pointer'>, operationId: string | null): string {
+export function repeatKind(
+  finding: Pick<Finding, 'requirement' | 'level' | 'location' | 'pointer'>,
+  operationId: string | null,
+): string {
   const base = `${finding.requirement} ${operationId ?? 'unspecified'} ${finding.location}`;
   return finding.level === 'INFO' ? base : `${base} ${finding.pointer.replace(/\/\d+(?=\/|$)/g, '/*')}`;
 }
 
 /** `located`: where the request belongs, when the caller located it already. */
-export function judgeRequest(contract: Contract, method: string, path: string, headers: Headers, body: CapturedBody, options: JudgeOptions, located?: Located): JudgedRequest {
+export function judgeRequest(
+  contract: Contract,
+  method: string,
+  path: string,
+  headers: Headers,
+  body: CapturedBody,
+  options: JudgeOptions,
+  located?: Located,
+): JudgedRequest {
   const text = bodyText(body, headers, options.maxBody);
   const request: HttpRequest = { method, path, headers, bodyText: text.bodyText };
   const judged = judgeContractRequest(contract, request, validateOptions(options, text.omitted), located);
@@ -54,19 +86,50 @@ export function judgeRequest(contract: Contract, method: string, path: string, h
   const findings = omittedFindings(contract, 'request', text.omitted);
   if (text.bodyText !== undefined) {
     const names = memberNameReading(text.bodyText);
-    if (names.duplicate !== null) findings.push(contract.finding('PROXY-DUPLICATE-MEMBER', 'request', { message: `the member name ${JSON.stringify(names.duplicate.slice(0, 40))} appears twice in one object: parsers keep the first or the last` }));
-    if (names.caseVariant !== null) findings.push(contract.finding('PROXY-MEMBER-CASE-VARIANT', 'request', { message: `the member name ${JSON.stringify(names.caseVariant.slice(0, 40))} differs only by case from another of its object: case-insensitive binders read them as one` }));
-    if (names.prototypeKey !== null) findings.push(contract.finding('PROXY-PROTOTYPE-KEY', 'request', { message: `the member name ${JSON.stringify(names.prototypeKey)} names a prototype member, which JavaScript servers may merge into every object` }));
+    if (names.duplicate !== null)
+      findings.push(
+        contract.finding('PROXY-DUPLICATE-MEMBER', 'request', {
+          message: `the member name ${JSON.stringify(names.duplicate.slice(0, 40))} appears twice in one object: parsers keep the first or the last`,
+        }),
+      );
+    if (names.caseVariant !== null)
+      findings.push(
+        contract.finding('PROXY-MEMBER-CASE-VARIANT', 'request', {
+          message: `the member name ${JSON.stringify(names.caseVariant.slice(0, 40))} differs only by case from another of its object: case-insensitive binders read them as one`,
+        }),
+      );
+    if (names.prototypeKey !== null)
+      findings.push(
+        contract.finding('PROXY-PROTOTYPE-KEY', 'request', {
+          message: `the member name ${JSON.stringify(names.prototypeKey)} names a prototype member, which JavaScript servers may merge into every object`,
+        }),
+      );
   }
   return { ...judged, findings: listed(findings.concat(judged.findings)) };
 }
 
 /** Findings of the response and of the whole exchange, given the judged request (bounded, see boundFindings). */
-export function judgeResponse(contract: Contract, request: JudgedRequest, status: number, headers: Headers, body: CapturedBody, options: JudgeOptions): Finding[] {
+export function judgeResponse(
+  contract: Contract,
+  request: JudgedRequest,
+  status: number,
+  headers: Headers,
+  body: CapturedBody,
+  options: JudgeOptions,
+): Finding[] {
   if (!request.inApi) return [];
   const text = bodyText(body, headers, options.maxBody);
-  const response: HttpResponse = { status, headers, bodyText: text.bodyText, ...(text.utf8 === undefined ? {} : { utf8: text.utf8 }) };
-  return listed(omittedFindings(contract, 'response', text.omitted).concat(judgeContractResponse(contract, request, response, validateOptions(options, text.omitted))));
+  const response: HttpResponse = {
+    status,
+    headers,
+    bodyText: text.bodyText,
+    ...(text.utf8 === undefined ? {} : { utf8: text.utf8 }),
+  };
+  return listed(
+    omittedFindings(contract, 'response', text.omitted).concat(
+      judgeContractResponse(contract, request, response, validateOptions(options, text.omitted)),
+    ),
+  );
 }
 
 /** The findings the proxy lists (bounded in number, see boundFindings), each of their texts cut to a fixed size. */
@@ -83,7 +146,11 @@ function listed(findings: Finding[]): Finding[] {
 export const PROXY_FINDING_LIMITS = { perRule: 1, total: FINDING_LIMITS.total };
 
 function validateOptions(options: JudgeOptions, omitted: Omission | undefined): ValidateOptions {
-  return { includeValues: options.includeValues, bodyOmitted: omitted !== undefined, listedPerShape: PROXY_FINDING_LIMITS.perRule };
+  return {
+    includeValues: options.includeValues,
+    bodyOmitted: omitted !== undefined,
+    listedPerShape: PROXY_FINDING_LIMITS.perRule,
+  };
 }
 
 /**
@@ -111,19 +178,39 @@ export interface JudgingFailure {
  * failure is returned under the party whose part it was (a client cannot make its request's
  * failure stand for the service, nor hide the service's findings behind it).
  */
-export function judgeCaptured(contract: Contract, captured: CapturedExchange, options: JudgeOptions): { findings: Finding[]; failures: JudgingFailure[] } {
+export function judgeCaptured(
+  contract: Contract,
+  captured: CapturedExchange,
+  options: JudgeOptions,
+): { findings: Finding[]; failures: JudgingFailure[] } {
   const failures: JudgingFailure[] = [];
   let request: JudgedRequest;
   try {
-    request = judgeRequest(contract, captured.method, captured.path, captured.requestHeaders, captured.requestBody, options);
+    request = judgeRequest(
+      contract,
+      captured.method,
+      captured.path,
+      captured.requestHeaders,
+      captured.requestBody,
+      options,
+    );
   } catch (error) {
     failures.push({ location: 'request', message: errorMessage(error) });
-    request = { ...locate(contract, captured.method, captured.path), request: { method: captured.method, path: captured.path, headers: captured.requestHeaders }, findings: [] };
+    request = {
+      ...locate(contract, captured.method, captured.path),
+      request: { method: captured.method, path: captured.path, headers: captured.requestHeaders },
+      findings: [],
+    };
   }
   if (!captured.response) return { findings: request.findings, failures };
   const { status, rawHeaders, body } = captured.response;
   try {
-    return { findings: request.findings.concat(judgeResponse(contract, request, status, headersObject(rawHeaders), body, options)), failures };
+    return {
+      findings: request.findings.concat(
+        judgeResponse(contract, request, status, headersObject(rawHeaders), body, options),
+      ),
+      failures,
+    };
   } catch (error) {
     failures.push({ location: 'exchange', message: errorMessage(error) });
     return { findings: request.findings, failures };
@@ -138,12 +225,19 @@ export const NOT_JUDGED_LEVEL: Level = 'MUST';
 
 /** A part whose judging threw, as the finding that stands in the exchange's findings. */
 export function notJudgedFinding(contract: Contract, failure: JudgingFailure): Finding {
-  return { ...contract.finding('PROXY-NOT-JUDGED', failure.location, { message: `the proxy failed to judge this ${failure.location}: ${failure.message}` }), level: NOT_JUDGED_LEVEL };
+  return {
+    ...contract.finding('PROXY-NOT-JUDGED', failure.location, {
+      message: `the proxy failed to judge this ${failure.location}: ${failure.message}`,
+    }),
+    level: NOT_JUDGED_LEVEL,
+  };
 }
 
 /** Every finding of a judged exchange, its failures standing as PROXY-NOT-JUDGED. */
 export function findingsOf(contract: Contract, judged: { findings: Finding[]; failures: JudgingFailure[] }): Finding[] {
-  return judged.failures.length === 0 ? judged.findings : judged.findings.concat(judged.failures.map((failure) => notJudgedFinding(contract, failure)));
+  return judged.failures.length === 0
+    ? judged.findings
+    : judged.findings.concat(judged.failures.map((failure) => notJudgedFinding(contract, failure)));
 }
 
 function errorMessage(error: unknown): string {
@@ -155,10 +249,16 @@ interface Omission {
   cause: OmissionCause;
 }
 
-function bodyText(body: CapturedBody, headers: Headers, maxBody: number): { bodyText?: string; utf8?: Utf8Reading; omitted?: Omission } {
+function bodyText(
+  body: CapturedBody,
+  headers: Headers,
+  maxBody: number,
+): { bodyText?: string; utf8?: Utf8Reading; omitted?: Omission } {
   if (body.kind === 'none') return {};
   if (body.kind === 'omitted') return { omitted: body };
-  const raw = Buffer.isBuffer(body.raw) ? body.raw : Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
+  const raw = Buffer.isBuffer(body.raw)
+    ? body.raw
+    : Buffer.from(body.raw.buffer, body.raw.byteOffset, body.raw.byteLength);
   const decoded = decodeBody(raw, headerValue(headers, 'content-encoding'), maxBody);
   return decoded.ok ? { bodyText: decoded.text, utf8: decoded.utf8 } : { omitted: decoded };
 }
@@ -175,7 +275,15 @@ const omissionRules: Record<'request' | 'response', Record<OmissionCause, string
 /** The rules under which a body goes unvalidated (las_proxy_bodies_not_validated_total counts them). */
 export const NOT_VALIDATED_RULES = new Set(Object.values(omissionRules).flatMap((byCause) => Object.values(byCause)));
 
-function omittedFindings(contract: Contract, location: 'request' | 'response', omitted: Omission | undefined): Finding[] {
+function omittedFindings(
+  contract: Contract,
+  location: 'request' | 'response',
+  omitted: Omission | undefined,
+): Finding[] {
   if (omitted === undefined) return [];
-  return [contract.finding(omissionRules[location][omitted.cause], location, { message: `${location} body not validated: ${omitted.reason}` })];
+  return [
+    contract.finding(omissionRules[location][omitted.cause], location, {
+      message: `${location} body not validated: ${omitted.reason}`,
+    }),
+  ];
 }

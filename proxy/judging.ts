@@ -9,7 +9,17 @@ import type { DashboardFeed } from './dashboard.ts';
 import type { ForwardingBudget } from './fairness.ts';
 import { contentCoded, type ProxiedExchange } from './exchange.ts';
 import { headersObject } from './headers.ts';
-import { bodySize, judgeRequest, judgeResponse, NO_BODY, operationLabel, type CapturedBody, type CapturedExchange, type JudgeOptions, type JudgedRequest } from './judge.ts';
+import {
+  bodySize,
+  judgeRequest,
+  judgeResponse,
+  NO_BODY,
+  operationLabel,
+  type CapturedBody,
+  type CapturedExchange,
+  type JudgeOptions,
+  type JudgedRequest,
+} from './judge.ts';
 import { HEAP_SLACK_BODIES, HeapBound } from './heap-bound.ts';
 import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import type { ProxyMetrics } from './metrics.ts';
@@ -71,7 +81,13 @@ export class ExchangeJudging {
 
   constructor(private readonly parts: JudgingParts) {
     this.heap = new HeapBound(HEAP_SLACK_BODIES * parts.judgeOptions.maxBody);
-    this.judgeThread = parts.onWorkerThread ? new JudgeThread({ judge: parts.judgeOptions, script: parts.judgeThreadScript, onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged) }) : null;
+    this.judgeThread = parts.onWorkerThread
+      ? new JudgeThread({
+          judge: parts.judgeOptions,
+          script: parts.judgeThreadScript,
+          onFailure: (error, unjudged) => this.judgeThreadFailed(error, unjudged),
+        })
+      : null;
   }
 
   /** Exchanges waiting on the judging thread, for the backlog gauge. */
@@ -116,7 +132,15 @@ export class ExchangeJudging {
       const { contract, judgeOptions, publisher } = this.parts;
       const started = performance.now();
       try {
-        exchange.judgedRequest = judgeRequest(contract, exchange.method, exchange.path, exchange.headers, exchange.requestBody, judgeOptions, exchange.location ?? undefined);
+        exchange.judgedRequest = judgeRequest(
+          contract,
+          exchange.method,
+          exchange.path,
+          exchange.headers,
+          exchange.requestBody,
+          judgeOptions,
+          exchange.location ?? undefined,
+        );
       } catch (error) {
         const { inApi, operation } = locate(contract, exchange.method, exchange.path);
         const request = { method: exchange.method, path: exchange.path, headers: exchange.headers };
@@ -138,7 +162,14 @@ export class ExchangeJudging {
     const started = performance.now();
     let findings: Finding[];
     try {
-      findings = judgeResponse(this.parts.contract, request, exchange.status!, headersObject(exchange.responseHeaders), body, this.parts.judgeOptions);
+      findings = judgeResponse(
+        this.parts.contract,
+        request,
+        exchange.status!,
+        headersObject(exchange.responseHeaders),
+        body,
+        this.parts.judgeOptions,
+      );
     } catch (error) {
       findings = [this.parts.publisher.judgingFailed(exchange, 'response', error)];
     }
@@ -176,11 +207,25 @@ export class ExchangeJudging {
     const charge = { bytes, seconds: this.secondsPerExchange.get(exchange.client) ?? 0 };
     const held = this.backlogByClient.get(exchange.client) ?? { exchanges: 0, bytes: 0, seconds: 0 };
     // A client's first exchange always has room in its share, however large: the share bounds what waits behind it.
-    if (held.exchanges > 0 && (held.exchanges >= CLIENT_BACKLOG_SHARE || held.bytes + charge.bytes > CLIENT_BACKLOG_BYTES || held.seconds + charge.seconds > CLIENT_BACKLOG_SECONDS)) return 'client-share';
+    if (
+      held.exchanges > 0 &&
+      (held.exchanges >= CLIENT_BACKLOG_SHARE ||
+        held.bytes + charge.bytes > CLIENT_BACKLOG_BYTES ||
+        held.seconds + charge.seconds > CLIENT_BACKLOG_SECONDS)
+    )
+      return 'client-share';
     if (!thread.hasRoom(bytes)) return 'backlog';
-    const submitted = thread.submit(this.captured(exchange), (result) => this.publishJudged(exchange, result, charge), coded);
+    const submitted = thread.submit(
+      this.captured(exchange),
+      (result) => this.publishJudged(exchange, result, charge),
+      coded,
+    );
     if (!submitted) return 'backlog';
-    this.backlogByClient.set(exchange.client, { exchanges: held.exchanges + 1, bytes: held.bytes + charge.bytes, seconds: held.seconds + charge.seconds });
+    this.backlogByClient.set(exchange.client, {
+      exchanges: held.exchanges + 1,
+      bytes: held.bytes + charge.bytes,
+      seconds: held.seconds + charge.seconds,
+    });
     return 'worker';
   }
 
@@ -194,7 +239,12 @@ export class ExchangeJudging {
     const held = this.backlogByClient.get(client);
     if (held) {
       if (held.exchanges <= 1) this.backlogByClient.delete(client);
-      else this.backlogByClient.set(client, { exchanges: held.exchanges - 1, bytes: held.bytes - charge.bytes, seconds: Math.max(0, held.seconds - charge.seconds) });
+      else
+        this.backlogByClient.set(client, {
+          exchanges: held.exchanges - 1,
+          bytes: held.bytes - charge.bytes,
+          seconds: Math.max(0, held.seconds - charge.seconds),
+        });
     }
     this.rememberCost(client, seconds);
   }
@@ -203,7 +253,8 @@ export class ExchangeJudging {
   private rememberCost(client: string, seconds: number): void {
     const known = this.secondsPerExchange.get(client);
     this.secondsPerExchange.delete(client);
-    if (this.secondsPerExchange.size >= CLIENT_COSTS_FOLLOWED) this.secondsPerExchange.delete(this.secondsPerExchange.keys().next().value!);
+    if (this.secondsPerExchange.size >= CLIENT_COSTS_FOLLOWED)
+      this.secondsPerExchange.delete(this.secondsPerExchange.keys().next().value!);
     this.secondsPerExchange.set(client, known === undefined ? seconds : 0.75 * known + 0.25 * seconds);
   }
 
@@ -227,7 +278,10 @@ export class ExchangeJudging {
       publisher.shed(exchange, place, bytes);
       feed.recordShed();
     }
-    metrics.exchanges.inc({ operation, status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status) });
+    metrics.exchanges.inc({
+      operation,
+      status: exchange.clientGone ? 'aborted' : String(exchange.proxyStatus ?? exchange.status),
+    });
     feed.recordExchange(operation);
     if (!judged) return;
     metrics.judgedExchanges.inc({ thread: 'forwarding' });
@@ -246,20 +300,34 @@ export class ExchangeJudging {
   /** Publishes what the judging thread found (the publishing is this thread's work, charged to the client). */
   private publishJudgedHere(exchange: ProxiedExchange, judged: JudgedExchange): void {
     const { metrics, publisher } = this.parts;
-    const failed = (judged.failures ?? []).map((failure) => publisher.judgingFailed(exchange, failure.location, new Error(failure.message)));
+    const failed = (judged.failures ?? []).map((failure) =>
+      publisher.judgingFailed(exchange, failure.location, new Error(failure.message)),
+    );
     exchange.findings = exchange.admission.concat(judged.findings, failed);
     metrics.judgedExchanges.inc({ thread: 'worker' });
     publisher.publish(exchange, exchange.findings, judged.seconds);
   }
 
   private judgeThreadFailed(error: Error, unjudged: number): void {
-    this.parts.logger.error({ err: error, unjudged }, 'judging thread failed: the exchanges it held go unjudged; judging on the forwarding thread from now on');
+    this.parts.logger.error(
+      { err: error, unjudged },
+      'judging thread failed: the exchanges it held go unjudged; judging on the forwarding thread from now on',
+    );
   }
 
   /** What judging the exchange reads, as plain data. */
   private captured(exchange: ProxiedExchange): CapturedExchange {
-    const response = exchange.status !== null && exchange.responseComplete ? { status: exchange.status, rawHeaders: exchange.responseHeaders, body: this.responseBody(exchange) } : null;
-    return { method: exchange.method, path: exchange.path, requestHeaders: exchange.headers, requestBody: exchange.requestBody, response };
+    const response =
+      exchange.status !== null && exchange.responseComplete
+        ? { status: exchange.status, rawHeaders: exchange.responseHeaders, body: this.responseBody(exchange) }
+        : null;
+    return {
+      method: exchange.method,
+      path: exchange.path,
+      requestHeaders: exchange.headers,
+      requestBody: exchange.requestBody,
+      response,
+    };
   }
 
   /** Findings of the response and the whole exchange, when the upstream's response completed. */
@@ -270,6 +338,10 @@ export class ExchangeJudging {
 
   private responseBody(exchange: ProxiedExchange): CapturedBody {
     const tap = exchange.responseTap;
-    return !tap || tap.size === 0 ? NO_BODY : tap.overflowed ? { kind: 'omitted', reason: tap.overflowReason, cause: 'size' } : { kind: 'captured', raw: tap.bytes() };
+    return !tap || tap.size === 0
+      ? NO_BODY
+      : tap.overflowed
+        ? { kind: 'omitted', reason: tap.overflowReason, cause: 'size' }
+        : { kind: 'captured', raw: tap.bytes() };
   }
 }

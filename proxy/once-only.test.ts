@@ -12,12 +12,24 @@ import type { ViolationRecord } from './violations.ts';
 const MEDIA_TYPE = 'application/vnd.api+json';
 // One group, with a deprecated totalCount (INFO: sent at all) that disagrees with total (SHOULD).
 const listWithDeprecatedMeta = JSON.stringify({
-  data: [{ id: '5f1d7c2e9b1e8a0012345678', type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exam news' } }],
+  data: [
+    {
+      id: '5f1d7c2e9b1e8a0012345678',
+      type: 'NotificationGroup',
+      attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exam news' },
+    },
+  ],
   meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 20, totalCount: 2 },
 });
 
 const session = { authorization: 'Bearer r:once-only-token' };
-const traffic = ['/notification-groups?filter[type]=portal', '/notification-groups?filter[type]=portal', '/users', '/users/42', '/courses'];
+const traffic = [
+  '/notification-groups?filter[type]=portal',
+  '/notification-groups?filter[type]=portal',
+  '/users',
+  '/users/42',
+  '/courses',
+];
 
 let upstream: TestServer;
 let proxy: StartedProxy;
@@ -30,7 +42,8 @@ beforeAll(async () => {
     res.end(req.url?.startsWith('/v3/notification-groups') ? listWithDeprecatedMeta : '{"data":[]}');
   });
   proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations });
-  for (const [index, path] of traffic.entries()) await send(`${proxy.baseUrl}${path}`, { headers: { ...session, 'x-request-id': `once-${index}` } });
+  for (const [index, path] of traffic.entries())
+    await send(`${proxy.baseUrl}${path}`, { headers: { ...session, 'x-request-id': `once-${index}` } });
   await proxy.proxy.settled();
 });
 
@@ -52,7 +65,9 @@ describe('two identical list exchanges', () => {
   for (const c of cases) {
     test(`${c.rule} (${c.level}): ${c.lines.length} line(s) in the log, counted 2 in the metrics`, async () => {
       const lines = violations.lines<ViolationRecord>().filter((l) => l.rule === c.rule);
-      expect(lines.map((l) => [l.requestId, l.level, l.operationId, l.direction])).toEqual(c.lines.map((id) => [id, c.level, 'listNotificationGroups', 'response']));
+      expect(lines.map((l) => [l.requestId, l.level, l.operationId, l.direction])).toEqual(
+        c.lines.map((id) => [id, c.level, 'listNotificationGroups', 'response']),
+      );
       expect(await counted(c.rule)).toBe(2);
     });
   }
@@ -60,9 +75,13 @@ describe('two identical list exchanges', () => {
   test('the dashboard counts both occurrences of each and lists the first only', () => {
     const snapshot = proxy.proxy.feed.snapshot();
     expect(snapshot.rules.find((r) => r.rule === 'NG-META-DEPRECATED-PRESENT')?.count).toBe(2);
-    expect(snapshot.latest.filter((l) => l.rule === 'NG-META-DEPRECATED-PRESENT').map((l) => l.requestId)).toEqual(['once-0']);
+    expect(snapshot.latest.filter((l) => l.rule === 'NG-META-DEPRECATED-PRESENT').map((l) => l.requestId)).toEqual([
+      'once-0',
+    ]);
     expect(snapshot.rules.find((r) => r.rule === 'NG-META-DEPRECATED-AGREE')?.count).toBe(2);
-    expect(snapshot.latest.filter((l) => l.rule === 'NG-META-DEPRECATED-AGREE').map((l) => l.requestId)).toEqual(['once-0']);
+    expect(snapshot.latest.filter((l) => l.rule === 'NG-META-DEPRECATED-AGREE').map((l) => l.requestId)).toEqual([
+      'once-0',
+    ]);
   });
 });
 
@@ -73,13 +92,47 @@ test('traffic to unspecified operations: one INFO line whatever the paths, every
 });
 
 describe('repeatKind', () => {
-  const exchange = { method: 'GET', path: '/v3/notification-groups?filter[type]=portal', operationId: 'listNotificationGroups' };
-  const finding = { requirement: 'NG-META-DEPRECATED-PRESENT', level: 'INFO' as const, location: 'response' as const, pointer: '/meta/totalCount' };
+  const exchange = {
+    method: 'GET',
+    path: '/v3/notification-groups?filter[type]=portal',
+    operationId: 'listNotificationGroups',
+  };
+  const finding = {
+    requirement: 'NG-META-DEPRECATED-PRESENT',
+    level: 'INFO' as const,
+    location: 'response' as const,
+    pointer: '/meta/totalCount',
+  };
   const cases = [
-    { name: 'an INFO finding: by rule, operation and direction', finding, exchange, kind: 'NG-META-DEPRECATED-PRESENT listNotificationGroups response' },
-    { name: 'an INFO finding outside the operations', finding: { ...finding, requirement: 'PROXY-BODY-NOT-VALIDATED' }, exchange: { ...exchange, operationId: null, path: '/v3/files/1' }, kind: 'PROXY-BODY-NOT-VALIDATED unspecified response' },
-    { name: 'an unspecified operation: by rule and direction, whatever the path', finding: { ...finding, requirement: 'GEN-UNSPECIFIED-OPERATION', location: 'request' as const }, exchange: { ...exchange, operationId: null, path: '/v3/users/42?token=x' }, kind: 'GEN-UNSPECIFIED-OPERATION unspecified request' },
-    { name: 'a MUST finding: also by pointer, array indices folded', finding: { ...finding, requirement: 'NG-ITEM-SHAPE', level: 'MUST' as const, pointer: '/data/17/attributes/recipientType/1' }, exchange, kind: 'NG-ITEM-SHAPE listNotificationGroups response /data/*/attributes/recipientType/*' },
+    {
+      name: 'an INFO finding: by rule, operation and direction',
+      finding,
+      exchange,
+      kind: 'NG-META-DEPRECATED-PRESENT listNotificationGroups response',
+    },
+    {
+      name: 'an INFO finding outside the operations',
+      finding: { ...finding, requirement: 'PROXY-BODY-NOT-VALIDATED' },
+      exchange: { ...exchange, operationId: null, path: '/v3/files/1' },
+      kind: 'PROXY-BODY-NOT-VALIDATED unspecified response',
+    },
+    {
+      name: 'an unspecified operation: by rule and direction, whatever the path',
+      finding: { ...finding, requirement: 'GEN-UNSPECIFIED-OPERATION', location: 'request' as const },
+      exchange: { ...exchange, operationId: null, path: '/v3/users/42?token=x' },
+      kind: 'GEN-UNSPECIFIED-OPERATION unspecified request',
+    },
+    {
+      name: 'a MUST finding: also by pointer, array indices folded',
+      finding: {
+        ...finding,
+        requirement: 'NG-ITEM-SHAPE',
+        level: 'MUST' as const,
+        pointer: '/data/17/attributes/recipientType/1',
+      },
+      exchange,
+      kind: 'NG-ITEM-SHAPE listNotificationGroups response /data/*/attributes/recipientType/*',
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {

@@ -20,7 +20,11 @@ const logLines = new Recorder();
 
 beforeAll(async () => {
   upstream = await startUpstream(answering(200, '{"data":[]}'));
-  proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: new FullDisk(), logger: pino({ level: 'error' }, logLines) });
+  proxy = await startValidatingProxy({
+    upstream: `${upstream.url}/v3`,
+    violations: new FullDisk(),
+    logger: pino({ level: 'error' }, logLines),
+  });
 });
 
 afterAll(async () => {
@@ -28,7 +32,10 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const invalid = (id: string) => send(`${proxy.baseUrl}/notification-groups?filter[type]=nobody`, { headers: { authorization: 'Bearer r:operating-token', 'x-request-id': id } });
+const invalid = (id: string) =>
+  send(`${proxy.baseUrl}/notification-groups?filter[type]=nobody`, {
+    headers: { authorization: 'Bearer r:operating-token', 'x-request-id': id },
+  });
 
 async function lostLines(): Promise<number> {
   return (await proxy.proxy.metrics.violationsLinesLost.get()).values.reduce((sum, v) => sum + v.value, 0);
@@ -40,13 +47,17 @@ test('a failing violations log: reported on the log once, lost lines counted, /r
   await eventually('lines counted as lost', async () => ((await lostLines()) > 0 ? true : undefined));
   const readiness = await send(`${proxy.adminUrl}/readyz`);
   expect(readiness.status).toBe(503);
-  expect((JSON.parse(readiness.body.toString()) as { status: string }).status).toMatch(/^violations log failing \(ENOSPC\)$/);
+  expect((JSON.parse(readiness.body.toString()) as { status: string }).status).toMatch(
+    /^violations log failing \(ENOSPC\)$/,
+  );
   expect(logLines.lines().filter((l) => String(l.msg).startsWith('writing the violations log failed')).length).toBe(1);
 
   const fresh = new Recorder();
   proxy.proxy.replaceViolations(fresh);
   // Another kind of finding: the first of its kind in this interval, so written in full.
-  await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal&page[limit]=0&page[offset]=0`, { headers: { authorization: 'Bearer r:operating-token', 'x-request-id': 'after-reopen' } });
+  await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal&page[limit]=0&page[offset]=0`, {
+    headers: { authorization: 'Bearer r:operating-token', 'x-request-id': 'after-reopen' },
+  });
   await proxy.proxy.settled();
   expect(fresh.lines().map((l) => l.requestId)).toContain('after-reopen');
   expect((await send(`${proxy.adminUrl}/readyz`)).status).toBe(200);
@@ -55,7 +66,9 @@ test('a failing violations log: reported on the log once, lost lines counted, /r
 test('the proxy answers with the request id of the exchange when it answers itself', async () => {
   const enforcing = await startValidatingProxy({ upstream: `${upstream.url}/v3`, mode: 'enforce', violations: null });
   try {
-    const answer = await send(`${enforcing.baseUrl}/notification-groups?filter[type]=nobody`, { headers: { 'x-request-id': 'own-answer' } });
+    const answer = await send(`${enforcing.baseUrl}/notification-groups?filter[type]=nobody`, {
+      headers: { 'x-request-id': 'own-answer' },
+    });
     expect(answer.status).toBe(401);
     expect(answer.headers['x-request-id']).toBe('own-answer');
   } finally {

@@ -7,7 +7,8 @@ import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } 
 import { answering, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { Finding } from '../contract/index.ts';
 
-const brokenList = '{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":"yes","description":"d"}}]}';
+const brokenList =
+  '{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":"yes","description":"d"}}]}';
 
 let upstream: TestServer;
 
@@ -19,10 +20,18 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-async function withProxy(options: Partial<ValidatingProxyOptions>, use: (proxy: StartedProxy, violations: Recorder) => Promise<void>): Promise<void> {
+async function withProxy(
+  options: Partial<ValidatingProxyOptions>,
+  use: (proxy: StartedProxy, violations: Recorder) => Promise<void>,
+): Promise<void> {
   const violations = new Recorder();
   // Every finding written (no folding of repeats): the cases count what each exchange found.
-  const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations, repeatInterval: 0, ...options });
+  const proxy = await startValidatingProxy({
+    upstream: `${upstream.url}/v3`,
+    violations,
+    repeatInterval: 0,
+    ...options,
+  });
   try {
     await use(proxy, violations);
   } finally {
@@ -45,7 +54,8 @@ describe('--sample', () => {
   for (const c of rates) {
     test(`${c.sample} judges ${c.judged} of 8 exchanges and counts all 8`, async () => {
       await withProxy({ sample: c.sample }, async (proxy, violations) => {
-        for (let i = 0; i < 8; i += 1) await send(`${proxy.baseUrl}${listPath}`, { headers: { ...session, 'x-request-id': `sample-${i}` } });
+        for (let i = 0; i < 8; i += 1)
+          await send(`${proxy.baseUrl}${listPath}`, { headers: { ...session, 'x-request-id': `sample-${i}` } });
         await proxy.proxy.settled();
         expect(new Set(violations.lines().map((l) => l.requestId)).size).toBe(c.judged);
         const exchanges = (await proxy.proxy.metrics.exchanges.get()).values.reduce((sum, v) => sum + v.value, 0);
@@ -57,8 +67,16 @@ describe('--sample', () => {
 
 describe('--log-values', () => {
   const cases = [
-    { logValues: false, request: 'filter[type] must be one of "portal", "user", got a string', response: '/data/0/attributes/defaultValue must be a boolean, got a string' },
-    { logValues: true, request: 'filter[type] must be one of "portal", "user", got "everyone"', response: '/data/0/attributes/defaultValue must be a boolean, got "yes"' },
+    {
+      logValues: false,
+      request: 'filter[type] must be one of "portal", "user", got a string',
+      response: '/data/0/attributes/defaultValue must be a boolean, got a string',
+    },
+    {
+      logValues: true,
+      request: 'filter[type] must be one of "portal", "user", got "everyone"',
+      response: '/data/0/attributes/defaultValue must be a boolean, got "yes"',
+    },
   ];
   for (const c of cases) {
     test(`${c.logValues ? 'puts' : 'keeps'} body and query values ${c.logValues ? 'in' : 'out of'} messages`, async () => {
@@ -77,7 +95,9 @@ describe('--log-values', () => {
 describe('Las-Violations', () => {
   test('is off by default', async () => {
     await withProxy({}, async (proxy) => {
-      expect((await send(`${proxy.baseUrl}${listPath}`, { headers: session })).headers['las-violations']).toBeUndefined();
+      expect(
+        (await send(`${proxy.baseUrl}${listPath}`, { headers: session })).headers['las-violations'],
+      ).toBeUndefined();
     });
   });
 
@@ -86,13 +106,31 @@ describe('Las-Violations', () => {
       const response = await send(`${proxy.baseUrl}${listPath}`, { headers: session });
       expect(response.headers['las-violations']).toBe('NG-FILTER-REQUIRED');
       await proxy.proxy.settled();
-      expect(violations.lines().filter((l) => l.direction === 'exchange').map((l) => l.rule)).toContain('NG-FILTER-REQUIRED');
+      expect(
+        violations
+          .lines()
+          .filter((l) => l.direction === 'exchange')
+          .map((l) => l.rule),
+      ).toContain('NG-FILTER-REQUIRED');
     });
   });
 
   test('lists the most severe rules first and stays within its size', () => {
-    const finding = (requirement: string, level: Finding['level']): Finding => ({ requirement, level, location: 'request', pointer: '', message: '' });
-    expect(violationsHeaderValue([finding('B-INFO', 'INFO'), finding('A-MUST', 'MUST'), finding('A-MUST', 'MUST'), finding('C-SHOULD', 'SHOULD')])).toBe('A-MUST, C-SHOULD, B-INFO');
+    const finding = (requirement: string, level: Finding['level']): Finding => ({
+      requirement,
+      level,
+      location: 'request',
+      pointer: '',
+      message: '',
+    });
+    expect(
+      violationsHeaderValue([
+        finding('B-INFO', 'INFO'),
+        finding('A-MUST', 'MUST'),
+        finding('A-MUST', 'MUST'),
+        finding('C-SHOULD', 'SHOULD'),
+      ]),
+    ).toBe('A-MUST, C-SHOULD, B-INFO');
     const many = Array.from({ length: 100 }, (_, i) => finding(`RULE-NUMBER-${i}`, 'MUST'));
     const value = violationsHeaderValue(many)!;
     expect(value.length).toBeLessThanOrEqual(VIOLATIONS_HEADER_MAX_LENGTH);

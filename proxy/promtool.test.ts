@@ -11,13 +11,22 @@ test.runIf(promtoolTestRuns)('promtool check metrics passes on /metrics after tr
   const upstream = await startUpstream(answering(200, '{"data":[{"id":7}]}'));
   const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null });
   try {
-    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:metrics-token' } });
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+      headers: { authorization: 'Bearer r:metrics-token' },
+    });
     await send(`${proxy.baseUrl}/unspecified`);
     await proxy.proxy.settled();
     const metrics = (await send(`${proxy.adminUrl}/metrics`)).body.toString();
     expect(metrics).toContain('las_proxy_findings_total{');
-    const checked = spawnSync(promtoolChoice.executablePath!, ['check', 'metrics'], { input: metrics, encoding: 'utf8', timeout: 30_000 });
-    expect({ status: checked.status, problems: `${checked.stdout}${checked.stderr}` }).toEqual({ status: 0, problems: '' });
+    const checked = spawnSync(promtoolChoice.executablePath!, ['check', 'metrics'], {
+      input: metrics,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect({ status: checked.status, problems: `${checked.stdout}${checked.stderr}` }).toEqual({
+      status: 0,
+      problems: '',
+    });
   } finally {
     await proxy.close();
     await upstream.close();

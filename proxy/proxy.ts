@@ -32,7 +32,13 @@ import { REPEAT_INTERVAL_MS } from './repeats.ts';
 import { UpstreamRelay, type RelayParts } from './relay.ts';
 import { hasBody, readBodyUpTo } from './request-body.ts';
 import { ViolationsLog } from './violations.ts';
-import { PROXY_DEFAULTS, type ListenOptions, type ProxyAddresses, type ProxyMode, type ValidatingProxyOptions } from './options.ts';
+import {
+  PROXY_DEFAULTS,
+  type ListenOptions,
+  type ProxyAddresses,
+  type ProxyMode,
+  type ValidatingProxyOptions,
+} from './options.ts';
 
 export { PROXY_DEFAULTS, type ListenOptions, type ProxyAddresses, type ProxyMode, type ValidatingProxyOptions };
 
@@ -71,7 +77,8 @@ export class ValidatingProxy {
 
   constructor(options: ValidatingProxyOptions) {
     this.upstream = new URL(options.upstream);
-    if (this.upstream.protocol !== 'http:' && this.upstream.protocol !== 'https:') throw new Error(`upstream must be an http or https URL, got ${this.upstream.protocol}`);
+    if (this.upstream.protocol !== 'http:' && this.upstream.protocol !== 'https:')
+      throw new Error(`upstream must be an http or https URL, got ${this.upstream.protocol}`);
     this.contract = options.contract ?? loadContract();
     this.upstreamPrefix = upstreamPathPrefix(this.upstream, this.contract.basePath);
     this.mode = options.mode ?? PROXY_DEFAULTS.mode;
@@ -80,13 +87,23 @@ export class ValidatingProxy {
     this.upstreamCa = options.upstreamCa;
     this.sample = options.sample ?? PROXY_DEFAULTS.sample;
     this.forwardedHeaders = options.forwardedHeaders ?? false;
-    if (!this.forwardedHeaders && (options.trustedProxies?.length ?? 0) > 0) throw new Error('--trusted-proxies names the proxies whose forwarding headers are read, which only --forwarded-headers does: add --forwarded-headers, or leave --trusted-proxies out');
-    this.identity = new ClientIdentity({ forwardedHeaders: this.forwardedHeaders, trustedProxies: options.trustedProxies ?? [] });
+    if (!this.forwardedHeaders && (options.trustedProxies?.length ?? 0) > 0)
+      throw new Error(
+        '--trusted-proxies names the proxies whose forwarding headers are read, which only --forwarded-headers does: add --forwarded-headers, or leave --trusted-proxies out',
+      );
+    this.identity = new ClientIdentity({
+      forwardedHeaders: this.forwardedHeaders,
+      trustedProxies: options.trustedProxies ?? [],
+    });
     this.drainTimeout = options.drainTimeout ?? PROXY_DEFAULTS.drainTimeout;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.judgeOptions = { includeValues: options.logValues ?? false, maxBody: this.maxBody };
     this.violations = new ViolationsLog(options.violations ?? null, {
-      onFailure: (error) => this.logger.error({ error: error.message, code: (error as NodeJS.ErrnoException).code }, 'writing the violations log failed: findings are still counted on /metrics (las_proxy_violations_lines_lost_total counts the lines lost), /readyz says so, SIGHUP reopens the file'),
+      onFailure: (error) =>
+        this.logger.error(
+          { error: error.message, code: (error as NodeJS.ErrnoException).code },
+          'writing the violations log failed: findings are still counted on /metrics (las_proxy_violations_lines_lost_total counts the lines lost), /readyz says so, SIGHUP reopens the file',
+        ),
       onLost: (lines) => this.metrics.violationsLinesLost.inc(lines),
       onDropped: (lines) => this.metrics.violationsLinesDropped.inc(lines),
     });
@@ -97,20 +114,75 @@ export class ValidatingProxy {
       pipelining: 1,
       connect: { timeout: this.upstreamTimeout, ...(this.upstreamCa === undefined ? {} : { ca: this.upstreamCa }) },
     });
-    this.capture = options.capture ? new ExchangeCapture(options.capture, { legacyHeader: this.contract.legacyHeader, maxBody: this.maxBody, metrics: this.metrics, logger: this.logger }) : null;
-    this.publisher = new Publisher({ contract: this.contract, metrics: this.metrics, feed: this.feed, violations: this.violations, logger: this.logger, repeatInterval: options.repeatInterval ?? REPEAT_INTERVAL_MS, capture: this.capture });
+    this.capture = options.capture
+      ? new ExchangeCapture(options.capture, {
+          legacyHeader: this.contract.legacyHeader,
+          maxBody: this.maxBody,
+          metrics: this.metrics,
+          logger: this.logger,
+        })
+      : null;
+    this.publisher = new Publisher({
+      contract: this.contract,
+      metrics: this.metrics,
+      feed: this.feed,
+      violations: this.violations,
+      logger: this.logger,
+      repeatInterval: options.repeatInterval ?? REPEAT_INTERVAL_MS,
+      capture: this.capture,
+    });
     // Enforce mode judges before answering, on the forwarding thread; with --sample 0 nothing is judged.
-    const onWorkerThread = (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
-    this.judging = new ExchangeJudging({ contract: this.contract, judgeOptions: this.judgeOptions, metrics: this.metrics, feed: this.feed, publisher: this.publisher, logger: this.logger, onWorkerThread, judgeThreadScript: options.judgeThreadScript, budget: this.budget });
-    this.answers = new ClientAnswers({ judging: this.judging, metrics: this.metrics, logger: this.logger, violationsHeader: options.violationsHeader ?? false, draining: () => this.closing, legacyHeader: this.contract.legacyHeader });
-    this.relayParts = { holdResponses: this.mode === 'enforce', maxBody: this.maxBody, metrics: this.metrics, answers: this.answers, judging: this.judging, budget: this.budget, upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa } };
-    this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest) : createServer(this.handleRequest);
-    this.adminServer = createAdminServer({ metrics: this.metrics, feed: this.feed, upstream: this.upstream, accepting: () => !this.closing, token: options.adminToken, trouble: () => this.violationsTrouble() });
+    const onWorkerThread =
+      (options.judgeThread ?? PROXY_DEFAULTS.judgeThread) && this.mode === 'report' && this.sample > 0;
+    this.judging = new ExchangeJudging({
+      contract: this.contract,
+      judgeOptions: this.judgeOptions,
+      metrics: this.metrics,
+      feed: this.feed,
+      publisher: this.publisher,
+      logger: this.logger,
+      onWorkerThread,
+      judgeThreadScript: options.judgeThreadScript,
+      budget: this.budget,
+    });
+    this.answers = new ClientAnswers({
+      judging: this.judging,
+      metrics: this.metrics,
+      logger: this.logger,
+      violationsHeader: options.violationsHeader ?? false,
+      draining: () => this.closing,
+      legacyHeader: this.contract.legacyHeader,
+    });
+    this.relayParts = {
+      holdResponses: this.mode === 'enforce',
+      maxBody: this.maxBody,
+      metrics: this.metrics,
+      answers: this.answers,
+      judging: this.judging,
+      budget: this.budget,
+      upstream: { url: this.upstream, timeout: this.upstreamTimeout, ca: this.upstreamCa },
+    };
+    this.server = options.tls
+      ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, this.handleRequest)
+      : createServer(this.handleRequest);
+    this.adminServer = createAdminServer({
+      metrics: this.metrics,
+      feed: this.feed,
+      upstream: this.upstream,
+      accepting: () => !this.closing,
+      token: options.adminToken,
+      trouble: () => this.violationsTrouble(),
+    });
   }
 
   async listen(options: ListenOptions = {}): Promise<ProxyAddresses> {
     const host = options.host ?? '127.0.0.1';
-    const proxyUrl = await listenOn(this.server, options.port ?? 0, host, this.server instanceof HttpsServer ? 'https' : 'http');
+    const proxyUrl = await listenOn(
+      this.server,
+      options.port ?? 0,
+      host,
+      this.server instanceof HttpsServer ? 'https' : 'http',
+    );
     let adminUrl: string;
     try {
       adminUrl = await listenOn(this.adminServer, options.adminPort ?? 0, options.adminHost ?? '127.0.0.1');
@@ -119,7 +191,10 @@ export class ValidatingProxy {
       throw error;
     }
     const addresses = { proxyUrl, baseUrl: `${proxyUrl}${this.contract.basePath}`, adminUrl };
-    this.logger.info({ ...addresses, upstream: upstreamDisplay(this.upstream), mode: this.mode }, 'validating proxy listening');
+    this.logger.info(
+      { ...addresses, upstream: upstreamDisplay(this.upstream), mode: this.mode },
+      'validating proxy listening',
+    );
     return addresses;
   }
 
@@ -127,7 +202,8 @@ export class ValidatingProxy {
   private violationsTrouble(): string | null {
     const { failed } = this.violations;
     if (failed) return `violations log failing (${(failed as NodeJS.ErrnoException).code ?? failed.message})`;
-    if (this.violations.behind) return 'violations log not keeping up: lines dropped (las_proxy_violations_lines_dropped_total)';
+    if (this.violations.behind)
+      return 'violations log not keeping up: lines dropped (las_proxy_violations_lines_dropped_total)';
     return null;
   }
 
@@ -165,7 +241,8 @@ export class ValidatingProxy {
     this.server.closeAllConnections();
     await serverClosed;
     const unjudged = await this.judging.close(this.drainTimeout);
-    if (unjudged > 0) this.logger.warn({ unjudged }, 'closed before the judging thread caught up: some exchanges go unjudged');
+    if (unjudged > 0)
+      this.logger.warn({ unjudged }, 'closed before the judging thread caught up: some exchanges go unjudged');
     this.publisher.close();
     await this.capture?.flushed();
     await Promise.race([this.pool.close(), delay(this.drainTimeout)]);
@@ -194,7 +271,15 @@ export class ValidatingProxy {
     this.inFlight += 1;
     // The upstream's Date passes through; the proxy adds none of its own.
     res.sendDate = false;
-    const exchange = new ProxiedExchange(req, this.nextSampled(), this.identity.clientOf({ peer: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'], forwarded: req.headers.forwarded }));
+    const exchange = new ProxiedExchange(
+      req,
+      this.nextSampled(),
+      this.identity.clientOf({
+        peer: req.socket.remoteAddress,
+        forwardedFor: req.headers['x-forwarded-for'],
+        forwarded: req.headers.forwarded,
+      }),
+    );
     res.on('close', () => this.clientClosed(exchange, res));
     this.budget.request(exchange.client);
     // A client past its share of the forwarding thread is held back (fairness.ts): its body stays unread meanwhile.
@@ -241,9 +326,12 @@ export class ValidatingProxy {
     readBodyUpTo(req, this.maxBody).then(
       (read) => {
         const started = this.budget.now();
-        exchange.requestBody = read.complete ? { kind: 'captured', raw: read.raw } : { kind: 'omitted', reason: read.reason, cause: 'size' };
+        exchange.requestBody = read.complete
+          ? { kind: 'captured', raw: read.raw }
+          : { kind: 'omitted', reason: read.reason, cause: 'size' };
         exchange.forwardedBody = read.complete ? read.raw : read.stream;
-        if (!this.heldBack(exchange, req, res, () => this.admitRead(exchange, req, res))) this.admitRead(exchange, req, res);
+        if (!this.heldBack(exchange, req, res, () => this.admitRead(exchange, req, res)))
+          this.admitRead(exchange, req, res);
         this.budget.chargeSince(exchange.client, started);
       },
       () => res.destroy(),
@@ -260,16 +348,27 @@ export class ValidatingProxy {
    * cannot be judged as the upstream would read it (admission.ts); report mode notes the same and
    * forwards the request as sent.
    */
-  private admit(exchange: ProxiedExchange, req: IncomingMessage, res: ServerResponse, body: Buffer | Readable | null): void {
+  private admit(
+    exchange: ProxiedExchange,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer | Readable | null,
+  ): void {
     if (exchange.sampled) exchange.admission = this.admissionOf(exchange, req);
     if (this.mode === 'enforce') {
       const request = this.judging.judgedRequest(exchange);
-      const findings = request.inApi || exchange.admission.length > 0 ? request.findings.concat(exchange.admission) : request.findings;
-      const refusal = refusalOf(this.contract, findings, readCredentials(exchange.headers, this.contract.legacyHeader).kind);
+      const findings =
+        request.inApi || exchange.admission.length > 0 ? request.findings.concat(exchange.admission) : request.findings;
+      const refusal = refusalOf(
+        this.contract,
+        findings,
+        readCredentials(exchange.headers, this.contract.legacyHeader).kind,
+      );
       if (refusal) {
         exchange.findings = findings;
         // An unread body is not drained: the connection closes after the answer.
-        if ((body !== null && !Buffer.isBuffer(body)) || exchange.requestBody.kind === 'omitted') res.shouldKeepAlive = false;
+        if ((body !== null && !Buffer.isBuffer(body)) || exchange.requestBody.kind === 'omitted')
+          res.shouldKeepAlive = false;
         else req.resume();
         this.answers.refuse(exchange, res, refusal, findings);
         return this.judging.settle(exchange);
@@ -278,10 +377,18 @@ export class ValidatingProxy {
     let headers = forwardedRequestHeaders(req.rawHeaders);
     if (exchange.requestIdRefused) {
       headers = withoutHeader(headers, 'x-request-id');
-      this.logger.warn({ requestId: exchange.requestId, method: exchange.method }, 'X-Request-Id replaced: longer than 200 characters, empty, repeated or outside the token set');
+      this.logger.warn(
+        { requestId: exchange.requestId, method: exchange.method },
+        'X-Request-Id replaced: longer than 200 characters, empty, repeated or outside the token set',
+      );
     }
     if (!exchange.requestIdGiven) headers.push('x-request-id', exchange.requestId);
-    if (this.forwardedHeaders) addForwardedHeaders(headers, { address: req.socket.remoteAddress, host: req.headers.host, encrypted: 'encrypted' in req.socket }, this.identity.trusts(req.socket.remoteAddress));
+    if (this.forwardedHeaders)
+      addForwardedHeaders(
+        headers,
+        { address: req.socket.remoteAddress, host: req.headers.host, encrypted: 'encrypted' in req.socket },
+        this.identity.trusts(req.socket.remoteAddress),
+      );
     const options: Dispatcher.DispatchOptions = {
       path: this.upstreamPrefix + exchange.path,
       method: exchange.method,
@@ -300,10 +407,23 @@ export class ValidatingProxy {
     const located = locate(this.contract, exchange.method, exchange.path);
     // Judging reads where the request belongs from here rather than locating it again.
     exchange.location = located;
-    let findings = admissionFindings(this.contract, { method: exchange.method, path: exchange.path, rawHeaders: req.rawHeaders, operation: located.operation, forwardedHeaders: this.forwardedHeaders && !this.identity.trusts(req.socket.remoteAddress) });
+    let findings = admissionFindings(this.contract, {
+      method: exchange.method,
+      path: exchange.path,
+      rawHeaders: req.rawHeaders,
+      operation: located.operation,
+      forwardedHeaders: this.forwardedHeaders && !this.identity.trusts(req.socket.remoteAddress),
+    });
     // HEAD asks for what GET would answer: a HEAD the contract's GET rejects is judged as that GET.
     if (exchange.method === 'HEAD' && located.inApi && route(this.contract, 'GET', exchange.path)) {
-      const asGet = judgeRequest(this.contract, 'GET', exchange.path, exchange.headers, NO_BODY, this.judgeOptions).findings.filter((f) => f.level === 'MUST' && f.location === 'request');
+      const asGet = judgeRequest(
+        this.contract,
+        'GET',
+        exchange.path,
+        exchange.headers,
+        NO_BODY,
+        this.judgeOptions,
+      ).findings.filter((f) => f.level === 'MUST' && f.location === 'request');
       findings = findings.concat(asGet);
     }
     return findings;
@@ -357,7 +477,12 @@ export function upstreamDisplay(upstream: URL): string {
 }
 
 /** Starts a server and says where it listens; once() rejects with the error should the port be taken. */
-async function listenOn(server: Server | HttpsServer, port: number, host: string, scheme: 'http' | 'https' = 'http'): Promise<string> {
+async function listenOn(
+  server: Server | HttpsServer,
+  port: number,
+  host: string,
+  scheme: 'http' | 'https' = 'http',
+): Promise<string> {
   await once(server.listen(port, host), 'listening');
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

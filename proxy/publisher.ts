@@ -2,7 +2,17 @@
 // the first of each kind per interval written to the violations log (repeats.ts), and judging
 // failures logged once per distinct error.
 import type { Logger } from 'pino';
-import { cutText, headerSecrets, maskedRequestTarget, maskedText, occurrences, ruleAndDirection, type Contract, type Finding, type Location } from '../contract/index.ts';
+import {
+  cutText,
+  headerSecrets,
+  maskedRequestTarget,
+  maskedText,
+  occurrences,
+  ruleAndDirection,
+  type Contract,
+  type Finding,
+  type Location,
+} from '../contract/index.ts';
 import type { ExchangeCapture } from './capture.ts';
 import type { DashboardFeed } from './dashboard.ts';
 import type { ProxiedExchange } from './exchange.ts';
@@ -10,7 +20,13 @@ import { NOT_VALIDATED_RULES, notJudgedFinding, operationLabel, repeatKind, type
 import type { ProxyMetrics } from './metrics.ts';
 import { REPEAT_INTERVAL_MS, RepeatFolder } from './repeats.ts';
 import { ShedTally, type ShedReason } from './sheds.ts';
-import { partyOf, violationRecord, type ExchangeIdentity, type ViolationRecord, type ViolationsLog } from './violations.ts';
+import {
+  partyOf,
+  violationRecord,
+  type ExchangeIdentity,
+  type ViolationRecord,
+  type ViolationsLog,
+} from './violations.ts';
 
 /** Characters of a request's path and query written on a log line (a client may send 16 KB of query). */
 export const LOGGED_PATH_MAX = 512;
@@ -42,7 +58,10 @@ export class Publisher {
 
   constructor(private readonly parts: PublisherParts) {
     this.repeats = new RepeatFolder(parts.repeatInterval > 0);
-    this.intervalTimer = setInterval(this.endInterval, parts.repeatInterval > 0 ? parts.repeatInterval : REPEAT_INTERVAL_MS).unref();
+    this.intervalTimer = setInterval(
+      this.endInterval,
+      parts.repeatInterval > 0 ? parts.repeatInterval : REPEAT_INTERVAL_MS,
+    ).unref();
   }
 
   /**
@@ -61,7 +80,10 @@ export class Publisher {
         time: new Date(exchange.completedAt).toISOString(),
         requestId: exchange.requestId,
         method: exchange.method,
-        path: cutText(maskedRequestTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), LOGGED_PATH_MAX),
+        path: cutText(
+          maskedRequestTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader),
+          LOGGED_PATH_MAX,
+        ),
         operationId,
         status: exchange.status ?? exchange.proxyStatus,
       });
@@ -83,11 +105,25 @@ export class Publisher {
       if (seen) seen.count += count;
       else counted.set(key, { finding, count });
       if (NOT_VALIDATED_RULES.has(finding.requirement)) metrics.bodiesNotValidated.inc({ direction: finding.location });
-      const kind = { kind: repeatKind(finding, operationId), rule: finding.requirement, direction: finding.location, level: finding.level };
+      const kind = {
+        kind: repeatKind(finding, operationId),
+        rule: finding.requirement,
+        direction: finding.location,
+        level: finding.level,
+      };
       const record = this.repeats.sighted(kind, count, finding, recordOf);
       if (record) written.push(record);
     }
-    for (const { finding, count } of counted.values()) metrics.findings.inc({ rule: finding.requirement, direction: finding.location, party: partyOf(finding.location), level: finding.level }, count);
+    for (const { finding, count } of counted.values())
+      metrics.findings.inc(
+        {
+          rule: finding.requirement,
+          direction: finding.location,
+          party: partyOf(finding.location),
+          level: finding.level,
+        },
+        count,
+      );
     this.parts.violations.append(written);
     this.parts.feed.recordFindings(operationLabel(exchange.location!), findings, written);
   }
@@ -104,7 +140,15 @@ export class Publisher {
     this.parts.metrics.judgingFailures.inc();
     if (!this.failuresLogged.has(message) && this.failuresLogged.size < FAILURES_LOGGED) {
       this.failuresLogged.add(message);
-      this.parts.logger.error({ requestId: exchange.requestId, method: exchange.method, path: cutText(maskedRequestTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), 200), error: message }, 'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)');
+      this.parts.logger.error(
+        {
+          requestId: exchange.requestId,
+          method: exchange.method,
+          path: cutText(maskedRequestTarget(exchange.path, exchange.headers, this.parts.contract.legacyHeader), 200),
+          error: message,
+        },
+        'judging an exchange failed (logged once per distinct error; las_proxy_judging_failures_total counts all)',
+      );
     }
     return notJudgedFinding(this.parts.contract, { location: location as JudgingFailure['location'], message });
   }

@@ -28,7 +28,12 @@ const judgeOptions = { includeValues: false, maxBody: 1024 * 1024 };
 function forwarded(query: string): boolean {
   const path = `${listPath}?${query}`;
   const located = locate(contract, 'GET', path);
-  const admission = admissionFindings(contract, { method: 'GET', path, rawHeaders: ['Authorization', headers.authorization], operation: located.operation });
+  const admission = admissionFindings(contract, {
+    method: 'GET',
+    path,
+    rawHeaders: ['Authorization', headers.authorization],
+    operation: located.operation,
+  });
   const judged = judgeRequest(contract, 'GET', path, headers, NO_BODY, judgeOptions, located);
   return refusalOf(contract, judged.findings.concat(admission), 'credential') === null;
 }
@@ -42,7 +47,7 @@ interface Parser {
   read(query: string, parameters: QueryParameter[]): Reading;
 }
 
-const propertiesOf = (parameter: QueryParameter): string[] => Object.keys((parameter.schema.properties ?? {}));
+const propertiesOf = (parameter: QueryParameter): string[] => Object.keys(parameter.schema.properties ?? {});
 
 /**
  * What an application reads from a flat parser: each member under its bracketed key, each form parameter under its
@@ -55,7 +60,11 @@ function flatReading(value: (key: string) => unknown, parameters: QueryParameter
       reading[parameter.name] = value(parameter.name);
       continue;
     }
-    const members = Object.fromEntries(propertiesOf(parameter).map((member): [string, unknown] => [member, value(`${parameter.name}[${member}]`)]).filter(([, read]) => read !== undefined));
+    const members = Object.fromEntries(
+      propertiesOf(parameter)
+        .map((member): [string, unknown] => [member, value(`${parameter.name}[${member}]`)])
+        .filter(([, read]) => read !== undefined),
+    );
     reading[parameter.name] = Object.keys(members).length === 0 ? undefined : members;
   }
   return reading;
@@ -63,9 +72,24 @@ function flatReading(value: (key: string) => unknown, parameters: QueryParameter
 
 const parsers: Parser[] = [
   { name: 'qs (defaults)', read: (query, parameters) => nestedReading(qs.parse(query), parameters) },
-  { name: 'qs (as Express 4 calls it)', read: (query, parameters) => nestedReading(qs.parse(query, { allowPrototypes: true }), parameters) },
-  { name: 'node:querystring (Express 5)', read: (query, parameters) => { const parsed = querystring.parse(query); return flatReading((key) => parsed[key], parameters); } },
-  { name: 'URLSearchParams get', read: (query, parameters) => { const parsed = new URLSearchParams(query); return flatReading((key) => parsed.get(key) ?? undefined, parameters); } },
+  {
+    name: 'qs (as Express 4 calls it)',
+    read: (query, parameters) => nestedReading(qs.parse(query, { allowPrototypes: true }), parameters),
+  },
+  {
+    name: 'node:querystring (Express 5)',
+    read: (query, parameters) => {
+      const parsed = querystring.parse(query);
+      return flatReading((key) => parsed[key], parameters);
+    },
+  },
+  {
+    name: 'URLSearchParams get',
+    read: (query, parameters) => {
+      const parsed = new URLSearchParams(query);
+      return flatReading((key) => parsed.get(key) ?? undefined, parameters);
+    },
+  },
 ];
 
 function nestedReading(parsed: Record<string, unknown>, parameters: QueryParameter[]): Reading {
@@ -103,7 +127,9 @@ function misreadings(query: string): string[] {
   const expected = plain(contractReading(query, parameters));
   return parsers.flatMap((parser) => {
     const read = plain(parser.read(query, parameters));
-    return isDeepStrictEqual(read, expected) ? [] : [`${parser.name} reads ${JSON.stringify(read)}, the contract ${JSON.stringify(expected)}`];
+    return isDeepStrictEqual(read, expected)
+      ? []
+      : [`${parser.name} reads ${JSON.stringify(read)}, the contract ${JSON.stringify(expected)}`];
   });
 }
 
@@ -122,9 +148,12 @@ const reported = [
   `[filter]type=bogus&${conforming}`,
 ];
 
-test.each(reported.map((query) => [query.length > 80 ? `${query.slice(0, 30)}…${query.slice(-40)}` : query, query]))('enforce mode refuses %s', (_, query) => {
-  expect(forwarded(query)).toBe(false);
-});
+test.each(reported.map((query) => [query.length > 80 ? `${query.slice(0, 30)}…${query.slice(-40)}` : query, query]))(
+  'enforce mode refuses %s',
+  (_, query) => {
+    expect(forwarded(query)).toBe(false);
+  },
+);
 
 test(`a query of exactly ${QUERY_PARTS_READ_MAX} parts is read whole by every parser, and forwarded`, () => {
   const query = `${'&'.repeat(QUERY_PARTS_READ_MAX - 1)}${conforming}`;
@@ -132,34 +161,96 @@ test(`a query of exactly ${QUERY_PARTS_READ_MAX} parts is read whole by every pa
   expect(forwarded(query)).toBe(true);
 });
 
-test.each(['data[attributes][required]=yes', 'data=x', '[data][attributes][label]=x', 'DATA[type]=x', 'data.attributes.label=x'])('enforce mode refuses a POST with the query %s, which Rails-style frameworks merge into the document', (query) => {
+test.each([
+  'data[attributes][required]=yes',
+  'data=x',
+  '[data][attributes][label]=x',
+  'DATA[type]=x',
+  'data.attributes.label=x',
+])('enforce mode refuses a POST with the query %s, which Rails-style frameworks merge into the document', (query) => {
   const path = `${createPath}?${query}`;
-  const findings = admissionFindings(contract, { method: 'POST', path, rawHeaders: ['Authorization', headers.authorization], operation: locate(contract, 'POST', path).operation });
+  const findings = admissionFindings(contract, {
+    method: 'POST',
+    path,
+    rawHeaders: ['Authorization', headers.authorization],
+    operation: locate(contract, 'POST', path).operation,
+  });
   expect(findings.map((f) => f.requirement)).toContain('PROXY-QUERY-MERGES-DOCUMENT');
   expect(refusalOf(contract, findings, 'credential')?.status).toBe(400);
 });
 
-const keys = ['filter[type]', 'page[limit]', 'page[offset]', 'include', '[filter][type]', '[filter]type', '[page][limit]', 'filter[type', 'filter]type[', 'filter[type]]', 'Filter[type]', 'filter.type', 'page[]', 'include[]', 'fil=ter[type]', 'x', 'a]', ''];
-const values = ['portal', 'user', 'bogus', '10', '0', '1', 'a,b', 'x]=y', ']=', '%zz', '%FF', '%E2%82%AC', '%C3', '+', 'a+b', '%2B', '=', '[x]', '%5Bx%5D', '%5D=', ''];
+const keys = [
+  'filter[type]',
+  'page[limit]',
+  'page[offset]',
+  'include',
+  '[filter][type]',
+  '[filter]type',
+  '[page][limit]',
+  'filter[type',
+  'filter]type[',
+  'filter[type]]',
+  'Filter[type]',
+  'filter.type',
+  'page[]',
+  'include[]',
+  'fil=ter[type]',
+  'x',
+  'a]',
+  '',
+];
+const values = [
+  'portal',
+  'user',
+  'bogus',
+  '10',
+  '0',
+  '1',
+  'a,b',
+  'x]=y',
+  ']=',
+  '%zz',
+  '%FF',
+  '%E2%82%AC',
+  '%C3',
+  '+',
+  'a+b',
+  '%2B',
+  '=',
+  '[x]',
+  '%5Bx%5D',
+  '%5D=',
+  '',
+];
 
 /** Each character of `text` percent-encoded where the mask says so (upper or lower case hex). */
 function percentEncoded(text: string, mask: readonly number[]): string {
   if (mask.length === 0) return text;
-  return [...text].map((c, i) => {
-    const choice = mask[i % mask.length];
-    if (choice === 0) return c;
-    const hex = c.charCodeAt(0).toString(16).padStart(2, '0');
-    return c.charCodeAt(0) > 0x7f ? encodeURIComponent(c) : `%${choice === 1 ? hex.toUpperCase() : hex}`;
-  }).join('');
+  return [...text]
+    .map((c, i) => {
+      const choice = mask[i % mask.length];
+      if (choice === 0) return c;
+      const hex = c.charCodeAt(0).toString(16).padStart(2, '0');
+      return c.charCodeAt(0) > 0x7f ? encodeURIComponent(c) : `%${choice === 1 ? hex.toUpperCase() : hex}`;
+    })
+    .join('');
 }
 
 const part = fc.oneof(
   fc.tuple(fc.constantFrom(...keys), fc.constantFrom(...values)).map(([key, value]) => `${key}=${value}`),
-  fc.tuple(fc.constantFrom(...keys), fc.constantFrom(...values), fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 6 })).map(([key, value, mask]) => `${percentEncoded(key, mask)}=${value}`),
+  fc
+    .tuple(
+      fc.constantFrom(...keys),
+      fc.constantFrom(...values),
+      fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 6 }),
+    )
+    .map(([key, value, mask]) => `${percentEncoded(key, mask)}=${value}`),
   fc.constantFrom(...keys),
   fc.constant(''),
 );
-const corpus = fc.tuple(fc.boolean(), fc.array(part, { minLength: 0, maxLength: 6 })).map(([leading, parts]) => (leading ? [conforming, ...parts] : parts).join('&'));
+const corpus = fc
+  .tuple(fc.boolean(), fc.array(part, { minLength: 0, maxLength: 6 }))
+  .map(([leading, parts]) => (leading ? [conforming, ...parts] : parts).join('&'));
 
 test('no query enforce mode forwards is read otherwise by qs, node:querystring or URLSearchParams', () => {
   let forwardedCount = 0;

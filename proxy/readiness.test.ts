@@ -11,7 +11,11 @@ describe('ReadinessProbe', () => {
   test('probes once for every caller while a probe is under way, and again only once its answer is a second old', async () => {
     let clock = 0;
     let probes = 0;
-    const probe = new ReadinessProbe(new URL('http://127.0.0.1:1/v3'), async () => ((probes += 1), true), () => clock);
+    const probe = new ReadinessProbe(
+      new URL('http://127.0.0.1:1/v3'),
+      async () => ((probes += 1), true),
+      () => clock,
+    );
     expect(await Promise.all(Array.from({ length: 100 }, () => probe.reachable()))).toEqual(Array(100).fill(true));
     expect(probes).toBe(1);
     clock = READINESS_CACHE_MS - 1;
@@ -25,7 +29,11 @@ describe('ReadinessProbe', () => {
   test('an unreachable answer is kept as long, and the next probe after it can find the upstream back', async () => {
     let clock = 0;
     const answers = [false, true];
-    const probe = new ReadinessProbe(new URL('http://127.0.0.1:1/v3'), async () => answers.shift()!, () => clock);
+    const probe = new ReadinessProbe(
+      new URL('http://127.0.0.1:1/v3'),
+      async () => answers.shift()!,
+      () => clock,
+    );
     expect(await probe.reachable()).toBe(false);
     expect(await probe.reachable()).toBe(false);
     clock += READINESS_CACHE_MS;
@@ -56,7 +64,11 @@ describe('1,000 probes of /readyz', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 50 });
     const started = Date.now();
     try {
-      const statuses = await Promise.all(Array.from({ length: 1000 }, () => send(`${proxy.adminUrl}/readyz`, { agent }).then((response) => response.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 1000 }, () =>
+          send(`${proxy.adminUrl}/readyz`, { agent }).then((response) => response.status),
+        ),
+      );
       expect(statuses.filter((status) => status !== 200)).toEqual([]);
     } finally {
       agent.destroy();

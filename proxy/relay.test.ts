@@ -58,14 +58,32 @@ for (const mode of ['report', 'enforce'] as const) {
   describe(`${mode} mode`, () => {
     test('a reason phrase in UTF-8 reaches the client as the same bytes', async () => {
       const phrase = Buffer.from('Tout va très bien', 'utf8');
-      const upstream = await rawUpstream((socket) => socket.end(Buffer.concat([Buffer.from('HTTP/1.1 200 '), phrase, Buffer.from('\r\ncontent-type: application/vnd.api+json\r\ncontent-length: 11\r\nconnection: close\r\n\r\n{"data":[]}')])));
+      const upstream = await rawUpstream((socket) =>
+        socket.end(
+          Buffer.concat([
+            Buffer.from('HTTP/1.1 200 '),
+            phrase,
+            Buffer.from(
+              '\r\ncontent-type: application/vnd.api+json\r\ncontent-length: 11\r\nconnection: close\r\n\r\n{"data":[]}',
+            ),
+          ]),
+        ),
+      );
       const proxy = await proxyTo(`${upstream.url}/v3`, mode);
-      const answer = await rawExchange(proxy.baseUrl, `GET ${OUTSIDE} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`, /\{"data":\[\]\}/);
+      const answer = await rawExchange(
+        proxy.baseUrl,
+        `GET ${OUTSIDE} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`,
+        /\{"data":\[\]\}/,
+      );
       expect(answer.split('\r\n')[0]).toBe(`HTTP/1.1 200 ${phrase.toString('latin1')}`);
     });
 
     test('an interim 100 Continue the client did not ask for does not turn the answer into 502', async () => {
-      const upstream = await rawUpstream((socket) => socket.end('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: application/vnd.api+json\r\ncontent-length: 11\r\nconnection: close\r\n\r\n{"data":[]}'));
+      const upstream = await rawUpstream((socket) =>
+        socket.end(
+          'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: application/vnd.api+json\r\ncontent-length: 11\r\nconnection: close\r\n\r\n{"data":[]}',
+        ),
+      );
       const proxy = await proxyTo(`${upstream.url}/v3`, mode);
       const response = await send(`${proxy.proxyUrl}${OUTSIDE}`);
       expect(response.status).toBe(200);
@@ -73,28 +91,41 @@ for (const mode of ['report', 'enforce'] as const) {
     });
 
     test('a 204 that carries a body: the client gets the 204 without it, and its connection stays usable', async () => {
-      const upstream = await rawUpstream((socket) => socket.end('HTTP/1.1 204 No Content\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello'));
+      const upstream = await rawUpstream((socket) =>
+        socket.end('HTTP/1.1 204 No Content\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello'),
+      );
       const proxy = await proxyTo(`${upstream.url}/v3`, mode);
-      const answer = await rawExchange(proxy.baseUrl, `GET ${OUTSIDE} HTTP/1.1\r\nhost: x\r\n\r\nGET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`, /HTTP\/1\.1 [0-9]{3}[^]*HTTP\/1\.1 [0-9]{3}/);
+      const answer = await rawExchange(
+        proxy.baseUrl,
+        `GET ${OUTSIDE} HTTP/1.1\r\nhost: x\r\n\r\nGET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`,
+        /HTTP\/1\.1 [0-9]{3}[^]*HTTP\/1\.1 [0-9]{3}/,
+      );
       expect(answer.startsWith('HTTP/1.1 204')).toBe(true);
       expect(answer).not.toContain('hello');
       expect(answer.match(/HTTP\/1\.1 [0-9]{3}/g)?.length).toBe(2);
     });
-
   });
 }
 
 // Enforce mode reads the whole body before forwarding it, so only report mode streams a body an upstream may answer
 // early.
-  test("the reference server's 413 to a body still arriving reaches the client, every time", { timeout: 30_000 }, async () => {
+test(
+  "the reference server's 413 to a body still arriving reaches the client, every time",
+  { timeout: 30_000 },
+  async () => {
     const upstream = await startReferenceServer();
     opened.push(upstream);
     const proxy = await proxyTo(upstream.baseUrl, 'report');
     const statuses: number[] = [];
     for (let i = 0; i < 6; i += 1) {
       const body = Buffer.alloc(4 * 1024 * 1024, 0x20);
-      const response = await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { 'content-type': MEDIA_TYPE, authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` }, body });
+      const response = await send(`${proxy.baseUrl}/attribute-configs`, {
+        method: 'POST',
+        headers: { 'content-type': MEDIA_TYPE, authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` },
+        body,
+      });
       statuses.push(response.status);
     }
     expect(statuses).toEqual([413, 413, 413, 413, 413, 413]);
-  });
+  },
+);

@@ -45,7 +45,12 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
    * `forwarded`: the request as dispatched, sent once more should undici refuse the upstream's answer to it
    * (resend.ts).
    */
-  constructor(private readonly parts: RelayParts, private readonly exchange: ProxiedExchange, private readonly res: ServerResponse, private readonly forwarded: Dispatcher.DispatchOptions) {
+  constructor(
+    private readonly parts: RelayParts,
+    private readonly exchange: ProxiedExchange,
+    private readonly res: ServerResponse,
+    private readonly forwarded: Dispatcher.DispatchOptions,
+  ) {
     this.holding = parts.holdResponses;
   }
 
@@ -78,7 +83,9 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
   private relayHeaders(status: number, rawHeaders: Buffer[], resume: () => void, reasonPhrase: string): boolean {
     if (status < 200) return true;
     // undici reads the reason phrase as UTF-8, Node writes it as latin1: back to the bytes sent.
-    const statusText = NON_ASCII.test(reasonPhrase) ? Buffer.from(reasonPhrase, 'utf8').toString('latin1') : reasonPhrase;
+    const statusText = NON_ASCII.test(reasonPhrase)
+      ? Buffer.from(reasonPhrase, 'utf8').toString('latin1')
+      : reasonPhrase;
     this.parts.metrics.upstreamSeconds.observe((performance.now() - this.exchange.forwardedAt) / 1000);
     this.exchange.status = status;
     this.exchange.responseHeaders = endToEndHeaders(rawHeaders);
@@ -104,7 +111,8 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
 
   private complete(): void {
     this.exchange.responseComplete = true;
-    if (this.holding) this.parts.answers.finishHeld(this.exchange, this.res, this.statusText, this.held?.bytes() ?? EMPTY);
+    if (this.holding)
+      this.parts.answers.finishHeld(this.exchange, this.res, this.statusText, this.held?.bytes() ?? EMPTY);
     else this.res.end();
     this.parts.judging.settle(this.exchange);
   }
@@ -113,12 +121,27 @@ export class UpstreamRelay implements Dispatcher.DispatchHandler {
     const { exchange } = this;
     // A 204, a 304 or an answer to HEAD ends with its headers (RFC 9112 section 6.3): bytes after them are not its
     // body.
-    if (exchange.status !== null && (exchange.status === 204 || exchange.status === 304 || exchange.method === 'HEAD') && (error as NodeJS.ErrnoException).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return this.onComplete();
+    if (
+      exchange.status !== null &&
+      (exchange.status === 204 || exchange.status === 304 || exchange.method === 'HEAD') &&
+      (error as NodeJS.ErrnoException).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH'
+    )
+      return this.onComplete();
     // Only a request without a body can be sent again: its body stream, if any, is spent.
     if (exchange.status === null && !this.resent && this.forwarded.body == null && resendable(exchange.method, error)) {
       this.resent = true;
       const { url, timeout, ca } = this.parts.upstream;
-      return resendThroughNodeClient({ upstream: url, path: this.forwarded.path, method: exchange.method, headers: this.forwarded.headers as string[], timeout, ca }, this);
+      return resendThroughNodeClient(
+        {
+          upstream: url,
+          path: this.forwarded.path,
+          method: exchange.method,
+          headers: this.forwarded.headers as string[],
+          timeout,
+          ca,
+        },
+        this,
+      );
     }
     this.parts.answers.upstreamFailed(exchange, this.res, error);
     this.parts.judging.settle(exchange);

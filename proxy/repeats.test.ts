@@ -8,41 +8,73 @@ import { partyOf, type ViolationRecord } from './violations.ts';
 const KINDS_MAX = 5;
 
 function record(finding: FindingKind, requestId: string): ViolationRecord {
-  return { time: new Date(0).toISOString(), requestId, method: 'GET', path: '/v3/x', operationId: null, direction: finding.direction, party: partyOf(finding.direction), status: 200, rule: finding.rule, level: finding.level, pointer: '', message: finding.kind };
+  return {
+    time: new Date(0).toISOString(),
+    requestId,
+    method: 'GET',
+    path: '/v3/x',
+    operationId: null,
+    direction: finding.direction,
+    party: partyOf(finding.direction),
+    status: 200,
+    rule: finding.rule,
+    level: finding.level,
+    pointer: '',
+    message: finding.kind,
+  };
 }
 
 function sight(folder: RepeatFolder, finding: FindingKind, requestId: string): ViolationRecord | null {
   return folder.sighted(finding, 1, requestId, (id) => record(finding, id));
 }
 
-const clientKind = (i: number): FindingKind => ({ kind: `client ${i}`, rule: 'GEN-UNSPECIFIED-OPERATION', direction: 'request', level: 'INFO' });
+const clientKind = (i: number): FindingKind => ({
+  kind: `client ${i}`,
+  rule: 'GEN-UNSPECIFIED-OPERATION',
+  direction: 'request',
+  level: 'INFO',
+});
 const serviceMust: FindingKind = { kind: 'service must', rule: 'NG-ITEM-SHAPE', direction: 'response', level: 'MUST' };
 
 describe('a client filling its share of kinds', () => {
-  test('the service\'s next MUST finding is still written in full, as a MUST line of the service', () => {
+  test("the service's next MUST finding is still written in full, as a MUST line of the service", () => {
     const folder = new RepeatFolder(true, KINDS_MAX);
     for (let i = 0; i < 3 * KINDS_MAX; i += 1) sight(folder, clientKind(i), `client-${i}`);
     const written = sight(folder, serviceMust, 'service');
     expect(written).toMatchObject({ rule: 'NG-ITEM-SHAPE', level: 'MUST', party: 'service', requestId: 'service' });
   });
 
-  test('the client\'s findings past its share are folded under their own rule, level and party, the first written in full', () => {
+  test("the client's findings past its share are folded under their own rule, level and party, the first written in full", () => {
     const folder = new RepeatFolder(true, KINDS_MAX);
-    const written = Array.from({ length: 3 * KINDS_MAX }, (_, i) => sight(folder, clientKind(i), `client-${i}`)).filter((r) => r !== null);
+    const written = Array.from({ length: 3 * KINDS_MAX }, (_, i) => sight(folder, clientKind(i), `client-${i}`)).filter(
+      (r) => r !== null,
+    );
     expect(written).toHaveLength(KINDS_MAX + 1);
     const summaries = folder.endInterval();
     const overflow = summaries.find((s) => s.message.includes('of kinds past'));
-    expect(overflow).toMatchObject({ rule: 'GEN-UNSPECIFIED-OPERATION', level: 'INFO', party: 'client', direction: 'request', repeated: 2 * KINDS_MAX - 1 });
+    expect(overflow).toMatchObject({
+      rule: 'GEN-UNSPECIFIED-OPERATION',
+      level: 'INFO',
+      party: 'client',
+      direction: 'request',
+      repeated: 2 * KINDS_MAX - 1,
+    });
   });
 
-  test('past the service\'s own share, each rule is folded apart: a MUST never stands under a SHOULD\'s line', () => {
+  test("past the service's own share, each rule is folded apart: a MUST never stands under a SHOULD's line", () => {
     const folder = new RepeatFolder(true, KINDS_MAX);
     const should: FindingKind = { kind: '', rule: 'NG-META-DEPRECATED-AGREE', direction: 'response', level: 'SHOULD' };
     for (let i = 0; i < 2 * KINDS_MAX; i += 1) sight(folder, { ...should, kind: `should ${i}` }, `s-${i}`);
-    expect(sight(folder, { ...serviceMust, kind: 'must 1' }, 'must-1')).toMatchObject({ rule: 'NG-ITEM-SHAPE', level: 'MUST' });
+    expect(sight(folder, { ...serviceMust, kind: 'must 1' }, 'must-1')).toMatchObject({
+      rule: 'NG-ITEM-SHAPE',
+      level: 'MUST',
+    });
     sight(folder, { ...serviceMust, kind: 'must 2' }, 'must-2');
     const summaries = folder.endInterval();
-    expect(summaries.map((s) => [s.rule, s.level, s.repeated]).sort()).toEqual([['NG-ITEM-SHAPE', 'MUST', 1], ['NG-META-DEPRECATED-AGREE', 'SHOULD', KINDS_MAX - 1]]);
+    expect(summaries.map((s) => [s.rule, s.level, s.repeated]).sort()).toEqual([
+      ['NG-ITEM-SHAPE', 'MUST', 1],
+      ['NG-META-DEPRECATED-AGREE', 'SHOULD', KINDS_MAX - 1],
+    ]);
   });
 });
 

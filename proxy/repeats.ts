@@ -33,14 +33,22 @@ export class RepeatFolder {
   private since = Date.now();
 
   /** With `folding` false every finding is written in full (an interval of 0). */
-  constructor(private readonly folding = true, private readonly kindsMax = REPEAT_KINDS_MAX) {}
+  constructor(
+    private readonly folding = true,
+    private readonly kindsMax = REPEAT_KINDS_MAX,
+  ) {}
 
   /**
    * Whether a finding of this kind is written in full (the first of its interval); otherwise its
    * `occurrences` are counted for the interval's summary line. Its line, `record(subject)`, is
    * built only when written (one function for all the findings of an exchange, not one each).
    */
-  sighted<T>(finding: FindingKind, occurrences: number, subject: T, record: (subject: T) => ViolationRecord): ViolationRecord | null {
+  sighted<T>(
+    finding: FindingKind,
+    occurrences: number,
+    subject: T,
+    record: (subject: T) => ViolationRecord,
+  ): ViolationRecord | null {
     if (!this.folding) return record(subject);
     const kinds = this.kinds[partyOf(finding.direction)];
     const known = kinds.get(finding.kind);
@@ -65,12 +73,21 @@ export class RepeatFolder {
     const summarize = (kinds: Map<string, Kind>, what: (example: ViolationRecord) => string) => {
       for (const { example, repeats } of kinds.values()) {
         if (repeats === 0) continue;
-        summaries.push({ ...example, time: now.toISOString(), message: `${repeats} more ${what(example)} ${window}, not written one by one; the first: ${example.message}`, repeated: repeats });
+        summaries.push({
+          ...example,
+          time: now.toISOString(),
+          message: `${repeats} more ${what(example)} ${window}, not written one by one; the first: ${example.message}`,
+          repeated: repeats,
+        });
       }
     };
     summarize(this.kinds.service, () => 'like this');
     summarize(this.kinds.client, () => 'like this');
-    summarize(this.overflow, (example) => `${example.rule} findings (${example.level}, ${example.direction}) of kinds past the ${this.kindsMax} followed for the ${example.party}`);
+    summarize(
+      this.overflow,
+      (example) =>
+        `${example.rule} findings (${example.level}, ${example.direction}) of kinds past the ${this.kindsMax} followed for the ${example.party}`,
+    );
     this.kinds = { client: new Map(), service: new Map() };
     this.overflow = new Map();
     this.since = now.getTime();

@@ -34,7 +34,8 @@ export function readBodyUpTo(req: IncomingMessage, limit: number): Promise<ReadB
       if (read.size <= limit && read.chunks <= CHUNKS_KEPT_MAX) return;
       cleanup();
       req.pause();
-      const reason = read.size > limit ? `body larger than ${limit} bytes` : `body sent in more than ${CHUNKS_KEPT_MAX} chunks`;
+      const reason =
+        read.size > limit ? `body larger than ${limit} bytes` : `body sent in more than ${CHUNKS_KEPT_MAX} chunks`;
       resolve({ complete: false, stream: Readable.from(replay(read.bytes(), req)), reason });
     };
     const onEnd = () => {

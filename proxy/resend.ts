@@ -13,7 +13,11 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * answer it would not read.
  */
 export function resendable(method: string, error: Error): boolean {
-  return SAFE_METHODS.has(method) && (error as NodeJS.ErrnoException).code === 'UND_ERR_SOCKET' && error.message === 'bad response';
+  return (
+    SAFE_METHODS.has(method) &&
+    (error as NodeJS.ErrnoException).code === 'UND_ERR_SOCKET' &&
+    error.message === 'bad response'
+  );
 }
 
 export interface Resend {
@@ -33,7 +37,16 @@ export interface Resend {
 export function resendThroughNodeClient(resend: Resend, handler: Dispatcher.DispatchHandler): void {
   const requestOf = resend.upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   const req = requestOf(
-    { host: resend.upstream.hostname, port: resend.upstream.port, path: resend.path, method: resend.method, headers: resend.headers, agent: false, timeout: resend.timeout, ...(resend.ca === undefined ? {} : { ca: resend.ca }) },
+    {
+      host: resend.upstream.hostname,
+      port: resend.upstream.port,
+      path: resend.path,
+      method: resend.method,
+      headers: resend.headers,
+      agent: false,
+      timeout: resend.timeout,
+      ...(resend.ca === undefined ? {} : { ca: resend.ca }),
+    },
     (res) => {
       // Node reads the reason phrase byte for byte (latin1); the relay takes it as undici gives it (UTF-8).
       const statusText = Buffer.from(res.statusMessage ?? '', 'latin1').toString('utf8');

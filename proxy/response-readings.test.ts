@@ -14,7 +14,13 @@ const contract = loadContract();
 const session = { authorization: 'Bearer r:response-readings-session' };
 const query = '/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0';
 const conforming = JSON.stringify({
-  data: [{ id: '000000000000000000000000', type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'Group 0', defaultValue: false, description: 'Exams' } }],
+  data: [
+    {
+      id: '000000000000000000000000',
+      type: 'NotificationGroup',
+      attributes: { groupId: 'Exams', label: 'Group 0', defaultValue: false, description: 'Exams' },
+    },
+  ],
   meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 5 },
 });
 
@@ -26,9 +32,28 @@ interface ReadingCase {
 }
 
 const cases: ReadingCase[] = [
-  { name: 'a label holding a byte that is not UTF-8', body: Buffer.concat(conforming.split('Group 0').flatMap((part, i) => (i === 0 ? [Buffer.from(`${part}Caf`), Buffer.from([0xe9])] : [Buffer.from(part)]))), rule: 'RES-JSON-UTF8', level: 'MUST' },
-  { name: 'meta given twice, the first a string', body: Buffer.from(conforming.replace('"meta":', '"meta":"bogus","meta":')), rule: 'RES-MEMBER-NAMES-UNIQUE', level: 'SHOULD' },
-  { name: 'meta.offset written 0e0', body: Buffer.from(conforming.replace('"offset":0', '"offset":0e0')), rule: 'RES-INTEGER-FORM', level: 'SHOULD' },
+  {
+    name: 'a label holding a byte that is not UTF-8',
+    body: Buffer.concat(
+      conforming
+        .split('Group 0')
+        .flatMap((part, i) => (i === 0 ? [Buffer.from(`${part}Caf`), Buffer.from([0xe9])] : [Buffer.from(part)])),
+    ),
+    rule: 'RES-JSON-UTF8',
+    level: 'MUST',
+  },
+  {
+    name: 'meta given twice, the first a string',
+    body: Buffer.from(conforming.replace('"meta":', '"meta":"bogus","meta":')),
+    rule: 'RES-MEMBER-NAMES-UNIQUE',
+    level: 'SHOULD',
+  },
+  {
+    name: 'meta.offset written 0e0',
+    body: Buffer.from(conforming.replace('"offset":0', '"offset":0e0')),
+    rule: 'RES-INTEGER-FORM',
+    level: 'SHOULD',
+  },
 ];
 
 let upstream: TestServer;
@@ -46,7 +71,10 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-async function withProxy(mode: 'report' | 'enforce', run: (proxy: StartedProxy, violations: Recorder) => Promise<void>): Promise<void> {
+async function withProxy(
+  mode: 'report' | 'enforce',
+  run: (proxy: StartedProxy, violations: Recorder) => Promise<void>,
+): Promise<void> {
   const violations = new Recorder();
   const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations, mode });
   try {
@@ -56,7 +84,11 @@ async function withProxy(mode: 'report' | 'enforce', run: (proxy: StartedProxy, 
   }
 }
 
-const serviceRules = (violations: Recorder, requestId: string) => violations.lines<ViolationRecord>().filter((l) => l.requestId === requestId && l.party === 'service').map((l) => `${l.rule} ${l.level}`);
+const serviceRules = (violations: Recorder, requestId: string) =>
+  violations
+    .lines<ViolationRecord>()
+    .filter((l) => l.requestId === requestId && l.party === 'service')
+    .map((l) => `${l.rule} ${l.level}`);
 
 describe('the proxy', () => {
   test('report mode, a conforming answer: no service finding', async () => {
@@ -70,7 +102,9 @@ describe('the proxy', () => {
   for (const c of cases) {
     test(`report mode, ${c.name}: relayed byte for byte, logged as ${c.rule} (${c.level}) of the service`, async () => {
       await withProxy('report', async (proxy, violations) => {
-        const response = await send(`${proxy.proxyUrl}${query}`, { headers: { ...session, 'x-answer': c.rule, 'x-request-id': c.rule } });
+        const response = await send(`${proxy.proxyUrl}${query}`, {
+          headers: { ...session, 'x-answer': c.rule, 'x-request-id': c.rule },
+        });
         expect(response.body.equals(c.body)).toBe(true);
         await proxy.proxy.settled();
         expect(serviceRules(violations, c.rule)).toEqual([`${c.rule} ${c.level}`]);
@@ -80,10 +114,14 @@ describe('the proxy', () => {
     const replaced = c.level === 'MUST';
     test(`enforce mode, ${c.name}: ${replaced ? '502 naming' : 'relayed, logged as'} ${c.rule}`, async () => {
       await withProxy('enforce', async (proxy, violations) => {
-        const response = await send(`${proxy.proxyUrl}${query}`, { headers: { ...session, 'x-answer': c.rule, 'x-request-id': c.rule } });
+        const response = await send(`${proxy.proxyUrl}${query}`, {
+          headers: { ...session, 'x-answer': c.rule, 'x-request-id': c.rule },
+        });
         if (replaced) {
           expect(response.status).toBe(502);
-          expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual([c.rule]);
+          expect(
+            (JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors.map((e) => e.code),
+          ).toEqual([c.rule]);
         } else {
           expect(response.body.equals(c.body)).toBe(true);
         }
@@ -98,13 +136,27 @@ describe('the proxy', () => {
 function harEntry(body: Buffer, as: 'base64' | 'text'): unknown {
   return {
     startedDateTime: '2026-01-01T00:00:00.000Z',
-    request: { method: 'GET', url: `https://service.example${query}`, headers: [{ name: 'Authorization', value: session.authorization }] },
-    response: { status: 200, headers: [{ name: 'Content-Type', value: MEDIA_TYPE }], content: as === 'base64' ? { mimeType: MEDIA_TYPE, text: body.toString('base64'), encoding: 'base64' } : { mimeType: MEDIA_TYPE, text: body.toString('utf8') } },
+    request: {
+      method: 'GET',
+      url: `https://service.example${query}`,
+      headers: [{ name: 'Authorization', value: session.authorization }],
+    },
+    response: {
+      status: 200,
+      headers: [{ name: 'Content-Type', value: MEDIA_TYPE }],
+      content:
+        as === 'base64'
+          ? { mimeType: MEDIA_TYPE, text: body.toString('base64'), encoding: 'base64' }
+          : { mimeType: MEDIA_TYPE, text: body.toString('utf8') },
+    },
   };
 }
 
 const judged = (entry: unknown) =>
-  findingsOf(contract, judgeCaptured(contract, recordedExchange(entry).exchange, { includeValues: false, maxBody: 1024 * 1024 }))
+  findingsOf(
+    contract,
+    judgeCaptured(contract, recordedExchange(entry).exchange, { includeValues: false, maxBody: 1024 * 1024 }),
+  )
     .filter((f) => f.location !== 'request')
     .map((f) => f.requirement);
 
@@ -119,7 +171,7 @@ describe('judge on a recording', () => {
     expect(judged(harEntry(cases[0].body, 'text'))).toEqual([]);
   });
 
-  test('a duplicate name and an integer\'s form survive in text', () => {
+  test("a duplicate name and an integer's form survive in text", () => {
     expect(cases.slice(1).map((c) => judged(harEntry(c.body, 'text')))).toEqual(cases.slice(1).map((c) => [c.rule]));
   });
 });

@@ -18,11 +18,33 @@ const secrets = {
 };
 
 const requests: { path: string; method?: string; headers: Record<string, string>; body?: string }[] = [
-  { path: `/notification-groups?filter[type]=nobody&access_token=${secrets.accessToken}`, headers: { authorization: `Bearer r:${secrets.session}` } },
-  { path: `/notification-groups?filter[type]=portal&page[limit]=0&page[offset]=0&api_key=${secrets.apiKey}`, headers: { authorization: `Bearer p:${secrets.pat}` } },
-  { path: '/attribute-configs', method: 'POST', headers: { 'x-svc-session-token': secrets.legacy, 'content-type': 'text/plain', cookie: `sid=${secrets.cookie}` }, body: `{"data":{"type":"AttributeConfig","attributes":{"label":7}}}` },
-  { path: '/highlights', method: 'POST', headers: { authorization: `Basic ${secrets.malformed}`, 'content-type': 'application/vnd.api+json' }, body: '{"data": {"type": "Highlight", "attributes": {"color": ' },
-  { path: `/reset?Password=${secrets.password}`, headers: { authorization: `Bearer r:${secrets.session}`, 'proxy-authorization': `Basic ${secrets.proxyAuthorization}` } },
+  {
+    path: `/notification-groups?filter[type]=nobody&access_token=${secrets.accessToken}`,
+    headers: { authorization: `Bearer r:${secrets.session}` },
+  },
+  {
+    path: `/notification-groups?filter[type]=portal&page[limit]=0&page[offset]=0&api_key=${secrets.apiKey}`,
+    headers: { authorization: `Bearer p:${secrets.pat}` },
+  },
+  {
+    path: '/attribute-configs',
+    method: 'POST',
+    headers: { 'x-svc-session-token': secrets.legacy, 'content-type': 'text/plain', cookie: `sid=${secrets.cookie}` },
+    body: `{"data":{"type":"AttributeConfig","attributes":{"label":7}}}`,
+  },
+  {
+    path: '/highlights',
+    method: 'POST',
+    headers: { authorization: `Basic ${secrets.malformed}`, 'content-type': 'application/vnd.api+json' },
+    body: '{"data": {"type": "Highlight", "attributes": {"color": ',
+  },
+  {
+    path: `/reset?Password=${secrets.password}`,
+    headers: {
+      authorization: `Bearer r:${secrets.session}`,
+      'proxy-authorization': `Basic ${secrets.proxyAuthorization}`,
+    },
+  },
 ];
 
 let upstream: TestServer;
@@ -41,7 +63,15 @@ beforeAll(async () => {
     const violations = new Recorder();
     const log = new Recorder();
     written.push(violations, log);
-    proxies.push(await startValidatingProxy({ upstream: `${upstream.url}/v3`, mode, violations, violationsHeader: true, logger: createProxyLogger(log, 'debug') }));
+    proxies.push(
+      await startValidatingProxy({
+        upstream: `${upstream.url}/v3`,
+        mode,
+        violations,
+        violationsHeader: true,
+        logger: createProxyLogger(log, 'debug'),
+      }),
+    );
   }
 });
 
@@ -67,7 +97,8 @@ test('no credential appears in violations, logs, metrics, dashboard or headers',
     while (!streamed.includes('AUTH-401-MALFORMED')) streamed += new TextDecoder().decode((await reader.read()).value);
     events.abort();
     seen.push(streamed);
-    for (const path of ['/metrics', '/summary.json']) seen.push((await send(`${proxy.adminUrl}${path}`)).body.toString());
+    for (const path of ['/metrics', '/summary.json'])
+      seen.push((await send(`${proxy.adminUrl}${path}`)).body.toString());
   }
   for (const proxy of proxies) await proxy.close();
   seen.push(...written.map((recorder) => recorder.text()));
@@ -78,5 +109,6 @@ test('no credential appears in violations, logs, metrics, dashboard or headers',
   expect(everything).toContain('access_token=***');
   expect(everything).toContain('Password=***');
   expect(everything).toContain('upstream failed');
-  for (const [name, secret] of Object.entries(secrets)) expect(everything.includes(secret), `${name} leaked`).toBe(false);
+  for (const [name, secret] of Object.entries(secrets))
+    expect(everything.includes(secret), `${name} leaked`).toBe(false);
 });

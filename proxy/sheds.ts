@@ -21,7 +21,15 @@ export interface ShedRecord {
   message: string;
 }
 
-export const SHED_RECORD_KEYS: readonly (keyof ShedRecord)[] = ['time', 'shed', 'bytes', 'reason', 'client', 'operationId', 'message'];
+export const SHED_RECORD_KEYS: readonly (keyof ShedRecord)[] = [
+  'time',
+  'shed',
+  'bytes',
+  'reason',
+  'client',
+  'operationId',
+  'message',
+];
 
 /** Distinct client, operation and reason tallied per interval; past it, clients are folded. */
 export const SHED_TALLIES_MAX = 100;

@@ -15,7 +15,11 @@ const CONNECTIONS = 32;
 const HEAP_GROWTH_LIMIT = 16 * 1024 * 1024;
 
 function list(size: number): string {
-  const items = Array.from({ length: size }, (_, i) => ({ id: i.toString(16).padStart(24, 'a'), type: 'NotificationGroup', attributes: { groupId: 'Exams', label: `Label ${i}`, defaultValue: i % 2 === 0, description: 'Exam notifications' } }));
+  const items = Array.from({ length: size }, (_, i) => ({
+    id: i.toString(16).padStart(24, 'a'),
+    type: 'NotificationGroup',
+    attributes: { groupId: 'Exams', label: `Label ${i}`, defaultValue: i % 2 === 0, description: 'Exam notifications' },
+  }));
   return JSON.stringify({ data: items, meta: { total: size, pages: 1, page: 1, offset: 0, limit: size } });
 }
 const plain = list(10);
@@ -40,7 +44,10 @@ beforeAll(async () => {
       res.end(gzipped.subarray(40));
     } else {
       const body = req.url?.includes('page[limit]=100') ? large : plain;
-      res.writeHead(200, { 'Content-Type': 'application/vnd.api+json', 'Content-Length': String(Buffer.byteLength(body)) });
+      res.writeHead(200, {
+        'Content-Type': 'application/vnd.api+json',
+        'Content-Length': String(Buffer.byteLength(body)),
+      });
       res.end(body);
     }
   });
@@ -59,7 +66,10 @@ async function run(count: number, agent: Agent, expected: string[]): Promise<{ a
   async function worker(): Promise<void> {
     while (next < count) {
       const index = next++;
-      const response = await send(`${proxy.baseUrl}${paths[index % paths.length]}`, { agent, headers: { authorization: 'Bearer r:soak-token' } });
+      const response = await send(`${proxy.baseUrl}${paths[index % paths.length]}`, {
+        agent,
+        headers: { authorization: 'Bearer r:soak-token' },
+      });
       answered += 1;
       if (exchangeHash(response) !== expected[index % paths.length]) altered += 1;
     }

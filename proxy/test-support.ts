@@ -2,7 +2,15 @@
 // keeps every byte, exchange hashes, a stream that records what the proxy wrote, and a full garbage
 // collection before a memory figure is read.
 import { createHash } from 'node:crypto';
-import { Agent, createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type RequestListener,
+  type Server,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
@@ -39,7 +47,9 @@ export async function startUpstream(listener: RequestListener): Promise<TestServ
  * An upstream on 127.0.0.1 speaking raw bytes: `reply` answers each request head that arrives on a
  * connection (the head as text, its request line first); `close()` destroys every connection.
  */
-export async function startRawUpstream(reply: (socket: Socket, head: string) => void): Promise<{ url: string; port: number; close(): Promise<void> }> {
+export async function startRawUpstream(
+  reply: (socket: Socket, head: string) => void,
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server = createTcpServer((socket) => {
     sockets.add(socket);
@@ -106,12 +116,30 @@ export interface RawRequest {
 export function send(url: string, options: RawRequest = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const requestOf = url.startsWith('https:') ? httpsRequest : request;
-    const req = requestOf(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false, ca: options.ca, ...(options.path === undefined ? {} : { path: options.path }) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', rawHeaders: res.rawHeaders, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = requestOf(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        agent: options.agent ?? false,
+        ca: options.ca,
+        ...(options.path === undefined ? {} : { path: options.path }),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            statusMessage: res.statusMessage ?? '',
+            rawHeaders: res.rawHeaders,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -124,7 +152,8 @@ export function endToEnd(response: RawResponse, ignored: readonly string[] = [])
   const skip = new Set([...hopByHop, ...ignored]);
   const headers: string[] = [];
   for (let i = 0; i < response.rawHeaders.length; i += 2) {
-    if (!skip.has(response.rawHeaders[i].toLowerCase())) headers.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+    if (!skip.has(response.rawHeaders[i].toLowerCase()))
+      headers.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
   }
   return `${response.status} ${response.statusMessage}\n${headers.join('\n')}\n\n${response.body.toString('base64')}`;
 }
@@ -149,12 +178,19 @@ export class Recorder extends Writable {
 
   /** Every NDJSON line written so far, parsed. */
   lines<T = Record<string, unknown>>(): T[] {
-    return this.text().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as T);
+    return this.text()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as T);
   }
 }
 
 /** Polls until `check` returns a value other than undefined (bounded; throws with `what` on timeout). */
-export async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 5000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

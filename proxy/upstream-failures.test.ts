@@ -18,7 +18,10 @@ const behaviours: Record<string, (socket: Socket) => void> = {
     setTimeout(() => socket.destroy(), 20);
   },
   '/v3/slow': () => undefined,
-  '/v3/stall-mid-body': (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/vnd.api+json\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"da\r\n'),
+  '/v3/stall-mid-body': (socket) =>
+    socket.write(
+      'HTTP/1.1 200 OK\r\nContent-Type: application/vnd.api+json\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"da\r\n',
+    ),
 };
 
 interface FailureCase {
@@ -33,7 +36,13 @@ interface FailureCase {
 const failureCases: FailureCase[] = [
   { name: 'garbage instead of HTTP', path: '/garbage', outcome: 502, code: 'PROXY-UPSTREAM-INVALID', kind: 'invalid' },
   { name: 'a reset before any byte', path: '/reset', outcome: 502, code: 'PROXY-UPSTREAM-RESET', kind: 'reset' },
-  { name: 'no answer within the timeout', path: '/slow', outcome: 504, code: 'PROXY-UPSTREAM-TIMEOUT', kind: 'timeout' },
+  {
+    name: 'no answer within the timeout',
+    path: '/slow',
+    outcome: 504,
+    code: 'PROXY-UPSTREAM-TIMEOUT',
+    kind: 'timeout',
+  },
   { name: 'a reset in the middle of the body', path: '/reset-mid-body', outcome: 'cut', kind: 'reset' },
   { name: 'a stall in the middle of the body', path: '/stall-mid-body', outcome: 'cut', kind: 'timeout' },
 ];
@@ -44,7 +53,11 @@ const proxies: Partial<Record<ProxyMode, StartedProxy>> = {};
 beforeAll(async () => {
   raw = await startRawUpstream((socket, head) => (behaviours[head.split(' ')[1]] ?? behaviours['/v3/garbage'])(socket));
   for (const mode of ['report', 'enforce'] as const) {
-    proxies[mode] = await startValidatingProxy({ upstream: `http://127.0.0.1:${raw.port}/v3`, mode, upstreamTimeout: TIMEOUT_MS });
+    proxies[mode] = await startValidatingProxy({
+      upstream: `http://127.0.0.1:${raw.port}/v3`,
+      mode,
+      upstreamTimeout: TIMEOUT_MS,
+    });
   }
 });
 
@@ -88,14 +101,18 @@ for (const mode of ['report', 'enforce'] as const) {
 
 test('an upstream that is down: 502 unreachable, and /readyz says not ready', async () => {
   const closed = createTcpServer();
-  const port = await new Promise<number>((resolve) => closed.listen(0, '127.0.0.1', () => resolve((closed.address() as AddressInfo).port)));
+  const port = await new Promise<number>((resolve) =>
+    closed.listen(0, '127.0.0.1', () => resolve((closed.address() as AddressInfo).port)),
+  );
   await new Promise((resolve) => closed.close(resolve));
   const proxy = await startValidatingProxy({ upstream: `http://127.0.0.1:${port}/v3`, upstreamTimeout: TIMEOUT_MS });
   try {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const response = await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`);
       expect(response.status).toBe(502);
-      expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors[0].code).toBe('PROXY-UPSTREAM-UNREACHABLE');
+      expect((JSON.parse(response.body.toString()) as { errors: { code: string }[] }).errors[0].code).toBe(
+        'PROXY-UPSTREAM-UNREACHABLE',
+      );
     }
     expect((await send(`${proxy.adminUrl}/readyz`)).status).toBe(503);
     expect((await send(`${proxy.adminUrl}/healthz`)).status).toBe(200);

@@ -38,7 +38,19 @@ export function partyOf(direction: Location): Party {
   return direction === 'request' ? 'client' : 'service';
 }
 
-export const VIOLATION_KEYS: readonly (keyof ViolationRecord)[] = ['time', 'requestId', 'method', 'path', 'operationId', 'direction', 'status', 'rule', 'level', 'pointer', 'message'];
+export const VIOLATION_KEYS: readonly (keyof ViolationRecord)[] = [
+  'time',
+  'requestId',
+  'method',
+  'path',
+  'operationId',
+  'direction',
+  'status',
+  'rule',
+  'level',
+  'pointer',
+  'message',
+];
 
 export interface ExchangeIdentity {
   time: string;
@@ -97,7 +109,11 @@ export class ViolationsLog {
 
   constructor(
     private destination: Writable | null,
-    private readonly events: { onFailure?: (error: Error) => void; onLost?: (lines: number) => void; onDropped?: (lines: number) => void } = {},
+    private readonly events: {
+      onFailure?: (error: Error) => void;
+      onLost?: (lines: number) => void;
+      onDropped?: (lines: number) => void;
+    } = {},
     private readonly bufferMax = VIOLATIONS_BUFFER_MAX,
   ) {
     this.watch(destination);

@@ -50,7 +50,8 @@ export class SigningKeyError extends Error {
   }
 }
 
-const KEY_HINT = 'an Ed25519 key in PEM (openssl genpkey -algorithm ed25519 -out signing-key.pem; its public half: openssl pkey -in signing-key.pem -pubout)';
+const KEY_HINT =
+  'an Ed25519 key in PEM (openssl genpkey -algorithm ed25519 -out signing-key.pem; its public half: openssl pkey -in signing-key.pem -pubout)';
 
 /** DSSE's pre-authentication encoding: what is signed, so that neither type nor payload can be read as the other. */
 export function preAuthEncoding(payloadType: string, payload: Buffer): Buffer {
@@ -59,7 +60,16 @@ export function preAuthEncoding(payloadType: string, payload: Buffer): Buffer {
 }
 
 export function predicateOf(record: CertificationRecord): RecordPredicate {
-  return { kit: record.kit, contract: record.contract, target: record.target, selection: record.selection, startedAt: record.startedAt, finishedAt: record.finishedAt, verdict: record.verdict, gate: record.gate.result };
+  return {
+    kit: record.kit,
+    contract: record.contract,
+    target: record.target,
+    selection: record.selection,
+    startedAt: record.startedAt,
+    finishedAt: record.finishedAt,
+    verdict: record.verdict,
+    gate: record.gate.result,
+  };
 }
 
 export function sha256Hex(bytes: Buffer): string {
@@ -67,7 +77,12 @@ export function sha256Hex(bytes: Buffer): string {
 }
 
 export function statementOf(recordBytes: Buffer, record: CertificationRecord): Statement {
-  return { _type: STATEMENT_TYPE, subject: [{ name: RECORD_FILE, digest: { sha256: sha256Hex(recordBytes) } }], predicateType: PREDICATE_TYPE, predicate: predicateOf(record) };
+  return {
+    _type: STATEMENT_TYPE,
+    subject: [{ name: RECORD_FILE, digest: { sha256: sha256Hex(recordBytes) } }],
+    predicateType: PREDICATE_TYPE,
+    predicate: predicateOf(record),
+  };
 }
 
 /** A public key's id: the SHA-256 of its DER (SubjectPublicKeyInfo), hex. */
@@ -80,7 +95,9 @@ function readPem(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new SigningKeyError(`the ${what} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new SigningKeyError(
+      `the ${what} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 
@@ -104,7 +121,9 @@ function keyTypeText(type: string | undefined): string {
 function ensureEd25519(key: KeyObject, path: string, what: string): KeyObject {
   if (key.asymmetricKeyType === 'ed25519') return key;
   const type = keyTypeText(key.asymmetricKeyType);
-  throw new SigningKeyError(`the ${what} ${path} is ${type}; records are signed with Ed25519 keys only: give ${KEY_HINT}`);
+  throw new SigningKeyError(
+    `the ${what} ${path} is ${type}; records are signed with Ed25519 keys only: give ${KEY_HINT}`,
+  );
 }
 
 /** The private key a run signs with; SigningKeyError when the file holds none. */
@@ -115,7 +134,9 @@ export function readSigningKey(path: string): KeyObject {
     key = createPrivateKey(pem);
   } catch {
     const encrypted = pem.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----');
-    throw new SigningKeyError(`the signing key ${path} ${encrypted ? 'is encrypted, which the kit does not read' : 'holds no private key'}; give ${KEY_HINT}`);
+    throw new SigningKeyError(
+      `the signing key ${path} ${encrypted ? 'is encrypted, which the kit does not read' : 'holds no private key'}; give ${KEY_HINT}`,
+    );
   }
   return ensureEd25519(key, path, 'signing key');
 }
@@ -148,7 +169,11 @@ export function envelopeText(envelope: DsseEnvelope): string {
 export function signRecord(recordBytes: Buffer, record: CertificationRecord, privateKey: KeyObject): DsseEnvelope {
   const payload = Buffer.from(JSON.stringify(statementOf(recordBytes, record)), 'utf8');
   const sig = sign(null, preAuthEncoding(PAYLOAD_TYPE, payload), privateKey);
-  return { payloadType: PAYLOAD_TYPE, payload: payload.toString('base64'), signatures: [{ keyid: keyId(privateKey), sig: sig.toString('base64') }] };
+  return {
+    payloadType: PAYLOAD_TYPE,
+    payload: payload.toString('base64'),
+    signatures: [{ keyid: keyId(privateKey), sig: sig.toString('base64') }],
+  };
 }
 
 /**
@@ -174,10 +199,18 @@ function parseEnvelope(text: string): DsseEnvelope | string {
   }
   const envelope = value as Partial<DsseEnvelope> | null;
   const signatures = envelope?.signatures;
-  if (typeof envelope !== 'object' || envelope === null || typeof envelope.payloadType !== 'string' || typeof envelope.payload !== 'string' || !Array.isArray(signatures) || !signatures.every((s) => typeof s?.keyid === 'string' && typeof s.sig === 'string')) {
+  if (
+    typeof envelope !== 'object' ||
+    envelope === null ||
+    typeof envelope.payloadType !== 'string' ||
+    typeof envelope.payload !== 'string' ||
+    !Array.isArray(signatures) ||
+    !signatures.every((s) => typeof s?.keyid === 'string' && typeof s.sig === 'string')
+  ) {
     return 'it is not a DSSE envelope (payloadType, payload and signatures with keyid and sig)';
   }
-  if (envelopeText(envelope as DsseEnvelope) !== text) return 'it is not in the form the kit writes it (one line, members in order, nothing else): it was changed';
+  if (envelopeText(envelope as DsseEnvelope) !== text)
+    return 'it is not in the form the kit writes it (one line, members in order, nothing else): it was changed';
   return envelope as DsseEnvelope;
 }
 
@@ -188,7 +221,10 @@ function predicateProblems(statement: Statement, record: CertificationRecord | u
   const signed = (statement.predicate ?? {}) as unknown as Record<string, unknown>;
   return (Object.keys(expected) as (keyof RecordPredicate)[])
     .filter((member) => !isDeepStrictEqual(signed[member], expected[member]))
-    .map((member) => `${member}: the signed statement says ${JSON.stringify(signed[member])}, the record ${JSON.stringify(expected[member])}`);
+    .map(
+      (member) =>
+        `${member}: the signed statement says ${JSON.stringify(signed[member])}, the record ${JSON.stringify(expected[member])}`,
+    );
 }
 
 /**
@@ -196,30 +232,49 @@ function predicateProblems(statement: Statement, record: CertificationRecord | u
  * signature holds, the statement is the kit's, its subject is these bytes and its predicate
  * agrees with the record (when there is one with the record's shape to compare).
  */
-export function envelopeProblems(text: string, recordBytes: Buffer, record: CertificationRecord | undefined, publicKey: KeyObject): string[] {
+export function envelopeProblems(
+  text: string,
+  recordBytes: Buffer,
+  record: CertificationRecord | undefined,
+  publicKey: KeyObject,
+): string[] {
   const envelope = parseEnvelope(text);
   if (typeof envelope === 'string') return [`signature: ${envelope}`];
-  if (envelope.payloadType !== PAYLOAD_TYPE) return [`signature: its payload type is ${JSON.stringify(envelope.payloadType)}, not ${PAYLOAD_TYPE}`];
+  if (envelope.payloadType !== PAYLOAD_TYPE)
+    return [`signature: its payload type is ${JSON.stringify(envelope.payloadType)}, not ${PAYLOAD_TYPE}`];
   const payload = strictBase64(envelope.payload);
   if (!payload) return ['signature: its payload is not base64'];
   const id = keyId(publicKey);
   const byKey = envelope.signatures.filter((s) => s.keyid === id);
-  if (byKey.length === 0) return [`signature: no signature by this key (${id.slice(0, 16)}…); it is signed by ${envelope.signatures.map((s) => `${s.keyid.slice(0, 16)}…`).join(', ') || 'no key'}`];
+  if (byKey.length === 0)
+    return [
+      `signature: no signature by this key (${id.slice(0, 16)}…); it is signed by ${envelope.signatures.map((s) => `${s.keyid.slice(0, 16)}…`).join(', ') || 'no key'}`,
+    ];
   const signed = byKey.some((s) => {
     const sig = strictBase64(s.sig);
     return sig !== undefined && verify(null, preAuthEncoding(envelope.payloadType, payload), publicKey, sig);
   });
-  if (!signed) return ['signature: the signature does not match the envelope it is in: the envelope was changed, or signed by another key'];
+  if (!signed)
+    return [
+      'signature: the signature does not match the envelope it is in: the envelope was changed, or signed by another key',
+    ];
   let statement: Statement;
   try {
     statement = JSON.parse(payload.toString('utf8')) as Statement;
   } catch {
     return ['signature: its payload is not JSON'];
   }
-  if (statement?._type !== STATEMENT_TYPE || statement.predicateType !== PREDICATE_TYPE) return [`signature: it signs a ${statement?.predicateType ?? 'statement'} of type ${statement?._type}, not a ${PREDICATE_TYPE} in-toto Statement v1`];
+  if (statement?._type !== STATEMENT_TYPE || statement.predicateType !== PREDICATE_TYPE)
+    return [
+      `signature: it signs a ${statement?.predicateType ?? 'statement'} of type ${statement?._type}, not a ${PREDICATE_TYPE} in-toto Statement v1`,
+    ];
   const subject = Array.isArray(statement.subject) ? statement.subject.find((s) => s?.name === RECORD_FILE) : undefined;
   const digest = sha256Hex(recordBytes);
-  if (subject?.digest?.sha256 !== digest) return [`signature: the record's SHA-256 is ${digest}, the signed statement names ${subject?.digest?.sha256 ?? 'no digest'} for ${RECORD_FILE}: the record was changed after it was signed`, ...predicateProblems(statement, record)];
+  if (subject?.digest?.sha256 !== digest)
+    return [
+      `signature: the record's SHA-256 is ${digest}, the signed statement names ${subject?.digest?.sha256 ?? 'no digest'} for ${RECORD_FILE}: the record was changed after it was signed`,
+      ...predicateProblems(statement, record),
+    ];
   return predicateProblems(statement, record);
 }
 

@@ -6,14 +6,29 @@
 import { readFileSync } from 'node:fs';
 import type { TestResult } from '@playwright/test/reporter';
 import { LOCATIONS, type Contract, type Location } from '../contract/index.ts';
-import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, type CaseOutcomeData, type CaseFinding, type ExercisedRequirement, type NotRunDeclaration, type UnexercisedRequirement } from '../run-protocol/index.ts';
+import {
+  CASE_FINDINGS_ATTACHMENT,
+  CASE_OUTCOME_ATTACHMENT,
+  type CaseOutcomeData,
+  type CaseFinding,
+  type ExercisedRequirement,
+  type NotRunDeclaration,
+  type UnexercisedRequirement,
+} from '../run-protocol/index.ts';
 
 export type CaseData =
   /**
    * The case left its data: its findings (outcome fields as found, text for people), what it could not check, and what
    * was judged.
    */
-  | { kind: 'read'; findings: CaseFinding[]; notRun: NotRunDeclaration[]; exercised: ExercisedRequirement[]; unexercised: UnexercisedRequirement[]; target?: string }
+  | {
+      kind: 'read';
+      findings: CaseFinding[];
+      notRun: NotRunDeclaration[];
+      exercised: ExercisedRequirement[];
+      unexercised: UnexercisedRequirement[];
+      target?: string;
+    }
   /** The case left no data: it never reached its end (skipped before it began, or its worker died). */
   | { kind: 'absent' }
   /** The case left data the outcome step cannot read: the run cannot have a verdict. */
@@ -34,30 +49,61 @@ function parsed(text: string): unknown {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The problem with outcome data, or undefined when every finding names a catalogue requirement at its catalogue level.
  */
 export function outcomeDataProblem(data: unknown, contract: Contract): string | undefined {
-  if (!isObject(data) || !Array.isArray(data.findings) || !Array.isArray(data.notRun) || !Array.isArray(data.exercised) || !Array.isArray(data.unexercised)) return 'it is not a verdict document';
+  if (
+    !isObject(data) ||
+    !Array.isArray(data.findings) ||
+    !Array.isArray(data.notRun) ||
+    !Array.isArray(data.exercised) ||
+    !Array.isArray(data.unexercised)
+  )
+    return 'it is not a verdict document';
   const known = new Set(contract.requirements.map((r) => r.id));
   const count = (value: unknown) => Number.isInteger(value) && (value as number) >= 0;
   for (const entry of data.exercised as unknown[]) {
-    if (!isObject(entry) || typeof entry.requirement !== 'string' || !known.has(entry.requirement) || !count(entry.judged) || !count(entry.broken) || (entry.broken as number) > (entry.judged as number)) return `an exercised requirement is not { requirement of the catalogue, judged, broken ≤ judged } (${JSON.stringify(entry)})`;
+    if (
+      !isObject(entry) ||
+      typeof entry.requirement !== 'string' ||
+      !known.has(entry.requirement) ||
+      !count(entry.judged) ||
+      !count(entry.broken) ||
+      (entry.broken as number) > (entry.judged as number)
+    )
+      return `an exercised requirement is not { requirement of the catalogue, judged, broken ≤ judged } (${JSON.stringify(entry)})`;
   }
   for (const entry of data.unexercised as unknown[]) {
-    if (!isObject(entry) || typeof entry.requirement !== 'string' || !known.has(entry.requirement) || typeof entry.reason !== 'string') return `an unexercised requirement is not { requirement of the catalogue, reason } (${JSON.stringify(entry)})`;
+    if (
+      !isObject(entry) ||
+      typeof entry.requirement !== 'string' ||
+      !known.has(entry.requirement) ||
+      typeof entry.reason !== 'string'
+    )
+      return `an unexercised requirement is not { requirement of the catalogue, reason } (${JSON.stringify(entry)})`;
   }
   for (const finding of data.findings as unknown[]) {
-    if (!isObject(finding) || typeof finding.requirement !== 'string' || !known.has(finding.requirement)) return `a finding names no requirement of the catalogue (${JSON.stringify(isObject(finding) ? finding.requirement : finding)})`;
-    if (finding.level !== contract.requirement(finding.requirement).level) return `a finding of ${finding.requirement} has level ${JSON.stringify(finding.level)}, not the catalogue's`;
+    if (!isObject(finding) || typeof finding.requirement !== 'string' || !known.has(finding.requirement))
+      return `a finding names no requirement of the catalogue (${JSON.stringify(isObject(finding) ? finding.requirement : finding)})`;
+    if (finding.level !== contract.requirement(finding.requirement).level)
+      return `a finding of ${finding.requirement} has level ${JSON.stringify(finding.level)}, not the catalogue's`;
     if (!LOCATIONS.includes(finding.location as Location)) return `a finding of ${finding.requirement} has no location`;
   }
   for (const declaration of data.notRun as unknown[]) {
-    if (!isObject(declaration) || !Array.isArray(declaration.requirements) || typeof declaration.reason !== 'string' || (declaration.byTargetChoice !== undefined && declaration.byTargetChoice !== true)) return 'a not-run declaration is not { requirements, reason, byTargetChoice? }';
+    if (
+      !isObject(declaration) ||
+      !Array.isArray(declaration.requirements) ||
+      typeof declaration.reason !== 'string' ||
+      (declaration.byTargetChoice !== undefined && declaration.byTargetChoice !== true)
+    )
+      return 'a not-run declaration is not { requirements, reason, byTargetChoice? }';
     const unknown = (declaration.requirements as unknown[]).find((id) => typeof id !== 'string' || !known.has(id));
-    if (unknown !== undefined) return `a not-run declaration names no requirement of the catalogue (${JSON.stringify(unknown)})`;
+    if (unknown !== undefined)
+      return `a not-run declaration names no requirement of the catalogue (${JSON.stringify(unknown)})`;
   }
   return undefined;
 }
@@ -69,18 +115,27 @@ export function outcomeDataProblem(data: unknown, contract: Contract): string | 
 export function readCaseData(result: TestResult, contract: Contract): CaseData {
   const outcomeText = attachmentText(result, CASE_OUTCOME_ATTACHMENT);
   const findingsText = attachmentText(result, CASE_FINDINGS_ATTACHMENT);
-  if (outcomeText === undefined) return findingsText === undefined ? { kind: 'absent' } : { kind: 'unreadable', problem: 'the case left evidence but no verdict data' };
+  if (outcomeText === undefined)
+    return findingsText === undefined
+      ? { kind: 'absent' }
+      : { kind: 'unreadable', problem: 'the case left evidence but no verdict data' };
   const outcome = parsed(outcomeText);
   const problem = outcomeDataProblem(outcome, contract);
   if (problem) return { kind: 'unreadable', problem: `its verdict data cannot be read: ${problem}` };
   const { findings, notRun, exercised, unexercised } = outcome as CaseOutcomeData;
   const forPeople = findingsText === undefined ? undefined : parsed(findingsText);
   const texts = isObject(forPeople) && Array.isArray(forPeople.findings) ? (forPeople.findings as unknown[]) : [];
-  if (texts.length !== findings.length) return { kind: 'unreadable', problem: `it has ${findings.length} findings but evidence for ${texts.length}` };
+  if (texts.length !== findings.length)
+    return { kind: 'unreadable', problem: `it has ${findings.length} findings but evidence for ${texts.length}` };
   // The outcome's fields come from the outcome data; the rest is text for people, read as far as it can be.
   const joined = findings.map((f, i): CaseFinding => {
     const text = isObject(texts[i]) ? (texts[i] as Partial<CaseFinding>) : {};
-    return { ...text, message: typeof text.message === 'string' ? text.message : '(the evidence text cannot be read)', pointer: typeof text.pointer === 'string' ? text.pointer : '', ...f };
+    return {
+      ...text,
+      message: typeof text.message === 'string' ? text.message : '(the evidence text cannot be read)',
+      pointer: typeof text.pointer === 'string' ? text.pointer : '',
+      ...f,
+    };
   });
   const target = isObject(forPeople) && typeof forPeople.target === 'string' ? forPeople.target : undefined;
   return { kind: 'read', findings: joined, notRun, exercised, unexercised, ...(target ? { target } : {}) };

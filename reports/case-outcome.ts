@@ -89,7 +89,12 @@ export default class CaseOutcomeReporter implements Reporter {
     if (result.status !== 'skipped' && result.status !== test.expectedStatus) this.failedAny = true;
     if (result.status !== 'passed') return;
     const data = readCaseData(result, loadContract());
-    const message = data.kind === 'read' ? this.blockingMessage(test, data.findings) : data.kind === 'unreadable' ? `the verdict of this case cannot be read: ${data.problem}` : undefined;
+    const message =
+      data.kind === 'read'
+        ? this.blockingMessage(test, data.findings)
+        : data.kind === 'unreadable'
+          ? `the verdict of this case cannot be read: ${data.problem}`
+          : undefined;
     if (message !== undefined) this.fail(result, message);
   }
 

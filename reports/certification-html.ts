@@ -7,7 +7,23 @@
 import { generatedRows, generatedSummaryLine } from './generated.ts';
 import { LEVELS, scalarText } from '../contract/index.ts';
 import type { CertificationRecord, GeneratedRecord, RecordedEvidence, RequirementRecord } from './record.ts';
-import { acceptedRequirements, evidenceShortestFirst, exchangeText, failsGate, firstFinding, gateAcceptance, gateToolsUsed, omittedCount, reasonText, runVerdictOf, shownVerdict, verdictOf, verdictReasonShown, type GateAcceptance, type RequirementVerdictName } from './requirement-outcomes.ts';
+import {
+  acceptedRequirements,
+  evidenceShortestFirst,
+  exchangeText,
+  failsGate,
+  firstFinding,
+  gateAcceptance,
+  gateToolsUsed,
+  omittedCount,
+  reasonText,
+  runVerdictOf,
+  shownVerdict,
+  verdictOf,
+  verdictReasonShown,
+  type GateAcceptance,
+  type RequirementVerdictName,
+} from './requirement-outcomes.ts';
 import { optionalInputs, recordsGiven } from './record.ts';
 import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
 import type { Counterexample } from '../run-protocol/index.ts';
@@ -23,7 +39,14 @@ const VERDICT_COLUMNS: { verdict: ShownVerdict; heading: string }[] = [
   { verdict: 'known failure', heading: 'known (baseline)' },
   { verdict: 'not-run', heading: 'not run' },
 ];
-const VERDICT_WORDS: Record<string, string> = { passed: 'passed', failed: 'failed', warning: 'warning', waived: 'waived', 'known failure': 'known failure', 'not-run': 'not run' };
+const VERDICT_WORDS: Record<string, string> = {
+  passed: 'passed',
+  failed: 'failed',
+  warning: 'warning',
+  waived: 'waived',
+  'known failure': 'known failure',
+  'not-run': 'not run',
+};
 
 /** The verdict as a CSS class name. */
 function verdictClass(verdict: ShownVerdict): string {
@@ -32,7 +55,12 @@ function verdictClass(verdict: ShownVerdict): string {
 
 /** Text as HTML content or attribute value. */
 function escape(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** Inline code spans of the catalogue's texts (`meta.pages`) as <code>. */
@@ -61,7 +89,30 @@ function anchor(requirement: RequirementRecord): string {
 
 // The record's members this page lays out itself, as people read them; a member a newer record
 // adds is still shown, as a nested list of its names and values.
-const LAID_OUT = new Set(['format', 'kit', 'contract', 'environment', 'spec', 'target', 'selection', 'inputs', 'failLevel', 'startedAt', 'finishedAt', 'durationMs', 'runStatus', 'verdict', 'verdictReason', 'notRun', 'gate', 'cases', 'tally', 'requirements', 'generated', 'generationOff']);
+const LAID_OUT = new Set([
+  'format',
+  'kit',
+  'contract',
+  'environment',
+  'spec',
+  'target',
+  'selection',
+  'inputs',
+  'failLevel',
+  'startedAt',
+  'finishedAt',
+  'durationMs',
+  'runStatus',
+  'verdict',
+  'verdictReason',
+  'notRun',
+  'gate',
+  'cases',
+  'tally',
+  'requirements',
+  'generated',
+  'generationOff',
+]);
 const LAID_OUT_WITHIN: Record<string, Set<string>> = {
   kit: new Set(['name', 'version', 'commit']),
   contract: new Set(['sha256']),
@@ -75,13 +126,19 @@ const LAID_OUT_WITHIN: Record<string, Set<string>> = {
 
 /** A member's name as words: `operationBudgetMs` → `operation budget ms`. */
 export function nameAsWords(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .toLowerCase();
 }
 
 /** A value of the record a newer kit added: scalars as text, lists and objects as nested lists, names as words. */
 function nestedValue(value: unknown): string {
   if (value === null || value === undefined) return 'none';
-  if (Array.isArray(value)) return value.length === 0 ? 'none' : `<ul class="nested">${value.map((v) => `<li>${nestedValue(v)}</li>`).join('')}</ul>`;
+  if (Array.isArray(value))
+    return value.length === 0
+      ? 'none'
+      : `<ul class="nested">${value.map((v) => `<li>${nestedValue(v)}</li>`).join('')}</ul>`;
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
     return `<dl class="nested">${entries.map(([k, v]) => `<dt>${escape(nameAsWords(k))}</dt><dd>${nestedValue(v)}</dd>`).join('')}</dl>`;
@@ -112,16 +169,25 @@ function targetFact(record: CertificationRecord): string {
   const { target } = record;
   const lines = [`<code id="target">${escape(target.baseUrl)}</code>`];
   if (target.embedded) lines.push("the kit's reference server, started for this run");
-  if (target.faults.length > 0) lines.push(`with fault${target.faults.length === 1 ? '' : 's'} ${list(target.faults)} on`);
-  if (target.choices.length > 0) lines.push(`with choice${target.choices.length === 1 ? '' : 's'} ${list(target.choices)} on`);
+  if (target.faults.length > 0)
+    lines.push(`with fault${target.faults.length === 1 ? '' : 's'} ${list(target.faults)} on`);
+  if (target.choices.length > 0)
+    lines.push(`with choice${target.choices.length === 1 ? '' : 's'} ${list(target.choices)} on`);
   return lines.join('<br>');
 }
 
 function checkedByFact(record: CertificationRecord): string {
   const { kit, contract, environment } = record;
-  const lines = [`${escape(kit.name)} ${escape(kit.version)}${kit.commit ? ` (commit <code>${escape(kit.commit)}</code>)` : ''}`];
-  if (contract.sha256) lines.push(`contract SHA-256 <code class="hash" title="${escape(contract.sha256)}">${escape(contract.sha256.slice(0, 12))}…</code>`);
-  lines.push(`Node ${escape(environment.node)}, Playwright ${escape(environment.playwright)}, ${escape(environment.platform)}`);
+  const lines = [
+    `${escape(kit.name)} ${escape(kit.version)}${kit.commit ? ` (commit <code>${escape(kit.commit)}</code>)` : ''}`,
+  ];
+  if (contract.sha256)
+    lines.push(
+      `contract SHA-256 <code class="hash" title="${escape(contract.sha256)}">${escape(contract.sha256.slice(0, 12))}…</code>`,
+    );
+  lines.push(
+    `Node ${escape(environment.node)}, Playwright ${escape(environment.playwright)}, ${escape(environment.platform)}`,
+  );
   return lines.join('<br>');
 }
 
@@ -129,9 +195,12 @@ function selectionFact(record: CertificationRecord): string {
   const selection = record.selection as CertificationRecord['selection'] & { requirements?: string[] };
   const lines: string[] = [];
   if (selection.whole) lines.push('every case of the suite');
-  if (selection.requirements?.length) lines.push(`the cases that can judge ${list(selection.requirements)} (--requirement)`);
-  else if (selection.grep !== undefined) lines.push(`the cases whose titles match <code>${escape(selection.grep)}</code> (--grep)`);
-  if (selection.grepInvert !== undefined) lines.push(`without those matching <code>${escape(selection.grepInvert)}</code> (--grep-invert)`);
+  if (selection.requirements?.length)
+    lines.push(`the cases that can judge ${list(selection.requirements)} (--requirement)`);
+  else if (selection.grep !== undefined)
+    lines.push(`the cases whose titles match <code>${escape(selection.grep)}</code> (--grep)`);
+  if (selection.grepInvert !== undefined)
+    lines.push(`without those matching <code>${escape(selection.grepInvert)}</code> (--grep-invert)`);
   if (selection.shard) lines.push(`shard ${selection.shard.current} of ${selection.shard.total}`);
   if (selection.filters?.length) lines.push(`Playwright filters ${list(selection.filters)}`);
   if (selection.readOnly) lines.push('read-only: no request that could create a record was sent');
@@ -142,17 +211,25 @@ function inputsFact(record: CertificationRecord): string {
   const inputs = optionalInputs(record.inputs);
   const given = inputs.filter((input) => input.given).map((input) => input.name);
   const missing = inputs.filter((input) => !input.given).map((input) => input.name);
-  const lines = [given.length > 0 ? `given: ${given.join(', ')}` : 'none of the optional inputs', ...(missing.length > 0 ? [`not given: ${missing.join(', ')}`] : [])];
-  if (record.inputs.headers.length > 0) lines.push(`extra headers ${list(record.inputs.headers)} (values never recorded)`);
+  const lines = [
+    given.length > 0 ? `given: ${given.join(', ')}` : 'none of the optional inputs',
+    ...(missing.length > 0 ? [`not given: ${missing.join(', ')}`] : []),
+  ];
+  if (record.inputs.headers.length > 0)
+    lines.push(`extra headers ${list(record.inputs.headers)} (values never recorded)`);
   return lines.join('<br>');
 }
 
 function gateFact(record: CertificationRecord): string {
   const { gate } = record;
   const lines = [`<strong>${escape(gate.result)}</strong>: ${escape(gate.reason)}`];
-  for (const { requirement, acceptance } of acceptedRequirements(record)) lines.push(`<code>${escape(requirement.id)}</code> ${escape(acceptance.why)}`);
+  for (const { requirement, acceptance } of acceptedRequirements(record))
+    lines.push(`<code>${escape(requirement.id)}</code> ${escape(acceptance.why)}`);
   if (gate.expiredWaivers.length > 0) lines.push(`waiver expired for ${list(gate.expiredWaivers)}`);
-  if (gate.baseline) lines.push(`baseline <code>${escape(gate.baseline.file)}</code>: ${gate.baseline.newlyFailing.length} newly failing, ${gate.baseline.knownFailures.length} known`);
+  if (gate.baseline)
+    lines.push(
+      `baseline <code>${escape(gate.baseline.file)}</code>: ${gate.baseline.newlyFailing.length} newly failing, ${gate.baseline.knownFailures.length} known`,
+    );
   if (gate.allowPartial) lines.push('--allow-partial: a partial run passes');
   return lines.join('<br>');
 }
@@ -200,8 +277,14 @@ function runFacts(record: CertificationRecord): string {
     ['Checked by', checkedByFact(record)],
     ['Selection', selectionFact(record)],
     ['Optional inputs', inputsFact(record)],
-    ['Fails the run', `${escape(record.failLevel)} findings${record.failLevel === 'SHOULD' ? ' and MUST findings' : ''}`],
-    ['Run', `${escape(timeText(record.startedAt))} to ${escape(sameDay(record.startedAt, record.finishedAt) ? timeText(record.finishedAt).slice(11) : timeText(record.finishedAt))} (${(record.durationMs / 1000).toFixed(1)} s), ended ${escape(record.runStatus)}`],
+    [
+      'Fails the run',
+      `${escape(record.failLevel)} findings${record.failLevel === 'SHOULD' ? ' and MUST findings' : ''}`,
+    ],
+    [
+      'Run',
+      `${escape(timeText(record.startedAt))} to ${escape(sameDay(record.startedAt, record.finishedAt) ? timeText(record.finishedAt).slice(11) : timeText(record.finishedAt))} (${(record.durationMs / 1000).toFixed(1)} s), ended ${escape(record.runStatus)}`,
+    ],
     ['Cases', `${total}: ${passed} passed, ${failed} failed, ${notRun} not run`],
     ['Gate', gateFact(record)],
     ...generation,
@@ -242,12 +325,20 @@ function evidenceItem(evidence: RecordedEvidence, id: string): string {
     .join('')}</table>${curl}</li>`;
 }
 
-function requirementEvidence(record: CertificationRecord, requirement: RequirementRecord, index: number, open: boolean): string {
+function requirementEvidence(
+  record: CertificationRecord,
+  requirement: RequirementRecord,
+  index: number,
+  open: boolean,
+): string {
   const reason = reasonText(requirement, record);
   const omitted = omittedCount(requirement);
   const items = evidenceShortestFirst(requirement).map((e, i) => evidenceItem(e, `curl-${index}-${i}`));
   // The first finding is open; the others wait one click away, so one requirement never buries the rest.
-  const rest = items.length > 1 ? `<li class="rest"><details><summary>${items.length - 1} more finding${items.length === 2 ? '' : 's'}</summary><ol class="findings" start="2">${items.slice(1).join('')}</ol></details></li>` : '';
+  const rest =
+    items.length > 1
+      ? `<li class="rest"><details><summary>${items.length - 1} more finding${items.length === 2 ? '' : 's'}</summary><ol class="findings" start="2">${items.slice(1).join('')}</ol></details></li>`
+      : '';
   return `<details class="requirement ${escape(verdictClass(shownVerdict(record, requirement)))}" id="${anchor(requirement)}"${open ? ' open' : ''}><summary>${badge(record, requirement)} <strong>${escape(requirement.id)}</strong> <span class="level">${requirement.level}, section ${escape(requirement.section)}</span> <span class="text">${richText(requirement.text)}</span></summary>${
     reason ? `<p class="reason">${escape(reason)}</p>` : ''
   }${items.length > 0 ? `<ol class="findings">${items[0]}${rest}</ol>` : ''}${omitted > 0 ? `<p class="omitted">${omitted} more finding${omitted === 1 ? '' : 's'} counted in conformance.json.</p>` : ''}</details>`;
@@ -398,7 +489,12 @@ function counterexampleHtml(example: Counterexample): string {
 function generatedOperationsTable(generated: GeneratedRecord): string {
   const rows = generated.operations.map((o) => {
     const sent = `${o.inputs.sent} (${o.inputs.valid} valid, ${o.inputs.invalid} invalid)`;
-    const cells = [`<code>${escape(o.operation)}</code>`, escape(sent), secondsText(o.durationMs), escape(o.stopped ?? 'no')];
+    const cells = [
+      `<code>${escape(o.operation)}</code>`,
+      escape(sent),
+      secondsText(o.durationMs),
+      escape(o.stopped ?? 'no'),
+    ];
     return `<tr><td>${cells[0]}</td><td class="number">${cells[1]}</td><td class="number">${cells[2]}</td><td>${cells[3]}</td></tr>`;
   });
   const head = '<tr><th>Operation</th><th>Requests sent</th><th>Time</th><th>Stopped early</th></tr>';
@@ -446,7 +542,9 @@ function checkedByLine(record: CertificationRecord): string {
 function verdictHeader(record: CertificationRecord, signature: RecordSignature): string {
   const verdict = runVerdictOf(record);
   const { result, reason } = record.gate;
-  const gate = gateToolsUsed(record) ? `<p id="gate">Gate: <strong>${escape(result.toUpperCase())}</strong>: ${escape(reason)}</p>` : '';
+  const gate = gateToolsUsed(record)
+    ? `<p id="gate">Gate: <strong>${escape(result.toUpperCase())}</strong>: ${escape(reason)}</p>`
+    : '';
   const heading = `<h1>${escape(verdict.toUpperCase())}</h1><p id="verdict-reason">${escape(verdictReasonShown(record))}</p>`;
   const lines = `${targetAndSignature(record, signature)}${checkedByLine(record)}`;
   return `<header id="verdict" class="banner ${escape(bannerClass(record))}"><div>${heading}${gate}${lines}</div></header>`;
@@ -461,12 +559,15 @@ function attentionOrder(record: CertificationRecord, requirements: RequirementRe
 
 export function certificationHtml(record: CertificationRecord, signature: RecordSignature = UNSIGNED_RECORD): string {
   const verdict = runVerdictOf(record);
-  const needsAttention = (r: RequirementRecord) => failsGate(record, r) || ['failed', 'warning', 'waived'].includes(verdictOf(r));
+  const needsAttention = (r: RequirementRecord) =>
+    failsGate(record, r) || ['failed', 'warning', 'waived'].includes(verdictOf(r));
   const attention = attentionOrder(record, record.requirements.filter(needsAttention));
   const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);
   let index = 0;
   const details = (requirements: RequirementRecord[], open: boolean) =>
-    requirements.length > 0 ? requirements.map((r) => requirementEvidence(record, r, index++, open)).join('') : '<p class="none">None.</p>';
+    requirements.length > 0
+      ? requirements.map((r) => requirementEvidence(record, r, index++, open)).join('')
+      : '<p class="none">None.</p>';
   return `<!doctype html>
 <html lang="en">
 <head>

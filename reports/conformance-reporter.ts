@@ -10,7 +10,15 @@
 // test` started without the run command exits non-zero as well.
 import { closeSync, existsSync, mkdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import type {
+  FullConfig,
+  FullResult,
+  Reporter,
+  Suite,
+  TestCase,
+  TestError,
+  TestResult,
+} from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
 import { scrubber, type Secret } from '../run-protocol/secrets.ts';
 import {
@@ -32,9 +40,31 @@ import {
 } from '../run-protocol/index.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
-import { consoleHeading, consoleSummary, failedRequirementsConsole, notRunConsole, summaryMarkdown, type ReportFiles } from './console-summary.ts';
-import { envelopeText, keyId, readSigningKey, signRecord, UNSIGNED_RECORD, type DsseEnvelope, type RecordSignature } from './attestation.ts';
-import { buildRecord, type CertificationRecord, type CaseOutcome, type GatePolicy, type RunContext, type Selection } from './record.ts';
+import {
+  consoleHeading,
+  consoleSummary,
+  failedRequirementsConsole,
+  notRunConsole,
+  summaryMarkdown,
+  type ReportFiles,
+} from './console-summary.ts';
+import {
+  envelopeText,
+  keyId,
+  readSigningKey,
+  signRecord,
+  UNSIGNED_RECORD,
+  type DsseEnvelope,
+  type RecordSignature,
+} from './attestation.ts';
+import {
+  buildRecord,
+  type CertificationRecord,
+  type CaseOutcome,
+  type GatePolicy,
+  type RunContext,
+  type Selection,
+} from './record.ts';
 import { writeRecordRenderings, type RenderingPaths } from './record-renderings.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
 
@@ -83,7 +113,27 @@ function patternText(pattern: RegExp | RegExp[] | null | undefined): string | un
   return given.length === 0 ? undefined : given.map((p) => p.source).join('|');
 }
 
-const VALUE_OPTIONS = new Set(['--config', '-c', '--workers', '-j', '--reporter', '--shard', '--timeout', '--retries', '--repeat-each', '--max-failures', '--output', '--global-timeout', '--project', '--test-list', '--test-list-invert', '--only-changed', '--grep', '-g', '--grep-invert']);
+const VALUE_OPTIONS = new Set([
+  '--config',
+  '-c',
+  '--workers',
+  '-j',
+  '--reporter',
+  '--shard',
+  '--timeout',
+  '--retries',
+  '--repeat-each',
+  '--max-failures',
+  '--output',
+  '--global-timeout',
+  '--project',
+  '--test-list',
+  '--test-list-invert',
+  '--only-changed',
+  '--grep',
+  '-g',
+  '--grep-invert',
+]);
 const FILTER_FLAGS = new Set(['--last-failed', '--only-changed', '--test-list', '--test-list-invert', '--project']);
 
 /**
@@ -95,11 +145,15 @@ export function commandLineSelection(argv: string[]): { grep?: string; grepInver
   const args = at < 0 ? [] : argv.slice(at + 1);
   const found: { grep?: string; grepInvert?: string; filters: string[] } = { filters: [] };
   for (let i = 0; i < args.length; i++) {
-    const [flag, inline] = args[i].startsWith('--') && args[i].includes('=') ? [args[i].slice(0, args[i].indexOf('=')), args[i].slice(args[i].indexOf('=') + 1)] : [args[i], undefined];
+    const [flag, inline] =
+      args[i].startsWith('--') && args[i].includes('=')
+        ? [args[i].slice(0, args[i].indexOf('=')), args[i].slice(args[i].indexOf('=') + 1)]
+        : [args[i], undefined];
     const value = () => inline ?? args[++i];
     if (flag === '--grep' || flag === '-g') found.grep = value();
     else if (flag === '--grep-invert') found.grepInvert = value();
-    else if (FILTER_FLAGS.has(flag)) found.filters.push(VALUE_OPTIONS.has(flag) && flag !== '--only-changed' ? `${flag} ${value()}` : flag);
+    else if (FILTER_FLAGS.has(flag))
+      found.filters.push(VALUE_OPTIONS.has(flag) && flag !== '--only-changed' ? `${flag} ${value()}` : flag);
     else if (VALUE_OPTIONS.has(flag)) {
       if (inline === undefined) i++;
     } else if (!flag.startsWith('-')) found.filters.push(flag);
@@ -113,21 +167,38 @@ export function commandLineSelection(argv: string[]): { grep?: string; grepInver
  * without the run command. The command line is read only then: what the run command selected is
  * never parsed back out of the arguments it gave Playwright.
  */
-export function selectionOf(config: Pick<FullConfig, 'grep' | 'grepInvert' | 'shard'>, run: Pick<RunDescription, 'readOnly' | 'grep' | 'requirements'>, argv: string[]): Selection {
+export function selectionOf(
+  config: Pick<FullConfig, 'grep' | 'grepInvert' | 'shard'>,
+  run: Pick<RunDescription, 'readOnly' | 'grep' | 'requirements'>,
+  argv: string[],
+): Selection {
   // --requirement selects by a --grep of titles: the record names the requirements, not the pattern.
   if (run.requirements?.length) return { whole: false, requirements: run.requirements, readOnly: run.readOnly };
   if (run.grep !== undefined) return { whole: false, grep: run.grep, readOnly: run.readOnly };
   const line = commandLineSelection(argv);
   const grep = line.grep ?? patternText(config.grep);
   const grepInvert = line.grepInvert ?? patternText(config.grepInvert);
-  const shard = config.shard && config.shard.total > 1 ? { current: config.shard.current, total: config.shard.total } : undefined;
+  const shard =
+    config.shard && config.shard.total > 1 ? { current: config.shard.current, total: config.shard.total } : undefined;
   const filters = line.filters;
   const whole = !grep && !grepInvert && !shard && !run.readOnly && filters.length === 0;
-  return { whole, ...(grep ? { grep } : {}), ...(grepInvert ? { grepInvert } : {}), ...(shard ? { shard } : {}), ...(filters.length > 0 ? { filters } : {}), readOnly: run.readOnly };
+  return {
+    whole,
+    ...(grep ? { grep } : {}),
+    ...(grepInvert ? { grepInvert } : {}),
+    ...(shard ? { shard } : {}),
+    ...(filters.length > 0 ? { filters } : {}),
+    readOnly: run.readOnly,
+  };
 }
 
 function gatePolicy(run: RunDescription, today: string): GatePolicy {
-  return { allowPartial: run.allowPartial, waivers: run.waivers, ...(run.baseline ? { baseline: run.baseline } : {}), today };
+  return {
+    allowPartial: run.allowPartial,
+    waivers: run.waivers,
+    ...(run.baseline ? { baseline: run.baseline } : {}),
+    today,
+  };
 }
 
 /** The one line of a run whose configuration leaves out a reporter that changes results (`names`). */
@@ -139,7 +210,11 @@ function leftOutReason(names: string): string {
 /** Playwright's error when a selection matches no test. */
 const NO_TESTS_FOUND = 'No tests found';
 
-const firstLine = (text: string) => text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text;
+const firstLine = (text: string) =>
+  text
+    .split('\n')
+    .find((line) => line.trim() !== '')
+    ?.trim() ?? text;
 
 export default class ConformanceReporter implements Reporter {
   private readonly outputDir: string;
@@ -168,7 +243,13 @@ export default class ConformanceReporter implements Reporter {
     this.config = config;
     this.leftOut = reportersLeftOut(config.reporter).map((reporter) => reporter.name);
     // Requirements are read here, before any reporter has had a chance to rewrite annotations.
-    for (const test of suite.allTests()) this.outcomes.set(test, { title: test.title, requirements: requirementsOf(test), status: 'not-started', findings: [] });
+    for (const test of suite.allTests())
+      this.outcomes.set(test, {
+        title: test.title,
+        requirements: requirementsOf(test),
+        status: 'not-started',
+        findings: [],
+      });
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -177,7 +258,8 @@ export default class ConformanceReporter implements Reporter {
     const requirements = known?.requirements ?? requirementsOf(test);
     const data = readCaseData(result, contract);
     if (data.kind === 'unreadable') this.unreadable.push(`${test.title}: ${data.problem}`);
-    if (data.kind === 'absent' && result.status === 'passed') this.unreadable.push(`${test.title}: it passed but left no verdict data`);
+    if (data.kind === 'absent' && result.status === 'passed')
+      this.unreadable.push(`${test.title}: it passed but left no verdict data`);
     const findings = data.kind === 'read' ? data.findings : [];
     if (data.kind === 'read') this.target ??= data.target;
     const generated = generatedOperationOf(result);
@@ -189,7 +271,10 @@ export default class ConformanceReporter implements Reporter {
       title: known?.title ?? test.title,
       requirements,
       status: result.status,
-      skipReason: result.status === 'skipped' ? [...result.annotations, ...test.annotations].find((a) => a.type === 'skip')?.description : undefined,
+      skipReason:
+        result.status === 'skipped'
+          ? [...result.annotations, ...test.annotations].find((a) => a.type === 'skip')?.description
+          : undefined,
       error: failed && !explained ? (result.errors[0]?.message ?? 'failed').split('\n')[0] : undefined,
       findings,
       ...(data.kind === 'read' && data.notRun.length > 0 ? { notRun: data.notRun } : {}),
@@ -214,14 +299,25 @@ export default class ConformanceReporter implements Reporter {
     const leftOut = this.leftOut.join(' and ');
     if (leftOut) return this.noVerdict(leftOutReason(leftOut));
     if (this.reporterFailures.length > 0) return this.noVerdict(this.reporterFailures[0]);
-    if (this.runErrors.length > 0) return this.noVerdict(`the suite could not be run: ${this.runErrors[0]}${this.runErrors.length > 1 ? ` (and ${this.runErrors.length - 1} more error${this.runErrors.length === 2 ? '' : 's'} above)` : ''}`);
-    if (this.unreadable.length > 0) return this.noVerdict(`the data of ${this.unreadable.length} case${this.unreadable.length === 1 ? '' : 's'} cannot be read, so no record was written. First: ${this.unreadable[0]}`);
+    if (this.runErrors.length > 0)
+      return this.noVerdict(
+        `the suite could not be run: ${this.runErrors[0]}${this.runErrors.length > 1 ? ` (and ${this.runErrors.length - 1} more error${this.runErrors.length === 2 ? '' : 's'} above)` : ''}`,
+      );
+    if (this.unreadable.length > 0)
+      return this.noVerdict(
+        `the data of ${this.unreadable.length} case${this.unreadable.length === 1 ? '' : 's'} cannot be read, so no record was written. First: ${this.unreadable[0]}`,
+      );
     const contract = loadContract();
     const { run } = this.options;
     const context: Omit<RunContext, 'kit'> = {
       contractSha256: contractSha256(),
       environment: environmentVersions(),
-      target: { baseUrl: '', embedded: run.embedded !== undefined, faults: run.embedded?.faults ?? [], choices: run.embedded?.choices ?? [] },
+      target: {
+        baseUrl: '',
+        embedded: run.embedded !== undefined,
+        faults: run.embedded?.faults ?? [],
+        choices: run.embedded?.choices ?? [],
+      },
       selection: selectionOf(this.config ?? { grep: EVERYTHING, grepInvert: null, shard: null }, run, process.argv),
       inputs: this.options.inputs,
     };
@@ -269,19 +365,27 @@ export default class ConformanceReporter implements Reporter {
     const fd = this.options.recordPipe;
     if (fd === undefined) return;
     try {
-      for (let written = 0; written < message.length; ) written += writeSync(fd, message, written);
+      for (let written = 0; written < message.length;) written += writeSync(fd, message, written);
       closeSync(fd);
     } catch (error) {
       // A description copied from another run names a pipe this process does not have: the files stand alone.
-      process.stderr.write(`\nThe record could not be sent to the run command (file descriptor ${fd}: ${(error as Error).message}); the files above hold it.\n`);
+      process.stderr.write(
+        `\nThe record could not be sent to the run command (file descriptor ${fd}: ${(error as Error).message}); the files above hold it.\n`,
+      );
     }
   }
 
   /** The record's envelope, when the run was given a signing key. */
-  private sign(recordBytes: Buffer, record: CertificationRecord): { envelope: DsseEnvelope; signature: RecordSignature } | undefined {
+  private sign(
+    recordBytes: Buffer,
+    record: CertificationRecord,
+  ): { envelope: DsseEnvelope; signature: RecordSignature } | undefined {
     if (this.options.signingKeyFile === undefined) return undefined;
     const key = readSigningKey(this.options.signingKeyFile);
-    return { envelope: signRecord(recordBytes, record, key), signature: { signed: true, envelope: ENVELOPE_FILE, keyId: keyId(key) } };
+    return {
+      envelope: signRecord(recordBytes, record, key),
+      signature: { signed: true, envelope: ENVELOPE_FILE, keyId: keyId(key) },
+    };
   }
 
   /**

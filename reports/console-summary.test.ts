@@ -10,7 +10,10 @@ const FIXTURES_REASON = noFixturesReason(['ownerUserId']);
 function incompleteRun(allowPartial = false) {
   return recordOf(
     [
-      caseOutcome('AUTH-403-FORBIDDEN · forbidden', ['AUTH-403-FORBIDDEN'], { status: 'skipped', skipReason: NO_FORBIDDEN_TOKEN }),
+      caseOutcome('AUTH-403-FORBIDDEN · forbidden', ['AUTH-403-FORBIDDEN'], {
+        status: 'skipped',
+        skipReason: NO_FORBIDDEN_TOKEN,
+      }),
       caseOutcome('NG-META-PAGES · walk', ['NG-META-PAGES'], { status: 'skipped', skipReason: FIXTURES_REASON }),
     ],
     { runStatus: 'passed', gate: { waivers: [], allowPartial, today: '2026-01-01' } },
@@ -31,7 +34,9 @@ describe('the console of a run that did not run everything', () => {
   });
 
   it('names the flag, variable and target-file key of a missing fixture', () => {
-    expect(FIXTURES_REASON).toContain('ownerUserId fixture (--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId in the target file)');
+    expect(FIXTURES_REASON).toContain(
+      'ownerUserId fixture (--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId in the target file)',
+    );
   });
 
   it('says in summary.md what it says on the console', () => {

@@ -8,8 +8,23 @@ import { join, relative, sep } from 'node:path';
 import type { Level } from '../contract/index.ts';
 import { signatureText, UNSIGNED_RECORD, type RecordSignature } from './attestation.ts';
 import { generatedSummaryLine } from './generated.ts';
-import { recordsGivenLine, type CertificationRecord, type RequirementRecord, type RequirementVerdict } from './record.ts';
-import { acceptedRequirements, blockingRequirements, findingText, firstFinding, gateToolsUsed, judgedText, notRunReasons, targetText, verdictReasonShown } from './requirement-outcomes.ts';
+import {
+  recordsGivenLine,
+  type CertificationRecord,
+  type RequirementRecord,
+  type RequirementVerdict,
+} from './record.ts';
+import {
+  acceptedRequirements,
+  blockingRequirements,
+  findingText,
+  firstFinding,
+  gateToolsUsed,
+  judgedText,
+  notRunReasons,
+  targetText,
+  verdictReasonShown,
+} from './requirement-outcomes.ts';
 
 /**
  * What keeps the verdict from passed besides failures: each reason a requirement was not run, with the ids, and what a
@@ -18,15 +33,30 @@ import { acceptedRequirements, blockingRequirements, findingText, firstFinding, 
 export function notRunConsole(record: CertificationRecord): string {
   const reasons = notRunReasons(record);
   if (reasons.length === 0) return '';
-  const lines = [`Not run (${record.notRun.length}), so the run cannot pass them:`, ...reasons.map(({ reason, ids }) => `  ${ids.join(', ')}: ${reason}`)];
-  if (record.gate.result === 'incomplete') lines.push('Give what each reason names, or pass --allow-partial to accept a partial run (the record then says so).');
+  const lines = [
+    `Not run (${record.notRun.length}), so the run cannot pass them:`,
+    ...reasons.map(({ reason, ids }) => `  ${ids.join(', ')}: ${reason}`),
+  ];
+  if (record.gate.result === 'incomplete')
+    lines.push(
+      'Give what each reason names, or pass --allow-partial to accept a partial run (the record then says so).',
+    );
   return `${lines.join('\n')}\n`;
 }
 
 export function failedRequirementsConsole(record: CertificationRecord): string {
   const blocking = blockingRequirements(record);
   const accepted = acceptedRequirements(record);
-  const acceptedLines = accepted.length === 0 ? [] : [`Failures the gate accepts (${accepted.length}):`, ...accepted.map(({ requirement, acceptance }) => `  ${requirement.id} (${requirement.level}, section ${requirement.section}): ${acceptance.why}`)];
+  const acceptedLines =
+    accepted.length === 0
+      ? []
+      : [
+          `Failures the gate accepts (${accepted.length}):`,
+          ...accepted.map(
+            ({ requirement, acceptance }) =>
+              `  ${requirement.id} (${requirement.level}, section ${requirement.section}): ${acceptance.why}`,
+          ),
+        ];
   if (blocking.length === 0) return acceptedLines.length > 0 ? `${acceptedLines.join('\n')}\n` : '';
   const lines = [...acceptedLines, `Failed requirements (${blocking.length}):`];
   for (const r of blocking) {
@@ -40,7 +70,9 @@ export function failedRequirementsConsole(record: CertificationRecord): string {
     const more = r.evidence.length + (r.evidenceOmitted ?? 0) - 1;
     if (more > 0) lines.push(`    and ${more} more finding${more === 1 ? '' : 's'} in conformance.json`);
   }
-  lines.push('To reproduce a finding, export LAS_BASE_URL and the credentials it names (LAS_SESSION_TOKEN, LAS_PAT, LAS_FORBIDDEN_TOKEN) and run its curl line.');
+  lines.push(
+    'To reproduce a finding, export LAS_BASE_URL and the credentials it names (LAS_SESSION_TOKEN, LAS_PAT, LAS_FORBIDDEN_TOKEN) and run its curl line.',
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -56,7 +88,12 @@ export interface ReportFiles {
   link?: string;
 }
 
-const VERDICT_WORDS: Record<RequirementVerdict, string> = { passed: 'passed', failed: 'failed', warning: 'warning', 'not-run': 'not run' };
+const VERDICT_WORDS: Record<RequirementVerdict, string> = {
+  passed: 'passed',
+  failed: 'failed',
+  warning: 'warning',
+  'not-run': 'not run',
+};
 
 function tallyLine(record: CertificationRecord): string {
   const accepted = acceptedRequirements(record).map(({ requirement }) => requirement);
@@ -67,11 +104,25 @@ function tallyLine(record: CertificationRecord): string {
   const counted = (name: Level, verdict: RequirementVerdict, word: string) =>
     `${record.tally[name][verdict]} ${word}${acceptedOf(name, verdict)}`;
   const level = (name: Level, words: [RequirementVerdict, string][]) =>
-    `${name} ${words.filter(([verdict]) => record.tally[name][verdict] > 0 || verdict === 'passed').map(([verdict, word]) => counted(name, verdict, word)).join(', ')}`;
+    `${name} ${words
+      .filter(([verdict]) => record.tally[name][verdict] > 0 || verdict === 'passed')
+      .map(([verdict, word]) => counted(name, verdict, word))
+      .join(', ')}`;
   return [
-    level('MUST', [['passed', 'passed'], ['failed', 'failed'], ['not-run', 'not run']]),
-    level('SHOULD', [['passed', 'passed'], ['warning', 'warned'], ['not-run', 'not run']]),
-    level('INFO', [['passed', 'recorded'], ['not-run', 'not run']]),
+    level('MUST', [
+      ['passed', 'passed'],
+      ['failed', 'failed'],
+      ['not-run', 'not run'],
+    ]),
+    level('SHOULD', [
+      ['passed', 'passed'],
+      ['warning', 'warned'],
+      ['not-run', 'not run'],
+    ]),
+    level('INFO', [
+      ['passed', 'recorded'],
+      ['not-run', 'not run'],
+    ]),
   ].join(' · ');
 }
 
@@ -160,25 +211,53 @@ function firstEvidence(r: RequirementRecord): string {
 }
 
 function table(rows: RequirementRecord[], lastColumn: string, lastCell: (r: RequirementRecord) => string): string[] {
-  return [`| Requirement | Level | Section | Verdict | Judged | Broken | ${lastColumn} |`, '|---|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.id} | ${r.level} | ${r.section} | ${VERDICT_WORDS[r.verdict]} | ${r.judged} | ${r.broken} | ${cell(lastCell(r))} |`)];
+  return [
+    `| Requirement | Level | Section | Verdict | Judged | Broken | ${lastColumn} |`,
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.id} | ${r.level} | ${r.section} | ${VERDICT_WORDS[r.verdict]} | ${r.judged} | ${r.broken} | ${cell(lastCell(r))} |`,
+    ),
+  ];
 }
 
 function acceptedTable(accepted: ReturnType<typeof acceptedRequirements>): string[] {
-  return ['| Requirement | Level | Section | Accepted as | Why | First finding |', '|---|---|---|---|---|---|', ...accepted.map(({ requirement: r, acceptance }) => `| ${r.id} | ${r.level} | ${r.section} | ${acceptance.kind} | ${cell(acceptance.why)} | ${cell(firstEvidence(r))} |`)];
+  return [
+    '| Requirement | Level | Section | Accepted as | Why | First finding |',
+    '|---|---|---|---|---|---|',
+    ...accepted.map(
+      ({ requirement: r, acceptance }) =>
+        `| ${r.id} | ${r.level} | ${r.section} | ${acceptance.kind} | ${cell(acceptance.why)} | ${cell(firstEvidence(r))} |`,
+    ),
+  ];
 }
 
 /** Each reason requirements were not run, with their ids, as the console lists them. */
 function notRunMarkdown(record: CertificationRecord): string[] {
   const reasons = notRunReasons(record);
   if (reasons.length === 0) return [];
-  const partial = record.gate.result === 'incomplete' ? ['', 'Give what each reason names, or pass `--allow-partial` to accept a partial run (the record then says so).'] : [];
-  return ['', `Not run (${record.notRun.length}), so the run cannot pass them:`, '', ...reasons.map(({ reason, ids }) => `- ${ids.join(', ')}: ${cell(reason)}`), ...partial];
+  const partial =
+    record.gate.result === 'incomplete'
+      ? [
+          '',
+          'Give what each reason names, or pass `--allow-partial` to accept a partial run (the record then says so).',
+        ]
+      : [];
+  return [
+    '',
+    `Not run (${record.notRun.length}), so the run cannot pass them:`,
+    '',
+    ...reasons.map(({ reason, ids }) => `- ${ids.join(', ')}: ${cell(reason)}`),
+    ...partial,
+  ];
 }
 
 /** summary.md: the verdict and the target first, then what failed or did not run, then warnings and observations. */
 export function summaryMarkdown(record: CertificationRecord, signature: RecordSignature = UNSIGNED_RECORD): string {
   const accepted = acceptedRequirements(record);
-  const failedOrNotRun = record.requirements.filter((r) => (r.verdict === 'failed' || r.verdict === 'not-run') && !accepted.some((a) => a.requirement === r));
+  const failedOrNotRun = record.requirements.filter(
+    (r) => (r.verdict === 'failed' || r.verdict === 'not-run') && !accepted.some((a) => a.requirement === r),
+  );
   const warnings = record.requirements.filter((r) => r.verdict === 'warning');
   const observations = record.requirements.filter((r) => r.level === 'INFO' && r.evidence.length > 0);
   const lines = [
@@ -200,16 +279,16 @@ export function summaryMarkdown(record: CertificationRecord, signature: RecordSi
     '',
     ...(failedOrNotRun.length > 0 ? table(failedOrNotRun, 'Evidence or reason', firstEvidence) : ['None.']),
     '',
-    ...(accepted.length > 0
-      ? ['## Failures the gate accepts', '', ...acceptedTable(accepted), '']
-      : []),
+    ...(accepted.length > 0 ? ['## Failures the gate accepts', '', ...acceptedTable(accepted), ''] : []),
     '## Warnings',
     '',
     ...(warnings.length > 0 ? table(warnings, 'Evidence', firstEvidence) : ['None.']),
     '',
     '## Observations',
     '',
-    ...(observations.length > 0 ? observations.map((r) => `- ${r.id} (section ${r.section}): ${cell(firstFinding(r)!.message)}`) : ['None.']),
+    ...(observations.length > 0
+      ? observations.map((r) => `- ${r.id} (section ${r.section}): ${cell(firstFinding(r)!.message)}`)
+      : ['None.']),
     '',
     ...(record.generated ? ['## Generated inputs', '', `${generatedSummaryLine(record.generated)}.`, ''] : []),
     ...(record.generationOff ? ['## Generated inputs', '', `Generation was ${record.generationOff}.`, ''] : []),

@@ -19,14 +19,25 @@ const dir = mkdtempSync(join(tmpdir(), 'las-gate-renderings-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const TODAY = '2026-01-01';
-const WAIVED: GatePolicy = { allowPartial: true, waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix ships in 4.2', expires: '2026-12-31' }], today: TODAY };
-const BASELINE: GatePolicy = { allowPartial: true, waivers: [], baseline: { file: 'reports/last-release/conformance.json', failing: ['NG-META-PAGES'] }, today: TODAY };
+const WAIVED: GatePolicy = {
+  allowPartial: true,
+  waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix ships in 4.2', expires: '2026-12-31' }],
+  today: TODAY,
+};
+const BASELINE: GatePolicy = {
+  allowPartial: true,
+  waivers: [],
+  baseline: { file: 'reports/last-release/conformance.json', failing: ['NG-META-PAGES'] },
+  today: TODAY,
+};
 const EXPIRED: GatePolicy = { ...WAIVED, waivers: [{ ...WAIVED.waivers[0], expires: '2025-12-31' }] };
 
 /** The reason of a test case's <skipped>, which the JUnit consumer does not read back. */
 function skippedMessage(xml: string, testCase: string): string | undefined {
   const at = xml.indexOf(`<testcase name="${testCase}"`);
-  return at < 0 ? undefined : /^[^]*?<skipped message="([^"]*)"\/>/.exec(xml.slice(at, xml.indexOf('</testcase>', at)))?.[1];
+  return at < 0
+    ? undefined
+    : /^[^]*?<skipped message="([^"]*)"\/>/.exec(xml.slice(at, xml.indexOf('</testcase>', at)))?.[1];
 }
 
 function junitOf(record: CertificationRecord, name: string) {
@@ -37,7 +48,12 @@ function junitOf(record: CertificationRecord, name: string) {
 
 const accepted: [string, GatePolicy, string, string][] = [
   ['waived', WAIVED, 'waived', 'waived until 2026-12-31: rounding fix ships in 4.2'],
-  ['known from the baseline', BASELINE, 'known failure', 'known failure in the baseline reports/last-release/conformance.json'],
+  [
+    'known from the baseline',
+    BASELINE,
+    'known failure',
+    'known failure in the baseline reports/last-release/conformance.json',
+  ],
 ];
 
 for (const [name, gate, kind, why] of accepted) {
@@ -70,16 +86,27 @@ for (const [name, gate, kind, why] of accepted) {
     it('certification.html: its badge, count and reason say how the gate took it', () => {
       const html = certificationHtml(record);
       expect(html).toContain('<header id="verdict" class="banner accepted"><div><h1>FAILED</h1>');
-      expect(html).toContain(`<p id="verdict-reason">1 MUST requirement failed: NG-META-PAGES (${kind})</p><p id="gate">Gate: <strong>PASS</strong>`);
-      expect(html).toMatch(new RegExp(`<details class="requirement ${kind.replace(' ', '-')}" id="evidence-NG-META-PAGES" open><summary><span class="badge ${kind.replace(' ', '-')}">${kind}</span>`));
+      expect(html).toContain(
+        `<p id="verdict-reason">1 MUST requirement failed: NG-META-PAGES (${kind})</p><p id="gate">Gate: <strong>PASS</strong>`,
+      );
+      expect(html).toMatch(
+        new RegExp(
+          `<details class="requirement ${kind.replace(' ', '-')}" id="evidence-NG-META-PAGES" open><summary><span class="badge ${kind.replace(' ', '-')}">${kind}</span>`,
+        ),
+      );
       expect(html).toContain(`<p class="reason">${why}</p>`);
       expect(html).not.toContain('badge failed');
-      expect(html).toMatch(new RegExp(`<tr><th scope="row">MUST</th><td class="number passed">\\d+</td><td class="number zero">0</td>`));
+      expect(html).toMatch(
+        new RegExp(`<tr><th scope="row">MUST</th><td class="number passed">\\d+</td><td class="number zero">0</td>`),
+      );
     });
 
     it('summary.md: listed under the failures the gate accepts, not the failed ones', () => {
       const summary = summaryMarkdown(record);
-      const failedSection = summary.slice(summary.indexOf('## Failed and not-run'), summary.indexOf('## Failures the gate accepts'));
+      const failedSection = summary.slice(
+        summary.indexOf('## Failed and not-run'),
+        summary.indexOf('## Failures the gate accepts'),
+      );
       expect(failedSection).not.toContain('NG-META-PAGES');
       expect(summary).toContain(`| NG-META-PAGES | MUST | 4.1 | ${kind} | ${why} |`);
       expect(summary).toContain('1 MUST requirement failed: NG-META-PAGES');
@@ -87,12 +114,18 @@ for (const [name, gate, kind, why] of accepted) {
     });
 
     it('the console: no "Failed requirements", the failure listed as accepted with why', () => {
-      const text = failedRequirementsConsole(record) + consoleSummary(record, { dir: '/r', files: ['/r/conformance.json', '/r/summary.md'] }, '/');
+      const text =
+        failedRequirementsConsole(record) +
+        consoleSummary(record, { dir: '/r', files: ['/r/conformance.json', '/r/summary.md'] }, '/');
       expect(text).not.toContain('Failed requirements');
       expect(text).toContain(`Failures the gate accepts (1):\n  NG-META-PAGES (MUST, section 4.1): ${why}`);
       expect(text).not.toMatch(/^Verdict: FAILED/m);
-      expect(text).toContain(`\nVerdict: PASSED by the gate, which sets the exit code: no failure left (1 failure ${kind === 'waived' ? 'waived' : 'known from the baseline'})\n`);
-      expect(text).toContain(`\n  before ${kind === 'waived' ? 'waivers' : 'the baseline'}: FAILED: 1 MUST requirement failed: NG-META-PAGES (${kind})\n`);
+      expect(text).toContain(
+        `\nVerdict: PASSED by the gate, which sets the exit code: no failure left (1 failure ${kind === 'waived' ? 'waived' : 'known from the baseline'})\n`,
+      );
+      expect(text).toContain(
+        `\n  before ${kind === 'waived' ? 'waivers' : 'the baseline'}: FAILED: 1 MUST requirement failed: NG-META-PAGES (${kind})\n`,
+      );
       expect(text).toMatch(/\nCases: \d+ cases: \d+ passed \(a failure the gate accepts fails no case\), /);
       expect(text).toMatch(/\nRequirements: MUST \d+ passed, 1 failed \(1 accepted by the gate\), /);
     });
@@ -106,7 +139,7 @@ for (const [name, gate, kind, why] of accepted) {
 }
 
 describe('a failure nothing accepts, found by fixed cases and by generated inputs', () => {
-  it('junit.xml: a JUnit consumer finds exactly one failure, the requirement\'s; the generated case points at it', () => {
+  it("junit.xml: a JUnit consumer finds exactly one failure, the requirement's; the generated case points at it", () => {
     const record = failedRun({ generated: generatedBreaking('NG-META-PAGES') });
     const junit = junitOf(record, 'unwaived-generated');
     expect(junit.failed).toBe(1);
@@ -125,27 +158,39 @@ describe('a failure whose waiver has expired', () => {
     expect(record.gate.result).toBe('fail');
     const junit = junitOf(record, 'expired');
     expect(redCases(junit).map((c) => c.name.split(' ')[0])).toEqual(['NG-META-PAGES']);
-    expect(certificationHtml(record)).toContain('<span class="badge failed blocking">failed</span> <strong>NG-META-PAGES</strong>');
+    expect(certificationHtml(record)).toContain(
+      '<span class="badge failed blocking">failed</span> <strong>NG-META-PAGES</strong>',
+    );
     expect(failedRequirementsConsole(record)).toContain('Failed requirements (1):');
     expect(githubAnnotations(record)).toContain('::error title=NG-META-PAGES');
   });
 });
 
 describe('JUnit times and observations', () => {
-  it('each requirement\'s time is the time its cases took, read back by the JUnit consumer', () => {
+  it("each requirement's time is the time its cases took, read back by the JUnit consumer", () => {
     const record = failedRun();
-    const withTimes = { ...record, requirements: record.requirements.map((r) => (r.id === 'NG-PAGE-WALK' ? { ...r, durationMs: 1234 } : r)) };
+    const withTimes = {
+      ...record,
+      requirements: record.requirements.map((r) => (r.id === 'NG-PAGE-WALK' ? { ...r, durationMs: 1234 } : r)),
+    };
     const walk = junitCases(junitOf(withTimes, 'times')).find((c) => c.name.startsWith('NG-PAGE-WALK '))!;
     expect(walk.duration).toBe(1234);
   });
 
-  it('a requirement\'s time in the record is the time of the cases that ran and exercise it, added up', () => {
-    const record = recordOf([caseOutcome('NG-PAGE-WALK · a', ['NG-PAGE-WALK'], { durationMs: 700 }), caseOutcome('NG-PAGE-WALK · b', ['NG-PAGE-WALK'], { durationMs: 534 })]);
+  it("a requirement's time in the record is the time of the cases that ran and exercise it, added up", () => {
+    const record = recordOf([
+      caseOutcome('NG-PAGE-WALK · a', ['NG-PAGE-WALK'], { durationMs: 700 }),
+      caseOutcome('NG-PAGE-WALK · b', ['NG-PAGE-WALK'], { durationMs: 534 }),
+    ]);
     expect(record.requirements.find((r) => r.id === 'NG-PAGE-WALK')?.durationMs).toBe(1234);
   });
 
   it('an observation seen by 25 cases is written once, with its count', () => {
-    const cases = Array.from({ length: 25 }, (_, i) => caseOutcome(`NG-META-DEPRECATED-PRESENT · case ${i}`, ['NG-META-DEPRECATED-PRESENT'], { findings: [findingOf('NG-META-DEPRECATED-PRESENT', 'meta carries the deprecated member totalCount')] }));
+    const cases = Array.from({ length: 25 }, (_, i) =>
+      caseOutcome(`NG-META-DEPRECATED-PRESENT · case ${i}`, ['NG-META-DEPRECATED-PRESENT'], {
+        findings: [findingOf('NG-META-DEPRECATED-PRESENT', 'meta carries the deprecated member totalCount')],
+      }),
+    );
     const xml = requirementsJunit(recordOf(cases));
     const out = /<testcase name="NG-META-DEPRECATED-PRESENT [\s\S]*?<system-out>([\s\S]*?)<\/system-out>/.exec(xml)![1];
     expect(out.match(/deprecated member totalCount/g)).toHaveLength(1);

@@ -72,14 +72,20 @@ describe('generated inputs in the record and its renderings', () => {
     const suite = xml.slice(xml.indexOf('<testsuite name="generated inputs (seed 1)"'));
     expect(suite).toMatch(/^<testsuite name="generated inputs \(seed 1\)" tests="3" failures="0"/);
     expect(suite.match(/<testcase /g)).toHaveLength(3);
-    expect(suite).toContain('<testcase name="listNotificationGroups · ERR-NO-5XX" classname="generated listNotificationGroups"');
-    expect(suite).toContain('curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal&amp;page[limit]=1&amp;page[offset]=2147483648"');
+    expect(suite).toContain(
+      '<testcase name="listNotificationGroups · ERR-NO-5XX" classname="generated listNotificationGroups"',
+    );
+    expect(suite).toContain(
+      'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal&amp;page[limit]=1&amp;page[offset]=2147483648"',
+    );
     expect(suite).toContain('shrunk in 25 steps, seen once in 3 sends');
     expect(suite).toContain('# seen once in 3 sends');
     const root = xml.match(/<testsuites [^>]*tests="(\d+)" failures="(\d+)"/)!;
     const withoutGeneration = requirementsJunit(failedRun()).match(/<testsuites [^>]*tests="(\d+)" failures="(\d+)"/)!;
     // A requirement fails once, in its level's suite (reports/gate-renderings.test.ts).
-    expect([Number(root[1]) - Number(withoutGeneration[1]), Number(root[2]) - Number(withoutGeneration[2])]).toEqual([3, 0]);
+    expect([Number(root[1]) - Number(withoutGeneration[1]), Number(root[2]) - Number(withoutGeneration[2])]).toEqual([
+      3, 0,
+    ]);
   });
 
   it('HTML: a section listing each operation and requirement, the minimal input and its curl line', () => {
@@ -91,9 +97,7 @@ describe('generated inputs in the record and its renderings', () => {
     );
     expect(section.match(/<tr class="(passed|failed)">/g)).toHaveLength(3);
     expect(section).toContain('shrunk in 25 steps, seen once in 3 sends');
-    expect(section).toContain(
-      '&quot;authorization: Bearer r:$LAS_SESSION_TOKEN&quot; # seen once in 3 sends</pre>',
-    );
+    expect(section).toContain('&quot;authorization: Bearer r:$LAS_SESSION_TOKEN&quot; # seen once in 3 sends</pre>');
   });
 
   it('what the sends of a failing input showed, in the words every rendering uses', () => {

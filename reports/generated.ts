@@ -29,7 +29,13 @@ export function generatedOperationOf(result: TestResult): GeneratedOperation | u
 
 export function generatedRecord(settings: GenerationSettings, operations: GeneratedOperation[]): GeneratedRecord {
   const ordered = [...operations].sort((a, b) => a.operation.localeCompare(b.operation));
-  return { inputs: settings.inputs, seed: settings.seed, operationBudgetMs: settings.operationBudgetMs, totalBudgetMs: settings.totalBudgetMs, operations: ordered };
+  return {
+    inputs: settings.inputs,
+    seed: settings.seed,
+    operationBudgetMs: settings.operationBudgetMs,
+    totalBudgetMs: settings.totalBudgetMs,
+    operations: ordered,
+  };
 }
 
 export interface GeneratedRow {
@@ -39,15 +45,22 @@ export interface GeneratedRow {
 
 /** One row per operation and requirement. */
 export function generatedRows(generated: GeneratedRecord): GeneratedRow[] {
-  return generated.operations.flatMap((operation) => operation.requirements.map((requirement) => ({ operation, requirement })));
+  return generated.operations.flatMap((operation) =>
+    operation.requirements.map((requirement) => ({ operation, requirement })),
+  );
 }
 
 /** What generation was asked for and did, in one line. */
 export function generatedSummaryLine(generated: GeneratedRecord): string {
   const sent = generated.operations.reduce((sum, o) => sum + o.inputs.sent, 0);
   const failed = generatedRows(generated).filter((r) => r.requirement.verdict === 'failed').length;
-  const stopped = generated.operations.filter((o) => o.stopped).map((o) => `${o.operation} stopped early: ${o.stopped}`);
-  return [`${generated.inputs} inputs per operation from seed ${generated.seed}, ${sent} requests sent, ${failed} requirement${failed === 1 ? '' : 's'} failed`, ...stopped].join('; ');
+  const stopped = generated.operations
+    .filter((o) => o.stopped)
+    .map((o) => `${o.operation} stopped early: ${o.stopped}`);
+  return [
+    `${generated.inputs} inputs per operation from seed ${generated.seed}, ${sent} requests sent, ${failed} requirement${failed === 1 ? '' : 's'} failed`,
+    ...stopped,
+  ].join('; ');
 }
 
 /** The generated failures of a record, each as the request it sent: what a run given it as --baseline sends first. */

@@ -31,11 +31,18 @@ describe('GitHub Actions', () => {
     expect(lines[0]).toBe(
       '::warning title=AUTH-WWW-AUTHENTICATE (SHOULD%2C section 5)::A 401 response carries a WWW-Authenticate header (HTTP semantics).%0Aa 401 response should carry a WWW-Authenticate header at WWW-Authenticate (expected 3, actual 2) in GET /notification-groups?filter[type]=portal → 401%0Acurl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"',
     );
-    expect(lines[1]).toMatch(/^::error title=NG-META-PAGES \(MUST%2C section 4\.1\)::`meta\.pages` is ceil\(total \/ limit\);.*%0Ameta\.pages is 2, .*%0Acurl -i -g /);
+    expect(lines[1]).toMatch(
+      /^::error title=NG-META-PAGES \(MUST%2C section 4\.1\)::`meta\.pages` is ceil\(total \/ limit\);.*%0Ameta\.pages is 2, .*%0Acurl -i -g /,
+    );
   });
 
   it('escapes a percent sign and line breaks in a finding, so one annotation stays one line', () => {
-    const record = recordOf([caseOutcome('ERR-ENVELOPE · odd', ['ERR-ENVELOPE'], { status: 'failed', findings: [findingOf('ERR-ENVELOPE', 'detail was "100%\nsure"')] })]);
+    const record = recordOf([
+      caseOutcome('ERR-ENVELOPE · odd', ['ERR-ENVELOPE'], {
+        status: 'failed',
+        findings: [findingOf('ERR-ENVELOPE', 'detail was "100%\nsure"')],
+      }),
+    ]);
     const line = githubAnnotations(record).trimEnd();
     expect(line.split('\n')).toHaveLength(1);
     expect(line).toContain('detail was "100%25%0Asure"');

@@ -22,9 +22,17 @@ function escapeProperty(value: string): string {
   return escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-function annotation(command: 'error' | 'warning' | 'notice', requirement: RequirementRecord, accepted?: string): string {
+function annotation(
+  command: 'error' | 'warning' | 'notice',
+  requirement: RequirementRecord,
+  accepted?: string,
+): string {
   const first = firstFinding(requirement);
-  const message = [...(accepted ? [`accepted by the gate: ${accepted}`] : []), `${requirement.text}`, ...(first ? [findingText(first), ...(first.curl ? [first.curl] : [])] : [])].join('\n');
+  const message = [
+    ...(accepted ? [`accepted by the gate: ${accepted}`] : []),
+    `${requirement.text}`,
+    ...(first ? [findingText(first), ...(first.curl ? [first.curl] : [])] : []),
+  ].join('\n');
   return `::${command} title=${escapeProperty(`${requirement.id} (${requirement.level}, section ${requirement.section})`)}::${escapeData(message)}`;
 }
 
@@ -41,5 +49,6 @@ export function githubAnnotations(record: CertificationRecord): string {
 
 export function reportToGithub(record: CertificationRecord, options: GithubReportOptions): void {
   options.write(githubAnnotations(record));
-  if (options.stepSummaryFile) appendFileSync(options.stepSummaryFile, `${readFileSync(options.summaryFile, 'utf8')}\n`);
+  if (options.stepSummaryFile)
+    appendFileSync(options.stepSummaryFile, `${readFileSync(options.summaryFile, 'utf8')}\n`);
 }

@@ -20,7 +20,9 @@ export default class ProgressReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.total = suite.allTests().length;
-    process.stdout.write(`Running ${this.total} conformance cases with ${config.workers} worker${config.workers === 1 ? '' : 's'}\n`);
+    process.stdout.write(
+      `Running ${this.total} conformance cases with ${config.workers} worker${config.workers === 1 ? '' : 's'}\n`,
+    );
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {

@@ -13,16 +13,33 @@ import type { CertificationRecord } from './record.ts';
 import { caseOutcome, findingOf, recordOf } from './test-support.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 
-const LONG = { message: 'meta.pages is 1 after a long POST', method: 'POST', path: '/highlights', status: 201, curl: `curl -i -g -X POST "$LAS_BASE_URL/highlights" --data-binary '${'x'.repeat(300)}'` };
+const LONG = {
+  message: 'meta.pages is 1 after a long POST',
+  method: 'POST',
+  path: '/highlights',
+  status: 201,
+  curl: `curl -i -g -X POST "$LAS_BASE_URL/highlights" --data-binary '${'x'.repeat(300)}'`,
+};
 const SHORT_MESSAGE = 'meta.pages is 2 on a plain GET';
 
 /** NG-META-PAGES failed twice, the longer reproducer first in the record; an observation likewise. */
 function record(): CertificationRecord {
-  const long = { ...findingOf('NG-META-PAGES', LONG.message), exchange: { method: LONG.method, path: LONG.path, status: LONG.status, curl: LONG.curl } };
-  const observedLong = { ...findingOf('NG-META-DEPRECATED-PRESENT', 'totalCount sent after a long POST'), exchange: { method: LONG.method, path: LONG.path, status: LONG.status, curl: LONG.curl } };
+  const long = {
+    ...findingOf('NG-META-PAGES', LONG.message),
+    exchange: { method: LONG.method, path: LONG.path, status: LONG.status, curl: LONG.curl },
+  };
+  const observedLong = {
+    ...findingOf('NG-META-DEPRECATED-PRESENT', 'totalCount sent after a long POST'),
+    exchange: { method: LONG.method, path: LONG.path, status: LONG.status, curl: LONG.curl },
+  };
   return recordOf([
-    caseOutcome('NG-PAGE-WALK · walk', ['NG-PAGE-WALK'], { status: 'failed', findings: [long, findingOf('NG-META-PAGES', SHORT_MESSAGE)] }),
-    caseOutcome('NG-META-DEPRECATED-PRESENT · seen', ['NG-META-DEPRECATED-PRESENT'], { findings: [observedLong, findingOf('NG-META-DEPRECATED-PRESENT', 'totalCount sent on a plain GET')] }),
+    caseOutcome('NG-PAGE-WALK · walk', ['NG-PAGE-WALK'], {
+      status: 'failed',
+      findings: [long, findingOf('NG-META-PAGES', SHORT_MESSAGE)],
+    }),
+    caseOutcome('NG-META-DEPRECATED-PRESENT · seen', ['NG-META-DEPRECATED-PRESENT'], {
+      findings: [observedLong, findingOf('NG-META-DEPRECATED-PRESENT', 'totalCount sent on a plain GET')],
+    }),
   ]);
 }
 
@@ -36,7 +53,11 @@ beforeAll(() => {
   writeFileSync(join(dir, 'summary.md'), summaryMarkdown(failed));
   const stepSummary = join(dir, 'step-summary.md');
   let annotations = '';
-  reportToGithub(failed, { stepSummaryFile: stepSummary, summaryFile: join(dir, 'summary.md'), write: (text) => (annotations += text) });
+  reportToGithub(failed, {
+    stepSummaryFile: stepSummary,
+    summaryFile: join(dir, 'summary.md'),
+    write: (text) => (annotations += text),
+  });
   renderings = {
     console: `${consoleHeading(failed)}${failedRequirementsConsole(failed)}\n${consoleSummary(failed, { dir: '/r', files: ['/r/conformance.json', '/r/summary.md'] }, '/r')}`,
     'summary.md': summaryMarkdown(failed),
@@ -51,7 +72,14 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('every rendering of a record', () => {
-  const FIRST_LINES: Record<string, number> = { console: 1, 'summary.md': 3, 'certification.html': 8, 'junit.xml': 2, 'GitHub job summary': 3, diff: 4 };
+  const FIRST_LINES: Record<string, number> = {
+    console: 1,
+    'summary.md': 3,
+    'certification.html': 8,
+    'junit.xml': 2,
+    'GitHub job summary': 3,
+    diff: 4,
+  };
   for (const [name, lines] of Object.entries(FIRST_LINES)) {
     it(`${name} names the target in its first ${lines} line${lines === 1 ? '' : 's'}`, () => {
       expect(renderings[name].split('\n').slice(0, lines).join('\n')).toContain('http://127.0.0.1:4010/v3');
@@ -65,7 +93,14 @@ describe('every rendering of a record', () => {
     expect(renderings.console.split('\n')[1]).toMatch(/^Record: unsigned \(self-reported\): /);
   });
 
-  const SHOWING_THE_FAILURE = ['console', 'summary.md', 'certification.html', 'junit.xml', 'GitHub annotations', 'diff'];
+  const SHOWING_THE_FAILURE = [
+    'console',
+    'summary.md',
+    'certification.html',
+    'junit.xml',
+    'GitHub annotations',
+    'diff',
+  ];
   for (const name of SHOWING_THE_FAILURE) {
     it(`${name} shows the shortest reproducer as NG-META-PAGES's first finding`, () => {
       const text = renderings[name];
@@ -77,10 +112,14 @@ describe('every rendering of a record', () => {
     });
   }
 
-  it('summary.md and certification.html show the shortest reproducer as an observation\'s first too', () => {
-    expect(renderings['summary.md']).toContain('- NG-META-DEPRECATED-PRESENT (section 9): totalCount sent on a plain GET');
+  it("summary.md and certification.html show the shortest reproducer as an observation's first too", () => {
+    expect(renderings['summary.md']).toContain(
+      '- NG-META-DEPRECATED-PRESENT (section 9): totalCount sent on a plain GET',
+    );
     const html = renderings['certification.html'];
     const observation = html.slice(html.indexOf('id="evidence-NG-META-DEPRECATED-PRESENT"'));
-    expect(observation.indexOf('totalCount sent on a plain GET')).toBeLessThan(observation.indexOf('totalCount sent after a long POST'));
+    expect(observation.indexOf('totalCount sent on a plain GET')).toBeLessThan(
+      observation.indexOf('totalCount sent after a long POST'),
+    );
   });
 });

@@ -14,7 +14,11 @@ export interface RenderingPaths {
   certification: string;
 }
 
-export function writeRecordRenderings(record: CertificationRecord, outputDir: string, signature: RecordSignature = UNSIGNED_RECORD): RenderingPaths {
+export function writeRecordRenderings(
+  record: CertificationRecord,
+  outputDir: string,
+  signature: RecordSignature = UNSIGNED_RECORD,
+): RenderingPaths {
   const paths = { junit: join(outputDir, REQUIREMENTS_JUNIT_FILE), certification: join(outputDir, CERTIFICATION_FILE) };
   writeFileSync(paths.junit, requirementsJunit(record));
   writeFileSync(paths.certification, certificationHtml(record, signature));

@@ -1,8 +1,27 @@
 // The certification record (conformance.json, schema: reports/conformance.schema.json). The record
 // gathers what the cases found, per requirement of the catalogue; it judges nothing the cases did
 // not. Its renderings read it from their own files and none is imported here.
-import { LEVELS, recordKindLabel, recordKinds, type Contract, type Level, type Requirement } from '../contract/index.ts';
-import { blockingLevels, failLevelName, regressionCaseName, waiverActive, type CaseFinding, type ExercisedRequirement, type FailLevel, type GeneratedOperation, type GenerationSettings, type NotRunDeclaration, type UnexercisedRequirement } from '../run-protocol/index.ts';
+import {
+  LEVELS,
+  recordKindLabel,
+  recordKinds,
+  type Contract,
+  type Level,
+  type Requirement,
+} from '../contract/index.ts';
+import {
+  blockingLevels,
+  failLevelName,
+  regressionCaseName,
+  waiverActive,
+  type CaseFinding,
+  type ExercisedRequirement,
+  type FailLevel,
+  type GeneratedOperation,
+  type GenerationSettings,
+  type NotRunDeclaration,
+  type UnexercisedRequirement,
+} from '../run-protocol/index.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /**
@@ -143,7 +162,11 @@ const NOT_A_RECORD_KIND = new Set(['forbiddenToken', 'legacyHeader', 'ca', 'head
 /** Each kind of record and whether the run was given one, from a record of either format. */
 export function recordsGiven(inputs: InputsGiven | InputsGivenFormat3): Record<string, boolean> {
   if (typeof inputs.records === 'object' && inputs.records !== null) return inputs.records as Record<string, boolean>;
-  return Object.fromEntries(Object.entries(inputs).filter((entry): entry is [string, boolean] => !NOT_A_RECORD_KIND.has(entry[0]) && typeof entry[1] === 'boolean'));
+  return Object.fromEntries(
+    Object.entries(inputs).filter(
+      (entry): entry is [string, boolean] => !NOT_A_RECORD_KIND.has(entry[0]) && typeof entry[1] === 'boolean',
+    ),
+  );
 }
 
 /** The optional inputs other than record kinds, as a person calls them, in the order renderings list them. */
@@ -169,7 +192,9 @@ export function optionalInputs(inputs: InputsGiven | InputsGivenFormat3): { name
  */
 export function recordsGivenLine(inputs: InputsGiven | InputsGivenFormat3): string {
   const records = Object.entries(recordsGiven(inputs));
-  return records.length === 0 ? 'the contract names none' : records.map(([kind, given]) => `${recordKindLabel(kind)} ${given ? 'given' : 'not given'}`).join(', ');
+  return records.length === 0
+    ? 'the contract names none'
+    : records.map(([kind, given]) => `${recordKindLabel(kind)} ${given ? 'given' : 'not given'}`).join(', ');
 }
 
 /** How the gate reads the verdict: --allow-partial, waivers from the target file, --baseline. */
@@ -281,8 +306,18 @@ export function buildRecord(input: RecordInput): CertificationRecord {
   const scrub = input.scrub ?? ((text: string) => text);
   const waivers = new Map((input.gate?.waivers ?? []).map((w) => [w.requirement, w]));
   const today = input.gate?.today ?? input.startedAt.toISOString().slice(0, 10);
-  const context = { ...DEFAULT_CONTEXT, inputs: { ...DEFAULT_CONTEXT.inputs, records: noRecordsGiven(input.contract) }, ...input.context };
-  const requirements = input.contract.requirements.map((requirement) => withWaiver(requirementRecord(requirement, input.cases, context.selection, scrub), waivers.get(requirement.id), today));
+  const context = {
+    ...DEFAULT_CONTEXT,
+    inputs: { ...DEFAULT_CONTEXT.inputs, records: noRecordsGiven(input.contract) },
+    ...input.context,
+  };
+  const requirements = input.contract.requirements.map((requirement) =>
+    withWaiver(
+      requirementRecord(requirement, input.cases, context.selection, scrub),
+      waivers.get(requirement.id),
+      today,
+    ),
+  );
   const failed = requirements.filter((r) => r.level === 'MUST' && r.verdict === 'failed').map((r) => r.id);
   const warned = requirements.filter((r) => r.level === 'SHOULD' && r.verdict === 'warning').map((r) => r.id);
   const blocking = blockingRequirementIds(failed, warned, input.failLevel);
@@ -305,7 +340,9 @@ export function buildRecord(input: RecordInput): CertificationRecord {
     durationMs: Math.round(input.durationMs),
     runStatus: input.runStatus,
     verdict,
-    verdictReason: ranAny ? verdictReason({ blocking, failed, warned, notRun, complete, runStatus: input.runStatus }) : NOTHING_RAN_REASON,
+    verdictReason: ranAny
+      ? verdictReason({ blocking, failed, warned, notRun, complete, runStatus: input.runStatus })
+      : NOTHING_RAN_REASON,
     notRun,
     gate: gateRecord(verdict, blocking, requirements, input.gate),
     cases: {
@@ -328,7 +365,15 @@ export function blockingRequirementIds(failed: string[], warned: string[], failL
 
 /** Requirements the run had to check and did not; the proxy's own requirements are no suite's to check. */
 export function unverified(requirements: RequirementRecord[], failLevel: FailLevel): string[] {
-  return requirements.filter((r) => r.verdict === 'not-run' && r.reason !== PROXY_ONLY_REASON && !r.byTargetChoice && blockingLevels(failLevel).includes(r.level)).map((r) => r.id);
+  return requirements
+    .filter(
+      (r) =>
+        r.verdict === 'not-run' &&
+        r.reason !== PROXY_ONLY_REASON &&
+        !r.byTargetChoice &&
+        blockingLevels(failLevel).includes(r.level),
+    )
+    .map((r) => r.id);
 }
 
 interface VerdictBasis {
@@ -351,14 +396,31 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-export function verdictReason(basis: { blocking: string[]; failed: string[]; warned: string[]; notRun: string[]; complete: boolean; runStatus: string }): string {
+export function verdictReason(basis: {
+  blocking: string[];
+  failed: string[];
+  warned: string[];
+  notRun: string[];
+  complete: boolean;
+  runStatus: string;
+}): string {
   const { blocking, failed, warned, notRun, complete, runStatus } = basis;
   const parts = [];
-  if (!complete) parts.push(`the run did not complete (${runStatus}); requirements whose cases did not run are not run`);
+  if (!complete)
+    parts.push(`the run did not complete (${runStatus}); requirements whose cases did not run are not run`);
   if (failed.length > 0) parts.push(`${plural(failed.length, 'MUST requirement')} failed: ${failed.join(', ')}`);
-  if (blocking.length > failed.length) parts.push(`${plural(warned.length, 'SHOULD requirement')} warned (--level should): ${warned.join(', ')}`);
-  if (blocking.length === 0 && notRun.length > 0) parts.push(`no requirement failed, but ${plural(notRun.length, 'requirement')} the run had to check ${notRun.length === 1 ? 'was' : 'were'} not run: ${notRun.join(', ')}`);
-  if (parts.length === 0) parts.push(warned.length > 0 ? `no MUST requirement failed; ${plural(warned.length, 'SHOULD requirement')} warned` : 'no MUST requirement failed');
+  if (blocking.length > failed.length)
+    parts.push(`${plural(warned.length, 'SHOULD requirement')} warned (--level should): ${warned.join(', ')}`);
+  if (blocking.length === 0 && notRun.length > 0)
+    parts.push(
+      `no requirement failed, but ${plural(notRun.length, 'requirement')} the run had to check ${notRun.length === 1 ? 'was' : 'were'} not run: ${notRun.join(', ')}`,
+    );
+  if (parts.length === 0)
+    parts.push(
+      warned.length > 0
+        ? `no MUST requirement failed; ${plural(warned.length, 'SHOULD requirement')} warned`
+        : 'no MUST requirement failed',
+    );
   return parts.join('; ');
 }
 
@@ -368,7 +430,12 @@ function withWaiver(record: RequirementRecord, waiver: Waiver | undefined, today
 }
 
 /** The gate: active waivers and a baseline take known failures out; --allow-partial lets an incomplete run pass. */
-export function gateRecord(verdict: RunVerdict, blocking: string[], requirements: RequirementRecord[], policy: GatePolicy | undefined): GateRecord {
+export function gateRecord(
+  verdict: RunVerdict,
+  blocking: string[],
+  requirements: RequirementRecord[],
+  policy: GatePolicy | undefined,
+): GateRecord {
   const byId = new Map(requirements.map((r) => [r.id, r]));
   const waived = blocking.filter((id) => byId.get(id)?.waiver?.active === true);
   const expiredWaivers = blocking.filter((id) => byId.get(id)?.waiver?.active === false);
@@ -377,39 +444,90 @@ export function gateRecord(verdict: RunVerdict, blocking: string[], requirements
   const knownFailures = policy?.baseline ? unwaived.filter((id) => baselineFailing.has(id)) : [];
   const newlyFailing = unwaived.filter((id) => !knownFailures.includes(id));
   const allowPartial = policy?.allowPartial ?? false;
-  const base = { allowPartial, waived, expiredWaivers, ...(policy?.baseline ? { baseline: { file: policy.baseline.file, knownFailures, newlyFailing } } : {}) };
-  const accepted = [...(waived.length > 0 ? [`${plural(waived.length, 'failure')} waived`] : []), ...(knownFailures.length > 0 ? [`${plural(knownFailures.length, 'failure')} known from the baseline`] : [])];
+  const base = {
+    allowPartial,
+    waived,
+    expiredWaivers,
+    ...(policy?.baseline ? { baseline: { file: policy.baseline.file, knownFailures, newlyFailing } } : {}),
+  };
+  const accepted = [
+    ...(waived.length > 0 ? [`${plural(waived.length, 'failure')} waived`] : []),
+    ...(knownFailures.length > 0 ? [`${plural(knownFailures.length, 'failure')} known from the baseline`] : []),
+  ];
   const also = accepted.length > 0 ? ` (${accepted.join(', ')})` : '';
   if (newlyFailing.length > 0) {
     const expired = expiredWaivers.length > 0 ? `; waiver expired for ${expiredWaivers.join(', ')}` : '';
-    return { result: 'fail', reason: `${policy?.baseline ? 'newly failing' : 'failing'}: ${newlyFailing.join(', ')}${expired}${also}`, ...base };
+    return {
+      result: 'fail',
+      reason: `${policy?.baseline ? 'newly failing' : 'failing'}: ${newlyFailing.join(', ')}${expired}${also}`,
+      ...base,
+    };
   }
-  if (verdict === 'failed' && blocking.length === 0) return { result: 'fail', reason: 'the run did not complete in time', ...base };
-  if (verdict === 'incomplete' && !allowPartial) return { result: 'incomplete', reason: `requirements the run had to check were not run; pass --allow-partial to accept a partial run${also}`, ...base };
+  if (verdict === 'failed' && blocking.length === 0)
+    return { result: 'fail', reason: 'the run did not complete in time', ...base };
+  if (verdict === 'incomplete' && !allowPartial)
+    return {
+      result: 'incomplete',
+      reason: `requirements the run had to check were not run; pass --allow-partial to accept a partial run${also}`,
+      ...base,
+    };
   const partial = verdict === 'incomplete' ? 'a partial run accepted (--allow-partial)' : 'nothing failed';
   return { result: 'pass', reason: `${verdict === 'failed' ? 'no failure left' : partial}${also}`, ...base };
 }
 
-function requirementRecord(requirement: Requirement, cases: CaseOutcome[], selection: Selection, scrub: (text: string) => string): RequirementRecord {
-  const evidence = cases.flatMap((c) => c.findings.filter((f) => f.requirement === requirement.id).map((f) => recordedEvidence(c.title, f)));
-  const unexplained = cases.filter((c) => c.error !== undefined && c.requirements[0] === requirement.id).map((c) => ({ case: c.title, message: `${CASE_FAILED_MESSAGE}${c.error}` }));
+function requirementRecord(
+  requirement: Requirement,
+  cases: CaseOutcome[],
+  selection: Selection,
+  scrub: (text: string) => string,
+): RequirementRecord {
+  const evidence = cases.flatMap((c) =>
+    c.findings.filter((f) => f.requirement === requirement.id).map((f) => recordedEvidence(c.title, f)),
+  );
+  const unexplained = cases
+    .filter((c) => c.error !== undefined && c.requirements[0] === requirement.id)
+    .map((c) => ({ case: c.title, message: `${CASE_FAILED_MESSAGE}${c.error}` }));
   const all = [...evidence, ...unexplained];
   const covering = cases.filter((c) => c.requirements.includes(requirement.id));
   const declaredNotRun = (c: CaseOutcome) => c.notRun?.find((n) => n.requirements.includes(requirement.id));
   const ran = covering.filter((c) => RAN.includes(c.status) && !declaredNotRun(c));
-  const regression = ran.filter((c) => c.requirements[0] === requirement.id).flatMap((c) => regressionCaseName(c.title) ?? []);
+  const regression = ran
+    .filter((c) => c.requirements[0] === requirement.id)
+    .flatMap((c) => regressionCaseName(c.title) ?? []);
   const durationMs = Math.round(ran.reduce((sum, c) => sum + (c.durationMs ?? 0), 0));
   const exercised = cases.flatMap((c) => c.exercised ?? []).filter((e) => e.requirement === requirement.id);
   const judged = exercised.reduce((sum, e) => sum + e.judged, 0);
   const broken = exercised.reduce((sum, e) => sum + e.broken, 0);
-  const base = { id: requirement.id, level: requirement.level, section: requirement.section, text: requirement.text, cases: ran.length, ...(ran.length > 0 ? { durationMs } : {}), judged, broken, ...(regression.length > 0 ? { regressionCases: regression } : {}) };
-  const kept = { evidence: all.slice(0, MAX_EVIDENCE), ...(all.length > MAX_EVIDENCE ? { evidenceOmitted: all.length - MAX_EVIDENCE } : {}) };
-  if (all.length > 0 && requirement.level !== 'INFO') return { ...base, verdict: requirement.level === 'MUST' ? 'failed' : 'warning', ...kept };
+  const base = {
+    id: requirement.id,
+    level: requirement.level,
+    section: requirement.section,
+    text: requirement.text,
+    cases: ran.length,
+    ...(ran.length > 0 ? { durationMs } : {}),
+    judged,
+    broken,
+    ...(regression.length > 0 ? { regressionCases: regression } : {}),
+  };
+  const kept = {
+    evidence: all.slice(0, MAX_EVIDENCE),
+    ...(all.length > MAX_EVIDENCE ? { evidenceOmitted: all.length - MAX_EVIDENCE } : {}),
+  };
+  if (all.length > 0 && requirement.level !== 'INFO')
+    return { ...base, verdict: requirement.level === 'MUST' ? 'failed' : 'warning', ...kept };
   // Passed means judged: a judge that can break it judged an exchange and it held.
   if (judged > 0 || all.length > 0) return { ...base, verdict: 'passed', ...kept };
   const declared = covering.map(declaredNotRun).find((n) => n !== undefined);
-  if (declared) return { ...base, verdict: 'not-run', reason: scrub(declared.reason), evidence: [], ...(declared.byTargetChoice ? { byTargetChoice: true } : {}) };
-  if (ran.length > 0 && judgedBySuite(requirement)) return { ...base, ...notExercised(requirement, cases, scrub), evidence: [] };
+  if (declared)
+    return {
+      ...base,
+      verdict: 'not-run',
+      reason: scrub(declared.reason),
+      evidence: [],
+      ...(declared.byTargetChoice ? { byTargetChoice: true } : {}),
+    };
+  if (ran.length > 0 && judgedBySuite(requirement))
+    return { ...base, ...notExercised(requirement, cases, scrub), evidence: [] };
   return { ...base, verdict: 'not-run', reason: notRunReason(requirement, covering, selection), evidence: [] };
 }
 
@@ -420,12 +538,21 @@ const judgedBySuite = (requirement: Requirement) => !requirement.checkedBy || re
  * and the run is incomplete for it; otherwise the catalogue says why (`notExercised`) and whether
  * that is the target's legal choice.
  */
-function notExercised(requirement: Requirement, cases: CaseOutcome[], scrub: (text: string) => string): Pick<RequirementRecord, 'verdict' | 'reason' | 'byTargetChoice' | 'notExercised'> {
+function notExercised(
+  requirement: Requirement,
+  cases: CaseOutcome[],
+  scrub: (text: string) => string,
+): Pick<RequirementRecord, 'verdict' | 'reason' | 'byTargetChoice' | 'notExercised'> {
   const seen = cases.flatMap((c) => c.unexercised ?? []).find((u) => u.requirement === requirement.id);
   const policy = requirement.notExercised;
   const reason = seen ? scrub(seen.reason) : (policy?.reason ?? UNEXERCISED_REASON);
   const byTargetChoice = seen === undefined && policy?.byTargetChoice === true;
-  return { verdict: 'not-run', reason: `not exercised: ${reason}`, notExercised: true, ...(byTargetChoice ? { byTargetChoice: true } : {}) };
+  return {
+    verdict: 'not-run',
+    reason: `not exercised: ${reason}`,
+    notExercised: true,
+    ...(byTargetChoice ? { byTargetChoice: true } : {}),
+  };
 }
 
 function notRunReason(requirement: Requirement, covering: CaseOutcome[], selection: Selection): string {
@@ -458,7 +585,11 @@ function recordedEvidence(caseTitle: string, finding: CaseFinding): RecordedEvid
     status: finding.exchange?.status,
     curl: finding.exchange?.curl,
   };
-  return { case: caseTitle, message: finding.message, ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) };
+  return {
+    case: caseTitle,
+    message: finding.message,
+    ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
+  };
 }
 
 function tallyOf(requirements: RequirementRecord[]): Record<Level, Tally> {

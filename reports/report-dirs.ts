@@ -10,7 +10,10 @@ export const LATEST = 'latest';
 
 /** `<root>/2026-11-22T20-15-04Z`: sortable, and a valid file name everywhere. */
 export function timestampedReportDir(root: string, now: Date): string {
-  const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+  const stamp = now
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
   let dir = join(root, stamp);
   // Two runs started within the same second each get their own directory.
   for (let n = 2; existsSync(dir); n++) dir = join(root, `${stamp}-${n}`);
@@ -28,7 +31,11 @@ export function pointLatestAt(dir: string): void {
   if (existing && !existing.isSymbolicLink()) renameSync(latest, timestampedReportDir(root, statSync(latest).mtime));
   const temporary = join(root, `.${LATEST}-${process.pid}`);
   rmSync(temporary, { force: true });
-  symlinkSync(process.platform === 'win32' ? dir : basename(dir), temporary, process.platform === 'win32' ? 'junction' : 'dir');
+  symlinkSync(
+    process.platform === 'win32' ? dir : basename(dir),
+    temporary,
+    process.platform === 'win32' ? 'junction' : 'dir',
+  );
   renameSync(temporary, latest);
 }
 

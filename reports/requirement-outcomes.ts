@@ -39,10 +39,15 @@ export interface GateAcceptance {
  * The gate's acceptance of a requirement's failure, as the record's gate decided it; undefined when it counts (or did
  * not fail).
  */
-export function gateAcceptance(record: CertificationRecord, requirement: RequirementRecord): GateAcceptance | undefined {
+export function gateAcceptance(
+  record: CertificationRecord,
+  requirement: RequirementRecord,
+): GateAcceptance | undefined {
   if (!blocksRun(record, requirement)) return undefined;
-  if (record.gate.waived.includes(requirement.id)) return { kind: 'waived', why: requirement.waiver ? waivedReason(requirement.waiver) : 'waived' };
-  if (record.gate.baseline?.knownFailures.includes(requirement.id)) return { kind: 'known failure', why: baselineReason(record.gate.baseline.file) };
+  if (record.gate.waived.includes(requirement.id))
+    return { kind: 'waived', why: requirement.waiver ? waivedReason(requirement.waiver) : 'waived' };
+  if (record.gate.baseline?.knownFailures.includes(requirement.id))
+    return { kind: 'known failure', why: baselineReason(record.gate.baseline.file) };
   return undefined;
 }
 
@@ -52,7 +57,10 @@ export function failsGate(record: CertificationRecord, requirement: RequirementR
 }
 
 /** The verdict a rendering shows: the record's, or how the gate accepted the failure. */
-export function shownVerdict(record: CertificationRecord, requirement: RequirementRecord): RequirementVerdictName | GateAcceptance['kind'] {
+export function shownVerdict(
+  record: CertificationRecord,
+  requirement: RequirementRecord,
+): RequirementVerdictName | GateAcceptance['kind'] {
   return gateAcceptance(record, requirement)?.kind ?? verdictOf(requirement);
 }
 
@@ -62,7 +70,9 @@ export function blockingRequirements(record: CertificationRecord): RequirementRe
 }
 
 /** The failures the gate accepts, each with how. */
-export function acceptedRequirements(record: CertificationRecord): { requirement: RequirementRecord; acceptance: GateAcceptance }[] {
+export function acceptedRequirements(
+  record: CertificationRecord,
+): { requirement: RequirementRecord; acceptance: GateAcceptance }[] {
   return record.requirements.flatMap((requirement) => {
     const acceptance = gateAcceptance(record, requirement);
     return acceptance ? [{ requirement, acceptance }] : [];
@@ -88,7 +98,9 @@ export function waiverText(requirement: RequirementRecord): string | undefined {
   const waiver = (requirement as { waiver?: unknown }).waiver;
   if (typeof waiver === 'string') return waiver;
   if (waiver === null || typeof waiver !== 'object') return undefined;
-  const parts = Object.entries(waiver as Record<string, unknown>).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k, v]) => `${k}: ${String(v)}`);
+  const parts = Object.entries(waiver as Record<string, unknown>)
+    .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
+    .map(([k, v]) => `${k}: ${String(v)}`);
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
@@ -96,7 +108,8 @@ export function waiverText(requirement: RequirementRecord): string | undefined {
 export function reasonText(requirement: RequirementRecord, record?: CertificationRecord): string | undefined {
   const acceptance = record && gateAcceptance(record, requirement);
   if (acceptance) return acceptance.why;
-  if (verdictOf(requirement) === 'waived') return [requirement.reason, waiverText(requirement)].filter(Boolean).join('; ') || 'waived';
+  if (verdictOf(requirement) === 'waived')
+    return [requirement.reason, waiverText(requirement)].filter(Boolean).join('; ') || 'waived';
   return requirement.reason;
 }
 
@@ -109,7 +122,12 @@ export function exchangeText(evidence: RecordedEvidence): string | undefined {
 /** One finding on one line: message, where, expected and actual, and the exchange. */
 export function findingText(evidence: RecordedEvidence): string {
   const where = evidence.pointer ? ` at ${evidence.pointer}` : '';
-  const values = [evidence.expected !== undefined ? `expected ${evidence.expected}` : undefined, evidence.actual !== undefined ? `actual ${evidence.actual}` : undefined].filter(Boolean).join(', ');
+  const values = [
+    evidence.expected !== undefined ? `expected ${evidence.expected}` : undefined,
+    evidence.actual !== undefined ? `actual ${evidence.actual}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ');
   const exchange = exchangeText(evidence);
   return `${evidence.message}${where}${values ? ` (${values})` : ''}${exchange ? ` in ${exchange}` : ''}`;
 }
@@ -146,9 +164,13 @@ export function notRunReasons(record: CertificationRecord): { reason: string; id
 
 /** The record's verdict reason with each failure the gate accepts marked as such: `ERR-STATUS-STRING (waived)`. */
 export function verdictReasonShown(record: CertificationRecord): string {
-  const accepted = new Map(acceptedRequirements(record).map(({ requirement, acceptance }) => [requirement.id, acceptance.kind]));
+  const accepted = new Map(
+    acceptedRequirements(record).map(({ requirement, acceptance }) => [requirement.id, acceptance.kind]),
+  );
   if (accepted.size === 0) return record.verdictReason;
-  return record.verdictReason.replace(/[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+/g, (id) => (accepted.has(id) ? `${id} (${accepted.get(id)})` : id));
+  return record.verdictReason.replace(/[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+/g, (id) =>
+    accepted.has(id) ? `${id} (${accepted.get(id)})` : id,
+  );
 }
 
 /**
@@ -167,5 +189,10 @@ export function firstFinding(requirement: Pick<RequirementRecord, 'evidence'>): 
 /** True when waivers, a baseline or --allow-partial had a say, so the gate's result needs its own line. */
 export function gateToolsUsed(record: CertificationRecord): boolean {
   const { gate } = record;
-  return gate.waived.length > 0 || gate.expiredWaivers.length > 0 || gate.baseline !== undefined || (gate.allowPartial && record.verdict === 'incomplete');
+  return (
+    gate.waived.length > 0 ||
+    gate.expiredWaivers.length > 0 ||
+    gate.baseline !== undefined ||
+    (gate.allowPartial && record.verdict === 'incomplete')
+  );
 }

@@ -4,21 +4,23 @@
 // table shows it.
 import { LEVELS, type Level, type Requirement } from '../contract/index.ts';
 
-
 function basisOf(requirement: Requirement): string | undefined {
   const basis = (requirement as { basis?: unknown }).basis;
   return typeof basis === 'string' && basis.trim() !== '' ? basis : undefined;
 }
 
 function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ').trim();
+  return text
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 }
 
 /** What a run that judged it nowhere reports, and whether that leaves the run complete. */
 function notExercisedText(requirement: Requirement): string {
   const policy = requirement.notExercised;
   if (!policy) return '';
-  return `${policy.reason}${policy.byTargetChoice ? ' (the target\'s choice: the run stays complete)' : ''}`;
+  return `${policy.reason}${policy.byTargetChoice ? " (the target's choice: the run stays complete)" : ''}`;
 }
 
 function checkedBy(requirement: Requirement): string {
@@ -30,8 +32,24 @@ export function requirementsMarkdown(requirements: Requirement[]): string {
   const withBasis = requirements.some((r) => basisOf(r) !== undefined);
   const count = (level: Level) => requirements.filter((r) => r.level === level).length;
   const withPolicy = requirements.some((r) => r.notExercised !== undefined);
-  const header = ['Id', 'Level', 'Section', 'Requirement', 'Checked by', ...(withBasis ? ['Basis in the specification'] : []), ...(withPolicy ? ['Not exercised when'] : [])];
-  const rows = requirements.map((r) => [`\`${r.id}\``, r.level, r.section, cell(r.text), checkedBy(r), ...(withBasis ? [cell(basisOf(r) ?? '')] : []), ...(withPolicy ? [cell(notExercisedText(r))] : [])]);
+  const header = [
+    'Id',
+    'Level',
+    'Section',
+    'Requirement',
+    'Checked by',
+    ...(withBasis ? ['Basis in the specification'] : []),
+    ...(withPolicy ? ['Not exercised when'] : []),
+  ];
+  const rows = requirements.map((r) => [
+    `\`${r.id}\``,
+    r.level,
+    r.section,
+    cell(r.text),
+    checkedBy(r),
+    ...(withBasis ? [cell(basisOf(r) ?? '')] : []),
+    ...(withPolicy ? [cell(notExercisedText(r))] : []),
+  ]);
   return [
     '# Requirements',
     '',

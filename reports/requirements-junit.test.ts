@@ -10,11 +10,16 @@ interface JunitCase {
 }
 
 function testcases(xml: string): JunitCase[] {
-  return [...xml.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)].map(([, name, classname, body]) => ({ name, classname, body }));
+  return [...xml.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)].map(
+    ([, name, classname, body]) => ({ name, classname, body }),
+  );
 }
 
 const idOf = (c: JunitCase) => c.name.split(' · ')[0];
-const failing = (xml: string) => testcases(xml).filter((c) => c.body.includes('<failure')).map(idOf);
+const failing = (xml: string) =>
+  testcases(xml)
+    .filter((c) => c.body.includes('<failure'))
+    .map(idOf);
 
 describe('the per-requirement JUnit file', () => {
   const xml = requirementsJunit(failedRun());
@@ -58,7 +63,10 @@ describe('the per-requirement JUnit file', () => {
     const warned = testcases(xml).find((c) => idOf(c) === 'AUTH-WWW-AUTHENTICATE')!.body;
     expect(warned).not.toContain('<failure');
     expect(warned).toContain('<system-out>warning:');
-    expect(failing(requirementsJunit(failedRun({ failLevel: 'should' })))).toEqual(['NG-META-PAGES', 'AUTH-WWW-AUTHENTICATE']);
+    expect(failing(requirementsJunit(failedRun({ failLevel: 'should' })))).toEqual([
+      'NG-META-PAGES',
+      'AUTH-WWW-AUTHENTICATE',
+    ]);
   });
 
   it('reports a waived requirement as skipped, with its waiver', () => {
@@ -67,7 +75,12 @@ describe('the per-requirement JUnit file', () => {
   });
 
   it('escapes what a target sent, so the file stays well-formed XML', () => {
-    const hostile = recordOf([caseOutcome('ERR-ENVELOPE · hostile', ['ERR-ENVELOPE'], { status: 'failed', findings: [findingOf('ERR-ENVELOPE', 'title was "<b>&\u0001</b>"', { pointer: '/errors/0/title' })] })]);
+    const hostile = recordOf([
+      caseOutcome('ERR-ENVELOPE · hostile', ['ERR-ENVELOPE'], {
+        status: 'failed',
+        findings: [findingOf('ERR-ENVELOPE', 'title was "<b>&\u0001</b>"', { pointer: '/errors/0/title' })],
+      }),
+    ]);
     const out = requirementsJunit(hostile);
     expect(out).toContain('title was &quot;&lt;b&gt;&amp;\uFFFD&lt;/b&gt;&quot;');
     expect(out).not.toContain('<b>');

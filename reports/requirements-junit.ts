@@ -12,7 +12,19 @@ import { LEVELS } from '../contract/index.ts';
 import { generatedRows, type GeneratedRow } from './generated.ts';
 import { reproductionText } from '../run-protocol/reproduction.ts';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
-import { evidenceShortestFirst, failsGate, findingText, firstFinding, gateAcceptance, groupedEvidence, omittedCount, reasonText, shownVerdict, verdictOf, type RequirementVerdictName } from './requirement-outcomes.ts';
+import {
+  evidenceShortestFirst,
+  failsGate,
+  findingText,
+  firstFinding,
+  gateAcceptance,
+  groupedEvidence,
+  omittedCount,
+  reasonText,
+  shownVerdict,
+  verdictOf,
+  type RequirementVerdictName,
+} from './requirement-outcomes.ts';
 
 const SKIPPED: RequirementVerdictName[] = ['not-run', 'waived'];
 
@@ -32,7 +44,11 @@ export function requirementFailureMessage(requirement: RequirementRecord): strin
 }
 
 function evidenceDetail(requirement: RequirementRecord): string {
-  const lines = evidenceShortestFirst(requirement).flatMap((e, i) => [`${i + 1}. ${findingText(e)}`, `   case: ${e.case}`, ...(e.curl ? [`   ${e.curl}`] : [])]);
+  const lines = evidenceShortestFirst(requirement).flatMap((e, i) => [
+    `${i + 1}. ${findingText(e)}`,
+    `   case: ${e.case}`,
+    ...(e.curl ? [`   ${e.curl}`] : []),
+  ]);
   const omitted = omittedCount(requirement);
   if (omitted > 0) lines.push(`${omitted} more finding${omitted === 1 ? '' : 's'} counted in conformance.json`);
   return lines.join('\n');
@@ -41,7 +57,10 @@ function evidenceDetail(requirement: RequirementRecord): string {
 /** Each message once, with how many cases saw it and the first of them: observations repeat across cases. */
 function groupedDetail(requirement: RequirementRecord): string {
   const total = requirement.evidence.length + omittedCount(requirement);
-  const lines = groupedEvidence(requirement).flatMap(({ first, count }) => [`${findingText(first)}${count > 1 ? ` (seen ${count} times)` : ''}`, `   first in case: ${first.case}`]);
+  const lines = groupedEvidence(requirement).flatMap(({ first, count }) => [
+    `${findingText(first)}${count > 1 ? ` (seen ${count} times)` : ''}`,
+    `   first in case: ${first.case}`,
+  ]);
   const omitted = omittedCount(requirement);
   if (omitted > 0) lines.push(`${omitted} more counted in conformance.json`);
   return [`${total} finding${total === 1 ? '' : 's'}:`, ...lines].join('\n');
@@ -49,7 +68,10 @@ function groupedDetail(requirement: RequirementRecord): string {
 
 /** Whether a requirement is <skipped>: not run, or a failure the gate accepts. */
 function skipped(record: CertificationRecord, requirement: RequirementRecord): boolean {
-  return !failsGate(record, requirement) && (gateAcceptance(record, requirement) !== undefined || SKIPPED.includes(verdictOf(requirement)));
+  return (
+    !failsGate(record, requirement) &&
+    (gateAcceptance(record, requirement) !== undefined || SKIPPED.includes(verdictOf(requirement)))
+  );
 }
 
 function skippedMessage(record: CertificationRecord, requirement: RequirementRecord): string {
@@ -77,17 +99,32 @@ function testCase(record: CertificationRecord, requirement: RequirementRecord): 
     ['judged', String(requirement.judged ?? 0)],
     ['broken', String(requirement.broken ?? 0)],
   ];
-  const body = [`      <properties>`, ...properties.map(([name, value]) => `        <property name="${attribute(name)}" value="${attribute(value)}"/>`), `      </properties>`];
+  const body = [
+    `      <properties>`,
+    ...properties.map(([name, value]) => `        <property name="${attribute(name)}" value="${attribute(value)}"/>`),
+    `      </properties>`,
+  ];
   if (failsGate(record, requirement)) {
-    body.push(`      <failure message="${attribute(requirementFailureMessage(requirement))}" type="${requirement.level}">${text(evidenceDetail(requirement))}</failure>`);
+    body.push(
+      `      <failure message="${attribute(requirementFailureMessage(requirement))}" type="${requirement.level}">${text(evidenceDetail(requirement))}</failure>`,
+    );
   } else if (skipped(record, requirement)) {
     body.push(`      <skipped message="${attribute(skippedMessage(record, requirement))}"/>`);
-    if (acceptance) body.push(`      <system-out>${text(`the failure the gate accepts (${acceptance.why}):\n${evidenceDetail(requirement)}`)}</system-out>`);
+    if (acceptance)
+      body.push(
+        `      <system-out>${text(`the failure the gate accepts (${acceptance.why}):\n${evidenceDetail(requirement)}`)}</system-out>`,
+      );
   } else if (requirement.evidence.length > 0) {
     // A SHOULD warning below the fail level, or an INFO observation: shown, never a failure.
-    body.push(`      <system-out>${text(`${verdict === 'warning' ? 'warning' : 'observation'}: ${groupedDetail(requirement)}`)}</system-out>`);
+    body.push(
+      `      <system-out>${text(`${verdict === 'warning' ? 'warning' : 'observation'}: ${groupedDetail(requirement)}`)}</system-out>`,
+    );
   }
-  return [`    <testcase name="${attribute(requirementCaseName(requirement))}" classname="${attribute(sectionClassName(requirement))}" time="${junitSeconds(requirement.durationMs)}">`, ...body, `    </testcase>`].join('\n');
+  return [
+    `    <testcase name="${attribute(requirementCaseName(requirement))}" classname="${attribute(sectionClassName(requirement))}" time="${junitSeconds(requirement.durationMs)}">`,
+    ...body,
+    `    </testcase>`,
+  ].join('\n');
 }
 
 function counts(record: CertificationRecord, requirements: RequirementRecord[]) {
@@ -122,7 +159,14 @@ export function requirementsJunit(record: CertificationRecord): string {
   const total = generated
     ? { ...all, tests: all.tests + generated.tests, skipped: all.skipped + generated.skipped }
     : all;
-  return [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="${attribute(name)}" ${countAttributes(total)} time="${seconds}">`, ...suites, ...(generated ? [generated.xml] : []), `</testsuites>`, ''].join('\n');
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites name="${attribute(name)}" ${countAttributes(total)} time="${seconds}">`,
+    ...suites,
+    ...(generated ? [generated.xml] : []),
+    `</testsuites>`,
+    '',
+  ].join('\n');
 }
 
 interface GeneratedSuite {

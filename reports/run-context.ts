@@ -33,7 +33,13 @@ export function contractSha256(schemaDir = SCHEMA_DIR): string {
  */
 export function kitCommit(root = ROOT): string | undefined {
   try {
-    const [topLevel, commit] = execFileSync('git', ['-C', root, 'rev-parse', '--show-toplevel', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 }).trim().split('\n');
+    const [topLevel, commit] = execFileSync('git', ['-C', root, 'rev-parse', '--show-toplevel', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5_000,
+    })
+      .trim()
+      .split('\n');
     return realpathSync(topLevel) === realpathSync(root) && /^[0-9a-f]{40}$/.test(commit) ? commit : undefined;
   } catch {
     return undefined;
@@ -47,6 +53,8 @@ export function kitIdentity(): RunContext['kit'] {
 }
 
 export function environmentVersions(): RunContext['environment'] {
-  const playwright = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@playwright/test/package.json'), 'utf8')) as { version: string };
+  const playwright = JSON.parse(
+    readFileSync(createRequire(import.meta.url).resolve('@playwright/test/package.json'), 'utf8'),
+  ) as { version: string };
   return { node: process.version, playwright: playwright.version, platform: `${process.platform}-${process.arch}` };
 }

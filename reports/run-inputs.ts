@@ -8,8 +8,11 @@ import type { RunContext } from './record.ts';
 export function inputsOf(settings: TargetSettings, defaultLegacyHeader: string): RunContext['inputs'] {
   return {
     forbiddenToken: settings.forbiddenToken !== undefined,
-    records: Object.fromEntries(recordKinds(loadContract().operations).map((kind) => [kind, settings.fixtures?.[kind] !== undefined])),
-    legacyHeader: settings.legacyHeader !== undefined && settings.legacyHeader.toLowerCase() !== defaultLegacyHeader.toLowerCase(),
+    records: Object.fromEntries(
+      recordKinds(loadContract().operations).map((kind) => [kind, settings.fixtures?.[kind] !== undefined]),
+    ),
+    legacyHeader:
+      settings.legacyHeader !== undefined && settings.legacyHeader.toLowerCase() !== defaultLegacyHeader.toLowerCase(),
     ca: settings.caFile !== undefined,
     headers: Object.keys(settings.headers ?? {}),
   };

@@ -59,7 +59,8 @@ export function scrubAttachment(attachment: Attachment, scrub: Scrub): void {
   const keepKeys = attachment.name === CASE_FINDINGS_ATTACHMENT;
   if (!keepKeys) attachment.name = scrub(attachment.name);
   if (!TEXTUAL.test(attachment.contentType)) return;
-  if (attachment.body) attachment.body = Buffer.from(scrubText(attachment.body.toString('utf8'), attachment.contentType, scrub, keepKeys));
+  if (attachment.body)
+    attachment.body = Buffer.from(scrubText(attachment.body.toString('utf8'), attachment.contentType, scrub, keepKeys));
   if (attachment.path) {
     const text = readFileSync(attachment.path, 'utf8');
     const scrubbed = scrubText(text, attachment.contentType, scrub, keepKeys);

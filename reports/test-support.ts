@@ -2,15 +2,35 @@
 // reporter builds them, so the tests render what a run writes.
 import { loadContract } from '../contract/index.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
-import { buildRecord, type CaseOutcome, type CertificationRecord, type GeneratedRecord, type RecordInput } from './record.ts';
+import {
+  buildRecord,
+  type CaseOutcome,
+  type CertificationRecord,
+  type GeneratedRecord,
+  type RecordInput,
+} from './record.ts';
 
 const contract = loadContract();
 
-export function findingOf(requirement: string, message: string, fields: { pointer?: string; status?: number; path?: string } = {}): CaseFinding {
+export function findingOf(
+  requirement: string,
+  message: string,
+  fields: { pointer?: string; status?: number; path?: string } = {},
+): CaseFinding {
   const path = fields.path ?? '/notification-groups?filter[type]=portal';
   return {
-    ...contract.finding(requirement, 'response', { pointer: fields.pointer ?? '/meta/pages', message, expected: '3', actual: '2' }),
-    exchange: { method: 'GET', path, status: fields.status ?? 200, curl: `curl -i -g -X GET "$LAS_BASE_URL${path}" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"` },
+    ...contract.finding(requirement, 'response', {
+      pointer: fields.pointer ?? '/meta/pages',
+      message,
+      expected: '3',
+      actual: '2',
+    }),
+    exchange: {
+      method: 'GET',
+      path,
+      status: fields.status ?? 200,
+      curl: `curl -i -g -X GET "$LAS_BASE_URL${path}" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"`,
+    },
   };
 }
 
@@ -23,12 +43,21 @@ export function caseOutcome(title: string, requirements: string[], fields: Parti
   const ran = status !== 'skipped' && status !== 'not-started';
   const found = new Set((fields.findings ?? []).map((f) => f.requirement));
   const judged = ran ? [...new Set([...requirements, ...found])] : [];
-  return { title, requirements, status, findings: [], exercised: judged.map((requirement) => ({ requirement, judged: 1, broken: found.has(requirement) ? 1 : 0 })), ...fields };
+  return {
+    title,
+    requirements,
+    status,
+    findings: [],
+    exercised: judged.map((requirement) => ({ requirement, judged: 1, broken: found.has(requirement) ? 1 : 0 })),
+    ...fields,
+  };
 }
 
 /** Every requirement the catalogue's cases would cover, passed, unless `cases` says otherwise. */
 export function recordOf(cases: CaseOutcome[], fields: Partial<RecordInput> = {}): CertificationRecord {
-  const passing = contract.requirements.filter((r) => !cases.some((c) => c.requirements.includes(r.id))).map((r) => caseOutcome(`${r.id} · holds`, [r.id]));
+  const passing = contract.requirements
+    .filter((r) => !cases.some((c) => c.requirements.includes(r.id)))
+    .map((r) => caseOutcome(`${r.id} · holds`, [r.id]));
   return buildRecord({
     contract,
     kit: { name: 'las-conformance', version: '0.1.0' },
@@ -46,10 +75,30 @@ export function recordOf(cases: CaseOutcome[], fields: Partial<RecordInput> = {}
 export function failedRun(fields: Partial<RecordInput> = {}): CertificationRecord {
   return recordOf(
     [
-      caseOutcome('AUTH-SESSION-ACCEPTED · served', ['AUTH-SESSION-ACCEPTED'], { status: 'failed', findings: [findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3')] }),
-      caseOutcome('NG-PAGE-WALK · walk', ['NG-PAGE-WALK'], { status: 'failed', findings: [findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3', { path: '/notification-groups?filter[type]=user&page[limit]=10&page[offset]=20' })] }),
-      caseOutcome('AUTH-401-NO-CREDENTIALS · no credentials', ['AUTH-401-NO-CREDENTIALS'], { findings: [findingOf('AUTH-WWW-AUTHENTICATE', 'a 401 response should carry a WWW-Authenticate header', { pointer: 'WWW-Authenticate', status: 401 })] }),
-      caseOutcome('AUTH-403-FORBIDDEN · forbidden', ['AUTH-403-FORBIDDEN'], { status: 'skipped', skipReason: 'no forbidden credential configured' }),
+      caseOutcome('AUTH-SESSION-ACCEPTED · served', ['AUTH-SESSION-ACCEPTED'], {
+        status: 'failed',
+        findings: [findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3')],
+      }),
+      caseOutcome('NG-PAGE-WALK · walk', ['NG-PAGE-WALK'], {
+        status: 'failed',
+        findings: [
+          findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3', {
+            path: '/notification-groups?filter[type]=user&page[limit]=10&page[offset]=20',
+          }),
+        ],
+      }),
+      caseOutcome('AUTH-401-NO-CREDENTIALS · no credentials', ['AUTH-401-NO-CREDENTIALS'], {
+        findings: [
+          findingOf('AUTH-WWW-AUTHENTICATE', 'a 401 response should carry a WWW-Authenticate header', {
+            pointer: 'WWW-Authenticate',
+            status: 401,
+          }),
+        ],
+      }),
+      caseOutcome('AUTH-403-FORBIDDEN · forbidden', ['AUTH-403-FORBIDDEN'], {
+        status: 'skipped',
+        skipReason: 'no forbidden credential configured',
+      }),
     ],
     fields,
   );
@@ -62,7 +111,15 @@ export function waivedIncompleteRun(): CertificationRecord {
     ...record,
     verdict: 'incomplete',
     verdictReason: 'MUST requirements were not run',
-    requirements: record.requirements.map((r) => (r.id === 'NG-META-PAGES' ? ({ ...r, verdict: 'waived', waiver: { reason: 'fixed in release 4.2', expires: '2027-03-01' } } as unknown as typeof r) : r)),
+    requirements: record.requirements.map((r) =>
+      r.id === 'NG-META-PAGES'
+        ? ({
+            ...r,
+            verdict: 'waived',
+            waiver: { reason: 'fixed in release 4.2', expires: '2027-03-01' },
+          } as unknown as typeof r)
+        : r,
+    ),
   };
 }
 
@@ -70,11 +127,23 @@ export function waivedIncompleteRun(): CertificationRecord {
 export function generatedBreaking(broken: string): GeneratedRecord {
   const path = '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648';
   const curl = `curl -i -g -X GET "$LAS_BASE_URL${path}" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"`;
-  const counterexample = { message: 'meta.pages is 0, ceil(total 27 / limit 1) is 27', method: 'GET', path, status: 200, curl, shrinks: 25 };
+  const counterexample = {
+    message: 'meta.pages is 0, ceil(total 27 / limit 1) is 27',
+    method: 'GET',
+    path,
+    status: 200,
+    curl,
+    shrinks: 25,
+  };
   const requirements = [
     { id: broken, inputs: 226, verdict: 'failed' as const, counterexample },
     { id: 'NG-FILTER-ACCEPTED', inputs: 226, verdict: 'passed' as const },
   ];
-  const operation = { operation: 'listNotificationGroups', inputs: { sent: 226, valid: 120, invalid: 106 }, durationMs: 5263, requirements };
+  const operation = {
+    operation: 'listNotificationGroups',
+    inputs: { sent: 226, valid: 120, invalid: 106 },
+    durationMs: 5263,
+    requirements,
+  };
   return { inputs: 200, seed: 1, operationBudgetMs: 30_000, totalBudgetMs: 300_000, operations: [operation] };
 }

@@ -44,7 +44,13 @@ const CONFIGURED = {
 
 /** The conformance reporter's options for a run against a target with these secrets. */
 function recording(secrets: Secret[]) {
-  return { outputDir: dir, run: DEFAULT_RUN, inputs: inputsOf({}, contract.legacyHeader), secrets, baseUrl: 'http://127.0.0.1:1/v3' };
+  return {
+    outputDir: dir,
+    run: DEFAULT_RUN,
+    inputs: inputsOf({}, contract.legacyHeader),
+    secrets,
+    baseUrl: 'http://127.0.0.1:1/v3',
+  };
 }
 
 beforeEach(() => {
@@ -69,25 +75,46 @@ interface CaseShape {
 function finding(requirement: string, message: string, token: string): CaseFinding {
   return {
     ...contract.finding(requirement, 'response', { pointer: '/meta/pages', message, expected: '3', actual: '2' }),
-    exchange: { method: 'GET', path: '/notification-groups?filter[type]=portal', status: 200, curl: `curl -i -g -X GET "$LAS_BASE_URL/notification-groups" -H "authorization: Bearer r:${token}"` },
+    exchange: {
+      method: 'GET',
+      path: '/notification-groups?filter[type]=portal',
+      status: 200,
+      curl: `curl -i -g -X GET "$LAS_BASE_URL/notification-groups" -H "authorization: Bearer r:${token}"`,
+    },
   };
 }
 
 function testCase(shape: CaseShape): TestCase {
-  const annotations = shape.requirements.flatMap((id) => [{ type: REQUIREMENT_ANNOTATION, description: id }, { type: 'level', description: contract.requirement(id).level }]);
+  const annotations = shape.requirements.flatMap((id) => [
+    { type: REQUIREMENT_ANNOTATION, description: id },
+    { type: 'level', description: contract.requirement(id).level },
+  ]);
   return { title: shape.title, annotations, expectedStatus: 'passed', id: shape.title } as unknown as TestCase;
 }
 
 /** A result as ConformanceCase.finish leaves it: the evidence scrubbed in the worker, the verdict data as found. */
 function testResult(shape: CaseShape, scrub: (text: string) => string): TestResult {
   const report = { target: 'http://127.0.0.1:1/v3', findings: shape.findings.map((f) => scrubValues(f, scrub)) };
-  const exercised = shape.requirements.map((requirement) => ({ requirement, judged: 1, broken: shape.findings.some((f) => f.requirement === requirement) ? 1 : 0 }));
-  const verdict = { findings: shape.findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: [], exercised, unexercised: [] };
+  const exercised = shape.requirements.map((requirement) => ({
+    requirement,
+    judged: 1,
+    broken: shape.findings.some((f) => f.requirement === requirement) ? 1 : 0,
+  }));
+  const verdict = {
+    findings: shape.findings.map(({ requirement, level, location }) => ({ requirement, level, location })),
+    notRun: [],
+    exercised,
+    unexercised: [],
+  };
   return {
     status: 'passed',
     attachments: [
       { name: CASE_FINDINGS_ATTACHMENT, contentType: 'application/json', body: Buffer.from(JSON.stringify(report)) },
-      { name: CASE_OUTCOME_ATTACHMENT, contentType: 'application/json', body: Buffer.from(shape.verdictBody ?? JSON.stringify(verdict)) },
+      {
+        name: CASE_OUTCOME_ATTACHMENT,
+        contentType: 'application/json',
+        body: Buffer.from(shape.verdictBody ?? JSON.stringify(verdict)),
+      },
     ],
     errors: [],
     annotations: [],
@@ -107,14 +134,22 @@ interface Outcome {
 }
 
 /** The configured reporters in order, over the given cases, with the given tokens as the run's secrets. */
-async function runReporters(tokens: { session: string; pat: string }, cases: CaseShape[], run: RunDescription = DEFAULT_RUN): Promise<Outcome> {
+async function runReporters(
+  tokens: { session: string; pat: string },
+  cases: CaseShape[],
+  run: RunDescription = DEFAULT_RUN,
+): Promise<Outcome> {
   const secrets = credentialSecrets({ sessionToken: tokens.session, pat: tokens.pat });
   const scrub = scrubber(secrets);
   const tests = cases.map(testCase);
   const results = cases.map((c) => testResult(c, scrub));
   const config = CONFIGURED;
   const suite = { allTests: () => tests } as unknown as Suite;
-  const reporters: Reporter[] = [new SecretScrubber({ secrets }), new CaseOutcomeReporter({ run }), new ConformanceReporter({ ...recording(secrets), run })];
+  const reporters: Reporter[] = [
+    new SecretScrubber({ secrets }),
+    new CaseOutcomeReporter({ run }),
+    new ConformanceReporter({ ...recording(secrets), run }),
+  ];
   for (const reporter of reporters) reporter.onBegin?.(config, suite);
   tests.forEach((test, i) => {
     for (const reporter of reporters) reporter.onTestEnd?.(test, results[i]);
@@ -123,7 +158,12 @@ async function runReporters(tokens: { session: string; pat: string }, cases: Cas
   let status: FullResult['status'] | undefined;
   for (const reporter of reporters) status = (await reporter.onEnd?.(full))?.status ?? status;
   const path = join(dir, 'conformance.json');
-  return { tests, results, status, ...(existsSync(path) ? { record: JSON.parse(readFileSync(path, 'utf8')) as CertificationRecord } : {}) };
+  return {
+    tests,
+    results,
+    status,
+    ...(existsSync(path) ? { record: JSON.parse(readFileSync(path, 'utf8')) as CertificationRecord } : {}),
+  };
 }
 
 const TOKENS = [
@@ -137,17 +177,29 @@ describe('a failing case, whatever the tokens look like', () => {
   for (const tokens of TOKENS) {
     it(`fails the run with ${tokens.name} (${tokens.session}, ${tokens.pat})`, async () => {
       const cases = [
-        { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'], findings: [finding('NG-META-PAGES', 'meta.pages is 2; expected 3', tokens.session)] },
+        {
+          title: 'NG-PAGE-WALK · walk',
+          requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'],
+          findings: [finding('NG-META-PAGES', 'meta.pages is 2; expected 3', tokens.session)],
+        },
         { title: 'NG-FILTER-ACCEPTED · list', requirements: ['NG-FILTER-ACCEPTED'], findings: [] },
       ];
       const { record, results } = await runReporters(tokens, cases);
       expect(results[0].status).toBe('failed');
       expect(results[1].status).toBe('passed');
       expect(record?.verdict).toBe('failed');
-      expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')).toMatchObject({ verdict: 'failed', evidence: [{ case: 'NG-PAGE-WALK · walk' }] });
-      expect(record?.requirements.find((r) => r.id === 'NG-FILTER-ACCEPTED')).toMatchObject({ verdict: 'passed', cases: 1 });
+      expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')).toMatchObject({
+        verdict: 'failed',
+        evidence: [{ case: 'NG-PAGE-WALK · walk' }],
+      });
+      expect(record?.requirements.find((r) => r.id === 'NG-FILTER-ACCEPTED')).toMatchObject({
+        verdict: 'passed',
+        cases: 1,
+      });
       // What people read was scrubbed: the curl line names the variable, not the token.
-      expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')?.evidence[0].curl).toContain('$LAS_SESSION_TOKEN');
+      expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')?.evidence[0].curl).toContain(
+        '$LAS_SESSION_TOKEN',
+      );
     });
   }
 });
@@ -155,51 +207,108 @@ describe('a failing case, whatever the tokens look like', () => {
 const LONG_TOKENS = { session: 'session-token-long', pat: 'pat-token-long' };
 
 describe('a case fails only for its own requirements', () => {
-  const walk = { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [finding('NG-META-PAGES', 'meta.pages is 2; expected 3', 's')] };
+  const walk = {
+    title: 'NG-PAGE-WALK · walk',
+    requirements: ['NG-PAGE-WALK'],
+    findings: [finding('NG-META-PAGES', 'meta.pages is 2; expected 3', 's')],
+  };
 
   it('a side finding (a requirement the case does not name) leaves the case passed with a note, and fails its requirement in the record and the run', async () => {
     const { record, results, tests, status } = await runReporters(LONG_TOKENS, [walk]);
     expect(results[0].status).toBe('passed');
     expect(status).toBe('failed');
-    expect(tests[0].annotations.filter((a) => a.type === SIDE_FINDING_ANNOTATION)).toEqual([{ type: SIDE_FINDING_ANNOTATION, description: 'NG-META-PAGES (MUST, recorded on its requirement): meta.pages is 2; expected 3' }]);
-    expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')).toMatchObject({ verdict: 'failed', evidence: [{ case: 'NG-PAGE-WALK · walk' }] });
+    expect(tests[0].annotations.filter((a) => a.type === SIDE_FINDING_ANNOTATION)).toEqual([
+      {
+        type: SIDE_FINDING_ANNOTATION,
+        description: 'NG-META-PAGES (MUST, recorded on its requirement): meta.pages is 2; expected 3',
+      },
+    ]);
+    expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')).toMatchObject({
+      verdict: 'failed',
+      evidence: [{ case: 'NG-PAGE-WALK · walk' }],
+    });
     expect(record?.verdict).toBe('failed');
   });
 
   it('a failure of its own requirement that a waiver accepts leaves the case passed, noting the waiver', async () => {
-    const run = { ...DEFAULT_RUN, waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix in 4.2', expires: '2999-12-31' }] };
-    const { record, results, tests, status } = await runReporters(LONG_TOKENS, [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }], run);
+    const run = {
+      ...DEFAULT_RUN,
+      waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix in 4.2', expires: '2999-12-31' }],
+    };
+    const { record, results, tests, status } = await runReporters(
+      LONG_TOKENS,
+      [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }],
+      run,
+    );
     expect(results[0].status).toBe('passed');
-    expect(tests[0].annotations.filter((a) => a.type === FORGIVEN_ANNOTATION)).toEqual([{ type: FORGIVEN_ANNOTATION, description: 'NG-META-PAGES (waived until 2999-12-31: rounding fix in 4.2): meta.pages is 2; expected 3' }]);
+    expect(tests[0].annotations.filter((a) => a.type === FORGIVEN_ANNOTATION)).toEqual([
+      {
+        type: FORGIVEN_ANNOTATION,
+        description: 'NG-META-PAGES (waived until 2999-12-31: rounding fix in 4.2): meta.pages is 2; expected 3',
+      },
+    ]);
     expect(record?.gate).toMatchObject({ result: 'pass', waived: ['NG-META-PAGES'] });
     expect(status).toBeUndefined();
   });
 
   it('an expired waiver accepts nothing: the case fails', async () => {
-    const run = { ...DEFAULT_RUN, waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix in 4.2', expires: '2001-01-01' }] };
-    const { results } = await runReporters(LONG_TOKENS, [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }], run);
+    const run = {
+      ...DEFAULT_RUN,
+      waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix in 4.2', expires: '2001-01-01' }],
+    };
+    const { results } = await runReporters(
+      LONG_TOKENS,
+      [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }],
+      run,
+    );
     expect(results[0].status).toBe('failed');
   });
 
   it('a failure the --baseline record already had leaves the case passed, noting the baseline', async () => {
     const run = { ...DEFAULT_RUN, baseline: { file: 'old/conformance.json', failing: ['NG-META-PAGES'] } };
-    const { results, tests } = await runReporters(LONG_TOKENS, [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }], run);
+    const { results, tests } = await runReporters(
+      LONG_TOKENS,
+      [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }],
+      run,
+    );
     expect(results[0].status).toBe('passed');
-    expect(tests[0].annotations.find((a) => a.type === FORGIVEN_ANNOTATION)).toMatchObject({ type: FORGIVEN_ANNOTATION, description: expect.stringContaining('known failure in the baseline old/conformance.json') });
+    expect(tests[0].annotations.find((a) => a.type === FORGIVEN_ANNOTATION)).toMatchObject({
+      type: FORGIVEN_ANNOTATION,
+      description: expect.stringContaining('known failure in the baseline old/conformance.json'),
+    });
   });
 });
 
 describe('verdict data the verdict step cannot read', () => {
   const unreadable: [string, string][] = [
     ['not JSON', '{"findings": ['],
-    ['a requirement the catalogue does not have', JSON.stringify({ findings: [{ requirement: 'NG-META-PAGE$LAS_PAT', level: 'MUST', location: 'response' }], notRun: [] })],
-    ['a level that is not the catalogue\'s', JSON.stringify({ findings: [{ requirement: 'NG-META-PAGES', level: 'INFO', location: 'response' }], notRun: [] })],
+    [
+      'a requirement the catalogue does not have',
+      JSON.stringify({
+        findings: [{ requirement: 'NG-META-PAGE$LAS_PAT', level: 'MUST', location: 'response' }],
+        notRun: [],
+      }),
+    ],
+    [
+      "a level that is not the catalogue's",
+      JSON.stringify({ findings: [{ requirement: 'NG-META-PAGES', level: 'INFO', location: 'response' }], notRun: [] }),
+    ],
     ['fewer findings than the evidence', JSON.stringify({ findings: [], notRun: [] })],
   ];
   for (const [problem, body] of unreadable) {
     it(`${problem}: the case fails, no record is written, the run fails`, async () => {
-      const cases = [{ title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [finding('NG-META-PAGES', 'meta.pages is 2', 's')], verdictBody: body }];
-      const { record, results, status } = await runReporters({ session: 'session-token-long', pat: 'pat-token-long' }, cases);
+      const cases = [
+        {
+          title: 'NG-PAGE-WALK · walk',
+          requirements: ['NG-PAGE-WALK'],
+          findings: [finding('NG-META-PAGES', 'meta.pages is 2', 's')],
+          verdictBody: body,
+        },
+      ];
+      const { record, results, status } = await runReporters(
+        { session: 'session-token-long', pat: 'pat-token-long' },
+        cases,
+      );
       expect(results[0].status).toBe('failed');
       expect(results[0].errors[0].message).toMatch(/^the verdict of this case cannot be read: /);
       expect(record).toBeUndefined();
@@ -213,14 +322,20 @@ describe('verdict data the verdict step cannot read', () => {
     const test = testCase(shape);
     reporter.onBegin(CONFIGURED, { allTests: () => [test] } as unknown as Suite);
     reporter.onTestEnd(test, { ...testResult(shape, (text) => text), attachments: [] });
-    expect(await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 })).toEqual({ status: 'failed' });
+    expect(await reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 })).toEqual({
+      status: 'failed',
+    });
     expect(existsSync(join(dir, 'conformance.json'))).toBe(false);
   });
 });
 
 describe('the fail level comes from the run description alone', () => {
   const should = contract.requirements.find((r) => r.level === 'SHOULD' && r.checkedBy?.includes('suite') !== false)!;
-  const shouldCase = { title: `${should.id} · case`, requirements: [should.id], findings: [finding(should.id, 'broken on purpose', 's')] };
+  const shouldCase = {
+    title: `${should.id} · case`,
+    requirements: [should.id],
+    findings: [finding(should.id, 'broken on purpose', 's')],
+  };
 
   for (const { failLevel, caseStatus, recordLevel } of [
     { failLevel: 'must', caseStatus: 'passed', recordLevel: 'MUST' },
@@ -258,7 +373,9 @@ describe('the record pipe', () => {
     const pipe = join(dir, 'pipe');
     const fd = openSync(pipe, 'w');
     expect(await endWith(fd, 'none')).toBe('failed');
-    expect(JSON.parse(readFileSync(pipe, 'utf8'))).toEqual({ noVerdict: expect.stringMatching(/left no verdict data/) });
+    expect(JSON.parse(readFileSync(pipe, 'utf8'))).toEqual({
+      noVerdict: expect.stringMatching(/left no verdict data/),
+    });
   });
 
   it('a pipe this process does not have leaves the files as they are, with a line saying so', async () => {
@@ -266,6 +383,8 @@ describe('the record pipe', () => {
     closeSync(fd);
     await endWith(fd, 'kept');
     expect(existsSync(join(dir, 'conformance.json'))).toBe(true);
-    expect(stderrWrites.mock.calls.map(([text]) => String(text)).join('')).toMatch(/could not be sent to the run command/);
+    expect(stderrWrites.mock.calls.map(([text]) => String(text)).join('')).toMatch(
+      /could not be sent to the run command/,
+    );
   });
 });

@@ -1,17 +1,25 @@
 // Summarizes a violations log (the proxy's NDJSON) for `las-conformance report`: by rule (with
 // level and spec section from the catalogue), by operation and direction, first and last seen,
 // one example each. It renders findings the proxy recorded; it never judges traffic again.
-import { LEVELS, LOCATIONS, maskCredentialQuery, maskedText, type Contract, type Level, type Location } from '../contract/index.ts';
+import {
+  LEVELS,
+  LOCATIONS,
+  maskCredentialQuery,
+  maskedText,
+  type Contract,
+  type Level,
+  type Location,
+} from '../contract/index.ts';
 import { partyOf, VIOLATION_KEYS, type Party, type ViolationRecord } from '../proxy/violations.ts';
 import { SHED_RECORD_KEYS, type ShedRecord } from '../proxy/sheds.ts';
 import { printable } from './terminal-text.ts';
 
 export { partyOf, type Party };
 
-
 export const PARTIES: readonly Party[] = ['service', 'client'];
 
-const levelCounts = (): Record<Level, number> => Object.fromEntries(LEVELS.map((level) => [level, 0])) as Record<Level, number>;
+const levelCounts = (): Record<Level, number> =>
+  Object.fromEntries(LEVELS.map((level) => [level, 0])) as Record<Level, number>;
 
 const PARTY_HEADINGS: Record<Party, string> = {
   service: 'Service findings (response and exchange: the service broke the contract)',
@@ -92,7 +100,10 @@ export class ViolationsSummarizer {
   private firstSeen: string | null = null;
   private lastSeen: string | null = null;
 
-  constructor(private readonly contract: Contract, private readonly source: string) {}
+  constructor(
+    private readonly contract: Contract,
+    private readonly source: string,
+  ) {}
 
   /** The lines that follow come from another log (one per replica): malformed lines are named by file and line. */
   startFile(name: string): void {
@@ -109,7 +120,8 @@ export class ViolationsSummarizer {
       const shed = parseShedRecord(line);
       if (shed) return this.addShed(shed);
       this.malformed.count += 1;
-      if (this.malformed.lineNumbers.length < MALFORMED_LINES_LISTED) this.malformed.lineNumbers.push(this.file === null ? this.lineCount : `${this.file}:${this.fileLine}`);
+      if (this.malformed.lineNumbers.length < MALFORMED_LINES_LISTED)
+        this.malformed.lineNumbers.push(this.file === null ? this.lineCount : `${this.file}:${this.fileLine}`);
       return;
     }
     // A summary line of the proxy stands for the findings it counted and did not write one by one
@@ -125,17 +137,34 @@ export class ViolationsSummarizer {
     const party = partyOf(record.direction);
     seen(this.rules, `${record.rule} ${party}`, record, count, () => {
       const requirement = this.contract.requirements.find((r) => r.id === record.rule);
-      return { rule: record.rule, party, level: record.level, section: requirement?.section ?? '', text: requirement?.text ?? 'not in the requirement catalogue' };
+      return {
+        rule: record.rule,
+        party,
+        level: record.level,
+        section: requirement?.section ?? '',
+        text: requirement?.text ?? 'not in the requirement catalogue',
+      };
     });
     const operation = record.operationId ?? '(unspecified)';
-    seen(this.operations, `${operation} ${record.direction}`, record, count, () => ({ operation, direction: record.direction }));
+    seen(this.operations, `${operation} ${record.direction}`, record, count, () => ({
+      operation,
+      direction: record.direction,
+    }));
   }
 
   private addShed(record: ShedRecord): void {
     const key = `${record.client} ${record.operationId} ${record.reason}`;
     const tally = this.sheds.get(key);
     if (!tally) {
-      this.sheds.set(key, { client: record.client, operationId: record.operationId, reason: record.reason, exchanges: record.shed, bytes: record.bytes, firstSeen: record.time, lastSeen: record.time });
+      this.sheds.set(key, {
+        client: record.client,
+        operationId: record.operationId,
+        reason: record.reason,
+        exchanges: record.shed,
+        bytes: record.bytes,
+        firstSeen: record.time,
+        lastSeen: record.time,
+      });
       return;
     }
     tally.exchanges += record.shed;
@@ -157,8 +186,13 @@ export class ViolationsSummarizer {
       firstSeen: this.firstSeen,
       lastSeen: this.lastSeen,
       malformed: { count: this.malformed.count, lineNumbers: [...this.malformed.lineNumbers] },
-      rules: [...this.rules.values()].sort((a, b) => levelOrder(a.level) - levelOrder(b.level) || b.count - a.count || a.rule.localeCompare(b.rule)),
-      operations: [...this.operations.values()].sort((a, b) => a.operation.localeCompare(b.operation) || LOCATIONS.indexOf(a.direction) - LOCATIONS.indexOf(b.direction)),
+      rules: [...this.rules.values()].sort(
+        (a, b) => levelOrder(a.level) - levelOrder(b.level) || b.count - a.count || a.rule.localeCompare(b.rule),
+      ),
+      operations: [...this.operations.values()].sort(
+        (a, b) =>
+          a.operation.localeCompare(b.operation) || LOCATIONS.indexOf(a.direction) - LOCATIONS.indexOf(b.direction),
+      ),
       shed: shedTotals([...this.sheds.values()]),
     };
   }
@@ -178,7 +212,13 @@ function shedTotals(tallies: ShedSummary[]): ViolationsSummary['shed'] {
   };
 }
 
-function seen<T extends Seen>(table: Map<string, T>, key: string, record: ViolationRecord, count: number, create: () => Omit<T, keyof Seen>): void {
+function seen<T extends Seen>(
+  table: Map<string, T>,
+  key: string,
+  record: ViolationRecord,
+  count: number,
+  create: () => Omit<T, keyof Seen>,
+): void {
   const entry = table.get(key);
   if (!entry) {
     table.set(key, { ...create(), count, firstSeen: record.time, lastSeen: record.time, example: record } as T);
@@ -213,14 +253,20 @@ function jsonObject(line: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 /** A line that is a violation record, or null: not JSON, not an object, or a key missing or mistyped. */
 export function parseRecord(line: string): ViolationRecord | null {
   const record = jsonObject(line);
   if (record === null) return null;
-  return VIOLATION_KEYS.every((key) => fieldChecks[key](record[key])) && fieldChecks.repeated(record.repeated) && fieldChecks.party(record.party) ? (record as unknown as ViolationRecord) : null;
+  return VIOLATION_KEYS.every((key) => fieldChecks[key](record[key])) &&
+    fieldChecks.repeated(record.repeated) &&
+    fieldChecks.party(record.party)
+    ? (record as unknown as ViolationRecord)
+    : null;
 }
 
 const shedChecks: Record<keyof ShedRecord, (value: unknown) => boolean> = {
@@ -248,11 +294,22 @@ export function isLogLine(line: string): boolean {
 }
 
 const SHED_HEADER = ['Client', 'Operation', 'Why', 'Exchanges', 'Body bytes', 'First seen', 'Last seen'];
-const SHED_WHY: Record<ShedRecord['reason'], string> = { backlog: 'judging backlog full', 'client-share': "client's share of the backlog full" };
+const SHED_WHY: Record<ShedRecord['reason'], string> = {
+  backlog: 'judging backlog full',
+  'client-share': "client's share of the backlog full",
+};
 const SHED_NONE = 'None: every exchange the proxy sampled was judged.';
 
 function shedRows(summary: ViolationsSummary): string[][] {
-  return summary.shed.tallies.map((t) => [t.client, t.operationId ?? '(outside the contract)', SHED_WHY[t.reason], String(t.exchanges), String(t.bytes), t.firstSeen, t.lastSeen]);
+  return summary.shed.tallies.map((t) => [
+    t.client,
+    t.operationId ?? '(outside the contract)',
+    SHED_WHY[t.reason],
+    String(t.exchanges),
+    String(t.bytes),
+    t.firstSeen,
+    t.lastSeen,
+  ]);
 }
 
 function exampleText(record: ViolationRecord): string {
@@ -263,14 +320,24 @@ function exampleText(record: ViolationRecord): string {
 function headline(summary: ViolationsSummary): string[] {
   const span = summary.firstSeen ? `, first seen ${summary.firstSeen}, last seen ${summary.lastSeen}` : '';
   const levels = LEVELS.map((level) => `${level} ${summary.byLevel[level]}`).join(' · ');
-  const malformed = summary.malformed.count === 0
-    ? 'No malformed lines.'
-    : `${summary.malformed.count} malformed line${summary.malformed.count === 1 ? '' : 's'} skipped (line${summary.malformed.lineNumbers.length === 1 ? '' : 's'} ${summary.malformed.lineNumbers.join(', ')}${summary.malformed.count > summary.malformed.lineNumbers.length ? ', ...' : ''}).`;
-  const parties = PARTIES.map((party) => `${party === 'service' ? 'Service' : 'Client'}: ${LEVELS.map((level) => `${level} ${summary.byParty[party][level]}`).join(' · ')}.`);
-  const counted = summary.summarized === 0
-    ? `${summary.findings} findings in ${summary.exchanges} exchanges${span}.`
-    : `${summary.findings} findings${span}: ${summary.findings - summary.summarized} written one by one, from ${summary.exchanges} exchange${summary.exchanges === 1 ? '' : 's'}, and ${summary.summarized} counted on summary lines.`;
-  const shed = summary.shed.exchanges === 0 ? [] : [`${summary.shed.exchanges} exchange${summary.shed.exchanges === 1 ? '' : 's'} (${summary.shed.bytes} body bytes) relayed unjudged (shed): any finding they held is in no count here.`];
+  const malformed =
+    summary.malformed.count === 0
+      ? 'No malformed lines.'
+      : `${summary.malformed.count} malformed line${summary.malformed.count === 1 ? '' : 's'} skipped (line${summary.malformed.lineNumbers.length === 1 ? '' : 's'} ${summary.malformed.lineNumbers.join(', ')}${summary.malformed.count > summary.malformed.lineNumbers.length ? ', ...' : ''}).`;
+  const parties = PARTIES.map(
+    (party) =>
+      `${party === 'service' ? 'Service' : 'Client'}: ${LEVELS.map((level) => `${level} ${summary.byParty[party][level]}`).join(' · ')}.`,
+  );
+  const counted =
+    summary.summarized === 0
+      ? `${summary.findings} findings in ${summary.exchanges} exchanges${span}.`
+      : `${summary.findings} findings${span}: ${summary.findings - summary.summarized} written one by one, from ${summary.exchanges} exchange${summary.exchanges === 1 ? '' : 's'}, and ${summary.summarized} counted on summary lines.`;
+  const shed =
+    summary.shed.exchanges === 0
+      ? []
+      : [
+          `${summary.shed.exchanges} exchange${summary.shed.exchanges === 1 ? '' : 's'} (${summary.shed.bytes} body bytes) relayed unjudged (shed): any finding they held is in no count here.`,
+        ];
   return [counted, `${levels}.`, ...parties, ...shed, malformed];
 }
 
@@ -279,7 +346,11 @@ function markdownCell(text: string): string {
 }
 
 function markdownTable(header: string[], rows: string[][]): string[] {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.map(markdownCell).join(' | ')} |`)];
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.map(markdownCell).join(' | ')} |`),
+  ];
 }
 
 export function renderViolationsMarkdown(summary: ViolationsSummary): string {
@@ -287,28 +358,59 @@ export function renderViolationsMarkdown(summary: ViolationsSummary): string {
   for (const party of PARTIES) {
     const rules = summary.rules.filter((r) => r.party === party);
     lines.push(`## ${PARTY_HEADINGS[party]}`, '');
-    lines.push(...(rules.length === 0 ? ['No findings.'] : markdownTable(
-      ['Level', 'Rule', 'Section', 'Count', 'First seen', 'Last seen', 'Example'],
-      rules.map((r) => [r.level, r.rule, r.section || '?', String(r.count), r.firstSeen, r.lastSeen, exampleText(r.example)]),
-    )));
+    lines.push(
+      ...(rules.length === 0
+        ? ['No findings.']
+        : markdownTable(
+            ['Level', 'Rule', 'Section', 'Count', 'First seen', 'Last seen', 'Example'],
+            rules.map((r) => [
+              r.level,
+              r.rule,
+              r.section || '?',
+              String(r.count),
+              r.firstSeen,
+              r.lastSeen,
+              exampleText(r.example),
+            ]),
+          )),
+    );
     lines.push('');
   }
   lines.push('## By operation and direction', '');
-  lines.push(...(summary.operations.length === 0 ? ['No findings.'] : markdownTable(
-    ['Operation', 'Direction', 'Count', 'First seen', 'Last seen', 'Example'],
-    summary.operations.map((o) => [o.operation, o.direction, String(o.count), o.firstSeen, o.lastSeen, `${o.example.rule}: ${exampleText(o.example)}`]),
-  )));
+  lines.push(
+    ...(summary.operations.length === 0
+      ? ['No findings.']
+      : markdownTable(
+          ['Operation', 'Direction', 'Count', 'First seen', 'Last seen', 'Example'],
+          summary.operations.map((o) => [
+            o.operation,
+            o.direction,
+            String(o.count),
+            o.firstSeen,
+            o.lastSeen,
+            `${o.example.rule}: ${exampleText(o.example)}`,
+          ]),
+        )),
+  );
   lines.push('', '## Exchanges not judged (shed)', '');
   lines.push(...(summary.shed.tallies.length === 0 ? [SHED_NONE] : markdownTable(SHED_HEADER, shedRows(summary))));
   if (summary.rules.length > 0) {
     lines.push('', '## Rules', '');
-    for (const r of uniqueRules(summary.rules)) lines.push(`- **${markdownCell(r.rule)}** (${r.level}, section ${markdownCell(r.section || '?')}): ${markdownCell(r.text)}`);
+    for (const r of uniqueRules(summary.rules))
+      lines.push(
+        `- **${markdownCell(r.rule)}** (${r.level}, section ${markdownCell(r.section || '?')}): ${markdownCell(r.text)}`,
+      );
   }
   return lines.join('\n') + '\n';
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 function htmlTable(header: string[], rows: string[][]): string {
@@ -327,18 +429,45 @@ function uniqueRules(rules: readonly RuleSummary[]): RuleSummary[] {
 export function renderViolationsHtml(summary: ViolationsSummary): string {
   const rules = PARTIES.map((party) => {
     const mine = summary.rules.filter((r) => r.party === party);
-    const table = mine.length === 0 ? '<p>No findings.</p>' : htmlTable(
-      ['Level', 'Rule', 'Section', 'Count', 'First seen', 'Last seen', 'Example'],
-      mine.map((r) => [r.level, r.rule, r.section || '?', String(r.count), r.firstSeen, r.lastSeen, exampleText(r.example)]),
-    );
+    const table =
+      mine.length === 0
+        ? '<p>No findings.</p>'
+        : htmlTable(
+            ['Level', 'Rule', 'Section', 'Count', 'First seen', 'Last seen', 'Example'],
+            mine.map((r) => [
+              r.level,
+              r.rule,
+              r.section || '?',
+              String(r.count),
+              r.firstSeen,
+              r.lastSeen,
+              exampleText(r.example),
+            ]),
+          );
     return `<h2>${escapeHtml(PARTY_HEADINGS[party])}</h2>\n${table}`;
   }).join('\n');
-  const operations = summary.operations.length === 0 ? '<p>No findings.</p>' : htmlTable(
-    ['Operation', 'Direction', 'Count', 'First seen', 'Last seen', 'Example'],
-    summary.operations.map((o) => [o.operation, o.direction, String(o.count), o.firstSeen, o.lastSeen, `${o.example.rule}: ${exampleText(o.example)}`]),
-  );
-  const sheds = summary.shed.tallies.length === 0 ? `<p>${escapeHtml(SHED_NONE)}</p>` : htmlTable(SHED_HEADER, shedRows(summary));
-  const definitions = uniqueRules(summary.rules).map((r) => `<dt>${escapeHtml(r.rule)} <span class="level">${r.level}</span>, section ${escapeHtml(r.section || '?')}</dt><dd>${escapeHtml(r.text)}</dd>`).join('\n');
+  const operations =
+    summary.operations.length === 0
+      ? '<p>No findings.</p>'
+      : htmlTable(
+          ['Operation', 'Direction', 'Count', 'First seen', 'Last seen', 'Example'],
+          summary.operations.map((o) => [
+            o.operation,
+            o.direction,
+            String(o.count),
+            o.firstSeen,
+            o.lastSeen,
+            `${o.example.rule}: ${exampleText(o.example)}`,
+          ]),
+        );
+  const sheds =
+    summary.shed.tallies.length === 0 ? `<p>${escapeHtml(SHED_NONE)}</p>` : htmlTable(SHED_HEADER, shedRows(summary));
+  const definitions = uniqueRules(summary.rules)
+    .map(
+      (r) =>
+        `<dt>${escapeHtml(r.rule)} <span class="level">${r.level}</span>, section ${escapeHtml(r.section || '?')}</dt><dd>${escapeHtml(r.text)}</dd>`,
+    )
+    .join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -354,7 +483,9 @@ export function renderViolationsHtml(summary: ViolationsSummary): string {
 </head>
 <body>
 <h1>Violations report: ${escapeHtml(summary.source)}</h1>
-${headline(summary).map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
+${headline(summary)
+  .map((line) => `<p>${escapeHtml(line)}</p>`)
+  .join('\n')}
 ${rules}
 <h2>By operation and direction</h2>
 ${operations}

@@ -1,7 +1,8 @@
 // What generated inputs are asked for and what generation leaves for the record.
 
 /** What the record says when `run --generate 0` turned generation off. */
-export const GENERATION_OFF = 'turned off (run --generate 0): no input was drawn from the contract, only the fixed cases ran';
+export const GENERATION_OFF =
+  'turned off (run --generate 0): no input was drawn from the contract, only the fixed cases ran';
 
 /** What `run --generate N --seed S` asks for: N inputs per operation, drawn from seed S, within time budgets. */
 export interface GenerationSettings {

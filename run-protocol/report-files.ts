@@ -17,4 +17,16 @@ export const PLAYWRIGHT_HTML_DIR = 'html';
 export const ARTIFACTS_DIR = 'artifacts';
 export const BLOB_DIR = 'blob';
 /** Everything a run writes into its report directory: what a reused directory is cleared of, and nothing else. */
-export const REPORT_DIR_ENTRIES = [RECORD_FILE, ENVELOPE_FILE, SUMMARY_FILE, REQUIREMENTS_JUNIT_FILE, CASES_JUNIT_FILE, CERTIFICATION_FILE, NO_VERDICT_FILE, RUN_LOG_FILE, PLAYWRIGHT_HTML_DIR, ARTIFACTS_DIR, BLOB_DIR] as const;
+export const REPORT_DIR_ENTRIES = [
+  RECORD_FILE,
+  ENVELOPE_FILE,
+  SUMMARY_FILE,
+  REQUIREMENTS_JUNIT_FILE,
+  CASES_JUNIT_FILE,
+  CERTIFICATION_FILE,
+  NO_VERDICT_FILE,
+  RUN_LOG_FILE,
+  PLAYWRIGHT_HTML_DIR,
+  ARTIFACTS_DIR,
+  BLOB_DIR,
+] as const;

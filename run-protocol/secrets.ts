@@ -5,7 +5,14 @@
 import { SHORT_SECRET_LENGTH, type Secret } from '../contract/credential-policy.ts';
 import { parseHeaderLines, TARGET_ENVIRONMENT, type Credentials, type Target } from '../targets/target.ts';
 
-export { scrubber, scrubDeep, scrubValues, SHORT_SECRET_LENGTH, type Scrub, type Secret } from '../contract/credential-policy.ts';
+export {
+  scrubber,
+  scrubDeep,
+  scrubValues,
+  SHORT_SECRET_LENGTH,
+  type Scrub,
+  type Secret,
+} from '../contract/credential-policy.ts';
 
 const CREDENTIAL_KEYS = ['sessionToken', 'pat', 'forbiddenToken'] as const;
 
@@ -18,7 +25,9 @@ export function credentialSecrets(credentials: Partial<Credentials>): Secret[] {
 
 /** Values of the extra request headers (--header): secrets like the tokens, named by their header. */
 export function headerSecrets(headers: Record<string, string>): Secret[] {
-  return Object.entries(headers).filter(([, value]) => value !== '').map(([name, value]) => ({ value, placeholder: `<value of ${name}>` }));
+  return Object.entries(headers)
+    .filter(([, value]) => value !== '')
+    .map(([name, value]) => ({ value, placeholder: `<value of ${name}>` }));
 }
 
 export function targetSecrets(target: Target): Secret[] {
@@ -33,9 +42,15 @@ export function environmentSecrets(env: Record<string, string | undefined>): Sec
     headerValues = headers ? headerSecrets(parseHeaderLines(headers, TARGET_ENVIRONMENT.headers)) : [];
   } catch {
     // A malformed variable still hides its lines' text: each whole line is scrubbed.
-    headerValues = (headers ?? '').split(/\r?\n/).filter((line) => line.trim() !== '').map((line) => ({ value: line, placeholder: `<${TARGET_ENVIRONMENT.headers} line>` }));
+    headerValues = (headers ?? '')
+      .split(/\r?\n/)
+      .filter((line) => line.trim() !== '')
+      .map((line) => ({ value: line, placeholder: `<${TARGET_ENVIRONMENT.headers} line>` }));
   }
-  return [...credentialSecrets(Object.fromEntries(CREDENTIAL_KEYS.map((key) => [key, env[TARGET_ENVIRONMENT[key]]]))), ...headerValues];
+  return [
+    ...credentialSecrets(Object.fromEntries(CREDENTIAL_KEYS.map((key) => [key, env[TARGET_ENVIRONMENT[key]]]))),
+    ...headerValues,
+  ];
 }
 
 /**
@@ -46,5 +61,8 @@ export function environmentSecrets(env: Record<string, string | undefined>): Sec
 export function shortSecretWarnings(secrets: Secret[]): string[] {
   return secrets
     .filter((secret) => secret.value !== '' && secret.value.length < SHORT_SECRET_LENGTH)
-    .map((secret) => `warning: ${secret.placeholder} is ${secret.value.length} character${secret.value.length === 1 ? '' : 's'} long; the reports replace every occurrence of it with ${secret.placeholder}, so text that merely contains it is masked too`);
+    .map(
+      (secret) =>
+        `warning: ${secret.placeholder} is ${secret.value.length} character${secret.value.length === 1 ? '' : 's'} long; the reports replace every occurrence of it with ${secret.placeholder}, so text that merely contains it is masked too`,
+    );
 }

@@ -40,6 +40,7 @@ export function baselineReason(file: string): string {
 export function gateAccepted(run: GateInputs, today: string): Map<string, string> {
   const accepted = new Map<string, string>();
   for (const id of run.baseline?.failing ?? []) accepted.set(id, baselineReason(run.baseline!.file));
-  for (const waiver of run.waivers) if (waiverActive(waiver, today)) accepted.set(waiver.requirement, waivedReason(waiver));
+  for (const waiver of run.waivers)
+    if (waiverActive(waiver, today)) accepted.set(waiver.requirement, waivedReason(waiver));
   return accepted;
 }

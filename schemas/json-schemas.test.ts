@@ -10,7 +10,9 @@ type Schema = Record<string, unknown>;
 
 const jsonDir = new URL('json/', import.meta.url);
 const rendered = renderSchemaFiles(readFileSync(new URL('openapi.yaml', import.meta.url), 'utf8'));
-const onDisk = readdirSync(jsonDir).filter((name) => name.endsWith('.schema.json')).sort();
+const onDisk = readdirSync(jsonDir)
+  .filter((name) => name.endsWith('.schema.json'))
+  .sort();
 const regenerate = 'schemas/json/ is out of date with schemas/openapi.yaml: run `npm run schemas:generate`';
 
 describe('schemas/json/ is in sync with openapi.yaml', () => {
@@ -90,23 +92,69 @@ describe('standaloneSchemas', () => {
   const properties = item.properties as Record<string, Schema>;
 
   const cases: { description: string; actual: () => unknown; expected: unknown }[] = [
-    { description: 'starts with the dialect, a stable $id and the component name', actual: () => Object.keys(item).slice(0, 3), expected: ['$schema', '$id', 'title'] },
-    { description: 'sets the $id from the component name', actual: () => item.$id, expected: 'https://las-conformance.dev/schemas/v3/Item.schema.json' },
-    { description: 'points a component $ref at the sibling file', actual: () => properties.self.$ref, expected: 'Link.schema.json' },
-    { description: 'keeps the sub-pointer of a $ref into another component', actual: () => properties.href.$ref, expected: 'Link.schema.json#/properties/href' },
-    { description: 'turns a $ref to the component itself into a local one', actual: () => properties.parent.$ref, expected: '#' },
-    { description: 'leaves a $ref inside a const value alone', actual: () => properties.marker.const, expected: { $ref: '#/not/a/reference' } },
-    { description: 'keeps a property named like an OpenAPI keyword', actual: () => properties.example, expected: { type: 'string' } },
-    { description: 'turns example into the 2020-12 examples', actual: () => item.examples, expected: [{ links: { self: { href: '/items/1' } } }] },
-    { description: 'drops discriminator, externalDocs and xml', actual: () => ['discriminator', 'externalDocs', 'xml'].filter((k) => k in item), expected: [] },
+    {
+      description: 'starts with the dialect, a stable $id and the component name',
+      actual: () => Object.keys(item).slice(0, 3),
+      expected: ['$schema', '$id', 'title'],
+    },
+    {
+      description: 'sets the $id from the component name',
+      actual: () => item.$id,
+      expected: 'https://las-conformance.dev/schemas/v3/Item.schema.json',
+    },
+    {
+      description: 'points a component $ref at the sibling file',
+      actual: () => properties.self.$ref,
+      expected: 'Link.schema.json',
+    },
+    {
+      description: 'keeps the sub-pointer of a $ref into another component',
+      actual: () => properties.href.$ref,
+      expected: 'Link.schema.json#/properties/href',
+    },
+    {
+      description: 'turns a $ref to the component itself into a local one',
+      actual: () => properties.parent.$ref,
+      expected: '#',
+    },
+    {
+      description: 'leaves a $ref inside a const value alone',
+      actual: () => properties.marker.const,
+      expected: { $ref: '#/not/a/reference' },
+    },
+    {
+      description: 'keeps a property named like an OpenAPI keyword',
+      actual: () => properties.example,
+      expected: { type: 'string' },
+    },
+    {
+      description: 'turns example into the 2020-12 examples',
+      actual: () => item.examples,
+      expected: [{ links: { self: { href: '/items/1' } } }],
+    },
+    {
+      description: 'drops discriminator, externalDocs and xml',
+      actual: () => ['discriminator', 'externalDocs', 'xml'].filter((k) => k in item),
+      expected: [],
+    },
     { description: 'keeps x- annotations', actual: () => item['x-note'], expected: 'kept' },
-    { description: 'sorts members after the header', actual: () => Object.keys(item).slice(3), expected: ['examples', 'properties', 'type', 'x-note'] },
-    { description: 'lists components in name order', actual: () => [...standaloneSchemas(openapi).keys()], expected: ['Item', 'Link'] },
+    {
+      description: 'sorts members after the header',
+      actual: () => Object.keys(item).slice(3),
+      expected: ['examples', 'properties', 'type', 'x-note'],
+    },
+    {
+      description: 'lists components in name order',
+      actual: () => [...standaloneSchemas(openapi).keys()],
+      expected: ['Item', 'Link'],
+    },
   ];
   for (const c of cases) it(c.description, () => expect(c.actual()).toEqual(c.expected));
 
   it('refuses a $ref outside components.schemas', () => {
     const broken = { components: { schemas: { Bad: { $ref: '#/components/responses/NotFound' } } } };
-    expect(() => standaloneSchemas(broken)).toThrow('Bad: $ref #/components/responses/NotFound does not point into components.schemas');
+    expect(() => standaloneSchemas(broken)).toThrow(
+      'Bad: $ref #/components/responses/NotFound does not point into components.schemas',
+    );
   });
 });

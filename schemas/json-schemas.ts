@@ -12,7 +12,19 @@ const COMPONENT_REF = '#/components/schemas/';
 // Keywords whose value is one schema, an array of schemas or a map of schemas (JSON Schema
 // 2020-12 Core section 10 and Validation section 6). Every other keyword's value is data, so a
 // `$ref` or an `example` member inside a `const` or `enum` value is left alone.
-const SUBSCHEMA = new Set(['items', 'not', 'additionalProperties', 'contains', 'if', 'then', 'else', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
+const SUBSCHEMA = new Set([
+  'items',
+  'not',
+  'additionalProperties',
+  'contains',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
+]);
 const SUBSCHEMA_ARRAY = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const SUBSCHEMA_MAP = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
 // Schema Object keywords OpenAPI 3.1 adds to JSON Schema (OAS 3.1 section 4.8.24). `example`
@@ -80,7 +92,8 @@ function toJsonSchema(schema: unknown, component: string): unknown {
 
 /** `#/components/schemas/Relationship/properties/links` → `Relationship.schema.json#/properties/links`. */
 function rewriteRef(ref: string, component: string): string {
-  if (!ref.startsWith(COMPONENT_REF)) throw new Error(`${component}: $ref ${ref} does not point into components.schemas`);
+  if (!ref.startsWith(COMPONENT_REF))
+    throw new Error(`${component}: $ref ${ref} does not point into components.schemas`);
   const rest = ref.slice(COMPONENT_REF.length);
   const slash = rest.indexOf('/');
   const target = slash < 0 ? rest : rest.slice(0, slash);

@@ -24,7 +24,11 @@ describe('schemas/openapi.yaml', () => {
 
   it('is portable: every $ref names a whole component, none points into another schema (one common validator cannot resolve that)', () => {
     expect(refsInto(parseYaml(openapiText)).filter((ref) => !WHOLE_COMPONENT.test(ref))).toEqual([]);
-    expect(refsInto({ links: { $ref: '#/components/schemas/Relationship/properties/links' } }).filter((ref) => !WHOLE_COMPONENT.test(ref))).toHaveLength(1);
+    expect(
+      refsInto({ links: { $ref: '#/components/schemas/Relationship/properties/links' } }).filter(
+        (ref) => !WHOLE_COMPONENT.test(ref),
+      ),
+    ).toHaveLength(1);
   });
 });
 
@@ -34,5 +38,7 @@ const WHOLE_COMPONENT = /^#\/components\/[A-Za-z]+\/[A-Za-z0-9._-]+$/;
 function refsInto(node: unknown): string[] {
   if (Array.isArray(node)) return node.flatMap(refsInto);
   if (node === null || typeof node !== 'object') return [];
-  return Object.entries(node).flatMap(([key, value]) => (key === '$ref' && typeof value === 'string' ? [value] : refsInto(value)));
+  return Object.entries(node).flatMap(([key, value]) =>
+    key === '$ref' && typeof value === 'string' ? [value] : refsInto(value),
+  );
 }

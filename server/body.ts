@@ -10,14 +10,21 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** HTTP/1.1 requests carry a body only with Content-Length or Transfer-Encoding (RFC 9112 6.3). */
 export function announcesBody(headers: IncomingHttpHeaders): boolean {
-  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+  return (
+    headers['transfer-encoding'] !== undefined ||
+    (headers['content-length'] !== undefined && headers['content-length'] !== '0')
+  );
 }
 
 /**
  * Reads the body, buffering no more than `maxBytes`: a declared or streamed excess stops reading.
  * `beforeReading` runs once the declared size is acceptable, just before the first byte is read.
  */
-export function readBody(request: IncomingMessage, maxBytes: number, beforeReading: () => void = () => undefined): Promise<BodyReading> {
+export function readBody(
+  request: IncomingMessage,
+  maxBytes: number,
+  beforeReading: () => void = () => undefined,
+): Promise<BodyReading> {
   if (!announcesBody(request.headers)) return Promise.resolve({ kind: 'complete', bytes: EMPTY });
   if (Number(request.headers['content-length']) > maxBytes) return Promise.resolve({ kind: 'too-large' });
   beforeReading();

@@ -16,8 +16,15 @@ afterAll(async () => {
 });
 
 test('a 240 KB create body with 120,000 wrong options: a bounded 400 document', async () => {
-  const body = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'x', options: new Array<number>(120_000).fill(1) } } });
-  const answer = await send(server.baseUrl, { method: 'POST', path: '/attribute-configs', headers: { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`, 'content-type': MEDIA_TYPE }, body });
+  const body = JSON.stringify({
+    data: { type: 'AttributeConfig', attributes: { label: 'x', options: new Array<number>(120_000).fill(1) } },
+  });
+  const answer = await send(server.baseUrl, {
+    method: 'POST',
+    path: '/attribute-configs',
+    headers: { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`, 'content-type': MEDIA_TYPE },
+    body,
+  });
   expect(answer.response.status).toBe(400);
   expect(Buffer.byteLength(answer.response.bodyText ?? '')).toBeLessThan(64 * 1024);
   const errors = (JSON.parse(answer.response.bodyText ?? '') as { errors: { code: string; detail: string }[] }).errors;

@@ -4,7 +4,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { CHOICES, CHOICE_NAMES, choicesConflict, choicesTable, compatibleChoiceSets, createReferenceServer, FAULT_NAMES, UnknownChoiceError } from './index.ts';
+import {
+  CHOICES,
+  CHOICE_NAMES,
+  choicesConflict,
+  choicesTable,
+  compatibleChoiceSets,
+  createReferenceServer,
+  FAULT_NAMES,
+  UnknownChoiceError,
+} from './index.ts';
 
 describe('the choice catalogue', () => {
   const contract = loadContract();
@@ -28,14 +37,17 @@ describe('the choice catalogue', () => {
   }
 
   it('conflicts are symmetric, and a choice made of others conflicts with each of its parts', () => {
-    for (const a of CHOICE_NAMES) for (const b of CHOICE_NAMES) expect(choicesConflict(a, b)).toBe(choicesConflict(b, a));
-    for (const choice of CHOICES) for (const part of choice.combines ?? []) expect(choicesConflict(choice.name, part)).toBe(true);
+    for (const a of CHOICE_NAMES)
+      for (const b of CHOICE_NAMES) expect(choicesConflict(a, b)).toBe(choicesConflict(b, a));
+    for (const choice of CHOICES)
+      for (const part of choice.combines ?? []) expect(choicesConflict(choice.name, part)).toBe(true);
   });
 
   it('the compatible sets hold every choice once, and no two choices of a set conflict', () => {
     const sets = compatibleChoiceSets();
     expect(sets.flat().sort()).toEqual([...CHOICE_NAMES].sort());
-    for (const set of sets) for (const a of set) for (const b of set) expect(choicesConflict(a, b), `${a} and ${b}`).toBe(false);
+    for (const set of sets)
+      for (const a of set) for (const b of set) expect(choicesConflict(a, b), `${a} and ${b}`).toBe(false);
   });
 
   it('refuses an unknown choice, naming the valid ones', () => {

@@ -5,8 +5,29 @@
 // suite against the reference server with any choice on, or with every compatible choice at
 // once, passes: rule zero, where the specification is open the kit does not fail a server.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, isListOperation, listOperations, loadContract, namesShownAt, requiredMetaMembers as metaMembersRequired, resolvePointer, servedFilterMember, unescapeToken, type Contract, type Operation, type OperationRole } from '../contract/index.ts';
-import { changeCreated, changeCreatedWhere, changeErrors, creates, withoutMember, withStatus, type OperationsHaving } from './hook-helpers.ts';
+import {
+  bodyMembers,
+  isListOperation,
+  listOperations,
+  loadContract,
+  namesShownAt,
+  requiredMetaMembers as metaMembersRequired,
+  resolvePointer,
+  servedFilterMember,
+  unescapeToken,
+  type Contract,
+  type Operation,
+  type OperationRole,
+} from '../contract/index.ts';
+import {
+  changeCreated,
+  changeCreatedWhere,
+  changeErrors,
+  creates,
+  withoutMember,
+  withStatus,
+  type OperationsHaving,
+} from './hook-helpers.ts';
 import { conditionProblem, isErrorDocument } from './problems.ts';
 import type { Problem, RequestContext, ServerHooks, SeedItem } from './types.ts';
 
@@ -55,15 +76,23 @@ interface Choice extends Omit<ChoiceDefinition, 'warns' | 'leavesNotRun'> {
 
 /** A choice of the catalogue the contract gives nothing to read: its operations are gone. */
 export class InapplicableChoiceError extends Error {
-  constructor(readonly name: string, readonly reason: string) {
+  constructor(
+    readonly name: string,
+    readonly reason: string,
+  ) {
     super(`choice "${name}" does not apply to this contract: ${reason}`);
     this.name = 'InapplicableChoiceError';
   }
 }
 
 export class UnknownChoiceError extends Error {
-  constructor(readonly unknown: string[], readonly valid: string[]) {
-    super(`unknown choice${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; valid choices: ${valid.join(', ')}`);
+  constructor(
+    readonly unknown: string[],
+    readonly valid: string[],
+  ) {
+    super(
+      `unknown choice${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; valid choices: ${valid.join(', ')}`,
+    );
     this.name = 'UnknownChoiceError';
   }
 }
@@ -113,12 +142,16 @@ function changeEveryCreated(change: (data: Json, context: RequestContext) => Jso
 function createdBodyRequirements(): string[] {
   const contract = loadContract();
   const roles = ['responseShape', 'serverAttributes', 'attributesEcho', 'relationshipsEcho'] as const;
-  return contract.operations.filter(creates).flatMap((operation) => roles.flatMap((role) => contract.requirementOf(operation, role)?.id ?? []));
+  return contract.operations
+    .filter(creates)
+    .flatMap((operation) => roles.flatMap((role) => contract.requirementOf(operation, role)?.id ?? []));
 }
 
 /** Rejects a valid request of one operation for the problems `find` names (400). */
 function rejectWhen(operationId: string, find: (context: RequestContext) => Problem[]): ServerHooks {
-  return { rejections: (problems, context) => (operationIs(context, operationId) ? [...problems, ...find(context)] : problems) };
+  return {
+    rejections: (problems, context) => (operationIs(context, operationId) ? [...problems, ...find(context)] : problems),
+  };
 }
 
 /** A 24-digit ObjectId written as a UUID-shaped string: still unique, no longer an ObjectId. */
@@ -133,8 +166,14 @@ function requiredMetaMembers(): string[] {
 }
 
 /** Rejects a valid request of every operation `applies` picks for the problems `find` names (400). */
-function rejectWhere(applies: (operation: Operation) => boolean, find: (context: RequestContext) => Problem[]): ServerHooks {
-  return { rejections: (problems, context) => (context.operation !== undefined && applies(context.operation) ? [...problems, ...find(context)] : problems) };
+function rejectWhere(
+  applies: (operation: Operation) => boolean,
+  find: (context: RequestContext) => Problem[],
+): ServerHooks {
+  return {
+    rejections: (problems, context) =>
+      context.operation !== undefined && applies(context.operation) ? [...problems, ...find(context)] : problems,
+  };
 }
 
 function changeMeta(change: (meta: Json) => Json): ServerHooks['listMembers'] {
@@ -147,7 +186,9 @@ const valuesSeen = new WeakMap<Operation, { pointer: string; values: unknown[] }
 function membersWithValuesSeen(operation: Operation): { pointer: string; values: unknown[] }[] {
   let members = valuesSeen.get(operation);
   if (!members) {
-    members = bodyMembers(operation).flatMap((m) => (m.valuesSeen ? [{ pointer: m.pointer, values: m.valuesSeen }] : []));
+    members = bodyMembers(operation).flatMap((m) =>
+      m.valuesSeen ? [{ pointer: m.pointer, values: m.valuesSeen }] : [],
+    );
     valuesSeen.set(operation, members);
   }
   return members;
@@ -171,12 +212,20 @@ function namedRelationships(operation: Operation): string[] {
 /**
  * A created resource with `relationship(name)` for each relationship its operation names that the request did not send.
  */
-function withUnsentRelationships(relationship: (name: string, data: Json) => Json): (data: Json, context: RequestContext) => Json {
+function withUnsentRelationships(
+  relationship: (name: string, data: Json) => Json,
+): (data: Json, context: RequestContext) => Json {
   return (data, context) => {
     const sent = objectOf(objectOf(objectOf(context.document)?.data)?.relationships) ?? {};
     const unsent = namedRelationships(context.operation!).filter((name) => !(name in sent));
     if (unsent.length === 0) return data;
-    return { ...data, relationships: { ...(objectOf(data.relationships) ?? {}), ...Object.fromEntries(unsent.map((name) => [name, relationship(name, data)])) } };
+    return {
+      ...data,
+      relationships: {
+        ...(objectOf(data.relationships) ?? {}),
+        ...Object.fromEntries(unsent.map((name) => [name, relationship(name, data)])),
+      },
+    };
   };
 }
 
@@ -193,7 +242,11 @@ function missingMembers(pointers: string[]): (context: RequestContext) => Proble
   return (context) =>
     pointers
       .filter((pointer) => valueAt(context.document, pointer) === undefined)
-      .map((pointer) => conditionProblem(400, 'member-required', `${pointer} is required by this server`, { pointer: nearestPointer(context.document, pointer) }));
+      .map((pointer) =>
+        conditionProblem(400, 'member-required', `${pointer} is required by this server`, {
+          pointer: nearestPointer(context.document, pointer),
+        }),
+      );
 }
 
 // --- The catalogue --------------------------------------------------------------------------
@@ -207,7 +260,16 @@ const SINGLE: Choice[] = [
     description: 'The list document has no `meta`: `data` alone (and `included` when there is one).',
     warns: [],
     // What only `meta` shows: nothing judges it against this reading.
-    leavesNotRun: [{ role: 'metaIntegers' }, 'RES-INTEGER-FORM', { role: 'metaTotal' }, { role: 'metaOffsetEcho' }, { role: 'metaPages' }, { role: 'metaLimitEffective' }, { role: 'metaPageNumber' }, { role: 'metaDeprecatedAgree' }],
+    leavesNotRun: [
+      { role: 'metaIntegers' },
+      'RES-INTEGER-FORM',
+      { role: 'metaTotal' },
+      { role: 'metaOffsetEcho' },
+      { role: 'metaPages' },
+      { role: 'metaLimitEffective' },
+      { role: 'metaPageNumber' },
+      { role: 'metaDeprecatedAgree' },
+    ],
     appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ listMembers: (members) => withoutMember(members, 'meta') }],
@@ -216,12 +278,19 @@ const SINGLE: Choice[] = [
     name: 'meta-required-members-only',
     section: '4.1, 9',
     openPlace: '`totalWithoutFilters` is optional and the deprecated members may be left out',
-    description: '`meta` holds only `total`, `pages`, `page`, `offset` and `limit`: no `totalWithoutFilters`, no deprecated members.',
+    description:
+      '`meta` holds only `total`, `pages`, `page`, `offset` and `limit`: no `totalWithoutFilters`, no deprecated members.',
     warns: [],
     leavesNotRun: [{ role: 'metaDeprecatedAgree' }],
     appliesTo: 'lists',
     conflictsWith: [],
-    hooks: [{ listMembers: changeMeta((meta) => Object.fromEntries(Object.entries(meta).filter(([name]) => requiredMetaMembers().includes(name)))) }],
+    hooks: [
+      {
+        listMembers: changeMeta((meta) =>
+          Object.fromEntries(Object.entries(meta).filter(([name]) => requiredMetaMembers().includes(name))),
+        ),
+      },
+    ],
   },
   {
     name: 'included-always-empty',
@@ -244,7 +313,13 @@ const SINGLE: Choice[] = [
     hooks: [
       rejectWhere(isListOperation, (context) => {
         const names = Array.isArray(context.query.include) ? context.query.include : [];
-        return names.length === 0 ? [] : [conditionProblem(400, 'unknown-include', `no related resource is named ${names.map(String).join(', ')}`, { parameter: 'include' })];
+        return names.length === 0
+          ? []
+          : [
+              conditionProblem(400, 'unknown-include', `no related resource is named ${names.map(String).join(', ')}`, {
+                parameter: 'include',
+              }),
+            ];
       }),
     ],
   },
@@ -262,7 +337,8 @@ const SINGLE: Choice[] = [
     name: 'page-size-capped-at-7-unreported',
     section: '8',
     openPlace: 'the maximum page size is not shown',
-    description: 'A page holds at most 7 items, and `meta.limit` reports the limit asked for, not the cap: a client sees the cap only as a short page before the end.',
+    description:
+      'A page holds at most 7 items, and `meta.limit` reports the limit asked for, not the cap: a client sees the cap only as a short page before the end.',
     warns: [{ role: 'limitCap' }, { role: 'metaLimitEffective' }],
     appliesTo: 'lists',
     conflictsWith: [],
@@ -292,13 +368,15 @@ const SINGLE: Choice[] = [
     name: 'fractional-page-members-truncated',
     section: '8',
     openPlace: 'how a fractional `page` member is treated is not shown',
-    description: 'A fractional `page[limit]` or `page[offset]` is served, truncated to a whole number, instead of answered 400.',
+    description:
+      'A fractional `page[limit]` or `page[offset]` is served, truncated to a whole number, instead of answered 400.',
     warns: [{ role: 'pageFractional' }],
     appliesTo: 'lists',
     conflictsWith: [],
     hooks: [
       {
-        findings: (findings, context) => findings.filter((f) => f.requirement !== context.operation?.roles.pageFractional),
+        findings: (findings, context) =>
+          findings.filter((f) => f.requirement !== context.operation?.roles.pageFractional),
         pageRequest: (page) => ({ offset: Math.trunc(page.offset), limit: Math.max(1, Math.trunc(page.limit)) }),
       },
     ],
@@ -307,27 +385,40 @@ const SINGLE: Choice[] = [
     name: 'scalar-page-ignored',
     section: '4.1',
     openPlace: 'how `page` is written in the query is not shown',
-    description: 'A bare or scalar `page` (`page=`, `page=3`) is ignored: the list is served with its default page instead of answered 400.',
+    description:
+      'A bare or scalar `page` (`page=`, `page=3`) is ignored: the list is served with its default page instead of answered 400.',
     warns: [],
     conflictsWith: [],
-    hooks: [{ findings: (findings, context) => findings.filter((f) => f.requirement !== context.operation?.roles.pageShape) }],
+    hooks: [
+      { findings: (findings, context) => findings.filter((f) => f.requirement !== context.operation?.roles.pageShape) },
+    ],
   },
   {
     name: 'last-filter-value-matches-nothing',
     section: '4.1',
     openPlace: "which items a list's filter matches is the service's data",
-    description: "The last allowed value of each list's filter member matches no item: an empty `data`, `meta.total` 0 and `meta.pages` 0.",
+    description:
+      "The last allowed value of each list's filter member matches no item: an empty `data`, `meta.total` 0 and `meta.pages` 0.",
     warns: [],
     appliesTo: 'lists',
-    having: { what: 'a filter member with two allowed values or more', has: (operation) => lastFilterValue(operation) !== undefined },
+    having: {
+      what: 'a filter member with two allowed values or more',
+      has: (operation) => lastFilterValue(operation) !== undefined,
+    },
     conflictsWith: [],
-    hooks: [{ seedList: (items, value, operation) => (value !== undefined && value === lastFilterValue(operation) ? [] : items) }],
+    hooks: [
+      {
+        seedList: (items, value, operation) =>
+          value !== undefined && value === lastFilterValue(operation) ? [] : items,
+      },
+    ],
   },
   {
     name: 'empty-result-one-page',
     section: '4.1',
     openPlace: 'how many pages an empty result has is not shown',
-    description: 'An empty result reports `meta.pages` 1 instead of 0 (the reference server has one only with `last-filter-value-matches-nothing`, so the two meet in a run of compatible choices).',
+    description:
+      'An empty result reports `meta.pages` 1 instead of 0 (the reference server has one only with `last-filter-value-matches-nothing`, so the two meet in a run of compatible choices).',
     warns: [],
     appliesTo: 'lists',
     conflictsWith: [],
@@ -339,29 +430,40 @@ const SINGLE: Choice[] = [
     name: 'ids-not-object-ids',
     section: '2.1',
     openPlace: 'an ObjectId in the 24-hex-digit form is a convention (SHOULD)',
-    description: 'Every resource id the server makes (list items, created resources) is a UUID-shaped string instead of an ObjectId.',
+    description:
+      'Every resource id the server makes (list items, created resources) is a UUID-shaped string instead of an ObjectId.',
     warns: ['RES-ID-OBJECTID'],
     conflictsWith: [],
-    hooks: [{ seedItem: (item: SeedItem) => ({ ...item, id: uuidShaped(item.id) }) }, ...changeEveryCreated((data) => ({ ...data, id: uuidShaped(data.id) }))],
+    hooks: [
+      { seedItem: (item: SeedItem) => ({ ...item, id: uuidShaped(item.id) }) },
+      ...changeEveryCreated((data) => ({ ...data, id: uuidShaped(data.id) })),
+    ],
   },
   {
     name: 'empty-relationships-omitted',
     section: '2.2, 4.2, 4.3',
     openPlace: '`relationships` is not among the required members of a resource',
-    description: 'A resource with no relationships (the items of a list whose item schema names none, a resource created without any) has no `relationships` member instead of `{}`.',
+    description:
+      'A resource with no relationships (the items of a list whose item schema names none, a resource created without any) has no `relationships` member instead of `{}`.',
     warns: [],
     conflictsWith: [],
     hooks: [
       { seedItem: (item: SeedItem) => withoutMember(item as unknown as Json, 'relationships') as unknown as SeedItem },
-      ...changeEveryCreated((data) => (objectOf(data.relationships) && Object.keys(data.relationships as Json).length === 0 ? withoutMember(data, 'relationships') : data)),
+      ...changeEveryCreated((data) =>
+        objectOf(data.relationships) && Object.keys(data.relationships as Json).length === 0
+          ? withoutMember(data, 'relationships')
+          : data,
+      ),
     ],
   },
 
   {
     name: 'unsent-relationships-null',
     section: '2.1',
-    openPlace: "a relationship's `data` may be null, and what a created resource carries for a relationship it was not sent is not shown",
-    description: 'A created resource carries each relationship its operation names but the request did not send, with `data: null` (a Highlight created without an owner has `relationships.owner.data` null).',
+    openPlace:
+      "a relationship's `data` may be null, and what a created resource carries for a relationship it was not sent is not shown",
+    description:
+      'A created resource carries each relationship its operation names but the request did not send, with `data: null` (a Highlight created without an owner has `relationships.owner.data` null).',
     warns: [],
     conflictsWith: ['unsent-relationships-links-only'],
     hooks: changeEveryCreated(withUnsentRelationships(() => ({ data: null }))),
@@ -370,7 +472,8 @@ const SINGLE: Choice[] = [
     name: 'unsent-relationships-links-only',
     section: '2.1',
     openPlace: 'no member of a relationship object is required',
-    description: 'A created resource carries each relationship its operation names but the request did not send as a relationship object with `links` only, no `data` (a Highlight created without an owner has `relationships.owner.links`).',
+    description:
+      'A created resource carries each relationship its operation names but the request did not send as a relationship object with `links` only, no `data` (a Highlight created without an owner has `relationships.owner.links`).',
     warns: [],
     conflictsWith: [],
     hooks: changeEveryCreated(withUnsentRelationships(relationshipLinks)),
@@ -378,28 +481,39 @@ const SINGLE: Choice[] = [
   {
     name: 'undefined-relationships-dropped',
     section: '2.4, 4.3',
-    openPlace: 'which relationships a resource has besides those the specification defines is not shown (x-names-not-shown)',
-    description: 'A created resource keeps only the relationships its request schema names (a Highlight its `owner`): one of another name is ignored, not echoed.',
+    openPlace:
+      'which relationships a resource has besides those the specification defines is not shown (x-names-not-shown)',
+    description:
+      'A created resource keeps only the relationships its request schema names (a Highlight its `owner`): one of another name is ignored, not echoed.',
     warns: [],
     conflictsWith: [],
     hooks: changeEveryCreated((data, context) => {
       const relationships = objectOf(data.relationships);
-      const shown = context.operation?.requestBody ? namesShownAt(context.operation.requestBody, '/data/relationships') : undefined;
+      const shown = context.operation?.requestBody
+        ? namesShownAt(context.operation.requestBody, '/data/relationships')
+        : undefined;
       if (!relationships || !shown) return data;
-      return { ...data, relationships: Object.fromEntries(Object.entries(relationships).filter(([name]) => shown.has(name))) };
+      return {
+        ...data,
+        relationships: Object.fromEntries(Object.entries(relationships).filter(([name]) => shown.has(name))),
+      };
     }),
   },
   {
     name: 'relationship-links-added',
     section: '2.1, 4.3',
     openPlace: "a relationship object's `links` and `meta` are optional, and the specification gives no duty for them",
-    description: 'Each relationship of a created resource carries `links.self` and `links.related` (and `meta.createdBy: "server"`) besides the `data` sent, in place of any `links` and `meta` sent.',
+    description:
+      'Each relationship of a created resource carries `links.self` and `links.related` (and `meta.createdBy: "server"`) besides the `data` sent, in place of any `links` and `meta` sent.',
     warns: [],
     conflictsWith: [],
     hooks: changeEveryCreated((data) => {
       const relationships = objectOf(data.relationships);
       if (!relationships) return data;
-      const linked = Object.entries(relationships).map(([name, value]) => [name, { ...(objectOf(value) ?? {}), links: relationshipLinks(name, data), meta: { createdBy: 'server' } }]);
+      const linked = Object.entries(relationships).map(([name, value]) => [
+        name,
+        { ...(objectOf(value) ?? {}), links: relationshipLinks(name, data), meta: { createdBy: 'server' } },
+      ]);
       return { ...data, relationships: Object.fromEntries(linked) };
     }),
   },
@@ -409,11 +523,19 @@ const SINGLE: Choice[] = [
     name: 'created-answered-202-without-body',
     section: '4.2, 4.3',
     openPlace: '202 Accepted is listed and its body is not shown',
-    description: 'A valid create request is answered 202 Accepted with no body instead of 201 with the created resource, so the requirements on the created resource are reported not run as the target\'s choice; the run still passes.',
+    description:
+      "A valid create request is answered 202 Accepted with no body instead of 201 with the created resource, so the requirements on the created resource are reported not run as the target's choice; the run still passes.",
     warns: ['CREATE-202-ACCEPTED'],
     conflictsWith: [],
     leavesNotRun: createdBodyRequirements(),
-    hooks: [{ created: (creation, context) => (context.operation !== undefined && creates(context.operation) && creation.status === 201 ? { status: 202 } : creation) }],
+    hooks: [
+      {
+        created: (creation, context) =>
+          context.operation !== undefined && creates(context.operation) && creation.status === 201
+            ? { status: 202 }
+            : creation,
+      },
+    ],
   },
   {
     name: 'wrong-data-type-answered-400',
@@ -422,19 +544,31 @@ const SINGLE: Choice[] = [
     description: 'A request whose only problem is a `data.type` of another resource is answered 400 instead of 409.',
     warns: [],
     conflictsWith: [],
-    hooks: [{ reply: (reply, context) => (reply.status === 409 && context.findings.length > 0 ? withStatus(reply, 400) : reply) }],
+    hooks: [
+      {
+        reply: (reply, context) =>
+          reply.status === 409 && context.findings.length > 0 ? withStatus(reply, 400) : reply,
+      },
+    ],
   },
   {
     name: 'in-use-in-request-rejected',
     section: '2.3',
     openPlace: '`inUse` appears in responses only; what a server does with one in a request is not shown',
-    description: 'A Create AttributeConfig request that sends `attributes.inUse` is answered 400 instead of ignoring it.',
+    description:
+      'A Create AttributeConfig request that sends `attributes.inUse` is answered 400 instead of ignoring it.',
     warns: [],
     operations: ['createAttributeConfig'],
     conflictsWith: [],
     hooks: [
       rejectWhen('createAttributeConfig', (context) =>
-        valueAt(context.document, '/data/attributes/inUse') === undefined ? [] : [conditionProblem(400, 'read-only-attribute', 'inUse is set by the server', { pointer: '/data/attributes/inUse' })],
+        valueAt(context.document, '/data/attributes/inUse') === undefined
+          ? []
+          : [
+              conditionProblem(400, 'read-only-attribute', 'inUse is set by the server', {
+                pointer: '/data/attributes/inUse',
+              }),
+            ],
       ),
     ],
   },
@@ -442,7 +576,8 @@ const SINGLE: Choice[] = [
     name: 'permission-numbers-refused',
     section: '2.3',
     openPlace: 'the meaning of permission numbers is not shown',
-    description: 'An AttributeConfig whose `editPermission` or `viewPermission` is not 0 is answered 400, naming the member: this server knows permission 0 only.',
+    description:
+      'An AttributeConfig whose `editPermission` or `viewPermission` is not 0 is answered 400, naming the member: this server knows permission 0 only.',
     warns: [],
     operations: ['createAttributeConfig'],
     // The complete document is refused; the minimal one sends no attribute to echo.
@@ -453,7 +588,16 @@ const SINGLE: Choice[] = [
       rejectWhen('createAttributeConfig', (context) =>
         ['/data/attributes/editPermission', '/data/attributes/viewPermission'].flatMap((pointer) => {
           const value = valueAt(context.document, pointer);
-          return value === undefined || value === 0 ? [] : [conditionProblem(400, 'unknown-permission', `${pointer.split('/').pop()} ${JSON.stringify(value)} is not a permission this server knows`, { pointer })];
+          return value === undefined || value === 0
+            ? []
+            : [
+                conditionProblem(
+                  400,
+                  'unknown-permission',
+                  `${pointer.split('/').pop()} ${JSON.stringify(value)} is not a permission this server knows`,
+                  { pointer },
+                ),
+              ];
         }),
       ),
     ],
@@ -462,7 +606,8 @@ const SINGLE: Choice[] = [
     name: 'values-seen-only',
     section: '2.3',
     openPlace: 'the full allowed-value sets of `target`, `type` and `clickBehavior` are not shown',
-    description: 'An AttributeConfig whose `target`, `type` or `settings.link.clickBehavior` is not the value the specification shows (User, boolean, newWindow) is answered 400.',
+    description:
+      'An AttributeConfig whose `target`, `type` or `settings.link.clickBehavior` is not the value the specification shows (User, boolean, newWindow) is answered 400.',
     warns: [],
     operations: ['createAttributeConfig'],
     conflictsWith: [],
@@ -470,7 +615,13 @@ const SINGLE: Choice[] = [
       rejectWhen('createAttributeConfig', (context) =>
         membersWithValuesSeen(context.operation!).flatMap(({ pointer, values }) => {
           const value = valueAt(context.document, pointer);
-          return value === undefined || values.includes(value) ? [] : [conditionProblem(400, 'unsupported-value', `${pointer} must be one of ${values.join(', ')}`, { pointer })];
+          return value === undefined || values.includes(value)
+            ? []
+            : [
+                conditionProblem(400, 'unsupported-value', `${pointer} must be one of ${values.join(', ')}`, {
+                  pointer,
+                }),
+              ];
         }),
       ),
     ],
@@ -479,39 +630,61 @@ const SINGLE: Choice[] = [
     name: 'attributes-required-by-server',
     section: '2.3, 2.4',
     openPlace: 'which attributes are required is not shown',
-    description: 'An AttributeConfig without `target`, `type` or `label`, or a Highlight without `collectionItemId`, `range` or an owner, is answered 400.',
+    description:
+      'An AttributeConfig without `target`, `type` or `label`, or a Highlight without `collectionItemId`, `range` or an owner, is answered 400.',
     warns: [],
     operations: ['createAttributeConfig', 'createHighlight'],
     conflictsWith: [],
-    hooks: [rejectWhen('createAttributeConfig', missingMembers(ATTRIBUTE_CONFIG_REQUIRED)), rejectWhen('createHighlight', missingMembers(HIGHLIGHT_REQUIRED))],
+    hooks: [
+      rejectWhen('createAttributeConfig', missingMembers(ATTRIBUTE_CONFIG_REQUIRED)),
+      rejectWhen('createHighlight', missingMembers(HIGHLIGHT_REQUIRED)),
+    ],
   },
   {
     name: 'attributes-echoed-with-defaults',
     section: '4.2, 4.3',
     openPlace: 'which attributes a created resource carries beyond those sent is not shown',
-    description: 'A created resource carries the attributes sent plus server defaults for those left out (AttributeConfig `required`, `editPermission`, `viewPermission`; Highlight `summary`).',
+    description:
+      'A created resource carries the attributes sent plus server defaults for those left out (AttributeConfig `required`, `editPermission`, `viewPermission`; Highlight `summary`).',
     warns: [],
     operations: ['createAttributeConfig', 'createHighlight'],
     conflictsWith: [],
     hooks: [
-      { created: changeCreated('createAttributeConfig', (data) => ({ ...data, attributes: { required: false, editPermission: 0, viewPermission: 0, ...(data.attributes as Json) } })) },
-      { created: changeCreated('createHighlight', (data) => ({ ...data, attributes: { summary: '', ...(objectOf(data.attributes) ?? {}) } })) },
+      {
+        created: changeCreated('createAttributeConfig', (data) => ({
+          ...data,
+          attributes: { required: false, editPermission: 0, viewPermission: 0, ...(data.attributes as Json) },
+        })),
+      },
+      {
+        created: changeCreated('createHighlight', (data) => ({
+          ...data,
+          attributes: { summary: '', ...(objectOf(data.attributes) ?? {}) },
+        })),
+      },
     ],
   },
   {
     name: 'owner-links-and-meta-ignored',
     section: '2.1, 4.3',
     openPlace: 'the specification gives a server no duty for `links` and `meta` of a request relationship',
-    description: 'A Create Highlight request whose `relationships.owner` has `links` or `meta` of any JSON type is served, and the relationship echoed as sent.',
+    description:
+      'A Create Highlight request whose `relationships.owner` has `links` or `meta` of any JSON type is served, and the relationship echoed as sent.',
     warns: ['REQ-RELATIONSHIPS-REFUSED'],
     conflictsWith: [],
-    hooks: [{ findings: (findings) => findings.filter((f) => !/^\/data\/relationships\/owner\/(links|meta)(\/|$)/.test(f.pointer)) }],
+    hooks: [
+      {
+        findings: (findings) =>
+          findings.filter((f) => !/^\/data\/relationships\/owner\/(links|meta)(\/|$)/.test(f.pointer)),
+      },
+    ],
   },
   {
     name: 'request-media-type-not-checked',
     section: '4',
     openPlace: 'how a server treats request bodies of another media type is not shown',
-    description: 'A request body is read as JSON whatever its Content-Type (`application/json` included) instead of being answered 415.',
+    description:
+      'A request body is read as JSON whatever its Content-Type (`application/json` included) instead of being answered 415.',
     warns: ['MEDIA-TYPE-REQUEST-415'],
     conflictsWith: [],
     hooks: [{ stageOrder: (order) => order.filter((stage) => stage !== 'mediaType') }],
@@ -525,7 +698,14 @@ const SINGLE: Choice[] = [
     description: 'A 401 answer carries no `WWW-Authenticate` header.',
     warns: ['AUTH-WWW-AUTHENTICATE'],
     conflictsWith: [],
-    hooks: [{ reply: (reply) => (reply.headers?.['www-authenticate'] === undefined ? reply : { ...reply, headers: withoutMember(reply.headers, 'www-authenticate') as Record<string, string> }) }],
+    hooks: [
+      {
+        reply: (reply) =>
+          reply.headers?.['www-authenticate'] === undefined
+            ? reply
+            : { ...reply, headers: withoutMember(reply.headers, 'www-authenticate') as Record<string, string> },
+      },
+    ],
   },
   {
     name: 'error-objects-status-and-detail-only',
@@ -541,10 +721,19 @@ const SINGLE: Choice[] = [
     name: 'error-members-of-its-own',
     section: '7',
     openPlace: 'the values of `code`, and the optional `id` of an error occurrence, are not shown',
-    description: "Error `code` values are the server's own numbering (`E400`, `E401`, ...) instead of requirement ids and condition names, and each error object carries an `id` unique to its occurrence.",
+    description:
+      "Error `code` values are the server's own numbering (`E400`, `E401`, ...) instead of requirement ids and condition names, and each error object carries an `id` unique to its occurrence.",
     warns: [],
     conflictsWith: [],
-    hooks: [{ reply: changeErrors((error) => ({ id: randomUUID(), ...(error as Json), code: `E${String((error as Json).status)}` })) }],
+    hooks: [
+      {
+        reply: changeErrors((error) => ({
+          id: randomUUID(),
+          ...(error as Json),
+          code: `E${String((error as Json).status)}`,
+        })),
+      },
+    ],
   },
   {
     name: 'first-problem-only',
@@ -553,7 +742,14 @@ const SINGLE: Choice[] = [
     description: 'A 400 answer carries one error object, for the first problem found, instead of one per problem.',
     warns: [],
     conflictsWith: [],
-    hooks: [{ reply: (reply) => (reply.status === 400 && isErrorDocument(reply.document) ? { ...reply, document: { ...reply.document, errors: reply.document.errors.slice(0, 1) } } : reply) }],
+    hooks: [
+      {
+        reply: (reply) =>
+          reply.status === 400 && isErrorDocument(reply.document)
+            ? { ...reply, document: { ...reply.document, errors: reply.document.errors.slice(0, 1) } }
+            : reply,
+      },
+    ],
   },
   {
     name: 'not-found-and-conflict-without-body',
@@ -562,7 +758,14 @@ const SINGLE: Choice[] = [
     description: 'Every 404 and 409 answer has no body.',
     warns: ['ERR-ENVELOPE-404-409'],
     conflictsWith: [],
-    hooks: [{ reply: (reply) => (reply.status === 404 || reply.status === 409 ? { status: reply.status, contentType: reply.contentType, headers: reply.headers } : reply) }],
+    hooks: [
+      {
+        reply: (reply) =>
+          reply.status === 404 || reply.status === 409
+            ? { status: reply.status, contentType: reply.contentType, headers: reply.headers }
+            : reply,
+      },
+    ],
   },
 ];
 
@@ -572,22 +775,35 @@ const COMBINED: Omit<ChoiceDefinition, 'warns' | 'conflictsWith'>[] = [
     name: 'bare-list',
     section: '4.1, 8',
     openPlace: 'an optional `meta`, the default and the maximum page size',
-    description: 'The list has no `meta`, pages of 5 without `page`, and at most 20 items a page, so a client sees the cap only as a short page.',
+    description:
+      'The list has no `meta`, pages of 5 without `page`, and at most 20 items a page, so a client sees the cap only as a short page.',
     combines: ['list-meta-omitted', 'default-page-size-5', 'page-size-capped-at-20'],
   },
   {
     name: 'strict-creation',
     section: '2.3, 2.4, 4.2, 4.3',
     openPlace: 'required attributes, allowed values, `inUse` in a request, 400 or 409 for a wrong type',
-    description: 'A create request is refused for every reason the specification leaves open: attributes the server requires, values other than those shown, `inUse` sent, and a wrong `data.type` answered 400.',
-    combines: ['attributes-required-by-server', 'values-seen-only', 'in-use-in-request-rejected', 'wrong-data-type-answered-400'],
+    description:
+      'A create request is refused for every reason the specification leaves open: attributes the server requires, values other than those shown, `inUse` sent, and a wrong `data.type` answered 400.',
+    combines: [
+      'attributes-required-by-server',
+      'values-seen-only',
+      'in-use-in-request-rejected',
+      'wrong-data-type-answered-400',
+    ],
   },
   {
     name: 'terse-errors',
     section: '5, 7',
     openPlace: 'optional error members, the number of error objects, 404 and 409 bodies, `WWW-Authenticate`',
-    description: 'Errors say as little as the specification allows: `status` and `detail` only, one object per answer, no body on 404 and 409, no `WWW-Authenticate`.',
-    combines: ['error-objects-status-and-detail-only', 'first-problem-only', 'not-found-and-conflict-without-body', 'www-authenticate-omitted'],
+    description:
+      'Errors say as little as the specification allows: `status` and `detail` only, one object per answer, no body on 404 and 409, no `WWW-Authenticate`.',
+    combines: [
+      'error-objects-status-and-detail-only',
+      'first-problem-only',
+      'not-found-and-conflict-without-body',
+      'www-authenticate-omitted',
+    ],
   },
 ];
 
@@ -611,16 +827,28 @@ const CATALOGUE: Choice[] = [...SINGLE, ...COMBINED.map(combined)];
 
 /** The operations a choice reads, or why the contract holds none of them. */
 function operationsOf(contract: Contract, choice: Choice): Operation[] | string {
-  const inScope = (operation: Operation) => (choice.appliesTo === 'lists' ? isListOperation(operation) : choice.appliesTo === 'creations' ? creates(operation) : true);
-  const named = choice.operations === undefined ? contract.operations : contract.operations.filter((o) => choice.operations!.includes(o.operationId));
+  const inScope = (operation: Operation) =>
+    choice.appliesTo === 'lists'
+      ? isListOperation(operation)
+      : choice.appliesTo === 'creations'
+        ? creates(operation)
+        : true;
+  const named =
+    choice.operations === undefined
+      ? contract.operations
+      : contract.operations.filter((o) => choice.operations!.includes(o.operationId));
   const read = named.filter(inScope);
   const which = choice.appliesTo === 'lists' ? 'list' : 'create operation';
   if (read.length === 0 && (choice.appliesTo !== undefined || choice.operations !== undefined)) {
-    return choice.operations === undefined ? `the contract has no ${which}` : `the contract has none of ${choice.operations.join(', ')}`;
+    return choice.operations === undefined
+      ? `the contract has no ${which}`
+      : `the contract has none of ${choice.operations.join(', ')}`;
   }
   if (choice.having === undefined) return read;
   const having = read.filter(choice.having.has);
-  return having.length > 0 ? having : `no ${choice.appliesTo === undefined ? 'operation' : which} of the contract has ${choice.having.what}`;
+  return having.length > 0
+    ? having
+    : `no ${choice.appliesTo === undefined ? 'operation' : which} of the contract has ${choice.having.what}`;
 }
 
 /**
@@ -628,7 +856,13 @@ function operationsOf(contract: Contract, choice: Choice): Operation[] | string 
  * role.
  */
 function resolveRefs(contract: Contract, refs: readonly RequirementRef[], operations: Operation[]): string[] {
-  const ids = refs.flatMap((ref) => (typeof ref === 'string' ? (contract.requirements.some((r) => r.id === ref) ? [ref] : []) : operations.flatMap((o) => o.roles[ref.role] ?? [])));
+  const ids = refs.flatMap((ref) =>
+    typeof ref === 'string'
+      ? contract.requirements.some((r) => r.id === ref)
+        ? [ref]
+        : []
+      : operations.flatMap((o) => o.roles[ref.role] ?? []),
+  );
   return [...new Set(ids)];
 }
 
@@ -643,8 +877,25 @@ function bind(contract: Contract): Map<string, BoundChoice> {
     CATALOGUE.map((choice): [string, BoundChoice] => {
       const operations = operationsOf(contract, choice);
       if (typeof operations === 'string') return [choice.name, { inapplicable: operations }];
-      const { hooks: _hooks, appliesTo: _appliesTo, having: _having, operations: _operations, warns, leavesNotRun, ...written } = choice;
-      return [choice.name, { definition: { ...written, warns: resolveRefs(contract, warns, operations), ...(leavesNotRun ? { leavesNotRun: resolveRefs(contract, leavesNotRun, operations) } : {}) } }];
+      const {
+        hooks: _hooks,
+        appliesTo: _appliesTo,
+        having: _having,
+        operations: _operations,
+        warns,
+        leavesNotRun,
+        ...written
+      } = choice;
+      return [
+        choice.name,
+        {
+          definition: {
+            ...written,
+            warns: resolveRefs(contract, warns, operations),
+            ...(leavesNotRun ? { leavesNotRun: resolveRefs(contract, leavesNotRun, operations) } : {}),
+          },
+        },
+      ];
     }),
   );
 }
@@ -654,7 +905,9 @@ export function choicesBoundTo(contract: Contract): { choices: ChoiceDefinition[
   const bound = [...bind(contract)];
   return {
     choices: bound.flatMap(([, c]) => (c.definition ? [c.definition] : [])),
-    inapplicable: new Map(bound.flatMap(([name, c]) => (c.inapplicable === undefined ? [] : [[name, c.inapplicable] as const]))),
+    inapplicable: new Map(
+      bound.flatMap(([name, c]) => (c.inapplicable === undefined ? [] : [[name, c.inapplicable] as const])),
+    ),
   };
 }
 
@@ -704,7 +957,8 @@ export function compatibleChoiceSets(names: readonly string[] = CHOICE_NAMES): s
 /** The hooks of the named choices, in the order given; an unknown name throws UnknownChoiceError. */
 export function choiceHooks(names: readonly string[]): ServerHooks[] {
   const inapplicable = names.find((name) => INAPPLICABLE_CHOICES.has(name));
-  if (inapplicable !== undefined) throw new InapplicableChoiceError(inapplicable, INAPPLICABLE_CHOICES.get(inapplicable)!);
+  if (inapplicable !== undefined)
+    throw new InapplicableChoiceError(inapplicable, INAPPLICABLE_CHOICES.get(inapplicable)!);
   const unknown = names.filter((name) => !CHOICE_NAMES.includes(name));
   if (unknown.length > 0) throw new UnknownChoiceError(unknown, CHOICE_NAMES);
   return names.flatMap((name) => CATALOGUE.find((c) => c.name === name)!.hooks);

@@ -5,7 +5,17 @@
 // Conditions for 404 and 409 are not shown; this server's are: a record it does not hold (an
 // owner, a collection item, a relationship naming an id it neither seeded nor created) → 404, a
 // `customId` already used for the operation → 409.
-import { bodyMembers, escapeToken, MEDIA_TYPE, recordKindLabel, serverAttributes, unescapeToken, type BodyMember, type JsonType, type Operation } from '../contract/index.ts';
+import {
+  bodyMembers,
+  escapeToken,
+  MEDIA_TYPE,
+  recordKindLabel,
+  serverAttributes,
+  unescapeToken,
+  type BodyMember,
+  type JsonType,
+  type Operation,
+} from '../contract/index.ts';
 import { REFERENCE_FIXTURES } from './defaults.ts';
 import type { ComposedHooks } from './hooks.ts';
 import type { ObjectIdGenerator } from './object-id.ts';
@@ -24,7 +34,14 @@ function sentData(context: RequestContext): Json {
 }
 
 /** What this server sets an attribute only it sets to, by the attribute's JSON type. */
-const SERVER_DEFAULTS: Record<JsonType, unknown> = { boolean: false, number: 0, string: '', array: [], object: {}, null: null };
+const SERVER_DEFAULTS: Record<JsonType, unknown> = {
+  boolean: false,
+  number: 0,
+  string: '',
+  array: [],
+  object: {},
+  null: null,
+};
 
 /** Attributes whose value this server holds unique among the resources one operation created. */
 const UNIQUE_ATTRIBUTES = ['customId'];
@@ -42,18 +59,36 @@ export class CreatedResources {
   /** `operationId attribute value` of every unique attribute already used. */
   private readonly usedValues = new Set<string>();
 
-  constructor(private readonly hooks: ComposedHooks, private readonly newId: ObjectIdGenerator) {}
+  constructor(
+    private readonly hooks: ComposedHooks,
+    private readonly newId: ObjectIdGenerator,
+  ) {}
 
   create(operation: Operation, context: RequestContext): Reply {
     const data = sentData(context);
     const unknown = unknownRecord(operation, context.document) ?? this.unheldRelationship(operation, data);
-    if (unknown) return errorReply(404, [conditionProblem(404, CONDITION_CODES.recordNotFound, unknown.detail, { pointer: unknown.pointer })]);
+    if (unknown)
+      return errorReply(404, [
+        conditionProblem(404, CONDITION_CODES.recordNotFound, unknown.detail, { pointer: unknown.pointer }),
+      ]);
     const attributes = objectOf(data.attributes) ?? {};
     const taken = this.uniqueValues(operation, attributes).find((key) => this.usedValues.has(key.value));
     if (taken) {
-      return errorReply(409, [conditionProblem(409, CONDITION_CODES.duplicateCustomId, `a ${operation.resourceType} with this ${taken.name} already exists; ${taken.name} values are unique`, { pointer: `/data/attributes/${taken.name}` })]);
+      return errorReply(409, [
+        conditionProblem(
+          409,
+          CONDITION_CODES.duplicateCustomId,
+          `a ${operation.resourceType} with this ${taken.name} already exists; ${taken.name} values are unique`,
+          { pointer: `/data/attributes/${taken.name}` },
+        ),
+      ]);
     }
-    const resource = { id: this.newId(), type: operation.resourceType, attributes: { ...attributes, ...serverSetAttributes(operation) }, relationships: data.relationships ?? {} };
+    const resource = {
+      id: this.newId(),
+      type: operation.resourceType,
+      attributes: { ...attributes, ...serverSetAttributes(operation) },
+      relationships: data.relationships ?? {},
+    };
     for (const key of this.uniqueValues(operation, attributes)) keep(this.usedValues, key.value);
     keep(this.resources, `${resource.type} ${resource.id}`, resource);
     return this.createdReply({ status: 201, document: { data: resource } }, context);
@@ -72,7 +107,9 @@ export class CreatedResources {
     const checked = new Set(recordMembers(operation).map((m) => m.pointer));
     for (const [name, relationship] of Object.entries(objectOf(data.relationships) ?? {})) {
       const linked = objectOf(relationship)?.data;
-      const identifiers = Array.isArray(linked) ? linked.map((item, index) => [item, `/${index}`] as const) : [[linked, ''] as const];
+      const identifiers = Array.isArray(linked)
+        ? linked.map((item, index) => [item, `/${index}`] as const)
+        : [[linked, ''] as const];
       for (const [identifier, at] of identifiers) {
         const pointer = `/data/relationships/${escapeToken(name)}/data${at}/id`;
         const { type, id } = objectOf(identifier) ?? {};
@@ -84,7 +121,10 @@ export class CreatedResources {
   }
 
   private uniqueValues(operation: Operation, attributes: Json): { name: string; value: string }[] {
-    return UNIQUE_ATTRIBUTES.filter((name) => typeof attributes[name] === 'string').map((name) => ({ name, value: `${operation.operationId} ${name} ${String(attributes[name])}` }));
+    return UNIQUE_ATTRIBUTES.filter((name) => typeof attributes[name] === 'string').map((name) => ({
+      name,
+      value: `${operation.operationId} ${name} ${String(attributes[name])}`,
+    }));
   }
 
   private createdReply(creation: Creation, context: RequestContext): Reply {
@@ -109,7 +149,11 @@ const FIXTURE_IDS: ReadonlySet<string> = new Set(Object.values(REFERENCE_FIXTURE
  * appears in responses only).
  */
 function serverSetAttributes(operation: Operation): Json {
-  return Object.fromEntries(serverAttributes(operation).filter((m) => m.required).map((m) => [m.name, structuredClone(SERVER_DEFAULTS[m.types[0]])]));
+  return Object.fromEntries(
+    serverAttributes(operation)
+      .filter((m) => m.required)
+      .map((m) => [m.name, structuredClone(SERVER_DEFAULTS[m.types[0]])]),
+  );
 }
 
 /**
@@ -119,7 +163,8 @@ function serverSetAttributes(operation: Operation): Json {
 function unknownRecord(operation: Operation, document: unknown): UnknownRecord | undefined {
   for (const member of recordMembers(operation)) {
     const value = valueAt(document, member.pointer);
-    if (value !== undefined && value !== REFERENCE_FIXTURES[member.record]) return { pointer: member.pointer, detail: `no record with this ${recordKindLabel(member.record)} exists` };
+    if (value !== undefined && value !== REFERENCE_FIXTURES[member.record])
+      return { pointer: member.pointer, detail: `no record with this ${recordKindLabel(member.record)} exists` };
   }
   return undefined;
 }

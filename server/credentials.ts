@@ -23,18 +23,34 @@ function otherPrefixToken(scheme: Scheme, tokens: Tokens): string | undefined {
 
 export function judgeCredentials(reading: CredentialReading, tokens: Tokens, legacyHeader: string): CredentialDecision {
   if (reading.kind === 'none') {
-    return { outcome: 'unauthenticated', code: 'AUTH-401-NO-CREDENTIALS', detail: `no credentials: send Authorization: Bearer r:<session token> or Bearer p:<personal access token>, or the ${legacyHeader} header` };
+    return {
+      outcome: 'unauthenticated',
+      code: 'AUTH-401-NO-CREDENTIALS',
+      detail: `no credentials: send Authorization: Bearer r:<session token> or Bearer p:<personal access token>, or the ${legacyHeader} header`,
+    };
   }
   if (reading.kind === 'malformed') {
-    return { outcome: 'unauthenticated', code: 'AUTH-401-MALFORMED', detail: `malformed credentials: ${reading.reason}` };
+    return {
+      outcome: 'unauthenticated',
+      code: 'AUTH-401-MALFORMED',
+      detail: `malformed credentials: ${reading.reason}`,
+    };
   }
   const { scheme, token } = reading;
   if (token === tokens.forbiddenToken) return { outcome: 'forbidden', scheme };
   if (token === tokenOf(scheme, tokens)) return { outcome: 'permitted', scheme };
   if (token === otherPrefixToken(scheme, tokens)) {
-    return { outcome: 'unauthenticated', code: 'AUTH-401-WRONG-PREFIX', detail: `the token is not a valid ${SCHEME_NAMES[scheme]}; each token is valid under its own prefix only` };
+    return {
+      outcome: 'unauthenticated',
+      code: 'AUTH-401-WRONG-PREFIX',
+      detail: `the token is not a valid ${SCHEME_NAMES[scheme]}; each token is valid under its own prefix only`,
+    };
   }
-  return { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN', detail: `the ${SCHEME_NAMES[scheme]} is not known` };
+  return {
+    outcome: 'unauthenticated',
+    code: 'AUTH-401-UNKNOWN-TOKEN',
+    detail: `the ${SCHEME_NAMES[scheme]} is not known`,
+  };
 }
 
 /** Every token the server knows, in any scheme. */

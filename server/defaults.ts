@@ -19,7 +19,9 @@ export function referenceRecordId(kind: string): string {
 }
 
 /** Records that exist: one of each kind the contract names (`x-record`; docs/certification.md §5). */
-export const REFERENCE_FIXTURES: Readonly<Record<string, string>> = Object.fromEntries(recordKinds(loadContract().operations).map((kind) => [kind, referenceRecordId(kind)]));
+export const REFERENCE_FIXTURES: Readonly<Record<string, string>> = Object.fromEntries(
+  recordKinds(loadContract().operations).map((kind) => [kind, referenceRecordId(kind)]),
+);
 
 /**
  * Items seeded per value of a list's filter, taken in turn in the order of its values: different sizes make pagination

@@ -10,7 +10,10 @@ function cell(text: string): string {
 
 export function faultsTable(): string {
   const contract = loadContract();
-  const rows = FAULTS.map((f) => `| \`${f.name}\` | \`${f.requirement}\` (${contract.requirement(f.requirement).level}, section ${contract.requirement(f.requirement).section}) | ${cell(f.description)} | ${f.detectableInOneExchange ? 'yes' : 'no'} | ${f.foundBy === 'generation' ? 'generated inputs only' : 'the suite'} |`);
+  const rows = FAULTS.map(
+    (f) =>
+      `| \`${f.name}\` | \`${f.requirement}\` (${contract.requirement(f.requirement).level}, section ${contract.requirement(f.requirement).section}) | ${cell(f.description)} | ${f.detectableInOneExchange ? 'yes' : 'no'} | ${f.foundBy === 'generation' ? 'generated inputs only' : 'the suite'} |`,
+  );
   return [
     '# Reference server faults',
     '',
@@ -41,8 +44,12 @@ function requirementList(ids: string[]): string {
 
 export function choicesTable(): string {
   const rows = CHOICES.map((c) => {
-    const conflicts = CHOICES.filter((other) => choicesConflict(c.name, other.name)).map((other) => `\`${other.name}\``);
-    const what = c.combines ? `${cell(c.description)} Combines ${c.combines.map((n) => `\`${n}\``).join(', ')}.` : cell(c.description);
+    const conflicts = CHOICES.filter((other) => choicesConflict(c.name, other.name)).map(
+      (other) => `\`${other.name}\``,
+    );
+    const what = c.combines
+      ? `${cell(c.description)} Combines ${c.combines.map((n) => `\`${n}\``).join(', ')}.`
+      : cell(c.description);
     return `| \`${c.name}\` | ${c.section} | ${cell(c.openPlace)} | ${what} | ${requirementList(c.warns)} | ${conflicts.length > 0 ? conflicts.join(', ') : 'none'} |`;
   });
   const sets = compatibleChoiceSets().map((set, index) => `${index + 1}. ${set.map((n) => `\`${n}\``).join(', ')}`);

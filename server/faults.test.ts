@@ -5,7 +5,18 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { Contract, listOperations, loadContract, SCHEMA_DIR, type OperationRole } from '../contract/index.ts';
-import { choicesBoundTo, DEFAULT_CREDENTIALS, expandTrigger, FAULTS, faultsBoundTo, INAPPLICABLE_FAULTS, startReferenceServer, UnknownFaultError, createReferenceServer, type FaultDefinition } from './index.ts';
+import {
+  choicesBoundTo,
+  DEFAULT_CREDENTIALS,
+  expandTrigger,
+  FAULTS,
+  faultsBoundTo,
+  INAPPLICABLE_FAULTS,
+  startReferenceServer,
+  UnknownFaultError,
+  createReferenceServer,
+  type FaultDefinition,
+} from './index.ts';
 import { grownContract } from '../test-support/grown-contract.ts';
 import { serverFindings, send } from './test-support.ts';
 
@@ -20,8 +31,12 @@ async function withServer<T>(faults: string[], use: (baseUrl: string) => Promise
 
 async function triggerFindings(fault: FaultDefinition, faults: string[]): Promise<string[]> {
   const trigger = expandTrigger(fault.trigger!, DEFAULT_CREDENTIALS);
-  const exchanged = await withServer(faults, (baseUrl) => send(baseUrl, { ...trigger, body: trigger.body === '' ? undefined : trigger.body }));
-  return serverFindings(exchanged).filter((f) => f.level === 'MUST').map((f) => f.requirement);
+  const exchanged = await withServer(faults, (baseUrl) =>
+    send(baseUrl, { ...trigger, body: trigger.body === '' ? undefined : trigger.body }),
+  );
+  return serverFindings(exchanged)
+    .filter((f) => f.level === 'MUST')
+    .map((f) => f.requirement);
 }
 
 /** A schema member the test below changes. */
@@ -32,7 +47,10 @@ interface MemberChanged {
 /** The members of openapi.yaml the test below changes. */
 interface OpenApiChanged {
   components: { schemas: Record<string, { properties?: Record<string, MemberChanged> }> };
-  paths: Record<string, { get?: { parameters?: { name: string; schema: { properties?: Record<string, MemberChanged> } }[] } }>;
+  paths: Record<
+    string,
+    { get?: { parameters?: { name: string; schema: { properties?: Record<string, MemberChanged> } }[] } }
+  >;
 }
 
 describe('the fault catalogue', () => {
@@ -54,7 +72,9 @@ describe('the fault catalogue', () => {
 
   it('refuses an unknown fault, naming the valid ones', () => {
     expect(() => createReferenceServer({ faults: ['no-such-fault'] })).toThrow(UnknownFaultError);
-    expect(() => createReferenceServer({ faults: ['no-such-fault'] })).toThrow(/valid faults: session-token-rejected, /);
+    expect(() => createReferenceServer({ faults: ['no-such-fault'] })).toThrow(
+      /valid faults: session-token-rejected, /,
+    );
   });
 });
 
@@ -94,22 +114,38 @@ describe('faults and choices bound to roles', () => {
   it('leaves out, once an operation is removed, the faults and choices written for it, each with why, and keeps the rest', () => {
     const withoutConfigs = contractWithout('/attribute-configs');
     const faults = faultsBoundTo(withoutConfigs);
-    expect(faults.inapplicable.get('attribute-config-created-200')).toBe('the contract has no operation createAttributeConfig');
-    expect(faults.inapplicable.get('in-use-missing')).toBe('no operation of the contract names a requirement for the role serverAttributes (x-requirements)');
-    expect(faults.faults.map((f) => f.name)).toEqual(expect.arrayContaining(['highlight-created-200', 'meta-pages-rounded-down', 'relationships-dropped']));
-    expect(choicesBoundTo(withoutConfigs).inapplicable.get('values-seen-only')).toBe('the contract has none of createAttributeConfig');
+    expect(faults.inapplicable.get('attribute-config-created-200')).toBe(
+      'the contract has no operation createAttributeConfig',
+    );
+    expect(faults.inapplicable.get('in-use-missing')).toBe(
+      'no operation of the contract names a requirement for the role serverAttributes (x-requirements)',
+    );
+    expect(faults.faults.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['highlight-created-200', 'meta-pages-rounded-down', 'relationships-dropped']),
+    );
+    expect(choicesBoundTo(withoutConfigs).inapplicable.get('values-seen-only')).toBe(
+      'the contract has none of createAttributeConfig',
+    );
 
     // Every list of the contract removed, however many it holds.
     const withoutList = contractWithout(...listOperations(loadContract()).map((operation) => operation.pathTemplate));
     const listless = faultsBoundTo(withoutList);
-    expect(listless.inapplicable.get('meta-pages-rounded-down')).toBe('no operation of the contract names a requirement for the role metaPages (x-requirements)');
-    expect(listless.inapplicable.get('included-not-an-array')).toBe('no list of the contract names a requirement for the role responseShape (x-requirements)');
+    expect(listless.inapplicable.get('meta-pages-rounded-down')).toBe(
+      'no operation of the contract names a requirement for the role metaPages (x-requirements)',
+    );
+    expect(listless.inapplicable.get('included-not-an-array')).toBe(
+      'no list of the contract names a requirement for the role responseShape (x-requirements)',
+    );
     // A fault of no operation keeps applying; its trigger on a list is gone with the list.
-    expect(listless.faults.find((f) => f.name === 'error-status-number')).toMatchObject({ requirement: 'ERR-STATUS-STRING', detectableInOneExchange: false, trigger: undefined });
+    expect(listless.faults.find((f) => f.name === 'error-status-number')).toMatchObject({
+      requirement: 'ERR-STATUS-STRING',
+      detectableInOneExchange: false,
+      trigger: undefined,
+    });
     expect(choicesBoundTo(withoutList).inapplicable.get('page-size-capped-at-20')).toBe('the contract has no list');
   });
 
-  it("applies a fault or choice that changes a kind of item attribute or filter value only where a list has one, refusing it in one line where none has", () => {
+  it('applies a fault or choice that changes a kind of item attribute or filter value only where a list has one, refusing it in one line where none has', () => {
     const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as OpenApiChanged;
     // Every member of every component without allowed values and no boolean among them; every
     // filter member of every list with one allowed value at most.
@@ -126,10 +162,18 @@ describe('faults and choices bound to roles', () => {
     }
     const plain = new Contract(stringifyYaml(openapi), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));
     const faults = faultsBoundTo(plain);
-    expect(faults.inapplicable.get('item-value-outside-enum')).toBe('no list of the contract has an item attribute with allowed values (enum)');
-    expect(faults.inapplicable.get('item-boolean-as-string')).toBe('no list of the contract has a boolean item attribute');
-    expect(faults.inapplicable.get('last-filter-value-rejected')).toBe('no list of the contract has a filter member with two allowed values or more');
-    expect(choicesBoundTo(plain).inapplicable.get('last-filter-value-matches-nothing')).toBe('no list of the contract has a filter member with two allowed values or more');
+    expect(faults.inapplicable.get('item-value-outside-enum')).toBe(
+      'no list of the contract has an item attribute with allowed values (enum)',
+    );
+    expect(faults.inapplicable.get('item-boolean-as-string')).toBe(
+      'no list of the contract has a boolean item attribute',
+    );
+    expect(faults.inapplicable.get('last-filter-value-rejected')).toBe(
+      'no list of the contract has a filter member with two allowed values or more',
+    );
+    expect(choicesBoundTo(plain).inapplicable.get('last-filter-value-matches-nothing')).toBe(
+      'no list of the contract has a filter member with two allowed values or more',
+    );
     expect(faults.faults.map((f) => f.name)).toContain('meta-pages-rounded-down');
   });
 });

@@ -25,9 +25,30 @@ import {
 } from '../contract/index.ts';
 import { knownTokens } from './credentials.ts';
 import { DEFAULT_PAGE_LIMIT, REFERENCE_FIXTURES, SEED_SIZES } from './defaults.ts';
-import { changeCreated, changeCreatedWhere, changeErrors, createdStatus, creates, overlook, overlookRole, withoutMember, withStatus, type OperationsHaving } from './hook-helpers.ts';
+import {
+  changeCreated,
+  changeCreatedWhere,
+  changeErrors,
+  createdStatus,
+  creates,
+  overlook,
+  overlookRole,
+  withoutMember,
+  withStatus,
+  type OperationsHaving,
+} from './hook-helpers.ts';
 import { CONDITION_CODES, conditionProblem, errorReply, isErrorDocument, unauthorizedReply } from './problems.ts';
-import type { CredentialContext, CredentialDecision, Creation, Reply, ServerHooks, RequestContext, SeedItem, StageName, Tokens } from './types.ts';
+import type {
+  CredentialContext,
+  CredentialDecision,
+  Creation,
+  Reply,
+  ServerHooks,
+  RequestContext,
+  SeedItem,
+  StageName,
+  Tokens,
+} from './types.ts';
 
 export interface FaultTrigger {
   method: string;
@@ -91,15 +112,23 @@ export interface FaultDefinition extends Omit<FaultEntry, 'hooks' | 'requirement
 }
 
 export class UnknownFaultError extends Error {
-  constructor(readonly unknown: string[], readonly valid: string[]) {
-    super(`unknown fault${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; valid faults: ${valid.join(', ')}`);
+  constructor(
+    readonly unknown: string[],
+    readonly valid: string[],
+  ) {
+    super(
+      `unknown fault${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; valid faults: ${valid.join(', ')}`,
+    );
     this.name = 'UnknownFaultError';
   }
 }
 
 /** A fault of the catalogue the contract gives nothing to break: its operation or its requirement is gone. */
 export class InapplicableFaultError extends Error {
-  constructor(readonly name: string, readonly reason: string) {
+  constructor(
+    readonly name: string,
+    readonly reason: string,
+  ) {
     super(`fault "${name}" does not apply to this contract: ${reason}`);
     this.name = 'InapplicableFaultError';
   }
@@ -111,12 +140,23 @@ const SESSION = { Authorization: 'Bearer r:{sessionToken}' };
 const SESSION_JSON_API = { ...SESSION, 'Content-Type': MEDIA_TYPE };
 
 const attributeConfigBody = (data: Record<string, unknown> = {}) =>
-  JSON.stringify({ data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Receives the newsletter' }, ...data } });
+  JSON.stringify({
+    data: {
+      type: 'AttributeConfig',
+      attributes: { target: 'User', type: 'boolean', label: 'Receives the newsletter' },
+      ...data,
+    },
+  });
 const highlightBody = (data: Record<string, unknown> = {}) =>
   JSON.stringify({
     data: {
       type: 'Highlight',
-      attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: 'yellow', range: '0-24', summary: 'Key definition' },
+      attributes: {
+        collectionItemId: REFERENCE_FIXTURES.collectionItemId,
+        color: 'yellow',
+        range: '0-24',
+        summary: 'Key definition',
+      },
       relationships: { owner: { data: { type: 'User', id: REFERENCE_FIXTURES.ownerUserId } } },
       ...data,
     },
@@ -135,14 +175,28 @@ function withTypeInLowerCase(resource: unknown): unknown {
   return { ...(resource as object), type: type.charAt(0).toLowerCase() + type.slice(1) };
 }
 
-const listTrigger = (query: string, headers: Record<string, string> = SESSION): FaultTrigger => ({ method: 'GET', path: `{list}${query}`, headers });
-const createTrigger = (path: string, body: string, headers: Record<string, string> = SESSION_JSON_API): FaultTrigger => ({ method: 'POST', path, headers, body });
+const listTrigger = (query: string, headers: Record<string, string> = SESSION): FaultTrigger => ({
+  method: 'GET',
+  path: `{list}${query}`,
+  headers,
+});
+const createTrigger = (
+  path: string,
+  body: string,
+  headers: Record<string, string> = SESSION_JSON_API,
+): FaultTrigger => ({ method: 'POST', path, headers, body });
 
 /** Replaces the credential placeholders of a trigger with the server's tokens. */
 export function expandTrigger(trigger: FaultTrigger, tokens: Tokens): Required<FaultTrigger> {
-  const fill = (text: string) => text.replace(/\{(sessionToken|pat|forbiddenToken)\}/g, (_, name: keyof Tokens) => tokens[name]);
+  const fill = (text: string) =>
+    text.replace(/\{(sessionToken|pat|forbiddenToken)\}/g, (_, name: keyof Tokens) => tokens[name]);
   const headers = Object.fromEntries(Object.entries(trigger.headers ?? {}).map(([name, value]) => [name, fill(value)]));
-  return { method: trigger.method, path: trigger.path, headers, body: trigger.body === undefined ? '' : fill(trigger.body) };
+  return {
+    method: trigger.method,
+    path: trigger.path,
+    headers,
+    body: trigger.body === undefined ? '' : fill(trigger.body),
+  };
 }
 
 // --- Hook helpers ---------------------------------------------------------------------------
@@ -152,7 +206,8 @@ export const LONG_STRING_FAULT_CHARACTERS = 4096;
 /** A page[offset] at or above this breaks the large-offset fault: a 32-bit signed integer overflows. */
 export const LARGE_OFFSET_FAULT = 2 ** 31;
 
-const internalError = (detail: string): Reply => errorReply(500, [conditionProblem(500, CONDITION_CODES.internal, detail)]);
+const internalError = (detail: string): Reply =>
+  errorReply(500, [conditionProblem(500, CONDITION_CODES.internal, detail)]);
 
 /** Every string of a parsed JSON document, member names included. */
 function* stringsOf(value: unknown): Generator<string> {
@@ -174,17 +229,54 @@ function internalErrorOnString(breaks: (text: string) => boolean, detail: string
 const outsideBmp = (text: string) => /[\u{10000}-\u{10FFFF}]/u.test(text);
 
 /** One predicate per Unicode class that breaks naive code, for the faults only generated inputs reach. */
-const UNICODE_CLASS_FAULTS: { name: string; described: string; breaks: (text: string) => boolean; detail: string; sample: string }[] = [
-  { name: 'combining-mark-500', described: 'a combining mark (an accent written after its letter)', breaks: (text) => /\p{M}/u.test(text), detail: 'normalization failed', sample: 'cafe\u0301' },
-  { name: 'right-to-left-500', described: 'right-to-left text (Hebrew, Arabic, or a bidirectional control)', breaks: (text) => /[\p{Script=Hebrew}\p{Script=Arabic}\u200f\u202b\u202e\u2067]/u.test(text), detail: 'layout of bidirectional text failed', sample: '\u05e9\u05dc\u05d5\u05dd' },
-  { name: 'control-character-500', described: 'a control character other than NUL, tab, line feed and carriage return', breaks: (text) => /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/.test(text), detail: 'the log line could not be written', sample: 'a\u0007b' },
-  { name: 'nul-character-500', described: 'a NUL character (written `\\u0000` in JSON)', breaks: (text) => text.includes('\u0000'), detail: 'a C string ended early', sample: 'a\u0000b' },
-  { name: 'lone-surrogate-500', described: 'a lone surrogate (a `\\ud800` escape with no partner)', breaks: (text) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text), detail: 'the text could not be encoded as UTF-8', sample: 'a\ud800b' },
+const UNICODE_CLASS_FAULTS: {
+  name: string;
+  described: string;
+  breaks: (text: string) => boolean;
+  detail: string;
+  sample: string;
+}[] = [
+  {
+    name: 'combining-mark-500',
+    described: 'a combining mark (an accent written after its letter)',
+    breaks: (text) => /\p{M}/u.test(text),
+    detail: 'normalization failed',
+    sample: 'cafe\u0301',
+  },
+  {
+    name: 'right-to-left-500',
+    described: 'right-to-left text (Hebrew, Arabic, or a bidirectional control)',
+    breaks: (text) => /[\p{Script=Hebrew}\p{Script=Arabic}\u200f\u202b\u202e\u2067]/u.test(text),
+    detail: 'layout of bidirectional text failed',
+    sample: '\u05e9\u05dc\u05d5\u05dd',
+  },
+  {
+    name: 'control-character-500',
+    described: 'a control character other than NUL, tab, line feed and carriage return',
+    breaks: (text) => /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/.test(text),
+    detail: 'the log line could not be written',
+    sample: 'a\u0007b',
+  },
+  {
+    name: 'nul-character-500',
+    described: 'a NUL character (written `\\u0000` in JSON)',
+    breaks: (text) => text.includes('\u0000'),
+    detail: 'a C string ended early',
+    sample: 'a\u0000b',
+  },
+  {
+    name: 'lone-surrogate-500',
+    described: 'a lone surrogate (a `\\ud800` escape with no partner)',
+    breaks: (text) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text),
+    detail: 'the text could not be encoded as UTF-8',
+    sample: 'a\ud800b',
+  },
 ];
 
 /** Two items of an array sharing one `value` (AttributeConfig options, say): a unique index on it fails. */
 function hasSharedValue(document: unknown): boolean {
-  const options = (document as { data?: { attributes?: { options?: unknown } } } | undefined)?.data?.attributes?.options;
+  const options = (document as { data?: { attributes?: { options?: unknown } } } | undefined)?.data?.attributes
+    ?.options;
   if (!Array.isArray(options)) return false;
   const values = options.map((option) => JSON.stringify((option as { value?: unknown } | null)?.value));
   return new Set(values).size < values.length;
@@ -198,7 +290,9 @@ function firstEnumAttribute(operation: Operation): { name: string; values: unkno
 
 /** The attributes of a list's items whose schema is a boolean. */
 function booleanAttributes(operation: Operation): string[] {
-  return listItemAttributes(operation).filter((a) => a.schema.type === 'boolean').map((a) => a.name);
+  return listItemAttributes(operation)
+    .filter((a) => a.schema.type === 'boolean')
+    .map((a) => a.name);
 }
 
 /**
@@ -213,10 +307,20 @@ function outsideAllowed(value: unknown, allowed: readonly unknown[]): string {
 }
 
 /** The item with each of the attributes `names` it has changed by `change`. */
-function withAttributesChanged(item: SeedItem, names: readonly string[], change: (value: unknown) => unknown): SeedItem {
+function withAttributesChanged(
+  item: SeedItem,
+  names: readonly string[],
+  change: (value: unknown) => unknown,
+): SeedItem {
   const present = names.filter((name) => name in item.attributes);
   if (present.length === 0) return item;
-  return { ...item, attributes: { ...item.attributes, ...Object.fromEntries(present.map((name) => [name, change(item.attributes[name])])) } };
+  return {
+    ...item,
+    attributes: {
+      ...item.attributes,
+      ...Object.fromEntries(present.map((name) => [name, change(item.attributes[name])])),
+    },
+  };
 }
 
 /** At most this many pages: the off-by-one fault below strikes only a total divided into one or two pages exactly. */
@@ -225,11 +329,19 @@ const EXACT_MULTIPLE_FAULT_PAGES = 2;
 const permitted = (scheme: Scheme): CredentialDecision => ({ outcome: 'permitted', scheme });
 
 function rejectScheme(scheme: Scheme): ServerHooks['credentials'] {
-  return (decision) => (decision.outcome === 'permitted' && decision.scheme === scheme ? { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN', detail: 'the credential is not known' } : decision);
+  return (decision) =>
+    decision.outcome === 'permitted' && decision.scheme === scheme
+      ? { outcome: 'unauthenticated', code: 'AUTH-401-UNKNOWN-TOKEN', detail: 'the credential is not known' }
+      : decision;
 }
 
-function permitWhen(applies: (decision: CredentialDecision, context: CredentialContext) => boolean): ServerHooks['credentials'] {
-  return (decision, context) => (applies(decision, context) ? permitted(context.reading.kind === 'credential' ? context.reading.scheme : 'session') : decision);
+function permitWhen(
+  applies: (decision: CredentialDecision, context: CredentialContext) => boolean,
+): ServerHooks['credentials'] {
+  return (decision, context) =>
+    applies(decision, context)
+      ? permitted(context.reading.kind === 'credential' ? context.reading.scheme : 'session')
+      : decision;
 }
 
 /**
@@ -241,7 +353,12 @@ function permitWhenServed(applies: (decision: CredentialDecision, context: Crede
     credentials: permitWhen(applies),
     reply: (reply, context) => {
       const own = context.serverDecision;
-      if (own?.outcome !== 'unauthenticated' || context.credentialDecision?.outcome !== 'permitted' || reply.status < 300) return reply;
+      if (
+        own?.outcome !== 'unauthenticated' ||
+        context.credentialDecision?.outcome !== 'permitted' ||
+        reply.status < 300
+      )
+        return reply;
       return unauthorizedReply(own.code, own.detail);
     },
   };
@@ -252,7 +369,11 @@ function queryMember(context: RequestContext, parameter: string, member: string)
   return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[member] : undefined;
 }
 
-const credentialsLast = (order: StageName[]): StageName[] => [...order.filter((s) => s !== 'credentials' && s !== 'handle'), 'credentials', 'handle'];
+const credentialsLast = (order: StageName[]): StageName[] => [
+  ...order.filter((s) => s !== 'credentials' && s !== 'handle'),
+  'credentials',
+  'handle',
+];
 
 /** A page[limit] of this (2^53 − 1, the largest whole number a double holds exactly) breaks largest-limit-500. */
 export const LARGEST_LIMIT_FAULT = Number.MAX_SAFE_INTEGER;
@@ -331,7 +452,8 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'session-token-rejected',
     requirement: 'AUTH-SESSION-ACCEPTED',
-    description: 'The valid session token sent as `Authorization: Bearer r:<token>` is answered 401 (a suite that sends its other cases with the session token sees those fail too).',
+    description:
+      'The valid session token sent as `Authorization: Bearer r:<token>` is answered 401 (a suite that sends its other cases with the session token sees those fail too).',
     detectableInOneExchange: false,
     hooks: { credentials: rejectScheme('session') },
   },
@@ -352,7 +474,8 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'no-credentials-accepted',
     requirement: 'AUTH-401-NO-CREDENTIALS',
-    description: 'A request without credentials that would succeed is served as if it carried the session token (one that would fail is still answered 401).',
+    description:
+      'A request without credentials that would succeed is served as if it carried the session token (one that would fail is still answered 401).',
     detectableInOneExchange: true,
     trigger: listTrigger('', {}),
     hooks: permitWhenServed((_, c) => c.reading.kind === 'none'),
@@ -360,22 +483,30 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'unknown-token-accepted',
     requirement: 'AUTH-401-UNKNOWN-TOKEN',
-    description: 'A well-formed token the server does not know is accepted, in every scheme, for a request that would succeed (one that would fail is still 401, and a known token under the wrong prefix is still 401).',
+    description:
+      'A well-formed token the server does not know is accepted, in every scheme, for a request that would succeed (one that would fail is still 401, and a known token under the wrong prefix is still 401).',
     detectableInOneExchange: false,
     hooks: permitWhenServed((_, c) => c.reading.kind === 'credential' && !knownTokens(c.tokens).has(c.reading.token)),
   },
   {
     name: 'malformed-authorization-accepted',
     requirement: 'AUTH-401-MALFORMED',
-    description: 'A malformed Authorization value that contains the session token (no `Bearer`, no `r:`/`p:` prefix, an unknown prefix) is accepted for a request that would succeed (one that would fail is still 401).',
+    description:
+      'A malformed Authorization value that contains the session token (no `Bearer`, no `r:`/`p:` prefix, an unknown prefix) is accepted for a request that would succeed (one that would fail is still 401).',
     detectableInOneExchange: true,
     trigger: listTrigger('', { Authorization: 'Bearer {sessionToken}' }),
-    hooks: permitWhenServed((_, c) => c.reading.kind === 'malformed' && c.authorization !== undefined && c.authorization.includes(c.tokens.sessionToken)),
+    hooks: permitWhenServed(
+      (_, c) =>
+        c.reading.kind === 'malformed' &&
+        c.authorization !== undefined &&
+        c.authorization.includes(c.tokens.sessionToken),
+    ),
   },
   {
     name: 'wrong-prefix-accepted',
     requirement: 'AUTH-401-WRONG-PREFIX',
-    description: 'The session token is accepted under `p:` and the personal access token under `r:`, for a request that would succeed (one that would fail is still 401).',
+    description:
+      'The session token is accepted under `p:` and the personal access token under `r:`, for a request that would succeed (one that would fail is still 401).',
     detectableInOneExchange: false,
     hooks: permitWhenServed((v) => v.outcome === 'unauthenticated' && v.code === 'AUTH-401-WRONG-PREFIX'),
   },
@@ -389,14 +520,16 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'forbidden-token-permitted-in-legacy-header',
     requirement: 'AUTH-403-FORBIDDEN',
-    description: 'The forbidden session token is answered 403 as `Authorization: Bearer r:<token>` but served like a permitted one in the legacy session header.',
+    description:
+      'The forbidden session token is answered 403 as `Authorization: Bearer r:<token>` but served like a permitted one in the legacy session header.',
     detectableInOneExchange: false,
     hooks: { credentials: permitWhen((v) => v.outcome === 'forbidden' && v.scheme === 'legacy') },
   },
   {
     name: 'validation-before-credentials',
     requirement: 'AUTH-401-BEFORE-400',
-    description: 'Request validation runs before the credential check, so an unauthenticated invalid request is answered 400 (and one to an unknown path 404, one with another media type 415).',
+    description:
+      'Request validation runs before the credential check, so an unauthenticated invalid request is answered 400 (and one to an unknown path 404, one with another media type 415).',
     detectableInOneExchange: true,
     trigger: { method: 'GET', path: '{listPath}', headers: {} },
     hooks: { stageOrder: credentialsLast },
@@ -406,7 +539,8 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'filter-not-required',
     role: 'filterRequired',
-    description: "A list request without its filter is answered 200 with the items of every filter value (an empty or unknown value is still 400).",
+    description:
+      'A list request without its filter is answered 200 with the items of every filter value (an empty or unknown value is still 400).',
     detectableInOneExchange: true,
     trigger: { method: 'GET', path: '{listPath}', headers: SESSION },
     hooks: { findings: overlookRole('filterRequired', (_, c) => c.query.filter === undefined) },
@@ -415,15 +549,20 @@ const CATALOGUE: FaultEntry[] = [
     name: 'last-filter-value-rejected',
     role: 'success',
     appliesTo: 'lists',
-    having: { what: 'a filter member with two allowed values or more', has: (operation) => (servedFilterMember(operation)?.values.length ?? 0) >= 2 },
-    description: "The last allowed value of each list's filter member is answered 400 as if only the others were allowed.",
+    having: {
+      what: 'a filter member with two allowed values or more',
+      has: (operation) => (servedFilterMember(operation)?.values.length ?? 0) >= 2,
+    },
+    description:
+      "The last allowed value of each list's filter member is answered 400 as if only the others were allowed.",
     detectableInOneExchange: false,
     hooks: { findings: (findings, context) => [...findings, ...lastFilterValueRefused(context)] },
   },
   {
     name: 'page-member-alone-accepted',
     role: 'pageBothMembers',
-    description: '`page[limit]` without `page[offset]` (or the reverse) is accepted, the missing member taking its default.',
+    description:
+      '`page[limit]` without `page[offset]` (or the reverse) is accepted, the missing member taking its default.',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=5'),
     hooks: { findings: overlookRole('pageBothMembers') },
@@ -431,7 +570,8 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'page-limit-below-one-accepted',
     role: 'pageLimitMin',
-    description: '`page[limit]` below 1 is accepted and answered with an empty page (`meta.limit` echoes it, `meta.pages` is 0, `meta.page` 1).',
+    description:
+      '`page[limit]` below 1 is accepted and answered with an empty page (`meta.limit` echoes it, `meta.pages` is 0, `meta.page` 1).',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=0&page[offset]=0'),
     hooks: {
@@ -446,7 +586,10 @@ const CATALOGUE: FaultEntry[] = [
     description: 'A negative `page[offset]` is accepted and read as 0 for the items (`meta.offset` still echoes it).',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=10&page[offset]=-1'),
-    hooks: { findings: overlookRole('pageOffsetMin'), pageWindow: (window) => ({ start: Math.max(0, window.start), length: window.length }) },
+    hooks: {
+      findings: overlookRole('pageOffsetMin'),
+      pageWindow: (window) => ({ start: Math.max(0, window.start), length: window.length }),
+    },
   },
   {
     name: 'page-not-a-number-accepted',
@@ -485,26 +628,35 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'meta-total-inconsistent',
     role: 'metaTotal',
-    description: "`meta.total` is one too high on every page but the last (`meta.pages` follows it), so it differs between pages; a walk that counts items against the first page's total also sees one item fewer.",
+    description:
+      "`meta.total` is one too high on every page but the last (`meta.pages` follows it), so it differs between pages; a walk that counts items against the first page's total also sees one item fewer.",
     detectableInOneExchange: false,
     hooks: {
-      listMeta: (meta, page) => (page.offset + page.limit < page.total ? { ...meta, total: page.total + 1, pages: Math.ceil((page.total + 1) / page.limit) } : meta),
+      listMeta: (meta, page) =>
+        page.offset + page.limit < page.total
+          ? { ...meta, total: page.total + 1, pages: Math.ceil((page.total + 1) / page.limit) }
+          : meta,
     },
   },
   {
     name: 'page-past-end-not-empty',
     role: 'pageLength',
-    description: 'A `page[offset]` at or beyond `meta.total` returns the last item instead of an empty `data` array (pages in range are right, so a walk that stops at the last page is unaffected).',
+    description:
+      'A `page[offset]` at or beyond `meta.total` returns the last item instead of an empty `data` array (pages in range are right, so a walk that stops at the last page is unaffected).',
     detectableInOneExchange: true,
     trigger: listTrigger('&page[limit]=10&page[offset]=100'),
-    hooks: { pageWindow: (window, page) => (page.offset >= page.total && page.total > 0 ? { start: page.total - 1, length: 1 } : window) },
+    hooks: {
+      pageWindow: (window, page) =>
+        page.offset >= page.total && page.total > 0 ? { start: page.total - 1, length: 1 } : window,
+    },
   },
 
   // Lists: walking the pages
   {
     name: 'offset-ignored',
     role: 'pageWalk',
-    description: "Every page starts at the first item whatever `page[offset]` says; each page's length and meta still follow the request.",
+    description:
+      "Every page starts at the first item whatever `page[offset]` says; each page's length and meta still follow the request.",
     detectableInOneExchange: false,
     hooks: { pageWindow: (window) => ({ start: 0, length: window.length }) },
   },
@@ -513,14 +665,22 @@ const CATALOGUE: FaultEntry[] = [
     role: 'pageWalk',
     description: `A page starts at \`page[offset]\` rounded down to a multiple of the default page size (${DEFAULT_PAGE_LIMIT}), as if \`page[limit]\` played no part in placing it; lengths and meta follow the request, so a walk with a limit that is not a multiple of ${DEFAULT_PAGE_LIMIT} repeats items.`,
     detectableInOneExchange: false,
-    hooks: { pageWindow: (window, page) => ({ start: Math.floor(page.offset / DEFAULT_PAGE_LIMIT) * DEFAULT_PAGE_LIMIT, length: window.length }) },
+    hooks: {
+      pageWindow: (window, page) => ({
+        start: Math.floor(page.offset / DEFAULT_PAGE_LIMIT) * DEFAULT_PAGE_LIMIT,
+        length: window.length,
+      }),
+    },
   },
   {
     name: 'page-overlaps-previous',
     role: 'pageWalk',
-    description: 'Every page after the first starts one item early, so the last item of a page comes again first on the next and the final item is never reached; lengths and meta stay right.',
+    description:
+      'Every page after the first starts one item early, so the last item of a page comes again first on the next and the final item is never reached; lengths and meta stay right.',
     detectableInOneExchange: false,
-    hooks: { pageWindow: (window, page) => (page.offset > 0 ? { start: window.start - 1, length: window.length } : window) },
+    hooks: {
+      pageWindow: (window, page) => (page.offset > 0 ? { start: window.start - 1, length: window.length } : window),
+    },
   },
 
   // Lists: the document and its items (section 2.2)
@@ -528,14 +688,20 @@ const CATALOGUE: FaultEntry[] = [
     name: 'item-value-outside-enum',
     role: 'itemShape',
     appliesTo: 'lists',
-    having: { what: 'an item attribute with allowed values (enum)', has: (operation) => firstEnumAttribute(operation) !== undefined },
-    description: "Every list item's first attribute with allowed values is sent outside them: in lower case (\"exams\" for \"Exams\"), or in upper case where lower case is allowed.",
+    having: {
+      what: 'an item attribute with allowed values (enum)',
+      has: (operation) => firstEnumAttribute(operation) !== undefined,
+    },
+    description:
+      'Every list item\'s first attribute with allowed values is sent outside them: in lower case ("exams" for "Exams"), or in upper case where lower case is allowed.',
     detectableInOneExchange: true,
     trigger: listTrigger(''),
     hooks: {
       seedItem: (item, operation) => {
         const attribute = firstEnumAttribute(operation);
-        return attribute === undefined ? item : withAttributesChanged(item, [attribute.name], (value) => outsideAllowed(value, attribute.values));
+        return attribute === undefined
+          ? item
+          : withAttributesChanged(item, [attribute.name], (value) => outsideAllowed(value, attribute.values));
       },
     },
   },
@@ -544,7 +710,8 @@ const CATALOGUE: FaultEntry[] = [
     role: 'itemShape',
     appliesTo: 'lists',
     having: { what: 'a boolean item attribute', has: (operation) => booleanAttributes(operation).length > 0 },
-    description: 'Every boolean attribute of every list item is sent as the string "true" or "false" instead of a boolean.',
+    description:
+      'Every boolean attribute of every list item is sent as the string "true" or "false" instead of a boolean.',
     detectableInOneExchange: true,
     trigger: listTrigger(''),
     hooks: { seedItem: (item, operation) => withAttributesChanged(item, booleanAttributes(operation), String) },
@@ -553,10 +720,14 @@ const CATALOGUE: FaultEntry[] = [
     name: 'included-not-an-array',
     role: 'responseShape',
     appliesTo: 'lists',
-    description: 'When `include` names something, `included` is sent as an object keyed by those names instead of an array.',
+    description:
+      'When `include` names something, `included` is sent as an object keyed by those names instead of an array.',
     detectableInOneExchange: true,
     trigger: listTrigger('&include=owner'),
-    hooks: { included: (included, names) => (names.length > 0 ? Object.fromEntries(names.map((name) => [name, []])) : included) },
+    hooks: {
+      included: (included, names) =>
+        names.length > 0 ? Object.fromEntries(names.map((name) => [name, []])) : included,
+    },
   },
   {
     name: 'included-type-in-lower-case',
@@ -596,15 +767,20 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'errors-not-an-array',
     requirement: 'ERR-ENVELOPE',
-    description: 'Error responses carry `errors` as one error object instead of an array (so a 400 for a query parameter names no `source.parameter` either, and 404 and 409 bodies break the envelope SHOULD).',
+    description:
+      'Error responses carry `errors` as one error object instead of an array (so a 400 for a query parameter names no `source.parameter` either, and 404 and 409 bodies break the envelope SHOULD).',
     detectableInOneExchange: true,
     trigger: listTrigger('', {}),
-    hooks: { reply: (reply) => (isErrorDocument(reply.document) ? { ...reply, document: { errors: reply.document.errors[0] } } : reply) },
+    hooks: {
+      reply: (reply) =>
+        isErrorDocument(reply.document) ? { ...reply, document: { errors: reply.document.errors[0] } } : reply,
+    },
   },
   {
     name: 'error-title-not-a-string',
     requirement: 'ERR-OBJECT-MEMBERS',
-    description: "Every error object's `title` is an object (`{\"en\": \"...\"}`) instead of a string (on 404 and 409, whose body shape is not shown, that breaks the envelope SHOULD instead).",
+    description:
+      'Every error object\'s `title` is an object (`{"en": "..."}`) instead of a string (on 404 and 409, whose body shape is not shown, that breaks the envelope SHOULD instead).',
     detectableInOneExchange: true,
     trigger: listTrigger('', {}),
     hooks: { reply: changeErrors((error) => ({ ...error, title: { en: error.title } })) },
@@ -620,18 +796,28 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'unsupported-media-type-500',
     requirement: 'ERR-NO-5XX',
-    description: 'A request body sent with a media type other than `application/vnd.api+json` is answered 500 instead of 415.',
+    description:
+      'A request body sent with a media type other than `application/vnd.api+json` is answered 500 instead of 415.',
     detectableInOneExchange: true,
-    trigger: createTrigger('/attribute-configs', attributeConfigBody(), { ...SESSION, 'Content-Type': 'application/json' }),
+    trigger: createTrigger('/attribute-configs', attributeConfigBody(), {
+      ...SESSION,
+      'Content-Type': 'application/json',
+    }),
     hooks: { reply: (reply) => (reply.status === 415 ? withStatus(reply, 500) : reply) },
   },
   {
     name: 'malformed-json-answered-422',
     requirement: 'REQ-MALFORMED-JSON',
-    description: 'A request body that is not well-formed JSON is answered 422 instead of 400, a refusal the contract names for no condition.',
+    description:
+      'A request body that is not well-formed JSON is answered 422 instead of 400, a refusal the contract names for no condition.',
     detectableInOneExchange: true,
     trigger: createTrigger('/highlights', '{"data":'),
-    hooks: { reply: (reply, context) => (reply.status === 400 && context.findings.some((f) => f.requirement === 'REQ-MALFORMED-JSON') ? withStatus(reply, 422) : reply) },
+    hooks: {
+      reply: (reply, context) =>
+        reply.status === 400 && context.findings.some((f) => f.requirement === 'REQ-MALFORMED-JSON')
+          ? withStatus(reply, 422)
+          : reply,
+    },
   },
 
   // Create AttributeConfig and Create Highlight (sections 2.3, 2.4, 4.2, 4.3)
@@ -639,7 +825,8 @@ const CATALOGUE: FaultEntry[] = [
     name: 'attribute-config-created-200',
     role: 'success',
     operation: 'createAttributeConfig',
-    description: 'A valid AttributeConfig is answered 200 with the created document instead of 201, a success status the operation does not list.',
+    description:
+      'A valid AttributeConfig is answered 200 with the created document instead of 201, a success status the operation does not list.',
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody()),
     hooks: { created: createdStatus('createAttributeConfig', 200) },
@@ -648,7 +835,8 @@ const CATALOGUE: FaultEntry[] = [
     name: 'highlight-created-200',
     role: 'success',
     operation: 'createHighlight',
-    description: 'A valid Highlight is answered 200 with the created document instead of 201, a success status the operation does not list.',
+    description:
+      'A valid Highlight is answered 200 with the created document instead of 201, a success status the operation does not list.',
     detectableInOneExchange: true,
     trigger: createTrigger('/highlights', highlightBody()),
     hooks: { created: createdStatus('createHighlight', 200) },
@@ -656,10 +844,19 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'in-use-missing',
     role: 'serverAttributes',
-    description: 'A created resource lacks the attributes only the server sets (an AttributeConfig its `attributes.inUse`).',
+    description:
+      'A created resource lacks the attributes only the server sets (an AttributeConfig its `attributes.inUse`).',
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody()),
-    hooks: { created: changeCreatedWhere((operation) => operation.roles.serverAttributes !== undefined, (data, context) => ({ ...data, attributes: withoutServerAttributes(data.attributes as Record<string, unknown>, context.operation!) })) },
+    hooks: {
+      created: changeCreatedWhere(
+        (operation) => operation.roles.serverAttributes !== undefined,
+        (data, context) => ({
+          ...data,
+          attributes: withoutServerAttributes(data.attributes as Record<string, unknown>, context.operation!),
+        }),
+      ),
+    },
   },
   {
     name: 'created-id-not-a-string',
@@ -667,13 +864,15 @@ const CATALOGUE: FaultEntry[] = [
     description: "A created resource's `id` is a number instead of a string.",
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody()),
-    hooks: { created: changeCreatedWhere(creates, (data) => ({ ...data, id: Number.parseInt(String(data.id).slice(-6), 16) })) },
+    hooks: {
+      created: changeCreatedWhere(creates, (data) => ({ ...data, id: Number.parseInt(String(data.id).slice(-6), 16) })),
+    },
   },
   {
     name: 'created-type-misspelled',
     role: 'responseShape',
     operation: 'createAttributeConfig',
-    description: "The created AttributeConfig's `type` is sent as \"attributeConfig\".",
+    description: 'The created AttributeConfig\'s `type` is sent as "attributeConfig".',
     detectableInOneExchange: true,
     trigger: createTrigger('/attribute-configs', attributeConfigBody()),
     hooks: { created: changeCreated('createAttributeConfig', (data) => ({ ...data, type: 'attributeConfig' })) },
@@ -681,10 +880,16 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'relationships-dropped',
     role: 'relationshipsEcho',
-    description: 'A created resource whose operation echoes relationships (a Highlight, and any other whose x-requirements name relationshipsEcho) is sent without the relationships of the request.',
+    description:
+      'A created resource whose operation echoes relationships (a Highlight, and any other whose x-requirements name relationshipsEcho) is sent without the relationships of the request.',
     detectableInOneExchange: true,
     trigger: createTrigger('/highlights', highlightBody()),
-    hooks: { created: changeCreatedWhere((operation) => operation.roles.relationshipsEcho !== undefined, (data) => withoutMember(data, 'relationships')) },
+    hooks: {
+      created: changeCreatedWhere(
+        (operation) => operation.roles.relationshipsEcho !== undefined,
+        (data) => withoutMember(data, 'relationships'),
+      ),
+    },
   },
   {
     name: 'attribute-config-wrong-type-accepted',
@@ -708,12 +913,19 @@ const CATALOGUE: FaultEntry[] = [
     name: 'attribute-type-mismatch-accepted',
     requirement: 'AC-TYPE-MISMATCH',
     operation: 'createAttributeConfig',
-    description: 'An AttributeConfig attribute of the wrong JSON type is accepted with 201 and left out of the created resource (so its echo, a SHOULD, differs too).',
+    description:
+      'An AttributeConfig attribute of the wrong JSON type is accepted with 201 and left out of the created resource (so its echo, a SHOULD, differs too).',
     detectableInOneExchange: true,
-    trigger: createTrigger('/attribute-configs', attributeConfigBody({ attributes: { target: 'User', type: 'boolean', required: 'yes' } })),
+    trigger: createTrigger(
+      '/attribute-configs',
+      attributeConfigBody({ attributes: { target: 'User', type: 'boolean', required: 'yes' } }),
+    ),
     hooks: {
       findings: overlook('AC-TYPE-MISMATCH', (f) => f.pointer.startsWith('/data/attributes/')),
-      created: changeCreated('createAttributeConfig', (data, context) => ({ ...data, attributes: withoutOverlooked(data.attributes as Record<string, unknown>, context) })),
+      created: changeCreated('createAttributeConfig', (data, context) => ({
+        ...data,
+        attributes: withoutOverlooked(data.attributes as Record<string, unknown>, context),
+      })),
     },
   },
   {
@@ -729,12 +941,19 @@ const CATALOGUE: FaultEntry[] = [
     name: 'owner-type-not-checked',
     requirement: 'HL-OWNER-TYPE',
     operation: 'createHighlight',
-    description: 'A Highlight whose owner is not of type User is accepted with 202 Accepted (a User owner still gets 201).',
+    description:
+      'A Highlight whose owner is not of type User is accepted with 202 Accepted (a User owner still gets 201).',
     detectableInOneExchange: true,
-    trigger: createTrigger('/highlights', highlightBody({ relationships: { owner: { data: { type: 'Group', id: REFERENCE_FIXTURES.ownerUserId } } } })),
+    trigger: createTrigger(
+      '/highlights',
+      highlightBody({ relationships: { owner: { data: { type: 'Group', id: REFERENCE_FIXTURES.ownerUserId } } } }),
+    ),
     hooks: {
       findings: overlook('HL-OWNER-TYPE'),
-      created: (creation: Creation, context) => (context.overlooked.some((f) => f.requirement === 'HL-OWNER-TYPE') ? { status: 202, document: { meta: { accepted: true } } } : creation),
+      created: (creation: Creation, context) =>
+        context.overlooked.some((f) => f.requirement === 'HL-OWNER-TYPE')
+          ? { status: 202, document: { meta: { accepted: true } } }
+          : creation,
     },
   },
   {
@@ -742,16 +961,32 @@ const CATALOGUE: FaultEntry[] = [
     requirement: 'ERR-NO-5XX',
     description: `A request document holding a string longer than ${LONG_STRING_FAULT_CHARACTERS} characters is answered 500 (a column too narrow for it).`,
     detectableInOneExchange: true,
-    trigger: createTrigger('/attribute-configs', attributeConfigBody({ attributes: { target: 'User', type: 'boolean', label: 'x'.repeat(LONG_STRING_FAULT_CHARACTERS + 1) } })),
+    trigger: createTrigger(
+      '/attribute-configs',
+      attributeConfigBody({
+        attributes: { target: 'User', type: 'boolean', label: 'x'.repeat(LONG_STRING_FAULT_CHARACTERS + 1) },
+      }),
+    ),
     foundBy: 'generation',
-    hooks: { reply: internalErrorOnString((text) => text.length > LONG_STRING_FAULT_CHARACTERS, 'the value does not fit its column') },
+    hooks: {
+      reply: internalErrorOnString(
+        (text) => text.length > LONG_STRING_FAULT_CHARACTERS,
+        'the value does not fit its column',
+      ),
+    },
   },
   {
     name: 'astral-character-500',
     requirement: 'ERR-NO-5XX',
-    description: 'A request document holding a character outside the Basic Multilingual Plane (an emoji, say) is answered 500 (a three-byte UTF-8 column).',
+    description:
+      'A request document holding a character outside the Basic Multilingual Plane (an emoji, say) is answered 500 (a three-byte UTF-8 column).',
     detectableInOneExchange: true,
-    trigger: createTrigger('/highlights', highlightBody({ attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: 'yellow \u{1F7E8}' } })),
+    trigger: createTrigger(
+      '/highlights',
+      highlightBody({
+        attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: 'yellow \u{1F7E8}' },
+      }),
+    ),
     foundBy: 'generation',
     hooks: { reply: internalErrorOnString(outsideBmp, 'incorrect string value') },
   },
@@ -765,7 +1000,9 @@ const CATALOGUE: FaultEntry[] = [
     hooks: {
       reply: (reply, context) => {
         const offset = (context.query.page as { offset?: unknown } | undefined)?.offset;
-        return reply.status === 200 && typeof offset === 'number' && offset >= LARGE_OFFSET_FAULT ? internalError('integer overflow') : reply;
+        return reply.status === 200 && typeof offset === 'number' && offset >= LARGE_OFFSET_FAULT
+          ? internalError('integer overflow')
+          : reply;
       },
     },
   },
@@ -774,18 +1011,37 @@ const CATALOGUE: FaultEntry[] = [
     requirement: 'ERR-NO-5XX',
     description: `A request document holding ${described} is answered 500.`,
     detectableInOneExchange: true,
-    trigger: createTrigger('/highlights', highlightBody({ attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: sample } })),
+    trigger: createTrigger(
+      '/highlights',
+      highlightBody({ attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: sample } }),
+    ),
     foundBy: 'generation' as const,
     hooks: { reply: internalErrorOnString(breaks, detail) },
   })),
   {
     name: 'duplicate-option-values-500',
     requirement: 'ERR-NO-5XX',
-    description: 'An AttributeConfig whose `options` hold two entries with one `value` is answered 500 (a unique index on the option value).',
+    description:
+      'An AttributeConfig whose `options` hold two entries with one `value` is answered 500 (a unique index on the option value).',
     detectableInOneExchange: true,
-    trigger: createTrigger('/attribute-configs', attributeConfigBody({ attributes: { target: 'User', type: 'boolean', options: [{ value: 'a', label: 'A' }, { value: 'a', label: 'B' }] } })),
+    trigger: createTrigger(
+      '/attribute-configs',
+      attributeConfigBody({
+        attributes: {
+          target: 'User',
+          type: 'boolean',
+          options: [
+            { value: 'a', label: 'A' },
+            { value: 'a', label: 'B' },
+          ],
+        },
+      }),
+    ),
     foundBy: 'generation',
-    hooks: { reply: (reply, context) => (hasSharedValue(context.document) ? internalError('duplicate key value violates unique constraint') : reply) },
+    hooks: {
+      reply: (reply, context) =>
+        hasSharedValue(context.document) ? internalError('duplicate key value violates unique constraint') : reply,
+    },
   },
   {
     name: 'meta-pages-off-at-exact-multiple',
@@ -795,17 +1051,27 @@ const CATALOGUE: FaultEntry[] = [
     trigger: listTrigger(`&page[limit]=${SEED_SIZES[0]}&page[offset]=0`),
     foundBy: 'generation',
     hooks: {
-      listMeta: (meta, page) => (page.limit > 1 && page.total > 0 && page.total % page.limit === 0 && page.total / page.limit <= EXACT_MULTIPLE_FAULT_PAGES ? { ...meta, pages: page.total / page.limit + 1 } : meta),
+      listMeta: (meta, page) =>
+        page.limit > 1 &&
+        page.total > 0 &&
+        page.total % page.limit === 0 &&
+        page.total / page.limit <= EXACT_MULTIPLE_FAULT_PAGES
+          ? { ...meta, pages: page.total / page.limit + 1 }
+          : meta,
     },
   },
   {
     name: 'last-item-at-offset-equal-to-total',
     requirement: 'NG-PAGE-LENGTH',
-    description: 'A `page[offset]` equal to the total returns the last item instead of an empty `data` array (an offset past it is right, and so is every page of a walk).',
+    description:
+      'A `page[offset]` equal to the total returns the last item instead of an empty `data` array (an offset past it is right, and so is every page of a walk).',
     detectableInOneExchange: true,
     trigger: listTrigger(`&page[limit]=10&page[offset]=${SEED_SIZES[0]}`),
     foundBy: 'generation',
-    hooks: { pageWindow: (window, page) => (page.offset === page.total && page.total > 0 ? { start: page.total - 1, length: 1 } : window) },
+    hooks: {
+      pageWindow: (window, page) =>
+        page.offset === page.total && page.total > 0 ? { start: page.total - 1, length: 1 } : window,
+    },
   },
   {
     name: 'total-of-every-group-with-include',
@@ -906,21 +1172,42 @@ function lastFilterValueRefused(context: RequestContext): ReturnType<Contract['f
   if (requirement === undefined || member === undefined || member.values.length < 2) return [];
   const last = member.values[member.values.length - 1];
   if (queryMember(context, 'filter', member.name) !== last) return [];
-  const others = member.values.slice(0, -1).map((v) => `"${v}"`).join(' or ');
-  return [loadContract().finding(requirement, 'request', { pointer: `filter[${member.name}]`, message: `filter[${member.name}] must be ${others}, got "${last}"`, expected: others, actual: `"${last}"` })];
+  const others = member.values
+    .slice(0, -1)
+    .map((v) => `"${v}"`)
+    .join(' or ');
+  return [
+    loadContract().finding(requirement, 'request', {
+      pointer: `filter[${member.name}]`,
+      message: `filter[${member.name}] must be ${others}, got "${last}"`,
+      expected: others,
+      actual: `"${last}"`,
+    }),
+  ];
 }
 
 // --- Binding to the contract ----------------------------------------------------------------
 
 /** The operations a fault applies to, or why it applies to none. */
 function operationsOf(contract: Contract, fault: FaultEntry): Operation[] | string {
-  const inScope = (operation: Operation) => (fault.appliesTo === 'lists' ? isListOperation(operation) : fault.appliesTo === 'creations' ? creates(operation) : true);
-  const named = fault.operation === undefined ? contract.operations : contract.operations.filter((o) => o.operationId === fault.operation);
+  const inScope = (operation: Operation) =>
+    fault.appliesTo === 'lists'
+      ? isListOperation(operation)
+      : fault.appliesTo === 'creations'
+        ? creates(operation)
+        : true;
+  const named =
+    fault.operation === undefined
+      ? contract.operations
+      : contract.operations.filter((o) => o.operationId === fault.operation);
   if (fault.operation !== undefined && named.length === 0) return `the contract has no operation ${fault.operation}`;
   if (fault.role === undefined) return named;
   const playing = named.filter((operation) => inScope(operation) && operation.roles[fault.role!] !== undefined);
-  const which = fault.operation ?? (fault.appliesTo === undefined ? 'operation' : fault.appliesTo === 'lists' ? 'list' : 'create operation');
-  if (playing.length === 0) return `no ${which} of the contract names a requirement for the role ${fault.role} (x-requirements)`;
+  const which =
+    fault.operation ??
+    (fault.appliesTo === undefined ? 'operation' : fault.appliesTo === 'lists' ? 'list' : 'create operation');
+  if (playing.length === 0)
+    return `no ${which} of the contract names a requirement for the role ${fault.role} (x-requirements)`;
   const having = fault.having === undefined ? playing : playing.filter(fault.having.has);
   return having.length > 0 ? having : `no ${which} of the contract has ${fault.having!.what}`;
 }
@@ -929,7 +1216,8 @@ function operationsOf(contract: Contract, fault: FaultEntry): Operation[] | stri
 function requirementsOf(contract: Contract, fault: FaultEntry, operations: Operation[]): string[] | string {
   if (fault.role !== undefined) return [...new Set(operations.map((operation) => operation.roles[fault.role!]!))];
   if (fault.requirement === undefined) return 'it names neither a requirement nor a role';
-  if (!contract.requirements.some((r) => r.id === fault.requirement)) return `the catalogue holds no requirement ${fault.requirement}`;
+  if (!contract.requirements.some((r) => r.id === fault.requirement))
+    return `the catalogue holds no requirement ${fault.requirement}`;
   return [fault.requirement];
 }
 
@@ -937,14 +1225,21 @@ function requirementsOf(contract: Contract, fault: FaultEntry, operations: Opera
  * The trigger with `{list}` and `{listPath}` resolved, or undefined when the contract has no list or no operation at
  * its path.
  */
-function resolvedTrigger(contract: Contract, trigger: FaultTrigger | undefined, operations: Operation[]): FaultTrigger | undefined {
+function resolvedTrigger(
+  contract: Contract,
+  trigger: FaultTrigger | undefined,
+  operations: Operation[],
+): FaultTrigger | undefined {
   if (trigger === undefined) return undefined;
   let path = trigger.path;
   if (/\{list(Path)?\}/.test(path)) {
     const list = operations.find(isListOperation) ?? contract.operations.find(isListOperation);
     if (list === undefined) return undefined;
     const query = smallestQuery(list.parameters, { records: REFERENCE_FIXTURES });
-    path = path.replace('{listPath}', list.pathTemplate).replace('{list}&', query === '' ? `${list.pathTemplate}?` : `${list.pathTemplate}?${query}&`).replace('{list}', query === '' ? list.pathTemplate : `${list.pathTemplate}?${query}`);
+    path = path
+      .replace('{listPath}', list.pathTemplate)
+      .replace('{list}&', query === '' ? `${list.pathTemplate}?` : `${list.pathTemplate}?${query}&`)
+      .replace('{list}', query === '' ? list.pathTemplate : `${list.pathTemplate}?${query}`);
   }
   const pathname = path.split('?')[0];
   return contract.operations.some((o) => o.pathTemplate === pathname) ? { ...trigger, path } : undefined;
@@ -972,7 +1267,15 @@ function bind(contract: Contract): Map<string, BoundFault> {
     const { hooks: _hooks, ...written } = fault;
     const trigger = resolvedTrigger(contract, fault.trigger, operations as Operation[]);
     const detectable = fault.detectableInOneExchange && trigger !== undefined;
-    bound.set(fault.name, { definition: { ...written, requirement: requirements[0], requirements, detectableInOneExchange: detectable, ...(detectable ? { trigger } : { trigger: undefined }) } });
+    bound.set(fault.name, {
+      definition: {
+        ...written,
+        requirement: requirements[0],
+        requirements,
+        detectableInOneExchange: detectable,
+        ...(detectable ? { trigger } : { trigger: undefined }),
+      },
+    });
   }
   boundFaults.set(contract, bound);
   return bound;
@@ -983,7 +1286,9 @@ export function faultsBoundTo(contract: Contract): { faults: FaultDefinition[]; 
   const bound = [...bind(contract)];
   return {
     faults: bound.flatMap(([, f]) => (f.definition ? [f.definition] : [])),
-    inapplicable: new Map(bound.flatMap(([name, f]) => (f.inapplicable === undefined ? [] : [[name, f.inapplicable] as const]))),
+    inapplicable: new Map(
+      bound.flatMap(([name, f]) => (f.inapplicable === undefined ? [] : [[name, f.inapplicable] as const])),
+    ),
   };
 }
 
@@ -1001,7 +1306,8 @@ export const INAPPLICABLE_FAULTS: ReadonlyMap<string, string> = faultsBoundTo(lo
  */
 export function faultHooks(names: readonly string[]): ServerHooks[] {
   const inapplicable = names.find((name) => INAPPLICABLE_FAULTS.has(name));
-  if (inapplicable !== undefined) throw new InapplicableFaultError(inapplicable, INAPPLICABLE_FAULTS.get(inapplicable)!);
+  if (inapplicable !== undefined)
+    throw new InapplicableFaultError(inapplicable, INAPPLICABLE_FAULTS.get(inapplicable)!);
   const unknown = names.filter((name) => !FAULT_NAMES.includes(name));
   if (unknown.length > 0) throw new UnknownFaultError(unknown, FAULT_NAMES);
   return names.map((name) => {

@@ -5,15 +5,23 @@ import { isErrorDocument } from './problems.ts';
 import type { Reply, RequestContext, ServerHooks } from './types.ts';
 
 /** Drops the findings of one requirement (those `applies` picks), so the server acts as if they were not there. */
-export function overlook(requirement: string, applies: (finding: Finding, context: RequestContext) => boolean = () => true): ServerHooks['findings'] {
+export function overlook(
+  requirement: string,
+  applies: (finding: Finding, context: RequestContext) => boolean = () => true,
+): ServerHooks['findings'] {
   return (findings, context) => findings.filter((f) => f.requirement !== requirement || !applies(f, context));
 }
 
 /** Drops the findings of the requirement the request's operation names for `role` (those `applies` picks). */
-export function overlookRole(role: OperationRole, applies: (finding: Finding, context: RequestContext) => boolean = () => true): ServerHooks['findings'] {
+export function overlookRole(
+  role: OperationRole,
+  applies: (finding: Finding, context: RequestContext) => boolean = () => true,
+): ServerHooks['findings'] {
   return (findings, context) => {
     const requirement = context.operation?.roles[role];
-    return requirement === undefined ? findings : findings.filter((f) => f.requirement !== requirement || !applies(f, context));
+    return requirement === undefined
+      ? findings
+      : findings.filter((f) => f.requirement !== requirement || !applies(f, context));
   };
 }
 
@@ -27,7 +35,10 @@ export function changeCreated(operationId: string, change: ChangeData): ServerHo
 /**
  * Changes the `data` of a successful creation by every operation `applies` picks (by its roles in the contract, say).
  */
-export function changeCreatedWhere(applies: (operation: Operation) => boolean, change: ChangeData): ServerHooks['created'] {
+export function changeCreatedWhere(
+  applies: (operation: Operation) => boolean,
+  change: ChangeData,
+): ServerHooks['created'] {
   return (creation, context) => {
     if (context.operation === undefined || !applies(context.operation) || !creation.document?.data) return creation;
     return { ...creation, document: { ...creation.document, data: change(creation.document.data, context) } };
@@ -49,17 +60,21 @@ export const creates = (operation: Operation): boolean => operation.requestBody 
 
 /** A successful 201 creation by one operation answered with another status. */
 export function createdStatus(operationId: string, status: number): ServerHooks['created'] {
-  return (creation, context) => (context.operation?.operationId === operationId && creation.status === 201 ? { ...creation, status } : creation);
+  return (creation, context) =>
+    context.operation?.operationId === operationId && creation.status === 201 ? { ...creation, status } : creation;
 }
 
 /** Changes every error object of every error reply. */
 export function changeErrors(change: (error: Record<string, unknown>) => unknown): ServerHooks['reply'] {
-  return (reply) => (isErrorDocument(reply.document) ? { ...reply, document: { errors: reply.document.errors.map(change) } } : reply);
+  return (reply) =>
+    isErrorDocument(reply.document) ? { ...reply, document: { errors: reply.document.errors.map(change) } } : reply;
 }
 
 /** A reply with another status, its error objects' status strings following it. */
 export function withStatus(reply: Reply, status: number): Reply {
-  const document = isErrorDocument(reply.document) ? { errors: reply.document.errors.map((e) => ({ ...e, status: String(status) })) } : reply.document;
+  const document = isErrorDocument(reply.document)
+    ? { errors: reply.document.errors.map((e) => ({ ...e, status: String(status) })) }
+    : reply.document;
   return { ...reply, status, document };
 }
 

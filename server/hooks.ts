@@ -4,7 +4,9 @@ import type { ServerHooks } from './types.ts';
 
 export type ComposedHooks = Required<ServerHooks>;
 
-function chain<V, C extends unknown[]>(steps: Array<((value: V, ...context: C) => V) | undefined>): (value: V, ...context: C) => V {
+function chain<V, C extends unknown[]>(
+  steps: Array<((value: V, ...context: C) => V) | undefined>,
+): (value: V, ...context: C) => V {
   const present = steps.filter((step): step is (value: V, ...context: C) => V => step !== undefined);
   if (present.length === 0) return (value: V, ..._context: C) => value;
   return (value, ...context) => present.reduce((current, step) => step(current, ...context), value);

@@ -47,14 +47,16 @@ export function fractionalPageFindings(contract: Contract, operation: Operation,
   const page = objectOf(query[PAGE_PARAMETER]);
   const requirement = operation.roles.pageFractional;
   if (!page || requirement === undefined) return [];
-  return pageMembers(operation).filter((member) => typeof page[member] === 'number' && !Number.isSafeInteger(page[member])).map((member) =>
-    contract.finding(requirement, 'request', {
-      pointer: `page[${member}]`,
-      message: `page[${member}] must be a whole number of at most ${Number.MAX_SAFE_INTEGER}, got ${String(page[member])}`,
-      expected: 'an integer',
-      actual: String(page[member]),
-    }),
-  );
+  return pageMembers(operation)
+    .filter((member) => typeof page[member] === 'number' && !Number.isSafeInteger(page[member]))
+    .map((member) =>
+      contract.finding(requirement, 'request', {
+        pointer: `page[${member}]`,
+        message: `page[${member}] must be a whole number of at most ${Number.MAX_SAFE_INTEGER}, got ${String(page[member])}`,
+        expected: 'an integer',
+        actual: String(page[member]),
+      }),
+    );
 }
 
 /** Pages kept serialized; the seed never changes, so a page is built once per query shape. */
@@ -185,5 +187,10 @@ export class ReferenceList {
 
 /** Every list of the contract, each with its seed, by operation. */
 export function referenceLists(contract: Contract, hooks: ComposedHooks): Map<Operation, ReferenceList> {
-  return new Map(listOperations(contract).map((operation, index) => [operation, new ReferenceList(contract, operation, index, hooks)]));
+  return new Map(
+    listOperations(contract).map((operation, index) => [
+      operation,
+      new ReferenceList(contract, operation, index, hooks),
+    ]),
+  );
 }

@@ -76,7 +76,9 @@ function pathRoutes(contract: Contract): Map<string, PathRoute> {
   return routes;
 }
 
-export function createRequestHandler(config: PipelineConfig): (request: IncomingMessage, response: ServerResponse) => void {
+export function createRequestHandler(
+  config: PipelineConfig,
+): (request: IncomingMessage, response: ServerResponse) => void {
   const contract = loadContract();
   const { hooks, logger, tokens } = config;
   const routes = pathRoutes(contract);
@@ -94,14 +96,23 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
       context.credentialDecision = decision;
       if (decision.outcome === 'unauthenticated') return unauthorizedReply(decision.code, decision.detail);
       if (decision.outcome === 'forbidden') {
-        return errorReply(403, [conditionProblem(403, 'AUTH-403-FORBIDDEN', 'the credential is valid but not permitted to use this operation')]);
+        return errorReply(403, [
+          conditionProblem(
+            403,
+            'AUTH-403-FORBIDDEN',
+            'the credential is valid but not permitted to use this operation',
+          ),
+        ]);
       }
       return undefined;
     },
     route(context) {
       const path = relativePath(context.target, contract.basePath);
       const route = path === null ? undefined : routes.get(path);
-      if (!route) return errorReply(404, [conditionProblem(404, CONDITION_CODES.notFound, `no operation is served at ${context.target.split('?')[0]}`)]);
+      if (!route)
+        return errorReply(404, [
+          conditionProblem(404, CONDITION_CODES.notFound, `no operation is served at ${context.target.split('?')[0]}`),
+        ]);
       context.operations = route.operations;
       context.allow = route.allow;
       return undefined;
@@ -109,17 +120,32 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
     method(context) {
       context.operation = context.operations?.get(context.method);
       if (context.operation) return undefined;
-      return errorReply(405, [conditionProblem(405, CONDITION_CODES.methodNotAllowed, `${context.method} is not served here; allowed: ${context.allow}`)], { allow: context.allow ?? '' });
+      return errorReply(
+        405,
+        [
+          conditionProblem(
+            405,
+            CONDITION_CODES.methodNotAllowed,
+            `${context.method} is not served here; allowed: ${context.allow}`,
+          ),
+        ],
+        { allow: context.allow ?? '' },
+      );
     },
     size(context) {
       if (!announcesBody(context.headers)) return undefined;
       return readBody(context.request, config.maxBodyBytes, () => askForBody(context)).then((reading): StageResult => {
         if (reading.kind === 'aborted') return ABANDONED;
         if (reading.kind === 'too-large') {
-          const problem = conditionProblem(413, CONDITION_CODES.bodyTooLarge, `request bodies are limited to ${config.maxBodyBytes} bytes`);
+          const problem = conditionProblem(
+            413,
+            CONDITION_CODES.bodyTooLarge,
+            `request bodies are limited to ${config.maxBodyBytes} bytes`,
+          );
           // A client waiting for 100 Continue sends no body: close. Any other is sending it: read
           // the rest away (bounded) so it reads the 413, not a reset.
-          if (/100-continue/i.test(context.headers.expect ?? '')) return errorReply(413, [problem], { connection: 'close' });
+          if (/100-continue/i.test(context.headers.expect ?? ''))
+            return errorReply(413, [problem], { connection: 'close' });
           discardRest(context.request);
           return errorReply(413, [problem]);
         }
@@ -132,20 +158,46 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
       const type = mediaTypeEssence(context.headers['content-type']);
       if (type === MEDIA_TYPE) return undefined;
       // Other request media types are not shown (docs/certification.md §3); JSON:API answers them 415.
-      return errorReply(415, [conditionProblem(415, CONDITION_CODES.unsupportedMediaType, `request bodies must be ${MEDIA_TYPE}, got ${type || 'no Content-Type'}`)]);
+      return errorReply(415, [
+        conditionProblem(
+          415,
+          CONDITION_CODES.unsupportedMediaType,
+          `request bodies must be ${MEDIA_TYPE}, got ${type || 'no Content-Type'}`,
+        ),
+      ]);
     },
     validate(context) {
       const operation = context.operation!;
       const text = decodeUtf8(context.bodyBytes);
       if (text === undefined) {
-        context.findings = [contract.finding('REQ-MALFORMED-JSON', 'request', { message: 'the request body is not valid UTF-8, so it is not JSON text (RFC 8259 section 8.1)', expected: 'UTF-8 JSON', actual: 'invalid UTF-8' })];
-        return errorReply(400, context.findings.map((f) => problemFromFinding(f, false)));
+        context.findings = [
+          contract.finding('REQ-MALFORMED-JSON', 'request', {
+            message: 'the request body is not valid UTF-8, so it is not JSON text (RFC 8259 section 8.1)',
+            expected: 'UTF-8 JSON',
+            actual: 'invalid UTF-8',
+          }),
+        ];
+        return errorReply(
+          400,
+          context.findings.map((f) => problemFromFinding(f, false)),
+        );
       }
       if (nestsDeeperThan(text, MAX_NESTING_DEPTH)) {
-        return errorReply(400, [conditionProblem(400, CONDITION_CODES.nestingTooDeep, `request documents may nest arrays and objects at most ${MAX_NESTING_DEPTH} deep`)]);
+        return errorReply(400, [
+          conditionProblem(
+            400,
+            CONDITION_CODES.nestingTooDeep,
+            `request documents may nest arrays and objects at most ${MAX_NESTING_DEPTH} deep`,
+          ),
+        ]);
       }
       context.bodyText = text;
-      const request: HttpRequest = { method: context.method, path: context.target, headers: context.headers, bodyText: text };
+      const request: HttpRequest = {
+        method: context.method,
+        path: context.target,
+        headers: context.headers,
+        bodyText: text,
+      };
       // parsedBody keeps the parse, so the contract's validation below reads this same one.
       const parsed = text === '' ? undefined : parsedBody(request);
       if (parsed?.ok) context.document = parsed.value;
@@ -153,15 +205,26 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
       const found = requestFindings(contract, context, request);
       context.findings = hooks.findings(found, context);
       context.overlooked = found.filter((f) => !context.findings.includes(f));
-      if (context.findings.length > 0) return rejectionReply(context.findings, operation, context.document, parsed?.ok === true);
-      return outOfRangeNumberReply(context.document) ?? invalidRelationshipReply(isRelationship, context.document, namedRelationships(operation)) ?? rejectionsReply(hooks.rejections([], context));
+      if (context.findings.length > 0)
+        return rejectionReply(context.findings, operation, context.document, parsed?.ok === true);
+      return (
+        outOfRangeNumberReply(context.document) ??
+        invalidRelationshipReply(isRelationship, context.document, namedRelationships(operation)) ??
+        rejectionsReply(hooks.rejections([], context))
+      );
     },
     handle(context) {
       const operation = context.operation!;
       if (operation.requestBody !== undefined) return created.create(operation, context);
       const list = lists.get(operation);
       if (list) return list.respond(context.query);
-      return errorReply(404, [conditionProblem(404, CONDITION_CODES.notFound, `this server holds no records for ${operation.method} ${operation.pathTemplate}`)]);
+      return errorReply(404, [
+        conditionProblem(
+          404,
+          CONDITION_CODES.notFound,
+          `this server holds no records for ${operation.method} ${operation.pathTemplate}`,
+        ),
+      ]);
     },
   };
 
@@ -194,22 +257,47 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
     request.on('error', () => undefined);
     run(context)
       .catch((error: unknown) => {
-        logger.error({ err: error, method: context.method, path: maskedTarget(context.target, tokenSet) }, 'request failed');
-        return errorReply(500, [conditionProblem(500, CONDITION_CODES.internal, 'the server failed to answer this request')]);
+        logger.error(
+          { err: error, method: context.method, path: maskedTarget(context.target, tokenSet) },
+          'request failed',
+        );
+        return errorReply(500, [
+          conditionProblem(500, CONDITION_CODES.internal, 'the server failed to answer this request'),
+        ]);
       })
       .then((result) => {
         if (result === ABANDONED) {
-          logger.info({ method: context.method, path: maskedTarget(context.target, tokenSet), aborted: true, ms: elapsed(started) }, 'request abandoned by the client');
+          logger.info(
+            {
+              method: context.method,
+              path: maskedTarget(context.target, tokenSet),
+              aborted: true,
+              ms: elapsed(started),
+            },
+            'request abandoned by the client',
+          );
           return;
         }
         const reply = hooks.reply(result!, context);
         writeReply(response, reply);
-        if (logger.isLevelEnabled('info')) logger.info({ method: context.method, path: maskedTarget(context.target, tokenSet), status: reply.status, ms: elapsed(started) }, 'request');
+        if (logger.isLevelEnabled('info'))
+          logger.info(
+            {
+              method: context.method,
+              path: maskedTarget(context.target, tokenSet),
+              status: reply.status,
+              ms: elapsed(started),
+            },
+            'request',
+          );
       })
       // A reply hook or the write itself failing leaves no reply to send: the client's socket is
       // closed instead of waiting, and the process goes on serving.
       .catch((error: unknown) => {
-        logger.error({ err: error, method: context.method, path: maskedTarget(context.target, tokenSet) }, 'writing the reply failed');
+        logger.error(
+          { err: error, method: context.method, path: maskedTarget(context.target, tokenSet) },
+          'writing the reply failed',
+        );
         response.destroy();
       });
   };
@@ -218,7 +306,9 @@ export function createRequestHandler(config: PipelineConfig): (request: Incoming
 /** What the contract finds wrong with the request, less what earlier stages answer for, plus fractional pages. */
 function requestFindings(contract: Contract, context: PipelineContext, request: HttpRequest): Finding[] {
   return [
-    ...validateRequest(contract, context.operation!, request).filter((f) => !ANSWERED_BEFORE_VALIDATION.has(f.requirement)),
+    ...validateRequest(contract, context.operation!, request).filter(
+      (f) => !ANSWERED_BEFORE_VALIDATION.has(f.requirement),
+    ),
     ...fractionalPageFindings(contract, context.operation!, context.query),
   ];
 }
@@ -226,9 +316,15 @@ function requestFindings(contract: Contract, context: PipelineContext, request: 
 /** One error per finding: 409 when the only problem is a `data.type` of another resource (JSON:API), else 400. */
 function rejectionReply(findings: Finding[], operation: Operation, document: unknown, bodyParsed: boolean): Reply {
   if (isTypeConflict(findings, operation, document)) {
-    return errorReply(409, findings.map((f) => ({ ...problemFromFinding(f, true), title: 'Resource type conflict' })));
+    return errorReply(
+      409,
+      findings.map((f) => ({ ...problemFromFinding(f, true), title: 'Resource type conflict' })),
+    );
   }
-  return errorReply(400, findings.map((f) => problemFromFinding(f, bodyParsed)));
+  return errorReply(
+    400,
+    findings.map((f) => problemFromFinding(f, bodyParsed)),
+  );
 }
 
 /** A client that sent `Expect: 100-continue` waits for this before sending the body (RFC 9110 10.1.1). */
@@ -243,7 +339,11 @@ function askForBody(context: PipelineContext): void {
 function outOfRangeNumberReply(document: unknown): Reply | undefined {
   const pointer = nonFiniteNumberAt(document);
   if (pointer === undefined) return undefined;
-  return errorReply(400, [conditionProblem(400, CONDITION_CODES.numberOutOfRange, `${pointer} is a number too large to represent`, { pointer })]);
+  return errorReply(400, [
+    conditionProblem(400, CONDITION_CODES.numberOutOfRange, `${pointer} is a number too large to represent`, {
+      pointer,
+    }),
+  ]);
 }
 
 /** Problems a server that is stricter than the contract answers 400 for (none on the reference server). */
@@ -257,7 +357,11 @@ const relationshipNames = new WeakMap<Operation, Set<string>>();
 function namedRelationships(operation: Operation): Set<string> {
   let names = relationshipNames.get(operation);
   if (!names) {
-    names = new Set(bodyMembers(operation).map((m) => /^\/data\/relationships\/([^/]+)$/.exec(m.pointer)?.[1]).filter((name): name is string => name !== undefined));
+    names = new Set(
+      bodyMembers(operation)
+        .map((m) => /^\/data\/relationships\/([^/]+)$/.exec(m.pointer)?.[1])
+        .filter((name): name is string => name !== undefined),
+    );
     relationshipNames.set(operation, names);
   }
   return names;
@@ -267,18 +371,36 @@ function namedRelationships(operation: Operation): Set<string> {
  * Section 2.1 maps every relationship name to a Relationship object; the Highlight schema names
  * only `owner`, so this server checks the others before it echoes them back.
  */
-function invalidRelationshipReply(isRelationship: (value: unknown) => boolean, document: unknown, named: Set<string>): Reply | undefined {
+function invalidRelationshipReply(
+  isRelationship: (value: unknown) => boolean,
+  document: unknown,
+  named: Set<string>,
+): Reply | undefined {
   const relationships = (document as { data?: { relationships?: unknown } } | undefined)?.data?.relationships;
   if (relationships === null || typeof relationships !== 'object') return undefined;
-  const invalid = Object.entries(relationships).filter(([name, value]) => !named.has(name) && !isRelationship(value)).map(([name]) => name);
+  const invalid = Object.entries(relationships)
+    .filter(([name, value]) => !named.has(name) && !isRelationship(value))
+    .map(([name]) => name);
   if (invalid.length === 0) return undefined;
-  return errorReply(400, invalid.map((name) => conditionProblem(400, CONDITION_CODES.invalidRelationship, `relationship "${name}" must be a Relationship object: data (a resource identifier, an array of them, or null), links, meta`, { pointer: `/data/relationships/${escapeToken(name)}` })));
+  return errorReply(
+    400,
+    invalid.map((name) =>
+      conditionProblem(
+        400,
+        CONDITION_CODES.invalidRelationship,
+        `relationship "${name}" must be a Relationship object: data (a resource identifier, an array of them, or null), links, meta`,
+        { pointer: `/data/relationships/${escapeToken(name)}` },
+      ),
+    ),
+  );
 }
 
 /** A conflict in the JSON:API sense: the only problem is a `data.type` of another resource type. */
 function isTypeConflict(findings: Finding[], operation: Operation, document: unknown): boolean {
   const type = (document as { data?: { type?: unknown } } | undefined)?.data?.type;
-  return typeof type === 'string' && type !== operation.resourceType && findings.every((f) => f.pointer === '/data/type');
+  return (
+    typeof type === 'string' && type !== operation.resourceType && findings.every((f) => f.pointer === '/data/type')
+  );
 }
 
 function elapsed(started: number): number {
@@ -287,6 +409,10 @@ function elapsed(started: number): number {
 
 function writeReply(response: ServerResponse, reply: Reply): void {
   const body = reply.json ?? (reply.document === undefined ? '' : JSON.stringify(reply.document));
-  response.writeHead(reply.status, { 'content-type': reply.contentType, 'content-length': Buffer.byteLength(body), ...reply.headers });
+  response.writeHead(reply.status, {
+    'content-type': reply.contentType,
+    'content-length': Buffer.byteLength(body),
+    ...reply.headers,
+  });
   response.end(body);
 }

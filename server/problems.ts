@@ -26,8 +26,19 @@ export function statusTitle(status: number): string {
 }
 
 export function errorObject(status: number, problem: Problem): Record<string, unknown> {
-  const source = problem.pointer !== undefined ? { pointer: problem.pointer } : problem.parameter !== undefined ? { parameter: problem.parameter } : undefined;
-  return { status: String(status), code: problem.code, title: problem.title, detail: problem.detail, ...(source ? { source } : {}) };
+  const source =
+    problem.pointer !== undefined
+      ? { pointer: problem.pointer }
+      : problem.parameter !== undefined
+        ? { parameter: problem.parameter }
+        : undefined;
+  return {
+    status: String(status),
+    code: problem.code,
+    title: problem.title,
+    detail: problem.detail,
+    ...(source ? { source } : {}),
+  };
 }
 
 /**
@@ -35,11 +46,24 @@ export function errorObject(status: number, problem: Problem): Record<string, un
  * and then summed up.
  */
 export function errorReply(status: number, problems: Problem[], headers?: Record<string, string>): Reply {
-  const listed = boundList(problems, (p) => p.code, (first, count) => ({ code: first.code, title: first.title, detail: `and ${count} more ${first.code} error${count === 1 ? '' : 's'} in this request, not listed` }));
+  const listed = boundList(
+    problems,
+    (p) => p.code,
+    (first, count) => ({
+      code: first.code,
+      title: first.title,
+      detail: `and ${count} more ${first.code} error${count === 1 ? '' : 's'} in this request, not listed`,
+    }),
+  );
   return { status, contentType: MEDIA_TYPE, headers, document: { errors: listed.map((p) => errorObject(status, p)) } };
 }
 
-export function conditionProblem(status: number, code: string, detail: string, where: { pointer?: string; parameter?: string } = {}): Problem {
+export function conditionProblem(
+  status: number,
+  code: string,
+  detail: string,
+  where: { pointer?: string; parameter?: string } = {},
+): Problem {
   return { code, title: statusTitle(status), detail, ...where };
 }
 
@@ -55,7 +79,11 @@ export function unauthorizedReply(code: string, detail: string): Reply {
 export function problemFromFinding(finding: Finding, bodyParsed: boolean): Problem {
   const inBody = finding.pointer === '' || finding.pointer.startsWith('/');
   const where = inBody ? (bodyParsed ? { pointer: finding.pointer } : {}) : { parameter: finding.pointer };
-  const title = inBody ? (bodyParsed ? 'Invalid request document' : 'Unreadable request body') : 'Invalid query parameter';
+  const title = inBody
+    ? bodyParsed
+      ? 'Invalid request document'
+      : 'Unreadable request body'
+    : 'Invalid query parameter';
   return { code: finding.requirement, title, detail: finding.message, ...where };
 }
 

@@ -5,7 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Pool } from 'undici';
-import { bodyMembers, loadContract, MEDIA_TYPE, SAMPLE_OF_TYPE, validateRequest, withoutValueAt, withValueAt } from '../contract/index.ts';
+import {
+  bodyMembers,
+  loadContract,
+  MEDIA_TYPE,
+  SAMPLE_OF_TYPE,
+  validateRequest,
+  withoutValueAt,
+  withValueAt,
+} from '../contract/index.ts';
 import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from './index.ts';
 import { serverFindings, send, type Exchanged, type Probe } from './test-support.ts';
 
@@ -31,21 +39,61 @@ const credentials: fc.Arbitrary<Record<string, string>> = fc.oneof(
 );
 const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
   { weight: 12, arbitrary: fc.constant(MEDIA_TYPE) },
-  fc.constantFrom(undefined, 'application/json', 'text/plain', `${MEDIA_TYPE}; charset=utf-8`, MEDIA_TYPE.toUpperCase(), ''),
+  fc.constantFrom(
+    undefined,
+    'application/json',
+    'text/plain',
+    `${MEDIA_TYPE}; charset=utf-8`,
+    MEDIA_TYPE.toUpperCase(),
+    '',
+  ),
 );
 
 // --- Queries ---------------------------------------------------------------------------------------
 
 type Pair = [string, string];
 
-const filterValues = ((contract.operation('listNotificationGroups').parameters[0].schema.properties as Record<string, { enum: string[] }>).type.enum);
+const filterValues = (
+  contract.operation('listNotificationGroups').parameters[0].schema.properties as Record<string, { enum: string[] }>
+).type.enum;
 const oddValue = fc.oneof(
-  fc.constantFrom('', '0', '-1', '1.5', 'abc', '1e400', '99999999999999999999999', ' 5', '+3', 'null', 'true', '[]', 'portal,user', '%zz', 'é', '\u0000'),
+  fc.constantFrom(
+    '',
+    '0',
+    '-1',
+    '1.5',
+    'abc',
+    '1e400',
+    '99999999999999999999999',
+    ' 5',
+    '+3',
+    'null',
+    'true',
+    '[]',
+    'portal,user',
+    '%zz',
+    'é',
+    '\u0000',
+  ),
   fc.string({ maxLength: 12 }),
   fc.integer({ min: -5, max: 200 }).map(String),
 );
 const oddKey = fc.oneof(
-  fc.constantFrom('filter', 'page', 'filter[type]', 'filter[kind]', 'page[limit]', 'page[offset]', 'page[size]', 'include', 'include[]', 'filter[type][x]', 'page[]', '[type]', ''),
+  fc.constantFrom(
+    'filter',
+    'page',
+    'filter[type]',
+    'filter[kind]',
+    'page[limit]',
+    'page[offset]',
+    'page[size]',
+    'include',
+    'include[]',
+    'filter[type][x]',
+    'page[]',
+    '[type]',
+    '',
+  ),
   fc.string({ maxLength: 8 }),
 );
 
@@ -60,7 +108,12 @@ const validPairs: fc.Arbitrary<Pair[]> = fc
   )
   .map(({ type, page, include }) => [
     ['filter[type]', type] as Pair,
-    ...(page ? ([['page[limit]', String(page.limit)], ['page[offset]', String(page.offset)]] as Pair[]) : []),
+    ...(page
+      ? ([
+          ['page[limit]', String(page.limit)],
+          ['page[offset]', String(page.offset)],
+        ] as Pair[])
+      : []),
     ...(include ? ([['include', include.join(',')]] as Pair[]) : []),
   ]);
 
@@ -82,16 +135,32 @@ const encodeQueryPart = (text: string) => encodeURIComponent(text).replace(/%5B/
 const pairsQuery = (pairs: Pair[]) => pairs.map(([k, v]) => `${encodeQueryPart(k)}=${encodeQueryPart(v)}`).join('&');
 
 /** Raw bytes in the query: only what no HTTP client can send (outside ! to ~) is escaped. */
-const garbageQuery = fc.string({ unit: 'binary-ascii', maxLength: 60 }).map((text) => text.replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c).replace(/%(?![0-9A-F]{2})/g, '%25')).replace(/#/g, '%23'));
+const garbageQuery = fc
+  .string({ unit: 'binary-ascii', maxLength: 60 })
+  .map((text) =>
+    text
+      .replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c).replace(/%(?![0-9A-F]{2})/g, '%25'))
+      .replace(/#/g, '%23'),
+  );
 
 const listProbe: fc.Arbitrary<Probe> = fc
-  .tuple(fc.oneof({ weight: 3, arbitrary: validPairs.map(pairsQuery) }, { weight: 5, arbitrary: nearValidPairs.map(pairsQuery) }, { weight: 2, arbitrary: garbageQuery }), credentials)
+  .tuple(
+    fc.oneof(
+      { weight: 3, arbitrary: validPairs.map(pairsQuery) },
+      { weight: 5, arbitrary: nearValidPairs.map(pairsQuery) },
+      { weight: 2, arbitrary: garbageQuery },
+    ),
+    credentials,
+  )
   .map(([query, headers]) => ({ method: 'GET', path: `/notification-groups?${query}`, headers }));
 
 // --- Bodies ----------------------------------------------------------------------------------------
 
 const text = fc.string({ maxLength: 16 });
-const objectId = fc.oneof({ weight: 4, arbitrary: fc.constant(REFERENCE_FIXTURES.ownerUserId) }, fc.stringMatching(/^[0-9a-f]{24}$/));
+const objectId = fc.oneof(
+  { weight: 4, arbitrary: fc.constant(REFERENCE_FIXTURES.ownerUserId) },
+  fc.stringMatching(/^[0-9a-f]{24}$/),
+);
 
 const validAttributeConfig = fc
   .record(
@@ -108,30 +177,66 @@ const validAttributeConfig = fc
       required: fc.boolean(),
       editPermission: fc.double({ noNaN: true, noDefaultInfinity: true }),
       viewPermission: fc.integer(),
-      settings: fc.record({ link: fc.record({ display: fc.record({ asButton: fc.boolean() }, { requiredKeys: [] }), authenticated: fc.boolean(), clickBehavior: fc.constantFrom('newWindow', 'sameWindow') }, { requiredKeys: [] }) }, { requiredKeys: [] }),
+      settings: fc.record(
+        {
+          link: fc.record(
+            {
+              display: fc.record({ asButton: fc.boolean() }, { requiredKeys: [] }),
+              authenticated: fc.boolean(),
+              clickBehavior: fc.constantFrom('newWindow', 'sameWindow'),
+            },
+            { requiredKeys: [] },
+          ),
+        },
+        { requiredKeys: [] },
+      ),
       extra: fc.jsonValue({ maxDepth: 2 }),
     },
     { requiredKeys: [] },
   )
   .map((attributes) => ({ data: { type: 'AttributeConfig', attributes } }));
 
-const owner = fc.record({ data: fc.record({ type: fc.constant('User'), id: objectId }), meta: fc.dictionary(text, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }) }, { requiredKeys: ['data'] });
+const owner = fc.record(
+  {
+    data: fc.record({ type: fc.constant('User'), id: objectId }),
+    meta: fc.dictionary(text, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+  },
+  { requiredKeys: ['data'] },
+);
 const validHighlight = fc
   .record(
     {
-      attributes: fc.record({ collectionItemId: fc.oneof({ weight: 4, arbitrary: fc.constant(REFERENCE_FIXTURES.collectionItemId) }, fc.stringMatching(/^[0-9a-f]{24}$/)), color: text, range: text, summary: text }, { requiredKeys: [] }),
+      attributes: fc.record(
+        {
+          collectionItemId: fc.oneof(
+            { weight: 4, arbitrary: fc.constant(REFERENCE_FIXTURES.collectionItemId) },
+            fc.stringMatching(/^[0-9a-f]{24}$/),
+          ),
+          color: text,
+          range: text,
+          summary: text,
+        },
+        { requiredKeys: [] },
+      ),
       relationships: fc.record({ owner }, { requiredKeys: [] }),
     },
     { requiredKeys: [] },
   )
   .map((data) => ({ data: { type: 'Highlight', ...data } }));
 
-const memberValue = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(...Object.values(SAMPLE_OF_TYPE), 1e308, -0, '', 'x'.repeat(300), [], {}));
+const memberValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom(...Object.values(SAMPLE_OF_TYPE), 1e308, -0, '', 'x'.repeat(300), [], {}),
+);
 
 /** A valid document with one member (any depth the schema names) replaced or removed. */
 function nearValidDocument(valid: fc.Arbitrary<Record<string, unknown>>, operationId: string): fc.Arbitrary<unknown> {
   const pointers = bodyMembers(contract.operation(operationId)).map((m) => m.pointer);
-  return fc.tuple(valid, fc.constantFrom(...pointers), fc.boolean(), memberValue).map(([document, pointer, remove, value]) => (remove ? withoutValueAt(document, pointer) : withValueAt(document, pointer, value)));
+  return fc
+    .tuple(valid, fc.constantFrom(...pointers), fc.boolean(), memberValue)
+    .map(([document, pointer, remove, value]) =>
+      remove ? withoutValueAt(document, pointer) : withValueAt(document, pointer, value),
+    );
 }
 
 const TRICKY_BODIES = [
@@ -161,7 +266,11 @@ function garbageBody(valid: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary
   );
 }
 
-function createProbe(path: string, valid: fc.Arbitrary<Record<string, unknown>>, operationId: string): fc.Arbitrary<Probe> {
+function createProbe(
+  path: string,
+  valid: fc.Arbitrary<Record<string, unknown>>,
+  operationId: string,
+): fc.Arbitrary<Probe> {
   const body = fc.oneof(
     { weight: 3, arbitrary: valid.map((d) => JSON.stringify(d)) },
     { weight: 5, arbitrary: nearValidDocument(valid, operationId).map((d) => JSON.stringify(d) ?? '') },
@@ -185,10 +294,13 @@ function problemsWith(exchanged: Exchanged): string[] {
   const operation = contract.operations.find((o) => request.path.startsWith(`${contract.basePath}${o.pathTemplate}`))!;
   const problems: string[] = [];
   if (response.status >= 500) problems.push(`answered ${response.status}`);
-  if (response.headers['content-type'] !== MEDIA_TYPE) problems.push(`Content-Type ${String(response.headers['content-type'])}`);
-  if (!jsonApiDocument(exchanged.json)) problems.push(`not a JSON:API document: ${(response.bodyText ?? '').slice(0, 120)}`);
+  if (response.headers['content-type'] !== MEDIA_TYPE)
+    problems.push(`Content-Type ${String(response.headers['content-type'])}`);
+  if (!jsonApiDocument(exchanged.json))
+    problems.push(`not a JSON:API document: ${(response.bodyText ?? '').slice(0, 120)}`);
   const requestFindings = validateRequest(contract, operation, request);
-  if (response.status < 300 && requestFindings.length > 0) problems.push(`answered ${response.status} to a request the contract rejects: ${requestFindings[0].message}`);
+  if (response.status < 300 && requestFindings.length > 0)
+    problems.push(`answered ${response.status} to a request the contract rejects: ${requestFindings[0].message}`);
   problems.push(...serverFindings(exchanged).map((f) => `${f.requirement} (${f.level}): ${f.message}`));
   return problems;
 }
@@ -200,7 +312,10 @@ function describeProbe(probe: Probe): string {
 
 const OPERATIONS: Array<{ name: string; probe: fc.Arbitrary<Probe> }> = [
   { name: 'List NotificationGroups', probe: listProbe },
-  { name: 'Create AttributeConfig', probe: createProbe('/attribute-configs', validAttributeConfig, 'createAttributeConfig') },
+  {
+    name: 'Create AttributeConfig',
+    probe: createProbe('/attribute-configs', validAttributeConfig, 'createAttributeConfig'),
+  },
   { name: 'Create Highlight', probe: createProbe('/highlights', validHighlight, 'createHighlight') },
 ];
 
@@ -223,7 +338,9 @@ describe('generated requests', () => {
         fc.asyncProperty(fc.array(probe, { minLength: BATCH, maxLength: BATCH }), async (probes) => {
           const exchanged = await Promise.all(probes.map((p) => send(server.baseUrl, p, pool)));
           sent += exchanged.length;
-          const failures = exchanged.flatMap((x, i) => problemsWith(x).map((problem) => `${describeProbe(probes[i])}\n  → ${x.response.status}: ${problem}`));
+          const failures = exchanged.flatMap((x, i) =>
+            problemsWith(x).map((problem) => `${describeProbe(probes[i])}\n  → ${x.response.status}: ${problem}`),
+          );
           expect(failures).toEqual([]);
         }),
         { numRuns: RUNS },

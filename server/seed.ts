@@ -43,7 +43,10 @@ export function seededFilter(operation: Operation): SeededFilter | undefined {
   const free = freeFilterMember(operation);
   if (free === undefined) return undefined;
   const attribute = listItemAttributes(operation).find((a) => a.name === free.name);
-  return { name: free.name, values: [memberValue(free.schema, REFERENCE_FIXTURES) || String(sampleOf(attribute?.schema ?? {}, 0, free.name))] };
+  return {
+    name: free.name,
+    values: [memberValue(free.schema, REFERENCE_FIXTURES) || String(sampleOf(attribute?.schema ?? {}, 0, free.name))],
+  };
 }
 
 /** The values a list's items are grouped by, in the contract's order; one unnamed group when it is filtered on none. */
@@ -80,9 +83,18 @@ export function sampleOf(schema: Schema, index: number, name: string, depth = 0)
     case 'number':
       return Math.max(typeof merged.minimum === 'number' ? merged.minimum : 0, index);
     case 'array':
-      return depth >= MAX_SAMPLE_DEPTH || !objectOf(merged.items) ? [] : [sampleOf(objectOf(merged.items)!, index, name, depth + 1)];
+      return depth >= MAX_SAMPLE_DEPTH || !objectOf(merged.items)
+        ? []
+        : [sampleOf(objectOf(merged.items)!, index, name, depth + 1)];
     case 'object':
-      return depth >= MAX_SAMPLE_DEPTH ? {} : Object.fromEntries(Object.entries(objectOf(merged.properties) ?? {}).map(([member, s]) => [member, sampleOf(objectOf(s) ?? {}, index, member, depth + 1)]));
+      return depth >= MAX_SAMPLE_DEPTH
+        ? {}
+        : Object.fromEntries(
+            Object.entries(objectOf(merged.properties) ?? {}).map(([member, s]) => [
+              member,
+              sampleOf(objectOf(s) ?? {}, index, member, depth + 1),
+            ]),
+          );
     case 'null':
       return null;
     default:
@@ -95,12 +107,22 @@ export function sampleOf(schema: Schema, index: number, name: string, depth = 0)
  * item schema with a seeded ObjectId, the filter member's attribute (when the item has one) the
  * group's value. `listIndex` keeps the ids of two lists apart.
  */
-export function seedListItems(contract: Contract, operation: Operation, listIndex: number): Map<string | undefined, SeedItem[]> {
+export function seedListItems(
+  contract: Contract,
+  operation: Operation,
+  listIndex: number,
+): Map<string | undefined, SeedItem[]> {
   const itemSchema = listItemSchema(operation);
   if (!itemSchema) throw new Error(`${operation.operationId}: its success body's data has no item schema to seed from`);
-  const nextId = objectIdSequence(SEED_SECONDS, SEED_MACHINE + (0xb2 + listIndex).toString(16).padStart(2, '0').slice(-2));
+  const nextId = objectIdSequence(
+    SEED_SECONDS,
+    SEED_MACHINE + (0xb2 + listIndex).toString(16).padStart(2, '0').slice(-2),
+  );
   const filtered = seededFilter(operation);
-  const filteredAttribute = filtered !== undefined && listItemAttributes(operation).some((a) => a.name === filtered.name) ? filtered.name : undefined;
+  const filteredAttribute =
+    filtered !== undefined && listItemAttributes(operation).some((a) => a.name === filtered.name)
+      ? filtered.name
+      : undefined;
   const validate = contract.validator(itemSchema);
   const lists = new Map<string | undefined, SeedItem[]>();
   filterGroups(operation).forEach((value, groupIndex) => {
@@ -108,7 +130,10 @@ export function seedListItems(contract: Contract, operation: Operation, listInde
     for (let index = 0; index < seedSize(groupIndex); index++) {
       const item = { ...(sampleOf(itemSchema, index, 'item') as Schema), id: nextId() } as unknown as SeedItem;
       if (filteredAttribute !== undefined) item.attributes = { ...item.attributes, [filteredAttribute]: value };
-      if (!validate(item)) throw new Error(`${operation.operationId}: the reference server cannot seed a valid item from its schema: ${contract.validator(itemSchema).errors?.[0]?.message ?? 'invalid'} at ${validate.errors?.[0]?.instancePath ?? ''}`);
+      if (!validate(item))
+        throw new Error(
+          `${operation.operationId}: the reference server cannot seed a valid item from its schema: ${contract.validator(itemSchema).errors?.[0]?.message ?? 'invalid'} at ${validate.errors?.[0]?.instancePath ?? ''}`,
+        );
       items.push(item);
     }
     lists.set(value, items);

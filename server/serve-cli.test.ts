@@ -12,13 +12,22 @@ function run(args: string[], env: Record<string, string> = {}): CliProcess {
   return spawnCli(['serve', ...args], { ...process.env, LAS_FAULTS: '', LAS_CHOICES: '', ...env });
 }
 
-async function get(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; json: { meta?: Record<string, unknown> } }> {
+async function get(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; json: { meta?: Record<string, unknown> } }> {
   const response = await fetch(`${baseUrl}${path}`, { headers });
   return { status: response.status, json: (await response.json()) as { meta?: Record<string, unknown> } };
 }
 
 /** Starts the command, hands its base URL to `use`, then stops it with `signal` and returns the exit code. */
-async function serving(args: string[], env: Record<string, string>, use: (baseUrl: string, started: CliProcess) => Promise<void>, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+async function serving(
+  args: string[],
+  env: Record<string, string>,
+  use: (baseUrl: string, started: CliProcess) => Promise<void>,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<number | null> {
   const started = run(args, env);
   try {
     const baseUrl = await firstLine(started);
@@ -42,7 +51,10 @@ describe('las-conformance serve', () => {
       expect(started.stdout()).toContain(`Authorization: Bearer r:${DEFAULT_CREDENTIALS.sessionToken}`);
     });
     expect(code).toBe(0);
-    const records = stderr().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const records = stderr()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(records.filter((r) => r.msg === 'request').map((r) => r.status)).toEqual([200, 401]);
     expect(records.at(-1)?.msg).toBe('reference server closed');
   });
@@ -52,44 +64,72 @@ describe('las-conformance serve', () => {
   });
 
   it('switches faults on from --fault, repeatable', async () => {
-    await serving(['--port', '0', '--fault', 'meta-total-not-integer', '--fault', 'meta-offset-not-echoed'], {}, async (baseUrl, started) => {
-      const { json } = await get(baseUrl, `${LIST}&page[limit]=5&page[offset]=5`, session);
-      expect(json.meta).toMatchObject({ total: '27', offset: 0 });
-      expect(started.stdout()).toContain('faults: meta-total-not-integer, meta-offset-not-echoed');
-    });
+    await serving(
+      ['--port', '0', '--fault', 'meta-total-not-integer', '--fault', 'meta-offset-not-echoed'],
+      {},
+      async (baseUrl, started) => {
+        const { json } = await get(baseUrl, `${LIST}&page[limit]=5&page[offset]=5`, session);
+        expect(json.meta).toMatchObject({ total: '27', offset: 0 });
+        expect(started.stdout()).toContain('faults: meta-total-not-integer, meta-offset-not-echoed');
+      },
+    );
   });
 
   it('reads LAS_FAULTS and the token variables, flags winning over them, and never prints a supplied token', async () => {
-    const env = { LAS_FAULTS: 'no-such-fault', LAS_SESSION_TOKEN: 'session-from-env', LAS_PAT: 'pat-from-env', LAS_LEGACY_HEADER: 'X-Other-Session' };
-    await serving(['--port', '0', '--fault', 'meta-total-not-integer', '--session-token', 'session-from-flag'], env, async (baseUrl, started) => {
-      expect((await get(baseUrl, LIST, { authorization: 'Bearer r:session-from-flag' })).json.meta?.total).toBe('27');
-      expect((await get(baseUrl, LIST, { authorization: 'Bearer r:session-from-env' })).status).toBe(401);
-      expect((await get(baseUrl, LIST, { authorization: 'Bearer p:pat-from-env' })).status).toBe(200);
-      expect((await get(baseUrl, LIST, { 'x-other-session': 'session-from-flag' })).status).toBe(200);
-      for (const token of ['session-from-flag', 'session-from-env', 'pat-from-env']) expect(started.stdout() + started.stderr()).not.toContain(token);
-      expect(started.stdout()).toContain('<session token supplied, not shown>');
-    });
+    const env = {
+      LAS_FAULTS: 'no-such-fault',
+      LAS_SESSION_TOKEN: 'session-from-env',
+      LAS_PAT: 'pat-from-env',
+      LAS_LEGACY_HEADER: 'X-Other-Session',
+    };
+    await serving(
+      ['--port', '0', '--fault', 'meta-total-not-integer', '--session-token', 'session-from-flag'],
+      env,
+      async (baseUrl, started) => {
+        expect((await get(baseUrl, LIST, { authorization: 'Bearer r:session-from-flag' })).json.meta?.total).toBe('27');
+        expect((await get(baseUrl, LIST, { authorization: 'Bearer r:session-from-env' })).status).toBe(401);
+        expect((await get(baseUrl, LIST, { authorization: 'Bearer p:pat-from-env' })).status).toBe(200);
+        expect((await get(baseUrl, LIST, { 'x-other-session': 'session-from-flag' })).status).toBe(200);
+        for (const token of ['session-from-flag', 'session-from-env', 'pat-from-env'])
+          expect(started.stdout() + started.stderr()).not.toContain(token);
+        expect(started.stdout()).toContain('<session token supplied, not shown>');
+      },
+    );
   });
 
   it('switches choices on from --choice, repeatable, the flags winning over LAS_CHOICES', async () => {
-    await serving(['--port', '0', '--choice', 'list-meta-omitted', '--choice', 'www-authenticate-omitted'], { LAS_CHOICES: 'no-such-choice' }, async (baseUrl, started) => {
-      expect((await get(baseUrl, LIST, session)).json.meta).toBeUndefined();
-      const refused = await fetch(`${baseUrl}${LIST}`);
-      expect([refused.status, refused.headers.get('www-authenticate')]).toEqual([401, null]);
-      expect(started.stdout()).toContain('choices: list-meta-omitted, www-authenticate-omitted');
-    });
+    await serving(
+      ['--port', '0', '--choice', 'list-meta-omitted', '--choice', 'www-authenticate-omitted'],
+      { LAS_CHOICES: 'no-such-choice' },
+      async (baseUrl, started) => {
+        expect((await get(baseUrl, LIST, session)).json.meta).toBeUndefined();
+        const refused = await fetch(`${baseUrl}${LIST}`);
+        expect([refused.status, refused.headers.get('www-authenticate')]).toEqual([401, null]);
+        expect(started.stdout()).toContain('choices: list-meta-omitted, www-authenticate-omitted');
+      },
+    );
   });
 
   it('reads LAS_CHOICES, comma-separated', async () => {
-    await serving(['--port', '0'], { LAS_CHOICES: 'default-page-size-5, page-numbering-from-zero' }, async (baseUrl) => {
-      expect((await get(baseUrl, LIST, session)).json.meta).toMatchObject({ limit: 5, page: 0 });
-    });
+    await serving(
+      ['--port', '0'],
+      { LAS_CHOICES: 'default-page-size-5, page-numbering-from-zero' },
+      async (baseUrl) => {
+        expect((await get(baseUrl, LIST, session)).json.meta).toMatchObject({ limit: 5, page: 0 });
+      },
+    );
   });
 
   it('lists the choices and exits 0', async () => {
     const listed = run(['--list-choices']);
     expect(await listed.exit).toBe(0);
-    expect(listed.stdout().trim().split('\n').map((line) => line.split(/\s+/)[0])).toEqual(CHOICES.map((c) => c.name));
+    expect(
+      listed
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/)[0]),
+    ).toEqual(CHOICES.map((c) => c.name));
   });
 
   it('lists the faults and exits 0', async () => {
@@ -99,12 +139,44 @@ describe('las-conformance serve', () => {
     expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(FAULTS.map((f) => f.name));
   });
 
-  const usageErrors: Array<{ title: string; args: string[]; env: Record<string, string>; message: RegExp; asProcess?: true }> = [
-    { title: 'an unknown --fault', args: ['--fault', 'no-such-fault'], env: {}, message: new RegExp(`^las-conformance: unknown fault "no-such-fault"; valid faults: ${FAULT_NAMES.join(', ')}$`), asProcess: true },
-    { title: 'an unknown fault in LAS_FAULTS', args: [], env: { LAS_FAULTS: 'offset-ignored, nope' }, message: /^las-conformance: unknown fault "nope"; valid faults: / },
-    { title: 'an unknown --choice', args: ['--choice', 'no-such-choice'], env: {}, message: /^las-conformance: unknown choice "no-such-choice"; valid choices: list-meta-omitted, / },
-    { title: 'an empty token', args: ['--pat', ''], env: {}, message: /^las-conformance: pat must be a non-empty token/ },
-    { title: 'a port that is not a number', args: ['--port', 'abc'], env: {}, message: /expected a whole number from 0 to 65535/ },
+  const usageErrors: Array<{
+    title: string;
+    args: string[];
+    env: Record<string, string>;
+    message: RegExp;
+    asProcess?: true;
+  }> = [
+    {
+      title: 'an unknown --fault',
+      args: ['--fault', 'no-such-fault'],
+      env: {},
+      message: new RegExp(`^las-conformance: unknown fault "no-such-fault"; valid faults: ${FAULT_NAMES.join(', ')}$`),
+      asProcess: true,
+    },
+    {
+      title: 'an unknown fault in LAS_FAULTS',
+      args: [],
+      env: { LAS_FAULTS: 'offset-ignored, nope' },
+      message: /^las-conformance: unknown fault "nope"; valid faults: /,
+    },
+    {
+      title: 'an unknown --choice',
+      args: ['--choice', 'no-such-choice'],
+      env: {},
+      message: /^las-conformance: unknown choice "no-such-choice"; valid choices: list-meta-omitted, /,
+    },
+    {
+      title: 'an empty token',
+      args: ['--pat', ''],
+      env: {},
+      message: /^las-conformance: pat must be a non-empty token/,
+    },
+    {
+      title: 'a port that is not a number',
+      args: ['--port', 'abc'],
+      env: {},
+      message: /expected a whole number from 0 to 65535/,
+    },
   ];
   for (const c of usageErrors) {
     it(`exits 2 with one clear line for ${c.title}${c.asProcess ? ' (a real process)' : ''}`, async () => {

@@ -56,19 +56,31 @@ function checkedOptions(options: ReferenceServerOptions) {
   };
   for (const [name, token] of Object.entries(tokens)) {
     // A token with spaces or commas could never be read back from a header (docs/certification.md §2).
-    if (token === '' || /[\s,]/.test(token)) throw new InvalidServerOptionError(`${name} must be a non-empty token without spaces or commas`);
+    if (token === '' || /[\s,]/.test(token))
+      throw new InvalidServerOptionError(`${name} must be a non-empty token without spaces or commas`);
   }
-  if (new Set(Object.values(tokens)).size !== 3) throw new InvalidServerOptionError('the session token, personal access token and forbidden token must differ');
+  if (new Set(Object.values(tokens)).size !== 3)
+    throw new InvalidServerOptionError('the session token, personal access token and forbidden token must differ');
   const legacyHeader = options.legacyHeader ?? loadContract().legacyHeader;
-  if (!HEADER_NAME.test(legacyHeader) || legacyHeader.toLowerCase() === 'authorization') throw new InvalidServerOptionError(`legacy header "${legacyHeader}" is not a usable header name`);
+  if (!HEADER_NAME.test(legacyHeader) || legacyHeader.toLowerCase() === 'authorization')
+    throw new InvalidServerOptionError(`legacy header "${legacyHeader}" is not a usable header name`);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new InvalidServerOptionError('maxBodyBytes must be a positive integer');
-  return { tokens, legacyHeader, maxBodyBytes, hooks: composeHooks([...choiceHooks(options.choices ?? []), ...faultHooks(options.faults ?? [])]), logger: options.logger ?? silentLogger() };
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
+    throw new InvalidServerOptionError('maxBodyBytes must be a positive integer');
+  return {
+    tokens,
+    legacyHeader,
+    maxBodyBytes,
+    hooks: composeHooks([...choiceHooks(options.choices ?? []), ...faultHooks(options.faults ?? [])]),
+    logger: options.logger ?? silentLogger(),
+  };
 }
 
 /** An HTTP message the parser rejected never reaches the pipeline; it still gets a JSON:API answer. */
 function rawErrorResponse(status: number, detail: string): string {
-  const body = JSON.stringify({ errors: [errorObject(status, conditionProblem(status, CONDITION_CODES.badHttp, detail))] });
+  const body = JSON.stringify({
+    errors: [errorObject(status, conditionProblem(status, CONDITION_CODES.badHttp, detail))],
+  });
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${MEDIA_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
@@ -86,7 +98,12 @@ function answerClientError(error: Error & { code?: string }, socket: Socket, log
     return;
   }
   const status = clientErrorStatus(error.code);
-  socket.end(rawErrorResponse(status, status === 400 ? 'the request is not a well-formed HTTP/1.1 message' : STATUS_CODES[status] ?? 'error'));
+  socket.end(
+    rawErrorResponse(
+      status,
+      status === 400 ? 'the request is not a well-formed HTTP/1.1 message' : (STATUS_CODES[status] ?? 'error'),
+    ),
+  );
 }
 
 /** The reference server, built and not listening. Throws on invalid options or an unknown fault or choice. */
@@ -96,7 +113,9 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ser
   const server = createServer(handler);
   // The pipeline sends 100 Continue itself, once credentials, route and declared size are acceptable.
   server.on('checkContinue', handler);
-  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, config.logger));
+  server.on('clientError', (error: Error & { code?: string }, socket: Socket) =>
+    answerClientError(error, socket, config.logger),
+  );
   return server;
 }
 
@@ -114,7 +133,9 @@ function reachableHost(address: AddressInfo): string {
 }
 
 /** Starts the reference server; port 0 takes any free port. */
-export async function startReferenceServer(options: ReferenceServerOptions & { host?: string; port?: number } = {}): Promise<StartedReferenceServer> {
+export async function startReferenceServer(
+  options: ReferenceServerOptions & { host?: string; port?: number } = {},
+): Promise<StartedReferenceServer> {
   const { host = '127.0.0.1', port = 0, ...serverOptions } = options;
   const server = createReferenceServer(serverOptions);
   // once() rejects with the error should the port be taken: listening and failing to, in one await.

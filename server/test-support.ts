@@ -4,7 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { judgeExchange as judgeWithContract, loadContract, utf8Text, type Finding, type HttpRequest, type HttpResponse } from '../contract/index.ts';
+import {
+  judgeExchange as judgeWithContract,
+  loadContract,
+  utf8Text,
+  type Finding,
+  type HttpRequest,
+  type HttpResponse,
+} from '../contract/index.ts';
 import { ConformanceCase } from '../suites/case.ts';
 import type { SuiteCase } from '../suites/cases/index.ts';
 import type { TargetClient } from '../suites/client.ts';
@@ -31,7 +38,11 @@ export interface Exchanged {
 }
 
 function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]])));
+  return Object.fromEntries(
+    Object.entries(headers).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]],
+    ),
+  );
 }
 
 function parsedOrUndefined(text: string): unknown {
@@ -47,7 +58,13 @@ export async function send(baseUrl: string, probe: Probe, dispatcher?: Dispatche
   const url = new URL(baseUrl);
   const path = `${url.pathname}${probe.path}`;
   const response = dispatcher
-    ? await dispatcher.request({ origin: url.origin, path, method: probe.method, headers: probe.headers, body: probe.body })
+    ? await dispatcher.request({
+        origin: url.origin,
+        path,
+        method: probe.method,
+        headers: probe.headers,
+        body: probe.body,
+      })
     : await undiciRequest(`${url.origin}${path}`, { method: probe.method, headers: probe.headers, body: probe.body });
   // Read as bytes first, as the suite's client reads them: whether they were UTF-8 is judged too.
   const { text: bodyText, utf8 } = utf8Text(Buffer.from(await response.body.arrayBuffer()));
@@ -65,7 +82,9 @@ export async function send(baseUrl: string, probe: Probe, dispatcher?: Dispatche
  * own doing).
  */
 export function serverFindings(exchanged: Exchanged): Finding[] {
-  return judgeWithContract(loadContract(), exchanged.request, exchanged.response).filter((f) => f.level !== 'INFO' && f.location !== 'request');
+  return judgeWithContract(loadContract(), exchanged.request, exchanged.response).filter(
+    (f) => f.level !== 'INFO' && f.location !== 'request',
+  );
 }
 
 export interface RawResponse {
@@ -89,14 +108,22 @@ function parseRawResponse(buffer: Buffer): RawResponse | undefined {
   const body = Buffer.from(text.slice(end + 4), 'latin1');
   const length = Number(headers['content-length'] ?? NaN);
   if (Number.isFinite(length) && body.length < length) return undefined;
-  return { status: Number(statusLine.split(' ')[1]), headers, bodyText: body.subarray(0, Number.isFinite(length) ? length : body.length).toString('utf8') };
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    bodyText: body.subarray(0, Number.isFinite(length) ? length : body.length).toString('utf8'),
+  };
 }
 
 /**
  * Writes raw bytes to the server and reads one response, for requests no HTTP client would send.
  * `parts` are written one after another; with `hangUp` the client closes after writing them.
  */
-export function rawExchange(port: number, parts: Array<string | Buffer>, options: { hangUp?: boolean } = {}): Promise<RawResponse | undefined> {
+export function rawExchange(
+  port: number,
+  parts: Array<string | Buffer>,
+  options: { hangUp?: boolean } = {},
+): Promise<RawResponse | undefined> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -140,8 +167,21 @@ export function directClient(baseUrl: string): TargetClient {
   return {
     async transmit(request) {
       try {
-        const { response } = await send(baseUrl, { method: request.method, path: request.path, headers: request.headers, ...(request.bodyText === undefined ? {} : { body: request.bodyText }) });
-        return { ok: true, response: { status: response.status, headers: flatHeaders(response.headers), bodyText: response.bodyText ?? '', ...(response.utf8 === undefined ? {} : { utf8: response.utf8 }) } };
+        const { response } = await send(baseUrl, {
+          method: request.method,
+          path: request.path,
+          headers: request.headers,
+          ...(request.bodyText === undefined ? {} : { body: request.bodyText }),
+        });
+        return {
+          ok: true,
+          response: {
+            status: response.status,
+            headers: flatHeaders(response.headers),
+            bodyText: response.bodyText ?? '',
+            ...(response.utf8 === undefined ? {} : { utf8: response.utf8 }),
+          },
+        };
       } catch (error) {
         return { ok: false, failure: (error as Error).message };
       }
@@ -187,7 +227,11 @@ export interface GeneratedInProcess {
  * Generation for one operation against `baseUrl`, in process, as a generated case of the suite
  * runs it (judged at MUST): the boundary phase when `boundary`, then `inputs` random inputs from `seed`.
  */
-export async function generateInProcess(baseUrl: string, operationId: string, job: { inputs: number; boundary: boolean; seed: number }): Promise<GeneratedInProcess> {
+export async function generateInProcess(
+  baseUrl: string,
+  operationId: string,
+  job: { inputs: number; boundary: boolean; seed: number },
+): Promise<GeneratedInProcess> {
   const contract = loadContract();
   const target = referenceTarget(baseUrl);
   const conformance = new ConformanceCase({
@@ -202,6 +246,12 @@ export async function generateInProcess(baseUrl: string, operationId: string, jo
       throw new CaseSkipped(reason);
     },
   });
-  const outcome = await generateForOperation(conformance, { operation: contract.operation(operationId), fixtures: target.fixtures, ...job, budgetMs: 60_000, blocking: ['MUST'] });
+  const outcome = await generateForOperation(conformance, {
+    operation: contract.operation(operationId),
+    fixtures: target.fixtures,
+    ...job,
+    budgetMs: 60_000,
+    blocking: ['MUST'],
+  });
   return { outcome, findings: conformance.blocking().map((f) => f.requirement) };
 }

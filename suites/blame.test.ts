@@ -27,8 +27,24 @@ const runs = new Map<string, { result: CliResult; dir: string; record: Certifica
 
 async function run(name: string, args: string[]): Promise<void> {
   const dir = join(root, name);
-  const result = await runCli(['run', '--reference-server', '--fault', FAULT.name, '--generate', '0', '--report-dir', dir, '--workers', '1', ...args]);
-  runs.set(name, { result, dir, record: JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as CertificationRecord });
+  const result = await runCli([
+    'run',
+    '--reference-server',
+    '--fault',
+    FAULT.name,
+    '--generate',
+    '0',
+    '--report-dir',
+    dir,
+    '--workers',
+    '1',
+    ...args,
+  ]);
+  runs.set(name, {
+    result,
+    dir,
+    record: JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as CertificationRecord,
+  });
 }
 
 beforeAll(async () => {
@@ -81,11 +97,18 @@ describe(`one fault on (${FAULT.name}, breaking ${BROKEN})`, () => {
     const red = tests.filter((t) => t.outcome === 'unexpected').map((t) => t.title);
     expect(red.length).toBeGreaterThan(0);
     expect(red.filter((title) => !naming(...BROKEN_ALL).has(title))).toEqual([]);
-    const sideWitnesses = record.requirements.find((r) => r.id === BROKEN)!.evidence.map((e) => e.case).filter((title) => !naming(BROKEN).has(title));
+    const sideWitnesses = record.requirements
+      .find((r) => r.id === BROKEN)!
+      .evidence.map((e) => e.case)
+      .filter((title) => !naming(BROKEN).has(title));
     expect(sideWitnesses.length).toBeGreaterThan(0);
     const witness = tests.find((t) => t.title === sideWitnesses[0])!;
     expect(witness.outcome).toBe('expected');
-    expect(witness.annotations.some((a) => a.type === SIDE_FINDING_ANNOTATION && a.description?.startsWith(`${BROKEN} (MUST`))).toBe(true);
+    expect(
+      witness.annotations.some(
+        (a) => a.type === SIDE_FINDING_ANNOTATION && a.description?.startsWith(`${BROKEN} (MUST`),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -103,6 +126,8 @@ describe(`--requirement ${BROKEN}, a requirement judged on the side`, () => {
   it('an id the catalogue does not have is a usage error: exit 2, one line', async () => {
     const result = await runCliInProcess(['run', '--requirement', 'NG-NO-SUCH']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('las-conformance: --requirement NG-NO-SUCH: no such requirement in the catalogue (see las-conformance contract)\n');
+    expect(result.stderr).toBe(
+      'las-conformance: --requirement NG-NO-SUCH: no such requirement in the catalogue (see las-conformance contract)\n',
+    );
   });
 });

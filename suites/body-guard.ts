@@ -10,8 +10,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 export const HEADER_ALLOWANCE_BYTES = 64 * 1024;
 
 export type TunnelProblem =
-  | { kind: 'too-large'; limitBytes: number }
-  | { kind: 'unreachable'; address: string; code: string };
+  { kind: 'too-large'; limitBytes: number } | { kind: 'unreachable'; address: string; code: string };
 
 export interface BodyGuard {
   /** `http://127.0.0.1:PORT`, for Playwright's `proxy.server`. */

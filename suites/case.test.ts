@@ -12,7 +12,11 @@ import { expectRefused, rejectionStatuses } from './operations.ts';
 
 const contract = loadContract();
 const list = contract.operation('listNotificationGroups');
-const group = (id: string) => ({ id, type: 'NotificationGroup', attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exams' } });
+const group = (id: string) => ({
+  id,
+  type: 'NotificationGroup',
+  attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exams' },
+});
 
 /** A target that answers each request with the next of `answers`. */
 function scripted(answers: ReceivedResponse[]): TargetClient {
@@ -20,21 +24,50 @@ function scripted(answers: ReceivedResponse[]): TargetClient {
   return { transmit: async () => ({ ok: true, response: answers[next++] }), close: async () => undefined };
 }
 
-const listAnswer = (body: unknown): ReceivedResponse => ({ status: 200, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify(body) });
+const listAnswer = (body: unknown): ReceivedResponse => ({
+  status: 200,
+  headers: { 'content-type': MEDIA_TYPE },
+  bodyText: JSON.stringify(body),
+});
 
-function caseAgainst(client: TargetClient, requirements = ['NG-FILTER-ACCEPTED'], fixtures = referenceTarget('http://127.0.0.1:9/v3').fixtures): ConformanceCase {
+function caseAgainst(
+  client: TargetClient,
+  requirements = ['NG-FILTER-ACCEPTED'],
+  fixtures = referenceTarget('http://127.0.0.1:9/v3').fixtures,
+): ConformanceCase {
   const skip = (reason: string): never => {
     throw new Error(reason);
   };
   const target = { ...referenceTarget('http://127.0.0.1:9/v3'), fixtures };
-  return new ConformanceCase({ contract, client, target, failLevel: 'must', scrub: (text) => text, requirements, outcomeInWorker: true, skip });
+  return new ConformanceCase({
+    contract,
+    client,
+    target,
+    failLevel: 'must',
+    scrub: (text) => text,
+    requirements,
+    outcomeInWorker: true,
+    skip,
+  });
 }
 
 describe('a conformance case', () => {
   it('counts each exchange once per requirement, and the ones that broke it', async () => {
-    const conformance = caseAgainst(scripted([listAnswer({ data: [group('6553f100c0ffee0000000101')] }), listAnswer({ data: [group('string')] })]));
-    for (let i = 0; i < 2; i++) conformance.expectStatus(await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' }), [200]);
-    const exercised = Object.fromEntries(conformance.outcomeData().exercised.map((e) => [e.requirement, { judged: e.judged, broken: e.broken }]));
+    const conformance = caseAgainst(
+      scripted([listAnswer({ data: [group('6553f100c0ffee0000000101')] }), listAnswer({ data: [group('string')] })]),
+    );
+    for (let i = 0; i < 2; i++)
+      conformance.expectStatus(
+        await conformance.send({
+          operation: list,
+          credentials: conformance.credentials.session,
+          query: 'filter[type]=user',
+        }),
+        [200],
+      );
+    const exercised = Object.fromEntries(
+      conformance.outcomeData().exercised.map((e) => [e.requirement, { judged: e.judged, broken: e.broken }]),
+    );
     expect(exercised['NG-FILTER-ACCEPTED']).toEqual({ judged: 2, broken: 0 });
     expect(exercised['RES-ID-OBJECTID']).toEqual({ judged: 2, broken: 1 });
     expect(exercised['NG-ITEM-SHAPE']).toEqual({ judged: 2, broken: 0 });
@@ -42,8 +75,19 @@ describe('a conformance case', () => {
   });
 
   it('says why a judge could not judge a requirement no exchange of the case judged', async () => {
-    const conformance = caseAgainst(scripted([listAnswer({ data: [group('6553f100c0ffee0000000101')], meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 0 } })]));
-    await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' });
+    const conformance = caseAgainst(
+      scripted([
+        listAnswer({
+          data: [group('6553f100c0ffee0000000101')],
+          meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 0 },
+        }),
+      ]),
+    );
+    await conformance.send({
+      operation: list,
+      credentials: conformance.credentials.session,
+      query: 'filter[type]=user',
+    });
     expect(conformance.outcomeData().unexercised).toEqual([
       { requirement: 'NG-PAGE-LENGTH', reason: 'meta.limit was 0 and the request gave no page[limit]' },
       { requirement: 'NG-META-PAGE-NUMBER', reason: 'meta.limit was 0 and the request gave no page[limit]' },
@@ -53,27 +97,92 @@ describe('a conformance case', () => {
   it('judges nothing from a generic status it did not expect (a rate limit): no finding, the requirement unjudged with why', async () => {
     const status = 429;
     expect(contract.genericStatuses.has(status)).toBe(true);
-    const conformance = caseAgainst(scripted([{ status, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ errors: [{ status: String(status), title: 'Too Many Requests' }] }) }]));
-    const answer = await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' });
+    const conformance = caseAgainst(
+      scripted([
+        {
+          status,
+          headers: { 'content-type': MEDIA_TYPE },
+          bodyText: JSON.stringify({ errors: [{ status: String(status), title: 'Too Many Requests' }] }),
+        },
+      ]),
+    );
+    const answer = await conformance.send({
+      operation: list,
+      credentials: conformance.credentials.session,
+      query: 'filter[type]=user',
+    });
     expect(conformance.expectStatus(answer, [200])).toBe(false);
     expect(conformance.blocking()).toEqual([]);
     expect(conformance.outcomeData().exercised.find((e) => e.requirement === 'NG-FILTER-ACCEPTED')).toBeUndefined();
-    expect(conformance.outcomeData().unexercised).toContainEqual({ requirement: 'NG-FILTER-ACCEPTED', reason: expect.stringMatching(new RegExp(`^the request was answered ${status} where 200 was expected: a status any operation may answer for a condition the specification leaves open`)) });
+    expect(conformance.outcomeData().unexercised).toContainEqual({
+      requirement: 'NG-FILTER-ACCEPTED',
+      reason: expect.stringMatching(
+        new RegExp(
+          `^the request was answered ${status} where 200 was expected: a status any operation may answer for a condition the specification leaves open`,
+        ),
+      ),
+    });
   });
 
   it('fails a status it did not expect that is not generic', async () => {
-    const conformance = caseAgainst(scripted([{ status: 403, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }) }]));
-    expect(conformance.expectStatus(await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' }), [200])).toBe(false);
+    const conformance = caseAgainst(
+      scripted([
+        {
+          status: 403,
+          headers: { 'content-type': MEDIA_TYPE },
+          bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }),
+        },
+      ]),
+    );
+    expect(
+      conformance.expectStatus(
+        await conformance.send({
+          operation: list,
+          credentials: conformance.credentials.session,
+          query: 'filter[type]=user',
+        }),
+        [200],
+      ),
+    ).toBe(false);
     expect(conformance.blocking().map((f) => f.requirement)).toContain('NG-FILTER-ACCEPTED');
   });
 
-  describe('finished in its worker (the case-outcome reporter replaced), by the reporter\'s rule', () => {
-    const forbidden: ReceivedResponse = { status: 403, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }) };
-    const testInfo = () => ({ attachments: [], annotations: [] as { type: string; description?: string }[], status: 'passed', expectedStatus: 'passed' }) as unknown as TestInfo;
+  describe("finished in its worker (the case-outcome reporter replaced), by the reporter's rule", () => {
+    const forbidden: ReceivedResponse = {
+      status: 403,
+      headers: { 'content-type': MEDIA_TYPE },
+      bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }),
+    };
+    const testInfo = () =>
+      ({
+        attachments: [],
+        annotations: [] as { type: string; description?: string }[],
+        status: 'passed',
+        expectedStatus: 'passed',
+      }) as unknown as TestInfo;
 
     async function finished(accepted?: ReadonlyMap<string, string>): Promise<{ info: TestInfo; error: unknown }> {
-      const conformance = new ConformanceCase({ contract, client: scripted([forbidden]), target: referenceTarget('http://127.0.0.1:9/v3'), failLevel: 'must', scrub: (text) => text, requirements: ['NG-FILTER-ACCEPTED'], outcomeInWorker: true, accepted, skip: (reason) => { throw new Error(reason); } });
-      conformance.expectStatus(await conformance.send({ operation: list, credentials: conformance.credentials.session, query: 'filter[type]=user' }), [200]);
+      const conformance = new ConformanceCase({
+        contract,
+        client: scripted([forbidden]),
+        target: referenceTarget('http://127.0.0.1:9/v3'),
+        failLevel: 'must',
+        scrub: (text) => text,
+        requirements: ['NG-FILTER-ACCEPTED'],
+        outcomeInWorker: true,
+        accepted,
+        skip: (reason) => {
+          throw new Error(reason);
+        },
+      });
+      conformance.expectStatus(
+        await conformance.send({
+          operation: list,
+          credentials: conformance.credentials.session,
+          query: 'filter[type]=user',
+        }),
+        [200],
+      );
       const info = testInfo();
       try {
         conformance.finish(info);
@@ -90,17 +199,27 @@ describe('a conformance case', () => {
     it('leaves a failure the gate accepts passed, with the note the reporter writes', async () => {
       const { info, error } = await finished(new Map([['NG-FILTER-ACCEPTED', 'waived until 2999-12-31: a known gap']]));
       expect(error).toBeUndefined();
-      expect(info.annotations.filter((a) => a.type === FORGIVEN_ANNOTATION).map((a) => a.description)).toEqual([expect.stringMatching(/^NG-FILTER-ACCEPTED \(waived until 2999-12-31: a known gap\): /)]);
+      expect(info.annotations.filter((a) => a.type === FORGIVEN_ANNOTATION).map((a) => a.description)).toEqual([
+        expect.stringMatching(/^NG-FILTER-ACCEPTED \(waived until 2999-12-31: a known gap\): /),
+      ]);
     });
   });
 
   describe('a rejection answered 404 (a record not found, whose conditions are not shown)', () => {
     const highlight = contract.operation('createHighlight');
-    const notFound: ReceivedResponse = { status: 404, headers: { 'content-type': MEDIA_TYPE }, bodyText: JSON.stringify({ errors: [{ status: '404', title: 'Not Found' }] }) };
+    const notFound: ReceivedResponse = {
+      status: 404,
+      headers: { 'content-type': MEDIA_TYPE },
+      bodyText: JSON.stringify({ errors: [{ status: '404', title: 'Not Found' }] }),
+    };
     const refusedWith404 = async (fixtures: Record<string, string>) => {
       const conformance = caseAgainst(scripted([notFound]), ['HL-DATA-REQUIRED'], fixtures);
       const document = { ...rejectionBase(highlight, fixtures, 'tag'), data: 'not an object' };
-      const answer = await conformance.send({ operation: highlight, credentials: conformance.credentials.session, document });
+      const answer = await conformance.send({
+        operation: highlight,
+        credentials: conformance.credentials.session,
+        document,
+      });
       expectRefused(conformance, highlight, answer, rejectionStatuses(['HL-DATA-REQUIRED']));
       return conformance;
     };
@@ -108,10 +227,15 @@ describe('a conformance case', () => {
     it('judges nothing when the document names stand-in records (no fixture ids given), and says which ids would let it', async () => {
       const conformance = await refusedWith404({});
       expect(conformance.blocking()).toEqual([]);
-      expect(conformance.outcomeData().unexercised).toContainEqual({ requirement: 'HL-DATA-REQUIRED', reason: expect.stringMatching(/^the request was answered 404: the run was given no .*fixture, so the document names a stand-in record/) });
+      expect(conformance.outcomeData().unexercised).toContainEqual({
+        requirement: 'HL-DATA-REQUIRED',
+        reason: expect.stringMatching(
+          /^the request was answered 404: the run was given no .*fixture, so the document names a stand-in record/,
+        ),
+      });
     });
 
-    it('fails when the records it names are the target\'s own', async () => {
+    it("fails when the records it names are the target's own", async () => {
       const conformance = await refusedWith404(referenceTarget('http://127.0.0.1:9/v3').fixtures);
       expect(conformance.blocking().map((f) => f.requirement)).toEqual(['HL-DATA-REQUIRED']);
     });
@@ -119,7 +243,9 @@ describe('a conformance case', () => {
 
   it('judges itself only requirements the catalogue binds to suiteCase', () => {
     const conformance = caseAgainst(scripted([]));
-    expect(() => conformance.held('NG-META-PAGES')).toThrow('a suite case judged NG-META-PAGES, which the catalogue does not bind to suiteCase (judgedBy)');
+    expect(() => conformance.held('NG-META-PAGES')).toThrow(
+      'a suite case judged NG-META-PAGES, which the catalogue does not bind to suiteCase (judgedBy)',
+    );
     expect(() => conformance.held('NG-PAGE-WALK')).not.toThrow();
   });
 });

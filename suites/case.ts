@@ -5,8 +5,34 @@
 // kept per requirement. So is what was judged: a requirement is passed only when a judge that can
 // break it judged one of the run's exchanges and it held.
 import type { TestInfo } from '@playwright/test';
-import { assessExchange, CASE_JUDGE, MEDIA_TYPE, parseJson, type Assessment, type Contract, type Finding, type Judged, type Operation } from '../contract/index.ts';
-import { blockingLevels, CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, OBSERVATION_ANNOTATION, caseFailureMessage, judgeCase, judgementNotes, WARNING_ANNOTATION, type CaseFindings, type CaseOutcomeData, type CaseFinding, type ExchangeEvidence, type ExercisedRequirement, type FailLevel, type NotRunDeclaration } from '../run-protocol/index.ts';
+import {
+  assessExchange,
+  CASE_JUDGE,
+  MEDIA_TYPE,
+  parseJson,
+  type Assessment,
+  type Contract,
+  type Finding,
+  type Judged,
+  type Operation,
+} from '../contract/index.ts';
+import {
+  blockingLevels,
+  CASE_FINDINGS_ATTACHMENT,
+  CASE_OUTCOME_ATTACHMENT,
+  OBSERVATION_ANNOTATION,
+  caseFailureMessage,
+  judgeCase,
+  judgementNotes,
+  WARNING_ANNOTATION,
+  type CaseFindings,
+  type CaseOutcomeData,
+  type CaseFinding,
+  type ExchangeEvidence,
+  type ExercisedRequirement,
+  type FailLevel,
+  type NotRunDeclaration,
+} from '../run-protocol/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { OutgoingRequest, TargetClient } from './client.ts';
 import { curlLine } from './curl.ts';
@@ -90,7 +116,12 @@ export function credentialHeaders(target: Target): CredentialHeaders {
     session: { authorization: `Bearer r:${sessionToken}` },
     pat: { authorization: `Bearer p:${pat}` },
     legacy: { [target.legacyHeader]: sessionToken },
-    ...(forbiddenToken ? { forbidden: { authorization: `Bearer r:${forbiddenToken}` }, forbiddenLegacy: { [target.legacyHeader]: forbiddenToken } } : {}),
+    ...(forbiddenToken
+      ? {
+          forbidden: { authorization: `Bearer r:${forbiddenToken}` },
+          forbiddenLegacy: { [target.legacyHeader]: forbiddenToken },
+        }
+      : {}),
     none: {},
   };
 }
@@ -114,7 +145,8 @@ export class ConformanceCase {
   private readonly ownReasons = new Set<string>();
 
   constructor(private readonly context: CaseContext) {
-    if (context.requirements.length === 0) throw new Error('a conformance case needs at least one requirement annotation');
+    if (context.requirements.length === 0)
+      throw new Error('a conformance case needs at least one requirement annotation');
     this.credentials = credentialHeaders(context.target);
   }
 
@@ -158,7 +190,11 @@ export class ConformanceCase {
    */
   async exchange(request: CaseRequest): Promise<{ answer: Answer; findings: Finding[]; judged: string[] }> {
     const exchanged = await this.judgeOutgoing(outgoingOf(request));
-    return { answer: exchanged.answer, findings: this.reported(exchanged), judged: [...new Set(suiteJudged(this.context.contract, exchanged.judged).map((j) => j.requirement))] };
+    return {
+      answer: exchanged.answer,
+      findings: this.reported(exchanged),
+      judged: [...new Set(suiteJudged(this.context.contract, exchanged.judged).map((j) => j.requirement))],
+    };
   }
 
   /** Counts `requirements` as judged on an exchange exchange() sent: its caller decided they held there. */
@@ -196,7 +232,8 @@ export class ConformanceCase {
   private recordJudgements({ answer, judged, unjudged }: JudgedOutgoing): void {
     const { contract } = this.context;
     for (const { requirement } of suiteJudged(contract, judged)) this.judged(requirement, answer.captured);
-    for (const { requirement, reason } of suiteJudged(contract, unjudged)) if (!this.unjudged.has(requirement)) this.unjudged.set(requirement, reason);
+    for (const { requirement, reason } of suiteJudged(contract, unjudged))
+      if (!this.unjudged.has(requirement)) this.unjudged.set(requirement, reason);
   }
 
   /**
@@ -212,15 +249,43 @@ export class ConformanceCase {
 
     const sent = await client.transmit(outgoing);
     if (!sent.ok) {
-      const answer = { status: NO_ANSWER, headers: {}, bodyText: '', json: undefined, captured, ...(sent.silenced ? { silenced: true as const } : {}) };
-      return { answer, findings: [contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` })], judged: [], unjudged: [] };
+      const answer = {
+        status: NO_ANSWER,
+        headers: {},
+        bodyText: '',
+        json: undefined,
+        captured,
+        ...(sent.silenced ? { silenced: true as const } : {}),
+      };
+      return {
+        answer,
+        findings: [contract.finding(this.primary, 'exchange', { message: `no answer: ${sent.failure}` })],
+        judged: [],
+        unjudged: [],
+      };
     }
     const response = sent.response;
     captured.status = response.status;
-    const httpRequest = { method, path: `${contract.basePath}${path}`, headers: this.asContractNamesIt(headers), bodyText };
+    const httpRequest = {
+      method,
+      path: `${contract.basePath}${path}`,
+      headers: this.asContractNamesIt(headers),
+      bodyText,
+    };
     const { findings, judged, unjudged } = assessExchange(contract, httpRequest, response);
     const parsed = parseJson(response.bodyText);
-    return { answer: { status: response.status, headers: response.headers, bodyText: response.bodyText, json: parsed.ok ? parsed.value : undefined, captured }, findings, judged, unjudged };
+    return {
+      answer: {
+        status: response.status,
+        headers: response.headers,
+        bodyText: response.bodyText,
+        json: parsed.ok ? parsed.value : undefined,
+        captured,
+      },
+      findings,
+      judged,
+      unjudged,
+    };
   }
 
   /**
@@ -238,7 +303,11 @@ export class ConformanceCase {
     if (allowed.includes(answer.status)) return true;
     if (!this.findings.some((f) => f.requirement === requirement && f.exchange === answer.captured)) {
       const expected = allowed.join(' or ');
-      this.fail(requirement, answer, { message: `${what} was answered ${answer.status}; expected ${expected}`, expected, actual: String(answer.status) });
+      this.fail(requirement, answer, {
+        message: `${what} was answered ${answer.status}; expected ${expected}`,
+        expected,
+        actual: String(answer.status),
+      });
     }
     return false;
   }
@@ -248,8 +317,15 @@ export class ConformanceCase {
     return this.findings.some((f) => f.requirement === requirement && f.exchange === answer.captured);
   }
 
-  fail(requirement: string, answer: Answer | undefined, fields: { pointer?: string; message: string; expected?: string; actual?: string }): void {
-    this.addFinding(this.context.contract.finding(this.ownJudgement(requirement), answer ? 'response' : 'exchange', fields), answer?.captured);
+  fail(
+    requirement: string,
+    answer: Answer | undefined,
+    fields: { pointer?: string; message: string; expected?: string; actual?: string },
+  ): void {
+    this.addFinding(
+      this.context.contract.finding(this.ownJudgement(requirement), answer ? 'response' : 'exchange', fields),
+      answer?.captured,
+    );
   }
 
   /** The case's own judgement of `requirement` held: on `answer`, or over the case as a whole (a page walk). */
@@ -301,14 +377,23 @@ export class ConformanceCase {
 
   /** The findings the case's outcome is decided from, as found: never scrubbed. */
   outcomeData(): CaseOutcomeData {
-    const unexercised = [...this.unjudged].filter(([requirement]) => !this.judgedOn.has(requirement)).map(([requirement, reason]) => ({ requirement, reason }));
-    return { findings: this.findings.map(({ requirement, level, location }) => ({ requirement, level, location })), notRun: this.notRunDeclarations, exercised: this.exercised(), unexercised };
+    const unexercised = [...this.unjudged]
+      .filter(([requirement]) => !this.judgedOn.has(requirement))
+      .map(([requirement, reason]) => ({ requirement, reason }));
+    return {
+      findings: this.findings.map(({ requirement, level, location }) => ({ requirement, level, location })),
+      notRun: this.notRunDeclarations,
+      exercised: this.exercised(),
+      unexercised,
+    };
   }
 
   /** Per requirement judged in this case: on how many exchanges, and on how many it broke. */
   exercised(): ExercisedRequirement[] {
     return [...this.judgedOn].map(([requirement, exchanges]) => {
-      const broken = new Set(this.findings.filter((f) => f.requirement === requirement).map((f) => f.exchange ?? WHOLE_CASE));
+      const broken = new Set(
+        this.findings.filter((f) => f.requirement === requirement).map((f) => f.exchange ?? WHOLE_CASE),
+      );
       return { requirement, judged: exchanges.size, broken: broken.size };
     });
   }
@@ -324,20 +409,41 @@ export class ConformanceCase {
    */
   finish(testInfo: TestInfo): void {
     // Pushed rather than attach()ed: no step and no file per case, the body travels to the reporters as is.
-    testInfo.attachments.push({ name: CASE_FINDINGS_ATTACHMENT, body: Buffer.from(JSON.stringify(this.findingsForPeople())), contentType: 'application/json' });
-    testInfo.attachments.push({ name: CASE_OUTCOME_ATTACHMENT, body: Buffer.from(JSON.stringify(this.outcomeData())), contentType: 'application/json' });
+    testInfo.attachments.push({
+      name: CASE_FINDINGS_ATTACHMENT,
+      body: Buffer.from(JSON.stringify(this.findingsForPeople())),
+      contentType: 'application/json',
+    });
+    testInfo.attachments.push({
+      name: CASE_OUTCOME_ATTACHMENT,
+      body: Buffer.from(JSON.stringify(this.outcomeData())),
+      contentType: 'application/json',
+    });
     const blocking = this.blocking();
     const annotate = (type: string, findings: CaseFinding[]) => {
-      for (const description of new Set(findings.map((f) => `${f.requirement}: ${this.context.scrub(f.message)}`))) testInfo.annotations.push({ type, description });
+      for (const description of new Set(findings.map((f) => `${f.requirement}: ${this.context.scrub(f.message)}`)))
+        testInfo.annotations.push({ type, description });
     };
     const notBlocking = this.findings.filter((f) => !blocking.includes(f));
-    annotate(OBSERVATION_ANNOTATION, notBlocking.filter((f) => f.level === 'INFO'));
-    annotate(WARNING_ANNOTATION, notBlocking.filter((f) => f.level !== 'INFO'));
+    annotate(
+      OBSERVATION_ANNOTATION,
+      notBlocking.filter((f) => f.level === 'INFO'),
+    );
+    annotate(
+      WARNING_ANNOTATION,
+      notBlocking.filter((f) => f.level !== 'INFO'),
+    );
     // Deciding in the runner, the case-outcome reporter notes side findings and fails the case.
     if (!this.context.outcomeInWorker) return;
     // The same rule as the reporter's (judgeCase), waivers and baseline included.
-    const judged = judgeCase(this.findings, this.context.requirements, blockingLevels(this.context.failLevel), this.context.accepted ?? NONE_ACCEPTED);
-    for (const note of judgementNotes(judged)) testInfo.annotations.push({ type: note.type, description: this.context.scrub(note.description) });
+    const judged = judgeCase(
+      this.findings,
+      this.context.requirements,
+      blockingLevels(this.context.failLevel),
+      this.context.accepted ?? NONE_ACCEPTED,
+    );
+    for (const note of judgementNotes(judged))
+      testInfo.annotations.push({ type: note.type, description: this.context.scrub(note.description) });
     // A case that already failed (an error in its own code, a timeout) keeps that one error.
     if (judged.failing.length === 0 || testInfo.status !== testInfo.expectedStatus) return;
     throw new Error(caseFailureMessage(judged.failing.map((f) => this.forPeople(f))));
@@ -346,7 +452,13 @@ export class ConformanceCase {
   /** Kept as found: the outcome is decided from these; findingsForPeople() scrubs them. A finding is a judgement that broke. */
   private addFinding(finding: Finding, exchange: ExchangeEvidence | undefined): void {
     this.judged(finding.requirement, exchange ?? WHOLE_CASE);
-    const duplicate = this.findings.some((f) => f.exchange === exchange && f.requirement === finding.requirement && f.pointer === finding.pointer && f.message === finding.message);
+    const duplicate = this.findings.some(
+      (f) =>
+        f.exchange === exchange &&
+        f.requirement === finding.requirement &&
+        f.pointer === finding.pointer &&
+        f.message === finding.message,
+    );
     if (!duplicate) this.findings.push(exchange ? { ...finding, exchange } : finding);
   }
 
@@ -357,7 +469,10 @@ export class ConformanceCase {
 
   /** A requirement the case judges itself must be bound to the case's judge in the catalogue (judgedBy: suiteCase). */
   private ownJudgement(requirement: string): string {
-    if (!this.context.contract.requirementsJudgedBy(CASE_JUDGE).has(requirement)) throw new Error(`a suite case judged ${requirement}, which the catalogue does not bind to ${CASE_JUDGE} (judgedBy)`);
+    if (!this.context.contract.requirementsJudgedBy(CASE_JUDGE).has(requirement))
+      throw new Error(
+        `a suite case judged ${requirement}, which the catalogue does not bind to ${CASE_JUDGE} (judgedBy)`,
+      );
     return requirement;
   }
 
@@ -368,7 +483,8 @@ export class ConformanceCase {
   private asContractNamesIt(headers: Record<string, string>): Record<string, string> {
     const { contract, target } = this.context;
     const renamed: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) renamed[name.toLowerCase() === target.legacyHeader.toLowerCase() ? contract.legacyHeader : name] = value;
+    for (const [name, value] of Object.entries(headers))
+      renamed[name.toLowerCase() === target.legacyHeader.toLowerCase() ? contract.legacyHeader : name] = value;
     return renamed;
   }
 }
@@ -380,7 +496,10 @@ export class ConformanceCase {
 function outgoingOf(request: CaseRequest): OutgoingRequest {
   const path = request.operation.pathTemplate + (request.query === undefined ? '' : `?${request.query}`);
   const bodyText = request.bodyText ?? (request.document === undefined ? undefined : JSON.stringify(request.document));
-  const headers = { ...request.credentials, ...(bodyText === undefined ? {} : { 'content-type': request.contentType ?? MEDIA_TYPE }) };
+  const headers = {
+    ...request.credentials,
+    ...(bodyText === undefined ? {} : { 'content-type': request.contentType ?? MEDIA_TYPE }),
+  };
   return { method: request.operation.method, path, headers, bodyText };
 }
 

@@ -49,7 +49,10 @@ const runs: ChoiceRun[] = [
     .map((set, index) => ({ name: `compatible-set-${index + 1}`, choices: set, violations: new Recorder() })),
 ];
 /** Generated inputs each run sends besides the fixed cases, as a plain run does: a fixed seed, so a failure replays. */
-const GENERATION: RunDescription = { ...DEFAULT_RUN, generate: { inputs: DEFAULT_GENERATED_INPUTS, seed: 1, operationBudgetMs: 60_000, totalBudgetMs: 180_000 } };
+const GENERATION: RunDescription = {
+  ...DEFAULT_RUN,
+  generate: { inputs: DEFAULT_GENERATED_INPUTS, seed: 1, operationBudgetMs: 60_000, totalBudgetMs: 180_000 },
+};
 /**
  * The seeds of the generation in process against every run's server (the boundary phase with the first), and the random
  * inputs each draws per operation.
@@ -64,7 +67,11 @@ let proof: ProofOutcome;
 function requirementsOfChoice(name: string): string[] {
   const choice = CHOICES.find((c) => c.name === name)!;
   const sections = choice.section.split(/,\s*/);
-  const ofSections = loadContract().requirements.filter((r) => sections.some((section) => r.section === section || r.section.startsWith(`${section}.`))).map((r) => r.id);
+  const ofSections = loadContract()
+    .requirements.filter((r) =>
+      sections.some((section) => r.section === section || r.section.startsWith(`${section}.`)),
+    )
+    .map((r) => r.id);
   return [...new Set([...ofSections, ...choice.warns, ...(choice.leavesNotRun ?? [])])];
 }
 
@@ -75,8 +82,13 @@ function requirementsOfChoice(name: string): string[] {
  * runs the whole suite alone.
  */
 async function narrowSingleRuns(): Promise<void> {
-  const inSets = new Set(compatibleChoiceSets().filter((set) => set.length > 1).flat());
-  for (const run of runs.filter((r) => r.choices.length === 1 && inSets.has(r.choices[0]))) run.titles = await casesJudging(requirementsOfChoice(run.choices[0]));
+  const inSets = new Set(
+    compatibleChoiceSets()
+      .filter((set) => set.length > 1)
+      .flat(),
+  );
+  for (const run of runs.filter((r) => r.choices.length === 1 && inSets.has(r.choices[0])))
+    run.titles = await casesJudging(requirementsOfChoice(run.choices[0]));
 }
 
 beforeAll(async () => {
@@ -84,10 +96,23 @@ beforeAll(async () => {
   await narrowSingleRuns();
   for (const run of runs) {
     run.server = await startReferenceServer({ port: 0, choices: run.choices });
-    run.proxy = await startValidatingProxy({ upstream: run.server.baseUrl, violations: run.violations, judgeThread: false, port: 0, adminPort: 0 });
+    run.proxy = await startValidatingProxy({
+      upstream: run.server.baseUrl,
+      violations: run.violations,
+      judgeThread: false,
+      port: 0,
+      adminPort: 0,
+    });
   }
-  const target = (run: ChoiceRun) => resolveTarget({ ...EMBEDDED_SETTINGS, baseUrl: run.proxy!.baseUrl }, loadContract().legacyHeader);
-  proof = await runProof(runs.map((run) => ({ name: run.name, target: target(run), ...(run.titles ? { titles: run.titles } : {}) })), root, hermeticEnvironment(), undefined, GENERATION);
+  const target = (run: ChoiceRun) =>
+    resolveTarget({ ...EMBEDDED_SETTINGS, baseUrl: run.proxy!.baseUrl }, loadContract().legacyHeader);
+  proof = await runProof(
+    runs.map((run) => ({ name: run.name, target: target(run), ...(run.titles ? { titles: run.titles } : {}) })),
+    root,
+    hermeticEnvironment(),
+    undefined,
+    GENERATION,
+  );
   await Promise.all(runs.map((run) => run.proxy!.proxy.settled()));
 }, 30 * 60_000);
 
@@ -99,25 +124,42 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const requirementsWith = (record: CertificationRecord | undefined, verdict: string) => (record?.requirements ?? []).filter((r) => r.verdict === verdict).map((r) => r.id);
-const declaredWarnings = (run: ChoiceRun) => new Set(run.choices.flatMap((name) => CHOICES.find((c) => c.name === name)!.warns));
-const declaredNotRun = (run: ChoiceRun) => new Set(run.choices.flatMap((name) => CHOICES.find((c) => c.name === name)!.leavesNotRun ?? []));
+const requirementsWith = (record: CertificationRecord | undefined, verdict: string) =>
+  (record?.requirements ?? []).filter((r) => r.verdict === verdict).map((r) => r.id);
+const declaredWarnings = (run: ChoiceRun) =>
+  new Set(run.choices.flatMap((name) => CHOICES.find((c) => c.name === name)!.warns));
+const declaredNotRun = (run: ChoiceRun) =>
+  new Set(run.choices.flatMap((name) => CHOICES.find((c) => c.name === name)!.leavesNotRun ?? []));
 /** Requirements not run for a reason other than being the proxy's to check. */
-const notRunBySuite = (record: CertificationRecord | undefined) => (record?.requirements ?? []).filter((r) => r.verdict === 'not-run' && !r.reason?.endsWith('checked by the proxy only')).map((r) => r.id);
+const notRunBySuite = (record: CertificationRecord | undefined) =>
+  (record?.requirements ?? [])
+    .filter((r) => r.verdict === 'not-run' && !r.reason?.endsWith('checked by the proxy only'))
+    .map((r) => r.id);
 /** The titles of the cases that name a requirement, their own or one they cover. */
-const casesNaming = (id: string) => SUITE_CASES.filter((c) => c.requirements.includes(id) || c.covers?.includes(id)).map(caseTitle);
-const serviceFindings = (run: ChoiceRun) => run.violations.lines<ViolationRecord>().filter((l) => l.direction !== 'request');
+const casesNaming = (id: string) =>
+  SUITE_CASES.filter((c) => c.requirements.includes(id) || c.covers?.includes(id)).map(caseTitle);
+const serviceFindings = (run: ChoiceRun) =>
+  run.violations.lines<ViolationRecord>().filter((l) => l.direction !== 'request');
 
 describe('the choice catalogue', () => {
   it('every choice is on in a run of its own, and in a run with the others of its compatible set', () => {
     for (const set of compatibleChoiceSets()) {
-      for (const name of set) expect(runs.filter((run) => run.choices.includes(name)).map((run) => run.choices.length), name).toEqual(set.length > 1 ? [1, set.length] : [1]);
+      for (const name of set)
+        expect(
+          runs.filter((run) => run.choices.includes(name)).map((run) => run.choices.length),
+          name,
+        ).toEqual(set.length > 1 ? [1, set.length] : [1]);
     }
   });
 
-  it('every choice meets the whole suite: in its compatible set\'s run, or alone when its set is itself', () => {
-    for (const choice of CHOICES) expect(runs.some((run) => run.choices.includes(choice.name) && run.titles === undefined), choice.name).toBe(true);
-    for (const run of runs.filter((r) => r.titles !== undefined)) expect(run.titles!.length, run.name).toBeGreaterThan(0);
+  it("every choice meets the whole suite: in its compatible set's run, or alone when its set is itself", () => {
+    for (const choice of CHOICES)
+      expect(
+        runs.some((run) => run.choices.includes(choice.name) && run.titles === undefined),
+        choice.name,
+      ).toBe(true);
+    for (const run of runs.filter((r) => r.titles !== undefined))
+      expect(run.titles!.length, run.name).toBeGreaterThan(0);
   });
 });
 
@@ -133,13 +175,26 @@ describe('the suite and the proxy against each legal reading', () => {
       expect(record).toMatchObject({ runStatus: 'passed', cases: { failed: 0 } });
       // Generated inputs run with the whole suite; a narrowed run holds only fixed cases (its server gets generated
       // inputs in process, below).
-      if (run.titles === undefined) expect(record?.generated?.operations.map((o) => o.operation).sort(), 'every operation generated its inputs').toEqual(generatedCases.map((c) => c.operation.operationId).sort());
-      expect((record?.generated?.operations ?? []).flatMap((o) => o.requirements.filter((r) => r.verdict === 'failed').map((r) => `${o.operation} ${r.id}: ${r.counterexample?.curl}`))).toEqual([]);
+      if (run.titles === undefined)
+        expect(
+          record?.generated?.operations.map((o) => o.operation).sort(),
+          'every operation generated its inputs',
+        ).toEqual(generatedCases.map((c) => c.operation.operationId).sort());
+      expect(
+        (record?.generated?.operations ?? []).flatMap((o) =>
+          o.requirements
+            .filter((r) => r.verdict === 'failed')
+            .map((r) => `${o.operation} ${r.id}: ${r.counterexample?.curl}`),
+        ),
+      ).toEqual([]);
       expect(warned.filter((id) => !declaredWarnings(run).has(id))).toEqual([]);
       // A narrowed run answers for the requirements all of whose cases it ran; the others are the
       // whole-suite run's (its compatible set), whatever this run says of them.
-      const selected = (id: string) => run.titles === undefined || casesNaming(id).every((title) => run.titles!.includes(title));
-      const notRun = notRunBySuite(record).filter((id) => record!.requirements.find((r) => r.id === id)!.level !== 'INFO' && selected(id));
+      const selected = (id: string) =>
+        run.titles === undefined || casesNaming(id).every((title) => run.titles!.includes(title));
+      const notRun = notRunBySuite(record).filter(
+        (id) => record!.requirements.find((r) => r.id === id)!.level !== 'INFO' && selected(id),
+      );
       expect(notRun.filter((id) => !declaredNotRun(run).has(id))).toEqual([]);
       expect(notRun.filter((id) => !record!.requirements.find((r) => r.id === id)!.byTargetChoice)).toEqual([]);
       expect(record!.notRun.filter(selected)).toEqual([]);
@@ -150,7 +205,11 @@ describe('the suite and the proxy against each legal reading', () => {
       const findings = serviceFindings(run);
       const shouldFindings = [...new Set(findings.filter((l) => l.level === 'SHOULD').map((l) => l.rule))];
       if (shouldFindings.length > 0) console.log(`${run.name}: proxy SHOULD findings ${shouldFindings.join(', ')}`);
-      expect(findings.filter((l) => l.level === 'MUST').map((l) => `${l.direction} ${l.rule} ${l.method} ${l.path} ${l.status}: ${l.message}`)).toEqual([]);
+      expect(
+        findings
+          .filter((l) => l.level === 'MUST')
+          .map((l) => `${l.direction} ${l.rule} ${l.method} ${l.path} ${l.status}: ${l.message}`),
+      ).toEqual([]);
     });
   }
 });
@@ -161,8 +220,19 @@ describe(`generated inputs from seeds ${SEEDS.join(', ')} against each legal rea
       const failed: string[] = [];
       for (const [index, seed] of SEEDS.entries()) {
         for (const operation of loadContract().operations) {
-          const { outcome } = await generateInProcess(run.server!.baseUrl, operation.operationId, { inputs: SEED_INPUTS, boundary: index === 0, seed });
-          failed.push(...outcome.requirements.filter((r) => r.verdict === 'failed').map((r) => `seed ${seed} ${operation.operationId} ${r.id}: ${r.counterexample?.message} ${r.counterexample?.curl}`));
+          const { outcome } = await generateInProcess(run.server!.baseUrl, operation.operationId, {
+            inputs: SEED_INPUTS,
+            boundary: index === 0,
+            seed,
+          });
+          failed.push(
+            ...outcome.requirements
+              .filter((r) => r.verdict === 'failed')
+              .map(
+                (r) =>
+                  `seed ${seed} ${operation.operationId} ${r.id}: ${r.counterexample?.message} ${r.counterexample?.curl}`,
+              ),
+          );
         }
       }
       expect(failed).toEqual([]);

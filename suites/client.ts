@@ -25,7 +25,8 @@ export interface ReceivedResponse {
 }
 
 /** `silenced`: not sent, the operation having gone silent SILENCE_LIMIT times in a row. */
-export type Transmission = { ok: true; response: ReceivedResponse } | { ok: false; failure: string; timedOut?: boolean; silenced?: true };
+export type Transmission =
+  { ok: true; response: ReceivedResponse } | { ok: false; failure: string; timedOut?: boolean; silenced?: true };
 
 export interface TargetClient {
   transmit(request: OutgoingRequest): Promise<Transmission>;
@@ -57,7 +58,11 @@ export async function openTargetClient(apiRequest: APIRequest, target: Target, s
     async transmit(request) {
       const operation = `${request.method} ${request.path.split('?')[0]}`;
       if ((silentInARow.get(operation) ?? 0) >= SILENCE_LIMIT) {
-        return { ok: false, silenced: true, failure: `not sent: the last ${SILENCE_LIMIT} requests to ${operation} got no answer within ${target.limits.requestTimeoutMs} ms` };
+        return {
+          ok: false,
+          silenced: true,
+          failure: `not sent: the last ${SILENCE_LIMIT} requests to ${operation} got no answer within ${target.limits.requestTimeoutMs} ms`,
+        };
       }
       const sent = await transmit(context, guard, target, scrub, request);
       silentInARow.set(operation, !sent.ok && sent.timedOut ? (silentInARow.get(operation) ?? 0) + 1 : 0);
@@ -70,7 +75,13 @@ export async function openTargetClient(apiRequest: APIRequest, target: Target, s
   };
 }
 
-async function transmit(context: APIRequestContext, guard: BodyGuard, target: Target, scrub: Scrub, request: OutgoingRequest): Promise<Transmission> {
+async function transmit(
+  context: APIRequestContext,
+  guard: BodyGuard,
+  target: Target,
+  scrub: Scrub,
+  request: OutgoingRequest,
+): Promise<Transmission> {
   const mark = guard.mark();
   try {
     const response = await context.fetch(request.path.replace(/^\//, ''), {
@@ -95,7 +106,11 @@ async function transmit(context: APIRequestContext, guard: BodyGuard, target: Ta
   } catch (error) {
     const problem = guard.problemSince(mark);
     const timedOut = problem === undefined && isTimeout(error as Error);
-    return { ok: false, failure: scrub(transportFailureMessage(error as Error, problem, target)), ...(timedOut ? { timedOut } : {}) };
+    return {
+      ok: false,
+      failure: scrub(transportFailureMessage(error as Error, problem, target)),
+      ...(timedOut ? { timedOut } : {}),
+    };
   }
 }
 
@@ -105,7 +120,10 @@ export function transportFailureMessage(error: Error, problem: TunnelProblem | u
     return `the answer is larger than ${formatMiB(problem.limitBytes)}, the most the kit reads (raise it with --max-body-mib)`;
   }
   if (problem?.kind === 'unreachable') return `cannot connect to ${problem.address} (${problem.code})`;
-  const first = (error.message ?? String(error)).split('\n')[0].replace(/^[\w.]+: /, '').trim();
+  const first = (error.message ?? String(error))
+    .split('\n')[0]
+    .replace(/^[\w.]+: /, '')
+    .trim();
   if (isTimeout(error)) {
     return `no complete answer within ${target.limits.requestTimeoutMs} ms (the request timeout; raise it with --request-timeout)`;
   }

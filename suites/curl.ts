@@ -10,7 +10,8 @@ const PLACEHOLDER = /^\$LAS_[A-Z_]+/;
 /** A curl command reproducing the request; run it after exporting the LAS_* variables. */
 export function curlLine(request: OutgoingRequest, scrub: Scrub): string {
   const parts = ['curl', '-i', '-g', '-X', request.method, doubleQuoted(`${BASE_URL_VARIABLE}${request.path}`)];
-  for (const [name, value] of Object.entries(request.headers)) parts.push('-H', doubleQuoted(scrub(`${name}: ${value}`)));
+  for (const [name, value] of Object.entries(request.headers))
+    parts.push('-H', doubleQuoted(scrub(`${name}: ${value}`)));
   if (request.bodyText !== undefined) parts.push('--data-binary', singleQuoted(scrub(request.bodyText)));
   return parts.join(' ');
 }

@@ -15,12 +15,13 @@ import type { Fixtures } from '../targets/target.ts';
 
 export type Document = Record<string, unknown>;
 
-
 /**
  * Stand-ins for fixtures a target did not name, in documents that are rejected anyway: a
  * well-formed ObjectId that names no record.
  */
-export const PLACEHOLDER_FIXTURES: Fixtures = Object.fromEntries(recordKinds(loadContract().operations).map((kind) => [kind, '000000000000000000000000']));
+export const PLACEHOLDER_FIXTURES: Fixtures = Object.fromEntries(
+  recordKinds(loadContract().operations).map((kind) => [kind, '000000000000000000000000']),
+);
 
 const ATTRIBUTES = '/data/attributes';
 
@@ -34,7 +35,9 @@ export function fixtureMembers(operation: Operation): [pointer: string, fixture:
 
 /** The fixtures a complete document of this operation refers to that the target did not name. */
 export function missingFixtures(operation: Operation, fixtures: Fixtures): (keyof Fixtures)[] {
-  return fixtureMembers(operation).filter(([, key]) => fixtures[key] === undefined).map(([, key]) => key);
+  return fixtureMembers(operation)
+    .filter(([, key]) => fixtures[key] === undefined)
+    .map(([, key]) => key);
 }
 
 /**
@@ -43,14 +46,19 @@ export function missingFixtures(operation: Operation, fixtures: Fixtures): (keyo
  * carry `tag`, so two documents with different tags never collide (e.g. on a unique customId).
  */
 export function completeDocument(operation: Operation, fixtures: Fixtures, tag: string): Document {
-  const available = fixtureMembers(operation).filter(([, key]) => fixtures[key] !== undefined).map(([pointer]) => pointer);
+  const available = fixtureMembers(operation)
+    .filter(([, key]) => fixtures[key] !== undefined)
+    .map(([pointer]) => pointer);
   // A required member naming a record the target did not name holds a stand-in (the document stays
   // valid; missingFixtures says which, and a case meant to be served is not run without it).
   const namesMissingRecord = (member: BodyMember) =>
     member.record !== undefined && !member.required && !available.includes(member.pointer);
   const wanted = (member: BodyMember) =>
     !namesMissingRecord(member) &&
-    (member.required || member.pointer === ATTRIBUTES || member.pointer.startsWith(`${ATTRIBUTES}/`) || available.some((p) => p === member.pointer || p.startsWith(`${member.pointer}/`)));
+    (member.required ||
+      member.pointer === ATTRIBUTES ||
+      member.pointer.startsWith(`${ATTRIBUTES}/`) ||
+      available.some((p) => p === member.pointer || p.startsWith(`${member.pointer}/`)));
   return buildDocument(operation, wanted, (member) => sampleValue(member, fixtures, tag));
 }
 
@@ -81,7 +89,11 @@ export function rejectionBase(operation: Operation, fixtures: Fixtures, tag: str
 }
 
 /** Walks the members parent-first, keeping a member when its parent was kept and `wanted` says so. */
-function buildDocument(operation: Operation, wanted: (member: BodyMember) => boolean, value: (member: BodyMember) => unknown): Document {
+function buildDocument(
+  operation: Operation,
+  wanted: (member: BodyMember) => boolean,
+  value: (member: BodyMember) => unknown,
+): Document {
   const kept = new Set<string>(['']);
   let document: Document = {};
   for (const member of bodyMembers(operation)) {
@@ -104,6 +116,13 @@ function sampleValue(member: BodyMember, fixtures: Fixtures, tag: string): unkno
   if (member.valuesSeen?.length) return member.valuesSeen[0];
   if (member.enum?.length) return member.enum[0];
   const name = member.pointer.slice(member.pointer.lastIndexOf('/') + 1);
-  const samples: Record<string, unknown> = { object: {}, array: [], string: `${name} ${tag}`, number: 1, boolean: true, null: null };
+  const samples: Record<string, unknown> = {
+    object: {},
+    array: [],
+    string: `${name} ${tag}`,
+    number: 1,
+    boolean: true,
+    null: null,
+  };
   return samples[member.types[0]];
 }

@@ -13,7 +13,6 @@ export interface EmbeddedTarget {
   close(): Promise<void>;
 }
 
-
 export async function startEmbeddedTarget(faults: string[] = [], choices: string[] = []): Promise<EmbeddedTarget> {
   const server = await startReferenceServer({ host: '127.0.0.1', port: 0, faults, choices });
   return {

@@ -59,7 +59,11 @@ async function runFaulted(): Promise<void> {
     targets.push(resolveTarget(server.settings, loadContract().legacyHeader));
   }
   cases = await listCases(targets[0], hermeticEnvironment());
-  const runs = FAULTS.map((fault, index) => ({ name: fault.name, target: targets[index], titles: titlesOf(fault.requirement) }));
+  const runs = FAULTS.map((fault, index) => ({
+    name: fault.name,
+    target: targets[index],
+    titles: titlesOf(fault.requirement),
+  }));
   proof = await runProof(runs, join(root, 'faults'), hermeticEnvironment());
 }
 
@@ -86,23 +90,43 @@ describe('the unfaulted reference server', () => {
     expect(unfaulted.stderr).toBe('');
     expect(failedOrWarned(unfaultedRecord)).toEqual([]);
     expect(unfaultedRecord).toMatchObject({ verdict: 'passed', runStatus: 'passed', cases: { failed: 0, notRun: 0 } });
-    const notRun = unfaultedRecord!.requirements.filter((r) => r.level !== 'INFO' && r.verdict === 'not-run').map((r) => `${r.id}: ${r.reason}`);
-    expect(notRun.every((line) => line.endsWith('checked by the proxy only')), notRun.join('\n')).toBe(true);
+    const notRun = unfaultedRecord!.requirements
+      .filter((r) => r.level !== 'INFO' && r.verdict === 'not-run')
+      .map((r) => `${r.id}: ${r.reason}`);
+    expect(
+      notRun.every((line) => line.endsWith('checked by the proxy only')),
+      notRun.join('\n'),
+    ).toBe(true);
     expect(unfaulted.code).toBe(0);
   });
 
   it('prints the verdict first, then the case count and the report paths', () => {
-    const closing = unfaulted.stdout.slice(unfaulted.stdout.indexOf('\nVerdict: ') + 1).trimEnd().split('\n');
+    const closing = unfaulted.stdout
+      .slice(unfaulted.stdout.indexOf('\nVerdict: ') + 1)
+      .trimEnd()
+      .split('\n');
     expect(closing[0]).toBe('Verdict: PASSED: no MUST requirement failed');
-    expect(closing).toContain(`Cases: ${unfaultedRecord!.cases.total} cases: ${unfaultedRecord!.cases.total} passed, 0 failed, 0 not run (${(unfaultedRecord!.durationMs / 1000).toFixed(1)} s)`);
-    const written = ['conformance.json', 'summary.md', 'certification.html', 'junit.xml', 'junit-cases.xml', 'html/index.html', 'run.log'];
+    expect(closing).toContain(
+      `Cases: ${unfaultedRecord!.cases.total} cases: ${unfaultedRecord!.cases.total} passed, 0 failed, 0 not run (${(unfaultedRecord!.durationMs / 1000).toFixed(1)} s)`,
+    );
+    const written = [
+      'conformance.json',
+      'summary.md',
+      'certification.html',
+      'junit.xml',
+      'junit-cases.xml',
+      'html/index.html',
+      'run.log',
+    ];
     expect(closing.slice(-8)).toEqual(['Reports:', ...written.map((file) => `  ${join(root, 'no-fault', file)}`)]);
   });
 });
 
 describe('each fault of the reference server', () => {
   it('every faulted run wrote its record, and the Playwright runs holding them failed', () => {
-    expect(FAULTS.filter((fault) => proof.records.get(fault.name) === undefined).map((fault) => fault.name)).toEqual([]);
+    expect(FAULTS.filter((fault) => proof.records.get(fault.name) === undefined).map((fault) => fault.name)).toEqual(
+      [],
+    );
     expect(proof.playwrightExitCodes.every((code) => code === 1)).toBe(true);
   });
 

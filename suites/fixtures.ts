@@ -7,7 +7,14 @@ import { test as base, type TestDetailsAnnotation } from '@playwright/test';
 import { loadContract, type Contract } from '../contract/index.ts';
 import { mergeSettings, resolveTarget, type Target, type TargetSettings } from '../targets/target.ts';
 import { settingsFromEnvironment } from '../targets/target-environment.ts';
-import { LEVEL_ANNOTATION, REQUIREMENT_ANNOTATION, SECTION_ANNOTATION, outcomesDecidedByReporter, type FailLevel, type GenerationSettings } from '../run-protocol/index.ts';
+import {
+  LEVEL_ANNOTATION,
+  REQUIREMENT_ANNOTATION,
+  SECTION_ANNOTATION,
+  outcomesDecidedByReporter,
+  type FailLevel,
+  type GenerationSettings,
+} from '../run-protocol/index.ts';
 import { ConformanceCase } from './case.ts';
 import { caseTitle, type CaseDefinition } from './cases/suite-case.ts';
 import { openTargetClient, type TargetClient } from './client.ts';
@@ -42,27 +49,50 @@ export interface SuiteOptions {
   generate?: GenerationSettings;
 }
 
-export const test = base.extend<{ conformance: ConformanceCase }, { suite: SuiteContext; suiteOptions: SuiteOptions | undefined; targetEnvironment: Record<string, string> }>({
+export const test = base.extend<
+  { conformance: ConformanceCase },
+  { suite: SuiteContext; suiteOptions: SuiteOptions | undefined; targetEnvironment: Record<string, string> }
+>({
   suiteOptions: [undefined, { scope: 'worker', option: true }],
   // A project may name its own target (LAS_* variables over the configuration's settings), so one
   // Playwright run can hold several targets, one project each.
   targetEnvironment: [{}, { scope: 'worker', option: true }],
   suite: [
     async ({ playwright, suiteOptions, targetEnvironment }, use) => {
-      if (!suiteOptions) throw new Error('the Playwright configuration gives no suiteOptions: run the suite with playwright.config.ts');
+      if (!suiteOptions)
+        throw new Error('the Playwright configuration gives no suiteOptions: run the suite with playwright.config.ts');
       const contract = loadContract();
-      const target = resolveTarget(mergeSettings(suiteOptions.settings, settingsFromEnvironment(targetEnvironment)), contract.legacyHeader);
+      const target = resolveTarget(
+        mergeSettings(suiteOptions.settings, settingsFromEnvironment(targetEnvironment)),
+        contract.legacyHeader,
+      );
       const scrub = scrubber(targetSecrets(target));
       const client = await openTargetClient(playwright.request, target, scrub);
-      await use({ contract, target, failLevel: suiteOptions.failLevel, accepted: new Map(Object.entries(suiteOptions.accepted ?? {})), scrub, client, readOnly: suiteOptions.readOnly, ...(suiteOptions.generate ? { generate: suiteOptions.generate } : {}) });
+      await use({
+        contract,
+        target,
+        failLevel: suiteOptions.failLevel,
+        accepted: new Map(Object.entries(suiteOptions.accepted ?? {})),
+        scrub,
+        client,
+        readOnly: suiteOptions.readOnly,
+        ...(suiteOptions.generate ? { generate: suiteOptions.generate } : {}),
+      });
       await client.close();
     },
     { scope: 'worker' },
   ],
   conformance: async ({ suite }, use, testInfo) => {
-    const requirements = testInfo.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description));
+    const requirements = testInfo.annotations
+      .filter((a) => a.type === REQUIREMENT_ANNOTATION)
+      .map((a) => String(a.description));
     const skip = (reason: string): never => testInfo.skip(true, reason) as never;
-    const conformance = new ConformanceCase({ ...suite, requirements, outcomeInWorker: !outcomesDecidedByReporter(testInfo.config.reporter), skip });
+    const conformance = new ConformanceCase({
+      ...suite,
+      requirements,
+      outcomeInWorker: !outcomesDecidedByReporter(testInfo.config.reporter),
+      skip,
+    });
     await use(conformance);
     conformance.finish(testInfo);
   },
@@ -86,6 +116,8 @@ export function caseAnnotations(definition: CaseDefinition): TestDetailsAnnotati
  * The title and details of a conformance case, for `test(...caseHeader(c), ({ conformance }) => c.run(conformance))`
  * in the spec file of its table, so reports point at that file.
  */
-export function caseHeader(definition: CaseDefinition): [title: string, details: { annotation: TestDetailsAnnotation[] }] {
+export function caseHeader(
+  definition: CaseDefinition,
+): [title: string, details: { annotation: TestDetailsAnnotation[] }] {
   return [caseTitle(definition), { annotation: caseAnnotations(definition) }];
 }

@@ -42,7 +42,16 @@ async function startMock(): Promise<{ server: Server; baseUrl: string }> {
       const { status, mock } = c.api.mockResponseForOperation(c.operation.operationId!);
       return { status, body: mock };
     },
-    validationFail: (c: Context) => ({ status: 400, body: { errors: (c.validation.errors ?? []).map((e) => ({ status: '400', title: 'Bad Request', detail: `${e.instancePath} ${e.message ?? ''}` })) } }),
+    validationFail: (c: Context) => ({
+      status: 400,
+      body: {
+        errors: (c.validation.errors ?? []).map((e) => ({
+          status: '400',
+          title: 'Bad Request',
+          detail: `${e.instancePath} ${e.message ?? ''}`,
+        })),
+      },
+    }),
     notFound: () => ({ status: 404, body: { errors: [{ status: '404', title: 'Not Found' }] } }),
     methodNotAllowed: () => ({ status: 405, body: { errors: [{ status: '405', title: 'Method Not Allowed' }] } }),
   });
@@ -50,7 +59,13 @@ async function startMock(): Promise<{ server: Server; baseUrl: string }> {
   const server = createServer((request, response) => {
     void (async () => {
       const url = new URL(request.url ?? '/', 'http://mock');
-      const answer = (await api.handleRequest({ method: request.method ?? 'GET', path: url.pathname.slice(contract.basePath.length), query: url.search.slice(1), headers: request.headers as Record<string, string>, body: await bodyOf(request) })) as { status: number; body: unknown };
+      const answer = (await api.handleRequest({
+        method: request.method ?? 'GET',
+        path: url.pathname.slice(contract.basePath.length),
+        query: url.search.slice(1),
+        headers: request.headers as Record<string, string>,
+        body: await bodyOf(request),
+      })) as { status: number; body: unknown };
       response.writeHead(answer.status, { 'content-type': MEDIA_TYPE }).end(JSON.stringify(answer.body));
     })();
   });
@@ -64,8 +79,23 @@ interface Run {
 }
 
 async function runSuite(baseUrl: string, reportDir: string): Promise<Run> {
-  const result = await runCli(['run', '--base-url', baseUrl, '--session-token', 'mock-session-token', '--pat', 'mock-personal-access-token', '--generate', '0', '--report-dir', reportDir]);
-  return { result, record: JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord };
+  const result = await runCli([
+    'run',
+    '--base-url',
+    baseUrl,
+    '--session-token',
+    'mock-session-token',
+    '--pat',
+    'mock-personal-access-token',
+    '--generate',
+    '0',
+    '--report-dir',
+    reportDir,
+  ]);
+  return {
+    result,
+    record: JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord,
+  };
 }
 
 let root: string;
@@ -81,7 +111,10 @@ beforeAll(async () => {
   const started = await startMock();
   mock = started.server;
   proxy = await startValidatingProxy({ upstream: started.baseUrl, violations });
-  const [direct, proxied] = await Promise.all([runSuite(started.baseUrl, join(root, 'direct')), runSuite(proxy.baseUrl, join(root, 'through-proxy'))]);
+  const [direct, proxied] = await Promise.all([
+    runSuite(started.baseUrl, join(root, 'direct')),
+    runSuite(proxy.baseUrl, join(root, 'through-proxy')),
+  ]);
   ({ result, record } = direct);
   throughProxy = proxied;
   await proxy.proxy.settled();
@@ -96,27 +129,46 @@ afterAll(async () => {
 
 const verdictOf = (id: string) => record.requirements.find((r) => r.id === id)?.verdict;
 
-describe('the suite against openapi-backend\'s mock of the contract', () => {
-  it('fails the run (exit 1) on the target\'s answers, never on an error of the kit\'s own', () => {
+describe("the suite against openapi-backend's mock of the contract", () => {
+  it("fails the run (exit 1) on the target's answers, never on an error of the kit's own", () => {
     expect(record.verdict).toBe('failed');
     expect(result.code).toBe(1);
     expect(result.stderr).not.toMatch(/TypeError|ReferenceError|RangeError|no-verdict/);
   });
 
   it('fails every credentials requirement: the mock serves a request whatever its credentials (section 5)', () => {
-    for (const id of ['AUTH-401-NO-CREDENTIALS', 'AUTH-401-UNKNOWN-TOKEN', 'AUTH-401-MALFORMED', 'AUTH-401-WRONG-PREFIX', 'AUTH-401-BEFORE-400']) expect(verdictOf(id), id).toBe('failed');
+    for (const id of [
+      'AUTH-401-NO-CREDENTIALS',
+      'AUTH-401-UNKNOWN-TOKEN',
+      'AUTH-401-MALFORMED',
+      'AUTH-401-WRONG-PREFIX',
+      'AUTH-401-BEFORE-400',
+    ])
+      expect(verdictOf(id), id).toBe('failed');
   });
 
   it('fails the document shapes: the mock fills each `type` const with {} (sections 2.2, 4.2, 4.3)', () => {
-    for (const id of ['NG-ITEM-SHAPE', 'AC-RESPONSE-SHAPE', 'HL-RESPONSE-SHAPE']) expect(verdictOf(id), id).toBe('failed');
+    for (const id of ['NG-ITEM-SHAPE', 'AC-RESPONSE-SHAPE', 'HL-RESPONSE-SHAPE'])
+      expect(verdictOf(id), id).toBe('failed');
   });
 
-  it('fails the request documents it never reads: a body in the API\'s media type is not validated, so broken ones are answered 201 (sections 4.2, 4.3)', () => {
-    for (const id of ['AC-DATA-REQUIRED', 'AC-TYPE-MISMATCH', 'HL-DATA-REQUIRED', 'HL-TYPE-MISMATCH']) expect(verdictOf(id), id).toBe('failed');
+  it("fails the request documents it never reads: a body in the API's media type is not validated, so broken ones are answered 201 (sections 4.2, 4.3)", () => {
+    for (const id of ['AC-DATA-REQUIRED', 'AC-TYPE-MISMATCH', 'HL-DATA-REQUIRED', 'HL-TYPE-MISMATCH'])
+      expect(verdictOf(id), id).toBe('failed');
   });
 
   it('passes what the mock gets right: its query validation answers 400 in the error envelope, and it creates with 201', () => {
-    for (const id of ['NG-FILTER-REQUIRED', 'NG-PAGE-LIMIT-MIN', 'NG-PAGE-OFFSET-MIN', 'ERR-ENVELOPE', 'ERR-STATUS-STRING', 'AC-CREATE-201', 'HL-CREATE-201', 'ERR-NO-5XX']) expect(verdictOf(id), id).toBe('passed');
+    for (const id of [
+      'NG-FILTER-REQUIRED',
+      'NG-PAGE-LIMIT-MIN',
+      'NG-PAGE-OFFSET-MIN',
+      'ERR-ENVELOPE',
+      'ERR-STATUS-STRING',
+      'AC-CREATE-201',
+      'HL-CREATE-201',
+      'ERR-NO-5XX',
+    ])
+      expect(verdictOf(id), id).toBe('passed');
   });
 
   it('passes no MUST or SHOULD requirement that no exchange judged, and none that an exchange broke', () => {
@@ -130,7 +182,11 @@ describe('the suite against openapi-backend\'s mock of the contract', () => {
 });
 
 describe('the validating proxy in front of the same mock, the suite sent through it', () => {
-  const failed = (run: CertificationRecord) => run.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort();
+  const failed = (run: CertificationRecord) =>
+    run.requirements
+      .filter((r) => r.verdict === 'failed')
+      .map((r) => r.id)
+      .sort();
 
   it('changes no verdict: the suite fails the same requirements through the proxy as straight to the mock', () => {
     expect(failed(throughProxy.record)).toEqual(failed(record));
@@ -138,7 +194,13 @@ describe('the validating proxy in front of the same mock, the suite sent through
   });
 
   it('writes a MUST line of the service for each answer the suite failed on its shape or its credentials', () => {
-    const serviceMust = new Set(violations.lines<ViolationRecord>().filter((line) => line.party === 'service' && line.level === 'MUST').map((line) => line.rule));
-    for (const id of ['NG-ITEM-SHAPE', 'AC-RESPONSE-SHAPE', 'HL-RESPONSE-SHAPE', 'AUTH-401-NO-CREDENTIALS']) expect(serviceMust.has(id), id).toBe(true);
+    const serviceMust = new Set(
+      violations
+        .lines<ViolationRecord>()
+        .filter((line) => line.party === 'service' && line.level === 'MUST')
+        .map((line) => line.rule),
+    );
+    for (const id of ['NG-ITEM-SHAPE', 'AC-RESPONSE-SHAPE', 'HL-RESPONSE-SHAPE', 'AUTH-401-NO-CREDENTIALS'])
+      expect(serviceMust.has(id), id).toBe(true);
   });
 });

@@ -3,4 +3,5 @@
 import { caseHeader, test } from './fixtures.ts';
 import { generatedCases, runGeneratedCase } from './generation/cases.ts';
 
-for (const c of generatedCases) test(...caseHeader(c), ({ conformance, suite }, testInfo) => runGeneratedCase(c, conformance, suite, testInfo));
+for (const c of generatedCases)
+  test(...caseHeader(c), ({ conformance, suite }, testInfo) => runGeneratedCase(c, conformance, suite, testInfo));

@@ -24,16 +24,32 @@ describe('a case file that fails to load', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'las-load-errors-'));
-    writeFileSync(join(dir, 'broken.spec.ts'), `import { test } from ${JSON.stringify(join(ROOT, 'suites/fixtures.ts'))};\nthrow new Error(${JSON.stringify(BROKEN_TABLE)});\ntest('never collected', () => undefined);\n`);
+    writeFileSync(
+      join(dir, 'broken.spec.ts'),
+      `import { test } from ${JSON.stringify(join(ROOT, 'suites/fixtures.ts'))};\nthrow new Error(${JSON.stringify(BROKEN_TABLE)});\ntest('never collected', () => undefined);\n`,
+    );
     writeFileSync(join(dir, 'playwright.config.ts'), configOver(dir));
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('leaves no record, and says why in the error itself', async () => {
-    const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'load-error-session', pat: 'load-error-pat' }, loadContract().legacyHeader);
-    const outcome = await runSuite({ target, reportDir: join(dir, 'report'), failLevel: 'must', workers: 1, config: join(dir, 'playwright.config.ts'), baseEnvironment: { PATH: process.env.PATH }, output: 'ignore' });
+    const target = resolveTarget(
+      { baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'load-error-session', pat: 'load-error-pat' },
+      loadContract().legacyHeader,
+    );
+    const outcome = await runSuite({
+      target,
+      reportDir: join(dir, 'report'),
+      failLevel: 'must',
+      workers: 1,
+      config: join(dir, 'playwright.config.ts'),
+      baseEnvironment: { PATH: process.env.PATH },
+      output: 'ignore',
+    });
     expect(outcome.record).toBeUndefined();
-    expect(outcome.noVerdict).toMatch(new RegExp(`^the suite could not be run: .*broken\\.spec\\.ts:\\d+: .*${BROKEN_TABLE}`));
+    expect(outcome.noVerdict).toMatch(
+      new RegExp(`^the suite could not be run: .*broken\\.spec\\.ts:\\d+: .*${BROKEN_TABLE}`),
+    );
   }, 60_000);
 });

@@ -74,7 +74,23 @@ beforeAll(async () => {
   const { port } = server.address() as AddressInfo;
   reportDir = mkdtempSync(join(tmpdir(), 'las-misbehaving-'));
   result = await runCli(
-    ['run', '--base-url', `http://127.0.0.1:${port}/v3`, '--grep', 'AUTH-SESSION-ACCEPTED|NG-FILTER-ACCEPTED|AUTH-403-FORBIDDEN', '--request-timeout', '1000', '--max-body-mib', '1', '--generate', '0', '--workers', '2', '--report-dir', reportDir],
+    [
+      'run',
+      '--base-url',
+      `http://127.0.0.1:${port}/v3`,
+      '--grep',
+      'AUTH-SESSION-ACCEPTED|NG-FILTER-ACCEPTED|AUTH-403-FORBIDDEN',
+      '--request-timeout',
+      '1000',
+      '--max-body-mib',
+      '1',
+      '--generate',
+      '0',
+      '--workers',
+      '2',
+      '--report-dir',
+      reportDir,
+    ],
     { ...TOKENS, ...FIXTURES },
   );
   record = JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord;
@@ -97,19 +113,29 @@ describe('a run against a misbehaving target', () => {
   });
 
   it('reports the 403 cases as not run, with the reason, when no forbidden credential is configured', () => {
-    expect(requirement('AUTH-403-FORBIDDEN')).toMatchObject({ verdict: 'not-run', reason: NO_FORBIDDEN_TOKEN, cases: 0 });
+    expect(requirement('AUTH-403-FORBIDDEN')).toMatchObject({
+      verdict: 'not-run',
+      reason: NO_FORBIDDEN_TOKEN,
+      cases: 0,
+    });
   });
 
   it('reports an HTML answer as a media type and document failure, not as the credential case that got it', () => {
-    expect(messages('MEDIA-TYPE-RESPONSE')).toContain('response Content-Type must be application/vnd.api+json, got text/html');
+    expect(messages('MEDIA-TYPE-RESPONSE')).toContain(
+      'response Content-Type must be application/vnd.api+json, got text/html',
+    );
     expect(requirement('NG-RESPONSE-SHAPE').verdict).toBe('failed');
-    const listCase = requirement('MEDIA-TYPE-RESPONSE').evidence.find((e) => e.case.startsWith('AUTH-SESSION-ACCEPTED · listNotificationGroups'))!;
+    const listCase = requirement('MEDIA-TYPE-RESPONSE').evidence.find((e) =>
+      e.case.startsWith('AUTH-SESSION-ACCEPTED · listNotificationGroups'),
+    )!;
     expect(listCase.case).toMatch(/→ served$/);
     expect(requirement('AUTH-SESSION-ACCEPTED').evidence.map((e) => e.path)).not.toContain(listCase.path);
   });
 
   it('reports a reset connection, a hang and an endless body each in one sentence', () => {
-    expect(messages('NG-FILTER-ACCEPTED')).toContainEqual(expect.stringMatching(/^no answer: the connection was closed before a complete answer arrived/));
+    expect(messages('NG-FILTER-ACCEPTED')).toContainEqual(
+      expect.stringMatching(/^no answer: the connection was closed before a complete answer arrived/),
+    );
     expect(messages('AUTH-SESSION-ACCEPTED')).toEqual(
       expect.arrayContaining([
         'no answer: no complete answer within 1000 ms (the request timeout; raise it with --request-timeout)',
@@ -120,18 +146,25 @@ describe('a run against a misbehaving target', () => {
 
   it('gives each failure its exchange and a curl line with the tokens as variables', () => {
     const hung = requirement('AUTH-SESSION-ACCEPTED').evidence.find((e) => e.path === '/highlights')!;
-    expect(hung).toMatchObject({ method: 'POST', curl: expect.stringContaining('-H "authorization: Bearer r:$LAS_SESSION_TOKEN"') });
+    expect(hung).toMatchObject({
+      method: 'POST',
+      curl: expect.stringContaining('-H "authorization: Bearer r:$LAS_SESSION_TOKEN"'),
+    });
     expect(hung).not.toHaveProperty('status');
   });
 
   it('writes a conformance.json that matches reports/conformance.schema.json, evidence without a status included', () => {
-    const validate = createAjv().compile(JSON.parse(readFileSync(new URL('../reports/conformance.schema.json', import.meta.url), 'utf8')) as object);
+    const validate = createAjv().compile(
+      JSON.parse(readFileSync(new URL('../reports/conformance.schema.json', import.meta.url), 'utf8')) as object,
+    );
     expect(validate(record), JSON.stringify(validate.errors)).toBe(true);
   });
 
   it('leaks no token into any report file, archive member or the console', () => {
     const files = reportFiles(reportDir);
-    expect(files.map((f) => f.path)).toEqual(expect.arrayContaining([join(reportDir, 'junit.xml'), join(reportDir, 'html', 'index.html')]));
+    expect(files.map((f) => f.path)).toEqual(
+      expect.arrayContaining([join(reportDir, 'junit.xml'), join(reportDir, 'html', 'index.html')]),
+    );
     // The HTML report's embedded archive was opened, so its members were scanned too.
     expect(files.some((f) => f.path.startsWith(`${join(reportDir, 'html', 'index.html')}!`))).toBe(true);
     expect(leaksOf(Object.values(TOKENS), files, result.stdout + result.stderr)).toEqual([]);

@@ -34,7 +34,10 @@ const { errorEnvelopeCases } = await import('./cases/error-envelope.ts');
 const { requestDocumentCases } = await import('./cases/request-documents.ts');
 const { typeMismatchCases } = await import('./cases/type-mismatch.ts');
 const { SUITE_CASES } = await import('./cases/index.ts');
-const SUITE_CASES_BY_CONCERN = { filterCases: (await import('./cases/filter.ts')).filterCases, paginationCases: (await import('./cases/pagination.ts')).paginationCases };
+const SUITE_CASES_BY_CONCERN = {
+  filterCases: (await import('./cases/filter.ts')).filterCases,
+  paginationCases: (await import('./cases/pagination.ts')).paginationCases,
+};
 const { filterQuery } = await import('./operations.ts');
 const { completeDocument } = await import('./documents.ts');
 const { recordAgainst: recordOfCases } = await import('../test-support/in-process-run.ts');
@@ -70,11 +73,16 @@ const createdDocument = () => completeDocument(operation, REFERENCE_FIXTURES, 'p
  * passed on judged exchanges with none broken (an INFO requirement's observations are findings
  * too: only a MUST or a SHOULD is broken by one).
  */
-async function expectPassedOnJudgedExchanges(cases: readonly SuiteCase[], requirements: readonly string[]): Promise<void> {
+async function expectPassedOnJudgedExchanges(
+  cases: readonly SuiteCase[],
+  requirements: readonly string[],
+): Promise<void> {
   const record = await recordAgainst([], cases);
   expect(record.cases).toMatchObject({ total: cases.length, failed: 0, notRun: 0 });
   const broken = (r: { level: string; broken: number }) => (r.level === 'INFO' ? 0 : r.broken);
-  const verdicts = record.requirements.filter((r) => requirements.includes(r.id)).map((r) => [r.id, r.verdict, (r.judged ?? 0) > 0, broken(r)]);
+  const verdicts = record.requirements
+    .filter((r) => requirements.includes(r.id))
+    .map((r) => [r.id, r.verdict, (r.judged ?? 0) > 0, broken(r)]);
   expect(verdicts).toEqual(requirements.map((id) => [id, 'passed', true, 0]));
 }
 
@@ -84,7 +92,13 @@ describe('a create operation added to the contract as data only', () => {
     expect(contract.requirementOf(operation, 'relationshipsEcho')?.id).toBe('ZZPROOF-AN-RESPONSE-RELATIONSHIPS');
   });
 
-  const tables = { creation: creationCases, credentials: credentialCases, 'error envelope': errorEnvelopeCases, 'request documents': requestDocumentCases, 'type mismatch': typeMismatchCases };
+  const tables = {
+    creation: creationCases,
+    credentials: credentialCases,
+    'error envelope': errorEnvelopeCases,
+    'request documents': requestDocumentCases,
+    'type mismatch': typeMismatchCases,
+  };
   for (const [concern, table] of Object.entries(tables)) {
     it(`gets its ${concern} cases from the suite's table`, () => {
       expect(table.filter((c) => c.title.startsWith(`${operationId}:`)).length).toBeGreaterThan(0);
@@ -94,7 +108,9 @@ describe('a create operation added to the contract as data only', () => {
   it('is served by the reference server, every one of its cases passes, and each of its requirements is passed on exchanges a judge judged, none broken', async () => {
     const record = await recordAgainst([]);
     expect(record.cases).toMatchObject({ total: ownCases.length, failed: 0, notRun: 0 });
-    const verdicts = record.requirements.filter((r) => ownRequirements.includes(r.id)).map((r) => [r.id, r.verdict, r.cases > 0, (r.judged ?? 0) > 0, r.broken]);
+    const verdicts = record.requirements
+      .filter((r) => ownRequirements.includes(r.id))
+      .map((r) => [r.id, r.verdict, r.cases > 0, (r.judged ?? 0) > 0, r.broken]);
     expect(verdicts).toEqual(ownRequirements.map((id) => [id, 'passed', true, true, 0]));
   });
 
@@ -108,17 +124,25 @@ describe('a create operation added to the contract as data only', () => {
   it('fails the run under its own requirement when the generic fault relationships-dropped is on', async () => {
     const record = await recordAgainst(['relationships-dropped']);
     expect(record.verdict).toBe('failed');
-    expect(record.requirements.find((r) => r.id === 'ZZPROOF-AN-RESPONSE-RELATIONSHIPS')).toMatchObject({ verdict: 'failed', broken: expect.any(Number) });
+    expect(record.requirements.find((r) => r.id === 'ZZPROOF-AN-RESPONSE-RELATIONSHIPS')).toMatchObject({
+      verdict: 'failed',
+      broken: expect.any(Number),
+    });
     expect(record.requirements.find((r) => r.id === 'ZZPROOF-AN-RESPONSE-RELATIONSHIPS')!.broken).toBeGreaterThan(0);
   });
 
   it("is judged by the proxy: a client's wrong data.type under ZZPROOF-AN-DATA-TYPE, a created answer without relationships under ZZPROOF-AN-RESPONSE-RELATIONSHIPS", async () => {
     const rules = await rulesLoggedFor([createdDocument(), withValueAt(createdDocument(), '/data/type', 'Highlight')]);
-    expect(rules).toEqual(expect.arrayContaining(['request ZZPROOF-AN-DATA-TYPE', 'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS']));
+    expect(rules).toEqual(
+      expect.arrayContaining(['request ZZPROOF-AN-DATA-TYPE', 'response ZZPROOF-AN-RESPONSE-RELATIONSHIPS']),
+    );
   });
 
   // How each requirement of the addition is broken, on the request or on a real created answer.
-  const breaks: Record<string, { request?: (document: unknown) => unknown; answer?: (status: number, document: unknown) => [number, unknown] }> = {
+  const breaks: Record<
+    string,
+    { request?: (document: unknown) => unknown; answer?: (status: number, document: unknown) => [number, unknown] }
+  > = {
     'ZZPROOF-AN-DATA-REQUIRED': { request: (d) => withoutValueAt(d, '/data') },
     'ZZPROOF-AN-DATA-TYPE': { request: (d) => withValueAt(d, '/data/type', 'Note') },
     'ZZPROOF-AN-OWNER-TYPE': { request: (d) => withValueAt(d, '/data/relationships/owner/data/type', 'Group') },
@@ -127,7 +151,9 @@ describe('a create operation added to the contract as data only', () => {
     'ZZPROOF-AN-CREATE-201': { answer: (_, d) => [200, d] },
     'ZZPROOF-AN-RESPONSE-SHAPE': { answer: (status, d) => [status, withValueAt(d, '/data/type', 'annotation')] },
     'ZZPROOF-AN-RESPONSE-RELATIONSHIPS': { answer: (status, d) => [status, withoutValueAt(d, '/data/relationships')] },
-    'ZZPROOF-AN-ATTRIBUTES-ECHO': { answer: (status, d) => [status, withValueAt(d, '/data/attributes/note', 'another note')] },
+    'ZZPROOF-AN-ATTRIBUTES-ECHO': {
+      answer: (status, d) => [status, withValueAt(d, '/data/attributes/note', 'another note')],
+    },
   };
 
   it('names how each of its requirements is broken here, so none goes unjudged', () => {
@@ -138,10 +164,17 @@ describe('a create operation added to the contract as data only', () => {
     it(`has ${id} judged by the contract: an exchange that breaks it is reported under it`, async () => {
       const server = await startReferenceServer();
       try {
-        const created = await send(server.baseUrl, { method: 'POST', path: operation.pathTemplate, headers: session, body: JSON.stringify(createdDocument()) });
+        const created = await send(server.baseUrl, {
+          method: 'POST',
+          path: operation.pathTemplate,
+          headers: session,
+          body: JSON.stringify(createdDocument()),
+        });
         expect(created.response.status).toBe(201);
         const requestDocument = broken.request ? broken.request(createdDocument()) : createdDocument();
-        const [status, answer] = broken.answer ? broken.answer(created.response.status, created.json) : [201, created.json];
+        const [status, answer] = broken.answer
+          ? broken.answer(created.response.status, created.json)
+          : [201, created.json];
         const request = { ...created.request, bodyText: JSON.stringify(requestDocument) };
         const response = { ...created.response, status, bodyText: JSON.stringify(answer) };
         expect(judgeExchange(contract, request, response).map((f) => f.requirement)).toContain(id);
@@ -165,15 +198,23 @@ describe('a kind of record the kit has never seen, named by the added create ope
       return undefined;
     }
   };
-  const withoutKind = (): Fixtures => Object.fromEntries(Object.entries(REFERENCE_FIXTURES).filter(([kind]) => kind !== KIND));
+  const withoutKind = (): Fixtures =>
+    Object.fromEntries(Object.entries(REFERENCE_FIXTURES).filter(([kind]) => kind !== KIND));
   /** The titles of the cases that sent `id` as the kind's record in a request answered 201, each once. */
-  const creatingWith = (sent: SentRequest[], id: string) => [...new Set(sent.filter((r) => r.status === 201 && shelfIdIn(r.document) === id).map((r) => r.case))];
+  const creatingWith = (sent: SentRequest[], id: string) => [
+    ...new Set(sent.filter((r) => r.status === 201 && shelfIdIn(r.document) === id).map((r) => r.case)),
+  ];
 
   it('is named by one member of the added operation, and is a target setting whose flag, variable and file key derive from its name', () => {
     expect(members.map((m) => `${m.operation.operationId} ${m.pointer}`)).toEqual([
       `${operationId} /data/relationships/shelf/data/id`,
     ]);
-    expect(settingRows().find((row) => row.key === KIND)).toMatchObject({ record: true, flag: '--zz-proof-shelf-id', variable: 'LAS_ZZ_PROOF_SHELF_ID', fileKey: `fixtures.${KIND}` });
+    expect(settingRows().find((row) => row.key === KIND)).toMatchObject({
+      record: true,
+      flag: '--zz-proof-shelf-id',
+      variable: 'LAS_ZZ_PROOF_SHELF_ID',
+      fileKey: `fixtures.${KIND}`,
+    });
   });
 
   it('is given to a run by its flag, its variable or its target-file key', async () => {
@@ -199,10 +240,17 @@ describe('a kind of record the kit has never seen, named by the added create ope
     const record = await recordAgainst([], ownCases, { sent });
     expect(record.cases).toMatchObject({ total: ownCases.length, failed: 0, notRun: 0 });
     expect(record.inputs.records[KIND]).toBe(true);
-    expect(record.requirements.filter((r) => r.verdict === 'passed' && !((r.judged ?? 0) > 0)).map((r) => r.id)).toEqual([]);
+    expect(
+      record.requirements.filter((r) => r.verdict === 'passed' && !((r.judged ?? 0) > 0)).map((r) => r.id),
+    ).toEqual([]);
     const supplied = referenceTarget('http://127.0.0.1:1/v3').fixtures[KIND];
     expect(supplied).toBe(REFERENCE_FIXTURES[KIND]);
-    expect(creatingWith(sent, supplied)).toEqual(expect.arrayContaining([expect.stringMatching(/: a complete valid document → /), expect.stringMatching(/: the same complete document twice → /)]));
+    expect(creatingWith(sent, supplied)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/: a complete valid document → /),
+        expect.stringMatching(/: the same complete document twice → /),
+      ]),
+    );
   });
 
   it("fills the required relationship naming it with the target's record in every case meant to be served: the minimal document is created with it", async () => {
@@ -214,7 +262,7 @@ describe('a kind of record the kit has never seen, named by the added create ope
     expect(otherwise.map((r) => r.case)).toEqual([]);
   });
 
-  it('sends the id the target supplies: one the reference server does not hold is answered 404, and the creation fails under the operation\'s own requirement', async () => {
+  it("sends the id the target supplies: one the reference server does not hold is answered 404, and the creation fails under the operation's own requirement", async () => {
     const sent: SentRequest[] = [];
     const unheld = 'ffffffffffffffffffffffff';
     const record = await recordAgainst([], ownCases, { sent, fixtures: { ...REFERENCE_FIXTURES, [KIND]: unheld } });
@@ -225,7 +273,13 @@ describe('a kind of record the kit has never seen, named by the added create ope
   it('is held by the reference server: a creation naming its record is answered 201 and echoes it; an id it does not hold is answered 404 at the member', async () => {
     const server = await startReferenceServer();
     try {
-      const post = (fixtures: Fixtures) => send(server.baseUrl, { method: 'POST', path: operation.pathTemplate, headers: session, body: JSON.stringify(completeDocument(operation, fixtures, 'shelf')) });
+      const post = (fixtures: Fixtures) =>
+        send(server.baseUrl, {
+          method: 'POST',
+          path: operation.pathTemplate,
+          headers: session,
+          body: JSON.stringify(completeDocument(operation, fixtures, 'shelf')),
+        });
       const held = await post(REFERENCE_FIXTURES);
       expect(held.response.status).toBe(201);
       expect(shelfIdIn(held.json)).toBe(REFERENCE_FIXTURES[KIND]);
@@ -245,7 +299,7 @@ describe('a kind of record the kit has never seen, named by the added create ope
     ]);
   });
 
-  it('fails the run under the operation\'s own requirement when the generic fault relationships-dropped is on, in the cases that created with the shelf', async () => {
+  it("fails the run under the operation's own requirement when the generic fault relationships-dropped is on, in the cases that created with the shelf", async () => {
     const sent: SentRequest[] = [];
     const record = await recordAgainst(['relationships-dropped'], ownCases, { sent });
     const relationships = contract.requirementOf(operation, 'relationshipsEcho')!.id;
@@ -279,12 +333,22 @@ describe('a list added to the contract as data only, its filter on another membe
   /** Requirements the proxy alone judges (client traffic the suite never makes). */
   const proxyOnly = listRequirements.filter((id) => contract.requirement(id).checkedBy?.includes('suite') === false);
 
-  it('takes the rules every list follows from the catalogue\'s templates, by one entry, each bound to its role', () => {
+  it("takes the rules every list follows from the catalogue's templates, by one entry, each bound to its role", () => {
     const taking = addition.requirements.filter(isTemplateUse).filter((use) => use.operation === listId);
     expect(taking).toHaveLength(1);
-    expect(listRequirements).toHaveLength(taking[0].templates.length + addition.requirements.filter((r) => !isTemplateUse(r) && r.id.startsWith('ZZPROOF-SH-')).length);
-    expect(list.roles).toMatchObject({ pageLength: 'ZZPROOF-SH-PAGE-LENGTH', metaPages: 'ZZPROOF-SH-META-PAGES', pageWalk: 'ZZPROOF-SH-PAGE-WALK', responseShape: 'ZZPROOF-SH-RESPONSE-SHAPE' });
-    expect(contract.requirement('ZZPROOF-SH-RESPONSE-SHAPE').basis).toBe('4.1: the 200 body requires a data array of ZzProofShades; included, when sent, is an array of resources.');
+    expect(listRequirements).toHaveLength(
+      taking[0].templates.length +
+        addition.requirements.filter((r) => !isTemplateUse(r) && r.id.startsWith('ZZPROOF-SH-')).length,
+    );
+    expect(list.roles).toMatchObject({
+      pageLength: 'ZZPROOF-SH-PAGE-LENGTH',
+      metaPages: 'ZZPROOF-SH-META-PAGES',
+      pageWalk: 'ZZPROOF-SH-PAGE-WALK',
+      responseShape: 'ZZPROOF-SH-RESPONSE-SHAPE',
+    });
+    expect(contract.requirement('ZZPROOF-SH-RESPONSE-SHAPE').basis).toBe(
+      '4.1: the 200 body requires a data array of ZzProofShades; included, when sent, is an array of resources.',
+    );
   });
 
   it('gets its filter and pagination cases from its own filter member, page and roles', () => {
@@ -292,9 +356,20 @@ describe('a list added to the contract as data only, its filter on another membe
     const titles = listCases.map((c) => c.title);
     for (const value of ['warm', 'cool', 'neutral']) {
       expect(titles).toContain(`${listId}: filter[tone]=${value} → 200 with a list document`);
-      for (const limit of [1, 3, 10, 25]) expect(titles).toContain(`${listId}: walk filter[tone]=${value} at page[limit]=${limit}: every item exactly once`);
+      for (const limit of [1, 3, 10, 25])
+        expect(titles).toContain(
+          `${listId}: walk filter[tone]=${value} at page[limit]=${limit}: every item exactly once`,
+        );
     }
-    expect(titles).toEqual(expect.arrayContaining([`${listId}: no filter → 400`, `${listId}: an unknown filter[tone] value → 400`, `${listId}: filter with another member instead of tone → 400`, `${listId}: page[limit]=0 → 400`, `${listId}: page[offset] without page[limit] → 400`]));
+    expect(titles).toEqual(
+      expect.arrayContaining([
+        `${listId}: no filter → 400`,
+        `${listId}: an unknown filter[tone] value → 400`,
+        `${listId}: filter with another member instead of tone → 400`,
+        `${listId}: page[limit]=0 → 400`,
+        `${listId}: page[offset] without page[limit] → 400`,
+      ]),
+    );
     expect(filterCases.filter((c) => c.title.startsWith(`${listId}:`)).length).toBeGreaterThan(0);
     // Every requirement of the list the suite can judge is one its cases answer to or cover; none is another list's.
     const named = new Set(listCases.flatMap((c) => [...c.requirements, ...(c.covers ?? [])]));
@@ -303,7 +378,10 @@ describe('a list added to the contract as data only, its filter on another membe
   });
 
   it('is served by the reference server from items seeded from its schema: every case passes, and each requirement is passed on judged exchanges, none broken', async () => {
-    await expectPassedOnJudgedExchanges(listCases, listRequirements.filter((id) => !proxyOnly.includes(id)));
+    await expectPassedOnJudgedExchanges(
+      listCases,
+      listRequirements.filter((id) => !proxyOnly.includes(id)),
+    );
   });
 
   const ownFailures: [fault: string, requirements: string[]][] = [
@@ -320,7 +398,12 @@ describe('a list added to the contract as data only, its filter on another membe
     it(`fails the run under its own requirement when the generic fault ${fault} is on`, async () => {
       const record = await recordAgainst([fault], listCases);
       expect(record.verdict).toBe('failed');
-      expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort()).toEqual(requirements);
+      expect(
+        record.requirements
+          .filter((r) => r.verdict === 'failed')
+          .map((r) => r.id)
+          .sort(),
+      ).toEqual(requirements);
     });
   }
 
@@ -404,7 +487,14 @@ describe('a list added to the contract as data only, its filter on another membe
     expect(record.cases).toMatchObject({ total: listCases.length, failed: 0 });
     const server = await startReferenceServer({ choices: ['last-filter-value-matches-nothing'] });
     try {
-      const page = async (tone: string) => (await send(server.baseUrl, { method: 'GET', path: `${list.pathTemplate}?filter[tone]=${tone}`, headers: { authorization: session.authorization } })).json as { meta: { total: number } };
+      const page = async (tone: string) =>
+        (
+          await send(server.baseUrl, {
+            method: 'GET',
+            path: `${list.pathTemplate}?filter[tone]=${tone}`,
+            headers: { authorization: session.authorization },
+          })
+        ).json as { meta: { total: number } };
       expect((await page('neutral')).meta.total).toBe(0);
       expect((await page('warm')).meta.total).toBeGreaterThan(0);
     } finally {
@@ -413,12 +503,27 @@ describe('a list added to the contract as data only, its filter on another membe
   });
 
   it("is judged by the proxy under its own ids: a client's page[limit]=0 under ZZPROOF-SH-PAGE-LIMIT-MIN, a wrong meta.pages under ZZPROOF-SH-META-PAGES", async () => {
-    const upstream = await startReferenceServer({ faults: ['meta-pages-rounded-down', 'page-limit-below-one-accepted'] });
+    const upstream = await startReferenceServer({
+      faults: ['meta-pages-rounded-down', 'page-limit-below-one-accepted'],
+    });
     const violations = new Recorder();
-    const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
+    const proxy = await startValidatingProxy({
+      upstream: upstream.baseUrl,
+      violations,
+      repeatInterval: 0,
+      contract,
+      judgeThread: false,
+    });
     try {
-      for (const query of ['filter[tone]=warm&page[limit]=10&page[offset]=0', 'filter[tone]=cool&page[limit]=0&page[offset]=0']) {
-        await send(proxy.baseUrl, { method: 'GET', path: `${list.pathTemplate}?${query}`, headers: { authorization: session.authorization } });
+      for (const query of [
+        'filter[tone]=warm&page[limit]=10&page[offset]=0',
+        'filter[tone]=cool&page[limit]=0&page[offset]=0',
+      ]) {
+        await send(proxy.baseUrl, {
+          method: 'GET',
+          path: `${list.pathTemplate}?${query}`,
+          headers: { authorization: session.authorization },
+        });
       }
       await proxy.proxy.settled();
     } finally {
@@ -426,7 +531,9 @@ describe('a list added to the contract as data only, its filter on another membe
       await upstream.close();
     }
     const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
-    expect(rules).toEqual(expect.arrayContaining(['request ZZPROOF-SH-PAGE-LIMIT-MIN', 'response ZZPROOF-SH-META-PAGES']));
+    expect(rules).toEqual(
+      expect.arrayContaining(['request ZZPROOF-SH-PAGE-LIMIT-MIN', 'response ZZPROOF-SH-META-PAGES']),
+    );
     expect(rules.filter((rule) => / NG-/.test(rule))).toEqual([]);
   });
 });
@@ -439,19 +546,32 @@ describe('a list added to the contract as data only, filtered on the id of a rec
   const listCases = SUITE_CASES.filter((c) => c.title.startsWith(`${listId}:`));
   const proxyOnly = listRequirements.filter((id) => contract.requirement(id).checkedBy?.includes('suite') === false);
   const total = async (baseUrl: string, query: string) =>
-    ((await send(baseUrl, { method: 'GET', path: `${list.pathTemplate}?${query}`, headers: { authorization: session.authorization } })).json as { meta: { total: number } }).meta.total;
+    (
+      (
+        await send(baseUrl, {
+          method: 'GET',
+          path: `${list.pathTemplate}?${query}`,
+          headers: { authorization: session.authorization },
+        })
+      ).json as { meta: { total: number } }
+    ).meta.total;
 
   it("gets a filter case and walks that send the target's record of the kind its member names", () => {
     const titles = listCases.map((c) => c.title);
     expect(titles).toContain(`${listId}: filter[${kind}]=<${kind}> → 200 with a list document`);
-    for (const limit of [1, 3, 10, 25]) expect(titles).toContain(`${listId}: walk filter[${kind}]=<${kind}> at page[limit]=${limit}: every item exactly once`);
+    for (const limit of [1, 3, 10, 25])
+      expect(titles).toContain(
+        `${listId}: walk filter[${kind}]=<${kind}> at page[limit]=${limit}: every item exactly once`,
+      );
     expect(filterQuery(list, undefined, { [kind]: 'the-record' })).toBe(`filter[${kind}]=the-record`);
   });
 
-  it("is served by the reference server filtered on that member: the record it holds matches items, another id none", async () => {
+  it('is served by the reference server filtered on that member: the record it holds matches items, another id none', async () => {
     const server = await startReferenceServer();
     try {
-      expect(await total(server.baseUrl, filterQuery(list, undefined, referenceTarget(server.baseUrl).fixtures))).toBeGreaterThan(0);
+      expect(
+        await total(server.baseUrl, filterQuery(list, undefined, referenceTarget(server.baseUrl).fixtures)),
+      ).toBeGreaterThan(0);
       expect(await total(server.baseUrl, `filter[${kind}]=ffffffffffffffffffffffff`)).toBe(0);
       expect(await total(server.baseUrl, `filter[${kind}]=`)).toBe(0);
     } finally {
@@ -460,7 +580,10 @@ describe('a list added to the contract as data only, filtered on the id of a rec
   });
 
   it('passes every case against the reference server, each requirement passed on judged exchanges, none broken', async () => {
-    await expectPassedOnJudgedExchanges(listCases, listRequirements.filter((id) => !proxyOnly.includes(id)));
+    await expectPassedOnJudgedExchanges(
+      listCases,
+      listRequirements.filter((id) => !proxyOnly.includes(id)),
+    );
   });
 
   it('takes the template FILTER-MATCH at SHOULD: its contract states no meaning for its filter, and an id no target holds is sent too', () => {
@@ -475,7 +598,9 @@ describe('a list added to the contract as data only, filtered on the id of a rec
 
   it('fails the run under its own requirement when the generic fault meta-pages-rounded-down is on: its cases judge pages that hold items', async () => {
     const record = await recordAgainst(['meta-pages-rounded-down'], listCases);
-    expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual(['ZZPROOF-MK-META-PAGES']);
+    expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([
+      'ZZPROOF-MK-META-PAGES',
+    ]);
   });
 });
 
@@ -483,10 +608,21 @@ describe('a list added to the contract as data only, filtered on the id of a rec
 async function rulesLoggedFor(documents: unknown[]): Promise<string[]> {
   const upstream = await startReferenceServer({ faults: ['relationships-dropped'] });
   const violations = new Recorder();
-  const proxy = await startValidatingProxy({ upstream: upstream.baseUrl, violations, repeatInterval: 0, contract, judgeThread: false });
+  const proxy = await startValidatingProxy({
+    upstream: upstream.baseUrl,
+    violations,
+    repeatInterval: 0,
+    contract,
+    judgeThread: false,
+  });
   try {
     for (const document of documents) {
-      await send(proxy.baseUrl, { method: 'POST', path: operation.pathTemplate, headers: session, body: JSON.stringify(document) });
+      await send(proxy.baseUrl, {
+        method: 'POST',
+        path: operation.pathTemplate,
+        headers: session,
+        body: JSON.stringify(document),
+      });
     }
     await proxy.proxy.settled();
   } finally {

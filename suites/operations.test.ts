@@ -9,7 +9,12 @@ import { rejectionBase } from './documents.ts';
 import { brokenRequirements, contract, createOperations } from './operations.ts';
 
 /** Where the specification puts a duty on the server to refuse a member of the wrong type. */
-const SERVER_DUTY = [/^\/data$/, /^\/data\/type$/, /^\/data\/attributes(\/.*)?$/, /^\/data\/relationships\/owner\/data(\/.*)?$/];
+const SERVER_DUTY = [
+  /^\/data$/,
+  /^\/data\/type$/,
+  /^\/data\/attributes(\/.*)?$/,
+  /^\/data\/relationships\/owner\/data(\/.*)?$/,
+];
 const RELATIONSHIPS = '/data/relationships';
 
 /**
@@ -42,6 +47,12 @@ describe('generated type-mismatch cases', () => {
 
   it('include relationship members the specification gives a server no duty for', () => {
     const warnOnly = createOperations.flatMap((o) => bodyMembers(o).filter((m) => !serverDuty(bodyMembers(o), m)));
-    expect(warnOnly.map((m) => m.pointer)).toEqual(expect.arrayContaining(['/data/relationships/owner/links', '/data/relationships/owner/links/self', '/data/relationships/owner/meta']));
+    expect(warnOnly.map((m) => m.pointer)).toEqual(
+      expect.arrayContaining([
+        '/data/relationships/owner/links',
+        '/data/relationships/owner/links/self',
+        '/data/relationships/owner/meta',
+      ]),
+    );
   });
 });

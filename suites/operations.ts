@@ -2,7 +2,25 @@
 // mean success, an input a permitted caller gets served, an input that must be rejected, and for
 // each list its filter's members and values.
 import { randomUUID } from 'node:crypto';
-import { bodyMembers, FILTER_PARAMETER, filterMembers, filterRequired, listOperations as listsOf, loadContract, MEDIA_TYPE, memberValue, PAGE_PARAMETER, refusableFindings, refusalsFor, servedFilterMember, smallestQuery, validateRequest, type Operation, type OperationRole, type RecordIds } from '../contract/index.ts';
+import {
+  bodyMembers,
+  FILTER_PARAMETER,
+  filterMembers,
+  filterRequired,
+  listOperations as listsOf,
+  loadContract,
+  MEDIA_TYPE,
+  memberValue,
+  PAGE_PARAMETER,
+  refusableFindings,
+  refusalsFor,
+  servedFilterMember,
+  smallestQuery,
+  validateRequest,
+  type Operation,
+  type OperationRole,
+  type RecordIds,
+} from '../contract/index.ts';
 import { settingSource, type Fixtures } from '../targets/target.ts';
 import type { Answer, ConformanceCase } from './case.ts';
 import { completeDocument, missingFixtures } from './documents.ts';
@@ -59,7 +77,9 @@ export function filterValues(operation: Operation): string[] {
  * sends names the target's (`filter[collectionItemId]=<collectionItemId>`).
  */
 export function recordsInTitles(operation: Operation): RecordIds {
-  const kinds = filterMembers(operation).flatMap((m) => (typeof m.schema['x-record'] === 'string' ? [m.schema['x-record']] : []));
+  const kinds = filterMembers(operation).flatMap((m) =>
+    typeof m.schema['x-record'] === 'string' ? [m.schema['x-record']] : [],
+  );
   return Object.fromEntries(kinds.map((kind) => [kind, `<${kind}>`]));
 }
 
@@ -109,7 +129,9 @@ const PAGE_BELOW_BOUNDS = `${PAGE_PARAMETER}[limit]=0&${PAGE_PARAMETER}[offset]=
  */
 export function invalidInput(operation: Operation): OperationInput {
   if (operation.requestBody !== undefined) return { document: {} };
-  return filterRequired(operation) ? {} : { query: `${smallestQuery(operation.parameters)}&${PAGE_BELOW_BOUNDS}`.replace(/^&/, '') };
+  return filterRequired(operation)
+    ? {}
+    : { query: `${smallestQuery(operation.parameters)}&${PAGE_BELOW_BOUNDS}`.replace(/^&/, '') };
 }
 
 /**
@@ -153,8 +175,13 @@ export function brokenRequirements(operation: Operation, input: OperationInput &
     headers: { authorization: 'Bearer r:token', ...(bodyText === undefined ? {} : { 'content-type': MEDIA_TYPE }) },
     bodyText,
   });
-  const ids = [...new Set(refusableFindings(findings).map((f) => contract.requirementBrokenByAccepting(f.requirement).id))];
-  if (ids.length === 0) throw new Error(`the contract accepts this input to ${operation.operationId}, so no case can expect it rejected: ${JSON.stringify(input)}`);
+  const ids = [
+    ...new Set(refusableFindings(findings).map((f) => contract.requirementBrokenByAccepting(f.requirement).id)),
+  ];
+  if (ids.length === 0)
+    throw new Error(
+      `the contract accepts this input to ${operation.operationId}, so no case can expect it rejected: ${JSON.stringify(input)}`,
+    );
   return ids;
 }
 
@@ -183,17 +210,28 @@ const RECORD_NOT_FOUND = 404;
  * records (no fixture ids given) may be refused 404 for them, which the specification allows:
  * such an answer judges nothing, and says which ids would let it.
  */
-export function expectRefused(conformance: ConformanceCase, operation: Operation, answer: Answer, statuses: number[], requirement?: string, what = 'the request'): void {
+export function expectRefused(
+  conformance: ConformanceCase,
+  operation: Operation,
+  answer: Answer,
+  statuses: number[],
+  requirement?: string,
+  what = 'the request',
+): void {
   const missing = missingFixtures(operation, conformance.target.fixtures);
   if (answer.status === RECORD_NOT_FOUND && !statuses.includes(answer.status) && missing.length > 0) {
-    conformance.cannotJudge(requirement ?? conformance.primary, `${what} was answered 404: the run was given no ${missing.join(' or ')} fixture, so the document names a stand-in record, and a target may refuse a record it does not hold with 404 (give the fixture ids to judge it)`);
+    conformance.cannotJudge(
+      requirement ?? conformance.primary,
+      `${what} was answered 404: the run was given no ${missing.join(' or ')} fixture, so the document names a stand-in record, and a target may refuse a record it does not hold with 404 (give the fixture ids to judge it)`,
+    );
     return;
   }
   conformance.expectStatus(answer, statuses, requirement, what);
 }
 
 /** Why a target may refuse a complete document: it names values the specification does not show. */
-export const UNSHOWN_VALUES_REASON = 'the target refused, with 400, a value the kit had to choose for a member whose values the specification does not show (permission numbers), as it may; so nothing was created';
+export const UNSHOWN_VALUES_REASON =
+  'the target refused, with 400, a value the kit had to choose for a member whose values the specification does not show (permission numbers), as it may; so nothing was created';
 
 /**
  * Whether an answer is a 400 whose every error points at a request member whose values the
@@ -204,6 +242,12 @@ export function refusedUnshownValues(operation: Operation, answer: { status: num
   if (answer.status !== 400) return false;
   const errors = (answer.json as { errors?: unknown } | undefined)?.errors;
   if (!Array.isArray(errors) || errors.length === 0) return false;
-  const unshown = new Set(bodyMembers(operation).filter((m) => m.valuesNotShown).map((m) => m.pointer));
-  return errors.every((error) => unshown.has((error as { source?: { pointer?: unknown } } | null)?.source?.pointer as string));
+  const unshown = new Set(
+    bodyMembers(operation)
+      .filter((m) => m.valuesNotShown)
+      .map((m) => m.pointer),
+  );
+  return errors.every((error) =>
+    unshown.has((error as { source?: { pointer?: unknown } } | null)?.source?.pointer as string),
+  );
 }

@@ -16,7 +16,9 @@ import { caseTitle, SUITE_CASES, type SuiteCase } from './cases/index.ts';
 import type { ReceivedResponse, TargetClient } from './client.ts';
 
 const contract = loadContract();
-const validateRecord = createAjv().compile(JSON.parse(readFileSync(new URL('../reports/conformance.schema.json', import.meta.url), 'utf8')) as object);
+const validateRecord = createAjv().compile(
+  JSON.parse(readFileSync(new URL('../reports/conformance.schema.json', import.meta.url), 'utf8')) as object,
+);
 
 type Json = Record<string, unknown>;
 type Rewrite = (request: { method: string; path: string }, response: ReceivedResponse) => ReceivedResponse;
@@ -65,7 +67,13 @@ const idsAllString: Rewrite = (_request, response) =>
   });
 
 const never401: Rewrite = (_request, response) =>
-  response.status === 401 ? { status: 403, headers: { 'content-type': 'application/vnd.api+json' }, bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }) } : response;
+  response.status === 401
+    ? {
+        status: 403,
+        headers: { 'content-type': 'application/vnd.api+json' },
+        bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }),
+      }
+    : response;
 
 const unchanged: Rewrite = (_request, response) => response;
 
@@ -90,22 +98,41 @@ async function caseOutcome(suiteCase: SuiteCase, target: Target, client: TargetC
   try {
     await suiteCase.run(conformance);
   } catch (error) {
-    if (error instanceof CaseSkipped) return { title, requirements, status: 'skipped', skipReason: error.message, findings: [] };
+    if (error instanceof CaseSkipped)
+      return { title, requirements, status: 'skipped', skipReason: error.message, findings: [] };
     throw error;
   }
   const data = conformance.outcomeData();
   const findings = conformance.findingsForPeople().findings;
-  return { title, requirements, status: conformance.blocking().length > 0 ? 'failed' : 'passed', findings, notRun: data.notRun, exercised: data.exercised, unexercised: data.unexercised };
+  return {
+    title,
+    requirements,
+    status: conformance.blocking().length > 0 ? 'failed' : 'passed',
+    findings,
+    notRun: data.notRun,
+    exercised: data.exercised,
+    unexercised: data.unexercised,
+  };
 }
 
 async function recordOf(target: Target, client: TargetClient): Promise<CertificationRecord> {
   const cases: CaseOutcome[] = [];
   for (const suiteCase of SUITE_CASES) cases.push(await caseOutcome(suiteCase, target, client));
   const runStatus = cases.some((c) => c.status === 'failed') ? 'failed' : 'passed';
-  return buildRecord({ contract, kit: { name: 'las-conformance', version: '0.0.0' }, target: target.baseUrl, failLevel: 'must', startedAt: new Date(), durationMs: 0, runStatus, cases });
+  return buildRecord({
+    contract,
+    kit: { name: 'las-conformance', version: '0.0.0' },
+    target: target.baseUrl,
+    failLevel: 'must',
+    startedAt: new Date(),
+    durationMs: 0,
+    runStatus,
+    cases,
+  });
 }
 
-const requirementOf = (record: CertificationRecord, id: string): RequirementRecord => record.requirements.find((r) => r.id === id)!;
+const requirementOf = (record: CertificationRecord, id: string): RequirementRecord =>
+  record.requirements.find((r) => r.id === id)!;
 
 /** Failed or warned, or listed not exercised with a reason: anything but passed without a judged exchange. */
 function neverCertifiedUnjudged(record: RequirementRecord): boolean {
@@ -128,7 +155,9 @@ describe('passed means judged: the whole suite against the reference server behi
     const record = await run(unchanged);
     expect(validateRecord(record), JSON.stringify(validateRecord.errors)).toBe(true);
     expect(record.verdict).toBe('passed');
-    const unjudged = record.requirements.filter((r) => r.level !== 'INFO' && r.verdict === 'not-run' && r.notExercised && !r.byTargetChoice).map((r) => `${r.id}: ${r.reason}`);
+    const unjudged = record.requirements
+      .filter((r) => r.level !== 'INFO' && r.verdict === 'not-run' && r.notExercised && !r.byTargetChoice)
+      .map((r) => `${r.id}: ${r.reason}`);
     expect(unjudged).toEqual([]);
   });
 
@@ -138,7 +167,8 @@ describe('passed means judged: the whole suite against the reference server behi
     expect(record.verdict).toBe('failed');
     expect(requirementOf(record, 'NG-META-PAGES')).toMatchObject({ verdict: 'failed' });
     expect(requirementOf(record, 'NG-META-LIMIT-EFFECTIVE')).toMatchObject({ verdict: 'warning' });
-    for (const id of ['NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER']) expect(neverCertifiedUnjudged(requirementOf(record, id)), id).toBe(true);
+    for (const id of ['NG-PAGE-LENGTH', 'NG-META-PAGE-NUMBER'])
+      expect(neverCertifiedUnjudged(requirementOf(record, id)), id).toBe(true);
   });
 
   it('every resource id the string "string", and every groupId too: RES-ID-OBJECTID warns on every id judged, whatever else is wrong', async () => {
@@ -157,8 +187,15 @@ describe('passed means judged: the whole suite against the reference server behi
     expect(validateRecord(record), JSON.stringify(validateRecord.errors)).toBe(true);
     expect(record.verdict).toBe('failed');
     expect(requirementOf(record, 'AUTH-401-NO-CREDENTIALS')).toMatchObject({ verdict: 'failed' });
-    expect(requirementOf(record, 'AUTH-WWW-AUTHENTICATE')).toMatchObject({ verdict: 'not-run', notExercised: true, judged: 0, reason: 'not exercised: no answer was 401' });
+    expect(requirementOf(record, 'AUTH-WWW-AUTHENTICATE')).toMatchObject({
+      verdict: 'not-run',
+      notExercised: true,
+      judged: 0,
+      reason: 'not exercised: no answer was 401',
+    });
     // At --level should the run cannot pass without it.
-    expect(record.requirements.filter((r) => r.verdict === 'passed' && r.judged === 0 && r.level !== 'INFO')).toEqual([]);
+    expect(record.requirements.filter((r) => r.verdict === 'passed' && r.judged === 0 && r.level !== 'INFO')).toEqual(
+      [],
+    );
   });
 });

@@ -6,7 +6,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import {
+  DEFAULT_CREDENTIALS,
+  REFERENCE_FIXTURES,
+  startReferenceServer,
+  type StartedReferenceServer,
+} from '../server/index.ts';
 import { resolveTarget, type TargetSettings } from '../targets/target.ts';
 import { preflight, PreflightError, preflightProblem, UnreachableTargetError } from './preflight.ts';
 
@@ -21,13 +26,24 @@ type Answer = (request: IncomingMessage, response: ServerResponse, path: string)
 const answers: Record<string, Answer> = {
   served: (_q, r) => r.writeHead(200, JSON_API).end(LIST),
   'served with 400': (_q, r) => r.writeHead(400, JSON_API).end('{"errors":[{"status":"400"}]}'),
-  'session token refused': (q, r) => (q.headers.authorization === `Bearer r:${SESSION}` ? r.writeHead(401, JSON_API).end('{"errors":[{"status":"401"}]}') : r.writeHead(200, JSON_API).end(LIST)),
-  'personal access token refused': (q, r) => (q.headers.authorization === `Bearer p:${PAT}` ? r.writeHead(401, JSON_API).end('{"errors":[{"status":"401"}]}') : r.writeHead(200, JSON_API).end(LIST)),
+  'session token refused': (q, r) =>
+    q.headers.authorization === `Bearer r:${SESSION}`
+      ? r.writeHead(401, JSON_API).end('{"errors":[{"status":"401"}]}')
+      : r.writeHead(200, JSON_API).end(LIST),
+  'personal access token refused': (q, r) =>
+    q.headers.authorization === `Bearer p:${PAT}`
+      ? r.writeHead(401, JSON_API).end('{"errors":[{"status":"401"}]}')
+      : r.writeHead(200, JSON_API).end(LIST),
   'not permitted': (_q, r) => r.writeHead(403, JSON_API).end('{"errors":[{"status":"403"}]}'),
-  'no /v3': (_q, r, path) => (path.startsWith('/v3/') ? r.writeHead(200, JSON_API).end(LIST) : r.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found')),
+  'no /v3': (_q, r, path) =>
+    path.startsWith('/v3/')
+      ? r.writeHead(200, JSON_API).end(LIST)
+      : r.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found'),
   redirect: (_q, r) => r.writeHead(301, { location: 'https://elsewhere.example/v3/notification-groups' }).end(),
-  'a web page': (_q, r) => r.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Portal</title>'),
-  'rate limited': (_q, r) => r.writeHead(429, { ...JSON_API, 'retry-after': '30' }).end('{"errors":[{"status":"429"}]}'),
+  'a web page': (_q, r) =>
+    r.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Portal</title>'),
+  'rate limited': (_q, r) =>
+    r.writeHead(429, { ...JSON_API, 'retry-after': '30' }).end('{"errors":[{"status":"429"}]}'),
 };
 
 let server: Server;
@@ -70,12 +86,27 @@ describe('preflight', () => {
   });
 
   const stops: [string, RegExp][] = [
-    ['session token refused', /was answered 401: the target refused the session token; check --session-token or LAS_SESSION_TOKEN \(a target that refuses valid tokens is reported this way too/],
-    ['personal access token refused', /Bearer p:…\) was answered 401: the target refused the personal access token; check --pat or LAS_PAT/],
+    [
+      'session token refused',
+      /was answered 401: the target refused the session token; check --session-token or LAS_SESSION_TOKEN \(a target that refuses valid tokens is reported this way too/,
+    ],
+    [
+      'personal access token refused',
+      /Bearer p:…\) was answered 401: the target refused the personal access token; check --pat or LAS_PAT/,
+    ],
     ['not permitted', /was answered 403: the session token is not permitted to list NotificationGroups/],
-    ['redirect', /was answered 301, a redirect to https:\/\/elsewhere\.example\/v3\/notification-groups; the kit does not follow redirects/],
-    ['a web page', /was answered 200 with text\/html, not a JSON:API document: check that the base URL points at the API/],
-    ['rate limited', /was answered 429, a status for a condition the specification leaves open \(a rate or size limit, .*\), from which no case could judge anything: check the target's limits for this client \(it asked to retry after 30\) and run again$/],
+    [
+      'redirect',
+      /was answered 301, a redirect to https:\/\/elsewhere\.example\/v3\/notification-groups; the kit does not follow redirects/,
+    ],
+    [
+      'a web page',
+      /was answered 200 with text\/html, not a JSON:API document: check that the base URL points at the API/,
+    ],
+    [
+      'rate limited',
+      /was answered 429, a status for a condition the specification leaves open \(a rate or size limit, .*\), from which no case could judge anything: check the target's limits for this client \(it asked to retry after 30\) and run again$/,
+    ],
   ];
   for (const [name, message] of stops) {
     it(`stops a run whose target answers: ${name}, in one line that never holds a token`, async () => {
@@ -88,18 +119,31 @@ describe('preflight', () => {
   }
 
   it('stops a base URL without the version root with a 404 that says so', async () => {
-    expect(await problemAt('no /v3', '')).toMatch(/was answered 404: the base URL must include the version root, e\.g\. https:\/\/staging\.example\.com\/v3/);
+    expect(await problemAt('no /v3', '')).toMatch(
+      /was answered 404: the base URL must include the version root, e\.g\. https:\/\/staging\.example\.com\/v3/,
+    );
   });
 
   it('an address that does not answer is unreachable', async () => {
-    const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: SESSION, pat: PAT }, loadContract().legacyHeader);
+    const target = resolveTarget(
+      { baseUrl: 'http://127.0.0.1:9/v3', sessionToken: SESSION, pat: PAT },
+      loadContract().legacyHeader,
+    );
     await expect(preflight(target)).rejects.toBeInstanceOf(UnreachableTargetError);
   });
 
   it('preflightProblem leaves 5xx error documents to the suite', () => {
-    const probe = { credential: 'the session token (Authorization: Bearer r:…)', setting: '--session-token', url: 'http://x/v3/notification-groups' };
-    expect(preflightProblem({ status: 500, headers: JSON_API, bodyText: '{"errors":[{"status":"500"}]}' }, probe)).toBeUndefined();
-    expect(preflightProblem({ status: 503, headers: { 'content-type': 'text/html' }, bodyText: '<h1>down</h1>' }, probe)).toMatch(/answered 503 with text\/html, not a JSON:API document/);
+    const probe = {
+      credential: 'the session token (Authorization: Bearer r:…)',
+      setting: '--session-token',
+      url: 'http://x/v3/notification-groups',
+    };
+    expect(
+      preflightProblem({ status: 500, headers: JSON_API, bodyText: '{"errors":[{"status":"500"}]}' }, probe),
+    ).toBeUndefined();
+    expect(
+      preflightProblem({ status: 503, headers: { 'content-type': 'text/html' }, bodyText: '<h1>down</h1>' }, probe),
+    ).toMatch(/answered 503 with text\/html, not a JSON:API document/);
   });
 });
 
@@ -112,14 +156,30 @@ describe('preflight of the optional inputs, against the reference server', () =>
     await reference?.close();
   });
 
-  const referenceTarget = (settings: Partial<TargetSettings>) => resolveTarget({ baseUrl: reference.baseUrl, ...DEFAULT_CREDENTIALS, ...settings }, loadContract().legacyHeader);
+  const referenceTarget = (settings: Partial<TargetSettings>) =>
+    resolveTarget({ baseUrl: reference.baseUrl, ...DEFAULT_CREDENTIALS, ...settings }, loadContract().legacyHeader);
 
   it('passes the inputs the target takes: its legacy header, its forbidden token, records that exist', async () => {
     await expect(preflight(referenceTarget({ fixtures: { ...REFERENCE_FIXTURES } }))).resolves.toBeUndefined();
   });
 
   it('with --read-only sends nothing that could create a record, so unknown ids are left to the (skipped) creation cases', async () => {
-    await expect(preflight(referenceTarget({ fixtures: { ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId } }), { readOnly: true })).resolves.toBeUndefined();
-    await expect(preflight(referenceTarget({ fixtures: { ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId } }))).rejects.toThrow(/answered 404 Record Not Found: the target does not know the collection item id or the owner user id/);
+    await expect(
+      preflight(
+        referenceTarget({
+          fixtures: { ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId },
+        }),
+        { readOnly: true },
+      ),
+    ).resolves.toBeUndefined();
+    await expect(
+      preflight(
+        referenceTarget({
+          fixtures: { ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId },
+        }),
+      ),
+    ).rejects.toThrow(
+      /answered 404 Record Not Found: the target does not know the collection item id or the owner user id/,
+    );
   });
 });

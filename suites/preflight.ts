@@ -6,7 +6,14 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { loadContract, MEDIA_TYPE, recordKindLabel, smallestQuery, type Operation, type RecordIds } from '../contract/index.ts';
+import {
+  loadContract,
+  MEDIA_TYPE,
+  recordKindLabel,
+  smallestQuery,
+  type Operation,
+  type RecordIds,
+} from '../contract/index.ts';
 import { settingSource, type Target } from '../targets/target.ts';
 import { fixtureMembers } from './documents.ts';
 import { validInput } from './operations.ts';
@@ -34,7 +41,9 @@ export class PreflightError extends Error {
  * Derived from the contract, not named here.
  */
 export function preflightRequest(records: RecordIds = {}): { operation: Operation; path: string } {
-  const operation = loadContract().operations.find((candidate) => candidate.method === 'GET' && !candidate.pathTemplate.includes('{'));
+  const operation = loadContract().operations.find(
+    (candidate) => candidate.method === 'GET' && !candidate.pathTemplate.includes('{'),
+  );
   if (!operation) throw new Error('the contract has no GET operation without path parameters for the preflight to ask');
   const query = smallestQuery(operation.parameters, { smallestPage: true, records });
   return { operation, path: `${operation.pathTemplate}${query === '' ? '' : `?${query}`}` };
@@ -63,7 +72,12 @@ export interface ProbeRequest {
 /** One request (a GET unless told); no answer within the timeout, or no connection, is UnreachableTargetError. */
 export async function probe(request: ProbeRequest): Promise<ProbeAnswer> {
   const send = request.url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const options = { method: request.method ?? 'GET', timeout: request.timeoutMs, headers: request.headers, ...(request.ca ? { ca: [...rootCertificates, request.ca] } : {}) };
+  const options = {
+    method: request.method ?? 'GET',
+    timeout: request.timeoutMs,
+    headers: request.headers,
+    ...(request.ca ? { ca: [...rootCertificates, request.ca] } : {}),
+  };
   try {
     return await new Promise<ProbeAnswer>((resolve, reject) => {
       const sent = send(request.url, options, (response) => {
@@ -74,7 +88,12 @@ export async function probe(request: ProbeRequest): Promise<ProbeAnswer> {
           size += chunk.length;
           if (size >= PREFLIGHT_BODY_BYTES) response.destroy();
         });
-        const done = () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bodyText: Buffer.concat(chunks).toString('utf8').slice(0, PREFLIGHT_BODY_BYTES) });
+        const done = () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            bodyText: Buffer.concat(chunks).toString('utf8').slice(0, PREFLIGHT_BODY_BYTES),
+          });
         response.once('end', done);
         response.once('close', done);
         response.once('error', done);
@@ -86,7 +105,9 @@ export async function probe(request: ProbeRequest): Promise<ProbeAnswer> {
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     const reason = code && !message.includes(code) ? `${code} (${message})` : message;
-    throw new UnreachableTargetError(`target ${request.url.origin}${request.url.pathname.replace(/\/[^/]*$/, '')} is unreachable: ${reason}`);
+    throw new UnreachableTargetError(
+      `target ${request.url.origin}${request.url.pathname.replace(/\/[^/]*$/, '')} is unreachable: ${reason}`,
+    );
   }
 }
 
@@ -102,13 +123,20 @@ export interface PreflightProbe {
 /** What calling an operation does, in the words of the specification's summary (`list NotificationGroups`), else its method and path. */
 function operationInWords(operation: Operation): string {
   const summary = operation.summary?.replace(/\s*\(.*\)\s*$/, '').trim();
-  return summary ? `${summary.charAt(0).toLowerCase()}${summary.slice(1)}` : `${operation.method} ${operation.pathTemplate}`;
+  return summary
+    ? `${summary.charAt(0).toLowerCase()}${summary.slice(1)}`
+    : `${operation.method} ${operation.pathTemplate}`;
 }
 
 function isJsonApiDocument(bodyText: string): boolean {
   try {
     const document = JSON.parse(bodyText) as unknown;
-    return typeof document === 'object' && document !== null && !Array.isArray(document) && ('data' in document || 'errors' in document);
+    return (
+      typeof document === 'object' &&
+      document !== null &&
+      !Array.isArray(document) &&
+      ('data' in document || 'errors' in document)
+    );
   } catch {
     return false;
   }
@@ -126,9 +154,12 @@ export function preflightProblem(answer: ProbeAnswer, probe: PreflightProbe): st
     const location = answer.headers.location;
     return `${asked} was answered ${status}, a redirect${location ? ` to ${String(location)}` : ''}; the kit does not follow redirects: give the base URL the service answers at (check http or https, the host and the path up to /v3)`;
   }
-  if (status === 404) return `${asked} was answered 404: the base URL must include the version root, e.g. https://staging.example.com/v3 (is /v3 missing, or a path prefix?)`;
-  if (status === 401) return `${asked} was answered 401: the target refused ${probe.credential.replace(/ \(.*$/, '')}; check ${probe.setting} (a target that refuses valid tokens is reported this way too, not as failed requirements)`;
-  if (status === 403) return `${asked} was answered 403: ${probe.credential.replace(/ \(.*$/, '')} is not permitted to ${operationInWords(preflightRequest().operation)}; give ${probe.setting} of a user who may`;
+  if (status === 404)
+    return `${asked} was answered 404: the base URL must include the version root, e.g. https://staging.example.com/v3 (is /v3 missing, or a path prefix?)`;
+  if (status === 401)
+    return `${asked} was answered 401: the target refused ${probe.credential.replace(/ \(.*$/, '')}; check ${probe.setting} (a target that refuses valid tokens is reported this way too, not as failed requirements)`;
+  if (status === 403)
+    return `${asked} was answered 403: ${probe.credential.replace(/ \(.*$/, '')} is not permitted to ${operationInWords(preflightRequest().operation)}; give ${probe.setting} of a user who may`;
   if (loadContract().genericStatuses.has(status)) {
     const retry = answer.headers['retry-after'];
     return `${asked} was answered ${status}, a status for a condition the specification leaves open (a rate or size limit, a method or media type the target does not take), from which no case could judge anything: check the target's limits for this client${retry ? ` (it asked to retry after ${String(retry).slice(0, 40)})` : ''} and run again`;
@@ -156,7 +187,11 @@ function fixtureOperations() {
 }
 
 function givenFixtures(target: Target, operation = fixtureOperations()[0]): string[] {
-  return operation ? fixtureMembers(operation).map(([, key]) => key).filter((key) => target.fixtures[key] !== undefined) : [];
+  return operation
+    ? fixtureMembers(operation)
+        .map(([, key]) => key)
+        .filter((key) => target.fixtures[key] !== undefined)
+    : [];
 }
 
 const listPath = (target: Target) => preflightRequest(target.fixtures).path;
@@ -166,7 +201,11 @@ export const INPUT_CHECKS: InputCheck[] = [
     // Section 5: the legacy header's name is the service's own ("Svc" stands for it). The session
     // token was just served as Bearer r:, so a 401 to the same token here is the header's name.
     applies: () => true,
-    request: (target) => ({ path: listPath(target), method: 'GET', headers: { [target.legacyHeader]: target.credentials.sessionToken } }),
+    request: (target) => ({
+      path: listPath(target),
+      method: 'GET',
+      headers: { [target.legacyHeader]: target.credentials.sessionToken },
+    }),
     problem: (answer, target, asked) =>
       answer.status === 401
         ? `${asked} was answered 401, though the same token was served as Authorization: Bearer r:; the target reads its legacy session header under another name: give it with ${settingSource('legacyHeader')} (now ${target.legacyHeader}; a target that refuses the legacy scheme altogether is reported this way too, not as failed requirements)`
@@ -175,31 +214,33 @@ export const INPUT_CHECKS: InputCheck[] = [
   {
     // The forbidden token must be authenticated (a 403 case tests permission, not authentication).
     applies: (target) => target.credentials.forbiddenToken !== undefined,
-    request: (target) => ({ path: listPath(target), method: 'GET', headers: { authorization: `Bearer r:${target.credentials.forbiddenToken}` } }),
+    request: (target) => ({
+      path: listPath(target),
+      method: 'GET',
+      headers: { authorization: `Bearer r:${target.credentials.forbiddenToken}` },
+    }),
     problem: (answer, _target, asked) =>
       answer.status === 401
         ? `${asked} was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with ${settingSource('forbiddenToken')}, or leave it out (the 403 cases are then reported not run)`
         : undefined,
   },
-  ...fixtureOperations().map(
-    (operation): InputCheck => ({
-      // Conditions for 404 are not shown (sections 4.2, 4.3); a 404 to the records the run names is
-      // the target saying it does not have them, which no case can be judged by. This creates one
-      // record when the ids are right, as the creation cases do.
-      applies: (target, readOnly) => !readOnly && givenFixtures(target, operation).length > 0,
-      request: (target) => ({
-        path: operation.pathTemplate,
-        method: operation.method,
-        headers: { authorization: `Bearer r:${target.credentials.sessionToken}`, 'content-type': MEDIA_TYPE },
-        body: JSON.stringify(validInput(operation, target.fixtures).document),
-      }),
-      problem: (answer, target, asked) => {
-        if (answer.status !== 404) return undefined;
-        const given = givenFixtures(target, operation);
-        return `${asked} was answered 404 Record Not Found: the target does not know the ${given.map(recordKindLabel).join(' or the ')} the run was given; give ids of records that exist there with ${given.map((key) => settingSource(key)).join(', and ')}`;
-      },
+  ...fixtureOperations().map((operation): InputCheck => ({
+    // Conditions for 404 are not shown (sections 4.2, 4.3); a 404 to the records the run names is
+    // the target saying it does not have them, which no case can be judged by. This creates one
+    // record when the ids are right, as the creation cases do.
+    applies: (target, readOnly) => !readOnly && givenFixtures(target, operation).length > 0,
+    request: (target) => ({
+      path: operation.pathTemplate,
+      method: operation.method,
+      headers: { authorization: `Bearer r:${target.credentials.sessionToken}`, 'content-type': MEDIA_TYPE },
+      body: JSON.stringify(validInput(operation, target.fixtures).document),
     }),
-  ),
+    problem: (answer, target, asked) => {
+      if (answer.status !== 404) return undefined;
+      const given = givenFixtures(target, operation);
+      return `${asked} was answered 404 Record Not Found: the target does not know the ${given.map(recordKindLabel).join(' or the ')} the run was given; give ids of records that exist there with ${given.map((key) => settingSource(key)).join(', and ')}`;
+    },
+  })),
 ];
 
 /**
@@ -213,24 +254,54 @@ export async function preflight(target: Target, options: { readOnly?: boolean } 
   const url = new URL(`${target.baseUrl}${listPath(target)}`);
   const ca = target.caFile ? readFileSync(target.caFile, 'utf8') : undefined;
   const probes: [PreflightProbe, Record<string, string>][] = [
-    [{ credential: 'the session token (Authorization: Bearer r:…)', setting: '--session-token or LAS_SESSION_TOKEN', url: url.href }, { authorization: `Bearer r:${target.credentials.sessionToken}` }],
-    [{ credential: 'the personal access token (Authorization: Bearer p:…)', setting: '--pat or LAS_PAT', url: url.href }, { authorization: `Bearer p:${target.credentials.pat}` }],
+    [
+      {
+        credential: 'the session token (Authorization: Bearer r:…)',
+        setting: '--session-token or LAS_SESSION_TOKEN',
+        url: url.href,
+      },
+      { authorization: `Bearer r:${target.credentials.sessionToken}` },
+    ],
+    [
+      {
+        credential: 'the personal access token (Authorization: Bearer p:…)',
+        setting: '--pat or LAS_PAT',
+        url: url.href,
+      },
+      { authorization: `Bearer p:${target.credentials.pat}` },
+    ],
   ];
   for (const [described, credentials] of probes) {
-    const answer = await probe({ url, headers: { ...(target.extraHeaders ?? {}), ...credentials, accept: MEDIA_TYPE }, timeoutMs: target.limits.requestTimeoutMs, ca });
+    const answer = await probe({
+      url,
+      headers: { ...(target.extraHeaders ?? {}), ...credentials, accept: MEDIA_TYPE },
+      timeoutMs: target.limits.requestTimeoutMs,
+      ca,
+    });
     const problem = preflightProblem(answer, described);
     if (problem) throw new PreflightError(problem);
   }
   for (const check of INPUT_CHECKS.filter((c) => c.applies(target, options.readOnly === true))) {
     const sent = check.request(target);
     const checkUrl = new URL(`${target.baseUrl}${sent.path}`);
-    const answer = await probe({ url: checkUrl, method: sent.method, headers: { ...(target.extraHeaders ?? {}), ...sent.headers, accept: MEDIA_TYPE }, body: sent.body, timeoutMs: target.limits.requestTimeoutMs, ca }).catch((error: unknown) => {
+    const answer = await probe({
+      url: checkUrl,
+      method: sent.method,
+      headers: { ...(target.extraHeaders ?? {}), ...sent.headers, accept: MEDIA_TYPE },
+      body: sent.body,
+      timeoutMs: target.limits.requestTimeoutMs,
+      ca,
+    }).catch((error: unknown) => {
       // The target answered the list; an operation that hangs or resets is the suite's to report.
       if (error instanceof UnreachableTargetError) return undefined;
       throw error;
     });
     if (answer === undefined) continue;
-    const problem = check.problem(answer, target, `${sent.method} ${checkUrl.href} with ${describeHeaders(sent.headers, target)}`);
+    const problem = check.problem(
+      answer,
+      target,
+      `${sent.method} ${checkUrl.href} with ${describeHeaders(sent.headers, target)}`,
+    );
     if (problem) throw new PreflightError(problem);
   }
 }
@@ -239,7 +310,11 @@ export async function preflight(target: Target, options: { readOnly?: boolean } 
 function describeHeaders(headers: Record<string, string>, target: Target): string {
   if (target.legacyHeader in headers) return `the session token in ${target.legacyHeader}`;
   const authorization = headers.authorization ?? '';
-  if (target.credentials.forbiddenToken !== undefined && authorization === `Bearer r:${target.credentials.forbiddenToken}`) return 'the forbidden token (Authorization: Bearer r:…)';
+  if (
+    target.credentials.forbiddenToken !== undefined &&
+    authorization === `Bearer r:${target.credentials.forbiddenToken}`
+  )
+    return 'the forbidden token (Authorization: Bearer r:…)';
   return 'the session token (Authorization: Bearer r:…)';
 }
 

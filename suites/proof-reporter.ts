@@ -36,9 +36,19 @@ export default class ProofReporter implements Reporter {
     for (const project of suite.suites) {
       const { targets, ...recording } = this.options;
       const baseUrl = targets.find((target) => target.name === project.title)?.environment[TARGET_ENVIRONMENT.baseUrl];
-      const reporter = new ConformanceReporter({ ...recording, outputDir: join(this.options.outputDir, project.title), ...(baseUrl ? { baseUrl } : {}) });
+      const reporter = new ConformanceReporter({
+        ...recording,
+        outputDir: join(this.options.outputDir, project.title),
+        ...(baseUrl ? { baseUrl } : {}),
+      });
       reporter.onBegin(config, project);
-      this.projects.set(project.title, { reporter, cases: project.allTests().length, ended: 0, failed: false, written: false });
+      this.projects.set(project.title, {
+        reporter,
+        cases: project.allTests().length,
+        ended: 0,
+        failed: false,
+        written: false,
+      });
     }
   }
 
@@ -58,7 +68,9 @@ export default class ProofReporter implements Reporter {
 
   async onEnd(result: FullResult): Promise<void> {
     // Projects whose cases did not all end (the run was interrupted or timed out) take the run's status.
-    for (const project of this.projects.values()) if (!project.written) this.write(project, result.status === 'passed' && project.failed ? 'failed' : result.status);
+    for (const project of this.projects.values())
+      if (!project.written)
+        this.write(project, result.status === 'passed' && project.failed ? 'failed' : result.status);
     await Promise.all(this.writing);
   }
 

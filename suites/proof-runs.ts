@@ -39,7 +39,13 @@ interface ListedSuite {
 function casesOf(suite: ListedSuite): ListedCase[] {
   const own = (suite.specs ?? []).map((spec) => ({
     title: spec.title,
-    requirements: [...new Set(spec.tests.flatMap((t) => t.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description))))],
+    requirements: [
+      ...new Set(
+        spec.tests.flatMap((t) =>
+          t.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION).map((a) => String(a.description)),
+        ),
+      ),
+    ],
   }));
   return [...own, ...(suite.suites ?? []).flatMap(casesOf)];
 }
@@ -48,9 +54,23 @@ function casesOf(suite: ListedSuite): ListedCase[] {
  * Every case of the suite with the requirements it names, as `playwright test --list` reports them (no request is
  * sent).
  */
-export async function listCases(target: Target, baseEnvironment: Record<string, string | undefined>): Promise<ListedCase[]> {
-  const run = { target, reportDir: ROOT, failLevel: 'must' as const, baseEnvironment, output: 'ignore' as const, config: CONFIG_FILE };
-  const child = spawn(process.execPath, [...suiteArguments(run), '--list', '--reporter=json'], { cwd: ROOT, env: playwrightChildEnvironment(run), stdio: ['ignore', 'pipe', 'ignore'] });
+export async function listCases(
+  target: Target,
+  baseEnvironment: Record<string, string | undefined>,
+): Promise<ListedCase[]> {
+  const run = {
+    target,
+    reportDir: ROOT,
+    failLevel: 'must' as const,
+    baseEnvironment,
+    output: 'ignore' as const,
+    config: CONFIG_FILE,
+  };
+  const child = spawn(process.execPath, [...suiteArguments(run), '--list', '--reporter=json'], {
+    cwd: ROOT,
+    env: playwrightChildEnvironment(run),
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   const code = await new Promise<number | null>((resolve, reject) => {
@@ -93,12 +113,25 @@ function recordIn(dir: string): CertificationRecord | undefined {
  * credentials: the secret scrubber reads the tokens of the run's environment. `run` describes
  * the runs as the run command would (generated inputs, say); absent, the plain suite.
  */
-export async function runProof(runs: ProofRun[], reportDir: string, baseEnvironment: Record<string, string | undefined>, groups = cpus().length, run?: RunDescription): Promise<ProofOutcome> {
-  const targets: ProofTarget[] = runs.map((run) => ({ name: run.name, environment: targetEnvironment(run.target), ...(run.titles ? { titles: run.titles } : {}) }));
+export async function runProof(
+  runs: ProofRun[],
+  reportDir: string,
+  baseEnvironment: Record<string, string | undefined>,
+  groups = cpus().length,
+  run?: RunDescription,
+): Promise<ProofOutcome> {
+  const targets: ProofTarget[] = runs.map((run) => ({
+    name: run.name,
+    environment: targetEnvironment(run.target),
+    ...(run.titles ? { titles: run.titles } : {}),
+  }));
   if (targets.some((t) => !isDeepStrictEqual(withoutBaseUrl(t.environment), withoutBaseUrl(targets[0].environment)))) {
     throw new Error('the runs of one proof must share their credentials, fixtures and limits');
   }
-  const parts = groupsOf(runs.map((run, index) => ({ run, target: targets[index] })), groups);
+  const parts = groupsOf(
+    runs.map((run, index) => ({ run, target: targets[index] })),
+    groups,
+  );
   const playwrightExitCodes = await Promise.all(
     parts.map(async (part, index) => {
       const targetsFile = join(reportDir, `part-${index + 1}-targets.json`);
@@ -117,6 +150,10 @@ export async function runProof(runs: ProofRun[], reportDir: string, baseEnvironm
       return outcome.playwrightExitCode;
     }),
   );
-  const records = new Map(parts.flatMap((part, index) => part.map(({ run }) => [run.name, recordIn(join(reportDir, `part-${index + 1}`, run.name))] as const)));
+  const records = new Map(
+    parts.flatMap((part, index) =>
+      part.map(({ run }) => [run.name, recordIn(join(reportDir, `part-${index + 1}`, run.name))] as const),
+    ),
+  );
   return { records, playwrightExitCodes };
 }

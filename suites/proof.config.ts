@@ -32,5 +32,9 @@ export default defineConfig<object, { suiteOptions: SuiteOptions; targetEnvironm
     ['./proof-reporter.ts', { ...recording, outputDir: layout.reportDir, targets }],
   ],
   use: { trace: 'off', screenshot: 'off', video: 'off', suiteOptions },
-  projects: targets.map((target) => ({ name: target.name, use: { targetEnvironment: target.environment }, ...(target.titles ? { grep: titlesGrep(target.titles) } : {}) })),
+  projects: targets.map((target) => ({
+    name: target.name,
+    use: { targetEnvironment: target.environment },
+    ...(target.titles ? { grep: titlesGrep(target.titles) } : {}),
+  })),
 });

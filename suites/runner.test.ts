@@ -13,7 +13,15 @@ const REGRESSION_CASE: RegressionCase = {
   why: 'seen in production',
   request: { method: 'GET', path: '/notification-groups', credentials: 'session' },
 };
-const target = resolveTarget({ baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'session-secret', pat: 'pat-secret', headers: { 'X-Gateway-Key': 'header-secret' } }, loadContract().legacyHeader);
+const target = resolveTarget(
+  {
+    baseUrl: 'http://127.0.0.1:9/v3',
+    sessionToken: 'session-secret',
+    pat: 'pat-secret',
+    headers: { 'X-Gateway-Key': 'header-secret' },
+  },
+  loadContract().legacyHeader,
+);
 const run = {
   target,
   reportDir: '/reports/run',
@@ -54,14 +62,20 @@ describe('playwrightChildEnvironment', () => {
     expect(env[RUN_ENVIRONMENT.run]).not.toContain('session-secret');
     expect(env[RUN_ENVIRONMENT.run]).not.toContain('pat-secret');
     expect(env[RUN_ENVIRONMENT.run]).not.toContain('header-secret');
-    expect([env[TARGET_ENVIRONMENT.sessionToken], env[TARGET_ENVIRONMENT.pat], env[TARGET_ENVIRONMENT.headers]]).toEqual(['session-secret', 'pat-secret', 'X-Gateway-Key: header-secret']);
+    expect([
+      env[TARGET_ENVIRONMENT.sessionToken],
+      env[TARGET_ENVIRONMENT.pat],
+      env[TARGET_ENVIRONMENT.headers],
+    ]).toEqual(['session-secret', 'pat-secret', 'X-Gateway-Key: header-secret']);
   });
 });
 
 describe('the record message the suite sends back on its pipe', () => {
   it('is the record as built, or the reason there is none', () => {
     expect(recordMessageOf('{"record":{"verdict":"PASSED"}}')).toEqual({ record: { verdict: 'PASSED' } });
-    expect(recordMessageOf('{"noVerdict":"the suite could not be run: a case file failed to load"}')).toEqual({ noVerdict: 'the suite could not be run: a case file failed to load' });
+    expect(recordMessageOf('{"noVerdict":"the suite could not be run: a case file failed to load"}')).toEqual({
+      noVerdict: 'the suite could not be run: a case file failed to load',
+    });
   });
 
   it('is absent when the suite sent nothing, and an error when what it sent is cut or foreign', () => {

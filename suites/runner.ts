@@ -10,7 +10,17 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CertificationRecord } from '../reports/record.ts';
 import type { RegressionCase } from '../targets/regression-cases.ts';
-import { CERTIFICATION_FILE, DEFAULT_RUN, NO_VERDICT_FILE, RECORD_FILE, REQUIREMENTS_JUNIT_FILE, SUMMARY_FILE, type FailLevel, type RecordMessage, type RunDescription } from '../run-protocol/index.ts';
+import {
+  CERTIFICATION_FILE,
+  DEFAULT_RUN,
+  NO_VERDICT_FILE,
+  RECORD_FILE,
+  REQUIREMENTS_JUNIT_FILE,
+  SUMMARY_FILE,
+  type FailLevel,
+  type RecordMessage,
+  type RunDescription,
+} from '../run-protocol/index.ts';
 import { type Target } from '../targets/target.ts';
 import { describedTarget, secretEnvironment } from '../targets/target-environment.ts';
 import { targetVariables } from '../targets/settings.ts';
@@ -53,7 +63,6 @@ export interface SuiteOutcome {
   noVerdict?: string;
 }
 
-
 /**
  * Installed as a package the kit's TypeScript lies under node_modules, which Playwright's own
  * loader leaves as it is: the suite's processes (workers inherit NODE_OPTIONS) then load it through
@@ -67,9 +76,17 @@ export function typeScriptLoaderOptions(root: string, nodeOptions: string | unde
 /** The environment of the Playwright child: the base one without stale target settings, plus this run's. */
 export function playwrightChildEnvironment(run: SuiteRun): Record<string, string> {
   // LAS_BLOB_REPORT passes through: it changes what is written, not what is tested.
-  const ours = new Set<string>([...targetVariables(), RUN_ENVIRONMENT.failLevel, RUN_ENVIRONMENT.reportDir, RUN_ENVIRONMENT.run, RUN_ENVIRONMENT.regressionCases, RUN_ENVIRONMENT.signingKey]);
+  const ours = new Set<string>([
+    ...targetVariables(),
+    RUN_ENVIRONMENT.failLevel,
+    RUN_ENVIRONMENT.reportDir,
+    RUN_ENVIRONMENT.run,
+    RUN_ENVIRONMENT.regressionCases,
+    RUN_ENVIRONMENT.signingKey,
+  ]);
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(run.baseEnvironment)) if (value !== undefined && !ours.has(name)) env[name] = value;
+  for (const [name, value] of Object.entries(run.baseEnvironment))
+    if (value !== undefined && !ours.has(name)) env[name] = value;
   // --ca: Node reads extra authorities from this variable when the process starts; Playwright's requests use them.
   const ca: Record<string, string> = run.target.caFile ? { NODE_EXTRA_CA_CERTS: run.target.caFile } : {};
   const description: RunDescription = {
@@ -82,7 +99,13 @@ export function playwrightChildEnvironment(run: SuiteRun): Record<string, string
     recordPipe: RECORD_PIPE,
   };
   // The secrets in their own variables, never in the description, which a person may log.
-  return { ...env, ...ca, ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS), ...secretEnvironment(run.target), [RUN_ENVIRONMENT.run]: JSON.stringify(description) };
+  return {
+    ...env,
+    ...ca,
+    ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS),
+    ...secretEnvironment(run.target),
+    [RUN_ENVIRONMENT.run]: JSON.stringify(description),
+  };
 }
 
 export function suiteArguments(run: SuiteRun): string[] {
@@ -103,16 +126,28 @@ export function recordMessageOf(text: string): RecordMessage<CertificationRecord
   try {
     message = JSON.parse(text);
   } catch {
-    throw new Error(`the suite's record message is not JSON (${text.length} characters; was the suite stopped while sending it?)`);
+    throw new Error(
+      `the suite's record message is not JSON (${text.length} characters; was the suite stopped while sending it?)`,
+    );
   }
-  if (typeof message === 'object' && message !== null && ('record' in message || typeof (message as { noVerdict?: unknown }).noVerdict === 'string')) return message as RecordMessage<CertificationRecord>;
+  if (
+    typeof message === 'object' &&
+    message !== null &&
+    ('record' in message || typeof (message as { noVerdict?: unknown }).noVerdict === 'string')
+  )
+    return message as RecordMessage<CertificationRecord>;
   throw new Error('the suite sent a record message that is neither a record nor a reason for none');
 }
 
 export async function runSuite(run: SuiteRun): Promise<SuiteOutcome> {
   // The renderings an earlier run left here must not sit beside this one's as if they were its own.
-  for (const file of [RECORD_FILE, SUMMARY_FILE, REQUIREMENTS_JUNIT_FILE, CERTIFICATION_FILE, NO_VERDICT_FILE]) rmSync(join(run.reportDir, file), { force: true });
-  const child = spawn(process.execPath, suiteArguments(run), { cwd: ROOT, env: playwrightChildEnvironment(run), stdio: ['ignore', run.output, run.output, 'pipe'] });
+  for (const file of [RECORD_FILE, SUMMARY_FILE, REQUIREMENTS_JUNIT_FILE, CERTIFICATION_FILE, NO_VERDICT_FILE])
+    rmSync(join(run.reportDir, file), { force: true });
+  const child = spawn(process.execPath, suiteArguments(run), {
+    cwd: ROOT,
+    env: playwrightChildEnvironment(run),
+    stdio: ['ignore', run.output, run.output, 'pipe'],
+  });
   const sent: Buffer[] = [];
   child.stdio[RECORD_PIPE]!.on('data', (chunk: Buffer) => sent.push(chunk));
   // 'close': the child has exited and the pipe has ended, so the message is whole.
@@ -121,5 +156,9 @@ export async function runSuite(run: SuiteRun): Promise<SuiteOutcome> {
     child.once('close', (code) => resolve(code));
   });
   const message = recordMessageOf(Buffer.concat(sent).toString('utf8'));
-  return { playwrightExitCode, ...(message && 'record' in message ? { record: message.record } : {}), ...(message && 'noVerdict' in message ? { noVerdict: message.noVerdict } : {}) };
+  return {
+    playwrightExitCode,
+    ...(message && 'record' in message ? { record: message.record } : {}),
+    ...(message && 'noVerdict' in message ? { noVerdict: message.noVerdict } : {}),
+  };
 }

@@ -14,7 +14,11 @@ import { CONFIG_FILE, ROOT } from './runner.ts';
 import { hermeticEnvironment, runCli, type CliResult } from '../cli/test-support.ts';
 import { leaksOf, reportFiles } from './test-support.ts';
 
-const TOKENS = { sessionToken: 'distinct-session-6b1f0e2a', pat: 'distinct-pat-93c7d451', forbiddenToken: 'distinct-forbidden-1e8a4c77' };
+const TOKENS = {
+  sessionToken: 'distinct-session-6b1f0e2a',
+  pat: 'distinct-pat-93c7d451',
+  forbiddenToken: 'distinct-forbidden-1e8a4c77',
+};
 const FAULTS = ['malformed-authorization-accepted', 'error-status-number'];
 // The specification's X-Svc-Session-Token stands for the service's own name: the target may use another.
 const LEGACY_HEADER = 'X-Acme-Session-Token';
@@ -24,14 +28,41 @@ let root: string;
 let result: CliResult;
 let record: CertificationRecord;
 
-const recordIn = (dir: string) => JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as CertificationRecord;
+const recordIn = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as CertificationRecord;
 const failedIds = (r: CertificationRecord) => r.requirements.filter((q) => q.verdict === 'failed').map((q) => q.id);
 
 beforeAll(async () => {
-  server = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: FAULTS, legacyHeader: LEGACY_HEADER, ...TOKENS });
+  server = await startReferenceServer({
+    host: '127.0.0.1',
+    port: 0,
+    faults: FAULTS,
+    legacyHeader: LEGACY_HEADER,
+    ...TOKENS,
+  });
   root = mkdtempSync(join(tmpdir(), 'las-secrets-'));
   result = await runCli(
-    ['run', '--base-url', server.baseUrl, '--session-token', TOKENS.sessionToken, '--pat', TOKENS.pat, '--owner-user-id', REFERENCE_FIXTURES.ownerUserId, '--collection-item-id', REFERENCE_FIXTURES.collectionItemId, '--legacy-header', LEGACY_HEADER, '--generate', '0', '--workers', '1', '--report-dir', join(root, 'run')],
+    [
+      'run',
+      '--base-url',
+      server.baseUrl,
+      '--session-token',
+      TOKENS.sessionToken,
+      '--pat',
+      TOKENS.pat,
+      '--owner-user-id',
+      REFERENCE_FIXTURES.ownerUserId,
+      '--collection-item-id',
+      REFERENCE_FIXTURES.collectionItemId,
+      '--legacy-header',
+      LEGACY_HEADER,
+      '--generate',
+      '0',
+      '--workers',
+      '1',
+      '--report-dir',
+      join(root, 'run'),
+    ],
     { LAS_FORBIDDEN_TOKEN: TOKENS.forbiddenToken, LAS_BLOB_REPORT: '1' },
   );
   record = recordIn(join(root, 'run'));
@@ -51,7 +82,9 @@ describe('a run with distinctive tokens', () => {
   });
 
   it('writes a conformance.json that matches reports/conformance.schema.json', () => {
-    const validate = createAjv().compile(JSON.parse(readFileSync(join(ROOT, 'reports', 'conformance.schema.json'), 'utf8')) as object);
+    const validate = createAjv().compile(
+      JSON.parse(readFileSync(join(ROOT, 'reports', 'conformance.schema.json'), 'utf8')) as object,
+    );
     expect(validate(record), JSON.stringify(validate.errors)).toBe(true);
   });
 
@@ -69,15 +102,29 @@ describe('a run with distinctive tokens', () => {
     expect(junit).not.toContain('<error');
   });
 
-  it('sends the legacy session header under the target\'s name and judges it as the legacy scheme', () => {
+  it("sends the legacy session header under the target's name and judges it as the legacy scheme", () => {
     const verdicts = Object.fromEntries(record.requirements.map((r) => [r.id, r.verdict]));
-    expect(verdicts).toMatchObject({ 'AUTH-LEGACY-ACCEPTED': 'passed', 'AUTH-401-NO-CREDENTIALS': 'passed', 'AUTH-401-UNKNOWN-TOKEN': 'passed' });
+    expect(verdicts).toMatchObject({
+      'AUTH-LEGACY-ACCEPTED': 'passed',
+      'AUTH-401-NO-CREDENTIALS': 'passed',
+      'AUTH-401-UNKNOWN-TOKEN': 'passed',
+    });
   });
 
   it('leaves no token in any file under the report directory, in any archive, in the log or on the console', () => {
     const files = reportFiles(join(root, 'run'));
     const names = files.map((f) => f.path.slice(join(root, 'run').length + 1));
-    expect(names).toEqual(expect.arrayContaining(['conformance.json', 'summary.md', 'junit.xml', 'junit-cases.xml', 'certification.html', 'run.log', join('html', 'index.html')]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'conformance.json',
+        'summary.md',
+        'junit.xml',
+        'junit-cases.xml',
+        'certification.html',
+        'run.log',
+        join('html', 'index.html'),
+      ]),
+    );
     expect(names.some((name) => name.startsWith(join('blob', 'report')) && name.endsWith('.zip'))).toBe(true);
     // The archives were opened: a scan of their outsides alone would miss every member.
     expect(names.some((name) => name.startsWith(`${join('html', 'index.html')}!`))).toBe(true);
@@ -87,11 +134,21 @@ describe('a run with distinctive tokens', () => {
 
   it('merges its blob report into the same verdict, again without tokens (npx playwright merge-reports)', () => {
     const merged = join(root, 'merged');
-    const merge = spawnSync(process.execPath, [join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'merge-reports', '--config', CONFIG_FILE, join(root, 'run', 'blob')], {
-      cwd: ROOT,
-      env: hermeticEnvironment({ LAS_REPORT_DIR: merged }),
-      encoding: 'utf8',
-    });
+    const merge = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'),
+        'merge-reports',
+        '--config',
+        CONFIG_FILE,
+        join(root, 'run', 'blob'),
+      ],
+      {
+        cwd: ROOT,
+        env: hermeticEnvironment({ LAS_REPORT_DIR: merged }),
+        encoding: 'utf8',
+      },
+    );
     // merge-reports exits 0 whatever the tests did (Playwright's behaviour); the verdict is in conformance.json.
     expect(merge.status, merge.stderr).toBe(0);
     const mergedRecord = recordIn(merged);

@@ -21,7 +21,13 @@ export class SelectionError extends Error {
 
 /** Every input a case may need, so none skips before it sends: no request leaves the process. */
 const DRY_TARGET = resolveTarget(
-  { baseUrl: 'http://127.0.0.1:9/v3', sessionToken: 'dry-session', pat: 'dry-pat', forbiddenToken: 'dry-forbidden', ...PLACEHOLDER_FIXTURES },
+  {
+    baseUrl: 'http://127.0.0.1:9/v3',
+    sessionToken: 'dry-session',
+    pat: 'dry-pat',
+    forbiddenToken: 'dry-forbidden',
+    ...PLACEHOLDER_FIXTURES,
+  },
   loadContract().legacyHeader,
 );
 
@@ -66,10 +72,16 @@ export async function operationsSentBy(suiteCase: SuiteCase, contract = loadCont
  * name (every operation when a route names none), and those of the cases that cover it (the
  * contract's checks judge it on their exchanges). Empty when only cases' own expectations judge it.
  */
-export function operationsJudging(requirementId: string, contract: Contract, cases: { suiteCase: SuiteCase; operations: string[] }[]): Set<string> {
+export function operationsJudging(
+  requirementId: string,
+  contract: Contract,
+  cases: { suiteCase: SuiteCase; operations: string[] }[],
+): Set<string> {
   const all = contract.operations.map((o) => o.operationId);
   const routes = contract.requirement(requirementId).schemaFindings ?? [];
-  const routed = routes.flatMap((route) => (route.operation === undefined ? all : all.filter((id) => id === route.operation)));
+  const routed = routes.flatMap((route) =>
+    route.operation === undefined ? all : all.filter((id) => id === route.operation),
+  );
   const covered = cases.filter((c) => c.suiteCase.covers?.includes(requirementId)).flatMap((c) => c.operations);
   return new Set([...routed, ...covered]);
 }
@@ -79,14 +91,28 @@ export async function casesJudging(requirementIds: string[], suiteCases: SuiteCa
   const contract = loadContract();
   const known = new Set(contract.requirements.map((r) => r.id));
   const unknown = requirementIds.filter((id) => !known.has(id));
-  if (unknown.length > 0) throw new SelectionError(`--requirement ${unknown.join(', ')}: no such requirement in the catalogue (see las-conformance contract)`);
-  const cases = await Promise.all(suiteCases.map(async (suiteCase) => ({ suiteCase, operations: await operationsSentBy(suiteCase, contract) })));
+  if (unknown.length > 0)
+    throw new SelectionError(
+      `--requirement ${unknown.join(', ')}: no such requirement in the catalogue (see las-conformance contract)`,
+    );
+  const cases = await Promise.all(
+    suiteCases.map(async (suiteCase) => ({ suiteCase, operations: await operationsSentBy(suiteCase, contract) })),
+  );
   const selected = cases.filter(({ suiteCase, operations }) =>
-    requirementIds.some((id) => suiteCase.requirements.includes(id) || suiteCase.covers?.includes(id) || operations.some((operation) => operationsJudging(id, contract, cases).has(operation))),
+    requirementIds.some(
+      (id) =>
+        suiteCase.requirements.includes(id) ||
+        suiteCase.covers?.includes(id) ||
+        operations.some((operation) => operationsJudging(id, contract, cases).has(operation)),
+    ),
   );
   if (selected.length === 0) {
-    const checkedBy = requirementIds.map((id) => contract.requirement(id).checkedBy).filter((by) => by !== undefined && !by.includes('suite'));
-    throw new SelectionError(`--requirement ${requirementIds.join(', ')}: no case of the suite can judge ${requirementIds.length === 1 ? 'it' : 'them'}${checkedBy.length > 0 ? ' (only the proxy checks it)' : ''}`);
+    const checkedBy = requirementIds
+      .map((id) => contract.requirement(id).checkedBy)
+      .filter((by) => by !== undefined && !by.includes('suite'));
+    throw new SelectionError(
+      `--requirement ${requirementIds.join(', ')}: no case of the suite can judge ${requirementIds.length === 1 ? 'it' : 'them'}${checkedBy.length > 0 ? ' (only the proxy checks it)' : ''}`,
+    );
   }
   return selected.map(({ suiteCase }) => caseTitle(suiteCase));
 }

@@ -17,7 +17,9 @@ const REGRESSION_FILE = `regressionCases:
 describe('runLayout', () => {
   it('starts the embedded reference server only when no base URL is set at all', () => {
     expect(runLayout({}, DEFAULT_RUN, '/kit').embedded).toBe(true);
-    expect(runLayout({}, { ...DEFAULT_RUN, target: { baseUrl: 'https://staging.example.com/v3' } }, '/kit').embedded).toBe(false);
+    expect(
+      runLayout({}, { ...DEFAULT_RUN, target: { baseUrl: 'https://staging.example.com/v3' } }, '/kit').embedded,
+    ).toBe(false);
   });
 
   it('refuses a base URL set but empty, naming it', () => {
@@ -27,8 +29,18 @@ describe('runLayout', () => {
 
 describe('runDescriptionOf', () => {
   it('builds the description of a suite started without the run command from LAS_FAIL_LEVEL and LAS_REPORT_DIR', () => {
-    expect(runDescriptionOf({ LAS_FAIL_LEVEL: 'should', LAS_REPORT_DIR: 'out' }, '/kit')).toEqual({ ...DEFAULT_RUN, failLevel: 'should', reportDir: '/kit/out', target: {} });
-    expect(runDescriptionOf({}, '/kit')).toEqual({ ...DEFAULT_RUN, failLevel: 'must', reportDir: '/kit/reports/latest', target: {} });
+    expect(runDescriptionOf({ LAS_FAIL_LEVEL: 'should', LAS_REPORT_DIR: 'out' }, '/kit')).toEqual({
+      ...DEFAULT_RUN,
+      failLevel: 'should',
+      reportDir: '/kit/out',
+      target: {},
+    });
+    expect(runDescriptionOf({}, '/kit')).toEqual({
+      ...DEFAULT_RUN,
+      failLevel: 'must',
+      reportDir: '/kit/reports/latest',
+      target: {},
+    });
   });
 
   it('reads the regression cases of the file its variable names, and takes the key file as a path', () => {
@@ -45,7 +57,13 @@ describe('runDescriptionOf', () => {
   });
 
   it('takes the target from its variables, its secrets left out', () => {
-    const env = { LAS_BASE_URL: 'https://staging.example.com/v3', LAS_SESSION_TOKEN: 'session-secret', LAS_PAT: 'pat-secret', LAS_HEADERS: 'X-Gateway-Key: header-secret', LAS_REQUEST_TIMEOUT_MS: '20000' };
+    const env = {
+      LAS_BASE_URL: 'https://staging.example.com/v3',
+      LAS_SESSION_TOKEN: 'session-secret',
+      LAS_PAT: 'pat-secret',
+      LAS_HEADERS: 'X-Gateway-Key: header-secret',
+      LAS_REQUEST_TIMEOUT_MS: '20000',
+    };
     const described = runDescriptionOf(env, '/kit');
     expect(described.target).toEqual({ baseUrl: 'https://staging.example.com/v3', requestTimeoutMs: 20000 });
     expect(runLayout(env, described, '/kit')).toMatchObject({ embedded: false, testTimeoutMs: 80_000 });
@@ -62,6 +80,8 @@ describe('runDescriptionOf', () => {
   });
 
   it('refuses a fail level it does not know, naming the variable', () => {
-    expect(() => runDescriptionOf({ LAS_FAIL_LEVEL: 'may' }, '/kit')).toThrow(/^LAS_FAIL_LEVEL must be "must" or "should", got "may"$/);
+    expect(() => runDescriptionOf({ LAS_FAIL_LEVEL: 'may' }, '/kit')).toThrow(
+      /^LAS_FAIL_LEVEL must be "must" or "should", got "may"$/,
+    );
   });
 });

@@ -61,7 +61,8 @@ export function describedRun(env: Environment): RunDescription | undefined {
   } catch {
     throw new Error(`${RUN_ENVIRONMENT.run} is not JSON`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${RUN_ENVIRONMENT.run} is not a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${RUN_ENVIRONMENT.run} is not a JSON object`);
   return { ...DEFAULT_RUN, ...(value as Partial<RunDescription>) };
 }
 
@@ -89,14 +90,22 @@ export interface RunLayout {
 
 export function failLevelOf(env: Environment): FailLevel {
   const value = (env[RUN_ENVIRONMENT.failLevel] ?? 'must').toLowerCase();
-  if (value !== 'must' && value !== 'should') throw new Error(`${RUN_ENVIRONMENT.failLevel} must be "must" or "should", got "${value}"`);
+  if (value !== 'must' && value !== 'should')
+    throw new Error(`${RUN_ENVIRONMENT.failLevel} must be "must" or "should", got "${value}"`);
   return value;
 }
 
 /** The shape of a run, for playwright.config.ts, from its description. */
-export function runLayout(env: Environment, run: Pick<RunDescription, 'failLevel' | 'reportDir' | 'target'>, root: string): RunLayout {
+export function runLayout(
+  env: Environment,
+  run: Pick<RunDescription, 'failLevel' | 'reportDir' | 'target'>,
+  root: string,
+): RunLayout {
   // An empty base URL is a variable the job did not get, never a request for the embedded server.
-  if (env[TARGET_ENVIRONMENT.baseUrl] === '') throw new Error(`${TARGET_ENVIRONMENT.baseUrl} is set but empty: give it a value, or leave it unset to test the embedded reference server`);
+  if (env[TARGET_ENVIRONMENT.baseUrl] === '')
+    throw new Error(
+      `${TARGET_ENVIRONMENT.baseUrl} is set but empty: give it a value, or leave it unset to test the embedded reference server`,
+    );
   const requestTimeoutMs = run.target?.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   return {
     reportDir: resolve(root, run.reportDir || DEFAULT_REPORT_DIR),

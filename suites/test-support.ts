@@ -24,8 +24,12 @@ const EMBEDDED_ZIP = /data:application\/zip;base64,([A-Za-z0-9+/=]+)/g;
 function withArchiveMembers(file: ReportFile): ReportFile[] {
   const archives: Buffer[] = [];
   if (file.path.endsWith('.zip')) archives.push(file.bytes);
-  if (file.path.endsWith('.html')) for (const match of file.bytes.toString('utf8').matchAll(EMBEDDED_ZIP)) archives.push(Buffer.from(match[1], 'base64'));
-  const members = archives.flatMap((archive) => zipEntries(archive).map((entry) => ({ path: `${file.path}!${entry.name}`, bytes: entry.data })));
+  if (file.path.endsWith('.html'))
+    for (const match of file.bytes.toString('utf8').matchAll(EMBEDDED_ZIP))
+      archives.push(Buffer.from(match[1], 'base64'));
+  const members = archives.flatMap((archive) =>
+    zipEntries(archive).map((entry) => ({ path: `${file.path}!${entry.name}`, bytes: entry.data })),
+  );
   return [file, ...members.flatMap(withArchiveMembers)];
 }
 

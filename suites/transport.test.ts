@@ -64,7 +64,9 @@ function targetAt(baseUrl: string): Target {
 }
 
 beforeAll(async () => {
-  server = createServer((request, response) => (behaviours[(request.url ?? '').split('?')[0]] ?? behaviours['/v3/ok'])(request, response));
+  server = createServer((request, response) =>
+    (behaviours[(request.url ?? '').split('?')[0]] ?? behaviours['/v3/ok'])(request, response),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const target = targetAt(`http://127.0.0.1:${port}/v3`);
@@ -83,33 +85,58 @@ afterAll(async () => {
 
 describe('transmit', () => {
   it('delivers status, lower-case headers and the body of a normal answer, request body and query intact', async () => {
-    const sent = await client.transmit({ method: 'POST', path: '/ok?filter[type]=portal', headers: { authorization: `Bearer r:${SESSION}`, 'content-type': 'application/vnd.api+json' }, bodyText: '{"data":{}}' });
+    const sent = await client.transmit({
+      method: 'POST',
+      path: '/ok?filter[type]=portal',
+      headers: { authorization: `Bearer r:${SESSION}`, 'content-type': 'application/vnd.api+json' },
+      bodyText: '{"data":{}}',
+    });
     expect(sent.ok).toBe(true);
     if (!sent.ok) return;
     expect(sent.response.status).toBe(200);
     expect(sent.response.headers['content-type']).toBe('application/vnd.api+json');
-    expect(JSON.parse(sent.response.bodyText)).toEqual({ meta: { echo: '{"data":{}}', authorization: `Bearer r:${SESSION}` } });
+    expect(JSON.parse(sent.response.bodyText)).toEqual({
+      meta: { echo: '{"data":{}}', authorization: `Bearer r:${SESSION}` },
+    });
   });
 
-  it('delivers a non-JSON answer as it came: judging it is the contract checks\' business', async () => {
+  it("delivers a non-JSON answer as it came: judging it is the contract checks' business", async () => {
     const sent = await client.transmit({ method: 'GET', path: '/html', headers: {} });
-    expect(sent).toEqual({ ok: true, response: expect.objectContaining({ status: 200, bodyText: '<html><body>Service Unavailable</body></html>' }) });
+    expect(sent).toEqual({
+      ok: true,
+      response: expect.objectContaining({ status: 200, bodyText: '<html><body>Service Unavailable</body></html>' }),
+    });
   });
 
   it('reads the body as bytes first: whether they were UTF-8 survives their decoding', async () => {
-    const [latin1, utf8] = await Promise.all(['/latin1', '/ok'].map((path) => client.transmit({ method: 'GET', path, headers: {} })));
-    expect(latin1).toEqual({ ok: true, response: expect.objectContaining({ bodyText: '{"meta":{"label":"caf\uFFFD"}}', utf8: { invalidAt: 21 } }) });
+    const [latin1, utf8] = await Promise.all(
+      ['/latin1', '/ok'].map((path) => client.transmit({ method: 'GET', path, headers: {} })),
+    );
+    expect(latin1).toEqual({
+      ok: true,
+      response: expect.objectContaining({ bodyText: '{"meta":{"label":"caf\uFFFD"}}', utf8: { invalidAt: 21 } }),
+    });
     expect(utf8).toEqual({ ok: true, response: expect.objectContaining({ utf8: 'valid' }) });
   });
 
   const failures: { path: string; message: RegExp }[] = [
-    { path: '/hang', message: /^no complete answer within 700 ms \(the request timeout; raise it with --request-timeout\)$/ },
+    {
+      path: '/hang',
+      message: /^no complete answer within 700 ms \(the request timeout; raise it with --request-timeout\)$/,
+    },
     { path: '/reset', message: /^the connection was closed before a complete answer arrived/ },
-    { path: '/huge', message: /^the answer is larger than 1 MiB, the most the kit reads \(raise it with --max-body-mib\)$/ },
+    {
+      path: '/huge',
+      message: /^the answer is larger than 1 MiB, the most the kit reads \(raise it with --max-body-mib\)$/,
+    },
   ];
   for (const c of failures) {
     it(`turns ${c.path.slice(1)} into one sentence without the token or the call log`, async () => {
-      const sent = await client.transmit({ method: 'GET', path: c.path, headers: { authorization: `Bearer r:${SESSION}` } });
+      const sent = await client.transmit({
+        method: 'GET',
+        path: c.path,
+        headers: { authorization: `Bearer r:${SESSION}` },
+      });
       expect(sent.ok).toBe(false);
       if (sent.ok) return;
       expect(sent.failure).toMatch(c.message);
@@ -119,19 +146,36 @@ describe('transmit', () => {
   }
 
   it('hands a redirect over as the answer instead of following it, so credentials never travel elsewhere', async () => {
-    const sent = await client.transmit({ method: 'GET', path: '/redirect', headers: { authorization: `Bearer r:${SESSION}` } });
+    const sent = await client.transmit({
+      method: 'GET',
+      path: '/redirect',
+      headers: { authorization: `Bearer r:${SESSION}` },
+    });
     expect(sent).toEqual({ ok: true, response: expect.objectContaining({ status: 302 }) });
   });
 
   it('names the address when the target refuses connections', async () => {
-    const sent = await unreachableClient.transmit({ method: 'GET', path: '/ok', headers: { authorization: `Bearer r:${SESSION}` } });
+    const sent = await unreachableClient.transmit({
+      method: 'GET',
+      path: '/ok',
+      headers: { authorization: `Bearer r:${SESSION}` },
+    });
     expect(sent).toEqual({ ok: false, failure: 'cannot connect to 127.0.0.1:9 (ECONNREFUSED)' });
   });
 
   it(`stops waiting on an operation after ${SILENCE_LIMIT} requests in a row got no answer, and only on that one`, async () => {
     const silent = () => client.transmit({ method: 'GET', path: '/silent?n=1', headers: {} });
-    for (let i = 0; i < SILENCE_LIMIT; i++) expect(await silent()).toEqual({ ok: false, failure: expect.stringMatching(/^no complete answer within 700 ms/), timedOut: true });
-    expect(await silent()).toEqual({ ok: false, silenced: true, failure: `not sent: the last ${SILENCE_LIMIT} requests to GET /silent got no answer within 700 ms` });
+    for (let i = 0; i < SILENCE_LIMIT; i++)
+      expect(await silent()).toEqual({
+        ok: false,
+        failure: expect.stringMatching(/^no complete answer within 700 ms/),
+        timedOut: true,
+      });
+    expect(await silent()).toEqual({
+      ok: false,
+      silenced: true,
+      failure: `not sent: the last ${SILENCE_LIMIT} requests to GET /silent got no answer within 700 ms`,
+    });
     expect((await client.transmit({ method: 'GET', path: '/ok', headers: {} })).ok).toBe(true);
   });
 

@@ -20,8 +20,12 @@ const JSON_API = { 'content-type': 'application/vnd.api+json' };
 function mockLikeTarget(): Server {
   return createServer((request, response) => {
     request.resume();
-    const credentials = request.headers.authorization !== undefined || request.headers['x-svc-session-token'] !== undefined;
-    if (!credentials) response.writeHead(401, { ...JSON_API, 'www-authenticate': 'Bearer' }).end('{"errors":[{"status":"401","title":"Unauthorized"}]}');
+    const credentials =
+      request.headers.authorization !== undefined || request.headers['x-svc-session-token'] !== undefined;
+    if (!credentials)
+      response
+        .writeHead(401, { ...JSON_API, 'www-authenticate': 'Bearer' })
+        .end('{"errors":[{"status":"401","title":"Unauthorized"}]}');
     else response.writeHead(400, JSON_API).end('{"errors":[{"status":"400","title":"Bad Request"}]}');
   });
 }
@@ -38,8 +42,28 @@ const runs = new Map<string, Run>();
 
 async function run(name: string, baseUrl: string, tokens: string[]): Promise<void> {
   const reportDir = join(root, name);
-  const result = await runCli(['run', '--base-url', baseUrl, '--session-token', tokens[0], '--pat', tokens[1], ...(tokens[2] ? ['--forbidden-token', tokens[2]] : []), '--grep', GREP, '--generate', '0', '--workers', '1', '--report-dir', reportDir]);
-  runs.set(name, { result, record: JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord });
+  const result = await runCli([
+    'run',
+    '--base-url',
+    baseUrl,
+    '--session-token',
+    tokens[0],
+    '--pat',
+    tokens[1],
+    ...(tokens[2] ? ['--forbidden-token', tokens[2]] : []),
+    '--grep',
+    GREP,
+    '--generate',
+    '0',
+    '--workers',
+    '1',
+    '--report-dir',
+    reportDir,
+  ]);
+  runs.set(name, {
+    result,
+    record: JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as CertificationRecord,
+  });
 }
 
 beforeAll(async () => {
@@ -47,8 +71,18 @@ beforeAll(async () => {
   mock = mockLikeTarget();
   await new Promise<void>((resolve) => mock.listen(0, '127.0.0.1', resolve));
   const mockUrl = `http://127.0.0.1:${(mock.address() as AddressInfo).port}/v3`;
-  reference = await startReferenceServer({ host: '127.0.0.1', port: 0, sessionToken: 'data', pat: 'type', forbiddenToken: 'f', faults: ['meta-pages-rounded-down'] });
-  await Promise.all([run('mock, one letter', mockUrl, ['s', 'p']), run('reference, common words, one fault', reference.baseUrl, ['data', 'type', 'f'])]);
+  reference = await startReferenceServer({
+    host: '127.0.0.1',
+    port: 0,
+    sessionToken: 'data',
+    pat: 'type',
+    forbiddenToken: 'f',
+    faults: ['meta-pages-rounded-down'],
+  });
+  await Promise.all([
+    run('mock, one letter', mockUrl, ['s', 'p']),
+    run('reference, common words, one fault', reference.baseUrl, ['data', 'type', 'f']),
+  ]);
 }, 240_000);
 
 afterAll(async () => {
@@ -58,7 +92,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const failed = (record: CertificationRecord) => record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id);
+const failed = (record: CertificationRecord) =>
+  record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id);
 
 describe('the verdict, whatever the tokens look like', () => {
   it('a target that serves nothing fails with one-letter tokens: exit 1, the acceptance requirements failed', () => {
@@ -70,12 +105,20 @@ describe('the verdict, whatever the tokens look like', () => {
   });
 
   it('a run says before it starts which tokens are short enough to be masked inside other text, and only those', () => {
-    const warnings = (name: string) => runs.get(name)!.result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+    const warnings = (name: string) =>
+      runs
+        .get(name)!
+        .result.stderr.split('\n')
+        .filter((line) => line.startsWith('warning: '));
     expect(warnings('mock, one letter')).toEqual([
       'warning: $LAS_SESSION_TOKEN is 1 character long; the reports replace every occurrence of it with $LAS_SESSION_TOKEN, so text that merely contains it is masked too',
       'warning: $LAS_PAT is 1 character long; the reports replace every occurrence of it with $LAS_PAT, so text that merely contains it is masked too',
     ]);
-    expect(warnings('reference, common words, one fault').map((line) => line.split(' ')[1])).toEqual(['$LAS_SESSION_TOKEN', '$LAS_PAT', '$LAS_FORBIDDEN_TOKEN']);
+    expect(warnings('reference, common words, one fault').map((line) => line.split(' ')[1])).toEqual([
+      '$LAS_SESSION_TOKEN',
+      '$LAS_PAT',
+      '$LAS_FORBIDDEN_TOKEN',
+    ]);
   });
 
   it('the reference server with one fault and common-word tokens fails exactly the requirement the fault breaks', () => {

@@ -14,7 +14,9 @@ const KIND = 'kitProofRecordId';
 
 /** A copy of schemas/ whose Highlight attributes name one more kind of record. */
 function contractWithKind(): string {
-  const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+  const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as {
+    components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+  };
   openapi.components.schemas.HighlightAttributes.properties[KIND] = { type: 'string', 'x-record': KIND };
   const directory = mkdtempSync(join(tmpdir(), 'las-new-record-kind-'));
   writeFileSync(join(directory, 'openapi.yaml'), stringifyYaml(openapi));
@@ -64,37 +66,79 @@ afterAll(async () => {
 
 describe(`a kind of record the contract alone names (${KIND})`, () => {
   it('is a setting of the table, named by the rule', () => {
-    expect(settingRows().find((row) => row.key === KIND)).toMatchObject({ record: true, flag: '--kit-proof-record-id', variable: 'LAS_KIT_PROOF_RECORD_ID', fileKey: `fixtures.${KIND}`, label: 'kit proof record id' });
+    expect(settingRows().find((row) => row.key === KIND)).toMatchObject({
+      record: true,
+      flag: '--kit-proof-record-id',
+      variable: 'LAS_KIT_PROOF_RECORD_ID',
+      fileKey: `fixtures.${KIND}`,
+      label: 'kit proof record id',
+    });
   });
 
   it('is given by its flag, its variable and its target-file key', () => {
-    expect(runSettings(flagsOf([...BASE, '--kit-proof-record-id', 'from-flag']), {}).fixtures).toEqual({ [KIND]: 'from-flag' });
-    expect(runSettings(flagsOf(BASE), { LAS_KIT_PROOF_RECORD_ID: 'from-variable' }).fixtures).toEqual({ [KIND]: 'from-variable' });
+    expect(runSettings(flagsOf([...BASE, '--kit-proof-record-id', 'from-flag']), {}).fixtures).toEqual({
+      [KIND]: 'from-flag',
+    });
+    expect(runSettings(flagsOf(BASE), { LAS_KIT_PROOF_RECORD_ID: 'from-variable' }).fixtures).toEqual({
+      [KIND]: 'from-variable',
+    });
     const file = join(directory, 'target.yaml');
     writeFileSync(file, `fixtures:\n  ${KIND}: from-file\n  ownerUserId: owner\n`);
-    expect(runSettings(flagsOf([...BASE, '--target', file]), { LAS_KIT_PROOF_RECORD_ID: 'from-variable' }).fixtures).toEqual({ [KIND]: 'from-variable', ownerUserId: 'owner' });
+    expect(
+      runSettings(flagsOf([...BASE, '--target', file]), { LAS_KIT_PROOF_RECORD_ID: 'from-variable' }).fixtures,
+    ).toEqual({ [KIND]: 'from-variable', ownerUserId: 'owner' });
   });
 
   it('is listed in the record, given or not, and in every rendering of it', () => {
     const given = runSettings(flagsOf([...BASE, '--kit-proof-record-id', 'x']), {});
     const inputs = inputsOf(given, contract.legacyHeader);
     expect(inputs.records).toEqual({ ...noneGiven(), [KIND]: true });
-    const record = buildRecord({ contract, kit: { name: 'las-conformance', version: '0.1.0' }, target: 'http://127.0.0.1:1/v3', context: { contractSha256: contractSha256(), inputs }, failLevel: 'must', startedAt: new Date('2026-01-01T00:00:00Z'), durationMs: 10, runStatus: 'passed', cases: [] });
+    const record = buildRecord({
+      contract,
+      kit: { name: 'las-conformance', version: '0.1.0' },
+      target: 'http://127.0.0.1:1/v3',
+      context: { contractSha256: contractSha256(), inputs },
+      failLevel: 'must',
+      startedAt: new Date('2026-01-01T00:00:00Z'),
+      durationMs: 10,
+      runStatus: 'passed',
+      cases: [],
+    });
     expect(recordProblems(record, contract, contractSha256())).toEqual([]);
-    const line = kinds().map((kind) => `${recordKindLabel(kind)} ${kind === KIND ? 'given' : 'not given'}`).join(', ');
+    const line = kinds()
+      .map((kind) => `${recordKindLabel(kind)} ${kind === KIND ? 'given' : 'not given'}`)
+      .join(', ');
     expect(line).toContain('kit proof record id given, owner user id not given');
     expect(summaryMarkdown(record)).toContain(`- Records the creation cases name: ${line}\n`);
     expect(consoleSummary(record, { dir: process.cwd(), files: [] }, process.cwd())).toContain(`Records: ${line}\n`);
-    const others = kinds().filter((kind) => kind !== KIND).map(recordKindLabel).join(', ');
-    expect(certificationHtml(record)).toContain(`<tr><th scope="row">Optional inputs</th><td>given: kit proof record id<br>not given: forbidden token, ${others}, legacy header name, certificate authorities</td></tr>`);
-    const none = buildRecord({ contract, kit: { name: 'las-conformance', version: '0.1.0' }, target: 'http://127.0.0.1:1/v3', context: { contractSha256: contractSha256() }, failLevel: 'must', startedAt: new Date('2026-01-01T00:00:00Z'), durationMs: 10, runStatus: 'passed', cases: [] });
+    const others = kinds()
+      .filter((kind) => kind !== KIND)
+      .map(recordKindLabel)
+      .join(', ');
+    expect(certificationHtml(record)).toContain(
+      `<tr><th scope="row">Optional inputs</th><td>given: kit proof record id<br>not given: forbidden token, ${others}, legacy header name, certificate authorities</td></tr>`,
+    );
+    const none = buildRecord({
+      contract,
+      kit: { name: 'las-conformance', version: '0.1.0' },
+      target: 'http://127.0.0.1:1/v3',
+      context: { contractSha256: contractSha256() },
+      failLevel: 'must',
+      startedAt: new Date('2026-01-01T00:00:00Z'),
+      durationMs: 10,
+      runStatus: 'passed',
+      cases: [],
+    });
     expect(none.inputs.records).toEqual(noneGiven());
   });
 
-  it('is held by the reference server, which refuses another id of it in the preflight\'s creation', async () => {
+  it("is held by the reference server, which refuses another id of it in the preflight's creation", async () => {
     expect(REFERENCE_FIXTURES[KIND]).toMatch(/^[0-9a-f]{24}$/);
-    const target = (fixtures: Record<string, string>) => resolveTarget({ baseUrl: server.baseUrl, ...DEFAULT_CREDENTIALS, fixtures }, contract.legacyHeader);
+    const target = (fixtures: Record<string, string>) =>
+      resolveTarget({ baseUrl: server.baseUrl, ...DEFAULT_CREDENTIALS, fixtures }, contract.legacyHeader);
     await expect(preflight(target({ ...REFERENCE_FIXTURES }))).resolves.toBeUndefined();
-    await expect(preflight(target({ ...REFERENCE_FIXTURES, [KIND]: 'ffffffffffffffffffffffff' }))).rejects.toThrow(/the target does not know the (.* or the )?kit proof record id( or the .*)? the run was given; give ids of records that exist there with (.*, and )?--kit-proof-record-id, LAS_KIT_PROOF_RECORD_ID or fixtures\.kitProofRecordId in the target file(, and |$)/);
+    await expect(preflight(target({ ...REFERENCE_FIXTURES, [KIND]: 'ffffffffffffffffffffffff' }))).rejects.toThrow(
+      /the target does not know the (.* or the )?kit proof record id( or the .*)? the run was given; give ids of records that exist there with (.*, and )?--kit-proof-record-id, LAS_KIT_PROOF_RECORD_ID or fixtures\.kitProofRecordId in the target file(, and |$)/,
+    );
   });
 });

@@ -20,19 +20,30 @@ describe('the kinds of record the contract names', () => {
     expect(kinds.length).toBeGreaterThan(0);
   });
 
-  test('the names of today\'s kinds follow the rule (another kind adds its own)', () => {
-    const named = settingRows().filter((row) => row.record).map(({ key, flag, variable, fileKey }) => ({ key, flag, variable, fileKey }));
-    expect(named).toEqual(expect.arrayContaining([
-      { key: 'collectionItemId', flag: '--collection-item-id', variable: 'LAS_COLLECTION_ITEM_ID', fileKey: 'fixtures.collectionItemId' },
-      { key: 'ownerUserId', flag: '--owner-user-id', variable: 'LAS_OWNER_USER_ID', fileKey: 'fixtures.ownerUserId' },
-    ]));
+  test("the names of today's kinds follow the rule (another kind adds its own)", () => {
+    const named = settingRows()
+      .filter((row) => row.record)
+      .map(({ key, flag, variable, fileKey }) => ({ key, flag, variable, fileKey }));
+    expect(named).toEqual(
+      expect.arrayContaining([
+        {
+          key: 'collectionItemId',
+          flag: '--collection-item-id',
+          variable: 'LAS_COLLECTION_ITEM_ID',
+          fileKey: 'fixtures.collectionItemId',
+        },
+        { key: 'ownerUserId', flag: '--owner-user-id', variable: 'LAS_OWNER_USER_ID', fileKey: 'fixtures.ownerUserId' },
+      ]),
+    );
   });
 
   for (const kind of kinds) {
     test(`${kind}: a flag, a variable and a target-file key give it, and the reference server holds one`, () => {
       const row = settingRows().find((r) => r.key === kind)!;
       expect(runOptions.map((option) => option.long)).toContain(row.flag);
-      expect(settingsFromEnvironment({ [row.variable]: 'from-variable' }).fixtures).toEqual({ [kind]: 'from-variable' });
+      expect(settingsFromEnvironment({ [row.variable]: 'from-variable' }).fixtures).toEqual({
+        [kind]: 'from-variable',
+      });
       expect(parseTargetFile(`fixtures:\n  ${kind}: from-file\n`, 't.yaml').fixtures).toEqual({ [kind]: 'from-file' });
       expect(REFERENCE_FIXTURES[kind]).toMatch(/^[0-9a-f]{24}$/);
     });

@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { CASE_CREDENTIALS, parseRegressionCases, readRegressionCases, saveRegressionCases, type RegressionCase } from './regression-cases.ts';
+import {
+  CASE_CREDENTIALS,
+  parseRegressionCases,
+  readRegressionCases,
+  saveRegressionCases,
+  type RegressionCase,
+} from './regression-cases.ts';
 import { TargetError } from './target.ts';
 import { parseTargetFile } from './target-file.ts';
 
@@ -20,13 +26,22 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const pages = (path: string, name = 'pages rounded down'): RegressionCase => ({ name, requirement: 'NG-META-PAGES', why: 'seen on staging', request: { method: 'GET', path, credentials: 'session' } });
+const pages = (path: string, name = 'pages rounded down'): RegressionCase => ({
+  name,
+  requirement: 'NG-META-PAGES',
+  why: 'seen on staging',
+  request: { method: 'GET', path, credentials: 'session' },
+});
 
 describe('regression cases in a target file', () => {
   it('are appended to a target file, its other keys and comments kept', () => {
     const file = join(dir, 'staging.yaml');
     writeFileSync(file, '# the staging target\nbaseUrl: https://staging.example.com/v3 # with /v3\n');
-    const added = saveRegressionCases(file, [pages('/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0')], ids);
+    const added = saveRegressionCases(
+      file,
+      [pages('/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0')],
+      ids,
+    );
     expect(added).toHaveLength(1);
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('# the staging target');
@@ -35,14 +50,28 @@ describe('regression cases in a target file', () => {
     expect(readRegressionCases(file, ids)).toEqual(added);
   });
 
-  const blockFiles: { title: string; before?: string }[] = [{ title: 'a new file' }, { title: 'a file whose list is empty, written []', before: 'baseUrl: https://staging.example.com/v3\nregressionCases: []\n' }];
+  const blockFiles: { title: string; before?: string }[] = [
+    { title: 'a new file' },
+    {
+      title: 'a file whose list is empty, written []',
+      before: 'baseUrl: https://staging.example.com/v3\nregressionCases: []\n',
+    },
+  ];
   for (const c of blockFiles) {
     it(`are written to ${c.title} in block style, one key a line, as a person writes YAML`, () => {
       const file = join(dir, `block-${blockFiles.indexOf(c)}.yaml`);
       if (c.before !== undefined) writeFileSync(file, c.before);
       saveRegressionCases(file, [pages('/notification-groups?filter[type]=portal')], ids);
       const lines = readFileSync(file, 'utf8').split('\n');
-      expect(lines).toEqual(expect.arrayContaining(['regressionCases:', '  - name: pages rounded down', '    requirement: NG-META-PAGES', '    request:', '      method: GET']));
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          'regressionCases:',
+          '  - name: pages rounded down',
+          '    requirement: NG-META-PAGES',
+          '    request:',
+          '      method: GET',
+        ]),
+      );
       expect(lines.filter((line) => /[{[]/.test(line.replace(/filter\[type\]/, '')))).toEqual([]);
     });
   }
@@ -57,10 +86,26 @@ describe('regression cases in a target file', () => {
   });
 
   const refused: { title: string; yaml: string; message: RegExp }[] = [
-    { title: 'a requirement the catalogue does not have', yaml: 'regressionCases:\n  - { name: a, requirement: NO-SUCH-ID, why: x, request: { method: GET, path: /x, credentials: session } }\n', message: /regression case for NO-SUCH-ID, which is no requirement of the catalogue/ },
-    { title: 'a credential scheme that is none of the four', yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: /x, credentials: token-abc } }\n', message: /regressionCases\.0\.request\.credentials must be equal to one of the allowed values/ },
-    { title: 'a path not under the base URL', yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: "https://elsewhere/x", credentials: none } }\n', message: /regressionCases\.0\.request\.path must match pattern/ },
-    { title: 'two cases of one name', yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: /x, credentials: none } }\n  - { name: a, requirement: NG-META-PAGES, why: y, request: { method: GET, path: /y, credentials: none } }\n', message: /more than one regression case named "a"/ },
+    {
+      title: 'a requirement the catalogue does not have',
+      yaml: 'regressionCases:\n  - { name: a, requirement: NO-SUCH-ID, why: x, request: { method: GET, path: /x, credentials: session } }\n',
+      message: /regression case for NO-SUCH-ID, which is no requirement of the catalogue/,
+    },
+    {
+      title: 'a credential scheme that is none of the four',
+      yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: /x, credentials: token-abc } }\n',
+      message: /regressionCases\.0\.request\.credentials must be equal to one of the allowed values/,
+    },
+    {
+      title: 'a path not under the base URL',
+      yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: "https://elsewhere/x", credentials: none } }\n',
+      message: /regressionCases\.0\.request\.path must match pattern/,
+    },
+    {
+      title: 'two cases of one name',
+      yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: /x, credentials: none } }\n  - { name: a, requirement: NG-META-PAGES, why: y, request: { method: GET, path: /y, credentials: none } }\n',
+      message: /more than one regression case named "a"/,
+    },
   ];
   for (const c of refused) {
     it(`refuse ${c.title} in one line`, () => {
@@ -70,7 +115,13 @@ describe('regression cases in a target file', () => {
   }
 
   it('name the credential schemes the target file schema allows, no more, no less', () => {
-    const schema = JSON.parse(readFileSync(new URL('target.schema.json', import.meta.url), 'utf8')) as { properties: { regressionCases: { items: { properties: { request: { properties: { credentials: { enum: string[] } } } } } } } };
-    expect(schema.properties.regressionCases.items.properties.request.properties.credentials.enum).toEqual([...CASE_CREDENTIALS]);
+    const schema = JSON.parse(readFileSync(new URL('target.schema.json', import.meta.url), 'utf8')) as {
+      properties: {
+        regressionCases: { items: { properties: { request: { properties: { credentials: { enum: string[] } } } } } };
+      };
+    };
+    expect(schema.properties.regressionCases.items.properties.request.properties.credentials.enum).toEqual([
+      ...CASE_CREDENTIALS,
+    ]);
   });
 });

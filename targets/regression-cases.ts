@@ -41,13 +41,22 @@ export function readRegressionCases(path: string, requirementIds: readonly strin
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new TargetError(`target file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new TargetError(
+      `target file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   return parseRegressionCases(text, path, requirementIds);
 }
 
-export function parseRegressionCases(text: string, source: string, requirementIds: readonly string[]): RegressionCase[] {
-  return targetFileRegressionCases({ path: source, document: parseTargetDocument(text, source) as Record<string, unknown> }, requirementIds);
+export function parseRegressionCases(
+  text: string,
+  source: string,
+  requirementIds: readonly string[],
+): RegressionCase[] {
+  return targetFileRegressionCases(
+    { path: source, document: parseTargetDocument(text, source) as Record<string, unknown> },
+    requirementIds,
+  );
 }
 
 /** The regression cases of a target file read once; an unknown requirement id is a usage error. */
@@ -56,10 +65,14 @@ export function targetFileRegressionCases(file: TargetFile, requirementIds: read
   // The file was checked against targets/target.schema.json when it was read.
   const cases = (document.regressionCases ?? []) as RegressionCase[];
   const unknown = cases.filter((c) => !requirementIds.includes(c.requirement)).map((c) => c.requirement);
-  if (unknown.length > 0) throw new TargetError(`target file ${source}: regression case for ${[...new Set(unknown)].join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`);
+  if (unknown.length > 0)
+    throw new TargetError(
+      `target file ${source}: regression case for ${[...new Set(unknown)].join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`,
+    );
   const names = cases.map((c) => c.name);
   const repeated = names.filter((name, i) => names.indexOf(name) !== i);
-  if (repeated.length > 0) throw new TargetError(`target file ${source}: more than one regression case named "${repeated[0]}"`);
+  if (repeated.length > 0)
+    throw new TargetError(`target file ${source}: more than one regression case named "${repeated[0]}"`);
   return cases;
 }
 
@@ -68,11 +81,16 @@ export function targetFileRegressionCases(file: TargetFile, requirementIds: read
  * keys and comments are kept). A case whose requirement, method and path the list already holds is
  * left out. Returns the cases added.
  */
-export function saveRegressionCases(path: string, cases: readonly RegressionCase[], requirementIds: readonly string[]): RegressionCase[] {
+export function saveRegressionCases(
+  path: string,
+  cases: readonly RegressionCase[],
+  requirementIds: readonly string[],
+): RegressionCase[] {
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
   // A new file is a block mapping, as a person writes one (`parseDocument('{}')` would be a flow one).
   const document: Document = text.trim() === '' ? new Document({}) : parseDocument(text);
-  if (document.errors.length > 0) throw new TargetError(`target file ${path} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
+  if (document.errors.length > 0)
+    throw new TargetError(`target file ${path} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
   if (!isMap(document.contents)) throw new TargetError(`target file ${path} is not a YAML mapping`);
   const existing = text.trim() === '' ? [] : parseRegressionCases(text, path, requirementIds);
   const held = new Set(existing.map(caseKey));

@@ -16,27 +16,38 @@ const run = program.commands.find((command) => command.name() === 'run')!;
 describe('the settings table', () => {
   // Another kind of record the contract names adds a row; these stay.
   it('keeps the names of every setting as people use them', () => {
-    expect(settingRows().map(({ key, flag, variable, fileKey }) => `${key} ${flag} ${variable} ${fileKey}`)).toEqual(expect.arrayContaining([
-      'baseUrl --base-url LAS_BASE_URL baseUrl',
-      'sessionToken --session-token LAS_SESSION_TOKEN credentials.sessionToken',
-      'pat --pat LAS_PAT credentials.pat',
-      'forbiddenToken --forbidden-token LAS_FORBIDDEN_TOKEN credentials.forbiddenToken',
-      'legacyHeader --legacy-header LAS_LEGACY_HEADER legacyHeader',
-      'collectionItemId --collection-item-id LAS_COLLECTION_ITEM_ID fixtures.collectionItemId',
-      'ownerUserId --owner-user-id LAS_OWNER_USER_ID fixtures.ownerUserId',
-      'requestTimeoutMs --request-timeout LAS_REQUEST_TIMEOUT_MS limits.requestTimeoutMs',
-      'maxBodyMiB --max-body-mib LAS_MAX_BODY_MIB limits.maxBodyMiB',
-      'caFile --ca LAS_CA_FILE ca',
-      'headers --header LAS_HEADERS headers',
-    ]));
+    expect(settingRows().map(({ key, flag, variable, fileKey }) => `${key} ${flag} ${variable} ${fileKey}`)).toEqual(
+      expect.arrayContaining([
+        'baseUrl --base-url LAS_BASE_URL baseUrl',
+        'sessionToken --session-token LAS_SESSION_TOKEN credentials.sessionToken',
+        'pat --pat LAS_PAT credentials.pat',
+        'forbiddenToken --forbidden-token LAS_FORBIDDEN_TOKEN credentials.forbiddenToken',
+        'legacyHeader --legacy-header LAS_LEGACY_HEADER legacyHeader',
+        'collectionItemId --collection-item-id LAS_COLLECTION_ITEM_ID fixtures.collectionItemId',
+        'ownerUserId --owner-user-id LAS_OWNER_USER_ID fixtures.ownerUserId',
+        'requestTimeoutMs --request-timeout LAS_REQUEST_TIMEOUT_MS limits.requestTimeoutMs',
+        'maxBodyMiB --max-body-mib LAS_MAX_BODY_MIB limits.maxBodyMiB',
+        'caFile --ca LAS_CA_FILE ca',
+        'headers --header LAS_HEADERS headers',
+      ]),
+    );
   });
 
-  it('names a record kind\'s flag, variable and file key by one rule from the kind', () => {
-    expect(recordSetting('learningPathStepId')).toMatchObject({ key: 'learningPathStepId', record: true, flag: '--learning-path-step-id', variable: 'LAS_LEARNING_PATH_STEP_ID', fileKey: 'fixtures.learningPathStepId', label: 'learning path step id' });
+  it("names a record kind's flag, variable and file key by one rule from the kind", () => {
+    expect(recordSetting('learningPathStepId')).toMatchObject({
+      key: 'learningPathStepId',
+      record: true,
+      flag: '--learning-path-step-id',
+      variable: 'LAS_LEARNING_PATH_STEP_ID',
+      fileKey: 'fixtures.learningPathStepId',
+      label: 'learning path step id',
+    });
   });
 
   it('refuses a kind of record whose flag or variable another setting has', () => {
-    expect(() => refuseCollisions([...settingRows(), recordSetting('baseUrl')])).toThrow("the contract's x-record kind baseUrl would be given by --base-url and LAS_BASE_URL, as baseUrl is: name the kind otherwise");
+    expect(() => refuseCollisions([...settingRows(), recordSetting('baseUrl')])).toThrow(
+      "the contract's x-record kind baseUrl would be given by --base-url and LAS_BASE_URL, as baseUrl is: name the kind otherwise",
+    );
     expect(() => refuseCollisions(settingRows())).not.toThrow();
   });
 
@@ -51,7 +62,10 @@ describe('the settings table', () => {
   it('is what the schema file says of every setting (npm run targets:settings writes it)', () => {
     expect(readFileSync(new URL('target.schema.json', import.meta.url), 'utf8')).toBe(targetSchemaText());
     expect(readFileSync(new URL('../docs/settings.md', import.meta.url), 'utf8')).toBe(settingsMarkdown());
-    const properties = targetSchemaFile().properties as Record<string, { properties?: Record<string, { description: string }>; description?: string }>;
+    const properties = targetSchemaFile().properties as Record<
+      string,
+      { properties?: Record<string, { description: string }>; description?: string }
+    >;
     for (const row of settingRows()) {
       const [group, key] = row.fileKey.includes('.') ? row.fileKey.split('.') : [undefined, row.fileKey];
       const described = group ? properties[group].properties![key] : (properties[key] as { description: string });
@@ -60,7 +74,9 @@ describe('the settings table', () => {
   });
 
   it('reads each text setting from its variable and its file key, into the same place', () => {
-    const file = settingRows().filter((row) => row.parse === 'text').map((row) => row.fileKey);
+    const file = settingRows()
+      .filter((row) => row.parse === 'text')
+      .map((row) => row.fileKey);
     for (const row of settingRows().filter((r) => r.parse === 'text')) {
       const [group, key] = row.fileKey.includes('.') ? row.fileKey.split('.') : [undefined, row.fileKey];
       const yaml = group ? `${group}:\n  ${key}: v\n` : `${key}: v\n`;
@@ -70,11 +86,16 @@ describe('the settings table', () => {
   });
 
   it('says where each setting comes from in one form', () => {
-    expect(settingSource('ownerUserId')).toBe('--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId in the target file');
+    expect(settingSource('ownerUserId')).toBe(
+      '--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId in the target file',
+    );
     expect(settingSource('baseUrl')).toBe('--base-url, LAS_BASE_URL or baseUrl in the target file');
   });
 
   it('knows which settings need a target base URL', () => {
-    expect(targetOnlySettingsGiven({ legacyHeader: 'X-A', fixtures: { ownerUserId: 'u' }, pat: 'p' })).toEqual(['--pat', '--owner-user-id']);
+    expect(targetOnlySettingsGiven({ legacyHeader: 'X-A', fixtures: { ownerUserId: 'u' }, pat: 'p' })).toEqual([
+      '--pat',
+      '--owner-user-id',
+    ]);
   });
 });

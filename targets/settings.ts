@@ -58,21 +58,135 @@ const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 
 /** The settings every target has, whatever the contract names. */
 const FIXED_ROWS: SettingRow<FixedSettingKey>[] = [
-  { key: 'baseUrl', record: false, flag: '--base-url', argument: 'url', variable: 'LAS_BASE_URL', fileKey: 'baseUrl', parse: 'text', label: 'base URL', help: 'target base URL including the version root, e.g. https://staging.example.com/v3', targetOnly: false, fileSchema: TEXT },
-  { key: 'sessionToken', record: false, flag: '--session-token', argument: 'token', variable: 'LAS_SESSION_TOKEN', fileKey: 'credentials.sessionToken', parse: 'text', label: 'session token', help: 'valid session token; prefer the variable: a file or a command line is easily shared', targetOnly: true, fileSchema: TEXT },
-  { key: 'pat', record: false, flag: '--pat', argument: 'token', variable: 'LAS_PAT', fileKey: 'credentials.pat', parse: 'text', label: 'personal access token', help: 'valid personal access token; prefer the variable: a file or a command line is easily shared', targetOnly: true, fileSchema: TEXT },
-  { key: 'forbiddenToken', record: false, flag: '--forbidden-token', argument: 'token', variable: 'LAS_FORBIDDEN_TOKEN', fileKey: 'credentials.forbiddenToken', parse: 'text', label: 'forbidden token', help: 'session token that is authenticated but not permitted; without it the 403 cases are reported not run', targetOnly: true, fileSchema: TEXT },
-  { key: 'legacyHeader', record: false, flag: '--legacy-header', argument: 'name', variable: 'LAS_LEGACY_HEADER', fileKey: 'legacyHeader', parse: 'text', label: 'legacy header name', help: 'name of the legacy session header; the specification writes X-Svc-Session-Token, Svc standing for the service\'s short name (the default)', targetOnly: false, fileSchema: TEXT },
-  { key: 'requestTimeoutMs', record: false, flag: '--request-timeout', argument: 'ms', variable: 'LAS_REQUEST_TIMEOUT_MS', fileKey: 'limits.requestTimeoutMs', parse: 'number', label: 'request timeout', help: 'how long one request may take, answer included, in milliseconds; default 10000', targetOnly: false, fileSchema: { type: 'integer', minimum: 100, maximum: 600000 } },
-  { key: 'maxBodyMiB', record: false, flag: '--max-body-mib', argument: 'n', variable: 'LAS_MAX_BODY_MIB', fileKey: 'limits.maxBodyMiB', parse: 'number', label: 'body size cap', help: 'the largest answer the kit reads, in MiB; a larger one fails its case; default 8', targetOnly: false, fileSchema: { type: 'number', exclusiveMinimum: 0, maximum: 1024 } },
-  { key: 'caFile', record: false, flag: '--ca', argument: 'file', variable: 'LAS_CA_FILE', fileKey: 'ca', parse: 'text', label: 'certificate authorities', help: "PEM file of certificate authorities to trust besides Node's, for a target behind an internal authority", targetOnly: true, fileSchema: TEXT },
-  { key: 'headers', record: false, flag: '--header', argument: 'header', variable: 'LAS_HEADERS', fileKey: 'headers', parse: 'headers', label: 'extra headers', help: "extra request headers sent with every request, e.g. a gateway key: the flag is repeatable, 'Name: value', the variable holds one per line; values are secrets, never written anywhere", targetOnly: true, fileSchema: { type: 'object', propertyNames: { pattern: HEADER_NAME_PATTERN }, additionalProperties: { type: 'string' } } },
+  {
+    key: 'baseUrl',
+    record: false,
+    flag: '--base-url',
+    argument: 'url',
+    variable: 'LAS_BASE_URL',
+    fileKey: 'baseUrl',
+    parse: 'text',
+    label: 'base URL',
+    help: 'target base URL including the version root, e.g. https://staging.example.com/v3',
+    targetOnly: false,
+    fileSchema: TEXT,
+  },
+  {
+    key: 'sessionToken',
+    record: false,
+    flag: '--session-token',
+    argument: 'token',
+    variable: 'LAS_SESSION_TOKEN',
+    fileKey: 'credentials.sessionToken',
+    parse: 'text',
+    label: 'session token',
+    help: 'valid session token; prefer the variable: a file or a command line is easily shared',
+    targetOnly: true,
+    fileSchema: TEXT,
+  },
+  {
+    key: 'pat',
+    record: false,
+    flag: '--pat',
+    argument: 'token',
+    variable: 'LAS_PAT',
+    fileKey: 'credentials.pat',
+    parse: 'text',
+    label: 'personal access token',
+    help: 'valid personal access token; prefer the variable: a file or a command line is easily shared',
+    targetOnly: true,
+    fileSchema: TEXT,
+  },
+  {
+    key: 'forbiddenToken',
+    record: false,
+    flag: '--forbidden-token',
+    argument: 'token',
+    variable: 'LAS_FORBIDDEN_TOKEN',
+    fileKey: 'credentials.forbiddenToken',
+    parse: 'text',
+    label: 'forbidden token',
+    help: 'session token that is authenticated but not permitted; without it the 403 cases are reported not run',
+    targetOnly: true,
+    fileSchema: TEXT,
+  },
+  {
+    key: 'legacyHeader',
+    record: false,
+    flag: '--legacy-header',
+    argument: 'name',
+    variable: 'LAS_LEGACY_HEADER',
+    fileKey: 'legacyHeader',
+    parse: 'text',
+    label: 'legacy header name',
+    help: "name of the legacy session header; the specification writes X-Svc-Session-Token, Svc standing for the service's short name (the default)",
+    targetOnly: false,
+    fileSchema: TEXT,
+  },
+  {
+    key: 'requestTimeoutMs',
+    record: false,
+    flag: '--request-timeout',
+    argument: 'ms',
+    variable: 'LAS_REQUEST_TIMEOUT_MS',
+    fileKey: 'limits.requestTimeoutMs',
+    parse: 'number',
+    label: 'request timeout',
+    help: 'how long one request may take, answer included, in milliseconds; default 10000',
+    targetOnly: false,
+    fileSchema: { type: 'integer', minimum: 100, maximum: 600000 },
+  },
+  {
+    key: 'maxBodyMiB',
+    record: false,
+    flag: '--max-body-mib',
+    argument: 'n',
+    variable: 'LAS_MAX_BODY_MIB',
+    fileKey: 'limits.maxBodyMiB',
+    parse: 'number',
+    label: 'body size cap',
+    help: 'the largest answer the kit reads, in MiB; a larger one fails its case; default 8',
+    targetOnly: false,
+    fileSchema: { type: 'number', exclusiveMinimum: 0, maximum: 1024 },
+  },
+  {
+    key: 'caFile',
+    record: false,
+    flag: '--ca',
+    argument: 'file',
+    variable: 'LAS_CA_FILE',
+    fileKey: 'ca',
+    parse: 'text',
+    label: 'certificate authorities',
+    help: "PEM file of certificate authorities to trust besides Node's, for a target behind an internal authority",
+    targetOnly: true,
+    fileSchema: TEXT,
+  },
+  {
+    key: 'headers',
+    record: false,
+    flag: '--header',
+    argument: 'header',
+    variable: 'LAS_HEADERS',
+    fileKey: 'headers',
+    parse: 'headers',
+    label: 'extra headers',
+    help: "extra request headers sent with every request, e.g. a gateway key: the flag is repeatable, 'Name: value', the variable holds one per line; values are secrets, never written anywhere",
+    targetOnly: true,
+    fileSchema: {
+      type: 'object',
+      propertyNames: { pattern: HEADER_NAME_PATTERN },
+      additionalProperties: { type: 'string' },
+    },
+  },
 ];
 
 /** The setting of a kind of record, by the one rule: flag, variable and file key from the kind's name. */
 export function recordSetting(kind: string, contract: Contract = loadContract()): SettingRow {
   const words = recordKindLabel(kind).split(' ');
-  const named = recordMembers(contract.operations).filter((m) => m.kind === kind).map((m) => `${m.operation.operationId} ${m.pointer}`);
+  const named = recordMembers(contract.operations)
+    .filter((m) => m.kind === kind)
+    .map((m) => `${m.operation.operationId} ${m.pointer}`);
   return {
     key: kind,
     record: true,
@@ -95,7 +209,11 @@ export function settingRows(contract: Contract = loadContract()): SettingRow[] {
   let rows = rowsOf.get(contract);
   if (!rows) {
     const at = FIXED_ROWS.findIndex((row) => row.key === 'legacyHeader') + 1;
-    rows = [...FIXED_ROWS.slice(0, at), ...recordKinds(contract.operations).map((kind) => recordSetting(kind, contract)), ...FIXED_ROWS.slice(at)];
+    rows = [
+      ...FIXED_ROWS.slice(0, at),
+      ...recordKinds(contract.operations).map((kind) => recordSetting(kind, contract)),
+      ...FIXED_ROWS.slice(at),
+    ];
     refuseCollisions(rows);
     rowsOf.set(contract, rows);
   }
@@ -109,7 +227,10 @@ export function settingRows(contract: Contract = loadContract()): SettingRow[] {
 export function refuseCollisions(rows: SettingRow[]): void {
   for (const [i, row] of rows.entries()) {
     const other = rows.slice(0, i).find((r) => r.flag === row.flag || r.variable === row.variable);
-    if (other) throw new Error(`the contract's x-record kind ${row.key} would be given by ${row.flag} and ${row.variable}, as ${other.key} is: name the kind otherwise`);
+    if (other)
+      throw new Error(
+        `the contract's x-record kind ${row.key} would be given by ${row.flag} and ${row.variable}, as ${other.key} is: name the kind otherwise`,
+      );
   }
 }
 
@@ -121,7 +242,10 @@ export function settingRow(key: string): SettingRow {
 }
 
 /** The variable of each setting that is not a record kind. */
-export const TARGET_ENVIRONMENT = Object.fromEntries(FIXED_ROWS.map((row) => [row.key, row.variable])) as Record<FixedSettingKey, string>;
+export const TARGET_ENVIRONMENT = Object.fromEntries(FIXED_ROWS.map((row) => [row.key, row.variable])) as Record<
+  FixedSettingKey,
+  string
+>;
 
 /** Every variable a target setting is read from, record kinds' included. */
 export function targetVariables(): string[] {
@@ -150,7 +274,10 @@ type JsonObject = Record<string, unknown>;
 
 /** A row's property in the target file's schema: its schema, described by its help, variable and flag. */
 function fileProperty(row: SettingRow): JsonObject {
-  return { description: `${row.help[0].toUpperCase()}${row.help.slice(1)} (${row.variable}, ${row.flag}).`, ...row.fileSchema };
+  return {
+    description: `${row.help[0].toUpperCase()}${row.help.slice(1)} (${row.variable}, ${row.flag}).`,
+    ...row.fileSchema,
+  };
 }
 
 /**
@@ -168,12 +295,21 @@ export function targetFileSchema(base: JsonObject, rows: SettingRow[] = settingR
     }
     const existing = properties[group] ?? {};
     const grouped = rows.filter((r) => r.fileKey.startsWith(`${group}.`));
-    properties[group] = { ...existing, type: 'object', additionalProperties: false, properties: Object.fromEntries(grouped.map((r) => [r.fileKey.slice(group.length + 1), fileProperty(r)])) };
+    properties[group] = {
+      ...existing,
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(grouped.map((r) => [r.fileKey.slice(group.length + 1), fileProperty(r)])),
+    };
   }
   return { ...base, properties };
 }
 
-const PARSE_WORDS: Record<SettingParse, string> = { text: 'text', number: 'a number', headers: "`Name: value` lines (a flag: one per flag)" };
+const PARSE_WORDS: Record<SettingParse, string> = {
+  text: 'text',
+  number: 'a number',
+  headers: '`Name: value` lines (a flag: one per flag)',
+};
 
 /** docs/settings.md: every setting of a target as the table has it, the contract's record kinds included. */
 export function settingsMarkdown(rows: SettingRow[] = settingRows()): string {
@@ -183,19 +319,22 @@ export function settingsMarkdown(rows: SettingRow[] = settingRows()): string {
     '',
     '<!-- Written by `npm run targets:settings` from the settings table (targets/settings.ts) and the contract; do not edit by hand. -->',
     '',
-    'Each setting of a run\'s target, from the target file (`--target FILE`), then its variable, then',
+    "Each setting of a run's target, from the target file (`--target FILE`), then its variable, then",
     'its flag: a later source wins, key by key. A kind of record the contract names (`x-record` on a',
     'request member) is a setting of its own, named from the kind: `ownerUserId` is',
     '`--owner-user-id`, `LAS_OWNER_USER_ID` and `fixtures.ownerUserId`.',
     '',
     'A text setting holding a control character (a stray line break or escape sequence in a variable,',
-    'say; a tab is taken in an extra header\'s value) stops the run before anything is sent, in one',
+    "say; a tab is taken in an extra header's value) stops the run before anything is sent, in one",
     'line naming the setting and where it is given, never its value: sent as it is, it would fail',
-    'every request and read as the target\'s fault.',
+    "every request and read as the target's fault.",
     '',
     '| setting | flag | variable | target file | read as | what it is |',
     '|---|---|---|---|---|---|',
-    ...rows.map((row) => `| ${row.label}${row.record ? ' (a record)' : ''} | \`${row.flag}\` | \`${row.variable}\` | \`${row.fileKey}\` | ${PARSE_WORDS[row.parse]} | ${cell(row.help)} |`),
+    ...rows.map(
+      (row) =>
+        `| ${row.label}${row.record ? ' (a record)' : ''} | \`${row.flag}\` | \`${row.variable}\` | \`${row.fileKey}\` | ${PARSE_WORDS[row.parse]} | ${cell(row.help)} |`,
+    ),
     '',
   ].join('\n');
 }

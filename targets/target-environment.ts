@@ -8,7 +8,9 @@ import { MIB, parsedSetting, TOKEN_NAMES, type Target } from './target.ts';
 export function settingsFromEnvironment(env: Record<string, string | undefined>): TargetSettings {
   return settingRows().reduce((settings, row) => {
     const value = env[row.variable];
-    return value === undefined || value === '' ? settings : withSetting(settings, row, parsedSetting(row, value, row.variable));
+    return value === undefined || value === ''
+      ? settings
+      : withSetting(settings, row, parsedSetting(row, value, row.variable));
   }, {} as TargetSettings);
 }
 /** The target settings' variables set to an empty value, by name. */
@@ -28,12 +30,18 @@ export function withoutSecrets(settings: TargetSettings): TargetSettings {
 
 /** Only the secrets of the settings. */
 export function secretsOnly(settings: TargetSettings): TargetSettings {
-  return Object.fromEntries(SECRET_SETTINGS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]]));
+  return Object.fromEntries(
+    SECRET_SETTINGS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]]),
+  );
 }
 
 /** The variables of a resolved target's secrets only: the rest of the target travels in the run's description. */
 export function secretEnvironment(target: Target): Record<string, string> {
-  const secretVariables = new Set(settingRows().filter((row) => (SECRET_SETTINGS as readonly string[]).includes(row.key)).map((row) => row.variable));
+  const secretVariables = new Set(
+    settingRows()
+      .filter((row) => (SECRET_SETTINGS as readonly string[]).includes(row.key))
+      .map((row) => row.variable),
+  );
   return Object.fromEntries(Object.entries(targetEnvironment(target)).filter(([name]) => secretVariables.has(name)));
 }
 

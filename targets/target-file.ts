@@ -37,7 +37,9 @@ function readTargetText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new TargetError(`target file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new TargetError(
+      `target file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 
@@ -93,14 +95,25 @@ export function targetFileWaivers(file: TargetFile, requirementIds: string[]): W
   const { document, path: source } = file;
   // The file was checked against targets/target.schema.json when it was read.
   const written = (document.waivers ?? []) as { requirement: string; reason: string; expires: string | Date }[];
-  const waivers = written.map((w) => ({ requirement: w.requirement, reason: w.reason, expires: w.expires instanceof Date ? w.expires.toISOString().slice(0, 10) : w.expires }));
+  const waivers = written.map((w) => ({
+    requirement: w.requirement,
+    reason: w.reason,
+    expires: w.expires instanceof Date ? w.expires.toISOString().slice(0, 10) : w.expires,
+  }));
   const unknown = waivers.filter((w) => !requirementIds.includes(w.requirement)).map((w) => w.requirement);
-  if (unknown.length > 0) throw new TargetError(`target file ${source}: waiver for ${unknown.join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`);
+  if (unknown.length > 0)
+    throw new TargetError(
+      `target file ${source}: waiver for ${unknown.join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`,
+    );
   for (const w of waivers) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(w.expires) || Number.isNaN(Date.parse(`${w.expires}T00:00:00Z`))) throw new TargetError(`target file ${source}: the waiver for ${w.requirement} expires on "${w.expires}", not a date (YYYY-MM-DD)`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(w.expires) || Number.isNaN(Date.parse(`${w.expires}T00:00:00Z`)))
+      throw new TargetError(
+        `target file ${source}: the waiver for ${w.requirement} expires on "${w.expires}", not a date (YYYY-MM-DD)`,
+      );
   }
   const repeated = requirementIds.filter((id) => waivers.filter((w) => w.requirement === id).length > 1);
-  if (repeated.length > 0) throw new TargetError(`target file ${source}: more than one waiver for ${repeated.join(', ')}`);
+  if (repeated.length > 0)
+    throw new TargetError(`target file ${source}: more than one waiver for ${repeated.join(', ')}`);
   return waivers;
 }
 
@@ -110,7 +123,10 @@ export function parseTargetFile(text: string, source: string): TargetSettings {
 
 /** The target settings of a target file read once. */
 export function targetFileSettings(file: TargetFile): TargetSettings {
-  return settingRows().reduce((settings, row) => withSetting(settings, row, valueAtKey(file.document, row.fileKey)), {} as TargetSettings);
+  return settingRows().reduce(
+    (settings, row) => withSetting(settings, row, valueAtKey(file.document, row.fileKey)),
+    {} as TargetSettings,
+  );
 }
 
 /** A target file's text, checked, as a TargetFile named by `source`. */
@@ -121,7 +137,8 @@ function parsedTargetFile(text: string, source: string): TargetFile {
 /** The value at a dotted key of a parsed file, or undefined. */
 function valueAtKey(document: Record<string, unknown>, dotted: string): unknown {
   let node: unknown = document;
-  for (const step of dotted.split('.')) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[step] : undefined;
+  for (const step of dotted.split('.'))
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[step] : undefined;
   return node;
 }
 
@@ -139,7 +156,8 @@ function checkedTargetDocument(text: string, source: string): unknown {
   }
   if (document === null || document === undefined) throw new TargetError(`target file ${source} is empty`);
   const validate = targetFileValidator();
-  if (!validate(document)) throw new TargetError(`target file ${source}: ${(validate.errors ?? []).map(describeFileError).join('; ')}`);
+  if (!validate(document))
+    throw new TargetError(`target file ${source}: ${(validate.errors ?? []).map(describeFileError).join('; ')}`);
   return document;
 }
 

@@ -4,7 +4,11 @@ import { parseTargetFile, parseTargetWaivers, readTargetFile } from './target-fi
 import { settingsFromEnvironment, targetEnvironment } from './target-environment.ts';
 
 const LEGACY = 'X-Svc-Session-Token';
-const complete: TargetSettings = { baseUrl: 'https://staging.example.com/v3/', sessionToken: 'session-aaaa', pat: 'pat-bbbb' };
+const complete: TargetSettings = {
+  baseUrl: 'https://staging.example.com/v3/',
+  sessionToken: 'session-aaaa',
+  pat: 'pat-bbbb',
+};
 
 /** The tail of the one line that refuses a setting holding a control character; its value is never in it. */
 const CONTROL_REFUSAL = 'check how it was set, a stray line break or escape sequence say; the value is not shown';
@@ -81,11 +85,31 @@ describe('target file', () => {
   });
 
   const invalid: { title: string; text: string; message: RegExp }[] = [
-    { title: 'an unknown top-level key', text: 'baseUrl: https://x.example/v3\nbaseurl: typo\n', message: /^target file t\.yaml: unknown key "baseurl"$/ },
-    { title: 'an unknown nested key', text: 'credentials:\n  session: abc\n', message: /unknown key "credentials\.session"/ },
-    { title: 'a token that is not a string', text: 'credentials:\n  pat: 12\n', message: /credentials\.pat must be string/ },
-    { title: 'a timeout below the minimum', text: 'limits:\n  requestTimeoutMs: 5\n', message: /limits\.requestTimeoutMs must be >= 100/ },
-    { title: 'YAML that does not parse', text: 'baseUrl: [unclosed\n', message: /^target file t\.yaml is not valid YAML: / },
+    {
+      title: 'an unknown top-level key',
+      text: 'baseUrl: https://x.example/v3\nbaseurl: typo\n',
+      message: /^target file t\.yaml: unknown key "baseurl"$/,
+    },
+    {
+      title: 'an unknown nested key',
+      text: 'credentials:\n  session: abc\n',
+      message: /unknown key "credentials\.session"/,
+    },
+    {
+      title: 'a token that is not a string',
+      text: 'credentials:\n  pat: 12\n',
+      message: /credentials\.pat must be string/,
+    },
+    {
+      title: 'a timeout below the minimum',
+      text: 'limits:\n  requestTimeoutMs: 5\n',
+      message: /limits\.requestTimeoutMs must be >= 100/,
+    },
+    {
+      title: 'YAML that does not parse',
+      text: 'baseUrl: [unclosed\n',
+      message: /^target file t\.yaml is not valid YAML: /,
+    },
     { title: 'an empty file', text: '', message: /^target file t\.yaml is empty$/ },
     { title: 'a list instead of a mapping', text: '- a\n- b\n', message: /the file must be object/ },
   ];
@@ -97,20 +121,38 @@ describe('target file', () => {
   }
 
   it('names a file it cannot read', () => {
-    expect(() => readTargetFile('/nonexistent/target.yaml')).toThrow(/^target file \/nonexistent\/target\.yaml cannot be read \(ENOENT\)$/);
+    expect(() => readTargetFile('/nonexistent/target.yaml')).toThrow(
+      /^target file \/nonexistent\/target\.yaml cannot be read \(ENOENT\)$/,
+    );
   });
 });
 
 describe('layers', () => {
   it('lets flags win over the environment and the environment over the file, key by key', () => {
-    const file = parseTargetFile('baseUrl: https://file.example/v3\nlegacyHeader: X-File\ncredentials:\n  sessionToken: file-token\n  pat: file-pat\n', 'f');
-    const env = settingsFromEnvironment({ LAS_BASE_URL: 'https://env.example/v3', LAS_PAT: 'env-pat', LAS_REQUEST_TIMEOUT_MS: '2500', LAS_SESSION_TOKEN: '' });
+    const file = parseTargetFile(
+      'baseUrl: https://file.example/v3\nlegacyHeader: X-File\ncredentials:\n  sessionToken: file-token\n  pat: file-pat\n',
+      'f',
+    );
+    const env = settingsFromEnvironment({
+      LAS_BASE_URL: 'https://env.example/v3',
+      LAS_PAT: 'env-pat',
+      LAS_REQUEST_TIMEOUT_MS: '2500',
+      LAS_SESSION_TOKEN: '',
+    });
     const flags: TargetSettings = { pat: 'flag-pat', baseUrl: undefined };
-    expect(mergeSettings(file, env, flags)).toEqual({ baseUrl: 'https://env.example/v3', legacyHeader: 'X-File', sessionToken: 'file-token', pat: 'flag-pat', requestTimeoutMs: 2500 });
+    expect(mergeSettings(file, env, flags)).toEqual({
+      baseUrl: 'https://env.example/v3',
+      legacyHeader: 'X-File',
+      sessionToken: 'file-token',
+      pat: 'flag-pat',
+      requestTimeoutMs: 2500,
+    });
   });
 
   it('refuses a variable that should be a number', () => {
-    expect(() => settingsFromEnvironment({ LAS_MAX_BODY_MIB: 'lots' })).toThrow('LAS_MAX_BODY_MIB must be a number, got "lots"');
+    expect(() => settingsFromEnvironment({ LAS_MAX_BODY_MIB: 'lots' })).toThrow(
+      'LAS_MAX_BODY_MIB must be a number, got "lots"',
+    );
   });
 });
 
@@ -127,27 +169,86 @@ describe('resolveTarget', () => {
   });
 
   it('takes extra headers from the file, LAS_HEADERS (one per line) or flags, and refuses the ones the cases set', () => {
-    expect(settingsFromEnvironment({ LAS_HEADERS: 'X-Gateway-Key: k1\nX-Tenant:  acme \n' }).headers).toEqual({ 'X-Gateway-Key': 'k1', 'X-Tenant': 'acme' });
+    expect(settingsFromEnvironment({ LAS_HEADERS: 'X-Gateway-Key: k1\nX-Tenant:  acme \n' }).headers).toEqual({
+      'X-Gateway-Key': 'k1',
+      'X-Tenant': 'acme',
+    });
     expect(parseTargetFile('headers:\n  X-Gateway-Key: k1\n', 't.yaml').headers).toEqual({ 'X-Gateway-Key': 'k1' });
-    expect(resolveTarget({ ...complete, headers: { 'X-Gateway-Key': 'k1' } }, LEGACY).extraHeaders).toEqual({ 'X-Gateway-Key': 'k1' });
-    expect(() => resolveTarget({ ...complete, headers: { Authorization: 'Bearer x' } }, LEGACY)).toThrow('the extra header cannot be Authorization: the cases set that header themselves');
-    expect(() => resolveTarget({ ...complete, headers: { [LEGACY]: 'x' } }, LEGACY)).toThrow(`the extra header cannot be ${LEGACY}`);
+    expect(resolveTarget({ ...complete, headers: { 'X-Gateway-Key': 'k1' } }, LEGACY).extraHeaders).toEqual({
+      'X-Gateway-Key': 'k1',
+    });
+    expect(() => resolveTarget({ ...complete, headers: { Authorization: 'Bearer x' } }, LEGACY)).toThrow(
+      'the extra header cannot be Authorization: the cases set that header themselves',
+    );
+    expect(() => resolveTarget({ ...complete, headers: { [LEGACY]: 'x' } }, LEGACY)).toThrow(
+      `the extra header cannot be ${LEGACY}`,
+    );
   });
 
   const refused: { title: string; settings: TargetSettings; message: string }[] = [
-    { title: 'no base URL', settings: { ...complete, baseUrl: undefined }, message: 'no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file' },
-    { title: 'a base URL that is not a URL', settings: { ...complete, baseUrl: 'staging/v3' }, message: 'the base URL "staging/v3" is not an absolute URL (expected e.g. https://staging.example.com/v3)' },
-    { title: 'a base URL that is not http(s)', settings: { ...complete, baseUrl: 'ftp://staging.example.com/v3' }, message: 'the base URL must be http or https, got ftp' },
-    { title: 'a base URL with a query', settings: { ...complete, baseUrl: 'https://x.example/v3?a=1' }, message: 'the base URL must not have a query or fragment, got "https://x.example/v3?a=1"' },
-    { title: 'no session token', settings: { ...complete, sessionToken: undefined }, message: 'no session token: give --session-token, LAS_SESSION_TOKEN or credentials.sessionToken in the target file' },
-    { title: 'no personal access token', settings: { ...complete, pat: undefined }, message: 'no personal access token: give --pat, LAS_PAT or credentials.pat in the target file' },
-    { title: 'a token with a space', settings: { ...complete, pat: 'two words' }, message: 'the personal access token contains whitespace or a comma, so it cannot be sent in a header' },
-    { title: 'the same token twice', settings: { ...complete, forbiddenToken: 'session-aaaa' }, message: 'the session token and the forbidden token are the same value; the credential cases need distinct tokens' },
-    { title: 'an invalid legacy header name', settings: { ...complete, legacyHeader: 'X Session' }, message: 'the legacy header name "X Session" is not a valid HTTP header name' },
-    { title: 'Authorization as the legacy header', settings: { ...complete, legacyHeader: 'authorization' }, message: 'the legacy header cannot be authorization: the kit sends that header itself' },
-    { title: 'a fractional timeout', settings: { ...complete, requestTimeoutMs: 10.5 }, message: 'the request timeout must be a whole number of milliseconds from 100 to 600000, got 10.5' },
+    {
+      title: 'no base URL',
+      settings: { ...complete, baseUrl: undefined },
+      message: 'no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file',
+    },
+    {
+      title: 'a base URL that is not a URL',
+      settings: { ...complete, baseUrl: 'staging/v3' },
+      message: 'the base URL "staging/v3" is not an absolute URL (expected e.g. https://staging.example.com/v3)',
+    },
+    {
+      title: 'a base URL that is not http(s)',
+      settings: { ...complete, baseUrl: 'ftp://staging.example.com/v3' },
+      message: 'the base URL must be http or https, got ftp',
+    },
+    {
+      title: 'a base URL with a query',
+      settings: { ...complete, baseUrl: 'https://x.example/v3?a=1' },
+      message: 'the base URL must not have a query or fragment, got "https://x.example/v3?a=1"',
+    },
+    {
+      title: 'no session token',
+      settings: { ...complete, sessionToken: undefined },
+      message:
+        'no session token: give --session-token, LAS_SESSION_TOKEN or credentials.sessionToken in the target file',
+    },
+    {
+      title: 'no personal access token',
+      settings: { ...complete, pat: undefined },
+      message: 'no personal access token: give --pat, LAS_PAT or credentials.pat in the target file',
+    },
+    {
+      title: 'a token with a space',
+      settings: { ...complete, pat: 'two words' },
+      message: 'the personal access token contains whitespace or a comma, so it cannot be sent in a header',
+    },
+    {
+      title: 'the same token twice',
+      settings: { ...complete, forbiddenToken: 'session-aaaa' },
+      message:
+        'the session token and the forbidden token are the same value; the credential cases need distinct tokens',
+    },
+    {
+      title: 'an invalid legacy header name',
+      settings: { ...complete, legacyHeader: 'X Session' },
+      message: 'the legacy header name "X Session" is not a valid HTTP header name',
+    },
+    {
+      title: 'Authorization as the legacy header',
+      settings: { ...complete, legacyHeader: 'authorization' },
+      message: 'the legacy header cannot be authorization: the kit sends that header itself',
+    },
+    {
+      title: 'a fractional timeout',
+      settings: { ...complete, requestTimeoutMs: 10.5 },
+      message: 'the request timeout must be a whole number of milliseconds from 100 to 600000, got 10.5',
+    },
     ...controlCharacterCases(),
-    { title: 'a zero body cap', settings: { ...complete, maxBodyMiB: 0 }, message: 'the body size cap must be more than 0 and at most 1024 MiB, got 0' },
+    {
+      title: 'a zero body cap',
+      settings: { ...complete, maxBodyMiB: 0 },
+      message: 'the body size cap must be more than 0 and at most 1024 MiB, got 0',
+    },
   ];
   for (const c of refused) {
     it(`refuses ${c.title}`, () => {
@@ -168,29 +269,51 @@ describe('resolveTarget', () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toBe('the base URL must not carry credentials; give tokens with --session-token and --pat or their variables');
+    expect(message).toBe(
+      'the base URL must not carry credentials; give tokens with --session-token and --pat or their variables',
+    );
   });
 });
 
 describe('waivers', () => {
   const ids = ['NG-META-PAGES', 'NG-META-TOTAL'];
-  const waiverFile = (requirement: string, expires: string) => `waivers:\n  - requirement: ${requirement}\n    reason: known\n    expires: ${expires}\n`;
+  const waiverFile = (requirement: string, expires: string) =>
+    `waivers:\n  - requirement: ${requirement}\n    reason: known\n    expires: ${expires}\n`;
 
   it('reads requirement, reason and expiry, quoted or not', () => {
-    expect(parseTargetWaivers(waiverFile('NG-META-PAGES', '2026-12-31'), 't.yaml', ids)).toEqual([{ requirement: 'NG-META-PAGES', reason: 'known', expires: '2026-12-31' }]);
-    expect(parseTargetWaivers(waiverFile('NG-META-PAGES', '"2026-12-31"'), 't.yaml', ids)[0].expires).toBe('2026-12-31');
+    expect(parseTargetWaivers(waiverFile('NG-META-PAGES', '2026-12-31'), 't.yaml', ids)).toEqual([
+      { requirement: 'NG-META-PAGES', reason: 'known', expires: '2026-12-31' },
+    ]);
+    expect(parseTargetWaivers(waiverFile('NG-META-PAGES', '"2026-12-31"'), 't.yaml', ids)[0].expires).toBe(
+      '2026-12-31',
+    );
   });
 
   it('refuses an id the catalogue does not have, a date that is not one, a waiver without a reason', () => {
-    expect(() => parseTargetWaivers(waiverFile('NG-META-PAGE', '2026-12-31'), 't.yaml', ids)).toThrow('target file t.yaml: waiver for NG-META-PAGE, which is no requirement of the catalogue');
-    expect(() => parseTargetWaivers(waiverFile('NG-META-PAGES', '2026-02-31x'), 't.yaml', ids)).toThrow(/waivers\.0\.expires must match pattern/);
-    expect(() => parseTargetWaivers('waivers:\n  - requirement: NG-META-PAGES\n    expires: 2026-12-31\n', 't.yaml', ids)).toThrow(/must have required property 'reason'/);
+    expect(() => parseTargetWaivers(waiverFile('NG-META-PAGE', '2026-12-31'), 't.yaml', ids)).toThrow(
+      'target file t.yaml: waiver for NG-META-PAGE, which is no requirement of the catalogue',
+    );
+    expect(() => parseTargetWaivers(waiverFile('NG-META-PAGES', '2026-02-31x'), 't.yaml', ids)).toThrow(
+      /waivers\.0\.expires must match pattern/,
+    );
+    expect(() =>
+      parseTargetWaivers('waivers:\n  - requirement: NG-META-PAGES\n    expires: 2026-12-31\n', 't.yaml', ids),
+    ).toThrow(/must have required property 'reason'/);
   });
 });
 
 describe('targetEnvironment', () => {
   it('round-trips through the environment the suite reads', () => {
-    const target = resolveTarget({ ...complete, forbiddenToken: 'forbidden-cccc', fixtures: { ownerUserId: 'u1' }, maxBodyMiB: 0.5, requestTimeoutMs: 700 }, LEGACY);
+    const target = resolveTarget(
+      {
+        ...complete,
+        forbiddenToken: 'forbidden-cccc',
+        fixtures: { ownerUserId: 'u1' },
+        maxBodyMiB: 0.5,
+        requestTimeoutMs: 700,
+      },
+      LEGACY,
+    );
     expect(resolveTarget(settingsFromEnvironment(targetEnvironment(target)), LEGACY)).toEqual(target);
   });
 });

@@ -3,7 +3,14 @@
 // sources win) and checked here before anything is sent. Errors are one line a person can act on
 // and never contain a token.
 import { readFileSync } from 'node:fs';
-import { settingRows, settingSource, settingValue, type Fixtures, type SettingRow, type TargetSettings } from './settings.ts';
+import {
+  settingRows,
+  settingSource,
+  settingValue,
+  type Fixtures,
+  type SettingRow,
+  type TargetSettings,
+} from './settings.ts';
 
 export type { Fixtures, TargetSettings } from './settings.ts';
 export { settingSource, TARGET_ENVIRONMENT } from './settings.ts';
@@ -44,7 +51,11 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BODY_MIB = 8;
 export const MIB = 1024 * 1024;
 
-export const TOKEN_NAMES = { sessionToken: 'session token', pat: 'personal access token', forbiddenToken: 'forbidden token' } as const;
+export const TOKEN_NAMES = {
+  sessionToken: 'session token',
+  pat: 'personal access token',
+  forbiddenToken: 'forbidden token',
+} as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = ['authorization', 'content-type', 'content-length', 'host'];
 
@@ -52,15 +63,22 @@ const RESERVED_HEADERS = ['authorization', 'content-type', 'content-length', 'ho
 export function parseHeaderLine(line: string, source: string): [string, string] {
   const colon = line.indexOf(':');
   const name = colon < 0 ? line.trim() : line.slice(0, colon).trim();
-  if (colon < 0 || !HEADER_NAME.test(name)) throw new TargetError(`${source} must be "Name: value" with a valid header name${HEADER_NAME.test(name) ? ` (got ${name} without a colon)` : ''}`);
+  if (colon < 0 || !HEADER_NAME.test(name))
+    throw new TargetError(
+      `${source} must be "Name: value" with a valid header name${HEADER_NAME.test(name) ? ` (got ${name} without a colon)` : ''}`,
+    );
   return [name, line.slice(colon + 1).trim()];
 }
 
 /** LAS_HEADERS: one `Name: value` per line. */
 export function parseHeaderLines(text: string, source: string): Record<string, string> {
-  return Object.fromEntries(text.split(/\r?\n/).filter((line) => line.trim() !== '').map((line) => parseHeaderLine(line, source)));
+  return Object.fromEntries(
+    text
+      .split(/\r?\n/)
+      .filter((line) => line.trim() !== '')
+      .map((line) => parseHeaderLine(line, source)),
+  );
 }
-
 
 /** A setting's text as its row reads it; `source` names the flag or variable it came from. */
 export function parsedSetting(row: SettingRow, text: string, source: string): unknown {
@@ -79,7 +97,9 @@ export function numberSetting(text: string, name: string): number {
 export function mergeSettings(...layers: TargetSettings[]): TargetSettings {
   const fixtures = Object.assign({}, ...layers.map((layer) => withoutUndefined(layer.fixtures ?? {}))) as Fixtures;
   const merged = Object.assign({}, ...layers.map(withoutUndefined)) as TargetSettings;
-  return Object.keys(fixtures).length > 0 ? { ...merged, fixtures } : withoutUndefined({ ...merged, fixtures: undefined });
+  return Object.keys(fixtures).length > 0
+    ? { ...merged, fixtures }
+    : withoutUndefined({ ...merged, fixtures: undefined });
 }
 
 function withoutUndefined<T extends object>(object: T): T {
@@ -88,7 +108,9 @@ function withoutUndefined<T extends object>(object: T): T {
 
 /** The names of settings that only make sense with a target base URL. */
 export function targetOnlySettingsGiven(settings: TargetSettings): string[] {
-  return settingRows().filter((row) => row.targetOnly && settingValue(settings, row) !== undefined).map((row) => row.flag);
+  return settingRows()
+    .filter((row) => row.targetOnly && settingValue(settings, row) !== undefined)
+    .map((row) => row.flag);
 }
 
 /** Checks merged settings and fills defaults; throws TargetError with one actionable line. */
@@ -129,16 +151,20 @@ function refuseControlCharacters(settings: TargetSettings): void {
       const found = typeof text === 'string' ? pattern.exec(text)?.[0] : undefined;
       if (found === undefined) continue;
       const where = row.parse === 'headers' ? 'a value of the extra headers' : `the ${row.label}`;
-      throw new TargetError(`${where} (${settingSource(row.key)}) holds a control character (${codePoint(found)}): `
-        + 'check how it was set, a stray line break or escape sequence say; the value is not shown');
+      throw new TargetError(
+        `${where} (${settingSource(row.key)}) holds a control character (${codePoint(found)}): ` +
+          'check how it was set, a stray line break or escape sequence say; the value is not shown',
+      );
     }
   }
 }
 
 function checkedExtraHeaders(headers: Record<string, string>, legacyHeader: string): Record<string, string> {
   for (const name of Object.keys(headers)) {
-    if (!HEADER_NAME.test(name)) throw new TargetError(`the extra header name "${name}" is not a valid HTTP header name`);
-    if ([...RESERVED_HEADERS, legacyHeader.toLowerCase()].includes(name.toLowerCase())) throw new TargetError(`the extra header cannot be ${name}: the cases set that header themselves`);
+    if (!HEADER_NAME.test(name))
+      throw new TargetError(`the extra header name "${name}" is not a valid HTTP header name`);
+    if ([...RESERVED_HEADERS, legacyHeader.toLowerCase()].includes(name.toLowerCase()))
+      throw new TargetError(`the extra header cannot be ${name}: the cases set that header themselves`);
   }
   return headers;
 }
@@ -148,9 +174,12 @@ function checkedCaFile(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new TargetError(`the certificate authority file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new TargetError(
+      `the certificate authority file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new TargetError(`the certificate authority file ${path} holds no PEM certificate`);
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new TargetError(`the certificate authority file ${path} holds no PEM certificate`);
   return path;
 }
 
@@ -160,12 +189,19 @@ function checkedBaseUrl(text: string | undefined): string {
   try {
     url = new URL(text);
   } catch {
-    throw new TargetError(`the base URL "${text}" is not an absolute URL (expected e.g. https://staging.example.com/v3)`);
+    throw new TargetError(
+      `the base URL "${text}" is not an absolute URL (expected e.g. https://staging.example.com/v3)`,
+    );
   }
   // Never echo a URL that carries credentials: the message would leak them.
-  if (url.username !== '' || url.password !== '') throw new TargetError('the base URL must not carry credentials; give tokens with --session-token and --pat or their variables');
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TargetError(`the base URL must be http or https, got ${url.protocol.replace(/:$/, '')}`);
-  if (url.search !== '' || url.hash !== '') throw new TargetError(`the base URL must not have a query or fragment, got "${text}"`);
+  if (url.username !== '' || url.password !== '')
+    throw new TargetError(
+      'the base URL must not carry credentials; give tokens with --session-token and --pat or their variables',
+    );
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TargetError(`the base URL must be http or https, got ${url.protocol.replace(/:$/, '')}`);
+  if (url.search !== '' || url.hash !== '')
+    throw new TargetError(`the base URL must not have a query or fragment, got "${text}"`);
   return url.href.replace(/\/+$/, '');
 }
 
@@ -177,21 +213,32 @@ function checkedCredentials(settings: TargetSettings): Credentials {
   for (const name of names) {
     const token = settings[name];
     // A token with spaces or commas cannot be read back from a header (docs/certification.md §2).
-    if (token !== undefined && /[\s,]/.test(token)) throw new TargetError(`the ${TOKEN_NAMES[name]} contains whitespace or a comma, so it cannot be sent in a header`);
+    if (token !== undefined && /[\s,]/.test(token))
+      throw new TargetError(
+        `the ${TOKEN_NAMES[name]} contains whitespace or a comma, so it cannot be sent in a header`,
+      );
   }
   for (const [i, a] of names.entries()) {
     for (const b of names.slice(i + 1)) {
       if (settings[a] !== undefined && settings[a] === settings[b]) {
-        throw new TargetError(`the ${TOKEN_NAMES[a]} and the ${TOKEN_NAMES[b]} are the same value; the credential cases need distinct tokens`);
+        throw new TargetError(
+          `the ${TOKEN_NAMES[a]} and the ${TOKEN_NAMES[b]} are the same value; the credential cases need distinct tokens`,
+        );
       }
     }
   }
-  return withoutUndefined({ sessionToken: settings.sessionToken!, pat: settings.pat!, forbiddenToken: settings.forbiddenToken });
+  return withoutUndefined({
+    sessionToken: settings.sessionToken!,
+    pat: settings.pat!,
+    forbiddenToken: settings.forbiddenToken,
+  });
 }
 
 function checkedLegacyHeader(name: string): string {
-  if (!HEADER_NAME.test(name)) throw new TargetError(`the legacy header name "${name}" is not a valid HTTP header name`);
-  if (RESERVED_HEADERS.includes(name.toLowerCase())) throw new TargetError(`the legacy header cannot be ${name}: the kit sends that header itself`);
+  if (!HEADER_NAME.test(name))
+    throw new TargetError(`the legacy header name "${name}" is not a valid HTTP header name`);
+  if (RESERVED_HEADERS.includes(name.toLowerCase()))
+    throw new TargetError(`the legacy header cannot be ${name}: the kit sends that header itself`);
   return name;
 }
 
@@ -199,8 +246,11 @@ function checkedLimits(settings: TargetSettings): Limits {
   const requestTimeoutMs = settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const maxBodyMiB = settings.maxBodyMiB ?? DEFAULT_MAX_BODY_MIB;
   if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 100 || requestTimeoutMs > 600_000) {
-    throw new TargetError(`the request timeout must be a whole number of milliseconds from 100 to 600000, got ${requestTimeoutMs}`);
+    throw new TargetError(
+      `the request timeout must be a whole number of milliseconds from 100 to 600000, got ${requestTimeoutMs}`,
+    );
   }
-  if (!(maxBodyMiB > 0 && maxBodyMiB <= 1024)) throw new TargetError(`the body size cap must be more than 0 and at most 1024 MiB, got ${maxBodyMiB}`);
+  if (!(maxBodyMiB > 0 && maxBodyMiB <= 1024))
+    throw new TargetError(`the body size cap must be more than 0 and at most 1024 MiB, got ${maxBodyMiB}`);
   return { requestTimeoutMs, maxBodyBytes: Math.round(maxBodyMiB * MIB) };
 }

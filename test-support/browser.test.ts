@@ -1,15 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { browserMissingLine, chooseBrowser, DEBIAN_CHROMIUM } from './browser.ts';
 
-const onDisk = (...paths: string[]) => (path: string) => paths.includes(path);
+const onDisk =
+  (...paths: string[]) =>
+  (path: string) =>
+    paths.includes(path);
 
 describe('chooseBrowser', () => {
   it("takes Debian's Chromium when nothing is named", () => {
-    expect(chooseBrowser({}, onDisk(DEBIAN_CHROMIUM))).toEqual({ executablePath: DEBIAN_CHROMIUM, required: false, lookedAt: DEBIAN_CHROMIUM });
+    expect(chooseBrowser({}, onDisk(DEBIAN_CHROMIUM))).toEqual({
+      executablePath: DEBIAN_CHROMIUM,
+      required: false,
+      lookedAt: DEBIAN_CHROMIUM,
+    });
   });
 
   it('takes the executable LAS_CHROMIUM names, and only that one', () => {
-    expect(chooseBrowser({ LAS_CHROMIUM: '/opt/chromium/chrome' }, onDisk('/opt/chromium/chrome', DEBIAN_CHROMIUM)).executablePath).toBe('/opt/chromium/chrome');
+    expect(
+      chooseBrowser({ LAS_CHROMIUM: '/opt/chromium/chrome' }, onDisk('/opt/chromium/chrome', DEBIAN_CHROMIUM))
+        .executablePath,
+    ).toBe('/opt/chromium/chrome');
     expect(chooseBrowser({ LAS_CHROMIUM: '/opt/missing' }, onDisk(DEBIAN_CHROMIUM)).executablePath).toBeUndefined();
   });
 

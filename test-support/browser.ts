@@ -9,13 +9,28 @@ export const BROWSER_ENVIRONMENT = { executable: 'LAS_CHROMIUM', required: 'LAS_
 export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
 // Headless in a container: no sandbox (it needs user namespaces), and nothing that phones home.
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];
 
 export type BrowserChoice = ExecutableChoice;
 
 /** Which browser the tests would use, from the environment and what exists on disk. */
 export function chooseBrowser(env: Environment, exists?: (path: string) => boolean): BrowserChoice {
-  return chooseExecutable({ executable: BROWSER_ENVIRONMENT.executable, debianPath: DEBIAN_CHROMIUM, required: [BROWSER_ENVIRONMENT.required] }, env, exists);
+  return chooseExecutable(
+    {
+      executable: BROWSER_ENVIRONMENT.executable,
+      debianPath: DEBIAN_CHROMIUM,
+      required: [BROWSER_ENVIRONMENT.required],
+    },
+    env,
+    exists,
+  );
 }
 
 /** The one line a run without a browser prints. */
@@ -29,6 +44,7 @@ export const browserChoice = chooseBrowser(process.env);
 export const browserTestsRun = browserChoice.executablePath !== undefined || browserChoice.required;
 
 export async function launchBrowser(choice: BrowserChoice = browserChoice): Promise<Browser> {
-  if (choice.executablePath === undefined) throw new Error(`${BROWSER_ENVIRONMENT.required} is set but there is no Chromium at ${choice.lookedAt}`);
+  if (choice.executablePath === undefined)
+    throw new Error(`${BROWSER_ENVIRONMENT.required} is set but there is no Chromium at ${choice.lookedAt}`);
   return chromium.launch({ executablePath: choice.executablePath, headless: true, args: CHROMIUM_ARGS });
 }

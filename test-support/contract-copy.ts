@@ -34,7 +34,11 @@ type CatalogueEntry = Requirement | TemplateUse;
 const COMPONENT_REF = /^#\/components\/schemas\/(.+)$/;
 
 /** The component names `value` refers to, and those they refer to in turn. */
-function referencedComponents(value: unknown, schemas: Record<string, unknown>, found = new Set<string>()): Set<string> {
+function referencedComponents(
+  value: unknown,
+  schemas: Record<string, unknown>,
+  found = new Set<string>(),
+): Set<string> {
   if (Array.isArray(value)) for (const item of value) referencedComponents(item, schemas, found);
   else if (value !== null && typeof value === 'object') {
     for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
@@ -81,9 +85,7 @@ export function contractCopy(change: ContractChange): string {
   const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as {
     requirements: CatalogueEntry[];
   };
-  const creating = Object.values(openapi.paths).flatMap((item) =>
-    item.post ? [String(item.post.operationId)] : [],
-  );
+  const creating = Object.values(openapi.paths).flatMap((item) => (item.post ? [String(item.post.operationId)] : []));
   const routedFromCreate = (r: CatalogueEntry) =>
     !isTemplateUse(r) &&
     r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation));

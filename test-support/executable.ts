@@ -26,9 +26,17 @@ export interface ExecutableChoice {
 const isSet = (value: string | undefined) => ['1', 'true', 'yes'].includes((value ?? '').toLowerCase());
 
 /** Which executable the tests would use, from the environment and what exists on disk. */
-export function chooseExecutable(lookup: ExecutableLookup, env: Environment, exists: (path: string) => boolean = existsSync): ExecutableChoice {
+export function chooseExecutable(
+  lookup: ExecutableLookup,
+  env: Environment,
+  exists: (path: string) => boolean = existsSync,
+): ExecutableChoice {
   const named = env[lookup.executable];
   const candidate = named || lookup.debianPath;
   const required = lookup.required.some((name) => isSet(env[name]));
-  return { ...(exists(candidate) ? { executablePath: candidate } : {}), required, lookedAt: named ? `${lookup.executable}=${named}` : lookup.debianPath };
+  return {
+    ...(exists(candidate) ? { executablePath: candidate } : {}),
+    required,
+    lookedAt: named ? `${lookup.executable}=${named}` : lookup.debianPath,
+  };
 }

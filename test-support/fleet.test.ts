@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { chooseFleet, fleetMissingLine, fleetTestRuns, HAPROXY_ENVIRONMENT, PROMETHEUS_ENVIRONMENT } from './fleet.ts';
 
-const onDisk = (...paths: string[]) => (path: string) => paths.includes(path);
+const onDisk =
+  (...paths: string[]) =>
+  (path: string) =>
+    paths.includes(path);
 const DEBIAN = [HAPROXY_ENVIRONMENT.debianPath, PROMETHEUS_ENVIRONMENT.debianPath];
 
 describe('chooseFleet', () => {
@@ -25,11 +28,17 @@ describe('chooseFleet', () => {
   });
 
   it('takes the executables LAS_HAPROXY and LAS_PROMETHEUS name', () => {
-    const choice = chooseFleet({ LAS_HAPROXY: '/opt/haproxy', LAS_PROMETHEUS: '/opt/prometheus' }, onDisk('/opt/haproxy', '/opt/prometheus'));
-    expect([choice.haproxy.executablePath, choice.prometheus.executablePath]).toEqual(['/opt/haproxy', '/opt/prometheus']);
+    const choice = chooseFleet(
+      { LAS_HAPROXY: '/opt/haproxy', LAS_PROMETHEUS: '/opt/prometheus' },
+      onDisk('/opt/haproxy', '/opt/prometheus'),
+    );
+    expect([choice.haproxy.executablePath, choice.prometheus.executablePath]).toEqual([
+      '/opt/haproxy',
+      '/opt/prometheus',
+    ]);
   });
 
-  it('runs it (and a missing engine fails it) under LAS_REQUIRE_FLEET=1 or CI\'s LAS_REQUIRE_BROWSER=1', () => {
+  it("runs it (and a missing engine fails it) under LAS_REQUIRE_FLEET=1 or CI's LAS_REQUIRE_BROWSER=1", () => {
     expect(fleetTestRuns(chooseFleet({ LAS_REQUIRE_FLEET: '1' }, onDisk()))).toBe(true);
     expect(fleetTestRuns(chooseFleet({ LAS_REQUIRE_BROWSER: '1' }, onDisk()))).toBe(true);
     expect(fleetTestRuns(chooseFleet({ LAS_REQUIRE_FLEET: '0' }, onDisk()))).toBe(false);

@@ -7,8 +7,16 @@ import { fileURLToPath } from 'node:url';
 import { chooseExecutable, type Environment, type ExecutableChoice } from './executable.ts';
 
 const REQUIRED = ['LAS_REQUIRE_FLEET', 'LAS_REQUIRE_BROWSER'] as const;
-export const HAPROXY_ENVIRONMENT = { executable: 'LAS_HAPROXY', debianPath: '/usr/sbin/haproxy', required: REQUIRED } as const;
-export const PROMETHEUS_ENVIRONMENT = { executable: 'LAS_PROMETHEUS', debianPath: '/usr/bin/prometheus', required: REQUIRED } as const;
+export const HAPROXY_ENVIRONMENT = {
+  executable: 'LAS_HAPROXY',
+  debianPath: '/usr/sbin/haproxy',
+  required: REQUIRED,
+} as const;
+export const PROMETHEUS_ENVIRONMENT = {
+  executable: 'LAS_PROMETHEUS',
+  debianPath: '/usr/bin/prometheus',
+  required: REQUIRED,
+} as const;
 
 export interface FleetChoice {
   haproxy: ExecutableChoice;
@@ -16,7 +24,10 @@ export interface FleetChoice {
 }
 
 export function chooseFleet(env: Environment, exists?: (path: string) => boolean): FleetChoice {
-  return { haproxy: chooseExecutable(HAPROXY_ENVIRONMENT, env, exists), prometheus: chooseExecutable(PROMETHEUS_ENVIRONMENT, env, exists) };
+  return {
+    haproxy: chooseExecutable(HAPROXY_ENVIRONMENT, env, exists),
+    prometheus: chooseExecutable(PROMETHEUS_ENVIRONMENT, env, exists),
+  };
 }
 
 /** True when the fleet test runs: both engines exist, or they are required (and a missing one fails the test). */
@@ -27,7 +38,9 @@ export function fleetTestRuns(choice: FleetChoice): boolean {
 
 /** The one line a run without the engines prints. */
 export function fleetMissingLine(choice: FleetChoice): string {
-  const missing = [choice.haproxy, choice.prometheus].filter((engine) => engine.executablePath === undefined).map((engine) => engine.lookedAt);
+  const missing = [choice.haproxy, choice.prometheus]
+    .filter((engine) => engine.executablePath === undefined)
+    .map((engine) => engine.lookedAt);
   return `Fleet test skipped: nothing at ${missing.join(' or ')}. To run it, install Debian's haproxy and prometheus (apt-get install haproxy prometheus) or set ${HAPROXY_ENVIRONMENT.executable} and ${PROMETHEUS_ENVIRONMENT.executable}; LAS_REQUIRE_FLEET=1 makes a missing engine fail it.`;
 }
 
@@ -38,7 +51,10 @@ export const fleetTestRunsHere = fleetTestRuns(fleetChoice);
 export const HAPROXY_CONFIG = fileURLToPath(new URL('../examples/proxy/haproxy.cfg', import.meta.url));
 
 /** The environment haproxy.cfg reads: where clients connect, and each replica's address and admin port. */
-export function haproxyEnvironment(bind: string, replicas: readonly { url: string; adminUrl: string }[]): Record<string, string> {
+export function haproxyEnvironment(
+  bind: string,
+  replicas: readonly { url: string; adminUrl: string }[],
+): Record<string, string> {
   const addresses = replicas.flatMap((replica, i): [string, string][] => [
     [`LAS_REPLICA${i + 1}`, new URL(replica.url).host],
     [`LAS_REPLICA${i + 1}_ADMIN_PORT`, new URL(replica.adminUrl).port],

@@ -3,7 +3,10 @@
 // (or LAS_REQUIRE_BROWSER=1, which CI sets) it runs anyway, so a missing promtool fails it.
 import { chooseExecutable, type Environment, type ExecutableChoice } from './executable.ts';
 
-export const PROMTOOL_ENVIRONMENT = { executable: 'LAS_PROMTOOL', required: ['LAS_REQUIRE_PROMTOOL', 'LAS_REQUIRE_BROWSER'] } as const;
+export const PROMTOOL_ENVIRONMENT = {
+  executable: 'LAS_PROMTOOL',
+  required: ['LAS_REQUIRE_PROMTOOL', 'LAS_REQUIRE_BROWSER'],
+} as const;
 export const DEBIAN_PROMTOOL = '/usr/bin/promtool';
 
 export type PromtoolChoice = ExecutableChoice;

@@ -11,7 +11,12 @@ export interface ShellResult {
 /** How GitHub Actions runs a step of `shell: bash`. */
 export const GITHUB_BASH = ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'];
 
-export function shell(command: string, cwd: string, env: Record<string, string>, program: string[] = ['sh', '-c']): Promise<ShellResult> {
+export function shell(
+  command: string,
+  cwd: string,
+  env: Record<string, string>,
+  program: string[] = ['sh', '-c'],
+): Promise<ShellResult> {
   const child = spawn(program[0], [...program.slice(1), command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

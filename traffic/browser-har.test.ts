@@ -10,7 +10,12 @@ import type { Browser } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/test-support.ts';
 import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
-import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import {
+  DEFAULT_CREDENTIALS,
+  REFERENCE_FIXTURES,
+  startReferenceServer,
+  type StartedReferenceServer,
+} from '../server/index.ts';
 import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
 
 interface Fetched {
@@ -34,8 +39,29 @@ const fetches: Fetched[] = [
   { path: '/notification-groups?filter[type]=portal&page[limit]=3&page[offset]=0', headers: session },
   { path: '/notification-groups?filter[type]=user', headers: legacy },
   { path: '/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=20', headers: pat },
-  { path: '/attribute-configs', method: 'POST', headers: { ...pat, ...json }, body: { data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Receives the newsletter' } } } },
-  { path: '/highlights', method: 'POST', headers: { ...session, ...json }, body: { data: { type: 'Highlight', attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: 'yellow' }, relationships: { owner: { data: { type: 'User', id: REFERENCE_FIXTURES.ownerUserId } } } } } },
+  {
+    path: '/attribute-configs',
+    method: 'POST',
+    headers: { ...pat, ...json },
+    body: {
+      data: {
+        type: 'AttributeConfig',
+        attributes: { target: 'User', type: 'boolean', label: 'Receives the newsletter' },
+      },
+    },
+  },
+  {
+    path: '/highlights',
+    method: 'POST',
+    headers: { ...session, ...json },
+    body: {
+      data: {
+        type: 'Highlight',
+        attributes: { collectionItemId: REFERENCE_FIXTURES.collectionItemId, color: 'yellow' },
+        relationships: { owner: { data: { type: 'User', id: REFERENCE_FIXTURES.ownerUserId } } },
+      },
+    },
+  },
 ];
 
 describe.skipIf(!browserTestsRun)('judge: a HAR recorded by a real browser', () => {
@@ -54,15 +80,22 @@ describe.skipIf(!browserTestsRun)('judge: a HAR recorded by a real browser', () 
     // Same origin as the API, so the fetch calls need no CORS; the page itself is outside the API (counted, not
     // judged).
     await page.goto(new URL('/', reference.baseUrl).href);
-    const statuses = await page.evaluate(async ({ base, calls }) => {
-      const answered: number[] = [];
-      for (const call of calls) {
-        const response = await fetch(`${base}${call.path}`, { method: call.method ?? 'GET', headers: call.headers, ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }) });
-        await response.text();
-        answered.push(response.status);
-      }
-      return answered;
-    }, { base: reference.baseUrl, calls: fetches });
+    const statuses = await page.evaluate(
+      async ({ base, calls }) => {
+        const answered: number[] = [];
+        for (const call of calls) {
+          const response = await fetch(`${base}${call.path}`, {
+            method: call.method ?? 'GET',
+            headers: call.headers,
+            ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+          });
+          await response.text();
+          answered.push(response.status);
+        }
+        return answered;
+      },
+      { base: reference.baseUrl, calls: fetches },
+    );
     expect(statuses).toEqual([200, 200, 200, 201, 201]);
     await context.close();
   }, 60_000);
@@ -76,13 +109,17 @@ describe.skipIf(!browserTestsRun)('judge: a HAR recorded by a real browser', () 
   it('judges every exchange of the browser session and finds nothing: exit 0', async () => {
     const violations = join(dir, 'clean.ndjson');
     const result = await runCli(['judge', harFile, '--violations', violations, '--include-client']);
-    expect(result.stderr).toMatch(/entries: 5 judged, [1-9]\d* outside the API \(counted, not judged\), 0 malformed; 0 findings/);
+    expect(result.stderr).toMatch(
+      /entries: 5 judged, [1-9]\d* outside the API \(counted, not judged\), 0 malformed; 0 findings/,
+    );
     expect(readFileSync(violations, 'utf8')).toBe('');
     expect(result.code).toBe(0);
   }, 60_000);
 
   it('the same HAR with meta.pages edited in one list answer gives exactly NG-META-PAGES: exit 1', async () => {
-    const har = JSON.parse(readFileSync(harFile, 'utf8')) as { log: { entries: { request: { url: string }; response: { content: { text: string } } }[] } };
+    const har = JSON.parse(readFileSync(harFile, 'utf8')) as {
+      log: { entries: { request: { url: string }; response: { content: { text: string } } }[] };
+    };
     const listed = har.log.entries.find((e) => decodeURIComponent(e.request.url).includes('page[limit]=3'))!;
     const document = JSON.parse(listed.response.content.text) as { meta: { pages: number } };
     document.meta.pages += 1;
@@ -91,8 +128,13 @@ describe.skipIf(!browserTestsRun)('judge: a HAR recorded by a real browser', () 
     writeFileSync(edited, JSON.stringify(har));
     const violations = join(dir, 'edited.ndjson');
     const result = await runCli(['judge', edited, '--violations', violations]);
-    const findings = readFileSync(violations, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { rule: string; party: string; level: string });
-    expect(findings.map(({ rule, party, level }) => ({ rule, party, level }))).toEqual([{ rule: 'NG-META-PAGES', party: 'service', level: 'MUST' }]);
+    const findings = readFileSync(violations, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { rule: string; party: string; level: string });
+    expect(findings.map(({ rule, party, level }) => ({ rule, party, level }))).toEqual([
+      { rule: 'NG-META-PAGES', party: 'service', level: 'MUST' },
+    ]);
     expect(result.stdout).toContain('NG-META-PAGES');
     expect(result.code).toBe(1);
   }, 60_000);

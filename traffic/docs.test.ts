@@ -24,7 +24,9 @@ function sectionCommands(guide: string, heading: string): string[] {
   if (start < 0) throw new Error(`docs/${guide} has no section "${heading}"`);
   const end = text.indexOf('\n## ', start + 1);
   const section = text.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1].split('\n').filter((line) => line.trim() !== ''));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) =>
+    block[1].split('\n').filter((line) => line.trim() !== ''),
+  );
 }
 
 /** A command as this kit runs it: `npx las-conformance` is bin/las-conformance.js. */
@@ -34,7 +36,12 @@ function local(command: string): string {
 }
 
 /** Starts the proxy command, sends `traffic` through it once it serves, then stops it (SIGTERM). */
-async function proxyWhile(command: string, cwd: string, env: Record<string, string>, traffic: (baseUrl: string) => Promise<void>): Promise<ShellResult> {
+async function proxyWhile(
+  command: string,
+  cwd: string,
+  env: Record<string, string>,
+  traffic: (baseUrl: string) => Promise<void>,
+): Promise<ShellResult> {
   const child = spawn('sh', ['-c', local(command)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -56,7 +63,12 @@ let fixed: StartedReferenceServer;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'las-traffic-docs-'));
-  faulted = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: ['meta-pages-rounded-down'], ...FAULTED_TOKENS });
+  faulted = await startReferenceServer({
+    host: '127.0.0.1',
+    port: 0,
+    faults: ['meta-pages-rounded-down'],
+    ...FAULTED_TOKENS,
+  });
   fixed = await startReferenceServer({ host: '127.0.0.1', port: 0 });
 });
 
@@ -66,20 +78,41 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const againstFaulted = () => hermeticEnvironment({ UPSTREAM: faulted.baseUrl, LAS_PROXY_PORT: '0', LAS_PROXY_ADMIN_PORT: '0', LAS_BASE_URL: faulted.baseUrl, LAS_SESSION_TOKEN: FAULTED_TOKENS.sessionToken, LAS_PAT: FAULTED_TOKENS.pat });
-const againstFixed = () => hermeticEnvironment({ LAS_BASE_URL: fixed.baseUrl, LAS_SESSION_TOKEN: DEFAULT_CREDENTIALS.sessionToken, LAS_PAT: DEFAULT_CREDENTIALS.pat });
+const againstFaulted = () =>
+  hermeticEnvironment({
+    UPSTREAM: faulted.baseUrl,
+    LAS_PROXY_PORT: '0',
+    LAS_PROXY_ADMIN_PORT: '0',
+    LAS_BASE_URL: faulted.baseUrl,
+    LAS_SESSION_TOKEN: FAULTED_TOKENS.sessionToken,
+    LAS_PAT: FAULTED_TOKENS.pat,
+  });
+const againstFixed = () =>
+  hermeticEnvironment({
+    LAS_BASE_URL: fixed.baseUrl,
+    LAS_SESSION_TOKEN: DEFAULT_CREDENTIALS.sessionToken,
+    LAS_PAT: DEFAULT_CREDENTIALS.pat,
+  });
 
 describe('the operating guide: from a violation to a regression case', () => {
   const commands = sectionCommands('operating-the-proxy.md', 'From a violation to a regression case');
 
   it('shows proxy --capture, judge, replay, replay --save-cases and run, in that order', () => {
-    expect(commands.map((c) => c.split(' ').slice(0, 3).join(' '))).toEqual(['npx las-conformance proxy', 'npx las-conformance judge', 'npx las-conformance replay', 'npx las-conformance replay', 'npx las-conformance run']);
+    expect(commands.map((c) => c.split(' ').slice(0, 3).join(' '))).toEqual([
+      'npx las-conformance proxy',
+      'npx las-conformance judge',
+      'npx las-conformance replay',
+      'npx las-conformance replay',
+      'npx las-conformance run',
+    ]);
   });
 
   it('runs as written: the faulted server is caught at every step, the fixed one passes', async () => {
     const [proxy, judge, replay, save, run] = commands;
     const proxied = await proxyWhile(proxy, dir, againstFaulted(), async (baseUrl) => {
-      await send(`${baseUrl}/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0`, { headers: { authorization: `Bearer r:${FAULTED_TOKENS.sessionToken}` } });
+      await send(`${baseUrl}/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0`, {
+        headers: { authorization: `Bearer r:${FAULTED_TOKENS.sessionToken}` },
+      });
     });
     expect(proxied.code).toBe(0);
     const captured = readFileSync(join(dir, 'violations.ndjson'), 'utf8');
@@ -104,7 +137,9 @@ describe('the operating guide: from a violation to a regression case', () => {
     expect(failing.code).toBe(1);
     const passing = await shell(local(run), dir, againstFixed());
     expect(passing.code).toBe(3);
-    const record = JSON.parse(readFileSync(join(dir, 'reports/regression/conformance.json'), 'utf8')) as { requirements: { id: string; verdict: string }[] };
+    const record = JSON.parse(readFileSync(join(dir, 'reports/regression/conformance.json'), 'utf8')) as {
+      requirements: { id: string; verdict: string }[];
+    };
     expect(record.requirements.find((r) => r.id === 'NG-META-PAGES')?.verdict).toBe('passed');
   }, 240_000);
 });

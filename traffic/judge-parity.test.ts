@@ -21,13 +21,37 @@ const proxyLog = new Recorder();
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'las-judge-parity-'));
   reference = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: FAULTS });
-  const proxy = await startValidatingProxy({ upstream: reference.baseUrl, capture: { dir }, violations: proxyLog, repeatInterval: 0 });
+  const proxy = await startValidatingProxy({
+    upstream: reference.baseUrl,
+    capture: { dir },
+    violations: proxyLog,
+    repeatInterval: 0,
+  });
   try {
     const requests: [string, Parameters<typeof send>[1]][] = [
-      ['/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0', { headers: { ...session, 'x-request-id': 'parity-list' } }],
+      [
+        '/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0',
+        { headers: { ...session, 'x-request-id': 'parity-list' } },
+      ],
       ['/notification-groups?filter[type]=nobody', { headers: { ...session, 'x-request-id': 'parity-400' } }],
-      ['/notification-groups?filter[type]=user&page[limit]=0&page[offset]=0', { headers: { ...session, 'x-request-id': 'parity-limit' } }],
-      ['/attribute-configs', { method: 'POST', headers: { authorization: `Bearer p:${DEFAULT_CREDENTIALS.pat}`, 'content-type': MEDIA_TYPE, 'x-request-id': 'parity-create' }, body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Parity' } } }) }],
+      [
+        '/notification-groups?filter[type]=user&page[limit]=0&page[offset]=0',
+        { headers: { ...session, 'x-request-id': 'parity-limit' } },
+      ],
+      [
+        '/attribute-configs',
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer p:${DEFAULT_CREDENTIALS.pat}`,
+            'content-type': MEDIA_TYPE,
+            'x-request-id': 'parity-create',
+          },
+          body: JSON.stringify({
+            data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Parity' } },
+          }),
+        },
+      ],
     ];
     for (const [path, options] of requests) await send(`${proxy.baseUrl}${path}`, options);
     await proxy.proxy.settled();
@@ -43,14 +67,20 @@ afterAll(async () => {
 
 type Line = Record<string, unknown>;
 const comparable = ({ time: _time, ...rest }: Line) => rest;
-const byRequest = (lines: Line[]) => lines.map(comparable).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+const byRequest = (lines: Line[]) =>
+  lines.map(comparable).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
 it('judge on the capture gives the lines the proxy logged for those exchanges', async () => {
-  const captured = readdirSync(dir).filter((name) => name.endsWith('.ndjson')).map((name) => join(dir, name));
+  const captured = readdirSync(dir)
+    .filter((name) => name.endsWith('.ndjson'))
+    .map((name) => join(dir, name));
   const offline = join(tmpdir(), `las-judge-parity-${process.pid}.ndjson`);
   const result = await runCli(['judge', ...captured, '--violations', offline, '--include-client']);
   expect(result.code).toBe(1);
-  const judged = readFileSync(offline, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Line);
+  const judged = readFileSync(offline, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Line);
   rmSync(offline, { force: true });
   const ids = new Set(judged.map((line) => line.requestId));
   // Every exchange with a MUST finding was captured: the 400 with a numeric status, the list, the bad limit, the

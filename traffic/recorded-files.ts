@@ -12,12 +12,20 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import { parser } from 'stream-json';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
-import { entryLabel, MalformedEntryError, OVERSIZED_TEXT, recordedExchange, type RecordedExchange } from '../proxy/har.ts';
+import {
+  entryLabel,
+  MalformedEntryError,
+  OVERSIZED_TEXT,
+  recordedExchange,
+  type RecordedExchange,
+} from '../proxy/har.ts';
 
 export type RecordedFormat = 'har' | 'capture';
 
 /** One entry of a file: the exchange it records, or why it cannot be read. */
-export type RecordedItem = { file: string; entry: number; recorded: RecordedExchange; raw: unknown } | { file: string; entry: number; error: string };
+export type RecordedItem =
+  | { file: string; entry: number; recorded: RecordedExchange; raw: unknown }
+  | { file: string; entry: number; error: string };
 
 /** A file that cannot be read at all (missing, a directory, neither HAR nor capture lines): exit 2. */
 export class UnreadableFileError extends Error {}
@@ -30,17 +38,24 @@ export async function formatOf(file: string): Promise<RecordedFormat> {
   try {
     handle = await open(file, 'r');
   } catch (error) {
-    throw new UnreadableFileError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UnreadableFileError(
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   try {
     const stats = await handle.stat();
     if (stats.isDirectory()) throw new UnreadableFileError(`${file} is a directory, not a HAR or capture file`);
     const buffer = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    const start = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+    const start = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
     if (/^\s*\{\s*"log"\s*:/.test(start)) return 'har';
     if (/^\s*\{/.test(start)) return 'capture';
-    throw new UnreadableFileError(`${file} is neither a HAR file (a JSON object with "log") nor capture lines (one JSON entry per line)`);
+    throw new UnreadableFileError(
+      `${file} is neither a HAR file (a JSON object with "log") nor capture lines (one JSON entry per line)`,
+    );
   } finally {
     await handle.close();
   }
@@ -64,7 +79,14 @@ export function maxStringFor(maxBody: number): number {
 }
 
 async function* harEntries(file: string, maxString: number): AsyncGenerator<RecordedItem> {
-  const entries: Readable = pipeline(createReadStream(file), parser.asStream({ packStrings: false, streamStrings: true }), boundedStrings(maxString), pick.asStream({ filter: 'log.entries' }), streamArray.asStream(), () => undefined);
+  const entries: Readable = pipeline(
+    createReadStream(file),
+    parser.asStream({ packStrings: false, streamStrings: true }),
+    boundedStrings(maxString),
+    pick.asStream({ filter: 'log.entries' }),
+    streamArray.asStream(),
+    () => undefined,
+  );
   let entry = 0;
   try {
     for await (const item of entries as AsyncIterable<{ key: number; value: unknown }>) {
@@ -147,7 +169,10 @@ async function* boundedLines(file: string, maxLine: number): AsyncGenerator<stri
       const piece = chunk.subarray(start, newline);
       length += piece.length;
       if (overlong || length > maxLine) yield null;
-      else yield Buffer.concat([...parts, piece]).toString('utf8').replace(/\r$/, '');
+      else
+        yield Buffer.concat([...parts, piece])
+          .toString('utf8')
+          .replace(/\r$/, '');
       parts = [];
       length = 0;
       overlong = false;
@@ -182,5 +207,7 @@ export function entryName(item: { file: string; entry: number }): string {
 }
 
 function firstLine(error: unknown): string {
-  return String((error as Error)?.message ?? error).split('\n')[0].slice(0, 200);
+  return String((error as Error)?.message ?? error)
+    .split('\n')[0]
+    .slice(0, 200);
 }

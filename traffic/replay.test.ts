@@ -23,8 +23,22 @@ let captureDir: string;
 let faulted: StartedReferenceServer;
 let fixed: StartedReferenceServer;
 
-const faultedTarget = () => ['--base-url', faulted.baseUrl, '--session-token', FAULTED_TOKENS.sessionToken, '--pat', FAULTED_TOKENS.pat];
-const fixedTarget = () => ['--base-url', fixed.baseUrl, '--session-token', DEFAULT_CREDENTIALS.sessionToken, '--pat', DEFAULT_CREDENTIALS.pat];
+const faultedTarget = () => [
+  '--base-url',
+  faulted.baseUrl,
+  '--session-token',
+  FAULTED_TOKENS.sessionToken,
+  '--pat',
+  FAULTED_TOKENS.pat,
+];
+const fixedTarget = () => [
+  '--base-url',
+  fixed.baseUrl,
+  '--session-token',
+  DEFAULT_CREDENTIALS.sessionToken,
+  '--pat',
+  DEFAULT_CREDENTIALS.pat,
+];
 const captureFiles = () => readdirSync(captureDir).map((name) => join(captureDir, name));
 
 beforeAll(async () => {
@@ -34,9 +48,19 @@ beforeAll(async () => {
   fixed = await startReferenceServer({ host: '127.0.0.1', port: 0 });
   const proxy = await startValidatingProxy({ upstream: faulted.baseUrl, capture: { dir: captureDir } });
   try {
-    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0`, { headers: { authorization: `Bearer r:${FAULTED_TOKENS.sessionToken}` } });
-    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal&page[limit]=4&page[offset]=0`, { headers: { [contract.legacyHeader]: FAULTED_TOKENS.sessionToken } });
-    await send(`${proxy.baseUrl}/attribute-configs`, { method: 'POST', headers: { authorization: `Bearer p:${FAULTED_TOKENS.pat}`, 'content-type': MEDIA_TYPE }, body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Replayed' } } }) });
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0`, {
+      headers: { authorization: `Bearer r:${FAULTED_TOKENS.sessionToken}` },
+    });
+    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal&page[limit]=4&page[offset]=0`, {
+      headers: { [contract.legacyHeader]: FAULTED_TOKENS.sessionToken },
+    });
+    await send(`${proxy.baseUrl}/attribute-configs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer p:${FAULTED_TOKENS.pat}`, 'content-type': MEDIA_TYPE },
+      body: JSON.stringify({
+        data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', label: 'Replayed' } },
+      }),
+    });
     await proxy.proxy.settled();
   } finally {
     await proxy.close();
@@ -51,7 +75,9 @@ afterAll(async () => {
 
 describe('capture, then replay', () => {
   it('captured the three exchanges that broke a MUST, and no credential', () => {
-    const text = captureFiles().map((file) => readFileSync(file, 'utf8')).join('');
+    const text = captureFiles()
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('');
     expect(text.trim().split('\n')).toHaveLength(3);
     for (const secret of Object.values(FAULTED_TOKENS)) expect(text).not.toContain(secret);
   });
@@ -59,9 +85,17 @@ describe('capture, then replay', () => {
   it('against the faulted server: the reads still reproduce, the write is not sent without --allow-writes: exit 1', async () => {
     const result = await runCli(['replay', ...captureFiles(), ...faultedTarget()]);
     const lines = result.stdout.trim().split('\n');
-    expect(lines.filter((line) => line.startsWith('still reproduces: NG-META-PAGES · GET /notification-groups?'))).toHaveLength(2);
-    expect(lines).toContainEqual(expect.stringMatching(/^not sent: POST could write to the target; --allow-writes sends it · POST \/attribute-configs /));
-    expect(lines[lines.length - 1]).toMatch(/: 2 still reproduces, 0 fixed, 0 changed, 1 not sent, 0 no answer, 0 nothing to check$/);
+    expect(
+      lines.filter((line) => line.startsWith('still reproduces: NG-META-PAGES · GET /notification-groups?')),
+    ).toHaveLength(2);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^not sent: POST could write to the target; --allow-writes sends it · POST \/attribute-configs /,
+      ),
+    );
+    expect(lines[lines.length - 1]).toMatch(
+      /: 2 still reproduces, 0 fixed, 0 changed, 1 not sent, 0 no answer, 0 nothing to check$/,
+    );
     expect(result.code).toBe(1);
   }, 60_000);
 
@@ -74,7 +108,9 @@ describe('capture, then replay', () => {
   it('against the server without the faults, with its own credentials in the same schemes: every one is fixed, exit 0', async () => {
     const result = await runCli(['replay', ...captureFiles(), ...fixedTarget(), '--allow-writes']);
     const lines = result.stdout.trim().split('\n');
-    expect(lines.slice(0, -1).map((line) => /^fixed: ([A-Z-]+) · (GET|POST) \S+ answered (\d+) /.exec(line)?.slice(1))).toEqual([
+    expect(
+      lines.slice(0, -1).map((line) => /^fixed: ([A-Z-]+) · (GET|POST) \S+ answered (\d+) /.exec(line)?.slice(1)),
+    ).toEqual([
       ['NG-META-PAGES', 'GET', '200'],
       ['NG-META-PAGES', 'GET', '200'],
       ['AC-RESPONSE-INUSE', 'POST', '201'],
@@ -84,10 +120,26 @@ describe('capture, then replay', () => {
   }, 60_000);
 
   it('against a server that breaks another MUST on the same request: changed, naming the new finding, exit 1', async () => {
-    const other = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: ['item-boolean-as-string'], ...FAULTED_TOKENS });
+    const other = await startReferenceServer({
+      host: '127.0.0.1',
+      port: 0,
+      faults: ['item-boolean-as-string'],
+      ...FAULTED_TOKENS,
+    });
     try {
-      const result = await runCli(['replay', ...captureFiles(), '--base-url', other.baseUrl, '--session-token', FAULTED_TOKENS.sessionToken, '--pat', FAULTED_TOKENS.pat]);
-      expect(result.stdout).toMatch(/^changed: NG-META-PAGES no longer, now NG-ITEM-SHAPE \(.+\) · GET \/notification-groups\S* answered 200 /m);
+      const result = await runCli([
+        'replay',
+        ...captureFiles(),
+        '--base-url',
+        other.baseUrl,
+        '--session-token',
+        FAULTED_TOKENS.sessionToken,
+        '--pat',
+        FAULTED_TOKENS.pat,
+      ]);
+      expect(result.stdout).toMatch(
+        /^changed: NG-META-PAGES no longer, now NG-ITEM-SHAPE \(.+\) · GET \/notification-groups\S* answered 200 /m,
+      );
       expect(result.stdout).not.toMatch(/^still reproduces/m);
       expect(result.code).toBe(1);
     } finally {
@@ -99,12 +151,17 @@ describe('capture, then replay', () => {
     const targetFile = join(dir, 'staging.yaml');
     const first = await runCli(['replay', ...captureFiles(), ...faultedTarget(), '--save-cases', targetFile]);
     expect(first.stdout).toContain(`${targetFile}: 2 regression cases added (NG-META-PAGES)`);
-    const cases = readRegressionCases(targetFile, contract.requirements.map((r) => r.id));
+    const cases = readRegressionCases(
+      targetFile,
+      contract.requirements.map((r) => r.id),
+    );
     expect(cases.map((c) => [c.requirement, c.request.method, c.request.path, c.request.credentials])).toEqual([
       ['NG-META-PAGES', 'GET', '/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0', 'session'],
       ['NG-META-PAGES', 'GET', '/notification-groups?filter[type]=portal&page[limit]=4&page[offset]=0', 'legacy'],
     ]);
-    expect(cases[0].why).toMatch(/^recorded \d{4}-\d\d-\d\dT[\d:.]+Z \(capture-\S+\.ndjson entry #1\), still reproduced against http:\/\/127\.0\.0\.1:\d+\/v3: \S/);
+    expect(cases[0].why).toMatch(
+      /^recorded \d{4}-\d\d-\d\dT[\d:.]+Z \(capture-\S+\.ndjson entry #1\), still reproduced against http:\/\/127\.0\.0\.1:\d+\/v3: \S/,
+    );
     const text = readFileSync(targetFile, 'utf8');
     expect(text).not.toContain(dir);
     for (const secret of Object.values(FAULTED_TOKENS)) expect(text).not.toContain(secret);
@@ -173,40 +230,106 @@ describe('a saved regression case in run', () => {
     expect(saved.stdout).toContain('2 regression cases added');
   }, 60_000);
 
-  function record(reportDir: string): { verdict: string; requirements: { id: string; verdict: string; cases: number; regressionCases?: string[]; evidence: { case: string; message: string }[] }[] } {
+  function record(reportDir: string): {
+    verdict: string;
+    requirements: {
+      id: string;
+      verdict: string;
+      cases: number;
+      regressionCases?: string[];
+      evidence: { case: string; message: string }[];
+    }[];
+  } {
     return JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as ReturnType<typeof record>;
   }
 
   it('fails run against the faulted server under the requirement it names (record, JUnit, HTML)', async () => {
     const reportDir = join(dir, 'run-faulted');
-    const result = await runCli(['run', '--reference-server', '--target', targetFile, '--grep', 'regression: ', '--fault', 'meta-pages-rounded-down', '--report-dir', reportDir, '--workers', '1']);
+    const result = await runCli([
+      'run',
+      '--reference-server',
+      '--target',
+      targetFile,
+      '--grep',
+      'regression: ',
+      '--fault',
+      'meta-pages-rounded-down',
+      '--report-dir',
+      reportDir,
+      '--workers',
+      '1',
+    ]);
     expect(result.code).toBe(1);
     const pages = record(reportDir).requirements.find((r) => r.id === 'NG-META-PAGES')!;
     expect(pages.verdict).toBe('failed');
-    expect(pages.evidence.map((e) => e.case)).toEqual([expect.stringMatching(/^NG-META-PAGES · regression: GET \/notification-groups NG-META-PAGES/), expect.stringMatching(/^NG-META-PAGES · regression: /)]);
-    expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toMatch(/case: NG-META-PAGES · regression: GET \/notification-groups NG-META-PAGES/);
-    expect(readFileSync(join(reportDir, 'certification.html'), 'utf8')).toContain('regression: GET /notification-groups NG-META-PAGES');
+    expect(pages.evidence.map((e) => e.case)).toEqual([
+      expect.stringMatching(/^NG-META-PAGES · regression: GET \/notification-groups NG-META-PAGES/),
+      expect.stringMatching(/^NG-META-PAGES · regression: /),
+    ]);
+    expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toMatch(
+      /case: NG-META-PAGES · regression: GET \/notification-groups NG-META-PAGES/,
+    );
+    expect(readFileSync(join(reportDir, 'certification.html'), 'utf8')).toContain(
+      'regression: GET /notification-groups NG-META-PAGES',
+    );
   }, 120_000);
 
   it('passes against the server without the fault: NG-META-PAGES passed by the regression cases alone', async () => {
     const reportDir = join(dir, 'run-fixed');
-    const result = await runCli(['run', '--reference-server', '--target', targetFile, '--grep', 'regression: ', '--report-dir', reportDir, '--workers', '1']);
+    const result = await runCli([
+      'run',
+      '--reference-server',
+      '--target',
+      targetFile,
+      '--grep',
+      'regression: ',
+      '--report-dir',
+      reportDir,
+      '--workers',
+      '1',
+    ]);
     // Only the regression cases ran: the verdict is incomplete, and nothing failed.
     expect(result.code).toBe(3);
     const pages = record(reportDir).requirements.find((r) => r.id === 'NG-META-PAGES')!;
-    expect(pages).toMatchObject({ verdict: 'passed', cases: 2, regressionCases: [expect.stringMatching(/^GET \/notification-groups NG-META-PAGES/), expect.stringMatching(/^GET \/notification-groups NG-META-PAGES/)] });
+    expect(pages).toMatchObject({
+      verdict: 'passed',
+      cases: 2,
+      regressionCases: [
+        expect.stringMatching(/^GET \/notification-groups NG-META-PAGES/),
+        expect.stringMatching(/^GET \/notification-groups NG-META-PAGES/),
+      ],
+    });
     // Named under their requirement where a person and a CI system look, passing as failing.
-    const junitCase = /<testcase name="NG-META-PAGES[\s\S]*?<\/testcase>/.exec(readFileSync(join(reportDir, 'junit.xml'), 'utf8'))![0];
-    expect(junitCase.match(/<property name="regression-case" value="GET \/notification-groups NG-META-PAGES/g)).toHaveLength(2);
-    expect(readFileSync(join(reportDir, 'certification.html'), 'utf8')).toMatch(/data-requirement="NG-META-PAGES"[^\n]*regression: GET \/notification-groups NG-META-PAGES/);
+    const junitCase = /<testcase name="NG-META-PAGES[\s\S]*?<\/testcase>/.exec(
+      readFileSync(join(reportDir, 'junit.xml'), 'utf8'),
+    )![0];
+    expect(
+      junitCase.match(/<property name="regression-case" value="GET \/notification-groups NG-META-PAGES/g),
+    ).toHaveLength(2);
+    expect(readFileSync(join(reportDir, 'certification.html'), 'utf8')).toMatch(
+      /data-requirement="NG-META-PAGES"[^\n]*regression: GET \/notification-groups NG-META-PAGES/,
+    );
   }, 120_000);
 });
 
 describe('las-conformance replay, usage errors', () => {
   const cases: { title: string; args: () => string[]; stderr: RegExp; asProcess?: true }[] = [
-    { title: 'no target base URL', args: () => [captureFiles()[0], '--session-token', 'a', '--pat', 'b'], stderr: /^las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file$/, asProcess: true },
-    { title: 'no personal access token', args: () => [captureFiles()[0], '--base-url', fixed.baseUrl, '--session-token', 'a'], stderr: /^las-conformance: no personal access token: give --pat, LAS_PAT/ },
-    { title: 'a --save-cases file that is no target file', args: () => [captureFiles()[0], ...fixedTarget(), '--save-cases', join(dir, 'not-a-target.yaml')], stderr: /^las-conformance: target file .*not-a-target\.yaml: unknown key "wrong"$/ },
+    {
+      title: 'no target base URL',
+      args: () => [captureFiles()[0], '--session-token', 'a', '--pat', 'b'],
+      stderr: /^las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file$/,
+      asProcess: true,
+    },
+    {
+      title: 'no personal access token',
+      args: () => [captureFiles()[0], '--base-url', fixed.baseUrl, '--session-token', 'a'],
+      stderr: /^las-conformance: no personal access token: give --pat, LAS_PAT/,
+    },
+    {
+      title: 'a --save-cases file that is no target file',
+      args: () => [captureFiles()[0], ...fixedTarget(), '--save-cases', join(dir, 'not-a-target.yaml')],
+      stderr: /^las-conformance: target file .*not-a-target\.yaml: unknown key "wrong"$/,
+    },
   ];
   beforeAll(() => writeFileSync(join(dir, 'not-a-target.yaml'), 'wrong: key\n'));
   for (const c of cases) {
@@ -218,4 +341,3 @@ describe('las-conformance replay, usage errors', () => {
     }, 30_000);
   }
 });
-

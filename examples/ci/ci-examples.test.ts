@@ -7,14 +7,29 @@
 // unset (GitHub expands them to empty strings) the job fails naming them. The GitLab job runs in a
 // checkout of the kit (`npm ci` is how these tests were installed): with its variables unset
 // (GitLab leaves them undefined) it fails too.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GITHUB_BASH, shell, type ShellResult } from '../../test-support/shell.ts';
 import { parse as parseYaml } from 'yaml';
-import { DEFAULT_CREDENTIALS, FAULTS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
+import {
+  DEFAULT_CREDENTIALS,
+  FAULTS,
+  REFERENCE_FIXTURES,
+  startReferenceServer,
+  type StartedReferenceServer,
+} from '../../server/index.ts';
 import { hermeticEnvironment } from '../../cli/test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,7 +38,15 @@ const FAULT = 'meta-pages-rounded-down';
 const INSTALL = 'npm ci';
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 /** The flags that would put a setting on the command line, where every process on the machine sees it. */
-const SETTING_FLAGS = ['--base-url', '--session-token', '--pat', '--forbidden-token', '--owner-user-id', '--collection-item-id', '--header'];
+const SETTING_FLAGS = [
+  '--base-url',
+  '--session-token',
+  '--pat',
+  '--forbidden-token',
+  '--owner-user-id',
+  '--collection-item-id',
+  '--header',
+];
 
 interface WorkflowStep {
   uses?: string;
@@ -51,7 +74,10 @@ const workflowSteps = Object.values(workflow.jobs).flatMap((job) => job.steps);
 const gateStep = workflowSteps.find((step) => step.uses?.split('@')[0].endsWith('/las-conformance'))!;
 
 function gitlabCommands(): string[] {
-  const jobs = parseYaml(readFileSync(new URL('gitlab-ci.yml', import.meta.url), 'utf8')) as Record<string, { script: string[] }>;
+  const jobs = parseYaml(readFileSync(new URL('gitlab-ci.yml', import.meta.url), 'utf8')) as Record<
+    string,
+    { script: string[] }
+  >;
   return Object.values(jobs).flatMap((job) => job.script);
 }
 
@@ -67,27 +93,45 @@ function expand(text: string, context: Record<string, string>): string {
  * The `vars.` and `secrets.` the example names, each with its value in `given`, or empty as GitHub expands one not set.
  */
 function repositorySettings(given: Record<string, string>): Record<string, string> {
-  const names = Object.values(gateStep.with ?? {}).flatMap((value) => [...value.matchAll(/\$\{\{\s*((?:vars|secrets)\.(\w+))\s*\}\}/g)].map((m) => [m[1], m[2]]));
+  const names = Object.values(gateStep.with ?? {}).flatMap((value) =>
+    [...value.matchAll(/\$\{\{\s*((?:vars|secrets)\.(\w+))\s*\}\}/g)].map((m) => [m[1], m[2]]),
+  );
   return Object.fromEntries(names.map(([expression, name]) => [expression, given[name] ?? '']));
 }
 
 /** The action's inputs as the example's step gives them, defaults for the rest. */
 function actionInputs(repository: Record<string, string>): Record<string, string> {
-  const given = Object.fromEntries(Object.entries(gateStep.with ?? {}).map(([name, value]) => [name, expand(value, repository)]));
-  return Object.fromEntries(Object.entries(action.inputs).map(([name, input]) => [`inputs.${name}`, given[name] ?? input.default ?? '']));
+  const given = Object.fromEntries(
+    Object.entries(gateStep.with ?? {}).map(([name, value]) => [name, expand(value, repository)]),
+  );
+  return Object.fromEntries(
+    Object.entries(action.inputs).map(([name, input]) => [`inputs.${name}`, given[name] ?? input.default ?? '']),
+  );
 }
 
 /**
  * The action's shell steps, run in `workspace` as GitHub runs a composite action's steps; stops at the first that
  * fails, as a job does.
  */
-async function runActionSteps(workspace: string, runnerTemp: string, repository: Record<string, string>, env: Record<string, string>): Promise<ShellResult[]> {
+async function runActionSteps(
+  workspace: string,
+  runnerTemp: string,
+  repository: Record<string, string>,
+  env: Record<string, string>,
+): Promise<ShellResult[]> {
   const context = { ...actionInputs(repository), 'runner.temp': runnerTemp };
   const results: ShellResult[] = [];
   for (const step of action.runs.steps.filter((s) => s.run !== undefined)) {
     expect(step.shell).toBe('bash');
-    const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, expand(value, context)]));
-    const result = await shell(expand(step.run!, context), workspace, { ...env, GITHUB_ACTION_PATH: ROOT, ...stepEnv }, GITHUB_BASH);
+    const stepEnv = Object.fromEntries(
+      Object.entries(step.env ?? {}).map(([name, value]) => [name, expand(value, context)]),
+    );
+    const result = await shell(
+      expand(step.run!, context),
+      workspace,
+      { ...env, GITHUB_ACTION_PATH: ROOT, ...stepEnv },
+      GITHUB_BASH,
+    );
     results.push(result);
     if (result.code !== 0) break;
   }
@@ -102,10 +146,12 @@ describe('the CI examples', () => {
     expect(Object.keys(workflow.on)).toEqual(expect.arrayContaining(['pull_request', 'workflow_call']));
   });
 
-  it('on GitHub, the kit is one step: this repository\'s action at the release of this version, given every input it requires', () => {
+  it("on GitHub, the kit is one step: this repository's action at the release of this version, given every input it requires", () => {
     expect(gateStep.uses).toMatch(new RegExp(`@v${VERSION.replace(/\./g, '\\.')}$`));
     expect(action.runs.using).toBe('composite');
-    const required = Object.entries(action.inputs).filter(([, input]) => input.required).map(([name]) => name);
+    const required = Object.entries(action.inputs)
+      .filter(([, input]) => input.required)
+      .map(([name]) => name);
     expect(Object.keys(gateStep.with ?? {})).toEqual(expect.arrayContaining(required));
     expect(workflowSteps.filter((step) => step.run !== undefined)).toEqual([]);
   });
@@ -120,7 +166,9 @@ describe('the CI examples', () => {
   it('never put a setting on a command line: the action hands its inputs to the kit as variables', () => {
     const commands = [...action.runs.steps.flatMap((step) => step.run ?? []), ...gitlabCommands()];
     for (const flag of SETTING_FLAGS) expect(commands.join('\n'), flag).not.toContain(flag);
-    for (const step of action.runs.steps) for (const value of Object.values(step.env ?? {})) expect(value).not.toMatch(/^\$\{\{\s*inputs\.[\w-]+\s*\}\}\s+\S/);
+    for (const step of action.runs.steps)
+      for (const value of Object.values(step.env ?? {}))
+        expect(value).not.toMatch(/^\$\{\{\s*inputs\.[\w-]+\s*\}\}\s+\S/);
   });
 
   it('on GitLab, run the commands docs/ci.md shows, the install first', () => {
@@ -131,7 +179,10 @@ describe('the CI examples', () => {
   });
 
   it('give GitLab the per-requirement JUnit file the run writes, where the GitHub action keeps its reports', () => {
-    const jobs = parseYaml(readFileSync(new URL('gitlab-ci.yml', import.meta.url), 'utf8')) as Record<string, { artifacts: { reports: { junit: string } } }>;
+    const jobs = parseYaml(readFileSync(new URL('gitlab-ci.yml', import.meta.url), 'utf8')) as Record<
+      string,
+      { artifacts: { reports: { junit: string } } }
+    >;
     const reportDir = /--report-dir (\S+)/.exec(gitlabCommands()[1])?.[1];
     expect(Object.values(jobs)[0].artifacts.reports.junit).toBe(`${reportDir}/junit.xml`);
     expect(action.inputs['report-dir'].default).toBe(reportDir);
@@ -155,7 +206,9 @@ describe('the GitLab job with its variables unset', () => {
 
   it('fails the job (exit 2) with one line naming the base URL to give, and tests nothing', () => {
     expect(result.code).toBe(2);
-    expect(result.stderr.trimEnd().split('\n')).toEqual(['las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file, or --reference-server to test the kit\'s own reference server']);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      "las-conformance: no target base URL: give --base-url, LAS_BASE_URL or baseUrl in the target file, or --reference-server to test the kit's own reference server",
+    ]);
     expect(result.stdout).not.toContain('Embedded reference server');
   });
 });
@@ -169,7 +222,8 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
   let unset: ShellResult[];
   let faulty: ShellResult[];
   let faultyReportDir: string;
-  const jobEnvironment = () => hermeticEnvironment({ CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: stepSummary });
+  const jobEnvironment = () =>
+    hermeticEnvironment({ CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: stepSummary });
 
   beforeAll(async () => {
     server = await startReferenceServer({ faults: [FAULT] });
@@ -211,16 +265,27 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
   });
 
   it('runs from the project it was installed in: npx las-conformance run --reference-server, its reports under that directory', async () => {
-    const result = await shell('npx --no-install las-conformance run --reference-server --requirement NG-META-PAGES --allow-partial --workers 1 --report-dir reports/embedded', kitProject(), hermeticEnvironment({ CI: 'true' }));
+    const result = await shell(
+      'npx --no-install las-conformance run --reference-server --requirement NG-META-PAGES --allow-partial --workers 1 --report-dir reports/embedded',
+      kitProject(),
+      hermeticEnvironment({ CI: 'true' }),
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Embedded reference server at http://127.0.0.1:');
-    const record = JSON.parse(readFileSync(join(kitProject(), 'reports', 'embedded', 'conformance.json'), 'utf8')) as { requirements: { id: string; verdict: string }[]; gate: { result: string } };
+    const record = JSON.parse(readFileSync(join(kitProject(), 'reports', 'embedded', 'conformance.json'), 'utf8')) as {
+      requirements: { id: string; verdict: string }[];
+      gate: { result: string };
+    };
     expect(record.requirements.find((r) => r.id === 'NG-META-PAGES')?.verdict).toBe('passed');
     expect(record.gate.result).toBe('pass');
   }, 120_000);
 
   it('there, in CI and given no target, refuses to run (exit 2) instead of testing its own server', async () => {
-    const result = await shell('npx --no-install las-conformance run', kitProject(), hermeticEnvironment({ CI: 'true' }));
+    const result = await shell(
+      'npx --no-install las-conformance run',
+      kitProject(),
+      hermeticEnvironment({ CI: 'true' }),
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^las-conformance: no target base URL: /);
   }, 60_000);
@@ -229,7 +294,9 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
     const gate = unset.at(-1)!;
     expect(unset).toHaveLength(2);
     expect(gate.code).toBe(2);
-    expect(gate.stderr.trimEnd().split('\n')).toEqual(['las-conformance: LAS_BASE_URL, LAS_SESSION_TOKEN, LAS_PAT are set but empty: give them values or leave them out (an empty setting is a variable or secret the job did not get)']);
+    expect(gate.stderr.trimEnd().split('\n')).toEqual([
+      'las-conformance: LAS_BASE_URL, LAS_SESSION_TOKEN, LAS_PAT are set but empty: give them values or leave them out (an empty setting is a variable or secret the job did not get)',
+    ]);
     expect(gate.stdout).not.toContain('Embedded reference server');
   });
 
@@ -237,23 +304,38 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
     expect(faulty.at(-1)?.code, faulty.at(-1)?.stderr).toBe(1);
   });
 
-  it('writes the reports under the job\'s working directory, not inside the installed package', () => {
+  it("writes the reports under the job's working directory, not inside the installed package", () => {
     expect(faultyReportDir.startsWith(workspace)).toBe(true);
     expect(existsSync(join(faultyReportDir, 'conformance.json'))).toBe(true);
-    expect(existsSync(join(runnerTemp, 'las-conformance-kit', 'node_modules', 'las-conformance', 'reports', 'conformance'))).toBe(false);
+    expect(
+      existsSync(join(runnerTemp, 'las-conformance-kit', 'node_modules', 'las-conformance', 'reports', 'conformance')),
+    ).toBe(false);
   });
 
   it('leaves a junit.xml whose only failing test case is the requirement the fault breaks', () => {
     const junit = readFileSync(join(faultyReportDir, 'junit.xml'), 'utf8');
-    const failing = [...junit.matchAll(/<testcase name="([A-Z0-9-]+) · [^"]*"[^>]*>((?:(?!<\/testcase>)[\s\S])*)<\/testcase>/g)].filter(([, , body]) => body.includes('<failure')).map(([, id]) => id);
+    const failing = [
+      ...junit.matchAll(/<testcase name="([A-Z0-9-]+) · [^"]*"[^>]*>((?:(?!<\/testcase>)[\s\S])*)<\/testcase>/g),
+    ]
+      .filter(([, , body]) => body.includes('<failure'))
+      .map(([, id]) => id);
     expect(failing).toEqual([requirement]);
-    expect(junit).toMatch(new RegExp(`<failure message="${requirement}: [^"]+ at /meta/pages [^"]+ \\| reproduce: curl -i -g -X GET `));
+    expect(junit).toMatch(
+      new RegExp(`<failure message="${requirement}: [^"]+ at /meta/pages [^"]+ \\| reproduce: curl -i -g -X GET `),
+    );
   });
 
   it('annotates the job with the failed requirement and its curl line', () => {
-    const errors = faulty.at(-1)!.stdout.split('\n').filter((line) => line.startsWith('::error '));
+    const errors = faulty
+      .at(-1)!
+      .stdout.split('\n')
+      .filter((line) => line.startsWith('::error '));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(new RegExp(`^::error title=${requirement} \\(MUST%2C section 4\\.1\\)::.*%0Acurl -i -g -X GET "\\$LAS_BASE_URL/notification-groups`));
+    expect(errors[0]).toMatch(
+      new RegExp(
+        `^::error title=${requirement} \\(MUST%2C section 4\\.1\\)::.*%0Acurl -i -g -X GET "\\$LAS_BASE_URL/notification-groups`,
+      ),
+    );
   });
 
   it('lists the failed requirement with its finding and curl line on the console, before the verdict', () => {
@@ -261,7 +343,11 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
     const failures = stdout.indexOf('Failed requirements (1):');
     expect(failures).toBeGreaterThan(-1);
     expect(stdout.indexOf('Verdict: FAILED')).toBeGreaterThan(failures);
-    expect(stdout.slice(failures)).toMatch(new RegExp(`\\n  ${requirement} \\(MUST, section 4\\.1; judged on \\d+ exchanges?, \\d+ broke it\\): .*\\n    .* at /meta/pages .*\\n    curl -i -g -X GET `));
+    expect(stdout.slice(failures)).toMatch(
+      new RegExp(
+        `\\n  ${requirement} \\(MUST, section 4\\.1; judged on \\d+ exchanges?, \\d+ broke it\\): .*\\n    .* at /meta/pages .*\\n    curl -i -g -X GET `,
+      ),
+    );
   });
 
   it('appends summary.md to the step summary and writes the certification report', () => {

@@ -42,7 +42,10 @@ describe.runIf(promtoolTestRuns)('promtool on the fleet files', () => {
       writeFileSync(join(dir, 'las-proxy-admin-token'), 'token\n');
       writeFileSync(join(dir, 'las-proxy-replicas.json'), JSON.stringify([{ targets: ['10.0.0.11:8741'] }]));
       const checked = promtool(['check', 'config', CONFIG], dir);
-      expect(checked, checked.output).toEqual({ status: 0, output: expect.stringContaining('is valid prometheus config file syntax') });
+      expect(checked, checked.output).toEqual({
+        status: 0,
+        output: expect.stringContaining('is valid prometheus config file syntax'),
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -50,10 +53,16 @@ describe.runIf(promtoolTestRuns)('promtool on the fleet files', () => {
 });
 
 test('every metric the rules and their tests read is one the proxy exports', async () => {
-  const exported = new Set((await createProxyMetrics({ judgeBacklog: () => 0 }).registry.getMetricsAsJSON()).map((metric) => metric.name));
+  const exported = new Set(
+    (await createProxyMetrics({ judgeBacklog: () => 0 }).registry.getMetricsAsJSON()).map((metric) => metric.name),
+  );
   const rules = parse(readFileSync(join(EXAMPLES, RULES), 'utf8')) as { groups: { rules: { expr: string }[] }[] };
   const expressions = rules.groups.flatMap((group) => group.rules.map((rule) => rule.expr));
-  const read = new Set([...expressions, readFileSync(join(EXAMPLES, RULE_TESTS), 'utf8')].flatMap((text) => text.match(/\blas_proxy_[a-z_]+/g) ?? []));
+  const read = new Set(
+    [...expressions, readFileSync(join(EXAMPLES, RULE_TESTS), 'utf8')].flatMap(
+      (text) => text.match(/\blas_proxy_[a-z_]+/g) ?? [],
+    ),
+  );
   expect(read.size).toBeGreaterThan(0);
   expect([...read].filter((name) => !exported.has(name))).toEqual([]);
 });

@@ -13,20 +13,31 @@ import {
   PLACEHOLDER_FIXTURES,
   requiredFixturesMissing,
 } from '../documents.ts';
-import { contract, createOperations, noFixturesReason, refusedUnshownValues, successStatuses, uniqueTag, UNSHOWN_VALUES_REASON } from '../operations.ts';
+import {
+  contract,
+  createOperations,
+  noFixturesReason,
+  refusedUnshownValues,
+  successStatuses,
+  uniqueTag,
+  UNSHOWN_VALUES_REASON,
+} from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 /** The requirements each role plays for a create operation's success, read from the contract (x-requirements). */
 function creationRequirements(operation: Operation): { created: string; covers: string[]; relationships?: string } {
   const id = (role: OperationRole) => contract.requirementOf(operation, role)?.id;
-  const covers = (['responseShape', 'serverAttributes', 'relationshipsEcho', 'attributesEcho'] as const).map(id).filter((r): r is string => r !== undefined);
+  const covers = (['responseShape', 'serverAttributes', 'relationshipsEcho', 'attributesEcho'] as const)
+    .map(id)
+    .filter((r): r is string => r !== undefined);
   return { created: id('success')!, covers, relationships: id('relationshipsEcho') };
 }
 
 const CREATED = ['RES-ID-STRING', 'RES-ID-OBJECTID', 'MEDIA-TYPE-RESPONSE', 'CREATE-202-ACCEPTED'];
 /** What only a 201 body shows: a 202 answer (body not shown) leaves these not run by this case. */
 const CREATED_BODY = ['RES-ID-STRING', 'RES-ID-OBJECTID'];
-const ACCEPTED_REASON = 'the target answered 202 Accepted, whose body the specification does not show, so the created resource could not be checked';
+const ACCEPTED_REASON =
+  'the target answered 202 Accepted, whose body the specification does not show, so the created resource could not be checked';
 const ERROR_DOCUMENT = ['ERR-STATUS-STRING', 'ERR-OBJECT-MEMBERS', 'MEDIA-TYPE-RESPONSE'];
 
 function skipWithoutFixtures(conformance: ConformanceCase, operation: Operation): void {
@@ -48,8 +59,13 @@ function casesOf(operation: Operation): SuiteCase[] {
       covers: completeCovers,
       async run(conformance) {
         skipWithoutFixtures(conformance, operation);
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: completeDocument(operation, conformance.target.fixtures, uniqueTag()) });
-        if (refusedUnshownValues(operation, answer)) return conformance.notShown([created, ...covers, ...CREATED_BODY], UNSHOWN_VALUES_REASON);
+        const answer = await conformance.send({
+          operation,
+          credentials: conformance.credentials.session,
+          document: completeDocument(operation, conformance.target.fixtures, uniqueTag()),
+        });
+        if (refusedUnshownValues(operation, answer))
+          return conformance.notShown([created, ...covers, ...CREATED_BODY], UNSHOWN_VALUES_REASON);
         conformance.expectStatus(answer, success);
         if (answer.status === 202) conformance.notShown([...covers, ...CREATED_BODY], ACCEPTED_REASON);
       },
@@ -67,7 +83,11 @@ function casesOf(operation: Operation): SuiteCase[] {
         conformance.expectStatus(answer, [...success, 400]);
         const shown = [...withoutRelationships, ...CREATED_BODY];
         if (answer.status === 202) conformance.notShown(shown, ACCEPTED_REASON);
-        if (answer.status === 400) conformance.notShown(shown, 'the target refused the minimal document with 400, as it may (which attributes are required is not shown), so no created resource was shown');
+        if (answer.status === 400)
+          conformance.notShown(
+            shown,
+            'the target refused the minimal document with 400, as it may (which attributes are required is not shown), so no created resource was shown',
+          );
       },
     },
     {
@@ -78,7 +98,8 @@ function casesOf(operation: Operation): SuiteCase[] {
         skipWithoutFixtures(conformance, operation);
         const document = completeDocument(operation, conformance.target.fixtures, uniqueTag());
         const first = await conformance.send({ operation, credentials: conformance.credentials.session, document });
-        if (refusedUnshownValues(operation, first)) return conformance.notShown(['ERR-ENVELOPE-404-409'], UNSHOWN_VALUES_REASON);
+        if (refusedUnshownValues(operation, first))
+          return conformance.notShown(['ERR-ENVELOPE-404-409'], UNSHOWN_VALUES_REASON);
         if (!conformance.expectStatus(first, success, created)) return;
         const again = await conformance.send({ operation, credentials: conformance.credentials.session, document });
         conformance.expectStatus(again, [...success, 400, 404, 409], created);
@@ -90,7 +111,11 @@ function casesOf(operation: Operation): SuiteCase[] {
       covers: ERROR_DOCUMENT,
       async run(conformance) {
         const fixtures = { ...conformance.target.fixtures, [fixture]: PLACEHOLDER_FIXTURES[fixture] };
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: completeDocument(operation, fixtures, uniqueTag()) });
+        const answer = await conformance.send({
+          operation,
+          credentials: conformance.credentials.session,
+          document: completeDocument(operation, fixtures, uniqueTag()),
+        });
         conformance.expectStatus(answer, [...success, 400, 404, 409], created);
       },
     })),

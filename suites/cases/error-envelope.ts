@@ -7,7 +7,15 @@ import { bodyMembers, SAMPLE_OF_TYPE, withValueAt, wrongTypes, type Operation } 
 import type { Fixtures } from '../../targets/target.ts';
 import type { CredentialHeaders, ConformanceCase } from '../case.ts';
 import { rejectionBase } from '../documents.ts';
-import { brokenRequirements, NO_FORBIDDEN_TOKEN, operations, refusedParameterQuery, uniqueTag, validInput, type OperationInput } from '../operations.ts';
+import {
+  brokenRequirements,
+  NO_FORBIDDEN_TOKEN,
+  operations,
+  refusedParameterQuery,
+  uniqueTag,
+  validInput,
+  type OperationInput,
+} from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 const ENVELOPE = ['ERR-ENVELOPE', 'ERR-OBJECT-MEMBERS', 'ERR-STATUS-STRING', 'MEDIA-TYPE-RESPONSE'];
@@ -15,8 +23,16 @@ const ENVELOPE = ['ERR-ENVELOPE', 'ERR-OBJECT-MEMBERS', 'ERR-STATUS-STRING', 'ME
 /** A 400 the answer can point at: a wrongly typed attribute, or a filter value that does not exist. */
 function pointedProblem(operation: Operation, fixtures: Fixtures): OperationInput {
   if (operation.requestBody === undefined) return { query: refusedParameterQuery(operation) };
-  const attribute = bodyMembers(operation).find((m) => m.pointer.startsWith('/data/attributes/') && m.types.includes('string'))!;
-  return { document: withValueAt(rejectionBase(operation, fixtures, uniqueTag()), attribute.pointer, SAMPLE_OF_TYPE[wrongTypes(attribute)[0]]) };
+  const attribute = bodyMembers(operation).find(
+    (m) => m.pointer.startsWith('/data/attributes/') && m.types.includes('string'),
+  )!;
+  return {
+    document: withValueAt(
+      rejectionBase(operation, fixtures, uniqueTag()),
+      attribute.pointer,
+      SAMPLE_OF_TYPE[wrongTypes(attribute)[0]],
+    ),
+  };
 }
 
 interface EnvelopeKind {
@@ -38,8 +54,22 @@ const envelopeKinds: EnvelopeKind[] = [
     credentials: (h) => h.session,
     input: (o, c) => pointedProblem(o, c.target.fixtures),
   },
-  { status: 401, title: 'no credentials', statusRequirement: () => 'AUTH-401-NO-CREDENTIALS', covers: () => ['AUTH-WWW-AUTHENTICATE'], credentials: (h) => h.none, input: (o, c) => validInput(o, c.target.fixtures) },
-  { status: 403, title: 'the forbidden credential', statusRequirement: () => 'AUTH-403-FORBIDDEN', covers: () => [], credentials: (h) => h.forbidden, input: (o, c) => validInput(o, c.target.fixtures) },
+  {
+    status: 401,
+    title: 'no credentials',
+    statusRequirement: () => 'AUTH-401-NO-CREDENTIALS',
+    covers: () => ['AUTH-WWW-AUTHENTICATE'],
+    credentials: (h) => h.none,
+    input: (o, c) => validInput(o, c.target.fixtures),
+  },
+  {
+    status: 403,
+    title: 'the forbidden credential',
+    statusRequirement: () => 'AUTH-403-FORBIDDEN',
+    covers: () => [],
+    credentials: (h) => h.forbidden,
+    input: (o, c) => validInput(o, c.target.fixtures),
+  },
 ];
 
 export const errorEnvelopeCases: SuiteCase[] = operations.flatMap((operation) =>
@@ -50,7 +80,11 @@ export const errorEnvelopeCases: SuiteCase[] = operations.flatMap((operation) =>
     async run(conformance) {
       const credentials = c.credentials(conformance.credentials);
       if (credentials === undefined) conformance.skip(NO_FORBIDDEN_TOKEN);
-      const answer = await conformance.send({ operation, credentials: credentials!, ...c.input(operation, conformance) });
+      const answer = await conformance.send({
+        operation,
+        credentials: credentials!,
+        ...c.input(operation, conformance),
+      });
       conformance.expectStatus(answer, [c.status], c.statusRequirement(operation));
     },
   })),

@@ -20,7 +20,17 @@ import {
   type RecordIds,
 } from '../../contract/index.ts';
 import { PLACEHOLDER_FIXTURES } from '../documents.ts';
-import { brokenRequirements, filterQuery, filterValues, listOperations, recordsInTitles, refusalOf, roleId, roleIds, unknownValue } from '../operations.ts';
+import {
+  brokenRequirements,
+  filterQuery,
+  filterValues,
+  listOperations,
+  recordsInTitles,
+  refusalOf,
+  roleId,
+  roleIds,
+  unknownValue,
+} from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 /** What every list answer is checked for besides its status: the document, its items, its meta. */
@@ -34,7 +44,10 @@ export function listDocumentCovers(operation: Operation): string[] {
 
 /** A member name the filter does not have. */
 function otherMember(operation: Operation): string {
-  return unknownValue(filterMembers(operation).map((m) => m.name), 'kind');
+  return unknownValue(
+    filterMembers(operation).map((m) => m.name),
+    'kind',
+  );
 }
 
 /**
@@ -50,9 +63,14 @@ function rejectedFilters(operation: Operation): { title: string; query?: string 
     candidates.push(
       { title: `an empty ${name}`, query: filterQuery(operation, '') },
       { title: `an unknown ${name} value`, query: filterQuery(operation, unknownValue(served.values)) },
-      ...(first.toUpperCase() === first ? [] : [{ title: `an allowed ${name} value in upper case`, query: filterQuery(operation, first.toUpperCase()) }]),
+      ...(first.toUpperCase() === first
+        ? []
+        : [{ title: `an allowed ${name} value in upper case`, query: filterQuery(operation, first.toUpperCase()) }]),
       { title: `${FILTER_PARAMETER} as a plain value instead of an object`, query: `${FILTER_PARAMETER}=${first}` },
-      { title: `${FILTER_PARAMETER} with another member instead of ${served.name}`, query: `${FILTER_PARAMETER}[${otherMember(operation)}]=${first}` },
+      {
+        title: `${FILTER_PARAMETER} with another member instead of ${served.name}`,
+        query: `${FILTER_PARAMETER}[${otherMember(operation)}]=${first}`,
+      },
     );
   }
   return candidates.filter((c) => refusalOf(operation, { query: c.query }) !== undefined);
@@ -168,7 +186,8 @@ function includeCasesOf(operation: Operation, first: string | undefined): SuiteC
   if (names.length === 0) {
     return [
       {
-        title: `${operation.operationId}: an include name the specification does not define → 400, or 200 with a valid ` +
+        title:
+          `${operation.operationId}: an include name the specification does not define → 400, or 200 with a valid ` +
           'document',
         requirements: [responseShape],
         covers: roleIds(operation, ['itemShape']),
@@ -211,7 +230,11 @@ function filterCasesOf(operation: Operation): SuiteCase[] {
       requirements: brokenRequirements(operation, { query: c.query }),
       covers: ['ERR-SOURCE-PARAMETER', 'ERR-ENVELOPE'],
       async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: c.query });
+        const answer = await conformance.send({
+          operation,
+          credentials: conformance.credentials.session,
+          query: c.query,
+        });
         conformance.expectStatus(answer, [400]);
       },
     })),
@@ -220,7 +243,11 @@ function filterCasesOf(operation: Operation): SuiteCase[] {
       requirements: [success],
       covers: listDocumentCovers(operation),
       async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: filterQuery(operation, value, conformance.target.fixtures) || undefined });
+        const answer = await conformance.send({
+          operation,
+          credentials: conformance.credentials.session,
+          query: filterQuery(operation, value, conformance.target.fixtures) || undefined,
+        });
         conformance.expectStatus(answer, [200]);
       },
     })),

@@ -10,4 +10,12 @@ import { typeMismatchCases } from './type-mismatch.ts';
 
 export { caseTitle, type CaseDefinition, type SuiteCase } from './suite-case.ts';
 
-export const SUITE_CASES: SuiteCase[] = [...creationCases, ...credentialCases, ...errorEnvelopeCases, ...filterCases, ...paginationCases, ...requestDocumentCases, ...typeMismatchCases];
+export const SUITE_CASES: SuiteCase[] = [
+  ...creationCases,
+  ...credentialCases,
+  ...errorEnvelopeCases,
+  ...filterCases,
+  ...paginationCases,
+  ...requestDocumentCases,
+  ...typeMismatchCases,
+];

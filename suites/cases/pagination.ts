@@ -5,11 +5,31 @@
 // requirement is the one the list names for its role (x-requirements).
 import { PAGE_PARAMETER, type Operation, type OperationRole, type RecordIds } from '../../contract/index.ts';
 import { NO_ANSWER, type Answer, type ConformanceCase } from '../case.ts';
-import { brokenRequirements, filterQuery, filterValues, listOperations, recordsInTitles, roleId, roleIds } from '../operations.ts';
+import {
+  brokenRequirements,
+  filterQuery,
+  filterValues,
+  listOperations,
+  recordsInTitles,
+  roleId,
+  roleIds,
+} from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 /** Roles of the requirements the contract checks on every list page; a walk exercises all of them. */
-const PAGE_CHECK_ROLES: OperationRole[] = ['metaTotal', 'metaOffsetEcho', 'metaPages', 'pageLength', 'metaIntegers', 'metaLimitEffective', 'metaPageNumber', 'metaDeprecatedAgree', 'metaDeprecatedPresent', 'responseShape', 'itemShape'];
+const PAGE_CHECK_ROLES: OperationRole[] = [
+  'metaTotal',
+  'metaOffsetEcho',
+  'metaPages',
+  'pageLength',
+  'metaIntegers',
+  'metaLimitEffective',
+  'metaPageNumber',
+  'metaDeprecatedAgree',
+  'metaDeprecatedPresent',
+  'responseShape',
+  'itemShape',
+];
 const PAGE_CHECKS = ['RES-INTEGER-FORM', 'RES-ID-STRING', 'RES-ID-OBJECTID'];
 
 const WALK_LIMITS = [1, 3, 10, 25];
@@ -29,13 +49,11 @@ const rejectedPages: { title: string; page: string }[] = [
   { title: 'page[offset] without page[limit]', page: '&page[offset]=0' },
 ];
 
-
 const servedPages: { title: string; page: string }[] = [
   { title: 'no page: the default page', page: '' },
   { title: 'page[limit]=1', page: '&page[limit]=1&page[offset]=0' },
   { title: 'page[offset] past the end: an empty page', page: `&page[limit]=10&page[offset]=${PAST_THE_END}` },
 ];
-
 
 function metaOf(answer: Answer): Record<string, unknown> | undefined {
   const meta = (answer.json as { meta?: unknown } | undefined)?.meta;
@@ -66,12 +84,32 @@ interface WalkRequirements {
  * contract as it comes. A server may cap the limit (section 8 does not show the maximum), so the
  * next offset follows the limit `meta` reports when it is lower.
  */
-async function pageWalk(conformance: ConformanceCase, operation: Operation, ids: WalkRequirements, value: string | undefined, limit: number): Promise<WalkState | undefined> {
+async function pageWalk(
+  conformance: ConformanceCase,
+  operation: Operation,
+  ids: WalkRequirements,
+  value: string | undefined,
+  limit: number,
+): Promise<WalkState | undefined> {
   const state: WalkState = { seen: new Map(), pages: 0 };
   let offset = 0;
   while (state.pages < MAX_WALK_PAGES) {
-    const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: withPage(operation, value, `&${PAGE_PARAMETER}[limit]=${limit}&${PAGE_PARAMETER}[offset]=${offset}`, conformance.target.fixtures) });
-    if (!conformance.expectStatus(answer, [200], ids.success)) return walkStopped(conformance, ids.walk, `a page of the walk was answered ${answer.status === NO_ANSWER ? 'not at all' : answer.status}`);
+    const answer = await conformance.send({
+      operation,
+      credentials: conformance.credentials.session,
+      query: withPage(
+        operation,
+        value,
+        `&${PAGE_PARAMETER}[limit]=${limit}&${PAGE_PARAMETER}[offset]=${offset}`,
+        conformance.target.fixtures,
+      ),
+    });
+    if (!conformance.expectStatus(answer, [200], ids.success))
+      return walkStopped(
+        conformance,
+        ids.walk,
+        `a page of the walk was answered ${answer.status === NO_ANSWER ? 'not at all' : answer.status}`,
+      );
     const data = (answer.json as { data?: unknown } | undefined)?.data;
     if (!Array.isArray(data)) return walkStopped(conformance, ids.walk, 'a page of the walk held no data array');
     state.pages++;
@@ -85,13 +123,24 @@ async function pageWalk(conformance: ConformanceCase, operation: Operation, ids:
       else if (ids.total === undefined) {
         // The list names no requirement for one total on every page: the walk only counts.
       } else if (meta.total !== state.total) {
-        conformance.fail(ids.total, answer, { pointer: '/meta/total', message: `meta.total is ${meta.total} on the page at offset ${offset}, ${state.total} on the first page`, expected: String(state.total), actual: String(meta.total) });
+        conformance.fail(ids.total, answer, {
+          pointer: '/meta/total',
+          message: `meta.total is ${meta.total} on the page at offset ${offset}, ${state.total} on the first page`,
+          expected: String(state.total),
+          actual: String(meta.total),
+        });
       } else conformance.held(ids.total, answer);
     }
-    const reported = Number.isInteger(meta?.limit) && (meta!.limit as number) >= 1 && (meta!.limit as number) < limit ? (meta!.limit as number) : limit;
+    const reported =
+      Number.isInteger(meta?.limit) && (meta!.limit as number) >= 1 && (meta!.limit as number) < limit
+        ? (meta!.limit as number)
+        : limit;
     // A page shorter than the limit before the end shows a cap `meta.limit` does not report
     // (the list's metaLimitEffective requirement warns of that): the walk goes on from what was served.
-    const effective = state.total !== undefined && data.length > 0 && data.length < reported && offset + data.length < state.total ? data.length : reported;
+    const effective =
+      state.total !== undefined && data.length > 0 && data.length < reported && offset + data.length < state.total
+        ? data.length
+        : reported;
     // With a total, the walk ends past it; without, at the first short page (docs/certification.md §4).
     const done = state.total !== undefined ? offset + effective >= state.total : data.length < effective;
     if (done) return state;
@@ -126,7 +175,11 @@ function paginationCasesOf(operation: Operation): SuiteCase[] {
       requirements: brokenRequirements(operation, { query: list(c.page) }),
       covers: ['ERR-SOURCE-PARAMETER', 'ERR-ENVELOPE'],
       async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(c.page, conformance.target.fixtures) });
+        const answer = await conformance.send({
+          operation,
+          credentials: conformance.credentials.session,
+          query: list(c.page, conformance.target.fixtures),
+        });
         conformance.expectStatus(answer, [400]);
       },
     })),
@@ -135,50 +188,89 @@ function paginationCasesOf(operation: Operation): SuiteCase[] {
       requirements: [pageLength!],
       covers,
       async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(c.page, conformance.target.fixtures) });
+        const answer = await conformance.send({
+          operation,
+          credentials: conformance.credentials.session,
+          query: list(c.page, conformance.target.fixtures),
+        });
         conformance.expectStatus(answer, [200]);
       },
     })),
     // The maximum page size is not shown (section 8): a cap, or a 400, are both fine; what is served must add up.
-    ...(limitCap === undefined ? [] : [{
-      title: `${label}: a large page[limit] (${LARGE_LIMIT}) → capped or served, or 400`,
-      requirements: [limitCap],
-      covers: limitCovers,
-      async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(`&page[limit]=${LARGE_LIMIT}&page[offset]=0`, conformance.target.fixtures) });
-        if (!conformance.expectStatus(answer, [200, 400], success)) return;
-        const data = (answer.json as { data?: unknown[] } | undefined)?.data;
-        const served = answer.status === 400 ? 'answered 400' : `served ${Array.isArray(data) ? data.length : 'no'} items, meta.limit ${shownLimit(metaOf(answer)?.limit)}`;
-        conformance.observe(limitCap, answer, `page[limit]=${LARGE_LIMIT}: ${served}`);
-      },
-    } satisfies SuiteCase]),
+    ...(limitCap === undefined
+      ? []
+      : [
+          {
+            title: `${label}: a large page[limit] (${LARGE_LIMIT}) → capped or served, or 400`,
+            requirements: [limitCap],
+            covers: limitCovers,
+            async run(conformance) {
+              const answer = await conformance.send({
+                operation,
+                credentials: conformance.credentials.session,
+                query: list(`&page[limit]=${LARGE_LIMIT}&page[offset]=0`, conformance.target.fixtures),
+              });
+              if (!conformance.expectStatus(answer, [200, 400], success)) return;
+              const data = (answer.json as { data?: unknown[] } | undefined)?.data;
+              const served =
+                answer.status === 400
+                  ? 'answered 400'
+                  : `served ${Array.isArray(data) ? data.length : 'no'} items, meta.limit ${shownLimit(metaOf(answer)?.limit)}`;
+              conformance.observe(limitCap, answer, `page[limit]=${LARGE_LIMIT}: ${served}`);
+            },
+          } satisfies SuiteCase,
+        ]),
     // Fractional page members are not shown (section 8): whatever the answer, it is only recorded.
-    ...(fractional === undefined ? [] : ['&page[limit]=2.5&page[offset]=0', '&page[limit]=10&page[offset]=1.5']).map((page): SuiteCase => ({
-      title: `${label}: a fractional page member (${page.slice(1)}) → recorded`,
-      requirements: [fractional!],
-      async run(conformance) {
-        const answer = await conformance.send({ operation, credentials: conformance.credentials.session, query: list(page, conformance.target.fixtures) });
-        if (conformance.expectStatus(answer, [200, 400], success)) conformance.observe(fractional!, answer, `${page.slice(1)} was answered ${answer.status}`);
-      },
-    })),
+    ...(fractional === undefined ? [] : ['&page[limit]=2.5&page[offset]=0', '&page[limit]=10&page[offset]=1.5']).map(
+      (page): SuiteCase => ({
+        title: `${label}: a fractional page member (${page.slice(1)}) → recorded`,
+        requirements: [fractional!],
+        async run(conformance) {
+          const answer = await conformance.send({
+            operation,
+            credentials: conformance.credentials.session,
+            query: list(page, conformance.target.fixtures),
+          });
+          if (conformance.expectStatus(answer, [200, 400], success))
+            conformance.observe(fractional!, answer, `${page.slice(1)} was answered ${answer.status}`);
+        },
+      }),
+    ),
     ...(walk === undefined ? [] : values).flatMap((value) =>
       WALK_LIMITS.map((limit): SuiteCase => ({
         title: `${label}: walk ${filterQuery(operation, value, recordsInTitles(operation)) || 'the list'} at page[limit]=${limit}: every item exactly once`,
         requirements: [walk!],
         covers,
         async run(conformance) {
-          const state = await pageWalk(conformance, operation, { walk: walk!, success, total: roleId(operation, 'metaTotal') }, value, limit);
+          const state = await pageWalk(
+            conformance,
+            operation,
+            { walk: walk!, success, total: roleId(operation, 'metaTotal') },
+            value,
+            limit,
+          );
           if (!state) return;
           const repeated = [...state.seen].filter(([, count]) => count > 1);
           if (repeated.length > 0) {
-            const shown = repeated.slice(0, 5).map(([id, count]) => `${id} ${count} times`).join(', ');
-            conformance.fail(walk!, undefined, { message: `walking ${value ?? 'the list'} at limit ${limit} met ${repeated.length} item(s) more than once: ${shown}`, expected: 'each item once', actual: shown });
+            const shown = repeated
+              .slice(0, 5)
+              .map(([id, count]) => `${id} ${count} times`)
+              .join(', ');
+            conformance.fail(walk!, undefined, {
+              message: `walking ${value ?? 'the list'} at limit ${limit} met ${repeated.length} item(s) more than once: ${shown}`,
+              expected: 'each item once',
+              actual: shown,
+            });
           }
           conformance.held(walk!);
           if (state.pages === MAX_WALK_PAGES) return;
           const met = [...state.seen.values()].reduce((sum, count) => sum + count, 0);
           if (state.total !== undefined && met !== state.total) {
-            conformance.fail(walk!, undefined, { message: `walking ${value ?? 'the list'} at limit ${limit} met ${met} items in ${state.pages} pages; meta.total is ${state.total}`, expected: String(state.total), actual: String(met) });
+            conformance.fail(walk!, undefined, {
+              message: `walking ${value ?? 'the list'} at limit ${limit} met ${met} items in ${state.pages} pages; meta.total is ${state.total}`,
+              expected: String(state.total),
+              actual: String(met),
+            });
           }
         },
       })),
@@ -186,7 +278,9 @@ function paginationCasesOf(operation: Operation): SuiteCase[] {
   ];
 }
 
-export const paginationCases: SuiteCase[] = listOperations.filter((operation) => operation.parameters.some((p) => p.name === PAGE_PARAMETER)).flatMap(paginationCasesOf);
+export const paginationCases: SuiteCase[] = listOperations
+  .filter((operation) => operation.parameters.some((p) => p.name === PAGE_PARAMETER))
+  .flatMap(paginationCasesOf);
 
 /** The `meta.limit` a page was served with, as JSON, or `absent`. */
 function shownLimit(limit: unknown): string {

@@ -13,10 +13,21 @@ export function regressionSuiteCases(cases: readonly RegressionCase[]): SuiteCas
     async run(conformance) {
       const { request } = c;
       const headers = { ...(request.headers ?? {}), ...conformance.credentials[request.credentials] };
-      const { answer, findings } = await conformance.sendOutgoing({ method: request.method, path: request.path, headers, bodyText: request.body });
+      const { answer, findings } = await conformance.sendOutgoing({
+        method: request.method,
+        path: request.path,
+        headers,
+        bodyText: request.body,
+      });
       const again = findings.find((f) => f.requirement === c.requirement && f.location !== 'request');
       // The suite reports most requirements under their own ids already; one only the proxy judges is reported here.
-      if (again && !conformance.recorded(c.requirement, answer)) conformance.fail(c.requirement, answer, { pointer: again.pointer, message: `broken again (${c.why}): ${again.message}`, expected: again.expected, actual: again.actual });
+      if (again && !conformance.recorded(c.requirement, answer))
+        conformance.fail(c.requirement, answer, {
+          pointer: again.pointer,
+          message: `broken again (${c.why}): ${again.message}`,
+          expected: again.expected,
+          actual: again.actual,
+        });
     },
   }));
 }

@@ -4,7 +4,15 @@
 // for a wrong `data.type`), never 2xx or 5xx; a valid document in another media type is never 5xx.
 import { bodyMembers, withoutValueAt, withValueAt, type Operation } from '../../contract/index.ts';
 import { rejectionBase, type Document } from '../documents.ts';
-import { brokenRequirements, createOperations, expectRefused, otherResourceType, rejectionStatuses, uniqueTag, validInput } from '../operations.ts';
+import {
+  brokenRequirements,
+  createOperations,
+  expectRefused,
+  otherResourceType,
+  rejectionStatuses,
+  uniqueTag,
+  validInput,
+} from '../operations.ts';
 import type { SuiteCase } from './suite-case.ts';
 
 interface DocumentCase {
@@ -27,15 +35,24 @@ const notObjects: { title: string; text: string }[] = [
 function casesOf(operation: Operation): SuiteCase[] {
   const members = bodyMembers(operation);
   const documents: DocumentCase[] = [
-    ...members.filter((m) => m.required).map((m) => ({ title: `without ${m.pointer}`, body: { change: (d: Document) => withoutValueAt(d, m.pointer) as Document } })),
+    ...members
+      .filter((m) => m.required)
+      .map((m) => ({
+        title: `without ${m.pointer}`,
+        body: { change: (d: Document) => withoutValueAt(d, m.pointer) as Document },
+      })),
     ...members
       .filter((m) => typeof m.const === 'string')
-      .map((m) => ({ title: `${m.pointer} "${otherResourceType(m.const)}" instead of "${String(m.const)}"`, body: { change: (d: Document) => withValueAt(d, m.pointer, otherResourceType(m.const)) as Document } })),
+      .map((m) => ({
+        title: `${m.pointer} "${otherResourceType(m.const)}" instead of "${String(m.const)}"`,
+        body: { change: (d: Document) => withValueAt(d, m.pointer, otherResourceType(m.const)) as Document },
+      })),
     ...notObjects.map((c) => ({ title: c.title, body: { text: c.text } })),
   ];
   return [
     ...documents.map((c): SuiteCase => {
-      const bodyText = (tag: string, fixtures = {}) => ('text' in c.body ? c.body.text : JSON.stringify(c.body.change(rejectionBase(operation, fixtures, tag))));
+      const bodyText = (tag: string, fixtures = {}) =>
+        'text' in c.body ? c.body.text : JSON.stringify(c.body.change(rejectionBase(operation, fixtures, tag)));
       const requirements = brokenRequirements(operation, { bodyText: bodyText('collected') });
       const statuses = rejectionStatuses(requirements);
       return {
@@ -43,7 +60,11 @@ function casesOf(operation: Operation): SuiteCase[] {
         requirements,
         covers: COVERS,
         async run(conformance) {
-          const answer = await conformance.send({ operation, credentials: conformance.credentials.session, bodyText: bodyText(uniqueTag(), conformance.target.fixtures) });
+          const answer = await conformance.send({
+            operation,
+            credentials: conformance.credentials.session,
+            bodyText: bodyText(uniqueTag(), conformance.target.fixtures),
+          });
           expectRefused(conformance, operation, answer, statuses);
         },
       };
@@ -55,7 +76,12 @@ function casesOf(operation: Operation): SuiteCase[] {
       requirements: ['ERR-NO-5XX'],
       covers: ['MEDIA-TYPE-REQUEST-415'],
       async run(conformance) {
-        await conformance.send({ operation, credentials: conformance.credentials.session, contentType: 'application/json', ...validInput(operation, conformance.target.fixtures) });
+        await conformance.send({
+          operation,
+          credentials: conformance.credentials.session,
+          contentType: 'application/json',
+          ...validInput(operation, conformance.target.fixtures),
+        });
       },
     },
   ];

@@ -14,8 +14,11 @@ import type { SuiteCase } from './suite-case.ts';
 export const typeMismatchCases: SuiteCase[] = createOperations.flatMap((operation) =>
   bodyMembers(operation).map((member): SuiteCase => {
     const types = wrongTypes(member);
-    const mismatched = (type: JsonType, tag: string, fixtures: Fixtures = {}) => withValueAt(rejectionBase(operation, fixtures, tag), member.pointer, SAMPLE_OF_TYPE[type]);
-    const requirements = [...new Set(types.flatMap((type) => brokenRequirements(operation, { document: mismatched(type, 'collected') })))];
+    const mismatched = (type: JsonType, tag: string, fixtures: Fixtures = {}) =>
+      withValueAt(rejectionBase(operation, fixtures, tag), member.pointer, SAMPLE_OF_TYPE[type]);
+    const requirements = [
+      ...new Set(types.flatMap((type) => brokenRequirements(operation, { document: mismatched(type, 'collected') }))),
+    ];
     const statuses = rejectionStatuses(requirements);
     return {
       title: `${operation.operationId}: ${member.pointer} as ${types.join(', ')} → ${statuses.join(' or ')}`,
@@ -23,7 +26,11 @@ export const typeMismatchCases: SuiteCase[] = createOperations.flatMap((operatio
       covers: ['ERR-NO-5XX', 'ERR-SOURCE-POINTER'],
       async run(conformance) {
         for (const type of types) {
-          const answer = await conformance.send({ operation, credentials: conformance.credentials.session, document: mismatched(type, uniqueTag(), conformance.target.fixtures) });
+          const answer = await conformance.send({
+            operation,
+            credentials: conformance.credentials.session,
+            document: mismatched(type, uniqueTag(), conformance.target.fixtures),
+          });
           expectRefused(conformance, operation, answer, statuses, requirements[0], `${member.pointer} as ${type}`);
         }
       },

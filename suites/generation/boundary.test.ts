@@ -96,9 +96,7 @@ describe('boundaries from the contract', () => {
     const types = contractBoundaries(highlight, fixtures).filter((input) =>
       input.boundary.startsWith('/data/type: outside the allowed values'),
     );
-    expect(types.map((input) => documentOf(input).data.type)).toContainEqual(
-      'Highlight\u{1F600}\u{1D11E}\u{20000}',
-    );
+    expect(types.map((input) => documentOf(input).data.type)).toContainEqual('Highlight\u{1F600}\u{1D11E}\u{20000}');
   });
 
   it('each invalidating change, each alternative of a place, and the smallest document member by member', () => {
@@ -142,9 +140,7 @@ describe('boundaries from the contract', () => {
       attributes: { color: '\u{1F600}\u{1D11E}\u{20000}', range: 'range boundary' },
       relationships: { owner: { data: { id: fixtures.ownerUserId } } },
     });
-    expect(colorOnly.smaller!().map((input) => [...documentOf(input).data.attributes.color].length)).toEqual([
-      1,
-    ]);
+    expect(colorOnly.smaller!().map((input) => [...documentOf(input).data.attributes.color].length)).toEqual([1]);
   });
 
   it('an array without uniqueItems: two equal items, none, many; a long list and a long string shrink to shorter ones', () => {

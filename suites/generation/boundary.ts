@@ -128,7 +128,7 @@ const typesOf = (schema: Schema): string[] =>
 const fixedValue = (schema: Schema) => schema.const !== undefined || Array.isArray(schema.enum);
 const isFreeMap = (schema: Schema) =>
   typesOf(schema).includes('object') &&
-  (Object.keys((schema.properties ?? {})).length === 0 || typeof schema.additionalProperties === 'object');
+  (Object.keys(schema.properties ?? {}).length === 0 || typeof schema.additionalProperties === 'object');
 
 /**
  * Strings of a sampled item or member stay this short: "many" is about the count, and 60 members
@@ -529,7 +529,7 @@ export function contractBoundaries(operation: Operation, fixtures: Fixtures): Bo
  */
 export function isPaged(operation: Operation): boolean {
   const page = operation.parameters.find((p) => p.name === 'page');
-  const members = ((page?.schema)?.properties ?? {}) as Record<string, Schema>;
+  const members = (page?.schema?.properties ?? {}) as Record<string, Schema>;
   return operation.roles.pageLength !== undefined && members.limit !== undefined && members.offset !== undefined;
 }
 
@@ -587,7 +587,7 @@ function optionalParameterPairs(operation: Operation): string[] {
   return operation.parameters
     .filter((parameter) => !parameter.required && parameter.name !== PAGE_PARAMETER && parameter.style !== 'deepObject')
     .map((parameter) => {
-      const schema = mergeAllOf((parameter.schema ?? {}));
+      const schema = mergeAllOf(parameter.schema ?? {});
       const value = typesOf(schema).includes('array') ? [parameter.name] : parameter.name;
       return queryText(operation, { [parameter.name]: value });
     });

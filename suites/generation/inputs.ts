@@ -7,7 +7,14 @@ import fc from 'fast-check';
 import { querySchema, scalarText, withoutValueAt, withValueAt, type Operation } from '../../contract/index.ts';
 import type { Fixtures } from '../../targets/target.ts';
 import { fixtureMembers } from '../documents.ts';
-import { arbitraryOf, mutatedValue, mutationsOf, type DerivationOptions, type Mutation, type PointerOverride } from './schema-arbitrary.ts';
+import {
+  arbitraryOf,
+  mutatedValue,
+  mutationsOf,
+  type DerivationOptions,
+  type Mutation,
+  type PointerOverride,
+} from './schema-arbitrary.ts';
 
 export interface GeneratedInput {
   /**
@@ -34,7 +41,10 @@ function fixtureOverride(operation: Operation, fixtures: Fixtures): PointerOverr
     const key = fixtureOf.get(pointer);
     const value = key === undefined ? undefined : fixtures[key];
     if (value === undefined) return undefined;
-    return fc.oneof({ weight: 4, arbitrary: fc.constant(value) }, { weight: 1, arbitrary: arbitraryOf(schema, `${pointer}/`) });
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.constant(value) },
+      { weight: 1, arbitrary: arbitraryOf(schema, `${pointer}/`) },
+    );
   };
 }
 
@@ -52,25 +62,35 @@ export const MAX_QUERY_OCTETS = 8000;
 const QUERY_STRING_CHARACTERS = 200;
 
 /** Valid values of a schema, and values with one member changed, half and half. */
-function validAndNearValid(schema: Schema, options: DerivationOptions): fc.Arbitrary<{ value: unknown; mutation?: Mutation }> {
+function validAndNearValid(
+  schema: Schema,
+  options: DerivationOptions,
+): fc.Arbitrary<{ value: unknown; mutation?: Mutation }> {
   const valid = arbitraryOf(schema, '', options);
   const mutations = mutationsOf(schema);
   const unchanged = valid.map((value) => ({ value }));
   if (mutations.length === 0) return unchanged;
   const changed = fc
     .tuple(valid, fc.constantFrom(...mutations))
-    .chain(([value, mutation]) => mutatedValue(mutation).map((replacement) => ({ value: applied(value, mutation, replacement), mutation })));
+    .chain(([value, mutation]) =>
+      mutatedValue(mutation).map((replacement) => ({ value: applied(value, mutation, replacement), mutation })),
+    );
   return fc.oneof(unchanged, changed);
 }
 
 /** The inputs of one operation: its query, its document, or both, as its schemas describe them. */
 export function operationInputs(operation: Operation, fixtures: Fixtures): fc.Arbitrary<GeneratedInput> {
   if (operation.requestBody) {
-    return validAndNearValid(operation.requestBody, { override: fixtureOverride(operation, fixtures) }).map(({ value, mutation }) => ({ document: value, ...(mutation ? { mutation } : {}) }));
+    return validAndNearValid(operation.requestBody, { override: fixtureOverride(operation, fixtures) }).map(
+      ({ value, mutation }) => ({ document: value, ...(mutation ? { mutation } : {}) }),
+    );
   }
   return validAndNearValid(querySchema(operation), { maxStringLength: QUERY_STRING_CHARACTERS })
     .map(({ value, mutation }) => ({ query: value as Record<string, unknown>, ...(mutation ? { mutation } : {}) }))
-    .filter((input) => Buffer.byteLength(`${operation.pathTemplate}?${queryText(operation, input.query)}`) <= MAX_QUERY_OCTETS);
+    .filter(
+      (input) =>
+        Buffer.byteLength(`${operation.pathTemplate}?${queryText(operation, input.query)}`) <= MAX_QUERY_OCTETS,
+    );
 }
 
 // --- The query string -------------------------------------------------------------------------
@@ -96,7 +116,8 @@ export function queryText(operation: Operation, query: Record<string, unknown>):
     const value = query[parameter.name];
     const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
     if (parameter.style === 'deepObject' && isObject) {
-      for (const [member, memberValue] of Object.entries(value as Record<string, unknown>)) pairs.push(pair(`${parameter.name}[${member}]`, memberValue));
+      for (const [member, memberValue] of Object.entries(value as Record<string, unknown>))
+        pairs.push(pair(`${parameter.name}[${member}]`, memberValue));
     } else {
       pairs.push(pair(parameter.name, value));
     }
