@@ -98,7 +98,10 @@ const GENERATED_FAULT = 'meta-pages-rounded-down';
 const GENERATED_BROKEN = 'NG-META-PAGES';
 const generatedBaseline = () => join(root, 'generated-baseline.json');
 
-/** A run of the embedded reference server with GENERATED_FAULT: its cases of GENERATED_BROKEN and the list's generated inputs. */
+/**
+ * A run of the embedded reference server with GENERATED_FAULT: its cases of GENERATED_BROKEN and the list's generated
+ * inputs.
+ */
 async function generatedRun(name: string, args: string[]): Promise<void> {
   const dir = join(root, name);
   const selection = ['--grep', `${GENERATED_BROKEN}|listNotificationGroups: inputs generated`, '--allow-partial'];

@@ -26,7 +26,8 @@ export const OPERATION_ROLES = [
 /**
  * The roles a list's requirements play beside `success`, `responseShape` and `pageLength`:
  * `filterRequired` its filter's members and values; the page bounds (`pageBothMembers`,
- * `pageLimitMin`, `pageOffsetMin`, `pageNotANumber`, `pageFractional`, `pageShape`: `page` written other than as its members); `includeShape`;
+ * `pageLimitMin`, `pageOffsetMin`, `pageNotANumber`, `pageFractional`, `pageShape`: `page` written other than as its
+ * members); `includeShape`;
  * `includedShape` an `included` resource, `includeHonoured` an include name the contract defines
  * served, `filterMatch` items that agree with each filter member sent;
  * `itemShape` a data item; the meta members and their arithmetic (`metaIntegers`, `metaTotal`,

@@ -190,7 +190,10 @@ export class DashboardFeed {
     this.heartbeatTimer = null;
   }
 
-  /** Ends the oldest stream of the client holding the most, when it holds more than a newcomer holding `held` would; whether a place is free. */
+  /**
+   * Ends the oldest stream of the client holding the most, when it holds more than a newcomer holding `held` would;
+   * whether a place is free.
+   */
   private makeRoomFor(held: number): boolean {
     let most: string | null = null;
     for (const [client, count] of this.clientsByAddress)

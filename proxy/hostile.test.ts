@@ -473,7 +473,8 @@ const unjudgedCases: UnjudgedCase[] = [
     status: 400,
     code: 'PROXY-PROTOTYPE-KEY',
   })),
-  // What qs (Express 4) or node:querystring (Express 5) read otherwise: the required filter past the first 1,000 parts, a key opening with a bracket.
+  // What qs (Express 4) or node:querystring (Express 5) read otherwise: the required filter past the first 1,000 parts,
+  // a key opening with a bracket.
   {
     name: `${QUERY_PARTS_READ_MAX} undeclared parameters ahead of the filter`,
     target: `/v3/notification-groups?${Array.from({ length: QUERY_PARTS_READ_MAX }, (_, i) => `x${i}=1`).join('&')}&filter[type]=portal`,

@@ -550,7 +550,9 @@ function verdictHeader(record: CertificationRecord, signature: RecordSignature):
   return `<header id="verdict" class="banner ${escape(bannerClass(record))}"><div>${heading}${gate}${lines}</div></header>`;
 }
 
-/** What needs attention: what fails the gate first, then what the gate accepts, then warnings; catalogue order in each. */
+/**
+ * What needs attention: what fails the gate first, then what the gate accepts, then warnings; catalogue order in each.
+ */
 function attentionOrder(record: CertificationRecord, requirements: RequirementRecord[]): RequirementRecord[] {
   const accepted = (r: RequirementRecord) => gateAcceptance(record, r) !== undefined || verdictOf(r) !== 'warning';
   const rank = (r: RequirementRecord) => (failsGate(record, r) ? 0 : accepted(r) ? 1 : 2);

@@ -16,7 +16,13 @@ export const SECTION_ANNOTATION = 'section';
 /** The annotation types of a finding that does not block: an INFO observation, or a warning below the fail level. */
 export const OBSERVATION_ANNOTATION = 'observation';
 export const WARNING_ANNOTATION = 'warning';
-/** The annotation type of a blocking finding of a requirement the case does not name: recorded on that requirement, never failing this case. */
+/**
+ * The annotation type of a blocking finding of a requirement the case does not name: recorded on that requirement,
+ * never failing this case.
+ */
 export const SIDE_FINDING_ANNOTATION = 'side finding';
-/** The annotation type of a blocking finding the gate accepts (an active waiver, a --baseline failure): the case is not failed for it. */
+/**
+ * The annotation type of a blocking finding the gate accepts (an active waiver, a --baseline failure): the case is not
+ * failed for it.
+ */
 export const FORGIVEN_ANNOTATION = 'accepted by the gate';

@@ -24,7 +24,9 @@ export interface ExchangeEvidence {
   curl: string;
 }
 
-/** A finding of a case with the exchange it was seen in; the unit the reports render (a row of the record's `evidence`). */
+/**
+ * A finding of a case with the exchange it was seen in; the unit the reports render (a row of the record's `evidence`).
+ */
 export interface CaseFinding extends Finding {
   exchange?: ExchangeEvidence;
 }
@@ -40,7 +42,10 @@ export interface CaseFindings {
 export interface NotRunDeclaration {
   requirements: string[];
   reason: string;
-  /** The target's own legal answer (202 Accepted, a minimal document refused) showed nothing to check: the run is not incomplete for it. */
+  /**
+   * The target's own legal answer (202 Accepted, a minimal document refused) showed nothing to check: the run is not
+   * incomplete for it.
+   */
   byTargetChoice?: true;
 }
 

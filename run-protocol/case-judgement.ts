@@ -15,7 +15,9 @@ export function ownFindings<T extends Pick<Finding, 'requirement'>>(
   return findings.filter((f) => caseRequirements.includes(f.requirement));
 }
 
-/** What one case's blocking findings mean for it: what fails it, what the gate accepts, what is another requirement's. */
+/**
+ * What one case's blocking findings mean for it: what fails it, what the gate accepts, what is another requirement's.
+ */
 export interface CaseJudgement<T extends Pick<Finding, 'requirement' | 'level'>> {
   failing: T[];
   accepted: { finding: T; why: string }[];
@@ -44,7 +46,10 @@ export function judgeCase<T extends Pick<Finding, 'requirement' | 'level'>>(
   };
 }
 
-/** The notes a judged case carries for the findings that do not fail it (accepted by the gate, side findings), each once. */
+/**
+ * The notes a judged case carries for the findings that do not fail it (accepted by the gate, side findings), each
+ * once.
+ */
 export function judgementNotes<T extends Pick<Finding, 'requirement' | 'level' | 'message'>>(
   judged: CaseJudgement<T>,
 ): { type: string; description: string }[] {

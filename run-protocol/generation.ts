@@ -25,7 +25,10 @@ export interface FoundInput {
   bodyText?: string;
 }
 
-/** Random inputs per operation a run sends after the boundary phase unless told otherwise (`--generate N`; 0 turns generation off). */
+/**
+ * Random inputs per operation a run sends after the boundary phase unless told otherwise (`--generate N`; 0 turns
+ * generation off).
+ */
 export const DEFAULT_GENERATED_INPUTS = 100;
 
 /** The attachment a generated case leaves: its GeneratedOperation, tokens replaced. */

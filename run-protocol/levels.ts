@@ -7,7 +7,10 @@ export type FailLevel = 'must' | 'should';
 /** The catalogue level a fail level names. */
 const FAIL_LEVEL_LEVEL: Record<FailLevel, Level> = { must: 'MUST', should: 'SHOULD' };
 
-/** The levels whose findings fail a case, and whose requirements a run must check to certify anything: the fail level's and every stronger one. */
+/**
+ * The levels whose findings fail a case, and whose requirements a run must check to certify anything: the fail level's
+ * and every stronger one.
+ */
 export function blockingLevels(failLevel: FailLevel): Level[] {
   return LEVELS.slice(0, LEVELS.indexOf(FAIL_LEVEL_LEVEL[failLevel]) + 1);
 }

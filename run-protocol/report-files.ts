@@ -1,6 +1,9 @@
 /** The files a run leaves in its report directory. */
 export const RECORD_FILE = 'conformance.json';
-/** The record's signature, when the run was given a signing key: a DSSE envelope on one line, as in-toto attestation bundles hold them. */
+/**
+ * The record's signature, when the run was given a signing key: a DSSE envelope on one line, as in-toto attestation
+ * bundles hold them.
+ */
 export const ENVELOPE_FILE = 'conformance.intoto.jsonl';
 export const SUMMARY_FILE = 'summary.md';
 /** The record rendered per requirement, for CI systems. */
@@ -8,7 +11,10 @@ export const REQUIREMENTS_JUNIT_FILE = 'junit.xml';
 /** Playwright's own JUnit, per case. */
 export const CASES_JUNIT_FILE = 'junit-cases.xml';
 export const CERTIFICATION_FILE = 'certification.html';
-/** Written instead of a record when the run can have no verdict: one line saying why (a case file that failed to load, say). */
+/**
+ * Written instead of a record when the run can have no verdict: one line saying why (a case file that failed to load,
+ * say).
+ */
 export const NO_VERDICT_FILE = 'no-verdict.txt';
 /** The run command's log. */
 export const RUN_LOG_FILE = 'run.log';

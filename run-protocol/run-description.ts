@@ -27,7 +27,10 @@ export interface RunDescription {
   regressionCases?: RegressionCase[];
   /** The private key file (PEM) the record is signed with, an absolute path: a path, not the key. */
   signingKeyFile?: string;
-  /** The target's settings but its secrets (tokens, header values), which travel in their own variables; absent or without a base URL: the embedded reference server. */
+  /**
+   * The target's settings but its secrets (tokens, header values), which travel in their own variables; absent or
+   * without a base URL: the embedded reference server.
+   */
   target?: TargetSettings;
   /** The target is the kit's reference server, started for this run, with these faults and choices. */
   embedded?: { faults: string[]; choices: string[] };

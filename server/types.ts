@@ -111,7 +111,10 @@ export interface ServerHooks {
   rejections?: (problems: Problem[], context: RequestContext) => Problem[];
   /** Seed: each item of the list `operation` as the server sends it (applied once, when the server is built). */
   seedItem?: (item: SeedItem, operation: Operation) => SeedItem;
-  /** Seed: the items one value of the list's filter matches (none when it is filtered on nothing), in the order they are served. */
+  /**
+   * Seed: the items one value of the list's filter matches (none when it is filtered on nothing), in the order they are
+   * served.
+   */
   seedList?: (items: SeedItem[], filterValue: string | undefined, operation: Operation) => SeedItem[];
   /** List: the filter members applied besides the one the items are grouped by, each name with the value sent. */
   listFilter?: (members: Record<string, string>, operation: Operation) => Record<string, string>;

@@ -449,7 +449,10 @@ export class ConformanceCase {
     throw new Error(caseFailureMessage(judged.failing.map((f) => this.forPeople(f))));
   }
 
-  /** Kept as found: the outcome is decided from these; findingsForPeople() scrubs them. A finding is a judgement that broke. */
+  /**
+   * Kept as found: the outcome is decided from these; findingsForPeople() scrubs them. A finding is a judgement that
+   * broke.
+   */
   private addFinding(finding: Finding, exchange: ExchangeEvidence | undefined): void {
     this.judged(finding.requirement, exchange ?? WHOLE_CASE);
     const duplicate = this.findings.some(

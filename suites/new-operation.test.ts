@@ -2,7 +2,8 @@
 // create operation (POST /zz-proof-annotations) naming a kind of record the kit has never seen
 // (zzProofShelfId), a list whose filter has another member than type (GET /zz-proof-shades,
 // after List NotificationGroups) and a list filtered on the id of a record, a member with no
-// allowed values (GET /zz-proof-marks) to a copy of schemas/, as data only. In this process, with no other change to the kit, the suite generates the cases
+// allowed values (GET /zz-proof-marks) to a copy of schemas/, as data only. In this process, with no other change to
+// the kit, the suite generates the cases
 // of each new operation, the reference server serves it, the proxy judges its traffic under its
 // own ids, generic faults on it fail the run under its own requirement, and no requirement is passed
 // without a judged exchange (the record's judged counts) that can break it; the new kind of record
@@ -60,7 +61,9 @@ const ownCases = SUITE_CASES.filter((c) => c.title.startsWith(`${operationId}:`)
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-/** The certification record of `cases` (the operation's own, by default) against the reference server with `faults` on. */
+/**
+ * The certification record of `cases` (the operation's own, by default) against the reference server with `faults` on.
+ */
 function recordAgainst(faults: string[], cases: readonly SuiteCase[] = ownCases, options: RunOptions = {}) {
   return recordOfCases(faults, cases, options);
 }
@@ -386,8 +389,10 @@ describe('a list added to the contract as data only, its filter on another membe
 
   const ownFailures: [fault: string, requirements: string[]][] = [
     ['meta-pages-rounded-down', ['ZZPROOF-SH-META-PAGES']],
-    // Its items' first attribute with allowed values (tone) and their boolean one (glossy): what the item faults change.
-    // A tone outside the allowed values is also another tone than the filter asked for, which this contract makes a MUST.
+    // Its items' first attribute with allowed values (tone) and their boolean one (glossy): what the item faults
+    // change.
+    // A tone outside the allowed values is also another tone than the filter asked for, which this contract makes a
+    // MUST.
     ['item-value-outside-enum', ['ZZPROOF-SH-FILTER-MATCH', 'ZZPROOF-SH-ITEM-SHAPE']],
     ['item-boolean-as-string', ['ZZPROOF-SH-ITEM-SHAPE']],
     // Its included resources' fixed type, and its optional filter member naming a record.
@@ -604,7 +609,10 @@ describe('a list added to the contract as data only, filtered on the id of a rec
   });
 });
 
-/** The direction and rule of each line the proxy logs for `documents` created through it, in front of a server whose created answers drop their relationships. */
+/**
+ * The direction and rule of each line the proxy logs for `documents` created through it, in front of a server whose
+ * created answers drop their relationships.
+ */
 async function rulesLoggedFor(documents: unknown[]): Promise<string[]> {
   const upstream = await startReferenceServer({ faults: ['relationships-dropped'] });
   const violations = new Recorder();

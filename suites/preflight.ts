@@ -26,7 +26,10 @@ export class UnreachableTargetError extends Error {
   }
 }
 
-/** The target answered, but not as the list operation of this API does for these credentials: the run cannot start (exit code 2). */
+/**
+ * The target answered, but not as the list operation of this API does for these credentials: the run cannot start (exit
+ * code 2).
+ */
 export class PreflightError extends Error {
   constructor(message: string) {
     super(message);
@@ -120,7 +123,10 @@ export interface PreflightProbe {
   url: string;
 }
 
-/** What calling an operation does, in the words of the specification's summary (`list NotificationGroups`), else its method and path. */
+/**
+ * What calling an operation does, in the words of the specification's summary (`list NotificationGroups`), else its
+ * method and path.
+ */
 function operationInWords(operation: Operation): string {
   const summary = operation.summary?.replace(/\s*\(.*\)\s*$/, '').trim();
   return summary
@@ -171,7 +177,10 @@ export function preflightProblem(answer: ProbeAnswer, probe: PreflightProbe): st
   return undefined;
 }
 
-/** The inputs a run may be given beyond its tokens, each checked where the target can refuse it for a reason outside the specification's duties. */
+/**
+ * The inputs a run may be given beyond its tokens, each checked where the target can refuse it for a reason outside the
+ * specification's duties.
+ */
 interface InputCheck {
   /** True when the run gave the input and the check can be made (a write only when writes are allowed). */
   applies: (target: Target, readOnly: boolean) => boolean;
@@ -318,7 +327,10 @@ function describeHeaders(headers: Record<string, string>, target: Target): strin
   return 'the session token (Authorization: Bearer r:…)';
 }
 
-/** Reachability only, for the embedded reference server: its credentials are right by construction, and a fault may refuse them on purpose. */
+/**
+ * Reachability only, for the embedded reference server: its credentials are right by construction, and a fault may
+ * refuse them on purpose.
+ */
 export async function probeTarget(target: Target): Promise<number> {
   const url = new URL(`${target.baseUrl}${preflightRequest().operation.pathTemplate}`);
   return (await probe({ url, headers: {}, timeoutMs: target.limits.requestTimeoutMs })).status;

@@ -18,7 +18,10 @@ export function emptyEnvironmentSettings(env: Record<string, string | undefined>
   return targetVariables().filter((variable) => env[variable] === '');
 }
 
-/** The settings whose values are secrets (the tokens, the extra headers): they travel in their own variables, never in a description of the run. */
+/**
+ * The settings whose values are secrets (the tokens, the extra headers): they travel in their own variables, never in a
+ * description of the run.
+ */
 const SECRET_SETTINGS = [...(Object.keys(TOKEN_NAMES) as (keyof typeof TOKEN_NAMES)[]), 'headers'] as const;
 
 /** Settings without their secrets: what may be written into a description of the run. */

@@ -17,7 +17,8 @@ export function targetSchemaText(): string {
   return `${JSON.stringify(targetFileSchema(targetSchemaFile()), null, 2)}\n`;
 }
 
-// Compiled from the table, so that a record kind the contract names is a key of the file whether or not the schema file was written since.
+// Compiled from the table, so that a record kind the contract names is a key of the file whether or not the schema file
+// was written since.
 let fileValidator: ValidateFunction | undefined;
 
 function targetFileValidator(): ValidateFunction {

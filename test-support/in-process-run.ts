@@ -50,7 +50,9 @@ function notingClient(baseUrl: string, title: string, sent: SentRequest[]): Targ
   };
 }
 
-/** The reference server at `baseUrl` as the suite's target, naming `fixtures` (when given) instead of its own records. */
+/**
+ * The reference server at `baseUrl` as the suite's target, naming `fixtures` (when given) instead of its own records.
+ */
 export function targetOf(baseUrl: string, fixtures?: Fixtures): Target {
   const target = referenceTarget(baseUrl);
   return fixtures ? { ...target, fixtures } : target;
