@@ -184,15 +184,15 @@ export class Contract {
   /**
    * The requirements the catalogue binds to a judge by name (`judgedBy`; the schema validation for
    * `schemaFindings`). A check also judges the requirements operations name for its roles:
-   * requirementsBoundTo in contract/checks.ts has both.
+   * requirementsBoundTo in contract/checks/index.ts has both.
    */
   requirementsJudgedBy(judge: string): ReadonlySet<string> {
     return this.requirementsByJudge.get(judge) ?? NONE;
   }
 
   /**
-   * The judges the catalogue names for a requirement; judgesOf in contract/checks.ts adds the checks judging a role it
-   * plays.
+   * The judges the catalogue names for a requirement; judgesOf in contract/checks/index.ts adds the checks judging a
+   * role it plays.
    */
   judgesOf(requirementId: string): string[] {
     return judgesOf(this.requirement(requirementId));

@@ -37,7 +37,7 @@ export {
   acceptsRefusable,
   requirementsBoundTo,
   requirementsBoundFor,
-} from './checks.ts';
+} from './checks/index.ts';
 export {
   assessExchange,
   judgeExchange,
@@ -48,7 +48,7 @@ export {
   UNSPECIFIED_OPERATION,
 } from './judge.ts';
 export type { JudgedRequest } from './judge.ts';
-export type { CheckVerdict, Exchange, ExchangeCheck } from './checks.ts';
+export type { CheckVerdict, Exchange, ExchangeCheck } from './checks/index.ts';
 export { CASE_JUDGE, JUDGES_OUTSIDE_CHECKS, PROXY_JUDGE, SCHEMA_JUDGE, VALIDATION_JUDGES } from './judges.ts';
 export { readCredentials, headerValue, DEFAULT_LEGACY_HEADER } from './credentials.ts';
 export type { CredentialReading, Scheme } from './credentials.ts';

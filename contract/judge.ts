@@ -2,7 +2,7 @@
 // take. Route the request, validate it, validate the response, run every exchange check; the
 // callers only choose which of the findings concern them. The request can be judged on its own
 // first (the proxy judges it before forwarding); the response is then judged against it.
-import { acceptsRefusable, assessChecks, checkExchange } from './checks.ts';
+import { acceptsRefusable, assessChecks, checkExchange } from './checks/index.ts';
 import type { Contract, Operation } from './contract.ts';
 import type { Assessment, Finding, HttpRequest, HttpResponse, Judged, ValidateOptions } from './types.ts';
 import {

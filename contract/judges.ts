@@ -1,7 +1,7 @@
 // The judges of the kit: what can break a requirement. Every requirement of the catalogue names
 // the ones that can break it (`judgedBy`, besides the schema validation its `schemaFindings` route
 // to), so a run knows whether anything judged it. The exchange checks are named in
-// contract/checks.ts; these are the others.
+// contract/checks/; these are the others.
 
 /** The schema validation of a message, whose violations the catalogue's `schemaFindings` route. */
 export const SCHEMA_JUDGE = 'schema';

@@ -38,7 +38,7 @@ export interface Requirement {
   checkedBy?: ('suite' | 'proxy')[];
   /**
    * The checks that can break it, besides the schema validation its `schemaFindings` route to: an
-   * exchange check's name (contract/checks.ts) or one of JUDGES_OUTSIDE_CHECKS.
+   * exchange check's name (contract/checks/) or one of JUDGES_OUTSIDE_CHECKS.
    */
   judgedBy?: string[];
   /** What a run that judged it on no exchange reports, and whether that is the target's legal choice. */

@@ -449,7 +449,7 @@ export function validateResponse(
   response: HttpResponse,
   options: ValidateOptions = {},
 ): Finding[] {
-  // Whether the status is one the operation lists is an exchange check (checks.ts).
+  // Whether the status is one the operation lists is an exchange check (checks/status-listed.ts).
   const findings: Finding[] = [];
   append(findings, responseMediaTypeFindings(contract, response, options.bodyOmitted === true));
   const document = responseDocument(contract, operation, response.status);

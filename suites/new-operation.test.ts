@@ -118,7 +118,7 @@ describe('a create operation added to the contract as data only', () => {
   });
 
   it('is bound, requirement by requirement, to judges that can break it: its judgedBy, its schema routes, or the checks judging its roles', async () => {
-    const { judgesOf } = await import('../contract/checks.ts');
+    const { judgesOf } = await import('../contract/checks/index.ts');
     expect(ownRequirements.filter((id) => judgesOf(contract, id).length === 0)).toEqual([]);
     expect(judgesOf(contract, 'ZZPROOF-AN-RESPONSE-RELATIONSHIPS')).toContain('createdResourceEchoes');
     expect(judgesOf(contract, 'ZZPROOF-AN-CREATE-201')).toContain('unlistedSuccess');

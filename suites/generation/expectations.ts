@@ -146,8 +146,8 @@ export interface OpenPlace {
 }
 
 /**
- * The roles of the page arithmetic that read `page[limit]` or `page[offset]` from the request (contract/checks.ts
- * listPageArithmetic).
+ * The roles of the page arithmetic that read `page[limit]` or `page[offset]` from the request (contract/checks/
+ * list-page-arithmetic.ts).
  */
 const PAGE_READING_ROLES: readonly OperationRole[] = [
   'pageLength',
