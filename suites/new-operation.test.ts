@@ -454,8 +454,9 @@ describe('a list added to the contract as data only, its filter on another membe
     }
   });
 
-  it('is judged by the proxy under its own ids: a wrong included type under ZZPROOF-SH-INCLUDED-SHAPE, an ignored filter member under ZZPROOF-SH-FILTER-MATCH', async () => {
-    const upstream = await startReferenceServer({ faults: ['included-type-in-lower-case', 'filter-member-ignored'] });
+  /** The direction and rule of each line the proxy logs for these list queries to a server with `faults` on. */
+  async function listRulesLoggedFor(faults: string[], queries: string[]): Promise<string[]> {
+    const upstream = await startReferenceServer({ faults });
     const violations = new Recorder();
     const proxy = await startValidatingProxy({
       upstream: upstream.baseUrl,
@@ -465,10 +466,7 @@ describe('a list added to the contract as data only, its filter on another membe
       judgeThread: false,
     });
     try {
-      for (const query of [
-        'filter[tone]=warm&include=maker',
-        'filter[tone]=cool&filter[collectionItemId]=000000000000000000000000',
-      ]) {
+      for (const query of queries) {
         await send(proxy.baseUrl, {
           method: 'GET',
           path: `${list.pathTemplate}?${query}`,
@@ -480,7 +478,14 @@ describe('a list added to the contract as data only, its filter on another membe
       await proxy.close();
       await upstream.close();
     }
-    const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
+    return violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
+  }
+
+  it('is judged by the proxy under its own ids: a wrong included type under ZZPROOF-SH-INCLUDED-SHAPE, an ignored filter member under ZZPROOF-SH-FILTER-MATCH', async () => {
+    const rules = await listRulesLoggedFor(
+      ['included-type-in-lower-case', 'filter-member-ignored'],
+      ['filter[tone]=warm&include=maker', 'filter[tone]=cool&filter[collectionItemId]=000000000000000000000000'],
+    );
     expect(rules).toEqual(
       expect.arrayContaining(['response ZZPROOF-SH-FILTER-MATCH', 'response ZZPROOF-SH-INCLUDED-SHAPE']),
     );
@@ -508,34 +513,10 @@ describe('a list added to the contract as data only, its filter on another membe
   });
 
   it("is judged by the proxy under its own ids: a client's page[limit]=0 under ZZPROOF-SH-PAGE-LIMIT-MIN, a wrong meta.pages under ZZPROOF-SH-META-PAGES", async () => {
-    const upstream = await startReferenceServer({
-      faults: ['meta-pages-rounded-down', 'page-limit-below-one-accepted'],
-    });
-    const violations = new Recorder();
-    const proxy = await startValidatingProxy({
-      upstream: upstream.baseUrl,
-      violations,
-      repeatInterval: 0,
-      contract,
-      judgeThread: false,
-    });
-    try {
-      for (const query of [
-        'filter[tone]=warm&page[limit]=10&page[offset]=0',
-        'filter[tone]=cool&page[limit]=0&page[offset]=0',
-      ]) {
-        await send(proxy.baseUrl, {
-          method: 'GET',
-          path: `${list.pathTemplate}?${query}`,
-          headers: { authorization: session.authorization },
-        });
-      }
-      await proxy.proxy.settled();
-    } finally {
-      await proxy.close();
-      await upstream.close();
-    }
-    const rules = violations.lines<{ rule: string; direction: string }>().map((l) => `${l.direction} ${l.rule}`);
+    const rules = await listRulesLoggedFor(
+      ['meta-pages-rounded-down', 'page-limit-below-one-accepted'],
+      ['filter[tone]=warm&page[limit]=10&page[offset]=0', 'filter[tone]=cool&page[limit]=0&page[offset]=0'],
+    );
     expect(rules).toEqual(
       expect.arrayContaining(['request ZZPROOF-SH-PAGE-LIMIT-MIN', 'response ZZPROOF-SH-META-PAGES']),
     );
