@@ -11,7 +11,7 @@ const DRAWING_BLOCK = /```arrows\n([\s\S]*?)```/;
  * Tests, the helpers only tests use, the fixtures they build records from and the proofs' harness: free to use any
  * part.
  */
-const TEST_CODE = '(\\.test\\.ts|(^|/)test-support(\\.ts|/.+)|^suites/proof(-runs|-reporter|\\.config)\\.ts)$';
+const TEST_CODE = '(\\.test\\.ts|(^|/)test-support(\\.ts|/.+)|^suites/proof(-runs|-reporter|-seeds|\\.config)\\.ts)$';
 /** The source of the kit: what the rules read (not dependencies, not written reports). */
 const SOURCE = '^([a-z-]+/.+|[^/]+)\\.(ts|js|cjs|mjs)$';
 const WRITTEN_REPORTS = '^reports/(latest|[0-9]{4}-[^/]+)/';
