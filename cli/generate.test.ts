@@ -61,9 +61,6 @@ describe('run --generate 200 --seed 1', () => {
       '--report-dir',
       reportDir,
     ]);
-    expect(result.stdout).toContain(
-      'Generating inputs per operation: the boundary phase, then 200 random inputs from seed 1 (--seed 1 draws them again; --generate 0 turns generation off)',
-    );
     expect(result.code).toBe(EXIT_INCOMPLETE);
     const record = recordIn(reportDir);
     expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([]);
@@ -88,8 +85,10 @@ describe('run --generate 200 --seed 1', () => {
   }, 120_000);
 
   const fault = FAULTS.find((f) => f.foundBy === 'generation')!;
-  it(`with ${fault.name}: fails ${fault.requirement} with a minimal input whose curl line gets the 500 again`, async () => {
+  const savedAs = 'kept by --save-cases as a regression case that fails it again with generation off';
+  it(`with ${fault.name}: fails ${fault.requirement} with a minimal input whose curl line gets the 500 again, ${savedAs}`, async () => {
     const reportDir = join(dir, fault.name);
+    const casesFile = join(dir, `${fault.name}-cases.yaml`);
     const result = await runCli([
       'run',
       '--reference-server',
@@ -99,6 +98,8 @@ describe('run --generate 200 --seed 1', () => {
       ...GENERATED_ONLY,
       '--report-dir',
       reportDir,
+      '--save-cases',
+      casesFile,
     ]);
     expect(result.code).toBe(EXIT_FAILED);
     const record = recordIn(reportDir);
@@ -107,10 +108,19 @@ describe('run --generate 200 --seed 1', () => {
       o.requirements.filter((r) => r.id === fault.requirement && r.counterexample).map((r) => r.counterexample!),
     );
     expect(examples.length).toBeGreaterThan(0);
+    const cases = `${examples.length} regression case${examples.length === 1 ? '' : 's'}`;
+    expect(result.stdout).toContain(`${casesFile}: ${cases} added from generated inputs (${fault.requirement})`);
     for (const example of examples) {
       expect(example.status).toBe(500);
       expect(await replayStatus(example.curl, [fault.name])).toBe(500);
       expect(await replayStatus(example.curl, [])).not.toBe(500);
     }
+    const regression = ['run', '--reference-server', '--generate', '0', '--target', casesFile, '--grep', 'regression:'];
+    const again = await runCli([...regression, '--fault', fault.name, '--report-dir', join(dir, 'again')]);
+    expect(again.code, again.stdout).toBe(EXIT_FAILED);
+    expect(recordIn(join(dir, 'again')).requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');
+    const fixed = await runCli([...regression, '--report-dir', join(dir, 'fixed')]);
+    expect(fixed.code, fixed.stdout).toBe(EXIT_INCOMPLETE);
+    expect(recordIn(join(dir, 'fixed')).requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('passed');
   }, 120_000);
 });

@@ -6,7 +6,7 @@
 import { EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK } from './exit-codes.ts';
 import { collect, wholeNumber } from './options.ts';
 import { randomInt } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import pino, { type Logger } from 'pino';
@@ -30,10 +30,15 @@ import { readSigningKey } from '../reports/attestation.ts';
 import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import { readRecordFile, recordProblems } from '../reports/verify.ts';
-import { foundInputsOf } from '../reports/generated.ts';
+import { foundInputsOf, regressionCasesOfGenerated } from '../reports/generated.ts';
 import { preflight, probeTarget } from '../suites/preflight.ts';
 import { runSuite } from '../suites/runner.ts';
-import { targetFileRegressionCases } from '../targets/regression-cases.ts';
+import {
+  readRegressionCases,
+  saveRegressionCases,
+  targetFileRegressionCases,
+  type RegressionCase,
+} from '../targets/regression-cases.ts';
 import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
 import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
 import {
@@ -88,6 +93,8 @@ interface RunOptions {
   referenceServer?: boolean;
   /** An Ed25519 private key file (PEM) to sign the record with. */
   signingKey?: string;
+  /** A target file the generated failures that reproduced are appended to as regression cases. */
+  saveCases?: string;
 }
 
 /** The time generation may take in all, and per operation, unless the flags or the target file say otherwise. */
@@ -154,6 +161,10 @@ export function registerRunCommand(program: Command): void {
       '--generate-operation-budget <seconds>',
       `the most one operation's generation may take (default ${DEFAULT_OPERATION_BUDGET_SECONDS})`,
       wholeNumber(1),
+    )
+    .option(
+      '--save-cases <file>',
+      'append each generated failure that reproduced to this target file as a regression case, which later runs with --target FILE send before anything else',
     )
     .option(
       '--signing-key <file>',
@@ -381,10 +392,32 @@ export function generationLine(generate: GenerationSettings | undefined): string
   return `Generating inputs per operation: the boundary phase, then ${generate.inputs} random inputs from seed ${generate.seed} (--seed ${generate.seed} draws them again; --generate 0 turns generation off)`;
 }
 
-/** The titles of the cases that can judge these requirements; building the case tables costs other runs nothing. */
-async function casesSelectedFor(ids: string[]): Promise<string[]> {
+/**
+ * The titles of the cases that can judge these requirements, the target file's regression cases for them included;
+ * building the case tables costs other runs nothing.
+ */
+async function casesSelectedFor(ids: string[], regressionCases: RegressionCase[]): Promise<string[]> {
   const { casesJudging } = await import('../suites/selection.ts');
-  return casesJudging(ids);
+  const { regressionSuiteCases } = await import('../suites/cases/regression.ts');
+  const { caseTitle } = await import('../suites/cases/suite-case.ts');
+  const regressions = regressionSuiteCases(regressionCases.filter((c) => ids.includes(c.requirement)));
+  return [...(await casesJudging(ids)), ...regressions.map(caseTitle)];
+}
+
+/** Appends the run's generated failures that reproduced to a target file's regression cases, and says so. */
+function saveFoundCases(file: string, record: CertificationRecord): void {
+  const contract = loadContract();
+  const found = regressionCasesOfGenerated(record, contract);
+  const added = saveRegressionCases(
+    file,
+    found,
+    contract.requirements.map((r) => r.id),
+  );
+  const ids = [...new Set(added.map((c) => c.requirement))];
+  const kept = found.length - added.length;
+  process.stdout.write(
+    `${file}: ${added.length} regression case${added.length === 1 ? '' : 's'} added from generated inputs${ids.length > 0 ? ` (${ids.join(', ')})` : ''}${kept > 0 ? `; ${kept} already there` : ''}\n`,
+  );
 }
 
 /**
@@ -421,6 +454,12 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
         loadContract().requirements.map((r) => r.id),
       )
     : [];
+  // A file that cannot take the cases is a usage error before anything is sent.
+  if (flags.saveCases !== undefined && existsSync(flags.saveCases))
+    readRegressionCases(
+      flags.saveCases,
+      loadContract().requirements.map((r) => r.id),
+    );
   const signingKeyFile = signingKeyOf(flags, env);
   const timestamped = flags.reportDir === undefined;
   const reportDir = resolve(flags.reportDir ?? timestampedReportDir(resolve(DEFAULT_REPORT_DIR, '..'), new Date()));
@@ -450,7 +489,8 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     process.stdout.write(`${generationLine(description.generate)}\n`);
     suiteStarted = true;
     // --requirement travels as data: the titles of the cases that can judge them, which the configuration selects.
-    const selected = flags.requirement.length > 0 ? { selectedCases: await casesSelectedFor(flags.requirement) } : {};
+    const selected =
+      flags.requirement.length > 0 ? { selectedCases: await casesSelectedFor(flags.requirement, regressionCases) } : {};
     const run = { ...description, ...latest, ...selected, ...embeddedRun };
     const outcome = await runSuite({
       target,
@@ -479,6 +519,7 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
       throw new Error(
         `no case matches --grep "${flags.grep ?? ''}"; case titles start with their own requirement ids, e.g. AUTH-401-MALFORMED; --requirement ID selects every case that can judge a requirement`,
       );
+    if (flags.saveCases !== undefined) saveFoundCases(flags.saveCases, record);
     if (env.GITHUB_ACTIONS === 'true')
       reportToGithub(record, {
         stepSummaryFile: env.GITHUB_STEP_SUMMARY,

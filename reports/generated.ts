@@ -4,14 +4,17 @@
 // Failures are evidence of their requirements in the record as well; these only add where they
 // came from, the minimal input and its curl line.
 import type { TestResult } from '@playwright/test/reporter';
+import { MEDIA_TYPE, type Contract } from '../contract/index.ts';
 import {
   GENERATION_ATTACHMENT,
+  type Counterexample,
   type FoundInput,
   type GeneratedOperation,
   type GeneratedRequirement,
   type GenerationSettings,
 } from '../run-protocol/index.ts';
-import type { GeneratedRecord } from './record.ts';
+import type { RegressionCase } from '../targets/regression-cases.ts';
+import type { CertificationRecord, GeneratedRecord } from './record.ts';
 
 /**
  * The GeneratedOperation a generated case attached; undefined for other cases, or one that ended before it attached.
@@ -69,9 +72,51 @@ export function foundInputsOf(generated: GeneratedRecord | undefined): FoundInpu
   return generatedRows(generated).flatMap(({ operation, requirement }) => {
     const example = requirement.counterexample;
     if (example === undefined) return [];
-    const query = example.path.includes('?') ? example.path.slice(example.path.indexOf('?') + 1) : undefined;
-    const body = example.bodyText !== undefined ? { bodyText: example.bodyText } : {};
-    const sent = { ...(query !== undefined ? { query } : {}), ...body };
-    return [{ operation: operation.operation, requirement: requirement.id, ...sent }];
+    return [{ operation: operation.operation, requirement: requirement.id, ...requestSent(example) }];
+  });
+}
+
+/** The query and body a counterexample sent. */
+function requestSent(example: Counterexample): { query?: string; bodyText?: string } {
+  const query = example.path.includes('?') ? example.path.slice(example.path.indexOf('?') + 1) : undefined;
+  return {
+    ...(query !== undefined ? { query } : {}),
+    ...(example.bodyText !== undefined ? { bodyText: example.bodyText } : {}),
+  };
+}
+
+/**
+ * The generated failures of a record that reproduced, as regression cases (`run --save-cases`): each names its
+ * operation, so a later run judges it as generation does, and sends the session credential. A failure seen once is left
+ * out: a case of it would pass as often as not.
+ */
+export function regressionCasesOfGenerated(
+  record: Pick<CertificationRecord, 'generated' | 'target' | 'startedAt'>,
+  contract: Contract,
+): RegressionCase[] {
+  const { generated } = record;
+  if (generated === undefined) return [];
+  return generatedRows(generated).flatMap(({ operation: generatedOperation, requirement }) => {
+    const example = requirement.counterexample;
+    if (example === undefined || (example.failedSends ?? 0) < 2) return [];
+    const operation = contract.operation(generatedOperation.operation);
+    const { query, bodyText } = requestSent(example);
+    const where = record.target.embedded ? 'the embedded reference server' : record.target.baseUrl;
+    const seen = `found by generated inputs from seed ${generated.seed} against ${where} on ${record.startedAt.slice(0, 10)}`;
+    return [
+      {
+        name: `${operation.operationId}: generated input breaking ${requirement.id}`,
+        requirement: requirement.id,
+        // The message says whether the sends reproduced it.
+        why: `${seen}: ${example.message}`,
+        operation: operation.operationId,
+        request: {
+          method: operation.method.toUpperCase(),
+          path: `${operation.pathTemplate}${query !== undefined ? `?${query}` : ''}`,
+          credentials: 'session',
+          ...(bodyText !== undefined ? { headers: { 'Content-Type': MEDIA_TYPE }, body: bodyText } : {}),
+        },
+      },
+    ];
   });
 }

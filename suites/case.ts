@@ -158,6 +158,10 @@ export class ConformanceCase {
     return this.context.contract;
   }
 
+  get failLevel(): FailLevel {
+    return this.context.failLevel;
+  }
+
   /** The case's requirements, its own first. */
   get requirements(): string[] {
     return this.context.requirements;

@@ -18,9 +18,11 @@ import { reproductionText } from '../run-protocol/reproduction.ts';
 import { scrubber, targetSecrets } from '../run-protocol/secrets.ts';
 import { FAULTS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { CaseSkipped, directClient, referenceTarget, runSuiteCase } from '../server/test-support.ts';
+import { generatedRecord, regressionCasesOfGenerated } from '../reports/generated.ts';
 import { targetEnvironment } from '../targets/target-environment.ts';
 import { ConformanceCase } from './case.ts';
 import { SUITE_CASES } from './cases/index.ts';
+import { regressionSuiteCases } from './cases/regression.ts';
 import { generateForOperation } from './generation/generate.ts';
 
 const SEED = 1;
@@ -138,6 +140,7 @@ describe('each fault only generated inputs reach', () => {
   for (const fault of generative) {
     describe(fault.name, () => {
       let server: StartedReferenceServer;
+      const boundaryOutcomes: GeneratedOperation[] = [];
       beforeAll(async () => {
         server = await startReferenceServer({ faults: [fault.name] });
       });
@@ -166,6 +169,7 @@ describe('each fault only generated inputs reach', () => {
           const failures = [];
           for (const operation of contract.operations) {
             const { outcome, findings } = await generate(server, operation.operationId, inputs, seed);
+            if (inputs === 0) boundaryOutcomes.push(outcome);
             const failed = outcome.requirements.find((r) => r.id === fault.requirement && r.verdict === 'failed');
             if (failed) failures.push({ failed, findings });
           }
@@ -184,6 +188,41 @@ describe('each fault only generated inputs reach', () => {
           }
         }, 300_000);
       }
+
+      it(`its failures kept as regression cases (run --save-cases) fail ${fault.requirement} again with nothing drawn, and pass once it is fixed`, async () => {
+        // What the boundary phase alone found above; generated here when that test did not run (-t).
+        const found = boundaryOutcomes.length === contract.operations.length ? boundaryOutcomes : [];
+        if (found.length === 0)
+          for (const operation of contract.operations)
+            found.push((await generate(server, operation.operationId, 0)).outcome);
+        const record = {
+          generated: generatedRecord(
+            { inputs: 0, seed: SEED, operationBudgetMs: 60_000, totalBudgetMs: 60_000 },
+            found,
+          ),
+          target: { baseUrl: server.baseUrl, embedded: true, faults: [fault.name], choices: [] },
+          startedAt: new Date().toISOString(),
+        };
+        const cases = regressionSuiteCases(regressionCasesOfGenerated(record, contract));
+        const sentAgainst = async (against: StartedReferenceServer) => {
+          const findings = [];
+          for (const c of cases)
+            findings.push(...(await runSuiteCase(c, referenceTarget(against.baseUrl), directClient(against.baseUrl))));
+          return findings;
+        };
+        if (fault.intermittent) expect(cases, 'a failure seen once is not kept').toEqual([]);
+        else {
+          expect(cases.length).toBeGreaterThan(0);
+          expect((await sentAgainst(server)).map((f) => f.requirement)).toContain(fault.requirement);
+          const fixed = await startReferenceServer();
+          try {
+            const findings = await sentAgainst(fixed);
+            expect(findings.filter((f) => f.level === 'MUST').map((f) => `${f.requirement}: ${f.message}`)).toEqual([]);
+          } finally {
+            await fixed.close();
+          }
+        }
+      }, 300_000);
     });
   }
 });

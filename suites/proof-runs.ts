@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { RECORD_FILE, REQUIREMENT_ANNOTATION, type RunDescription } from '../run-protocol/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
+import type { RegressionCase } from '../targets/regression-cases.ts';
 import { TARGET_ENVIRONMENT, type Target } from '../targets/target.ts';
 import { targetEnvironment } from '../targets/target-environment.ts';
 import { PROOF_TARGETS, type ProofTarget } from './proof-targets.ts';
@@ -52,14 +53,16 @@ function casesOf(suite: ListedSuite): ListedCase[] {
 
 /**
  * Every case of the suite with the requirements it names, as `playwright test --list` reports them (no request is
- * sent).
+ * sent), in the order Playwright deals them out; with a target file's regression cases when given.
  */
 export async function listCases(
   target: Target,
   baseEnvironment: Record<string, string | undefined>,
+  regressionCases: RegressionCase[] = [],
 ): Promise<ListedCase[]> {
   const run = {
     target,
+    regressionCases,
     reportDir: ROOT,
     failLevel: 'must' as const,
     baseEnvironment,

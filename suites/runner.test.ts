@@ -1,9 +1,11 @@
 // The Playwright child is told the run once: LAS_RUN carries the description, the secrets their own variables.
 import { describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { DEFAULT_RUN } from '../run-protocol/index.ts';
+import { hermeticEnvironment } from '../cli/test-support.ts';
+import { DEFAULT_RUN, REGRESSION_TITLE_MARK } from '../run-protocol/index.ts';
 import type { RegressionCase } from '../targets/regression-cases.ts';
 import { resolveTarget, TARGET_ENVIRONMENT } from '../targets/target.ts';
+import { listCases } from './proof-runs.ts';
 import { recordMessageOf, playwrightChildEnvironment } from './runner.ts';
 import { RUN_ENVIRONMENT } from './settings.ts';
 
@@ -83,4 +85,14 @@ describe('the record message the suite sends back on its pipe', () => {
     expect(() => recordMessageOf('{"record":{"verd')).toThrow(/not JSON/);
     expect(() => recordMessageOf('{"verdict":"PASSED"}')).toThrow(/neither a record nor a reason/);
   });
+});
+
+describe('the order of a run', () => {
+  // Playwright deals out a run's cases file by file, in the order of the files' names; the regression cases' file
+  // comes first, so an input that broke a requirement before is sent again before anything else.
+  it("lists a target file's regression cases before every other case", async () => {
+    const cases = await listCases(target, hermeticEnvironment(), [REGRESSION_CASE]);
+    expect(cases.length).toBeGreaterThan(1);
+    expect(cases[0].title).toBe(`${REGRESSION_CASE.requirement} · ${REGRESSION_TITLE_MARK}${REGRESSION_CASE.name}`);
+  }, 60_000);
 });

@@ -2,9 +2,11 @@
 // `regressionCases` list (the vendor's repository keeps them, not generated test code). Each names
 // the request (method, path under the base URL, the credential scheme, never a token), the
 // requirement it must not break again, and why it is kept. `replay --save-cases` appends to the
-// list; `run` executes each case alongside the suite, under its requirement.
+// list, and so does `run --save-cases` with the inputs its generation found (those name their
+// operation); `run` executes each case before the rest of the suite, under its requirement.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Document, isMap, isSeq, parseDocument } from 'yaml';
+import { loadContract } from '../contract/index.ts';
 import { TargetError } from './target.ts';
 import { parseTargetDocument, type TargetFile } from './target-file.ts';
 
@@ -30,6 +32,8 @@ export interface RegressionCase {
   requirement: string;
   /** Why it is kept: where and when it was seen, what was wrong. */
   why: string;
+  /** Set on an input generation found (run --save-cases): the operation it is an input of, judged as generation is. */
+  operation?: string;
   request: RegressionRequest;
 }
 
@@ -59,8 +63,15 @@ export function parseRegressionCases(
   );
 }
 
-/** The regression cases of a target file read once; an unknown requirement id is a usage error. */
-export function targetFileRegressionCases(file: TargetFile, requirementIds: readonly string[]): RegressionCase[] {
+/**
+ * The regression cases of a target file read once; an unknown requirement id, or an operation the contract does not
+ * hold, is a usage error.
+ */
+export function targetFileRegressionCases(
+  file: TargetFile,
+  requirementIds: readonly string[],
+  operationIds: readonly string[] = loadContract().operations.map((o) => o.operationId),
+): RegressionCase[] {
   const { document, path: source } = file;
   // The file was checked against targets/target.schema.json when it was read.
   const cases = (document.regressionCases ?? []) as RegressionCase[];
@@ -68,6 +79,11 @@ export function targetFileRegressionCases(file: TargetFile, requirementIds: read
   if (unknown.length > 0)
     throw new TargetError(
       `target file ${source}: regression case for ${[...new Set(unknown)].join(', ')}, which is no requirement of the catalogue (see las-conformance contract)`,
+    );
+  const gone = cases.filter((c) => c.operation !== undefined && !operationIds.includes(c.operation));
+  if (gone.length > 0)
+    throw new TargetError(
+      `target file ${source}: regression case "${gone[0].name}" is an input of ${gone[0].operation}, which is no operation of the contract (see las-conformance contract)`,
     );
   const names = cases.map((c) => c.name);
   const repeated = names.filter((name, i) => names.indexOf(name) !== i);
@@ -78,8 +94,8 @@ export function targetFileRegressionCases(file: TargetFile, requirementIds: read
 
 /**
  * Appends cases to the file's `regressionCases` list (the file is created when missing; its other
- * keys and comments are kept). A case whose requirement, method and path the list already holds is
- * left out. Returns the cases added.
+ * keys and comments are kept). A case whose requirement, method, path and body the list already
+ * holds is left out. Returns the cases added.
  */
 export function saveRegressionCases(
   path: string,
@@ -117,7 +133,7 @@ export function saveRegressionCases(
 }
 
 function caseKey(c: RegressionCase): string {
-  return `${c.requirement} ${c.request.method} ${c.request.path}`;
+  return JSON.stringify([c.requirement, c.request.method, c.request.path, c.request.body ?? null]);
 }
 
 function uniqueName(name: string, taken: ReadonlySet<string>): string {
