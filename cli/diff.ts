@@ -3,9 +3,10 @@
 // requirement newly fails.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { diffMarkdown, diffRecords, readComparableRecord } from '../reports/diff.ts';
+import { comparableRecord, diffMarkdown, diffRecords } from '../reports/diff.ts';
 import { printableLines } from '../reports/terminal-text.ts';
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
+import { readRecordFile } from './input-files.ts';
 
 export interface DiffFlags {
   json?: boolean;
@@ -14,7 +15,9 @@ export interface DiffFlags {
 }
 
 export function diffCommand(oldFile: string, newFile: string, flags: DiffFlags): { code: number; output: string } {
-  const diff = diffRecords(readComparableRecord(oldFile), readComparableRecord(newFile), {
+  // Each record is read whole only as a regular file within the size verify allows (input-files.ts).
+  const read = (file: string) => comparableRecord(readRecordFile(file), file);
+  const diff = diffRecords(read(oldFile), read(newFile), {
     old: oldFile,
     new: newFile,
   });

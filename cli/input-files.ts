@@ -4,7 +4,8 @@
 // replica) as the capture files in it, oldest first. A glob that matches nothing, or a capture
 // directory without capture files, is a usage error naming it, not an empty report. A file read
 // whole (a record, its envelope, a key) must be a regular file within a stated size: a link to
-// /dev/zero or a pipe is refused in one line, never read until memory runs out.
+// /dev/zero or a pipe is refused in one line, never read until memory runs out. A certification
+// record is read so wherever a command reads one: `verify`, `diff` and `run --baseline`.
 import {
   closeSync,
   constants,
@@ -19,6 +20,7 @@ import {
 import { isAbsolute, join } from 'node:path';
 import { globSync, isDynamicPattern } from 'tinyglobby';
 import { CAPTURE_FILE } from '../proxy/capture.ts';
+import { parseRecordBytes } from '../reports/verify.ts';
 
 /**
  * Each argument as the files it names: itself when it exists (whatever its name holds), else the files its glob
@@ -131,4 +133,17 @@ export function sizeText(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
+}
+
+/** The most a record may hold: a record the kit writes keeps at most 25 findings per requirement, far below it. */
+export const RECORD_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The bytes of a certification record, read whole within RECORD_MAX_BYTES; `what` names it in a refusal. */
+export function readRecordBytes(path: string, what = 'the record'): Buffer {
+  return readWholeFile({ what, path, maxBytes: RECORD_MAX_BYTES });
+}
+
+/** The parsed JSON of a certification record, read whole within RECORD_MAX_BYTES; an Error of one line otherwise. */
+export function readRecordFile(path: string, what = 'the record'): unknown {
+  return parseRecordBytes(readRecordBytes(path, what), path);
 }

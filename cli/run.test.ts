@@ -561,3 +561,49 @@ describe('the target file is read once per run', () => {
     });
   });
 });
+
+describe('a hostile target file: what run prints from it', () => {
+  /** Retitle the terminal, ring it, clear the screen: what a hostile file's writer plants in its text. */
+  const ESCAPES = '\u001b]0;PWNED\u0007\u001b[2J';
+  /** The same as the console must show it: each control character as its picture. */
+  const SHOWN = '\u241b]0;PWNED\u2407\u241b[2J';
+  /** Any control character but the line feed between lines. */
+  const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+  const quoted = (text: string) => JSON.stringify(text);
+
+  it("a waiver's reason and a regression case's request reach the console and the job's annotations as pictures", async () => {
+    const file = join(dir, 'hostile.yaml');
+    writeFileSync(
+      file,
+      [
+        'waivers:',
+        '  - requirement: NG-META-PAGES',
+        `    reason: ${quoted(`rounding ${ESCAPES} fix`)}`,
+        '    expires: 2999-12-31',
+        'regressionCases:',
+        `  - name: ${quoted(`pages ${ESCAPES} rounded`)}`,
+        '    requirement: NG-META-PAGES',
+        `    why: ${quoted(`seen ${ESCAPES} in production`)}`,
+        '    request:',
+        '      method: GET',
+        `      path: ${quoted(`/notification-groups?filter[type]=portal&x=${ESCAPES}`)}`,
+        '      credentials: pat',
+        '',
+      ].join('\n'),
+    );
+    // The regression case alone, its requirement broken and waived; on GitHub Actions, so the annotations print too.
+    const args = ['run', '--reference-server', '--fault', 'meta-pages-rounded-down', '--target', file];
+    const selection = ['--grep', 'regression', '--allow-partial', '--generate', '0', '--workers', '1'];
+    const reportDir = join(dir, 'hostile-reports');
+    const job = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: join(dir, 'hostile-step-summary.md') };
+    const result = await runCli([...args, ...selection, '--report-dir', reportDir], job);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).not.toMatch(RAW_CONTROL);
+    expect(result.stdout).toContain(
+      `NG-META-PAGES (MUST, section 4.1): waived until 2999-12-31: rounding ${SHOWN} fix`,
+    );
+    const notice = result.stdout.split('\n').find((line) => line.startsWith('::notice title=NG-META-PAGES '));
+    expect(notice).toContain(`rounding ${SHOWN} fix`);
+    expect(notice).toContain(`filter[type]=portal&x=${SHOWN}`);
+  }, 120_000);
+});

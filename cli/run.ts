@@ -24,12 +24,13 @@ import { shortSecretWarnings, targetSecrets } from '../run-protocol/secrets.ts';
 import { reportToGithub } from '../reports/github.ts';
 import { CHOICE_NAMES, FAULT_NAMES, INAPPLICABLE_CHOICES, INAPPLICABLE_FAULTS } from '../server/index.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../suites/embedded.ts';
-import { baselineFailing } from '../reports/diff.ts';
+import { baselineFailing, comparableRecord, type ComparableRecord } from '../reports/diff.ts';
 import { clearKitFiles, LATEST, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
 import { readSigningKey } from '../reports/attestation.ts';
 import type { CertificationRecord, GateResult } from '../reports/record.ts';
 import { contractSha256 } from '../reports/run-context.ts';
-import { readRecordFile, recordProblems } from '../reports/verify.ts';
+import { recordProblems } from '../reports/verify.ts';
+import { readRecordFile } from './input-files.ts';
 import { foundInputsOf, regressionCasesOfGenerated } from '../reports/generated.ts';
 import { preflight, probeTarget } from '../suites/preflight.ts';
 import { runSuite } from '../suites/runner.ts';
@@ -359,17 +360,22 @@ export function generationSettings(flags: RunFlags, file: GenerationFileSettings
   };
 }
 
+/** The record --baseline names, read as `diff` reads one. */
+function readBaseline(file: string): { file: string; record: ComparableRecord } {
+  return { file, record: comparableRecord(readRecordFile(file, 'the baseline'), file) };
+}
+
 /** What the record is told about the run: waivers from the target file, the baseline's failures, the switches. */
 export function runDescription(flags: RunFlags, targetFile = targetFileReader(flags.target)): RunDescription {
   const ids = loadContract().requirements.map((r) => r.id);
   const file = targetFile();
   const waivers = file ? targetFileWaivers(file, ids) : [];
-  const baseline =
-    flags.baseline === undefined ? undefined : { file: flags.baseline, failing: baselineFailing(flags.baseline) };
+  // Read once, and whole only as a regular file within the size verify allows (input-files.ts).
+  const baselineRecord = flags.baseline === undefined ? undefined : readBaseline(flags.baseline);
+  const baseline = baselineRecord && { file: baselineRecord.file, failing: baselineFailing(baselineRecord.record) };
   const settings = generationSettings(flags, file ? targetFileGeneration(file) : {});
   // A gate that failed on a generated input keeps failing until the service is fixed, whatever the new seed draws.
-  const baselineRecord = flags.baseline === undefined ? undefined : readRecordFile(flags.baseline);
-  const foundBefore = foundInputsOf((baselineRecord as CertificationRecord | undefined)?.generated);
+  const foundBefore = foundInputsOf((baselineRecord?.record as Partial<CertificationRecord> | undefined)?.generated);
   const generate = settings && foundBefore.length > 0 ? { ...settings, foundBefore } : settings;
   return {
     failLevel: flags.level,

@@ -8,7 +8,7 @@
 // seeds until one passed.
 // Exit 0 when it holds, 1 when it does not (each problem on its own line), 2 when the file cannot
 // be read or is not a record, or the key cannot be used. Each file is read whole only when it is a
-// regular file within its stated size (RECORD_MAX_BYTES, ENVELOPE_MAX_BYTES, KEY_MAX_BYTES); what
+// regular file within its stated size (input-files.ts RECORD_MAX_BYTES, ENVELOPE_MAX_BYTES, KEY_MAX_BYTES); what
 // the answer quotes from a record is shown with its control characters as visible pictures. A record
 // written by another version of the kit is checked the same way, and the answer says which.
 import { existsSync } from 'node:fs';
@@ -31,7 +31,7 @@ import {
 import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS } from './run.ts';
 import { wholeNumber } from './options.ts';
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
-import { readWholeFile } from './input-files.ts';
+import { readRecordBytes, readWholeFile } from './input-files.ts';
 
 export interface VerifyFlags {
   /** The public key (PEM) the record must be signed by. */
@@ -52,8 +52,6 @@ function defaultGenerationWith(seed: number): GenerationDemand {
   };
 }
 
-/** The most a record may hold: a record the kit writes keeps at most 25 findings per requirement, far below it. */
-export const RECORD_MAX_BYTES = 64 * 1024 * 1024;
 /** The most a signature's envelope may hold: it holds one statement naming the record's digest and verdict. */
 export const ENVELOPE_MAX_BYTES = 1024 * 1024;
 /** The most a public key file may hold: a PEM key is a few hundred bytes. */
@@ -110,7 +108,7 @@ export function verifyCommand(file: string, flags: VerifyFlags = {}): { code: nu
 const lines = (texts: string[]): string => texts.map((text) => `${text}\n`).join('');
 
 function verifyRecord(file: string, flags: VerifyFlags): { code: number; output: string } {
-  const bytes = readWholeFile({ what: 'the record', path: file, maxBytes: RECORD_MAX_BYTES });
+  const bytes = readRecordBytes(file);
   const value = parseRecordBytes(bytes, file);
   ensureRecordShaped(value, file);
   const consistency = recordProblems(value, loadContract(), contractSha256());

@@ -66,6 +66,7 @@ import {
   type Selection,
 } from './record.ts';
 import { writeRecordRenderings, type RenderingPaths } from './record-renderings.ts';
+import { printableLines } from './terminal-text.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
 
 export { inputsOf } from './run-inputs.ts';
@@ -355,7 +356,10 @@ export default class ConformanceReporter implements Reporter {
     const failures = `${notRunConsole(record)}${failedRequirementsConsole(record)}`;
     const reports = this.reportFiles(paths, signed !== undefined, renderings);
     const closing = consoleSummary(record, reports, process.cwd());
-    process.stdout.write(`\n${consoleHeading(record, signature)}${failures}${failures ? '\n' : ''}${closing}`);
+    // Waiver reasons, regression cases, a target's values and findings are text from files and the target: shown,
+    // never obeyed by the terminal.
+    const text = `\n${consoleHeading(record, signature)}${failures}${failures ? '\n' : ''}${closing}`;
+    process.stdout.write(printableLines(text));
     this.send(Buffer.concat([Buffer.from('{"record":'), recordBytes, Buffer.from('}')]));
     return undefined;
   }
@@ -393,7 +397,7 @@ export default class ConformanceReporter implements Reporter {
    * line).
    */
   private noVerdict(reason: string): { status: FullResult['status'] } {
-    process.stderr.write(`\nNo verdict: ${reason}\n`);
+    process.stderr.write(`\nNo verdict: ${printableLines(reason)}\n`);
     mkdirSync(this.outputDir, { recursive: true });
     writeFileSync(join(this.outputDir, NO_VERDICT_FILE), `${reason}\n`);
     const message: RecordMessage<CertificationRecord> = { noVerdict: reason };

@@ -3,7 +3,7 @@
 // records name different targets, which the Markdown says first. `las-conformance
 // diff` renders it as Markdown or JSON, and `run --baseline` uses the same reading of a record.
 import type { Level } from '../contract/index.ts';
-import { readRecordFile, RecordFileError } from './verify.ts';
+import { RecordFileError } from './verify.ts';
 import type { RecordedEvidence, RequirementVerdict } from './record.ts';
 import { firstFinding } from './requirement-outcomes.ts';
 
@@ -36,15 +36,9 @@ export function comparableRecord(value: unknown, source: string): ComparableReco
   return record as ComparableRecord;
 }
 
-export function readComparableRecord(path: string): ComparableRecord {
-  return comparableRecord(readRecordFile(path), path);
-}
-
 /** The requirements failing (or warned) in a previous record, for --baseline. */
-export function baselineFailing(path: string): string[] {
-  return readComparableRecord(path)
-    .requirements.filter((r) => FAILING.includes(r.verdict))
-    .map((r) => r.id);
+export function baselineFailing(record: ComparableRecord): string[] {
+  return record.requirements.filter((r) => FAILING.includes(r.verdict)).map((r) => r.id);
 }
 
 export interface RequirementChange {

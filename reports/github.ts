@@ -3,6 +3,7 @@
 // job's summary page. The command line decides whether the run is on GitHub Actions and hands over the file.
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { CertificationRecord, RequirementRecord } from './record.ts';
+import { printable } from './terminal-text.ts';
 import { failsGate, findingText, firstFinding, gateAcceptance, verdictOf } from './requirement-outcomes.ts';
 
 export interface GithubReportOptions {
@@ -13,9 +14,10 @@ export interface GithubReportOptions {
   write: (text: string) => void;
 }
 
-// Workflow commands: the message escapes %, CR and LF; property values also : and ,.
+// Workflow commands: the message escapes %, CR and LF; property values also : and ,. Every other control character
+// (a waiver's reason, a target's text) is shown as its picture: the job's log is a terminal too.
 function escapeData(value: string): string {
-  return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  return printable(value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
 }
 
 function escapeProperty(value: string): string {

@@ -44,17 +44,6 @@ function recordValidator(): ValidateFunction {
   return validator;
 }
 
-/** The bytes of a record file; RecordFileError when it cannot be read. */
-export function readRecordBytes(path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    throw new RecordFileError(
-      `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
-  }
-}
-
 /** The parsed JSON of a record file's bytes; RecordFileError when they are not JSON. */
 export function parseRecordBytes(bytes: Buffer, path: string): unknown {
   try {
@@ -62,11 +51,6 @@ export function parseRecordBytes(bytes: Buffer, path: string): unknown {
   } catch (error) {
     throw new RecordFileError(`${path} is not JSON: ${(error as Error).message}`);
   }
-}
-
-/** The parsed JSON of a record file; RecordFileError when it cannot be read or parsed. */
-export function readRecordFile(path: string): unknown {
-  return parseRecordBytes(readRecordBytes(path), path);
 }
 
 /**
