@@ -2,7 +2,7 @@
 // proof: the suite runs against the reference server with each choice of its catalogue on, and
 // the whole suite with every compatible choice on at once (each set of compatibleChoiceSets with
 // more than one choice; a set of one is that choice's own run, of the whole suite), each time
-// through the validating proxy. A choice's own run holds the cases that can judge the
+// through the validating proxy. A choice's own run holds the cases that name the
 // requirements of the sections it reads (narrowed as the fault proof narrows a fault's), so
 // the proof keeps to minutes on 2 cores. Every run passes (SHOULD warnings allowed, each one a warning the choices on
 // declare, and printed here; requirements a choice declares it leaves unverifiable, such as the
@@ -29,7 +29,6 @@ import { generateInProcess } from '../server/test-support.ts';
 import { generatedCases } from './generation/cases.ts';
 import { runProof, type ProofOutcome } from './proof-runs.ts';
 import { caseTitle, SUITE_CASES } from './cases/index.ts';
-import { casesJudging } from './selection.ts';
 import { hermeticEnvironment } from '../cli/test-support.ts';
 
 interface ChoiceRun {
@@ -76,24 +75,27 @@ function requirementsOfChoice(name: string): string[] {
 }
 
 /**
- * A choice's own run, narrowed as the fault proof narrows a fault's: the cases that can judge the
- * requirements of the sections it reads (suites/selection.ts), side findings included. The whole
- * suite still runs with it on, in the run of its compatible set; a choice whose set is itself
- * runs the whole suite alone.
+ * A choice's own run, narrowed as the fault proof narrows a fault's: the cases that name a
+ * requirement of the sections it reads, their own or one they cover. Side findings (a case that
+ * sends to an operation judged under one of those requirements without naming it) are the whole
+ * suite's: it runs with the choice on, in the run of its compatible set; a choice whose set is
+ * itself runs the whole suite alone.
  */
-async function narrowSingleRuns(): Promise<void> {
+function narrowSingleRuns(): void {
   const inSets = new Set(
     compatibleChoiceSets()
       .filter((set) => set.length > 1)
       .flat(),
   );
-  for (const run of runs.filter((r) => r.choices.length === 1 && inSets.has(r.choices[0])))
-    run.titles = await casesJudging(requirementsOfChoice(run.choices[0]));
+  for (const run of runs.filter((r) => r.choices.length === 1 && inSets.has(r.choices[0]))) {
+    const named = new Set(requirementsOfChoice(run.choices[0]).flatMap(casesNaming));
+    run.titles = SUITE_CASES.map(caseTitle).filter((title) => named.has(title));
+  }
 }
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'las-choice-proof-'));
-  await narrowSingleRuns();
+  narrowSingleRuns();
   for (const run of runs) {
     run.server = await startReferenceServer({ port: 0, choices: run.choices });
     run.proxy = await startValidatingProxy({
