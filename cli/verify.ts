@@ -31,7 +31,8 @@ import {
 import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS } from './run.ts';
 import { wholeNumber } from './options.ts';
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
-import { readRecordBytes, readWholeFile } from './input-files.ts';
+import { readRecordBytes } from './input-files.ts';
+import { readWholeFile } from '../targets/whole-file.ts';
 
 export interface VerifyFlags {
   /** The public key (PEM) the record must be signed by. */
