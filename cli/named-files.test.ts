@@ -1,14 +1,17 @@
-// Every file a person names to a run is read whole only as a regular file within its stated size:
-// the target file (`run --target`, `replay --target`), the file regression cases are saved to
-// (`run --save-cases`, `replay --save-cases`), the certificate authority file (`--ca`,
-// LAS_CA_FILE). A link to /dev/zero, a pipe or a larger file is refused in one line naming the file
-// (exit 2) at once, instead of being read until memory runs out or waited on for ever.
+// Every file a person names to the kit is read whole only as a regular file within its stated
+// size: the target file (`run --target`, `replay --target`), the file regression cases are saved
+// to (`run --save-cases`, `replay --save-cases`), the certificate authority file (`--ca`,
+// LAS_CA_FILE), the signing key, and the proxy's certificates and admin token file. A link to
+// /dev/zero, a pipe or a larger file is refused in one line naming the file (exit 2) at once,
+// instead of being read until memory runs out or waited on for ever.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_MAX_BYTES } from '../reports/attestation.ts';
 import { CA_FILE_MAX_BYTES } from '../targets/target.ts';
 import { TARGET_FILE_MAX_BYTES } from '../targets/target-file.ts';
+import { ADMIN_TOKEN_FILE_MAX_BYTES } from './proxy.ts';
 import { runCliWithin, spoiledFiles } from './test-support.ts';
 
 let dir: string;
@@ -76,6 +79,40 @@ const NAMED_FILES: NamedFile[] = [
     env: (path) => ({ LAS_CA_FILE: path }),
     what: 'the certificate authority file',
     maxBytes: CA_FILE_MAX_BYTES,
+  },
+  {
+    command: 'run --signing-key',
+    args: (path) => ['run', '--reference-server', '--generate', '0', '--signing-key', path],
+    what: 'the signing key',
+    maxBytes: KEY_MAX_BYTES,
+  },
+  {
+    command: 'proxy --upstream-ca',
+    args: (path) => ['proxy', '--upstream', 'https://127.0.0.1:1/v3', '--port', '0', '--upstream-ca', path],
+    what: '--upstream-ca',
+    maxBytes: CA_FILE_MAX_BYTES,
+  },
+  {
+    command: 'proxy --tls-cert',
+    args: (path) => [
+      'proxy',
+      '--upstream',
+      'http://127.0.0.1:1/v3',
+      '--port',
+      '0',
+      '--tls-cert',
+      path,
+      '--tls-key',
+      path,
+    ],
+    what: '--tls-cert',
+    maxBytes: CA_FILE_MAX_BYTES,
+  },
+  {
+    command: 'proxy --admin-token-file',
+    args: (path) => ['proxy', '--upstream', 'http://127.0.0.1:1/v3', '--port', '0', '--admin-token-file', path],
+    what: '--admin-token-file',
+    maxBytes: ADMIN_TOKEN_FILE_MAX_BYTES,
   },
 ];
 

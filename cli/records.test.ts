@@ -20,12 +20,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { buildRecord, type CaseOutcome, type CertificationRecord } from '../reports/record.ts';
 import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
-import { envelopeText, signRecord } from '../reports/attestation.ts';
+import { envelopeText, KEY_MAX_BYTES, signRecord } from '../reports/attestation.ts';
 import { ENVELOPE_FILE, REPORT_DIR_ENTRIES } from '../run-protocol/index.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
 import { diffCommand } from './diff.ts';
-import { ENVELOPE_MAX_BYTES, KEY_MAX_BYTES, verifyCommand } from './verify.ts';
+import { ENVELOPE_MAX_BYTES, verifyCommand } from './verify.ts';
 import { runCli, runCliInProcess, runCliWithin, spoiledFiles } from './test-support.ts';
 import { RECORD_MAX_BYTES } from './input-files.ts';
 
