@@ -193,7 +193,7 @@ describe('las-conformance proxy', () => {
     {
       name: 'an --upstream-ca file that does not exist',
       args: ['proxy', '--upstream', 'https://127.0.0.1:1/v3', '--upstream-ca', 'missing-ca.pem'],
-      says: /^las-conformance: cannot read --upstream-ca missing-ca\.pem: ENOENT/m,
+      says: /^las-conformance: --upstream-ca missing-ca\.pem cannot be read \(ENOENT\)/m,
     },
     {
       name: 'an --upstream-ca file with no certificate',

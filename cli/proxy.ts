@@ -1,9 +1,11 @@
 // `las-conformance proxy`: flags to createValidatingProxy, signals to close().
 import { wholeNumber } from './options.ts';
-import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
 import { CAPTURE_DEFAULTS } from '../proxy/capture.ts';
+import { CA_FILE_MAX_BYTES } from '../targets/target.ts';
+import { readWholeFile } from '../targets/whole-file.ts';
 import { trustedRanges } from '../proxy/client-identity.ts';
 import {
   createProxyLogger,
@@ -223,18 +225,19 @@ export function registerProxyCommand(program: Command): void {
     .action(async (flags: ProxyFlags) => runProxy(flags));
 }
 
+/** The most --admin-token-file may hold: its first line is a token of a few dozen characters. */
+export const ADMIN_TOKEN_FILE_MAX_BYTES = 64 * 1024;
+/** The most --tls-key may hold: a PEM private key is a few KiB at most (RSA 4096: about 3 KiB). */
+const TLS_KEY_MAX_BYTES = 64 * 1024;
+
 /** The admin token: LAS_ADMIN_TOKEN, or the first line of --admin-token-file; none when neither is given. */
 function adminToken(file: string | undefined): string | undefined {
   const fromEnvironment = process.env.LAS_ADMIN_TOKEN;
   if (file === undefined) return fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment;
-  let token: string;
-  try {
-    token = readFileSync(file, 'utf8').split(/\r?\n/, 1)[0].trim();
-  } catch (error) {
-    throw new Error(
-      `cannot read --admin-token-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
+  const text = readWholeFile({ what: '--admin-token-file', path: file, maxBytes: ADMIN_TOKEN_FILE_MAX_BYTES }).toString(
+    'utf8',
+  );
+  const token = text.split(/\r?\n/, 1)[0].trim();
   if (token === '') throw new Error(`--admin-token-file ${file} holds no token on its first line`);
   return token;
 }
@@ -332,7 +335,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
 function readCertificates(file: string, upstream: URL): string {
   if (upstream.protocol !== 'https:')
     throw new Error(`--upstream-ca applies to an https upstream, and ${upstreamDisplay(upstream)} is not one`);
-  const pem = readPem(file, '--upstream-ca');
+  const pem = readPem(file, '--upstream-ca', CA_FILE_MAX_BYTES);
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`--upstream-ca ${file} holds no PEM certificate`);
   return pem;
 }
@@ -345,21 +348,16 @@ function listeningTls(
   if (certFile === undefined && keyFile === undefined) return undefined;
   if (certFile === undefined || keyFile === undefined)
     throw new Error('--tls-cert and --tls-key go together: give both to serve https, neither to serve http');
-  const cert = readPem(certFile, '--tls-cert');
-  const key = readPem(keyFile, '--tls-key');
+  const cert = readPem(certFile, '--tls-cert', CA_FILE_MAX_BYTES);
+  const key = readPem(keyFile, '--tls-key', TLS_KEY_MAX_BYTES);
   if (!cert.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`--tls-cert ${certFile} holds no PEM certificate`);
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key)) throw new Error(`--tls-key ${keyFile} holds no PEM private key`);
   return { cert, key };
 }
 
-function readPem(file: string, flag: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new Error(
-      `cannot read ${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
+/** A PEM file a flag names, read whole within `maxBytes`: certificates within a CA file's limit, a key a key's. */
+function readPem(file: string, flag: string, maxBytes: number): string {
+  return readWholeFile({ what: flag, path: file, maxBytes }).toString('utf8');
 }
 
 function openAppend(path: string): Promise<WriteStream> {

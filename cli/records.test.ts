@@ -12,7 +12,6 @@ import {
   readlinkSync,
   rmSync,
   symlinkSync,
-  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,13 +20,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { buildRecord, type CaseOutcome, type CertificationRecord } from '../reports/record.ts';
 import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
-import { envelopeText, signRecord } from '../reports/attestation.ts';
+import { envelopeText, KEY_MAX_BYTES, signRecord } from '../reports/attestation.ts';
 import { ENVELOPE_FILE, REPORT_DIR_ENTRIES } from '../run-protocol/index.ts';
 import { contractSha256 } from '../reports/run-context.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
 import { diffCommand } from './diff.ts';
-import { ENVELOPE_MAX_BYTES, KEY_MAX_BYTES, verifyCommand } from './verify.ts';
-import { hermeticEnvironment, runCli, runCliInProcess, spawnCli } from './test-support.ts';
+import { ENVELOPE_MAX_BYTES, verifyCommand } from './verify.ts';
+import { runCli, runCliInProcess, runCliWithin, spoiledFiles } from './test-support.ts';
 import { RECORD_MAX_BYTES } from './input-files.ts';
 
 const contract = loadContract();
@@ -404,34 +403,16 @@ describe('verify: files it refuses to read, in one line (exit 2)', () => {
 });
 
 describe('diff and run --baseline: records they refuse to read, in one line (exit 2, at once)', () => {
-  /** A real process, killed when it has not ended within the deadline: a file read without bounds never ends. */
-  const within = async (args: string[], seconds: number) => {
-    const cli = spawnCli(args, hermeticEnvironment());
-    const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), seconds * 1000).unref());
-    const ended = await Promise.race([cli.exit, late]);
-    if (ended === 'late') cli.child.kill('SIGKILL');
-    return { code: ended, stderr: cli.stderr() };
-  };
-  const spoiled: [string, (path: string) => void, RegExp][] = [
-    ['linked to /dev/zero', (path) => symlinkSync('/dev/zero', path), /is a character device, not a regular file/],
-    ['a pipe', (path) => execFileSync('mkfifo', [path]), /is a pipe, not a regular file/],
-    // Sparse: past the size without taking the disk.
-    [
-      'past its size',
-      (path) => truncateSync((writeFileSync(path, ''), path), RECORD_MAX_BYTES + 1),
-      /holds more than 64 MiB/,
-    ],
-  ];
   const commands: [string, (path: string) => string[], string][] = [
     ['diff, the earlier record', (path) => ['diff', path, write('later.json', record([]))], 'the record'],
     ['run --baseline', (path) => ['run', '--reference-server', '--generate', '0', '--baseline', path], 'the baseline'],
   ];
   for (const [command, args, what] of commands)
-    for (const [how, spoil, message] of spoiled) {
+    for (const [how, spoil, message] of spoiledFiles(RECORD_MAX_BYTES)) {
       it(`${command} ${how}`, async () => {
         const path = join(dir, `spoiled-${Math.random().toString(36).slice(2)}.json`);
         spoil(path);
-        const result = await within(args(path), 15);
+        const result = await runCliWithin(args(path), 15);
         expect(result.code).toBe(2);
         expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
         expect(result.stderr).toContain(`${what} ${path} `);

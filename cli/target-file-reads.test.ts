@@ -1,12 +1,9 @@
 // The run is described once: `las-conformance run --target FILE` reads the target file once, and
 // the suite's processes (its runner and each worker, which load the regression cases' spec file)
-// get its regression cases as data in the run's description. The target file is a named pipe
-// here, so every open of it is counted: each reader is served the file's text once.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+// get its regression cases as data in the run's description. Every process of the run counts its
+// reads of the target file (test-support/count-opens.mjs): the file is read once in all.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setTimeout } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_FILE } from '../run-protocol/index.ts';
@@ -14,39 +11,11 @@ import type { CertificationRecord } from '../reports/record.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
 import { runCli } from './test-support.ts';
 
-/** Far longer than a reader takes to close a pipe after its end; a reader opening meanwhile waits. */
-const READER_CLOSES_MS = 300;
+const COUNT_OPENS = new URL('../test-support/count-opens.mjs', import.meta.url).href;
 
-interface CountedPipe {
-  reads: () => number;
-  stop: () => Promise<void>;
-}
-
-/** A named pipe at `path` that gives `text` to every process that opens it, counting them, until stopped. */
-function countedPipe(path: string, text: string): CountedPipe {
-  execFileSync('mkfifo', [path]);
-  let reads = 0;
-  let stopped = false;
-  const serving = (async () => {
-    while (!stopped) {
-      // Opening a pipe to write waits until a reader opens it.
-      const handle = await open(path, 'w');
-      if (!stopped) reads++;
-      await handle.writeFile(text);
-      await handle.close();
-      // Until this reader has seen the end and closed, a new writer would write into its pipe again.
-      await setTimeout(READER_CLOSES_MS);
-    }
-  })();
-  return {
-    reads: () => reads,
-    stop: async () => {
-      stopped = true;
-      // The writer waits for one more reader: this one, after which it ends.
-      await readFile(path);
-      await serving;
-    },
-  };
+/** How many times a process read the watched file: count-opens.mjs writes a line each time. */
+function countedReads(log: string): number {
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
 describe('the target file of a run', () => {
@@ -63,17 +32,19 @@ describe('the target file of a run', () => {
 
   it('is read once, by the run command; its regression case runs in the suite all the same', async () => {
     const targetFile = join(dir, 'target.yaml');
-    const pipe = countedPipe(targetFile, targetText(reference.baseUrl));
+    writeFileSync(targetFile, targetText(reference.baseUrl));
+    const log = join(dir, 'reads.log');
     const reportDir = join(dir, 'report');
-    try {
-      const args = ['--target', targetFile, '--grep', 'regression: ', '--allow-partial', '--report-dir', reportDir];
-      const { code, stdout, stderr } = await runCli(['run', ...args]);
-      expect(stderr, stderr).toBe('');
-      expect(code, stdout.slice(-1500)).toBe(0);
-    } finally {
-      await pipe.stop();
-    }
-    expect(pipe.reads()).toBe(1);
+    const args = ['--target', targetFile, '--grep', 'regression: ', '--allow-partial', '--report-dir', reportDir];
+    const counting = {
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${COUNT_OPENS}`].filter(Boolean).join(' '),
+      COUNT_OPENS_OF: targetFile,
+      COUNT_OPENS_LOG: log,
+    };
+    const { code, stdout, stderr } = await runCli(['run', ...args], counting);
+    expect(stderr, stderr).toBe('');
+    expect(code, stdout.slice(-1500)).toBe(0);
+    expect(countedReads(log)).toBe(1);
     const record = JSON.parse(readFileSync(join(reportDir, RECORD_FILE), 'utf8')) as CertificationRecord;
     expect(record.cases.total).toBe(1);
     expect(record.cases.passed).toBe(1);

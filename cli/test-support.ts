@@ -1,12 +1,14 @@
 // The command line as the tests run it: `las-conformance ARGS` in a child process, as an operator
 // or a script would, its output kept as it comes; or, for a command line that ends in a usage
 // error, in this process.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
+import { symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { RUN_ENVIRONMENT } from '../suites/settings.ts';
 import { runCommandLine } from './command-line.ts';
 import { targetVariables } from '../targets/settings.ts';
+import { sizeText } from '../targets/whole-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/las-conformance.js', import.meta.url));
@@ -74,6 +76,39 @@ export async function runCli(args: string[], env: Record<string, string> = {}, c
   const cli = spawnCli(args, hermeticEnvironment(env), cwd);
   const code = await cli.exit;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+/**
+ * Runs `las-conformance ARGS` in a real process, in a hermetic environment plus `env`, killed when it has not ended
+ * within `seconds` (its code then `late`): a file read without bounds never ends.
+ */
+export async function runCliWithin(
+  args: string[],
+  seconds: number,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null | 'late'; stderr: string }> {
+  const cli = spawnCli(args, hermeticEnvironment(env));
+  const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), seconds * 1000).unref());
+  const ended = await Promise.race([cli.exit, late]);
+  if (ended === 'late') cli.child.kill('SIGKILL');
+  return { code: ended, stderr: cli.stderr() };
+}
+
+/**
+ * The ways a file the kit reads whole is spoiled, each with how it spoils a path and what the refusal says: a link
+ * to /dev/zero, a pipe, and a file one byte past `maxBytes`.
+ */
+export function spoiledFiles(maxBytes: number): [how: string, spoil: (path: string) => void, refusal: RegExp][] {
+  return [
+    ['linked to /dev/zero', (path) => symlinkSync('/dev/zero', path), /is a character device, not a regular file/],
+    ['a pipe', (path) => execFileSync('mkfifo', [path]), /is a pipe, not a regular file/],
+    // Sparse: past the size without taking the disk.
+    [
+      'past its size',
+      (path) => truncateSync((writeFileSync(path, ''), path), maxBytes + 1),
+      new RegExp(`holds more than ${sizeText(maxBytes)}`),
+    ],
+  ];
 }
 
 /**

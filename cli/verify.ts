@@ -8,7 +8,7 @@
 // seeds until one passed.
 // Exit 0 when it holds, 1 when it does not (each problem on its own line), 2 when the file cannot
 // be read or is not a record, or the key cannot be used. Each file is read whole only when it is a
-// regular file within its stated size (input-files.ts RECORD_MAX_BYTES, ENVELOPE_MAX_BYTES, KEY_MAX_BYTES); what
+// regular file within its stated size (RECORD_MAX_BYTES, ENVELOPE_MAX_BYTES, the key's KEY_MAX_BYTES); what
 // the answer quotes from a record is shown with its control characters as visible pictures. A record
 // written by another version of the kit is checked the same way, and the answer says which.
 import { existsSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
 import { DEFAULT_GENERATED_INPUTS, ENVELOPE_FILE } from '../run-protocol/index.ts';
-import { envelopeProblems, keyId, parseVerificationKey, UNSIGNED } from '../reports/attestation.ts';
+import { envelopeProblems, KEY_MAX_BYTES, keyId, parseVerificationKey, UNSIGNED } from '../reports/attestation.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { contractSha256, kitIdentity } from '../reports/run-context.ts';
 import { printableLines } from '../reports/terminal-text.ts';
@@ -31,7 +31,8 @@ import {
 import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS } from './run.ts';
 import { wholeNumber } from './options.ts';
 import { EXIT_FAILED, EXIT_OK } from './exit-codes.ts';
-import { readRecordBytes, readWholeFile } from './input-files.ts';
+import { readRecordBytes } from './input-files.ts';
+import { readWholeFile } from '../targets/whole-file.ts';
 
 export interface VerifyFlags {
   /** The public key (PEM) the record must be signed by. */
@@ -54,8 +55,6 @@ function defaultGenerationWith(seed: number): GenerationDemand {
 
 /** The most a signature's envelope may hold: it holds one statement naming the record's digest and verdict. */
 export const ENVELOPE_MAX_BYTES = 1024 * 1024;
-/** The most a public key file may hold: a PEM key is a few hundred bytes. */
-export const KEY_MAX_BYTES = 64 * 1024;
 
 function recordLine(record: CertificationRecord): string {
   const embedded = record.target.embedded ? ' (the embedded reference server)' : '';

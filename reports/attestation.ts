@@ -7,9 +7,9 @@
 // Sigstore bundles, which a key the user holds does not need.
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { readFileSync } from 'node:fs';
 import { RECORD_FILE } from '../run-protocol/index.ts';
 import type { CertificationRecord } from './record.ts';
+import { readWholeFile } from '../targets/whole-file.ts';
 
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 export const PAYLOAD_TYPE = 'application/vnd.in-toto+json';
@@ -91,13 +91,15 @@ export function keyId(key: KeyObject): string {
   return sha256Hex(publicKey.export({ type: 'spki', format: 'der' }));
 }
 
+/** The most a key file may hold: a PEM key is a few hundred bytes. */
+export const KEY_MAX_BYTES = 64 * 1024;
+
+/** A key file's text, read whole within KEY_MAX_BYTES; a SigningKeyError of one line otherwise. */
 function readPem(path: string, what: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readWholeFile({ what: `the ${what}`, path, maxBytes: KEY_MAX_BYTES }).toString('utf8');
   } catch (error) {
-    throw new SigningKeyError(
-      `the ${what} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
+    throw new SigningKeyError((error as Error).message);
   }
 }
 

@@ -4,7 +4,6 @@
 // of failing requirements. The run command calls it before it starts the suite's process.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import {
   loadContract,
@@ -14,7 +13,7 @@ import {
   type Operation,
   type RecordIds,
 } from '../contract/index.ts';
-import { settingSource, type Target } from '../targets/target.ts';
+import { readCaFile, settingSource, type Target } from '../targets/target.ts';
 import { fixtureMembers } from './documents.ts';
 import { validInput } from './operations.ts';
 
@@ -261,7 +260,7 @@ export const INPUT_CHECKS: InputCheck[] = [
  */
 export async function preflight(target: Target, options: { readOnly?: boolean } = {}): Promise<void> {
   const url = new URL(`${target.baseUrl}${listPath(target)}`);
-  const ca = target.caFile ? readFileSync(target.caFile, 'utf8') : undefined;
+  const ca = target.caFile ? readCaFile(target.caFile) : undefined;
   const probes: [PreflightProbe, Record<string, string>][] = [
     [
       {

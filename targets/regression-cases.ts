@@ -4,11 +4,11 @@
 // requirement it must not break again, and why it is kept. `replay --save-cases` appends to the
 // list, and so does `run --save-cases` with the inputs its generation found (those name their
 // operation); `run` executes each case before the rest of the suite, under its requirement.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { Document, isMap, isSeq, parseDocument } from 'yaml';
 import { loadContract } from '../contract/index.ts';
 import { TargetError } from './target.ts';
-import { parseTargetDocument, type TargetFile } from './target-file.ts';
+import { parseTargetDocument, readTargetText, type TargetFile } from './target-file.ts';
 
 /** The credential a case sends, by scheme (section 5): the run's own token in it, or none. */
 export const CASE_CREDENTIALS = ['session', 'pat', 'legacy', 'none'] as const;
@@ -41,14 +41,7 @@ export interface RegressionCase {
  * The regression cases of a target file (none when the file has no list); an unknown requirement id is a usage error.
  */
 export function readRegressionCases(path: string, requirementIds: readonly string[]): RegressionCase[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new TargetError(
-      `target file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
-  }
+  const text = readTargetText(path);
   return parseRegressionCases(text, path, requirementIds);
 }
 
@@ -102,7 +95,7 @@ export function saveRegressionCases(
   cases: readonly RegressionCase[],
   requirementIds: readonly string[],
 ): RegressionCase[] {
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const text = existsSync(path) ? readTargetText(path) : '';
   // A new file is a block mapping, as a person writes one (`parseDocument('{}')` would be a flow one).
   const document: Document = text.trim() === '' ? new Document({}) : parseDocument(text);
   if (document.errors.length > 0)

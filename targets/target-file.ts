@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { createAjv } from '../contract/index.ts';
 import { settingRows, targetFileSchema, withSetting, type TargetSettings } from './settings.ts';
 import { TargetError } from './target.ts';
+import { readWholeFile } from './whole-file.ts';
 
 /** The schema file as written (targets:settings writes its settings from the table). */
 export function targetSchemaFile(): Record<string, unknown> {
@@ -34,13 +35,18 @@ export interface Waiver {
   expires: string;
 }
 
-function readTargetText(path: string): string {
+/**
+ * The most a target file may hold. One a person writes is a few KiB; its regression cases, each one request with its
+ * body, leave it far below this, and YAML parsed whole should stay small.
+ */
+export const TARGET_FILE_MAX_BYTES = 16 * 1024 * 1024;
+
+/** A target file's text, read whole within TARGET_FILE_MAX_BYTES; a TargetError of one line otherwise. */
+export function readTargetText(path: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readWholeFile({ what: 'target file', path, maxBytes: TARGET_FILE_MAX_BYTES }).toString('utf8');
   } catch (error) {
-    throw new TargetError(
-      `target file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
+    throw new TargetError((error as Error).message);
   }
 }
 

@@ -2,7 +2,6 @@
 // YAML file (target-file.ts), environment variables (target-environment.ts) and flags (later
 // sources win) and checked here before anything is sent. Errors are one line a person can act on
 // and never contain a token.
-import { readFileSync } from 'node:fs';
 import {
   settingRows,
   settingSource,
@@ -11,6 +10,7 @@ import {
   type SettingRow,
   type TargetSettings,
 } from './settings.ts';
+import { readWholeFile } from './whole-file.ts';
 
 export type { Fixtures, TargetSettings } from './settings.ts';
 export { settingSource, TARGET_ENVIRONMENT } from './settings.ts';
@@ -169,15 +169,28 @@ function checkedExtraHeaders(headers: Record<string, string>, legacyHeader: stri
   return headers;
 }
 
-function checkedCaFile(path: string): string {
-  let text: string;
+/**
+ * The most a certificate authority file may hold: a whole public bundle (Mozilla's, some 150 certificates) is about
+ * 220 KiB, so this leaves room for any internal bundle.
+ */
+export const CA_FILE_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The certificate authority file's text, read whole within CA_FILE_MAX_BYTES; a TargetError of one line otherwise.
+ * Every reader of the file (the check here, the preflight, replay) reads it so.
+ */
+export function readCaFile(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new TargetError(
-      `the certificate authority file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    return readWholeFile({ what: 'the certificate authority file', path, maxBytes: CA_FILE_MAX_BYTES }).toString(
+      'utf8',
     );
+  } catch (error) {
+    throw new TargetError((error as Error).message);
   }
+}
+
+function checkedCaFile(path: string): string {
+  const text = readCaFile(path);
   if (!text.includes('-----BEGIN CERTIFICATE-----'))
     throw new TargetError(`the certificate authority file ${path} holds no PEM certificate`);
   return path;

@@ -6,7 +6,6 @@
 // Requests that could write (anything but GET and HEAD, or one carrying a method override) are
 // sent only when allowed. A method's name is case-sensitive (RFC 9110, 9.1): a recorded `Get` is
 // not GET, a target may read it as any method, so it too is sent only when allowed, as recorded.
-import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import {
@@ -29,7 +28,7 @@ import type { HarHeader, RecordedFinding } from '../proxy/har.ts';
 import { findingsOf, judgeCaptured, type JudgeOptions } from '../proxy/judge.ts';
 import { partyOf } from '../proxy/violations.ts';
 import type { CaseCredentials, RegressionCase } from '../targets/regression-cases.ts';
-import type { Target } from '../targets/target.ts';
+import { readCaFile, type Target } from '../targets/target.ts';
 import { apiPath, judgeRecordedItem, secretsOfRecording } from './judge-recorded.ts';
 import { entryName, type RecordedItem } from './recorded-files.ts';
 
@@ -270,7 +269,7 @@ export class Replayer {
         (value) => value !== '',
       ),
     );
-    const ca = replay.target.caFile ? readFileSync(replay.target.caFile, 'utf8') : undefined;
+    const ca = replay.target.caFile ? readCaFile(replay.target.caFile) : undefined;
     this.dispatcher = new Agent({
       connect: { timeout: replay.target.limits.requestTimeoutMs, ...(ca ? { ca: [...rootCertificates, ca] } : {}) },
     });
