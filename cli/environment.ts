@@ -7,9 +7,8 @@
 // the runner, which hands it to its workers in LAS_RUN.
 import { fileURLToPath } from 'node:url';
 import { loadContract } from '../contract/index.ts';
-import type { ConformanceReporterOptions } from '../reports/conformance-reporter.ts';
-import { inputsOf } from '../reports/run-inputs.ts';
-import type { SecretScrubberOptions } from '../reports/secret-scrubber.ts';
+import type { ConformanceReporterOptions, SecretScrubberOptions } from '../run-protocol/index.ts';
+import { inputsOf } from '../run-protocol/index.ts';
 import { gateAccepted, type RunDescription } from '../run-protocol/index.ts';
 import { EMBEDDED_SETTINGS } from '../suites/embedded-settings.ts';
 import type { SuiteOptions } from '../suites/fixtures.ts';

@@ -12,5 +12,7 @@ export * from './case-judgement.ts';
 export * from './result-changing-reporters.ts';
 export * from './waivers.ts';
 export * from './run-description.ts';
+export * from './run-inputs.ts';
+export * from './reporter-options.ts';
 export * from './generation.ts';
 export * from './report-files.ts';
