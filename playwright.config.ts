@@ -16,8 +16,7 @@ import {
 } from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
 import { suiteProcessSettings } from './suites/process-settings.ts';
-import { titlesGrep } from './suites/proof-targets.ts';
-import { ignoredSpecs } from './suites/settings.ts';
+import { ignoredSpecs, titlesGrep } from './suites/settings.ts';
 
 const { layout, suiteOptions, scrubbing, recording, described } = suiteProcessSettings;
 

@@ -34,11 +34,11 @@ import {
   RUN_LOG_FILE,
   SUMMARY_FILE,
   type FailLevel,
-  type ConformanceReporterOptions,
   type GeneratedOperation,
   type RecordMessage,
   type RunDescription,
 } from '../run-protocol/index.ts';
+import type { ConformanceReporterOptions } from '../run-protocol/reporter-options.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import {
@@ -70,7 +70,7 @@ import { writeRecordRenderings, type RenderingPaths } from './record-renderings.
 import { printableLines } from './terminal-text.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
 
-export type { ConformanceReporterOptions } from '../run-protocol/index.ts';
+export type { ConformanceReporterOptions };
 
 interface RecordPaths {
   conformance: string;

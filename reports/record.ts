@@ -19,10 +19,10 @@ import {
   type FailLevel,
   type GeneratedOperation,
   type GenerationSettings,
-  type InputsGiven,
   type NotRunDeclaration,
   type UnexercisedRequirement,
 } from '../run-protocol/index.ts';
+import type { InputsGiven } from '../run-protocol/run-inputs.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /**

@@ -32,7 +32,7 @@ import {
 import { credentialSecrets } from '../run-protocol/secrets.ts';
 import CaseOutcomeReporter from './case-outcome.ts';
 import ConformanceReporter from './conformance-reporter.ts';
-import { inputsOf } from '../run-protocol/index.ts';
+import { inputsOf } from '../run-protocol/run-inputs.ts';
 import SecretScrubber from './secret-scrubber.ts';
 
 const contract = loadContract();

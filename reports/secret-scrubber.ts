@@ -13,12 +13,8 @@
 // that leaves it out, or lists it after a reporter that reads results, gets no verdict either.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
-import {
-  CASE_FINDINGS_ATTACHMENT,
-  CASE_OUTCOME_ATTACHMENT,
-  SECRET_SCRUBBER,
-  type SecretScrubberOptions,
-} from '../run-protocol/index.ts';
+import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, SECRET_SCRUBBER } from '../run-protocol/index.ts';
+import type { SecretScrubberOptions } from '../run-protocol/reporter-options.ts';
 import { scrubber, scrubDeep, scrubValues, type Scrub } from '../run-protocol/secrets.ts';
 import { namingFailures } from './reporter-failure.ts';
 

@@ -8,14 +8,9 @@
 // environment, which the workers inherit, and take the variables out of it.
 import { fileURLToPath } from 'node:url';
 import { loadContract } from '../contract/index.ts';
-import {
-  gateAccepted,
-  inputsOf,
-  type ConformanceReporterOptions,
-  type RunDescription,
-  type RunMessage,
-  type SecretScrubberOptions,
-} from '../run-protocol/index.ts';
+import { gateAccepted, type RunDescription, type RunMessage } from '../run-protocol/index.ts';
+import type { ConformanceReporterOptions, SecretScrubberOptions } from '../run-protocol/reporter-options.ts';
+import { inputsOf } from '../run-protocol/run-inputs.ts';
 import { settingsSecrets } from '../run-protocol/secrets.ts';
 import { mergeSettings, type TargetSettings } from '../targets/target.ts';
 import type { SuiteOptions } from './fixtures.ts';

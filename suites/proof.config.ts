@@ -7,8 +7,8 @@ import { defineConfig } from '@playwright/test';
 import { CASE_OUTCOME_REPORTER, SECRET_SCRUBBER_REPORTER } from '../run-protocol/index.ts';
 import type { SuiteOptions } from './fixtures.ts';
 import { suiteProcessSettings } from './process-settings.ts';
-import { proofTargetsOf, titlesGrep } from './proof-targets.ts';
-import { ignoredSpecs } from './settings.ts';
+import { proofTargetsOf } from './proof-targets.ts';
+import { ignoredSpecs, titlesGrep } from './settings.ts';
 
 const { layout, suiteOptions, scrubbing, recording } = suiteProcessSettings;
 const targets = proofTargetsOf(process.env);

@@ -66,6 +66,18 @@ export function ignoredSpecs(generate: unknown): string[] {
   return generate === undefined ? [GENERATED_SPEC] : [];
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * A `grep` that selects the cases of exactly these titles (Playwright matches the title path, the title last): the
+ * cases the run command found for --requirement, a proof's narrowed target.
+ */
+export function titlesGrep(titles: string[]): RegExp {
+  return new RegExp(titles.map((title) => ` ${escapeRegExp(title)}$`).join('|'));
+}
+
 export interface RunLayout {
   reportDir: string;
   failLevel: FailLevel;
