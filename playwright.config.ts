@@ -1,11 +1,11 @@
-// The conformance suite as a Playwright project: `las-conformance run` drives it, and
-// `npx playwright test` runs the same suite with the same environment (LAS_BASE_URL,
-// LAS_SESSION_TOKEN, LAS_PAT, ...; none set: the embedded reference server), which
-// cli/environment.ts reads and this hands on as options. API testing only: no browser is started,
-// traces and screenshots are off so no request headers are kept.
+// The conformance suite as a Playwright project: `las-conformance run` drives it, telling it the
+// run in one message (LAS_RUN), and `npx playwright test` runs the same suite from the LAS_*
+// variables (LAS_BASE_URL, LAS_SESSION_TOKEN, LAS_PAT, ...; none set: the embedded reference
+// server), which its first process turns into the same message. suites/process-settings.ts reads
+// it; this hands what it says on as options. API testing only: no browser is started, traces and
+// screenshots are off so no request headers are kept.
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { suiteProcessSettings } from './cli/environment.ts';
 import {
   ARTIFACTS_DIR,
   BLOB_DIR,
@@ -15,8 +15,8 @@ import {
   SECRET_SCRUBBER_REPORTER,
 } from './run-protocol/index.ts';
 import type { SuiteOptions } from './suites/fixtures.ts';
-import { titlesGrep } from './suites/proof-targets.ts';
-import { ignoredSpecs } from './suites/settings.ts';
+import { suiteProcessSettings } from './suites/process-settings.ts';
+import { ignoredSpecs, titlesGrep } from './suites/settings.ts';
 
 const { layout, suiteOptions, scrubbing, recording, described } = suiteProcessSettings;
 
@@ -56,7 +56,7 @@ export default defineConfig<object, { suiteOptions: SuiteOptions }>({
   workers: layout.workers,
   timeout: layout.testTimeoutMs,
   globalTimeout: layout.runTimeoutMs,
-  globalSetup: layout.embedded ? './cli/suite-global-setup.ts' : undefined,
+  globalSetup: layout.embedded ? './suites/global-setup.ts' : undefined,
   reporter: reporters,
   use: { trace: 'off', screenshot: 'off', video: 'off', suiteOptions },
 });

@@ -2,7 +2,7 @@
 // Every process Playwright starts (its runner, a worker per core, and a new worker after every
 // failed test) evaluates playwright.config.ts; a worker then loads its spec files, which import
 // suites/fixtures.ts. Each is imported in a fresh process (tsx's loader, as the kit runs), told a
-// run the way a worker is (LAS_RUN and the tokens' variables); the baseline is a process of the
+// run the way a worker is (LAS_RUN); the baseline is a process of the
 // same kind that imports nothing of the kit, measured in the same run. A module is a file of the
 // kit's own (node_modules left out), counted as the loader resolves it.
 import { spawnSync } from 'node:child_process';
@@ -28,17 +28,18 @@ export async function resolve(specifier, context, next) {
 const HOOKS_URL = `data:text/javascript,${encodeURIComponent(COUNTING_HOOKS)}`;
 const REGISTER = `import { register } from 'node:module'; register(${JSON.stringify(HOOKS_URL)});`;
 
-/** What a worker is told: a run against a target, as the run command describes it. */
+/** What a worker is told: a run against a target, as the run command tells it (LAS_RUN, its secrets beside it). */
 const WORKER_ENVIRONMENT = {
   LAS_RUN: JSON.stringify({
-    failLevel: 'must',
-    readOnly: false,
-    allowPartial: false,
-    waivers: [],
-    target: { baseUrl: 'http://127.0.0.1:9/v3' },
+    run: {
+      failLevel: 'must',
+      readOnly: false,
+      allowPartial: false,
+      waivers: [],
+      target: { baseUrl: 'http://127.0.0.1:9/v3' },
+    },
+    secrets: { sessionToken: 'bench-session-token', pat: 'bench-personal-access-token' },
   }),
-  LAS_SESSION_TOKEN: 'bench-session-token',
-  LAS_PAT: 'bench-personal-access-token',
 };
 
 interface Start {

@@ -40,7 +40,7 @@ import {
   targetFileRegressionCases,
   type RegressionCase,
 } from '../targets/regression-cases.ts';
-import { DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
+import { blobReportOf, DEFAULT_REPORT_DIR, RUN_ENVIRONMENT } from '../suites/settings.ts';
 import { addSettingOptions, settingsFromFlags } from './setting-options.ts';
 import {
   mergeSettings,
@@ -497,7 +497,9 @@ export async function runCommand(flags: RunFlags, env: Record<string, string | u
     // --requirement travels as data: the titles of the cases that can judge them, which the configuration selects.
     const selected =
       flags.requirement.length > 0 ? { selectedCases: await casesSelectedFor(flags.requirement, regressionCases) } : {};
-    const run = { ...description, ...latest, ...selected, ...embeddedRun };
+    // LAS_BLOB_REPORT: also a blob report, for merging shards; told in the description like the rest of the run.
+    const blob = blobReportOf(env) ? { blobReport: true } : {};
+    const run = { ...description, ...latest, ...selected, ...embeddedRun, ...blob };
     const outcome = await runSuite({
       target,
       reportDir,

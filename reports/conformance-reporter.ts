@@ -20,7 +20,7 @@ import type {
   TestResult,
 } from '@playwright/test/reporter';
 import { loadContract } from '../contract/index.ts';
-import { scrubber, type Secret } from '../run-protocol/secrets.ts';
+import { scrubber } from '../run-protocol/secrets.ts';
 import {
   blockingLevels,
   failedReporterOf,
@@ -38,6 +38,7 @@ import {
   type RecordMessage,
   type RunDescription,
 } from '../run-protocol/index.ts';
+import type { ConformanceReporterOptions } from '../run-protocol/reporter-options.ts';
 import { generatedOperationOf, generatedRecord } from './generated.ts';
 import { readCaseData } from './case-data.ts';
 import {
@@ -69,26 +70,7 @@ import { writeRecordRenderings, type RenderingPaths } from './record-renderings.
 import { printableLines } from './terminal-text.ts';
 import { contractSha256, environmentVersions, kitIdentity } from './run-context.ts';
 
-export { inputsOf } from './run-inputs.ts';
-
-export interface ConformanceReporterOptions {
-  outputDir: string;
-  /** What the run command says about the run: embedded server, read-only, the gate's inputs. */
-  run: RunDescription;
-  /** Which optional inputs the target had (inputsOf). */
-  inputs: RunContext['inputs'];
-  /** The tokens and header values no text of the record may hold. */
-  secrets: Secret[];
-  /**
-   * The target's base URL; absent, the one the cases report (the embedded server's, started after the configuration was
-   * read).
-   */
-  baseUrl?: string;
-  /** An Ed25519 private key file (PEM): the record is signed with it (ENVELOPE_FILE beside it). */
-  signingKeyFile?: string;
-  /** The run command's record pipe (RunDescription.recordPipe): the record, or why there is none, is sent there too. */
-  recordPipe?: number;
-}
+export type { ConformanceReporterOptions };
 
 interface RecordPaths {
   conformance: string;

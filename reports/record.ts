@@ -22,6 +22,7 @@ import {
   type NotRunDeclaration,
   type UnexercisedRequirement,
 } from '../run-protocol/index.ts';
+import type { InputsGiven } from '../run-protocol/run-inputs.ts';
 
 export type RequirementVerdict = 'passed' | 'failed' | 'warning' | 'not-run';
 /**
@@ -141,17 +142,6 @@ export interface Selection {
   filters?: string[];
   /** Requests that could create records were not sent. */
   readOnly: boolean;
-}
-
-/** Which optional inputs the run had: never their values. */
-export interface InputsGiven {
-  forbiddenToken: boolean;
-  /** Each kind of record the contract names (`x-record`): whether the run was given an id of one. */
-  records: Record<string, boolean>;
-  legacyHeader: boolean;
-  ca: boolean;
-  /** Names of the extra request headers (--header); their values are never recorded. */
-  headers: string[];
 }
 
 /** The inputs of a format 3 record: each kind of record a boolean member of its own, beside the others. */

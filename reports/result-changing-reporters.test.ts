@@ -31,7 +31,8 @@ import {
 } from '../run-protocol/index.ts';
 import { credentialSecrets } from '../run-protocol/secrets.ts';
 import CaseOutcomeReporter from './case-outcome.ts';
-import ConformanceReporter, { inputsOf } from './conformance-reporter.ts';
+import ConformanceReporter from './conformance-reporter.ts';
+import { inputsOf } from '../run-protocol/run-inputs.ts';
 import SecretScrubber from './secret-scrubber.ts';
 
 const contract = loadContract();

@@ -14,7 +14,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
 import { CASE_FINDINGS_ATTACHMENT, CASE_OUTCOME_ATTACHMENT, SECRET_SCRUBBER } from '../run-protocol/index.ts';
-import { scrubber, scrubDeep, scrubValues, type Scrub, type Secret } from '../run-protocol/secrets.ts';
+import type { SecretScrubberOptions } from '../run-protocol/reporter-options.ts';
+import { scrubber, scrubDeep, scrubValues, type Scrub } from '../run-protocol/secrets.ts';
 import { namingFailures } from './reporter-failure.ts';
 
 type Attachment = TestResult['attachments'][number];
@@ -78,11 +79,6 @@ export function scrubResult(test: TestCase, result: TestResult, scrub: Scrub): v
   }
   result.stdout = result.stdout.map((chunk) => scrub(chunk.toString()));
   result.stderr = result.stderr.map((chunk) => scrub(chunk.toString()));
-}
-
-export interface SecretScrubberOptions {
-  /** The tokens and header values to replace, each with its placeholder. */
-  secrets: Secret[];
 }
 
 export default class SecretScrubber implements Reporter {

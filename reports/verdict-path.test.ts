@@ -22,7 +22,8 @@ import {
 } from '../run-protocol/index.ts';
 import { scrubber, credentialSecrets, scrubValues, type Secret } from '../run-protocol/secrets.ts';
 import CaseOutcomeReporter from './case-outcome.ts';
-import ConformanceReporter, { inputsOf } from './conformance-reporter.ts';
+import ConformanceReporter from './conformance-reporter.ts';
+import { inputsOf } from '../run-protocol/run-inputs.ts';
 import type { CertificationRecord } from './record.ts';
 import SecretScrubber from './secret-scrubber.ts';
 

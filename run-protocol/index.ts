@@ -4,7 +4,9 @@
 // `contract/` (which knows nothing of Playwright or of runs) and not part of `suites/` or
 // `reports/`: both sides import it, so neither reaches into the other.
 //
-// One file per job; this one only gathers them, so a caller imports the protocol from one place.
+// One file per job; this one only gathers them, so a caller imports the protocol from one place. The
+// reporters' options (`reporter-options.ts`) and the run's inputs (`run-inputs.ts`) are imported from
+// their own files: a worker, which imports this, needs neither.
 export * from './levels.ts';
 export * from './case-attachments.ts';
 export * from './annotations.ts';

@@ -1,6 +1,7 @@
 // The run as the suite's processes are told it, and what the conformance reporter sends back.
 import type { RegressionCase } from '../targets/regression-cases.ts';
 import type { TargetSettings } from '../targets/target.ts';
+import type { TargetSecrets } from '../targets/target-environment.ts';
 import type { FailLevel } from './levels.ts';
 import type { GenerationSettings } from './generation.ts';
 import type { Baseline, WaiverSetting } from './waivers.ts';
@@ -28,8 +29,8 @@ export interface RunDescription {
   /** The private key file (PEM) the record is signed with, an absolute path: a path, not the key. */
   signingKeyFile?: string;
   /**
-   * The target's settings but its secrets (tokens, header values), which travel in their own variables; absent or
-   * without a base URL: the embedded reference server.
+   * The target's settings but its secrets (tokens, header values), which travel beside the description (RunMessage);
+   * absent or without a base URL: the embedded reference server.
    */
   target?: TargetSettings;
   /** The target is the kit's reference server, started for this run, with these faults and choices. */
@@ -50,12 +51,25 @@ export interface RunDescription {
   generate?: GenerationSettings;
   /** `run --generate 0` turned generation off: the record says so. */
   generationOff?: boolean;
+  /** Also write a blob report (LAS_BLOB_REPORT), for merging shards with `npx playwright merge-reports`. */
+  blobReport?: boolean;
   /**
    * A file descriptor the run command opened for the suite's process: the conformance reporter
    * sends the record it built there (a RecordMessage), so the run command has the verdict without
    * reading back the files written for people.
    */
   recordPipe?: number;
+}
+
+/**
+ * What the suite's processes are sent, in LAS_RUN: the run's description and, beside it, its
+ * target's secrets (tokens, header values), so that a process reads its run from this alone. Each
+ * takes the secrets out as it reads it (suites/process-settings.ts): the description it hands on,
+ * to the reporters and the record, holds none, and the message itself is never written out.
+ */
+export interface RunMessage {
+  run: RunDescription;
+  secrets: TargetSecrets;
 }
 
 /** What the conformance reporter sends on the record pipe: the record as built, or why there is none. */

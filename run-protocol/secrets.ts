@@ -3,7 +3,7 @@
 // token with the name of the variable that holds it, so a message or a curl line still reads
 // `Bearer r:$LAS_SESSION_TOKEN`. This names the run's secrets and their placeholders.
 import { SHORT_SECRET_LENGTH, type Secret } from '../contract/credential-policy.ts';
-import { parseHeaderLines, TARGET_ENVIRONMENT, type Credentials, type Target } from '../targets/target.ts';
+import { TARGET_ENVIRONMENT, type Credentials, type Target } from '../targets/target.ts';
 
 export {
   scrubber,
@@ -34,23 +34,9 @@ export function targetSecrets(target: Target): Secret[] {
   return [...credentialSecrets(target.credentials), ...headerSecrets(target.extraHeaders ?? {})];
 }
 
-/** The secrets named by the environment's credential and header variables. */
-export function environmentSecrets(env: Record<string, string | undefined>): Secret[] {
-  const headers = env[TARGET_ENVIRONMENT.headers];
-  let headerValues: Secret[] = [];
-  try {
-    headerValues = headers ? headerSecrets(parseHeaderLines(headers, TARGET_ENVIRONMENT.headers)) : [];
-  } catch {
-    // A malformed variable still hides its lines' text: each whole line is scrubbed.
-    headerValues = (headers ?? '')
-      .split(/\r?\n/)
-      .filter((line) => line.trim() !== '')
-      .map((line) => ({ value: line, placeholder: `<${TARGET_ENVIRONMENT.headers} line>` }));
-  }
-  return [
-    ...credentialSecrets(Object.fromEntries(CREDENTIAL_KEYS.map((key) => [key, env[TARGET_ENVIRONMENT[key]]]))),
-    ...headerValues,
-  ];
+/** The secrets of a target's settings: its tokens and the values of its extra headers. */
+export function settingsSecrets(settings: Partial<Credentials> & { headers?: Record<string, string> }): Secret[] {
+  return [...credentialSecrets(settings), ...headerSecrets(settings.headers ?? {})];
 }
 
 /**

@@ -1,7 +1,7 @@
 // The embedded target: the reference server started in this process on 127.0.0.1, port 0, with
 // its public test credentials and fixtures, and any faults and choices named. The run command
 // uses it when no target is given, and so does `npx playwright test` through its global setup
-// (cli/suite-global-setup.ts).
+// (suites/global-setup.ts).
 import { startReferenceServer } from '../server/index.ts';
 import type { TargetSettings } from '../targets/target.ts';
 import { EMBEDDED_SETTINGS } from './embedded-settings.ts';

@@ -1,5 +1,5 @@
 // The suite's Playwright fixtures: per worker, the target (from the configuration's suite options,
-// which cli/environment.ts reads from the environment the run command or a person set) and one
+// which suites/process-settings.ts reads from the run's message, LAS_RUN) and one
 // request context through the body guard; per test, a ConformanceCase that records findings and
 // decides the case's outcome. Cases declare their requirements once, as annotations whose level and
 // section come from the catalogue.

@@ -20,17 +20,6 @@ export interface ProofTarget {
   titles?: string[];
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/**
- * A project `grep` that selects the cases of exactly these titles (Playwright matches the title path, the title last).
- */
-export function titlesGrep(titles: string[]): RegExp {
-  return new RegExp(titles.map((title) => ` ${escapeRegExp(title)}$`).join('|'));
-}
-
 export function proofTargetsOf(env: Record<string, string | undefined>): ProofTarget[] {
   const value = env[PROOF_TARGETS];
   if (!value) throw new Error(`${PROOF_TARGETS} names no target`);

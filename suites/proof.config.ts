@@ -1,17 +1,17 @@
 // The Playwright configuration of the fault and choice proofs: the conformance suite, with the
 // reporters that decide each case's verdict, once per target as one project each (targets from
-// LAS_PROOF_TARGETS, read by cli/environment.ts), and a certification record per project. One
+// LAS_PROOF_TARGETS), and a certification record per project. One
 // Playwright run then starts its runner once for many targets instead of once each.
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { suiteProcessSettings } from '../cli/environment.ts';
 import { CASE_OUTCOME_REPORTER, SECRET_SCRUBBER_REPORTER } from '../run-protocol/index.ts';
 import type { SuiteOptions } from './fixtures.ts';
-import { ignoredSpecs } from './settings.ts';
-import { titlesGrep } from './proof-targets.ts';
+import { suiteProcessSettings } from './process-settings.ts';
+import { proofTargetsOf } from './proof-targets.ts';
+import { ignoredSpecs, titlesGrep } from './settings.ts';
 
 const { layout, suiteOptions, scrubbing, recording } = suiteProcessSettings;
-const targets = suiteProcessSettings.proofTargets();
+const targets = proofTargetsOf(process.env);
 
 export default defineConfig<object, { suiteOptions: SuiteOptions; targetEnvironment: Record<string, string> }>({
   testDir: '.',

@@ -1,4 +1,5 @@
-// The Playwright child is told the run once: LAS_RUN carries the description, the secrets their own variables.
+// The Playwright child is told the run once: LAS_RUN carries the description and, beside it, the target's secrets;
+// no other variable of the run.
 import { describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import { hermeticEnvironment } from '../cli/test-support.ts';
@@ -28,16 +29,23 @@ const run = {
   target,
   reportDir: '/reports/run',
   failLevel: 'should' as const,
-  baseEnvironment: { PATH: '/bin', [RUN_ENVIRONMENT.failLevel]: 'must', [RUN_ENVIRONMENT.reportDir]: 'stale' },
+  baseEnvironment: {
+    PATH: '/bin',
+    [RUN_ENVIRONMENT.failLevel]: 'must',
+    [RUN_ENVIRONMENT.reportDir]: 'stale',
+    [TARGET_ENVIRONMENT.sessionToken]: 'stale-session-secret',
+    [RUN_ENVIRONMENT.blobReport]: '1',
+  },
   output: 'ignore' as const,
   regressionCases: [REGRESSION_CASE],
   signingKeyFile: '/keys/record.pem',
-  run: { ...DEFAULT_RUN, requirements: ['AUTH-401-MALFORMED'] },
+  run: { ...DEFAULT_RUN, requirements: ['AUTH-401-MALFORMED'], blobReport: true },
 };
 
 describe('playwrightChildEnvironment', () => {
   const env = playwrightChildEnvironment(run);
-  const description = JSON.parse(env[RUN_ENVIRONMENT.run]) as Record<string, unknown>;
+  const message = JSON.parse(env[RUN_ENVIRONMENT.run]) as { run: Record<string, unknown>; secrets: unknown };
+  const description = message.run;
 
   const carried = 'the target but its secrets, the fail level, the report directory, the selection, regression cases';
   it(`carries ${carried} as data and the key file in the one description`, () => {
@@ -45,6 +53,7 @@ describe('playwrightChildEnvironment', () => {
       failLevel: 'should',
       reportDir: '/reports/run',
       requirements: ['AUTH-401-MALFORMED'],
+      blobReport: true,
       regressionCases: [REGRESSION_CASE],
       signingKeyFile: '/keys/record.pem',
       target: { baseUrl: 'http://127.0.0.1:9/v3', legacyHeader: target.legacyHeader },
@@ -57,18 +66,24 @@ describe('playwrightChildEnvironment', () => {
     expect(env[TARGET_ENVIRONMENT.baseUrl]).toBeUndefined();
     expect(env[RUN_ENVIRONMENT.regressionCases]).toBeUndefined();
     expect(env[RUN_ENVIRONMENT.signingKey]).toBeUndefined();
+    expect(env[RUN_ENVIRONMENT.blobReport]).toBeUndefined();
     expect(env.PATH).toBe('/bin');
+    expect(Object.keys(env).filter((name) => name.startsWith('LAS_'))).toEqual([RUN_ENVIRONMENT.run]);
   });
 
-  it('keeps the tokens out of the description', () => {
-    expect(env[RUN_ENVIRONMENT.run]).not.toContain('session-secret');
-    expect(env[RUN_ENVIRONMENT.run]).not.toContain('pat-secret');
-    expect(env[RUN_ENVIRONMENT.run]).not.toContain('header-secret');
+  it('carries the secrets beside the description, never in it, and in no variable of their own', () => {
+    for (const token of ['session-secret', 'pat-secret', 'header-secret'])
+      expect(JSON.stringify(description)).not.toContain(token);
+    expect(message.secrets).toEqual({
+      sessionToken: 'session-secret',
+      pat: 'pat-secret',
+      headers: { 'X-Gateway-Key': 'header-secret' },
+    });
     expect([
       env[TARGET_ENVIRONMENT.sessionToken],
       env[TARGET_ENVIRONMENT.pat],
       env[TARGET_ENVIRONMENT.headers],
-    ]).toEqual(['session-secret', 'pat-secret', 'X-Gateway-Key: header-secret']);
+    ]).toEqual([undefined, undefined, undefined]);
   });
 });
 

@@ -1,6 +1,6 @@
 // Running the suite from code: probe the target, start Playwright as a child process with the
-// run described once in its environment (LAS_RUN, the secrets in their own variables; never on
-// its command line), and take the certification record its conformance reporter sends back on an
+// run told once in its environment (LAS_RUN: the description, the target's secrets beside it;
+// never on its command line), and take the certification record its conformance reporter sends back on an
 // inherited pipe (RECORD_PIPE), as built: the files it writes are for people and are not read back.
 // The run command and the benchmark use this; `npx playwright test` is the same suite.
 import { spawn } from 'node:child_process';
@@ -22,9 +22,8 @@ import {
   type RunDescription,
 } from '../run-protocol/index.ts';
 import { type Target } from '../targets/target.ts';
-import { describedTarget, secretEnvironment } from '../targets/target-environment.ts';
 import { targetVariables } from '../targets/settings.ts';
-import { RUN_ENVIRONMENT } from './settings.ts';
+import { RUN_ENVIRONMENT, runMessageFor, runMessageText } from './settings.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONFIG_FILE = join(ROOT, 'playwright.config.ts');
@@ -43,7 +42,7 @@ export interface SuiteRun {
   grep?: string;
   /** The Playwright configuration; default playwright.config.ts (the proofs use suites/proof.config.ts). */
   config?: string;
-  /** The environment the child starts from (PATH and the like); LAS_* variables in it are replaced. */
+  /** The environment the child starts from (PATH and the like); the run's LAS_* variables are left out of it. */
   baseEnvironment: Record<string, string | undefined>;
   /** 'inherit' shows Playwright's progress on this console; 'ignore' keeps it quiet (tests, benchmarks). */
   output: 'inherit' | 'ignore';
@@ -73,17 +72,9 @@ export function typeScriptLoaderOptions(root: string, nodeOptions: string | unde
   return { NODE_OPTIONS: [nodeOptions, `--import ${import.meta.resolve('tsx')}`].filter(Boolean).join(' ') };
 }
 
-/** The environment of the Playwright child: the base one without stale target settings, plus this run's. */
+/** The environment of the Playwright child: the base one without the run's variables, plus this run's message. */
 export function playwrightChildEnvironment(run: SuiteRun): Record<string, string> {
-  // LAS_BLOB_REPORT passes through: it changes what is written, not what is tested.
-  const ours = new Set<string>([
-    ...targetVariables(),
-    RUN_ENVIRONMENT.failLevel,
-    RUN_ENVIRONMENT.reportDir,
-    RUN_ENVIRONMENT.run,
-    RUN_ENVIRONMENT.regressionCases,
-    RUN_ENVIRONMENT.signingKey,
-  ]);
+  const ours = new Set<string>([...targetVariables(), ...Object.values(RUN_ENVIRONMENT)]);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(run.baseEnvironment))
     if (value !== undefined && !ours.has(name)) env[name] = value;
@@ -93,18 +84,16 @@ export function playwrightChildEnvironment(run: SuiteRun): Record<string, string
     ...(run.run ?? DEFAULT_RUN),
     failLevel: run.failLevel,
     reportDir: run.reportDir,
-    target: describedTarget(run.target),
     ...(run.regressionCases?.length ? { regressionCases: run.regressionCases } : {}),
     ...(run.signingKeyFile ? { signingKeyFile: run.signingKeyFile } : {}),
     recordPipe: RECORD_PIPE,
   };
-  // The secrets in their own variables, never in the description, which a person may log.
+  // The secrets travel in the message beside the description, which is handed on without them; no other variable.
   return {
     ...env,
     ...ca,
     ...typeScriptLoaderOptions(ROOT, env.NODE_OPTIONS),
-    ...secretEnvironment(run.target),
-    [RUN_ENVIRONMENT.run]: JSON.stringify(description),
+    [RUN_ENVIRONMENT.run]: runMessageText(runMessageFor(description, run.target)),
   };
 }
 

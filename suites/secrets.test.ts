@@ -1,15 +1,19 @@
 // Tokens never appear in any output. A run against a reference server with distinctive tokens and
 // faults that fail cases sending those tokens in odd places (so failures, curl lines and error
 // messages are all about them) leaves none in any report file, archive member, log or console
-// line. The same run's blob report merges into the same verdict, also without tokens.
-import { spawnSync } from 'node:child_process';
+// line. The same run's blob report merges into the same verdict, also without tokens. So does a
+// suite started without the run command, from the LAS_* variables: the tokens reach its workers
+// only in the run's message (LAS_RUN), and from there no file or line.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAjv } from '../contract/index.ts';
+import { createAjv, loadContract } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { resolveTarget } from '../targets/target.ts';
+import { targetEnvironment } from '../targets/target-environment.ts';
 import { CONFIG_FILE, ROOT } from './runner.ts';
 import { hermeticEnvironment, runCli, type CliResult } from '../cli/test-support.ts';
 import { leaksOf, reportFiles } from './test-support.ts';
@@ -155,5 +159,57 @@ describe('a run with distinctive tokens', () => {
     expect(mergedRecord).toMatchObject({ verdict: 'failed', target: record.target, cases: record.cases });
     expect(failedIds(mergedRecord)).toEqual(failedIds(record));
     expect(leaksOf(Object.values(TOKENS), reportFiles(merged), merge.stdout + merge.stderr)).toEqual([]);
+  });
+});
+
+/** `npx playwright test ARGS` in a child, as a person runs it, with the LAS_* variables of `env`. */
+function playwrightTest(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const cli = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
+  const child = spawn(process.execPath, [cli, 'test', '--config', CONFIG_FILE, ...args], {
+    cwd: ROOT,
+    env: hermeticEnvironment(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('npx playwright test with the tokens in LAS_* variables', () => {
+  let direct: CliResult;
+  let directRecord: CertificationRecord;
+
+  beforeAll(async () => {
+    const target = resolveTarget(
+      { baseUrl: server.baseUrl, ...TOKENS, fixtures: { ...REFERENCE_FIXTURES }, legacyHeader: LEGACY_HEADER },
+      loadContract().legacyHeader,
+    );
+    direct = await playwrightTest(['--grep', 'AUTH-', '--workers', '1'], {
+      ...targetEnvironment(target),
+      LAS_REPORT_DIR: join(root, 'direct'),
+    });
+    directRecord = recordIn(join(root, 'direct'));
+  }, 180_000);
+
+  it('hands the tokens to the workers in the run message: the cases that send them are served', () => {
+    expect(direct.code).toBe(1);
+    const verdicts = Object.fromEntries(directRecord.requirements.map((r) => [r.id, r.verdict]));
+    expect(verdicts).toMatchObject({
+      'AUTH-SESSION-ACCEPTED': 'passed',
+      'AUTH-PAT-ACCEPTED': 'passed',
+      'AUTH-LEGACY-ACCEPTED': 'passed',
+      'AUTH-401-MALFORMED': 'failed',
+    });
+  });
+
+  it('leaves no token in any file under the report directory or on the console', () => {
+    const files = reportFiles(join(root, 'direct'));
+    expect(files.map((f) => f.path)).toContainEqual(join(root, 'direct', 'conformance.json'));
+    expect(leaksOf(Object.values(TOKENS), files, direct.stdout + direct.stderr)).toEqual([]);
   });
 });

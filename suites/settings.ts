@@ -1,16 +1,13 @@
-// What the suite's processes (Playwright config, workers, reporters) learn from the environment
-// the run command, or a person running `npx playwright test`, gives them: the variables' names and
-// how to read them. The run is described once, in LAS_RUN, by the run command, or, for a suite
-// started without it, by the first process that reads the variables (cli/environment.ts writes
-// the description into its environment, which the workers inherit); every other process reads
-// LAS_RUN as it is.
+// What the suite's processes (Playwright config, workers, reporters) are told of their run: one
+// message, LAS_RUN (a RunMessage: the description and the target's secrets beside it), which the
+// run command writes, or, for a suite started without it, the first process writes from the LAS_*
+// variables (suites/run-from-variables.ts). Every process reads its run from the message as it is,
+// and no other variable. Also the shape of the configuration the description gives.
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
-import { DEFAULT_RUN, type FailLevel, type RunDescription } from '../run-protocol/index.ts';
-import { loadContract } from '../contract/index.ts';
-import { readRegressionCases } from '../targets/regression-cases.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, TARGET_ENVIRONMENT } from '../targets/target.ts';
-import { settingsFromEnvironment, withoutSecrets } from '../targets/target-environment.ts';
+import { DEFAULT_RUN, type FailLevel, type RunDescription, type RunMessage } from '../run-protocol/index.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type Target } from '../targets/target.ts';
+import { describedTarget, targetSecretsOf } from '../targets/target-environment.ts';
 
 type Environment = Record<string, string | undefined>;
 
@@ -18,41 +15,16 @@ export const RUN_ENVIRONMENT = {
   failLevel: 'LAS_FAIL_LEVEL',
   reportDir: 'LAS_REPORT_DIR',
   blobReport: 'LAS_BLOB_REPORT',
-  /** JSON of a RunDescription: what the run command knows of the run that the suite's processes do not. */
+  /** JSON of a RunMessage: the run as the suite's processes are told it, its secrets beside the description. */
   run: 'LAS_RUN',
   /** A target file whose regressionCases the suite runs alongside its own cases. */
   regressionCases: 'LAS_REGRESSION_CASES',
-  /** An Ed25519 private key file (PEM) the record is signed with. */
+  /** An Ed25519 private key file (PEM): the record is signed with it. */
   signingKey: 'LAS_SIGNING_KEY',
 } as const;
 
-/**
- * The run's description: LAS_RUN as it is, when a process described the run (the run command, or
- * the first process of a suite started without it); else what the variables say (LAS_FAIL_LEVEL,
- * LAS_REPORT_DIR, LAS_REGRESSION_CASES, whose file is read here, LAS_SIGNING_KEY, the target's
- * LAS_* variables but its secrets, which are read from their variables either way).
- */
-export function runDescriptionOf(env: Environment, root: string): RunDescription {
-  return describedRun(env) ?? runDescriptionFromVariables(env, root);
-}
-
-function runDescriptionFromVariables(env: Environment, root: string): RunDescription {
-  const regressionCasesFile = env[RUN_ENVIRONMENT.regressionCases] || undefined;
-  const signingKey = env[RUN_ENVIRONMENT.signingKey] || undefined;
-  const requirementIds = () => loadContract().requirements.map((r) => r.id);
-  const regressionCases = () => readRegressionCases(resolve(root, regressionCasesFile!), requirementIds());
-  return {
-    ...DEFAULT_RUN,
-    failLevel: failLevelOf(env),
-    reportDir: resolve(root, env[RUN_ENVIRONMENT.reportDir] || DEFAULT_REPORT_DIR),
-    target: withoutSecrets(settingsFromEnvironment(env)),
-    ...(regressionCasesFile ? { regressionCases: regressionCases() } : {}),
-    ...(signingKey ? { signingKeyFile: resolve(root, signingKey) } : {}),
-  };
-}
-
-/** LAS_RUN as a process that described the run wrote it, or undefined when none did. */
-export function describedRun(env: Environment): RunDescription | undefined {
+/** LAS_RUN as the process that described the run wrote it, or undefined when none did. */
+export function runMessageOf(env: Environment): RunMessage | undefined {
   const text = env[RUN_ENVIRONMENT.run];
   if (text === undefined || text === '') return undefined;
   let value: unknown;
@@ -61,9 +33,27 @@ export function describedRun(env: Environment): RunDescription | undefined {
   } catch {
     throw new Error(`${RUN_ENVIRONMENT.run} is not JSON`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new Error(`${RUN_ENVIRONMENT.run} is not a JSON object`);
-  return { ...DEFAULT_RUN, ...(value as Partial<RunDescription>) };
+  const isObject = (member: unknown): member is object =>
+    typeof member === 'object' && member !== null && !Array.isArray(member);
+  if (!isObject(value) || !('run' in value) || !isObject(value.run))
+    throw new Error(`${RUN_ENVIRONMENT.run} is not a JSON object with a run`);
+  const secrets = 'secrets' in value && isObject(value.secrets) ? value.secrets : {};
+  return { run: { ...DEFAULT_RUN, ...(value.run as Partial<RunDescription>) }, secrets };
+}
+
+/** The message that tells the suite's processes a run against a resolved target: its secrets beside the description. */
+export function runMessageFor(run: RunDescription, target: Target): RunMessage {
+  return { run: { ...run, target: describedTarget(target) }, secrets: targetSecretsOf(target) };
+}
+
+/** LAS_RUN's text; it holds the secrets, so it goes into a child's environment and nowhere else. */
+export function runMessageText(message: RunMessage): string {
+  return JSON.stringify(message);
+}
+
+/** Whether LAS_BLOB_REPORT asks for a blob report. */
+export function blobReportOf(env: Environment): boolean {
+  return ['1', 'true', 'yes'].includes((env[RUN_ENVIRONMENT.blobReport] ?? '').toLowerCase());
 }
 
 export const DEFAULT_REPORT_DIR = 'reports/latest';
@@ -74,6 +64,18 @@ export const GENERATED_SPEC = '**/generated.spec.ts';
 /** What a configuration leaves out: the generated inputs, unless asked for. */
 export function ignoredSpecs(generate: unknown): string[] {
   return generate === undefined ? [GENERATED_SPEC] : [];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * A `grep` that selects the cases of exactly these titles (Playwright matches the title path, the title last): the
+ * cases the run command found for --requirement, a proof's narrowed target.
+ */
+export function titlesGrep(titles: string[]): RegExp {
+  return new RegExp(titles.map((title) => ` ${escapeRegExp(title)}$`).join('|'));
 }
 
 export interface RunLayout {
@@ -88,29 +90,13 @@ export interface RunLayout {
   runTimeoutMs: number;
 }
 
-export function failLevelOf(env: Environment): FailLevel {
-  const value = (env[RUN_ENVIRONMENT.failLevel] ?? 'must').toLowerCase();
-  if (value !== 'must' && value !== 'should')
-    throw new Error(`${RUN_ENVIRONMENT.failLevel} must be "must" or "should", got "${value}"`);
-  return value;
-}
-
 /** The shape of a run, for playwright.config.ts, from its description. */
-export function runLayout(
-  env: Environment,
-  run: Pick<RunDescription, 'failLevel' | 'reportDir' | 'target'>,
-  root: string,
-): RunLayout {
-  // An empty base URL is a variable the job did not get, never a request for the embedded server.
-  if (env[TARGET_ENVIRONMENT.baseUrl] === '')
-    throw new Error(
-      `${TARGET_ENVIRONMENT.baseUrl} is set but empty: give it a value, or leave it unset to test the embedded reference server`,
-    );
+export function runLayout(run: RunDescription, root: string): RunLayout {
   const requestTimeoutMs = run.target?.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   return {
     reportDir: resolve(root, run.reportDir || DEFAULT_REPORT_DIR),
     failLevel: run.failLevel,
-    blobReport: ['1', 'true', 'yes'].includes((env[RUN_ENVIRONMENT.blobReport] ?? '').toLowerCase()),
+    blobReport: run.blobReport === true,
     embedded: run.target?.baseUrl === undefined,
     workers: cpus().length,
     // A case's requests each end within the request timeout; the case gets room for several, a

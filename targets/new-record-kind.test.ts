@@ -30,7 +30,7 @@ const directory = contractWithKind();
 useSchemaDirectory(directory);
 const { loadContract, recordKindLabel, recordKinds } = await import('../contract/index.ts');
 const { registerRunCommand, runSettings } = await import('../cli/run.ts');
-const { inputsOf } = await import('../reports/conformance-reporter.ts');
+const { inputsOf } = await import('../run-protocol/run-inputs.ts');
 const { buildRecord } = await import('../reports/record.ts');
 const { summaryMarkdown, consoleSummary } = await import('../reports/console-summary.ts');
 const { certificationHtml } = await import('../reports/certification-html.ts');

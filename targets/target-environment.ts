@@ -19,10 +19,13 @@ export function emptyEnvironmentSettings(env: Record<string, string | undefined>
 }
 
 /**
- * The settings whose values are secrets (the tokens, the extra headers): they travel in their own variables, never in a
- * description of the run.
+ * The settings whose values are secrets (the tokens, the extra headers): they travel apart from the rest of a
+ * description of the run, which may be written where a person reads it.
  */
 const SECRET_SETTINGS = [...(Object.keys(TOKEN_NAMES) as (keyof typeof TOKEN_NAMES)[]), 'headers'] as const;
+
+/** A target's secrets alone: its tokens and the values of its extra headers. */
+export type TargetSecrets = Pick<TargetSettings, (typeof SECRET_SETTINGS)[number]>;
 
 /** Settings without their secrets: what may be written into a description of the run. */
 export function withoutSecrets(settings: TargetSettings): TargetSettings {
@@ -32,25 +35,25 @@ export function withoutSecrets(settings: TargetSettings): TargetSettings {
 }
 
 /** Only the secrets of the settings. */
-export function secretsOnly(settings: TargetSettings): TargetSettings {
+export function secretsOnly(settings: TargetSettings): TargetSecrets {
   return Object.fromEntries(
     SECRET_SETTINGS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]]),
   );
 }
 
-/** The variables of a resolved target's secrets only: the rest of the target travels in the run's description. */
-export function secretEnvironment(target: Target): Record<string, string> {
-  const secretVariables = new Set(
-    settingRows()
-      .filter((row) => (SECRET_SETTINGS as readonly string[]).includes(row.key))
-      .map((row) => row.variable),
-  );
-  return Object.fromEntries(Object.entries(targetEnvironment(target)).filter(([name]) => secretVariables.has(name)));
-}
-
 /** A resolved target as settings, secrets left out. */
 export function describedTarget(target: Target): TargetSettings {
-  return withoutSecrets(settingsFromEnvironment(targetEnvironment(target)));
+  return withoutSecrets(settingsOfTarget(target));
+}
+
+/** A resolved target's secrets, as settings. */
+export function targetSecretsOf(target: Target): TargetSecrets {
+  return secretsOnly(settingsOfTarget(target));
+}
+
+/** A resolved target as the settings that resolve to it again. */
+function settingsOfTarget(target: Target): TargetSettings {
+  return settingsFromEnvironment(targetEnvironment(target));
 }
 
 /** The environment variables that carry a resolved target to the suite's processes. */

@@ -2,7 +2,7 @@
 // them, and the certification record built from their outcomes. It loads the process-wide
 // contract when imported: a proof pointing it at a copy of schemas/ imports this afterwards.
 import { loadContract, parseJson } from '../contract/index.ts';
-import { inputsOf } from '../reports/conformance-reporter.ts';
+import { inputsOf } from '../run-protocol/run-inputs.ts';
 import { buildRecord } from '../reports/record.ts';
 import { startReferenceServer } from '../server/index.ts';
 import { CaseSkipped, directClient, referenceTarget } from '../server/test-support.ts';
