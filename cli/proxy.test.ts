@@ -1,12 +1,12 @@
 // The `proxy` and `report` subcommands, run as an operator would: spawned, read, signalled; their
 // usage errors, but one of each, in this process.
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, send, startUpstream, type TestServer } from '../proxy/test-support.ts';
-import { firstLine, runCli, runCliInProcess, spawnCli } from './test-support.ts';
+import { firstLine, runCli, runCliInProcess, runCliWithin, spawnCli } from './test-support.ts';
 
 const ROOT_README = fileURLToPath(new URL('../README.md', import.meta.url));
 const banner =
@@ -292,6 +292,20 @@ describe('las-conformance report', () => {
     expect(report.stdout()).toContain(': 1 written one by one, from 1 exchange, and 4 counted on summary lines.');
     expect(report.stdout()).toContain('Client: MUST 5 · SHOULD 0 · INFO 0.');
     expect(await spawnCli(['report', first, second, '--include-client']).exit).toBe(1);
+  });
+
+  test('exits 2 at once on a link to /dev/zero, whose first line never ends, and skips a later line past 1 MiB', async () => {
+    const zero = join(directory, 'zero.ndjson');
+    symlinkSync('/dev/zero', zero);
+    const refused = await runCliWithin(['report', zero], 15);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/is not a violations log: line 1 is longer than 1 MiB\n$/);
+    const long = join(directory, 'long-line.ndjson');
+    const finding = JSON.stringify({ ...record, direction: 'exchange', rule: 'NG-FILTER-REQUIRED', level: 'MUST' });
+    writeFileSync(long, `${finding}\n${'x'.repeat(1024 * 1024 + 1)}\n${finding}\n`);
+    const report = spawnCli(['report', long]);
+    expect(await report.exit).toBe(1);
+    expect(report.stdout()).toContain('1 malformed line skipped (line 2).');
   });
 
   const notLogs = [

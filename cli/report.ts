@@ -5,8 +5,7 @@
 // is a usage error: exit 2, one line naming the file.
 import { EXIT_FAILED } from './exit-codes.ts';
 import { expandGlobs } from './input-files.ts';
-import { createReadStream, statSync, writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { statSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadContract } from '../contract/index.ts';
 import {
@@ -16,6 +15,8 @@ import {
   ViolationsSummarizer,
   type ViolationsSummary,
 } from '../reports/violations-summary.ts';
+import { boundedLines } from '../traffic/recorded-files.ts';
+import { sizeText } from '../targets/whole-file.ts';
 
 export function registerReportCommand(program: Command): void {
   program
@@ -62,6 +63,12 @@ async function summarizeFiles(files: string[]): Promise<ViolationsSummary> {
   return summarizer.summary();
 }
 
+/**
+ * The longest line of a violations log read: the proxy writes far shorter ones (the values in its findings are cut),
+ * so a longer line is no line of its log, and a file with no end of line (a device) is refused at once.
+ */
+const LOG_LINE_MAX_BYTES = 1024 * 1024;
+
 async function summarizeFile(summarizer: ViolationsSummarizer, file: string): Promise<void> {
   let isDirectory = false;
   try {
@@ -70,26 +77,25 @@ async function summarizeFile(summarizer: ViolationsSummarizer, file: string): Pr
     throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   if (isDirectory) throw new Error(`${file} is a directory, not a violations log`);
-  const input = createReadStream(file, { encoding: 'utf8' });
-  await new Promise<void>((resolve, reject) => {
-    input.once('ready', () => resolve());
-    input.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new Error(`cannot read ${file}: ${error.code ?? error.message}`)),
-    );
-  });
   let lineNumber = 0;
   let checked = false;
-  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-    lineNumber += 1;
-    // The first line with content says whether this is a violations log at all; later malformed
-    // lines (a line cut by a crash, say) are counted and skipped.
-    if (!checked && line.trim() !== '') {
-      checked = true;
-      if (!isLogLine(line)) {
-        input.destroy();
-        throw new Error(`${file} is not a violations log: line ${lineNumber} is not a finding the proxy writes`);
+  try {
+    for await (const line of boundedLines(file, LOG_LINE_MAX_BYTES)) {
+      lineNumber += 1;
+      // The first line with content says whether this is a violations log at all; later malformed
+      // lines (a line cut by a crash, say) are counted and skipped.
+      if (!checked && line?.trim() !== '') {
+        checked = true;
+        if (line === null || !isLogLine(line))
+          throw new Error(
+            `${file} is not a violations log: line ${lineNumber} ${line === null ? `is longer than ${sizeText(LOG_LINE_MAX_BYTES)}` : 'is not a finding the proxy writes'}`,
+          );
       }
+      summarizer.add(line);
     }
-    summarizer.add(line);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    throw new Error(`cannot read ${file}: ${code}`);
   }
 }

@@ -111,18 +111,17 @@ export class ViolationsSummarizer {
     this.fileLine = 0;
   }
 
-  add(line: string): void {
+  /** One line of a log; null stands for a line longer than its reader takes, counted as malformed. */
+  add(line: string | null): void {
     this.lineCount += 1;
     this.fileLine += 1;
+    if (line === null) return this.addMalformed();
     if (line.trim() === '') return;
     const record = parseRecord(line);
     if (!record) {
       const shed = parseShedRecord(line);
       if (shed) return this.addShed(shed);
-      this.malformed.count += 1;
-      if (this.malformed.lineNumbers.length < MALFORMED_LINES_LISTED)
-        this.malformed.lineNumbers.push(this.file === null ? this.lineCount : `${this.file}:${this.fileLine}`);
-      return;
+      return this.addMalformed();
     }
     // A summary line of the proxy stands for the findings it counted and did not write one by one
     // (the first of its kind was written before it, on a line of its own).
@@ -150,6 +149,12 @@ export class ViolationsSummarizer {
       operation,
       direction: record.direction,
     }));
+  }
+
+  private addMalformed(): void {
+    this.malformed.count += 1;
+    if (this.malformed.lineNumbers.length < MALFORMED_LINES_LISTED)
+      this.malformed.lineNumbers.push(this.file === null ? this.lineCount : `${this.file}:${this.fileLine}`);
   }
 
   private addShed(record: ShedRecord): void {

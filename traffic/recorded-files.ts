@@ -158,8 +158,11 @@ async function* captureEntries(file: string, maxLine: number): AsyncGenerator<Re
   }
 }
 
-/** The lines of a file; a line longer than `maxLine` bytes is dropped as it comes and stands as null. */
-async function* boundedLines(file: string, maxLine: number): AsyncGenerator<string | null> {
+/**
+ * The lines of a file; a line longer than `maxLine` bytes stands as null, given as soon as it passes the bound (a
+ * file with no end of line, a device, stops its reader there), and the rest of it is dropped as it comes.
+ */
+export async function* boundedLines(file: string, maxLine: number): AsyncGenerator<string | null> {
   let parts: Buffer[] = [];
   let length = 0;
   let overlong = false;
@@ -168,8 +171,8 @@ async function* boundedLines(file: string, maxLine: number): AsyncGenerator<stri
     for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, start)) {
       const piece = chunk.subarray(start, newline);
       length += piece.length;
-      if (overlong || length > maxLine) yield null;
-      else
+      if (!overlong && length > maxLine) yield null;
+      else if (!overlong)
         yield Buffer.concat([...parts, piece])
           .toString('utf8')
           .replace(/\r$/, '');
@@ -180,15 +183,15 @@ async function* boundedLines(file: string, maxLine: number): AsyncGenerator<stri
     }
     const rest = chunk.subarray(start);
     length += rest.length;
-    if (length > maxLine) {
+    if (!overlong && length > maxLine) {
       overlong = true;
       parts = [];
-    } else if (rest.length > 0) {
+      yield null;
+    } else if (!overlong && rest.length > 0) {
       parts.push(Buffer.from(rest));
     }
   }
-  if (overlong) yield null;
-  else if (length > 0) yield Buffer.concat(parts).toString('utf8');
+  if (!overlong && length > 0) yield Buffer.concat(parts).toString('utf8');
 }
 
 function readItem(file: string, entry: number, value: unknown): RecordedItem {
