@@ -1,11 +1,13 @@
-// The seed sweep (`npm run proofs:seeds`, `-- --seeds 3-5` for others than 1 to 10): plain runs, the fixed
-// cases, the boundary phase and the default number of random inputs, as `run --seed N` sends them, on each
-// seed against the reference server, against it with each fault only generated inputs reach (`foundBy:
-// 'generation'`) and with each legal choice on. A run passes the reference server and every choice, and fails
-// each fault's requirement, on every seed; what each target's run judges and leaves not run is the same on
-// every seed. It prints a line per target and the seeds that broke a rule, and exits 1 when any did. It takes
-// tens of minutes on 2 cores, so `npm test` runs the proofs on fewer seeds (choice-proof,
-// generative-fault-proof) and this is run by hand when generation or the catalogue changes.
+// The seed sweep (`npm run proofs:seeds`; `-- --seeds 3-5` for others than 1 to 10): plain runs, the
+// fixed cases, the boundary phase and the default number of random inputs, as `run --seed N` sends
+// them, on each seed against the reference server, against it with each fault only generated inputs
+// reach (`foundBy: 'generation'`) and with each legal choice on (`-- --choices sets`: each set of
+// compatible choices on at once instead). A run passes the reference server and every choice, and
+// fails each fault's requirement, on every seed; what each target's run judges and leaves not run is
+// the same on every seed. It prints a line per target and the seeds that broke a rule, and exits 1
+// when any did. On 2 cores a seed takes about 15 minutes with each choice on its own and about 4 with
+// the sets, so `npm test` runs the proofs on fewer seeds (choice-proof, generative-fault-proof) and
+// this is run by hand when generation or the catalogue changes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +17,13 @@ import { DEFAULT_GENERATION_BUDGET_SECONDS, DEFAULT_OPERATION_BUDGET_SECONDS } f
 import { loadContract } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { DEFAULT_GENERATED_INPUTS, DEFAULT_RUN, type RunDescription } from '../run-protocol/index.ts';
-import { CHOICES, FAULTS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import {
+  CHOICES,
+  compatibleChoiceSets,
+  FAULTS,
+  startReferenceServer,
+  type StartedReferenceServer,
+} from '../server/index.ts';
 import { resolveTarget } from '../targets/target.ts';
 import { EMBEDDED_SETTINGS } from './embedded.ts';
 import { runProof } from './proof-runs.ts';
@@ -36,16 +44,27 @@ interface SeedOutcome {
   judged: string;
 }
 
-const SWEEP_TARGETS: SweepTarget[] = [
-  { name: 'reference', faults: [], choices: [] },
-  ...FAULTS.filter((fault) => fault.foundBy === 'generation').map((fault) => ({
-    name: `fault-${fault.name}`,
-    faults: [fault.name],
-    choices: [],
-    fails: fault.requirement,
-  })),
-  ...CHOICES.map((choice) => ({ name: `choice-${choice.name}`, faults: [], choices: [choice.name] })),
-];
+/**
+ * The targets: the reference server, each fault only generation reaches, and each choice on its own (`--choices each`)
+ * or each set of compatible choices on at once (`--choices sets`: 3 runs a seed instead of 35, for a sweep of many
+ * seeds on a small machine).
+ */
+function sweepTargets(choices: 'each' | 'sets'): SweepTarget[] {
+  const choiceRuns =
+    choices === 'each'
+      ? CHOICES.map((choice) => ({ name: `choice-${choice.name}`, faults: [], choices: [choice.name] }))
+      : compatibleChoiceSets().map((set, index) => ({ name: `choice-set-${index + 1}`, faults: [], choices: set }));
+  return [
+    { name: 'reference', faults: [], choices: [] },
+    ...FAULTS.filter((fault) => fault.foundBy === 'generation').map((fault) => ({
+      name: `fault-${fault.name}`,
+      faults: [fault.name],
+      choices: [],
+      fails: fault.requirement,
+    })),
+    ...choiceRuns,
+  ];
+}
 
 function seedsOf(text: string): number[] {
   const match = /^(\d+)(?:-(\d+))?$/.exec(text);
@@ -81,39 +100,37 @@ function outcomeOf(target: SweepTarget, record: CertificationRecord | undefined)
   return { problems, judged: `judged ${judged.sort().join(' ')} | not run ${notRun.sort().join(' ')}` };
 }
 
-async function sweep(seeds: number[]): Promise<boolean> {
+async function sweep(seeds: number[], targets: SweepTarget[]): Promise<boolean> {
   const root = mkdtempSync(join(tmpdir(), 'las-seed-sweep-'));
-  const outcomes = new Map<string, Map<number, SeedOutcome>>(SWEEP_TARGETS.map((t) => [t.name, new Map()]));
+  const outcomes = new Map<string, Map<number, SeedOutcome>>(targets.map((t) => [t.name, new Map()]));
   try {
     for (const seed of seeds) {
       const started = Date.now();
       // A fresh server per seed: a fault that counts requests starts from nothing, as it would in a run of its own.
-      for (const target of SWEEP_TARGETS)
+      for (const target of targets)
         target.server = await startReferenceServer({ port: 0, faults: target.faults, choices: target.choices });
-      const runs = SWEEP_TARGETS.map((target) => ({
+      const runs = targets.map((target) => ({
         name: target.name,
         target: resolveTarget({ ...EMBEDDED_SETTINGS, baseUrl: target.server!.baseUrl }, loadContract().legacyHeader),
       }));
       const proof = await runProof(runs, join(root, `seed-${seed}`), hermeticEnvironment(), undefined, plainRun(seed));
-      for (const target of SWEEP_TARGETS) {
+      for (const target of targets) {
         outcomes.get(target.name)!.set(seed, outcomeOf(target, proof.records.get(target.name)));
         await target.server!.close();
         target.server = undefined;
       }
-      process.stdout.write(
-        `seed ${seed}: ${SWEEP_TARGETS.length} runs in ${Math.round((Date.now() - started) / 1000)} s\n`,
-      );
+      process.stdout.write(`seed ${seed}: ${targets.length} runs in ${Math.round((Date.now() - started) / 1000)} s\n`);
     }
   } finally {
-    for (const target of SWEEP_TARGETS) if (target.server) await target.server.close();
+    for (const target of targets) if (target.server) await target.server.close();
     rmSync(root, { recursive: true, force: true });
   }
-  return report(outcomes, seeds);
+  return report(outcomes, seeds, targets);
 }
 
-function report(outcomes: Map<string, Map<number, SeedOutcome>>, seeds: number[]): boolean {
+function report(outcomes: Map<string, Map<number, SeedOutcome>>, seeds: number[], targets: SweepTarget[]): boolean {
   let held = true;
-  for (const target of SWEEP_TARGETS) {
+  for (const target of targets) {
     const bySeed = outcomes.get(target.name)!;
     const broken = seeds.filter((seed) => bySeed.get(seed)!.problems.length > 0);
     const judgedSets = new Set(seeds.map((seed) => bySeed.get(seed)!.judged));
@@ -126,11 +143,23 @@ function report(outcomes: Map<string, Map<number, SeedOutcome>>, seeds: number[]
   }
   process.stdout.write(
     held
-      ? `Held: ${SWEEP_TARGETS.length} targets on seeds ${seeds[0]} to ${seeds.at(-1)}\n`
+      ? `Held: ${targets.length} targets on seeds ${seeds[0]} to ${seeds.at(-1)}\n`
       : 'Not held: see the lines above\n',
   );
   return held;
 }
 
-const { values } = parseArgs({ options: { seeds: { type: 'string', default: '1-10' } } });
-process.exitCode = (await sweep(seedsOf(values.seeds))) ? 0 : 1;
+const { values } = parseArgs({
+  options: {
+    seeds: { type: 'string', default: '1-10' },
+    choices: { type: 'string', default: 'each' },
+    // Some targets only, by the names the lines print: `--only reference,fault-largest-limit-500`.
+    only: { type: 'string' },
+  },
+});
+if (values.choices !== 'each' && values.choices !== 'sets') throw new Error('--choices takes each or sets');
+const only = values.only?.split(',');
+const chosen = sweepTargets(values.choices).filter((target) => !only || only.includes(target.name));
+const unknown = only?.filter((name) => !chosen.some((target) => target.name === name)) ?? [];
+if (unknown.length > 0) throw new Error(`--only names no target ${unknown.join(', ')}`);
+process.exitCode = (await sweep(seedsOf(values.seeds), chosen)) ? 0 : 1;
