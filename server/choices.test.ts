@@ -52,7 +52,9 @@ describe('the choice catalogue', () => {
 
   it('refuses an unknown choice, naming the valid ones', () => {
     expect(() => createReferenceServer({ choices: ['no-such-choice'] })).toThrow(UnknownChoiceError);
-    expect(() => createReferenceServer({ choices: ['no-such-choice'] })).toThrow(/valid choices: list-meta-omitted, /);
+    expect(() => createReferenceServer({ choices: ['no-such-choice'] })).toThrow(
+      `valid choices: ${CHOICE_NAMES.slice(0, 2).join(', ')}, `,
+    );
   });
 });
 
