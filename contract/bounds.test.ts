@@ -2,6 +2,8 @@
 import { describe, expect, test } from 'vitest';
 import { boundFindings, cutText, FINDING_TEXT_MAX, occurrences, type SummaryFinding } from './bounds.ts';
 import { loadContract } from './contract.ts';
+import { withValueAt } from './members.ts';
+import { creates, describeWith, documentExample } from './test-support.ts';
 import { EXAMINED_PER_LIST, schemaErrors } from './validate.ts';
 import type { Finding } from './types.ts';
 
@@ -65,34 +67,49 @@ describe('boundFindings', () => {
   });
 });
 
-describe('schema errors are built for a bounded part of a broken message', () => {
-  const contract = loadContract();
-  const schema = contract.operation('createAttributeConfig').requestBody!;
-  const document = (options: unknown[]) => ({ data: { type: 'AttributeConfig', attributes: { label: 'x', options } } });
-  const valid = { value: 'a', label: 'A' };
+/** A create whose complete example holds an array attribute with an item, that array and that item. */
+const arrayAttribute = creates.flatMap((operation) => {
+  const example = documentExample(operation) as { data: { attributes?: Record<string, unknown> } };
+  const [name, items] =
+    Object.entries(example.data.attributes ?? {}).find(([, value]) => Array.isArray(value) && value.length > 0) ?? [];
+  return name === undefined
+    ? []
+    : [{ operation, example, pointer: `/data/attributes/${name}`, item: (items as unknown[])[0] }];
+})[0];
 
-  test(`500,000 wrong items: errors for the first ${EXAMINED_PER_LIST} only`, () => {
-    const errors = schemaErrors(contract, schema, document(new Array(500_000).fill(1)));
-    expect(errors.length).toBeGreaterThan(0);
-    expect(errors.length).toBeLessThanOrEqual(EXAMINED_PER_LIST);
-  });
+describeWith(arrayAttribute?.operation, 'create whose complete example holds an array attribute with an item')(
+  'schema errors are built for a bounded part of a broken message',
+  (operation) => {
+    const contract = loadContract();
+    const schema = operation.requestBody!;
+    const { example, pointer, item: valid } = arrayAttribute;
+    const document = (items: unknown[]) => withValueAt(example, pointer, items);
+    /** An item of another JSON type than the valid one. */
+    const wrong = typeof valid === 'number' ? 'x' : 7;
 
-  test('one wrong item past the examined ones is still found, where it is', () => {
-    const options = new Array(20_000).fill(valid);
-    options[12_345] = 7;
-    expect(schemaErrors(contract, schema, document(options)).map((e) => e.instancePath)).toEqual([
-      '/data/attributes/options/12345',
-    ]);
-  });
+    test(`500,000 wrong items: errors for the first ${EXAMINED_PER_LIST} only`, () => {
+      const errors = schemaErrors(contract, schema, document(new Array(500_000).fill(wrong)));
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors.length).toBeLessThanOrEqual(EXAMINED_PER_LIST);
+    });
 
-  test('a valid message builds no error', () => {
-    expect(schemaErrors(contract, schema, document(new Array(20_000).fill(valid)))).toEqual([]);
-  });
+    test('one wrong item past the examined ones is still found, where it is', () => {
+      const options = new Array(20_000).fill(valid);
+      options[12_345] = wrong;
+      expect(schemaErrors(contract, schema, document(options)).map((e) => e.instancePath)).toEqual([
+        `${pointer}/12345`,
+      ]);
+    });
 
-  test(`a pointer of a megabyte is cut to ${FINDING_TEXT_MAX.pointer} characters, head and tail kept`, () => {
-    const cut = cutText(`/data/relationships/${'/'.repeat(1_000_000)}/data`, FINDING_TEXT_MAX.pointer);
-    expect(cut.length).toBe(FINDING_TEXT_MAX.pointer);
-    expect(cut.startsWith('/data/relationships/')).toBe(true);
-    expect(cut.endsWith('/data')).toBe(true);
-  });
-});
+    test('a valid message builds no error', () => {
+      expect(schemaErrors(contract, schema, document(new Array(20_000).fill(valid)))).toEqual([]);
+    });
+
+    test(`a pointer of a megabyte is cut to ${FINDING_TEXT_MAX.pointer} characters, head and tail kept`, () => {
+      const cut = cutText(`/data/relationships/${'/'.repeat(1_000_000)}/data`, FINDING_TEXT_MAX.pointer);
+      expect(cut.length).toBe(FINDING_TEXT_MAX.pointer);
+      expect(cut.startsWith('/data/relationships/')).toBe(true);
+      expect(cut.endsWith('/data')).toBe(true);
+    });
+  },
+);

@@ -9,20 +9,60 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from './index.ts';
-import { contract, credentials, jsonApi } from './test-support.ts';
+import { bodyMembers, SAMPLE_OF_TYPE, serverAttributes, withValueAt } from './members.ts';
+import {
+  contract,
+  creates,
+  credentials,
+  documentExample,
+  itemExample,
+  itWith,
+  jsonApi,
+  list,
+  listQuery,
+} from './test-support.ts';
 
 const ids = (findings: Finding[]) => findings.map((f) => `${f.location} ${f.requirement} ${f.level}`);
-const configRequest = (attributes: unknown): HttpRequest => ({
-  method: 'POST',
-  path: '/v3/attribute-configs',
-  headers: { ...credentials, ...jsonApi },
-  bodyText: JSON.stringify({ data: { type: 'AttributeConfig', attributes } }),
-});
-const created = (attributes: unknown, headers = jsonApi): HttpResponse => ({
-  status: 201,
-  headers,
-  bodyText: JSON.stringify({ data: { id: 'not-an-object-id', type: 'AttributeConfig', attributes } }),
-});
+/** A create whose created resource carries an attribute only the server sets, and that has a string attribute. */
+const serverSetting = creates.find(
+  (o) =>
+    o.roles.serverAttributes !== undefined &&
+    bodyMembers(o).some((m) => /^\/data\/attributes\/[^/]+$/.test(m.pointer) && m.types.join() === 'string'),
+);
+const SERVER_SETTING = 'create with an attribute only the server sets and a string attribute';
+const stringAttribute =
+  serverSetting &&
+  bodyMembers(serverSetting).find((m) => /^\/data\/attributes\/[^/]+$/.test(m.pointer) && m.types.join() === 'string')!
+    .pointer;
+/** The complete example of the create's document, `value` at its string attribute when given. */
+const createRequest = (value?: unknown): HttpRequest => {
+  const example = documentExample(serverSetting!);
+  return {
+    method: 'POST',
+    path: `${contract.basePath}${serverSetting!.pathTemplate}`,
+    headers: { ...credentials, ...jsonApi },
+    bodyText: JSON.stringify(value === undefined ? example : withValueAt(example, stringAttribute!, value)),
+  };
+};
+/** The resource created from that request, without what only the server sets, and an id that is no ObjectId. */
+const created = (request: HttpRequest, headers = jsonApi, change: Record<string, unknown> = {}): HttpResponse => {
+  const { data } = JSON.parse(request.bodyText!) as { data: { attributes: Record<string, unknown> } };
+  return {
+    status: 201,
+    headers,
+    bodyText: JSON.stringify({
+      data: { ...data, id: 'not-an-object-id', attributes: { ...data.attributes, ...change } },
+    }),
+  };
+};
+/** The requirement a wrong JSON type at the string attribute breaks. */
+const typeMismatch = () =>
+  contract.routeFor({
+    operation: serverSetting!.operationId,
+    location: 'request',
+    keyword: 'type',
+    pointer: stringAttribute!,
+  }).requirement.id;
 
 describe('judgeExchange', () => {
   it('judges nothing outside the base path', () => {
@@ -46,43 +86,48 @@ describe('judgeExchange', () => {
     expect(ids(findings)).toEqual(['request GEN-UNSPECIFIED-OPERATION INFO']);
   });
 
-  it('judges the body of a served valid request, every id even where another member is wrong', () => {
-    expect(ids(judgeExchange(contract, configRequest({ label: 'Consent' }), created({ label: 'Consent' })))).toEqual([
-      'response AC-RESPONSE-INUSE MUST',
-      'response RES-ID-OBJECTID SHOULD',
-    ]);
-  });
+  itWith(serverSetting, SERVER_SETTING)(
+    'judges the body of a served valid request, every id even where another member is wrong',
+    (operation) => {
+      const request = createRequest();
+      expect(ids(judgeExchange(contract, request, created(request)))).toEqual([
+        `response ${operation.roles.serverAttributes} MUST`,
+        'response RES-ID-OBJECTID SHOULD',
+      ]);
+    },
+  );
 
-  it('judges a served request the contract rejects once, under what serving it breaks, and not its body as well', () => {
-    const findings = judgeExchange(contract, configRequest({ label: 5 }), created({ label: 5 }));
-    expect(ids(findings)).toEqual(['request AC-TYPE-MISMATCH MUST', 'exchange AC-TYPE-MISMATCH MUST']);
-  });
+  itWith(serverSetting, SERVER_SETTING)(
+    'judges a served request the contract rejects once, under what serving it breaks, and not its body as well',
+    () => {
+      const request = createRequest(5);
+      const findings = judgeExchange(contract, request, created(request));
+      expect(ids(findings)).toEqual([`request ${typeMismatch()} MUST`, `exchange ${typeMismatch()} MUST`]);
+    },
+  );
 
-  it('still judges the media type of that response, which does not depend on the request', () => {
-    const findings = judgeExchange(
-      contract,
-      configRequest({ label: 5 }),
-      created({ label: 5 }, { 'content-type': 'application/json' }),
-    );
-    expect(ids(findings)).toEqual([
-      'request AC-TYPE-MISMATCH MUST',
-      'response MEDIA-TYPE-RESPONSE MUST',
-      'exchange AC-TYPE-MISMATCH MUST',
-    ]);
-  });
+  itWith(serverSetting, SERVER_SETTING)(
+    'still judges the media type of that response, which does not depend on the request',
+    () => {
+      const request = createRequest(5);
+      const findings = judgeExchange(contract, request, created(request, { 'content-type': 'application/json' }));
+      expect(ids(findings)).toEqual([
+        `request ${typeMismatch()} MUST`,
+        'response MEDIA-TYPE-RESPONSE MUST',
+        `exchange ${typeMismatch()} MUST`,
+      ]);
+    },
+  );
 });
 
 const listRequest: HttpRequest = {
   method: 'GET',
-  path: '/v3/notification-groups?filter[type]=user',
+  path: list ? `${contract.basePath}${list.pathTemplate}?${listQuery(list)}` : '/',
   headers: credentials,
 };
 const listAnswer = (body: unknown): HttpResponse => ({ status: 200, headers: jsonApi, bodyText: JSON.stringify(body) });
-const group = {
-  id: '6553f100c0ffee0000000101',
-  type: 'NotificationGroup',
-  attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exams' },
-};
+/** An item of the list, as its case file's complete example has it, with an ObjectId. */
+const item = list ? { ...itemExample(list), id: '6553f100c0ffee0000000101' } : {};
 const judgedIds = (request: HttpRequest, response: HttpResponse) =>
   [
     ...new Set(
@@ -93,80 +138,83 @@ const judgedIds = (request: HttpRequest, response: HttpResponse) =>
   ].sort();
 
 describe('assessExchange', () => {
-  it('finds what judgeExchange finds', () => {
-    const request = configRequest({ label: 'Consent' });
-    const response = created({ label: 'Other' });
+  itWith(serverSetting, SERVER_SETTING)('finds what judgeExchange finds', () => {
+    const request = createRequest();
+    const response = created(createRequest('Other'));
     expect(assessExchange(contract, request, response).findings).toEqual(judgeExchange(contract, request, response));
   });
 
-  it('says what was judged on a created resource: its shape, ids, media type, echo and status', () => {
-    const judged = judgedIds(configRequest({ label: 'Consent' }), created({ label: 'Consent', inUse: false }));
-    expect(judged).toEqual([
-      'AC-ATTRIBUTES-ECHO',
-      'AC-CREATE-201',
-      'AC-RESPONSE-INUSE',
-      'AC-RESPONSE-SHAPE',
-      'ERR-NO-5XX',
-      'MEDIA-TYPE-RESPONSE',
-      'RES-ID-OBJECTID',
-      'RES-ID-STRING',
-      'RES-MEMBER-NAMES-UNIQUE',
-    ]);
-  });
+  itWith(serverSetting, SERVER_SETTING)(
+    'says what was judged on a created resource: its shape, ids, media type, echo and status',
+    (operation) => {
+      const request = createRequest();
+      const serverSet = Object.fromEntries(
+        serverAttributes(operation).map((a) => [a.name, SAMPLE_OF_TYPE[a.types[0]]]),
+      );
+      const judged = judgedIds(request, created(request, jsonApi, serverSet));
+      const roles = (['attributesEcho', 'success', 'serverAttributes', 'responseShape'] as const).map(
+        (role) => operation.roles[role]!,
+      );
+      expect(judged).toEqual(
+        [
+          ...roles,
+          'ERR-NO-5XX',
+          'MEDIA-TYPE-RESPONSE',
+          'RES-ID-OBJECTID',
+          'RES-ID-STRING',
+          'RES-MEMBER-NAMES-UNIQUE',
+        ].sort(),
+      );
+    },
+  );
 
-  it('judges no item, id or meta requirement on an empty list without meta', () => {
+  itWith(list, 'list')('judges no item, id or meta requirement on an empty list without meta', (operation) => {
     const judged = judgedIds(listRequest, listAnswer({ data: [] }));
-    expect(judged).toEqual([
-      'ERR-NO-5XX',
-      'MEDIA-TYPE-RESPONSE',
-      'NG-FILTER-ACCEPTED',
-      'NG-RESPONSE-SHAPE',
-      'RES-MEMBER-NAMES-UNIQUE',
-    ]);
+    expect(judged).toEqual(
+      [
+        'ERR-NO-5XX',
+        'MEDIA-TYPE-RESPONSE',
+        operation.roles.success!,
+        operation.roles.responseShape!,
+        'RES-MEMBER-NAMES-UNIQUE',
+      ].sort(),
+    );
   });
 
-  it('judges items, ids and meta where the list holds them', () => {
+  itWith(list, 'list')('judges items, ids and meta where the list holds them', (operation) => {
     const judged = judgedIds(
       listRequest,
-      listAnswer({ data: [group], meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 10 } }),
+      listAnswer({ data: [item], meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 10 } }),
     );
-    expect(judged).toEqual(
-      expect.arrayContaining([
-        'NG-ITEM-SHAPE',
-        'RES-ID-STRING',
-        'RES-ID-OBJECTID',
-        'NG-META-INTEGERS',
-        'NG-META-PAGES',
-        'NG-PAGE-LENGTH',
-        'NG-META-PAGE-NUMBER',
-      ]),
+    const roles = (['itemShape', 'metaIntegers', 'metaPages', 'pageLength', 'metaPageNumber'] as const).map(
+      (role) => operation.roles[role]!,
     );
+    expect(judged).toEqual(expect.arrayContaining([...roles, 'RES-ID-STRING', 'RES-ID-OBJECTID']));
   });
 
-  it('judges the ObjectId of every item, even when another member of the document is wrong', () => {
-    const request = listRequest;
+  itWith(list, 'list')('judges the ObjectId of every item, even when another member of the document is wrong', () => {
     const response = listAnswer({
       data: [
-        { ...group, id: 'string' },
-        { ...group, id: 'string', attributes: { ...group.attributes, groupId: 'Nobody' } },
+        { ...item, id: 'string' },
+        { ...item, id: 'string', type: 7 },
       ],
     });
-    const objectIds = assessExchange(contract, request, response)
+    const objectIds = assessExchange(contract, listRequest, response)
       .findings.filter((f) => f.requirement === 'RES-ID-OBJECTID')
       .map((f) => f.pointer);
     expect(objectIds).toEqual(['/data/0/id', '/data/1/id']);
   });
 
-  it('says why a check could not judge a requirement', () => {
-    const response = listAnswer({ data: [group], meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 0 } });
+  itWith(list, 'list')('says why a check could not judge a requirement', (operation) => {
+    const response = listAnswer({ data: [item], meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 0 } });
     expect(assessExchange(contract, listRequest, response).unjudged).toEqual([
       {
-        requirement: 'NG-PAGE-LENGTH',
+        requirement: operation.roles.pageLength,
         location: 'response',
         reason: 'meta.limit was 0 and the request gave no page[limit]',
       },
       {
-        requirement: 'NG-META-PAGE-NUMBER',
+        requirement: operation.roles.metaPageNumber,
         location: 'response',
         reason: 'meta.limit was 0 and the request gave no page[limit]',
       },
@@ -185,14 +233,14 @@ const errorStatuses = [...namedErrorStatuses, unnamedErrorStatus];
 const requestsTo: { to: string; request: HttpRequest }[] = [
   ...contract.operations.map((operation) => ({
     to: operation.operationId,
-    request: operation.requestBody
-      ? {
-          ...configRequest({ label: 'Consent' }),
-          method: operation.method,
-          path: `${contract.basePath}${operation.pathTemplate}`,
-          bodyText: JSON.stringify({ data: { type: operation.resourceType, attributes: {} } }),
-        }
-      : listRequest,
+    request: {
+      method: operation.method,
+      path: `${contract.basePath}${operation.pathTemplate}${operation.requestBody ? '' : `?${listQuery(operation)}`}`,
+      headers: operation.requestBody ? { ...credentials, ...jsonApi } : credentials,
+      ...(operation.requestBody
+        ? { bodyText: JSON.stringify({ data: { type: operation.resourceType, attributes: {} } }) }
+        : {}),
+    },
   })),
   { to: 'an unspecified operation', request: { method: 'GET', path: '/v3/users', headers: credentials } },
 ];

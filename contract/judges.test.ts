@@ -19,7 +19,7 @@ import {
 } from './index.ts';
 import { isTemplateUse, type TemplateUse } from './catalogue.ts';
 import { grownContract } from '../test-support/grown-contract.ts';
-import { contract, credentials, list } from './test-support.ts';
+import { contract, create, credentials, itWith, list, listQuery } from './test-support.ts';
 
 const openapiText = readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8');
 const requirementsText = readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8');
@@ -42,9 +42,17 @@ function contractWith(
 /** The checks that judge by role, with the roles each judges. */
 const checksByRole = exchangeChecks.filter((check) => (check.roles ?? []).length > 0);
 
+/** An operation naming a requirement for the echo of the relationships sent. */
+const echoing = contract.operations.find((o) => o.roles.relationshipsEcho !== undefined);
+
+const anyOperation = contract.operations[0];
 const unauthorizedWithoutHeader = {
-  operation: list,
-  request: { method: 'GET', path: '/v3/notification-groups?filter[type]=user', headers: credentials },
+  operation: anyOperation,
+  request: {
+    method: anyOperation.method,
+    path: `${contract.basePath}${anyOperation.pathTemplate}`,
+    headers: credentials,
+  },
   response: { status: 401, headers: { 'content-type': MEDIA_TYPE }, bodyText: '{"errors":[{"status":"401"}]}' },
   requestFindings: [],
 };
@@ -76,30 +84,32 @@ describe('the binding of requirements to their judges', () => {
     expect(JUDGES_OUTSIDE_CHECKS.filter((name) => contract.requirementsJudgedBy(name).size === 0)).toEqual([]);
   });
 
-  it("binds by role: a success requirement of any id is judged by unlistedSuccess, from the operation's x-requirements alone", () => {
-    const renamed = contractWith(
-      (requirements) => requirements.map((r) => (r.id === 'HL-CREATE-201' ? { ...r, id: 'HL-CREATED-AS-LISTED' } : r)),
-      (text) => text.replace('success: HL-CREATE-201', 'success: HL-CREATED-AS-LISTED'),
-    );
-    const unlistedSuccess = exchangeChecks.find((check) => check.name === 'unlistedSuccess')!;
-    expect(requirementsBoundTo(renamed, unlistedSuccess).has('HL-CREATED-AS-LISTED')).toBe(true);
-    const request = {
-      method: 'POST',
-      path: '/v3/highlights',
-      headers: { ...credentials, 'content-type': MEDIA_TYPE },
-      bodyText: '{"data":{"type":"Highlight"}}',
-    };
-    const created = {
-      operation: renamed.operation('createHighlight'),
-      request,
-      response: { status: 202, headers: {} },
-      requestFindings: [],
-    };
-    expect(assessChecks(renamed, created).judged).toContainEqual({
-      requirement: 'HL-CREATED-AS-LISTED',
-      location: 'response',
-    });
-  });
+  itWith(create, 'create operation')(
+    "binds by role: a success requirement of any id is judged by unlistedSuccess, from the operation's x-requirements alone",
+    (operation) => {
+      const success = contract.requirementOf(operation, 'success')!.id;
+      const renamedId = `${success}-AS-LISTED`;
+      const renamed = contractWith(
+        (requirements) => requirements.map((r) => (r.id === success ? { ...r, id: renamedId } : r)),
+        (text) => text.replace(`success: ${success}\n`, `success: ${renamedId}\n`),
+      );
+      const unlistedSuccess = exchangeChecks.find((check) => check.name === 'unlistedSuccess')!;
+      expect(requirementsBoundTo(renamed, unlistedSuccess).has(renamedId)).toBe(true);
+      const request = {
+        method: operation.method,
+        path: `${contract.basePath}${operation.pathTemplate}`,
+        headers: { ...credentials, 'content-type': MEDIA_TYPE },
+        bodyText: JSON.stringify({ data: { type: operation.resourceType } }),
+      };
+      const created = {
+        operation: renamed.operation(operation.operationId),
+        request,
+        response: { status: 202, headers: {} },
+        requestFindings: [],
+      };
+      expect(assessChecks(renamed, created).judged).toContainEqual({ requirement: renamedId, location: 'response' });
+    },
+  );
 
   it('binds the requirement an operation names for a role to every check that declares the role, and to no other', () => {
     for (const within of [contract, grownContract()]) {
@@ -115,12 +125,20 @@ describe('the binding of requirements to their judges', () => {
     expect(
       checksByRole.filter((check) => !named(check)).map((check) => `${check.name} judges a role no operation names`),
     ).toEqual([]);
-    const unnamed = contractWith(
-      (requirements) => requirements,
-      (text) => text.replace('        relationshipsEcho: HL-RESPONSE-RELATIONSHIPS\n', ''),
-    );
-    expect(judgesOf(unnamed, 'HL-RESPONSE-RELATIONSHIPS')).not.toContain('createdResourceEchoes');
   });
+
+  itWith(echoing, 'operation naming a requirement for relationshipsEcho')(
+    'binds a requirement no operation names for a role to none of the checks of the role',
+    (operation) => {
+      const id = operation.roles.relationshipsEcho!;
+      expect(judgesOf(contract, id)).toContain('createdResourceEchoes');
+      const unnamed = contractWith(
+        (requirements) => requirements,
+        (text) => text.replace(`        relationshipsEcho: ${id}\n`, ''),
+      );
+      expect(judgesOf(unnamed, id)).not.toContain('createdResourceEchoes');
+    },
+  );
 
   it('states each binding once: no judgedBy names a check a role already binds the requirement to', () => {
     const restated = contract.requirements.flatMap((r) =>
@@ -170,84 +188,98 @@ describe('the binding of requirements to their judges', () => {
     expect(() => assessChecks(contract, held)).not.toThrow();
   });
 
-  it("blames, on each list, the requirement that list names for a role: a second list's wrong page is never reported under the first's ids", () => {
-    const first = openapiText.slice(
-      openapiText.indexOf('  /notification-groups:'),
-      openapiText.indexOf('  /attribute-configs:'),
-    );
-    const second = first
-      .replace('/notification-groups:', '/zz-proof-pages:')
-      .replace('operationId: listNotificationGroups', 'operationId: zzProofListPages')
-      .replace(/: NG-/g, ': ZZ-');
-    // The second list takes the first's own requirements under other ids, and the same templates.
-    const asSecond = (entry: Requirement | TemplateUse): Requirement | TemplateUse =>
-      isTemplateUse(entry)
-        ? { ...entry, operation: 'zzProofListPages', prefix: 'ZZ' }
-        : {
-            ...entry,
-            id: entry.id.replace(/^NG-/, 'ZZ-'),
-            ...(entry.schemaFindings
-              ? { schemaFindings: entry.schemaFindings.map((route) => ({ ...route, operation: 'zzProofListPages' })) }
-              : {}),
-          };
-    const ofFirst = (entry: Requirement | TemplateUse) =>
-      isTemplateUse(entry) ? entry.operation === 'listNotificationGroups' : entry.id.startsWith('NG-');
-    const twoLists = contractWith(
-      (requirements) =>
-        [
-          ...requirements,
-          ...(requirements as (Requirement | TemplateUse)[]).filter(ofFirst).map(asSecond),
-        ] as Requirement[],
-      (text) => text.replace('  /attribute-configs:', `${second}  /attribute-configs:`),
-    );
-    const arithmetic = exchangeChecks.find((check) => check.name === 'listPageArithmetic')!;
-    const items = Array.from({ length: 10 }, (_, i) => ({
-      id: i.toString(16).padStart(24, '0'),
-      type: 'NotificationGroup',
-      attributes: { groupId: 'Exams', label: 'Exams', defaultValue: false, description: 'Exams' },
-    }));
-    const wrongPages = (operationId: string, path: string) => ({
-      operation: twoLists.operation(operationId),
-      request: {
-        method: 'GET',
-        path: `/v3${path}?filter[type]=user&page[limit]=10&page[offset]=0`,
-        headers: credentials,
-      },
-      response: {
-        status: 200,
-        headers: { 'content-type': MEDIA_TYPE },
-        bodyText: JSON.stringify({ data: items, meta: { total: 25, pages: 2, page: 1, offset: 0, limit: 10 } }),
-      },
-      requestFindings: [],
-    });
-    const onSecond = assessChecks(twoLists, wrongPages('zzProofListPages', '/zz-proof-pages'));
-    expect(onSecond.findings.map((f) => f.requirement)).toEqual(['ZZ-META-PAGES']);
-    expect(onSecond.judged.map((j) => j.requirement).filter((id) => id.startsWith('NG-'))).toEqual([]);
-    expect(
-      checkExchange(twoLists, wrongPages('listNotificationGroups', '/notification-groups')).map((f) => f.requirement),
-    ).toEqual(['NG-META-PAGES']);
-    expect(requirementsBoundTo(twoLists, arithmetic).has('NG-META-PAGES')).toBe(true);
-    expect(
-      requirementsBoundFor(twoLists, arithmetic, twoLists.operation('zzProofListPages')).has('NG-META-PAGES'),
-    ).toBe(false);
-  });
+  itWith(list, 'list')(
+    "blames, on each list, the requirement that list names for a role: a second list's wrong page is never reported under the first's ids",
+    (first) => {
+      const catalogue = parseYaml(requirementsText) as { requirements: (Requirement | TemplateUse)[] };
+      const prefix = catalogue.requirements
+        .filter(isTemplateUse)
+        .find((u) => u.operation === first.operationId)!.prefix;
+      const own = (id: string) => id.startsWith(`${prefix}-`);
+      const from = openapiText.indexOf(`\n  ${first.pathTemplate}:\n`) + 1;
+      // The path item runs to the next path or the next top-level key.
+      const next = /\n( {2}\/|\S)/.exec(openapiText.slice(from));
+      const to = next === null ? openapiText.length : from + next.index + 1;
+      const second = openapiText
+        .slice(from, to)
+        .replace(`  ${first.pathTemplate}:`, '  /zz-proof-pages:')
+        .replace(`operationId: ${first.operationId}`, 'operationId: zzProofListPages')
+        .replaceAll(`: ${prefix}-`, ': ZZPAGES-');
+      // The second list takes the first's own requirements under other ids, and the same templates.
+      const asSecond = (entry: Requirement | TemplateUse): Requirement | TemplateUse =>
+        isTemplateUse(entry)
+          ? { ...entry, operation: 'zzProofListPages', prefix: 'ZZPAGES' }
+          : {
+              ...entry,
+              id: entry.id.replace(`${prefix}-`, 'ZZPAGES-'),
+              ...(entry.schemaFindings
+                ? { schemaFindings: entry.schemaFindings.map((route) => ({ ...route, operation: 'zzProofListPages' })) }
+                : {}),
+            };
+      const ofFirst = (entry: Requirement | TemplateUse) =>
+        isTemplateUse(entry) ? entry.operation === first.operationId : own(entry.id);
+      const twoLists = contractWith(
+        (requirements) =>
+          [
+            ...requirements,
+            ...(requirements as (Requirement | TemplateUse)[]).filter(ofFirst).map(asSecond),
+          ] as Requirement[],
+        (text) => `${text.slice(0, to)}${second}${text.slice(to)}`,
+      );
+      const arithmetic = exchangeChecks.find((check) => check.name === 'listPageArithmetic')!;
+      const items = Array.from({ length: 10 }, (_, i) => ({
+        id: i.toString(16).padStart(24, '0'),
+        type: first.resourceType,
+      }));
+      const wrongPages = (operationId: string, path: string) => ({
+        operation: twoLists.operation(operationId),
+        request: {
+          method: 'GET',
+          path: `${contract.basePath}${path}?${listQuery(first, { limit: 10, offset: 0 })}`,
+          headers: credentials,
+        },
+        response: {
+          status: 200,
+          headers: { 'content-type': MEDIA_TYPE },
+          bodyText: JSON.stringify({ data: items, meta: { total: 25, pages: 2, page: 1, offset: 0, limit: 10 } }),
+        },
+        requestFindings: [],
+      });
+      const metaPages = first.roles.metaPages!;
+      const onSecond = assessChecks(twoLists, wrongPages('zzProofListPages', '/zz-proof-pages'));
+      expect(onSecond.findings.map((f) => f.requirement)).toEqual([metaPages.replace(`${prefix}-`, 'ZZPAGES-')]);
+      expect(onSecond.judged.map((j) => j.requirement).filter(own)).toEqual([]);
+      expect(
+        checkExchange(twoLists, wrongPages(first.operationId, first.pathTemplate)).map((f) => f.requirement),
+      ).toEqual([metaPages]);
+      expect(requirementsBoundTo(twoLists, arithmetic).has(metaPages)).toBe(true);
+      expect(requirementsBoundFor(twoLists, arithmetic, twoLists.operation('zzProofListPages')).has(metaPages)).toBe(
+        false,
+      );
+    },
+  );
 
-  it('binds what the validation emits: credentials, media type and ObjectId', () => {
-    const request = {
-      method: 'POST',
-      path: '/v3/highlights',
-      headers: { authorization: 'Bearer x:token', 'content-type': 'text/plain' },
-      bodyText: '{}',
-    };
-    const emitted = validateRequest(contract, contract.operation('createHighlight'), request).filter(
-      (f) => !contract.judgesOf(f.requirement).includes('schema'),
-    );
-    expect(emitted.map((f) => f.requirement)).toEqual(['AUTH-401-MALFORMED', 'MEDIA-TYPE-REQUEST']);
-    expect(
-      emitted.every((f) =>
-        contract.judgesOf(f.requirement).includes(f.requirement === 'AUTH-401-MALFORMED' ? 'credentials' : 'mediaType'),
-      ),
-    ).toBe(true);
-    expect(contract.judgesOf('RES-ID-OBJECTID')).toEqual(['objectId']);
-  });
+  itWith(create, 'create operation')(
+    'binds what the validation emits: credentials, media type and ObjectId',
+    (operation) => {
+      const request = {
+        method: operation.method,
+        path: `${contract.basePath}${operation.pathTemplate}`,
+        headers: { authorization: 'Bearer x:token', 'content-type': 'text/plain' },
+        bodyText: '{}',
+      };
+      const emitted = validateRequest(contract, operation, request).filter(
+        (f) => !contract.judgesOf(f.requirement).includes('schema'),
+      );
+      expect(emitted.map((f) => f.requirement)).toEqual(['AUTH-401-MALFORMED', 'MEDIA-TYPE-REQUEST']);
+      expect(
+        emitted.every((f) =>
+          contract
+            .judgesOf(f.requirement)
+            .includes(f.requirement === 'AUTH-401-MALFORMED' ? 'credentials' : 'mediaType'),
+        ),
+      ).toBe(true);
+      expect(contract.judgesOf('RES-ID-OBJECTID')).toEqual(['objectId']);
+    },
+  );
 });

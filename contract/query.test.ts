@@ -1,10 +1,26 @@
-// Golden cases of query parsing for List NotificationGroups: the bracket convention the kit
-// reads deepObject parameters with (JSON:API's; the encoding itself is not shown, section 4.4).
+// Golden cases of query parsing for a list filtered on `type` (`portal` or `user`), paged and
+// taking `include`: the bracket convention the kit reads deepObject parameters with (JSON:API's;
+// the encoding itself is not shown, section 4.4).
 import { describe, expect, it } from 'vitest';
-import { loadContract, parseQuery, smallestQuery, validateRequest } from './index.ts';
+import {
+  filterMembers,
+  loadContract,
+  parseQuery,
+  smallestQuery,
+  validateRequest,
+  type OperationRole,
+} from './index.ts';
+import { describeWith, itWith, lists } from './test-support.ts';
 
 const contract = loadContract();
-const list = contract.operation('listNotificationGroups');
+/** A list of the shape the golden cases are written for, picked by what it has. */
+const list = lists.find(
+  (o) =>
+    filterMembers(o).some((m) => m.name === 'type' && m.required && m.values.join() === 'portal,user') &&
+    ['page', 'include'].every((name) => o.parameters.some((p) => p.name === name)),
+);
+const LIST = 'list with a required filter member type of values portal and user, page and include';
+const describeWithList = describeWith(list, LIST);
 
 const golden: { description: string; query: string; expected: Record<string, unknown> }[] = [
   { description: 'literal brackets', query: 'filter[type]=portal', expected: { filter: { type: 'portal' } } },
@@ -150,7 +166,7 @@ const golden: { description: string; query: string; expected: Record<string, unk
   { description: 'a bare page stays a string', query: 'page=5', expected: { page: '5' } },
 ];
 
-describe('parseQuery', () => {
+describeWithList('parseQuery', (list) => {
   for (const c of golden) {
     it(`${c.description}: ${c.query || '(empty)'}`, () => {
       expect(parseQuery(list, c.query)).toEqual(c.expected);
@@ -158,61 +174,63 @@ describe('parseQuery', () => {
   }
 });
 
-// What validation makes of the parsed query: the parameter named, the requirement it breaks.
-const verdicts: { query: string; findings: { requirement: string; pointer: string }[] }[] = [
+// What validation makes of the parsed query: the parameter named, the role of the requirement it breaks.
+const verdicts: { query: string; findings: { role: OperationRole; pointer: string }[] }[] = [
   { query: 'filter[type]=portal&page[limit]=10&page[offset]=0&include=owner', findings: [] },
   { query: 'filter%5Btype%5D=user', findings: [] },
   { query: 'filter[type]=portal&page[limit]=1.5&page[offset]=0', findings: [] },
   { query: 'filter[type]=portal&page[limit]=%205&page[offset]=-0', findings: [] },
-  { query: '', findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }] },
-  { query: 'filter[type]=', findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }] },
-  { query: 'filter[type]=group', findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }] },
-  { query: 'filter=portal', findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter' }] },
+  { query: '', findings: [{ role: 'filterRequired', pointer: 'filter[type]' }] },
+  { query: 'filter[type]=', findings: [{ role: 'filterRequired', pointer: 'filter[type]' }] },
+  { query: 'filter[type]=group', findings: [{ role: 'filterRequired', pointer: 'filter[type]' }] },
+  { query: 'filter=portal', findings: [{ role: 'filterRequired', pointer: 'filter' }] },
   {
     query: 'filter[type]=portal&filter[type]=user',
-    findings: [{ requirement: 'NG-FILTER-REQUIRED', pointer: 'filter[type]' }],
+    findings: [{ role: 'filterRequired', pointer: 'filter[type]' }],
   },
   {
     query: 'filter[type]=portal&page[limit]=10',
-    findings: [{ requirement: 'NG-PAGE-BOTH-MEMBERS', pointer: 'page[offset]' }],
+    findings: [{ role: 'pageBothMembers', pointer: 'page[offset]' }],
   },
   {
     query: 'filter[type]=portal&page[offset]=0',
-    findings: [{ requirement: 'NG-PAGE-BOTH-MEMBERS', pointer: 'page[limit]' }],
+    findings: [{ role: 'pageBothMembers', pointer: 'page[limit]' }],
   },
   {
     query: 'filter[type]=portal&page[limit]=0&page[offset]=0',
-    findings: [{ requirement: 'NG-PAGE-LIMIT-MIN', pointer: 'page[limit]' }],
+    findings: [{ role: 'pageLimitMin', pointer: 'page[limit]' }],
   },
   {
     query: 'filter[type]=portal&page[limit]=10&page[offset]=-1',
-    findings: [{ requirement: 'NG-PAGE-OFFSET-MIN', pointer: 'page[offset]' }],
+    findings: [{ role: 'pageOffsetMin', pointer: 'page[offset]' }],
   },
   {
     query: 'filter[type]=portal&page[limit]=abc&page[offset]=0',
-    findings: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page[limit]' }],
+    findings: [{ role: 'pageNotANumber', pointer: 'page[limit]' }],
   },
   {
     query: 'filter[type]=portal&page[limit]=&page[offset]=0',
-    findings: [{ requirement: 'NG-PAGE-NOT-A-NUMBER', pointer: 'page[limit]' }],
+    findings: [{ role: 'pageNotANumber', pointer: 'page[limit]' }],
   },
-  { query: 'filter[type]=portal&page=5', findings: [{ requirement: 'NG-PAGE-SHAPE', pointer: 'page' }] },
-  { query: 'filter[type]=portal&page=', findings: [{ requirement: 'NG-PAGE-SHAPE', pointer: 'page' }] },
+  { query: 'filter[type]=portal&page=5', findings: [{ role: 'pageShape', pointer: 'page' }] },
+  { query: 'filter[type]=portal&page=', findings: [{ role: 'pageShape', pointer: 'page' }] },
   {
     query: 'filter[type]=portal&include[owner]=true',
-    findings: [{ requirement: 'NG-INCLUDE-SHAPE', pointer: 'include' }],
+    findings: [{ role: 'includeShape', pointer: 'include' }],
   },
 ];
 
-describe('validateRequest on the parsed query', () => {
+describeWithList('validateRequest on the parsed query', (list) => {
   for (const c of verdicts) {
-    it(`${c.query || '(empty)'} → ${c.findings.map((f) => f.requirement).join(', ') || 'valid'}`, () => {
+    it(`${c.query || '(empty)'} → ${c.findings.map((f) => f.role).join(', ') || 'valid'}`, () => {
       const findings = validateRequest(contract, list, {
         method: 'GET',
-        path: `/v3/notification-groups?${c.query}`,
+        path: `${contract.basePath}${list.pathTemplate}?${c.query}`,
         headers: { authorization: 'Bearer p:token' },
       });
-      expect(findings.map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(c.findings);
+      expect(findings.map(({ requirement, pointer }) => ({ requirement, pointer }))).toEqual(
+        c.findings.map(({ role, pointer }) => ({ requirement: list.roles[role], pointer })),
+      );
     });
   }
 });
@@ -265,8 +283,8 @@ describe("smallestQuery: the smallest query an operation serves, from its parame
     expect(smallestQuery([parameters[2]], { smallestPage: true })).toBe('');
   });
 
-  it("gives the contract's list operation the query the preflight sends", () => {
-    expect(smallestQuery(loadContract().operation('listNotificationGroups').parameters, { smallestPage: true })).toBe(
+  itWith(list, LIST)("gives the golden cases' list the query the preflight sends", (operation) => {
+    expect(smallestQuery(operation.parameters, { smallestPage: true })).toBe(
       'filter[type]=portal&page[limit]=1&page[offset]=0',
     );
   });

@@ -22,8 +22,8 @@ export interface SchemaCase {
   /** The one complete valid example of a file, the source of the generated cases. */
   complete?: true;
   /**
-   * The requirement each named use routes the violation to, e.g. `{"createHighlight request":
-   * "HL-OWNER-TYPE"}`; a status alone (`"400"`) names every use answering it, so a component many
+   * The requirement each named use routes the violation to, e.g. `{"<operationId> request":
+   * "<requirement id>"}`; a status alone (`"400"`) names every use answering it, so a component many
    * operations share (an error document) names none of them (requirementRoutedFor).
    */
   requirements?: Record<string, string>;
@@ -164,7 +164,7 @@ function outsideOf(values: unknown[]): string {
 
 /** One place a component is the whole body of a message the contract validates. */
 export interface DocumentUse {
-  /** `createHighlight request`, `listNotificationGroups 200`, `generic 400`, ... */
+  /** `<operationId> request`, `<operationId> 200`, `generic 400`, ... */
   name: string;
   /** The status of the response it is the body of; none for a request. */
   status?: number;

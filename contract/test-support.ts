@@ -1,10 +1,71 @@
-// What the contract's tests share: the loaded contract, its three operations, and the headers of
-// a well-formed request.
-import { loadContract, MEDIA_TYPE } from './index.ts';
+// What the contract's tests share: the loaded contract, its operations picked by what they have
+// (never by name: removing an operation of the specification is data only, and a test whose kind of
+// operation the contract no longer holds is skipped, its title saying so), and the headers of a
+// well-formed request.
+import { describe, it } from 'vitest';
+import {
+  listItemSchema,
+  listOperations,
+  loadContract,
+  MEDIA_TYPE,
+  recordMembers,
+  smallestQuery,
+  type Operation,
+} from './index.ts';
+import { completeExample, readCaseFiles } from './schema-cases.ts';
 
 export const contract = loadContract();
-export const list = contract.operation('listNotificationGroups');
-export const createAttributeConfig = contract.operation('createAttributeConfig');
-export const createHighlight = contract.operation('createHighlight');
+/** The lists of the contract, in its order. */
+export const lists = listOperations(contract);
+/** The operations that take a request document, in the contract's order. */
+export const creates = contract.operations.filter((o) => o.method === 'POST' && o.requestBody !== undefined);
+/** A list, if the contract holds one. */
+export const list: Operation | undefined = lists[0];
+/** A create whose document has a member naming a record (`x-record`), if the contract holds one. */
+export const createWithRecord: Operation | undefined = creates.find((o) => recordMembers([o]).length > 0);
+/** A create whose document has none, if the contract holds one. */
+export const createWithoutRecord: Operation | undefined = creates.find((o) => recordMembers([o]).length === 0);
+/** A create, if the contract holds one. */
+export const create: Operation | undefined = creates[0];
+/** The query of a request to a list: its smallest filter (the first value of each member it requires) and `page`. */
+export function listQuery(operation: Operation, page?: { limit: number; offset: number }): string {
+  const paging = page === undefined ? '' : `page[limit]=${page.limit}&page[offset]=${page.offset}`;
+  return [smallestQuery(operation.parameters), paging].filter((part) => part !== '').join('&');
+}
+/** The complete example of a component of the contract, from its case file in schemas/cases/. */
+export function exampleOf(schema: unknown): unknown {
+  const name = Object.entries(contract.schemas).find(([, component]) => component === schema)?.[0];
+  const file = [...readCaseFiles().values()].find((f) => f.schema === name);
+  const example = file && completeExample(file);
+  if (example === undefined) throw new Error(`no complete example in schemas/cases/ for ${name ?? 'a schema'}`);
+  return structuredClone(example.data);
+}
+
+/** The complete example of a create's request document. */
+export const documentExample = (operation: Operation) => exampleOf(operation.requestBody) as Record<string, unknown>;
+/** The complete example of one item of a list. */
+export const itemExample = (operation: Operation) => exampleOf(listItemSchema(operation)) as Record<string, unknown>;
+
 export const credentials = { authorization: 'Bearer r:token' };
 export const jsonApi = { 'content-type': MEDIA_TYPE };
+
+/** Why a test needing `what` is skipped: the contract holds no operation of that kind. */
+export function noneLeft(what: string): string {
+  return `skipped: the contract holds no ${what}`;
+}
+
+/** `it` given `operation` when the contract holds it, otherwise a skipped test whose title says what it lacks. */
+export function itWith(operation: Operation | undefined, what: string) {
+  return (title: string, test: (operation: Operation) => void | Promise<void>): void => {
+    if (operation === undefined) it.skip(`${title} (${noneLeft(what)})`, () => undefined);
+    else it(title, () => test(operation));
+  };
+}
+
+/** `describe` given `operation` when the contract holds it, otherwise a skipped one whose title says what it lacks. */
+export function describeWith(operation: Operation | undefined, what: string) {
+  return (title: string, body: (operation: Operation) => void): void => {
+    if (operation === undefined) describe.skip(`${title} (${noneLeft(what)})`, () => undefined);
+    else describe(title, () => body(operation));
+  };
+}

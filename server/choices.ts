@@ -900,11 +900,27 @@ function bind(contract: Contract): Map<string, BoundChoice> {
   );
 }
 
-/** The choices of the catalogue that apply to `contract`, and why each other does not. */
+/**
+ * The choices of the catalogue that apply to `contract`, and why each other does not. A choice names in `combines` and
+ * `conflictsWith` only choices that apply too: a part written for an operation the contract no longer holds is left
+ * out of the whole, whose hooks for it never run.
+ */
 export function choicesBoundTo(contract: Contract): { choices: ChoiceDefinition[]; inapplicable: Map<string, string> } {
   const bound = [...bind(contract)];
+  const applying = new Set(bound.flatMap(([name, c]) => (c.definition ? [name] : [])));
+  const applyingOf = (names: readonly string[]) => names.filter((name) => applying.has(name));
   return {
-    choices: bound.flatMap(([, c]) => (c.definition ? [c.definition] : [])),
+    choices: bound.flatMap(([, c]) =>
+      c.definition
+        ? [
+            {
+              ...c.definition,
+              conflictsWith: applyingOf(c.definition.conflictsWith),
+              ...(c.definition.combines ? { combines: applyingOf(c.definition.combines) } : {}),
+            },
+          ]
+        : [],
+    ),
     inapplicable: new Map(
       bound.flatMap(([name, c]) => (c.inapplicable === undefined ? [] : [[name, c.inapplicable] as const])),
     ),

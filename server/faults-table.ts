@@ -2,10 +2,31 @@
 // catalogues cannot drift apart.
 import { loadContract } from '../contract/index.ts';
 import { CHOICES, choicesConflict, compatibleChoiceSets } from './choices.ts';
-import { FAULTS } from './faults.ts';
+import { FAULT_CATALOGUE, FAULTS, INAPPLICABLE_FAULTS } from './faults.ts';
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/**
+ * The faults of the catalogue this contract holds nothing for (a list with a filter member it lacks, an operation
+ * removed): each with why, so the table names every fault there is; `run --fault` refuses them in one line.
+ */
+function notApplying(): string[] {
+  const rows = FAULT_CATALOGUE.filter((f) => INAPPLICABLE_FAULTS.has(f.name)).map(
+    (f) => `| \`${f.name}\` | ${cell(f.description)} | ${cell(INAPPLICABLE_FAULTS.get(f.name)!)} |`,
+  );
+  if (rows.length === 0) return [];
+  return [
+    `${rows.length === 1 ? '1 fault of the catalogue does' : `${rows.length} faults of the catalogue do`} not apply to ` +
+      'this contract; `run --fault` and `serve --fault` refuse them, and they apply again to a contract that holds',
+    'what they change.',
+    '',
+    '| fault | what changes | why it does not apply here |',
+    '|---|---|---|',
+    ...rows,
+    '',
+  ];
 }
 
 export function faultsTable(): string {
@@ -34,6 +55,7 @@ export function faultsTable(): string {
     '|---|---|---|---|---|',
     ...rows,
     '',
+    ...notApplying(),
   ].join('\n');
 }
 

@@ -1300,6 +1300,11 @@ export const FAULT_NAMES: string[] = FAULTS.map((f) => f.name);
 /** The faults of the catalogue that do not apply to the contract loaded, each with why: `run --fault` refuses them. */
 export const INAPPLICABLE_FAULTS: ReadonlyMap<string, string> = faultsBoundTo(loadContract()).inapplicable;
 
+/** Every fault of the catalogue, whether it applies to the contract loaded or not: its name and what it changes. */
+export const FAULT_CATALOGUE: readonly Pick<FaultEntry, 'name' | 'description'>[] = CATALOGUE.map(
+  ({ name, description }) => ({ name, description }),
+);
+
 /**
  * The hooks of the named faults, in the order given; an unknown name throws UnknownFaultError, one that does not apply
  * InapplicableFaultError.

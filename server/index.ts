@@ -13,6 +13,7 @@ export {
 } from './defaults.ts';
 export {
   FAULTS,
+  FAULT_CATALOGUE,
   FAULT_NAMES,
   INAPPLICABLE_FAULTS,
   InapplicableFaultError,

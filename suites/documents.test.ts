@@ -9,9 +9,11 @@ import {
   type Operation,
 } from '../contract/index.ts';
 import { completeDocument, fixtureMembers, minimalDocument, missingFixtures, rejectionBase } from './documents.ts';
+import { createWithoutRecord, createWithRecord, creates, itWith } from '../contract/test-support.ts';
 
 const contract = loadContract();
-const creates = contract.operations.filter((o) => o.requestBody !== undefined);
+/** A create with a member of values seen in the specification, its full set not shown. */
+const showingSome = creates.find((o) => bodyMembers(o).some((m) => m.valuesSeen !== undefined));
 /** An id for each kind of record the contract names, none of them a stand-in. */
 const fixtures = Object.fromEntries(
   recordKinds(contract.operations).map((kind, index) => [kind, `6553f100c0ffee${String(index + 1).padStart(10, '0')}`]),
@@ -70,33 +72,37 @@ describe('request documents built from the schemas', () => {
     });
   }
 
-  it('puts the fixtures where the records are named and leaves them out when the target has none', () => {
-    const highlight = contract.operation('createHighlight');
-    const withFixtures = completeDocument(highlight, fixtures, 'a') as {
-      data: { attributes: Record<string, unknown>; relationships?: unknown };
-    };
-    expect(withFixtures.data.attributes.collectionItemId).toBe(fixtures.collectionItemId);
-    expect(withFixtures.data.relationships).toEqual({ owner: { data: { id: fixtures.ownerUserId, type: 'User' } } });
-    const without = completeDocument(highlight, {}, 'a') as {
-      data: { attributes: Record<string, unknown>; relationships?: unknown };
-    };
-    expect(without.data.attributes).not.toHaveProperty('collectionItemId');
-    expect(without.data).not.toHaveProperty('relationships');
-    expect(missingFixtures(highlight, {})).toEqual(['collectionItemId', 'ownerUserId']);
-    expect(missingFixtures(contract.operation('createAttributeConfig'), {})).toEqual([]);
-    expect(fixtureMembers(contract.operation('createAttributeConfig'))).toEqual([]);
-  });
+  itWith(createWithRecord, 'create naming a record')(
+    'puts the fixtures where the records are named and leaves them out when the target has none',
+    (operation) => {
+      const named = fixtureMembers(operation);
+      const withFixtures = completeDocument(operation, fixtures, 'a');
+      for (const [pointer, fixture] of named)
+        expect(resolvePointer(withFixtures, pointer), pointer).toBe(fixtures[fixture]);
+      const without = completeDocument(operation, {}, 'a');
+      // A relationship naming a record is left out whole, an attribute alone.
+      const leftOut = (pointer: string) => /^\/data\/relationships\/[^/]+/.exec(pointer)?.[0] ?? pointer;
+      for (const [pointer] of named)
+        expect(() => resolvePointer(without, leftOut(pointer)), pointer).toThrow(/no member/);
+      expect(missingFixtures(operation, {})).toEqual([...new Set(named.map(([, fixture]) => fixture))]);
+    },
+  );
 
-  it('sends only the values the specification shows for members whose allowed values are not shown', () => {
-    const attributes = (
-      completeDocument(contract.operation('createAttributeConfig'), {}, 'a') as {
-        data: { attributes: Record<string, unknown> };
-      }
-    ).data.attributes;
-    expect(attributes).toMatchObject({
-      target: 'User',
-      type: 'boolean',
-      settings: { link: { clickBehavior: 'newWindow' } },
-    });
-  });
+  itWith(createWithoutRecord, 'create naming no record')(
+    'needs no fixture for a create naming no record',
+    (operation) => {
+      expect(missingFixtures(operation, {})).toEqual([]);
+      expect(fixtureMembers(operation)).toEqual([]);
+    },
+  );
+
+  itWith(showingSome, 'create with a member of values seen')(
+    'sends only the values the specification shows for members whose allowed values are not shown',
+    (operation) => {
+      const document = completeDocument(operation, {}, 'a');
+      const seen = bodyMembers(operation).filter((m) => m.valuesSeen !== undefined);
+      for (const member of seen)
+        expect(member.valuesSeen, member.pointer).toContainEqual(resolvePointer(document, member.pointer));
+    },
+  );
 });

@@ -4,7 +4,18 @@
 // expectations follow the contract.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createAjv, loadContract, querySchema, withoutValueAt, withValueAt } from '../../contract/index.ts';
+import {
+  bodyMembers,
+  createAjv,
+  loadContract,
+  querySchema,
+  SAMPLE_OF_TYPE,
+  withoutValueAt,
+  withValueAt,
+  type BodyMember,
+  type Operation,
+} from '../../contract/index.ts';
+import { creates, itWith } from '../../contract/test-support.ts';
 import { arbitraryOf, LONG_STRING_CHARACTERS, mutatedValue, mutationsOf } from './schema-arbitrary.ts';
 import { holdsUnshownValue, expectationOf } from './expectations.ts';
 import { MAX_QUERY_OCTETS, operationInputs, queryText } from './inputs.ts';
@@ -12,6 +23,15 @@ import { requestOf } from './generate.ts';
 import { fixtureMembers } from '../documents.ts';
 
 const contract = loadContract();
+/** A create with a string attribute of values seen, one of values not shown and a plain string. */
+const openCreate: Operation | undefined = creates.find((o) => {
+  const members = bodyMembers(o).filter((m) => /^\/data\/attributes\/[^/]+$/.test(m.pointer));
+  return (
+    members.some((m) => m.valuesSeen !== undefined && m.types.join() === 'string') &&
+    members.some((m) => m.valuesNotShown === true) &&
+    members.some((m) => m.types.join() === 'string' && m.enum === undefined && !m.valuesNotShown)
+  );
+});
 const SEED = 7;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -152,15 +172,22 @@ describe('inputs and what they may be answered', () => {
     expect(wrongType.statuses).toEqual(expect.arrayContaining([400, 409]));
   });
 
-  it('values the specification leaves open are found wherever the schema marks them', () => {
-    const body = contract.operations.find((o) => o.operationId === 'createAttributeConfig')!.requestBody!;
-    expect(holdsUnshownValue(body, { data: { type: 'AttributeConfig', attributes: { label: 'x' } } })).toBe(false);
-    expect(holdsUnshownValue(body, { data: { type: 'AttributeConfig', attributes: { editPermission: 1 } } })).toBe(
-      true,
-    );
-    expect(holdsUnshownValue(body, { data: { type: 'AttributeConfig', attributes: { target: 'Group' } } })).toBe(true);
-    expect(holdsUnshownValue(body, { data: { type: 'AttributeConfig', attributes: { target: 'User' } } })).toBe(false);
-  });
+  itWith(openCreate, 'create with an attribute of values seen, one of values not shown and a plain one')(
+    'values the specification leaves open are found wherever the schema marks them',
+    (operation) => {
+      const body = operation.requestBody!;
+      const members = bodyMembers(operation).filter((m) => /^\/data\/attributes\/[^/]+$/.test(m.pointer));
+      const seen = members.find((m) => m.valuesSeen !== undefined && m.types.join() === 'string')!;
+      const notShown = members.find((m) => m.valuesNotShown === true)!;
+      const plain = members.find((m) => m.types.join() === 'string' && m.enum === undefined && !m.valuesNotShown)!;
+      const document = (member: BodyMember, value: unknown) =>
+        withValueAt({ data: { type: operation.resourceType, attributes: {} } }, member.pointer, value);
+      expect(holdsUnshownValue(body, document(plain, 'x'))).toBe(false);
+      expect(holdsUnshownValue(body, document(notShown, SAMPLE_OF_TYPE[notShown.types[0]]))).toBe(true);
+      expect(holdsUnshownValue(body, document(seen, `${String(seen.valuesSeen![0])}Unseen`))).toBe(true);
+      expect(holdsUnshownValue(body, document(seen, seen.valuesSeen![0]))).toBe(false);
+    },
+  );
 
   it('strings are full Unicode, not ASCII by default: drawn values and values outside an enum alike', () => {
     const nonAscii = (values: unknown[]) =>
