@@ -85,6 +85,8 @@ describe('run --generate 200 --seed 1', () => {
   }, 120_000);
 
   const fault = FAULTS.find((f) => f.foundBy === 'generation')!;
+  // That a kept case passes once the fault is gone is proven in process, for every such fault, by
+  // suites/generative-fault-proof.test.ts.
   const savedAs = 'kept by --save-cases as a regression case that fails it again with generation off';
   it(`with ${fault.name}: fails ${fault.requirement} with a minimal input whose curl line gets the 500 again, ${savedAs}`, async () => {
     const reportDir = join(dir, fault.name);
@@ -119,8 +121,5 @@ describe('run --generate 200 --seed 1', () => {
     const again = await runCli([...regression, '--fault', fault.name, '--report-dir', join(dir, 'again')]);
     expect(again.code, again.stdout).toBe(EXIT_FAILED);
     expect(recordIn(join(dir, 'again')).requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');
-    const fixed = await runCli([...regression, '--report-dir', join(dir, 'fixed')]);
-    expect(fixed.code, fixed.stdout).toBe(EXIT_INCOMPLETE);
-    expect(recordIn(join(dir, 'fixed')).requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('passed');
   }, 120_000);
 });

@@ -2,7 +2,7 @@
 // size: the target file (`run --target`, `replay --target`), the file regression cases are saved
 // to (`run --save-cases`, `replay --save-cases`), the certificate authority file (`--ca`,
 // LAS_CA_FILE), the signing key, and the proxy's certificates and admin token file. A link to
-// /dev/zero, a pipe or a larger file is refused in one line naming the file (exit 2) at once,
+// /dev/zero or a larger file is refused in one line naming the file (exit 2) at once,
 // instead of being read until memory runs out or waited on for ever.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,8 +117,10 @@ const NAMED_FILES: NamedFile[] = [
 ];
 
 describe('files a person names, refused in one line (exit 2, at once) when they cannot be read whole', () => {
+  // A pipe is refused by the one reader every command here calls, as cli/records.test.ts shows for each spoiled file;
+  // per command, a device proves the command reads through it and a file one byte too big proves its own limit.
   for (const { command, args, env, what, maxBytes } of NAMED_FILES)
-    for (const [how, spoil, refusal] of spoiledFiles(maxBytes)) {
+    for (const [how, spoil, refusal] of spoiledFiles(maxBytes).filter(([how]) => how !== 'a pipe')) {
       it(`${command}: ${how}`, async () => {
         const path = join(dir, `spoiled-${Math.random().toString(36).slice(2)}.yaml`);
         spoil(path);

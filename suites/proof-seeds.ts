@@ -7,8 +7,9 @@
 // the same on every seed. It prints a line per target and the seeds that broke a rule, and exits 1
 // when any did. `-- --random-in-process` sends only each seed's random inputs, in process, to each
 // choice on its own. On 2 cores a seed of plain runs took 14 minutes with every target (52 runs), and
-// under 3 for the reference server, five faults and the three sets of choices, so `npm test` runs the proofs on fewer seeds (choice-proof, generative-fault-proof) and
-// this is run by hand when generation or the catalogue changes.
+// under 3 for the reference server, five faults and the three sets of choices, so `npm test` runs the
+// proofs on fewer seeds (choice-proof, generative-fault-proof) and this is run by hand when generation
+// or the catalogue changes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
