@@ -19,6 +19,7 @@ import {
 } from './index.ts';
 import { grownContract } from '../test-support/grown-contract.ts';
 import { serverFindings, send } from './test-support.ts';
+import { itWith, list } from '../contract/test-support.ts';
 
 async function withServer<T>(faults: string[], use: (baseUrl: string) => Promise<T>): Promise<T> {
   const server = await startReferenceServer({ faults });
@@ -161,37 +162,40 @@ describe('faults and choices bound to roles', () => {
     expect(choicesBoundTo(withoutList).inapplicable.get('page-size-capped-at-20')).toBe('the contract has no list');
   });
 
-  it('applies a fault or choice that changes a kind of item attribute or filter value only where a list has one, refusing it in one line where none has', () => {
-    const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as OpenApiChanged;
-    // Every member of every component without allowed values and no boolean among them; every
-    // filter member of every list with one allowed value at most.
-    for (const schema of Object.values(openapi.components.schemas)) {
-      for (const member of Object.values(schema.properties ?? {})) {
-        delete member.enum;
-        if (member.type === 'boolean') member.type = 'string';
+  itWith(list, 'list')(
+    'applies a fault or choice that changes a kind of item attribute or filter value only where a list has one, refusing it in one line where none has',
+    () => {
+      const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as OpenApiChanged;
+      // Every member of every component without allowed values and no boolean among them; every
+      // filter member of every list with one allowed value at most.
+      for (const schema of Object.values(openapi.components.schemas)) {
+        for (const member of Object.values(schema.properties ?? {})) {
+          delete member.enum;
+          if (member.type === 'boolean') member.type = 'string';
+        }
       }
-    }
-    for (const item of Object.values(openapi.paths)) {
-      const filter = (item.get?.parameters ?? []).find((p) => p.name === 'filter');
-      for (const member of Object.values(filter?.schema.properties ?? {}))
-        if (Array.isArray(member.enum)) member.enum = member.enum.slice(0, 1);
-    }
-    const plain = new Contract(stringifyYaml(openapi), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));
-    const faults = faultsBoundTo(plain);
-    expect(faults.inapplicable.get('item-value-outside-enum')).toBe(
-      'no list of the contract has an item attribute with allowed values (enum)',
-    );
-    expect(faults.inapplicable.get('item-boolean-as-string')).toBe(
-      'no list of the contract has a boolean item attribute',
-    );
-    expect(faults.inapplicable.get('last-filter-value-rejected')).toBe(
-      'no list of the contract has a filter member with two allowed values or more',
-    );
-    expect(choicesBoundTo(plain).inapplicable.get('last-filter-value-matches-nothing')).toBe(
-      'no list of the contract has a filter member with two allowed values or more',
-    );
-    expect(faults.faults.map((f) => f.name)).toContain('meta-pages-rounded-down');
-  });
+      for (const item of Object.values(openapi.paths)) {
+        const filter = (item.get?.parameters ?? []).find((p) => p.name === 'filter');
+        for (const member of Object.values(filter?.schema.properties ?? {}))
+          if (Array.isArray(member.enum)) member.enum = member.enum.slice(0, 1);
+      }
+      const plain = new Contract(stringifyYaml(openapi), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));
+      const faults = faultsBoundTo(plain);
+      expect(faults.inapplicable.get('item-value-outside-enum')).toBe(
+        'no list of the contract has an item attribute with allowed values (enum)',
+      );
+      expect(faults.inapplicable.get('item-boolean-as-string')).toBe(
+        'no list of the contract has a boolean item attribute',
+      );
+      expect(faults.inapplicable.get('last-filter-value-rejected')).toBe(
+        'no list of the contract has a filter member with two allowed values or more',
+      );
+      expect(choicesBoundTo(plain).inapplicable.get('last-filter-value-matches-nothing')).toBe(
+        'no list of the contract has a filter member with two allowed values or more',
+      );
+      expect(faults.faults.map((f) => f.name)).toContain('meta-pages-rounded-down');
+    },
+  );
 });
 
 describe('faults detectable in one exchange show in their trigger alone', () => {
