@@ -4,7 +4,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { Contract, listOperations, loadContract, SCHEMA_DIR, type OperationRole } from '../contract/index.ts';
+import {
+  Contract,
+  isListOperation,
+  listOperations,
+  loadContract,
+  SCHEMA_DIR,
+  type Operation,
+  type OperationRole,
+} from '../contract/index.ts';
 import {
   choicesBoundTo,
   DEFAULT_CREDENTIALS,
@@ -19,6 +27,7 @@ import {
 } from './index.ts';
 import { grownContract } from '../test-support/grown-contract.ts';
 import { serverFindings, send } from './test-support.ts';
+import { itWith, list } from '../contract/test-support.ts';
 
 async function withServer<T>(faults: string[], use: (baseUrl: string) => Promise<T>): Promise<T> {
   const server = await startReferenceServer({ faults });
@@ -94,9 +103,20 @@ describe('faults and choices bound to roles', () => {
     expect([...INAPPLICABLE_FAULTS].filter(([name]) => grown.inapplicable.has(name) && !writtenForGone(name))).toEqual(
       [],
     );
+    // Bound to a role no operation of the shipped contract in its scope names (a role only a later contract names,
+    // or the kind of operation it applies to gone from the contract), it applies to the grown contract alone.
+    const inScope = (fault: FaultDefinition, operation: Operation) =>
+      fault.appliesTo === 'lists'
+        ? isListOperation(operation)
+        : fault.appliesTo === 'creations'
+          ? operation.requestBody !== undefined
+          : true;
     const roleOnlyLater = (name: string) =>
       grown.faults.some(
-        (f) => f.name === name && f.role !== undefined && loadContract().requirementsInRole(f.role).length === 0,
+        (f) =>
+          f.name === name &&
+          f.role !== undefined &&
+          !loadContract().operations.some((o) => inScope(f, o) && o.roles[f.role!] !== undefined),
       );
     expect([...INAPPLICABLE_FAULTS.keys()].filter((name) => !roleOnlyLater(name) && !writtenForGone(name))).toEqual([]);
   });
@@ -161,37 +181,40 @@ describe('faults and choices bound to roles', () => {
     expect(choicesBoundTo(withoutList).inapplicable.get('page-size-capped-at-20')).toBe('the contract has no list');
   });
 
-  it('applies a fault or choice that changes a kind of item attribute or filter value only where a list has one, refusing it in one line where none has', () => {
-    const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as OpenApiChanged;
-    // Every member of every component without allowed values and no boolean among them; every
-    // filter member of every list with one allowed value at most.
-    for (const schema of Object.values(openapi.components.schemas)) {
-      for (const member of Object.values(schema.properties ?? {})) {
-        delete member.enum;
-        if (member.type === 'boolean') member.type = 'string';
+  itWith(list, 'list')(
+    'applies a fault or choice that changes a kind of item attribute or filter value only where a list has one, refusing it in one line where none has',
+    () => {
+      const openapi = parseYaml(readFileSync(`${SCHEMA_DIR}openapi.yaml`, 'utf8')) as OpenApiChanged;
+      // Every member of every component without allowed values and no boolean among them; every
+      // filter member of every list with one allowed value at most.
+      for (const schema of Object.values(openapi.components.schemas)) {
+        for (const member of Object.values(schema.properties ?? {})) {
+          delete member.enum;
+          if (member.type === 'boolean') member.type = 'string';
+        }
       }
-    }
-    for (const item of Object.values(openapi.paths)) {
-      const filter = (item.get?.parameters ?? []).find((p) => p.name === 'filter');
-      for (const member of Object.values(filter?.schema.properties ?? {}))
-        if (Array.isArray(member.enum)) member.enum = member.enum.slice(0, 1);
-    }
-    const plain = new Contract(stringifyYaml(openapi), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));
-    const faults = faultsBoundTo(plain);
-    expect(faults.inapplicable.get('item-value-outside-enum')).toBe(
-      'no list of the contract has an item attribute with allowed values (enum)',
-    );
-    expect(faults.inapplicable.get('item-boolean-as-string')).toBe(
-      'no list of the contract has a boolean item attribute',
-    );
-    expect(faults.inapplicable.get('last-filter-value-rejected')).toBe(
-      'no list of the contract has a filter member with two allowed values or more',
-    );
-    expect(choicesBoundTo(plain).inapplicable.get('last-filter-value-matches-nothing')).toBe(
-      'no list of the contract has a filter member with two allowed values or more',
-    );
-    expect(faults.faults.map((f) => f.name)).toContain('meta-pages-rounded-down');
-  });
+      for (const item of Object.values(openapi.paths)) {
+        const filter = (item.get?.parameters ?? []).find((p) => p.name === 'filter');
+        for (const member of Object.values(filter?.schema.properties ?? {}))
+          if (Array.isArray(member.enum)) member.enum = member.enum.slice(0, 1);
+      }
+      const plain = new Contract(stringifyYaml(openapi), readFileSync(`${SCHEMA_DIR}requirements.yaml`, 'utf8'));
+      const faults = faultsBoundTo(plain);
+      expect(faults.inapplicable.get('item-value-outside-enum')).toBe(
+        'no list of the contract has an item attribute with allowed values (enum)',
+      );
+      expect(faults.inapplicable.get('item-boolean-as-string')).toBe(
+        'no list of the contract has a boolean item attribute',
+      );
+      expect(faults.inapplicable.get('last-filter-value-rejected')).toBe(
+        'no list of the contract has a filter member with two allowed values or more',
+      );
+      expect(choicesBoundTo(plain).inapplicable.get('last-filter-value-matches-nothing')).toBe(
+        'no list of the contract has a filter member with two allowed values or more',
+      );
+      expect(faults.faults.map((f) => f.name)).toContain('meta-pages-rounded-down');
+    },
+  );
 });
 
 describe('faults detectable in one exchange show in their trigger alone', () => {

@@ -1045,7 +1045,7 @@ const CATALOGUE: FaultEntry[] = [
   },
   {
     name: 'meta-pages-off-at-exact-multiple',
-    requirement: 'NG-META-PAGES',
+    role: 'metaPages',
     description: `\`meta.pages\` is one too many when \`page[limit]\` (above 1) divides the total into at most ${EXACT_MULTIPLE_FAULT_PAGES} pages exactly, as floor(total / limit) + 1 has it; every other page count is right.`,
     detectableInOneExchange: true,
     trigger: listTrigger(`&page[limit]=${SEED_SIZES[0]}&page[offset]=0`),
@@ -1062,7 +1062,7 @@ const CATALOGUE: FaultEntry[] = [
   },
   {
     name: 'last-item-at-offset-equal-to-total',
-    requirement: 'NG-PAGE-LENGTH',
+    role: 'pageLength',
     description:
       'A `page[offset]` equal to the total returns the last item instead of an empty `data` array (an offset past it is right, and so is every page of a walk).',
     detectableInOneExchange: true,

@@ -153,6 +153,7 @@ describe('a create operation added to the contract as data only', () => {
     'ZZPROOF-AN-TYPE-MISMATCH': { request: (d) => withValueAt(d, '/data/attributes/pinned', 'yes') },
     'ZZPROOF-AN-CREATE-201': { answer: (_, d) => [200, d] },
     'ZZPROOF-AN-RESPONSE-SHAPE': { answer: (status, d) => [status, withValueAt(d, '/data/type', 'annotation')] },
+    'ZZPROOF-AN-RESPONSE-ARCHIVED': { answer: (status, d) => [status, withoutValueAt(d, '/data/attributes/archived')] },
     'ZZPROOF-AN-RESPONSE-RELATIONSHIPS': { answer: (status, d) => [status, withoutValueAt(d, '/data/relationships')] },
     'ZZPROOF-AN-ATTRIBUTES-ECHO': {
       answer: (status, d) => [status, withValueAt(d, '/data/attributes/note', 'another note')],

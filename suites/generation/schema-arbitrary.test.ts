@@ -7,15 +7,21 @@ import { describe, expect, it } from 'vitest';
 import {
   bodyMembers,
   createAjv,
+  filterRequired,
+  includeNames,
+  INCLUDE_PARAMETER,
   loadContract,
+  parameterSchema,
+  PAGE_PARAMETER,
   querySchema,
+  recordKinds,
   SAMPLE_OF_TYPE,
   withoutValueAt,
   withValueAt,
   type BodyMember,
   type Operation,
 } from '../../contract/index.ts';
-import { creates, itWith } from '../../contract/test-support.ts';
+import { creates, itWith, list, listQuery, lists } from '../../contract/test-support.ts';
 import { arbitraryOf, LONG_STRING_CHARACTERS, mutatedValue, mutationsOf } from './schema-arbitrary.ts';
 import { holdsUnshownValue, expectationOf } from './expectations.ts';
 import { MAX_QUERY_OCTETS, operationInputs, queryText } from './inputs.ts';
@@ -32,6 +38,25 @@ const openCreate: Operation | undefined = creates.find((o) => {
     members.some((m) => m.types.join() === 'string' && m.enum === undefined && !m.valuesNotShown)
   );
 });
+/**
+ * A list whose filter is required and whose page limit's maximum and include names are not shown (x-maximum-not-shown,
+ * x-values-not-shown).
+ */
+const openList: Operation | undefined = lists.find((o) => {
+  const limit = (parameterSchema(o, PAGE_PARAMETER)?.properties as Record<string, Record<string, unknown>> | undefined)
+    ?.limit;
+  return (
+    filterRequired(o) &&
+    limit?.['x-maximum-not-shown'] === true &&
+    o.parameters.some((p) => p.name === INCLUDE_PARAMETER) &&
+    includeNames(o).length === 0
+  );
+});
+const OPEN_LIST = 'list whose filter is required and whose page limit maximum and include names are not shown';
+/** A list whose filter is required. */
+const filteredList = lists.find(filterRequired);
+/** A create naming its resource type. */
+const typedCreate = creates.find((o) => o.resourceType !== undefined);
 const SEED = 7;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -119,58 +144,78 @@ describe('values derived from a schema', () => {
 });
 
 describe('inputs and what they may be answered', () => {
-  const list = contract.operations.find((o) => o.requestBody === undefined)!;
+  itWith(list, 'list')(
+    'a generated query is sent in the kit encoding and reads back as the value drawn',
+    (operation) => {
+      fc.assert(
+        fc.property(arbitraryOf(querySchema(operation)), (query) => {
+          const text = queryText(operation, query as Record<string, unknown>);
+          return expectationOf(contract, operation, text, undefined).valid;
+        }),
+        { seed: SEED, numRuns: 300 },
+      );
+    },
+  );
 
-  it('a generated query is sent in the kit encoding and reads back as the value drawn', () => {
-    fc.assert(
-      fc.property(arbitraryOf(querySchema(list)), (query) => {
-        const text = queryText(list, query as Record<string, unknown>);
-        return expectationOf(contract, list, text, undefined).valid;
-      }),
-      { seed: SEED, numRuns: 300 },
-    );
-  });
+  itWith(list, 'list')(
+    `every query drawn stays within ${MAX_QUERY_OCTETS} octets, the URI length every HTTP recipient is asked to take`,
+    (operation) => {
+      const inputs = fc.sample(operationInputs(operation, {}), { seed: SEED, numRuns: 300 });
+      expect(
+        Math.max(
+          ...inputs.map((input) =>
+            Buffer.byteLength(`${operation.pathTemplate}?${queryText(operation, input.query!)}`),
+          ),
+        ),
+      ).toBeLessThanOrEqual(MAX_QUERY_OCTETS);
+    },
+  );
 
-  it(`every query drawn stays within ${MAX_QUERY_OCTETS} octets, the URI length every HTTP recipient is asked to take`, () => {
-    const inputs = fc.sample(operationInputs(list, {}), { seed: SEED, numRuns: 300 });
-    expect(
-      Math.max(...inputs.map((input) => Buffer.byteLength(`${list.pathTemplate}?${queryText(list, input.query!)}`))),
-    ).toBeLessThanOrEqual(MAX_QUERY_OCTETS);
-  });
+  itWith(openList, OPEN_LIST)(
+    'a valid list query must be served; with a page limit (its maximum is not shown), a fraction, a number past 2^53 - 1 or a value not shown it may be refused with 400',
+    (list) => {
+      const filter = listQuery(list);
+      expect(expectationOf(contract, list, listQuery(list, { limit: 5, offset: 0 }), undefined).statuses).toContain(
+        400,
+      );
+      const success = expectationOf(contract, list, filter, undefined);
+      expect(success).toMatchObject({ valid: true, requirement: contract.successRequirement(list.operationId).id });
+      expect(success.statuses).toContain(200);
+      expect(success.statuses).not.toContain(400);
+      for (const query of [
+        `${filter}&page[limit]=2.5&page[offset]=0`,
+        `${filter}&page[limit]=1&page[offset]=1e300`,
+        `${filter}&include=owner`,
+      ]) {
+        expect(expectationOf(contract, list, query, undefined).statuses, query).toContain(400);
+      }
+    },
+  );
 
-  it('a valid list query must be served; with a page limit (its maximum is not shown), a fraction, a number past 2^53 - 1 or a value not shown it may be refused with 400', () => {
-    expect(
-      expectationOf(contract, list, 'filter[type]=portal&page[limit]=5&page[offset]=0', undefined).statuses,
-    ).toContain(400);
-    const success = expectationOf(contract, list, 'filter[type]=portal', undefined);
-    expect(success).toMatchObject({ valid: true, requirement: contract.successRequirement(list.operationId).id });
-    expect(success.statuses).toContain(200);
-    expect(success.statuses).not.toContain(400);
-    for (const query of [
-      'filter[type]=portal&page[limit]=2.5&page[offset]=0',
-      'filter[type]=portal&page[limit]=1&page[offset]=1e300',
-      'filter[type]=portal&include=owner',
-    ]) {
-      expect(expectationOf(contract, list, query, undefined).statuses, query).toContain(400);
-    }
-  });
+  itWith(filteredList, 'list whose filter is required')(
+    'an input without the required filter is refused under the requirement serving it breaks',
+    (list) => {
+      expect(expectationOf(contract, list, 'page[limit]=5&page[offset]=0', undefined)).toMatchObject({
+        valid: false,
+        requirement: contract.requirementBrokenByAccepting(list.roles.filterRequired!).id,
+        statuses: expect.arrayContaining([400]),
+      });
+    },
+  );
 
-  it('an invalid input is refused under the requirement serving it breaks; a wrong data.type may be 409', () => {
-    expect(expectationOf(contract, list, 'page[limit]=5&page[offset]=0', undefined)).toMatchObject({
-      valid: false,
-      requirement: 'NG-FILTER-REQUIRED',
-      statuses: expect.arrayContaining([400]),
-    });
-    const create = contract.operations.find((o) => o.resourceType !== undefined)!;
-    const wrongType = expectationOf(
-      contract,
-      create,
-      undefined,
-      JSON.stringify({ data: { type: 'Nothing', attributes: {} } }),
-    );
-    expect(wrongType.valid).toBe(false);
-    expect(wrongType.statuses).toEqual(expect.arrayContaining([400, 409]));
-  });
+  itWith(typedCreate, 'create naming its resource type')(
+    'an input of the wrong data.type is refused, and may be 409',
+    (create) => {
+      const wrongType = expectationOf(
+        contract,
+        create,
+        undefined,
+        JSON.stringify({ data: { type: 'Nothing', attributes: {} } }),
+      );
+      expect(wrongType.valid).toBe(false);
+      expect(wrongType.statuses).toEqual(expect.arrayContaining([400, 409]));
+    },
+  );
 
   itWith(openCreate, 'create with an attribute of values seen, one of values not shown and a plain one')(
     'values the specification leaves open are found wherever the schema marks them',
@@ -203,7 +248,7 @@ describe('inputs and what they may be answered', () => {
 
   it('every operation draws valid and near-valid inputs, the create operations naming the target records', () => {
     for (const operation of contract.operations) {
-      const fixtures = { ownerUserId: 'owner-fixture', collectionItemId: 'item-fixture' };
+      const fixtures = Object.fromEntries(recordKinds(contract.operations).map((kind) => [kind, `${kind}-fixture`]));
       const inputs = fc.sample(operationInputs(operation, fixtures), { seed: SEED, numRuns: 200 });
       const expectations = inputs.map((input) => {
         const { query, bodyText } = requestOf(operation, input);
