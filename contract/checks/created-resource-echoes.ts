@@ -109,6 +109,7 @@ function relationshipLinkageFindings(
   const createdRelationships = asObject(created);
   return Object.entries(asObject(sent)).flatMap(([name, relationship]) => {
     const linkage = asObject(relationship);
+    // A relationship sent without `data` has no linkage to echo: nothing is judged of it, so nothing held.
     if (!('data' in linkage)) return [];
     const came = asObject(createdRelationships[name]).data;
     if (sameJson(came, linkage.data)) {

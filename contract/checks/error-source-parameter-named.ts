@@ -13,6 +13,7 @@ export const errorSourceParameterNamed: ExchangeCheck = {
         f.requirement !== 'AUTH-CREDENTIALS-PRESENT' &&
         f.requirement !== 'AUTH-401-MALFORMED',
     );
+    // No query parameter of the request was at fault: this exchange cannot judge the requirement, and holds nothing.
     if (flagged.length === 0) return [];
     const named = errorObjects(x.response)
       .map((e) => (e.source as Json | undefined)?.parameter)

@@ -19,6 +19,7 @@ export const errorSourcePointerResolves: ExchangeCheck = {
     const parsed = parsedBody(x.request);
     return errorObjects(x.response).flatMap((error, index) => {
       const pointer = (error.source as Json | undefined)?.pointer;
+      // An error object without a pointer has nothing to resolve: it is not judged, so nothing held.
       if (typeof pointer !== 'string') return [];
       if (parsed.ok && (pointer === '' || pointerResolves(parsed.value, pointer))) {
         verdict.held('ERR-SOURCE-POINTER', 'response');
