@@ -2,17 +2,20 @@
 // proof: the suite runs against the reference server with each choice of its catalogue on, and
 // the whole suite with every compatible choice on at once (each set of compatibleChoiceSets with
 // more than one choice; a set of one is that choice's own run, of the whole suite), each time
-// through the validating proxy. A choice's own run holds the cases that name the
-// requirements of the sections it reads (narrowed as the fault proof narrows a fault's), so
-// the proof keeps to minutes on 2 cores. Every run passes (SHOULD warnings allowed, each one a warning the choices on
-// declare, and printed here; requirements a choice declares it leaves unverifiable, such as the
-// body of a 202, may be reported not run as the target's own choice, which neither fails the run
-// nor makes it incomplete), and the proxy writes no MUST finding about the service (direction
-// `response` or `exchange`). Each whole-suite run also sends the inputs a plain run generates (the
-// boundary phase, then random inputs from seed 1), through the proxy; and each run's server, a
-// choice's own included, gets generated inputs in process from several seeds (the boundary phase
-// and random inputs), which every legal choice must pass too. The choices come from CHOICES: a
-// choice added to the server is proven here without a line changed.
+// through the validating proxy. The whole-suite runs are Playwright runs as `run` makes them,
+// generated inputs included (the boundary phase, then random inputs from seed 1). A choice's own
+// run, when its set holds others, holds the cases that name the requirements of the sections it
+// reads (narrowed as the fault proof narrows a fault's) and runs them in process
+// (test-support/in-process-run.ts: the cases the suite's workers run, without starting a Playwright
+// worker per run), since the same choice meets the Playwright run of the whole suite in its set.
+// Every run passes (SHOULD warnings allowed, each one a warning the choices on declare, and
+// printed here; requirements a choice declares it leaves unverifiable, such as the body of a 202,
+// may be reported not run as the target's own choice, which neither fails the run nor makes it
+// incomplete), and the proxy writes no MUST finding about the service (direction `response` or
+// `exchange`). Each run's server, a choice's own included, also gets generated inputs in process
+// from several seeds (the boundary phase and random inputs), which every legal choice must pass
+// too. The choices come from CHOICES: a choice added to the server is proven here without a line
+// changed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +30,8 @@ import { EMBEDDED_SETTINGS } from './embedded.ts';
 import { resolveTarget } from '../targets/target.ts';
 import { generateInProcess } from '../server/test-support.ts';
 import { generatedCases } from './generation/cases.ts';
-import { runProof, type ProofOutcome } from './proof-runs.ts';
+import { runProof } from './proof-runs.ts';
+import { recordAt } from '../test-support/in-process-run.ts';
 import { caseTitle, SUITE_CASES } from './cases/index.ts';
 import { hermeticEnvironment } from '../cli/test-support.ts';
 
@@ -60,7 +64,8 @@ const SEEDS = [1, 2, 3];
 const SEED_INPUTS = 30;
 
 let root: string;
-let proof: ProofOutcome;
+/** Each run's record, by its name; absent when its run wrote none. */
+const records = new Map<string, CertificationRecord | undefined>();
 
 /** The requirements of the sections a choice reads, and those it declares it may warn about or leave not run. */
 function requirementsOfChoice(name: string): string[] {
@@ -108,13 +113,25 @@ beforeAll(async () => {
   }
   const target = (run: ChoiceRun) =>
     resolveTarget({ ...EMBEDDED_SETTINGS, baseUrl: run.proxy!.baseUrl }, loadContract().legacyHeader);
-  proof = await runProof(
-    runs.map((run) => ({ name: run.name, target: target(run), ...(run.titles ? { titles: run.titles } : {}) })),
+  const whole = runs.filter((run) => run.titles === undefined);
+  const inPlaywright = runProof(
+    whole.map((run) => ({ name: run.name, target: target(run) })),
     root,
     hermeticEnvironment(),
     undefined,
     GENERATION,
   );
+  for (const run of runs.filter((r) => r.titles !== undefined)) {
+    const titles = new Set(run.titles);
+    records.set(
+      run.name,
+      await recordAt(
+        run.proxy!.baseUrl,
+        SUITE_CASES.filter((c) => titles.has(caseTitle(c))),
+      ),
+    );
+  }
+  for (const [name, record] of (await inPlaywright).records) records.set(name, record);
   await Promise.all(runs.map((run) => run.proxy!.proxy.settled()));
 }, 30 * 60_000);
 
@@ -170,7 +187,7 @@ describe('the suite and the proxy against each legal reading', () => {
     const title = run.choices.length === 1 ? run.name : `${run.name} (${run.choices.length} choices)`;
 
     it(`${title}: the run passes, warning only where its choices say it may`, () => {
-      const record = proof.records.get(run.name);
+      const record = records.get(run.name);
       const warned = requirementsWith(record, 'warning');
       if (warned.length > 0) console.log(`${run.name}: SHOULD warnings ${warned.join(', ')}`);
       expect(requirementsWith(record, 'failed'), record?.verdictReason).toEqual([]);

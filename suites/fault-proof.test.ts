@@ -6,12 +6,15 @@
 // A faulted run holds only the cases that name the fault's requirement (their own or one they
 // cover). That proves the claim for the whole suite: cases are independent, so a case that finds
 // the fault finds it among all the others too, and a requirement failed by some cases is failed
-// by the run. It also proves the cases that say they check a requirement do. The faulted runs
-// share Playwright runs (suites/proof-runs.ts) and skip the command's own process, as the choice
-// proof does, to keep both proofs to minutes on 2 cores; the command's exit code follows the
-// verdict (cli/run.ts). The faults come from FAULTS: a fault added to the server is proven here
-// without a line changed. Faults only generated inputs reach (`foundBy: 'generation'`) are proven
-// by suites/generative-fault-proof.test.ts instead.
+// by the run. It also proves the cases that say they check a requirement do. Every faulted run
+// runs its cases in process (test-support/in-process-run.ts: the cases the suite's workers run,
+// without a Playwright worker per fault, which kept this proof to minutes on 2 cores); for each
+// spec file, the first fault one of its cases finds also runs through Playwright (suites/proof-runs.ts),
+// where it must fail the same requirements, so every table's failures are seen to reach the record
+// and the exit code the command reports (cli/run.ts turns the failed verdict into exit 1). The
+// faults come from FAULTS: a fault added to the server is proven here without a line changed.
+// Faults only generated inputs reach (`foundBy: 'generation'`) are proven by
+// suites/generative-fault-proof.test.ts instead.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +22,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { FAULTS as CATALOGUE } from '../server/index.ts';
-import { resolveTarget, type Target } from '../targets/target.ts';
+import { resolveTarget } from '../targets/target.ts';
 import { startEmbeddedTarget, type EmbeddedTarget } from './embedded.ts';
-import { listCases, runProof, type ListedCase, type ProofOutcome } from './proof-runs.ts';
+import { runProof, type ProofOutcome } from './proof-runs.ts';
+import { CASE_TABLES, caseTitle, SUITE_CASES, type SuiteCase } from './cases/index.ts';
+import { recordAgainst } from '../test-support/in-process-run.ts';
 import { hermeticEnvironment, runCli, type CliResult } from '../cli/test-support.ts';
 
 /** The faults the fixed suite finds. */
@@ -30,7 +35,10 @@ const FAULTS = CATALOGUE.filter((fault) => fault.foundBy === undefined);
 let root: string;
 let unfaulted: CliResult;
 let unfaultedRecord: CertificationRecord | undefined;
-let cases: ListedCase[];
+/** Each fault's record, its cases run in process. */
+const records = new Map<string, CertificationRecord>();
+/** The faults also run through Playwright: the first each spec file's cases find. */
+let throughPlaywright: typeof FAULTS;
 let proof: ProofOutcome;
 const servers: EmbeddedTarget[] = [];
 
@@ -49,27 +57,42 @@ async function runUnfaulted(): Promise<void> {
   unfaultedRecord = recordIn(reportDir);
 }
 
-const titlesOf = (requirement: string) => cases.filter((c) => c.requirements.includes(requirement)).map((c) => c.title);
+/** The cases that name a requirement, their own or one they cover. */
+const casesNaming = (requirement: string, cases: readonly SuiteCase[] = SUITE_CASES) =>
+  cases.filter((c) => c.requirements.includes(requirement) || c.covers?.includes(requirement));
 
-async function runFaulted(): Promise<void> {
-  const targets: Target[] = [];
-  for (const fault of FAULTS) {
+function firstFaultOfEachTable(): typeof FAULTS {
+  const chosen = new Set<(typeof FAULTS)[number]>();
+  for (const table of Object.values(CASE_TABLES)) {
+    const fault = FAULTS.find((f) => !chosen.has(f) && casesNaming(f.requirement, table).length > 0);
+    if (fault) chosen.add(fault);
+  }
+  return [...chosen];
+}
+
+async function runFaultedInPlaywright(): Promise<void> {
+  const runs = [];
+  for (const fault of throughPlaywright) {
     const server = await startEmbeddedTarget([fault.name]);
     servers.push(server);
-    targets.push(resolveTarget(server.settings, loadContract().legacyHeader));
+    runs.push({
+      name: fault.name,
+      target: resolveTarget(server.settings, loadContract().legacyHeader),
+      titles: casesNaming(fault.requirement).map(caseTitle),
+    });
   }
-  cases = await listCases(targets[0], hermeticEnvironment());
-  const runs = FAULTS.map((fault, index) => ({
-    name: fault.name,
-    target: targets[index],
-    titles: titlesOf(fault.requirement),
-  }));
   proof = await runProof(runs, join(root, 'faults'), hermeticEnvironment());
+}
+
+async function runFaultedInProcess(): Promise<void> {
+  for (const fault of FAULTS)
+    records.set(fault.name, await recordAgainst([fault.name], casesNaming(fault.requirement)));
 }
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'las-fault-proof-'));
-  await Promise.all([runUnfaulted(), runFaulted()]);
+  throughPlaywright = firstFaultOfEachTable();
+  await Promise.all([runUnfaulted(), runFaultedInPlaywright(), runFaultedInProcess()]);
 }, 30 * 60_000);
 
 afterAll(async () => {
@@ -123,20 +146,28 @@ describe('the unfaulted reference server', () => {
 });
 
 describe('each fault of the reference server', () => {
-  it('every faulted run wrote its record, and the Playwright runs holding them failed', () => {
-    expect(FAULTS.filter((fault) => proof.records.get(fault.name) === undefined).map((fault) => fault.name)).toEqual(
-      [],
-    );
+  it('the first fault each spec file finds also ran through Playwright: every such run wrote its record and failed', () => {
+    expect(throughPlaywright.length).toBeGreaterThan(0);
+    expect(
+      throughPlaywright.filter((fault) => proof.records.get(fault.name) === undefined).map((fault) => fault.name),
+    ).toEqual([]);
     expect(proof.playwrightExitCodes.every((code) => code === 1)).toBe(true);
   });
 
   for (const fault of FAULTS) {
     it(`${fault.name} fails the run (verdict failed, exit 1) with ${fault.requirement} among the failed requirements, one the unfaulted run passes`, () => {
-      expect(titlesOf(fault.requirement).length, `no case names ${fault.requirement}`).toBeGreaterThan(0);
-      const record = proof.records.get(fault.name);
+      expect(casesNaming(fault.requirement).length, `no case names ${fault.requirement}`).toBeGreaterThan(0);
+      const record = records.get(fault.name);
       expect(record?.requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');
       expect(failed(record).filter((id) => !failed(unfaultedRecord).includes(id))).toContain(fault.requirement);
-      expect(record).toMatchObject({ verdict: 'failed', runStatus: 'failed' });
+      expect(record).toMatchObject({ verdict: 'failed' });
+      if (throughPlaywright.includes(fault)) {
+        const inPlaywright = proof.records.get(fault.name);
+        expect(inPlaywright).toMatchObject({ verdict: 'failed', runStatus: 'failed' });
+        expect(failed(inPlaywright), 'the same requirements fail in process and through Playwright').toEqual(
+          failed(record),
+        );
+      }
     });
   }
 });

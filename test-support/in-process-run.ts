@@ -85,30 +85,39 @@ export async function outcomeOf(suiteCase: SuiteCase, baseUrl: string, options: 
   return { title: suiteCase.title, requirements, status, findings, notRun, exercised, unexercised };
 }
 
+/** The certification record of `cases` run in process against the service at `baseUrl`, as the reference server. */
+export async function recordAt(
+  baseUrl: string,
+  cases: readonly SuiteCase[],
+  options: RunOptions = {},
+): Promise<ConformanceRecord> {
+  const contract = loadContract();
+  const outcomes: CaseOutcome[] = [];
+  for (const suiteCase of cases) outcomes.push(await outcomeOf(suiteCase, baseUrl, options));
+  options.outcomes?.push(...outcomes);
+  const inputs = inputsOf({ fixtures: targetOf(baseUrl, options.fixtures).fixtures }, contract.legacyHeader);
+  return buildRecord({
+    contract,
+    kit: { name: 'las-conformance', version: 'proof' },
+    target: baseUrl,
+    context: { inputs },
+    failLevel: 'must',
+    startedAt: new Date(),
+    durationMs: 0,
+    runStatus: 'passed',
+    cases: outcomes,
+  });
+}
+
 /** The certification record of `cases` against the reference server with `faults` on. */
 export async function recordAgainst(
   faults: string[],
   cases: readonly SuiteCase[],
   options: RunOptions = {},
 ): Promise<ConformanceRecord> {
-  const contract = loadContract();
   const server = await startReferenceServer({ faults, choices: options.choices });
   try {
-    const outcomes: CaseOutcome[] = [];
-    for (const suiteCase of cases) outcomes.push(await outcomeOf(suiteCase, server.baseUrl, options));
-    options.outcomes?.push(...outcomes);
-    const inputs = inputsOf({ fixtures: targetOf(server.baseUrl, options.fixtures).fixtures }, contract.legacyHeader);
-    return buildRecord({
-      contract,
-      kit: { name: 'las-conformance', version: 'proof' },
-      target: server.baseUrl,
-      context: { inputs },
-      failLevel: 'must',
-      startedAt: new Date(),
-      durationMs: 0,
-      runStatus: 'passed',
-      cases: outcomes,
-    });
+    return await recordAt(server.baseUrl, cases, options);
   } finally {
     await server.close();
   }

@@ -10,12 +10,15 @@ import { typeMismatchCases } from './type-mismatch.ts';
 
 export { caseTitle, type CaseDefinition, type SuiteCase } from './suite-case.ts';
 
-export const SUITE_CASES: SuiteCase[] = [
-  ...creationCases,
-  ...credentialCases,
-  ...errorEnvelopeCases,
-  ...filterCases,
-  ...paginationCases,
-  ...requestDocumentCases,
-  ...typeMismatchCases,
-];
+/** Each spec file's table of cases, by the spec file's name. */
+export const CASE_TABLES: Readonly<Record<string, SuiteCase[]>> = {
+  creation: creationCases,
+  credentials: credentialCases,
+  'error-envelope': errorEnvelopeCases,
+  filter: filterCases,
+  pagination: paginationCases,
+  'request-documents': requestDocumentCases,
+  'type-mismatch': typeMismatchCases,
+};
+
+export const SUITE_CASES: SuiteCase[] = Object.values(CASE_TABLES).flat();
