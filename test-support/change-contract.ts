@@ -45,6 +45,10 @@ function main(): void {
     if (!components.has(schema)) rmSync(new URL(name, CASE_DIR));
   }
   for (const script of GENERATORS) execFileSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
+  // Written back as a contributor's editor would save them.
+  execFileSync('npx', ['prettier', '--log-level', 'warn', '--write', SCHEMA_DIR, CASE_DIR.pathname], {
+    stdio: 'inherit',
+  });
 }
 
 try {
