@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv, loadContract } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import { recordSetting } from '../targets/settings.ts';
 import { resolveTarget } from '../targets/target.ts';
 import { targetEnvironment } from '../targets/target-environment.ts';
 import { CONFIG_FILE, ROOT } from './runner.ts';
@@ -54,10 +55,7 @@ beforeAll(async () => {
       TOKENS.sessionToken,
       '--pat',
       TOKENS.pat,
-      '--owner-user-id',
-      REFERENCE_FIXTURES.ownerUserId,
-      '--collection-item-id',
-      REFERENCE_FIXTURES.collectionItemId,
+      ...Object.entries(REFERENCE_FIXTURES).flatMap(([kind, id]) => [recordSetting(kind).flag, id]),
       '--legacy-header',
       LEGACY_HEADER,
       '--generate',

@@ -1,6 +1,6 @@
 // The proof that a kind of record is named by the contract alone: a copy of schemas/ in which
-// Create Highlight names one more kind (`x-record: kitProofRecordId`, a name no revision of the
-// specification will use), and with no other change to the kit its flag, variable and target-file
+// the first create whose document has attributes names one more kind there (`x-record:
+// kitProofRecordId`, a name no revision of the specification will use), and with no other change to the kit its flag, variable and target-file
 // key give it, the record says whether it was given, and the reference server holds one.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,12 +12,28 @@ import { SCHEMA_DIR, useSchemaDirectory } from '../contract/contract.ts';
 
 const KIND = 'kitProofRecordId';
 
-/** A copy of schemas/ whose Highlight attributes name one more kind of record. */
+interface SchemaYaml {
+  $ref?: string;
+  properties?: Record<string, SchemaYaml>;
+}
+
+/** The component a `$ref` names, by its name. */
+const componentName = (schema: SchemaYaml | undefined) => schema?.$ref?.split('/').pop();
+
+/** A copy of schemas/ whose first create's attributes name one more kind of record. */
 function contractWithKind(): string {
   const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as {
-    components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: SchemaYaml }> } } }>;
+    components: { schemas: Record<string, SchemaYaml> };
   };
-  openapi.components.schemas.HighlightAttributes.properties[KIND] = { type: 'string', 'x-record': KIND };
+  const component = (schema: SchemaYaml | undefined) =>
+    openapi.components.schemas[componentName(schema) ?? ''] ?? schema;
+  const attributes = Object.values(openapi.paths)
+    .map((item) => Object.values(item.post?.requestBody?.content ?? {})[0]?.schema)
+    .map((document) => componentName(component(component(document)?.properties?.data)?.properties?.attributes))
+    .find((name) => name !== undefined);
+  if (attributes === undefined) throw new Error('the contract holds no create whose document has attributes');
+  openapi.components.schemas[attributes].properties![KIND] = { type: 'string', 'x-record': KIND } as SchemaYaml;
   const directory = mkdtempSync(join(tmpdir(), 'las-new-record-kind-'));
   writeFileSync(join(directory, 'openapi.yaml'), stringifyYaml(openapi));
   writeFileSync(join(directory, 'requirements.yaml'), readFileSync(join(SCHEMA_DIR, 'requirements.yaml')));
@@ -44,6 +60,8 @@ const { settingRows } = await import('./settings.ts');
 const contract = loadContract();
 const kinds = () => recordKinds(contract.operations);
 const noneGiven = () => Object.fromEntries(kinds().map((kind) => [kind, false]));
+/** The kinds the contract named before, each with an id. */
+const otherRecords = () => Object.fromEntries(kinds().flatMap((kind) => (kind === KIND ? [] : [[kind, 'other']])));
 const BASE = ['--base-url', 'http://127.0.0.1:1/v3'];
 
 /** The run command's flags as commander reads them from `args`, without running anything. */
@@ -83,10 +101,11 @@ describe(`a kind of record the contract alone names (${KIND})`, () => {
       [KIND]: 'from-variable',
     });
     const file = join(directory, 'target.yaml');
-    writeFileSync(file, `fixtures:\n  ${KIND}: from-file\n  ownerUserId: owner\n`);
+    const others = Object.keys(otherRecords()).map((kind) => `  ${kind}: other\n`);
+    writeFileSync(file, `fixtures:\n  ${KIND}: from-file\n${others.join('')}`);
     expect(
       runSettings(flagsOf([...BASE, '--target', file]), { LAS_KIT_PROOF_RECORD_ID: 'from-variable' }).fixtures,
-    ).toEqual({ [KIND]: 'from-variable', ownerUserId: 'owner' });
+    ).toEqual({ [KIND]: 'from-variable', ...otherRecords() });
   });
 
   it('is listed in the record, given or not, and in every rendering of it', () => {
@@ -108,15 +127,17 @@ describe(`a kind of record the contract alone names (${KIND})`, () => {
     const line = kinds()
       .map((kind) => `${recordKindLabel(kind)} ${kind === KIND ? 'given' : 'not given'}`)
       .join(', ');
-    expect(line).toContain('kit proof record id given, owner user id not given');
+    expect(line).toContain('kit proof record id given');
     expect(summaryMarkdown(record)).toContain(`- Records the creation cases name: ${line}\n`);
     expect(consoleSummary(record, { dir: process.cwd(), files: [] }, process.cwd())).toContain(`Records: ${line}\n`);
-    const others = kinds()
-      .filter((kind) => kind !== KIND)
-      .map(recordKindLabel)
-      .join(', ');
+    const notGiven = [
+      'forbidden token',
+      ...Object.keys(otherRecords()).map(recordKindLabel),
+      'legacy header name',
+      'certificate authorities',
+    ];
     expect(certificationHtml(record)).toContain(
-      `<tr><th scope="row">Optional inputs</th><td>given: kit proof record id<br>not given: forbidden token, ${others}, legacy header name, certificate authorities</td></tr>`,
+      `<tr><th scope="row">Optional inputs</th><td>given: kit proof record id<br>not given: ${notGiven.join(', ')}</td></tr>`,
     );
     const none = buildRecord({
       contract,

@@ -3,12 +3,13 @@
 // its flag, variable and target-file key are read, and the reference server holds one.
 import { Command } from 'commander';
 import { describe, expect, test } from 'vitest';
+import { createWithRecord, itWith } from '../contract/test-support.ts';
 import { loadContract, recordKinds } from '../contract/index.ts';
 import { registerRunCommand } from '../cli/run.ts';
 import { REFERENCE_FIXTURES } from '../server/index.ts';
 import { parseTargetFile } from './target-file.ts';
 import { settingsFromEnvironment } from './target-environment.ts';
-import { settingRows } from './settings.ts';
+import { recordSetting, settingRows } from './settings.ts';
 
 const kinds = recordKinds(loadContract().operations);
 const program = new Command();
@@ -16,25 +17,15 @@ registerRunCommand(program);
 const runOptions = program.commands.find((command) => command.name() === 'run')!.options;
 
 describe('the kinds of record the contract names', () => {
-  test('there is at least one (the creation cases that must succeed need them)', () => {
+  itWith(createWithRecord, 'create naming a record')('there is one for each create naming a record', (create) => {
+    expect(kinds).toEqual(expect.arrayContaining(recordKinds([create])));
     expect(kinds.length).toBeGreaterThan(0);
   });
 
-  test("the names of today's kinds follow the rule (another kind adds its own)", () => {
-    const named = settingRows()
-      .filter((row) => row.record)
-      .map(({ key, flag, variable, fileKey }) => ({ key, flag, variable, fileKey }));
-    expect(named).toEqual(
-      expect.arrayContaining([
-        {
-          key: 'collectionItemId',
-          flag: '--collection-item-id',
-          variable: 'LAS_COLLECTION_ITEM_ID',
-          fileKey: 'fixtures.collectionItemId',
-        },
-        { key: 'ownerUserId', flag: '--owner-user-id', variable: 'LAS_OWNER_USER_ID', fileKey: 'fixtures.ownerUserId' },
-      ]),
-    );
+  test('each has its row of the settings table, named by the rule from its name (another kind adds its own)', () => {
+    const named = settingRows().filter((row) => row.record);
+    expect(named.map((row) => row.key)).toEqual(kinds);
+    for (const row of named) expect(row).toEqual(recordSetting(row.key));
   });
 
   for (const kind of kinds) {

@@ -3,18 +3,20 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerRunCommand } from '../cli/run.ts';
+import { loadContract, recordKinds } from '../contract/index.ts';
 import { recordSetting, refuseCollisions, settingRows, settingsMarkdown, settingSource } from './settings.ts';
 import { targetOnlySettingsGiven } from './target.ts';
 import { parseTargetFile, targetSchemaFile, targetSchemaText } from './target-file.ts';
 import { settingsFromEnvironment } from './target-environment.ts';
 import { readFileSync } from 'node:fs';
 
+const kinds = recordKinds(loadContract().operations);
 const program = new Command();
 registerRunCommand(program);
 const run = program.commands.find((command) => command.name() === 'run')!;
 
 describe('the settings table', () => {
-  // Another kind of record the contract names adds a row; these stay.
+  // A kind of record the contract names adds a row of its own (targets/record-kinds.test.ts); these stay.
   it('keeps the names of every setting as people use them', () => {
     expect(settingRows().map(({ key, flag, variable, fileKey }) => `${key} ${flag} ${variable} ${fileKey}`)).toEqual(
       expect.arrayContaining([
@@ -23,8 +25,6 @@ describe('the settings table', () => {
         'pat --pat LAS_PAT credentials.pat',
         'forbiddenToken --forbidden-token LAS_FORBIDDEN_TOKEN credentials.forbiddenToken',
         'legacyHeader --legacy-header LAS_LEGACY_HEADER legacyHeader',
-        'collectionItemId --collection-item-id LAS_COLLECTION_ITEM_ID fixtures.collectionItemId',
-        'ownerUserId --owner-user-id LAS_OWNER_USER_ID fixtures.ownerUserId',
         'requestTimeoutMs --request-timeout LAS_REQUEST_TIMEOUT_MS limits.requestTimeoutMs',
         'maxBodyMiB --max-body-mib LAS_MAX_BODY_MIB limits.maxBodyMiB',
         'caFile --ca LAS_CA_FILE ca',
@@ -86,16 +86,15 @@ describe('the settings table', () => {
   });
 
   it('says where each setting comes from in one form', () => {
-    expect(settingSource('ownerUserId')).toBe(
-      '--owner-user-id, LAS_OWNER_USER_ID or fixtures.ownerUserId in the target file',
-    );
+    expect(settingSource('pat')).toBe('--pat, LAS_PAT or credentials.pat in the target file');
     expect(settingSource('baseUrl')).toBe('--base-url, LAS_BASE_URL or baseUrl in the target file');
   });
 
-  it('knows which settings need a target base URL', () => {
-    expect(targetOnlySettingsGiven({ legacyHeader: 'X-A', fixtures: { ownerUserId: 'u' }, pat: 'p' })).toEqual([
+  it('knows which settings need a target base URL: the tokens and the records', () => {
+    const records = Object.fromEntries(kinds.map((kind) => [kind, 'id']));
+    expect(targetOnlySettingsGiven({ legacyHeader: 'X-A', fixtures: records, pat: 'p' })).toEqual([
       '--pat',
-      '--owner-user-id',
+      ...kinds.map((kind) => recordSetting(kind).flag),
     ]);
   });
 });
