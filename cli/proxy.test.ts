@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { contract, itWith, list, listTarget, unallowedFilter } from '../contract/test-support.ts';
 import { eventually, send, startUpstream, type TestServer } from '../proxy/test-support.ts';
 import { firstLine, runCli, runCliInProcess, runCliWithin, spawnCli } from './test-support.ts';
 
@@ -37,123 +38,123 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
+const LIST = 'list';
+const session = { authorization: 'Bearer r:cli-token' };
+
 describe('las-conformance proxy', () => {
-  test('takes every flag from LAS_PROXY_* as well, and the admin token from LAS_ADMIN_TOKEN', async () => {
-    const environment = {
-      ...process.env,
-      LAS_PROXY_UPSTREAM: `${upstream.url}/v3`,
-      LAS_PROXY_PORT: '0',
-      LAS_PROXY_ADMIN_PORT: '0',
-      LAS_PROXY_MODE: 'enforce',
-      LAS_PROXY_VIOLATIONS: join(directory, 'from-env.ndjson'),
-      LAS_ADMIN_TOKEN: 'env-admin-token',
-    };
-    const proxy = spawnCli(['proxy', '--log-level', 'warn'], environment);
-    const match = banner.exec(await firstLine(proxy));
-    expect(match).not.toBeNull();
-    const [, baseUrl, adminUrl, mode] = match!;
-    expect(mode).toBe('enforce');
-    expect(
-      (
-        await send(`${baseUrl}/notification-groups?filter[type]=nobody`, {
-          headers: { authorization: 'Bearer r:cli-token' },
-        })
-      ).status,
-    ).toBe(400);
-    expect((await send(`${adminUrl}/metrics`)).status).toBe(401);
-    expect((await send(`${adminUrl}/metrics`, { headers: { authorization: 'Bearer env-admin-token' } })).status).toBe(
-      200,
-    );
-    proxy.child.kill('SIGTERM');
-    expect(await proxy.exit).toBe(0);
-  });
+  itWith(list, LIST)(
+    'takes every flag from LAS_PROXY_* as well, and the admin token from LAS_ADMIN_TOKEN',
+    async (list) => {
+      const environment = {
+        ...process.env,
+        LAS_PROXY_UPSTREAM: `${upstream.url}/v3`,
+        LAS_PROXY_PORT: '0',
+        LAS_PROXY_ADMIN_PORT: '0',
+        LAS_PROXY_MODE: 'enforce',
+        LAS_PROXY_VIOLATIONS: join(directory, 'from-env.ndjson'),
+        LAS_ADMIN_TOKEN: 'env-admin-token',
+      };
+      const proxy = spawnCli(['proxy', '--log-level', 'warn'], environment);
+      const match = banner.exec(await firstLine(proxy));
+      expect(match).not.toBeNull();
+      const [, baseUrl, adminUrl, mode] = match!;
+      expect(mode).toBe('enforce');
+      expect((await send(`${baseUrl}${unallowedFilter(list)!.target}`, { headers: session })).status).toBe(400);
+      expect((await send(`${adminUrl}/metrics`)).status).toBe(401);
+      expect((await send(`${adminUrl}/metrics`, { headers: { authorization: 'Bearer env-admin-token' } })).status).toBe(
+        200,
+      );
+      proxy.child.kill('SIGTERM');
+      expect(await proxy.exit).toBe(0);
+    },
+  );
 
-  test('SIGHUP reopens the violations file: after a rotation, findings go to a fresh file of the same name', async () => {
-    const violations = join(directory, 'rotated.ndjson');
-    const proxy = spawnCli([
-      'proxy',
-      '--upstream',
-      `${upstream.url}/v3`,
-      '--port',
-      '0',
-      '--admin-port',
-      '0',
-      '--violations',
-      violations,
-      '--log-level',
-      'warn',
-    ]);
-    const [, baseUrl] = banner.exec(await firstLine(proxy))!;
-    const headers = { authorization: 'Bearer r:cli-token' };
-    await send(`${baseUrl}/notification-groups?filter[type]=nobody`, {
-      headers: { ...headers, 'x-request-id': 'before-rotation' },
-    });
-    await eventually('the first finding written', () =>
-      readFileSync(violations, 'utf8').includes('before-rotation') ? true : undefined,
-    );
-    renameSync(violations, `${violations}.1`);
-    proxy.child.kill('SIGHUP');
-    await eventually('a fresh file', () => (existsSync(violations) ? true : undefined));
-    await send(`${baseUrl}/notification-groups?filter[type]=portal&page[limit]=0&page[offset]=0`, {
-      headers: { ...headers, 'x-request-id': 'after-rotation' },
-    });
-    await eventually('the next finding in the fresh file', () =>
-      readFileSync(violations, 'utf8').includes('after-rotation') ? true : undefined,
-    );
-    expect(readFileSync(`${violations}.1`, 'utf8')).not.toContain('after-rotation');
-    proxy.child.kill('SIGTERM');
-    expect(await proxy.exit).toBe(0);
-  });
+  itWith(list, LIST)(
+    'SIGHUP reopens the violations file: after a rotation, findings go to a fresh file of the same name',
+    async (list) => {
+      const violations = join(directory, 'rotated.ndjson');
+      const proxy = spawnCli([
+        'proxy',
+        '--upstream',
+        `${upstream.url}/v3`,
+        '--port',
+        '0',
+        '--admin-port',
+        '0',
+        '--violations',
+        violations,
+        '--log-level',
+        'warn',
+      ]);
+      const [, baseUrl] = banner.exec(await firstLine(proxy))!;
+      const headers = session;
+      await send(`${baseUrl}${unallowedFilter(list)!.target}`, {
+        headers: { ...headers, 'x-request-id': 'before-rotation' },
+      });
+      await eventually('the first finding written', () =>
+        readFileSync(violations, 'utf8').includes('before-rotation') ? true : undefined,
+      );
+      renameSync(violations, `${violations}.1`);
+      proxy.child.kill('SIGHUP');
+      await eventually('a fresh file', () => (existsSync(violations) ? true : undefined));
+      await send(`${baseUrl}${listTarget(list, { limit: 0, offset: 0 })}`, {
+        headers: { ...headers, 'x-request-id': 'after-rotation' },
+      });
+      await eventually('the next finding in the fresh file', () =>
+        readFileSync(violations, 'utf8').includes('after-rotation') ? true : undefined,
+      );
+      expect(readFileSync(`${violations}.1`, 'utf8')).not.toContain('after-rotation');
+      proxy.child.kill('SIGTERM');
+      expect(await proxy.exit).toBe(0);
+    },
+  );
 
-  test('prints the addresses first, logs violations to the file, drains and exits 0 on SIGTERM', async () => {
-    const violations = join(directory, 'violations.ndjson');
-    const proxy = spawnCli([
-      'proxy',
-      '--upstream',
-      `${upstream.url}/v3`,
-      '--port',
-      '0',
-      '--admin-port',
-      '0',
-      '--violations',
-      violations,
-      '--log-level',
-      'warn',
-      '--forwarded-headers',
-    ]);
-    const line = await firstLine(proxy);
-    const match = banner.exec(line);
-    expect(match, line).not.toBeNull();
-    const [, baseUrl, adminUrl] = match!;
-    expect((await send(`${adminUrl}/healthz`)).status).toBe(200);
+  itWith(list, LIST)(
+    'prints the addresses first, logs violations to the file, drains and exits 0 on SIGTERM',
+    async (list) => {
+      const violations = join(directory, 'violations.ndjson');
+      const proxy = spawnCli([
+        'proxy',
+        '--upstream',
+        `${upstream.url}/v3`,
+        '--port',
+        '0',
+        '--admin-port',
+        '0',
+        '--violations',
+        violations,
+        '--log-level',
+        'warn',
+        '--forwarded-headers',
+      ]);
+      const line = await firstLine(proxy);
+      const match = banner.exec(line);
+      expect(match, line).not.toBeNull();
+      const [, baseUrl, adminUrl] = match!;
+      expect((await send(`${adminUrl}/healthz`)).status).toBe(200);
 
-    const invalid = await send(`${baseUrl}/notification-groups?filter[type]=nobody`, {
-      headers: { authorization: 'Bearer r:cli-token' },
-    });
-    expect(invalid.status).toBe(200);
-    expect(forwardedFor).toBe('127.0.0.1');
-    // SIGTERM while an exchange is in flight (the upstream holds it 300 ms): it still completes.
-    const arrived = new Promise<void>((resolve) => (slowArrived = resolve));
-    const inFlight = send(`${baseUrl}/notification-groups?filter[type]=portal&slow`, {
-      headers: { authorization: 'Bearer r:cli-token' },
-    });
-    await arrived;
-    proxy.child.kill('SIGTERM');
-    expect((await inFlight).status).toBe(200);
-    expect(await proxy.exit).toBe(0);
+      const invalid = await send(`${baseUrl}${unallowedFilter(list)!.target}`, { headers: session });
+      expect(invalid.status).toBe(200);
+      expect(forwardedFor).toBe('127.0.0.1');
+      // SIGTERM while an exchange is in flight (the upstream holds it 300 ms): it still completes.
+      const arrived = new Promise<void>((resolve) => (slowArrived = resolve));
+      const inFlight = send(`${baseUrl}${listTarget(list)}&slow`, { headers: session });
+      await arrived;
+      proxy.child.kill('SIGTERM');
+      expect((await inFlight).status).toBe(200);
+      expect(await proxy.exit).toBe(0);
 
-    const rules = readFileSync(violations, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { rule: string; direction: string });
-    expect(rules.map((r) => `${r.direction} ${r.rule}`)).toEqual([
-      'request NG-FILTER-REQUIRED',
-      'exchange NG-FILTER-REQUIRED',
-    ]);
-    expect(proxy.stderr()).not.toContain('cli-token');
-  });
+      const rules = readFileSync(violations, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { rule: string; direction: string });
+      const rule = list.roles.filterRequired;
+      expect(rules.map((r) => `${r.direction} ${r.rule}`)).toEqual([`request ${rule}`, `exchange ${rule}`]);
+      expect(proxy.stderr()).not.toContain('cli-token');
+    },
+  );
 
-  test('with violations on stdout, names the addresses on stderr instead', async () => {
+  itWith(list, LIST)('with violations on stdout, names the addresses on stderr instead', async (list) => {
     const proxy = spawnCli([
       'proxy',
       '--upstream',
@@ -168,10 +169,15 @@ describe('las-conformance proxy', () => {
     const line = await firstLine(proxy, 'stderr');
     const [, baseUrl] = banner.exec(line) ?? [];
     expect(baseUrl, line).toBeDefined();
-    await send(`${baseUrl}/notification-groups`, { headers: { authorization: 'Bearer r:cli-token' } });
+    // No filter at all: the member it is served by is missing.
+    await send(`${baseUrl}${list.pathTemplate}`, { headers: session });
     const lineOut = await firstLine(proxy);
     expect(JSON.parse(lineOut)).toEqual(
-      expect.objectContaining({ rule: 'NG-FILTER-REQUIRED', direction: 'request', pointer: 'filter[type]' }),
+      expect.objectContaining({
+        rule: list.roles.filterRequired,
+        direction: 'request',
+        pointer: unallowedFilter(list)!.parameter,
+      }),
     );
     proxy.child.kill('SIGINT');
     expect(await proxy.exit).toBe(0);
@@ -254,38 +260,35 @@ test('exits 2 when its port is taken', async () => {
 });
 
 describe('las-conformance report', () => {
+  const operation = contract.operations[0];
+  // A MUST of section 5 every operation holds: a request without credentials.
+  const rule = 'AUTH-CREDENTIALS-PRESENT';
   const record = {
     time: '2026-01-01T10:00:00.000Z',
     requestId: 'r1',
-    method: 'GET',
-    path: '/v3/notification-groups',
-    operationId: 'listNotificationGroups',
+    method: operation.method,
+    path: `${contract.basePath}${operation.pathTemplate}`,
+    operationId: operation.operationId,
     direction: 'request',
-    status: 400,
-    pointer: 'filter[type]',
-    message: 'filter[type] is required',
+    status: 401,
+    pointer: '',
+    message: 'no credentials',
   };
 
   test('prints Markdown and exits 1 when the service broke the contract at MUST', async () => {
     const file = join(directory, 'must.ndjson');
-    writeFileSync(
-      file,
-      `${JSON.stringify({ ...record, direction: 'exchange', rule: 'NG-FILTER-REQUIRED', level: 'MUST' })}\nnot json\n`,
-    );
+    writeFileSync(file, `${JSON.stringify({ ...record, direction: 'exchange', rule, level: 'MUST' })}\nnot json\n`);
     const report = spawnCli(['report', file]);
     expect(await report.exit).toBe(1);
-    expect(report.stdout()).toContain('| MUST | NG-FILTER-REQUIRED | 4.1 | 1 |');
+    expect(report.stdout()).toContain(`| MUST | ${rule} | ${contract.requirement(rule).section} | 1 |`);
     expect(report.stdout()).toContain('1 malformed line skipped (line 2).');
   });
 
   test("merges several logs; a client's MUST findings fail the report only with --include-client", async () => {
     const first = join(directory, 'replica-1.ndjson');
     const second = join(directory, 'replica-2.ndjson');
-    writeFileSync(first, `${JSON.stringify({ ...record, rule: 'NG-FILTER-REQUIRED', level: 'MUST' })}\n`);
-    writeFileSync(
-      second,
-      `${JSON.stringify({ ...record, requestId: 'r2', rule: 'NG-FILTER-REQUIRED', level: 'MUST', repeated: 4 })}\n`,
-    );
+    writeFileSync(first, `${JSON.stringify({ ...record, rule, level: 'MUST' })}\n`);
+    writeFileSync(second, `${JSON.stringify({ ...record, requestId: 'r2', rule, level: 'MUST', repeated: 4 })}\n`);
     const report = spawnCli(['report', first, second]);
     expect(await report.exit).toBe(0);
     expect(report.stdout()).toContain('5 findings, first seen');
@@ -301,7 +304,7 @@ describe('las-conformance report', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/is not a violations log: line 1 is longer than 1 MiB\n$/);
     const long = join(directory, 'long-line.ndjson');
-    const finding = JSON.stringify({ ...record, direction: 'exchange', rule: 'NG-FILTER-REQUIRED', level: 'MUST' });
+    const finding = JSON.stringify({ ...record, direction: 'exchange', rule, level: 'MUST' });
     writeFileSync(long, `${finding}\n${'x'.repeat(1024 * 1024 + 1)}\n${finding}\n`);
     const report = spawnCli(['report', long]);
     expect(await report.exit).toBe(1);
@@ -344,18 +347,15 @@ describe('las-conformance report', () => {
       bytes: 3_000_000,
       reason: 'client-share',
       client: '203.0.113.7',
-      operationId: 'createAttributeConfig',
+      operationId: operation.operationId,
       message: '3 exchanges relayed unjudged',
     };
-    writeFileSync(
-      file,
-      `${JSON.stringify(shed)}\n${JSON.stringify({ ...record, rule: 'NG-FILTER-REQUIRED', level: 'MUST' })}\n`,
-    );
+    writeFileSync(file, `${JSON.stringify(shed)}\n${JSON.stringify({ ...record, rule, level: 'MUST' })}\n`);
     const report = await runCliInProcess(['report', file]);
     expect(report.code).toBe(0);
     expect(report.stdout).toContain('3 exchanges (3000000 body bytes) relayed unjudged (shed)');
     expect(report.stdout).toContain(
-      "| 203.0.113.7 | createAttributeConfig | client's share of the backlog full | 3 | 3000000 |",
+      `| 203.0.113.7 | ${operation.operationId} | client's share of the backlog full | 3 | 3000000 |`,
     );
   });
 

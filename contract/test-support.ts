@@ -4,12 +4,15 @@
 // well-formed request.
 import { describe, it } from 'vitest';
 import {
+  FILTER_PARAMETER,
   listItemSchema,
   listOperations,
   loadContract,
   MEDIA_TYPE,
   recordMembers,
+  servedFilterMember,
   smallestQuery,
+  type FilterMember,
   type Operation,
 } from './index.ts';
 import { completeExample, readCaseFiles } from './schema-cases.ts';
@@ -32,6 +35,56 @@ export function listQuery(operation: Operation, page?: { limit: number; offset: 
   const paging = page === undefined ? '' : `page[limit]=${page.limit}&page[offset]=${page.offset}`;
   return [smallestQuery(operation.parameters), paging].filter((part) => part !== '').join('&');
 }
+/** The request target of a list below the base path: its path and `listQuery`. */
+export function listTarget(operation: Operation, page?: { limit: number; offset: number }): string {
+  const query = listQuery(operation, page);
+  return query === '' ? operation.pathTemplate : `${operation.pathTemplate}?${query}`;
+}
+
+/** A value no member of a filter in the contract allows. */
+export const UNALLOWED_FILTER_VALUE = 'nobody';
+
+/**
+ * A list's request target with the member its filter is served by at a value the member does not allow (what its
+ * `filterRequired` requirement refuses), the parameter naming that member, and the member; none when no member names
+ * its values.
+ */
+export function unallowedFilter(
+  operation: Operation,
+): { target: string; parameter: string; member: FilterMember } | undefined {
+  const member = servedFilterMember(operation);
+  if (member === undefined) return undefined;
+  const parameter = `${FILTER_PARAMETER}[${member.name}]`;
+  const pairs = listQuery(operation)
+    .split('&')
+    .filter((pair) => pair !== '' && !pair.startsWith(`${parameter}=`));
+  const query = [`${parameter}=${UNALLOWED_FILTER_VALUE}`, ...pairs].join('&');
+  return { target: `${operation.pathTemplate}?${query}`, parameter, member };
+}
+
+/** A page of a list without meta: `count` copies of its complete item example, each under an ObjectId of its own. */
+export function listPage(operation: Operation, count = 1): { data: Record<string, unknown>[] } {
+  const item = itemExample(operation);
+  return { data: Array.from({ length: count }, (_, i) => ({ ...item, id: (i + 1).toString(16).padStart(24, '0') })) };
+}
+
+/** A request the contract serves, its target below the base path: a list's `listTarget`, a create's example. */
+export function servedRequest(operation: Operation): {
+  method: string;
+  target: string;
+  headers: Record<string, string>;
+  body?: string;
+} {
+  if (operation.requestBody === undefined)
+    return { method: operation.method, target: listTarget(operation), headers: credentials };
+  return {
+    method: operation.method,
+    target: operation.pathTemplate,
+    headers: { ...credentials, ...jsonApi },
+    body: JSON.stringify(documentExample(operation)),
+  };
+}
+
 /** The complete example of a component of the contract, from its case file in schemas/cases/. */
 export function exampleOf(schema: unknown): unknown {
   const name = Object.entries(contract.schemas).find(([, component]) => component === schema)?.[0];

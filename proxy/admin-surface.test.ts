@@ -247,7 +247,7 @@ describe('event clients', () => {
     feed.subscribe(paused as unknown as ServerResponse);
     feed.subscribe(reading as unknown as ServerResponse);
     paused.writableLength = EVENT_CLIENT_BUFFER_MAX + 1;
-    feed.recordExchange('listNotificationGroups');
+    feed.recordExchange(contract.operations[0].operationId);
     await eventually('the paused client dropped', () => (paused.destroyed ? true : undefined));
     expect(feed.clientCount).toBe(1);
     expect(reading.destroyed).toBe(false);

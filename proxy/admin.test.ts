@@ -1,5 +1,6 @@
 // The admin port: liveness, readiness, Prometheus metrics with bounded labels, the dashboard page.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { credentials, itWith, list, listPage, listTarget, unallowedFilter } from '../contract/test-support.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { answering, send, startUpstream, type TestServer } from './test-support.ts';
 
@@ -7,15 +8,12 @@ let upstream: TestServer;
 let proxy: StartedProxy;
 
 beforeAll(async () => {
-  upstream = await startUpstream(
-    answering(
-      200,
-      '{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":true,"description":"d"}}]}',
-    ),
-  );
+  // An answer longer than --max-body: its body is counted as not validated.
+  upstream = await startUpstream(answering(200, JSON.stringify(list ? listPage(list) : { data: [] })));
   proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, maxBody: 64 });
-  await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, { headers: { authorization: 'Bearer r:t' } });
-  await send(`${proxy.baseUrl}/notification-groups?filter[type]=nobody`, { headers: { authorization: 'Bearer r:t' } });
+  if (list === undefined) return;
+  await send(`${proxy.baseUrl}${listTarget(list)}`, { headers: credentials });
+  await send(`${proxy.baseUrl}${unallowedFilter(list)!.target}`, { headers: credentials });
 });
 
 afterAll(async () => {
@@ -40,20 +38,24 @@ describe('admin endpoints', () => {
     });
   }
 
-  test('metrics count exchanges by operation and status, findings by rule, direction, party and level, and skipped bodies', async () => {
-    await proxy.proxy.settled();
-    const text = (await send(`${proxy.adminUrl}/metrics`)).body.toString();
-    expect(text).toMatch(/las_proxy_exchanges_total\{operation="listNotificationGroups",status="200"\} 2/);
-    expect(text).toMatch(
-      /las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="request",party="client",level="MUST"\} 1/,
-    );
-    expect(text).toMatch(
-      /las_proxy_findings_total\{rule="NG-FILTER-REQUIRED",direction="exchange",party="service",level="MUST"\} 1/,
-    );
-    expect(text).toMatch(/las_proxy_bodies_not_validated_total\{direction="response"\} 2/);
-    expect(text).toMatch(/las_proxy_validation_duration_seconds_count 2/);
-    expect(text).toMatch(/# TYPE las_proxy_upstream_errors_total counter/);
-  });
+  itWith(list, 'list')(
+    'metrics count exchanges by operation and status, findings by rule, direction, party and level, and skipped bodies',
+    async (list) => {
+      await proxy.proxy.settled();
+      const lines = (await send(`${proxy.adminUrl}/metrics`)).body.toString().split('\n');
+      const rule = list.roles.filterRequired;
+      expect(lines).toContain(`las_proxy_exchanges_total{operation="${list.operationId}",status="200"} 2`);
+      expect(lines).toContain(
+        `las_proxy_findings_total{rule="${rule}",direction="request",party="client",level="MUST"} 1`,
+      );
+      expect(lines).toContain(
+        `las_proxy_findings_total{rule="${rule}",direction="exchange",party="service",level="MUST"} 1`,
+      );
+      expect(lines).toContain('las_proxy_bodies_not_validated_total{direction="response"} 2');
+      expect(lines).toContain('las_proxy_validation_duration_seconds_count 2');
+      expect(lines).toContain('# TYPE las_proxy_upstream_errors_total counter');
+    },
+  );
 
   test('two proxies in one process keep separate registries', async () => {
     const other = await startValidatingProxy({ upstream: `${upstream.url}/v3` });

@@ -12,11 +12,14 @@ import { REFUSAL_STATUSES } from './errors.ts';
 
 const contract = loadContract();
 
+const operationPath = contract.operations[0].pathTemplate;
+/** The operation's path with its first i dotless (a segment of one when it has none): it folds back to the path. */
+const dotless = operationPath.includes('i') ? operationPath.replace('i', '\u0131') : `${operationPath}/\u0131`;
 const variants = [
-  { name: 'a dotless i', path: '/v3/attr\u0131bute-configs' },
-  { name: 'the Kelvin sign for a K', path: '/v3/highlights/\u212A' },
-  { name: 'a fullwidth digit in the root', path: '/v\uFF13/highlights' },
-  { name: 'a raw space', path: '/v3/highlights /x' },
+  { name: 'a dotless i', path: `${contract.basePath}${dotless}` },
+  { name: 'the Kelvin sign for a K', path: `${contract.basePath}${operationPath}/\u212A` },
+  { name: 'a fullwidth digit in the root', path: `${contract.basePath.replace(/\d/, '\uFF13')}${operationPath}` },
+  { name: 'a raw space', path: `${contract.basePath}${operationPath} /x` },
 ];
 
 for (const c of variants) {

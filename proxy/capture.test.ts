@@ -4,8 +4,19 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { MEDIA_TYPE } from '../contract/index.ts';
+import {
+  contract,
+  create,
+  describeWith,
+  documentExample,
+  itemExample,
+  itWith,
+  listTarget,
+  list as listOfContract,
+} from '../contract/test-support.ts';
+import type { Operation } from '../contract/index.ts';
 import type { HarEntry } from './har.ts';
 import { recordedExchange } from './har.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
@@ -19,24 +30,19 @@ const COOKIE = 'capture-cookie-secret-31bb';
 const PASSWORD = 'capture-password-secret-e4d4';
 const SECRETS = [SESSION, PAT, QUERY_TOKEN, COOKIE, PASSWORD];
 
-// Ids that are numbers, not strings: RES-ID-STRING, a MUST, on every list answer.
-const BROKEN_LIST = JSON.stringify({
-  data: [
-    {
-      id: 7,
-      type: 'NotificationGroup',
-      attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'x' },
-    },
-  ],
-});
+/** A list's item whose id is a number, not a string: RES-ID-STRING, a MUST, on every list answer. */
+const brokenItem = (list: Operation) => ({ ...itemExample(list), id: 7 });
 
 let dir: string;
 let upstream: TestServer;
 let proxy: StartedProxy | undefined;
+/** A page of one broken item of the list the tests send to. */
+let brokenList: string;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'las-capture-'));
-  upstream = await startUpstream(answering(200, BROKEN_LIST));
+  brokenList = listOfContract === undefined ? '{"data":[]}' : JSON.stringify({ data: [brokenItem(listOfContract)] });
+  upstream = await startUpstream(answering(200, brokenList));
 });
 
 afterEach(async () => {
@@ -66,58 +72,71 @@ async function metric(name: string): Promise<string> {
     .join('\n');
 }
 
-describe('proxy --capture', () => {
-  it('writes an exchange with a MUST finding as a HAR entry with its finding ids, and no credential at all', async () => {
-    proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, capture: { dir }, judgeThread: false });
-    const list = `${proxy.baseUrl}/notification-groups?filter[type]=portal&access_token=${QUERY_TOKEN}`;
-    await send(list, {
-      headers: { authorization: `Bearer r:${SESSION}`, cookie: `sid=${COOKIE}`, 'x-request-id': 'capture-1' },
-    });
-    await send(list, { headers: { 'x-svc-session-token': SESSION, 'x-request-id': 'capture-2' } });
-    await send(`${proxy.baseUrl}/attribute-configs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer p:${PAT}`, 'content-type': MEDIA_TYPE, 'x-request-id': 'capture-3' },
-      body: JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'x', password: PASSWORD } } }),
-    });
-    // Outside the API: judged by nothing, captured never.
-    await send(`${proxy.proxyUrl}/health`, { headers: { authorization: `Bearer r:${SESSION}` } });
-    await proxy.proxy.settled();
+/** The complete example of a create's document with a password among its attributes. */
+function documentWithPassword(create: Operation): string {
+  const document = documentExample(create) as { data: { attributes?: Record<string, unknown> } };
+  document.data.attributes = { ...document.data.attributes, password: PASSWORD };
+  return JSON.stringify(document);
+}
 
-    const { entries, text } = captured();
-    for (const secret of SECRETS) expect(text).not.toContain(secret);
-    expect(entries.map((e) => e._las!.requestId)).toEqual(['capture-1', 'capture-2', 'capture-3']);
-    expect(entries[0]._las!.findings.map((f) => f.rule)).toContain('RES-ID-STRING');
-    expect(entries[0].request.headers).toEqual(
-      expect.arrayContaining([
-        { name: 'authorization', value: 'Bearer r:***' },
-        { name: 'cookie', value: '***' },
-      ]),
-    );
-    expect(entries[1].request.headers).toEqual(expect.arrayContaining([{ name: 'x-svc-session-token', value: '***' }]));
-    expect(entries[2].request.headers).toEqual(
-      expect.arrayContaining([{ name: 'authorization', value: 'Bearer p:***' }]),
-    );
-    expect(entries[0].request.url).toContain('access_token=***');
-    expect(entries[0].request.queryString).toEqual(expect.arrayContaining([{ name: 'access_token', value: '***' }]));
-    expect(entries[2].request.postData?.text).toContain('"password":"***"');
-    // What was captured reads back as the exchange that was judged.
-    const again = recordedExchange(entries[0]);
-    expect(again.exchange.response?.status).toBe(200);
-    expect(again.exchange.path).toBe('/v3/notification-groups?filter[type]=portal&access_token=***');
-    expect(await metric('las_proxy_capture_events_total{event="written"}')).toMatch(/ 3$/);
-  });
+describeWith(listOfContract, 'list')('proxy --capture', (listOperation) => {
+  const listPath = listTarget(listOperation);
+  itWith(create, 'create')(
+    'writes an exchange with a MUST finding as a HAR entry with its finding ids, and no credential at all',
+    async (create) => {
+      proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, capture: { dir }, judgeThread: false });
+      const list = `${proxy.baseUrl}${listPath}&access_token=${QUERY_TOKEN}`;
+      await send(list, {
+        headers: { authorization: `Bearer r:${SESSION}`, cookie: `sid=${COOKIE}`, 'x-request-id': 'capture-1' },
+      });
+      await send(list, { headers: { [contract.legacyHeader]: SESSION, 'x-request-id': 'capture-2' } });
+      await send(`${proxy.baseUrl}${create.pathTemplate}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer p:${PAT}`, 'content-type': MEDIA_TYPE, 'x-request-id': 'capture-3' },
+        body: documentWithPassword(create),
+      });
+      // Outside the API: judged by nothing, captured never.
+      await send(`${proxy.proxyUrl}/health`, { headers: { authorization: `Bearer r:${SESSION}` } });
+      await proxy.proxy.settled();
 
-  it('keeps no body larger than --max-body, and says so in the entry', async () => {
+      const { entries, text } = captured();
+      for (const secret of SECRETS) expect(text).not.toContain(secret);
+      expect(entries.map((e) => e._las!.requestId)).toEqual(['capture-1', 'capture-2', 'capture-3']);
+      expect(entries[0]._las!.findings.map((f) => f.rule)).toContain('RES-ID-STRING');
+      expect(entries[0].request.headers).toEqual(
+        expect.arrayContaining([
+          { name: 'authorization', value: 'Bearer r:***' },
+          { name: 'cookie', value: '***' },
+        ]),
+      );
+      expect(entries[1].request.headers).toEqual(
+        expect.arrayContaining([{ name: contract.legacyHeader.toLowerCase(), value: '***' }]),
+      );
+      expect(entries[2].request.headers).toEqual(
+        expect.arrayContaining([{ name: 'authorization', value: 'Bearer p:***' }]),
+      );
+      expect(entries[0].request.url).toContain('access_token=***');
+      expect(entries[0].request.queryString).toEqual(expect.arrayContaining([{ name: 'access_token', value: '***' }]));
+      expect(entries[2].request.postData?.text).toContain('"password":"***"');
+      // What was captured reads back as the exchange that was judged.
+      const again = recordedExchange(entries[0]);
+      expect(again.exchange.response?.status).toBe(200);
+      expect(again.exchange.path).toBe(`${contract.basePath}${listPath}&access_token=***`);
+      expect(await metric('las_proxy_capture_events_total{event="written"}')).toMatch(/ 3$/);
+    },
+  );
+
+  itWith(create, 'create')('keeps no body larger than --max-body, and says so in the entry', async (create) => {
     proxy = await startValidatingProxy({
       upstream: `${upstream.url}/v3`,
       capture: { dir },
       maxBody: 64,
       judgeThread: false,
     });
-    await send(`${proxy.baseUrl}/attribute-configs`, {
+    await send(`${proxy.baseUrl}${create.pathTemplate}`, {
       method: 'POST',
       headers: { authorization: `Bearer p:${PAT}`, 'content-type': MEDIA_TYPE },
-      body: JSON.stringify({ data: { type: 'Highlight', attributes: { label: 'y'.repeat(200) } } }),
+      body: documentWithPassword(create),
     });
     await proxy.proxy.settled();
     const [entry] = captured().entries;
@@ -140,7 +159,7 @@ describe('proxy --capture', () => {
     try {
       proxy = await startValidatingProxy({ upstream: `${oneByteChunks.url}/v3`, capture: { dir }, judgeThread: false });
       // No credentials, answered 200: a MUST of the exchange, so it is captured.
-      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`);
+      await send(`${proxy.baseUrl}${listPath}`);
       await proxy.proxy.settled();
       const [entry] = captured().entries;
       expect(entry.response.content.text).toBeUndefined();
@@ -159,7 +178,7 @@ describe('proxy --capture', () => {
       judgeThread: false,
     });
     for (let i = 0; i < 40; i += 1)
-      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+      await send(`${proxy.baseUrl}${listPath}`, {
         headers: { authorization: `Bearer r:${SESSION}`, 'x-request-id': `rotate-${i}` },
       });
     await proxy.proxy.settled();
@@ -178,11 +197,11 @@ describe('proxy --capture', () => {
     await upstream.close();
     // Past 8 KiB of body the exchange is judged on the worker thread.
     const large = JSON.stringify({
-      data: Array.from({ length: 80 }, () => (JSON.parse(BROKEN_LIST) as { data: unknown[] }).data[0]),
+      data: Array.from({ length: 80 }, () => brokenItem(listOperation)),
     });
     upstream = await startUpstream(answering(200, large));
     proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, capture: { dir } });
-    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+    await send(`${proxy.baseUrl}${listPath}`, {
       headers: { authorization: `Bearer r:${SESSION}` },
     });
     await proxy.proxy.settled();
@@ -193,7 +212,7 @@ describe('proxy --capture', () => {
 
   it('is off by default: no capture file is written', async () => {
     proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, judgeThread: false });
-    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+    await send(`${proxy.baseUrl}${listPath}`, {
       headers: { authorization: `Bearer r:${SESSION}` },
     });
     await proxy.proxy.settled();

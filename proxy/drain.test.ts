@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Client } from 'undici';
 import { MEDIA_TYPE } from '../contract/index.ts';
+import { contract, servedRequest } from '../contract/test-support.ts';
 import { startValidatingProxy } from './proxy.ts';
 import { eventually, startUpstream, type TestServer } from './test-support.ts';
 
@@ -37,16 +38,19 @@ afterAll(async () => {
 test(`${CONNECTIONS} kept-alive connections each with a request in flight when the drain starts: answered whole with Connection: close, and no connection takes another request`, async () => {
   const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null, drainTimeout: 10_000 });
   const clients = Array.from({ length: CONNECTIONS }, () => new Client(proxy.proxyUrl));
-  const list = {
-    method: 'GET' as const,
-    path: '/v3/notification-groups?filter[type]=portal',
-    headers: { authorization: 'Bearer r:drain' },
+  // Any request of the contract: what is drained does not depend on the operation.
+  const served = servedRequest(contract.operations[0]);
+  const request = {
+    method: served.method as 'GET' | 'POST',
+    path: `${contract.basePath}${served.target}`,
+    headers: served.headers,
+    body: served.body,
   };
   try {
     // Each connection is kept alive by a first exchange, then sends the request the drain finds in flight.
-    for (const client of clients) await (await client.request(list)).body.text();
+    for (const client of clients) await (await client.request(request)).body.text();
     const before = forwarded;
-    const inFlight = clients.map((client) => client.request(list));
+    const inFlight = clients.map((client) => client.request(request));
     await eventually('every request forwarded', () => (forwarded === before + CONNECTIONS ? true : undefined));
     const drained = proxy.close();
     const answers = await Promise.all(
@@ -58,7 +62,7 @@ test(`${CONNECTIONS} kept-alive connections each with a request in flight when t
     );
     expect(answers).toEqual(Array.from({ length: CONNECTIONS }, () => ({ whole: true, connection: 'close' })));
     // After its closing answer, a connection takes nothing more: the next request is never forwarded.
-    const next = await Promise.allSettled(clients.map((client) => client.request(list).then((r) => r.body.text())));
+    const next = await Promise.allSettled(clients.map((client) => client.request(request).then((r) => r.body.text())));
     expect(next.every((result) => result.status === 'rejected')).toBe(true);
     expect(forwarded).toBe(before + CONNECTIONS);
     await drained;

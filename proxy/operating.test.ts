@@ -4,6 +4,15 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import {
+  contract,
+  credentials,
+  itWith,
+  list,
+  listTarget,
+  servedRequest,
+  unallowedFilter,
+} from '../contract/test-support.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { answering, eventually, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 
@@ -32,41 +41,47 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const invalid = (id: string) =>
-  send(`${proxy.baseUrl}/notification-groups?filter[type]=nobody`, {
-    headers: { authorization: 'Bearer r:operating-token', 'x-request-id': id },
-  });
+const LIST = 'list';
 
 async function lostLines(): Promise<number> {
   return (await proxy.proxy.metrics.violationsLinesLost.get()).values.reduce((sum, v) => sum + v.value, 0);
 }
 
-test('a failing violations log: reported on the log once, lost lines counted, /readyz not ready; a replacement restores it', async () => {
-  for (const id of ['full-1', 'full-2', 'full-3']) await invalid(id);
-  await proxy.proxy.settled();
-  await eventually('lines counted as lost', async () => ((await lostLines()) > 0 ? true : undefined));
-  const readiness = await send(`${proxy.adminUrl}/readyz`);
-  expect(readiness.status).toBe(503);
-  expect((JSON.parse(readiness.body.toString()) as { status: string }).status).toMatch(
-    /^violations log failing \(ENOSPC\)$/,
-  );
-  expect(logLines.lines().filter((l) => String(l.msg).startsWith('writing the violations log failed')).length).toBe(1);
+itWith(list, LIST)(
+  'a failing violations log: reported on the log once, lost lines counted, /readyz not ready; a replacement restores it',
+  async (list) => {
+    for (const id of ['full-1', 'full-2', 'full-3'])
+      await send(`${proxy.baseUrl}${unallowedFilter(list)!.target}`, {
+        headers: { ...credentials, 'x-request-id': id },
+      });
+    await proxy.proxy.settled();
+    await eventually('lines counted as lost', async () => ((await lostLines()) > 0 ? true : undefined));
+    const readiness = await send(`${proxy.adminUrl}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect((JSON.parse(readiness.body.toString()) as { status: string }).status).toMatch(
+      /^violations log failing \(ENOSPC\)$/,
+    );
+    expect(logLines.lines().filter((l) => String(l.msg).startsWith('writing the violations log failed')).length).toBe(
+      1,
+    );
 
-  const fresh = new Recorder();
-  proxy.proxy.replaceViolations(fresh);
-  // Another kind of finding: the first of its kind in this interval, so written in full.
-  await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal&page[limit]=0&page[offset]=0`, {
-    headers: { authorization: 'Bearer r:operating-token', 'x-request-id': 'after-reopen' },
-  });
-  await proxy.proxy.settled();
-  expect(fresh.lines().map((l) => l.requestId)).toContain('after-reopen');
-  expect((await send(`${proxy.adminUrl}/readyz`)).status).toBe(200);
-});
+    const fresh = new Recorder();
+    proxy.proxy.replaceViolations(fresh);
+    // Another kind of finding: the first of its kind in this interval, so written in full.
+    await send(`${proxy.baseUrl}${listTarget(list, { limit: 0, offset: 0 })}`, {
+      headers: { ...credentials, 'x-request-id': 'after-reopen' },
+    });
+    await proxy.proxy.settled();
+    expect(fresh.lines().map((l) => l.requestId)).toContain('after-reopen');
+    expect((await send(`${proxy.adminUrl}/readyz`)).status).toBe(200);
+  },
+);
 
-test('the proxy answers with the request id of the exchange when it answers itself', async () => {
+itWith(list, LIST)('the proxy answers with the request id of the exchange when it answers itself', async (list) => {
   const enforcing = await startValidatingProxy({ upstream: `${upstream.url}/v3`, mode: 'enforce', violations: null });
   try {
-    const answer = await send(`${enforcing.baseUrl}/notification-groups?filter[type]=nobody`, {
+    // Invalid and without credentials: the proxy answers 401 itself.
+    const answer = await send(`${enforcing.baseUrl}${unallowedFilter(list)!.target}`, {
       headers: { 'x-request-id': 'own-answer' },
     });
     expect(answer.status).toBe(401);
@@ -77,6 +92,8 @@ test('the proxy answers with the request id of the exchange when it answers itse
 });
 
 test('/metrics has the upstream latency and the process metrics', async () => {
+  const { method, target, headers, body } = servedRequest(contract.operations[0]);
+  await send(`${proxy.baseUrl}${target}`, { method, headers, body });
   const text = (await send(`${proxy.adminUrl}/metrics`)).body.toString();
   expect(text).toMatch(/las_proxy_upstream_response_seconds_count [1-9]/);
   expect(text).toMatch(/las_proxy_process_cpu_seconds_total/);

@@ -5,15 +5,35 @@ import { VIOLATIONS_HEADER_MAX_LENGTH, violationsHeaderValue } from './answers.t
 import type { ViolationRecord } from './violations.ts';
 import { startValidatingProxy, type StartedProxy, type ValidatingProxyOptions } from './proxy.ts';
 import { answering, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
-import type { Finding } from '../contract/index.ts';
+import { listItemAttributes, type Finding, type Operation } from '../contract/index.ts';
+import {
+  credentials,
+  describeWith,
+  list,
+  listPage,
+  listTarget,
+  unallowedFilter,
+  UNALLOWED_FILTER_VALUE,
+} from '../contract/test-support.ts';
 
-const brokenList =
-  '{"data":[{"id":"5f1d7c2e9b1e8a0012345678","type":"NotificationGroup","attributes":{"groupId":"Exams","label":"l","defaultValue":"yes","description":"d"}}]}';
+/** A string where an item's attribute is of another type. */
+const WRONG_VALUE = 'yes';
+/** The first attribute of a list's items whose type is not string. */
+const typedAttribute = (list: Operation) =>
+  listItemAttributes(list).find((a) => typeof a.schema.type === 'string' && a.schema.type !== 'string');
+
+/** A page of a list whose one item has a string for that attribute. */
+function brokenPage(list: Operation): string {
+  const page = listPage(list);
+  const item = page.data[0] as { attributes: Record<string, unknown> };
+  item.attributes = { ...item.attributes, [typedAttribute(list)!.name]: WRONG_VALUE };
+  return JSON.stringify(page);
+}
 
 let upstream: TestServer;
 
 beforeAll(async () => {
-  upstream = await startUpstream(answering(200, brokenList));
+  upstream = await startUpstream(answering(200, list === undefined ? '{"data":[]}' : brokenPage(list)));
 });
 
 afterAll(async () => {
@@ -39,12 +59,11 @@ async function withProxy(
   }
 }
 
-const listPath = '/notification-groups?filter[type]=everyone';
-/** A valid request: its answer's body is judged (that of a request which had to be refused is not). */
-const validListPath = '/notification-groups?filter[type]=portal';
-const session = { authorization: 'Bearer r:options-token' };
+const LIST = 'list';
+const session = credentials;
 
-describe('--sample', () => {
+describeWith(list, LIST)('--sample', (list) => {
+  const listPath = unallowedFilter(list)!.target;
   const rates = [
     { sample: 1, judged: 8 },
     { sample: 0.5, judged: 4 },
@@ -65,17 +84,24 @@ describe('--sample', () => {
   }
 });
 
-describe('--log-values', () => {
+describeWith(list, LIST)('--log-values', (list) => {
+  const { target: listPath, parameter, member } = unallowedFilter(list)!;
+  /** A valid request: its answer's body is judged (that of a request which had to be refused is not). */
+  const validListPath = listTarget(list);
+  const allowed = member.values.map((value) => `"${value}"`).join(', ');
+  const { name, schema } = typedAttribute(list)!;
+  const type = String(schema.type);
+  const mustBe = `/data/0/attributes/${name} must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
   const cases = [
     {
       logValues: false,
-      request: 'filter[type] must be one of "portal", "user", got a string',
-      response: '/data/0/attributes/defaultValue must be a boolean, got a string',
+      request: `${parameter} must be one of ${allowed}, got a string`,
+      response: `${mustBe}, got a string`,
     },
     {
       logValues: true,
-      request: 'filter[type] must be one of "portal", "user", got "everyone"',
-      response: '/data/0/attributes/defaultValue must be a boolean, got "yes"',
+      request: `${parameter} must be one of ${allowed}, got "${UNALLOWED_FILTER_VALUE}"`,
+      response: `${mustBe}, got "${WRONG_VALUE}"`,
     },
   ];
   for (const c of cases) {
@@ -92,7 +118,10 @@ describe('--log-values', () => {
   }
 });
 
-describe('Las-Violations', () => {
+describeWith(list, LIST)('Las-Violations of a request', (list) => {
+  const listPath = unallowedFilter(list)!.target;
+  const rule = list.roles.filterRequired;
+
   test('is off by default', async () => {
     await withProxy({}, async (proxy) => {
       expect(
@@ -104,17 +133,19 @@ describe('Las-Violations', () => {
   test('in report mode lists the request findings only: the response is relayed before it is judged', async () => {
     await withProxy({ violationsHeader: true }, async (proxy, violations) => {
       const response = await send(`${proxy.baseUrl}${listPath}`, { headers: session });
-      expect(response.headers['las-violations']).toBe('NG-FILTER-REQUIRED');
+      expect(response.headers['las-violations']).toBe(rule);
       await proxy.proxy.settled();
       expect(
         violations
           .lines()
           .filter((l) => l.direction === 'exchange')
           .map((l) => l.rule),
-      ).toContain('NG-FILTER-REQUIRED');
+      ).toContain(rule);
     });
   });
+});
 
+describe('Las-Violations', () => {
   test('lists the most severe rules first and stays within its size', () => {
     const finding = (requirement: string, level: Finding['level']): Finding => ({
       requirement,

@@ -2,6 +2,7 @@
 // after traffic that fills every labelled counter the proxy keeps.
 import { spawnSync } from 'node:child_process';
 import { expect, test } from 'vitest';
+import { contract, servedRequest } from '../contract/test-support.ts';
 import { promtoolChoice, promtoolTestRuns } from '../test-support/promtool.ts';
 import { startValidatingProxy } from './proxy.ts';
 import { answering, send, startUpstream } from './test-support.ts';
@@ -11,9 +12,8 @@ test.runIf(promtoolTestRuns)('promtool check metrics passes on /metrics after tr
   const upstream = await startUpstream(answering(200, '{"data":[{"id":7}]}'));
   const proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations: null });
   try {
-    await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
-      headers: { authorization: 'Bearer r:metrics-token' },
-    });
+    const { method, target, headers, body } = servedRequest(contract.operations[0]);
+    await send(`${proxy.baseUrl}${target}`, { method, headers, body });
     await send(`${proxy.baseUrl}/unspecified`);
     await proxy.proxy.settled();
     const metrics = (await send(`${proxy.adminUrl}/metrics`)).body.toString();

@@ -5,6 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { MEDIA_TYPE } from '../contract/index.ts';
+import { create, itWith } from '../contract/test-support.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer } from '../server/index.ts';
 import { Recorder, send, startRawUpstream } from './test-support.ts';
 
@@ -109,17 +110,16 @@ for (const mode of ['report', 'enforce'] as const) {
 
 // Enforce mode reads the whole body before forwarding it, so only report mode streams a body an upstream may answer
 // early.
-test(
+itWith(create, 'create')(
   "the reference server's 413 to a body still arriving reaches the client, every time",
-  { timeout: 30_000 },
-  async () => {
+  async (create) => {
     const upstream = await startReferenceServer();
     opened.push(upstream);
     const proxy = await proxyTo(upstream.baseUrl, 'report');
     const statuses: number[] = [];
     for (let i = 0; i < 6; i += 1) {
       const body = Buffer.alloc(4 * 1024 * 1024, 0x20);
-      const response = await send(`${proxy.baseUrl}/attribute-configs`, {
+      const response = await send(`${proxy.baseUrl}${create.pathTemplate}`, {
         method: 'POST',
         headers: { 'content-type': MEDIA_TYPE, authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` },
         body,

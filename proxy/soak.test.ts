@@ -4,9 +4,13 @@
 // the heap does not grow with traffic.
 import { Agent } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
+import { credentials, itWith, list as listOfContract, listPage, listTarget } from '../contract/test-support.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { collectGarbage, exchangeHash, send, startUpstream, type TestServer } from './test-support.ts';
+
+// Bounded by its count; the time allowed is generous because other test files share the cores.
+vi.setConfig({ testTimeout: 180_000 });
 
 const EXCHANGES = 20_000;
 const WARM_UP = 2_000;
@@ -14,23 +18,22 @@ const CONNECTIONS = 32;
 /** Generous: the heap after the soak may exceed the heap after warm-up by this much, not more. */
 const HEAP_GROWTH_LIMIT = 16 * 1024 * 1024;
 
-function list(size: number): string {
-  const items = Array.from({ length: size }, (_, i) => ({
-    id: i.toString(16).padStart(24, 'a'),
-    type: 'NotificationGroup',
-    attributes: { groupId: 'Exams', label: `Label ${i}`, defaultValue: i % 2 === 0, description: 'Exam notifications' },
-  }));
-  return JSON.stringify({ data: items, meta: { total: size, pages: 1, page: 1, offset: 0, limit: size } });
-}
-const plain = list(10);
+/** A page of the list, its answer to a page of that size. */
+const page = (size: number) =>
+  listOfContract === undefined ? '{"data":[]}' : JSON.stringify(listPage(listOfContract, size));
+const plain = page(10);
 const gzipped = gzipSync(plain);
-const large = list(100);
+const large = page(100);
 
-const paths = [
-  '/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0',
-  '/notification-groups?filter[type]=user&page[limit]=10&page[offset]=0&gzip',
-  '/notification-groups?filter[type]=portal&page[limit]=100&page[offset]=0',
-];
+/** A page of ten, the same gzipped in two writes (`&gzip`), and a page of a hundred, judged on the judging thread. */
+const paths =
+  listOfContract === undefined
+    ? []
+    : [
+        listTarget(listOfContract, { limit: 10, offset: 0 }),
+        `${listTarget(listOfContract, { limit: 10, offset: 0 })}&gzip`,
+        listTarget(listOfContract, { limit: 100, offset: 0 }),
+      ];
 
 let upstream: TestServer;
 let proxy: StartedProxy;
@@ -68,7 +71,7 @@ async function run(count: number, agent: Agent, expected: string[]): Promise<{ a
       const index = next++;
       const response = await send(`${proxy.baseUrl}${paths[index % paths.length]}`, {
         agent,
-        headers: { authorization: 'Bearer r:soak-token' },
+        headers: credentials,
       });
       answered += 1;
       if (exchangeHash(response) !== expected[index % paths.length]) altered += 1;
@@ -102,31 +105,35 @@ async function findingsCounted(): Promise<number> {
   return metric.values.reduce((sum, v) => sum + v.value, 0);
 }
 
-test(`${EXCHANGES} exchanges at ${CONNECTIONS} connections: none lost, none altered, heap flat`, async () => {
-  const expected = await Promise.all(paths.map(async (path) => exchangeHash(await send(`${upstream.url}/v3${path}`))));
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  try {
-    const warmUp = await run(WARM_UP, agent, expected);
-    await proxy.proxy.settled();
-    expect(await exchangesCounted()).toBe(WARM_UP);
-    collectGarbage();
-    const heapAfterWarmUp = process.memoryUsage().heapUsed;
+itWith(listOfContract, 'list')(
+  `${EXCHANGES} exchanges at ${CONNECTIONS} connections: none lost, none altered, heap flat`,
+  async () => {
+    const expected = await Promise.all(
+      paths.map(async (path) => exchangeHash(await send(`${upstream.url}/v3${path}`))),
+    );
+    const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+    try {
+      const warmUp = await run(WARM_UP, agent, expected);
+      await proxy.proxy.settled();
+      expect(await exchangesCounted()).toBe(WARM_UP);
+      collectGarbage();
+      const heapAfterWarmUp = process.memoryUsage().heapUsed;
 
-    const soak = await run(EXCHANGES, agent, expected);
-    await proxy.proxy.settled();
-    expect(await exchangesCounted()).toBe(WARM_UP + EXCHANGES);
-    collectGarbage();
-    const heapAfterSoak = process.memoryUsage().heapUsed;
+      const soak = await run(EXCHANGES, agent, expected);
+      await proxy.proxy.settled();
+      expect(await exchangesCounted()).toBe(WARM_UP + EXCHANGES);
+      collectGarbage();
+      const heapAfterSoak = process.memoryUsage().heapUsed;
 
-    expect({ ...warmUp, total: WARM_UP }).toEqual({ answered: WARM_UP, altered: 0, total: WARM_UP });
-    expect({ ...soak, total: EXCHANGES }).toEqual({ answered: EXCHANGES, altered: 0, total: EXCHANGES });
-    // Every exchange was judged and the traffic is valid: no finding at all.
-    expect((await exchangesJudged()) + (await exchangesShed())).toBe(WARM_UP + EXCHANGES);
-    expect(await judgedOnWorker()).toBeGreaterThan(0);
-    expect(await findingsCounted()).toBe(0);
-    expect(heapAfterSoak - heapAfterWarmUp).toBeLessThan(HEAP_GROWTH_LIMIT);
-  } finally {
-    agent.destroy();
-  }
-  // Bounded by its count; the time allowed is generous because other test files share the cores.
-}, 180_000);
+      expect({ ...warmUp, total: WARM_UP }).toEqual({ answered: WARM_UP, altered: 0, total: WARM_UP });
+      expect({ ...soak, total: EXCHANGES }).toEqual({ answered: EXCHANGES, altered: 0, total: EXCHANGES });
+      // Every exchange was judged and the traffic is valid: no finding at all.
+      expect((await exchangesJudged()) + (await exchangesShed())).toBe(WARM_UP + EXCHANGES);
+      expect(await judgedOnWorker()).toBeGreaterThan(0);
+      expect(await findingsCounted()).toBe(0);
+      expect(heapAfterSoak - heapAfterWarmUp).toBeLessThan(HEAP_GROWTH_LIMIT);
+    } finally {
+      agent.destroy();
+    }
+  },
+);

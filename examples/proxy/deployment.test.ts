@@ -22,8 +22,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MEDIA_TYPE } from '../../contract/index.ts';
+import { contract, servedRequest } from '../../contract/test-support.ts';
 import { eventually, send, startUpstream, type TestServer } from '../../proxy/test-support.ts';
 import { shell } from '../../test-support/shell.ts';
+
+/** A request the contract serves, to its first operation: the upstream's answer to it breaks the contract. */
+async function sendServed(baseUrl: string, token: string): Promise<void> {
+  const { method, target, headers, body } = servedRequest(contract.operations[0]);
+  await send(`${baseUrl}${target}`, { method, headers: { ...headers, authorization: `Bearer r:${token}` }, body });
+}
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 const UNIT = readFileSync(new URL('las-proxy.service', import.meta.url), 'utf8');
@@ -261,9 +268,7 @@ describe('the systemd unit', () => {
         expect((await send(`${adminUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
         const violations = service.env.LAS_PROXY_VIOLATIONS;
         expect(violations.startsWith(host('/var/log/las-proxy'))).toBe(true);
-        await send(`${baseUrl}/notification-groups?filter[type]=portal`, {
-          headers: { authorization: 'Bearer r:deploy' },
-        });
+        await sendServed(baseUrl, 'deploy');
         await eventually('a line in the log', () => (lines(violations).length > 0 ? true : undefined));
         expect(statSync(violations).uid).toBe(SERVICE_USER);
         renameSync(violations, `${violations}.1`);
@@ -304,9 +309,7 @@ describe('the command the log rotation section documents', () => {
       pid = Number(readFileSync(join(root, 'las-proxy.pid'), 'utf8'));
       const { baseUrl } = await addressesOf(started.stdout);
       const violations = join(root, 'violations.ndjson');
-      await send(`${baseUrl}/notification-groups?filter[type]=portal`, {
-        headers: { authorization: 'Bearer r:rotate' },
-      });
+      await sendServed(baseUrl, 'rotate');
       await eventually('a line in the log', () => (lines(violations).length > 0 ? true : undefined));
       renameSync(violations, `${violations}.1`);
       expect(await run(['sh', '-c', reload], directory, {}).exit).toBe(0);
@@ -383,9 +386,7 @@ describe('the Dockerfile', () => {
     try {
       const { baseUrl, adminUrl } = await addressesOf(container.stderr);
       expect((await send(`${adminUrl}/healthz`)).status).toBe(200);
-      await send(`${baseUrl}/notification-groups?filter[type]=portal`, {
-        headers: { authorization: 'Bearer r:container' },
-      });
+      await sendServed(baseUrl, 'container');
       await eventually('a violation on stdout', () => (container.stdout().includes('"rule"') ? true : undefined));
       expect(one('STOPSIGNAL')).toEqual(['SIGTERM']);
       container.child.kill('SIGTERM');

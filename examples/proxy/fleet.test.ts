@@ -26,6 +26,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { LEVELS, loadContract, type Level } from '../../contract/index.ts';
 import { hermeticEnvironment, runCliInProcess, spawnCli, type CliProcess } from '../../cli/test-support.ts';
+import { list, listTarget, noneLeft, unallowedFilter } from '../../contract/test-support.ts';
 import { eventually, send, startUpstream, type TestServer } from '../../proxy/test-support.ts';
 import { PARTIES, summarizeViolations, type Party } from '../../reports/violations-summary.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../../server/index.ts';
@@ -44,17 +45,24 @@ const REPLICAS = 3;
 const FAULTS = ['meta-pages-rounded-down', 'error-status-number'];
 const ADMIN_TOKEN = 'fleet-admin-token-for-prometheus';
 const session = { authorization: `Bearer r:${DEFAULT_CREDENTIALS.sessionToken}` };
-/** The traffic, each request sent ROUNDS times. */
-const TRAFFIC: { path: string; headers: Record<string, string> }[] = [
-  // Conforming: a page of one item, whose page count cannot be rounded wrong.
-  { path: '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=0', headers: session },
-  // The service rounds the page count down.
-  { path: '/notification-groups?filter[type]=user&page[limit]=3&page[offset]=0', headers: session },
-  // The client sends a filter value the contract does not list, the service answers with a numeric status.
-  { path: '/notification-groups?filter[type]=nobody', headers: session },
-  // The client sends no credentials, the service answers with a numeric status.
-  { path: '/notification-groups?filter[type]=portal', headers: {} },
-];
+/** The traffic, each request to the list sent ROUNDS times. */
+const TRAFFIC: { path: string; headers: Record<string, string> }[] =
+  list === undefined
+    ? []
+    : [
+        // Conforming: a page of one item, whose page count cannot be rounded wrong.
+        { path: listTarget(list, { limit: 1, offset: 0 }), headers: session },
+        // Pages of two: the service rounds down a page count that is no whole number.
+        { path: listTarget(list, { limit: 2, offset: 0 }), headers: session },
+        // The client sends a filter value the contract does not list, the service answers with a numeric status.
+        { path: unallowedFilter(list)!.target, headers: session },
+        // The client sends no credentials, the service answers with a numeric status.
+        { path: listTarget(list), headers: {} },
+      ];
+/** The fleet tests send GETs to a list: they run where the fleet's engines are and the contract holds a list. */
+const fleetTestRuns = fleetTestRunsHere && list !== undefined;
+/** A fleet test's title, saying why it is skipped when the contract holds no list. */
+const fleetTitle = (title: string) => (list === undefined ? `${title} (${noneLeft('list')})` : title);
 const ROUNDS = 15;
 /** Bounds on every wait: an engine that does not come up fails the test instead of hanging it. */
 const STARTUP_MS = 30_000;
@@ -211,7 +219,7 @@ async function summaryOf(replica: Replica): Promise<SummaryJson> {
 }
 
 beforeAll(async () => {
-  if (!fleetTestRunsHere) return;
+  if (!fleetTestRuns) return;
   dir = mkdtempSync(join(tmpdir(), 'las-fleet-'));
   mkdirSync(join(dir, 'logs'));
   const tokenFile = join(dir, 'admin-token');
@@ -233,8 +241,10 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test.runIf(fleetTestRunsHere)(
-  "three replicas behind HAProxy, scraped by Prometheus: its sums equal the replicas' summaries, the merged report and, at MUST, judge over the captures",
+test.runIf(fleetTestRuns)(
+  fleetTitle(
+    "three replicas behind HAProxy, scraped by Prometheus: its sums equal the replicas' summaries, the merged report and, at MUST, judge over the captures",
+  ),
   async () => {
     const started = performance.now();
     const haproxyPath = fleetChoice.haproxy.executablePath;
@@ -450,8 +460,8 @@ async function boundedLoad(
 }
 
 const KILLED_TITLE = 'a replica killed with GETs in flight on it: HAProxy sends them on, no client sees an error';
-test.runIf(fleetTestRunsHere)(
-  KILLED_TITLE,
+test.runIf(fleetTestRuns)(
+  fleetTitle(KILLED_TITLE),
   async () => {
     const root = join(dir, 'killed');
     mkdirSync(join(root, 'logs'), { recursive: true });
