@@ -9,20 +9,32 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract } from '../contract/index.ts';
+import { loadContract, recordKindLabel, recordKinds } from '../contract/index.ts';
 import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
 import { certificationHtml, wrappedCurl } from './certification-html.ts';
 import type { RecordSignature } from './attestation.ts';
 import type { CertificationRecord } from './record.ts';
-import { caseOutcome, failedRun, findingOf, generatedBreaking, recordOf, waivedIncompleteRun } from './test-support.ts';
+import {
+  BROKEN,
+  BROKEN_MESSAGE,
+  caseOutcome,
+  failedRun,
+  FINDING_CURL,
+  FINDING_PATH,
+  findingOf,
+  GENERATED_OPERATION,
+  generatedBreaking,
+  recordOf,
+  SECOND_FINDING_PATH,
+  waivedIncompleteRun,
+} from './test-support.ts';
 
-const CURL =
-  'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
+const contract = loadContract();
 
 describe('the certification report as text', () => {
   it('shows per requirement the exchanges judged and broken', () => {
     const html = certificationHtml(failedRun());
-    const row = /<tr class="failed" data-requirement="NG-META-PAGES">(.*?)<\/tr>/.exec(html)?.[1] ?? '';
+    const row = new RegExp(`<tr class="failed" data-requirement="${BROKEN.id}">(.*?)</tr>`).exec(html)?.[1] ?? '';
     expect(row).toMatch(
       /<td class="number[^"]*"[^>]*>\d+<\/td><td class="number col-judged"[^>]*>3<\/td><td class="number col-broken"[^>]*>2<\/td>/,
     );
@@ -53,10 +65,16 @@ describe('the certification report as text', () => {
     expect(html).toContain(
       '<tr><th scope="row">Selection</th><td>the cases whose titles match <code>AUTH-401</code> (--grep)<br>read-only: no request that could create a record was sent</td></tr>',
     );
+    const optional = [
+      'forbidden token',
+      ...recordKinds(contract.operations).map(recordKindLabel),
+      'legacy header name',
+      'certificate authorities',
+    ];
     expect(html).toContain(
-      '<tr><th scope="row">Optional inputs</th><td>none of the optional inputs<br>not given: forbidden token, collection item id, owner user id, legacy header name, certificate authorities</td></tr>',
+      `<tr><th scope="row">Optional inputs</th><td>none of the optional inputs<br>not given: ${optional.join(', ')}</td></tr>`,
     );
-    expect(html).toContain('<tr><th scope="row">Gate</th><td><strong>fail</strong>: failing: NG-META-PAGES</td></tr>');
+    expect(html).toContain(`<tr><th scope="row">Gate</th><td><strong>fail</strong>: failing: ${BROKEN.id}</td></tr>`);
     const facts = /<table class="facts" id="run-facts">.*?<\/table>/s.exec(html)?.[0] ?? '';
     expect(facts).toContain('<th scope="row">Checked by</th>');
     expect(facts).not.toMatch(/\w: [^<;]*; \w+: /);
@@ -73,7 +91,7 @@ describe('the certification report as text', () => {
   });
 
   it('shows generation as short tables of words: no member names of the record, no nested dump', () => {
-    const html = certificationHtml(failedRun({ generated: generatedBreaking('NG-META-PAGES') }));
+    const html = certificationHtml(failedRun({ generated: generatedBreaking(BROKEN.id) }));
     const text = html.replace(/<script>[^]*<\/script>|<style>[^]*<\/style>/g, '');
     for (const name of ['operationBudgetMs', 'totalBudgetMs', 'durationMs', 'counterexample', 'more-fact'])
       expect(text, name).not.toContain(name);
@@ -82,7 +100,7 @@ describe('the certification report as text', () => {
     );
     expect(html).toContain('<tr><th scope="row">Time allowed</th><td>30 s per operation, 300 s in all</td></tr>');
     expect(html).toContain(
-      '<tr><td><code>listNotificationGroups</code></td><td class="number">226 (120 valid, 106 invalid)</td><td class="number">5.3 s</td><td>no</td></tr>',
+      `<tr><td><code>${GENERATED_OPERATION.operationId}</code></td><td class="number">226 (120 valid, 106 invalid)</td><td class="number">5.3 s</td><td>no</td></tr>`,
     );
   });
 
@@ -96,9 +114,9 @@ describe('the certification report as text', () => {
   });
 
   it('wraps a long curl line one option a line, and keeps it one shell command', () => {
-    const long = `curl -i -g -X POST "$LAS_BASE_URL/highlights" -H "authorization: Bearer r:$LAS_SESSION_TOKEN" -H "content-type: application/vnd.api+json" --data-binary '{"data":{"type":"Highlight","attributes":{"summary":"a -H b"}}}'`;
+    const long = `curl -i -g -X POST "$LAS_BASE_URL/records" -H "authorization: Bearer r:$LAS_SESSION_TOKEN" -H "content-type: application/vnd.api+json" --data-binary '{"data":{"type":"Record","attributes":{"summary":"a -H b"}}}'`;
     expect(wrappedCurl(long)).toBe(
-      `curl -i -g -X POST "$LAS_BASE_URL/highlights" \\\n  -H "authorization: Bearer r:$LAS_SESSION_TOKEN" \\\n  -H "content-type: application/vnd.api+json" \\\n  --data-binary '{"data":{"type":"Highlight","attributes":{"summary":"a -H b"}}}'`,
+      `curl -i -g -X POST "$LAS_BASE_URL/records" \\\n  -H "authorization: Bearer r:$LAS_SESSION_TOKEN" \\\n  -H "content-type: application/vnd.api+json" \\\n  --data-binary '{"data":{"type":"Record","attributes":{"summary":"a -H b"}}}'`,
     );
   });
 
@@ -107,9 +125,9 @@ describe('the certification report as text', () => {
       ...findingOf('ERR-ENVELOPE', 'no errors member'),
       exchange: {
         method: 'POST',
-        path: '/highlights',
+        path: '/records',
         status: 400,
-        curl: `curl -i -g -X POST "$LAS_BASE_URL/highlights" --data-binary '${'x'.repeat(500)}'`,
+        curl: `curl -i -g -X POST "$LAS_BASE_URL/records" --data-binary '${'x'.repeat(500)}'`,
       },
     };
     const get = findingOf('ERR-ENVELOPE', 'no errors member', { status: 400 });
@@ -117,14 +135,14 @@ describe('the certification report as text', () => {
       recordOf([caseOutcome('ERR-ENVELOPE · two', ['ERR-ENVELOPE'], { status: 'failed', findings: [post, get] })]),
     );
     const evidence = html.slice(html.indexOf('id="evidence-ERR-ENVELOPE"'));
-    expect(evidence.indexOf('GET /notification-groups')).toBeLessThan(evidence.indexOf('POST /highlights'));
+    expect(evidence.indexOf(`GET ${FINDING_PATH}`)).toBeLessThan(evidence.indexOf('POST /records'));
   });
 
   it('shows a run verdict of incomplete and a waived requirement with its waiver', () => {
     const html = certificationHtml(waivedIncompleteRun());
     expect(html).toContain('<header id="verdict" class="banner incomplete"><div><h1>INCOMPLETE</h1>');
-    expect(html).toMatch(
-      /<details class="requirement waived" id="evidence-NG-META-PAGES" open><summary><span class="badge waived">waived<\/span>/,
+    expect(html).toContain(
+      `<details class="requirement waived" id="evidence-${BROKEN.id}" open><summary><span class="badge waived">waived</span>`,
     );
     expect(html).toContain('reason: fixed in release 4.2; expires: 2027-03-01');
   });
@@ -159,7 +177,7 @@ describe.skipIf(!browserTestsRun)('the certification report in a browser', () =>
     expect(await page.title()).toBe('FAILED: Learning and Assessment Service API 3.0.0 at http://127.0.0.1:4010/v3');
     const banner = page.locator('#verdict');
     expect(await banner.locator('h1').textContent()).toBe('FAILED');
-    expect(await page.locator('#verdict-reason').textContent()).toBe('1 MUST requirement failed: NG-META-PAGES');
+    expect(await page.locator('#verdict-reason').textContent()).toBe(`1 MUST requirement failed: ${BROKEN.id}`);
     expect(await page.locator('#target').textContent()).toBe('http://127.0.0.1:4010/v3');
     // The banner is the first thing on the page, in the failure colour.
     expect(await banner.evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(179, 38, 30)');
@@ -170,13 +188,11 @@ describe.skipIf(!browserTestsRun)('the certification report in a browser', () =>
   it('lists every requirement of the catalogue, the failed one with its first finding', async () => {
     const page = await context.newPage();
     await page.goto(url);
-    expect(await page.locator('#requirements tbody tr').count()).toBe(loadContract().requirements.length);
+    expect(await page.locator('#requirements tbody tr').count()).toBe(contract.requirements.length);
     const failed = page.locator('#requirements tbody tr.failed');
     expect(await failed.count()).toBe(1);
-    expect(await failed.getAttribute('data-requirement')).toBe('NG-META-PAGES');
-    expect(await failed.locator('td').last().textContent()).toBe(
-      'meta.pages is 2, ceil(total 27 / limit 10) is 3 GET /notification-groups?filter[type]=portal → 200 +1',
-    );
+    expect(await failed.getAttribute('data-requirement')).toBe(BROKEN.id);
+    expect(await failed.locator('td').last().textContent()).toBe(`${BROKEN_MESSAGE} GET ${FINDING_PATH} → 200 +1`);
     expect(await page.locator('#requirements tr[data-requirement="AUTH-403-FORBIDDEN"] td').last().textContent()).toBe(
       'no forbidden credential configured',
     );
@@ -187,24 +203,24 @@ describe.skipIf(!browserTestsRun)('the certification report in a browser', () =>
   it("shows the failed requirement's evidence open, and its copy button copies the curl line", async () => {
     const page = await context.newPage();
     await page.goto(url);
-    const evidence = page.locator('#attention #evidence-NG-META-PAGES');
+    const evidence = page.locator(`#attention #evidence-${BROKEN.id}`);
     expect(await evidence.getAttribute('open')).toBe('');
     const first = evidence.locator('li.finding').first();
     expect(await first.locator('.exchange tr', { hasText: 'Request' }).locator('td').textContent()).toBe(
-      'GET /notification-groups?filter[type]=portal',
+      `GET ${FINDING_PATH}`,
     );
     expect(await first.locator('.exchange tr', { hasText: 'Response' }).locator('td').textContent()).toBe('200');
-    expect(await first.locator('.exchange tr', { hasText: 'Where' }).locator('td').textContent()).toBe('/meta/pages');
-    expect(await first.locator('pre').textContent()).toBe(wrappedCurl(CURL));
+    expect(await first.locator('.exchange tr', { hasText: 'Where' }).locator('td').textContent()).toBe('/data/0/id');
+    expect(await first.locator('pre').textContent()).toBe(wrappedCurl(FINDING_CURL));
     await first.locator('button.copy').click();
     await expect.poll(() => first.locator('button.copy').textContent()).toBe('Copied');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(wrappedCurl(CURL));
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(wrappedCurl(FINDING_CURL));
     // The second finding waits behind one click.
     const second = evidence.locator('li.rest li.finding');
     expect(await second.isVisible()).toBe(false);
     await evidence.locator('li.rest summary').click();
     expect(await second.locator('.exchange tr', { hasText: 'Request' }).locator('td').textContent()).toBe(
-      'GET /notification-groups?filter[type]=user&page[limit]=10&page[offset]=20',
+      `GET ${SECOND_FINDING_PATH}`,
     );
     await page.close();
   });
@@ -260,7 +276,7 @@ describe.skipIf(!browserTestsRun)("the certificate's first screen in a browser",
 
   it('shows the verdict, the signature line and the first failure in the first 1280 × 900 px', async () => {
     const page = await browser.newPage({ viewport: SCREEN });
-    await page.setContent(certificationHtml(failedRun({ generated: generatedBreaking('NG-META-PAGES') }), signature));
+    await page.setContent(certificationHtml(failedRun({ generated: generatedBreaking(BROKEN.id) }), signature));
     const take = () => page.screenshot({ path: join(dir, 'first-screen.png'), clip: { x: 0, y: 0, ...SCREEN } });
     // Headless Chromium on a busy machine now and then answers "Unable to capture screenshot": once more, then fail.
     const shot = await take().catch(() => take());
@@ -275,7 +291,7 @@ describe.skipIf(!browserTestsRun)("the certificate's first screen in a browser",
       /^Signed by key 3f9e21c4a7b05d18… in conformance\.intoto\.jsonl/,
     );
     expect(await page.locator('#attention details.requirement').first().getAttribute('id')).toBe(
-      'evidence-NG-META-PAGES',
+      `evidence-${BROKEN.id}`,
     );
     const within = [
       '#verdict h1',

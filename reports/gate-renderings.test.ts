@@ -12,8 +12,21 @@ import { certificationHtml } from './certification-html.ts';
 import { consoleSummary, failedRequirementsConsole, summaryMarkdown } from './console-summary.ts';
 import { githubAnnotations } from './github.ts';
 import type { CertificationRecord, GatePolicy } from './record.ts';
-import { caseOutcome, failedRun, findingOf, generatedBreaking, recordOf } from './test-support.ts';
+import {
+  BROKEN,
+  caseOutcome,
+  failedRun,
+  findingOf,
+  GENERATED_OPERATION,
+  generatedBreaking,
+  OBSERVED,
+  recordOf,
+  SECOND_CASE_REQUIREMENT,
+} from './test-support.ts';
 import { requirementsJunit } from './requirements-junit.ts';
+
+/** The JUnit case of the generated inputs that broke BROKEN. */
+const GENERATED_CASE = `${GENERATED_OPERATION.operationId} · ${BROKEN.id}`;
 
 const dir = mkdtempSync(join(tmpdir(), 'las-gate-renderings-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,13 +34,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const TODAY = '2026-01-01';
 const WAIVED: GatePolicy = {
   allowPartial: true,
-  waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix ships in 4.2', expires: '2026-12-31' }],
+  waivers: [{ requirement: BROKEN.id, reason: 'rounding fix ships in 4.2', expires: '2026-12-31' }],
   today: TODAY,
 };
 const BASELINE: GatePolicy = {
   allowPartial: true,
   waivers: [],
-  baseline: { file: 'reports/last-release/conformance.json', failing: ['NG-META-PAGES'] },
+  baseline: { file: 'reports/last-release/conformance.json', failing: [BROKEN.id] },
   today: TODAY,
 };
 const EXPIRED: GatePolicy = { ...WAIVED, waivers: [{ ...WAIVED.waivers[0], expires: '2025-12-31' }] };
@@ -67,18 +80,18 @@ for (const [name, gate, kind, why] of accepted) {
     it(`junit.xml: a JUnit consumer sees no red case; the requirement is skipped with one reason, "${why}"`, () => {
       const junit = junitOf(record, name.replace(/ /g, '-'));
       expect(redCases(junit).map((c) => c.name)).toEqual([]);
-      const pages = junitCases(junit).find((c) => c.name.startsWith('NG-META-PAGES '))!;
-      expect(pages.status).toBe('SKIP');
-      expect(pages.metadata).toMatchObject({ verdict: kind, gate: why });
+      const broken = junitCases(junit).find((c) => c.name.startsWith(`${BROKEN.id} `))!;
+      expect(broken.status).toBe('SKIP');
+      expect(broken.metadata).toMatchObject({ verdict: kind, gate: why });
       expect(requirementsJunit(record)).toContain(`<skipped message="${why}"/>`);
     });
 
     it('junit.xml with generated inputs that broke it too: no red case, the generated one skipped with the same reason', () => {
-      const withGenerated = failedRun({ gate, generated: generatedBreaking('NG-META-PAGES') });
+      const withGenerated = failedRun({ gate, generated: generatedBreaking(BROKEN.id) });
       const junit = junitOf(withGenerated, `${name.replace(/ /g, '-')}-generated`);
       expect(junit.failed).toBe(0);
       expect(redCases(junit).map((c) => c.name)).toEqual([]);
-      const generated = junitCases(junit).find((c) => c.name === 'listNotificationGroups · NG-META-PAGES')!;
+      const generated = junitCases(junit).find((c) => c.name === GENERATED_CASE)!;
       expect(generated.status).toBe('SKIP');
       expect(skippedMessage(requirementsJunit(withGenerated), generated.name)).toBe(why);
     });
@@ -87,11 +100,11 @@ for (const [name, gate, kind, why] of accepted) {
       const html = certificationHtml(record);
       expect(html).toContain('<header id="verdict" class="banner accepted"><div><h1>FAILED</h1>');
       expect(html).toContain(
-        `<p id="verdict-reason">1 MUST requirement failed: NG-META-PAGES (${kind})</p><p id="gate">Gate: <strong>PASS</strong>`,
+        `<p id="verdict-reason">1 MUST requirement failed: ${BROKEN.id} (${kind})</p><p id="gate">Gate: <strong>PASS</strong>`,
       );
       expect(html).toMatch(
         new RegExp(
-          `<details class="requirement ${kind.replace(' ', '-')}" id="evidence-NG-META-PAGES" open><summary><span class="badge ${kind.replace(' ', '-')}">${kind}</span>`,
+          `<details class="requirement ${kind.replace(' ', '-')}" id="evidence-${BROKEN.id}" open><summary><span class="badge ${kind.replace(' ', '-')}">${kind}</span>`,
         ),
       );
       expect(html).toContain(`<p class="reason">${why}</p>`);
@@ -107,10 +120,10 @@ for (const [name, gate, kind, why] of accepted) {
         summary.indexOf('## Failed and not-run'),
         summary.indexOf('## Failures the gate accepts'),
       );
-      expect(failedSection).not.toContain('NG-META-PAGES');
-      expect(summary).toContain(`| NG-META-PAGES | MUST | 4.1 | ${kind} | ${why} |`);
-      expect(summary).toContain('1 MUST requirement failed: NG-META-PAGES');
-      expect(summary).toContain(`NG-META-PAGES (${kind})`);
+      expect(failedSection).not.toContain(BROKEN.id);
+      expect(summary).toContain(`| ${BROKEN.id} | MUST | ${BROKEN.section} | ${kind} | ${why} |`);
+      expect(summary).toContain(`1 MUST requirement failed: ${BROKEN.id}`);
+      expect(summary).toContain(`${BROKEN.id} (${kind})`);
     });
 
     it('the console: no "Failed requirements", the failure listed as accepted with why', () => {
@@ -118,13 +131,15 @@ for (const [name, gate, kind, why] of accepted) {
         failedRequirementsConsole(record) +
         consoleSummary(record, { dir: '/r', files: ['/r/conformance.json', '/r/summary.md'] }, '/');
       expect(text).not.toContain('Failed requirements');
-      expect(text).toContain(`Failures the gate accepts (1):\n  NG-META-PAGES (MUST, section 4.1): ${why}`);
+      expect(text).toContain(
+        `Failures the gate accepts (1):\n  ${BROKEN.id} (MUST, section ${BROKEN.section}): ${why}`,
+      );
       expect(text).not.toMatch(/^Verdict: FAILED/m);
       expect(text).toContain(
         `\nVerdict: PASSED by the gate, which sets the exit code: no failure left (1 failure ${kind === 'waived' ? 'waived' : 'known from the baseline'})\n`,
       );
       expect(text).toContain(
-        `\n  before ${kind === 'waived' ? 'waivers' : 'the baseline'}: FAILED: 1 MUST requirement failed: NG-META-PAGES (${kind})\n`,
+        `\n  before ${kind === 'waived' ? 'waivers' : 'the baseline'}: FAILED: 1 MUST requirement failed: ${BROKEN.id} (${kind})\n`,
       );
       expect(text).toMatch(/\nCases: \d+ cases: \d+ passed \(a failure the gate accepts fails no case\), /);
       expect(text).toMatch(/\nRequirements: MUST \d+ passed, 1 failed \(1 accepted by the gate\), /);
@@ -133,21 +148,23 @@ for (const [name, gate, kind, why] of accepted) {
     it('GitHub: a notice, no error', () => {
       const annotations = githubAnnotations(record);
       expect(annotations).not.toContain('::error');
-      expect(annotations).toContain(`::notice title=NG-META-PAGES`);
+      expect(annotations).toContain(`::notice title=${BROKEN.id}`);
     });
   });
 }
 
 describe('a failure nothing accepts, found by fixed cases and by generated inputs', () => {
   it("junit.xml: a JUnit consumer finds exactly one failure, the requirement's; the generated case points at it", () => {
-    const record = failedRun({ generated: generatedBreaking('NG-META-PAGES') });
+    const record = failedRun({ generated: generatedBreaking(BROKEN.id) });
     const junit = junitOf(record, 'unwaived-generated');
     expect(junit.failed).toBe(1);
-    expect(redCases(junit).map((c) => c.name.split(' ')[0])).toEqual(['NG-META-PAGES']);
-    const generated = junitCases(junit).find((c) => c.name === 'listNotificationGroups · NG-META-PAGES')!;
+    expect(redCases(junit).map((c) => c.name.split(' ')[0])).toEqual([BROKEN.id]);
+    const generated = junitCases(junit).find((c) => c.name === GENERATED_CASE)!;
     expect(generated.status).toBe('SKIP');
     const reason = skippedMessage(requirementsJunit(record), generated.name);
-    expect(reason).toMatch(/^counted once, as the failure of NG-META-PAGES · .* in the suite MUST requirements$/);
+    expect(reason).toMatch(
+      new RegExp(`^counted once, as the failure of ${BROKEN.id} · .* in the suite MUST requirements$`),
+    );
   });
 });
 
@@ -157,12 +174,12 @@ describe('a failure whose waiver has expired', () => {
   it('fails the gate and is a failure in every rendering', () => {
     expect(record.gate.result).toBe('fail');
     const junit = junitOf(record, 'expired');
-    expect(redCases(junit).map((c) => c.name.split(' ')[0])).toEqual(['NG-META-PAGES']);
+    expect(redCases(junit).map((c) => c.name.split(' ')[0])).toEqual([BROKEN.id]);
     expect(certificationHtml(record)).toContain(
-      '<span class="badge failed blocking">failed</span> <strong>NG-META-PAGES</strong>',
+      `<span class="badge failed blocking">failed</span> <strong>${BROKEN.id}</strong>`,
     );
     expect(failedRequirementsConsole(record)).toContain('Failed requirements (1):');
-    expect(githubAnnotations(record)).toContain('::error title=NG-META-PAGES');
+    expect(githubAnnotations(record)).toContain(`::error title=${BROKEN.id}`);
   });
 });
 
@@ -171,29 +188,31 @@ describe('JUnit times and observations', () => {
     const record = failedRun();
     const withTimes = {
       ...record,
-      requirements: record.requirements.map((r) => (r.id === 'NG-PAGE-WALK' ? { ...r, durationMs: 1234 } : r)),
+      requirements: record.requirements.map((r) => (r.id === SECOND_CASE_REQUIREMENT ? { ...r, durationMs: 1234 } : r)),
     };
-    const walk = junitCases(junitOf(withTimes, 'times')).find((c) => c.name.startsWith('NG-PAGE-WALK '))!;
+    const walk = junitCases(junitOf(withTimes, 'times')).find((c) => c.name.startsWith(`${SECOND_CASE_REQUIREMENT} `))!;
     expect(walk.duration).toBe(1234);
   });
 
   it("a requirement's time in the record is the time of the cases that ran and exercise it, added up", () => {
     const record = recordOf([
-      caseOutcome('NG-PAGE-WALK · a', ['NG-PAGE-WALK'], { durationMs: 700 }),
-      caseOutcome('NG-PAGE-WALK · b', ['NG-PAGE-WALK'], { durationMs: 534 }),
+      caseOutcome(`${SECOND_CASE_REQUIREMENT} · a`, [SECOND_CASE_REQUIREMENT], { durationMs: 700 }),
+      caseOutcome(`${SECOND_CASE_REQUIREMENT} · b`, [SECOND_CASE_REQUIREMENT], { durationMs: 534 }),
     ]);
-    expect(record.requirements.find((r) => r.id === 'NG-PAGE-WALK')?.durationMs).toBe(1234);
+    expect(record.requirements.find((r) => r.id === SECOND_CASE_REQUIREMENT)?.durationMs).toBe(1234);
   });
 
   it('an observation seen by 25 cases is written once, with its count', () => {
     const cases = Array.from({ length: 25 }, (_, i) =>
-      caseOutcome(`NG-META-DEPRECATED-PRESENT · case ${i}`, ['NG-META-DEPRECATED-PRESENT'], {
-        findings: [findingOf('NG-META-DEPRECATED-PRESENT', 'meta carries the deprecated member totalCount')],
+      caseOutcome(`${OBSERVED.id} · case ${i}`, [OBSERVED.id], {
+        findings: [findingOf(OBSERVED.id, 'the same observation each time')],
       }),
     );
     const xml = requirementsJunit(recordOf(cases));
-    const out = /<testcase name="NG-META-DEPRECATED-PRESENT [\s\S]*?<system-out>([\s\S]*?)<\/system-out>/.exec(xml)![1];
-    expect(out.match(/deprecated member totalCount/g)).toHaveLength(1);
+    const out = new RegExp(`<testcase name="${OBSERVED.id} [\\s\\S]*?<system-out>([\\s\\S]*?)</system-out>`).exec(
+      xml,
+    )![1];
+    expect(out.match(/the same observation each time/g)).toHaveLength(1);
     expect(out).toContain('observation: 25 findings:');
     expect(out).toContain('(seen 25 times)');
   });

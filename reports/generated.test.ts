@@ -6,18 +6,21 @@ import { loadContract } from '../contract/index.ts';
 import type { GeneratedOperation } from '../run-protocol/index.ts';
 import { certificationHtml } from './certification-html.ts';
 import { generatedRecord } from './generated.ts';
-import { failedRun } from './test-support.ts';
+import { failedRun, FINDING_PATH } from './test-support.ts';
 import { summaryMarkdown } from './console-summary.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 import { contractSha256 } from './run-context.ts';
 import { generationProblems, recordProblems } from './verify.ts';
 import { reproductionText } from '../run-protocol/reproduction.ts';
 
-const CURL =
-  'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"';
+const contract = loadContract();
+/** Two operations of the contract: the first failed on a minimal input, the second ran out of time. */
+const [failing, stopped] = contract.operations;
+const PATH = `${FINDING_PATH}&page[limit]=1&page[offset]=2147483648`;
+const CURL = `curl -i -g -X GET "$LAS_BASE_URL${PATH}" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"`;
 const operations: GeneratedOperation[] = [
   {
-    operation: 'listNotificationGroups',
+    operation: failing.operationId,
     inputs: { sent: 226, valid: 120, invalid: 106 },
     durationMs: 5263,
     requirements: [
@@ -28,7 +31,7 @@ const operations: GeneratedOperation[] = [
         counterexample: {
           message: 'a valid request was answered 500',
           method: 'GET',
-          path: '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648',
+          path: PATH,
           status: 500,
           curl: `${CURL} # seen once in 3 sends`,
           shrinks: 25,
@@ -36,15 +39,15 @@ const operations: GeneratedOperation[] = [
           failedSends: 1,
         },
       },
-      { id: 'NG-FILTER-ACCEPTED', inputs: 226, verdict: 'passed' },
+      { id: contract.successRequirement(failing.operationId).id, inputs: 226, verdict: 'passed' },
     ],
   },
   {
-    operation: 'createHighlight',
+    operation: stopped.operationId,
     inputs: { sent: 3, valid: 3, invalid: 0 },
     durationMs: 30_001,
     stopped: 'its time budget of 30000 ms ran out',
-    requirements: [{ id: 'HL-CREATE-201', inputs: 3, verdict: 'passed' }],
+    requirements: [{ id: contract.successRequirement(stopped.operationId).id, inputs: 3, verdict: 'passed' }],
   },
 ];
 const generated = generatedRecord(
@@ -58,10 +61,13 @@ describe('generated inputs in the record and its renderings', () => {
     expect(record.generated).toMatchObject({
       inputs: 200,
       seed: 1,
-      operations: [{ operation: 'createHighlight' }, { operation: 'listNotificationGroups' }],
+      operations: [failing, stopped]
+        .map((o) => o.operationId)
+        .sort()
+        .map((operation) => ({ operation })),
     });
     expect(
-      recordProblems(JSON.parse(JSON.stringify(record)), loadContract(), contractSha256()).filter((p) =>
+      recordProblems(JSON.parse(JSON.stringify(record)), contract, contractSha256()).filter((p) =>
         p.includes('generated'),
       ),
     ).toEqual([]);
@@ -73,11 +79,9 @@ describe('generated inputs in the record and its renderings', () => {
     expect(suite).toMatch(/^<testsuite name="generated inputs \(seed 1\)" tests="3" failures="0"/);
     expect(suite.match(/<testcase /g)).toHaveLength(3);
     expect(suite).toContain(
-      '<testcase name="listNotificationGroups · ERR-NO-5XX" classname="generated listNotificationGroups"',
+      `<testcase name="${failing.operationId} · ERR-NO-5XX" classname="generated ${failing.operationId}"`,
     );
-    expect(suite).toContain(
-      'curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal&amp;page[limit]=1&amp;page[offset]=2147483648"',
-    );
+    expect(suite).toContain(`curl -i -g -X GET "$LAS_BASE_URL${PATH.replaceAll('&', '&amp;')}"`);
     expect(suite).toContain('shrunk in 25 steps, seen once in 3 sends');
     expect(suite).toContain('# seen once in 3 sends');
     const root = xml.match(/<testsuites [^>]*tests="(\d+)" failures="(\d+)"/)!;
@@ -93,7 +97,7 @@ describe('generated inputs in the record and its renderings', () => {
     const section = html.slice(html.indexOf('<section id="generated">'));
     expect(section).toContain('<h2>Generated inputs</h2>');
     expect(section).toContain(
-      '200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; createHighlight stopped early: its time budget of 30000 ms ran out.',
+      `200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; ${stopped.operationId} stopped early: its time budget of 30000 ms ran out.`,
     );
     expect(section.match(/<tr class="(passed|failed)">/g)).toHaveLength(3);
     expect(section).toContain('shrunk in 25 steps, seen once in 3 sends');
@@ -111,7 +115,7 @@ describe('generated inputs in the record and its renderings', () => {
     const demand = { seed: 1, inputs: 100, operationBudgetMs: 30_000, totalBudgetMs: 300_000 };
     expect(generationProblems({ generated: { ...generated, operations: [operations[0]] } }, demand)).toEqual([]);
     expect(generationProblems(record, demand)).toEqual([
-      'generated.operations: createHighlight stopped early (its time budget of 30000 ms ran out)',
+      `generated.operations: ${stopped.operationId} stopped early (its time budget of 30000 ms ran out)`,
     ]);
     const fewer = { ...generated, seed: 7, inputs: 10, totalBudgetMs: 1000, operations: [] };
     expect(generationProblems({ generated: fewer }, demand)).toEqual([
@@ -126,7 +130,7 @@ describe('generated inputs in the record and its renderings', () => {
 
   it('summary.md: one paragraph on what generation did', () => {
     expect(summaryMarkdown(record)).toContain(
-      '## Generated inputs\n\n200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; createHighlight stopped early',
+      `## Generated inputs\n\n200 inputs per operation from seed 1, 229 requests sent, 1 requirement failed; ${stopped.operationId} stopped early`,
     );
   });
 

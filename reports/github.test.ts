@@ -4,16 +4,28 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { failedRequirementsConsole } from './console-summary.ts';
 import { githubAnnotations, reportToGithub } from './github.ts';
-import { caseOutcome, failedRun, findingOf, recordOf } from './test-support.ts';
+import {
+  BROKEN,
+  BROKEN_MESSAGE,
+  caseOutcome,
+  failedRun,
+  FINDING_CURL,
+  FINDING_PATH,
+  findingOf,
+  recordOf,
+} from './test-support.ts';
+
+/** Text as a regular expression matching it literally. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the console list of failed requirements', () => {
   it('names each requirement that fails the run, with its first finding and curl line', () => {
     const lines = failedRequirementsConsole(failedRun()).trimEnd().split('\n');
     expect(lines.slice(0, 5)).toEqual([
       'Failed requirements (1):',
-      '  NG-META-PAGES (MUST, section 4.1; judged on 3 exchanges, 2 broke it): `meta.pages` is ceil(total / limit); an empty result may report 0 or 1.',
-      '    meta.pages is 2, ceil(total 27 / limit 10) is 3 at /meta/pages (expected 3, actual 2) in GET /notification-groups?filter[type]=portal → 200',
-      '    curl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"',
+      `  ${BROKEN.id} (MUST, section ${BROKEN.section}; judged on 3 exchanges, 2 broke it): ${BROKEN.text}`,
+      `    ${BROKEN_MESSAGE} at /data/0/id (expected 3, actual 2) in GET ${FINDING_PATH} → 200`,
+      `    ${FINDING_CURL}`,
       '    and 1 more finding in conformance.json',
     ]);
     expect(lines.at(-1)).toMatch(/^To reproduce a finding, export LAS_BASE_URL/);
@@ -29,10 +41,13 @@ describe('GitHub Actions', () => {
     const lines = githubAnnotations(failedRun()).trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toBe(
-      '::warning title=AUTH-WWW-AUTHENTICATE (SHOULD%2C section 5)::A 401 response carries a WWW-Authenticate header (HTTP semantics).%0Aa 401 response should carry a WWW-Authenticate header at WWW-Authenticate (expected 3, actual 2) in GET /notification-groups?filter[type]=portal → 401%0Acurl -i -g -X GET "$LAS_BASE_URL/notification-groups?filter[type]=portal" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"',
+      `::warning title=AUTH-WWW-AUTHENTICATE (SHOULD%2C section 5)::A 401 response carries a WWW-Authenticate header (HTTP semantics).%0Aa 401 response should carry a WWW-Authenticate header at WWW-Authenticate (expected 3, actual 2) in GET ${FINDING_PATH} → 401%0A${FINDING_CURL}`,
     );
     expect(lines[1]).toMatch(
-      /^::error title=NG-META-PAGES \(MUST%2C section 4\.1\)::`meta\.pages` is ceil\(total \/ limit\);.*%0Ameta\.pages is 2, .*%0Acurl -i -g /,
+      new RegExp(
+        `^::error title=${literally(`${BROKEN.id} (MUST%2C section ${BROKEN.section})::${BROKEN.text}`)}` +
+          `%0A${literally(BROKEN_MESSAGE)} .*%0Acurl -i -g `,
+      ),
     );
   });
 
@@ -57,7 +72,7 @@ describe('GitHub Actions', () => {
       writeFileSync(stepSummaryFile, '# an earlier step\n');
       let written = '';
       reportToGithub(failedRun(), { summaryFile, stepSummaryFile, write: (text) => (written += text) });
-      expect(written).toContain('::error title=NG-META-PAGES');
+      expect(written).toContain(`::error title=${BROKEN.id}`);
       expect(readFileSync(stepSummaryFile, 'utf8')).toBe('# an earlier step\n# Conformance verdict: FAILED\n\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });

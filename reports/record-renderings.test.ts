@@ -10,35 +10,44 @@ import { consoleHeading, consoleSummary, failedRequirementsConsole, summaryMarkd
 import { diffMarkdown, diffRecords } from './diff.ts';
 import { reportToGithub } from './github.ts';
 import type { CertificationRecord } from './record.ts';
-import { caseOutcome, findingOf, recordOf } from './test-support.ts';
+import {
+  BROKEN,
+  caseOutcome,
+  findingOf,
+  OBSERVED,
+  recordOf,
+  SECOND_CASE,
+  SECOND_CASE_REQUIREMENT,
+} from './test-support.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 
+/** A long reproducer: a POST with a long body (made up: a rendering shows a path, whatever it is). */
 const LONG = {
-  message: 'meta.pages is 1 after a long POST',
+  message: 'id is 1 after a long POST',
   method: 'POST',
-  path: '/highlights',
+  path: '/records',
   status: 201,
-  curl: `curl -i -g -X POST "$LAS_BASE_URL/highlights" --data-binary '${'x'.repeat(300)}'`,
+  curl: `curl -i -g -X POST "$LAS_BASE_URL/records" --data-binary '${'x'.repeat(300)}'`,
 };
-const SHORT_MESSAGE = 'meta.pages is 2 on a plain GET';
+const SHORT_MESSAGE = 'id is 2 on a plain GET';
 
-/** NG-META-PAGES failed twice, the longer reproducer first in the record; an observation likewise. */
+/** BROKEN failed twice, the longer reproducer first in the record; an observation likewise. */
 function record(): CertificationRecord {
   const long = {
-    ...findingOf('NG-META-PAGES', LONG.message),
+    ...findingOf(BROKEN.id, LONG.message),
     exchange: { method: LONG.method, path: LONG.path, status: LONG.status, curl: LONG.curl },
   };
   const observedLong = {
-    ...findingOf('NG-META-DEPRECATED-PRESENT', 'totalCount sent after a long POST'),
+    ...findingOf(OBSERVED.id, 'observed after a long POST'),
     exchange: { method: LONG.method, path: LONG.path, status: LONG.status, curl: LONG.curl },
   };
   return recordOf([
-    caseOutcome('NG-PAGE-WALK · walk', ['NG-PAGE-WALK'], {
+    caseOutcome(SECOND_CASE, [SECOND_CASE_REQUIREMENT], {
       status: 'failed',
-      findings: [long, findingOf('NG-META-PAGES', SHORT_MESSAGE)],
+      findings: [long, findingOf(BROKEN.id, SHORT_MESSAGE)],
     }),
-    caseOutcome('NG-META-DEPRECATED-PRESENT · seen', ['NG-META-DEPRECATED-PRESENT'], {
-      findings: [observedLong, findingOf('NG-META-DEPRECATED-PRESENT', 'totalCount sent on a plain GET')],
+    caseOutcome(`${OBSERVED.id} · seen`, [OBSERVED.id], {
+      findings: [observedLong, findingOf(OBSERVED.id, 'observed on a plain GET')],
     }),
   ]);
 }
@@ -102,10 +111,10 @@ describe('every rendering of a record', () => {
     'diff',
   ];
   for (const name of SHOWING_THE_FAILURE) {
-    it(`${name} shows the shortest reproducer as NG-META-PAGES's first finding`, () => {
+    it(`${name} shows the shortest reproducer as the failed requirement's first finding`, () => {
       const text = renderings[name];
       // Where the failure is shown first: after its id, the first of the two messages must be the short one.
-      const from = text.indexOf('NG-META-PAGES');
+      const from = text.indexOf(BROKEN.id);
       const shown = [text.indexOf(SHORT_MESSAGE, from), text.indexOf(LONG.message, from)];
       expect(shown[0]).toBeGreaterThan(-1);
       expect(shown[1] === -1 || shown[0] < shown[1]).toBe(true);
@@ -114,12 +123,12 @@ describe('every rendering of a record', () => {
 
   it("summary.md and certification.html show the shortest reproducer as an observation's first too", () => {
     expect(renderings['summary.md']).toContain(
-      '- NG-META-DEPRECATED-PRESENT (section 9): totalCount sent on a plain GET',
+      `- ${OBSERVED.id} (section ${OBSERVED.section}): observed on a plain GET`,
     );
     const html = renderings['certification.html'];
-    const observation = html.slice(html.indexOf('id="evidence-NG-META-DEPRECATED-PRESENT"'));
-    expect(observation.indexOf('totalCount sent on a plain GET')).toBeLessThan(
-      observation.indexOf('totalCount sent after a long POST'),
+    const observation = html.slice(html.indexOf(`id="evidence-${OBSERVED.id}"`));
+    expect(observation.indexOf('observed on a plain GET')).toBeLessThan(
+      observation.indexOf('observed after a long POST'),
     );
   });
 });

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createAjv, loadContract } from '../contract/index.ts';
+import { creates, itWith } from '../contract/test-support.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
 import { consoleSummary, summaryMarkdown } from './console-summary.ts';
+import { OBSERVED } from './test-support.ts';
 import {
   buildRecord,
   MAX_EVIDENCE,
@@ -14,6 +16,23 @@ import {
 } from './record.ts';
 
 const contract = loadContract();
+/**
+ * The requirements of the made-up cases: rules every operation shares, so the cases are the same whatever operations
+ * the contract holds. A walk names WALKED and may find BROKEN broken; another case names SERVED; NEWLY breaks for the
+ * first time; UNCOVERED is named by no case.
+ */
+const BROKEN = 'RES-ID-STRING';
+const WALKED = 'ERR-NO-5XX';
+const SERVED = 'AUTH-SESSION-ACCEPTED';
+const NEWLY = 'ERR-ENVELOPE';
+const UNCOVERED = 'AUTH-PAT-ACCEPTED';
+const FINDING_PATH = '/records?filter[kind]=a';
+/** A MUST requirement only an answer the target may legally never give exercises. */
+const BY_TARGET_CHOICE = loadContract().requirements.find(
+  (r) => r.level === 'MUST' && r.notExercised?.byTargetChoice === true,
+)!.id;
+/** A create that may answer 202 Accepted, whose body is not shown: its response shape is then not checked. */
+const accepting = creates.find((o) => o.statuses.includes(202) && o.roles.responseShape !== undefined);
 const validateRecord = createAjv().compile(
   JSON.parse(readFileSync(new URL('conformance.schema.json', import.meta.url), 'utf8')) as object,
 );
@@ -23,9 +42,9 @@ function finding(requirement: string, message: string, status = 200): CaseFindin
     ...contract.finding(requirement, 'response', { pointer: '/data', message, expected: 'x', actual: 'y' }),
     exchange: {
       method: 'GET',
-      path: '/notification-groups?filter[type]=portal',
+      path: FINDING_PATH,
       status,
-      curl: 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups"',
+      curl: 'curl -i -g -X GET "$LAS_BASE_URL/records"',
     },
   };
 }
@@ -80,7 +99,7 @@ describe('buildRecord', () => {
   it('fails the run when a MUST requirement has a finding, whichever case found it', () => {
     const record = buildRecord(
       input([
-        outcome('walk', ['NG-PAGE-WALK'], {
+        outcome('walk', [WALKED], {
           findings: [finding('MEDIA-TYPE-RESPONSE', 'response Content-Type must be application/vnd.api+json')],
         }),
       ]),
@@ -92,7 +111,7 @@ describe('buildRecord', () => {
       cases: 0,
       evidence: [{ case: 'walk', method: 'GET', status: 200, pointer: '/data', curl: expect.stringMatching(/^curl /) }],
     });
-    expect(verdictOf(record, 'NG-PAGE-WALK')).toMatchObject({ verdict: 'passed', cases: 1 });
+    expect(verdictOf(record, WALKED)).toMatchObject({ verdict: 'passed', cases: 1 });
   });
 
   it('warns for a SHOULD finding and fails on it only at --level should', () => {
@@ -118,13 +137,13 @@ describe('buildRecord', () => {
     const record = buildRecord(
       input([
         everything(),
-        outcome('fractional', ['NG-PAGE-FRACTIONAL'], {
-          findings: [finding('NG-PAGE-FRACTIONAL', 'answered 400', 400)],
+        outcome('fractional', [OBSERVED.id], {
+          findings: [finding(OBSERVED.id, 'answered 400', 400)],
         }),
       ]),
     );
     expect(record.verdict).toBe('passed');
-    expect(verdictOf(record, 'NG-PAGE-FRACTIONAL')).toMatchObject({
+    expect(verdictOf(record, OBSERVED.id)).toMatchObject({
       verdict: 'passed',
       evidence: [{ message: 'answered 400' }],
     });
@@ -137,8 +156,8 @@ describe('buildRecord', () => {
           status: 'skipped',
           skipReason: 'no forbidden credential configured',
         }),
-        outcome('walk', ['NG-PAGE-WALK'], { status: 'not-started' }),
-        outcome('list', ['NG-FILTER-ACCEPTED']),
+        outcome('walk', [WALKED], { status: 'not-started' }),
+        outcome('list', [SERVED]),
       ]),
     );
     expect(verdictOf(record, 'AUTH-403-FORBIDDEN')).toMatchObject({
@@ -147,11 +166,11 @@ describe('buildRecord', () => {
       cases: 0,
     });
     expect(verdictOf(record, 'MEDIA-TYPE-REQUEST')).toMatchObject({ verdict: 'not-run', reason: PROXY_ONLY_REASON });
-    expect(verdictOf(record, 'NG-PAGE-WALK')).toMatchObject({
+    expect(verdictOf(record, WALKED)).toMatchObject({
       verdict: 'not-run',
       reason: 'the run ended before its cases ran',
     });
-    expect(verdictOf(record, 'HL-CREATE-201')).toMatchObject({ verdict: 'not-run', reason: UNCOVERED_REASON });
+    expect(verdictOf(record, UNCOVERED)).toMatchObject({ verdict: 'not-run', reason: UNCOVERED_REASON });
   });
 
   it('is incomplete, never passed, when a MUST requirement the suite checks was not run', () => {
@@ -161,7 +180,7 @@ describe('buildRecord', () => {
           status: 'skipped',
           skipReason: 'no forbidden credential configured',
         }),
-        outcome('list', ['NG-FILTER-ACCEPTED']),
+        outcome('list', [SERVED]),
       ]),
     );
     expect(record.verdict).toBe('incomplete');
@@ -193,86 +212,96 @@ describe('buildRecord', () => {
 
   it('names the selection that left a requirement out', () => {
     const selection = { whole: false, grep: 'AUTH-401', readOnly: false, shard: { current: 2, total: 3 } };
-    const record = buildRecord(input([outcome('list', ['NG-FILTER-ACCEPTED'])], { context: { selection } }));
-    expect(verdictOf(record, 'HL-CREATE-201').reason).toBe(
-      'its cases were not selected (--grep "AUTH-401", shard 2/3)',
-    );
+    const record = buildRecord(input([outcome('list', [SERVED])], { context: { selection } }));
+    expect(verdictOf(record, UNCOVERED).reason).toBe('its cases were not selected (--grep "AUTH-401", shard 2/3)');
     expect(record.selection).toEqual(selection);
   });
 
-  it('reports not run a requirement its cases ran without being able to check it (a 202 answer), with their reason', () => {
-    const notRun = [{ requirements: ['HL-RESPONSE-SHAPE'], reason: 'answered 202 Accepted, whose body is not shown' }];
-    const record = buildRecord(
-      input([
-        everything({ requirements: SUITE_CHECKED.filter((id) => id !== 'HL-RESPONSE-SHAPE') }),
-        outcome('create', ['HL-CREATE-201', 'HL-RESPONSE-SHAPE'], { notRun }),
-      ]),
-    );
-    expect(verdictOf(record, 'HL-RESPONSE-SHAPE')).toMatchObject({
-      verdict: 'not-run',
-      reason: 'answered 202 Accepted, whose body is not shown',
-      cases: 0,
-    });
-    expect(verdictOf(record, 'HL-CREATE-201')).toMatchObject({ verdict: 'passed' });
-    expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['HL-RESPONSE-SHAPE'] });
-  });
-
-  it("a requirement the target's own legal answer left nothing to check in (a 202 body) is not run, yet the verdict is not incomplete for it", () => {
-    const notRun = [
-      {
-        requirements: ['HL-RESPONSE-SHAPE'],
+  itWith(accepting, 'create that may answer 202')(
+    'reports not run a requirement its cases ran without being able to check it (a 202 answer), with their reason',
+    (create) => {
+      const [created, shape] = [create.roles.success!, create.roles.responseShape!];
+      const notRun = [{ requirements: [shape], reason: 'answered 202 Accepted, whose body is not shown' }];
+      const record = buildRecord(
+        input([
+          everything({ requirements: SUITE_CHECKED.filter((id) => id !== shape) }),
+          outcome('create', [created, shape], { notRun }),
+        ]),
+      );
+      expect(verdictOf(record, shape)).toMatchObject({
+        verdict: 'not-run',
         reason: 'answered 202 Accepted, whose body is not shown',
-        byTargetChoice: true as const,
-      },
-    ];
-    const record = buildRecord(
-      input([
-        everything({ requirements: SUITE_CHECKED.filter((id) => id !== 'HL-RESPONSE-SHAPE') }),
-        outcome('create', ['HL-CREATE-201', 'HL-RESPONSE-SHAPE'], { notRun }),
-      ]),
-    );
-    expect(verdictOf(record, 'HL-RESPONSE-SHAPE')).toMatchObject({
-      verdict: 'not-run',
-      reason: 'answered 202 Accepted, whose body is not shown',
-      byTargetChoice: true,
-      cases: 0,
-    });
-    expect(record).toMatchObject({ verdict: 'passed', notRun: [] });
-  });
+        cases: 0,
+      });
+      expect(verdictOf(record, created)).toMatchObject({ verdict: 'passed' });
+      expect(record).toMatchObject({ verdict: 'incomplete', notRun: [shape] });
+    },
+  );
 
-  it('a finding still fails a requirement its case declared not run', () => {
-    const notRun = [{ requirements: ['HL-RESPONSE-SHAPE'], reason: 'answered 202' }];
-    const record = buildRecord(
-      input([
-        outcome('create', ['HL-CREATE-201', 'HL-RESPONSE-SHAPE'], {
-          notRun,
-          findings: [finding('HL-RESPONSE-SHAPE', 'no id', 201)],
-        }),
-      ]),
-    );
-    expect(verdictOf(record, 'HL-RESPONSE-SHAPE').verdict).toBe('failed');
-    expect(record.verdict).toBe('failed');
-  });
+  itWith(accepting, 'create that may answer 202')(
+    "a requirement the target's own legal answer left nothing to check in (a 202 body) is not run, yet the verdict is not incomplete for it",
+    (create) => {
+      const [created, shape] = [create.roles.success!, create.roles.responseShape!];
+      const notRun = [
+        {
+          requirements: [shape],
+          reason: 'answered 202 Accepted, whose body is not shown',
+          byTargetChoice: true as const,
+        },
+      ];
+      const record = buildRecord(
+        input([
+          everything({ requirements: SUITE_CHECKED.filter((id) => id !== shape) }),
+          outcome('create', [created, shape], { notRun }),
+        ]),
+      );
+      expect(verdictOf(record, shape)).toMatchObject({
+        verdict: 'not-run',
+        reason: 'answered 202 Accepted, whose body is not shown',
+        byTargetChoice: true,
+        cases: 0,
+      });
+      expect(record).toMatchObject({ verdict: 'passed', notRun: [] });
+    },
+  );
+
+  itWith(accepting, 'create that may answer 202')(
+    'a finding still fails a requirement its case declared not run',
+    (create) => {
+      const [created, shape] = [create.roles.success!, create.roles.responseShape!];
+      const notRun = [{ requirements: [shape], reason: 'answered 202' }];
+      const record = buildRecord(
+        input([
+          outcome('create', [created, shape], {
+            notRun,
+            findings: [finding(shape, 'no id', 201)],
+          }),
+        ]),
+      );
+      expect(verdictOf(record, shape).verdict).toBe('failed');
+      expect(record.verdict).toBe('failed');
+    },
+  );
 
   it('passes a requirement only when an exchange judged it, and counts what was judged and broken', () => {
-    const judged = [{ requirement: 'NG-META-PAGES', judged: 3, broken: 0 }];
+    const judged = [{ requirement: BROKEN, judged: 3, broken: 0 }];
     const record = buildRecord(
       input([
         everything(),
-        outcome('walk', ['NG-PAGE-WALK'], { exercised: judged }),
-        outcome('page', ['NG-PAGE-LENGTH'], { exercised: [{ requirement: 'NG-META-PAGES', judged: 2, broken: 0 }] }),
+        outcome('walk', [WALKED], { exercised: judged }),
+        outcome('page', [NEWLY], { exercised: [{ requirement: BROKEN, judged: 2, broken: 0 }] }),
       ]),
     );
-    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({ verdict: 'passed', judged: 6, broken: 0 });
+    expect(verdictOf(record, BROKEN)).toMatchObject({ verdict: 'passed', judged: 6, broken: 0 });
     const broken = buildRecord(
       input([
-        outcome('page', ['NG-META-PAGES'], {
-          findings: [finding('NG-META-PAGES', 'meta.pages is 999')],
-          exercised: [{ requirement: 'NG-META-PAGES', judged: 2, broken: 1 }],
+        outcome('page', [BROKEN], {
+          findings: [finding(BROKEN, 'id is 999, a number')],
+          exercised: [{ requirement: BROKEN, judged: 2, broken: 1 }],
         }),
       ]),
     );
-    expect(verdictOf(broken, 'NG-META-PAGES')).toMatchObject({ verdict: 'failed', judged: 2, broken: 1 });
+    expect(verdictOf(broken, BROKEN)).toMatchObject({ verdict: 'failed', judged: 2, broken: 1 });
   });
 
   it('lists not exercised, never passed, a requirement whose cases ran and judged nothing: the run is incomplete for it', () => {
@@ -298,14 +327,14 @@ describe('buildRecord', () => {
   });
 
   it("gives the catalogue's reason for a requirement not exercised, and leaves the run complete where that is the target's legal choice", () => {
-    const exercised = SUITE_CHECKED.filter((id) => id !== 'NG-META-PAGES' && id !== 'AUTH-WWW-AUTHENTICATE').map(
+    const exercised = SUITE_CHECKED.filter((id) => id !== BY_TARGET_CHOICE && id !== 'AUTH-WWW-AUTHENTICATE').map(
       (requirement) => ({ requirement, judged: 1, broken: 0 }),
     );
     const record = buildRecord(input([everything({ exercised })], { failLevel: 'should' }));
-    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({
+    expect(verdictOf(record, BY_TARGET_CHOICE)).toMatchObject({
       verdict: 'not-run',
       byTargetChoice: true,
-      reason: `not exercised: ${contract.requirement('NG-META-PAGES').notExercised!.reason}`,
+      reason: `not exercised: ${contract.requirement(BY_TARGET_CHOICE).notExercised!.reason}`,
     });
     expect(verdictOf(record, 'AUTH-WWW-AUTHENTICATE')).toMatchObject({
       verdict: 'not-run',
@@ -339,41 +368,41 @@ describe('buildRecord', () => {
   });
 
   it('gives the reason a check could not judge a requirement, and then the run is incomplete for it whatever the catalogue says', () => {
-    const exercised = SUITE_CHECKED.filter((id) => id !== 'NG-META-PAGES').map((requirement) => ({
+    const exercised = SUITE_CHECKED.filter((id) => id !== BY_TARGET_CHOICE).map((requirement) => ({
       requirement,
       judged: 1,
       broken: 0,
     }));
-    const unexercised = [{ requirement: 'NG-META-PAGES', reason: 'meta.total was -3' }];
+    const unexercised = [{ requirement: BY_TARGET_CHOICE, reason: 'the status was -3' }];
     const record = buildRecord(input([everything({ exercised, unexercised })]));
-    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({
+    expect(verdictOf(record, BY_TARGET_CHOICE)).toMatchObject({
       verdict: 'not-run',
       notExercised: true,
-      reason: 'not exercised: meta.total was -3',
+      reason: 'not exercised: the status was -3',
     });
-    expect(verdictOf(record, 'NG-META-PAGES').byTargetChoice).toBeUndefined();
-    expect(record).toMatchObject({ verdict: 'incomplete', notRun: ['NG-META-PAGES'] });
+    expect(verdictOf(record, BY_TARGET_CHOICE).byTargetChoice).toBeUndefined();
+    expect(record).toMatchObject({ verdict: 'incomplete', notRun: [BY_TARGET_CHOICE] });
   });
 
   it('fails the own requirement of a case that failed without a finding to explain it', () => {
     const record = buildRecord(
       input([
-        outcome('crashed', ['NG-PAGE-WALK', 'NG-META-TOTAL'], {
+        outcome('crashed', [WALKED, NEWLY], {
           status: 'timedOut',
           error: 'Test timeout of 60000ms exceeded.',
         }),
       ]),
     );
-    expect(verdictOf(record, 'NG-PAGE-WALK')).toMatchObject({
+    expect(verdictOf(record, WALKED)).toMatchObject({
       verdict: 'failed',
       evidence: [{ case: 'crashed', message: 'the case failed: Test timeout of 60000ms exceeded.' }],
     });
-    expect(verdictOf(record, 'NG-META-TOTAL').verdict).toBe('passed');
+    expect(verdictOf(record, NEWLY).verdict).toBe('passed');
     expect(record.cases).toEqual({ total: 1, passed: 0, failed: 1, notRun: 0 });
   });
 
   it('fails a run that did not complete even when nothing failed', () => {
-    expect(buildRecord(input([outcome('walk', ['NG-PAGE-WALK'])], { runStatus: 'timedout' }))).toMatchObject({
+    expect(buildRecord(input([outcome('walk', [WALKED])], { runStatus: 'timedout' }))).toMatchObject({
       verdict: 'failed',
       verdictReason: expect.stringMatching(/^the run did not complete \(timedout\)/),
     });
@@ -387,11 +416,8 @@ describe('buildRecord', () => {
   });
 
   it('keeps the first evidence and counts the rest', () => {
-    const findings = Array.from({ length: MAX_EVIDENCE + 3 }, (_, i) => finding('NG-ITEM-SHAPE', `item ${i}`));
-    const requirement = verdictOf(
-      buildRecord(input([outcome('list', ['NG-ITEM-SHAPE'], { findings })])),
-      'NG-ITEM-SHAPE',
-    );
+    const findings = Array.from({ length: MAX_EVIDENCE + 3 }, (_, i) => finding(BROKEN, `item ${i}`));
+    const requirement = verdictOf(buildRecord(input([outcome('list', [BROKEN], { findings })])), BROKEN);
     expect(requirement.evidence).toHaveLength(MAX_EVIDENCE);
     expect(requirement.evidenceOmitted).toBe(3);
   });
@@ -399,7 +425,7 @@ describe('buildRecord', () => {
   it('lists every requirement of the catalogue, with a tally that adds up, in the documented format', () => {
     const record = buildRecord(
       input([
-        outcome('walk', ['NG-PAGE-WALK'], { findings: [finding('NG-META-PAGES', 'meta.pages is 2')] }),
+        outcome('walk', [WALKED], { findings: [finding(BROKEN, 'id is 7, a number')] }),
         outcome('x', ['AUTH-403-FORBIDDEN'], { status: 'skipped', skipReason: 'r' }),
       ]),
     );
@@ -413,30 +439,27 @@ describe('buildRecord', () => {
 });
 
 describe('the gate', () => {
-  const failing = [
-    everything(),
-    outcome('walk', ['NG-PAGE-WALK'], { findings: [finding('NG-META-PAGES', 'meta.pages is 2')] }),
-  ];
+  const failing = [everything(), outcome('walk', [WALKED], { findings: [finding(BROKEN, 'id is 7, a number')] })];
   const policy = (fields: Partial<GatePolicy>): GatePolicy => ({
     allowPartial: false,
     waivers: [],
     today: '2026-06-15',
     ...fields,
   });
-  const waiver = (expires: string) => ({ requirement: 'NG-META-PAGES', reason: 'rounding fix ships in 4.2', expires });
+  const waiver = (expires: string) => ({ requirement: BROKEN, reason: 'fix ships in 4.2', expires });
 
   it('an active waiver passes the gate; the verdict stays failed and the requirement says it is waived', () => {
     const record = buildRecord(input(failing, { gate: policy({ waivers: [waiver('2026-06-15')] }) }));
     expect(record.verdict).toBe('failed');
     expect(record.gate).toMatchObject({
       result: 'pass',
-      waived: ['NG-META-PAGES'],
+      waived: [BROKEN],
       expiredWaivers: [],
       reason: 'no failure left (1 failure waived)',
     });
-    expect(verdictOf(record, 'NG-META-PAGES')).toMatchObject({
+    expect(verdictOf(record, BROKEN)).toMatchObject({
       verdict: 'failed',
-      waiver: { reason: 'rounding fix ships in 4.2', expires: '2026-06-15', active: true },
+      waiver: { reason: 'fix ships in 4.2', expires: '2026-06-15', active: true },
     });
     expect(validateRecord(record), JSON.stringify(validateRecord.errors)).toBe(true);
   });
@@ -446,41 +469,36 @@ describe('the gate', () => {
     expect(record.gate).toMatchObject({
       result: 'fail',
       waived: [],
-      expiredWaivers: ['NG-META-PAGES'],
-      reason: 'failing: NG-META-PAGES; waiver expired for NG-META-PAGES',
+      expiredWaivers: [BROKEN],
+      reason: `failing: ${BROKEN}; waiver expired for ${BROKEN}`,
     });
   });
 
   it('a waiver for a requirement that passes is recorded and changes nothing', () => {
     const record = buildRecord(input([everything()], { gate: policy({ waivers: [waiver('2026-06-14')] }) }));
     expect(record.gate).toMatchObject({ result: 'pass', waived: [], expiredWaivers: [] });
-    expect(verdictOf(record, 'NG-META-PAGES').waiver).toMatchObject({ active: false });
+    expect(verdictOf(record, BROKEN).waiver).toMatchObject({ active: false });
   });
 
   it('with a baseline, only requirements that newly fail fail the gate', () => {
-    const twoFailing = [
-      ...failing,
-      outcome('x', ['NG-META-TOTAL'], { findings: [finding('NG-META-TOTAL', 'total is wrong')] }),
-    ];
-    const known = buildRecord(
-      input(failing, { gate: policy({ baseline: { file: 'old.json', failing: ['NG-META-PAGES'] } }) }),
-    );
+    const twoFailing = [...failing, outcome('x', [NEWLY], { findings: [finding(NEWLY, 'total is wrong')] })];
+    const known = buildRecord(input(failing, { gate: policy({ baseline: { file: 'old.json', failing: [BROKEN] } }) }));
     expect(known.gate).toMatchObject({
       result: 'pass',
-      baseline: { file: 'old.json', knownFailures: ['NG-META-PAGES'], newlyFailing: [] },
+      baseline: { file: 'old.json', knownFailures: [BROKEN], newlyFailing: [] },
     });
     const regressed = buildRecord(
-      input(twoFailing, { gate: policy({ baseline: { file: 'old.json', failing: ['NG-META-PAGES'] } }) }),
+      input(twoFailing, { gate: policy({ baseline: { file: 'old.json', failing: [BROKEN] } }) }),
     );
     expect(regressed.gate).toMatchObject({
       result: 'fail',
-      reason: 'newly failing: NG-META-TOTAL (1 failure known from the baseline)',
-      baseline: { newlyFailing: ['NG-META-TOTAL'] },
+      reason: `newly failing: ${NEWLY} (1 failure known from the baseline)`,
+      baseline: { newlyFailing: [NEWLY] },
     });
   });
 
   it('--allow-partial passes an incomplete run, and the record says so', () => {
-    const partial = [outcome('list', ['NG-FILTER-ACCEPTED'])];
+    const partial = [outcome('list', [SERVED])];
     expect(buildRecord(input(partial)).gate.result).toBe('incomplete');
     const record = buildRecord(input(partial, { gate: policy({ allowPartial: true }) }));
     expect(record).toMatchObject({
@@ -497,7 +515,7 @@ describe('the gate', () => {
 describe('renderings', () => {
   const record = buildRecord(
     input([
-      outcome('walk', ['NG-PAGE-WALK'], { findings: [finding('NG-META-PAGES', 'meta.pages is 2 | not 3')] }),
+      outcome('walk', [WALKED], { findings: [finding(BROKEN, 'id is 7 | not a string')] }),
       outcome('no credentials', ['AUTH-401-NO-CREDENTIALS'], {
         findings: [finding('AUTH-WWW-AUTHENTICATE', 'no WWW-Authenticate', 401)],
       }),
@@ -508,7 +526,7 @@ describe('renderings', () => {
     const markdown = summaryMarkdown(record);
     expect(markdown.split('\n')[0]).toBe('# Conformance verdict: FAILED');
     expect(markdown).toContain(
-      '| NG-META-PAGES | MUST | 4.1 | failed | 1 | 1 | meta.pages is 2 \\| not 3 (`GET /notification-groups?filter[type]=portal` → 200) |',
+      `| ${BROKEN} | MUST | ${contract.requirement(BROKEN).section} | failed | 1 | 1 | id is 7 \\| not a string (\`GET ${FINDING_PATH}\` → 200) |`,
     );
     expect(markdown).toContain(`| MEDIA-TYPE-REQUEST | MUST | 4.2 | not run | 0 | 0 | ${PROXY_ONLY_REASON} |`);
     expect(markdown).toMatch(
@@ -520,7 +538,7 @@ describe('renderings', () => {
     const files = ['conformance.json', 'summary.md', 'junit.xml', 'html/index.html'].map((f) => `/r/${f}`);
     const text = consoleSummary(record, { dir: '/r', files }, '/r');
     const lines = text.trimEnd().split('\n');
-    expect(lines[0]).toBe('Verdict: FAILED: 1 MUST requirement failed: NG-META-PAGES');
+    expect(lines[0]).toBe(`Verdict: FAILED: 1 MUST requirement failed: ${BROKEN}`);
     expect(lines[1]).toBe('Cases: 2 cases: 2 passed, 0 failed, 0 not run (1.5 s)');
     expect(lines.slice(-5)).toEqual([
       'Reports:',

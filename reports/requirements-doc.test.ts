@@ -5,7 +5,7 @@ import { loadContract, type Requirement } from '../contract/index.ts';
 import { requirementsMarkdown } from './requirements-doc.ts';
 
 const requirement = (fields: Partial<Requirement> & { basis?: string }): Requirement => ({
-  id: 'NG-META-PAGES',
+  id: 'EX-META-PAGES',
   level: 'MUST',
   section: '4.1',
   text: 'meta.pages is ceil(total / limit).',
@@ -28,28 +28,28 @@ describe('docs/requirements.md', () => {
     expect(requirementsMarkdown([requirement({})])).not.toContain('Basis');
     const withBasis = requirementsMarkdown([
       requirement({ basis: 'Section 4.1: `meta` members | all integers' }),
-      requirement({ id: 'NG-PAGE-WALK' }),
+      requirement({ id: 'EX-PAGE-WALK' }),
     ]);
     expect(withBasis).toContain('| Id | Level | Section | Requirement | Checked by | Basis in the specification |');
     expect(withBasis).toContain(
-      '| `NG-META-PAGES` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy | Section 4.1: `meta` members \\| all integers |',
+      '| `EX-META-PAGES` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy | Section 4.1: `meta` members \\| all integers |',
     );
     expect(withBasis).toContain(
-      '| `NG-PAGE-WALK` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy |  |',
+      '| `EX-PAGE-WALK` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy |  |',
     );
   });
 
   it("says what a run reports for a requirement not exercised, and whether that is the target's choice", () => {
     const markdown = requirementsMarkdown([
       requirement({ notExercised: { reason: 'no answer was 202', byTargetChoice: true } }),
-      requirement({ id: 'NG-PAGE-WALK', notExercised: { reason: 'no walk ended' } }),
+      requirement({ id: 'EX-PAGE-WALK', notExercised: { reason: 'no walk ended' } }),
     ]);
     expect(markdown).toContain('| Id | Level | Section | Requirement | Checked by | Not exercised when |');
     expect(markdown).toContain(
-      "| `NG-META-PAGES` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy | no answer was 202 (the target's choice: the run stays complete) |",
+      "| `EX-META-PAGES` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy | no answer was 202 (the target's choice: the run stays complete) |",
     );
     expect(markdown).toContain(
-      '| `NG-PAGE-WALK` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy | no walk ended |',
+      '| `EX-PAGE-WALK` | MUST | 4.1 | meta.pages is ceil(total / limit). | suite, proxy | no walk ended |',
     );
   });
 });

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { loadContract } from '../contract/index.ts';
-import { failedRun, findingOf, caseOutcome, recordOf, waivedIncompleteRun } from './test-support.ts';
+import {
+  BROKEN,
+  BROKEN_MESSAGE,
+  caseOutcome,
+  failedRun,
+  FINDING_CURL,
+  FINDING_PATH,
+  findingOf,
+  recordOf,
+  SECOND_CASE,
+  SECOND_FINDING_PATH,
+  waivedIncompleteRun,
+} from './test-support.ts';
 import { requirementsJunit } from './requirements-junit.ts';
 
 interface JunitCase {
@@ -8,6 +20,8 @@ interface JunitCase {
   classname: string;
   body: string;
 }
+
+const contract = loadContract();
 
 function testcases(xml: string): JunitCase[] {
   return [...xml.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)].map(
@@ -26,32 +40,32 @@ describe('the per-requirement JUnit file', () => {
 
   it('has one test case per requirement of the catalogue, named by id and text, classed by section', () => {
     const cases = testcases(xml);
-    const catalogue = loadContract().requirements;
+    const catalogue = contract.requirements;
     expect(cases.map(idOf).sort()).toEqual(catalogue.map((r) => r.id).sort());
-    const pages = cases.find((c) => idOf(c) === 'NG-META-PAGES')!;
-    expect(pages.name).toBe('NG-META-PAGES · `meta.pages` is ceil(total / limit); an empty result may report 0 or 1.');
-    expect(pages.classname).toBe('section 4.1');
+    const broken = cases.find((c) => idOf(c) === BROKEN.id)!;
+    expect(broken.name).toBe(`${BROKEN.id} · ${BROKEN.text}`);
+    expect(broken.classname).toBe(`section ${BROKEN.section}`);
   });
 
   it('gives each requirement the exchanges judged and broken as properties', () => {
-    const body = testcases(xml).find((c) => idOf(c) === 'NG-META-PAGES')!.body;
+    const body = testcases(xml).find((c) => idOf(c) === BROKEN.id)!.body;
     expect(body).toContain('<property name="judged" value="3"/>');
     expect(body).toContain('<property name="broken" value="2"/>');
   });
 
   it('fails exactly the requirements that failed, not the cases that saw them', () => {
-    expect(failing(xml)).toEqual(['NG-META-PAGES']);
+    expect(failing(xml)).toEqual([BROKEN.id]);
     expect(xml).toMatch(/^<testsuites [^>]*tests="\d+" failures="1" errors="0"/m);
   });
 
   it('puts the first finding, its pointer and its curl line in the failure message, every finding in its text', () => {
-    const body = testcases(xml).find((c) => idOf(c) === 'NG-META-PAGES')!.body;
+    const body = testcases(xml).find((c) => idOf(c) === BROKEN.id)!.body;
     const message = /<failure message="([^"]*)" type="MUST">/.exec(body)?.[1];
     expect(message).toBe(
-      'NG-META-PAGES: meta.pages is 2, ceil(total 27 / limit 10) is 3 at /meta/pages (expected 3, actual 2) in GET /notification-groups?filter[type]=portal → 200 | reproduce: curl -i -g -X GET &quot;$LAS_BASE_URL/notification-groups?filter[type]=portal&quot; -H &quot;authorization: Bearer r:$LAS_SESSION_TOKEN&quot;',
+      `${BROKEN.id}: ${BROKEN_MESSAGE} at /data/0/id (expected 3, actual 2) in GET ${FINDING_PATH} → 200 | reproduce: ${FINDING_CURL.replaceAll('"', '&quot;')}`,
     );
-    expect(body).toContain('case: NG-PAGE-WALK · walk');
-    expect(body).toContain('filter[type]=user');
+    expect(body).toContain(`case: ${SECOND_CASE}`);
+    expect(body).toContain(SECOND_FINDING_PATH.replaceAll('&', '&amp;'));
   });
 
   it('reports a requirement not run as skipped with its reason', () => {
@@ -64,13 +78,13 @@ describe('the per-requirement JUnit file', () => {
     expect(warned).not.toContain('<failure');
     expect(warned).toContain('<system-out>warning:');
     expect(failing(requirementsJunit(failedRun({ failLevel: 'should' })))).toEqual([
-      'NG-META-PAGES',
+      BROKEN.id,
       'AUTH-WWW-AUTHENTICATE',
     ]);
   });
 
   it('reports a waived requirement as skipped, with its waiver', () => {
-    const body = testcases(requirementsJunit(waivedIncompleteRun())).find((c) => idOf(c) === 'NG-META-PAGES')!.body;
+    const body = testcases(requirementsJunit(waivedIncompleteRun())).find((c) => idOf(c) === BROKEN.id)!.body;
     expect(body).toContain('<skipped message="waived: reason: fixed in release 4.2; expires: 2027-03-01"/>');
   });
 

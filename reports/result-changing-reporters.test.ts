@@ -37,7 +37,7 @@ import SecretScrubber from './secret-scrubber.ts';
 
 const contract = loadContract();
 const secrets = credentialSecrets({ sessionToken: 'session-token-value', pat: 'pat-value' });
-const CASE_REQUIREMENT = 'NG-META-PAGES';
+const CASE_REQUIREMENT = 'RES-ID-STRING';
 const SIDE_REQUIREMENT = 'AUTH-SESSION-ACCEPTED';
 
 let dir: string;
@@ -59,7 +59,7 @@ const CONFIGURED: ReporterList = [[SECRET_SCRUBBER.file], [CASE_OUTCOME.file], [
 
 function finding(requirement: string): CaseFinding {
   return contract.finding(requirement, 'response', {
-    pointer: '/meta/pages',
+    pointer: '/data/0/id',
     message: `${requirement} broken on purpose`,
   });
 }

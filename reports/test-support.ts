@@ -1,5 +1,7 @@
 // Certification records for the renderings' tests, built by buildRecord from case outcomes as the
-// reporter builds them, so the tests render what a run writes.
+// reporter builds them, so the tests render what a run writes. The run is made up: it breaks and
+// warns on requirements every operation shares, so it is the same run whatever operations the
+// contract holds; where it names an operation, it takes the contract's first.
 import { loadContract } from '../contract/index.ts';
 import type { CaseFinding } from '../run-protocol/index.ts';
 import {
@@ -12,15 +14,36 @@ import {
 
 const contract = loadContract();
 
+/** The MUST requirement the made-up run fails, twice. */
+export const BROKEN = contract.requirement('RES-ID-STRING');
+/** What its first finding says. */
+export const BROKEN_MESSAGE = 'id is 7, a number';
+/** The requirement of the case whose second finding breaks it too. */
+export const SECOND_CASE_REQUIREMENT = 'ERR-NO-5XX';
+export const SECOND_CASE = `${SECOND_CASE_REQUIREMENT} · every page`;
+/** An observation the suite makes: the contract's first requirement of level INFO the suite judges. */
+export const OBSERVED = contract.requirements.find(
+  (r) => r.level === 'INFO' && (r.checkedBy ?? ['suite']).includes('suite'),
+)!;
+/** The request of a finding (made up: a rendering shows a path, whatever it is), and of the second finding. */
+export const FINDING_PATH = '/records?filter[kind]=a';
+export const SECOND_FINDING_PATH = `${FINDING_PATH}&page[limit]=10&page[offset]=20`;
+/** The curl line of a finding of FINDING_PATH. */
+export const FINDING_CURL = curlOf(FINDING_PATH);
+
+function curlOf(path: string): string {
+  return `curl -i -g -X GET "$LAS_BASE_URL${path}" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"`;
+}
+
 export function findingOf(
   requirement: string,
   message: string,
   fields: { pointer?: string; status?: number; path?: string } = {},
 ): CaseFinding {
-  const path = fields.path ?? '/notification-groups?filter[type]=portal';
+  const path = fields.path ?? FINDING_PATH;
   return {
     ...contract.finding(requirement, 'response', {
-      pointer: fields.pointer ?? '/meta/pages',
+      pointer: fields.pointer ?? '/data/0/id',
       message,
       expected: '3',
       actual: '2',
@@ -29,7 +52,7 @@ export function findingOf(
       method: 'GET',
       path,
       status: fields.status ?? 200,
-      curl: `curl -i -g -X GET "$LAS_BASE_URL${path}" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"`,
+      curl: curlOf(path),
     },
   };
 }
@@ -71,21 +94,17 @@ export function recordOf(cases: CaseOutcome[], fields: Partial<RecordInput> = {}
   });
 }
 
-/** A run where NG-META-PAGES failed twice, AUTH-WWW-AUTHENTICATE warned and AUTH-403-FORBIDDEN was not run. */
+/** A run where BROKEN failed twice, AUTH-WWW-AUTHENTICATE warned and AUTH-403-FORBIDDEN was not run. */
 export function failedRun(fields: Partial<RecordInput> = {}): CertificationRecord {
   return recordOf(
     [
       caseOutcome('AUTH-SESSION-ACCEPTED · served', ['AUTH-SESSION-ACCEPTED'], {
         status: 'failed',
-        findings: [findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3')],
+        findings: [findingOf(BROKEN.id, BROKEN_MESSAGE)],
       }),
-      caseOutcome('NG-PAGE-WALK · walk', ['NG-PAGE-WALK'], {
+      caseOutcome(SECOND_CASE, [SECOND_CASE_REQUIREMENT], {
         status: 'failed',
-        findings: [
-          findingOf('NG-META-PAGES', 'meta.pages is 2, ceil(total 27 / limit 10) is 3', {
-            path: '/notification-groups?filter[type]=user&page[limit]=10&page[offset]=20',
-          }),
-        ],
+        findings: [findingOf(BROKEN.id, BROKEN_MESSAGE, { path: SECOND_FINDING_PATH })],
       }),
       caseOutcome('AUTH-401-NO-CREDENTIALS · no credentials', ['AUTH-401-NO-CREDENTIALS'], {
         findings: [
@@ -112,7 +131,7 @@ export function waivedIncompleteRun(): CertificationRecord {
     verdict: 'incomplete',
     verdictReason: 'MUST requirements were not run',
     requirements: record.requirements.map((r) =>
-      r.id === 'NG-META-PAGES'
+      r.id === BROKEN.id
         ? ({
             ...r,
             verdict: 'waived',
@@ -123,24 +142,26 @@ export function waivedIncompleteRun(): CertificationRecord {
   };
 }
 
-/** Generation from seed 1 in which a minimal input broke `broken` on the list, and NG-FILTER-ACCEPTED held. */
+/** The operation generation drew inputs for: the contract's first. */
+export const GENERATED_OPERATION = contract.operations[0];
+
+/**
+ * Generation from seed 1 in which a minimal input broke `broken` on GENERATED_OPERATION, and the requirement of its
+ * success statuses held.
+ */
 export function generatedBreaking(broken: string): GeneratedRecord {
-  const path = '/notification-groups?filter[type]=portal&page[limit]=1&page[offset]=2147483648';
-  const curl = `curl -i -g -X GET "$LAS_BASE_URL${path}" -H "authorization: Bearer r:$LAS_SESSION_TOKEN"`;
-  const counterexample = {
-    message: 'meta.pages is 0, ceil(total 27 / limit 1) is 27',
-    method: 'GET',
-    path,
-    status: 200,
-    curl,
-    shrinks: 25,
-  };
+  const path = `${FINDING_PATH}&page[limit]=1&page[offset]=2147483648`;
+  const counterexample = { message: BROKEN_MESSAGE, method: 'GET', path, status: 200, curl: curlOf(path), shrinks: 25 };
   const requirements = [
     { id: broken, inputs: 226, verdict: 'failed' as const, counterexample },
-    { id: 'NG-FILTER-ACCEPTED', inputs: 226, verdict: 'passed' as const },
+    {
+      id: contract.successRequirement(GENERATED_OPERATION.operationId).id,
+      inputs: 226,
+      verdict: 'passed' as const,
+    },
   ];
   const operation = {
-    operation: 'listNotificationGroups',
+    operation: GENERATED_OPERATION.operationId,
     inputs: { sent: 226, valid: 120, invalid: 106 },
     durationMs: 5263,
     requirements,

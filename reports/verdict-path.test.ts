@@ -28,6 +28,14 @@ import type { CertificationRecord } from './record.ts';
 import SecretScrubber from './secret-scrubber.ts';
 
 const contract = loadContract();
+/**
+ * The requirements of the made-up cases: rules every operation shares, so the cases are the same whatever operations
+ * the contract holds. The walk case names WALKED and finds BROKEN broken; the other case names SERVED.
+ */
+const BROKEN = 'RES-ID-STRING';
+const WALKED = 'ERR-NO-5XX';
+const SERVED = 'AUTH-SESSION-ACCEPTED';
+const WALK_TITLE = `${WALKED} · walk`;
 
 let dir: string;
 /** What the reporter writes to stderr, kept instead of written. */
@@ -75,12 +83,12 @@ interface CaseShape {
 
 function finding(requirement: string, message: string, token: string): CaseFinding {
   return {
-    ...contract.finding(requirement, 'response', { pointer: '/meta/pages', message, expected: '3', actual: '2' }),
+    ...contract.finding(requirement, 'response', { pointer: '/data/0/id', message, expected: '3', actual: '2' }),
     exchange: {
       method: 'GET',
-      path: '/notification-groups?filter[type]=portal',
+      path: '/records?filter[kind]=a',
       status: 200,
-      curl: `curl -i -g -X GET "$LAS_BASE_URL/notification-groups" -H "authorization: Bearer r:${token}"`,
+      curl: `curl -i -g -X GET "$LAS_BASE_URL/records" -H "authorization: Bearer r:${token}"`,
     },
   };
 }
@@ -179,28 +187,26 @@ describe('a failing case, whatever the tokens look like', () => {
     it(`fails the run with ${tokens.name} (${tokens.session}, ${tokens.pat})`, async () => {
       const cases = [
         {
-          title: 'NG-PAGE-WALK · walk',
-          requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'],
-          findings: [finding('NG-META-PAGES', 'meta.pages is 2; expected 3', tokens.session)],
+          title: WALK_TITLE,
+          requirements: [WALKED, BROKEN],
+          findings: [finding(BROKEN, 'id is 7, a number', tokens.session)],
         },
-        { title: 'NG-FILTER-ACCEPTED · list', requirements: ['NG-FILTER-ACCEPTED'], findings: [] },
+        { title: `${SERVED} · list`, requirements: [SERVED], findings: [] },
       ];
       const { record, results } = await runReporters(tokens, cases);
       expect(results[0].status).toBe('failed');
       expect(results[1].status).toBe('passed');
       expect(record?.verdict).toBe('failed');
-      expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')).toMatchObject({
+      expect(record?.requirements.find((r) => r.id === BROKEN)).toMatchObject({
         verdict: 'failed',
-        evidence: [{ case: 'NG-PAGE-WALK · walk' }],
+        evidence: [{ case: WALK_TITLE }],
       });
-      expect(record?.requirements.find((r) => r.id === 'NG-FILTER-ACCEPTED')).toMatchObject({
+      expect(record?.requirements.find((r) => r.id === SERVED)).toMatchObject({
         verdict: 'passed',
         cases: 1,
       });
       // What people read was scrubbed: the curl line names the variable, not the token.
-      expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')?.evidence[0].curl).toContain(
-        '$LAS_SESSION_TOKEN',
-      );
+      expect(record?.requirements.find((r) => r.id === BROKEN)?.evidence[0].curl).toContain('$LAS_SESSION_TOKEN');
     });
   }
 });
@@ -209,9 +215,9 @@ const LONG_TOKENS = { session: 'session-token-long', pat: 'pat-token-long' };
 
 describe('a case fails only for its own requirements', () => {
   const walk = {
-    title: 'NG-PAGE-WALK · walk',
-    requirements: ['NG-PAGE-WALK'],
-    findings: [finding('NG-META-PAGES', 'meta.pages is 2; expected 3', 's')],
+    title: WALK_TITLE,
+    requirements: [WALKED],
+    findings: [finding(BROKEN, 'id is 7, a number', 's')],
   };
 
   it('a side finding (a requirement the case does not name) leaves the case passed with a note, and fails its requirement in the record and the run', async () => {
@@ -221,12 +227,12 @@ describe('a case fails only for its own requirements', () => {
     expect(tests[0].annotations.filter((a) => a.type === SIDE_FINDING_ANNOTATION)).toEqual([
       {
         type: SIDE_FINDING_ANNOTATION,
-        description: 'NG-META-PAGES (MUST, recorded on its requirement): meta.pages is 2; expected 3',
+        description: `${BROKEN} (MUST, recorded on its requirement): id is 7, a number`,
       },
     ]);
-    expect(record?.requirements.find((r) => r.id === 'NG-META-PAGES')).toMatchObject({
+    expect(record?.requirements.find((r) => r.id === BROKEN)).toMatchObject({
       verdict: 'failed',
-      evidence: [{ case: 'NG-PAGE-WALK · walk' }],
+      evidence: [{ case: WALK_TITLE }],
     });
     expect(record?.verdict).toBe('failed');
   });
@@ -234,44 +240,36 @@ describe('a case fails only for its own requirements', () => {
   it('a failure of its own requirement that a waiver accepts leaves the case passed, noting the waiver', async () => {
     const run = {
       ...DEFAULT_RUN,
-      waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix in 4.2', expires: '2999-12-31' }],
+      waivers: [{ requirement: BROKEN, reason: 'fix in 4.2', expires: '2999-12-31' }],
     };
     const { record, results, tests, status } = await runReporters(
       LONG_TOKENS,
-      [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }],
+      [{ ...walk, requirements: [WALKED, BROKEN] }],
       run,
     );
     expect(results[0].status).toBe('passed');
     expect(tests[0].annotations.filter((a) => a.type === FORGIVEN_ANNOTATION)).toEqual([
       {
         type: FORGIVEN_ANNOTATION,
-        description: 'NG-META-PAGES (waived until 2999-12-31: rounding fix in 4.2): meta.pages is 2; expected 3',
+        description: `${BROKEN} (waived until 2999-12-31: fix in 4.2): id is 7, a number`,
       },
     ]);
-    expect(record?.gate).toMatchObject({ result: 'pass', waived: ['NG-META-PAGES'] });
+    expect(record?.gate).toMatchObject({ result: 'pass', waived: [BROKEN] });
     expect(status).toBeUndefined();
   });
 
   it('an expired waiver accepts nothing: the case fails', async () => {
     const run = {
       ...DEFAULT_RUN,
-      waivers: [{ requirement: 'NG-META-PAGES', reason: 'rounding fix in 4.2', expires: '2001-01-01' }],
+      waivers: [{ requirement: BROKEN, reason: 'fix in 4.2', expires: '2001-01-01' }],
     };
-    const { results } = await runReporters(
-      LONG_TOKENS,
-      [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }],
-      run,
-    );
+    const { results } = await runReporters(LONG_TOKENS, [{ ...walk, requirements: [WALKED, BROKEN] }], run);
     expect(results[0].status).toBe('failed');
   });
 
   it('a failure the --baseline record already had leaves the case passed, noting the baseline', async () => {
-    const run = { ...DEFAULT_RUN, baseline: { file: 'old/conformance.json', failing: ['NG-META-PAGES'] } };
-    const { results, tests } = await runReporters(
-      LONG_TOKENS,
-      [{ ...walk, requirements: ['NG-PAGE-WALK', 'NG-META-PAGES'] }],
-      run,
-    );
+    const run = { ...DEFAULT_RUN, baseline: { file: 'old/conformance.json', failing: [BROKEN] } };
+    const { results, tests } = await runReporters(LONG_TOKENS, [{ ...walk, requirements: [WALKED, BROKEN] }], run);
     expect(results[0].status).toBe('passed');
     expect(tests[0].annotations.find((a) => a.type === FORGIVEN_ANNOTATION)).toMatchObject({
       type: FORGIVEN_ANNOTATION,
@@ -286,13 +284,13 @@ describe('verdict data the verdict step cannot read', () => {
     [
       'a requirement the catalogue does not have',
       JSON.stringify({
-        findings: [{ requirement: 'NG-META-PAGE$LAS_PAT', level: 'MUST', location: 'response' }],
+        findings: [{ requirement: `${BROKEN.slice(0, -1)}$LAS_PAT`, level: 'MUST', location: 'response' }],
         notRun: [],
       }),
     ],
     [
       "a level that is not the catalogue's",
-      JSON.stringify({ findings: [{ requirement: 'NG-META-PAGES', level: 'INFO', location: 'response' }], notRun: [] }),
+      JSON.stringify({ findings: [{ requirement: BROKEN, level: 'INFO', location: 'response' }], notRun: [] }),
     ],
     ['fewer findings than the evidence', JSON.stringify({ findings: [], notRun: [] })],
   ];
@@ -300,9 +298,9 @@ describe('verdict data the verdict step cannot read', () => {
     it(`${problem}: the case fails, no record is written, the run fails`, async () => {
       const cases = [
         {
-          title: 'NG-PAGE-WALK · walk',
-          requirements: ['NG-PAGE-WALK'],
-          findings: [finding('NG-META-PAGES', 'meta.pages is 2', 's')],
+          title: WALK_TITLE,
+          requirements: [WALKED],
+          findings: [finding(BROKEN, 'id is 7, a number', 's')],
           verdictBody: body,
         },
       ];
@@ -318,7 +316,7 @@ describe('verdict data the verdict step cannot read', () => {
   }
 
   it('a case that passed without leaving verdict data: no record, the run fails', async () => {
-    const shape = { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [] };
+    const shape = { title: WALK_TITLE, requirements: [WALKED], findings: [] };
     const reporter = new ConformanceReporter(recording([]));
     const test = testCase(shape);
     reporter.onBegin(CONFIGURED, { allTests: () => [test] } as unknown as Suite);
@@ -351,7 +349,7 @@ describe('the fail level comes from the run description alone', () => {
 });
 
 describe('the record pipe', () => {
-  const shape = { title: 'NG-PAGE-WALK · walk', requirements: ['NG-PAGE-WALK'], findings: [] };
+  const shape = { title: WALK_TITLE, requirements: [WALKED], findings: [] };
 
   async function endWith(recordPipe: number, data: 'kept' | 'none'): Promise<FullResult['status'] | undefined> {
     const reporter = new ConformanceReporter({ ...recording([]), recordPipe });

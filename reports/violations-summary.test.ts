@@ -11,20 +11,26 @@ import {
 } from './violations-summary.ts';
 
 const contract = loadContract();
+/** The operations the log names: a client broke a rule on the first, and exchanges of both were shed. */
+const [operation, other] = contract.operations;
+/** What the client broke: a rule every operation shares. */
+const BROKEN = contract.requirement('AUTH-CREDENTIALS-PRESENT');
+const PATH = `${contract.basePath}${operation.pathTemplate}`;
+const MESSAGE = 'no credentials in any of the three schemes';
 
 function record(fields: Partial<ViolationRecord>): ViolationRecord {
   return {
     time: '2026-01-01T10:00:00.000Z',
     requestId: 'r1',
-    method: 'GET',
-    path: '/v3/notification-groups?filter[type]=nobody',
-    operationId: 'listNotificationGroups',
+    method: operation.method,
+    path: PATH,
+    operationId: operation.operationId,
     direction: 'request',
-    status: 400,
-    rule: 'NG-FILTER-REQUIRED',
+    status: 401,
+    rule: BROKEN.id,
     level: 'MUST',
-    pointer: 'filter[type]',
-    message: 'filter[type] must be one of "portal", "user", got a string',
+    pointer: 'Authorization',
+    message: MESSAGE,
     ...fields,
   };
 }
@@ -91,7 +97,7 @@ describe('summarizeViolations', () => {
     expect(
       summary.rules.map((r) => [r.rule, r.level, r.section, r.count, r.firstSeen, r.lastSeen, r.example.requestId]),
     ).toEqual([
-      ['NG-FILTER-REQUIRED', 'MUST', '4.1', 2, '2026-01-01T10:00:00.000Z', '2026-01-01T10:00:02.000Z', 'r2'],
+      [BROKEN.id, 'MUST', BROKEN.section, 2, '2026-01-01T10:00:00.000Z', '2026-01-01T10:00:02.000Z', 'r2'],
       ['RES-ID-OBJECTID', 'SHOULD', '2.1', 1, '2026-01-01T10:00:05.000Z', '2026-01-01T10:00:05.000Z', 'r3'],
       ['GEN-UNSPECIFIED-OPERATION', 'INFO', '4.4', 1, '2026-01-01T10:00:09.000Z', '2026-01-01T10:00:09.000Z', 'r4'],
     ]);
@@ -100,8 +106,8 @@ describe('summarizeViolations', () => {
   test('groups by operation and direction', () => {
     expect(summary.operations.map((o) => [o.operation, o.direction, o.count])).toEqual([
       ['(unspecified)', 'request', 1],
-      ['listNotificationGroups', 'request', 2],
-      ['listNotificationGroups', 'response', 1],
+      [operation.operationId, 'request', 2],
+      [operation.operationId, 'response', 1],
     ]);
   });
 });
@@ -112,9 +118,9 @@ describe('rendering', () => {
   test('Markdown has a row per rule and per operation and direction, with cells escaped', () => {
     const markdown = renderViolationsMarkdown(summary);
     expect(markdown).toContain(
-      '| MUST | NG-FILTER-REQUIRED | 4.1 | 2 | 2026-01-01T10:00:00.000Z | 2026-01-01T10:00:02.000Z | GET /v3/notification-groups?filter[type]=nobody → 400: filter[type] must be one of "portal", "user", got a string (at filter[type]) |',
+      `| MUST | ${BROKEN.id} | ${BROKEN.section} | 2 | 2026-01-01T10:00:00.000Z | 2026-01-01T10:00:02.000Z | ${operation.method} ${PATH} → 401: ${MESSAGE} (at Authorization) |`,
     );
-    expect(markdown).toContain('| listNotificationGroups | response | 1 |');
+    expect(markdown).toContain(`| ${operation.operationId} | response | 1 |`);
     expect(markdown).toContain('id <script>alert(1)</script> \\| odd');
     expect(markdown).toContain('4 malformed lines skipped (lines 4, 6, 7, 8).');
   });
@@ -123,7 +129,7 @@ describe('rendering', () => {
     const html = renderViolationsHtml(summary);
     expect(html).not.toContain('<script>alert(1)</script>');
     expect(html).toContain('id &lt;script&gt;alert(1)&lt;/script&gt; | odd');
-    expect(html).toContain('<td>NG-FILTER-REQUIRED</td>');
+    expect(html).toContain(`<td>${BROKEN.id}</td>`);
   });
 
   test('a summary line counts its repeated findings only: the first of its kind was written on a line of its own', () => {
@@ -163,10 +169,10 @@ describe('rendering', () => {
 
 describe('exchanges shed', () => {
   const tally = new ShedTally();
-  for (let i = 0; i < 3; i += 1) tally.note('203.0.113.7', 'createAttributeConfig', 'client-share', 1_000_000);
-  tally.note('198.51.100.1', 'listNotificationGroups', 'backlog', 20_000);
+  for (let i = 0; i < 3; i += 1) tally.note('203.0.113.7', other.operationId, 'client-share', 1_000_000);
+  tally.note('198.51.100.1', operation.operationId, 'backlog', 20_000);
   const first = tally.endInterval(new Date('2026-01-01T10:00:10.000Z'));
-  tally.note('203.0.113.7', 'createAttributeConfig', 'client-share', 1_000_000);
+  tally.note('203.0.113.7', other.operationId, 'client-share', 1_000_000);
   const second = tally.endInterval(new Date('2026-01-01T10:00:20.000Z'));
   const text = [record({}), ...first, ...second].map((line) => JSON.stringify(line)).join('\n');
   const summary = summarizeViolations(contract, 'shed.ndjson', text);
@@ -179,7 +185,7 @@ describe('exchanges shed', () => {
       tallies: [
         {
           client: '203.0.113.7',
-          operationId: 'createAttributeConfig',
+          operationId: other.operationId,
           reason: 'client-share',
           exchanges: 4,
           bytes: 4_000_000,
@@ -188,7 +194,7 @@ describe('exchanges shed', () => {
         },
         {
           client: '198.51.100.1',
-          operationId: 'listNotificationGroups',
+          operationId: operation.operationId,
           reason: 'backlog',
           exchanges: 1,
           bytes: 20_000,
@@ -203,10 +209,10 @@ describe('exchanges shed', () => {
     const markdown = renderViolationsMarkdown(summary);
     expect(markdown).toContain('5 exchanges (4020000 body bytes) relayed unjudged (shed)');
     expect(markdown).toContain(
-      "| 203.0.113.7 | createAttributeConfig | client's share of the backlog full | 4 | 4000000 |",
+      `| 203.0.113.7 | ${other.operationId} | client's share of the backlog full | 4 | 4000000 |`,
     );
     expect(renderViolationsHtml(summary)).toContain(
-      '<td>198.51.100.1</td><td>listNotificationGroups</td><td>judging backlog full</td><td>1</td>',
+      `<td>198.51.100.1</td><td>${operation.operationId}</td><td>judging backlog full</td><td>1</td>`,
     );
     expect(
       renderViolationsMarkdown(summarizeViolations(contract, 'clean.ndjson', JSON.stringify(record({})))),
@@ -215,7 +221,7 @@ describe('exchanges shed', () => {
 
   test('a tally past the bound folds its client into the other clients', () => {
     const crowded = new ShedTally();
-    for (let i = 0; i < 150; i += 1) crowded.note(`10.0.${i >> 8}.${i & 255}`, 'createAttributeConfig', 'backlog', 10);
+    for (let i = 0; i < 150; i += 1) crowded.note(`10.0.${i >> 8}.${i & 255}`, other.operationId, 'backlog', 10);
     const lines = crowded.endInterval();
     expect(lines).toHaveLength(101);
     expect(lines.at(-1)).toMatchObject({ client: '(other clients)', shed: 50, bytes: 500 });

@@ -8,8 +8,8 @@ describe('regressionCaseName', () => {
       title: 'ERR-STATUS-STRING AUTH-401-NO-CREDENTIALS · regression: two ids · a dot inside',
       name: 'two ids · a dot inside',
     },
-    { title: 'NG-PAGE-WALK · walk every page', name: null },
-    { title: 'NG-PAGE-WALK · walk named regression: not after the mark', name: null },
+    { title: 'ERR-NO-5XX · walk every page', name: null },
+    { title: 'ERR-NO-5XX · walk named regression: not after the mark', name: null },
   ];
   for (const { title, name } of cases) {
     it(`${title} → ${String(name)}`, () => expect(regressionCaseName(title)).toBe(name));

@@ -6,10 +6,10 @@ type Level = 'MUST' | 'SHOULD' | 'INFO';
 const finding = (requirement: string, level: Level) => ({ requirement, level, message: `${requirement} broken` });
 
 describe('judgeCase', () => {
-  const own = finding('NG-META-PAGES', 'MUST');
+  const own = finding('RES-ID-STRING', 'MUST');
   const ownShould = finding('AUTH-WWW-AUTHENTICATE', 'SHOULD');
   const other = finding('AUTH-SESSION-ACCEPTED', 'MUST');
-  const caseRequirements = ['NG-META-PAGES', 'AUTH-WWW-AUTHENTICATE'];
+  const caseRequirements = ['RES-ID-STRING', 'AUTH-WWW-AUTHENTICATE'];
 
   const cases = [
     {
@@ -52,10 +52,10 @@ describe('judgeCase', () => {
       name: 'a finding the gate accepts is accepted, not failing',
       findings: [own],
       levels: ['MUST'],
-      accepted: { 'NG-META-PAGES': 'waived' },
+      accepted: { 'RES-ID-STRING': 'waived' },
       failing: [],
       side: [],
-      acceptedIds: ['NG-META-PAGES'],
+      acceptedIds: ['RES-ID-STRING'],
     },
   ];
   for (const c of cases) {
@@ -71,24 +71,24 @@ describe('judgeCase', () => {
 describe('judgementNotes', () => {
   it('one note per accepted or side finding, a repeated one once', () => {
     const side = finding('AUTH-SESSION-ACCEPTED', 'MUST');
-    const accepted = finding('NG-META-PAGES', 'MUST');
+    const accepted = finding('RES-ID-STRING', 'MUST');
     const notes = judgementNotes({ failing: [], accepted: [{ finding: accepted, why: 'waived' }], side: [side, side] });
     expect(notes.map((n) => n.type)).toEqual([FORGIVEN_ANNOTATION, SIDE_FINDING_ANNOTATION]);
-    expect(notes[0].description).toContain('NG-META-PAGES (waived)');
+    expect(notes[0].description).toContain('RES-ID-STRING (waived)');
   });
 });
 
 describe('caseFailureMessage', () => {
   it('one line per finding, with the exchange it was seen in when there is one', () => {
     const withExchange = {
-      ...finding('NG-META-PAGES', 'MUST'),
+      ...finding('RES-ID-STRING', 'MUST'),
       location: 'response',
-      exchange: { method: 'GET', path: '/notification-groups', curl: '' },
+      exchange: { method: 'GET', path: '/records', curl: '' },
     };
     const without = { ...finding('AUTH-SESSION-ACCEPTED', 'MUST'), location: 'response' };
     const message = caseFailureMessage([withExchange, without] as Parameters<typeof caseFailureMessage>[0]);
     expect(message.split('\n')).toEqual([
-      'NG-META-PAGES (MUST): NG-META-PAGES broken [GET /notification-groups]',
+      'RES-ID-STRING (MUST): RES-ID-STRING broken [GET /records]',
       'AUTH-SESSION-ACCEPTED (MUST): AUTH-SESSION-ACCEPTED broken',
     ]);
   });

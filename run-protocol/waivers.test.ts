@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { baselineReason, gateAccepted, waivedReason, waiverActive } from './waivers.ts';
 
-const waiver = { requirement: 'NG-META-PAGES', reason: 'fixed in release 4.2', expires: '2027-03-01' };
+const waiver = { requirement: 'RES-ID-STRING', reason: 'fixed in release 4.2', expires: '2027-03-01' };
 
 describe('waiverActive', () => {
   const days = [
@@ -18,12 +18,12 @@ describe('waiverActive', () => {
 describe('gateAccepted', () => {
   const baseline = {
     file: 'reports/last-release/conformance.json',
-    failing: ['NG-META-PAGES', 'AUTH-WWW-AUTHENTICATE'],
+    failing: ['RES-ID-STRING', 'AUTH-WWW-AUTHENTICATE'],
   };
 
   it('accepts the baseline failures, each with why', () => {
     expect(Object.fromEntries(gateAccepted({ waivers: [], baseline }, '2027-01-01'))).toEqual({
-      'NG-META-PAGES': baselineReason(baseline.file),
+      'RES-ID-STRING': baselineReason(baseline.file),
       'AUTH-WWW-AUTHENTICATE': baselineReason(baseline.file),
     });
   });

@@ -11,11 +11,25 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shell, type ShellResult } from '../test-support/shell.ts';
 import { hermeticEnvironment } from '../cli/test-support.ts';
+import type { Operation } from '../contract/index.ts';
+import { contract, describeWith, list, listQuery } from '../contract/test-support.ts';
 import { send } from '../proxy/test-support.ts';
-import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
+import {
+  DEFAULT_CREDENTIALS,
+  INAPPLICABLE_FAULTS,
+  startReferenceServer,
+  type StartedReferenceServer,
+} from '../server/index.ts';
 
 const BIN = fileURLToPath(new URL('../bin/las-conformance.js', import.meta.url));
 const FAULTED_TOKENS = { sessionToken: 'docs-session-secret-0c4f', pat: 'docs-pat-secret-9ab1' };
+/** The fault the guides' violation comes from: a list's meta.pages rounded down. */
+const FAULT = 'meta-pages-rounded-down';
+
+/** Text as a regular expression matching it literally. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The requirement a list's meta.pages is judged by. */
+const metaPagesOf = (operation: Operation) => contract.requirementOf(operation, 'metaPages')!.id;
 
 /** The commands of the ```sh blocks under a heading of a guide, one per line. */
 function sectionCommands(guide: string, heading: string): string[] {
@@ -66,7 +80,7 @@ beforeAll(async () => {
   faulted = await startReferenceServer({
     host: '127.0.0.1',
     port: 0,
-    faults: ['meta-pages-rounded-down'],
+    faults: [FAULT].filter((name) => !INAPPLICABLE_FAULTS.has(name)),
     ...FAULTED_TOKENS,
   });
   fixed = await startReferenceServer({ host: '127.0.0.1', port: 0 });
@@ -107,45 +121,51 @@ describe('the operating guide: from a violation to a regression case', () => {
     ]);
   });
 
-  it('runs as written: the faulted server is caught at every step, the fixed one passes', async () => {
-    const [proxy, judge, replay, save, run] = commands;
-    const proxied = await proxyWhile(proxy, dir, againstFaulted(), async (baseUrl) => {
-      await send(`${baseUrl}/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0`, {
-        headers: { authorization: `Bearer r:${FAULTED_TOKENS.sessionToken}` },
+  describeWith(list, 'list')('with a list whose meta.pages the server rounds down', (list) => {
+    const metaPages = metaPagesOf(list);
+    const path = literally(list.pathTemplate);
+
+    it('runs as written: the faulted server is caught at every step, the fixed one passes', async () => {
+      const [proxy, judge, replay, save, run] = commands;
+      const proxied = await proxyWhile(proxy, dir, againstFaulted(), async (baseUrl) => {
+        await send(`${baseUrl}${list.pathTemplate}?${listQuery(list, { limit: 10, offset: 0 })}`, {
+          headers: { authorization: `Bearer r:${FAULTED_TOKENS.sessionToken}` },
+        });
       });
-    });
-    expect(proxied.code).toBe(0);
-    const captured = readFileSync(join(dir, 'violations.ndjson'), 'utf8');
-    expect(captured).toContain('NG-META-PAGES');
+      expect(proxied.code).toBe(0);
+      const captured = readFileSync(join(dir, 'violations.ndjson'), 'utf8');
+      expect(captured).toContain(metaPages);
 
-    const judged = await shell(local(judge), dir, againstFaulted());
-    expect(judged.code).toBe(1);
-    expect(readFileSync(join(dir, 'judged.ndjson'), 'utf8')).toContain('"rule":"NG-META-PAGES"');
+      const judged = await shell(local(judge), dir, againstFaulted());
+      expect(judged.code).toBe(1);
+      expect(readFileSync(join(dir, 'judged.ndjson'), 'utf8')).toContain(`"rule":"${metaPages}"`);
 
-    const reproduced = await shell(local(replay), dir, againstFaulted());
-    expect(reproduced.stdout).toMatch(/^still reproduces: NG-META-PAGES · GET \/notification-groups/m);
-    expect(reproduced.code).toBe(1);
-    const repaired = await shell(local(replay), dir, againstFixed());
-    expect(repaired.stdout).toMatch(/^fixed: NG-META-PAGES · GET \/notification-groups\S* answered 200 /m);
-    expect(repaired.code).toBe(0);
+      const reproduced = await shell(local(replay), dir, againstFaulted());
+      expect(reproduced.stdout).toMatch(new RegExp(`^still reproduces: ${metaPages} · GET ${path}`, 'm'));
+      expect(reproduced.code).toBe(1);
+      const repaired = await shell(local(replay), dir, againstFixed());
+      expect(repaired.stdout).toMatch(new RegExp(`^fixed: ${metaPages} · GET ${path}\\S* answered 200 `, 'm'));
+      expect(repaired.code).toBe(0);
 
-    const saved = await shell(local(save), dir, againstFaulted());
-    expect(saved.stdout).toContain('staging.yaml: 1 regression case added (NG-META-PAGES)');
-    expect(readFileSync(join(dir, 'staging.yaml'), 'utf8')).not.toContain(FAULTED_TOKENS.sessionToken);
+      const saved = await shell(local(save), dir, againstFaulted());
+      expect(saved.stdout).toContain(`staging.yaml: 1 regression case added (${metaPages})`);
+      expect(readFileSync(join(dir, 'staging.yaml'), 'utf8')).not.toContain(FAULTED_TOKENS.sessionToken);
 
-    const failing = await shell(local(run), dir, againstFaulted());
-    expect(failing.code).toBe(1);
-    const passing = await shell(local(run), dir, againstFixed());
-    expect(passing.code).toBe(3);
-    const record = JSON.parse(readFileSync(join(dir, 'reports/regression/conformance.json'), 'utf8')) as {
-      requirements: { id: string; verdict: string }[];
-    };
-    expect(record.requirements.find((r) => r.id === 'NG-META-PAGES')?.verdict).toBe('passed');
-  }, 240_000);
+      const failing = await shell(local(run), dir, againstFaulted());
+      expect(failing.code).toBe(1);
+      const passing = await shell(local(run), dir, againstFixed());
+      expect(passing.code).toBe(3);
+      const record = JSON.parse(readFileSync(join(dir, 'reports/regression/conformance.json'), 'utf8')) as {
+        requirements: { id: string; verdict: string }[];
+      };
+      expect(record.requirements.find((r) => r.id === metaPages)?.verdict).toBe('passed');
+    }, 240_000);
+  });
 });
 
-describe('the CI guide: regression cases in the gate', () => {
+describeWith(list, 'list')('the CI guide: regression cases in the gate', (list) => {
   const commands = sectionCommands('ci.md', 'Regression cases in the gate');
+  const metaPages = metaPagesOf(list);
 
   it('keeps the captured violation, and the gate fails under its requirement against the faulted server', async () => {
     expect(commands).toHaveLength(2);
@@ -156,8 +176,8 @@ describe('the CI guide: regression cases in the gate', () => {
     const result = await shell(local(gate), dir, againstFaulted());
     expect(result.code).toBe(1);
     const junit = readFileSync(join(dir, 'reports/conformance/junit.xml'), 'utf8');
-    const testcase = /<testcase name="NG-META-PAGES[^"]*"[\s\S]*?<\/testcase>/.exec(junit)?.[0] ?? '';
+    const testcase = new RegExp(`<testcase name="${metaPages}[^"]*"[\\s\\S]*?</testcase>`).exec(junit)?.[0] ?? '';
     expect(testcase).toContain('<failure');
-    expect(testcase).toContain('regression: GET /notification-groups NG-META-PAGES');
+    expect(testcase).toContain(`regression: GET ${list.pathTemplate} ${metaPages}`);
   }, 300_000);
 });

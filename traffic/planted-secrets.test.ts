@@ -6,15 +6,15 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCliInProcess, type CliResult } from '../cli/test-support.ts';
-import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
+import { MEDIA_TYPE } from '../contract/index.ts';
+import { contract, create, describeWith, itemExample, list, listQuery } from '../contract/test-support.ts';
 import { createProxyLogger } from '../proxy/logger.ts';
 import { startValidatingProxy } from '../proxy/proxy.ts';
 import { Recorder, send, startUpstream, type TestServer } from '../proxy/test-support.ts';
 import { readRegressionCases } from '../targets/regression-cases.ts';
 
-const contract = loadContract();
 const planted = (name: string) => `planted-${name}-5e1c9a7b`;
 const JWT = `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(`{"sub":"${planted('jwt-claim')}"}`).toString('base64url')}.${planted('jwt-signature')}`;
 const BASIC = Buffer.from(`alice:${planted('basic-password')}`).toString('base64');
@@ -24,7 +24,11 @@ const FORM = 'application/x-www-form-urlencoded';
 
 /** The run's own tokens: the only ones a replay may send. */
 const RUN = { sessionToken: 'run-own-session-token-0a1b', pat: 'run-own-pat-token-2c3d' };
-const LIST = '/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0';
+/** The corpus reads a page of the first list and writes to the first create: both, or it is skipped. */
+const listAndCreate = create && list;
+const LIST = list === undefined ? '' : `${list.pathTemplate}?${listQuery(list, { limit: 5, offset: 0 })}`;
+const WRITE = create?.pathTemplate ?? '';
+const TYPE = create?.resourceType ?? '';
 
 type ReplayExpectation = 'sent' | 'not sent: credential' | 'not sent: body' | 'not sent: override' | 'not sent: write';
 
@@ -130,17 +134,17 @@ const CORPUS: PlantedRequest[] = [
     name: 'X-Original-URL',
     method: 'GET',
     path: LIST,
-    headers: { ...session, 'x-original-url': '/v3/attribute-configs' },
+    headers: { ...session, 'x-original-url': `${contract.basePath}${WRITE}` },
     replay: 'not sent: override',
   },
   {
     name: 'JSON members by name at any depth, of every value type',
     method: 'POST',
-    path: '/attribute-configs',
+    path: WRITE,
     headers: { ...session, ...jsonBody },
     body: JSON.stringify({
       data: {
-        type: 'AttributeConfig',
+        type: TYPE,
         attributes: {
           label: 'x',
           password: planted('json-password'),
@@ -155,7 +159,7 @@ const CORPUS: PlantedRequest[] = [
   {
     name: 'a form body',
     method: 'POST',
-    path: '/attribute-configs',
+    path: WRITE,
     headers: { ...session, 'content-type': FORM },
     body: `label=x&password=${planted('form-password')}&_method=PUT`,
     replay: 'not sent: write',
@@ -163,15 +167,15 @@ const CORPUS: PlantedRequest[] = [
   {
     name: 'a trailing comma',
     method: 'POST',
-    path: '/attribute-configs',
+    path: WRITE,
     headers: { ...session, ...jsonBody },
-    body: `{"data": {"type": "AttributeConfig", "attributes": {"password": "${planted('trailing-comma')}",}}}`,
+    body: `{"data": {"type": "${TYPE}", "attributes": {"password": "${planted('trailing-comma')}",}}}`,
     replay: 'not sent: write',
   },
   {
     name: 'a document that is a list, which a message with --log-values shows',
     method: 'POST',
-    path: '/attribute-configs',
+    path: WRITE,
     headers: { ...session, ...jsonBody },
     body: JSON.stringify([{ password: planted('listed-password') }]),
     replay: 'not sent: write',
@@ -179,39 +183,33 @@ const CORPUS: PlantedRequest[] = [
   {
     name: 'an object under a credential name in a body that does not parse',
     method: 'POST',
-    path: '/attribute-configs',
+    path: WRITE,
     headers: { ...session, ...jsonBody },
-    body: `{"data": {"type": "AttributeConfig", "attributes": {"secrets": {"inner": "${planted('broken-object')}"}},`,
+    body: `{"data": {"type": "${TYPE}", "attributes": {"secrets": {"inner": "${planted('broken-object')}"}},`,
     replay: 'not sent: body',
   },
   {
     name: 'a byte order mark',
     method: 'POST',
-    path: '/attribute-configs',
+    path: WRITE,
     headers: { ...session, ...jsonBody },
-    body: `\ufeff{"data": {"type": "AttributeConfig", "attributes": {"secret": "${planted('bom-secret')}"}}}`,
+    body: `\ufeff{"data": {"type": "${TYPE}", "attributes": {"secret": "${planted('bom-secret')}"}}}`,
     replay: 'not sent: write',
   },
 ];
 
 /** What the answers carry: a Set-Cookie, a credential member, and an answer cut short in a refresh token. */
 const ANSWER_SECRETS = [planted('set-cookie'), planted('answer-token'), planted('cut-short')];
-const BROKEN_LIST = JSON.stringify({
-  data: [
-    {
-      id: 7,
-      type: 'NotificationGroup',
-      attributes: {
-        groupId: 'Exams',
-        label: 'Exams',
-        defaultValue: true,
-        description: 'x',
-        access_token: planted('answer-token'),
-      },
-    },
-  ],
-});
-const CUT_SHORT = `{"data":{"type":"AttributeConfig","id":"1","attributes":{"refreshToken":"${planted('cut-short')}`;
+/** A page of the list whose one item has a number for its id and a credential among its attributes. */
+function brokenList(): string {
+  if (list === undefined) return '';
+  const item = itemExample(list) as { attributes?: Record<string, unknown> };
+  return JSON.stringify({
+    data: [{ ...item, id: 7, attributes: { ...item.attributes, access_token: planted('answer-token') } }],
+  });
+}
+const BROKEN_LIST = brokenList();
+const CUT_SHORT = `{"data":{"type":"${TYPE}","id":"1","attributes":{"refreshToken":"${planted('cut-short')}`;
 
 /** Every planted secret, and the forms they could leak in (Basic's base64). */
 const SECRETS = [
@@ -320,7 +318,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the planted corpus through the proxy', () => {
+describeWith(listAndCreate, 'list and create')('the planted corpus through the proxy', () => {
   for (const mode of ['report', 'enforce'] as const) {
     it(`${mode} mode: the capture files, the violations log, the proxy's log and the dashboard's summary hold no planted secret`, async () => {
       const written = new Map<string, string>();
@@ -366,142 +364,145 @@ describe('the planted corpus through the proxy', () => {
   }
 });
 
-describe('the planted corpus recorded by a browser (a HAR holding every secret as sent)', () => {
-  it('judge and report print and write none of them', async () => {
-    const written = new Map<string, string>();
-    const violations = join(dir, 'judged.ndjson');
-    const judged = keep(
-      written,
-      'judge',
-      await runCliInProcess(['judge', join(dir, 'browser.har'), '--violations', violations, '--log-values']),
-    );
-    // The scan means something only if a message quoted a body with a credential in it.
-    expect(readFileSync(violations, 'utf8')).toContain('got [{\\"password\\":\\"***\\"}]');
-    expect(judged.stdout).toContain('RES-ID-STRING');
-    written.set('judge --violations', readFileSync(violations, 'utf8'));
-    const html = join(dir, 'judged.html');
-    keep(written, 'judge --html', await runCliInProcess(['judge', join(dir, 'browser.har'), '--html', html]));
-    written.set('judge --html file', readFileSync(html, 'utf8'));
-    // A log written elsewhere, holding what the kit would have masked.
-    const foreign = join(dir, 'foreign.ndjson');
-    writeFileSync(
-      foreign,
-      `${JSON.stringify({ time: '2026-11-26T10:00:00.000Z', requestId: 'r1', method: 'GET', path: `/v3${LIST}&access_token=${planted('foreign-query')}`, operationId: 'foreignOperation', direction: 'response', status: 200, rule: 'NG-META-PAGES', level: 'MUST', pointer: '/meta/pages', message: `got {"password": "${planted('foreign-message')}"}` })}\n`,
-    );
-    const reported = keep(written, 'report', await runCliInProcess(['report', violations, foreign]));
-    expect(reported.stdout).toContain('RES-ID-STRING');
-    expect(reported.stdout).toContain('foreignOperation');
-    expect(leaks(written)).toEqual({});
-  }, 60_000);
+describeWith(listAndCreate, 'list and create')(
+  'the planted corpus recorded by a browser (a HAR holding every secret as sent)',
+  () => {
+    it('judge and report print and write none of them', async () => {
+      const written = new Map<string, string>();
+      const violations = join(dir, 'judged.ndjson');
+      const judged = keep(
+        written,
+        'judge',
+        await runCliInProcess(['judge', join(dir, 'browser.har'), '--violations', violations, '--log-values']),
+      );
+      // The scan means something only if a message quoted a body with a credential in it.
+      expect(readFileSync(violations, 'utf8')).toContain('got [{\\"password\\":\\"***\\"}]');
+      expect(judged.stdout).toContain('RES-ID-STRING');
+      written.set('judge --violations', readFileSync(violations, 'utf8'));
+      const html = join(dir, 'judged.html');
+      keep(written, 'judge --html', await runCliInProcess(['judge', join(dir, 'browser.har'), '--html', html]));
+      written.set('judge --html file', readFileSync(html, 'utf8'));
+      // A log written elsewhere, holding what the kit would have masked.
+      const foreign = join(dir, 'foreign.ndjson');
+      writeFileSync(
+        foreign,
+        `${JSON.stringify({ time: '2026-11-26T10:00:00.000Z', requestId: 'r1', method: 'GET', path: `/v3${LIST}&access_token=${planted('foreign-query')}`, operationId: 'foreignOperation', direction: 'response', status: 200, rule: 'RES-ID-STRING', level: 'MUST', pointer: '/data/0/id', message: `got {"password": "${planted('foreign-message')}"}` })}\n`,
+      );
+      const reported = keep(written, 'report', await runCliInProcess(['report', violations, foreign]));
+      expect(reported.stdout).toContain('RES-ID-STRING');
+      expect(reported.stdout).toContain('foreignOperation');
+      expect(leaks(written)).toEqual({});
+    }, 60_000);
 
-  it("replay without --allow-writes sends only the run's credentials and no method override, and says why each other entry is not sent", async () => {
-    const written = new Map<string, string>();
-    received.length = 0;
-    const result = keep(
-      written,
-      'replay',
-      await runCliInProcess([
+    it("replay without --allow-writes sends only the run's credentials and no method override, and says why each other entry is not sent", async () => {
+      const written = new Map<string, string>();
+      received.length = 0;
+      const result = keep(
+        written,
         'replay',
-        join(dir, 'browser.har'),
-        '--base-url',
-        `${upstream.url}/v3`,
-        '--session-token',
-        RUN.sessionToken,
-        '--pat',
-        RUN.pat,
-      ]),
-    );
-    const lines = result.stdout.trim().split('\n');
-    const outcomeOf = (c: PlantedRequest) => lines[CORPUS.indexOf(c)];
-    for (const c of CORPUS) {
-      const line = outcomeOf(c);
-      if (c.replay === 'sent') expect(line, c.name).toMatch(/^still reproduces: /);
-      if (c.replay === 'not sent: credential')
-        expect(line, c.name).toMatch(/^not sent: the recording authenticates with .+, which this run cannot supply/);
-      if (c.replay === 'not sent: override')
-        expect(line, c.name).toMatch(
-          /^not sent: .+ could make the target read this GET as another method or path; --allow-writes sends it/,
-        );
-      if (c.replay === 'not sent: body')
-        expect(line, c.name).toMatch(
-          /^not sent: its body cannot be sent without its credentials: it does not parse as JSON and holds a member named like a credential/,
-        );
-      if (c.replay === 'not sent: write')
-        expect(line, c.name).toMatch(/^not sent: POST could write to the target; --allow-writes sends it/);
-    }
-    expect(received).toHaveLength(CORPUS.filter((c) => c.replay === 'sent').length);
-    expect(
-      received.map((r) => [r.headers.authorization ?? null, r.headers[contract.legacyHeader.toLowerCase()] ?? null]),
-    ).toEqual([
-      [`Bearer r:${RUN.sessionToken}`, null],
-      [null, RUN.sessionToken],
-      [`Bearer p:${RUN.pat}`, null],
-      [`Bearer r:${RUN.sessionToken}`, null],
-    ]);
-    // The run's own token is sent where its scheme asks, and nowhere else.
-    expect(received.map((r) => `${r.url} ${r.body}`).join('\n')).not.toContain(RUN.sessionToken);
-    expect(result.stdout + result.stderr).not.toContain(RUN.sessionToken);
-    for (const request of received) {
+        await runCliInProcess([
+          'replay',
+          join(dir, 'browser.har'),
+          '--base-url',
+          `${upstream.url}/v3`,
+          '--session-token',
+          RUN.sessionToken,
+          '--pat',
+          RUN.pat,
+        ]),
+      );
+      const lines = result.stdout.trim().split('\n');
+      const outcomeOf = (c: PlantedRequest) => lines[CORPUS.indexOf(c)];
+      for (const c of CORPUS) {
+        const line = outcomeOf(c);
+        if (c.replay === 'sent') expect(line, c.name).toMatch(/^still reproduces: /);
+        if (c.replay === 'not sent: credential')
+          expect(line, c.name).toMatch(/^not sent: the recording authenticates with .+, which this run cannot supply/);
+        if (c.replay === 'not sent: override')
+          expect(line, c.name).toMatch(
+            /^not sent: .+ could make the target read this GET as another method or path; --allow-writes sends it/,
+          );
+        if (c.replay === 'not sent: body')
+          expect(line, c.name).toMatch(
+            /^not sent: its body cannot be sent without its credentials: it does not parse as JSON and holds a member named like a credential/,
+          );
+        if (c.replay === 'not sent: write')
+          expect(line, c.name).toMatch(/^not sent: POST could write to the target; --allow-writes sends it/);
+      }
+      expect(received).toHaveLength(CORPUS.filter((c) => c.replay === 'sent').length);
       expect(
-        Object.keys(request.headers).filter((name) => /override|x-http-method|original-url|rewrite-url/.test(name)),
-      ).toEqual([]);
-      expect(request.url).not.toMatch(/_method/i);
-      expect(request.headers).not.toHaveProperty('cookie');
-      expect(request.headers).not.toHaveProperty('x-api-key');
-    }
-    written.set('requests replay sent', JSON.stringify(received));
-    expect(leaks(written)).toEqual({});
-  }, 60_000);
+        received.map((r) => [r.headers.authorization ?? null, r.headers[contract.legacyHeader.toLowerCase()] ?? null]),
+      ).toEqual([
+        [`Bearer r:${RUN.sessionToken}`, null],
+        [null, RUN.sessionToken],
+        [`Bearer p:${RUN.pat}`, null],
+        [`Bearer r:${RUN.sessionToken}`, null],
+      ]);
+      // The run's own token is sent where its scheme asks, and nowhere else.
+      expect(received.map((r) => `${r.url} ${r.body}`).join('\n')).not.toContain(RUN.sessionToken);
+      expect(result.stdout + result.stderr).not.toContain(RUN.sessionToken);
+      for (const request of received) {
+        expect(
+          Object.keys(request.headers).filter((name) => /override|x-http-method|original-url|rewrite-url/.test(name)),
+        ).toEqual([]);
+        expect(request.url).not.toMatch(/_method/i);
+        expect(request.headers).not.toHaveProperty('cookie');
+        expect(request.headers).not.toHaveProperty('x-api-key');
+      }
+      written.set('requests replay sent', JSON.stringify(received));
+      expect(leaks(written)).toEqual({});
+    }, 60_000);
 
-  it('replay --allow-writes --save-cases: the writes go out with their credentials masked, the saved cases keep only what they need', async () => {
-    const written = new Map<string, string>();
-    received.length = 0;
-    const targetFile = join(dir, 'target.yaml');
-    keep(
-      written,
-      'replay --allow-writes --save-cases',
-      await runCliInProcess([
-        'replay',
-        join(dir, 'browser.har'),
-        '--base-url',
-        `${upstream.url}/v3`,
-        '--session-token',
-        RUN.sessionToken,
-        '--pat',
-        RUN.pat,
-        '--allow-writes',
-        '--save-cases',
+    it('replay --allow-writes --save-cases: the writes go out with their credentials masked, the saved cases keep only what they need', async () => {
+      const written = new Map<string, string>();
+      received.length = 0;
+      const targetFile = join(dir, 'target.yaml');
+      keep(
+        written,
+        'replay --allow-writes --save-cases',
+        await runCliInProcess([
+          'replay',
+          join(dir, 'browser.har'),
+          '--base-url',
+          `${upstream.url}/v3`,
+          '--session-token',
+          RUN.sessionToken,
+          '--pat',
+          RUN.pat,
+          '--allow-writes',
+          '--save-cases',
+          targetFile,
+        ]),
+      );
+      // Every entry the run can authenticate is sent, the overrides with it (writes are allowed).
+      expect(received).toHaveLength(
+        CORPUS.filter((c) => c.replay !== 'not sent: credential' && c.replay !== 'not sent: body').length,
+      );
+      expect(received.filter((r) => r.method === 'POST').map((r) => r.body)).toEqual([
+        expect.stringContaining('"password":"***","credentials":"***","apiKeys":"***","pin":"***"'),
+        'label=x&password=***&_method=PUT',
+        expect.stringContaining('"password": "***",}'),
+        '[{"password":"***"}]',
+        expect.stringContaining('"secret":"***"'),
+      ]);
+      written.set('requests replay --allow-writes sent', JSON.stringify(received));
+      const saved = readFileSync(targetFile, 'utf8');
+      written.set('saved regression cases', saved);
+      const cases = readRegressionCases(
         targetFile,
-      ]),
-    );
-    // Every entry the run can authenticate is sent, the overrides with it (writes are allowed).
-    expect(received).toHaveLength(
-      CORPUS.filter((c) => c.replay !== 'not sent: credential' && c.replay !== 'not sent: body').length,
-    );
-    expect(received.filter((r) => r.method === 'POST').map((r) => r.body)).toEqual([
-      expect.stringContaining('"password":"***","credentials":"***","apiKeys":"***","pin":"***"'),
-      'label=x&password=***&_method=PUT',
-      expect.stringContaining('"password": "***",}'),
-      '[{"password":"***"}]',
-      expect.stringContaining('"secret":"***"'),
-    ]);
-    written.set('requests replay --allow-writes sent', JSON.stringify(received));
-    const saved = readFileSync(targetFile, 'utf8');
-    written.set('saved regression cases', saved);
-    const cases = readRegressionCases(
-      targetFile,
-      contract.requirements.map((r) => r.id),
-    );
-    expect(cases.length).toBeGreaterThan(0);
-    for (const c of cases)
-      expect(
-        Object.keys(c.request.headers ?? {}).filter(
-          (name) => !['content-type', 'accept', 'x-http-method-override', 'x-original-url'].includes(name),
-        ),
-        c.name,
-      ).toEqual([]);
-    expect(saved).not.toMatch(/user-agent/i);
-    for (const token of Object.values(RUN)) expect(saved).not.toContain(token);
-    expect(leaks(written)).toEqual({});
-  }, 60_000);
-});
+        contract.requirements.map((r) => r.id),
+      );
+      expect(cases.length).toBeGreaterThan(0);
+      for (const c of cases)
+        expect(
+          Object.keys(c.request.headers ?? {}).filter(
+            (name) => !['content-type', 'accept', 'x-http-method-override', 'x-original-url'].includes(name),
+          ),
+          c.name,
+        ).toEqual([]);
+      expect(saved).not.toMatch(/user-agent/i);
+      for (const token of Object.values(RUN)) expect(saved).not.toContain(token);
+      expect(leaks(written)).toEqual({});
+    }, 60_000);
+  },
+);

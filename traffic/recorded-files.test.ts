@@ -5,7 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runCliInProcess } from '../cli/test-support.ts';
+import type { Operation } from '../contract/index.ts';
+import { contract, describeWith, list, listQuery } from '../contract/test-support.ts';
 import { readRecorded, UnreadableFileError, type RecordedItem } from './recorded-files.ts';
+
+/** Paths a reader takes as they come (made up: reading judges nothing). */
+const READ = '/v3/records?filter[kind]=a';
+const READ_OTHER = '/v3/records?filter[kind]=b';
+const WRITE = '/v3/records';
+
+/** A request for the first page of five of a list, and the requirement its answer's meta.pages is judged by. */
+const firstPage = (operation: Operation) =>
+  `${operation.pathTemplate}?${listQuery(operation, { limit: 5, offset: 0 })}`;
+const metaPagesOf = (operation: Operation) => contract.requirementOf(operation, 'metaPages')!.id;
 
 let dir: string;
 
@@ -62,7 +74,7 @@ const summary = (items: RecordedItem[]) =>
 
 describe('readRecorded', () => {
   it('reads a HAR file entry by entry, naming a malformed entry and reading on', async () => {
-    const broken = { ...entry('/v3/highlights'), request: { url: 'http://127.0.0.1:4010/v3/highlights', headers: [] } };
+    const broken = { ...entry(WRITE), request: { url: `http://127.0.0.1:4010${WRITE}`, headers: [] } };
     const file = join(dir, 'mixed.har');
     writeFileSync(
       file,
@@ -71,7 +83,7 @@ describe('readRecorded', () => {
           log: {
             version: '1.2',
             creator: { name: 'test', version: '1' },
-            entries: [entry('/v3/notification-groups?filter[type]=portal'), broken, entry('/favicon.ico', 404, '')],
+            entries: [entry(READ), broken, entry('/favicon.ico', 404, '')],
           },
         },
         null,
@@ -79,7 +91,7 @@ describe('readRecorded', () => {
       ),
     );
     expect(summary(await readAll(file))).toEqual([
-      '#1 GET /v3/notification-groups?filter[type]=portal',
+      `#1 GET ${READ}`,
       '#2 request.method is not a non-empty string',
       '#3 GET /favicon.ico',
     ]);
@@ -93,19 +105,13 @@ describe('readRecorded', () => {
       JSON.stringify({
         log: {
           version: '1.2',
-          entries: [
-            entry('/v3/notification-groups?filter[type]=portal', 200, huge),
-            entry('/v3/notification-groups?filter[type]=user'),
-          ],
+          entries: [entry(READ, 200, huge), entry(READ_OTHER)],
         },
       }),
     );
     const items = [];
     for await (const item of readRecorded(file, 1000)) items.push(item);
-    expect(summary(items)).toEqual([
-      '#1 GET /v3/notification-groups?filter[type]=portal',
-      '#2 GET /v3/notification-groups?filter[type]=user',
-    ]);
+    expect(summary(items)).toEqual([`#1 GET ${READ}`, `#2 GET ${READ_OTHER}`]);
     const [first, second] = items as Extract<RecordedItem, { recorded: unknown }>[];
     expect(first.recorded.exchange.response?.body).toEqual({
       kind: 'omitted',
@@ -121,10 +127,7 @@ describe('readRecorded', () => {
     const whole = JSON.stringify({
       log: {
         version: '1.2',
-        entries: [
-          entry('/v3/notification-groups?filter[type]=user'),
-          entry('/v3/notification-groups?filter[type]=portal'),
-        ],
+        entries: [entry(READ_OTHER), entry(READ)],
       },
     });
     // A file cut in the middle of its second entry, as by a crash.
@@ -138,30 +141,24 @@ describe('readRecorded', () => {
     const file = join(dir, 'capture.ndjson');
     writeFileSync(
       file,
-      `${JSON.stringify(entry('/v3/notification-groups?filter[type]=user'))}\n{"cut by a cra\n\n${JSON.stringify(entry('/v3/attribute-configs', 201))}\n`,
+      `${JSON.stringify(entry(READ_OTHER))}\n{"cut by a cra\n\n${JSON.stringify(entry(WRITE, 201))}\n`,
     );
     expect(summary(await readAll(file))).toEqual([
-      '#1 GET /v3/notification-groups?filter[type]=user',
+      `#1 GET ${READ_OTHER}`,
       expect.stringMatching(/^#2 not JSON \(/),
-      '#3 GET /v3/attribute-configs',
+      `#3 GET ${WRITE}`,
     ]);
   });
 
   it('never holds a capture line past the bound: it is named and skipped, the next line read', async () => {
     const file = join(dir, 'long-line.ndjson');
-    const long = JSON.stringify(
-      entry(
-        '/v3/notification-groups?filter[type]=portal',
-        200,
-        JSON.stringify({ data: [], filler: 'y'.repeat(1_200_000) }),
-      ),
-    );
-    writeFileSync(file, `${long}\r\n${JSON.stringify(entry('/v3/notification-groups?filter[type]=user'))}\r\n`);
+    const long = JSON.stringify(entry(READ, 200, JSON.stringify({ data: [], filler: 'y'.repeat(1_200_000) })));
+    writeFileSync(file, `${long}\r\n${JSON.stringify(entry(READ_OTHER))}\r\n`);
     const items: RecordedItem[] = [];
     for await (const item of readRecorded(file, 100)) items.push(item);
     expect(summary(items)).toEqual([
       expect.stringMatching(/^#1 longer than \d+ bytes, not read$/),
-      '#2 GET /v3/notification-groups?filter[type]=user',
+      `#2 GET ${READ_OTHER}`,
     ]);
   });
 
@@ -186,11 +183,11 @@ describe('readRecorded', () => {
   }
 });
 
-describe('las-conformance judge, files it cannot judge whole', () => {
+describeWith(list, 'list')('las-conformance judge, the findings of a list answer', (list) => {
   it('names each malformed entry on one line, judges the rest, and exits by the findings', async () => {
     const file = join(dir, 'judge-mixed.har');
     const wrongPages = JSON.stringify({ data: [], meta: { total: 0, pages: 0, page: 1, offset: 0, limit: 5 } });
-    const broken = { ...entry('/v3/highlights'), response: { status: 'OK' } };
+    const broken = { ...entry(WRITE), response: { status: 'OK' } };
     writeFileSync(
       file,
       JSON.stringify({
@@ -198,38 +195,28 @@ describe('las-conformance judge, files it cannot judge whole', () => {
           version: '1.2',
           entries: [
             broken,
-            entry(
-              '/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0',
-              200,
-              wrongPages.replace('"total":0', '"total":12'),
-            ),
+            entry(`${contract.basePath}${firstPage(list)}`, 200, wrongPages.replace('"total":0', '"total":12')),
           ],
         },
       }),
     );
     const result = await runCli(['judge', file]);
     const errors = result.stderr.split('\n').filter((line) => line.startsWith('las-conformance: '));
-    expect(errors).toEqual([
-      `las-conformance: ${file} entry #1: GET /v3/highlights: response.status is not an HTTP status`,
-    ]);
+    expect(errors).toEqual([`las-conformance: ${file} entry #1: GET ${WRITE}: response.status is not an HTTP status`]);
     expect(result.stderr).toContain('2 entries: 1 judged, 0 outside the API (counted, not judged), 1 malformed');
-    expect(result.stdout).toContain('NG-META-PAGES');
+    expect(result.stdout).toContain(metaPagesOf(list));
     expect(result.code).toBe(1);
   }, 30_000);
 
   it("--base-url judges only the entries under it, as under the contract's base path; the rest are counted outside the API", async () => {
     const file = join(dir, 'prefixed.har');
     const wrongPages = JSON.stringify({ data: [], meta: { total: 0, pages: 5, page: 1, offset: 0, limit: 5 } });
-    const prefixed = entry(
-      '/api/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0',
-      200,
-      wrongPages,
-    );
+    const prefixed = entry(`/api${contract.basePath}${firstPage(list)}`, 200, wrongPages);
     const elsewhere = {
-      ...entry('/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0', 200, wrongPages),
+      ...entry(`${contract.basePath}${firstPage(list)}`, 200, wrongPages),
       request: {
         ...(entry('') as { request: object }).request,
-        url: 'http://cdn.example.com/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0',
+        url: `http://cdn.example.com${contract.basePath}${firstPage(list)}`,
       },
     };
     writeFileSync(file, JSON.stringify({ log: { version: '1.2', entries: [prefixed, elsewhere] } }));
@@ -247,12 +234,12 @@ describe('las-conformance judge, files it cannot judge whole', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { rule: string; path: string });
-    expect(lines.map((l) => [l.rule, l.path])).toEqual([
-      ['NG-META-PAGES', '/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0'],
-    ]);
+    expect(lines.map((l) => [l.rule, l.path])).toEqual([[metaPagesOf(list), `${contract.basePath}${firstPage(list)}`]]);
     expect(result.code).toBe(1);
   }, 30_000);
+});
 
+describe('las-conformance judge, files it cannot judge whole', () => {
   const noExchange = [
     {
       title: 'a HAR file with no entry',
