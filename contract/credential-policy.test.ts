@@ -12,7 +12,7 @@ import {
 } from './credential-policy.ts';
 
 const cases: { path: string; masked: string }[] = [
-  { path: '/v3/notification-groups', masked: '/v3/notification-groups' },
+  { path: '/v3/x/y-z', masked: '/v3/x/y-z' },
   { path: '/v3/x?filter[type]=portal', masked: '/v3/x?filter[type]=portal' },
   { path: '/v3/x?token=abc', masked: '/v3/x?token=***' },
   { path: '/v3/x?Access_Token=abc&page[limit]=1', masked: '/v3/x?Access_Token=***&page[limit]=1' },

@@ -99,8 +99,8 @@ const golden: { description: string; query: string; expected: Record<string, unk
   { description: 'an undeclared parameter is kept as a string', query: 'sort=-label', expected: { sort: '-label' } },
   {
     description: 'an undeclared bracket parameter keeps its full name',
-    query: 'fields[NotificationGroup]=label',
-    expected: { 'fields[NotificationGroup]': 'label' },
+    query: 'fields[Widget]=label',
+    expected: { 'fields[Widget]': 'label' },
   },
   { description: 'include=a,b is a list', query: 'include=owner,portal', expected: { include: ['owner', 'portal'] } },
   {

@@ -46,7 +46,7 @@ describe('schema case files', () => {
   it('reads a case written as a change of the complete example as the whole document it stands for, and refuses one that removes a member the example lacks', () => {
     const source = {
       description: 'owner',
-      schema: 'HighlightOwner',
+      schema: 'Owner',
       tests: [
         {
           description: 'complete',
@@ -66,11 +66,11 @@ describe('schema case files', () => {
         { description: 'no links to remove', remove: ['/links'], valid: true, spec: '2.4' },
       ],
     };
-    expect(
-      resolveCaseFile('HighlightOwner.json', { ...source, tests: source.tests.slice(0, 2) }).tests[1].data,
-    ).toEqual({ data: { id: '60a7c0f2e4b0c83d2f9a1b23', type: 'Admin' } });
-    expect(() => resolveCaseFile('HighlightOwner.json', source)).toThrow(
-      'schemas/cases/HighlightOwner.json: "no links to remove" removes /links, which the complete example does not have',
+    expect(resolveCaseFile('Owner.json', { ...source, tests: source.tests.slice(0, 2) }).tests[1].data).toEqual({
+      data: { id: '60a7c0f2e4b0c83d2f9a1b23', type: 'Admin' },
+    });
+    expect(() => resolveCaseFile('Owner.json', source)).toThrow(
+      'schemas/cases/Owner.json: "no links to remove" removes /links, which the complete example does not have',
     );
   });
 

@@ -380,20 +380,18 @@ describe('the schemaFindings routes of requirements.yaml', () => {
 });
 
 describe('the parses the contract keeps between readers of one message', () => {
-  const message = (bodyText: string) => ({ method: 'POST', path: '/v3/attribute-configs', headers: {}, bodyText });
+  const message = (bodyText: string) => ({ method: 'POST', path: '/v3/things', headers: {}, bodyText });
   const nextTask = () => new Promise((resolve) => setImmediate(resolve));
 
   it('reads a small body parsed once, across tasks', async () => {
-    const small = message('{"data":{"type":"AttributeConfig","attributes":{}}}');
+    const small = message('{"data":{"type":"Thing","attributes":{}}}');
     const first = parsedBody(small);
     await nextTask();
     expect(parsedBody(small)).toBe(first);
   });
 
   it('keeps a large body parsed only until its task ends: a judged megabyte is not held after it', async () => {
-    const large = message(
-      `{"data":{"type":"AttributeConfig","attributes":{"options":[${Array(40_000).fill('{}').join(',')}]}}}`,
-    );
+    const large = message(`{"data":{"type":"Thing","attributes":{"items":[${Array(40_000).fill('{}').join(',')}]}}}`);
     const first = parsedBody(large);
     expect(parsedBody(large)).toBe(first);
     await nextTask();

@@ -7,17 +7,31 @@ import fc from 'fast-check';
 import { Pool } from 'undici';
 import {
   bodyMembers,
-  loadContract,
+  filterMembers,
   MEDIA_TYPE,
   SAMPLE_OF_TYPE,
   validateRequest,
   withoutValueAt,
   withValueAt,
+  type Operation,
 } from '../contract/index.ts';
+import { contract, creates, lists } from '../contract/test-support.ts';
+import { fixtureMembers } from '../suites/documents.ts';
+import { operationInputs, queryText } from '../suites/generation/inputs.ts';
+import { arbitraryOf, type PointerOverride } from '../suites/generation/schema-arbitrary.ts';
 import { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer, type StartedReferenceServer } from './index.ts';
-import { serverFindings, send, type Exchanged, type Probe } from './test-support.ts';
+import {
+  completeDocumentOf,
+  documentWithRawValue,
+  freeFormMember,
+  freeStringAttribute,
+  numberAttribute,
+  serverFindings,
+  send,
+  type Exchanged,
+  type Probe,
+} from './test-support.ts';
 
-const contract = loadContract();
 /** Requests per operation: RUNS property runs of BATCH requests sent together. */
 const BATCH = 20;
 const RUNS = 500;
@@ -53,83 +67,84 @@ const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
 
 type Pair = [string, string];
 
-const filterValues = (
-  contract.operation('listNotificationGroups').parameters[0].schema.properties as Record<string, { enum: string[] }>
-).type.enum;
-const oddValue = fc.oneof(
-  fc.constantFrom(
-    '',
-    '0',
-    '-1',
-    '1.5',
-    'abc',
-    '1e400',
-    '99999999999999999999999',
-    ' 5',
-    '+3',
-    'null',
-    'true',
-    '[]',
-    'portal,user',
-    '%zz',
-    'é',
-    '\u0000',
-  ),
-  fc.string({ maxLength: 12 }),
-  fc.integer({ min: -5, max: 200 }).map(String),
-);
-const oddKey = fc.oneof(
-  fc.constantFrom(
-    'filter',
-    'page',
-    'filter[type]',
-    'filter[kind]',
-    'page[limit]',
-    'page[offset]',
-    'page[size]',
-    'include',
-    'include[]',
-    'filter[type][x]',
-    'page[]',
-    '[type]',
-    '',
-  ),
-  fc.string({ maxLength: 8 }),
-);
+/** Odd values of a list's query members: its filter's allowed values run together among them. */
+function oddValue(operation: Operation): fc.Arbitrary<string> {
+  const allowed = filterMembers(operation).flatMap((m) => m.values);
+  return fc.oneof(
+    fc.constantFrom(
+      '',
+      '0',
+      '-1',
+      '1.5',
+      'abc',
+      '1e400',
+      '99999999999999999999999',
+      ' 5',
+      '+3',
+      'null',
+      'true',
+      '[]',
+      allowed.join(','),
+      '%zz',
+      'é',
+      '\u0000',
+    ),
+    fc.string({ maxLength: 12 }),
+    fc.integer({ min: -5, max: 200 }).map(String),
+  );
+}
 
-const validPairs: fc.Arbitrary<Pair[]> = fc
-  .record(
-    {
-      type: fc.constantFrom(...filterValues),
-      page: fc.record({ limit: fc.integer({ min: 1, max: 150 }), offset: fc.integer({ min: 0, max: 45 }) }),
-      include: fc.array(fc.constantFrom('owner', 'recipients', 'anything'), { minLength: 1, maxLength: 3 }),
-    },
-    { requiredKeys: ['type'] },
-  )
-  .map(({ type, page, include }) => [
-    ['filter[type]', type] as Pair,
-    ...(page
-      ? ([
-          ['page[limit]', String(page.limit)],
-          ['page[offset]', String(page.offset)],
-        ] as Pair[])
-      : []),
-    ...(include ? ([['include', include.join(',')]] as Pair[]) : []),
-  ]);
+/** Odd names of a list's query members: its own names, nested, emptied or made up beside them. */
+function oddKey(operation: Operation): fc.Arbitrary<string> {
+  const names = operation.parameters.flatMap((p) => {
+    const members = Object.keys(p.schema.properties ?? {});
+    return [
+      p.name,
+      `${p.name}[]`,
+      `${p.name}[unknown]`,
+      ...members.flatMap((m) => [`${p.name}[${m}]`, `${p.name}[${m}][x]`, `[${m}]`]),
+    ];
+  });
+  return fc.oneof(fc.constantFrom(...names, ''), fc.string({ maxLength: 8 }));
+}
+
+/** A valid query of a list, as pairs, from its parameters' schemas. */
+function validPairs(operation: Operation): fc.Arbitrary<Pair[]> {
+  return operationInputs(operation, REFERENCE_FIXTURES)
+    .filter((input) => input.mutation === undefined)
+    .map((input) =>
+      queryText(operation, input.query ?? {})
+        .split('&')
+        .filter((part) => part !== '')
+        .map((part) => {
+          const [name, value = ''] = part.split('=');
+          return [decodeURIComponent(name), decodeURIComponent(value)] as Pair;
+        }),
+    );
+}
 
 /** One change to a valid query: a member removed, its value or name replaced, one added or repeated. */
-const nearValidPairs: fc.Arbitrary<Pair[]> = fc
-  .tuple(validPairs, fc.nat(), fc.constantFrom('remove', 'value', 'name', 'add', 'repeat'), oddKey, oddValue)
-  .map(([pairs, at, change, key, value]) => {
-    const index = at % pairs.length;
-    const out = [...pairs];
-    if (change === 'remove') out.splice(index, 1);
-    if (change === 'value') out[index] = [out[index][0], value];
-    if (change === 'name') out[index] = [key, out[index][1]];
-    if (change === 'add') out.push([key, value]);
-    if (change === 'repeat') out.push([out[index][0], value]);
-    return out;
-  });
+function nearValidPairs(operation: Operation): fc.Arbitrary<Pair[]> {
+  return fc
+    .tuple(
+      validPairs(operation),
+      fc.nat(),
+      fc.constantFrom('remove', 'value', 'name', 'add', 'repeat'),
+      oddKey(operation),
+      oddValue(operation),
+    )
+    .map(([pairs, at, change, key, value]) => {
+      if (pairs.length === 0) return [[key, value] as Pair];
+      const index = at % pairs.length;
+      const out = [...pairs];
+      if (change === 'remove') out.splice(index, 1);
+      if (change === 'value') out[index] = [out[index][0], value];
+      if (change === 'name') out[index] = [key, out[index][1]];
+      if (change === 'add') out.push([key, value]);
+      if (change === 'repeat') out.push([out[index][0], value]);
+      return out;
+    });
+}
 
 const encodeQueryPart = (text: string) => encodeURIComponent(text).replace(/%5B/g, '[').replace(/%5D/g, ']');
 const pairsQuery = (pairs: Pair[]) => pairs.map(([k, v]) => `${encodeQueryPart(k)}=${encodeQueryPart(v)}`).join('&');
@@ -143,86 +158,40 @@ const garbageQuery = fc
       .replace(/#/g, '%23'),
   );
 
-const listProbe: fc.Arbitrary<Probe> = fc
-  .tuple(
-    fc.oneof(
-      { weight: 3, arbitrary: validPairs.map(pairsQuery) },
-      { weight: 5, arbitrary: nearValidPairs.map(pairsQuery) },
-      { weight: 2, arbitrary: garbageQuery },
-    ),
-    credentials,
-  )
-  .map(([query, headers]) => ({ method: 'GET', path: `/notification-groups?${query}`, headers }));
+function listProbe(operation: Operation): fc.Arbitrary<Probe> {
+  return fc
+    .tuple(
+      fc.oneof(
+        { weight: 3, arbitrary: validPairs(operation).map(pairsQuery) },
+        { weight: 5, arbitrary: nearValidPairs(operation).map(pairsQuery) },
+        { weight: 2, arbitrary: garbageQuery },
+      ),
+      credentials,
+    )
+    .map(([query, headers]) => ({ method: operation.method, path: `${operation.pathTemplate}?${query}`, headers }));
+}
 
 // --- Bodies ----------------------------------------------------------------------------------------
 
-const text = fc.string({ maxLength: 16 });
-const objectId = fc.oneof(
-  { weight: 4, arbitrary: fc.constant(REFERENCE_FIXTURES.ownerUserId) },
-  fc.stringMatching(/^[0-9a-f]{24}$/),
-);
+const objectId = fc.stringMatching(/^[0-9a-f]{24}$/);
 
-const validAttributeConfig = fc
-  .record(
-    {
-      customId: fc.uuid(),
-      target: fc.constantFrom('User', 'Group', 'x'),
-      type: fc.constantFrom('boolean', 'text'),
-      label: text,
-      sublabel: text,
-      description: text,
-      options: fc.array(fc.record({ value: text, label: text }, { requiredKeys: [] }), { maxLength: 3 }),
-      labelQuestion: text,
-      registration: fc.record({ collect: fc.boolean() }, { requiredKeys: [] }),
-      required: fc.boolean(),
-      editPermission: fc.double({ noNaN: true, noDefaultInfinity: true }),
-      viewPermission: fc.integer(),
-      settings: fc.record(
-        {
-          link: fc.record(
-            {
-              display: fc.record({ asButton: fc.boolean() }, { requiredKeys: [] }),
-              authenticated: fc.boolean(),
-              clickBehavior: fc.constantFrom('newWindow', 'sameWindow'),
-            },
-            { requiredKeys: [] },
-          ),
-        },
-        { requiredKeys: [] },
-      ),
-      extra: fc.jsonValue({ maxDepth: 2 }),
-    },
-    { requiredKeys: [] },
-  )
-  .map((attributes) => ({ data: { type: 'AttributeConfig', attributes } }));
+/** Members naming a record take the reference server's record most of the time, any ObjectId otherwise. */
+function recordOverride(operation: Operation): PointerOverride {
+  const fixtureOf = new Map(fixtureMembers(operation));
+  return (pointer) => {
+    const key = fixtureOf.get(pointer);
+    const record = key === undefined ? undefined : REFERENCE_FIXTURES[key];
+    return record === undefined
+      ? undefined
+      : fc.oneof({ weight: 4, arbitrary: fc.constant(record) }, { weight: 1, arbitrary: objectId });
+  };
+}
 
-const owner = fc.record(
-  {
-    data: fc.record({ type: fc.constant('User'), id: objectId }),
-    meta: fc.dictionary(text, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
-  },
-  { requiredKeys: ['data'] },
-);
-const validHighlight = fc
-  .record(
-    {
-      attributes: fc.record(
-        {
-          collectionItemId: fc.oneof(
-            { weight: 4, arbitrary: fc.constant(REFERENCE_FIXTURES.collectionItemId) },
-            fc.stringMatching(/^[0-9a-f]{24}$/),
-          ),
-          color: text,
-          range: text,
-          summary: text,
-        },
-        { requiredKeys: [] },
-      ),
-      relationships: fc.record({ owner }, { requiredKeys: [] }),
-    },
-    { requiredKeys: [] },
-  )
-  .map((data) => ({ data: { type: 'Highlight', ...data } }));
+/** Valid documents of a create, from its request schema, strings kept short. */
+function validDocument(operation: Operation): fc.Arbitrary<Record<string, unknown>> {
+  const options = { override: recordOverride(operation), maxStringLength: 16 };
+  return arbitraryOf(operation.requestBody!, '', options) as fc.Arbitrary<Record<string, unknown>>;
+}
 
 const memberValue = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
@@ -230,8 +199,8 @@ const memberValue = fc.oneof(
 );
 
 /** A valid document with one member (any depth the schema names) replaced or removed. */
-function nearValidDocument(valid: fc.Arbitrary<Record<string, unknown>>, operationId: string): fc.Arbitrary<unknown> {
-  const pointers = bodyMembers(contract.operation(operationId)).map((m) => m.pointer);
+function nearValidDocument(valid: fc.Arbitrary<Record<string, unknown>>, operation: Operation): fc.Arbitrary<unknown> {
+  const pointers = bodyMembers(operation).map((m) => m.pointer);
   return fc
     .tuple(valid, fc.constantFrom(...pointers), fc.boolean(), memberValue)
     .map(([document, pointer, remove, value]) =>
@@ -239,21 +208,34 @@ function nearValidDocument(valid: fc.Arbitrary<Record<string, unknown>>, operati
     );
 }
 
-const TRICKY_BODIES = [
+const TRICKY_TEXTS = [
   '',
   '{}',
   'null',
   '{"data":',
-  '{"data":{"type":"AttributeConfig","attributes":{"editPermission":1e400}}}',
-  `{"data":{"type":"Highlight","relationships":{"owner":{"data":{"type":"User","id":"${REFERENCE_FIXTURES.ownerUserId}"},"meta":{"n":-1e999}}}}}`,
   '['.repeat(5000) + ']'.repeat(5000),
   '{"data":'.repeat(200),
   '"\\ud800"',
-  '{"data":{"type":"Highlight","attributes":{"color":"\\u0000"}}}',
 ];
 
+/** Complete documents of a create with a number past a double's range, or an escaped NUL, where its schema allows. */
+function trickyDocuments(operation: Operation): string[] {
+  const document = completeDocumentOf(operation.operationId);
+  const free = freeFormMember(operation);
+  const number = numberAttribute(operation);
+  const string = freeStringAttribute(operation);
+  return [
+    ...(number ? [documentWithRawValue(document, number.pointer, '1e400')] : []),
+    ...(free ? [documentWithRawValue(document, `${free.pointer}/n`, '-1e999')] : []),
+    ...(string ? [documentWithRawValue(document, string.pointer, '"\\u0000"')] : []),
+  ];
+}
+
 /** Garbage: random bytes, random text, random JSON, a valid document cut short, tricky constants. */
-function garbageBody(valid: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<string | Buffer> {
+function garbageBody(
+  operation: Operation,
+  valid: fc.Arbitrary<Record<string, unknown>>,
+): fc.Arbitrary<string | Buffer> {
   return fc.oneof(
     fc.uint8Array({ maxLength: 120 }).map((bytes) => Buffer.from(bytes)),
     fc.string({ unit: 'binary', maxLength: 120 }),
@@ -262,23 +244,20 @@ function garbageBody(valid: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary
       const full = JSON.stringify(document);
       return full.slice(0, at % (full.length + 1));
     }),
-    fc.constantFrom(...TRICKY_BODIES),
+    fc.constantFrom(...TRICKY_TEXTS, ...trickyDocuments(operation)),
   );
 }
 
-function createProbe(
-  path: string,
-  valid: fc.Arbitrary<Record<string, unknown>>,
-  operationId: string,
-): fc.Arbitrary<Probe> {
+function createProbe(operation: Operation): fc.Arbitrary<Probe> {
+  const valid = validDocument(operation);
   const body = fc.oneof(
     { weight: 3, arbitrary: valid.map((d) => JSON.stringify(d)) },
-    { weight: 5, arbitrary: nearValidDocument(valid, operationId).map((d) => JSON.stringify(d) ?? '') },
-    { weight: 2, arbitrary: garbageBody(valid) },
+    { weight: 5, arbitrary: nearValidDocument(valid, operation).map((d) => JSON.stringify(d) ?? '') },
+    { weight: 2, arbitrary: garbageBody(operation, valid) },
   );
   return fc.tuple(body, credentials, contentType).map(([payload, auth, type]) => ({
-    method: 'POST',
-    path,
+    method: operation.method,
+    path: operation.pathTemplate,
     headers: { ...auth, ...(type === undefined ? {} : { 'content-type': type }) },
     body: payload,
   }));
@@ -291,7 +270,8 @@ const jsonApiDocument = contract.componentValidator('JsonApiDocument');
 /** What is wrong with one answer, as sentences; empty when it holds. */
 function problemsWith(exchanged: Exchanged): string[] {
   const { request, response } = exchanged;
-  const operation = contract.operations.find((o) => request.path.startsWith(`${contract.basePath}${o.pathTemplate}`))!;
+  const path = request.path.split('?')[0];
+  const operation = contract.operations.find((o) => path === `${contract.basePath}${o.pathTemplate}`)!;
   const problems: string[] = [];
   if (response.status >= 500) problems.push(`answered ${response.status}`);
   if (response.headers['content-type'] !== MEDIA_TYPE)
@@ -310,13 +290,10 @@ function describeProbe(probe: Probe): string {
   return `${probe.method} ${probe.path} ${JSON.stringify(probe.headers)}${body}`;
 }
 
+/** Every list and every create of the contract, each with the requests generated for it. */
 const OPERATIONS: Array<{ name: string; probe: fc.Arbitrary<Probe> }> = [
-  { name: 'List NotificationGroups', probe: listProbe },
-  {
-    name: 'Create AttributeConfig',
-    probe: createProbe('/attribute-configs', validAttributeConfig, 'createAttributeConfig'),
-  },
-  { name: 'Create Highlight', probe: createProbe('/highlights', validHighlight, 'createHighlight') },
+  ...lists.map((o) => ({ name: o.operationId, probe: listProbe(o) })),
+  ...creates.map((o) => ({ name: o.operationId, probe: createProbe(o) })),
 ];
 
 describe('generated requests', () => {

@@ -5,12 +5,17 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import {
+  bodyMembers,
   judgeExchange as judgeWithContract,
   loadContract,
   utf8Text,
+  withValueAt,
+  type BodyMember,
   type Finding,
   type HttpRequest,
   type HttpResponse,
+  type JsonType,
+  type Operation,
 } from '../contract/index.ts';
 import { ConformanceCase } from '../suites/case.ts';
 import type { SuiteCase } from '../suites/cases/index.ts';
@@ -254,4 +259,39 @@ export async function generateInProcess(
     blocking: ['MUST'],
   });
   return { outcome, findings: conformance.blocking().map((f) => f.requirement) };
+}
+
+/** `document` as JSON text with `raw` (text no JSON value serialises to, 1e400 say) as the value at `pointer`. */
+export function documentWithRawValue(document: unknown, pointer: string, raw: string): string {
+  const mark = 'raw value to be replaced';
+  return JSON.stringify(withValueAt(document, pointer, mark)).replace(JSON.stringify(mark), raw);
+}
+
+const takesOnly = (member: BodyMember, type: JsonType) => member.types.length === 1 && member.types[0] === type;
+
+/** A member of a create's document that takes any object: its schema names no member of it. */
+export function freeFormMember(operation: Operation): BodyMember | undefined {
+  const members = bodyMembers(operation);
+  return members.find(
+    (m) =>
+      takesOnly(m, 'object') && !m.namesNotShown && !members.some((other) => other.pointer.startsWith(`${m.pointer}/`)),
+  );
+}
+
+/** An attribute of a create's document that takes a number. */
+export function numberAttribute(operation: Operation): BodyMember | undefined {
+  return bodyMembers(operation).find((m) => m.pointer.startsWith('/data/attributes/') && takesOnly(m, 'number'));
+}
+
+/** An attribute of a create's document that takes any string: it names no allowed values and no record. */
+export function freeStringAttribute(operation: Operation): BodyMember | undefined {
+  return bodyMembers(operation).find(
+    (m) =>
+      m.pointer.startsWith('/data/attributes/') &&
+      takesOnly(m, 'string') &&
+      m.enum === undefined &&
+      m.const === undefined &&
+      m.record === undefined &&
+      !m.valuesNotShown,
+  );
 }
