@@ -36,19 +36,35 @@ export class PreflightError extends Error {
   }
 }
 
+/** A request the preflight sends, relative to the base URL. */
+export interface PreflightRequest {
+  operation: Operation;
+  method: string;
+  path: string;
+  /** For a create: an empty document, which no conforming service stores. */
+  body?: string;
+}
+
 /**
  * What the preflight asks: the contract's first operation that reads without naming a record (a
  * GET without path parameters: the list), with the smallest query it serves (its required
  * members' first values, or the id `records` give a member naming a record; the smallest page).
- * Derived from the contract, not named here.
+ * A contract without one has the preflight send its first create an empty document: refused 400
+ * for what it holds once the credentials are taken (credentials are judged first, section 5), and
+ * stored by no conforming service. Derived from the contract, not named here.
  */
-export function preflightRequest(records: RecordIds = {}): { operation: Operation; path: string } {
-  const operation = loadContract().operations.find(
-    (candidate) => candidate.method === 'GET' && !candidate.pathTemplate.includes('{'),
+export function preflightRequest(records: RecordIds = {}): PreflightRequest {
+  const operations = loadContract().operations;
+  const read = operations.find((candidate) => candidate.method === 'GET' && !candidate.pathTemplate.includes('{'));
+  if (read) {
+    const query = smallestQuery(read.parameters, { smallestPage: true, records });
+    return { operation: read, method: 'GET', path: `${read.pathTemplate}${query === '' ? '' : `?${query}`}` };
+  }
+  const create = operations.find(
+    (candidate) => candidate.method === 'POST' && candidate.requestBody && !candidate.pathTemplate.includes('{'),
   );
-  if (!operation) throw new Error('the contract has no GET operation without path parameters for the preflight to ask');
-  const query = smallestQuery(operation.parameters, { smallestPage: true, records });
-  return { operation, path: `${operation.pathTemplate}${query === '' ? '' : `?${query}`}` };
+  if (create) return { operation: create, method: 'POST', path: create.pathTemplate, body: '{}' };
+  throw new Error('the contract has no operation without path parameters for the preflight to ask');
 }
 const PREFLIGHT_BODY_BYTES = 64 * 1024;
 
@@ -120,6 +136,8 @@ export interface PreflightProbe {
   /** Where it comes from: the flag and the variable. */
   setting: string;
   url: string;
+  /** Default GET. */
+  method?: string;
 }
 
 /**
@@ -154,7 +172,7 @@ function isJsonApiDocument(bodyText: string): boolean {
  */
 export function preflightProblem(answer: ProbeAnswer, probe: PreflightProbe): string | undefined {
   const { status } = answer;
-  const asked = `GET ${probe.url} with ${probe.credential}`;
+  const asked = `${probe.method ?? 'GET'} ${probe.url} with ${probe.credential}`;
   if (status >= 300 && status < 400) {
     const location = answer.headers.location;
     return `${asked} was answered ${status}, a redirect${location ? ` to ${String(location)}` : ''}; the kit does not follow redirects: give the base URL the service answers at (check http or https, the host and the path up to /v3)`;
@@ -202,18 +220,18 @@ function givenFixtures(target: Target, operation = fixtureOperations()[0]): stri
     : [];
 }
 
-const listPath = (target: Target) => preflightRequest(target.fixtures).path;
+/** The preflight's request with other headers: the credentials a check asks with. */
+function askedWith(target: Target, headers: Record<string, string>) {
+  const { method, path, body } = preflightRequest(target.fixtures);
+  return { path, method, headers: body === undefined ? headers : { ...headers, 'content-type': MEDIA_TYPE }, body };
+}
 
 export const INPUT_CHECKS: InputCheck[] = [
   {
     // Section 5: the legacy header's name is the service's own ("Svc" stands for it). The session
     // token was just served as Bearer r:, so a 401 to the same token here is the header's name.
     applies: () => true,
-    request: (target) => ({
-      path: listPath(target),
-      method: 'GET',
-      headers: { [target.legacyHeader]: target.credentials.sessionToken },
-    }),
+    request: (target) => askedWith(target, { [target.legacyHeader]: target.credentials.sessionToken }),
     problem: (answer, target, asked) =>
       answer.status === 401
         ? `${asked} was answered 401, though the same token was served as Authorization: Bearer r:; the target reads its legacy session header under another name: give it with ${settingSource('legacyHeader')} (now ${target.legacyHeader}; a target that refuses the legacy scheme altogether is reported this way too, not as failed requirements)`
@@ -222,11 +240,7 @@ export const INPUT_CHECKS: InputCheck[] = [
   {
     // The forbidden token must be authenticated (a 403 case tests permission, not authentication).
     applies: (target) => target.credentials.forbiddenToken !== undefined,
-    request: (target) => ({
-      path: listPath(target),
-      method: 'GET',
-      headers: { authorization: `Bearer r:${target.credentials.forbiddenToken}` },
-    }),
+    request: (target) => askedWith(target, { authorization: `Bearer r:${target.credentials.forbiddenToken}` }),
     problem: (answer, _target, asked) =>
       answer.status === 401
         ? `${asked} was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with ${settingSource('forbiddenToken')}, or leave it out (the 403 cases are then reported not run)`
@@ -259,7 +273,8 @@ export const INPUT_CHECKS: InputCheck[] = [
  * given (INPUT_CHECKS): the legacy header's name, the forbidden token, the fixtures' records.
  */
 export async function preflight(target: Target, options: { readOnly?: boolean } = {}): Promise<void> {
-  const url = new URL(`${target.baseUrl}${listPath(target)}`);
+  const asked = preflightRequest(target.fixtures);
+  const url = new URL(`${target.baseUrl}${asked.path}`);
   const ca = target.caFile ? readCaFile(target.caFile) : undefined;
   const probes: [PreflightProbe, Record<string, string>][] = [
     [
@@ -267,6 +282,7 @@ export async function preflight(target: Target, options: { readOnly?: boolean } 
         credential: 'the session token (Authorization: Bearer r:…)',
         setting: '--session-token or LAS_SESSION_TOKEN',
         url: url.href,
+        method: asked.method,
       },
       { authorization: `Bearer r:${target.credentials.sessionToken}` },
     ],
@@ -275,6 +291,7 @@ export async function preflight(target: Target, options: { readOnly?: boolean } 
         credential: 'the personal access token (Authorization: Bearer p:…)',
         setting: '--pat or LAS_PAT',
         url: url.href,
+        method: asked.method,
       },
       { authorization: `Bearer p:${target.credentials.pat}` },
     ],
@@ -282,7 +299,14 @@ export async function preflight(target: Target, options: { readOnly?: boolean } 
   for (const [described, credentials] of probes) {
     const answer = await probe({
       url,
-      headers: { ...(target.extraHeaders ?? {}), ...credentials, accept: MEDIA_TYPE },
+      method: asked.method,
+      headers: {
+        ...(target.extraHeaders ?? {}),
+        ...credentials,
+        accept: MEDIA_TYPE,
+        ...(asked.body === undefined ? {} : { 'content-type': MEDIA_TYPE }),
+      },
+      body: asked.body,
       timeoutMs: target.limits.requestTimeoutMs,
       ca,
     });

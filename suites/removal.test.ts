@@ -34,8 +34,11 @@ async function kitWithout(path: string) {
   const { TargetError } = await import('../targets/target.ts');
   const { startValidatingProxy } = await import('../proxy/proxy.ts');
   const { Recorder } = await import('../proxy/test-support.ts');
-  const { send } = await import('../server/test-support.ts');
+  const { referenceTarget, send } = await import('../server/test-support.ts');
+  const { preflight } = await import('./preflight.ts');
   return {
+    preflight,
+    referenceTarget,
     contract: loadContract(),
     SUITE_CASES,
     recordAgainst,
@@ -54,7 +57,8 @@ for (const path of specifiedPaths()) {
   describe(`the contract without ${path} (${removedIds.join(', ')}), removed as data only`, () => {
     const claim =
       'leaves a suite with no case for it that passes against the reference server, every passed requirement judged; ' +
-      'faults and choices for it refused in one line; its traffic logged under no id of its own';
+      'faults and choices for it refused in one line; the preflight asks what is left; its traffic logged under no id ' +
+      'of its own';
     it(claim, async () => {
       const kit = await kitWithout(path);
       const kept = new Set(kit.contract.requirements.map((r) => r.id));
@@ -100,6 +104,8 @@ for (const path of specifiedPaths()) {
       }
 
       const upstream = await kit.server.startReferenceServer();
+      // The run command's preflight asks what the contract still holds.
+      await expect(kit.preflight(kit.referenceTarget(upstream.baseUrl))).resolves.toBeUndefined();
       const violations = new kit.Recorder();
       const proxy = await kit.startValidatingProxy({
         upstream: upstream.baseUrl,
