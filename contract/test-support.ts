@@ -13,6 +13,10 @@ import {
   servedFilterMember,
   smallestQuery,
   type FilterMember,
+  SAMPLE_OF_TYPE,
+  schemaMembers,
+  successBody,
+  wrongTypes,
   type Operation,
 } from './index.ts';
 import { completeExample, readCaseFiles } from './schema-cases.ts';
@@ -85,6 +89,10 @@ export function servedRequest(operation: Operation): {
   };
 }
 
+/** The path of a request to `operation` under the contract's base path, with `query` when given. */
+export function requestPath(operation: Operation, query = ''): string {
+  return `${contract.basePath}${operation.pathTemplate}${query === '' ? '' : `?${query}`}`;
+}
 /** The complete example of a component of the contract, from its case file in schemas/cases/. */
 export function exampleOf(schema: unknown): unknown {
   const name = Object.entries(contract.schemas).find(([, component]) => component === schema)?.[0];
@@ -98,6 +106,22 @@ export function exampleOf(schema: unknown): unknown {
 export const documentExample = (operation: Operation) => exampleOf(operation.requestBody) as Record<string, unknown>;
 /** The complete example of one item of a list. */
 export const itemExample = (operation: Operation) => exampleOf(listItemSchema(operation)) as Record<string, unknown>;
+
+/** The complete example of an operation's success document: a created resource's, a page of a list's. */
+export const successExample = (operation: Operation) => exampleOf(successBody(operation)) as Record<string, unknown>;
+/** `count` items of a list, each its complete example under an id of its own, numbered from `from`. */
+export function listItems(operation: Operation, count: number, from = 0): Record<string, unknown>[] {
+  const item = itemExample(operation);
+  return Array.from({ length: count }, (_, i) => ({
+    ...structuredClone(item),
+    id: (from + i).toString(16).padStart(24, '0'),
+  }));
+}
+/** An attribute of a list's items and a value of a type it does not take: what breaks the shape of an item. */
+export function itemTypeBreak(operation: Operation): { pointer: string; value: unknown } {
+  const member = schemaMembers(listItemSchema(operation) ?? {}).find((m) => /^\/attributes\/[^/]+$/.test(m.pointer))!;
+  return { pointer: member.pointer, value: SAMPLE_OF_TYPE[wrongTypes(member)[0]] };
+}
 
 export const credentials = { authorization: 'Bearer r:token' };
 export const jsonApi = { 'content-type': MEDIA_TYPE };
