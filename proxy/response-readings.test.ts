@@ -4,22 +4,8 @@
 // `judge` finds them in a recording as far as a HAR shows them: bytes only in a base64 entry. The
 // answers are pages of the contract's first list, built from its complete example.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import {
-  deprecatedMetaMembers,
-  listItemAttributes,
-  MEDIA_TYPE,
-  withValueAt,
-  type Operation,
-} from '../contract/index.ts';
-import {
-  contract,
-  describeWith,
-  list,
-  listItems,
-  listQuery,
-  requestPath,
-  successExample,
-} from '../contract/test-support.ts';
+import { listItemAttributes, MEDIA_TYPE, withValueAt, type Operation } from '../contract/index.ts';
+import { contract, describeWith, list, examplePage, requestPath } from '../contract/test-support.ts';
 import { recordedExchange } from './har.ts';
 import { findingsOf, judgeCaptured } from './judge.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
@@ -34,20 +20,11 @@ const listRead = reading && list;
 /** What the free-text attribute of the first item holds: a word whose last letter is not ASCII. */
 const WORD = 'Caf\u00e9';
 
-/**
- * A page of the list its complete example describes, answered as the contract says: as many items as its meta says it
- * holds, nothing included that was not asked for, no deprecated meta member; and the query that asks for it.
- */
+/** The page of the list its complete example describes, the first item's free-text attribute holding WORD. */
 function conformingPage(list: Operation): { query: string; body: string } {
-  const example = successExample(list) as { meta: Record<string, number> };
-  const meta = Object.fromEntries(
-    Object.entries(example.meta).filter(([name]) => !deprecatedMetaMembers(list).some((m) => m.name === name)),
-  );
-  const data = listItems(list, meta.limit).map((item, i) =>
-    i === 0 ? withValueAt(item, `/attributes/${reading!.name}`, WORD) : item,
-  );
-  const query = requestPath(list, listQuery(list, { limit: meta.limit, offset: meta.offset }));
-  return { query, body: JSON.stringify({ data, meta }) };
+  const { query, page } = examplePage(list);
+  const data = page.data.map((item, i) => (i === 0 ? withValueAt(item, `/attributes/${reading!.name}`, WORD) : item));
+  return { query: requestPath(list, query), body: JSON.stringify({ ...page, data }) };
 }
 
 interface ReadingCase {
