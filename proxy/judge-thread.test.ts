@@ -117,14 +117,14 @@ describeWith(list, LIST)('judging on the worker thread', (list) => {
   });
 });
 
-/** Where the captured exchanges go: the list when the contract holds one (the thread judges any path alike). */
-const capturedPath = list ? requestPath(list, listQuery(list)) : `${contract.basePath}/outside-the-contract`;
+/** The operation the captured exchanges go to: the list when the contract holds one (the thread judges any alike). */
+const capturedOperation = list ?? contract.operations[0];
 
 function capturedWithBody(bytes: number): CapturedExchange {
   const body = Buffer.from(`{"data":[],"pad":"${'x'.repeat(Math.max(0, bytes - 19))}"}`);
   return {
-    method: 'GET',
-    path: capturedPath,
+    method: capturedOperation.method,
+    path: requestPath(capturedOperation, capturedOperation === list ? listQuery(list) : ''),
     requestHeaders: { authorization: 'Bearer r:t' },
     requestBody: NO_BODY,
     response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured', raw: body } },

@@ -117,7 +117,6 @@ test('no credential appears in violations, logs, metrics, dashboard or headers',
   // The scan is only meaningful if the proxy wrote about these very exchanges.
   expect(everything).toContain('RES-ID-STRING');
   expect(everything).toContain('access_token=***');
-  expect(everything).toContain('api_key=***');
   expect(everything).toContain('Password=***');
   expect(everything).toContain('upstream failed');
   for (const [name, secret] of Object.entries(secrets))
