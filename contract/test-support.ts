@@ -111,14 +111,6 @@ export const itemExample = (operation: Operation) => exampleOf(listItemSchema(op
 
 /** The complete example of an operation's success document: a created resource's, a page of a list's. */
 export const successExample = (operation: Operation) => exampleOf(successBody(operation)) as Record<string, unknown>;
-/** `count` items of a list, each its complete example under an id of its own, numbered from `from`. */
-export function listItems(operation: Operation, count: number, from = 0): Record<string, unknown>[] {
-  const item = itemExample(operation);
-  return Array.from({ length: count }, (_, i) => ({
-    ...structuredClone(item),
-    id: (from + i).toString(16).padStart(24, '0'),
-  }));
-}
 /** A page of a list and the query that asks for it. */
 export interface ListPage {
   query: string;
@@ -134,7 +126,7 @@ export function examplePage(operation: Operation): ListPage {
   const meta = Object.fromEntries(Object.entries(example.meta).filter(([name]) => !deprecated.has(name)));
   return {
     query: listQuery(operation, { limit: meta.limit, offset: meta.offset }),
-    page: { data: listItems(operation, meta.limit), meta },
+    page: { data: listPage(operation, meta.limit).data, meta },
   };
 }
 /** An attribute of a list's items and a value of a type it does not take: what breaks the shape of an item. */

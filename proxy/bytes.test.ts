@@ -13,7 +13,7 @@ import {
   itemTypeBreak,
   itWith,
   list,
-  listItems,
+  listPage,
   listQuery,
   requestPath,
 } from '../contract/test-support.ts';
@@ -28,7 +28,9 @@ const CREATE = 'create';
 /** A page of the list: `count` items of its complete example, the first with an attribute of a wrong type when `broken`. */
 function listDocument(list: Operation, count: number, broken = false): string {
   const { pointer, value } = itemTypeBreak(list);
-  const data = listItems(list, count).map((item, i) => (broken && i === 0 ? withValueAt(item, pointer, value) : item));
+  const data = listPage(list, count).data.map((item, i) =>
+    broken && i === 0 ? withValueAt(item, pointer, value) : item,
+  );
   return JSON.stringify({ data });
 }
 const largeBinary = randomBytes(64 * 1024);

@@ -15,7 +15,7 @@ import {
   itWith,
   largeDocument,
   list,
-  listItems,
+  listPage,
   listQuery,
   requestPath,
   successExample,
@@ -56,7 +56,7 @@ const created = create ? JSON.stringify(successExample(create)) : '';
 
 function brokenItems(list: Operation, count: number): unknown[] {
   const broken = itemTypeBreak(list);
-  return listItems(list, count).map((item) => withValueAt(item, broken.pointer, broken.value));
+  return listPage(list, count).data.map((item) => withValueAt(item, broken.pointer, broken.value));
 }
 
 let upstream: TestServer;

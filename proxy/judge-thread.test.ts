@@ -12,7 +12,7 @@ import {
   itemTypeBreak,
   itWith,
   list,
-  listItems,
+  listPage,
   listQuery,
   requestPath,
 } from '../contract/test-support.ts';
@@ -28,14 +28,14 @@ const LIST = 'list';
 /** A page of `size` items of the list, whose item `bad` (when there is one) has an attribute of a type it does not take. */
 function listWithOneBadItem(list: Operation, size: number, bad = 3): string {
   const broken = itemTypeBreak(list);
-  const data = listItems(list, size).map((item, i) =>
+  const data = listPage(list, size).data.map((item, i) =>
     i === bad ? withValueAt(item, broken.pointer, broken.value) : item,
   );
   return JSON.stringify({ data });
 }
 
 /** How many items of the list make a page of about `bytes`. */
-const itemsIn = (list: Operation, bytes: number) => Math.ceil(bytes / JSON.stringify(listItems(list, 1)[0]).length);
+const itemsIn = (list: Operation, bytes: number) => Math.ceil(bytes / JSON.stringify(listPage(list).data[0]).length);
 
 /** The pointer of the broken attribute of item `bad`. */
 const brokenAt = (list: Operation, bad: number) => `/data/${bad}${itemTypeBreak(list).pointer}`;
