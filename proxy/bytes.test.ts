@@ -25,7 +25,7 @@ const MAX_BODY = 4096;
 const MEDIA_TYPE = 'application/vnd.api+json';
 const LIST = 'list';
 const CREATE = 'create';
-/** A page of the list: `count` items of its complete example, the first with an attribute of a wrong type when `broken`. */
+/** A page of the list: `count` items of its example, the first with an attribute of a wrong type when `broken`. */
 function listDocument(list: Operation, count: number, broken = false): string {
   const { pointer, value } = itemTypeBreak(list);
   const data = listPage(list, count).data.map((item, i) =>

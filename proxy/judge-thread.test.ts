@@ -25,7 +25,7 @@ import { eventually, Recorder, send, startUpstream, type TestServer } from './te
 /** The list the exchanges go to, when the contract holds one. */
 const LIST = 'list';
 
-/** A page of `size` items of the list, whose item `bad` (when there is one) has an attribute of a type it does not take. */
+/** A page of `size` items of the list whose item `bad` has an attribute of a type it does not take. */
 function listWithOneBadItem(list: Operation, size: number, bad = 3): string {
   const broken = itemTypeBreak(list);
   const data = listPage(list, size).data.map((item, i) =>
