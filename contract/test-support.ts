@@ -4,6 +4,7 @@
 // well-formed request.
 import { describe, it } from 'vitest';
 import {
+  deprecatedMetaMembers,
   FILTER_PARAMETER,
   listItemSchema,
   listOperations,
@@ -13,6 +14,11 @@ import {
   servedFilterMember,
   smallestQuery,
   type FilterMember,
+  SAMPLE_OF_TYPE,
+  schemaMembers,
+  successBody,
+  withValueAt,
+  wrongTypes,
   type Operation,
 } from './index.ts';
 import { completeExample, readCaseFiles } from './schema-cases.ts';
@@ -85,6 +91,10 @@ export function servedRequest(operation: Operation): {
   };
 }
 
+/** The path of a request to `operation` under the contract's base path, with `query` when given. */
+export function requestPath(operation: Operation, query = ''): string {
+  return `${contract.basePath}${operation.pathTemplate}${query === '' ? '' : `?${query}`}`;
+}
 /** The complete example of a component of the contract, from its case file in schemas/cases/. */
 export function exampleOf(schema: unknown): unknown {
   const name = Object.entries(contract.schemas).find(([, component]) => component === schema)?.[0];
@@ -98,6 +108,47 @@ export function exampleOf(schema: unknown): unknown {
 export const documentExample = (operation: Operation) => exampleOf(operation.requestBody) as Record<string, unknown>;
 /** The complete example of one item of a list. */
 export const itemExample = (operation: Operation) => exampleOf(listItemSchema(operation)) as Record<string, unknown>;
+
+/** The complete example of an operation's success document: a created resource's, a page of a list's. */
+export const successExample = (operation: Operation) => exampleOf(successBody(operation)) as Record<string, unknown>;
+/** A page of a list and the query that asks for it. */
+export interface ListPage {
+  query: string;
+  page: { data: Record<string, unknown>[]; meta: Record<string, number> };
+}
+/**
+ * The page of a list its complete example describes, answered as the contract says: as many items as its meta says the
+ * page holds, nothing included, no deprecated meta member; and the query that asks for it.
+ */
+export function examplePage(operation: Operation): ListPage {
+  const example = successExample(operation) as { meta: Record<string, number> };
+  const deprecated = new Set(deprecatedMetaMembers(operation).map((m) => m.name));
+  const meta = Object.fromEntries(Object.entries(example.meta).filter(([name]) => !deprecated.has(name)));
+  return {
+    query: listQuery(operation, { limit: meta.limit, offset: meta.offset }),
+    page: { data: listPage(operation, meta.limit).data, meta },
+  };
+}
+/** An attribute of a list's items and a value of a type it does not take: what breaks the shape of an item. */
+export function itemTypeBreak(operation: Operation): { pointer: string; value: unknown } {
+  const member = schemaMembers(listItemSchema(operation) ?? {}).find((m) => /^\/attributes\/[^/]+$/.test(m.pointer))!;
+  return { pointer: member.pointer, value: SAMPLE_OF_TYPE[wrongTypes(member)[0]] };
+}
+
+/** A text attribute of a create's document, which takes any string. */
+const textAttribute = (operation: Operation) =>
+  schemaMembers(operation.requestBody ?? {}).find(
+    (m) =>
+      /^\/data\/attributes\/[^/]+$/.test(m.pointer) &&
+      m.types.includes('string') &&
+      m.enum === undefined &&
+      m.const === undefined &&
+      m.record === undefined,
+  );
+/** A create's complete example with a text attribute `bytes` long: a request document as large as a test needs. */
+export function largeDocument(operation: Operation, bytes: number): string {
+  return JSON.stringify(withValueAt(documentExample(operation), textAttribute(operation)!.pointer, 'x'.repeat(bytes)));
+}
 
 export const credentials = { authorization: 'Bearer r:token' };
 export const jsonApi = { 'content-type': MEDIA_TYPE };

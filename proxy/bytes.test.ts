@@ -1,46 +1,44 @@
 // Report mode changes no byte of a response: each case is answered by a deterministic upstream,
-// fetched once directly and once through the proxy, and the end-to-end hashes must match.
+// fetched once directly and once through the proxy, and the end-to-end hashes must match. Answers
+// to a list or a create are to those of the contract's, skipped when it holds none of that kind.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { withValueAt, type Operation } from '../contract/index.ts';
+import {
+  create,
+  describeWith,
+  documentExample,
+  itemTypeBreak,
+  itWith,
+  list,
+  listPage,
+  listQuery,
+  requestPath,
+} from '../contract/test-support.ts';
 import type { ViolationRecord } from './violations.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { exchangeHash, Recorder, send, startUpstream, type RawRequest, type TestServer } from './test-support.ts';
 
 const MAX_BODY = 4096;
 const MEDIA_TYPE = 'application/vnd.api+json';
-const listDocument = JSON.stringify({
-  data: [
-    {
-      id: '5f1d7c2e9b1e8a0012345678',
-      type: 'NotificationGroup',
-      attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exam news' },
-    },
-  ],
-});
-const badListDocument = JSON.stringify({
-  data: [
-    {
-      id: '5f1d7c2e9b1e8a0012345678',
-      type: 'NotificationGroup',
-      attributes: { groupId: 'NotAGroup', label: 'x', defaultValue: true, description: 'y' },
-    },
-  ],
-});
+const LIST = 'list';
+const CREATE = 'create';
+/** A page of the list: `count` items of its example, the first with an attribute of a wrong type when `broken`. */
+function listDocument(list: Operation, count: number, broken = false): string {
+  const { pointer, value } = itemTypeBreak(list);
+  const data = listPage(list, count).data.map((item, i) =>
+    broken && i === 0 ? withValueAt(item, pointer, value) : item,
+  );
+  return JSON.stringify({ data });
+}
 const largeBinary = randomBytes(64 * 1024);
-const largeJson = JSON.stringify({
-  data: Array.from({ length: 400 }, (_, i) => ({
-    id: i.toString(16).padStart(24, '0'),
-    type: 'NotificationGroup',
-    attributes: {
-      groupId: 'Exams',
-      label: `label ${i}`,
-      defaultValue: false,
-      description: 'a description long enough to grow the body',
-    },
-  })),
-});
+/** A page of the list well above the proxy's body limit. */
+const largeJson = (list: Operation) => {
+  const one = listDocument(list, 1).length;
+  return listDocument(list, Math.ceil((6 * MAX_BODY) / one));
+};
 
 type Respond = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 
@@ -67,78 +65,91 @@ function chunked(status: number, headers: Record<string, string>, body: Buffer, 
   };
 }
 
-const byteCases: ByteCase[] = [
-  {
-    name: 'a list document with content-length',
-    path: '/notification-groups?filter[type]=portal',
-    respond: fixed(
-      200,
-      { 'Content-Type': MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(listDocument)) },
-      listDocument,
-    ),
+/** Answers to a list of the contract's, asked for as it takes them. */
+function listByteCases(list: Operation): ByteCase[] {
+  const path = requestPath(list, listQuery(list));
+  const small = listDocument(list, 1);
+  const large = largeJson(list);
+  return [
+    {
+      name: 'a list document with content-length',
+      path,
+      respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(small)) }, small),
+    },
+    {
+      name: 'a chunked list document',
+      path,
+      respond: chunked(200, { 'Content-Type': MEDIA_TYPE }, Buffer.from(large), 7),
+    },
+    {
+      name: 'a gzip body with content-length',
+      path,
+      respond: fixed(
+        200,
+        { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'gzip', 'Content-Length': String(gzipSync(small).length) },
+        gzipSync(small),
+      ),
+    },
+    {
+      name: 'a chunked gzip body',
+      path,
+      respond: chunked(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'gzip' }, gzipSync(large), 5),
+    },
+    {
+      name: 'a deflate body',
+      path,
+      respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'deflate' }, deflateSync(small)),
+    },
+    {
+      name: 'a brotli body',
+      path,
+      respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'br' }, brotliCompressSync(small)),
+    },
+    {
+      name: 'a JSON body above --max-body with content-length',
+      path,
+      respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(large)) }, large),
+    },
+    {
+      name: 'HEAD with a content-length',
+      path,
+      request: { method: 'HEAD' },
+      respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': '1234' }, ''),
+    },
+  ];
+}
+
+/** A create of the contract's, its request document echoed. */
+const createByteCase = (create: Operation): ByteCase => ({
+  name: 'an echoed request body',
+  path: requestPath(create),
+  request: {
+    method: 'POST',
+    headers: { 'content-type': MEDIA_TYPE, authorization: 'Bearer p:abc' },
+    body: JSON.stringify(documentExample(create)),
   },
-  {
-    name: 'a chunked list document',
-    path: '/notification-groups?filter[type]=user',
-    respond: chunked(200, { 'Content-Type': MEDIA_TYPE }, Buffer.from(largeJson), 7),
+  respond: (req, res, body) => {
+    res.writeHead(201, { 'Content-Type': MEDIA_TYPE, 'X-Seen-Length': String(body.length) });
+    res.end(body);
   },
-  {
-    name: 'a gzip body with content-length',
-    path: '/notification-groups?filter[type]=portal',
-    respond: fixed(
-      200,
-      {
-        'Content-Type': MEDIA_TYPE,
-        'Content-Encoding': 'gzip',
-        'Content-Length': String(gzipSync(listDocument).length),
-      },
-      gzipSync(listDocument),
-    ),
-  },
-  {
-    name: 'a chunked gzip body',
-    path: '/notification-groups?filter[type]=portal',
-    respond: chunked(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'gzip' }, gzipSync(largeJson), 5),
-  },
-  {
-    name: 'a deflate body',
-    path: '/notification-groups?filter[type]=portal',
-    respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'deflate' }, deflateSync(listDocument)),
-  },
-  {
-    name: 'a brotli body',
-    path: '/notification-groups?filter[type]=portal',
-    respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Encoding': 'br' }, brotliCompressSync(listDocument)),
-  },
+});
+
+/** Answers outside the contract's operations. */
+const otherByteCases: ByteCase[] = [
   {
     name: 'a binary body above --max-body, chunked',
-    path: '/files/1',
+    path: '/v3/files/1',
     respond: chunked(200, { 'Content-Type': 'application/octet-stream' }, largeBinary, 9),
   },
   {
-    name: 'a JSON body above --max-body with content-length',
-    path: '/notification-groups?filter[type]=portal',
-    respond: fixed(
-      200,
-      { 'Content-Type': MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(largeJson)) },
-      largeJson,
-    ),
-  },
-  {
     name: '204 without a body',
-    path: '/marketing-consent/1',
+    path: '/v3/marketing-consent/1',
     request: { method: 'DELETE', headers: { authorization: 'Bearer r:abc' } },
     respond: fixed(204, { 'X-Trace': 'one' }, ''),
   },
   {
-    name: 'HEAD with a content-length',
-    path: '/notification-groups?filter[type]=portal',
-    request: { method: 'HEAD' },
-    respond: fixed(200, { 'Content-Type': MEDIA_TYPE, 'Content-Length': '1234' }, ''),
-  },
-  {
     name: 'repeated headers, mixed case and a custom reason phrase',
-    path: '/users',
+    path: '/v3/users',
     respond: (_req, res) => {
       res.statusMessage = 'Quite Fine';
       res.writeHead(
@@ -155,25 +166,12 @@ const byteCases: ByteCase[] = [
   },
   {
     name: 'a 404 in plain text',
-    path: '/nowhere',
+    path: '/v3/nowhere',
     respond: fixed(404, { 'Content-Type': 'text/plain; charset=utf-8' }, 'not here\n'),
   },
   {
-    name: 'an echoed request body',
-    path: '/highlights',
-    request: {
-      method: 'POST',
-      headers: { 'content-type': MEDIA_TYPE, authorization: 'Bearer p:abc' },
-      body: '{"data":{"type":"Highlight"}}',
-    },
-    respond: (req, res, body) => {
-      res.writeHead(201, { 'Content-Type': MEDIA_TYPE, 'X-Seen-Length': String(body.length) });
-      res.end(body);
-    },
-  },
-  {
     name: 'an echoed request body above --max-body',
-    path: '/uploads',
+    path: '/v3/uploads',
     request: { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: largeBinary },
     respond: (req, res, body) => {
       res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'X-Seen-Length': String(body.length) });
@@ -181,6 +179,8 @@ const byteCases: ByteCase[] = [
     },
   },
 ];
+
+const withList = itWith(list, LIST);
 
 let upstream: TestServer;
 let proxy: StartedProxy;
@@ -208,18 +208,23 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/** The case's answer fetched directly and through the proxy: the same bytes. */
+function relaysByteForByte(c: ByteCase): void {
+  test(c.name, async () => {
+    responders.set(c.name, c.respond);
+    const request = { ...c.request, headers: { ...c.request?.headers, 'x-case': c.name } };
+    const direct = await send(`${upstream.url}${c.path}`, request);
+    const proxied = await send(`${proxy.proxyUrl}${c.path}`, request);
+    expect(proxied.status).toBe(direct.status);
+    expect(proxied.body.length).toBe(direct.body.length);
+    expect(exchangeHash(proxied)).toBe(exchangeHash(direct));
+  });
+}
+
 describe('report mode relays every response byte for byte', () => {
-  for (const c of byteCases) {
-    test(c.name, async () => {
-      responders.set(c.name, c.respond);
-      const request = { ...c.request, headers: { ...c.request?.headers, 'x-case': c.name } };
-      const direct = await send(`${upstream.url}/v3${c.path}`, request);
-      const proxied = await send(`${proxy.baseUrl}${c.path}`, request);
-      expect(proxied.status).toBe(direct.status);
-      expect(proxied.body.length).toBe(direct.body.length);
-      expect(exchangeHash(proxied)).toBe(exchangeHash(direct));
-    });
-  }
+  describeWith(list, LIST)('answers to a list', (list) => listByteCases(list).forEach(relaysByteForByte));
+  describeWith(create, CREATE)('answers to a create', (create) => relaysByteForByte(createByteCase(create)));
+  describe('answers outside the operations', () => otherByteCases.forEach(relaysByteForByte));
 });
 
 describe('the validation tap', () => {
@@ -230,14 +235,14 @@ describe('the validation tap', () => {
     { name: 'br', headers: { 'Content-Encoding': 'br' }, encode: (text) => brotliCompressSync(text) },
   ];
   for (const encoding of encodings) {
-    test(`decodes a ${encoding.name} body for validation only`, async () => {
+    withList(`decodes a ${encoding.name} body for validation only`, async (list) => {
       const name = `tap ${encoding.name}`;
       responders.set(
         name,
-        fixed(200, { 'Content-Type': MEDIA_TYPE, ...encoding.headers }, encoding.encode(badListDocument)),
+        fixed(200, { 'Content-Type': MEDIA_TYPE, ...encoding.headers }, encoding.encode(listDocument(list, 1, true))),
       );
       const requestId = `tap-${encoding.name}`;
-      await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
+      await send(`${proxy.proxyUrl}${requestPath(list, listQuery(list))}`, {
         headers: { 'x-case': name, 'x-request-id': requestId, authorization: 'Bearer r:abc' },
       });
       await proxy.proxy.settled();
@@ -246,14 +251,14 @@ describe('the validation tap', () => {
           .lines<ViolationRecord>()
           .filter((l) => l.requestId === requestId)
           .map((l) => `${l.rule} ${l.direction} ${l.pointer}`),
-      ).toEqual(['NG-ITEM-SHAPE response /data/0/attributes/groupId']);
+      ).toEqual([`${list.roles.itemShape} response /data/0${itemTypeBreak(list).pointer}`]);
     });
   }
 
   // A proxy of its own: the shared one may have logged this INFO observation for the operation already.
-  test('reports a body above --max-body as not validated, once, at INFO', async () => {
+  withList('reports a body above --max-body as not validated, once, at INFO', async (list) => {
     const name = 'tap too large';
-    responders.set(name, fixed(200, { 'Content-Type': MEDIA_TYPE }, largeJson));
+    responders.set(name, fixed(200, { 'Content-Type': MEDIA_TYPE }, largeJson(list)));
     const log = new Recorder();
     const fresh = await startValidatingProxy({
       upstream: `${upstream.url}/v3`,
@@ -262,7 +267,7 @@ describe('the validation tap', () => {
       repeatInterval: 0,
     });
     try {
-      await send(`${fresh.baseUrl}/notification-groups?filter[type]=portal`, {
+      await send(`${fresh.proxyUrl}${requestPath(list, listQuery(list))}`, {
         headers: { 'x-case': name, 'x-request-id': 'tap-large', authorization: 'Bearer r:abc' },
       });
       await fresh.proxy.settled();
@@ -368,12 +373,12 @@ describe('the validation tap', () => {
 });
 
 describe('an upstream with a path prefix', () => {
-  test('gets the prefix before the /v3 root, and the proxy still routes the operation', async () => {
+  withList('gets the prefix before the /v3 root, and the proxy still routes the operation', async (list) => {
     const paths: string[] = [];
     const prefixed = await startUpstream((req, res) => {
       paths.push(req.url ?? '');
       res.writeHead(200, { 'content-type': MEDIA_TYPE });
-      res.end(badListDocument);
+      res.end(listDocument(list, 1, true));
     });
     const log = new Recorder();
     const prefixedProxy = await startValidatingProxy({
@@ -382,13 +387,12 @@ describe('an upstream with a path prefix', () => {
       repeatInterval: 0,
     });
     try {
-      await send(`${prefixedProxy.baseUrl}/notification-groups?filter[type]=portal`, {
-        headers: { authorization: 'Bearer r:abc' },
-      });
-      expect(paths).toEqual(['/api/v3/notification-groups?filter[type]=portal']);
+      const path = requestPath(list, listQuery(list));
+      await send(`${prefixedProxy.proxyUrl}${path}`, { headers: { authorization: 'Bearer r:abc' } });
+      expect(paths).toEqual([`/api${path}`]);
       await prefixedProxy.proxy.settled();
       expect(log.lines<ViolationRecord>().map((l) => `${String(l.operationId)} ${l.rule}`)).toEqual([
-        'listNotificationGroups NG-ITEM-SHAPE',
+        `${list.operationId} ${list.roles.itemShape}`,
       ]);
     } finally {
       await prefixedProxy.close();

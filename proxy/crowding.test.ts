@@ -3,10 +3,24 @@
 // another client's answers, each large enough for the judging thread, break a service MUST.
 // The heavy client's exchanges are shed once it holds its share of the backlog's bytes; the light
 // client's findings are all logged, and whatever is shed is written to the log with its count.
+// The heavy client posts to a create of the contract's, the light one lists a list of its.
 import { Agent } from 'node:http';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { Pool } from 'undici';
-import { MEDIA_TYPE } from '../contract/index.ts';
+import { MEDIA_TYPE, withValueAt, type Operation } from '../contract/index.ts';
+import {
+  create,
+  describeWith,
+  itemTypeBreak,
+  itWith,
+  largeDocument,
+  list,
+  listPage,
+  listQuery,
+  requestPath,
+  successExample,
+} from '../contract/test-support.ts';
+import { JUDGE_THREAD_MIN_BYTES } from './judge-thread.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import type { ShedRecord } from './sheds.ts';
 import { eventually, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
@@ -34,28 +48,16 @@ const HEAVY_CONNECTIONS = 24;
 const HEAVY_MAX_REQUESTS = 400;
 const LIGHT_REQUESTS = 30;
 const session = { authorization: 'Bearer r:crowding' };
-const heavyBody = JSON.stringify({
-  data: {
-    type: 'AttributeConfig',
-    attributes: { label: 'Heavy', options: new Array<string>(85_000).fill('abcdefgh') },
-  },
-});
-/** A list answer of about 12 KB whose every item breaks the contract (defaultValue is a string). */
-const brokenList = JSON.stringify({
-  data: Array.from({ length: 80 }, (_, i) => ({
-    id: `5f1d7c2e9b1e8a00123456${String(i).padStart(2, '0')}`,
-    type: 'NotificationGroup',
-    attributes: { groupId: 'Exams', label: 'l', defaultValue: 'yes', description: 'd' },
-  })),
-});
-const created = JSON.stringify({
-  data: {
-    id: '5f1d7c2e9b1e8a0012345678',
-    type: 'AttributeConfig',
-    attributes: { label: 'Heavy', inUse: false },
-    relationships: {},
-  },
-});
+/** A create request of about 850 KB. */
+const heavyBody = create ? largeDocument(create, 850_000) : '';
+/** A list answer large enough for the judging thread whose every item breaks the contract. */
+const brokenList = list ? JSON.stringify({ data: brokenItems(list, 80) }) : '';
+const created = create ? JSON.stringify(successExample(create)) : '';
+
+function brokenItems(list: Operation, count: number): unknown[] {
+  const broken = itemTypeBreak(list);
+  return listPage(list, count).data.map((item) => withValueAt(item, broken.pointer, broken.value));
+}
 
 let upstream: TestServer;
 let proxy: StartedProxy;
@@ -90,72 +92,85 @@ async function shedCount(): Promise<number> {
   return (await proxy.proxy.metrics.shedExchanges.get()).values.reduce((sum, v) => sum + v.value, 0);
 }
 
-test('a client sending megabyte POSTs on 24 connections is shed; every MUST finding of a light client beside it is logged, or logged as shed with its count', async () => {
-  expect(heavyBody.length).toBeGreaterThan(800_000);
-  expect(heavyBody.length).toBeLessThan(proxy.proxy.maxBody);
-  const pool = new Pool(proxy.proxyUrl, { connections: HEAVY_CONNECTIONS });
-  // The light client reaches the proxy from another loopback address: another client.
-  const light = new Agent({ keepAlive: true, localAddress: '127.0.0.2' });
-  let heavySent = 0;
-  let lightDone = false;
-  const heavyConnection = async () => {
-    while (!lightDone && heavySent < HEAVY_MAX_REQUESTS) {
-      heavySent += 1;
-      await pool
-        .request({
-          method: 'POST',
-          path: '/v3/attribute-configs',
-          headers: { ...session, 'content-type': MEDIA_TYPE },
-          body: heavyBody,
-        })
-        .then((r) => r.body.dump());
-    }
-  };
-  try {
-    const heavy = Promise.all(Array.from({ length: HEAVY_CONNECTIONS }, heavyConnection));
-    await eventually(
-      'the heavy client crowding the judging backlog',
-      async () => ((await shedCount()) > 0 ? true : undefined),
-      60_000,
-    );
-    for (let i = 0; i < LIGHT_REQUESTS; i += 1) {
-      const answer = await send(`${proxy.baseUrl}/notification-groups?filter[type]=portal`, {
-        agent: light,
-        headers: { ...session, 'x-request-id': `light-${i}` },
-      });
-      expect(answer.status).toBe(200);
-    }
-    lightDone = true;
-    await heavy;
-  } finally {
-    lightDone = true;
-    light.destroy();
-    await pool.close();
-  }
-  await proxy.close();
+// The heavy client's burst takes a while on a busy machine.
+vi.setConfig({ testTimeout: 120_000 });
 
-  const lines = log.lines<ViolationRecord & ShedRecord>();
-  const findings = lines.filter((line) => 'rule' in line);
-  const sheds = lines.filter((line) => 'shed' in line);
-  const lightJudged = new Set(
-    findings
-      .filter((f) => f.requestId.startsWith('light-') && f.party === 'service' && f.level === 'MUST')
-      .map((f) => f.requestId),
-  );
-  const shedOf = (client: string) => sheds.filter((s) => s.client === client).reduce((sum, s) => sum + s.shed, 0);
-  const shedBytesOf = (client: string) => sheds.filter((s) => s.client === client).reduce((sum, s) => sum + s.bytes, 0);
-  console.log(
-    `crowding: ${heavySent} heavy requests, ${shedOf('127.0.0.1')} shed (${shedBytesOf('127.0.0.1')} bytes); light: ${lightJudged.size} of ${LIGHT_REQUESTS} logged with a service MUST finding, ${shedOf('127.0.0.2')} shed`,
-  );
-  expect(lightJudged.size + shedOf('127.0.0.2')).toBe(LIGHT_REQUESTS);
-  // Charged by bytes, the heavy client holds a quarter of the backlog at most: the light one always finds room.
-  expect(shedOf('127.0.0.2')).toBe(0);
-  expect(shedOf('127.0.0.1') + shedOf('127.0.0.2')).toBe(await shedCount());
-  expect(proxy.proxy.feed.snapshot().shed).toBe(await shedCount());
-  expect(shedOf('127.0.0.1')).toBeGreaterThan(0);
-  expect(
-    sheds
-      .filter((s) => s.client === '127.0.0.1')
-      .every((s) => s.reason === 'client-share' && s.operationId === 'createAttributeConfig'),
-  ).toBe(true);
-}, 120_000);
+const withList = describeWith(list, 'list');
+const withCreate = itWith(create, 'create');
+
+withList('a light client listing beside a heavy one', (list) =>
+  withCreate(
+    'a client sending megabyte POSTs on 24 connections is shed; every MUST finding of a light client beside it is logged, or logged as shed with its count',
+    async (create) => {
+      expect(brokenList.length).toBeGreaterThan(JUDGE_THREAD_MIN_BYTES);
+      expect(heavyBody.length).toBeGreaterThan(800_000);
+      expect(heavyBody.length).toBeLessThan(proxy.proxy.maxBody);
+      const pool = new Pool(proxy.proxyUrl, { connections: HEAVY_CONNECTIONS });
+      // The light client reaches the proxy from another loopback address: another client.
+      const light = new Agent({ keepAlive: true, localAddress: '127.0.0.2' });
+      let heavySent = 0;
+      let lightDone = false;
+      const heavyConnection = async () => {
+        while (!lightDone && heavySent < HEAVY_MAX_REQUESTS) {
+          heavySent += 1;
+          await pool
+            .request({
+              method: 'POST',
+              path: requestPath(create),
+              headers: { ...session, 'content-type': MEDIA_TYPE },
+              body: heavyBody,
+            })
+            .then((r) => r.body.dump());
+        }
+      };
+      try {
+        const heavy = Promise.all(Array.from({ length: HEAVY_CONNECTIONS }, heavyConnection));
+        await eventually(
+          'the heavy client crowding the judging backlog',
+          async () => ((await shedCount()) > 0 ? true : undefined),
+          60_000,
+        );
+        for (let i = 0; i < LIGHT_REQUESTS; i += 1) {
+          const answer = await send(`${proxy.proxyUrl}${requestPath(list, listQuery(list))}`, {
+            agent: light,
+            headers: { ...session, 'x-request-id': `light-${i}` },
+          });
+          expect(answer.status).toBe(200);
+        }
+        lightDone = true;
+        await heavy;
+      } finally {
+        lightDone = true;
+        light.destroy();
+        await pool.close();
+      }
+      await proxy.close();
+
+      const lines = log.lines<ViolationRecord & ShedRecord>();
+      const findings = lines.filter((line) => 'rule' in line);
+      const sheds = lines.filter((line) => 'shed' in line);
+      const lightJudged = new Set(
+        findings
+          .filter((f) => f.requestId.startsWith('light-') && f.party === 'service' && f.level === 'MUST')
+          .map((f) => f.requestId),
+      );
+      const shedOf = (client: string) => sheds.filter((s) => s.client === client).reduce((sum, s) => sum + s.shed, 0);
+      const shedBytesOf = (client: string) =>
+        sheds.filter((s) => s.client === client).reduce((sum, s) => sum + s.bytes, 0);
+      console.log(
+        `crowding: ${heavySent} heavy requests, ${shedOf('127.0.0.1')} shed (${shedBytesOf('127.0.0.1')} bytes); light: ${lightJudged.size} of ${LIGHT_REQUESTS} logged with a service MUST finding, ${shedOf('127.0.0.2')} shed`,
+      );
+      expect(lightJudged.size + shedOf('127.0.0.2')).toBe(LIGHT_REQUESTS);
+      // Charged by bytes, the heavy client holds a quarter of the backlog at most: the light one always finds room.
+      expect(shedOf('127.0.0.2')).toBe(0);
+      expect(shedOf('127.0.0.1') + shedOf('127.0.0.2')).toBe(await shedCount());
+      expect(proxy.proxy.feed.snapshot().shed).toBe(await shedCount());
+      expect(shedOf('127.0.0.1')).toBeGreaterThan(0);
+      expect(
+        sheds
+          .filter((s) => s.client === '127.0.0.1')
+          .every((s) => s.reason === 'client-share' && s.operationId === create.operationId),
+      ).toBe(true);
+    },
+  ),
+);

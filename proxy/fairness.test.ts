@@ -3,10 +3,18 @@
 // client served in it, while the thread had no time to spare, waits for the next one; the others
 // do not wait; a new window starts every client afresh. Through a proxy: whatever the thread does
 // for a client is charged to it, and a client held back is answered once it is within its share
-// again.
+// again. The requests through a proxy are creates of the contract's, skipped when it holds none.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Pool } from 'undici';
-import { MEDIA_TYPE } from '../contract/index.ts';
+import { MEDIA_TYPE, type Operation } from '../contract/index.ts';
+import {
+  create,
+  documentExample,
+  itWith,
+  largeDocument,
+  requestPath,
+  successExample,
+} from '../contract/test-support.ts';
 import { CLIENT_SHARE, CLIENTS_FOLLOWED, CONTENDED_BUSY, FAIRNESS_WINDOW_MS, ForwardingBudget } from './fairness.ts';
 import { JUDGE_THREAD_MIN_BYTES } from './judge-thread.ts';
 import { startValidatingProxy } from './proxy.ts';
@@ -176,14 +184,9 @@ test(`past ${CLIENTS_FOLLOWED} clients in a window, new ones are not followed (t
 });
 
 const session = { authorization: 'Bearer r:fairness-session-token' };
-const created = JSON.stringify({
-  data: {
-    id: '5f1d7c2e9b1e8a0012345678',
-    type: 'AttributeConfig',
-    attributes: { label: 'Fair', inUse: false },
-    relationships: {},
-  },
-});
+/** What the upstream answers every request: the complete example of the create's success document. */
+const created = create ? JSON.stringify(successExample(create)) : '';
+const withCreate = itWith(create, 'create');
 let upstream: TestServer;
 
 beforeAll(async () => {
@@ -207,87 +210,87 @@ afterAll(async () => {
 const CLIENTS_NAMED_ON_LOOPBACK = { forwardedHeaders: true, trustedProxies: ['127.0.0.1'] };
 
 /** A create request large enough to be judged on the judging thread, never on the forwarding thread. */
-const largeCreate = JSON.stringify({
-  data: {
-    type: 'AttributeConfig',
-    attributes: { label: 'Large', options: new Array<string>(JUDGE_THREAD_MIN_BYTES / 4).fill('ab') },
-  },
-});
+const largeCreate = (create: Operation) => largeDocument(create, JUDGE_THREAD_MIN_BYTES);
 
-test('report mode: a client whose requests are all judged on the judging thread is still held back for what reading, relaying and answering them takes on the forwarding thread, while another client is answered throughout', async () => {
-  expect(largeCreate.length).toBeGreaterThan(JUDGE_THREAD_MIN_BYTES);
-  const proxy = await startValidatingProxy({
-    upstream: `${upstream.url}/v3`,
-    violations: null,
-    ...CLIENTS_NAMED_ON_LOOPBACK,
-  });
-  const pool = new Pool(proxy.proxyUrl, { connections: 8 });
-  try {
-    let sending = true;
-    const statuses: number[] = [];
-    const other = (async () => {
-      while (sending)
-        statuses.push(
-          (
-            await send(`${proxy.baseUrl}/attribute-configs/5f1d7c2e9b1e8a0012345678`, {
-              headers: { ...session, 'x-forwarded-for': '198.51.100.9' },
-            })
-          ).status,
-        );
-    })();
-    const headers = { ...session, 'content-type': MEDIA_TYPE, 'x-forwarded-for': '203.0.113.7' };
-    await Promise.all(
-      Array.from({ length: 600 }, () =>
-        pool
-          .request({ method: 'POST', path: '/v3/attribute-configs', headers, body: largeCreate })
-          .then((r) => r.body.dump()),
-      ),
-    );
-    sending = false;
-    await other;
-    await proxy.proxy.settled();
-    const judged = Object.fromEntries(
-      (await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]),
-    );
-    expect(judged.worker ?? 0).toBeGreaterThan(0);
-    expect((await proxy.proxy.metrics.deferredRequests.get()).values[0].value).toBeGreaterThan(0);
-    expect(statuses.length).toBeGreaterThan(0);
-    expect(statuses.every((status) => status !== 502 && status !== 503)).toBe(true);
-  } finally {
-    await pool.close();
-    await proxy.close();
-  }
-});
-
-test('a client held back is answered once it is within its share again: its request is read then, counted once, nothing refused', async () => {
-  const proxy = await startValidatingProxy({
-    upstream: `${upstream.url}/v3`,
-    violations: null,
-    mode: 'enforce',
-    ...CLIENTS_NAMED_ON_LOOPBACK,
-  });
-  try {
-    // As the request arrives (not before: a window is only 10 ms), another client was served in
-    // this window and this one took four windows' worth of it.
-    const { budget } = proxy.proxy;
-    const counted = budget.request.bind(budget);
-    let charged = false;
-    budget.request = (client) => {
-      counted(client);
-      if (client !== '203.0.113.7' || charged) return;
-      charged = true;
-      budget.charge('198.51.100.9', 1);
-      budget.charge(client, 4 * FAIRNESS_WINDOW_MS);
-    };
-    const body = JSON.stringify({ data: { type: 'AttributeConfig', attributes: { label: 'Held' } } });
-    const answer = await send(`${proxy.baseUrl}/attribute-configs`, {
-      method: 'POST',
-      headers: { ...session, 'content-type': MEDIA_TYPE, 'x-forwarded-for': '203.0.113.7' },
-      body,
+withCreate(
+  'report mode: a client whose requests are all judged on the judging thread is still held back for what reading, relaying and answering them takes on the forwarding thread, while another client is answered throughout',
+  async (create) => {
+    const body = largeCreate(create);
+    expect(body.length).toBeGreaterThan(JUDGE_THREAD_MIN_BYTES);
+    const proxy = await startValidatingProxy({
+      upstream: `${upstream.url}/v3`,
+      violations: null,
+      ...CLIENTS_NAMED_ON_LOOPBACK,
     });
-    expect(answer.status).toBe(201);
-    expect((await proxy.proxy.metrics.deferredRequests.get()).values[0].value).toBe(1);
-  } finally {
-    await proxy.close();
-  }
-});
+    const pool = new Pool(proxy.proxyUrl, { connections: 8 });
+    try {
+      let sending = true;
+      const statuses: number[] = [];
+      const other = (async () => {
+        while (sending)
+          statuses.push(
+            (
+              await send(`${proxy.proxyUrl}${requestPath(create)}/5f1d7c2e9b1e8a0012345678`, {
+                headers: { ...session, 'x-forwarded-for': '198.51.100.9' },
+              })
+            ).status,
+          );
+      })();
+      const headers = { ...session, 'content-type': MEDIA_TYPE, 'x-forwarded-for': '203.0.113.7' };
+      await Promise.all(
+        Array.from({ length: 600 }, () =>
+          pool.request({ method: 'POST', path: requestPath(create), headers, body }).then((r) => r.body.dump()),
+        ),
+      );
+      sending = false;
+      await other;
+      await proxy.proxy.settled();
+      const judged = Object.fromEntries(
+        (await proxy.proxy.metrics.judgedExchanges.get()).values.map((v) => [String(v.labels.thread), v.value]),
+      );
+      expect(judged.worker ?? 0).toBeGreaterThan(0);
+      expect((await proxy.proxy.metrics.deferredRequests.get()).values[0].value).toBeGreaterThan(0);
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(statuses.every((status) => status !== 502 && status !== 503)).toBe(true);
+    } finally {
+      await pool.close();
+      await proxy.close();
+    }
+  },
+);
+
+withCreate(
+  'a client held back is answered once it is within its share again: its request is read then, counted once, nothing refused',
+  async (create) => {
+    const proxy = await startValidatingProxy({
+      upstream: `${upstream.url}/v3`,
+      violations: null,
+      mode: 'enforce',
+      ...CLIENTS_NAMED_ON_LOOPBACK,
+    });
+    try {
+      // As the request arrives (not before: a window is only 10 ms), another client was served in
+      // this window and this one took four windows' worth of it.
+      const { budget } = proxy.proxy;
+      const counted = budget.request.bind(budget);
+      let charged = false;
+      budget.request = (client) => {
+        counted(client);
+        if (client !== '203.0.113.7' || charged) return;
+        charged = true;
+        budget.charge('198.51.100.9', 1);
+        budget.charge(client, 4 * FAIRNESS_WINDOW_MS);
+      };
+      const body = JSON.stringify(documentExample(create));
+      const answer = await send(`${proxy.proxyUrl}${requestPath(create)}`, {
+        method: 'POST',
+        headers: { ...session, 'content-type': MEDIA_TYPE, 'x-forwarded-for': '203.0.113.7' },
+        body,
+      });
+      expect(answer.status).toBe(201);
+      expect((await proxy.proxy.metrics.deferredRequests.get()).values[0].value).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  },
+);

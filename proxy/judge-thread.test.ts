@@ -1,33 +1,50 @@
 // Judging on the worker thread: the same findings as judging on the forwarding thread, small
 // exchanges kept on the forwarding thread, a bounded backlog, and a failed worker that leaves
-// the proxy judging on its own thread.
+// the proxy judging on its own thread. The exchanges go to the contract's first list; those judged for a broken
+// item of a list are skipped when the contract holds none.
+import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { MEDIA_TYPE } from '../contract/index.ts';
+import { MEDIA_TYPE, withValueAt, type Operation } from '../contract/index.ts';
+import {
+  contract,
+  describeWith,
+  itemTypeBreak,
+  itWith,
+  list,
+  listPage,
+  listQuery,
+  requestPath,
+} from '../contract/test-support.ts';
 import { NO_BODY, type CapturedExchange } from './judge.ts';
 import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES, JudgeThread, type JudgedExchange } from './judge-thread.ts';
 import type { ViolationRecord } from './violations.ts';
 import { startValidatingProxy } from './proxy.ts';
 import { eventually, Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 
-/** A list of `size` NotificationGroups whose item `bad` (when there is one) has a string defaultValue. */
-function listWithOneBadItem(size: number, bad = 3): string {
-  const data = Array.from({ length: size }, (_, i) => ({
-    id: (0x5f1d7c2e9b1e8a0012340000n + BigInt(i)).toString(16),
-    type: 'NotificationGroup',
-    attributes: {
-      groupId: 'Exams',
-      label: `Group ${i}`,
-      defaultValue: i === bad ? 'yes' : true,
-      description: `Notifications about topic ${i}`,
-    },
-  }));
-  return JSON.stringify({ data, meta: { total: size, pages: 1, page: 1, offset: 0, limit: size } });
+/** The list the exchanges go to, when the contract holds one. */
+const LIST = 'list';
+
+/** A page of `size` items of the list whose item `bad` has an attribute of a type it does not take. */
+function listWithOneBadItem(list: Operation, size: number, bad = 3): string {
+  const broken = itemTypeBreak(list);
+  const data = listPage(list, size).data.map((item, i) =>
+    i === bad ? withValueAt(item, broken.pointer, broken.value) : item,
+  );
+  return JSON.stringify({ data });
 }
+
+/** How many items of the list make a page of about `bytes`. */
+const itemsIn = (list: Operation, bytes: number) => Math.ceil(bytes / JSON.stringify(listPage(list).data[0]).length);
+
+/** The pointer of the broken attribute of item `bad`. */
+const brokenAt = (list: Operation, bad: number) => `/data/${bad}${itemTypeBreak(list).pointer}`;
 
 const LARGE = 80;
 const SMALL = 5;
-const documents = new Map([LARGE, SMALL].map((size) => [String(size), listWithOneBadItem(size)]));
+/** The pages the upstream answers, by the page size asked for. */
+const documents = new Map<string, string>();
+if (list) for (const size of [LARGE, SMALL]) documents.set(String(size), listWithOneBadItem(list, size));
 
 let upstream: TestServer;
 
@@ -43,19 +60,18 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const traffic = [
-  {
-    path: `/notification-groups?filter[type]=portal&page[limit]=${LARGE}&page[offset]=0`,
-    headers: { authorization: 'Bearer r:thread-token' },
-  },
-  {
-    path: `/notification-groups?filter[type]=portal&page[limit]=${SMALL}&page[offset]=0`,
-    headers: { authorization: 'Bearer r:thread-token' },
-  },
-  { path: `/notification-groups?page[limit]=${LARGE}`, headers: {} },
+const session = { authorization: 'Bearer r:thread-token' };
+/** Two pages asked for as the list takes them, and a page asked for with neither credentials nor a filter. */
+const traffic = (list: Operation) => [
+  { path: requestPath(list, listQuery(list, { limit: LARGE, offset: 0 })), headers: session },
+  { path: requestPath(list, listQuery(list, { limit: SMALL, offset: 0 })), headers: session },
+  { path: requestPath(list, `page[limit]=${LARGE}`), headers: {} },
 ];
 
-async function judgedTraffic(judgeThread: boolean): Promise<{ findings: string[]; byThread: Record<string, number> }> {
+async function judgedTraffic(
+  list: Operation,
+  judgeThread: boolean,
+): Promise<{ findings: string[]; byThread: Record<string, number> }> {
   const violations = new Recorder();
   // Every finding written (no folding of repeats): the test compares what each exchange found.
   const proxy = await startValidatingProxy({
@@ -65,8 +81,8 @@ async function judgedTraffic(judgeThread: boolean): Promise<{ findings: string[]
     repeatInterval: 0,
   });
   try {
-    for (const [i, exchange] of traffic.entries())
-      await send(`${proxy.baseUrl}${exchange.path}`, {
+    for (const [i, exchange] of traffic(list).entries())
+      await send(`${proxy.proxyUrl}${exchange.path}`, {
         headers: { ...exchange.headers, 'x-request-id': `thread-${i}` },
       });
     await proxy.proxy.settled();
@@ -83,16 +99,17 @@ async function judgedTraffic(judgeThread: boolean): Promise<{ findings: string[]
   }
 }
 
-describe('judging on the worker thread', () => {
+describeWith(list, LIST)('judging on the worker thread', (list) => {
   test('finds exactly what judging on the forwarding thread finds', async () => {
-    const onWorker = await judgedTraffic(true);
-    const inline = await judgedTraffic(false);
+    const onWorker = await judgedTraffic(list, true);
+    const inline = await judgedTraffic(list, false);
     expect(onWorker.findings).toEqual(inline.findings);
     // The broken item is found in the large list judged on the worker and the small one judged
     // inline; the third exchange, served though it had to be refused, is judged once for that.
-    expect(
-      onWorker.findings.filter((f) => f.includes(' /data/3/attributes/defaultValue ')).map((f) => f.split(' ')[0]),
-    ).toEqual(['thread-0', 'thread-1']);
+    expect(onWorker.findings.filter((f) => f.includes(` ${brokenAt(list, 3)} `)).map((f) => f.split(' ')[0])).toEqual([
+      'thread-0',
+      'thread-1',
+    ]);
     expect(onWorker.findings.some((f) => f.startsWith('thread-2 request AUTH-CREDENTIALS-PRESENT'))).toBe(true);
     expect(onWorker.findings.some((f) => f.startsWith('thread-2 exchange AUTH-401-NO-CREDENTIALS'))).toBe(true);
     expect(onWorker.byThread).toEqual({ worker: 2, forwarding: 1 });
@@ -100,11 +117,14 @@ describe('judging on the worker thread', () => {
   });
 });
 
+/** The operation the captured exchanges go to: the list when the contract holds one (the thread judges any alike). */
+const capturedOperation = list ?? contract.operations[0];
+
 function capturedWithBody(bytes: number): CapturedExchange {
   const body = Buffer.from(`{"data":[],"pad":"${'x'.repeat(Math.max(0, bytes - 19))}"}`);
   return {
-    method: 'GET',
-    path: '/v3/notification-groups?filter[type]=portal',
+    method: capturedOperation.method,
+    path: requestPath(capturedOperation, capturedOperation === list ? listQuery(list) : ''),
     requestHeaders: { authorization: 'Bearer r:t' },
     requestBody: NO_BODY,
     response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured', raw: body } },
@@ -206,39 +226,48 @@ describe('JudgeThread', () => {
     await thread.close(5000);
   });
 
-  test('bodies sharing a small ring, round after round, are each judged as they were sent', async () => {
-    const { thread } = startThread(undefined, 64 * 1024);
-    const judged = new Map<number, JudgedExchange>();
-    let refused = 0;
-    for (let i = 0; i < 120;) {
-      // Lists of 60 to 119 items (about 9 to 17 KB), each with its broken item somewhere else.
-      const raw = Buffer.from(listWithOneBadItem(60 + (i % 60), i % 50));
-      const captured = {
-        ...capturedWithBody(0),
-        response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured' as const, raw } },
-      };
-      const exchange = i;
-      if (thread.submit(captured, (result) => judged.set(exchange, result))) {
-        raw.fill(0); // the proxy's own bytes may be reused once submitted: the ring holds a copy
-        i += 1;
-      } else {
-        // Full: go on submitting as the worker answers, as forwarding would.
-        refused += 1;
-        await new Promise((resolve) => setTimeout(resolve, 1));
+  itWith(list, LIST)(
+    'bodies sharing a small ring, round after round, are each judged as they were sent',
+    async (list) => {
+      const { thread } = startThread(undefined, 64 * 1024);
+      const judged = new Map<number, JudgedExchange>();
+      let refused = 0;
+      // Lists of about 9 to 17 KB, each with its broken item somewhere else.
+      const fewest = itemsIn(list, 9 * 1024);
+      const sizes = itemsIn(list, 17 * 1024) - fewest + 1;
+      for (let i = 0; i < 120;) {
+        const raw = Buffer.from(listWithOneBadItem(list, fewest + (i % sizes), i % fewest));
+        const captured = {
+          ...capturedWithBody(0),
+          response: { status: 200, rawHeaders: ['Content-Type', MEDIA_TYPE], body: { kind: 'captured' as const, raw } },
+        };
+        const exchange = i;
+        if (thread.submit(captured, (result) => judged.set(exchange, result))) {
+          raw.fill(0); // the proxy's own bytes may be reused once submitted: the ring holds a copy
+          i += 1;
+        } else {
+          // Full: go on submitting as the worker answers, as forwarding would.
+          refused += 1;
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
       }
-    }
-    await thread.whenIdle();
-    expect(refused).toBeGreaterThan(10);
-    expect(judged.size).toBe(120);
-    for (const [i, result] of judged) {
-      expect(result.findings.map((f) => f.pointer)).toContain(`/data/${i % 50}/attributes/defaultValue`);
-    }
-    await thread.close(5000);
-  });
+      await thread.whenIdle();
+      expect(refused).toBeGreaterThan(10);
+      expect(judged.size).toBe(120);
+      for (const [i, result] of judged) {
+        expect(result.findings.map((f) => f.pointer)).toContain(brokenAt(list, i % fewest));
+      }
+      await thread.close(5000);
+    },
+  );
 
-  test('decodes a compressed body it reads from the ring', async () => {
+  itWith(list, LIST)('decodes a compressed body it reads from the ring', async (list) => {
     const { thread } = startThread();
-    const raw = gzipSync(listWithOneBadItem(1500, 1234));
+    // Items that differ in their ids alone: ids that do not compress, for a body the thread takes.
+    const page = JSON.parse(listWithOneBadItem(list, 1500, 1234)) as { data: { id: string }[] };
+    for (const [i, item] of page.data.entries())
+      item.id = createHash('sha1').update(String(i)).digest('hex').slice(0, 24);
+    const raw = gzipSync(JSON.stringify(page));
     expect(raw.byteLength).toBeGreaterThanOrEqual(JUDGE_THREAD_MIN_BYTES);
     const captured = capturedWithBody(0);
     const judged: JudgedExchange[] = [];
@@ -252,7 +281,7 @@ describe('JudgeThread', () => {
     };
     expect(thread.submit(compressed, (result) => judged.push(result))).toBe(true);
     await thread.whenIdle();
-    expect(judged[0].findings.map((f) => f.pointer)).toContain('/data/1234/attributes/defaultValue');
+    expect(judged[0].findings.map((f) => f.pointer)).toContain(brokenAt(list, 1234));
     await thread.close(5000);
   });
 

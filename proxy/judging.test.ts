@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { pino } from 'pino';
 import { afterEach, expect, test } from 'vitest';
-import { loadContract } from '../contract/index.ts';
+import { contract, create, itWith, requestPath } from '../contract/test-support.ts';
 import { DashboardFeed } from './dashboard.ts';
 import { ProxiedExchange } from './exchange.ts';
 import { JUDGE_BACKLOG_LIMITS, JUDGE_THREAD_MIN_BYTES } from './judge-thread.ts';
@@ -16,7 +16,8 @@ import type { ShedRecord } from './sheds.ts';
 import { Recorder } from './test-support.ts';
 import { ViolationsLog } from './violations.ts';
 
-const contract = loadContract();
+/** Where the large exchanges go: a create of the contract's when it holds one (shedding reads no operation). */
+const target = create ? requestPath(create) : `${contract.basePath}/outside-the-contract`;
 const NEVER_ANSWERS = new URL('data:text/javascript,setInterval(() => {}, 1000)');
 /** A judging thread that answers every exchange at once, saying judging it took a second. */
 const A_SECOND_EACH = new URL(
@@ -62,7 +63,7 @@ function startJudging(script = NEVER_ANSWERS): {
 function largeExchange(client: string, raw: Buffer = body): ProxiedExchange {
   const req = {
     method: 'POST',
-    url: '/v3/attribute-configs',
+    url: target,
     headers: { 'content-type': 'application/vnd.api+json' },
     socket: { remoteAddress: client },
   } as unknown as IncomingMessage;
@@ -125,20 +126,23 @@ test(`one client holds at most ${CLIENT_BACKLOG_SECONDS} s of judging in the bac
   });
 });
 
-test('every exchange shed is written to the log when the interval ends: one line per client, operation and reason, with the count and the bytes', async () => {
-  const { judging, publisher, log } = startJudging();
-  for (let i = 0; i < CLIENT_BACKLOG_SHARE + 7; i += 1) judging.settle(largeExchange('10.0.0.1'));
-  await new Promise((resolve) => setImmediate(resolve));
-  publisher.close();
-  await new Promise((resolve) => setImmediate(resolve));
-  const sheds = log.lines<ShedRecord>().filter((line) => 'shed' in line);
-  expect(sheds).toEqual([
-    expect.objectContaining({
-      shed: 7,
-      bytes: 7 * body.length,
-      reason: 'client-share',
-      client: '10.0.0.1',
-      operationId: 'createAttributeConfig',
-    }),
-  ]);
-});
+itWith(create, 'create')(
+  'every exchange shed is written to the log when the interval ends: one line per client, operation and reason, with the count and the bytes',
+  async (create) => {
+    const { judging, publisher, log } = startJudging();
+    for (let i = 0; i < CLIENT_BACKLOG_SHARE + 7; i += 1) judging.settle(largeExchange('10.0.0.1'));
+    await new Promise((resolve) => setImmediate(resolve));
+    publisher.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    const sheds = log.lines<ShedRecord>().filter((line) => 'shed' in line);
+    expect(sheds).toEqual([
+      expect.objectContaining({
+        shed: 7,
+        bytes: 7 * body.length,
+        reason: 'client-share',
+        client: '10.0.0.1',
+        operationId: create.operationId,
+      }),
+    ]);
+  },
+);

@@ -2,33 +2,39 @@
 // dashboard's latest findings show each kind once per interval (an INFO observation per rule,
 // operation and direction, traffic to unspecified operations included; anything else also per
 // pointer, indices folded), then one line with the count of
-// repeats; the metrics and the dashboard's counts see every occurrence.
+// repeats; the metrics and the dashboard's counts see every occurrence. The list exchanges go to a
+// list of the contract's whose meta has a deprecated member, skipped when it holds none.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { deprecatedMetaMembers, MEDIA_TYPE, type Operation } from '../contract/index.ts';
+import { contract, describeWith, examplePage, lists, requestPath } from '../contract/test-support.ts';
 import { repeatKind } from './judge.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { ViolationRecord } from './violations.ts';
 
-const MEDIA_TYPE = 'application/vnd.api+json';
-// One group, with a deprecated totalCount (INFO: sent at all) that disagrees with total (SHOULD).
-const listWithDeprecatedMeta = JSON.stringify({
-  data: [
-    {
-      id: '5f1d7c2e9b1e8a0012345678',
-      type: 'NotificationGroup',
-      attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exam news' },
-    },
-  ],
-  meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 20, totalCount: 2 },
-});
+const LIST = 'list whose meta has a deprecated member replaced by another';
+/** A list naming requirements for a deprecated meta member, with a member of its meta so deprecated and replaced. */
+const deprecating = lists
+  .map((list) => ({ list, deprecated: deprecatedMetaMembers(list).find((m) => m.replacement !== undefined) }))
+  .find(({ list, deprecated }) => deprecated && list.roles.metaDeprecatedPresent && list.roles.metaDeprecatedAgree);
+const list = deprecating?.list;
+
+/** The list's example page with the deprecated member (INFO: sent at all) disagreeing with its replacement (SHOULD). */
+function pageWithDeprecatedMeta(list: Operation, deprecated: { name: string; replacement?: string }) {
+  const { query, page } = examplePage(list);
+  const meta = { ...page.meta, [deprecated.name]: page.meta[deprecated.replacement!] + 1 };
+  return { path: requestPath(list, query), body: JSON.stringify({ ...page, meta }) };
+}
+const listed = deprecating && pageWithDeprecatedMeta(deprecating.list, deprecating.deprecated!);
 
 const session = { authorization: 'Bearer r:once-only-token' };
+/** Two identical list exchanges (when the contract holds such a list), then three to paths outside the contract. */
 const traffic = [
-  '/notification-groups?filter[type]=portal',
-  '/notification-groups?filter[type]=portal',
-  '/users',
-  '/users/42',
-  '/courses',
+  ...(listed ? [listed.path, listed.path].map((path, i) => ({ id: `once-${i}`, path })) : []),
+  ...['/users', '/users/42', '/courses'].map((path, i) => ({
+    id: `once-${i + 2}`,
+    path: `${contract.basePath}${path}`,
+  })),
 ];
 
 let upstream: TestServer;
@@ -39,11 +45,11 @@ beforeAll(async () => {
   upstream = await startUpstream((req, res) => {
     req.resume();
     res.writeHead(200, { 'content-type': MEDIA_TYPE });
-    res.end(req.url?.startsWith('/v3/notification-groups') ? listWithDeprecatedMeta : '{"data":[]}');
+    res.end(listed && req.url === listed.path ? listed.body : '{"data":[]}');
   });
   proxy = await startValidatingProxy({ upstream: `${upstream.url}/v3`, violations });
-  for (const [index, path] of traffic.entries())
-    await send(`${proxy.baseUrl}${path}`, { headers: { ...session, 'x-request-id': `once-${index}` } });
+  for (const { id, path } of traffic)
+    await send(`${proxy.proxyUrl}${path}`, { headers: { ...session, 'x-request-id': id } });
   await proxy.proxy.settled();
 });
 
@@ -57,31 +63,25 @@ async function counted(rule: string): Promise<number> {
   return values.filter((v) => v.labels.rule === rule).reduce((sum, v) => sum + v.value, 0);
 }
 
-describe('two identical list exchanges', () => {
-  const cases = [
-    { rule: 'NG-META-DEPRECATED-PRESENT', level: 'INFO', lines: ['once-0'] },
-    { rule: 'NG-META-DEPRECATED-AGREE', level: 'SHOULD', lines: ['once-0'] },
-  ];
-  for (const c of cases) {
-    test(`${c.rule} (${c.level}): ${c.lines.length} line(s) in the log, counted 2 in the metrics`, async () => {
-      const lines = violations.lines<ViolationRecord>().filter((l) => l.rule === c.rule);
-      expect(lines.map((l) => [l.requestId, l.level, l.operationId, l.direction])).toEqual(
-        c.lines.map((id) => [id, c.level, 'listNotificationGroups', 'response']),
-      );
-      expect(await counted(c.rule)).toBe(2);
+describeWith(list, LIST)('two identical list exchanges', (list) => {
+  const rules = [list.roles.metaDeprecatedPresent!, list.roles.metaDeprecatedAgree!];
+  for (const rule of rules) {
+    const { level } = contract.requirement(rule);
+    test(`${rule} (${level}): 1 line in the log, counted 2 in the metrics`, async () => {
+      const lines = violations.lines<ViolationRecord>().filter((l) => l.rule === rule);
+      expect(lines.map((l) => [l.requestId, l.level, l.operationId, l.direction])).toEqual([
+        ['once-0', level, list.operationId, 'response'],
+      ]);
+      expect(await counted(rule)).toBe(2);
     });
   }
 
   test('the dashboard counts both occurrences of each and lists the first only', () => {
     const snapshot = proxy.proxy.feed.snapshot();
-    expect(snapshot.rules.find((r) => r.rule === 'NG-META-DEPRECATED-PRESENT')?.count).toBe(2);
-    expect(snapshot.latest.filter((l) => l.rule === 'NG-META-DEPRECATED-PRESENT').map((l) => l.requestId)).toEqual([
-      'once-0',
-    ]);
-    expect(snapshot.rules.find((r) => r.rule === 'NG-META-DEPRECATED-AGREE')?.count).toBe(2);
-    expect(snapshot.latest.filter((l) => l.rule === 'NG-META-DEPRECATED-AGREE').map((l) => l.requestId)).toEqual([
-      'once-0',
-    ]);
+    for (const rule of rules) {
+      expect(snapshot.rules.find((r) => r.rule === rule)?.count).toBe(2);
+      expect(snapshot.latest.filter((l) => l.rule === rule).map((l) => l.requestId)).toEqual(['once-0']);
+    }
   });
 });
 
@@ -91,14 +91,15 @@ test('traffic to unspecified operations: one INFO line whatever the paths, every
   expect(await counted('GEN-UNSPECIFIED-OPERATION')).toBe(3);
 });
 
+// repeatKind reads the finding and the operation alone: both made up here.
 describe('repeatKind', () => {
   const exchange = {
     method: 'GET',
-    path: '/v3/notification-groups?filter[type]=portal',
-    operationId: 'listNotificationGroups',
+    path: '/v3/examples?filter[type]=portal',
+    operationId: 'listExamples',
   };
   const finding = {
-    requirement: 'NG-META-DEPRECATED-PRESENT',
+    requirement: 'EX-META-DEPRECATED-PRESENT',
     level: 'INFO' as const,
     location: 'response' as const,
     pointer: '/meta/totalCount',
@@ -108,7 +109,7 @@ describe('repeatKind', () => {
       name: 'an INFO finding: by rule, operation and direction',
       finding,
       exchange,
-      kind: 'NG-META-DEPRECATED-PRESENT listNotificationGroups response',
+      kind: 'EX-META-DEPRECATED-PRESENT listExamples response',
     },
     {
       name: 'an INFO finding outside the operations',
@@ -126,12 +127,12 @@ describe('repeatKind', () => {
       name: 'a MUST finding: also by pointer, array indices folded',
       finding: {
         ...finding,
-        requirement: 'NG-ITEM-SHAPE',
+        requirement: 'EX-ITEM-SHAPE',
         level: 'MUST' as const,
         pointer: '/data/17/attributes/recipientType/1',
       },
       exchange,
-      kind: 'NG-ITEM-SHAPE listNotificationGroups response /data/*/attributes/recipientType/*',
+      kind: 'EX-ITEM-SHAPE listExamples response /data/*/attributes/recipientType/*',
     },
   ];
   for (const c of cases) {
@@ -144,9 +145,8 @@ describe('repeatKind', () => {
 test('when the interval ends (here: on close), one line per kind that repeated carries the count', async () => {
   await proxy.close();
   const summaries = violations.lines<ViolationRecord>().filter((l) => l.repeated !== undefined);
-  expect(summaries.map((l) => [l.rule, l.requestId, l.repeated]).sort()).toEqual([
-    ['GEN-UNSPECIFIED-OPERATION', 'once-2', 2],
-    ['NG-META-DEPRECATED-AGREE', 'once-0', 1],
-    ['NG-META-DEPRECATED-PRESENT', 'once-0', 1],
-  ]);
+  const listRules = list ? [list.roles.metaDeprecatedPresent!, list.roles.metaDeprecatedAgree!] : [];
+  expect(summaries.map((l) => [l.rule, l.requestId, l.repeated]).sort()).toEqual(
+    [['GEN-UNSPECIFIED-OPERATION', 'once-2', 2], ...listRules.map((rule) => [rule, 'once-0', 1])].sort(),
+  );
 });

@@ -34,14 +34,14 @@ const clientKind = (i: number): FindingKind => ({
   direction: 'request',
   level: 'INFO',
 });
-const serviceMust: FindingKind = { kind: 'service must', rule: 'NG-ITEM-SHAPE', direction: 'response', level: 'MUST' };
+const serviceMust: FindingKind = { kind: 'service must', rule: 'ERR-ENVELOPE', direction: 'response', level: 'MUST' };
 
 describe('a client filling its share of kinds', () => {
   test("the service's next MUST finding is still written in full, as a MUST line of the service", () => {
     const folder = new RepeatFolder(true, KINDS_MAX);
     for (let i = 0; i < 3 * KINDS_MAX; i += 1) sight(folder, clientKind(i), `client-${i}`);
     const written = sight(folder, serviceMust, 'service');
-    expect(written).toMatchObject({ rule: 'NG-ITEM-SHAPE', level: 'MUST', party: 'service', requestId: 'service' });
+    expect(written).toMatchObject({ rule: 'ERR-ENVELOPE', level: 'MUST', party: 'service', requestId: 'service' });
   });
 
   test("the client's findings past its share are folded under their own rule, level and party, the first written in full", () => {
@@ -63,17 +63,17 @@ describe('a client filling its share of kinds', () => {
 
   test("past the service's own share, each rule is folded apart: a MUST never stands under a SHOULD's line", () => {
     const folder = new RepeatFolder(true, KINDS_MAX);
-    const should: FindingKind = { kind: '', rule: 'NG-META-DEPRECATED-AGREE', direction: 'response', level: 'SHOULD' };
+    const should: FindingKind = { kind: '', rule: 'RES-ID-OBJECTID', direction: 'response', level: 'SHOULD' };
     for (let i = 0; i < 2 * KINDS_MAX; i += 1) sight(folder, { ...should, kind: `should ${i}` }, `s-${i}`);
     expect(sight(folder, { ...serviceMust, kind: 'must 1' }, 'must-1')).toMatchObject({
-      rule: 'NG-ITEM-SHAPE',
+      rule: 'ERR-ENVELOPE',
       level: 'MUST',
     });
     sight(folder, { ...serviceMust, kind: 'must 2' }, 'must-2');
     const summaries = folder.endInterval();
     expect(summaries.map((s) => [s.rule, s.level, s.repeated]).sort()).toEqual([
-      ['NG-ITEM-SHAPE', 'MUST', 1],
-      ['NG-META-DEPRECATED-AGREE', 'SHOULD', KINDS_MAX - 1],
+      ['ERR-ENVELOPE', 'MUST', 1],
+      ['RES-ID-OBJECTID', 'SHOULD', KINDS_MAX - 1],
     ]);
   });
 });

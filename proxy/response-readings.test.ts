@@ -1,28 +1,31 @@
 // Answers clients read otherwise than the value the contract validates (contract/json-text.ts):
 // bytes that are not UTF-8, a member name given twice, an integer written 1.0 or 0e0. The proxy
 // finds them in both modes (enforce mode replaces the answer only for the MUST, UTF-8), and
-// `judge` finds them in a recording as far as a HAR shows them: bytes only in a base64 entry.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
+// `judge` finds them in a recording as far as a HAR shows them: bytes only in a base64 entry. The
+// answers are pages of the contract's first list, built from its complete example.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { listItemAttributes, MEDIA_TYPE, withValueAt, type Operation } from '../contract/index.ts';
+import { contract, describeWith, list, examplePage, requestPath } from '../contract/test-support.ts';
 import { recordedExchange } from './har.ts';
 import { findingsOf, judgeCaptured } from './judge.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
 import type { ViolationRecord } from './violations.ts';
 
-const contract = loadContract();
 const session = { authorization: 'Bearer r:response-readings-session' };
-const query = '/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0';
-const conforming = JSON.stringify({
-  data: [
-    {
-      id: '000000000000000000000000',
-      type: 'NotificationGroup',
-      attributes: { groupId: 'Exams', label: 'Group 0', defaultValue: false, description: 'Exams' },
-    },
-  ],
-  meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 5 },
-});
+const LIST = 'list whose items have an attribute of free text';
+/** A list of the contract's, when it holds one, and an attribute of its items that takes any string. */
+const reading = list && listItemAttributes(list).find((a) => a.schema.type === 'string' && a.schema.enum === undefined);
+const listRead = reading && list;
+/** What the free-text attribute of the first item holds: a word whose last letter is not ASCII. */
+const WORD = 'Caf\u00e9';
+
+/** The page of the list its complete example describes, the first item's free-text attribute holding WORD. */
+function conformingPage(list: Operation): { query: string; body: string } {
+  const { query, page } = examplePage(list);
+  const data = page.data.map((item, i) => (i === 0 ? withValueAt(item, `/attributes/${reading!.name}`, WORD) : item));
+  return { query: requestPath(list, query), body: JSON.stringify({ ...page, data }) };
+}
 
 interface ReadingCase {
   name: string;
@@ -31,12 +34,13 @@ interface ReadingCase {
   level: 'MUST' | 'SHOULD';
 }
 
-const cases: ReadingCase[] = [
+/** The answers the proxy and `judge` read otherwise than the value the contract validates. */
+const readingCases = (conforming: string): ReadingCase[] => [
   {
-    name: 'a label holding a byte that is not UTF-8',
+    name: `an attribute (${reading!.name}) holding a byte that is not UTF-8`,
     body: Buffer.concat(
       conforming
-        .split('Group 0')
+        .split(WORD)
         .flatMap((part, i) => (i === 0 ? [Buffer.from(`${part}Caf`), Buffer.from([0xe9])] : [Buffer.from(part)])),
     ),
     rule: 'RES-JSON-UTF8',
@@ -55,6 +59,13 @@ const cases: ReadingCase[] = [
     level: 'SHOULD',
   },
 ];
+
+/** The page the upstream answers and the query that asks for it; none when the contract holds no such list. */
+const page = listRead ? conformingPage(listRead) : { query: '', body: '' };
+const cases = listRead ? readingCases(page.body) : [];
+const conforming = page.body;
+const query = page.query;
+const describeReadings = describeWith(listRead, LIST);
 
 let upstream: TestServer;
 
@@ -90,7 +101,7 @@ const serviceRules = (violations: Recorder, requestId: string) =>
     .filter((l) => l.requestId === requestId && l.party === 'service')
     .map((l) => `${l.rule} ${l.level}`);
 
-describe('the proxy', () => {
+describeReadings('the proxy', () => {
   test('report mode, a conforming answer: no service finding', async () => {
     await withProxy('report', async (proxy, violations) => {
       await send(`${proxy.proxyUrl}${query}`, { headers: { ...session, 'x-request-id': 'conforming' } });
@@ -160,7 +171,7 @@ const judged = (entry: unknown) =>
     .filter((f) => f.location !== 'request')
     .map((f) => f.requirement);
 
-describe('judge on a recording', () => {
+describeReadings('judge on a recording', () => {
   for (const c of cases) {
     test(`${c.name}, its answer in base64: ${c.rule}`, () => {
       expect(judged(harEntry(c.body, 'base64'))).toEqual([c.rule]);

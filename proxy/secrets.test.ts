@@ -1,6 +1,9 @@
 // No credential the proxy was sent appears in anything it wrote: violations, logs, metrics, the
-// dashboard's state and event stream, or the Las-Violations header.
+// dashboard's state and event stream, or the Las-Violations header. The requests go to a list and a
+// create of the contract's, or outside it when it holds none of that kind: the proxy redacts any request alike.
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { Operation } from '../contract/index.ts';
+import { contract, create, documentExample, list, listQuery, requestPath } from '../contract/test-support.ts';
 import { createProxyLogger } from './logger.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
 import { Recorder, send, startUpstream, type TestServer } from './test-support.ts';
@@ -17,29 +20,36 @@ const secrets = {
   cookie: 'cookie-6b8d0f2a4c6e8a0c2e4d',
 };
 
+/** Where a request goes: `operation` when the contract holds one of its kind; the proxy redacts any path alike. */
+const pathTo = (operation: Operation | undefined, query = '') =>
+  operation
+    ? requestPath(operation, query)
+    : `${contract.basePath}/outside-the-contract${query === '' ? '' : `?${query}`}`;
+const listing = (query: string) => pathTo(list, [list ? listQuery(list) : '', query].filter((p) => p !== '').join('&'));
+
 const requests: { path: string; method?: string; headers: Record<string, string>; body?: string }[] = [
   {
-    path: `/notification-groups?filter[type]=nobody&access_token=${secrets.accessToken}`,
+    path: listing(`access_token=${secrets.accessToken}`),
     headers: { authorization: `Bearer r:${secrets.session}` },
   },
   {
-    path: `/notification-groups?filter[type]=portal&page[limit]=0&page[offset]=0&api_key=${secrets.apiKey}`,
+    path: listing(`page[limit]=0&page[offset]=0&api_key=${secrets.apiKey}`),
     headers: { authorization: `Bearer p:${secrets.pat}` },
   },
   {
-    path: '/attribute-configs',
+    path: pathTo(create),
     method: 'POST',
     headers: { 'x-svc-session-token': secrets.legacy, 'content-type': 'text/plain', cookie: `sid=${secrets.cookie}` },
-    body: `{"data":{"type":"AttributeConfig","attributes":{"label":7}}}`,
+    body: JSON.stringify(create ? documentExample(create) : {}),
   },
   {
-    path: '/highlights',
+    path: pathTo(create),
     method: 'POST',
     headers: { authorization: `Basic ${secrets.malformed}`, 'content-type': 'application/vnd.api+json' },
-    body: '{"data": {"type": "Highlight", "attributes": {"color": ',
+    body: JSON.stringify(create ? documentExample(create) : {}).slice(0, -10),
   },
   {
-    path: `/reset?Password=${secrets.password}`,
+    path: `${contract.basePath}/reset?Password=${secrets.password}`,
     headers: {
       authorization: `Bearer r:${secrets.session}`,
       'proxy-authorization': `Basic ${secrets.proxyAuthorization}`,
@@ -57,7 +67,7 @@ beforeAll(async () => {
     req.resume();
     // A broken upstream: 200 for everything, echoing nothing of the request.
     res.writeHead(200, { 'content-type': 'application/vnd.api+json' });
-    res.end('{"data":[{"id":1,"type":"NotificationGroup"}]}');
+    res.end('{"data":[{"id":1}]}');
   });
   for (const mode of ['report', 'enforce'] as const) {
     const violations = new Recorder();
@@ -88,7 +98,7 @@ test('no credential appears in violations, logs, metrics, dashboard or headers',
     const reader = stream.body!.getReader();
     for (const request of requests) {
       const { path, ...options } = request;
-      const response = await send(`${proxy.baseUrl}${path}`, options);
+      const response = await send(`${proxy.proxyUrl}${path}`, options);
       seen.push(JSON.stringify(response.headers));
     }
     await proxy.proxy.settled();
@@ -105,7 +115,7 @@ test('no credential appears in violations, logs, metrics, dashboard or headers',
 
   const everything = seen.join('\n');
   // The scan is only meaningful if the proxy wrote about these very exchanges.
-  expect(everything).toContain('NG-FILTER-REQUIRED');
+  expect(everything).toContain('RES-ID-STRING');
   expect(everything).toContain('access_token=***');
   expect(everything).toContain('Password=***');
   expect(everything).toContain('upstream failed');
