@@ -72,8 +72,9 @@ export type FaultScope = 'lists' | 'creations';
  * (AUTH-, ERR-, MEDIA-, RES-, or one of `operation`'s own), or, with `role`, the requirement each
  * operation it applies to names for that role in its `x-requirements` (`appliesTo` narrows them to
  * the lists or the create operations, `having` to those with what its hooks change, `operation`
- * to one). A fault whose operation or requirement the contract no longer holds does not apply,
- * and `run --fault` refuses it.
+ * to one). `appliesTo` and `operation` also narrow what a fault of a shared rule acts on. A fault
+ * whose operation or requirement the contract no longer holds, or that acts on no operation it
+ * holds, does not apply, and `run --fault` refuses it.
  */
 export interface FaultEntry {
   /** kebab-case, e.g. `meta-total-not-integer`. */
@@ -993,6 +994,7 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'large-offset-500',
     requirement: 'ERR-NO-5XX',
+    appliesTo: 'lists',
     description: `A list page at \`page[offset]\` ${LARGE_OFFSET_FAULT} (2^31) or above is answered 500 (a 32-bit integer overflows).`,
     detectableInOneExchange: true,
     trigger: listTrigger(`&page[limit]=10&page[offset]=${LARGE_OFFSET_FAULT}`),
@@ -1021,6 +1023,7 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'duplicate-option-values-500',
     requirement: 'ERR-NO-5XX',
+    operation: 'createAttributeConfig',
     description:
       'An AttributeConfig whose `options` hold two entries with one `value` is answered 500 (a unique index on the option value).',
     detectableInOneExchange: true,
@@ -1105,6 +1108,7 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'largest-limit-500',
     requirement: 'ERR-NO-5XX',
+    appliesTo: 'lists',
     description:
       `A list page at \`page[limit]\` ${LARGEST_LIMIT_FAULT} (2^53 − 1, the largest whole number a double ` +
       'holds exactly, a valid limit) is answered 500 (it is rounded up to 2^53 and overflows).',
@@ -1121,6 +1125,7 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'non-ascii-filter-value-500',
     requirement: 'ERR-NO-5XX',
+    appliesTo: 'lists',
     description:
       'A list filter value outside the allowed ones that holds a character outside ASCII (`port%C3%A1l`) ' +
       "is answered 500 instead of 400 (the refusal's message cannot be encoded).",
@@ -1139,6 +1144,7 @@ const CATALOGUE: FaultEntry[] = [
   {
     name: 'every-97th-list-request-500',
     requirement: 'ERR-NO-5XX',
+    appliesTo: 'lists',
     description:
       `Every ${INTERMITTENT_FAULT_PERIOD}th list request the server serves is answered 500, whatever it asks ` +
       '(a stale connection of a pool); sent again, the same request is answered.',
@@ -1201,7 +1207,12 @@ function operationsOf(contract: Contract, fault: FaultEntry): Operation[] | stri
       ? contract.operations
       : contract.operations.filter((o) => o.operationId === fault.operation);
   if (fault.operation !== undefined && named.length === 0) return `the contract has no operation ${fault.operation}`;
-  if (fault.role === undefined) return named;
+  if (fault.role === undefined) {
+    const scoped = named.filter(inScope);
+    return scoped.length > 0
+      ? scoped
+      : `the contract has no ${fault.appliesTo === 'lists' ? 'list' : 'create operation'}`;
+  }
   const playing = named.filter((operation) => inScope(operation) && operation.roles[fault.role!] !== undefined);
   const which =
     fault.operation ??

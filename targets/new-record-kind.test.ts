@@ -1,7 +1,8 @@
 // The proof that a kind of record is named by the contract alone: a copy of schemas/ in which
 // the first create whose document has attributes names one more kind there (`x-record:
-// kitProofRecordId`, a name no revision of the specification will use), and with no other change to the kit its flag, variable and target-file
-// key give it, the record says whether it was given, and the reference server holds one.
+// kitProofRecordId`, a name no revision of the specification will use), and with no other change
+// to the kit its flag, variable and target-file key give it, the record says whether it was given,
+// and the reference server holds one.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
