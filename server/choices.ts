@@ -389,6 +389,7 @@ const SINGLE: Choice[] = [
       'A bare or scalar `page` (`page=`, `page=3`) is ignored: the list is served with its default page instead of answered 400.',
     warns: [],
     conflictsWith: [],
+    appliesTo: 'lists',
     hooks: [
       { findings: (findings, context) => findings.filter((f) => f.requirement !== context.operation?.roles.pageShape) },
     ],
