@@ -43,7 +43,7 @@ const nullableRelationship = (create: Operation) =>
     .filter((m) => m.types.includes('null'))
     .map((m) => /^\/data\/relationships\/([^/]+)\/data$/.exec(m.pointer)?.[1])
     .find((name) => name !== undefined);
-/** A create with a relationship whose `data` may be null and two attributes that take any string, if the contract holds one. */
+/** A create with a relationship whose `data` may be null and two attributes taking any string, if any. */
 const createWithRelationship = creates.find((o) => nullableRelationship(o) !== undefined && freeStrings(o).length >= 2);
 /** A create with an array attribute, if the contract holds one. */
 const createWithArray = creates.find((o) =>
