@@ -1,7 +1,7 @@
 // The verdict of a whole run does not depend on what the tokens look like. A target that serves
 // nothing right (it answers 400 to every authenticated request, as a mock server started on the
 // contract does to valid list requests) fails the run with one-letter tokens; the reference
-// server, with tokens that are common words and one fault, fails exactly the requirement the
+// server, with tokens that are common words and one fault, fails only requirements the
 // fault breaks and passes the rest. reports/verdict-path.test.ts tries more tokens in-process.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -128,9 +128,12 @@ describeWith(list, 'list')('the verdict, whatever the tokens look like', (list) 
     ]);
   });
 
-  it('the reference server with one fault and common-word tokens fails exactly the requirement the fault breaks', () => {
+  it('the reference server with one fault and common-word tokens fails only requirements the fault breaks', () => {
     const { result, record } = runs.get('reference, common words, one fault')!;
-    expect(failed(record).sort()).toEqual([...FAULTS.find((f) => f.name === FAULT)!.requirements].sort());
+    // The fault breaks the page count of each list; the selected cases see the first list's at least.
+    const fault = FAULTS.find((f) => f.name === FAULT)!;
+    expect(failed(record)).toContain(fault.requirement);
+    expect(failed(record).filter((id) => !fault.requirements.includes(id))).toEqual([]);
     expect(record.requirements.find((r) => r.id === 'AUTH-SESSION-ACCEPTED')).toMatchObject({ verdict: 'passed' });
     expect(result.code).toBe(1);
   });

