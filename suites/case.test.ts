@@ -1,7 +1,8 @@
 // What a case counts: per requirement, the exchanges a judge judged it on and broke it on, one
 // each however many judges agree; and a case judges itself only what the catalogue binds to it.
 import { describe, expect, it } from 'vitest';
-import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
+import { MEDIA_TYPE, type Operation, type OperationRole } from '../contract/index.ts';
+import { contract, createWithRecord, describeWith, itemExample, list, listQuery } from '../contract/test-support.ts';
 import { referenceTarget } from '../server/test-support.ts';
 import type { TestInfo } from '@playwright/test';
 import { FORGIVEN_ANNOTATION } from '../run-protocol/index.ts';
@@ -10,13 +11,8 @@ import type { ReceivedResponse, TargetClient } from './client.ts';
 import { rejectionBase } from './documents.ts';
 import { expectRefused, rejectionStatuses } from './operations.ts';
 
-const contract = loadContract();
-const list = contract.operation('listNotificationGroups');
-const group = (id: string) => ({
-  id,
-  type: 'NotificationGroup',
-  attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'Exams' },
-});
+/** The requirement playing `role` for `operation`. */
+const inRole = (operation: Operation, role: OperationRole) => contract.requirementOf(operation, role)!.id;
 
 /** A target that answers each request with the next of `answers`. */
 function scripted(answers: ReceivedResponse[]): TargetClient {
@@ -32,7 +28,7 @@ const listAnswer = (body: unknown): ReceivedResponse => ({
 
 function caseAgainst(
   client: TargetClient,
-  requirements = ['NG-FILTER-ACCEPTED'],
+  requirements: string[],
   fixtures = referenceTarget('http://127.0.0.1:9/v3').fixtures,
 ): ConformanceCase {
   const skip = (reason: string): never => {
@@ -51,46 +47,52 @@ function caseAgainst(
   });
 }
 
-describe('a conformance case', () => {
+describeWith(list, 'list')('a conformance case on a list', (list) => {
+  /** The list's success requirement, which the cases below judge. */
+  const success = contract.successRequirement(list.operationId).id;
+  const item = (id: string) => ({ ...itemExample(list), id });
+
   it('counts each exchange once per requirement, and the ones that broke it', async () => {
     const conformance = caseAgainst(
-      scripted([listAnswer({ data: [group('6553f100c0ffee0000000101')] }), listAnswer({ data: [group('string')] })]),
+      scripted([listAnswer({ data: [item('6553f100c0ffee0000000101')] }), listAnswer({ data: [item('string')] })]),
+      [success],
     );
     for (let i = 0; i < 2; i++)
       conformance.expectStatus(
         await conformance.send({
           operation: list,
           credentials: conformance.credentials.session,
-          query: 'filter[type]=user',
+          query: listQuery(list),
         }),
         [200],
       );
     const exercised = Object.fromEntries(
       conformance.outcomeData().exercised.map((e) => [e.requirement, { judged: e.judged, broken: e.broken }]),
     );
-    expect(exercised['NG-FILTER-ACCEPTED']).toEqual({ judged: 2, broken: 0 });
+    expect(exercised[success]).toEqual({ judged: 2, broken: 0 });
     expect(exercised['RES-ID-OBJECTID']).toEqual({ judged: 2, broken: 1 });
-    expect(exercised['NG-ITEM-SHAPE']).toEqual({ judged: 2, broken: 0 });
-    expect(exercised['NG-META-PAGES']).toBeUndefined();
+    expect(exercised[inRole(list, 'itemShape')]).toEqual({ judged: 2, broken: 0 });
+    expect(exercised[inRole(list, 'metaPages')]).toBeUndefined();
   });
 
   it('says why a judge could not judge a requirement no exchange of the case judged', async () => {
     const conformance = caseAgainst(
       scripted([
         listAnswer({
-          data: [group('6553f100c0ffee0000000101')],
+          data: [item('6553f100c0ffee0000000101')],
           meta: { total: 1, pages: 1, page: 1, offset: 0, limit: 0 },
         }),
       ]),
+      [success],
     );
     await conformance.send({
       operation: list,
       credentials: conformance.credentials.session,
-      query: 'filter[type]=user',
+      query: listQuery(list),
     });
     expect(conformance.outcomeData().unexercised).toEqual([
-      { requirement: 'NG-PAGE-LENGTH', reason: 'meta.limit was 0 and the request gave no page[limit]' },
-      { requirement: 'NG-META-PAGE-NUMBER', reason: 'meta.limit was 0 and the request gave no page[limit]' },
+      { requirement: inRole(list, 'pageLength'), reason: 'meta.limit was 0 and the request gave no page[limit]' },
+      { requirement: inRole(list, 'metaPageNumber'), reason: 'meta.limit was 0 and the request gave no page[limit]' },
     ]);
   });
 
@@ -105,17 +107,18 @@ describe('a conformance case', () => {
           bodyText: JSON.stringify({ errors: [{ status: String(status), title: 'Too Many Requests' }] }),
         },
       ]),
+      [success],
     );
     const answer = await conformance.send({
       operation: list,
       credentials: conformance.credentials.session,
-      query: 'filter[type]=user',
+      query: listQuery(list),
     });
     expect(conformance.expectStatus(answer, [200])).toBe(false);
     expect(conformance.blocking()).toEqual([]);
-    expect(conformance.outcomeData().exercised.find((e) => e.requirement === 'NG-FILTER-ACCEPTED')).toBeUndefined();
+    expect(conformance.outcomeData().exercised.find((e) => e.requirement === success)).toBeUndefined();
     expect(conformance.outcomeData().unexercised).toContainEqual({
-      requirement: 'NG-FILTER-ACCEPTED',
+      requirement: success,
       reason: expect.stringMatching(
         new RegExp(
           `^the request was answered ${status} where 200 was expected: a status any operation may answer for a condition the specification leaves open`,
@@ -133,18 +136,19 @@ describe('a conformance case', () => {
           bodyText: JSON.stringify({ errors: [{ status: '403', title: 'Forbidden' }] }),
         },
       ]),
+      [success],
     );
     expect(
       conformance.expectStatus(
         await conformance.send({
           operation: list,
           credentials: conformance.credentials.session,
-          query: 'filter[type]=user',
+          query: listQuery(list),
         }),
         [200],
       ),
     ).toBe(false);
-    expect(conformance.blocking().map((f) => f.requirement)).toContain('NG-FILTER-ACCEPTED');
+    expect(conformance.blocking().map((f) => f.requirement)).toContain(success);
   });
 
   describe("finished in its worker (the case-outcome reporter replaced), by the reporter's rule", () => {
@@ -168,7 +172,7 @@ describe('a conformance case', () => {
         target: referenceTarget('http://127.0.0.1:9/v3'),
         failLevel: 'must',
         scrub: (text) => text,
-        requirements: ['NG-FILTER-ACCEPTED'],
+        requirements: [success],
         outcomeInWorker: true,
         accepted,
         skip: (reason) => {
@@ -179,7 +183,7 @@ describe('a conformance case', () => {
         await conformance.send({
           operation: list,
           credentials: conformance.credentials.session,
-          query: 'filter[type]=user',
+          query: listQuery(list),
         }),
         [200],
       );
@@ -193,34 +197,44 @@ describe('a conformance case', () => {
     }
 
     it('fails the case for its own blocking finding', async () => {
-      expect(String((await finished()).error)).toMatch(/^Error: NG-FILTER-ACCEPTED \(MUST\)/);
+      expect(String((await finished()).error)).toMatch(new RegExp(`^Error: ${success} \\(MUST\\)`));
     });
 
     it('leaves a failure the gate accepts passed, with the note the reporter writes', async () => {
-      const { info, error } = await finished(new Map([['NG-FILTER-ACCEPTED', 'waived until 2999-12-31: a known gap']]));
+      const { info, error } = await finished(new Map([[success, 'waived until 2999-12-31: a known gap']]));
       expect(error).toBeUndefined();
       expect(info.annotations.filter((a) => a.type === FORGIVEN_ANNOTATION).map((a) => a.description)).toEqual([
-        expect.stringMatching(/^NG-FILTER-ACCEPTED \(waived until 2999-12-31: a known gap\): /),
+        expect.stringMatching(new RegExp(`^${success} \\(waived until 2999-12-31: a known gap\\): `)),
       ]);
     });
   });
+});
 
-  describe('a rejection answered 404 (a record not found, whose conditions are not shown)', () => {
-    const highlight = contract.operation('createHighlight');
+// A rejection answered 404 needs a document naming records.
+describeWith(createWithRecord, 'create naming a record')(
+  'a rejection answered 404 (a record not found, whose conditions are not shown)',
+  (create) => {
+    /** What a document whose `data` is not an object breaks. */
+    const dataRequired = contract.requirementFor({
+      operation: create.operationId,
+      location: 'request',
+      keyword: 'type',
+      pointer: '/data',
+    }).id;
     const notFound: ReceivedResponse = {
       status: 404,
       headers: { 'content-type': MEDIA_TYPE },
       bodyText: JSON.stringify({ errors: [{ status: '404', title: 'Not Found' }] }),
     };
     const refusedWith404 = async (fixtures: Record<string, string>) => {
-      const conformance = caseAgainst(scripted([notFound]), ['HL-DATA-REQUIRED'], fixtures);
-      const document = { ...rejectionBase(highlight, fixtures, 'tag'), data: 'not an object' };
+      const conformance = caseAgainst(scripted([notFound]), [dataRequired], fixtures);
+      const document = { ...rejectionBase(create, fixtures, 'tag'), data: 'not an object' };
       const answer = await conformance.send({
-        operation: highlight,
+        operation: create,
         credentials: conformance.credentials.session,
         document,
       });
-      expectRefused(conformance, highlight, answer, rejectionStatuses(['HL-DATA-REQUIRED']));
+      expectRefused(conformance, create, answer, rejectionStatuses([dataRequired]));
       return conformance;
     };
 
@@ -228,7 +242,7 @@ describe('a conformance case', () => {
       const conformance = await refusedWith404({});
       expect(conformance.blocking()).toEqual([]);
       expect(conformance.outcomeData().unexercised).toContainEqual({
-        requirement: 'HL-DATA-REQUIRED',
+        requirement: dataRequired,
         reason: expect.stringMatching(
           /^the request was answered 404: the run was given no .*fixture, so the document names a stand-in record/,
         ),
@@ -237,15 +251,17 @@ describe('a conformance case', () => {
 
     it("fails when the records it names are the target's own", async () => {
       const conformance = await refusedWith404(referenceTarget('http://127.0.0.1:9/v3').fixtures);
-      expect(conformance.blocking().map((f) => f.requirement)).toEqual(['HL-DATA-REQUIRED']);
+      expect(conformance.blocking().map((f) => f.requirement)).toEqual([dataRequired]);
     });
-  });
+  },
+);
 
+describe('a conformance case', () => {
   it('judges itself only requirements the catalogue binds to suiteCase', () => {
-    const conformance = caseAgainst(scripted([]));
-    expect(() => conformance.held('NG-META-PAGES')).toThrow(
-      'a suite case judged NG-META-PAGES, which the catalogue does not bind to suiteCase (judgedBy)',
+    const conformance = caseAgainst(scripted([]), ['AUTH-SESSION-ACCEPTED']);
+    expect(() => conformance.held('RES-ID-OBJECTID')).toThrow(
+      'a suite case judged RES-ID-OBJECTID, which the catalogue does not bind to suiteCase (judgedBy)',
     );
-    expect(() => conformance.held('NG-PAGE-WALK')).not.toThrow();
+    expect(() => conformance.held('AUTH-SESSION-ACCEPTED')).not.toThrow();
   });
 });

@@ -25,19 +25,19 @@ describe('scrubber', () => {
 describe('curlLine', () => {
   const request = {
     method: 'POST',
-    path: '/highlights?x[y]=1',
+    path: '/records?x[y]=1',
     headers: {
       authorization: 'Bearer p:sess-123',
       'content-type': 'application/vnd.api+json',
       'x-odd': 'a "quoted" $HOME `cmd` \\',
     },
-    bodyText: `{"data":{"type":"Highlight","attributes":{"summary":"it's"}}}`,
+    bodyText: `{"data":{"type":"Record","attributes":{"summary":"it's"}}}`,
   };
 
   it('names credentials by variable and never contains a token', () => {
     const line = curlLine(request, scrub);
     expect(line).toContain('-H "authorization: Bearer p:$LAS_SESSION_TOKEN"');
-    expect(line).toContain('"$LAS_BASE_URL/highlights?x[y]=1"');
+    expect(line).toContain('"$LAS_BASE_URL/records?x[y]=1"');
     expect(line).not.toMatch(/sess-123|pat-456/);
   });
 
@@ -55,7 +55,7 @@ describe('curlLine', () => {
       '-g',
       '-X',
       'POST',
-      'http://h/v3/highlights?x[y]=1',
+      'http://h/v3/records?x[y]=1',
       '-H',
       'authorization: Bearer p:TOKEN',
       '-H',

@@ -12,12 +12,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract, MEDIA_TYPE } from '../contract/index.ts';
+import { MEDIA_TYPE } from '../contract/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { runCli, type CliResult } from '../cli/test-support.ts';
 import { startValidatingProxy, type StartedProxy } from '../proxy/proxy.ts';
 import { Recorder } from '../proxy/test-support.ts';
 import type { ViolationRecord } from '../proxy/violations.ts';
+import { contract, creates, describeWith, list, lists } from '../contract/test-support.ts';
+import type { Operation, OperationRole } from '../contract/index.ts';
+
+/** The requirements `roles` name for each of `operations`. */
+const inRoles = (operations: Operation[], roles: OperationRole[]) =>
+  operations.flatMap((operation) => roles.map((role) => contract.requirementOf(operation, role)!.id));
+/** The requirement a request of `operation` breaks with a member of the wrong JSON type at `pointer`. */
+const wrongTypeAt = (operation: Operation, pointer: string) =>
+  contract.requirementFor({ operation: operation.operationId, location: 'request', keyword: 'type', pointer }).id;
+/** The shape of every success body: a list's items, a created resource. */
+const SHAPES = [...inRoles(lists, ['itemShape']), ...inRoles(creates, ['responseShape'])];
 
 async function bodyOf(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -32,7 +43,6 @@ async function bodyOf(request: IncomingMessage): Promise<unknown> {
 
 /** openapi-backend's mock of the contract, served under the contract's base path. */
 async function startMock(): Promise<{ server: Server; baseUrl: string }> {
-  const contract = loadContract();
   // openapi-backend checks a definition against OpenAPI 3.0; `quick` skips that check (the contract is 3.1).
   const api = new OpenAPIBackend({ definition: structuredClone(contract.document) as never, quick: true });
   api.register({
@@ -98,109 +108,111 @@ async function runSuite(baseUrl: string, reportDir: string): Promise<Run> {
   };
 }
 
-let root: string;
-let mock: Server;
-let proxy: StartedProxy;
-const violations = new Recorder();
-let result: CliResult;
-let record: CertificationRecord;
-let throughProxy: Run;
+// A run against a target starts with the preflight, which asks a list.
+describeWith(list, 'list')("openapi-backend's mock of the contract", () => {
+  let root: string;
+  let mock: Server;
+  let proxy: StartedProxy;
+  const violations = new Recorder();
+  let result: CliResult;
+  let record: CertificationRecord;
+  let throughProxy: Run;
 
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'las-foreign-mock-'));
-  const started = await startMock();
-  mock = started.server;
-  proxy = await startValidatingProxy({ upstream: started.baseUrl, violations });
-  const [direct, proxied] = await Promise.all([
-    runSuite(started.baseUrl, join(root, 'direct')),
-    runSuite(proxy.baseUrl, join(root, 'through-proxy')),
-  ]);
-  ({ result, record } = direct);
-  throughProxy = proxied;
-  await proxy.proxy.settled();
-}, 120_000);
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'las-foreign-mock-'));
+    const started = await startMock();
+    mock = started.server;
+    proxy = await startValidatingProxy({ upstream: started.baseUrl, violations });
+    const [direct, proxied] = await Promise.all([
+      runSuite(started.baseUrl, join(root, 'direct')),
+      runSuite(proxy.baseUrl, join(root, 'through-proxy')),
+    ]);
+    ({ result, record } = direct);
+    throughProxy = proxied;
+    await proxy.proxy.settled();
+  }, 120_000);
 
-afterAll(async () => {
-  await proxy?.close();
-  mock?.closeAllConnections();
-  await new Promise((resolve) => mock?.close(resolve));
-  rmSync(root, { recursive: true, force: true });
-});
-
-const verdictOf = (id: string) => record.requirements.find((r) => r.id === id)?.verdict;
-
-describe("the suite against openapi-backend's mock of the contract", () => {
-  it("fails the run (exit 1) on the target's answers, never on an error of the kit's own", () => {
-    expect(record.verdict).toBe('failed');
-    expect(result.code).toBe(1);
-    expect(result.stderr).not.toMatch(/TypeError|ReferenceError|RangeError|no-verdict/);
+  afterAll(async () => {
+    await proxy?.close();
+    mock?.closeAllConnections();
+    await new Promise((resolve) => mock?.close(resolve));
+    rmSync(root, { recursive: true, force: true });
   });
 
-  it('fails every credentials requirement: the mock serves a request whatever its credentials (section 5)', () => {
-    for (const id of [
-      'AUTH-401-NO-CREDENTIALS',
-      'AUTH-401-UNKNOWN-TOKEN',
-      'AUTH-401-MALFORMED',
-      'AUTH-401-WRONG-PREFIX',
-      'AUTH-401-BEFORE-400',
-    ])
-      expect(verdictOf(id), id).toBe('failed');
+  const verdictOf = (id: string) => record.requirements.find((r) => r.id === id)?.verdict;
+
+  describe("the suite against openapi-backend's mock of the contract", () => {
+    it("fails the run (exit 1) on the target's answers, never on an error of the kit's own", () => {
+      expect(record.verdict).toBe('failed');
+      expect(result.code).toBe(1);
+      expect(result.stderr).not.toMatch(/TypeError|ReferenceError|RangeError|no-verdict/);
+    });
+
+    it('fails every credentials requirement: the mock serves a request whatever its credentials (section 5)', () => {
+      for (const id of [
+        'AUTH-401-NO-CREDENTIALS',
+        'AUTH-401-UNKNOWN-TOKEN',
+        'AUTH-401-MALFORMED',
+        'AUTH-401-WRONG-PREFIX',
+        'AUTH-401-BEFORE-400',
+      ])
+        expect(verdictOf(id), id).toBe('failed');
+    });
+
+    it('fails the document shapes: the mock fills each `type` const with {} (sections 2.2, 4.2, 4.3)', () => {
+      for (const id of SHAPES) expect(verdictOf(id), id).toBe('failed');
+    });
+
+    it("fails the request documents it never reads: a body in the API's media type is not validated, so broken ones are answered 201 (sections 4.2, 4.3)", () => {
+      const broken = creates.flatMap((create) => [
+        wrongTypeAt(create, '/data'),
+        wrongTypeAt(create, '/data/attributes'),
+      ]);
+      expect(broken.length).toBeGreaterThan(0);
+      for (const id of broken) expect(verdictOf(id), id).toBe('failed');
+    });
+
+    it('passes what the mock gets right: its query validation answers 400 in the error envelope, and it creates with 201', () => {
+      for (const id of [
+        ...inRoles(lists, ['filterRequired', 'pageLimitMin', 'pageOffsetMin']),
+        'ERR-ENVELOPE',
+        'ERR-STATUS-STRING',
+        ...inRoles(creates, ['success']),
+        'ERR-NO-5XX',
+      ])
+        expect(verdictOf(id), id).toBe('passed');
+    });
+
+    it('passes no MUST or SHOULD requirement that no exchange judged, and none that an exchange broke', () => {
+      const passed = record.requirements.filter((r) => r.verdict === 'passed' && r.level !== 'INFO');
+      expect(passed.length).toBeGreaterThan(0);
+      for (const requirement of passed) {
+        expect(requirement.judged, requirement.id).toBeGreaterThan(0);
+        expect(requirement.broken, requirement.id).toBe(0);
+      }
+    });
   });
 
-  it('fails the document shapes: the mock fills each `type` const with {} (sections 2.2, 4.2, 4.3)', () => {
-    for (const id of ['NG-ITEM-SHAPE', 'AC-RESPONSE-SHAPE', 'HL-RESPONSE-SHAPE'])
-      expect(verdictOf(id), id).toBe('failed');
-  });
+  describe('the validating proxy in front of the same mock, the suite sent through it', () => {
+    const failed = (run: CertificationRecord) =>
+      run.requirements
+        .filter((r) => r.verdict === 'failed')
+        .map((r) => r.id)
+        .sort();
 
-  it("fails the request documents it never reads: a body in the API's media type is not validated, so broken ones are answered 201 (sections 4.2, 4.3)", () => {
-    for (const id of ['AC-DATA-REQUIRED', 'AC-TYPE-MISMATCH', 'HL-DATA-REQUIRED', 'HL-TYPE-MISMATCH'])
-      expect(verdictOf(id), id).toBe('failed');
-  });
+    it('changes no verdict: the suite fails the same requirements through the proxy as straight to the mock', () => {
+      expect(failed(throughProxy.record)).toEqual(failed(record));
+      expect(throughProxy.result.code).toBe(1);
+    });
 
-  it('passes what the mock gets right: its query validation answers 400 in the error envelope, and it creates with 201', () => {
-    for (const id of [
-      'NG-FILTER-REQUIRED',
-      'NG-PAGE-LIMIT-MIN',
-      'NG-PAGE-OFFSET-MIN',
-      'ERR-ENVELOPE',
-      'ERR-STATUS-STRING',
-      'AC-CREATE-201',
-      'HL-CREATE-201',
-      'ERR-NO-5XX',
-    ])
-      expect(verdictOf(id), id).toBe('passed');
-  });
-
-  it('passes no MUST or SHOULD requirement that no exchange judged, and none that an exchange broke', () => {
-    const passed = record.requirements.filter((r) => r.verdict === 'passed' && r.level !== 'INFO');
-    expect(passed.length).toBeGreaterThan(0);
-    for (const requirement of passed) {
-      expect(requirement.judged, requirement.id).toBeGreaterThan(0);
-      expect(requirement.broken, requirement.id).toBe(0);
-    }
-  });
-});
-
-describe('the validating proxy in front of the same mock, the suite sent through it', () => {
-  const failed = (run: CertificationRecord) =>
-    run.requirements
-      .filter((r) => r.verdict === 'failed')
-      .map((r) => r.id)
-      .sort();
-
-  it('changes no verdict: the suite fails the same requirements through the proxy as straight to the mock', () => {
-    expect(failed(throughProxy.record)).toEqual(failed(record));
-    expect(throughProxy.result.code).toBe(1);
-  });
-
-  it('writes a MUST line of the service for each answer the suite failed on its shape or its credentials', () => {
-    const serviceMust = new Set(
-      violations
-        .lines<ViolationRecord>()
-        .filter((line) => line.party === 'service' && line.level === 'MUST')
-        .map((line) => line.rule),
-    );
-    for (const id of ['NG-ITEM-SHAPE', 'AC-RESPONSE-SHAPE', 'HL-RESPONSE-SHAPE', 'AUTH-401-NO-CREDENTIALS'])
-      expect(serviceMust.has(id), id).toBe(true);
+    it('writes a MUST line of the service for each answer the suite failed on its shape or its credentials', () => {
+      const serviceMust = new Set(
+        violations
+          .lines<ViolationRecord>()
+          .filter((line) => line.party === 'service' && line.level === 'MUST')
+          .map((line) => line.rule),
+      );
+      for (const id of [...SHAPES, 'AUTH-401-NO-CREDENTIALS']) expect(serviceMust.has(id), id).toBe(true);
+    });
   });
 });

@@ -5,7 +5,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract } from '../contract/index.ts';
+import { loadContract, recordKindLabel, recordKinds, type Operation } from '../contract/index.ts';
+import { contract, createWithRecord, describeWith, itWith, list } from '../contract/test-support.ts';
 import {
   DEFAULT_CREDENTIALS,
   REFERENCE_FIXTURES,
@@ -19,6 +20,10 @@ const SESSION = 'preflight-session-5c1d';
 const PAT = 'preflight-pat-77e0';
 const JSON_API = { 'content-type': 'application/vnd.api+json' };
 const LIST = '{"data":[],"meta":{"total":0,"pages":0,"page":1,"offset":0,"limit":1}}';
+/** Where a redirecting target sends the list's request. */
+const elsewhere = () => `https://elsewhere.example${contract.basePath}${list!.pathTemplate}`;
+/** `text` matched as it is in a regular expression. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /** An answer, given the path after the target's own prefix. */
 type Answer = (request: IncomingMessage, response: ServerResponse, path: string) => void;
@@ -39,7 +44,7 @@ const answers: Record<string, Answer> = {
     path.startsWith('/v3/')
       ? r.writeHead(200, JSON_API).end(LIST)
       : r.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found'),
-  redirect: (_q, r) => r.writeHead(301, { location: 'https://elsewhere.example/v3/notification-groups' }).end(),
+  redirect: (_q, r) => r.writeHead(301, { location: elsewhere() }).end(),
   'a web page': (_q, r) =>
     r.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Portal</title>'),
   'rate limited': (_q, r) =>
@@ -65,6 +70,9 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+/** What the specification calls an operation, without its section. */
+const summaryOf = (operation: Operation) => (operation.summary ?? '').replace(/\s*\(.*\)\s*$/, '');
+
 function targetAt(path: string) {
   return resolveTarget({ baseUrl: `${origin}${path}`, sessionToken: SESSION, pat: PAT }, loadContract().legacyHeader);
 }
@@ -79,7 +87,24 @@ async function problemAt(name: string, suffix = '/v3'): Promise<string | undefin
   }
 }
 
-describe('preflight', () => {
+describe('preflightProblem', () => {
+  it('preflightProblem leaves 5xx error documents to the suite', () => {
+    const probe = {
+      credential: 'the session token (Authorization: Bearer r:…)',
+      setting: '--session-token',
+      url: 'http://x/v3/records',
+    };
+    expect(
+      preflightProblem({ status: 500, headers: JSON_API, bodyText: '{"errors":[{"status":"500"}]}' }, probe),
+    ).toBeUndefined();
+    expect(
+      preflightProblem({ status: 503, headers: { 'content-type': 'text/html' }, bodyText: '<h1>down</h1>' }, probe),
+    ).toMatch(/answered 503 with text\/html, not a JSON:API document/);
+  });
+});
+
+// The preflight asks a list.
+describeWith(list, 'list')('preflight', (list) => {
   it('lets a target that answers as the API does start the suite, a 400 included (the suite judges that)', async () => {
     expect(await problemAt('served')).toBeUndefined();
     expect(await problemAt('served with 400')).toBeUndefined();
@@ -94,10 +119,14 @@ describe('preflight', () => {
       'personal access token refused',
       /Bearer p:…\) was answered 401: the target refused the personal access token; check --pat or LAS_PAT/,
     ],
-    ['not permitted', /was answered 403: the session token is not permitted to list NotificationGroups/],
+    [
+      'not permitted',
+      // The operation in words: what the specification calls it, without its section.
+      new RegExp(`was answered 403: the session token is not permitted to ${literally(summaryOf(list))};`, 'i'),
+    ],
     [
       'redirect',
-      /was answered 301, a redirect to https:\/\/elsewhere\.example\/v3\/notification-groups; the kit does not follow redirects/,
+      new RegExp(`was answered 301, a redirect to ${literally(elsewhere())}; the kit does not follow redirects`),
     ],
     [
       'a web page',
@@ -131,23 +160,9 @@ describe('preflight', () => {
     );
     await expect(preflight(target)).rejects.toBeInstanceOf(UnreachableTargetError);
   });
-
-  it('preflightProblem leaves 5xx error documents to the suite', () => {
-    const probe = {
-      credential: 'the session token (Authorization: Bearer r:…)',
-      setting: '--session-token',
-      url: 'http://x/v3/notification-groups',
-    };
-    expect(
-      preflightProblem({ status: 500, headers: JSON_API, bodyText: '{"errors":[{"status":"500"}]}' }, probe),
-    ).toBeUndefined();
-    expect(
-      preflightProblem({ status: 503, headers: { 'content-type': 'text/html' }, bodyText: '<h1>down</h1>' }, probe),
-    ).toMatch(/answered 503 with text\/html, not a JSON:API document/);
-  });
 });
 
-describe('preflight of the optional inputs, against the reference server', () => {
+describeWith(list, 'list')('preflight of the optional inputs, against the reference server', () => {
   let reference: StartedReferenceServer;
   beforeAll(async () => {
     reference = await startReferenceServer({ host: '127.0.0.1', port: 0 });
@@ -163,23 +178,15 @@ describe('preflight of the optional inputs, against the reference server', () =>
     await expect(preflight(referenceTarget({ fixtures: { ...REFERENCE_FIXTURES } }))).resolves.toBeUndefined();
   });
 
-  it('with --read-only sends nothing that could create a record, so unknown ids are left to the (skipped) creation cases', async () => {
-    await expect(
-      preflight(
-        referenceTarget({
-          fixtures: { ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId },
-        }),
-        { readOnly: true },
-      ),
-    ).resolves.toBeUndefined();
-    await expect(
-      preflight(
-        referenceTarget({
-          fixtures: { ownerUserId: '64aa00000000000000000001', collectionItemId: REFERENCE_FIXTURES.collectionItemId },
-        }),
-      ),
-    ).rejects.toThrow(
-      /answered 404 Record Not Found: the target does not know the collection item id or the owner user id/,
-    );
-  });
+  itWith(createWithRecord, 'create naming a record')(
+    'with --read-only sends nothing that could create a record, so unknown ids are left to the (skipped) creation cases',
+    async (create) => {
+      const kinds = recordKinds([create]);
+      const fixtures = Object.fromEntries(kinds.map((kind) => [kind, '64aa00000000000000000001']));
+      await expect(preflight(referenceTarget({ fixtures }), { readOnly: true })).resolves.toBeUndefined();
+      await expect(preflight(referenceTarget({ fixtures }))).rejects.toThrow(
+        `answered 404 Record Not Found: the target does not know the ${kinds.map(recordKindLabel).join(' or the ')} the run`,
+      );
+    },
+  );
 });

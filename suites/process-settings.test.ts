@@ -14,12 +14,12 @@ describe('suiteProcessSettingsOf', () => {
       ...DEFAULT_RUN,
       target: TARGET,
       waivers: [
-        { requirement: 'NG-META-PAGES', reason: 'rounding fix in 4.2', expires: '2999-12-31' },
-        { requirement: 'NG-META-TOTAL', reason: 'long gone', expires: '2001-01-01' },
+        { requirement: 'ERR-STATUS-STRING', reason: 'rounding fix in 4.2', expires: '2999-12-31' },
+        { requirement: 'ERR-ENVELOPE', reason: 'long gone', expires: '2001-01-01' },
       ],
     };
     const { suiteOptions } = suiteProcessSettingsOf({ run, secrets: {} }, 'test', '/kit');
-    expect(suiteOptions.accepted).toEqual({ 'NG-META-PAGES': 'waived until 2999-12-31: rounding fix in 4.2' });
+    expect(suiteOptions.accepted).toEqual({ 'ERR-STATUS-STRING': 'waived until 2999-12-31: rounding fix in 4.2' });
   });
 
   it('gives a token planted in the message to the workers and the scrubber, and to nothing written', () => {

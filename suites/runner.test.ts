@@ -1,7 +1,7 @@
 // The Playwright child is told the run once: LAS_RUN carries the description and, beside it, the target's secrets;
 // no other variable of the run.
 import { describe, expect, it } from 'vitest';
-import { loadContract } from '../contract/index.ts';
+import { contract } from '../contract/test-support.ts';
 import { hermeticEnvironment } from '../cli/test-support.ts';
 import { DEFAULT_RUN, REGRESSION_TITLE_MARK } from '../run-protocol/index.ts';
 import type { RegressionCase } from '../targets/regression-cases.ts';
@@ -14,7 +14,8 @@ const REGRESSION_CASE: RegressionCase = {
   name: 'status as a number',
   requirement: 'ERR-STATUS-STRING',
   why: 'seen in production',
-  request: { method: 'GET', path: '/notification-groups', credentials: 'session' },
+  // A request to the contract's first operation, sent again before anything else.
+  request: { method: contract.operations[0].method, path: contract.operations[0].pathTemplate, credentials: 'session' },
 };
 const target = resolveTarget(
   {
@@ -23,7 +24,7 @@ const target = resolveTarget(
     pat: 'pat-secret',
     headers: { 'X-Gateway-Key': 'header-secret' },
   },
-  loadContract().legacyHeader,
+  contract.legacyHeader,
 );
 const run = {
   target,

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { contract } from '../contract/test-support.ts';
 import { DEFAULT_RUN, type RunMessage } from '../run-protocol/index.ts';
 import type { RegressionCase } from '../targets/regression-cases.ts';
 import { DEFAULT_CREDENTIALS } from '../server/defaults.ts';
@@ -14,17 +15,19 @@ import { processRunMessage, suiteProcessSettingsOf } from './process-settings.ts
 import { runFromVariables } from './run-from-variables.ts';
 import { runLayout } from './settings.ts';
 
+/** A request a regression case sends again: to the contract's first operation. */
+const { method, pathTemplate: path } = contract.operations[0];
 const REGRESSION_FILE = `regressionCases:
   - name: status as a number
     requirement: ERR-STATUS-STRING
     why: seen in production
-    request: { method: GET, path: /notification-groups, credentials: session }
+    request: { method: ${method}, path: ${path}, credentials: session }
 `;
 const DESCRIBED_CASE: RegressionCase = {
   name: 'described, not read',
   requirement: 'ERR-STATUS-STRING',
   why: 'the run command read it',
-  request: { method: 'GET', path: '/notification-groups', credentials: 'session' },
+  request: { method, path, credentials: 'session' },
 };
 
 const root = mkdtempSync(join(tmpdir(), 'las-settings-'));

@@ -1,7 +1,8 @@
 // The boundary phase's inputs: drawn from the contract the same way for the same seed, each class
 // of value at each place it applies to, and the page limits and offsets a total gives.
 import { describe, expect, it } from 'vitest';
-import { loadContract, parseQuery } from '../../contract/index.ts';
+import { bodyMembers, parseQuery, recordKinds, recordMembers, type Operation } from '../../contract/index.ts';
+import { contract, create, creates, describeWith, itWith, list, listQuery } from '../../contract/test-support.ts';
 import {
   contractBoundaries,
   isPaged,
@@ -18,19 +19,47 @@ import {
 interface SentDocument {
   data: {
     type: string;
-    attributes: { color: string; options: unknown[] };
-    relationships: { owner: { meta: Record<string, unknown> } };
+    attributes: Record<string, unknown>;
+    relationships: Record<string, { meta: Record<string, unknown>; data: { id: string } }>;
   };
 }
 
 /** The document an input sends. */
 const documentOf = (input: { bodyText?: string }) => JSON.parse(input.bodyText!) as SentDocument;
 
-const contract = loadContract();
-const list = contract.operation('listNotificationGroups');
-const attributeConfig = contract.operation('createAttributeConfig');
-const highlight = contract.operation('createHighlight');
-const fixtures = { ownerUserId: '6553f100c0ffee0000000001', collectionItemId: '6553f100c0ffee0000000002' };
+/** An id for each kind of record the contract names. */
+const fixtures = Object.fromEntries(
+  recordKinds(contract.operations).map((kind, i) => [kind, `6553f100c0ffee00000000${String(i + 1).padStart(2, '0')}`]),
+);
+const ATTRIBUTE = /^\/data\/attributes\/([^/]+)$/;
+/** The attributes of a create that take any string: no fixed values, no record. */
+const freeStrings = (create: Operation) =>
+  bodyMembers(create)
+    .filter((m) => ATTRIBUTE.test(m.pointer) && m.types.join() === 'string' && !m.enum && !m.const && !m.record)
+    .map((m) => ATTRIBUTE.exec(m.pointer)![1]);
+/** The name of a create's first relationship whose `data` may be null, if it has one. */
+const nullableRelationship = (create: Operation) =>
+  bodyMembers(create)
+    .filter((m) => m.types.includes('null'))
+    .map((m) => /^\/data\/relationships\/([^/]+)\/data$/.exec(m.pointer)?.[1])
+    .find((name) => name !== undefined);
+/** A create with a relationship whose `data` may be null and two attributes taking any string, if any. */
+const createWithRelationship = creates.find((o) => nullableRelationship(o) !== undefined && freeStrings(o).length >= 2);
+/** A create with an array attribute, if the contract holds one. */
+const createWithArray = creates.find((o) =>
+  bodyMembers(o).some((m) => ATTRIBUTE.test(m.pointer) && m.types.join() === 'array'),
+);
+/** The value at `pointer` of `document`. */
+const valueAt = (document: unknown, pointer: string) =>
+  pointer
+    .split('/')
+    .slice(1)
+    .reduce<unknown>((node, token) => (node as Record<string, unknown> | undefined)?.[token], document);
+/** The list's first required query member, as a pointer (`/filter/type`), and the first value it takes. */
+function requiredMember(list: Operation): { pointer: string; name: string; value: string } {
+  const [name, value] = listQuery(list).split('&')[0].split('=');
+  return { pointer: `/${name.replace(/\[/g, '/').replace(/\]/g, '')}`, name, value };
+}
 
 describe('pages from a total', () => {
   const cases = [
@@ -51,6 +80,22 @@ describe('pages from a total', () => {
     expect(walkOffsets(1000, 1)).toEqual([0, 1, 2, 998, 999, 1000]);
   });
 
+  it('the total is read from meta.total of a list answer', () => {
+    expect(totalOf({ data: [], meta: { total: 27 } })).toBe(27);
+    expect(totalOf({ data: [] })).toBeUndefined();
+    expect(totalOf({ errors: [] })).toBeUndefined();
+  });
+
+  itWith(create, 'create')('a create is not paged', (create) => {
+    expect(isPaged(create)).toBe(false);
+  });
+});
+
+describeWith(list, 'list')('pages of a list', (list) => {
+  it('a list is paged', () => {
+    expect(isPaged(list)).toBe(true);
+  });
+
   it('offsets around the end again with an include: the page arithmetic holds whatever it means', () => {
     const withInclude = pageBoundaries(list, 27).filter((input) => input.query!.includes('&include='));
     expect(withInclude.map((input) => parseQuery(list, input.query!).page)).toContainEqual({ limit: 1, offset: 27 });
@@ -62,14 +107,6 @@ describe('pages from a total', () => {
       for (const limit of [1, 27]) expect(queries).toContainEqual({ limit, offset });
     expect(queries).toContainEqual({ limit: 9, offset: 18 });
     expect(queries).toContainEqual({ limit: 10, offset: 30 });
-  });
-
-  it('the total is read from meta.total of a list answer', () => {
-    expect(totalOf({ data: [], meta: { total: 27 } })).toBe(27);
-    expect(totalOf({ data: [] })).toBeUndefined();
-    expect(totalOf({ errors: [] })).toBeUndefined();
-    expect(isPaged(list)).toBe(true);
-    expect(isPaged(highlight)).toBe(false);
   });
 });
 
@@ -87,88 +124,118 @@ describe('boundaries from the contract', () => {
     );
   });
 
-  it('fixed values: one outside them per Unicode class, percent-encoded UTF-8 in the query, and in bodies', () => {
-    const filters = contractBoundaries(list, {}).filter((input) =>
-      input.boundary.startsWith('/filter/type: outside the allowed values'),
-    );
-    expect(filters.map((input) => input.query)).toContainEqual(expect.stringContaining('filter[type]=portalcaf%C3%A9'));
-    expect(filters.length).toBeGreaterThanOrEqual(5);
-    const types = contractBoundaries(highlight, fixtures).filter((input) =>
+  itWith(list, 'list')(
+    'fixed values in the query: one outside them per Unicode class, percent-encoded UTF-8',
+    (list) => {
+      const member = requiredMember(list);
+      const filters = contractBoundaries(list, {}).filter((input) =>
+        input.boundary.startsWith(`${member.pointer}: outside the allowed values`),
+      );
+      expect(filters.map((input) => input.query)).toContainEqual(
+        expect.stringContaining(`${member.name}=${member.value}caf%C3%A9`),
+      );
+      expect(filters.length).toBeGreaterThanOrEqual(5);
+    },
+  );
+
+  itWith(create, 'create')('fixed values in a body: one outside them per Unicode class', (create) => {
+    const types = contractBoundaries(create, fixtures).filter((input) =>
       input.boundary.startsWith('/data/type: outside the allowed values'),
     );
-    expect(types.map((input) => documentOf(input).data.type)).toContainEqual('Highlight\u{1F600}\u{1D11E}\u{20000}');
+    expect(types.map((input) => documentOf(input).data.type)).toContainEqual(
+      `${create.resourceType}\u{1F600}\u{1D11E}\u{20000}`,
+    );
   });
 
-  it('each invalidating change, each alternative of a place, and the smallest document member by member', () => {
-    const boundaries = contractBoundaries(highlight, {}).map((input) => input.boundary);
-    expect(boundaries).toEqual(
-      expect.arrayContaining([
-        '/data: a required member removed',
-        '/data/relationships/owner/data: a null',
-        'the smallest document',
-        'the smallest document and /data/attributes',
-      ]),
-    );
+  itWith(list, 'list')('each invalidating change of a query: a member removed, a member of another type', (list) => {
     expect(contractBoundaries(list, {}).map((input) => input.boundary)).toEqual(
       expect.arrayContaining([
-        '/filter/type: a required member removed',
+        `${requiredMember(list).pointer}: a required member removed`,
         '/page/limit: a string where the schema wants another type',
       ]),
     );
   });
 
-  it('draws no random choice: the inputs take no seed, and two calls give the same', () => {
-    const sent = () =>
-      contractBoundaries(highlight, fixtures).map(({ boundary, bodyText }) => ({ boundary, bodyText }));
+  itWith(create, 'create')('draws no random choice: the inputs take no seed, and two calls give the same', (create) => {
+    const sent = () => contractBoundaries(create, fixtures).map(({ boundary, bodyText }) => ({ boundary, bodyText }));
     expect(contractBoundaries.length).toBe(2);
     expect(sent()).toEqual(sent());
   });
 
-  it('every string place gets every Unicode class and a very long string at once, shrinking to one place of an otherwise complete document', () => {
-    const inputs = contractBoundaries(highlight, fixtures).filter((input) =>
-      input.boundary.startsWith('every string: '),
-    );
-    for (const { name, text } of STRING_CLASSES)
+  itWith(createWithArray, 'create with an array attribute')(
+    'an array without uniqueItems: two equal items, none, many; a long list and a long string shrink to shorter ones',
+    (create) => {
+      const array = bodyMembers(create).find((m) => ATTRIBUTE.test(m.pointer) && m.types.join() === 'array')!;
+      const name = ATTRIBUTE.exec(array.pointer)![1];
+      const options = contractBoundaries(create, fixtures).filter((input) =>
+        new RegExp(`^${array.pointer}: (two equal items|empty|\\d+ items)$`).test(input.boundary),
+      );
+      const arrays = options.map((input) => documentOf(input).data.attributes[name] as unknown[]);
+      expect(arrays.map((l) => l.length)).toEqual([2, 0, MANY_ITEMS]);
+      expect(arrays[0][0]).toEqual(arrays[0][1]);
       expect(
-        inputs.map((input) => documentOf(input).data.attributes),
-        name,
-      ).toContainEqual(expect.objectContaining({ color: text, summary: text }));
-    expect(inputs.some((input) => documentOf(input).data.attributes.color.length > 4096)).toBe(true);
-    const astral = inputs.find((input) => input.boundary === 'every string: astral')!;
-    const colorOnly = astral.smaller!().find((input) => input.boundary === '/data/attributes/color: astral')!;
-    expect(documentOf(colorOnly).data).toMatchObject({
-      attributes: { color: '\u{1F600}\u{1D11E}\u{20000}', range: 'range boundary' },
-      relationships: { owner: { data: { id: fixtures.ownerUserId } } },
+        options[2].smaller!().map((input) => (documentOf(input).data.attributes[name] as unknown[]).length),
+      ).toEqual([1, 2, 5, 10, 20]);
+    },
+  );
+});
+
+describeWith(createWithRelationship, 'create with a nullable relationship and free strings')(
+  'boundaries of a document with relationships',
+  (create) => {
+    const relationship = nullableRelationship(create)!;
+    const [first, second] = freeStrings(create);
+
+    it('each invalidating change, each alternative of a place, and the smallest document member by member', () => {
+      expect(contractBoundaries(create, {}).map((input) => input.boundary)).toEqual(
+        expect.arrayContaining([
+          '/data: a required member removed',
+          `/data/relationships/${relationship}/data: a null`,
+          'the smallest document',
+          'the smallest document and /data/attributes',
+        ]),
+      );
     });
-    expect(colorOnly.smaller!().map((input) => [...documentOf(input).data.attributes.color].length)).toEqual([1]);
-  });
 
-  it('an array without uniqueItems: two equal items, none, many; a long list and a long string shrink to shorter ones', () => {
-    const options = contractBoundaries(attributeConfig, fixtures).filter((input) =>
-      /^\/data\/attributes\/options: (two equal items|empty|\d+ items)$/.test(input.boundary),
-    );
-    const lists = options.map((input) => documentOf(input).data.attributes.options);
-    expect(lists.map((l) => l.length)).toEqual([2, 0, MANY_ITEMS]);
-    expect(lists[0][0]).toEqual(lists[0][1]);
-    expect(options[2].smaller!().map((input) => documentOf(input).data.attributes.options.length)).toEqual([
-      1, 2, 5, 10, 20,
-    ]);
-  });
+    it('every string place gets every Unicode class and a very long string at once, shrinking to one place of an otherwise complete document', () => {
+      const inputs = contractBoundaries(create, fixtures).filter((input) =>
+        input.boundary.startsWith('every string: '),
+      );
+      for (const { name, text } of STRING_CLASSES)
+        expect(
+          inputs.map((input) => documentOf(input).data.attributes),
+          name,
+        ).toContainEqual(expect.objectContaining(Object.fromEntries(freeStrings(create).map((a) => [a, text]))));
+      expect(inputs.some((input) => (documentOf(input).data.attributes[first] as string).length > 4096)).toBe(true);
+      const astral = inputs.find((input) => input.boundary === 'every string: astral')!;
+      const firstOnly = astral.smaller!().find((input) => input.boundary === `/data/attributes/${first}: astral`)!;
+      expect(documentOf(firstOnly).data.attributes).toMatchObject({
+        [first]: '\u{1F600}\u{1D11E}\u{20000}',
+        [second]: `${second} boundary`,
+      });
+      // The records the document names are the fixtures', wherever it names them.
+      for (const { pointer, kind } of recordMembers([create]))
+        expect(valueAt(documentOf(firstOnly), pointer), pointer).toBe(fixtures[kind]);
+      expect(
+        firstOnly.smaller!().map((input) => [...(documentOf(input).data.attributes[first] as string)].length),
+      ).toEqual([1]);
+    });
 
-  it('a free-form map: many members and odd names', () => {
-    const meta = contractBoundaries(highlight, fixtures).filter((input) =>
-      /^\/data\/relationships\/owner\/meta: (\d+ members|a member named)/.test(input.boundary),
-    );
-    const names = meta.flatMap((input) => Object.keys(documentOf(input).data.relationships.owner.meta));
-    expect(names).toEqual(expect.arrayContaining(['', ' ', '__proto__', '\u0000', 'member59']));
-  });
+    it('a free-form map: many members and odd names', () => {
+      const meta = contractBoundaries(create, fixtures).filter((input) =>
+        new RegExp(`^/data/relationships/${relationship}/meta: (\\d+ members|a member named)`).test(input.boundary),
+      );
+      const names = meta.flatMap((input) => Object.keys(documentOf(input).data.relationships[relationship].meta));
+      expect(names).toEqual(expect.arrayContaining(['', ' ', '__proto__', '\u0000', 'member59']));
+    });
+  },
+);
 
-  it('a query: each place of its schema, within the URI length, never a lone surrogate', () => {
-    const inputs = contractBoundaries(list, {});
-    expect(
-      inputs.some((input) => input.boundary.startsWith('/page/limit: ') && input.query!.includes('page[limit]=1e1')),
-    ).toBe(true);
-    expect(inputs.some((input) => input.boundary.startsWith('/include/0: astral'))).toBe(true);
-    expect(inputs.some((input) => input.boundary.includes('lone surrogates'))).toBe(false);
-  });
+itWith(list, 'list')('a query: each place of its schema, within the URI length, never a lone surrogate', (list) => {
+  const inputs = contractBoundaries(list, {});
+  expect(
+    inputs.some((input) => input.boundary.startsWith('/page/limit: ') && input.query!.includes('page[limit]=1e1')),
+  ).toBe(true);
+  expect(inputs.some((input) => input.boundary.startsWith('/include/0: astral'))).toBe(true);
+  expect(inputs.some((input) => input.boundary.includes('lone surrogates'))).toBe(false);
 });

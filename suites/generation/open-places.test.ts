@@ -7,16 +7,26 @@
 import { describe, expect, it } from 'vitest';
 import {
   assessExchange,
+  bodyMembers,
   LIST_ROLES,
-  loadContract,
   MEDIA_TYPE,
   OPERATION_ROLES,
+  withValueAt,
   type HttpResponse,
+  type Operation,
+  type OperationRole,
 } from '../../contract/index.ts';
+import {
+  contract,
+  createWithoutRecord,
+  createWithRecord,
+  documentExample,
+  exampleOf,
+  itemExample,
+  list,
+  listQuery,
+} from '../../contract/test-support.ts';
 import { OPEN_PLACES } from './expectations.ts';
-
-const contract = loadContract();
-const list = contract.operation('listNotificationGroups');
 
 interface Sent {
   query?: string;
@@ -38,78 +48,93 @@ const answer = (status: number, body: unknown): HttpResponse => ({
   bodyText: JSON.stringify(body),
 });
 
-const ITEM = {
-  id: '6553f100c0ffee0000000001',
-  type: 'NotificationGroup',
-  attributes: { groupId: 'Exams', label: 'Exams', defaultValue: true, description: 'd' },
-};
-const items = (count: number) => Array.from({ length: count }, () => ITEM);
-const page = (count: number, meta: Record<string, number>) => answer(200, { data: items(count), meta });
-const listQuery = (limit: string, offset: string) => `filter[type]=portal&page[limit]=${limit}&page[offset]=${offset}`;
+type Document = { data: Record<string, unknown> & { attributes: Record<string, unknown> } };
 
-const highlightDocument = (attributes: Record<string, unknown>) => ({ data: { type: 'Highlight', attributes } });
-const createdHighlight = (attributes: Record<string, unknown>) =>
-  answer(201, { data: { id: '6553f100c0ffee0000000002', type: 'Highlight', attributes } });
-const attributeConfigDocument = (editPermission: number) => ({
-  data: { type: 'AttributeConfig', attributes: { target: 'User', type: 'boolean', editPermission } },
-});
-const createdAttributeConfig = (editPermission: number) =>
-  answer(201, {
-    data: {
-      id: '6553f100c0ffee0000000003',
-      type: 'AttributeConfig',
-      attributes: { target: 'User', type: 'boolean', editPermission, inUse: false },
-    },
-  });
+/** A page of `count` items of the list's complete example. */
+const page = (list: Operation, count: number, meta: Record<string, number>) =>
+  answer(200, { data: Array.from({ length: count }, () => itemExample(list)), meta });
+const pageQuery = (list: Operation, limit: string, offset: string) =>
+  `${listQuery(list)}&page[limit]=${limit}&page[offset]=${offset}`;
 
 /**
  * Readings of `page[limit]=2.5&page[offset]=2.5` (truncated, rounded up), of a bare or scalar page (the default page)
  * and of `1e1` (its leading digits alone).
  */
-const PAGE_READINGS = [
-  page(2, { total: 10, pages: 5, page: 2, offset: 2, limit: 2 }),
-  page(3, { total: 10, pages: 4, page: 1, offset: 3, limit: 3 }),
-  page(1, { total: 10, pages: 10, page: 1, offset: 0, limit: 1 }),
-  page(5, { total: 10, pages: 2, page: 1, offset: 0, limit: 5 }),
-  page(1, { total: 10, pages: 10, page: 3, offset: 2, limit: 1 }),
+const pageReadings = (list: Operation) => [
+  page(list, 2, { total: 10, pages: 5, page: 2, offset: 2, limit: 2 }),
+  page(list, 3, { total: 10, pages: 4, page: 1, offset: 3, limit: 3 }),
+  page(list, 1, { total: 10, pages: 10, page: 1, offset: 0, limit: 1 }),
+  page(list, 5, { total: 10, pages: 2, page: 1, offset: 0, limit: 5 }),
+  page(list, 1, { total: 10, pages: 10, page: 3, offset: 2, limit: 1 }),
 ];
 
-const WITNESSES: Witness[] = [
+const NO_DOUBLE = 'a number no double holds exactly as a whole number';
+
+/** The list's witnesses: its page written with numbers a double, or decimal digits, do not hold as written. */
+const listWitnesses = (list: Operation): Witness[] => [
   {
-    place: 'a number no double holds exactly as a whole number',
+    place: NO_DOUBLE,
     operationId: list.operationId,
-    open: { query: listQuery('2.5', '2.5') },
-    closed: { query: listQuery('2', '2') },
-    answers: PAGE_READINGS,
-  },
-  {
-    place: 'a number no double holds exactly as a whole number',
-    operationId: 'createAttributeConfig',
-    open: { document: attributeConfigDocument(2 ** 60 + 2 ** 10) },
-    closed: { document: attributeConfigDocument(0) },
-    answers: [createdAttributeConfig(0)],
-  },
-  {
-    place: 'a number no double holds exactly as a whole number',
-    operationId: 'createHighlight',
-    open: { document: highlightDocument({ color: 'yellow', extra: 1.5 }) },
-    closed: { document: highlightDocument({ color: 'yellow' }) },
-    answers: [createdHighlight({ color: 'yellow', extra: 1 })],
+    open: { query: pageQuery(list, '2.5', '2.5') },
+    closed: { query: pageQuery(list, '2', '2') },
+    answers: pageReadings(list),
   },
   {
     place: 'a query number written other than in decimal digits',
     operationId: list.operationId,
-    open: { query: listQuery('1e1', '2e1') },
-    closed: { query: listQuery('1', '2') },
-    answers: PAGE_READINGS,
+    open: { query: pageQuery(list, '1e1', '2e1') },
+    closed: { query: pageQuery(list, '1', '2') },
+    answers: pageReadings(list),
   },
   {
     place: 'a page written in a form only a convention refuses',
     operationId: list.operationId,
-    open: { query: `${listQuery('2', '2')}&page=3` },
-    closed: { query: listQuery('2', '2') },
-    answers: PAGE_READINGS,
+    open: { query: `${pageQuery(list, '2', '2')}&page=3` },
+    closed: { query: pageQuery(list, '2', '2') },
+    answers: pageReadings(list),
   },
+];
+
+/** The answer creating `document`: the complete example of the created resource, holding the attributes sent. */
+function created(create: Operation, document: Document): HttpResponse {
+  const example = exampleOf(create.responseBodies.get(201)) as Document;
+  const attributes = { ...example.data.attributes, ...document.data.attributes };
+  return answer(201, { data: { ...example.data, attributes } });
+}
+
+/**
+ * A create's witness of a number no double holds: a whole number past 2^53 in a number attribute, read as another;
+ * or else a fraction in an attribute the contract does not name (when it takes one), read truncated. None when it
+ * has neither.
+ */
+function createWitness(create: Operation): Witness | undefined {
+  const document = documentExample(create) as Document;
+  const members = bodyMembers(create);
+  const number = members.find(
+    (m) => /^\/data\/attributes\/[^/]+$/.test(m.pointer) && m.types.length === 1 && m.types[0] === 'number',
+  );
+  const witness = (open: unknown, closed: Document, answer: Document): Witness => ({
+    place: NO_DOUBLE,
+    operationId: create.operationId,
+    open: { document: open },
+    closed: { document: closed },
+    answers: [created(create, answer)],
+  });
+  if (number !== undefined) {
+    const closed = withValueAt(document, number.pointer, 0) as Document;
+    return witness(withValueAt(document, number.pointer, 2 ** 60 + 2 ** 10), closed, closed);
+  }
+  const extra = '/data/attributes/extra';
+  const takesUnnamed = contract.validator(create.requestBody!)(withValueAt(document, extra, 1));
+  return takesUnnamed
+    ? witness(withValueAt(document, extra, 1.5), document, withValueAt(document, extra, 1) as Document)
+    : undefined;
+}
+
+const WITNESSES: Witness[] = [
+  ...(list === undefined ? [] : listWitnesses(list)),
+  // The first create of each kind: one names records, one does not.
+  ...[createWithoutRecord, createWithRecord].flatMap((create) => (create && createWitness(create)) ?? []),
 ];
 
 type Verdict = 'broken' | 'held' | 'not judged' | 'not met';
@@ -135,7 +160,7 @@ function verdictOn(requirement: string, operationId: string, sent: Sent, respons
 /** Whether some witness of `place` shows the check of `role` reading the place: the verdict moves with it. */
 function placeChangesRole(place: string, role: string): boolean {
   return WITNESSES.filter((w) => w.place === place).some((witness) => {
-    const requirement = contract.operation(witness.operationId).roles[role as keyof typeof list.roles];
+    const requirement = contract.operation(witness.operationId).roles[role as OperationRole];
     return (
       requirement !== undefined &&
       witness.answers.some(
@@ -149,9 +174,11 @@ function placeChangesRole(place: string, role: string): boolean {
 
 describe('an open place relaxes only the checks that read it', () => {
   for (const place of OPEN_PLACES) {
-    const relaxes = `each role it relaxes (${place.relaxes.join(', ')}) changes its verdict with the place`;
-    it(`${place.name}: ${place.relaxes.length === 0 ? 'relaxes nothing' : relaxes}`, () => {
-      const unaffected = place.relaxes.filter((role) => !placeChangesRole(place.name, role));
+    // A role no operation of the contract names has no check to relax.
+    const named = place.relaxes.filter((role) => contract.requirementsInRole(role).length > 0);
+    const relaxes = `each role it relaxes (${named.join(', ')}) changes its verdict with the place`;
+    it(`${place.name}: ${named.length === 0 ? 'relaxes nothing the contract names' : relaxes}`, () => {
+      const unaffected = named.filter((role) => !placeChangesRole(place.name, role));
       expect(unaffected, 'roles relaxed whose verdict no reading of the place changes').toEqual([]);
     });
   }
@@ -174,6 +201,6 @@ describe('an open place relaxes only the checks that read it', () => {
       ),
     );
     expect([...markers].filter((marker) => !OPEN_PLACES.some((place) => place.marker === marker))).toEqual([]);
-    expect(markers.size).toBeGreaterThanOrEqual(4);
+    expect(markers.size, 'the markers the scan finds').toBeGreaterThan(0);
   });
 });
