@@ -91,12 +91,8 @@ function startRelay(upstream: URL): Promise<Server> {
 
 function targetFile(name: string, waivers: string): string {
   const path = join(root, `${name}.yaml`);
-  writeFileSync(
-    path,
-    `baseUrl: ${baseUrl}\nfixtures:\n${Object.entries(REFERENCE_FIXTURES)
-      .map(([kind, id]) => `  ${kind}: ${id}\n`)
-      .join('')}${waivers}`,
-  );
+  const fixtures = Object.entries(REFERENCE_FIXTURES).map(([kind, id]) => `  ${kind}: ${id}\n`);
+  writeFileSync(path, `baseUrl: ${baseUrl}\n${fixtures.length > 0 ? `fixtures:\n${fixtures.join('')}` : ''}${waivers}`);
   return path;
 }
 
