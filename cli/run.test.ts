@@ -62,16 +62,26 @@ interface UsageCase {
 
 const withTokens = ['--session-token', TOKEN, '--pat', 'cli-test-pat-0b7e'];
 
-// A shipped target file gives the records of the contract it was shipped with: one that names a kind of record the
-// contract does not is refused, and one that lacks a kind the contract names is no longer complete.
-/** The kinds of record a shipped target file gives (its fixtures), read as YAML. */
-const kindsGiven = (file: string) =>
-  Object.keys((parseYaml(readFileSync(file, 'utf8')) as { fixtures?: Record<string, string> }).fixtures ?? {});
+// A shipped target file gives the records and waives the requirements of the contract it was shipped with: one that
+// names a kind of record or a requirement the contract does not is refused, and one that lacks a kind the contract
+// names is no longer complete.
+interface ShippedTargetFile {
+  fixtures?: Record<string, string>;
+  waivers?: { requirement: string }[];
+}
+const shipped = (file: string) => parseYaml(readFileSync(file, 'utf8')) as ShippedTargetFile;
+/** The kinds of record a shipped target file gives (its fixtures). */
+const kindsGiven = (file: string) => Object.keys(shipped(file).fixtures ?? {});
 
 /** Why a shipped target file does not read with this contract, or undefined. */
 function unreadable(file: string): string | undefined {
   const unnamed = kindsGiven(file).filter((kind) => !recordKinds(contract.operations).includes(kind));
-  return unnamed.length > 0 ? `the contract names no record ${unnamed.join(', ')}, which the file gives` : undefined;
+  const unknown = (shipped(file).waivers ?? [])
+    .map((waiver) => waiver.requirement)
+    .filter((id) => !contract.requirements.some((requirement) => requirement.id === id));
+  if (unnamed.length > 0) return `the contract names no record ${unnamed.join(', ')}, which the file gives`;
+  if (unknown.length > 0) return `the catalogue holds no requirement ${unknown.join(', ')}, which the file waives`;
+  return undefined;
 }
 
 /** Why a shipped target file does not give every record the contract names, or undefined. */
