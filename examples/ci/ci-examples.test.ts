@@ -33,6 +33,7 @@ import {
 } from '../../server/index.ts';
 import { hermeticEnvironment, runnable, RUN_NEEDS } from '../../cli/test-support.ts';
 import { contract, itWith, lists } from '../../contract/test-support.ts';
+import { recordKinds, type Operation } from '../../contract/index.ts';
 import { settingRow, settingRows } from '../../targets/settings.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,7 +41,7 @@ const BIN = join(ROOT, 'bin', 'las-conformance.js');
 const FAULT = FAULTS.find((f) => f.name === 'meta-pages-rounded-down');
 /** The list whose meta.pages the fault breaks, when the contract has one. */
 const rounded = lists.find((l) => l.roles.metaPages === FAULT?.requirement);
-const itFaulty = itWith(rounded, 'list whose meta.pages the fault meta-pages-rounded-down breaks');
+const itFaultyList = itWith(rounded, 'list whose meta.pages the fault meta-pages-rounded-down breaks');
 const INSTALL = 'npm ci';
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 /** The flags that would put a setting on the command line, where every process on the machine sees it. */
@@ -77,6 +78,19 @@ interface CompositeAction {
 const workflow = parseYaml(readFileSync(new URL('github-actions.yml', import.meta.url), 'utf8')) as GithubWorkflow;
 const action = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as CompositeAction;
 const workflowSteps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+/**
+ * The kinds of record the contract names that the action takes no input for: it was written for the contract it was
+ * shipped with, and a run given some of a create's records but not all is refused by the preflight's creation.
+ */
+const recordsTheActionLacks = recordKinds(contract.operations).filter(
+  (kind) => !(settingRow(kind).flag.replace(/^--/, '') in action.inputs),
+);
+/** A test of the job against a faulty target: skipped, saying why, when it cannot run as the contract asks. */
+const itFaulty = (title: string, test: (list: Operation) => void) =>
+  recordsTheActionLacks.length > 0
+    ? it.skip(`${title} (skipped: the action takes no record ${recordsTheActionLacks.join(', ')}, which the contract names)`, () =>
+        undefined)
+    : itFaultyList(title, test);
 /** The example's step that runs the kit's action. */
 const gateStep = workflowSteps.find((step) => step.uses?.split('@')[0].endsWith('/las-conformance'))!;
 
@@ -249,7 +263,7 @@ describe('the GitHub example, its action run as GitHub runs it', { timeout: 120_
       LAS_FORBIDDEN_TOKEN: DEFAULT_CREDENTIALS.forbiddenToken,
       ...Object.fromEntries(Object.entries(REFERENCE_FIXTURES).map(([kind, id]) => [settingRow(kind).variable, id])),
     };
-    if (rounded === undefined) return;
+    if (rounded === undefined || recordsTheActionLacks.length > 0) return;
     faulty = await runActionSteps(workspace, runnerTemp, repositorySettings(settings), jobEnvironment());
     faultyReportDir = join(workspace, reportDirOf(actionInputs(repositorySettings(settings))));
   }, 10 * 60_000);
