@@ -1,11 +1,13 @@
 // The gate tools of `las-conformance run`, end to end against the reference server with one fault
-// (filter-not-required breaks NG-FILTER-REQUIRED), behind a relay that sees what reaches the
+// (filter-not-required breaks the requirement of a list's filter), behind a relay that sees what reaches the
 // target: a waiver hides its failure until its date and not after; a baseline fails only new
 // failures; --allow-partial passes a selection; --read-only sends nothing that could create a
 // record; --header reaches the target and is written nowhere; a create answered 202 (body not
 // shown) leaves what only a 201 body shows not run, never passed. Runs with generated inputs
 // against another fault (meta-pages-rounded-down, which they break too) are read by a JUnit
-// consumer: no failure when the gate accepts it, exactly one when nothing does.
+// consumer: no failure when the gate accepts it, exactly one when nothing does. The faults and the
+// requirements they break are the contract's: a run whose fault the contract gives nothing to
+// break is left out, its tests skipped.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,16 +20,30 @@ import type { CertificationRecord } from '../reports/record.ts';
 import {
   startReferenceServer,
   DEFAULT_CREDENTIALS,
+  FAULTS,
   REFERENCE_FIXTURES,
   type StartedReferenceServer,
 } from '../server/index.ts';
+import { create, creates, itWith, lists } from '../contract/test-support.ts';
 import { leaksOf, reportFiles } from '../suites/test-support.ts';
 import { browserTestsRun, launchBrowser } from '../test-support/browser.ts';
 import { junitCases, readJunit, redCases } from '../test-support/junit.ts';
-import { runCli, runCliInProcess, type CliResult } from './test-support.ts';
+import { runCli, runCliInProcess, runnable, RUN_NEEDS, type CliResult } from './test-support.ts';
 
 const GATEWAY_KEY = 'gateway-key-value-3f9e21';
-const FAULTED = 'NG-FILTER-REQUIRED';
+/** The fault of the waiver and baseline runs, when the contract has a list whose filter is required. */
+const FILTER_FAULT = FAULTS.find((f) => f.name === 'filter-not-required');
+/** The list it breaks, and the requirement it breaks there (empty without one: its tests are skipped). */
+const filtered = lists.find((l) => FILTER_FAULT !== undefined && l.roles.filterRequired === FILTER_FAULT.requirement);
+const FAULTED = filtered?.roles.filterRequired ?? '';
+const FILTERED = 'list whose filter is required';
+/** The cases of the waiver and baseline runs: the filter's requirement, and the list's success statuses. */
+const FAULTED_GREP = `${FAULTED}|${filtered?.roles.success}`;
+/** The requirement of each create's success statuses: the creation cases cite them. */
+const CREATED = creates.map((c) => c.roles.success!);
+/** What only a 201 body shows, per create: the requirements of these roles, which a 202 leaves not run. */
+const BODY_ROLES = ['responseShape', 'serverAttributes', 'relationshipsEcho'] as const;
+const SHOWN_BY_201 = creates.flatMap((c) => BODY_ROLES.flatMap((role) => c.roles[role] ?? []));
 
 interface Seen {
   method: string;
@@ -75,12 +91,8 @@ function startRelay(upstream: URL): Promise<Server> {
 
 function targetFile(name: string, waivers: string): string {
   const path = join(root, `${name}.yaml`);
-  writeFileSync(
-    path,
-    `baseUrl: ${baseUrl}\nfixtures:\n${Object.entries(REFERENCE_FIXTURES)
-      .map(([kind, id]) => `  ${kind}: ${id}\n`)
-      .join('')}${waivers}`,
-  );
+  const fixtures = Object.entries(REFERENCE_FIXTURES).map(([kind, id]) => `  ${kind}: ${id}\n`);
+  writeFileSync(path, `baseUrl: ${baseUrl}\n${fixtures.length > 0 ? `fixtures:\n${fixtures.join('')}` : ''}${waivers}`);
   return path;
 }
 
@@ -94,8 +106,11 @@ function waiversFile(name: string, waivers: string): string {
   return path;
 }
 
-const GENERATED_FAULT = 'meta-pages-rounded-down';
-const GENERATED_BROKEN = 'NG-META-PAGES';
+const GENERATED_FAULT = FAULTS.find((f) => f.name === 'meta-pages-rounded-down');
+/** The list whose generated inputs the fault breaks too, and the requirement it breaks there. */
+const generatedList = lists.find((l) => l.roles.metaPages === GENERATED_FAULT?.requirement);
+const GENERATED_BROKEN = generatedList?.roles.metaPages ?? '';
+const GENERATED_LISTED = 'list whose meta.pages the fault meta-pages-rounded-down breaks';
 const generatedBaseline = () => join(root, 'generated-baseline.json');
 
 /**
@@ -104,13 +119,17 @@ const generatedBaseline = () => join(root, 'generated-baseline.json');
  */
 async function generatedRun(name: string, args: string[]): Promise<void> {
   const dir = join(root, name);
-  const selection = ['--grep', `${GENERATED_BROKEN}|listNotificationGroups: inputs generated`, '--allow-partial'];
+  const selection = [
+    '--grep',
+    `${GENERATED_BROKEN}|${generatedList?.operationId}: inputs generated`,
+    '--allow-partial',
+  ];
   const generation = ['--generate', '5', '--seed', '1'];
   const result = await runCli([
     'run',
     '--reference-server',
     '--fault',
-    GENERATED_FAULT,
+    GENERATED_FAULT!.name,
     ...selection,
     ...generation,
     '--report-dir',
@@ -157,7 +176,9 @@ async function run(name: string, args: string[]): Promise<void> {
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'las-gate-'));
-  reference = await startReferenceServer({ host: '127.0.0.1', port: 0, faults: ['filter-not-required'] });
+  if (runnable === undefined) return;
+  const faults = filtered === undefined ? [] : [FILTER_FAULT!.name];
+  reference = await startReferenceServer({ host: '127.0.0.1', port: 0, faults });
   relay = await startRelay(new URL(reference.baseUrl));
   baseUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}/v3`;
   const baseline = join(root, 'baseline.json');
@@ -175,7 +196,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  const grep = ['--grep', `${FAULTED}|NG-FILTER-ACCEPTED`];
+  const grep = ['--grep', FAULTED_GREP];
   const failing = {
     id: GENERATED_BROKEN,
     level: 'MUST',
@@ -183,52 +204,66 @@ beforeAll(async () => {
     evidence: [{ case: 'c', message: 'pages rounded down' }],
   };
   writeFileSync(generatedBaseline(), JSON.stringify({ verdict: 'failed', requirements: [failing] }));
-  await Promise.all([
+  const faultedRuns = () => [
     run('waived', ['--target', targetFile('waived', waiver('2999-12-31')), ...grep, '--allow-partial']),
     run('expired', ['--target', targetFile('expired', waiver('2000-01-01')), ...grep, '--allow-partial']),
     run('baseline', ['--target', targetFile('baseline', ''), ...grep, '--allow-partial', '--baseline', baseline]),
-    run('read-only', [
-      '--target',
-      targetFile('read-only', ''),
-      '--grep',
-      'CREATE-201|AUTH-SESSION-ACCEPTED',
-      '--read-only',
-    ]),
-    run('accepted', ['--target', targetFile('accepted', ''), '--grep', 'CREATE-201', '--allow-partial']),
+  ];
+  const generatedRuns = () => [
     generatedRun('generated-waived', [
       '--target',
       waiversFile('generated-waived', waiver('2999-12-31', GENERATED_BROKEN)),
     ]),
     generatedRun('generated-baseline', ['--baseline', generatedBaseline()]),
     generatedRun('generated-failing', []),
+  ];
+  await Promise.all([
+    ...(filtered === undefined ? [] : faultedRuns()),
+    run('read-only', [
+      '--target',
+      targetFile('read-only', ''),
+      '--grep',
+      [...CREATED, 'AUTH-SESSION-ACCEPTED'].join('|'),
+      '--read-only',
+    ]),
+    run('accepted', ['--target', targetFile('accepted', ''), '--grep', CREATED.join('|'), '--allow-partial']),
+    ...(generatedList === undefined ? [] : generatedRuns()),
   ]);
 }, 300_000);
 
 afterAll(async () => {
-  relay?.closeAllConnections();
-  await new Promise((resolve) => relay?.close(resolve));
+  if (relay !== undefined) {
+    relay.closeAllConnections();
+    await new Promise((resolve) => relay.close(resolve));
+  }
   await reference?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
 const verdictOf = (record: CertificationRecord, id: string) => record.requirements.find((r) => r.id === id)!;
 
-describe('waivers', () => {
-  it('an active waiver: the failure is reported waived, the verdict stays failed, the gate passes (exit 0)', () => {
-    const { result, record } = runs.get('waived')!;
-    expect(record.verdict).toBe('failed');
-    expect(verdictOf(record, FAULTED)).toMatchObject({
-      verdict: 'failed',
-      waiver: { active: true, expires: '2999-12-31' },
-    });
-    expect(record.gate).toMatchObject({ result: 'pass', waived: [FAULTED] });
-    expect(result.stdout).toMatch(
-      /^Verdict: PASSED by the gate, which sets the exit code: no failure left \(1 failure waived\)\n {2}before waivers: FAILED: /m,
-    );
-    expect(result.code).toBe(0);
-  });
+/** A test of the runs against the filter's fault: skipped, saying so, when no run or no such list can be had. */
+const itFaulted = itWith(runnable && filtered, `${runnable ? FILTERED : RUN_NEEDS}`);
 
-  it('an expired waiver hides nothing: exit 1', () => {
+describe('waivers', () => {
+  itFaulted(
+    'an active waiver: the failure is reported waived, the verdict stays failed, the gate passes (exit 0)',
+    () => {
+      const { result, record } = runs.get('waived')!;
+      expect(record.verdict).toBe('failed');
+      expect(verdictOf(record, FAULTED)).toMatchObject({
+        verdict: 'failed',
+        waiver: { active: true, expires: '2999-12-31' },
+      });
+      expect(record.gate).toMatchObject({ result: 'pass', waived: [FAULTED] });
+      expect(result.stdout).toMatch(
+        /^Verdict: PASSED by the gate, which sets the exit code: no failure left \(1 failure waived\)\n {2}before waivers: FAILED: /m,
+      );
+      expect(result.code).toBe(0);
+    },
+  );
+
+  itFaulted('an expired waiver hides nothing: exit 1', () => {
     const { result, record } = runs.get('expired')!;
     expect(record.gate).toMatchObject({ result: 'fail', expiredWaivers: [FAULTED] });
     expect(result.code).toBe(1);
@@ -239,13 +274,13 @@ describe('waivers', () => {
       [
         'run',
         '--target',
-        targetFile('unknown', 'waivers:\n  - requirement: NG-NO-SUCH\n    reason: r\n    expires: "2999-01-01"\n'),
+        targetFile('unknown', 'waivers:\n  - requirement: NO-SUCH-ID\n    reason: r\n    expires: "2999-01-01"\n'),
       ],
       { LAS_SESSION_TOKEN: 'a-session', LAS_PAT: 'a-pat' },
     );
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd()).toMatch(
-      /^las-conformance: target file .*unknown\.yaml: waiver for NG-NO-SUCH, which is no requirement of the catalogue/,
+      /^las-conformance: target file .*unknown\.yaml: waiver for NO-SUCH-ID, which is no requirement of the catalogue/,
     );
   });
 });
@@ -260,25 +295,28 @@ const ACCEPTED_RUNS: [string, string, RegExp][] = [
 
 for (const [name, kind, why] of ACCEPTED_RUNS) {
   describe(`the only failure ${kind}: exit 0 and no report shows it as a plain failure`, () => {
-    it('junit.xml (a JUnit consumer): no red test; the requirement is skipped, with how the gate took it', () => {
-      const { dir, result } = runs.get(name)!;
-      expect(result.code).toBe(0);
-      const junit = readJunit(join(dir, 'junit.xml'));
-      expect(redCases(junit).map((c) => c.name)).toEqual([]);
-      const faulted = junitCases(junit).find((c) => c.name.startsWith(`${FAULTED} `))!;
-      expect(faulted.status).toBe('SKIP');
-      expect(faulted.metadata).toMatchObject({ verdict: kind, gate: expect.stringMatching(why) });
-      expect(junitCases(junit).some((c) => c.duration > 0)).toBe(true);
-    });
+    itFaulted(
+      'junit.xml (a JUnit consumer): no red test; the requirement is skipped, with how the gate took it',
+      () => {
+        const { dir, result } = runs.get(name)!;
+        expect(result.code).toBe(0);
+        const junit = readJunit(join(dir, 'junit.xml'));
+        expect(redCases(junit).map((c) => c.name)).toEqual([]);
+        const faulted = junitCases(junit).find((c) => c.name.startsWith(`${FAULTED} `))!;
+        expect(faulted.status).toBe('SKIP');
+        expect(faulted.metadata).toMatchObject({ verdict: kind, gate: expect.stringMatching(why) });
+        expect(junitCases(junit).some((c) => c.duration > 0)).toBe(true);
+      },
+    );
 
-    it("junit-cases.xml (Playwright's, per case, a JUnit consumer): no red case", () => {
+    itFaulted("junit-cases.xml (Playwright's, per case, a JUnit consumer): no red case", () => {
       const { dir } = runs.get(name)!;
       const cases = readJunit(join(dir, 'junit-cases.xml'));
       expect(junitCases(cases).length).toBeGreaterThan(0);
       expect(redCases(cases).map((c) => c.name)).toEqual([]);
     });
 
-    it('summary.md and the console list it apart, with why, never among failed requirements', () => {
+    itFaulted('summary.md and the console list it apart, with why, never among failed requirements', () => {
       const { dir, result } = runs.get(name)!;
       const summary = readFileSync(join(dir, 'summary.md'), 'utf8');
       expect(
@@ -291,7 +329,7 @@ for (const [name, kind, why] of ACCEPTED_RUNS) {
       );
     });
 
-    it.skipIf(!browserTestsRun)(
+    it.skipIf(!browserTestsRun || filtered === undefined || runnable === undefined)(
       'certification.html in a browser: the banner, badge, count and reason say how the gate took it',
       async () => {
         const { dir } = runs.get(name)!;
@@ -319,11 +357,13 @@ for (const [name, kind, why] of ACCEPTED_RUNS) {
 
 // The generated inputs break the requirement too: junit.xml has a test case for it in the
 // generated suite, and still the requirement fails once, or not at all when the gate accepts it.
-const GENERATED_CASE = `listNotificationGroups · ${GENERATED_BROKEN}`;
+const GENERATED_CASE = `${generatedList?.operationId} · ${GENERATED_BROKEN}`;
+/** A test of the runs with generated inputs: skipped, saying so, when no run or no such list can be had. */
+const itGenerated = itWith(runnable && generatedList, runnable ? GENERATED_LISTED : RUN_NEEDS);
 
 describe('runs with generated inputs, read by a JUnit consumer', () => {
   for (const name of ['generated-waived', 'generated-baseline']) {
-    it(`${name}: exit 0, no failure in junit.xml or junit-cases.xml, the generated case skipped`, () => {
+    itGenerated(`${name}: exit 0, no failure in junit.xml or junit-cases.xml, the generated case skipped`, () => {
       const { dir, result } = runs.get(name)!;
       expect(result.code).toBe(0);
       const junit = readJunit(join(dir, 'junit.xml'));
@@ -336,7 +376,7 @@ describe('runs with generated inputs, read by a JUnit consumer', () => {
     });
   }
 
-  it("generated-failing: exit 1, and junit.xml has exactly one failure, the requirement's", () => {
+  itGenerated("generated-failing: exit 1, and junit.xml has exactly one failure, the requirement's", () => {
     const { dir, result } = runs.get('generated-failing')!;
     expect(result.code).toBe(1);
     const junit = readJunit(join(dir, 'junit.xml'));
@@ -347,11 +387,11 @@ describe('runs with generated inputs, read by a JUnit consumer', () => {
 });
 
 describe('--baseline and --allow-partial', () => {
-  it('a failure the baseline already had does not fail the gate; the selection is accepted and recorded', () => {
+  itFaulted('a failure the baseline already had does not fail the gate; the selection is accepted and recorded', () => {
     const { result, record } = runs.get('baseline')!;
     expect(record).toMatchObject({
       verdict: 'failed',
-      selection: { whole: false, grep: `${FAULTED}|NG-FILTER-ACCEPTED` },
+      selection: { whole: false, grep: FAULTED_GREP },
     });
     expect(record.gate).toMatchObject({
       result: 'pass',
@@ -362,11 +402,15 @@ describe('--baseline and --allow-partial', () => {
   });
 });
 
+/** A test of the runs of creations: skipped, saying so, when no run or no create can be had. */
+const itCreating = itWith(runnable && create, runnable ? 'create' : RUN_NEEDS);
+
 describe('--read-only', () => {
-  it('sends no request that could create a record, and reports the creation cases not run: exit 3', () => {
+  itCreating('sends no request that could create a record, and reports the creation cases not run: exit 3', () => {
     const { result, record } = runs.get('read-only')!;
     expect(seen.get('read-only')?.some((s) => s.method !== 'GET')).toBe(false);
-    expect(verdictOf(record, 'HL-CREATE-201')).toMatchObject({ verdict: 'not-run', reason: READ_ONLY_REASON });
+    for (const id of CREATED)
+      expect(verdictOf(record, id), id).toMatchObject({ verdict: 'not-run', reason: READ_ONLY_REASON });
     expect(verdictOf(record, 'AUTH-SESSION-ACCEPTED').verdict).toBe('passed');
     expect(record).toMatchObject({
       verdict: 'incomplete',
@@ -378,43 +422,44 @@ describe('--read-only', () => {
 });
 
 describe('a target that answers creations 202 Accepted', () => {
-  it('passes the status, records the 202, and reports what only a 201 body shows as not run, with the reason', () => {
-    const { result, record } = runs.get('accepted')!;
-    for (const id of ['AC-CREATE-201', 'HL-CREATE-201']) expect(verdictOf(record, id).verdict, id).toBe('passed');
-    expect(verdictOf(record, 'CREATE-202-ACCEPTED').evidence.length).toBeGreaterThan(0);
-    for (const id of [
-      'AC-RESPONSE-SHAPE',
-      'AC-RESPONSE-INUSE',
-      'HL-RESPONSE-SHAPE',
-      'HL-RESPONSE-RELATIONSHIPS',
-      'RES-ID-STRING',
-    ]) {
-      expect(verdictOf(record, id), id).toMatchObject({
-        verdict: 'not-run',
-        byTargetChoice: true,
-        reason: expect.stringMatching(/^the target answered 202 Accepted, whose body the specification does not show/),
-      });
-    }
-    // 202 is the target's legal choice, not a gap in the run's inputs: the verdict is not incomplete for it
-    // (this run is incomplete for its --grep alone).
-    expect(record.notRun).not.toContain('HL-RESPONSE-SHAPE');
-    expect(record.notRun).not.toContain('AC-RESPONSE-INUSE');
-    expect(record).toMatchObject({ verdict: 'incomplete', gate: { result: 'pass', allowPartial: true } });
-    expect(result.code).toBe(0);
-  });
+  itCreating(
+    'passes the status, records the 202, and reports what only a 201 body shows as not run, with the reason',
+    () => {
+      const { result, record } = runs.get('accepted')!;
+      for (const id of CREATED) expect(verdictOf(record, id).verdict, id).toBe('passed');
+      expect(verdictOf(record, 'CREATE-202-ACCEPTED').evidence.length).toBeGreaterThan(0);
+      for (const id of [...SHOWN_BY_201, 'RES-ID-STRING']) {
+        expect(verdictOf(record, id), id).toMatchObject({
+          verdict: 'not-run',
+          byTargetChoice: true,
+          reason: expect.stringMatching(
+            /^the target answered 202 Accepted, whose body the specification does not show/,
+          ),
+        });
+      }
+      // 202 is the target's legal choice, not a gap in the run's inputs: the verdict is not incomplete for it
+      // (this run is incomplete for its --grep alone).
+      expect(record.notRun.filter((id) => SHOWN_BY_201.includes(id))).toEqual([]);
+      expect(record).toMatchObject({ verdict: 'incomplete', gate: { result: 'pass', allowPartial: true } });
+      expect(result.code).toBe(0);
+    },
+  );
 });
 
 describe('--header', () => {
-  it('reaches the target with every request, is recorded by name only, and its value is written nowhere', () => {
-    for (const name of runs.keys())
-      if (!name.startsWith('generated-'))
-        expect(
-          seen.get(name)?.every((s) => s.gatewayKey === GATEWAY_KEY),
-          name,
-        ).toBe(true);
-    const { record } = runs.get('waived')!;
-    expect(record.inputs.headers).toEqual(['X-Run', 'X-Gateway-Key']);
-    for (const { dir, result } of runs.values())
-      expect(leaksOf([GATEWAY_KEY], reportFiles(dir), result.stdout + result.stderr)).toEqual([]);
-  });
+  itWith(runnable, RUN_NEEDS)(
+    'reaches the target with every request, is recorded by name only, and its value is written nowhere',
+    () => {
+      for (const name of runs.keys())
+        if (!name.startsWith('generated-'))
+          expect(
+            seen.get(name)?.every((s) => s.gatewayKey === GATEWAY_KEY),
+            name,
+          ).toBe(true);
+      const { record } = runs.get('accepted')!;
+      expect(record.inputs.headers).toEqual(['X-Run', 'X-Gateway-Key']);
+      for (const { dir, result } of runs.values())
+        expect(leaksOf([GATEWAY_KEY], reportFiles(dir), result.stdout + result.stderr)).toEqual([]);
+    },
+  );
 });

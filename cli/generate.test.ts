@@ -11,13 +11,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { CertificationRecord } from '../reports/record.ts';
 import { FAULTS, startReferenceServer } from '../server/index.ts';
 import { referenceTarget } from '../server/test-support.ts';
 import { targetEnvironment } from '../targets/target-environment.ts';
 import { EXIT_FAILED, EXIT_INCOMPLETE } from './exit-codes.ts';
-import { runCli } from './test-support.ts';
+import { contract, itWith } from '../contract/test-support.ts';
+import { runCli, runnable, RUN_NEEDS } from './test-support.ts';
 
 /**
  * Selects the generated cases (suites/generation/cases.ts titles) and nothing else, in one worker (its start costs more
@@ -50,76 +51,90 @@ async function replayStatus(curl: string, faults: string[]): Promise<number> {
   }
 }
 
-describe('run --generate 200 --seed 1', () => {
-  it('against the reference server: every operation passes, and the record names the seed and the inputs', async () => {
-    const reportDir = join(dir, 'plain');
-    const result = await runCli([
-      'run',
-      '--reference-server',
-      ...GENERATE,
-      ...GENERATED_ONLY,
-      '--report-dir',
-      reportDir,
-    ]);
-    expect(result.code).toBe(EXIT_INCOMPLETE);
-    const record = recordIn(reportDir);
-    expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([]);
-    expect(record.generated).toMatchObject({ inputs: 200, seed: 1 });
-    expect(record.generated!.operations.map((o) => o.operation)).toEqual([
-      'createAttributeConfig',
-      'createHighlight',
-      'listNotificationGroups',
-    ]);
-    // The boundary phase's inputs, then the 200 random ones.
-    for (const operation of record.generated!.operations)
-      expect(operation.inputs.sent, operation.operation).toBeGreaterThan(230);
-    // The record agrees with itself: a requirement generation judged is judged in the requirements section too.
-    const judgedByGeneration = [
-      ...new Set(
-        record.generated!.operations.flatMap((o) => o.requirements.filter((r) => r.inputs > 0).map((r) => r.id)),
-      ),
-    ];
-    const notRun = new Set(record.requirements.filter((r) => r.verdict === 'not-run').map((r) => r.id));
-    expect(judgedByGeneration.length).toBeGreaterThan(5);
-    expect(judgedByGeneration.filter((id) => notRun.has(id))).toEqual([]);
-  }, 120_000);
+describe('run --generate 200 --seed 1', { timeout: 120_000 }, () => {
+  const itRuns = itWith(runnable, RUN_NEEDS);
+  itRuns(
+    'against the reference server: every operation passes, and the record names the seed and the inputs',
+    async () => {
+      const reportDir = join(dir, 'plain');
+      const result = await runCli([
+        'run',
+        '--reference-server',
+        ...GENERATE,
+        ...GENERATED_ONLY,
+        '--report-dir',
+        reportDir,
+      ]);
+      expect(result.code).toBe(EXIT_INCOMPLETE);
+      const record = recordIn(reportDir);
+      expect(record.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id)).toEqual([]);
+      expect(record.generated).toMatchObject({ inputs: 200, seed: 1 });
+      expect(record.generated!.operations.map((o) => o.operation)).toEqual(
+        contract.operations.map((o) => o.operationId).sort(),
+      );
+      // The boundary phase's inputs, then the 200 random ones.
+      for (const operation of record.generated!.operations)
+        expect(operation.inputs.sent, operation.operation).toBeGreaterThan(230);
+      // The record agrees with itself: a requirement generation judged is judged in the requirements section too.
+      const judgedByGeneration = [
+        ...new Set(
+          record.generated!.operations.flatMap((o) => o.requirements.filter((r) => r.inputs > 0).map((r) => r.id)),
+        ),
+      ];
+      const notRun = new Set(record.requirements.filter((r) => r.verdict === 'not-run').map((r) => r.id));
+      expect(judgedByGeneration.length).toBeGreaterThan(5);
+      expect(judgedByGeneration.filter((id) => notRun.has(id))).toEqual([]);
+    },
+  );
 
   const fault = FAULTS.find((f) => f.foundBy === 'generation')!;
   // That a kept case passes once the fault is gone is proven in process, for every such fault, by
   // suites/generative-fault-proof.test.ts.
   const savedAs = 'kept by --save-cases as a regression case that fails it again with generation off';
-  it(`with ${fault.name}: fails ${fault.requirement} with a minimal input whose curl line gets the 500 again, ${savedAs}`, async () => {
-    const reportDir = join(dir, fault.name);
-    const casesFile = join(dir, `${fault.name}-cases.yaml`);
-    const result = await runCli([
-      'run',
-      '--reference-server',
-      ...GENERATE,
-      '--fault',
-      fault.name,
-      ...GENERATED_ONLY,
-      '--report-dir',
-      reportDir,
-      '--save-cases',
-      casesFile,
-    ]);
-    expect(result.code).toBe(EXIT_FAILED);
-    const record = recordIn(reportDir);
-    expect(record.requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');
-    const examples = record.generated!.operations.flatMap((o) =>
-      o.requirements.filter((r) => r.id === fault.requirement && r.counterexample).map((r) => r.counterexample!),
-    );
-    expect(examples.length).toBeGreaterThan(0);
-    const cases = `${examples.length} regression case${examples.length === 1 ? '' : 's'}`;
-    expect(result.stdout).toContain(`${casesFile}: ${cases} added from generated inputs (${fault.requirement})`);
-    for (const example of examples) {
-      expect(example.status).toBe(500);
-      expect(await replayStatus(example.curl, [fault.name])).toBe(500);
-      expect(await replayStatus(example.curl, [])).not.toBe(500);
-    }
-    const regression = ['run', '--reference-server', '--generate', '0', '--target', casesFile, '--grep', 'regression:'];
-    const again = await runCli([...regression, '--fault', fault.name, '--report-dir', join(dir, 'again')]);
-    expect(again.code, again.stdout).toBe(EXIT_FAILED);
-    expect(recordIn(join(dir, 'again')).requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');
-  }, 120_000);
+  itRuns(
+    `with ${fault.name}: fails ${fault.requirement} with a minimal input whose curl line gets the 500 again, ${savedAs}`,
+    async () => {
+      const reportDir = join(dir, fault.name);
+      const casesFile = join(dir, `${fault.name}-cases.yaml`);
+      const result = await runCli([
+        'run',
+        '--reference-server',
+        ...GENERATE,
+        '--fault',
+        fault.name,
+        ...GENERATED_ONLY,
+        '--report-dir',
+        reportDir,
+        '--save-cases',
+        casesFile,
+      ]);
+      expect(result.code).toBe(EXIT_FAILED);
+      const record = recordIn(reportDir);
+      expect(record.requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');
+      const examples = record.generated!.operations.flatMap((o) =>
+        o.requirements.filter((r) => r.id === fault.requirement && r.counterexample).map((r) => r.counterexample!),
+      );
+      expect(examples.length).toBeGreaterThan(0);
+      const cases = `${examples.length} regression case${examples.length === 1 ? '' : 's'}`;
+      expect(result.stdout).toContain(`${casesFile}: ${cases} added from generated inputs (${fault.requirement})`);
+      for (const example of examples) {
+        expect(example.status).toBe(500);
+        expect(await replayStatus(example.curl, [fault.name])).toBe(500);
+        expect(await replayStatus(example.curl, [])).not.toBe(500);
+      }
+      const regression = [
+        'run',
+        '--reference-server',
+        '--generate',
+        '0',
+        '--target',
+        casesFile,
+        '--grep',
+        'regression:',
+      ];
+      const again = await runCli([...regression, '--fault', fault.name, '--report-dir', join(dir, 'again')]);
+      expect(again.code, again.stdout).toBe(EXIT_FAILED);
+      expect(recordIn(join(dir, 'again')).requirements.find((r) => r.id === fault.requirement)?.verdict).toBe('failed');
+    },
+  );
 });

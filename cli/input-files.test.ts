@@ -4,6 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contract, itWith, list, listQuery } from '../contract/test-support.ts';
+import type { Operation } from '../contract/index.ts';
 import { expandCaptureDirectories, expandGlobs } from './input-files.ts';
 import { runCliInProcess } from './test-support.ts';
 
@@ -17,28 +19,30 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A violations line: an operation of the contract answered 500, which no operation may answer. */
+const answered = contract.operations[0];
 const finding = {
   time: '2026-11-24T10:00:00.000Z',
-  method: 'GET',
-  path: '/v3/notification-groups',
-  operationId: 'listNotificationGroups',
+  method: answered.method,
+  path: `${contract.basePath}${answered.pathTemplate}`,
+  operationId: answered.operationId,
   direction: 'exchange',
-  status: 200,
-  rule: 'NG-META-PAGES',
+  status: 500,
+  rule: 'ERR-NO-5XX',
   level: 'MUST',
-  pointer: '/meta/pages',
-  message: 'meta.pages is not ceil(total / limit)',
+  pointer: '',
+  message: 'answered 500',
 };
 
-/** A capture line: a list whose meta.pages is wrong for its total and limit (NG-META-PAGES). */
-function captureLine(requestId: string): string {
+/** A capture line: a page of `list` whose meta.pages is wrong for its total and limit. */
+function captureLine(list: Operation, requestId: string): string {
   const body = JSON.stringify({ data: [], meta: { total: 12, pages: 0, page: 1, offset: 0, limit: 5 } });
   return JSON.stringify({
     startedDateTime: '2026-11-24T10:00:00.000Z',
     time: 1,
     request: {
       method: 'GET',
-      url: 'http://127.0.0.1:4010/v3/notification-groups?filter[type]=portal&page[limit]=5&page[offset]=0',
+      url: `http://127.0.0.1:4010${contract.basePath}${list.pathTemplate}?${listQuery(list, { limit: 5, offset: 0 })}`,
       httpVersion: 'HTTP/1.1',
       cookies: [],
       headers: [
@@ -130,21 +134,21 @@ describe('the commands', () => {
     ]);
   });
 
-  it('judge reads several capture directories, one per replica', async () => {
+  itWith(list, 'list')('judge reads several capture directories, one per replica', async (list) => {
     const replicas = [join(dir, 'replica-a'), join(dir, 'replica-b')];
     replicas.forEach((replica, index) => {
       mkdirSync(replica);
       writeFileSync(
         join(replica, 'capture-20261124T100000Z-0001.ndjson'),
-        `${captureLine(`${index}-1`)}\n${captureLine(`${index}-2`)}\n`,
+        `${captureLine(list, `${index}-1`)}\n${captureLine(list, `${index}-2`)}\n`,
       );
     });
-    writeFileSync(join(replicas[1], 'capture-20261124T110000Z-0002.ndjson'), `${captureLine('1-3')}\n`);
+    writeFileSync(join(replicas[1], 'capture-20261124T110000Z-0002.ndjson'), `${captureLine(list, '1-3')}\n`);
     const result = await runCliInProcess(['judge', ...replicas]);
     expect(result.stderr).toContain('5 entries: 5 judged, 0 outside the API (counted, not judged), 0 malformed;');
-    expect(result.stdout).toContain('| MUST | NG-META-PAGES |');
+    expect(result.stdout).toContain(`| MUST | ${list.roles.metaPages} |`);
     expect(result.code).toBe(1);
-  }, 30_000);
+  });
 
   it('judge exits 2 on a directory without capture files, with one line naming it', async () => {
     const empty = join(dir, 'no-captures');

@@ -17,7 +17,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract } from '../contract/index.ts';
+import { recordKinds } from '../contract/index.ts';
+import { contract, createWithRecord, itWith } from '../contract/test-support.ts';
 import { buildRecord, type CaseOutcome, type CertificationRecord } from '../reports/record.ts';
 import { clearKitFiles, pointLatestAt, timestampedReportDir } from '../reports/report-dirs.ts';
 import { envelopeText, KEY_MAX_BYTES, signRecord } from '../reports/attestation.ts';
@@ -29,23 +30,30 @@ import { ENVELOPE_MAX_BYTES, verifyCommand } from './verify.ts';
 import { runCli, runCliInProcess, runCliWithin, spoiledFiles } from './test-support.ts';
 import { RECORD_MAX_BYTES } from './input-files.ts';
 
-const contract = loadContract();
 const SUITE_CHECKED = contract.requirements
   .filter((r) => !r.checkedBy || r.checkedBy.includes('suite'))
   .map((r) => r.id);
+/** Two MUST requirements every operation shares, broken in the records below. */
+const BROKEN = 'RES-ID-STRING';
+const ALSO_BROKEN = 'ERR-ENVELOPE';
+/** The exchange their findings were met on: the contract's first operation, answered with its first status. */
+const exchanged = contract.operations[0];
+const EXCHANGE = {
+  method: exchanged.method,
+  path: exchanged.pathTemplate,
+  status: exchanged.statuses[0],
+  curl: `curl -i -g -X ${exchanged.method} "$LAS_BASE_URL${exchanged.pathTemplate}"`,
+};
+/** The kinds of record the contract names, each a member of a record's inputs. */
+const KINDS = recordKinds(contract.operations);
 let dir: string;
 
 function finding(requirement: string, message: string): CaseFinding {
-  return {
-    ...contract.finding(requirement, 'response', { pointer: '/meta/pages', message }),
-    exchange: {
-      method: 'GET',
-      path: '/notification-groups?filter[type]=portal',
-      status: 200,
-      curl: 'curl -i -g -X GET "$LAS_BASE_URL/notification-groups"',
-    },
-  };
+  return { ...contract.finding(requirement, 'response', { pointer: '/data/id', message }), exchange: EXCHANGE };
 }
+
+/** `text` as a regular expression matching it literally. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 function record(findings: CaseFinding[]): CertificationRecord {
   const exercised = SUITE_CHECKED.map((requirement) => ({
@@ -92,9 +100,12 @@ function formatThree(record: CertificationRecord): unknown {
   return { ...record, format: 3, inputs: formatThreeInputs(record) };
 }
 
+/** The kinds of record format 3 had members of inputs for: fixed by that format, whatever the contract. */
+const FORMAT_THREE_KINDS = ['ownerUserId', 'collectionItemId'];
+
 function formatThreeInputs(record: CertificationRecord): Record<string, unknown> {
   const { records, ...rest } = record.inputs;
-  return { ...rest, ...records };
+  return { ...rest, ...Object.fromEntries(FORMAT_THREE_KINDS.map((kind) => [kind, records[kind] ?? false])) };
 }
 
 describe('las-conformance verify', () => {
@@ -122,7 +133,7 @@ describe('las-conformance verify', () => {
       (r) => ({
         ...r,
         requirements: r.requirements.map((q) =>
-          q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q,
+          q.id === BROKEN ? { ...q, verdict: 'passed', evidence: [], broken: 0 } : q,
         ),
       }),
       /^ {2}tally\.MUST\.passed: \d+, but its requirements say \d+$/m,
@@ -131,11 +142,9 @@ describe('las-conformance verify', () => {
       'a failed requirement changed to passed, its broken exchange left',
       (r) => ({
         ...r,
-        requirements: r.requirements.map((q) =>
-          q.id === 'NG-META-PAGES' ? { ...q, verdict: 'passed', evidence: [] } : q,
-        ),
+        requirements: r.requirements.map((q) => (q.id === BROKEN ? { ...q, verdict: 'passed', evidence: [] } : q)),
       }),
-      /\/requirements\/\d+ \(NG-META-PAGES, verdict passed\)\/broken: must be equal to constant/,
+      new RegExp(`/requirements/\\d+ \\(${BROKEN}, verdict passed\\)/broken: must be equal to constant`),
     ],
     [
       "a requirement not exercised claimed as the target's choice",
@@ -167,19 +176,9 @@ describe('las-conformance verify', () => {
       /^\s+\/: must NOT have additional properties \(certifiedBy\)$/m,
     ],
     [
-      'a kind of record left out of inputs',
-      (r) => ({ ...r, inputs: { ...r.inputs, records: { ownerUserId: true } } }),
-      /^ {2}inputs\.records: it does not say whether the run was given collectionItemId, which the contract names$/m,
-    ],
-    [
       'a kind of record the contract does not name',
       (r) => ({ ...r, inputs: { ...r.inputs, records: { ...r.inputs.records, courseId: true } } }),
       /^ {2}inputs\.records: courseId, which the contract names no record of$/m,
-    ],
-    [
-      'format 4 with the inputs of format 3',
-      (r) => ({ ...r, inputs: formatThreeInputs(r) }),
-      /\/inputs: must NOT have additional properties/,
     ],
   ];
   it('verifies a record of format 3, whose kinds of record are members of inputs', () => {
@@ -191,13 +190,36 @@ describe('las-conformance verify', () => {
 
   for (const [what, change, problem] of tampered) {
     it(`does not verify ${what}: exit 1, the problem named`, () => {
-      const { code, output } = verifyCommand(
-        write('tampered.json', change(record([finding('NG-META-PAGES', 'meta.pages is 2')]))),
-      );
+      const { code, output } = verifyCommand(write('tampered.json', change(record([finding(BROKEN, 'data.id is 2')]))));
       expect(code).toBe(1);
       expect(output).toMatch(problem);
     });
   }
+
+  it('does not verify format 4 with the inputs of format 3: exit 1, the problem named', () => {
+    const { code, output } = verifyCommand(
+      write('tampered.json', { ...record([]), inputs: formatThreeInputs(record([])) }),
+    );
+    expect(code).toBe(1);
+    expect(output).toMatch(/\/inputs: must NOT have additional properties/);
+  });
+
+  itWith(createWithRecord, 'create naming a record')(
+    'does not verify a kind of record left out of inputs: exit 1, the problem named',
+    () => {
+      const [left, ...kept] = KINDS;
+      const records = Object.fromEntries(kept.map((kind) => [kind, true]));
+      const withoutOne = (r: CertificationRecord) => ({ ...r, inputs: { ...r.inputs, records } });
+      const { code, output } = verifyCommand(write('tampered.json', withoutOne(record([]))));
+      expect(code).toBe(1);
+      expect(output).toMatch(
+        new RegExp(
+          `^ {2}inputs\\.records: it does not say whether the run was given ${left}, which the contract names$`,
+          'm',
+        ),
+      );
+    },
+  );
 
   it('--help says a record without a checked signature is unsigned (self-reported)', async () => {
     const help = await runCliInProcess(['verify', '--help']);
@@ -233,44 +255,53 @@ describe('las-conformance verify', () => {
 
 describe('las-conformance diff', () => {
   it('a requirement that newly fails is a regression: exit 1, in Markdown and JSON', () => {
-    const before = write('before.json', record([finding('NG-META-TOTAL', 'total is 7; expected 8')]));
+    const before = write('before.json', record([finding(ALSO_BROKEN, 'errors is 7; expected an array')]));
     const after = write(
       'after.json',
-      record([finding('NG-META-PAGES', 'meta.pages is 2'), finding('NG-META-TOTAL', 'total is 6; expected 8')]),
+      record([finding(BROKEN, 'data.id is 2'), finding(ALSO_BROKEN, 'errors is 6; expected an array')]),
     );
     const markdown = diffCommand(before, after, { markdown: join(dir, 'diff.md'), jsonFile: join(dir, 'diff.json') });
     expect(markdown.code).toBe(1);
     expect(markdown.output.split('\n')[0]).toBe('# Conformance diff: 1 regression');
     expect(markdown.output).toMatch(
-      /## Newly failing\n\n\| Requirement \| Level \| Was \| Now \| Evidence \|\n\|---\|---\|---\|---\|---\|\n\| NG-META-PAGES \| MUST \| passed \| failed \| meta\.pages is 2 at \/meta\/pages \(GET \/notification-groups\?filter\[type\]=portal → 200\) \|/,
+      new RegExp(
+        '## Newly failing\n\n\\| Requirement \\| Level \\| Was \\| Now \\| Evidence \\|\n\\|---\\|---\\|---\\|---\\|---\\|\n' +
+          literally(`| ${BROKEN} | MUST | passed | failed | data.id is 2 at /data/id `) +
+          literally(`(${EXCHANGE.method} ${EXCHANGE.path} → ${EXCHANGE.status}) |`),
+      ),
     );
     expect(markdown.output).toMatch(
-      /## Changed evidence\n\n[^\n]+\n[^\n]+\n\| NG-META-TOTAL \| MUST \| total is 7; expected 8 at \/meta\/pages [^|]+\| total is 6; expected 8/,
+      new RegExp(
+        `## Changed evidence\n\n[^\n]+\n[^\n]+\n\\| ${ALSO_BROKEN} \\| MUST \\| errors is 7; expected an array at /data/id ` +
+          `[^|]+\\| errors is 6; expected an array`,
+      ),
     );
     expect(readFileSync(join(dir, 'diff.md'), 'utf8')).toBe(markdown.output);
     const json = JSON.parse(diffCommand(before, after, { json: true }).output) as {
       regressions: string[];
       fixed: unknown[];
     };
-    expect(json).toMatchObject({ regressions: ['NG-META-PAGES'], fixed: [] });
+    expect(json).toMatchObject({ regressions: [BROKEN], fixed: [] });
     expect(JSON.parse(readFileSync(join(dir, 'diff.json'), 'utf8'))).toEqual(json);
   });
 
   it('reads a record of format 3 beside one of format 4', () => {
     const before = write('before-format-3.json', formatThree(record([])));
-    const after = write('after-format-4.json', record([finding('NG-META-PAGES', 'meta.pages is 2')]));
+    const after = write('after-format-4.json', record([finding(BROKEN, 'data.id is 2')]));
     const diff = diffCommand(before, after, { json: true });
     expect(diff.code).toBe(1);
-    expect(JSON.parse(diff.output)).toMatchObject({ regressions: ['NG-META-PAGES'] });
+    expect(JSON.parse(diff.output)).toMatchObject({ regressions: [BROKEN] });
     expect(diffCommand(after, before, {}).code).toBe(0);
   });
 
   it('a fix is no regression: exit 0, listed as fixed', () => {
-    const before = write('before.json', record([finding('NG-META-PAGES', 'meta.pages is 2')]));
+    const before = write('before.json', record([finding(BROKEN, 'data.id is 2')]));
     const after = write('after.json', record([]));
     const { code, output } = diffCommand(before, after, {});
     expect(code).toBe(0);
-    expect(output).toMatch(/## Fixed\n\n[^\n]+\n[^\n]+\n\| NG-META-PAGES \| MUST \| failed \| meta\.pages is 2/);
+    expect(output).toMatch(
+      new RegExp(`## Fixed\n\n[^\n]+\n[^\n]+\n\\| ${BROKEN} \\| MUST \\| failed \\| data\\.id is 2`),
+    );
   });
 
   it('says so when the two records name different targets, and not for two runs of one', () => {
@@ -328,7 +359,7 @@ function retargeted(value: CertificationRecord, baseUrl: string): CertificationR
 }
 
 describe('a hostile file: what verify, diff and judge print from it', () => {
-  const failing = () => withHostileId(record([finding('NG-META-PAGES', `meta.pages is 2${ESCAPES}`)]), 'NG-META-PAGES');
+  const failing = () => withHostileId(record([finding(BROKEN, `data.id is 2${ESCAPES}`)]), BROKEN);
   const diffHostile = () => runCliInProcess(['diff', write('old.json', record([])), write('new.json', failing())]);
   // A capture line without a response: judge names it by its method and path, the method as the file has it.
   const malformedEntry = () => ({ request: { method: `GET${ESCAPES}`, url: 'http://127.0.0.1:1/v3/x' } });

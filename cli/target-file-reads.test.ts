@@ -5,11 +5,13 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import type { Operation } from '../contract/index.ts';
+import { itWith, listQuery } from '../contract/test-support.ts';
 import { RECORD_FILE } from '../run-protocol/index.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { DEFAULT_CREDENTIALS, startReferenceServer, type StartedReferenceServer } from '../server/index.ts';
-import { runCli } from './test-support.ts';
+import { runCli, runnable, RUN_NEEDS } from './test-support.ts';
 
 const COUNT_OPENS = new URL('../test-support/count-opens.mjs', import.meta.url).href;
 
@@ -18,7 +20,7 @@ function countedReads(log: string): number {
   return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
-describe('the target file of a run', () => {
+describe('the target file of a run', { timeout: 120_000 }, () => {
   let dir: string;
   let reference: StartedReferenceServer;
   beforeAll(async () => {
@@ -30,28 +32,32 @@ describe('the target file of a run', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('is read once, by the run command; its regression case runs in the suite all the same', async () => {
-    const targetFile = join(dir, 'target.yaml');
-    writeFileSync(targetFile, targetText(reference.baseUrl));
-    const log = join(dir, 'reads.log');
-    const reportDir = join(dir, 'report');
-    const args = ['--target', targetFile, '--grep', 'regression: ', '--allow-partial', '--report-dir', reportDir];
-    const counting = {
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${COUNT_OPENS}`].filter(Boolean).join(' '),
-      COUNT_OPENS_OF: targetFile,
-      COUNT_OPENS_LOG: log,
-    };
-    const { code, stdout, stderr } = await runCli(['run', ...args], counting);
-    expect(stderr, stderr).toBe('');
-    expect(code, stdout.slice(-1500)).toBe(0);
-    expect(countedReads(log)).toBe(1);
-    const record = JSON.parse(readFileSync(join(reportDir, RECORD_FILE), 'utf8')) as CertificationRecord;
-    expect(record.cases.total).toBe(1);
-    expect(record.cases.passed).toBe(1);
-  }, 120_000);
+  itWith(runnable, RUN_NEEDS)(
+    'is read once, by the run command; its regression case runs in the suite all the same',
+    async (list) => {
+      const targetFile = join(dir, 'target.yaml');
+      writeFileSync(targetFile, targetText(reference.baseUrl, list));
+      const log = join(dir, 'reads.log');
+      const reportDir = join(dir, 'report');
+      const args = ['--target', targetFile, '--grep', 'regression: ', '--allow-partial', '--report-dir', reportDir];
+      const counting = {
+        NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${COUNT_OPENS}`].filter(Boolean).join(' '),
+        COUNT_OPENS_OF: targetFile,
+        COUNT_OPENS_LOG: log,
+      };
+      const { code, stdout, stderr } = await runCli(['run', ...args], counting);
+      expect(stderr, stderr).toBe('');
+      expect(code, stdout.slice(-1500)).toBe(0);
+      expect(countedReads(log)).toBe(1);
+      const record = JSON.parse(readFileSync(join(reportDir, RECORD_FILE), 'utf8')) as CertificationRecord;
+      expect(record.cases.total).toBe(1);
+      expect(record.cases.passed).toBe(1);
+    },
+  );
 });
 
-function targetText(baseUrl: string): string {
+/** A target file holding one regression case: a request to `list` the reference server answers right. */
+function targetText(baseUrl: string, list: Operation): string {
   return `baseUrl: ${baseUrl}
 credentials:
   sessionToken: ${DEFAULT_CREDENTIALS.sessionToken}
@@ -62,7 +68,7 @@ regressionCases:
     why: a client once saw a number here
     request:
       method: GET
-      path: /notification-groups?filter[type]=portal
+      path: ${list.pathTemplate}?${listQuery(list)}
       credentials: session
 `;
 }

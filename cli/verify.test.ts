@@ -1,5 +1,5 @@
 // `las-conformance verify` on records real runs wrote: the suite against the reference server with
-// one fault (meta-pages-rounded-down breaks NG-META-PAGES), selected by --requirement so each run
+// one fault (meta-pages-rounded-down breaks the meta.pages of a list), selected by --requirement so each run
 // takes seconds. The first run signs its record; the second reuses the report directory unsigned.
 // Every member a record says something about itself in, edited alone, fails verify naming it; the
 // issue's forged record (one failure flipped to passed, verdict, gate and tallies made to agree)
@@ -9,7 +9,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import {
   gateRecord,
   runVerdict,
@@ -18,11 +18,19 @@ import {
   type RequirementRecord,
 } from '../reports/record.ts';
 import { ENVELOPE_FILE, RECORD_FILE } from '../run-protocol/index.ts';
+import { FAULTS } from '../server/index.ts';
+import { contract, itWith, lists } from '../contract/test-support.ts';
 import { runCli, type CliResult } from './test-support.ts';
 import { verifyCommand } from './verify.ts';
 
 const FAULT = 'meta-pages-rounded-down';
-const BROKEN = 'NG-META-PAGES';
+/** The list whose meta.pages the fault breaks, when the contract has one (a run needs a list all the same). */
+const rounded = lists.find((l) => l.roles.metaPages === FAULTS.find((f) => f.name === FAULT)?.requirement);
+/** The requirement the fault breaks (empty without such a list: every test is skipped). */
+const BROKEN = rounded?.roles.metaPages ?? '';
+const SECTION = rounded === undefined ? '' : contract.requirement(BROKEN).section;
+/** A test of the runs' records, skipped, saying so, when the contract has no list for the fault to break. */
+const itVerifies = itWith(rounded, `list whose meta.pages the fault ${FAULT} breaks`);
 
 let root: string;
 let signedDir: string;
@@ -41,6 +49,7 @@ function pem(key: ReturnType<typeof generateKeyPairSync>['privateKey'], type: 'p
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'las-verify-'));
+  if (rounded === undefined) return;
   const keys = generateKeyPairSync('ed25519');
   keyFile = join(root, 'signing-key.pem');
   publicKeyFile = join(root, 'signing-key.pub.pem');
@@ -115,42 +124,49 @@ const unselected = (record: CertificationRecord) =>
   record.requirements.find((r) => r.verdict === 'not-run' && r.reason?.startsWith('its cases were not selected'))!.id;
 
 describe('the runs', () => {
-  it("failed NG-META-PAGES with failed cases, and the second found the first one's files and cleared only them", () => {
-    expect(signedRun.code).toBe(1);
-    expect(unsignedRun.code).toBe(1);
-    expect(unsigned).toMatchObject({
-      verdict: 'failed',
-      runStatus: 'failed',
-      target: { embedded: true, faults: [FAULT] },
-    });
-    expect(unsigned.cases.failed).toBeGreaterThan(0);
-    expect(unsignedRun.stdout.split('\n')[0]).toMatch(
-      /^Cleared the earlier run's conformance\.json, conformance\.intoto\.jsonl, summary\.md, junit\.xml, junit-cases\.xml, certification\.html, run\.log, html, artifacts from /,
-    );
-    expect(existsSync(join(reusedDir, ENVELOPE_FILE))).toBe(false);
-    expect(readFileSync(join(reusedDir, 'notes.txt'), 'utf8')).toBe('a file of the user');
-  });
+  itVerifies(
+    "failed the requirement the fault breaks, with failed cases, and the second found the first one's files and cleared only them",
+    () => {
+      expect(signedRun.code).toBe(1);
+      expect(unsignedRun.code).toBe(1);
+      expect(unsigned).toMatchObject({
+        verdict: 'failed',
+        runStatus: 'failed',
+        target: { embedded: true, faults: [FAULT] },
+      });
+      expect(unsigned.cases.failed).toBeGreaterThan(0);
+      expect(unsignedRun.stdout.split('\n')[0]).toMatch(
+        /^Cleared the earlier run's conformance\.json, conformance\.intoto\.jsonl, summary\.md, junit\.xml, junit-cases\.xml, certification\.html, run\.log, html, artifacts from /,
+      );
+      expect(existsSync(join(reusedDir, ENVELOPE_FILE))).toBe(false);
+      expect(readFileSync(join(reusedDir, 'notes.txt'), 'utf8')).toBe('a file of the user');
+    },
+  );
 
-  it('each names the target and whether its record is signed in the first lines of the console, summary.md and certification.html', () => {
-    const target = unsigned.target.baseUrl;
-    const closing = (out: string) => out.slice(out.lastIndexOf('\nTarget: ') + 1).split('\n');
-    expect(closing(unsignedRun.stdout).slice(0, 2)).toEqual([
-      `Target: ${target} (the embedded reference server)`,
-      'Record: unsigned (self-reported): no signature vouches for this record, only whoever ran the kit',
-    ]);
-    expect(closing(signedRun.stdout)[1]).toMatch(
-      /^Record: signed by key [0-9a-f]{16}… in conformance\.intoto\.jsonl; las-conformance verify conformance\.json --key PUBLIC_KEY checks it$/,
-    );
-    const summary = readFileSync(join(reusedDir, 'summary.md'), 'utf8').split('\n');
-    expect(summary[2]).toBe(
-      `Target: \`${target}\` (the embedded reference server). Record: **unsigned (self-reported): no signature vouches for this record, only whoever ran the kit**.`,
-    );
-    const header =
-      /<header id="verdict".*?<\/header>/s.exec(readFileSync(join(reusedDir, 'certification.html'), 'utf8'))?.[0] ?? '';
-    expect(header).toContain(
-      `<p id="record-target">Target <code>${target}</code> (the embedded reference server)</p><p id="signature" class="unsigned">Unsigned (self-reported): no signature vouches for this record, only whoever ran the kit</p>`,
-    );
-  });
+  itVerifies(
+    'each names the target and whether its record is signed in the first lines of the console, summary.md and certification.html',
+    () => {
+      const target = unsigned.target.baseUrl;
+      const closing = (out: string) => out.slice(out.lastIndexOf('\nTarget: ') + 1).split('\n');
+      expect(closing(unsignedRun.stdout).slice(0, 2)).toEqual([
+        `Target: ${target} (the embedded reference server)`,
+        'Record: unsigned (self-reported): no signature vouches for this record, only whoever ran the kit',
+      ]);
+      expect(closing(signedRun.stdout)[1]).toMatch(
+        /^Record: signed by key [0-9a-f]{16}… in conformance\.intoto\.jsonl; las-conformance verify conformance\.json --key PUBLIC_KEY checks it$/,
+      );
+      const summary = readFileSync(join(reusedDir, 'summary.md'), 'utf8').split('\n');
+      expect(summary[2]).toBe(
+        `Target: \`${target}\` (the embedded reference server). Record: **unsigned (self-reported): no signature vouches for this record, only whoever ran the kit**.`,
+      );
+      const header =
+        /<header id="verdict".*?<\/header>/s.exec(readFileSync(join(reusedDir, 'certification.html'), 'utf8'))?.[0] ??
+        '';
+      expect(header).toContain(
+        `<p id="record-target">Target <code>${target}</code> (the embedded reference server)</p><p id="signature" class="unsigned">Unsigned (self-reported): no signature vouches for this record, only whoever ran the kit</p>`,
+      );
+    },
+  );
 });
 
 describe('the console names every file a run wrote', () => {
@@ -169,7 +185,7 @@ describe('the console names every file a run wrote', () => {
     'run.log',
   ];
 
-  it('a run without --report-dir: through reports/latest, the envelope after the record', () => {
+  itVerifies('a run without --report-dir: through reports/latest, the envelope after the record', () => {
     const latest = join(root, 'reports', 'latest');
     const [heading, ...files] = listed(signedRun.stdout);
     expect(heading).toMatch(
@@ -181,13 +197,13 @@ describe('the console names every file a run wrote', () => {
     expect(written.filter((name) => !existsSync(join(latest, name)))).toEqual([]);
   });
 
-  it('a run with --report-dir: in that folder, no envelope when unsigned', () => {
+  itVerifies('a run with --report-dir: in that folder, no envelope when unsigned', () => {
     expect(listed(unsignedRun.stdout)).toEqual(['Reports:', ...written.map((name) => `  ${join(reusedDir, name)}`)]);
   });
 });
 
 describe('verify, unsigned', () => {
-  it('answers a record as the kit wrote it: exit 0, with the words unsigned (self-reported)', () => {
+  itVerifies('answers a record as the kit wrote it: exit 0, with the words unsigned (self-reported)', () => {
     const { code, output } = verifyCommand(join(reusedDir, RECORD_FILE));
     expect(code).toBe(0);
     expect(output).toMatch(
@@ -243,7 +259,7 @@ describe('verify, unsigned', () => {
     [
       'gate.waived',
       (r) => ({ ...r, gate: { ...r.gate, waived: [BROKEN] } }),
-      /^ {2}gate\.waived: \["NG-META-PAGES"\], but .* make it \[\]$/m,
+      new RegExp(`^ {2}gate\\.waived: \\["${BROKEN}"\\], but .* make it \\[\\]$`, 'm'),
     ],
     [
       'gate.allowPartial',
@@ -264,12 +280,12 @@ describe('verify, unsigned', () => {
     [
       "a failed requirement's verdict",
       (r) => withRequirement(r, BROKEN, { verdict: 'passed' }),
-      /^ {2}\/requirements\/\d+ \(NG-META-PAGES, verdict passed\)\/broken: must be equal to constant$/m,
+      new RegExp(`^ {2}/requirements/\\d+ \\(${BROKEN}, verdict passed\\)/broken: must be equal to constant$`, 'm'),
     ],
     [
       "a failed requirement's verdict and broken count",
       (r) => withRequirement(r, BROKEN, { verdict: 'passed', broken: 0 }),
-      /^ {2}requirements\/NG-META-PAGES\.verdict: passed, but it holds \d+ findings$/m,
+      new RegExp(`^ {2}requirements/${BROKEN}\\.verdict: passed, but it holds \\d+ findings$`, 'm'),
     ],
     [
       "a passed requirement's verdict",
@@ -283,43 +299,56 @@ describe('verify, unsigned', () => {
     ],
     [
       "a requirement's section",
-      (r) => withRequirement(r, BROKEN, { section: '4.3' }),
-      /^ {2}requirements\/NG-META-PAGES\.section: 4\.3, the catalogue's is 4\.1$/m,
+      (r) => withRequirement(r, BROKEN, { section: `${SECTION}.9` }),
+      new RegExp(`^ {2}requirements/${BROKEN}\\.section: ${SECTION}\\.9, the catalogue's is ${SECTION}$`, 'm'),
     ],
     [
       "a requirement's text",
       (r) => withRequirement(r, BROKEN, { text: 'meta.pages may be anything' }),
-      /^ {2}requirements\/NG-META-PAGES\.text: it is not the catalogue's text$/m,
+      new RegExp(`^ {2}requirements/${BROKEN}\\.text: it is not the catalogue's text$`, 'm'),
     ],
     [
       "a requirement's id",
-      (r) => withRequirement(r, BROKEN, { id: 'NG-META-PAGE' }),
-      /^ {2}requirements\/\d+\.id: NG-META-PAGE, the catalogue's requirement there is NG-META-PAGES$/m,
+      (r) => withRequirement(r, BROKEN, { id: BROKEN.slice(0, -1) }),
+      new RegExp(
+        `^ {2}requirements/\\d+\\.id: ${BROKEN.slice(0, -1)}, the catalogue's requirement there is ${BROKEN}$`,
+        'm',
+      ),
     ],
     [
       "a requirement's judged count",
       (r) => withRequirement(r, BROKEN, { judged: 1 }),
-      /^ {2}requirements\/NG-META-PAGES\.judged, \.broken: \d+ exchanges broke it, more than the 1 judged$/m,
+      new RegExp(
+        `^ {2}requirements/${BROKEN}\\.judged, \\.broken: \\d+ exchanges broke it, more than the 1 judged$`,
+        'm',
+      ),
     ],
     [
       "a requirement's broken count",
       (r) => withRequirement(r, BROKEN, { broken: 0 }),
-      /^ {2}requirements\/NG-META-PAGES\.broken: 0, but it holds findings/m,
+      new RegExp(`^ {2}requirements/${BROKEN}\\.broken: 0, but it holds findings`, 'm'),
     ],
     [
       "a requirement's evidence",
       (r) => withRequirement(r, BROKEN, { evidence: [] }),
-      /^ {2}\/requirements\/\d+ \(NG-META-PAGES, verdict failed\)\/evidence: must NOT have fewer than 1 items$/m,
+      new RegExp(
+        `^ {2}/requirements/\\d+ \\(${BROKEN}, verdict failed\\)/evidence: must NOT have fewer than 1 items$`,
+        'm',
+      ),
     ],
     [
       "a requirement's evidenceOmitted",
       (r) => withRequirement(r, BROKEN, { evidenceOmitted: 3 }),
-      /^ {2}requirements\/NG-META-PAGES\.evidenceOmitted: findings are counted only past the first 25/m,
+      new RegExp(`^ {2}requirements/${BROKEN}\\.evidenceOmitted: findings are counted only past the first 25`, 'm'),
     ],
     [
       "a not-run requirement's reason",
       (r) => withRequirement(r, unselected(r), { reason: 'its cases were not selected (--grep "AUTH")' }),
-      /^ {2}requirements\/[A-Z0-9-]+\.reason: "its cases were not selected \(--grep "AUTH"\)", but the selection makes it "its cases were not selected \(--requirement NG-META-PAGES\)"$/m,
+      new RegExp(
+        '^ {2}requirements/[A-Z0-9-]+\\.reason: "its cases were not selected \\(--grep "AUTH"\\)", ' +
+          `but the selection makes it "its cases were not selected \\(--requirement ${BROKEN}\\)"$`,
+        'm',
+      ),
     ],
     [
       "a requirement's notExercised",
@@ -334,7 +363,7 @@ describe('verify, unsigned', () => {
     [
       "a requirement's waiver",
       (r) => withRequirement(r, BROKEN, { waiver: { reason: 'later', expires: '2020-01-01', active: true } }),
-      /^ {2}requirements\/NG-META-PAGES\.waiver\.active: true, but it expires 2020-01-01/m,
+      new RegExp(`^ {2}requirements/${BROKEN}\\.waiver\\.active: true, but it expires 2020-01-01`, 'm'),
     ],
     [
       'selection.whole',
@@ -389,7 +418,7 @@ describe('verify, unsigned', () => {
     ['format', (r) => ({ ...r, format: 2 }), /^ {2}\/format: must be equal to one of the allowed values$/m],
   ];
   for (const [member, edit, problem] of edits) {
-    it(`fails for ${member} edited alone, naming it: exit 1`, () => {
+    itVerifies(`fails for ${member} edited alone, naming it: exit 1`, () => {
       const { code, output } = verifyCommand(place(edit(unsigned)));
       expect(code).toBe(1);
       expect(output).toMatch(/^\S+ does not verify:\n/);
@@ -397,20 +426,23 @@ describe('verify, unsigned', () => {
     });
   }
 
-  it('fails the forged record of the issue even unsigned: a failure flipped to passed, verdict, gate and tallies made to agree, its cases still failed', () => {
-    const flipped = withRequirement(unsigned, BROKEN, {
-      verdict: 'passed',
-      evidence: [],
-      broken: 0,
-      evidenceOmitted: undefined,
-    });
-    const forged = agreeing(flipped);
-    const { code, output } = verifyCommand(place(forged));
-    expect(code).toBe(1);
-    expect(output.trimEnd().split('\n').slice(1)).toEqual([
-      expect.stringMatching(/^ {2}cases\.failed: \d+, but no requirement holds a finding that fails a case$/),
-    ]);
-  });
+  itVerifies(
+    'fails the forged record of the issue even unsigned: a failure flipped to passed, verdict, gate and tallies made to agree, its cases still failed',
+    () => {
+      const flipped = withRequirement(unsigned, BROKEN, {
+        verdict: 'passed',
+        evidence: [],
+        broken: 0,
+        evidenceOmitted: undefined,
+      });
+      const forged = agreeing(flipped);
+      const { code, output } = verifyCommand(place(forged));
+      expect(code).toBe(1);
+      expect(output.trimEnd().split('\n').slice(1)).toEqual([
+        expect.stringMatching(/^ {2}cases\.failed: \d+, but no requirement holds a finding that fails a case$/),
+      ]);
+    },
+  );
 });
 
 /**
@@ -446,23 +478,26 @@ function agreeing(record: CertificationRecord): CertificationRecord {
 }
 
 describe('verify --seed, the seed a buyer chose', () => {
-  it('a record drawn from that seed with the default count and budgets verifies; asked for another, not', () => {
-    const file = join(reusedDir, RECORD_FILE);
-    expect(unsigned.generated, 'the run generated inputs').toBeDefined();
-    const seed = unsigned.generated!.seed;
-    const same = verifyCommand(file, { seed });
-    const said = `generated inputs from seed ${seed} with at least the default count and budgets`;
-    expect(same.output).toMatch(new RegExp(`verifies, unsigned \\(self-reported\\), ${said}: `));
-    expect(same.code).toBe(0);
-    const other = verifyCommand(file, { seed: seed + 1 });
-    expect(other.code).toBe(1);
-    const problem = `^ {2}generated\\.seed: the inputs were drawn from seed ${seed}, not ${seed + 1}$`;
-    expect(other.output).toMatch(new RegExp(problem, 'm'));
-  });
+  itVerifies(
+    'a record drawn from that seed with the default count and budgets verifies; asked for another, not',
+    () => {
+      const file = join(reusedDir, RECORD_FILE);
+      expect(unsigned.generated, 'the run generated inputs').toBeDefined();
+      const seed = unsigned.generated!.seed;
+      const same = verifyCommand(file, { seed });
+      const said = `generated inputs from seed ${seed} with at least the default count and budgets`;
+      expect(same.output).toMatch(new RegExp(`verifies, unsigned \\(self-reported\\), ${said}: `));
+      expect(same.code).toBe(0);
+      const other = verifyCommand(file, { seed: seed + 1 });
+      expect(other.code).toBe(1);
+      const problem = `^ {2}generated\\.seed: the inputs were drawn from seed ${seed}, not ${seed + 1}$`;
+      expect(other.output).toMatch(new RegExp(problem, 'm'));
+    },
+  );
 });
 
 describe('verify --key, a signed record', () => {
-  it('verifies with its public key: exit 0, signed by that key', () => {
+  itVerifies('verifies with its public key: exit 0, signed by that key', () => {
     const { code, output } = verifyCommand(join(signedDir, RECORD_FILE), { key: publicKeyFile });
     expect(code).toBe(0);
     expect(output).toMatch(
@@ -470,7 +505,7 @@ describe('verify --key, a signed record', () => {
     );
   });
 
-  it('without --key is answered unsigned (self-reported), the envelope named as not checked', () => {
+  itVerifies('without --key is answered unsigned (self-reported), the envelope named as not checked', () => {
     const { code, output } = verifyCommand(join(signedDir, RECORD_FILE));
     expect(code).toBe(0);
     expect(output).toMatch(
@@ -478,7 +513,7 @@ describe('verify --key, a signed record', () => {
     );
   });
 
-  it('fails with another key, and an unsigned record fails with any', () => {
+  itVerifies('fails with another key, and an unsigned record fails with any', () => {
     expect(verifyCommand(join(signedDir, RECORD_FILE), { key: otherPublicKeyFile }).output).toMatch(
       /^ {2}signature: no signature by this key/m,
     );
@@ -489,24 +524,27 @@ describe('verify --key, a signed record', () => {
     );
   });
 
-  it("fails for the reference server's record relabelled as a vendor's (base URL changed, embedded false), which unsigned is only self-reported", () => {
-    const relabelled = {
-      ...signed.record,
-      target: { baseUrl: 'https://api.vendor.example/v3', embedded: false, faults: [], choices: [] },
-    };
-    const file = place(relabelled, signed.envelope);
-    const { code, output } = verifyCommand(file, { key: publicKeyFile });
-    expect(code).toBe(1);
-    expect(output).toMatch(
-      /^ {2}signature: the record's SHA-256 is [0-9a-f]{64}, the signed statement names [0-9a-f]{64} for conformance\.json: the record was changed after it was signed$/m,
-    );
-    expect(output).toMatch(
-      /^ {2}target: the signed statement says \{[^}]*"embedded":true[^}]*"baseUrl":"http:\/\/127\.0\.0\.1:\d+\/v3"\}, the record \{"baseUrl":"https:\/\/api\.vendor\.example\/v3","embedded":false,"faults":\[\],"choices":\[\]\}$/m,
-    );
-    expect(verifyCommand(file).output).toMatch(/ verifies, unsigned \(self-reported\)/);
-  });
+  itVerifies(
+    "fails for the reference server's record relabelled as a vendor's (base URL changed, embedded false), which unsigned is only self-reported",
+    () => {
+      const relabelled = {
+        ...signed.record,
+        target: { baseUrl: 'https://api.vendor.example/v3', embedded: false, faults: [], choices: [] },
+      };
+      const file = place(relabelled, signed.envelope);
+      const { code, output } = verifyCommand(file, { key: publicKeyFile });
+      expect(code).toBe(1);
+      expect(output).toMatch(
+        /^ {2}signature: the record's SHA-256 is [0-9a-f]{64}, the signed statement names [0-9a-f]{64} for conformance\.json: the record was changed after it was signed$/m,
+      );
+      expect(output).toMatch(
+        /^ {2}target: the signed statement says \{[^}]*"embedded":true[^}]*"baseUrl":"http:\/\/127\.0\.0\.1:\d+\/v3"\}, the record \{"baseUrl":"https:\/\/api\.vendor\.example\/v3","embedded":false,"faults":\[\],"choices":\[\]\}$/m,
+      );
+      expect(verifyCommand(file).output).toMatch(/ verifies, unsigned \(self-reported\)/);
+    },
+  );
 
-  it('fails for the forged record a signature would have caught, which unsigned is only self-reported', () => {
+  itVerifies('fails for the forged record a signature would have caught, which unsigned is only self-reported', () => {
     // Everything made to agree, the cases and run status too: nothing in the record gives it away.
     const flipped = withRequirement(signed.record, BROKEN, {
       verdict: 'passed',
@@ -525,7 +563,7 @@ describe('verify --key, a signed record', () => {
 
   // Every byte of an envelope, through the signature's own check, is reports/attestation.test.ts's; here, bytes spread
   // over all of it, through verify.
-  it('fails after a byte of the envelope changed, wherever it is', () => {
+  itVerifies('fails after a byte of the envelope changed, wherever it is', () => {
     const bytes = Buffer.from(signed.envelope);
     const positions = [...Array.from({ length: Math.ceil(bytes.length / 13) }, (_, i) => i * 13), bytes.length - 1];
     const verified = positions.filter((at) => {
@@ -536,20 +574,23 @@ describe('verify --key, a signed record', () => {
     expect(verified).toEqual([]);
   });
 
-  it('fails after any byte of the record changed (every byte of its target, and bytes spread over the rest)', () => {
-    const at = (needle: string) => signed.bytes.indexOf(needle);
-    const target = at(`"baseUrl": "${signed.record.target.baseUrl}"`);
-    const positions = new Set<number>();
-    for (let i = target; i < target + signed.record.target.baseUrl.length + 12; i++) positions.add(i);
-    const stride = Math.max(1, Math.floor(signed.bytes.length / 200));
-    for (let i = 0; i < signed.bytes.length; i += stride) positions.add(i);
-    positions.add(signed.bytes.length - 1);
-    const verified = [...positions].filter((position) => {
-      const changed = Buffer.from(signed.bytes);
-      changed[position] ^= 0x01;
-      return verifyCode(place(changed, signed.envelope, 'record-flipped'), publicKeyFile) === 0;
-    });
-    expect(verified).toEqual([]);
-    expect(requirement(signed.record, BROKEN).verdict).toBe('failed');
-  });
+  itVerifies(
+    'fails after any byte of the record changed (every byte of its target, and bytes spread over the rest)',
+    () => {
+      const at = (needle: string) => signed.bytes.indexOf(needle);
+      const target = at(`"baseUrl": "${signed.record.target.baseUrl}"`);
+      const positions = new Set<number>();
+      for (let i = target; i < target + signed.record.target.baseUrl.length + 12; i++) positions.add(i);
+      const stride = Math.max(1, Math.floor(signed.bytes.length / 200));
+      for (let i = 0; i < signed.bytes.length; i += stride) positions.add(i);
+      positions.add(signed.bytes.length - 1);
+      const verified = [...positions].filter((position) => {
+        const changed = Buffer.from(signed.bytes);
+        changed[position] ^= 0x01;
+        return verifyCode(place(changed, signed.envelope, 'record-flipped'), publicKeyFile) === 0;
+      });
+      expect(verified).toEqual([]);
+      expect(requirement(signed.record, BROKEN).verdict).toBe('failed');
+    },
+  );
 });

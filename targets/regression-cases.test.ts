@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract } from '../contract/index.ts';
+import { contract } from '../contract/test-support.ts';
 import {
   CASE_CREDENTIALS,
   parseRegressionCases,
@@ -15,7 +15,12 @@ import {
 import { TargetError } from './target.ts';
 import { parseTargetFile } from './target-file.ts';
 
-const ids = loadContract().requirements.map((r) => r.id);
+const ids = contract.requirements.map((r) => r.id);
+/** The operation the cases below ask, and the requirement of its success statuses, which they are kept for. */
+const asked = contract.operations[0];
+const KEPT_FOR = contract.successRequirement(asked.operationId).id;
+/** A path of `asked`, with a query telling one request from another. */
+const askedPath = (query: string) => `${asked.pathTemplate}?${query}`;
 let dir: string;
 
 beforeAll(() => {
@@ -26,22 +31,18 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const pages = (path: string, name = 'pages rounded down'): RegressionCase => ({
+const answered = (path: string, name = 'answered wrong'): RegressionCase => ({
   name,
-  requirement: 'NG-META-PAGES',
+  requirement: KEPT_FOR,
   why: 'seen on staging',
-  request: { method: 'GET', path, credentials: 'session' },
+  request: { method: asked.method, path, credentials: 'session' },
 });
 
 describe('regression cases in a target file', () => {
   it('are appended to a target file, its other keys and comments kept', () => {
     const file = join(dir, 'staging.yaml');
     writeFileSync(file, '# the staging target\nbaseUrl: https://staging.example.com/v3 # with /v3\n');
-    const added = saveRegressionCases(
-      file,
-      [pages('/notification-groups?filter[type]=portal&page[limit]=10&page[offset]=0')],
-      ids,
-    );
+    const added = saveRegressionCases(file, [answered(askedPath('seen=staging&tries=10'))], ids);
     expect(added).toHaveLength(1);
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('# the staging target');
@@ -61,27 +62,27 @@ describe('regression cases in a target file', () => {
     it(`are written to ${c.title} in block style, one key a line, as a person writes YAML`, () => {
       const file = join(dir, `block-${blockFiles.indexOf(c)}.yaml`);
       if (c.before !== undefined) writeFileSync(file, c.before);
-      saveRegressionCases(file, [pages('/notification-groups?filter[type]=portal')], ids);
+      saveRegressionCases(file, [answered(askedPath('filter[kind]=a'))], ids);
       const lines = readFileSync(file, 'utf8').split('\n');
       expect(lines).toEqual(
         expect.arrayContaining([
           'regressionCases:',
-          '  - name: pages rounded down',
-          '    requirement: NG-META-PAGES',
+          '  - name: answered wrong',
+          `    requirement: ${KEPT_FOR}`,
           '    request:',
-          '      method: GET',
+          `      method: ${asked.method}`,
         ]),
       );
-      expect(lines.filter((line) => /[{[]/.test(line.replace(/filter\[type\]/, '')))).toEqual([]);
+      expect(lines.filter((line) => /[{[]/.test(line.replace(/filter\[kind\]/, '')))).toEqual([]);
     });
   }
 
   it('never hold the same request for the same requirement twice, and keep names unique', () => {
     const file = join(dir, 'twice.yaml');
-    saveRegressionCases(file, [pages('/notification-groups?page[limit]=3')], ids);
-    expect(saveRegressionCases(file, [pages('/notification-groups?page[limit]=3')], ids)).toEqual([]);
-    const [other] = saveRegressionCases(file, [pages('/notification-groups?page[limit]=4')], ids);
-    expect(other.name).toBe('pages rounded down (2)');
+    saveRegressionCases(file, [answered(askedPath('page[limit]=3'))], ids);
+    expect(saveRegressionCases(file, [answered(askedPath('page[limit]=3'))], ids)).toEqual([]);
+    const [other] = saveRegressionCases(file, [answered(askedPath('page[limit]=4'))], ids);
+    expect(other.name).toBe('answered wrong (2)');
     expect(readRegressionCases(file, ids)).toHaveLength(2);
   });
 
@@ -93,17 +94,17 @@ describe('regression cases in a target file', () => {
     },
     {
       title: 'a credential scheme that is none of the four',
-      yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: /x, credentials: token-abc } }\n',
+      yaml: `regressionCases:\n  - { name: a, requirement: ${KEPT_FOR}, why: x, request: { method: GET, path: /x, credentials: token-abc } }\n`,
       message: /regressionCases\.0\.request\.credentials must be equal to one of the allowed values/,
     },
     {
       title: 'a path not under the base URL',
-      yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: "https://elsewhere/x", credentials: none } }\n',
+      yaml: `regressionCases:\n  - { name: a, requirement: ${KEPT_FOR}, why: x, request: { method: GET, path: "https://elsewhere/x", credentials: none } }\n`,
       message: /regressionCases\.0\.request\.path must match pattern/,
     },
     {
       title: 'two cases of one name',
-      yaml: 'regressionCases:\n  - { name: a, requirement: NG-META-PAGES, why: x, request: { method: GET, path: /x, credentials: none } }\n  - { name: a, requirement: NG-META-PAGES, why: y, request: { method: GET, path: /y, credentials: none } }\n',
+      yaml: `regressionCases:\n  - { name: a, requirement: ${KEPT_FOR}, why: x, request: { method: GET, path: /x, credentials: none } }\n  - { name: a, requirement: ${KEPT_FOR}, why: y, request: { method: GET, path: /y, credentials: none } }\n`,
       message: /more than one regression case named "a"/,
     },
   ];

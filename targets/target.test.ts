@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { recordKindLabel, recordKinds } from '../contract/index.ts';
+import { contract, createWithRecord, itWith } from '../contract/test-support.ts';
 import { mergeSettings, resolveTarget, settingSource, TargetError, type TargetSettings } from './target.ts';
 import { parseTargetFile, parseTargetWaivers, readTargetFile } from './target-file.ts';
 import { settingsFromEnvironment, targetEnvironment } from './target-environment.ts';
@@ -52,13 +56,6 @@ function controlCharacterCases(): { title: string; settings: TargetSettings; mes
       'U+0000',
     ],
     [
-      'a record id holding a C1 control',
-      { ...complete, fixtures: { ownerUserId: '64aa\u009b01' } },
-      'the owner user id',
-      'ownerUserId',
-      'U+009B',
-    ],
-    [
       'an extra header value holding ESC',
       { ...complete, headers: { 'X-Key': 'k\u001b]0;x' } },
       'a value of the extra headers',
@@ -73,16 +70,27 @@ function controlCharacterCases(): { title: string; settings: TargetSettings; mes
   }));
 }
 
+const EXAMPLE = new URL('example.yaml', import.meta.url).pathname;
+/** The kinds of record the example gives that the contract does not name: with any, the example does not read. */
+const unnamedInExample = Object.keys(
+  (parseYaml(readFileSync(EXAMPLE, 'utf8')) as { fixtures?: Record<string, string> }).fixtures ?? {},
+).filter((kind) => !recordKinds(contract.operations).includes(kind));
+
 describe('target file', () => {
-  it('reads the annotated example', () => {
-    expect(readTargetFile(new URL('example.yaml', import.meta.url).pathname)).toEqual({
-      baseUrl: 'http://127.0.0.1:4010/v3',
-      legacyHeader: 'X-Svc-Session-Token',
-      fixtures: { ownerUserId: '6553f100c0ffeeba13248196', collectionItemId: '6553f100c0ffee382ddfb9f5' },
-      requestTimeoutMs: 10000,
-      maxBodyMiB: 8,
+  const readsTheExample = 'reads the annotated example';
+  if (unnamedInExample.length > 0)
+    it.skip(`${readsTheExample} (skipped: the contract names no record ${unnamedInExample.join(', ')})`, () =>
+      undefined);
+  else
+    it(readsTheExample, () => {
+      expect(readTargetFile(EXAMPLE)).toEqual({
+        baseUrl: 'http://127.0.0.1:4010/v3',
+        legacyHeader: 'X-Svc-Session-Token',
+        fixtures: { ownerUserId: '6553f100c0ffeeba13248196', collectionItemId: '6553f100c0ffee382ddfb9f5' },
+        requestTimeoutMs: 10000,
+        maxBodyMiB: 8,
+      });
     });
-  });
 
   const invalid: { title: string; text: string; message: RegExp }[] = [
     {
@@ -256,6 +264,13 @@ describe('resolveTarget', () => {
     });
   }
 
+  itWith(createWithRecord, 'create naming a record')('refuses a record id holding a C1 control', (create) => {
+    const [kind] = recordKinds([create]);
+    const settings = { ...complete, fixtures: { [kind]: '64aa\u009b01' } };
+    const message = `the ${recordKindLabel(kind)} (${settingSource(kind)}) holds a control character (U+009B): ${CONTROL_REFUSAL}`;
+    expect(() => resolveTarget(settings, LEGACY)).toThrow(new TargetError(message));
+  });
+
   it('takes a tab in an extra header value, which a header may hold', () => {
     const tabbed = { 'X-Gateway-Key': 'a\tb' };
     expect(resolveTarget({ ...complete, headers: tabbed }, LEGACY).extraHeaders).toEqual(tabbed);
@@ -276,28 +291,27 @@ describe('resolveTarget', () => {
 });
 
 describe('waivers', () => {
-  const ids = ['NG-META-PAGES', 'NG-META-TOTAL'];
+  const ids = contract.requirements.map((r) => r.id);
+  const [waived] = ids;
   const waiverFile = (requirement: string, expires: string) =>
     `waivers:\n  - requirement: ${requirement}\n    reason: known\n    expires: ${expires}\n`;
 
   it('reads requirement, reason and expiry, quoted or not', () => {
-    expect(parseTargetWaivers(waiverFile('NG-META-PAGES', '2026-12-31'), 't.yaml', ids)).toEqual([
-      { requirement: 'NG-META-PAGES', reason: 'known', expires: '2026-12-31' },
+    expect(parseTargetWaivers(waiverFile(waived, '2026-12-31'), 't.yaml', ids)).toEqual([
+      { requirement: waived, reason: 'known', expires: '2026-12-31' },
     ]);
-    expect(parseTargetWaivers(waiverFile('NG-META-PAGES', '"2026-12-31"'), 't.yaml', ids)[0].expires).toBe(
-      '2026-12-31',
-    );
+    expect(parseTargetWaivers(waiverFile(waived, '"2026-12-31"'), 't.yaml', ids)[0].expires).toBe('2026-12-31');
   });
 
   it('refuses an id the catalogue does not have, a date that is not one, a waiver without a reason', () => {
-    expect(() => parseTargetWaivers(waiverFile('NG-META-PAGE', '2026-12-31'), 't.yaml', ids)).toThrow(
-      'target file t.yaml: waiver for NG-META-PAGE, which is no requirement of the catalogue',
+    expect(() => parseTargetWaivers(waiverFile(`${waived}-NO-SUCH`, '2026-12-31'), 't.yaml', ids)).toThrow(
+      `target file t.yaml: waiver for ${waived}-NO-SUCH, which is no requirement of the catalogue`,
     );
-    expect(() => parseTargetWaivers(waiverFile('NG-META-PAGES', '2026-02-31x'), 't.yaml', ids)).toThrow(
+    expect(() => parseTargetWaivers(waiverFile(waived, '2026-02-31x'), 't.yaml', ids)).toThrow(
       /waivers\.0\.expires must match pattern/,
     );
     expect(() =>
-      parseTargetWaivers('waivers:\n  - requirement: NG-META-PAGES\n    expires: 2026-12-31\n', 't.yaml', ids),
+      parseTargetWaivers(`waivers:\n  - requirement: ${waived}\n    expires: 2026-12-31\n`, 't.yaml', ids),
     ).toThrow(/must have required property 'reason'/);
   });
 });
@@ -308,7 +322,7 @@ describe('targetEnvironment', () => {
       {
         ...complete,
         forbiddenToken: 'forbidden-cccc',
-        fixtures: { ownerUserId: 'u1' },
+        fixtures: Object.fromEntries(recordKinds(contract.operations).map((kind) => [kind, `${kind}-1`])),
         maxBodyMiB: 0.5,
         requestTimeoutMs: 700,
       },

@@ -2,7 +2,8 @@
 // step, the kit's own composite action (action.yml at the repository's root): its shell steps run
 // here as GitHub runs them, expressions filled in as GitHub fills them, so the kit is packed and
 // installed as a package into a directory of its own and run from there. Against a reference
-// server with one fault the job fails, annotates it, fills the summary and leaves a per-requirement
+// server with one fault (a list's meta.pages rounded down, when the contract has a list) the job
+// fails, annotates it, fills the summary and leaves a per-requirement
 // JUnit whose only failure is the requirement the fault breaks; with its variables and secrets
 // unset (GitHub expands them to empty strings) the job fails naming them. The GitLab job runs in a
 // checkout of the kit (`npm ci` is how these tests were installed): with its variables unset
@@ -30,11 +31,17 @@ import {
   startReferenceServer,
   type StartedReferenceServer,
 } from '../../server/index.ts';
-import { hermeticEnvironment } from '../../cli/test-support.ts';
+import { hermeticEnvironment, runnable, RUN_NEEDS } from '../../cli/test-support.ts';
+import { contract, itWith, lists } from '../../contract/test-support.ts';
+import { recordKinds, type Operation } from '../../contract/index.ts';
+import { settingRow, settingRows } from '../../targets/settings.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'las-conformance.js');
-const FAULT = 'meta-pages-rounded-down';
+const FAULT = FAULTS.find((f) => f.name === 'meta-pages-rounded-down');
+/** The list whose meta.pages the fault breaks, when the contract has one. */
+const rounded = lists.find((l) => l.roles.metaPages === FAULT?.requirement);
+const itFaultyList = itWith(rounded, 'list whose meta.pages the fault meta-pages-rounded-down breaks');
 const INSTALL = 'npm ci';
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 /** The flags that would put a setting on the command line, where every process on the machine sees it. */
@@ -43,8 +50,9 @@ const SETTING_FLAGS = [
   '--session-token',
   '--pat',
   '--forbidden-token',
-  '--owner-user-id',
-  '--collection-item-id',
+  ...settingRows()
+    .filter((row) => row.record)
+    .map((row) => row.flag),
   '--header',
 ];
 
@@ -70,6 +78,19 @@ interface CompositeAction {
 const workflow = parseYaml(readFileSync(new URL('github-actions.yml', import.meta.url), 'utf8')) as GithubWorkflow;
 const action = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as CompositeAction;
 const workflowSteps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+/**
+ * The kinds of record the contract names that the action takes no input for: it was written for the contract it was
+ * shipped with, and a run given some of a create's records but not all is refused by the preflight's creation.
+ */
+const recordsTheActionLacks = recordKinds(contract.operations).filter(
+  (kind) => !(settingRow(kind).flag.replace(/^--/, '') in action.inputs),
+);
+/** A test of the job against a faulty target: skipped, saying why, when it cannot run as the contract asks. */
+const itFaulty = (title: string, test: (list: Operation) => void) =>
+  recordsTheActionLacks.length > 0
+    ? it.skip(`${title} (skipped: the action takes no record ${recordsTheActionLacks.join(', ')}, which the contract names)`, () =>
+        undefined)
+    : itFaultyList(title, test);
 /** The example's step that runs the kit's action. */
 const gateStep = workflowSteps.find((step) => step.uses?.split('@')[0].endsWith('/las-conformance'))!;
 
@@ -213,7 +234,7 @@ describe('the GitLab job with its variables unset', () => {
   });
 });
 
-describe('the GitHub example, its action run as GitHub runs it', () => {
+describe('the GitHub example, its action run as GitHub runs it', { timeout: 120_000 }, () => {
   let server: StartedReferenceServer;
   let workspace: string;
   let runnerTemp: string;
@@ -226,7 +247,7 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
     hermeticEnvironment({ CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: stepSummary });
 
   beforeAll(async () => {
-    server = await startReferenceServer({ faults: [FAULT] });
+    server = await startReferenceServer({ faults: rounded === undefined ? [] : [FAULT!.name] });
     workspace = mkdtempSync(join(tmpdir(), 'las-ci-github-'));
     runnerTemp = join(workspace, '.runner-temp');
     mkdirSync(runnerTemp);
@@ -240,9 +261,9 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
       LAS_SESSION_TOKEN: DEFAULT_CREDENTIALS.sessionToken,
       LAS_PAT: DEFAULT_CREDENTIALS.pat,
       LAS_FORBIDDEN_TOKEN: DEFAULT_CREDENTIALS.forbiddenToken,
-      LAS_OWNER_USER_ID: REFERENCE_FIXTURES.ownerUserId,
-      LAS_COLLECTION_ITEM_ID: REFERENCE_FIXTURES.collectionItemId,
+      ...Object.fromEntries(Object.entries(REFERENCE_FIXTURES).map(([kind, id]) => [settingRow(kind).variable, id])),
     };
+    if (rounded === undefined || recordsTheActionLacks.length > 0) return;
     faulty = await runActionSteps(workspace, runnerTemp, repositorySettings(settings), jobEnvironment());
     faultyReportDir = join(workspace, reportDirOf(actionInputs(repositorySettings(settings))));
   }, 10 * 60_000);
@@ -252,7 +273,8 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
     rmSync(workspace, { recursive: true, force: true });
   });
 
-  const requirement = FAULTS.find((f) => f.name === FAULT)!.requirement;
+  const requirement = rounded?.roles.metaPages ?? '';
+  const section = rounded === undefined ? '' : contract.requirement(requirement).section.replace(/\./g, '\\.');
   const kitProject = () => join(runnerTemp, 'las-conformance-kit');
 
   it('installs the kit as a package: the tarball npm pack makes, into a directory of its own', () => {
@@ -264,21 +286,27 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
     expect(readdirSync(join(kit, 'cli')).filter((name) => name.endsWith('.test.ts'))).toEqual([]);
   });
 
-  it('runs from the project it was installed in: npx las-conformance run --reference-server, its reports under that directory', async () => {
-    const result = await shell(
-      'npx --no-install las-conformance run --reference-server --requirement NG-META-PAGES --allow-partial --workers 1 --report-dir reports/embedded',
-      kitProject(),
-      hermeticEnvironment({ CI: 'true' }),
-    );
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('Embedded reference server at http://127.0.0.1:');
-    const record = JSON.parse(readFileSync(join(kitProject(), 'reports', 'embedded', 'conformance.json'), 'utf8')) as {
-      requirements: { id: string; verdict: string }[];
-      gate: { result: string };
-    };
-    expect(record.requirements.find((r) => r.id === 'NG-META-PAGES')?.verdict).toBe('passed');
-    expect(record.gate.result).toBe('pass');
-  }, 120_000);
+  itWith(runnable, RUN_NEEDS)(
+    'runs from the project it was installed in: npx las-conformance run --reference-server, its reports under that directory',
+    async (list) => {
+      const required = list.roles.metaPages!;
+      const result = await shell(
+        `npx --no-install las-conformance run --reference-server --requirement ${required} --allow-partial --workers 1 --report-dir reports/embedded`,
+        kitProject(),
+        hermeticEnvironment({ CI: 'true' }),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('Embedded reference server at http://127.0.0.1:');
+      const record = JSON.parse(
+        readFileSync(join(kitProject(), 'reports', 'embedded', 'conformance.json'), 'utf8'),
+      ) as {
+        requirements: { id: string; verdict: string }[];
+        gate: { result: string };
+      };
+      expect(record.requirements.find((r) => r.id === required)?.verdict).toBe('passed');
+      expect(record.gate.result).toBe('pass');
+    },
+  );
 
   it('there, in CI and given no target, refuses to run (exit 2) instead of testing its own server', async () => {
     const result = await shell(
@@ -300,11 +328,11 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
     expect(gate.stdout).not.toContain('Embedded reference server');
   });
 
-  it('against a faulty target, fails the job (exit 1)', () => {
+  itFaulty('against a faulty target, fails the job (exit 1)', () => {
     expect(faulty.at(-1)?.code, faulty.at(-1)?.stderr).toBe(1);
   });
 
-  it("writes the reports under the job's working directory, not inside the installed package", () => {
+  itFaulty("writes the reports under the job's working directory, not inside the installed package", () => {
     expect(faultyReportDir.startsWith(workspace)).toBe(true);
     expect(existsSync(join(faultyReportDir, 'conformance.json'))).toBe(true);
     expect(
@@ -312,7 +340,7 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
     ).toBe(false);
   });
 
-  it('leaves a junit.xml whose only failing test case is the requirement the fault breaks', () => {
+  itFaulty('leaves a junit.xml whose only failing test case is the requirement the fault breaks', () => {
     const junit = readFileSync(join(faultyReportDir, 'junit.xml'), 'utf8');
     const failing = [
       ...junit.matchAll(/<testcase name="([A-Z0-9-]+) · [^"]*"[^>]*>((?:(?!<\/testcase>)[\s\S])*)<\/testcase>/g),
@@ -325,7 +353,7 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
     );
   });
 
-  it('annotates the job with the failed requirement and its curl line', () => {
+  itFaulty('annotates the job with the failed requirement and its curl line', (list) => {
     const errors = faulty
       .at(-1)!
       .stdout.split('\n')
@@ -333,24 +361,24 @@ describe('the GitHub example, its action run as GitHub runs it', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(
       new RegExp(
-        `^::error title=${requirement} \\(MUST%2C section 4\\.1\\)::.*%0Acurl -i -g -X GET "\\$LAS_BASE_URL/notification-groups`,
+        `^::error title=${requirement} \\(MUST%2C section ${section}\\)::.*%0Acurl -i -g -X GET "\\$LAS_BASE_URL${list.pathTemplate}`,
       ),
     );
   });
 
-  it('lists the failed requirement with its finding and curl line on the console, before the verdict', () => {
+  itFaulty('lists the failed requirement with its finding and curl line on the console, before the verdict', () => {
     const stdout = faulty.at(-1)!.stdout;
     const failures = stdout.indexOf('Failed requirements (1):');
     expect(failures).toBeGreaterThan(-1);
     expect(stdout.indexOf('Verdict: FAILED')).toBeGreaterThan(failures);
     expect(stdout.slice(failures)).toMatch(
       new RegExp(
-        `\\n  ${requirement} \\(MUST, section 4\\.1; judged on \\d+ exchanges?, \\d+ broke it\\): .*\\n    .* at /meta/pages .*\\n    curl -i -g -X GET `,
+        `\\n  ${requirement} \\(MUST, section ${section}; judged on \\d+ exchanges?, \\d+ broke it\\): .*\\n    .* at /meta/pages .*\\n    curl -i -g -X GET `,
       ),
     );
   });
 
-  it('appends summary.md to the step summary and writes the certification report', () => {
+  itFaulty('appends summary.md to the step summary and writes the certification report', () => {
     expect(readFileSync(stepSummary, 'utf8')).toBe(`${readFileSync(join(faultyReportDir, 'summary.md'), 'utf8')}\n`);
     expect(readFileSync(stepSummary, 'utf8')).toMatch(/^# Conformance verdict: FAILED\n/);
     expect(existsSync(join(faultyReportDir, 'junit-cases.xml'))).toBe(true);
