@@ -120,7 +120,7 @@ export type { SummaryFinding, FindingLimits } from './bounds.ts';
 export { LEVELS, LOCATIONS } from './levels.ts';
 export { hasValueAt, inlineRefs, resolvePointer, escapeToken, unescapeToken } from './resolve.ts';
 export type * from './types.ts';
-export { pathWithoutQuery, withoutTrailingSlashes } from './validate.ts';
+export { escapeRegExp, pathWithoutQuery, withoutTrailingSlashes } from './validate.ts';
 export type { Located } from './judge.ts';
 export {
   deprecatedMetaMembers,

@@ -11,6 +11,7 @@ import { glob } from 'tinyglobby';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { Contract, SCHEMA_DIR } from './contract.ts';
+import { escapeRegExp } from './validate.ts';
 import { contractCopy, specifiedPaths } from '../test-support/contract-copy.ts';
 
 const ROOT = new URL('../', import.meta.url);
@@ -33,15 +34,14 @@ function namesGoingWith(shipped: Contract, path: string): { name: string; patter
   const directory = contractCopy({ removedPaths: [path] });
   try {
     const kept = new Set(contractIn(directory).requirements.map((r) => r.id));
-    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     return [
-      { name: path, pattern: new RegExp(`(?<![\\w-])${escape(path)}(?![\\w-])`) },
+      { name: path, pattern: new RegExp(`(?<![\\w-])${escapeRegExp(path)}(?![\\w-])`) },
       ...shipped.operations
         .filter((o) => o.pathTemplate === path)
         .map((o) => ({ name: o.operationId, pattern: new RegExp(`\\b${o.operationId}\\b`) })),
       ...shipped.requirements
         .filter((r) => !kept.has(r.id))
-        .map((r) => ({ name: r.id, pattern: new RegExp(`(?<![\\w-])${escape(r.id)}(?![\\w-])`) })),
+        .map((r) => ({ name: r.id, pattern: new RegExp(`(?<![\\w-])${escapeRegExp(r.id)}(?![\\w-])`) })),
     ];
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -71,7 +71,8 @@ function templateMatches(template: string, path: string): boolean {
   return pattern.test(path);
 }
 
-function escapeRegExp(text: string): string {
+/** `text` as a regular expression that matches it literally. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

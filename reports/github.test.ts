@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { escapeRegExp } from '../contract/index.ts';
 import { failedRequirementsConsole } from './console-summary.ts';
 import { githubAnnotations, reportToGithub } from './github.ts';
 import {
@@ -16,7 +17,6 @@ import {
 } from './test-support.ts';
 
 /** Text as a regular expression matching it literally. */
-const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the console list of failed requirements', () => {
   it('names each requirement that fails the run, with its first finding and curl line', () => {
@@ -45,8 +45,8 @@ describe('GitHub Actions', () => {
     );
     expect(lines[1]).toMatch(
       new RegExp(
-        `^::error title=${literally(`${BROKEN.id} (MUST%2C section ${BROKEN.section})::${BROKEN.text}`)}` +
-          `%0A${literally(BROKEN_MESSAGE)} .*%0Acurl -i -g `,
+        `^::error title=${escapeRegExp(`${BROKEN.id} (MUST%2C section ${BROKEN.section})::${BROKEN.text}`)}` +
+          `%0A${escapeRegExp(BROKEN_MESSAGE)} .*%0Acurl -i -g `,
       ),
     );
   });

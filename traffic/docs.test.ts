@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shell, type ShellResult } from '../test-support/shell.ts';
 import { hermeticEnvironment } from '../cli/test-support.ts';
-import type { Operation } from '../contract/index.ts';
+import { escapeRegExp, type Operation } from '../contract/index.ts';
 import { contract, describeWith, list, listQuery } from '../contract/test-support.ts';
 import { send } from '../proxy/test-support.ts';
 import {
@@ -27,7 +27,6 @@ const FAULTED_TOKENS = { sessionToken: 'docs-session-secret-0c4f', pat: 'docs-pa
 const FAULT = 'meta-pages-rounded-down';
 
 /** Text as a regular expression matching it literally. */
-const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The requirement a list's meta.pages is judged by. */
 const metaPagesOf = (operation: Operation) => contract.requirementOf(operation, 'metaPages')!.id;
 
@@ -123,7 +122,7 @@ describe('the operating guide: from a violation to a regression case', () => {
 
   describeWith(list, 'list')('with a list whose meta.pages the server rounds down', (list) => {
     const metaPages = metaPagesOf(list);
-    const path = literally(list.pathTemplate);
+    const path = escapeRegExp(list.pathTemplate);
 
     it('runs as written: the faulted server is caught at every step, the fixed one passes', async () => {
       const [proxy, judge, replay, save, run] = commands;

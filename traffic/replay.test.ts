@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runCliInProcess } from '../cli/test-support.ts';
-import { MEDIA_TYPE, type Operation } from '../contract/index.ts';
+import { escapeRegExp, MEDIA_TYPE, type Operation } from '../contract/index.ts';
 import { contract, creates, describeWith, itWith, list, listQuery } from '../contract/test-support.ts';
 import { startValidatingProxy } from '../proxy/proxy.ts';
 import { send } from '../proxy/test-support.ts';
@@ -34,7 +34,6 @@ const READ_PAGES = [
 ] as const;
 
 /** Text as a regular expression matching it literally. */
-const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 let dir: string;
 let captureDir: string;
@@ -139,7 +138,7 @@ const itemShapeFault = (operation: Operation) =>
 
 describeWith(list, 'list')('capture, then replay', (list) => {
   const metaPages = metaPagesOf(list);
-  const path = literally(list.pathTemplate);
+  const path = escapeRegExp(list.pathTemplate);
   const writes = serverSetting ? 1 : 0;
   const withWrite = itWith(serverSetting, 'create whose answer holds attributes only the server sets');
 
@@ -161,7 +160,7 @@ describeWith(list, 'list')('capture, then replay', (list) => {
       expect(lines).toContainEqual(
         expect.stringMatching(
           new RegExp(
-            `^not sent: POST could write to the target; --allow-writes sends it · POST ${literally(serverSetting.pathTemplate)} `,
+            `^not sent: POST could write to the target; --allow-writes sends it · POST ${escapeRegExp(serverSetting.pathTemplate)} `,
           ),
         ),
       );
@@ -177,7 +176,7 @@ describeWith(list, 'list')('capture, then replay', (list) => {
     const result = await runCli(['replay', ...captureFiles(), ...faultedTarget(), '--allow-writes']);
     const requirement = create.roles.serverAttributes!;
     expect(result.stdout).toMatch(
-      new RegExp(`^still reproduces: ${requirement} · POST ${literally(create.pathTemplate)} `, 'm'),
+      new RegExp(`^still reproduces: ${requirement} · POST ${escapeRegExp(create.pathTemplate)} `, 'm'),
     );
     expect(result.code).toBe(1);
   });
@@ -355,7 +354,7 @@ describeWith(list, 'list')('a saved regression case in run', (list) => {
     expect(pages.evidence.map((e) => e.case)).toEqual(
       READ_PAGES.map((): unknown => expect.stringMatching(new RegExp(`^${metaPages} · regression: `))),
     );
-    expect(pages.evidence[0].case).toMatch(new RegExp(`^${metaPages} · regression: ${literally(caseName)}`));
+    expect(pages.evidence[0].case).toMatch(new RegExp(`^${metaPages} · regression: ${escapeRegExp(caseName)}`));
     expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toContain(
       `case: ${metaPages} · regression: ${caseName}`,
     );
@@ -382,7 +381,7 @@ describeWith(list, 'list')('a saved regression case in run', (list) => {
     expect(pages).toMatchObject({
       verdict: 'passed',
       cases: READ_PAGES.length,
-      regressionCases: READ_PAGES.map((): unknown => expect.stringMatching(new RegExp(`^${literally(caseName)}`))),
+      regressionCases: READ_PAGES.map((): unknown => expect.stringMatching(new RegExp(`^${escapeRegExp(caseName)}`))),
     });
     // Named under their requirement where a person and a CI system look, passing as failing.
     const junitCase = new RegExp(`<testcase name="${metaPages}[\\s\\S]*?</testcase>`).exec(
@@ -390,7 +389,7 @@ describeWith(list, 'list')('a saved regression case in run', (list) => {
     )![0];
     expect(junitCase.split(`<property name="regression-case" value="${caseName}`)).toHaveLength(READ_PAGES.length + 1);
     expect(readFileSync(join(reportDir, 'certification.html'), 'utf8')).toMatch(
-      new RegExp(`data-requirement="${metaPages}"[^\\n]*regression: ${literally(caseName)}`),
+      new RegExp(`data-requirement="${metaPages}"[^\\n]*regression: ${escapeRegExp(caseName)}`),
     );
   }, 120_000);
 });
