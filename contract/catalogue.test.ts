@@ -1,12 +1,15 @@
 // Requirement templates: the rules every list follows are written once and taken per operation.
 import { describe, expect, it } from 'vitest';
 import type { OperationRole } from './operation.ts';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { contractCopy } from '../test-support/contract-copy.ts';
 import { expandCatalogue, isTemplateUse, type CatalogueFile } from './catalogue.ts';
-import { SCHEMA_DIR } from './contract.ts';
-import { contract, itWith, list, lists } from './test-support.ts';
+import { assessChecks, checkExchange, type Exchange } from './checks/index.ts';
+import { Contract, SCHEMA_DIR } from './contract.ts';
+import { contract, credentials, itWith, jsonApi, list, lists } from './test-support.ts';
+import type { Requirement } from './types.ts';
 
 /** An operation of openapi.yaml as written: its id and the requirements it names for its roles. */
 interface OperationYaml {
@@ -85,6 +88,53 @@ describe('the requirement templates of the catalogue', () => {
               expect(operation.roles[template.role], id).toBe(named(operation.operationId)[template.role] ?? id);
           }
       }
+    },
+  );
+});
+
+/** The contract of a copy of schemas/ without the path items of every list. */
+function contractWithoutLists(): Contract {
+  const directory = contractCopy({ removedPaths: [...new Set(lists.map((o) => o.pathTemplate))] });
+  try {
+    return new Contract(
+      readFileSync(join(directory, 'openapi.yaml'), 'utf8'),
+      readFileSync(join(directory, 'requirements.yaml'), 'utf8'),
+    );
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+describe('requirements that apply only to what a contract has (appliesWhen)', () => {
+  const catalogue = parseYaml(readFileSync(join(SCHEMA_DIR, 'requirements.yaml'), 'utf8')) as CatalogueFile;
+  const conditional = catalogue.requirements.filter(
+    (r): r is Requirement => !isTemplateUse(r) && r.appliesWhen !== undefined,
+  );
+
+  it('are all held by the shipped contract, which leaves nothing out', () => {
+    expect(conditional.length).toBeGreaterThan(0);
+    for (const requirement of conditional) expect(contract.requirement(requirement.id)).toBeDefined();
+    expect(contract.leftOut).toEqual([]);
+  });
+
+  itWith(list, 'list')(
+    'are left out by a contract with no list, whose checks for them judge nothing and throw nothing',
+    (list) => {
+      const withoutLists = contractWithoutLists();
+      const ids = (requirements: Requirement[]) => requirements.map((r) => r.id);
+      // The shipped contract's query parameters and integer members are all its lists'.
+      expect(ids(withoutLists.leftOut)).toEqual(ids(conditional));
+      for (const requirement of conditional) expect(ids(withoutLists.requirements)).not.toContain(requirement.id);
+      const refusedQuery: Exchange = {
+        operation: null,
+        request: { method: 'GET', path: `${contract.basePath}${list.pathTemplate}?filter=1`, headers: credentials },
+        requestFindings: [
+          { requirement: 'ERR-ENVELOPE', level: 'MUST', location: 'request', pointer: 'filter', message: 'x' },
+        ],
+        response: { status: 400, headers: jsonApi, bodyText: '{"errors":[{"status":"400"}]}' },
+      } as unknown as Exchange;
+      expect(() => assessChecks(withoutLists, refusedQuery)).not.toThrow();
+      expect(() => checkExchange(withoutLists, refusedQuery)).not.toThrow();
     },
   );
 });

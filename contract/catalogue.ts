@@ -1,7 +1,8 @@
 // The requirement catalogue as written (schemas/requirements.yaml): requirements, and entries that
 // instantiate requirement templates for one operation. The rules every list follows are written
 // once, as templates bound to roles; each list takes them by one entry naming them.
-import type { OperationRole } from './operation.ts';
+import { schemaMembers } from './members.ts';
+import type { Operation, OperationRole } from './operation.ts';
 import type { Requirement } from './types.ts';
 
 /** A requirement written once for every operation that takes it: its id is `{prefix}-{name}`. */
@@ -80,4 +81,18 @@ export function expandCatalogue(
     });
   });
   return { requirements, roles };
+}
+
+/** Whether the contract's operations have what a requirement needs to apply (`appliesWhen`). */
+export function requirementApplies(requirement: Requirement, operations: readonly Operation[]): boolean {
+  switch (requirement.appliesWhen) {
+    case undefined:
+      return true;
+    case 'queryParameters':
+      return operations.some((o) => o.parameters.length > 0);
+    case 'integerMembers':
+      return operations.some((o) =>
+        [...o.responseBodies.values()].some((body) => body !== null && schemaMembers(body).some((m) => m.integer)),
+      );
+  }
 }

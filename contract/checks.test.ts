@@ -43,9 +43,13 @@ import {
   listQuery,
   lists,
   noneLeft,
+  requirementJudgedBy,
 } from './test-support.ts';
 
 const userId = '60a7c0f2e4b0c83d2f9a1b23';
+/** The query-parameter and integer-form requirements: a contract with no list holds neither. */
+const sourceParameter = requirementJudgedBy('errorSourceParameterNamed')!;
+const integerForm = requirementJudgedBy('integerForm')!;
 const createdId = '63d4e5f6a7b8c9d0e1f2a3b4';
 
 function exchange(
@@ -422,20 +426,20 @@ function listCases(list: Operation): CheckCase[] {
       check: 'errorSourceParameterNamed',
       description: 'a query error without source.parameter',
       exchange: listing(outside, 400, errors({ status: '400', title: 'Bad filter' })),
-      findings: [{ requirement: 'ERR-SOURCE-PARAMETER', pointer: '/errors' }],
+      findings: [{ requirement: sourceParameter, pointer: '/errors' }],
     },
     {
       check: 'errorSourceParameterNamed',
       description: 'another parameter named',
       exchange: listing(outside, 400, errors({ source: { parameter: 'page[limit]' } })),
-      findings: [{ requirement: 'ERR-SOURCE-PARAMETER', pointer: '/errors' }],
+      findings: [{ requirement: sourceParameter, pointer: '/errors' }],
     },
     {
       check: 'errorSourceParameterNamed',
       description: 'the member named',
       exchange: listing(outside, 400, errors({ source: { parameter: filter } })),
       findings: [],
-      held: ['ERR-SOURCE-PARAMETER'],
+      held: [sourceParameter],
     },
     {
       check: 'errorSourceParameterNamed',
@@ -676,7 +680,7 @@ function listCases(list: Operation): CheckCase[] {
         page([readingOnePointZero], { total: 1, pages: 1, page: 1, offset: 0, limit: 10 }),
       ),
       findings: [],
-      held: ['RES-INTEGER-FORM'],
+      held: [integerForm],
     },
     {
       check: 'integerForm',
@@ -693,9 +697,9 @@ function listCases(list: Operation): CheckCase[] {
         `{"data":${JSON.stringify(items(1))},"meta":{"total":1.0,"pages":1e0,"page":1,"offset":0e0,"limit":10}}`,
       ),
       findings: [
-        { requirement: 'RES-INTEGER-FORM', pointer: '/meta/total' },
-        { requirement: 'RES-INTEGER-FORM', pointer: '/meta/pages' },
-        { requirement: 'RES-INTEGER-FORM', pointer: '/meta/offset' },
+        { requirement: integerForm, pointer: '/meta/total' },
+        { requirement: integerForm, pointer: '/meta/pages' },
+        { requirement: integerForm, pointer: '/meta/offset' },
       ],
     },
   ];

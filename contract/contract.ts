@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { expandCatalogue, type CatalogueFile } from './catalogue.ts';
+import { expandCatalogue, requirementApplies, type CatalogueFile } from './catalogue.ts';
 import { DEFAULT_LEGACY_HEADER } from './credentials.ts';
 import { SCHEMA_JUDGE } from './judges.ts';
 import { PARSE_CACHE_DIR, parseYamlCached } from './parse-cache.ts';
@@ -93,6 +93,8 @@ export class Contract {
   readonly basePath = '/v3';
   readonly schemas: Record<string, Schema>;
   readonly requirements: Requirement[];
+  /** The catalogue's requirements this contract leaves out: it lacks what they apply to (`appliesWhen`). */
+  readonly leftOut: Requirement[];
   readonly operations: Operation[];
   readonly namedOperations: Record<string, string[]>;
   /** Statuses any operation may answer for conditions the spec leaves open (x-generic-statuses). */
@@ -156,7 +158,8 @@ export class Contract {
     const catalogue = expandCatalogue(parse('requirements', requirementsText) as CatalogueFile, (operationId) =>
       listItemType(operations.find((o) => o.operationId === operationId)),
     );
-    this.requirements = catalogue.requirements;
+    this.requirements = catalogue.requirements.filter((requirement) => requirementApplies(requirement, operations));
+    this.leftOut = catalogue.requirements.filter((requirement) => !this.requirements.includes(requirement));
     this.requirementsById = new Map(this.requirements.map((r) => [r.id, r]));
     this.schemaFindingRoutes = this.requirements.flatMap((requirement) =>
       (requirement.schemaFindings ?? []).map((route) => ({

@@ -153,6 +153,14 @@ export function largeDocument(operation: Operation, bytes: number): string {
 export const credentials = { authorization: 'Bearer r:token' };
 export const jsonApi = { 'content-type': MEDIA_TYPE };
 
+/**
+ * The requirement the catalogue binds to an exchange check by name (`judgedBy`), when the contract holds it: a
+ * requirement that applies only to what a contract may lose (`appliesWhen`) is named by what judges it.
+ */
+export function requirementJudgedBy(check: string): string | undefined {
+  return [...contract.requirementsJudgedBy(check)][0];
+}
+
 /** Why a test needing `what` is skipped: the contract holds no operation of that kind. */
 export function noneLeft(what: string): string {
   return `skipped: the contract holds no ${what}`;

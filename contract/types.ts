@@ -43,7 +43,18 @@ export interface Requirement {
   judgedBy?: string[];
   /** What a run that judged it on no exchange reports, and whether that is the target's legal choice. */
   notExercised?: NotExercisedPolicy;
+  /**
+   * What the contract must have for the requirement to apply: without it no exchange can judge the requirement, and
+   * the contract leaves it out (a revision removing the only list takes the query-parameter rules with it).
+   */
+  appliesWhen?: ContractFeature;
 }
+
+/**
+ * `queryParameters`: some operation takes a query parameter. `integerMembers`: some response body has a member typed
+ * `integer`.
+ */
+export type ContractFeature = 'queryParameters' | 'integerMembers';
 
 export interface NotExercisedPolicy {
   /** Why, in a vendor's words: "no answer was 401". */

@@ -5,7 +5,14 @@
 // answers are pages of the contract's first list, built from its complete example.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { listItemAttributes, MEDIA_TYPE, withValueAt, type Operation } from '../contract/index.ts';
-import { contract, describeWith, list, examplePage, requestPath } from '../contract/test-support.ts';
+import {
+  contract,
+  describeWith,
+  list,
+  examplePage,
+  requestPath,
+  requirementJudgedBy,
+} from '../contract/test-support.ts';
 import { recordedExchange } from './har.ts';
 import { findingsOf, judgeCaptured } from './judge.ts';
 import { startValidatingProxy, type StartedProxy } from './proxy.ts';
@@ -55,7 +62,7 @@ const readingCases = (conforming: string): ReadingCase[] => [
   {
     name: 'meta.offset written 0e0',
     body: Buffer.from(conforming.replace('"offset":0', '"offset":0e0')),
-    rule: 'RES-INTEGER-FORM',
+    rule: requirementJudgedBy('integerForm')!,
     level: 'SHOULD',
   },
 ];

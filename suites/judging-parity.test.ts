@@ -22,6 +22,7 @@ import {
   itemExample,
   list,
   listQuery,
+  requirementJudgedBy,
 } from '../contract/test-support.ts';
 import { judgeCaptured as judgeAsProxy } from '../proxy/judge.ts';
 import { CaseSkipped, serverFindings as judgeAsServerTests, runSuiteCase } from '../server/test-support.ts';
@@ -174,7 +175,7 @@ function listExchanges(list: Operation): RecordedExchange[] {
       name: `a list page whose meta writes ${plain} as ${written}`,
       request: { operation: list, query: paged, credentials: session },
       response: { status: 200, bodyText: JSON.stringify(listPage(1, 1)).replace(plain, written) },
-      breaks: ['RES-INTEGER-FORM'],
+      breaks: [requirementJudgedBy('integerForm')!],
     })),
     {
       name: 'no credentials answered 403',

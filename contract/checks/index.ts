@@ -140,19 +140,23 @@ class AssessedVerdict implements CheckVerdict {
 }
 
 /**
+ * A check whose requirements the contract left out (`appliesWhen`) has nothing it may judge. A check bound to nothing
+ * for another reason still runs, so that judging an unbound requirement stays an error.
+ */
+function judgesOnlyLeftOut(contract: Contract, check: ExchangeCheck, bound: ReadonlySet<string>): boolean {
+  return bound.size === 0 && contract.leftOut.some((r) => r.judgedBy?.includes(check.name));
+}
+
+/**
  * Runs every check that applies, and says what each judged and could not judge; `includeValues: false` keeps body
  * values out of messages.
  */
 export function assessChecks(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Assessment {
   const assessment: Assessment = { findings: [], judged: [], unjudged: [] };
   for (const check of exchangeChecks) {
-    if (!check.appliesTo(exchange)) continue;
-    const verdict = new AssessedVerdict(
-      check,
-      exchange.operation,
-      requirementsBoundFor(contract, check, exchange.operation),
-      assessment,
-    );
+    const bound = requirementsBoundFor(contract, check, exchange.operation);
+    if (judgesOnlyLeftOut(contract, check, bound) || !check.appliesTo(exchange)) continue;
+    const verdict = new AssessedVerdict(check, exchange.operation, bound, assessment);
     for (const finding of check.run(contract, exchange, options, verdict)) verdict.found(finding);
   }
   return assessment;
@@ -167,10 +171,10 @@ const NO_VERDICT: CheckVerdict = { held: () => undefined, cannotJudge: () => und
 export function checkExchange(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Finding[] {
   const findings: Finding[] = [];
   for (const check of exchangeChecks) {
-    if (!check.appliesTo(exchange)) continue;
+    const bound = requirementsBoundFor(contract, check, exchange.operation);
+    if (judgesOnlyLeftOut(contract, check, bound) || !check.appliesTo(exchange)) continue;
     for (const finding of check.run(contract, exchange, options, NO_VERDICT)) {
-      if (!requirementsBoundFor(contract, check, exchange.operation).has(finding.requirement))
-        throw unbound(check, finding.requirement, exchange.operation);
+      if (!bound.has(finding.requirement)) throw unbound(check, finding.requirement, exchange.operation);
       findings.push(finding);
     }
   }
