@@ -164,7 +164,7 @@ describe('the requirement catalogue', () => {
     ).toEqual([]);
   });
 
-  it('holds every requirement id the contract module cites', () => {
+  it('holds every requirement id the contract module cites, or leaves it out for what it lacks', () => {
     const sourceDir = new URL('./', import.meta.url);
     const sources = readdirSync(sourceDir, { recursive: true, encoding: 'utf8' }).filter(
       (name) => name.endsWith('.ts') && !name.endsWith('.test.ts'),
@@ -177,6 +177,7 @@ describe('the requirement catalogue', () => {
       ),
     );
     expect(cited.size, 'ids found in contract/**/*.ts').toBeGreaterThan(10);
-    expect([...cited].filter((id) => !contract.requirements.some((r) => r.id === id))).toEqual([]);
+    const catalogued = new Set([...contract.requirements, ...contract.leftOut].map((r) => r.id));
+    expect([...cited].filter((id) => !catalogued.has(id))).toEqual([]);
   });
 });
