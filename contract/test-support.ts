@@ -136,7 +136,7 @@ export function itemTypeBreak(operation: Operation): { pointer: string; value: u
 }
 
 /** A text attribute of a create's document, which takes any string. */
-const textAttribute = (operation: Operation) =>
+export const textAttribute = (operation: Operation) =>
   schemaMembers(operation.requestBody ?? {}).find(
     (m) =>
       /^\/data\/attributes\/[^/]+$/.test(m.pointer) &&
@@ -166,11 +166,14 @@ export function noneLeft(what: string): string {
   return `skipped: the contract holds no ${what}`;
 }
 
-/** `it` given `operation` when the contract holds it, otherwise a skipped test whose title says what it lacks. */
+/**
+ * `it` given `operation` when the contract holds it, otherwise a skipped test whose title says what it lacks; `timeout`
+ * as `it` takes it.
+ */
 export function itWith(operation: Operation | undefined, what: string) {
-  return (title: string, test: (operation: Operation) => void | Promise<void>): void => {
+  return (title: string, test: (operation: Operation) => void | Promise<void>, timeout?: number): void => {
     if (operation === undefined) it.skip(`${title} (${noneLeft(what)})`, () => undefined);
-    else it(title, () => test(operation));
+    else it(title, () => test(operation), timeout);
   };
 }
 
