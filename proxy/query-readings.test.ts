@@ -4,29 +4,26 @@
 // its defaults and with Express 4's options, node:querystring (Express 5), URLSearchParams. No
 // query enforce mode forwards may be read otherwise by any of them, over the contract's
 // parameters: a deepObject parameter as the object of its members, a form parameter as its value.
+// The queries go to the contract's first list (and create), skipped when it holds none.
 import querystring from 'node:querystring';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import qs from 'qs';
 import { expect, test } from 'vitest';
-import { loadContract, parseQueryPairs, type Operation } from '../contract/index.ts';
+import { parseQueryPairs, type Operation } from '../contract/index.ts';
+import { contract, create, describeWith, list, listQuery, requestPath } from '../contract/test-support.ts';
 import { admissionFindings, QUERY_PARTS_READ_MAX } from './admission.ts';
 import { refusalOf } from './errors.ts';
 import { judgeRequest, locate, NO_BODY } from './judge.ts';
 
 type QueryParameter = Operation['parameters'][number];
 
-const contract = loadContract();
-const listOperation = contract.operations.find((operation) => operation.parameters.length > 0)!;
-const listPath = `${contract.basePath}${listOperation.pathTemplate}`;
-const createOperation = contract.operations.find((operation) => operation.requestBody !== undefined)!;
-const createPath = `${contract.basePath}${createOperation.pathTemplate}`;
 const headers = { authorization: 'Bearer r:query-readings-session' };
 const judgeOptions = { includeValues: false, maxBody: 1024 * 1024 };
 
-/** Whether enforce mode forwards a GET with this query (no body, valid credentials). */
-function forwarded(query: string): boolean {
-  const path = `${listPath}?${query}`;
+/** Whether enforce mode forwards a GET to a list with this query (no body, valid credentials). */
+function forwarded(list: Operation, query: string): boolean {
+  const path = `${requestPath(list)}?${query}`;
   const located = locate(contract, 'GET', path);
   const admission = admissionFindings(contract, {
     method: 'GET',
@@ -121,9 +118,9 @@ function added(existing: unknown, value: string): unknown {
 /** Plain JSON values, so that a parser's null-prototype objects compare with the contract's. */
 const plain = (reading: Reading): unknown => JSON.parse(JSON.stringify(reading)) as unknown;
 
-/** The parsers that read a query otherwise than the contract, with what they read. */
-function misreadings(query: string): string[] {
-  const parameters = listOperation.parameters;
+/** The parsers that read a query to a list otherwise than the contract, with what they read. */
+function misreadings(list: Operation, query: string): string[] {
+  const parameters = list.parameters;
   const expected = plain(contractReading(query, parameters));
   return parsers.flatMap((parser) => {
     const read = plain(parser.read(query, parameters));
@@ -133,51 +130,23 @@ function misreadings(query: string): string[] {
   });
 }
 
-const conforming = 'filter[type]=portal';
-/** The queries of the report that enforce mode once forwarded, and their percent-encoded variants. */
-const reported = [
-  `${Array.from({ length: QUERY_PARTS_READ_MAX }, (_, i) => `x${i}=1`).join('&')}&${conforming}`,
-  `${'&'.repeat(QUERY_PARTS_READ_MAX)}${conforming}`,
-  `${conforming}&[page][limit]=100000`,
-  `${conforming}&%5Bpage%5D%5Blimit%5D=100000`,
-  `${conforming}&%5bpage%5d[limit]=100000`,
-  `${conforming}&[filter][type]=bogus`,
-  `${conforming}&%5Bfilter%5D%5Btype%5D=bogus`,
-  `${conforming}&[filter]type=bogus`,
-  `${conforming}&%5Bfilter%5Dtype=bogus`,
-  `[filter]type=bogus&${conforming}`,
-];
-
-test.each(reported.map((query) => [query.length > 80 ? `${query.slice(0, 30)}…${query.slice(-40)}` : query, query]))(
-  'enforce mode refuses %s',
-  (_, query) => {
-    expect(forwarded(query)).toBe(false);
-  },
-);
-
-test(`a query of exactly ${QUERY_PARTS_READ_MAX} parts is read whole by every parser, and forwarded`, () => {
-  const query = `${'&'.repeat(QUERY_PARTS_READ_MAX - 1)}${conforming}`;
-  expect(misreadings(query)).toEqual([]);
-  expect(forwarded(query)).toBe(true);
-});
-
-test.each([
-  'data[attributes][required]=yes',
-  'data=x',
-  '[data][attributes][label]=x',
-  'DATA[type]=x',
-  'data.attributes.label=x',
-])('enforce mode refuses a POST with the query %s, which Rails-style frameworks merge into the document', (query) => {
-  const path = `${createPath}?${query}`;
-  const findings = admissionFindings(contract, {
-    method: 'POST',
-    path,
-    rawHeaders: ['Authorization', headers.authorization],
-    operation: locate(contract, 'POST', path).operation,
-  });
-  expect(findings.map((f) => f.requirement)).toContain('PROXY-QUERY-MERGES-DOCUMENT');
-  expect(refusalOf(contract, findings, 'credential')?.status).toBe(400);
-});
+/**
+ * The queries of the report that enforce mode once forwarded beside `conforming`, and their percent-encoded variants.
+ */
+function reportedQueries(conforming: string): string[] {
+  return [
+    `${Array.from({ length: QUERY_PARTS_READ_MAX }, (_, i) => `x${i}=1`).join('&')}&${conforming}`,
+    `${'&'.repeat(QUERY_PARTS_READ_MAX)}${conforming}`,
+    `${conforming}&[page][limit]=100000`,
+    `${conforming}&%5Bpage%5D%5Blimit%5D=100000`,
+    `${conforming}&%5bpage%5d[limit]=100000`,
+    `${conforming}&[filter][type]=bogus`,
+    `${conforming}&%5Bfilter%5D%5Btype%5D=bogus`,
+    `${conforming}&[filter]type=bogus`,
+    `${conforming}&%5Bfilter%5Dtype=bogus`,
+    `[filter]type=bogus&${conforming}`,
+  ];
+}
 
 const keys = [
   'filter[type]',
@@ -248,24 +217,64 @@ const part = fc.oneof(
   fc.constantFrom(...keys),
   fc.constant(''),
 );
-const corpus = fc
-  .tuple(fc.boolean(), fc.array(part, { minLength: 0, maxLength: 6 }))
-  .map(([leading, parts]) => (leading ? [conforming, ...parts] : parts).join('&'));
+/** Queries of up to six parts, some led by `conforming`. */
+const corpusBeside = (conforming: string) =>
+  fc
+    .tuple(fc.boolean(), fc.array(part, { minLength: 0, maxLength: 6 }))
+    .map(([leading, parts]) => (leading ? [conforming, ...parts] : parts).join('&'));
 
-test('no query enforce mode forwards is read otherwise by qs, node:querystring or URLSearchParams', () => {
-  let forwardedCount = 0;
-  let total = 0;
-  for (const query of [...reported, ...fc.sample(corpus, { numRuns: 4000, seed: 31 })]) {
-    total += 1;
-    if (!forwarded(query)) continue;
-    forwardedCount += 1;
-    expect({ query, misreadings: misreadings(query) }).toEqual({ query, misreadings: [] });
-  }
-  // A corpus enforce mode refused whole would prove nothing.
-  expect(forwardedCount).toBeGreaterThan(total / 10);
+describeWith(list, 'list')("a list's query", (list) => {
+  const conforming = listQuery(list);
+  const reported = reportedQueries(conforming);
+
+  test.each(reported.map((query) => [query.length > 80 ? `${query.slice(0, 30)}…${query.slice(-40)}` : query, query]))(
+    'enforce mode refuses %s',
+    (_, query) => {
+      expect(forwarded(list, query)).toBe(false);
+    },
+  );
+
+  test(`a query of exactly ${QUERY_PARTS_READ_MAX} parts is read whole by every parser, and forwarded`, () => {
+    const query = `${'&'.repeat(QUERY_PARTS_READ_MAX - 1)}${conforming}`;
+    expect(misreadings(list, query)).toEqual([]);
+    expect(forwarded(list, query)).toBe(true);
+  });
+
+  test('no query enforce mode forwards is read otherwise by qs, node:querystring or URLSearchParams', () => {
+    let forwardedCount = 0;
+    let total = 0;
+    for (const query of [...reported, ...fc.sample(corpusBeside(conforming), { numRuns: 4000, seed: 31 })]) {
+      total += 1;
+      if (!forwarded(list, query)) continue;
+      forwardedCount += 1;
+      expect({ query, misreadings: misreadings(list, query) }).toEqual({ query, misreadings: [] });
+    }
+    // A corpus enforce mode refused whole would prove nothing.
+    expect(forwardedCount).toBeGreaterThan(total / 10);
+  });
+
+  test('the corpus holds queries the parsers read otherwise (the reason for the refusals)', () => {
+    const misread = reported.filter((query) => misreadings(list, query).length > 0);
+    expect(misread).toEqual(reported);
+  });
 });
 
-test('the corpus holds queries the parsers read otherwise (the reason for the refusals)', () => {
-  const misread = reported.filter((query) => misreadings(query).length > 0);
-  expect(misread).toEqual(reported);
+describeWith(create, 'create')("a create's query", (create) => {
+  test.each([
+    'data[attributes][required]=yes',
+    'data=x',
+    '[data][attributes][label]=x',
+    'DATA[type]=x',
+    'data.attributes.label=x',
+  ])('enforce mode refuses a POST with the query %s, which Rails-style frameworks merge into the document', (query) => {
+    const path = requestPath(create, query);
+    const findings = admissionFindings(contract, {
+      method: 'POST',
+      path,
+      rawHeaders: ['Authorization', headers.authorization],
+      operation: locate(contract, 'POST', path).operation,
+    });
+    expect(findings.map((f) => f.requirement)).toContain('PROXY-QUERY-MERGES-DOCUMENT');
+    expect(refusalOf(contract, findings, 'credential')?.status).toBe(400);
+  });
 });
