@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { Contract, SCHEMA_DIR } from './contract.ts';
 import { escapeRegExp } from './validate.ts';
 import { contractCopy, specifiedPaths } from '../test-support/contract-copy.ts';
+import { proofAddition } from '../test-support/grown-contract.ts';
 
 const ROOT = new URL('../', import.meta.url);
 /** The one test file allowed to name them: it holds the test that pins the specified operations. */
@@ -22,6 +23,12 @@ const PINNING_FILE = 'contract/contract.test.ts';
  * names nothing fails the test until it is taken off).
  */
 const STILL_NAMING: string[] = [];
+/**
+ * The paths the proof's addition makes up (suites/new-operation.yaml), named so that no revision of the specification
+ * takes them: the proofs build that contract themselves and name its operations whatever schemas/ holds, also once
+ * `npm run contract:change -- add` has written them there.
+ */
+const PROOF_PATHS = new Set(Object.keys(proofAddition().paths ?? {}));
 
 const contractIn = (directory: string) =>
   new Contract(
@@ -63,7 +70,9 @@ function literalsOf(text: string, fileName: string): string[] {
 describe('the test files', () => {
   it(`name no specified operation, its path or a requirement only it has, but in ${PINNING_FILE}`, async () => {
     const shipped = contractIn(SCHEMA_DIR);
-    const names = specifiedPaths().flatMap((path) => namesGoingWith(shipped, path));
+    const names = specifiedPaths()
+      .filter((path) => !PROOF_PATHS.has(path))
+      .flatMap((path) => namesGoingWith(shipped, path));
     const files = await glob('**/*.test.ts', { cwd: ROOT, ignore: ['node_modules/**', PINNING_FILE] });
     const naming = files.sort().flatMap((file) => {
       const literals = literalsOf(readFileSync(new URL(file, ROOT), 'utf8'), file);
