@@ -9,6 +9,8 @@ import { targetOnlySettingsGiven } from './target.ts';
 import { parseTargetFile, targetSchemaFile, targetSchemaText } from './target-file.ts';
 import { settingsFromEnvironment } from './target-environment.ts';
 import { readFileSync } from 'node:fs';
+import { referenceRecordId } from '../server/defaults.ts';
+import { SHIPPED_TARGET_FILES, shippedTargetFileText, shippedTargetFileUrl } from './shipped-target-files.ts';
 
 const kinds = recordKinds(loadContract().operations);
 const program = new Command();
@@ -72,6 +74,13 @@ describe('the settings table', () => {
       expect(described.description, row.fileKey).toContain(`(${row.variable}, ${row.flag})`);
     }
   });
+
+  for (const file of SHIPPED_TARGET_FILES) {
+    it(`is what ${file.path} gives as records (npm run targets:settings writes its fixtures)`, () => {
+      const text = readFileSync(shippedTargetFileUrl(file), 'utf8');
+      expect(text).toBe(shippedTargetFileText(file, text, referenceRecordId));
+    });
+  }
 
   it('reads each text setting from its variable and its file key, into the same place', () => {
     const file = settingRows()

@@ -3,7 +3,14 @@
 // the target file (its schema included) and the docs read them here. A kind of record the
 // contract names (`x-record`) is a setting too, named by one rule from the kind alone:
 // ownerUserId is --owner-user-id, LAS_OWNER_USER_ID and fixtures.ownerUserId.
-import { loadContract, recordKindLabel, recordKinds, recordMembers, type Contract } from '../contract/index.ts';
+import {
+  loadContract,
+  recordKindLabel,
+  recordKinds,
+  recordMembers,
+  type Contract,
+  type RecordMember,
+} from '../contract/index.ts';
 
 /** The ids of records that exist on the target, by the kind the contract names (`x-record`). */
 export type Fixtures = Record<string, string>;
@@ -181,12 +188,15 @@ const FIXED_ROWS: SettingRow<FixedSettingKey>[] = [
   },
 ];
 
+/** The request members that name a kind of record, in the contract's order. */
+export function membersNaming(kind: string, contract: Contract = loadContract()): RecordMember[] {
+  return recordMembers(contract.operations).filter((m) => m.kind === kind);
+}
+
 /** The setting of a kind of record, by the one rule: flag, variable and file key from the kind's name. */
 export function recordSetting(kind: string, contract: Contract = loadContract()): SettingRow {
   const words = recordKindLabel(kind).split(' ');
-  const named = recordMembers(contract.operations)
-    .filter((m) => m.kind === kind)
-    .map((m) => `${m.operation.operationId} ${m.pointer}`);
+  const named = membersNaming(kind, contract).map((m) => `${m.operation.operationId} ${m.pointer}`);
   return {
     key: kind,
     record: true,
