@@ -2,7 +2,7 @@
 // the first create whose document has attributes names one more kind there (`x-record:
 // kitProofRecordId`, a name no revision of the specification will use), and with no other change
 // to the kit its flag, variable and target-file key give it, the record says whether it was given,
-// and the reference server holds one.
+// the reference server holds one and the shipped target files, rewritten, give it.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +57,10 @@ const { DEFAULT_CREDENTIALS, REFERENCE_FIXTURES, startReferenceServer } = await 
 const { preflight } = await import('../suites/preflight.ts');
 const { resolveTarget } = await import('./target.ts');
 const { settingRows } = await import('./settings.ts');
+const { parseTargetFile } = await import('./target-file.ts');
+const { readFixturesBlock } = await import('./fixtures-block.ts');
+const { SHIPPED_TARGET_FILES, shippedTargetFileText, shippedTargetFileUrl } = await import('./shipped-target-files.ts');
+const { referenceRecordId } = await import('../server/defaults.ts');
 
 const contract = loadContract();
 const kinds = () => recordKinds(contract.operations);
@@ -72,6 +76,13 @@ function flagsOf(args: string[]) {
   const run = program.commands.find((command) => command.name() === 'run')!;
   run.parseOptions(args);
   return run.opts<Parameters<typeof runSettings>[0]>();
+}
+
+/** The id a file of ids of its own gives a new kind, as it states: the one after its highest, its first if none. */
+function idAfter(ids: string[], first: string): string {
+  if (ids.length === 0) return first;
+  const highest = ids.map((id) => BigInt(`0x${id}`)).reduce((a, b) => (a > b ? a : b));
+  return (highest + 1n).toString(16).padStart(24, '0');
 }
 
 let server: Awaited<ReturnType<typeof startReferenceServer>>;
@@ -152,6 +163,32 @@ describe(`a kind of record the contract alone names (${KIND})`, () => {
       cases: [],
     });
     expect(none.inputs.records).toEqual(noneGiven());
+  });
+
+  it('is given by each shipped target file once npm run targets:settings rewrites its fixtures', () => {
+    const naming = contract.operations.find((operation) => recordKinds([operation]).includes(KIND))!;
+    for (const file of SHIPPED_TARGET_FILES) {
+      const shipped = readFileSync(shippedTargetFileUrl(file), 'utf8');
+      const written = shippedTargetFileText(file, shipped, referenceRecordId);
+      expect(Object.keys(parseTargetFile(written, file.path).fixtures ?? {}).sort(), file.path).toEqual(kinds().sort());
+      const before = readFixturesBlock(shipped, file.path);
+      const record = readFixturesBlock(written, file.path).find((line) => line.kind === KIND)!;
+      if (file.ids === 'reference server') {
+        expect(record).toEqual({
+          kind: KIND,
+          id: REFERENCE_FIXTURES[KIND],
+          comment: `an existing kit proof record, for ${naming.operationId}`,
+        });
+        continue;
+      }
+      expect(readFixturesBlock(written, file.path).slice(0, -1), file.path).toEqual(before);
+      expect(record.id, file.path).toBe(
+        idAfter(
+          before.map((line) => line.id),
+          file.ids.first,
+        ),
+      );
+    }
   });
 
   it("is held by the reference server, which refuses another id of it in the preflight's creation", async () => {
