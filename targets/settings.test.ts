@@ -3,8 +3,15 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerRunCommand } from '../cli/run.ts';
-import { loadContract, recordKinds } from '../contract/index.ts';
-import { recordSetting, refuseCollisions, settingRows, settingsMarkdown, settingSource } from './settings.ts';
+import { createAjv, loadContract, recordKinds } from '../contract/index.ts';
+import {
+  recordSetting,
+  refuseCollisions,
+  settingRows,
+  settingsMarkdown,
+  settingSource,
+  targetFileSchema,
+} from './settings.ts';
 import { targetOnlySettingsGiven } from './target.ts';
 import { parseTargetFile, targetSchemaFile, targetSchemaText } from './target-file.ts';
 import { settingsFromEnvironment } from './target-environment.ts';
@@ -73,6 +80,19 @@ describe('the settings table', () => {
       const described = group ? properties[group].properties![key] : (properties[key] as { description: string });
       expect(described.description, row.fileKey).toContain(`(${row.variable}, ${row.flag})`);
     }
+  });
+
+  it('gives the file no key of a kind of record the contract does not name, none when it names no kind', () => {
+    const schema = targetFileSchema(
+      targetSchemaFile(),
+      settingRows().filter((row) => !row.record),
+    );
+    const { fixtures } = schema.properties as Record<string, { properties?: object }>;
+    expect(fixtures).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(fixtures.properties).toEqual({});
+    const validate = createAjv().compile(schema);
+    for (const kind of [...kinds, 'learningPathStepId'])
+      expect(validate({ fixtures: { [kind]: '6553f100c0ffee0000000001' } }), kind).toBe(false);
   });
 
   for (const file of SHIPPED_TARGET_FILES) {

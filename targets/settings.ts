@@ -61,6 +61,8 @@ export interface SettingRow<Key extends string = string> {
 }
 
 const TEXT = { type: 'string', minLength: 1 };
+/** The target file's group of the record kinds' ids: there, if empty, when the contract names no kind. */
+const RECORDS_GROUP = 'fixtures';
 const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 
 /** The settings every target has, whatever the contract names. */
@@ -203,7 +205,7 @@ export function recordSetting(kind: string, contract: Contract = loadContract())
     flag: `--${words.join('-')}`,
     argument: 'id',
     variable: `LAS_${words.join('_').toUpperCase()}`,
-    fileKey: `fixtures.${kind}`,
+    fileKey: `${RECORDS_GROUP}.${kind}`,
     parse: 'text',
     label: words.join(' '),
     help: `id of a record that exists on the target, for ${named.join(' and ')}; without it the creation cases that need one are not run`,
@@ -290,23 +292,29 @@ function fileProperty(row: SettingRow): JsonObject {
   };
 }
 
+/** The groups of the target file (`credentials.pat`: credentials), the records' among them. */
+function fileGroups(rows: SettingRow[]): string[] {
+  return [
+    ...new Set([
+      ...rows.flatMap((row) => (row.fileKey.includes('.') ? [row.fileKey.split('.')[0]] : [])),
+      RECORDS_GROUP,
+    ]),
+  ];
+}
+
 /**
  * The target file's schema with every setting's key as the table has it: `base` (the schema file)
  * keeps its other keys (waivers, regression cases, generation) and the descriptions of the groups
- * (credentials, fixtures, limits); each group holds exactly its rows, in the table's order.
+ * (credentials, fixtures, limits); each group holds exactly its rows, in the table's order, so a
+ * kind of record the contract no longer names is an unknown key.
  */
 export function targetFileSchema(base: JsonObject, rows: SettingRow[] = settingRows()): JsonObject {
   const properties = { ...(base.properties as Record<string, JsonObject>) };
-  for (const row of rows) {
-    const [group, key] = row.fileKey.includes('.') ? row.fileKey.split('.') : [undefined, row.fileKey];
-    if (group === undefined) {
-      properties[key] = fileProperty(row);
-      continue;
-    }
-    const existing = properties[group] ?? {};
+  for (const row of rows.filter((r) => !r.fileKey.includes('.'))) properties[row.fileKey] = fileProperty(row);
+  for (const group of fileGroups(rows)) {
     const grouped = rows.filter((r) => r.fileKey.startsWith(`${group}.`));
     properties[group] = {
-      ...existing,
+      ...properties[group],
       type: 'object',
       additionalProperties: false,
       properties: Object.fromEntries(grouped.map((r) => [r.fileKey.slice(group.length + 1), fileProperty(r)])),
