@@ -79,6 +79,17 @@ function removePath(openapi: OpenApiYaml, catalogue: { requirements: CatalogueEn
   catalogue.requirements = catalogue.requirements.filter((r) => !onlyTheirs(r));
 }
 
+/**
+ * Whether a catalogue entry is `entry` (the same id, or the same operation's templates): a checkout that already holds
+ * an addition (`npm run contract:change -- add`) gets no second copy of its requirements.
+ */
+function sameEntry(entry: CatalogueEntry): (other: CatalogueEntry) => boolean {
+  return (other) =>
+    isTemplateUse(entry)
+      ? isTemplateUse(other) && other.operation === entry.operation
+      : !isTemplateUse(other) && other.id === entry.id;
+}
+
 /** Writes a copy of schemas/ (openapi.yaml and requirements.yaml) with `change` made, and returns its directory. */
 export function contractCopy(change: ContractChange): string {
   const openapi = parseYaml(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')) as OpenApiYaml;
@@ -90,7 +101,8 @@ export function contractCopy(change: ContractChange): string {
     !isTemplateUse(r) &&
     r.schemaFindings?.some((route) => route.operation !== undefined && creating.includes(route.operation));
   const at = catalogue.requirements.findIndex(routedFromCreate);
-  catalogue.requirements.splice(at < 0 ? catalogue.requirements.length : at, 0, ...(change.requirements ?? []));
+  const joined = (change.requirements ?? []).filter((entry) => !catalogue.requirements.some(sameEntry(entry)));
+  catalogue.requirements.splice(at < 0 ? catalogue.requirements.length : at, 0, ...joined);
   for (const path of change.removedPaths ?? []) removePath(openapi, catalogue, path);
   Object.assign(openapi.paths, change.paths ?? {});
   Object.assign(openapi.components.schemas, change.components?.schemas ?? {});
