@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   bodyMembers,
+  includeNames,
   isListOperation,
   listOperations,
   loadContract,
@@ -296,8 +297,10 @@ const SINGLE: Choice[] = [
     name: 'included-always-empty',
     section: '4.1',
     openPlace: '`included` is optional, and which include names exist is not shown',
-    description: 'Every list document carries `included: []`, whether or not `include` was given.',
-    warns: [],
+    description:
+      'Every list document carries `included: []`, whether or not `include` was given. A list whose contract defines its include names is warned for not honouring them.',
+    // Where the contract defines include names, their meaning is no longer open: the list should honour them.
+    warns: [{ role: 'includeHonoured' }],
     appliesTo: 'lists',
     conflictsWith: [],
     hooks: [{ included: () => [] }],
@@ -306,13 +309,17 @@ const SINGLE: Choice[] = [
     name: 'unknown-include-rejected',
     section: '4.1',
     openPlace: 'which include names exist is not shown',
-    description: 'A list request with any `include` name is answered 400, naming `include` in `source.parameter`.',
+    description:
+      'A list request with an `include` name its contract does not define (any name, where it defines none) is answered 400, naming `include` in `source.parameter`.',
     warns: [],
     appliesTo: 'lists',
     conflictsWith: [],
     hooks: [
       rejectWhere(isListOperation, (context) => {
-        const names = Array.isArray(context.query.include) ? context.query.include : [];
+        const defined = includeNames(context.operation!);
+        const names = (Array.isArray(context.query.include) ? context.query.include : []).filter(
+          (name) => !defined.includes(String(name)),
+        );
         return names.length === 0
           ? []
           : [
