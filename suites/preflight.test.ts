@@ -6,14 +6,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract, recordKindLabel, recordKinds, type Operation } from '../contract/index.ts';
-import { contract, createWithRecord, describeWith, itWith, list } from '../contract/test-support.ts';
+import { contract, creates, createWithRecord, describeWith, itWith, list } from '../contract/test-support.ts';
 import {
   DEFAULT_CREDENTIALS,
   REFERENCE_FIXTURES,
   startReferenceServer,
   type StartedReferenceServer,
 } from '../server/index.ts';
-import { resolveTarget, type TargetSettings } from '../targets/target.ts';
+import { resolveTarget, settingSource, type Target, type TargetSettings } from '../targets/target.ts';
+import { requiredFixturesMissing } from './documents.ts';
 import { preflight, PreflightError, preflightProblem, UnreachableTargetError } from './preflight.ts';
 
 const SESSION = 'preflight-session-5c1d';
@@ -77,15 +78,18 @@ function targetAt(path: string) {
   return resolveTarget({ baseUrl: `${origin}${path}`, sessionToken: SESSION, pat: PAT }, loadContract().legacyHeader);
 }
 
-async function problemAt(name: string, suffix = '/v3'): Promise<string | undefined> {
+/** Why the preflight stops a run against `target`, or undefined when it lets the run start. */
+async function stopReason(target: Target): Promise<string | undefined> {
   try {
-    await preflight(targetAt(`/${encodeURIComponent(name)}${suffix}`));
+    await preflight(target);
     return undefined;
   } catch (error) {
     if (!(error instanceof PreflightError)) throw error;
     return error.message;
   }
 }
+
+const problemAt = (name: string, suffix = '/v3') => stopReason(targetAt(`/${encodeURIComponent(name)}${suffix}`));
 
 describe('preflightProblem', () => {
   it('preflightProblem leaves 5xx error documents to the suite', () => {
@@ -187,6 +191,32 @@ describeWith(list, 'list')('preflight of the optional inputs, against the refere
       await expect(preflight(referenceTarget({ fixtures }))).rejects.toThrow(
         `answered 404 Record Not Found: the target does not know the ${kinds.map(recordKindLabel).join(' or the ')} the run`,
       );
+    },
+  );
+
+  itWith(createWithRecord, 'create naming a record')(
+    'given records that exist of some kinds only, starts the run, or names the kind a create needs that it was not given',
+    async () => {
+      const kinds = recordKinds(creates);
+      for (const left of kinds) {
+        const fixtures = Object.fromEntries(
+          kinds.filter((kind) => kind !== left).map((kind) => [kind, REFERENCE_FIXTURES[kind]]),
+        );
+        // The preflight asks each create it was given a record for; one that needs the kind left out cannot succeed.
+        const needing = creates.filter(
+          (create) =>
+            recordKinds([create]).some((kind) => fixtures[kind] !== undefined) &&
+            requiredFixturesMissing(create, fixtures).includes(left),
+        );
+        const problem = await stopReason(referenceTarget({ fixtures }));
+        if (needing.length === 0) {
+          expect(problem, `without ${left}`).toBeUndefined();
+          continue;
+        }
+        expect(problem, `without ${left}`).toContain(`the run was not given the ${recordKindLabel(left)} `);
+        expect(problem, `without ${left}`).toContain(settingSource(left));
+        expect(problem, `without ${left}`).not.toContain('does not know');
+      }
     },
   );
 });

@@ -14,7 +14,7 @@ import {
   type RecordIds,
 } from '../contract/index.ts';
 import { readCaFile, settingSource, type Target } from '../targets/target.ts';
-import { fixtureMembers } from './documents.ts';
+import { fixtureMembers, requiredFixturesMissing } from './documents.ts';
 import { validInput } from './operations.ts';
 
 /** The target answered nothing: the run cannot start (exit code 2). */
@@ -220,6 +220,11 @@ function givenFixtures(target: Target, operation = fixtureOperations()[0]): stri
     : [];
 }
 
+/** Kinds of record as a person names them: `the collection item id or the owner user id` without its first `the`. */
+const labels = (kinds: string[]) => kinds.map(recordKindLabel).join(' or the ');
+/** Where each kind of record is given: its flag, variable and target-file key. */
+const sources = (kinds: string[]) => kinds.map((kind) => settingSource(kind)).join(', and ');
+
 /** The preflight's request with other headers: the credentials a check asks with. */
 function askedWith(target: Target, headers: Record<string, string>) {
   const { method, path, body } = preflightRequest(target.fixtures);
@@ -259,8 +264,12 @@ export const INPUT_CHECKS: InputCheck[] = [
     }),
     problem: (answer, target, asked) => {
       if (answer.status !== 404) return undefined;
+      // A kind the document needs and the run did not give holds a stand-in no target has: the 404 is for it.
+      const missing = requiredFixturesMissing(operation, target.fixtures);
+      if (missing.length > 0)
+        return `${asked} was answered 404 Record Not Found: the run was not given the ${labels(missing)} a document to ${operationInWords(operation)} must name, so it named one the target cannot have; give ids of records that exist there with ${sources(missing)}`;
       const given = givenFixtures(target, operation);
-      return `${asked} was answered 404 Record Not Found: the target does not know the ${given.map(recordKindLabel).join(' or the ')} the run was given; give ids of records that exist there with ${given.map((key) => settingSource(key)).join(', and ')}`;
+      return `${asked} was answered 404 Record Not Found: the target does not know the ${labels(given)} the run was given; give ids of records that exist there with ${sources(given)}`;
     },
   })),
 ];
