@@ -36,6 +36,11 @@ export const createWithRecord: Operation | undefined = creates.find((o) => recor
 export const createWithoutRecord: Operation | undefined = creates.find((o) => recordMembers([o]).length === 0);
 /** A create, if the contract holds one. */
 export const create: Operation | undefined = creates[0];
+/**
+ * The operation a run asks first, its preflight (suites/preflight.ts): a list, or with none a create, which it sends an
+ * empty document.
+ */
+export const askedFirst: Operation | undefined = list ?? create;
 /** The query of a request to a list: its smallest filter (the first value of each member it requires) and `page`. */
 export function listQuery(operation: Operation, page?: { limit: number; offset: number }): string {
   const paging = page === undefined ? '' : `page[limit]=${page.limit}&page[offset]=${page.offset}`;

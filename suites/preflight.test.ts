@@ -1,12 +1,12 @@
-// The preflight: before the suite, the list operation asked with each token. A misconfigured
-// run (a refused token, a base URL without /v3, a redirect, something that is not the API) stops
-// with one line saying what to check; a target that answers as the API does, even wrongly, is
-// left to the suite.
+// The preflight: before the suite, the operation a run asks first (a list, or with none a create
+// sent an empty document) asked with each token. A misconfigured run (a refused token, a base URL
+// without /v3, a redirect, something that is not the API) stops with one line saying what to
+// check; a target that answers as the API does, even wrongly, is left to the suite.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract, recordKindLabel, recordKinds, type Operation } from '../contract/index.ts';
-import { contract, creates, createWithRecord, describeWith, itWith, list } from '../contract/test-support.ts';
+import { askedFirst, contract, creates, createWithRecord, describeWith, itWith } from '../contract/test-support.ts';
 import {
   DEFAULT_CREDENTIALS,
   REFERENCE_FIXTURES,
@@ -21,8 +21,8 @@ const SESSION = 'preflight-session-5c1d';
 const PAT = 'preflight-pat-77e0';
 const JSON_API = { 'content-type': 'application/vnd.api+json' };
 const LIST = '{"data":[],"meta":{"total":0,"pages":0,"page":1,"offset":0,"limit":1}}';
-/** Where a redirecting target sends the list's request. */
-const elsewhere = () => `https://elsewhere.example${contract.basePath}${list!.pathTemplate}`;
+/** Where a redirecting target sends the preflight's request. */
+const elsewhere = () => `https://elsewhere.example${contract.basePath}${askedFirst?.pathTemplate ?? ''}`;
 /** `text` matched as it is in a regular expression. */
 const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -107,8 +107,7 @@ describe('preflightProblem', () => {
   });
 });
 
-// The preflight asks a list.
-describeWith(list, 'list')('preflight', (list) => {
+describeWith(askedFirst, 'list or create')('preflight', (asked) => {
   it('lets a target that answers as the API does start the suite, a 400 included (the suite judges that)', async () => {
     expect(await problemAt('served')).toBeUndefined();
     expect(await problemAt('served with 400')).toBeUndefined();
@@ -126,7 +125,7 @@ describeWith(list, 'list')('preflight', (list) => {
     [
       'not permitted',
       // The operation in words: what the specification calls it, without its section.
-      new RegExp(`was answered 403: the session token is not permitted to ${literally(summaryOf(list))};`, 'i'),
+      new RegExp(`was answered 403: the session token is not permitted to ${literally(summaryOf(asked))};`, 'i'),
     ],
     [
       'redirect',
@@ -166,7 +165,7 @@ describeWith(list, 'list')('preflight', (list) => {
   });
 });
 
-describeWith(list, 'list')('preflight of the optional inputs, against the reference server', () => {
+describeWith(askedFirst, 'list or create')('preflight of the optional inputs, against the reference server', () => {
   let reference: StartedReferenceServer;
   beforeAll(async () => {
     reference = await startReferenceServer({ host: '127.0.0.1', port: 0 });
