@@ -1,9 +1,30 @@
 // Helpers for the tests that run the whole kit: every byte a run leaves under its report
 // directory (the HTML report's embedded archive and blob archives opened up), so a test can
-// search them for tokens.
+// search them for tokens; and the operation and fault of the reference server a run is about.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
+import type { Operation, OperationRole } from '../contract/index.ts';
+import { contract, creates, lists } from '../contract/test-support.ts';
+import { FAULTS, type FaultDefinition } from '../server/index.ts';
+
+/**
+ * The contract's first operation, its lists before its creates, that a fault of the reference server breaks in one
+ * exchange for a role (`roles.list` of a list, `roles.create` of a create), and that fault.
+ */
+export function faultedOperation(roles: {
+  list: OperationRole;
+  create: OperationRole;
+}): { operation: Operation; fault: FaultDefinition } | undefined {
+  for (const operation of [...lists, ...creates]) {
+    const broken = contract.requirementOf(operation, lists.includes(operation) ? roles.list : roles.create)?.id;
+    const fault = FAULTS.find(
+      (f) => f.detectableInOneExchange && broken !== undefined && f.requirements.includes(broken),
+    );
+    if (fault) return { operation, fault };
+  }
+  return undefined;
+}
 
 export interface ReportFile {
   /** The file's path, with `!entry` for a member of an archive. */
