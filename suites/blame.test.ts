@@ -1,8 +1,9 @@
-// Who the reports blame, with one fault on (meta-pages-rounded-down breaks the page count of every
-// list, a requirement most cases that see it judge as a side finding): every red case in
-// Playwright's HTML report and in junit-cases.xml (read by a JUnit consumer) is a case of it, and
-// the cases that saw it on the side stay green with a note. `--requirement` with the first list's
-// page count selects the cases that name it and those that judge it on the side, and fails it.
+// Who the reports blame, with one fault on that breaks a requirement most cases that see it judge
+// as a side finding (meta-pages-rounded-down the page count of every list; with no list, a fault
+// breaking a create's response shape): every red case in Playwright's HTML report and in
+// junit-cases.xml (read by a JUnit consumer) is a case of it, and the cases that saw it on the side
+// stay green with a note. `--requirement` with the requirement it breaks on the operation selects
+// the cases that name it and those that judge it on the side, and fails it.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runCliInProcess, type CliResult } from '../cli/test-support.ts';
 import type { CertificationRecord } from '../reports/record.ts';
 import { SIDE_FINDING_ANNOTATION } from '../run-protocol/index.ts';
-import { FAULTS } from '../server/index.ts';
 import { junitCases, readJunit, redCases } from '../test-support/junit.ts';
 import { caseTitle, SUITE_CASES } from './cases/index.ts';
 import { casesJudging } from './selection.ts';
-import { reportFiles } from './test-support.ts';
-import { describeWith, list } from '../contract/test-support.ts';
+import { faultedOperation, reportFiles } from './test-support.ts';
+import { describeWith } from '../contract/test-support.ts';
 
 /** The titles of the cases that name one of the requirements, their own or one they cover. */
 const naming = (...ids: string[]) =>
@@ -35,12 +35,15 @@ function htmlReportTests(dir: string): ReportTest[] {
   return files.flatMap((f) => (JSON.parse(f.bytes.toString('utf8')) as { tests?: ReportTest[] }).tests ?? []);
 }
 
-// The fault applies to a list (the bound catalogue holds it only when the contract has one).
-describeWith(list, 'list')('one fault that breaks a requirement judged on the side', () => {
-  const FAULT = FAULTS.find((f) => f.name === 'meta-pages-rounded-down')!;
-  /** The requirement the fault breaks on the contract's first list, which `--requirement` selects. */
+/** A list's page count, or with no list a create's response shape, as a fault of the reference server breaks it. */
+const subject = faultedOperation({ list: 'metaPages', create: 'responseShape' });
+const describeWithSubject = describeWith(subject?.operation, 'list or create with a fault judged on the side');
+
+describeWithSubject('one fault that breaks a requirement judged on the side', () => {
+  const FAULT = subject!.fault;
+  /** The requirement the fault breaks on the first operation it applies to, which `--requirement` selects. */
   const BROKEN = FAULT.requirement;
-  /** What it breaks on every list of the contract, each list's own requirement for the role. */
+  /** What it breaks on every operation it applies to, each one's own requirement for the role. */
   const BROKEN_ALL = FAULT.requirements;
 
   let root: string;
