@@ -36,6 +36,8 @@ import {
 const BATCH = 20;
 const RUNS = 500;
 const CONNECTIONS = 8;
+/** An operation's BATCH * RUNS requests: about 20 s alone, several times that beside other test files. */
+const PROPERTY_TIMEOUT_MS = 240_000;
 
 // --- Credentials and headers -------------------------------------------------------------------
 
@@ -296,7 +298,7 @@ const OPERATIONS: Array<{ name: string; probe: fc.Arbitrary<Probe> }> = [
   ...creates.map((o) => ({ name: o.operationId, probe: createProbe(o) })),
 ];
 
-describe('generated requests', () => {
+describe('generated requests', { timeout: PROPERTY_TIMEOUT_MS }, () => {
   let server: StartedReferenceServer;
   let pool: Pool;
   beforeAll(async () => {
