@@ -26,6 +26,8 @@ import { runCli, runnable, RUN_NEEDS } from './test-support.ts';
  */
 const GENERATED_ONLY = ['--grep', 'inputs generated from the contract', '--workers', '1'];
 const GENERATE = ['--generate', '200', '--seed', '1'];
+/** Each test runs the suite with generation: about half a minute alone, several times that beside other test files. */
+const RUN_TIMEOUT_MS = 300_000;
 
 let dir: string;
 beforeAll(() => {
@@ -51,7 +53,7 @@ async function replayStatus(curl: string, faults: string[]): Promise<number> {
   }
 }
 
-describe('run --generate 200 --seed 1', { timeout: 120_000 }, () => {
+describe('run --generate 200 --seed 1', { timeout: RUN_TIMEOUT_MS }, () => {
   const itRuns = itWith(runnable, RUN_NEEDS);
   itRuns(
     'against the reference server: every operation passes, and the record names the seed and the inputs',
