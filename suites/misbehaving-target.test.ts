@@ -131,7 +131,7 @@ describeWith(askedFirst, 'list or create')('a run against a misbehaving target',
         '--grep',
         selection().source,
         '--request-timeout',
-        '1000',
+        '5000',
         '--max-body-mib',
         '1',
         '--generate',
@@ -195,7 +195,7 @@ describeWith(askedFirst, 'list or create')('a run against a misbehaving target',
 
   itWith(createWithRecord, 'create naming a record')('reports a hang in one sentence', () => {
     expect(messages('AUTH-SESSION-ACCEPTED')).toContain(
-      'no answer: no complete answer within 1000 ms (the request timeout; raise it with --request-timeout)',
+      'no answer: no complete answer within 5000 ms (the request timeout; raise it with --request-timeout)',
     );
   });
 
