@@ -11,7 +11,6 @@
 // take the same load as a slot of their own, right after the one replica's, and the fleet's rate
 // is printed against that replica's.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +18,7 @@ import { createRequire } from 'node:module';
 import { Pool } from 'undici';
 import { MEDIA_TYPE } from '../contract/index.ts';
 import { HOP_BY_HOP_HEADERS, startValidatingProxy } from '../proxy/index.ts';
+import { cpuSecondsOf } from '../test-support/cpu-time.ts';
 import { fleetChoice, freePort, HAPROXY_CONFIG, haproxyEnvironment } from '../test-support/fleet.ts';
 import { cpuMicros, serveIfContender, spawnContender, type Contender, type StartedContender } from './contenders.ts';
 
@@ -224,18 +224,6 @@ async function listening(port: number): Promise<boolean> {
   });
 }
 
-/** CPU time (µs) a process has spent, from /proc (Linux; clock ticks of 10 ms, the kernel's usual USER_HZ). */
-function procCpuMicros(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      .replace(/^.*\) /, '')
-      .split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return 0;
-  }
-}
-
 /** Three validating replicas and HAProxy in front of them; undefined (with one line saying why) without HAProxy. */
 async function startFleet(upstream: string): Promise<Fleet | undefined> {
   const executable = fleetChoice.haproxy.executablePath;
@@ -271,7 +259,8 @@ async function startFleet(upstream: string): Promise<Fleet | undefined> {
       (await Promise.all(replicas.map((replica) => cpuMicros(replica, { settled })))).reduce(
         (sum, micros) => sum + micros,
         0,
-      ) + procCpuMicros(haproxy.pid!),
+      ) +
+      (cpuSecondsOf(haproxy.pid!) ?? 0) * 1_000_000,
   };
 }
 
