@@ -10,6 +10,7 @@ import { list } from '../contract/test-support.ts';
 import { runCommandLine } from './command-line.ts';
 import { targetVariables } from '../targets/settings.ts';
 import { sizeText } from '../targets/whole-file.ts';
+import { cpuSecondsOf } from '../test-support/cpu-time.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -87,19 +88,40 @@ export async function runCli(args: string[], env: Record<string, string> = {}, c
 }
 
 /**
+ * How long a process may spend no CPU time at all: one waiting on a pipe never ends either. Where there is no /proc to
+ * read its CPU time from, a limit on the clock.
+ */
+const IDLE_LIMIT_MS = 15_000;
+
+/**
  * Runs `las-conformance ARGS` in a real process, in a hermetic environment plus `env`, killed when it has not ended
- * within `seconds` (its code then `late`): a file read without bounds never ends.
+ * within `cpuSeconds` of CPU time, or has spent none for IDLE_LIMIT_MS (its code then `late`): a file read without
+ * bounds never ends. CPU time, which other work on the machine does not stretch as it stretches time on the clock.
  */
 export async function runCliWithin(
   args: string[],
-  seconds: number,
+  cpuSeconds: number,
   env: Record<string, string> = {},
 ): Promise<{ code: number | null | 'late'; stderr: string }> {
   const cli = spawnCli(args, hermeticEnvironment(env));
-  const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), seconds * 1000).unref());
-  const ended = await Promise.race([cli.exit, late]);
+  const ended = await Promise.race([cli.exit, lateness(cli, cpuSeconds)]);
   if (ended === 'late') cli.child.kill('SIGKILL');
   return { code: ended, stderr: cli.stderr() };
+}
+
+/** `late`, once `cli` has spent `cpuSeconds` of CPU time, or none for IDLE_LIMIT_MS, without ending. */
+function lateness(cli: CliProcess, cpuSeconds: number): Promise<'late'> {
+  let spent = 0;
+  let lastSpentAt = Date.now();
+  return new Promise((resolve) => {
+    const check = setInterval(() => {
+      const cpu = cpuSecondsOf(cli.child.pid!);
+      if (cpu !== undefined && cpu > spent) [spent, lastSpentAt] = [cpu, Date.now()];
+      if (spent >= cpuSeconds || Date.now() - lastSpentAt >= IDLE_LIMIT_MS) resolve('late');
+    }, 100);
+    const stop = () => clearInterval(check);
+    cli.exit.then(stop, stop);
+  });
 }
 
 /**
