@@ -11,7 +11,9 @@
 // A second fleet, without Prometheus, in front of an upstream that takes a while to answer: one
 // replica is killed (SIGKILL, no draining) while GETs are in flight on it, under a load bounded
 // in requests, concurrency and time; HAProxy sends each of those GETs again to another replica,
-// so no client sees an error.
+// so no client sees an error. The replica killed has an upstream of its own, which holds the GETs
+// it gets once the load is under way: the first one it holds is the moment of the kill, so GETs
+// are in flight on that replica when it dies, however fast or slow the machine runs.
 //
 // The files are used as written: HAProxy reads the replicas' addresses from the environment
 // variables the file names, Prometheus finds the replicas in the file-discovery file and the
@@ -414,16 +416,22 @@ test.runIf(fleetTestRuns)(
 
 /** The load a replica is killed under: bounded in requests, in requests at once and in time. */
 const KILL_LOAD = { requests: 300, concurrency: 12, deadlineMs: 60_000, killAfterAnswers: 60 };
-/** How long the slow upstream takes to answer (ms): long enough that GETs are in flight on the replica killed. */
+/** How long the slow upstream takes to answer (ms): several GETs are in flight on each replica at any moment. */
 const UPSTREAM_DELAY_MS = 150;
 const LIST_PAGE = JSON.stringify({ data: [], meta: { total: 0, pages: 0, page: 1, offset: 0, limit: 1 } });
+/** The replica killed: replica 2. */
+const VICTIM = 1;
 
-/** An upstream answering every request with an empty list page after UPSTREAM_DELAY_MS, counting those it holds. */
-async function startSlowUpstream(): Promise<TestServer & { inFlight: () => number }> {
+/**
+ * An upstream answering every request with an empty list page after UPSTREAM_DELAY_MS, but those `holds` keeps, which
+ * it never answers; `inFlight` counts the requests it has not answered.
+ */
+async function startSlowUpstream(holds: () => boolean = () => false): Promise<TestServer & { inFlight: () => number }> {
   let inFlight = 0;
   const server = await startUpstream((req, res) => {
     req.resume();
     inFlight += 1;
+    if (holds()) return;
     setTimeout(() => {
       inFlight -= 1;
       res.writeHead(200, { 'content-type': 'application/vnd.api+json' }).end(LIST_PAGE);
@@ -469,12 +477,25 @@ test.runIf(fleetTestRuns)(
     const root = join(dir, 'killed');
     mkdirSync(join(root, 'logs'), { recursive: true });
     const tokenFile = join(dir, 'admin-token');
-    const upstream = await startSlowUpstream();
-    const upstreamBase = `${upstream.url}/v3`;
     const fleet: Replica[] = [];
+    // Once the load is under way, the victim's upstream holds what the victim sends it, and the first GET it holds
+    // has the victim killed: that GET, and any other the upstream has not answered, are in flight on it.
+    let underWay = false;
+    let inFlightWhenKilled = 0;
+    const killVictimOnce = () => {
+      if (!underWay) return false;
+      if (inFlightWhenKilled === 0) {
+        inFlightWhenKilled = victimUpstream.inFlight();
+        fleet[VICTIM].cli.child.kill('SIGKILL');
+      }
+      return true;
+    };
+    const upstream = await startSlowUpstream();
+    const victimUpstream = await startSlowUpstream(killVictimOnce);
     let balancer: Engine | undefined;
     try {
-      const started = Array.from({ length: REPLICAS }, (_, i) => startReplica(i + 1, upstreamBase, tokenFile, root));
+      const upstreamOf = (i: number) => `${(i === VICTIM ? victimUpstream : upstream).url}/v3`;
+      const started = Array.from({ length: REPLICAS }, (_, i) => startReplica(i + 1, upstreamOf(i), tokenFile, root));
       fleet.push(...(await Promise.all(started)));
       const port = await freePort();
       const addresses = fleet.map((r) => ({ url: r.baseUrl, adminUrl: r.adminUrl }));
@@ -486,21 +507,17 @@ test.runIf(fleetTestRuns)(
       };
       await eventually('HAProxy to listen', listening, STARTUP_MS);
       expect(balancer.child.exitCode, balancer.output()).toBeNull();
-      const victim = fleet[1];
+      const victim = fleet[VICTIM];
       const url = `http://127.0.0.1:${port}${new URL(victim.baseUrl).pathname}${TRAFFIC[0].path}`;
-      // Requests the upstream held when the replica was killed: a third of them, about, came through it.
-      let inFlightWhenKilled = 0;
       const outcome = await boundedLoad(url, session, (answered) => {
-        if (answered !== KILL_LOAD.killAfterAnswers) return;
-        inFlightWhenKilled = upstream.inFlight();
-        victim.cli.child.kill('SIGKILL');
+        if (answered >= KILL_LOAD.killAfterAnswers) underWay = true;
       });
+      expect(inFlightWhenKilled, `GETs in flight on replica ${VICTIM + 1} when it was killed`).toBeGreaterThan(0);
       expect(await victim.cli.exit).toBeNull();
-      expect(inFlightWhenKilled).toBeGreaterThanOrEqual(REPLICAS);
       const answered = { errors: outcome.errors, statuses: [...new Set(outcome.statuses)] };
       expect(answered).toEqual({ errors: [], statuses: [200] });
       expect(outcome.statuses).toHaveLength(KILL_LOAD.requests);
-      const killed = `replica 2 killed after ${KILL_LOAD.killAfterAnswers}, ${inFlightWhenKilled} in flight`;
+      const killed = `replica ${VICTIM + 1} killed with ${inFlightWhenKilled} in flight on it`;
       process.stdout.write(
         `fleet test: ${outcome.statuses.length} GETs through HAProxy, ${killed}: each answered 200\n`,
       );
@@ -509,6 +526,7 @@ test.runIf(fleetTestRuns)(
       for (const replica of fleet) if (replica.cli.child.exitCode === null) replica.cli.child.kill('SIGTERM');
       await Promise.all(fleet.map((replica) => replica.cli.exit));
       await upstream.close();
+      await victimUpstream.close();
     }
   },
   4 * STARTUP_MS,
