@@ -89,6 +89,8 @@ const ASKS_THE_TARGET = { operation: runnable, what: RUN_NEEDS };
 const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /** The path the preflight asks, relative to the base URL, when the contract holds its list. */
 const PREFLIGHT_PATH = runnable === undefined ? '' : literally(preflightRequest().path);
+/** GET for a list, POST for a create when the contract has no list. */
+const PREFLIGHT_METHOD = runnable === undefined ? '' : preflightRequest().method;
 /** The kinds of record the first create naming records refers to, in its document's order. */
 const FIXTURE_KINDS = createWithRecord === undefined ? [] : recordMembers([createWithRecord]).map((m) => m.kind);
 /** An option giving each of those kinds an id the target does not know. */
@@ -225,7 +227,7 @@ const usageCases: UsageCase[] = [
       join(dir, 'refused'),
     ],
     stderr: new RegExp(
-      `^las-conformance: GET http://127\\.0\\.0\\.1:\\d+/v3${PREFLIGHT_PATH} with the session token \\(Authorization: Bearer r:…\\) ` +
+      `^las-conformance: ${PREFLIGHT_METHOD} http://127\\.0\\.0\\.1:\\d+/v3${PREFLIGHT_PATH} with the session token \\(Authorization: Bearer r:…\\) ` +
         'was answered 401: the target refused the session token; check --session-token or LAS_SESSION_TOKEN',
     ),
     needs: ASKS_THE_TARGET,
@@ -261,7 +263,7 @@ const usageCases: UsageCase[] = [
       join(dir, 'legacy'),
     ],
     stderr: new RegExp(
-      `^las-conformance: GET http://127\\.0\\.0\\.1:\\d+/v3${PREFLIGHT_PATH} with the session token in X-Acme-Session-Token ` +
+      `^las-conformance: ${PREFLIGHT_METHOD} http://127\\.0\\.0\\.1:\\d+/v3${PREFLIGHT_PATH} with the session token in X-Acme-Session-Token ` +
         'was answered 401, though the same token was served as Authorization: Bearer r:; the target reads its legacy ' +
         'session header under another name: give it with --legacy-header, LAS_LEGACY_HEADER or legacyHeader in the ' +
         'target file \\(now X-Acme-Session-Token;',
@@ -303,8 +305,12 @@ const usageCases: UsageCase[] = [
       '--report-dir',
       join(dir, 'forbidden'),
     ],
-    stderr:
-      /^las-conformance: GET \S+ with the forbidden token \(Authorization: Bearer r:…\) was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with --forbidden-token, /,
+    stderr: new RegExp(
+      `^las-conformance: ${PREFLIGHT_METHOD} \\S+ ` +
+        literally(
+          'with the forbidden token (Authorization: Bearer r:…) was answered 401: the target does not know the forbidden token, so the 403 cases would test an unknown token; give a session token that is authenticated but not permitted with --forbidden-token, ',
+        ),
+    ),
     needs: ASKS_THE_TARGET,
   },
   // A setting holding a control character is its own fault, never the target's (ERR_INVALID_CHAR on every request).

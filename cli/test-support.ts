@@ -6,7 +6,7 @@ import { symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { RUN_ENVIRONMENT } from '../suites/settings.ts';
-import { list } from '../contract/test-support.ts';
+import { askedFirst } from '../contract/test-support.ts';
 import { runCommandLine } from './command-line.ts';
 import { targetVariables } from '../targets/settings.ts';
 import { sizeText } from '../targets/whole-file.ts';
@@ -15,11 +15,12 @@ import { cpuSecondsOf } from '../test-support/cpu-time.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * What a test of `run` needs of the contract: a run asks its list before the suite (the preflight, or the probe of the
- * embedded server), and stops without one. `itWith(runnable, RUN_NEEDS)` skips such a test, saying so.
+ * What a test of `run` needs of the contract: a run asks a list before the suite (the preflight, or the probe of the
+ * embedded server), or with none a create, and stops with neither. `itWith(runnable, RUN_NEEDS)` skips such a test,
+ * saying so.
  */
-export const runnable = list;
-export const RUN_NEEDS = 'list, which a run asks before its suite';
+export const runnable = askedFirst;
+export const RUN_NEEDS = 'list or create, one of which a run asks before its suite';
 const BIN = fileURLToPath(new URL('../bin/las-conformance.js', import.meta.url));
 
 export interface CliProcess {

@@ -5,6 +5,8 @@
 // reference server with no requirement passed unjudged, the faults and choices written for it
 // are refused in one line, and the proxy judges its traffic under no id of its own.
 import { readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Contract, SCHEMA_DIR } from '../contract/contract.ts';
@@ -49,6 +51,23 @@ async function kitWithout(path: string) {
     Recorder,
     send,
   };
+}
+
+/** The methods a read-only preflight sends a target that refuses every request. */
+async function methodsAskedReadOnly(kit: Awaited<ReturnType<typeof kitWithout>>): Promise<string[]> {
+  const methods: string[] = [];
+  const refusing: Server = createServer((request, response) => {
+    methods.push(request.method ?? '');
+    response.writeHead(401, { 'content-type': 'application/vnd.api+json' }).end('{"errors":[{"status":"401"}]}');
+  });
+  await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = refusing.address() as AddressInfo;
+    await kit.preflight(kit.referenceTarget(`http://127.0.0.1:${port}/v3`), { readOnly: true }).catch(() => undefined);
+    return methods;
+  } finally {
+    await new Promise((resolve) => refusing.close(resolve));
+  }
 }
 
 for (const path of specifiedPaths()) {
@@ -106,6 +125,8 @@ for (const path of specifiedPaths()) {
       const upstream = await kit.server.startReferenceServer();
       // The run command's preflight asks what the contract still holds.
       await expect(kit.preflight(kit.referenceTarget(upstream.baseUrl))).resolves.toBeUndefined();
+      // A read-only run's preflight sends nothing that could create a record, whatever is left to ask.
+      expect(await methodsAskedReadOnly(kit)).not.toContain('POST');
       const violations = new kit.Recorder();
       const proxy = await kit.startValidatingProxy({
         upstream: upstream.baseUrl,

@@ -288,8 +288,8 @@ describe('the GitHub example, its action run as GitHub runs it', { timeout: 120_
 
   itWith(runnable, RUN_NEEDS)(
     'runs from the project it was installed in: npx las-conformance run --reference-server, its reports under that directory',
-    async (list) => {
-      const required = list.roles.metaPages!;
+    async (operation) => {
+      const required = operation.roles.success!;
       const result = await shell(
         `npx --no-install las-conformance run --reference-server --requirement ${required} --allow-partial --workers 1 --report-dir reports/embedded`,
         kitProject(),
