@@ -276,10 +276,11 @@ export const INPUT_CHECKS: InputCheck[] = [
 
 /**
  * Before the suite: the list operation (with none, a create given an empty document; a read-only
- * run then asks nothing), asked once with the session token and once with the personal access token. A refused token, a 404 (a base URL without /v3), a redirect or an answer
- * that is not JSON:API stops the run with PreflightError, one line saying what to check: a
- * misconfigured run must not look like a broken service. Then each optional input the run was
- * given (INPUT_CHECKS): the legacy header's name, the forbidden token, the fixtures' records.
+ * run then asks nothing), asked once with the session token and once with the personal access
+ * token. A refused token, a 404 (a base URL without /v3), a redirect or an answer that is not
+ * JSON:API stops the run with PreflightError, one line saying what to check: a misconfigured run
+ * must not look like a broken service. Then each optional input the run was given (INPUT_CHECKS):
+ * the legacy header's name, the forbidden token, the fixtures' records.
  */
 export async function preflight(target: Target, options: { readOnly?: boolean } = {}): Promise<void> {
   const asked = preflightRequest(target.fixtures);
