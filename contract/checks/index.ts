@@ -154,8 +154,9 @@ function judgesOnlyLeftOut(contract: Contract, check: ExchangeCheck, bound: Read
 export function assessChecks(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Assessment {
   const assessment: Assessment = { findings: [], judged: [], unjudged: [] };
   for (const check of exchangeChecks) {
+    if (!check.appliesTo(exchange)) continue;
     const bound = requirementsBoundFor(contract, check, exchange.operation);
-    if (judgesOnlyLeftOut(contract, check, bound) || !check.appliesTo(exchange)) continue;
+    if (judgesOnlyLeftOut(contract, check, bound)) continue;
     const verdict = new AssessedVerdict(check, exchange.operation, bound, assessment);
     for (const finding of check.run(contract, exchange, options, verdict)) verdict.found(finding);
   }
@@ -171,8 +172,9 @@ const NO_VERDICT: CheckVerdict = { held: () => undefined, cannotJudge: () => und
 export function checkExchange(contract: Contract, exchange: Exchange, options: ValidateOptions = {}): Finding[] {
   const findings: Finding[] = [];
   for (const check of exchangeChecks) {
+    if (!check.appliesTo(exchange)) continue;
     const bound = requirementsBoundFor(contract, check, exchange.operation);
-    if (judgesOnlyLeftOut(contract, check, bound) || !check.appliesTo(exchange)) continue;
+    if (judgesOnlyLeftOut(contract, check, bound)) continue;
     for (const finding of check.run(contract, exchange, options, NO_VERDICT)) {
       if (!bound.has(finding.requirement)) throw unbound(check, finding.requirement, exchange.operation);
       findings.push(finding);
